@@ -1,0 +1,6 @@
+//! One module per subcommand; each exposes `Args` (clap) and `execute(Args) -> u8` (exit code).
+
+pub mod plan;
+pub mod run;
+pub mod scenarios;
+pub mod test;

@@ -1,0 +1,209 @@
+//! The provider-neutral request and response values every model call uses.
+//!
+//! These types are the contract between the engine and the transport: the agents crate builds
+//! `ChatRequest`s and reads `ChatResponse`s; providers translate them to and from their wire formats.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Who said a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+    Tool,
+}
+
+/// One message of a conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    pub role: Role,
+    pub content: String,
+    /// Tool calls made by the assistant in this message (empty for other roles).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// For `Role::Tool`: the id of the call this message answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+}
+
+impl Message {
+    #[must_use]
+    pub fn system(content: impl Into<String>) -> Self {
+        Self::new(Role::System, content)
+    }
+    #[must_use]
+    pub fn user(content: impl Into<String>) -> Self {
+        Self::new(Role::User, content)
+    }
+    #[must_use]
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Self::new(Role::Assistant, content)
+    }
+    #[must_use]
+    pub fn new(role: Role, content: impl Into<String>) -> Self {
+        Self { role, content: content.into(), tool_calls: Vec::new(), tool_call_id: None }
+    }
+}
+
+/// A function the model may call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolDef {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// JSON Schema of the arguments object.
+    pub parameters: Value,
+}
+
+/// A call of a tool that the model made.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    /// Parsed arguments (an object); unparseable arguments are kept as a JSON string value.
+    pub arguments: Value,
+}
+
+/// How the model should use the declared tools.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolChoice {
+    #[default]
+    Auto,
+    None,
+    Required,
+    /// Force a call of this function.
+    Function(String),
+}
+
+/// A JSON Schema the reply must follow (structured output).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OutputSchema {
+    /// Name sent to the provider (`[a-zA-Z0-9_-]`, as OpenAI requires).
+    pub name: String,
+    pub schema: Value,
+    /// Ask for strict enforcement where the provider supports it.
+    #[serde(default = "default_true")]
+    pub strict: bool,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+/// One chat completion request, provider neutral.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct ChatRequest {
+    pub model: String,
+    pub messages: Vec<Message>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// When set, the reply must be JSON following this schema; `ChatResponse::json` holds it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<OutputSchema>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<ToolDef>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_choice: Option<ToolChoice>,
+    /// Provider-specific fields merged into the wire request as they are.
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub extra: serde_json::Map<String, Value>,
+    /// Skip the response cache for this call (e.g. judge-reliability audits).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_cache: bool,
+}
+
+impl ChatRequest {
+    #[must_use]
+    pub fn new(model: impl Into<String>, messages: Vec<Message>) -> Self {
+        Self { model: model.into(), messages, ..Self::default() }
+    }
+}
+
+/// Token counts of one call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Usage {
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    /// True when the counts are a local (tiktoken) estimate because the server sent no `usage`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub estimated: bool,
+}
+
+impl Usage {
+    #[must_use]
+    pub fn total(&self) -> u64 {
+        self.prompt_tokens + self.completion_tokens
+    }
+}
+
+/// Why generation stopped.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum FinishReason {
+    #[default]
+    Stop,
+    Length,
+    ToolCalls,
+    ContentFilter,
+    Other(String),
+}
+
+/// A repair or coercion applied to a model's reply to make it valid, recorded for the output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Coercion {
+    /// JSON pointer of the value changed ("" for the whole reply).
+    pub path: String,
+    /// What was done and why, e.g. `score "8/10" read as 8`, `stripped ```json fence`,
+    /// `repair request after: /fluency_score: "high" is not of type "number"`.
+    pub reason: String,
+}
+
+/// The answer to one `ChatRequest`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct ChatResponse {
+    /// The model that answered (as the server named it, else the requested one).
+    pub model: String,
+    /// Text content of the reply (the raw JSON text for structured output).
+    pub content: String,
+    /// The parsed and schema-validated JSON when the request had an `output_schema`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub json: Option<Value>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    pub finish_reason: FinishReason,
+    pub usage: Usage,
+    /// Wall time of the call including retries, in milliseconds.
+    pub latency_ms: u64,
+    /// Retries spent on transport errors (429, 5xx, timeouts) for this call.
+    #[serde(default)]
+    pub retries: u32,
+    /// Extra requests spent repairing the reply (broken JSON / schema violation).
+    #[serde(default)]
+    pub repairs: u32,
+    /// Coercions applied to reach a valid reply.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub coercions: Vec<Coercion>,
+    /// Served from the response cache (no request was made, nothing was paid).
+    #[serde(default)]
+    pub cached: bool,
+    /// Cost in USD from the price table, when the model has a price.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+}
+
+impl ChatResponse {
+    #[must_use]
+    pub fn latency(&self) -> Duration {
+        Duration::from_millis(self.latency_ms)
+    }
+}

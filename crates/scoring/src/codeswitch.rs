@@ -1,0 +1,1 @@
+//! Code-switching measurements (being written).

@@ -1,0 +1,1 @@
+//! Bot-test expectations: declarative checks over a transcript (being written).
