@@ -1,0 +1,8 @@
+//! (being written)
+
+#[derive(Debug, clap::Args)]
+pub struct Args {}
+
+pub fn run(_args: Args) -> anyhow::Result<()> {
+    anyhow::bail!("not implemented yet")
+}
