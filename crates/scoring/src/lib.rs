@@ -5,6 +5,7 @@ pub mod check;
 pub mod codeswitch;
 pub mod expect;
 pub mod judge;
+pub mod transcript;
 
 pub use check::{Check, CheckKind};
 pub use judge::{JudgeWeights, WeightError};

@@ -1,0 +1,1 @@
+//! Bots under test (being written).

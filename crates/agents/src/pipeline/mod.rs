@@ -1,0 +1,1 @@
+//! The code-switching data pipeline (being written).

@@ -1,0 +1,1 @@
+//! Bot test suites (being written).

@@ -1,0 +1,1 @@
+//! The bot turns a scenario produced, as evaluated by `expect` (being written).
