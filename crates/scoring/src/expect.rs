@@ -1,1 +1,366 @@
-//! Bot-test expectations: declarative checks over a transcript (being written).
+//! Bot-test expectations: what a suite declares about a conversation, and the pure evaluation
+//! that turns them into weighted [`Check`]s.
+//!
+//! This module owns the expectation language (the seed's eleven checks, the logical operators
+//! `all`/`any`/`not`, turn targeting, `critical` and per-check weights), its validation — done
+//! inside `Deserialize`, so a YAML loader reports bad expectations with file, line and column —
+//! and [`evaluate`]. It does no I/O: the optional LLM judge is asked by the caller, which gets the
+//! questions from [`judge_questions`] and hands the answers back as [`JudgeVerdicts`].
+//!
+//! A suite writes expectations as a mapping:
+//!
+//! ```yaml
+//! expectedFunction: send_money
+//! expectedAgent: transfers
+//! expectedParams: { amount: 50, recipient: alice, memo: { contains: rent } }
+//! shouldWarn: [fee]
+//! critical: true          # every check of this mapping fails the scenario when it fails
+//! turn: 2                 # 1-based; or `last` (default) or `any`
+//! ```
+//!
+//! or as one logical operator alone: `{any: [{…}, {…}]}`, `{all: [...]}`, `{not: {…}}`.
+//!
+//! ```
+//! use scoring::expect::{evaluate, Expectations, JudgeVerdicts};
+//! use scoring::transcript::{BotTurn, PlanStep, Transcript};
+//!
+//! let exp: Expectations =
+//!     serde_json::from_str(r#"{"expectedFunction": "send_money", "shouldContain": ["fee"]}"#).unwrap();
+//! let mut t = Transcript::default();
+//! t.push("Send 5 to Bob", BotTurn {
+//!     text: "Sending 5 USD to Bob.".into(),
+//!     plan: vec![PlanStep { agent: "transfers".into(), function: "send_money".into(), ..Default::default() }],
+//!     ..Default::default()
+//! });
+//! let checks = evaluate(&exp, &t, &JudgeVerdicts::default());
+//! assert!(checks[0].passed);
+//! assert_eq!(checks[1].name, "shouldContain: \"fee\"");
+//! assert!(!checks[1].passed);
+//! ```
+
+mod de;
+mod decimal;
+mod eval;
+mod matcher;
+mod rules;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+pub use decimal::Decimal;
+pub use eval::{evaluate, judge_questions};
+pub use matcher::{Matcher, OPERATORS, values_equal};
+pub use rules::{asks_for, asks_question, mentions, phrases_for, refuses, warns};
+
+use crate::check::CheckKind;
+use crate::transcript::ResponseType;
+
+/// The expectations of one scenario: a tree of checks plus suite-wide defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Expectations {
+    /// The declared expectations.
+    pub root: Expect,
+    /// Suite defaults applied where a check does not say otherwise (not part of the YAML mapping;
+    /// the suite loader sets it).
+    pub defaults: CheckDefaults,
+}
+
+impl Expectations {
+    /// Wraps a tree with default settings.
+    #[must_use]
+    pub fn new(root: Expect) -> Self {
+        Self { root, defaults: CheckDefaults::default() }
+    }
+
+    /// Combines several expectation trees (e.g. a scenario's and its steps') into one `all`.
+    #[must_use]
+    pub fn all_of(parts: Vec<Expect>) -> Self {
+        Self::new(Expect::All(parts))
+    }
+
+    /// Number of leaf checks declared (an `any` counts its largest branch, as it scores one).
+    #[must_use]
+    pub fn declared_checks(&self) -> usize {
+        self.root.leaf_count()
+    }
+}
+
+/// Defaults a suite applies to every check: weight overrides per kind, kinds that are critical.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct CheckDefaults {
+    /// Weight per kind replacing the seed's default.
+    #[serde(default)]
+    pub weights: BTreeMap<CheckKind, u32>,
+    /// Kinds whose failure fails the scenario whatever the score.
+    #[serde(default)]
+    pub critical: BTreeSet<CheckKind>,
+}
+
+/// A node of the expectation tree.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expect {
+    /// A mapping of checks sharing turn, criticality and weight.
+    Checks(CheckSet),
+    /// Every branch's checks count.
+    All(Vec<Expect>),
+    /// Scored as its best branch: a satisfied `any` yields only passing checks.
+    Any(Vec<Expect>),
+    /// Inverts its inner expectation.
+    Not(Box<Expect>),
+}
+
+impl Expect {
+    /// Sets `turn` on every check mapping that does not name one (for per-step expectations).
+    #[must_use]
+    pub fn at_turn(self, turn: TurnSel) -> Self {
+        match self {
+            Self::Checks(mut set) => {
+                set.turn.get_or_insert(turn);
+                Self::Checks(set)
+            }
+            Self::All(items) => Self::All(items.into_iter().map(|e| e.at_turn(turn)).collect()),
+            Self::Any(items) => Self::Any(items.into_iter().map(|e| e.at_turn(turn)).collect()),
+            Self::Not(inner) => Self::Not(Box::new(inner.at_turn(turn))),
+        }
+    }
+
+    fn leaf_count(&self) -> usize {
+        match self {
+            Self::Checks(set) => set.checks.iter().map(CheckSpec::leaf_count).sum(),
+            Self::All(items) => items.iter().map(Self::leaf_count).sum(),
+            Self::Any(items) => items.iter().map(Self::leaf_count).max().unwrap_or(0),
+            Self::Not(inner) => inner.leaf_count().min(1),
+        }
+    }
+}
+
+/// Checks declared together in one mapping, with the modifiers written beside them.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CheckSet {
+    /// The checks, in the order written.
+    pub checks: Vec<CheckSpec>,
+    /// Which turn the checks look at (`None` = inherited, finally the last turn).
+    pub turn: Option<TurnSel>,
+    /// `Some(true)`: every check here is critical.
+    pub critical: Option<bool>,
+    /// Weight override for every check here.
+    pub weight: Option<u32>,
+}
+
+impl CheckSet {
+    /// The `expectedFunction` declared beside other checks, if any (expectedParams looks only at
+    /// calls of that function).
+    #[must_use]
+    pub fn function(&self) -> Option<&str> {
+        self.checks.iter().find_map(|c| match c {
+            CheckSpec::ExpectedFunction(f) => Some(f.as_str()),
+            _ => None,
+        })
+    }
+
+    /// The `expectedAgent` declared beside other checks, if any.
+    #[must_use]
+    pub fn agent(&self) -> Option<&str> {
+        self.checks.iter().find_map(|c| match c {
+            CheckSpec::ExpectedAgent(a) => Some(a.as_str()),
+            _ => None,
+        })
+    }
+}
+
+/// One declared check (list-valued checks expand to one [`crate::Check`] per item).
+#[derive(Debug, Clone, PartialEq)]
+pub enum CheckSpec {
+    /// The plan calls this function.
+    ExpectedFunction(String),
+    /// The reply's category.
+    ResponseType(ResponseType),
+    /// The plan uses this agent.
+    ExpectedAgent(String),
+    /// One plan call satisfies every condition, keyed by parameter name.
+    ExpectedParams(Vec<(String, Matcher)>),
+    /// The bot asks for each of these.
+    ShouldAskFor(Vec<String>),
+    /// The bot warns about each of these.
+    ShouldWarn(Vec<String>),
+    /// The bot refuses (`true`) or does not (`false`).
+    ShouldReject(bool),
+    /// Declarative predicates over the turn.
+    CustomValidator(Vec<Predicate>),
+    /// The reply contains each text (case-insensitive).
+    ShouldContain(Vec<String>),
+    /// The reply contains none of these texts.
+    ShouldNotContain(Vec<String>),
+    /// The reply mentions each topic (synonyms allowed).
+    ShouldMention(Vec<Topic>),
+}
+
+impl CheckSpec {
+    /// The kind of check this produces.
+    #[must_use]
+    pub fn kind(&self) -> CheckKind {
+        match self {
+            Self::ExpectedFunction(_) => CheckKind::ExpectedFunction,
+            Self::ResponseType(_) => CheckKind::ResponseType,
+            Self::ExpectedAgent(_) => CheckKind::ExpectedAgent,
+            Self::ExpectedParams(_) => CheckKind::ExpectedParams,
+            Self::ShouldAskFor(_) => CheckKind::ShouldAskFor,
+            Self::ShouldWarn(_) => CheckKind::ShouldWarn,
+            Self::ShouldReject(_) => CheckKind::ShouldReject,
+            Self::CustomValidator(_) => CheckKind::CustomValidator,
+            Self::ShouldContain(_) => CheckKind::ShouldContain,
+            Self::ShouldNotContain(_) => CheckKind::ShouldNotContain,
+            Self::ShouldMention(_) => CheckKind::ShouldMention,
+        }
+    }
+
+    fn leaf_count(&self) -> usize {
+        match self {
+            Self::ShouldAskFor(v) | Self::ShouldWarn(v) => v.len(),
+            Self::ShouldContain(v) | Self::ShouldNotContain(v) => v.len(),
+            Self::CustomValidator(v) => v.len(),
+            Self::ShouldMention(v) => v.len(),
+            _ => 1,
+        }
+    }
+}
+
+/// Which turn of the conversation a check looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TurnSel {
+    /// The N-th turn, counting from 1.
+    Index(usize),
+    /// The last turn (the default).
+    Last,
+    /// Passes when any turn satisfies the check.
+    Any,
+}
+
+impl std::fmt::Display for TurnSel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Index(n) => write!(f, "turn {n}"),
+            Self::Last => f.write_str("last turn"),
+            Self::Any => f.write_str("any turn"),
+        }
+    }
+}
+
+/// A topic for `shouldMention`, with extra synonyms beside the built-in ones.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Topic {
+    /// The topic as named in the report.
+    pub topic: String,
+    /// Extra phrases that count as mentioning it.
+    pub synonyms: Vec<String>,
+}
+
+/// A declarative `customValidator`: a JSON pointer into the turn and a condition on its value.
+///
+/// The pointer addresses the turn as serialized (`/text`, `/plan/0/params/amount`,
+/// `/response_type`, `/outcome/status`, `/signals/rejected`); a `*` segment means "any element"
+/// (`/plan/*/function`). Nothing is executed: the condition is one of the [`Matcher`] operators.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Predicate {
+    /// JSON pointer, possibly with `*` segments.
+    pub path: String,
+    /// The condition the value must meet.
+    pub matcher: Matcher,
+    /// How the report names it (defaults to `path op value`).
+    pub description: Option<String>,
+}
+
+impl Predicate {
+    /// The predicate's name in the report.
+    #[must_use]
+    pub fn label(&self) -> String {
+        self.description.clone().unwrap_or_else(|| format!("{} {}", self.path, self.matcher))
+    }
+}
+
+/// A question for an LLM judge about one askFor/warn/reject check on one turn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JudgeQuestion {
+    /// Stable key the verdict is filed under, e.g. `shouldAskFor:amount@1`.
+    pub id: String,
+    /// shouldAskFor, shouldWarn or shouldReject.
+    pub kind: CheckKind,
+    /// What is asked for / warned about (`None` for shouldReject).
+    pub subject: Option<String>,
+    /// 1-based turn.
+    pub turn: usize,
+    /// The user's message of that turn.
+    pub user_message: String,
+    /// The bot's reply of that turn.
+    pub reply: String,
+}
+
+/// A judge's answer to one [`JudgeQuestion`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JudgeVerdict {
+    /// Whether the behaviour asked about is present (asks / warns / refuses).
+    pub holds: bool,
+    /// The judge's one-line reason, quoted in the check's message.
+    pub reason: String,
+}
+
+/// Judge answers by question id; empty when no judge is used.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct JudgeVerdicts(pub BTreeMap<String, JudgeVerdict>);
+
+/// The check names a suite may use, in the seed's order.
+pub const CHECK_NAMES: [&str; 11] = [
+    "expectedFunction",
+    "responseType",
+    "expectedAgent",
+    "expectedParams",
+    "shouldAskFor",
+    "shouldWarn",
+    "shouldReject",
+    "customValidator",
+    "shouldContain",
+    "shouldNotContain",
+    "shouldMention",
+];
+
+/// The closest candidate within edit distance 3 (or a case-insensitive match), for
+/// "did you mean" hints.
+#[must_use]
+pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let lower = word.to_lowercase();
+    candidates
+        .into_iter()
+        .map(|c| {
+            let d = if c.to_lowercase() == lower { 0 } else { levenshtein(&lower, &c.to_lowercase()) };
+            (d, c)
+        })
+        .filter(|(d, _)| *d <= 3)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = if ca == *cb { prev } else { 1 + prev.min(cur).min(row[j]) };
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+/// Shortens a reply for messages.
+pub(crate) fn excerpt(text: &str) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= 80 {
+        format!("{flat:?}")
+    } else {
+        let cut: String = flat.chars().take(77).collect();
+        format!("\"{cut}...\"")
+    }
+}

@@ -1,1 +1,28 @@
-//! The code-switching data pipeline (being written).
+//! The code-switching data pipeline: generator, four judges and refiner over each scenario.
+//!
+//! - [`agent`]: the six roles and their per-agent model settings.
+//! - [`outputs`]: what each agent answers (typed structs, strict-mode JSON schemas, local checks).
+//! - [`prompts`]: the minijinja templates in `prompts/*.j2`, overridable per agent.
+//! - [`machine`]: [`ScenarioRun`], one scenario as a pure state machine (no I/O, no awaits).
+//! - [`measure`]: the deterministic code-switching measurement given to the ratio judge.
+//! - [`record`]: the JSONL record of a scenario and the errors-file record.
+//! - [`sink`]: the output file as checkpoint (resume, torn-line repair) and its single writer.
+//! - [`executor`]: the online executor driving many runs concurrently against a `ChatModel`.
+//! - [`estimate`]: calls, tokens and cost of a run before it starts.
+
+pub mod agent;
+pub mod estimate;
+pub mod executor;
+pub mod machine;
+pub mod measure;
+pub mod outputs;
+pub mod prompts;
+pub mod record;
+pub mod sink;
+
+pub use agent::{AgentKind, AgentSet, AgentSettings};
+pub use estimate::{Assumptions, Estimate, estimate, render_estimate};
+pub use executor::{ExecutorError, ExecutorOptions, RunControl, RunReport, RunStats, StopReason, run_online};
+pub use machine::{AgentCall, Pipeline, PipelineSettings, RatioJudgeMode, RunOutcome, ScenarioRun, SettingsError};
+pub use record::{AttemptRecord, FailureRecord, ScenarioRecord};
+pub use sink::{Checkpoint, SinkConfig, errors_path, open_checkpoint};

@@ -1,9 +1,315 @@
-//! (being written)
+//! `scenario-engine plan`: what a config expands to, before anything is spent.
+//!
+//! The command builds a [`PlanReport`] (plain data: axes, counts, fixed fields, first
+//! scenarios, plus any extra [`PlanSection`]s) and renders it as text or JSON. Other commands
+//! extend the plan by pushing sections (the pipeline's cost estimate is one) onto the report
+//! before rendering, so the text layout stays in one place.
 
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use comfy_table::{ContentArrangement, Table, presets};
+use scenarios::{ConfigKind, Format, Scenario, ScenarioConfig};
+use serde::Serialize;
+use serde_json::Value;
+
+use super::scenarios::{SelectionArgs, load_or_report};
+use crate::exit;
+
+/// How many scenarios a plan shows.
+const FIRST_SCENARIOS: usize = 5;
+/// How many values per axis the axes table previews.
+const VALUE_PREVIEW: usize = 6;
+
+/// Show a config's axes, counts, exclusions, fixed fields and first scenarios.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// The config file (native YAML/TOML/JSON, or the SwitchLingua YAML).
+    #[arg(value_name = "CONFIG")]
+    pub config: PathBuf,
+    /// Print the plan as one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub selection: SelectionArgs,
+}
 
-pub fn execute(_args: Args) -> u8 {
-    eprintln!("not implemented yet");
-    crate::exit::RUN_FAILURE
+/// A config's plan as data; render with [`render_text`] or serialise to JSON.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlanReport {
+    /// The config file as given.
+    pub config: String,
+    /// `native` or `switchlingua`.
+    pub kind: &'static str,
+    /// `yaml`, `toml` or `json`.
+    pub format: &'static str,
+    /// The config's `name:`.
+    pub name: Option<String>,
+    /// The config's `description:`.
+    pub description: Option<String>,
+    /// The axes in mixed-radix order.
+    pub axes: Vec<PlanAxis>,
+    /// Fixed fields, in every scenario.
+    pub fixed: BTreeMap<String, Value>,
+    /// Product of the axis sizes.
+    pub total: u64,
+    /// Scenarios removed by exclude rules.
+    pub excluded: u64,
+    /// Number of exclude rules.
+    pub exclude_rules: usize,
+    /// Scenarios after exclusions.
+    pub count: u64,
+    /// The selection in effect (file values with flags applied).
+    pub selection: PlanSelection,
+    /// Scenarios this selection yields.
+    pub selected: u64,
+    /// The first few selected scenarios.
+    pub first: Vec<Scenario>,
+    /// Extra sections appended by other commands (e.g. the pipeline's cost estimate).
+    pub sections: Vec<PlanSection>,
+}
+
+/// One axis line of a plan.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlanAxis {
+    /// Axis name.
+    pub name: String,
+    /// Number of values.
+    pub size: usize,
+    /// Whether object values merge their keys into the parameters.
+    pub merge: bool,
+    /// All values, as written.
+    pub values: Vec<Value>,
+}
+
+/// The selection part of a plan.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlanSelection {
+    /// `k/n`, when sharded.
+    pub shard: Option<String>,
+    /// Sample size, when sampling.
+    pub sample: Option<u64>,
+    /// The sample seed.
+    pub seed: u64,
+    /// The per-process limit.
+    pub limit: Option<u64>,
+}
+
+/// A titled block appended to a plan: text for humans, data for `--json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlanSection {
+    /// Heading, e.g. "Cost estimate".
+    pub title: String,
+    /// Pre-rendered lines (no trailing newline needed).
+    pub text: String,
+    /// The same content as data.
+    pub data: Value,
+}
+
+impl PlanReport {
+    /// Appends a section, shown after the built-in ones.
+    // The extension point for the pipeline's cost estimate (issue 4); until that lands only
+    // the tests call it, and the binary crate would flag it as dead.
+    #[allow(dead_code)]
+    pub fn push_section(&mut self, section: PlanSection) {
+        self.sections.push(section);
+    }
+}
+
+/// Builds the plan of `cfg` under its selection (set `cfg.selection` to apply flags first).
+#[must_use]
+pub fn plan_report(cfg: &ScenarioConfig) -> PlanReport {
+    let space = &cfg.space;
+    let selection = &cfg.selection;
+    PlanReport {
+        config: cfg.source.display().to_string(),
+        kind: match cfg.kind {
+            ConfigKind::Native => "native",
+            ConfigKind::SwitchLingua => "switchlingua",
+        },
+        format: match cfg.format {
+            Format::Yaml => "yaml",
+            Format::Toml => "toml",
+            Format::Json => "json",
+        },
+        name: cfg.name.clone(),
+        description: cfg.description.clone(),
+        axes: space
+            .axes()
+            .iter()
+            .map(|a| PlanAxis { name: a.name.clone(), size: a.values.len(), merge: a.merge, values: a.values.clone() })
+            .collect(),
+        fixed: space.fixed().clone(),
+        total: space.len_unfiltered(),
+        excluded: space.excluded(),
+        exclude_rules: space.excludes().len(),
+        count: space.count(),
+        selection: PlanSelection {
+            shard: selection.shard.map(|s| s.to_string()),
+            sample: selection.sample,
+            seed: selection.seed,
+            limit: selection.limit,
+        },
+        selected: space.selected_count(selection),
+        first: space.select(selection).take(FIRST_SCENARIOS).collect(),
+        sections: Vec::new(),
+    }
+}
+
+/// A value as a human reads it: strings bare, everything else as compact JSON.
+fn show(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Object(map) => {
+            let parts: Vec<String> = map.iter().map(|(k, v)| format!("{k}: {}", show(v))).collect();
+            format!("{{{}}}", parts.join(", "))
+        }
+        other => other.to_string(),
+    }
+}
+
+/// Renders a plan as text: header, axes table, fixed fields, counts, first scenarios, then the
+/// extra sections in the order they were pushed.
+#[must_use]
+pub fn render_text(report: &PlanReport) -> String {
+    let mut out = String::new();
+    let title = report.name.as_deref().map_or_else(String::new, |n| format!(" — {n}"));
+    let _ = writeln!(out, "Plan for {} ({}, {}){title}", report.config, report.kind, report.format);
+    if let Some(description) = &report.description {
+        let _ = writeln!(out, "{description}");
+    }
+
+    let _ = writeln!(out, "\nAxes");
+    if report.axes.is_empty() {
+        let _ = writeln!(out, "  (none: one scenario made of the fixed fields)");
+    } else {
+        let mut table = Table::new();
+        table.load_style(presets::UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Disabled);
+        table.set_header(["axis", "size", "values"]);
+        for axis in &report.axes {
+            let mut values: Vec<String> = axis.values.iter().take(VALUE_PREVIEW).map(show).collect();
+            if axis.values.len() > VALUE_PREVIEW {
+                values.push(format!("… ({} more)", axis.values.len() - VALUE_PREVIEW));
+            }
+            let name = if axis.merge { format!("{} (merge)", axis.name) } else { axis.name.clone() };
+            table.add_row([name, axis.size.to_string(), values.join(" | ")]);
+        }
+        let _ = writeln!(out, "{table}");
+    }
+
+    if !report.fixed.is_empty() {
+        let _ = writeln!(out, "\nFixed");
+        for (key, value) in &report.fixed {
+            let _ = writeln!(out, "  {key} = {}", show(value));
+        }
+    }
+
+    let _ = writeln!(out, "\nScenarios");
+    let sizes: Vec<String> = report.axes.iter().map(|a| a.size.to_string()).collect();
+    let product = if sizes.len() > 1 { format!("  ({})", sizes.join(" × ")) } else { String::new() };
+    let _ = writeln!(out, "  total             {:>9}{product}", report.total);
+    let rules = if report.exclude_rules == 1 { "rule" } else { "rules" };
+    let _ = writeln!(out, "  excluded          {:>9}  ({} exclude {rules})", report.excluded, report.exclude_rules);
+    let _ = writeln!(out, "  after exclusions  {:>9}", report.count);
+    let _ = writeln!(out, "  selected          {:>9}  ({})", report.selected, describe_selection(&report.selection));
+
+    let _ = writeln!(out, "\nFirst {} scenarios", report.first.len());
+    for scenario in &report.first {
+        // Fixed fields are listed once above; show what varies.
+        let parts: Vec<String> = scenario
+            .params
+            .iter()
+            .filter(|(k, _)| !report.fixed.contains_key(*k))
+            .map(|(k, v)| format!("{k}={}", show(v)))
+            .collect();
+        let _ = writeln!(out, "  {} #{:<6} {}", scenario.id, scenario.index, parts.join(" "));
+    }
+
+    for section in &report.sections {
+        let _ = writeln!(out, "\n{}", section.title);
+        let _ = writeln!(out, "{}", section.text.trim_end());
+    }
+    out
+}
+
+fn describe_selection(sel: &PlanSelection) -> String {
+    let mut parts = Vec::new();
+    match sel.sample {
+        Some(n) => parts.push(format!("sample {n}, seed {}", sel.seed)),
+        None => parts.push("all".to_string()),
+    }
+    if let Some(shard) = &sel.shard {
+        parts.push(format!("shard {shard}"));
+    }
+    if let Some(limit) = sel.limit {
+        parts.push(format!("limit {limit}"));
+    }
+    parts.join(", ")
+}
+
+/// Runs the command; returns the process exit code.
+pub fn execute(args: Args) -> u8 {
+    let mut config = match load_or_report(&args.config) {
+        Ok(config) => config,
+        Err(code) => return code,
+    };
+    config.selection = match args.selection.apply(config.selection) {
+        Ok(selection) => selection,
+        Err(message) => {
+            eprintln!("{message}");
+            return exit::INVALID_INPUT;
+        }
+    };
+    let report = plan_report(&config);
+    if args.json {
+        match serde_json::to_string_pretty(&report) {
+            Ok(json) => println!("{json}"),
+            Err(err) => {
+                eprintln!("error: cannot serialise the plan: {err}");
+                return exit::RUN_FAILURE;
+            }
+        }
+    } else {
+        print!("{}", render_text(&report));
+    }
+    exit::OK
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use scenarios::{Selection, Shard, parse_config};
+
+    use super::*;
+
+    const EXAMPLE: &str = include_str!("../../../../fixtures/configs/example.yaml");
+
+    fn example() -> ScenarioConfig {
+        parse_config(Path::new("fixtures/configs/example.yaml"), EXAMPLE).expect("example config loads")
+    }
+
+    #[test]
+    fn plan_text_of_the_example_config() {
+        insta::assert_snapshot!(render_text(&plan_report(&example())));
+    }
+
+    #[test]
+    fn plan_json_of_a_sharded_sample() {
+        let mut config = example();
+        config.selection = Selection { sample: Some(10), seed: 3, limit: None, shard: Some(Shard::new(2, 3).unwrap()) };
+        let mut report = plan_report(&config);
+        report.push_section(PlanSection {
+            title: "Extra".to_string(),
+            text: "  appended by a colleague".to_string(),
+            data: serde_json::json!({"calls": 5}),
+        });
+        assert_eq!(report.selected, 3);
+        assert_eq!(report.first.len(), 3);
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["selection"]["shard"], "2/3");
+        assert_eq!(json["sections"][0]["data"]["calls"], 5);
+        assert!(render_text(&report).ends_with("Extra\n  appended by a colleague\n"));
+    }
 }

@@ -1,0 +1,85 @@
+//! The `command` adapter: one process per conversation, speaking JSON lines. For each user turn
+//! the adapter writes `{"message": …, "history": [{"user": …, "bot": …}, …]}` and one line to
+//! stdin, and reads one line from stdout: a reply object (`text`, `plan`, `response_type`,
+//! `signals`, `outcome`). The process is killed when the bot is dropped.
+
+use std::process::Stdio;
+
+use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+use scoring::transcript::BotTurn;
+
+use super::{Bot, BotError, History, turn_from_json};
+
+/// Settings of the `command` adapter in a suite.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommandSpec {
+    /// The program to run.
+    pub program: String,
+    /// Its arguments.
+    #[serde(default)]
+    pub args: Vec<String>,
+}
+
+/// A bot that is a child process.
+pub struct CommandBot {
+    // Held so the process lives (and is killed on drop) with the bot.
+    _child: Child,
+    stdin: ChildStdin,
+    stdout: Lines<BufReader<ChildStdout>>,
+}
+
+impl CommandBot {
+    /// Starts the process.
+    ///
+    /// # Errors
+    /// [`BotError::Command`] when it cannot be spawned.
+    pub fn spawn(spec: &CommandSpec) -> Result<Self, BotError> {
+        let mut child = Command::new(&spec.program)
+            .args(&spec.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| BotError::Command(format!("cannot start `{}`: {e}", spec.program)))?;
+        let stdin = child.stdin.take().ok_or_else(|| BotError::Command("no stdin".to_owned()))?;
+        let stdout = child.stdout.take().ok_or_else(|| BotError::Command("no stdout".to_owned()))?;
+        Ok(Self { _child: child, stdin, stdout: BufReader::new(stdout).lines() })
+    }
+}
+
+impl Bot for CommandBot {
+    fn turn<'a>(
+        &'a mut self,
+        history: &'a History,
+        message: &'a str,
+    ) -> BoxFuture<'a, Result<BotTurn, BotError>> {
+        Box::pin(async move {
+            let history: Vec<serde_json::Value> = history
+                .iter()
+                .map(|(user, bot)| serde_json::json!({"user": user, "bot": bot.text}))
+                .collect();
+            let mut line = serde_json::json!({"message": message, "history": history}).to_string();
+            line.push('\n');
+            self.stdin
+                .write_all(line.as_bytes())
+                .await
+                .map_err(|e| BotError::Command(format!("write to stdin: {e}")))?;
+            self.stdin.flush().await.map_err(|e| BotError::Command(format!("flush: {e}")))?;
+            let reply = self
+                .stdout
+                .next_line()
+                .await
+                .map_err(|e| BotError::Command(format!("read stdout: {e}")))?
+                .ok_or_else(|| BotError::Command("the process closed stdout".to_owned()))?;
+            let value: serde_json::Value = serde_json::from_str(&reply)
+                .map_err(|e| BotError::Protocol(format!("stdout line is not JSON: {e}")))?;
+            turn_from_json(value)
+        })
+    }
+}

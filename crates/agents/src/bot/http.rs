@@ -1,0 +1,150 @@
+//! The `http` adapter: POSTs each user message to an endpoint. The request body is a minijinja
+//! template rendered with `message`, `history` (a list of `{user, bot}` texts) and `turn`; header
+//! values may name environment variables (`Bearer ${BOT_TOKEN}`), resolved when the bot is built so
+//! a missing variable fails fast. JSON pointers map the reply to the turn's text, plan, response
+//! type, signals and outcome.
+
+use std::collections::BTreeMap;
+
+use futures::future::BoxFuture;
+use minijinja::{Environment, UndefinedBehavior};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use scoring::transcript::BotTurn;
+
+use super::{Bot, BotError, History, resolved_headers, turn_from_json};
+
+/// Settings of the `http` adapter in a suite.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HttpSpec {
+    /// Endpoint URL.
+    pub url: String,
+    /// Extra headers; values may contain `${VAR}`.
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    /// Body template (minijinja, must render JSON). Default: `{"message": …, "history": …}`.
+    #[serde(default)]
+    pub body: Option<String>,
+    /// Where the reply's fields are.
+    #[serde(default)]
+    pub reply: ReplyPointers,
+}
+
+/// JSON pointers into the endpoint's reply.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ReplyPointers {
+    /// The reply text (a string).
+    pub text: String,
+    /// The plan (a list of `{agent, function, params|parameters|arguments}`).
+    pub plan: Option<String>,
+    /// The response type (a string).
+    pub response_type: Option<String>,
+    /// Structured signals (`{asks_for, warnings, rejected}`).
+    pub signals: Option<String>,
+    /// The execution outcome (any JSON).
+    pub outcome: Option<String>,
+}
+
+impl Default for ReplyPointers {
+    fn default() -> Self {
+        Self {
+            text: "/text".to_owned(),
+            plan: Some("/plan".to_owned()),
+            response_type: Some("/response_type".to_owned()),
+            signals: Some("/signals".to_owned()),
+            outcome: Some("/outcome".to_owned()),
+        }
+    }
+}
+
+const DEFAULT_BODY: &str = r#"{"message": {{ message | tojson }}, "history": {{ history | tojson }}}"#;
+
+/// A bot behind an HTTP endpoint.
+pub struct HttpBot {
+    client: reqwest::Client,
+    spec: HttpSpec,
+    headers: Vec<(String, String)>,
+}
+
+impl HttpBot {
+    /// Builds the adapter, resolving `${VAR}` headers now.
+    ///
+    /// # Errors
+    /// [`BotError::Config`] for an unset variable or an unusable HTTP client.
+    pub fn new(spec: HttpSpec) -> Result<Self, BotError> {
+        let headers = resolved_headers(&spec.headers)?;
+        let client = reqwest::Client::builder()
+            .build()
+            .map_err(|e| BotError::Config(format!("http client: {e}")))?;
+        Ok(Self { client, spec, headers })
+    }
+
+    fn body(&self, history: &History, message: &str) -> Result<Value, BotError> {
+        let mut env = Environment::new();
+        env.set_undefined_behavior(UndefinedBehavior::Strict);
+        let template = self.spec.body.as_deref().unwrap_or(DEFAULT_BODY);
+        let history: Vec<Value> = history
+            .iter()
+            .map(|(user, bot)| serde_json::json!({"user": user, "bot": bot.text}))
+            .collect();
+        let ctx = minijinja::context! { message => message, history => minijinja::Value::from(minijinja::value::Serde(&history)), turn => history.len() + 1 };
+        let text = env
+            .render_str(template, ctx)
+            .map_err(|e| BotError::Config(format!("http body template: {e}")))?;
+        serde_json::from_str(&text)
+            .map_err(|e| BotError::Config(format!("http body template did not render JSON: {e}")))
+    }
+
+    fn turn_from_reply(&self, reply: &Value) -> Result<BotTurn, BotError> {
+        let p = &self.spec.reply;
+        let text = reply
+            .pointer(&p.text)
+            .and_then(Value::as_str)
+            .ok_or_else(|| BotError::Protocol(format!("no string at {} in the reply", p.text)))?;
+        let mut obj = Map::new();
+        obj.insert("text".to_owned(), Value::String(text.to_owned()));
+        let fields = [
+            ("plan", &p.plan),
+            ("response_type", &p.response_type),
+            ("signals", &p.signals),
+            ("outcome", &p.outcome),
+        ];
+        for (field, pointer) in fields {
+            if let Some(v) = pointer.as_deref().and_then(|ptr| reply.pointer(ptr))
+                && !v.is_null()
+            {
+                obj.insert(field.to_owned(), v.clone());
+            }
+        }
+        turn_from_json(Value::Object(obj))
+    }
+}
+
+impl Bot for HttpBot {
+    fn turn<'a>(
+        &'a mut self,
+        history: &'a History,
+        message: &'a str,
+    ) -> BoxFuture<'a, Result<BotTurn, BotError>> {
+        Box::pin(async move {
+            let body = self.body(history, message)?;
+            let mut req = self.client.post(&self.spec.url).json(&body);
+            for (k, v) in &self.headers {
+                req = req.header(k, v);
+            }
+            let resp = req.send().await.map_err(|e| BotError::Http(e.to_string()))?;
+            let status = resp.status();
+            let bytes = resp.bytes().await.map_err(|e| BotError::Http(e.to_string()))?;
+            if !status.is_success() {
+                let snippet: String = String::from_utf8_lossy(&bytes).chars().take(200).collect();
+                return Err(BotError::Http(format!("status {status}: {snippet}")));
+            }
+            let reply: Value = serde_json::from_slice(&bytes)
+                .map_err(|e| BotError::Protocol(format!("reply is not JSON: {e}")))?;
+            self.turn_from_reply(&reply)
+        })
+    }
+}

@@ -1,0 +1,122 @@
+//! The optional LLM judge for the askFor/warn/reject checks: renders each
+//! [`JudgeQuestion`] with the `judge.j2` prompt, asks the model for `{holds, reason}` as structured
+//! output, and collects [`JudgeVerdicts`] for [`scoring::expect::evaluate`]. A question the judge
+//! cannot answer is left out, so that check falls back to signals or rules (and says so).
+
+use std::sync::Arc;
+
+use futures::StreamExt;
+use llm_client::{ChatModel, ChatRequest, Message, OutputSchema};
+use minijinja::{Environment, UndefinedBehavior};
+use serde_json::Value;
+
+use scoring::expect::{JudgeQuestion, JudgeVerdict, JudgeVerdicts};
+
+const PROMPT: &str = include_str!("judge.j2");
+
+/// A chat model used as judge.
+#[derive(Clone)]
+pub struct LlmJudge {
+    /// The model.
+    pub model: Arc<dyn ChatModel>,
+    /// Model name sent with each request.
+    pub model_name: String,
+}
+
+impl std::fmt::Debug for LlmJudge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LlmJudge").field("model_name", &self.model_name).finish_non_exhaustive()
+    }
+}
+
+impl LlmJudge {
+    /// The prompt for one question.
+    ///
+    /// # Errors
+    /// A template error message (the template ships with the crate, so only a bug causes one).
+    pub fn prompt(question: &JudgeQuestion) -> Result<String, String> {
+        let mut env = Environment::new();
+        env.set_undefined_behavior(UndefinedBehavior::Strict);
+        let ctx = minijinja::context! {
+            kind => question.kind.as_str(),
+            subject => question.subject.clone().unwrap_or_default(),
+            user_message => question.user_message.clone(),
+            reply => question.reply.clone(),
+        };
+        env.render_str(PROMPT, ctx).map_err(|e| e.to_string())
+    }
+
+    /// Asks every question (a few at a time) and returns the verdicts obtained.
+    pub async fn answer(&self, questions: &[JudgeQuestion]) -> JudgeVerdicts {
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {"holds": {"type": "boolean"}, "reason": {"type": "string"}},
+            "required": ["holds", "reason"],
+            "additionalProperties": false
+        });
+        let answers = futures::stream::iter(questions)
+            .map(|q| {
+                let schema = schema.clone();
+                async move {
+                    let prompt = match Self::prompt(q) {
+                        Ok(p) => p,
+                        Err(e) => {
+                            tracing::warn!(id = %q.id, error = %e, "judge prompt failed to render");
+                            return None;
+                        }
+                    };
+                    let mut req = ChatRequest::new(self.model_name.clone(), vec![Message::user(prompt)]);
+                    req.output_schema =
+                        Some(OutputSchema { name: "verdict".to_owned(), schema, strict: true });
+                    req.temperature = Some(0.0);
+                    match self.model.chat(req).await {
+                        Ok(resp) => parse_verdict(resp.json.as_ref()).map(|v| (q.id.clone(), v)),
+                        Err(e) => {
+                            tracing::warn!(id = %q.id, error = %e, "judge call failed; rules decide");
+                            None
+                        }
+                    }
+                }
+            })
+            .buffer_unordered(4)
+            .collect::<Vec<_>>()
+            .await;
+        JudgeVerdicts(answers.into_iter().flatten().collect())
+    }
+}
+
+fn parse_verdict(json: Option<&Value>) -> Option<JudgeVerdict> {
+    let json = json?;
+    let holds = json.get("holds")?.as_bool()?;
+    let reason = json.get("reason").and_then(Value::as_str).unwrap_or("no reason given");
+    Some(JudgeVerdict { holds, reason: reason.trim().to_owned() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use scoring::CheckKind;
+
+    #[test]
+    fn prompt_names_the_subject_and_reply() {
+        let q = JudgeQuestion {
+            id: "shouldAskFor:amount@1".to_owned(),
+            kind: CheckKind::ShouldAskFor,
+            subject: Some("amount".to_owned()),
+            turn: 1,
+            user_message: "Send money to Bob".to_owned(),
+            reply: "How much would you like to send?".to_owned(),
+        };
+        let prompt = LlmJudge::prompt(&q).expect("template renders");
+        assert!(prompt.contains("provide \"amount\""));
+        assert!(prompt.contains("How much would you like to send?"));
+    }
+
+    #[test]
+    fn verdicts_need_a_boolean() {
+        let ok = parse_verdict(Some(&serde_json::json!({"holds": true, "reason": " asks "})));
+        assert_eq!(ok, Some(JudgeVerdict { holds: true, reason: "asks".to_owned() }));
+        assert_eq!(parse_verdict(Some(&serde_json::json!({"holds": "yes"}))), None);
+        assert_eq!(parse_verdict(None), None);
+    }
+}

@@ -1,0 +1,76 @@
+//! The `scripted` adapter: canned replies per scenario and turn, declared in the suite (a
+//! scenario's `script:`) or in a side file. It makes the whole path suite → checks → report
+//! testable without a model, and lets a suite check itself: each script may declare the outcome
+//! the scenario should have (`expect_outcome: pass|fail`), so bad bot behaviour is part of the
+//! fixture and its detection is asserted.
+
+use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+
+use scoring::transcript::BotTurn;
+
+use super::{Bot, BotError, History};
+
+/// The outcome a scripted scenario is expected to have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Expected {
+    /// Every run should pass.
+    Pass,
+    /// Every run should fail (the script is bad behaviour the checks must catch).
+    Fail,
+}
+
+/// Canned replies of one scenario.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Script {
+    /// What the scenario's verdict should be with these replies.
+    #[serde(default)]
+    pub expect_outcome: Option<Expected>,
+    /// One reply per user turn, in order.
+    pub turns: Vec<BotTurn>,
+}
+
+/// Replays a [`Script`].
+pub struct ScriptedBot {
+    script: Script,
+    next: usize,
+}
+
+impl ScriptedBot {
+    /// A bot replaying `script` from its first turn.
+    #[must_use]
+    pub fn new(script: Script) -> Self {
+        Self { script, next: 0 }
+    }
+}
+
+impl Bot for ScriptedBot {
+    fn turn<'a>(
+        &'a mut self,
+        _history: &'a History,
+        _message: &'a str,
+    ) -> BoxFuture<'a, Result<BotTurn, BotError>> {
+        let reply = self.script.turns.get(self.next).cloned().ok_or_else(|| {
+            BotError::Script(format!(
+                "no scripted reply for turn {} (the script has {})",
+                self.next + 1,
+                self.script.turns.len()
+            ))
+        });
+        self.next += 1;
+        Box::pin(async move { reply })
+    }
+}
+
+/// The scripted bot of a suite scenario: its `script`, or an error naming the scenario.
+///
+/// # Errors
+/// [`BotError::Script`] when the scenario has no script.
+pub fn scripted_bot(scenario: &crate::suite::SuiteScenario) -> Result<Box<dyn Bot>, BotError> {
+    let script = scenario.script.clone().ok_or_else(|| {
+        BotError::Script(format!("scenario `{}` has no scripted replies", scenario.id))
+    })?;
+    Ok(Box::new(ScriptedBot::new(script)))
+}

@@ -1,0 +1,172 @@
+//! The six agents of the code-switching pipeline and their per-agent model settings.
+//!
+//! An [`AgentKind`] names one role (generator, the four judges, refiner); [`AgentSettings`] says
+//! which model answers it, how, and from which prompt file. [`AgentSet`] holds one of each so a
+//! cheap judge model and a strong generator can be mixed in one run.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+/// One role in the pipeline graph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentKind {
+    /// Writes the batch of code-switched texts.
+    Generator,
+    /// Grammar and Poplack's constraints.
+    Fluency,
+    /// Would real bilinguals say it (Auer's typology).
+    Naturalness,
+    /// Embedded-language share against the target.
+    CsRatio,
+    /// Borrowings, politeness, nothing offensive.
+    SocioCultural,
+    /// Rewrites the whole batch from the judges' feedback.
+    Refiner,
+}
+
+impl AgentKind {
+    /// Every agent, generator first.
+    pub const ALL: [AgentKind; 6] = [
+        AgentKind::Generator,
+        AgentKind::Fluency,
+        AgentKind::Naturalness,
+        AgentKind::CsRatio,
+        AgentKind::SocioCultural,
+        AgentKind::Refiner,
+    ];
+
+    /// The four judges, in the order their results appear in a record.
+    pub const JUDGES: [AgentKind; 4] =
+        [AgentKind::Fluency, AgentKind::Naturalness, AgentKind::CsRatio, AgentKind::SocioCultural];
+
+    /// The snake-case name used in keys, records, settings and template file names.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            AgentKind::Generator => "generator",
+            AgentKind::Fluency => "fluency",
+            AgentKind::Naturalness => "naturalness",
+            AgentKind::CsRatio => "cs_ratio",
+            AgentKind::SocioCultural => "socio_cultural",
+            AgentKind::Refiner => "refiner",
+        }
+    }
+
+    /// Parses [`AgentKind::name`].
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// The judge's name in [`scoring::JudgeWeights`] (the same as [`AgentKind::name`]).
+    #[must_use]
+    pub fn weight_name(self) -> &'static str {
+        self.name()
+    }
+
+    /// True for the four judges.
+    #[must_use]
+    pub fn is_judge(self) -> bool {
+        Self::JUDGES.contains(&self)
+    }
+}
+
+impl fmt::Display for AgentKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How one agent is called.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentSettings {
+    /// Model name sent to the provider (for Azure: the deployment).
+    pub model: String,
+    /// Sampling temperature; the provider's default when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f32>,
+    /// Cap on the reply's tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+    /// A minijinja template file replacing the built-in prompt of this agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<PathBuf>,
+}
+
+impl AgentSettings {
+    /// Settings with only a model name.
+    #[must_use]
+    pub fn with_model(model: impl Into<String>) -> Self {
+        Self { model: model.into(), temperature: None, max_tokens: None, prompt: None }
+    }
+}
+
+/// Settings for every agent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AgentSet {
+    /// The generator.
+    pub generator: AgentSettings,
+    /// The fluency judge.
+    pub fluency: AgentSettings,
+    /// The naturalness judge.
+    pub naturalness: AgentSettings,
+    /// The cs-ratio judge.
+    pub cs_ratio: AgentSettings,
+    /// The socio-cultural judge.
+    pub socio_cultural: AgentSettings,
+    /// The refiner.
+    pub refiner: AgentSettings,
+}
+
+impl AgentSet {
+    /// The same model for every agent; generator and refiner at temperature 0.9, judges at 0
+    /// (judges should be repeatable, writers varied).
+    #[must_use]
+    pub fn uniform(model: &str) -> Self {
+        let writer = AgentSettings { temperature: Some(0.9), max_tokens: Some(1024), ..AgentSettings::with_model(model) };
+        let judge = AgentSettings { temperature: Some(0.0), max_tokens: Some(512), ..AgentSettings::with_model(model) };
+        Self {
+            generator: writer.clone(),
+            fluency: judge.clone(),
+            naturalness: judge.clone(),
+            cs_ratio: judge.clone(),
+            socio_cultural: judge,
+            refiner: writer,
+        }
+    }
+
+    /// The settings of one agent.
+    #[must_use]
+    pub fn get(&self, kind: AgentKind) -> &AgentSettings {
+        match kind {
+            AgentKind::Generator => &self.generator,
+            AgentKind::Fluency => &self.fluency,
+            AgentKind::Naturalness => &self.naturalness,
+            AgentKind::CsRatio => &self.cs_ratio,
+            AgentKind::SocioCultural => &self.socio_cultural,
+            AgentKind::Refiner => &self.refiner,
+        }
+    }
+
+    /// Mutable settings of one agent.
+    pub fn get_mut(&mut self, kind: AgentKind) -> &mut AgentSettings {
+        match kind {
+            AgentKind::Generator => &mut self.generator,
+            AgentKind::Fluency => &mut self.fluency,
+            AgentKind::Naturalness => &mut self.naturalness,
+            AgentKind::CsRatio => &mut self.cs_ratio,
+            AgentKind::SocioCultural => &mut self.socio_cultural,
+            AgentKind::Refiner => &mut self.refiner,
+        }
+    }
+}
+
+impl Default for AgentSet {
+    fn default() -> Self {
+        Self::uniform("gpt-4o-mini")
+    }
+}

@@ -1,0 +1,725 @@
+//! `ScenarioRun`: one scenario's pass through the pipeline graph as a pure state machine.
+//!
+//! Stages: Generate → Judge (all four at once) → Decide → Refine → Judge → … → Done. The machine
+//! never awaits: [`ScenarioRun::pending`] hands out the calls it needs next, each with a stable
+//! key `scenario_id:attempt:agent` (a retried write adds `~try`), and [`ScenarioRun::absorb`]
+//! takes their replies in any order. Executors (online, batch, tests with canned replies) only
+//! move requests and replies between the machine and a model.
+//!
+//! Decisions kept here, so every executor behaves the same:
+//! - A generator or refiner reply with fewer usable texts than `min_instances` (empty list,
+//!   blank strings, wrong shape) is asked again, up to `max_write_tries` in all, with the reason
+//!   in the prompt (which also makes the request differ from the cached one). A generator that
+//!   never succeeds fails the scenario; a refiner that never succeeds keeps the last judged
+//!   attempt (not accepted) and notes why.
+//! - The refined batch replaces the text and all four judges run again on it.
+//! - A judge's transport error or invalid reply fails the scenario (it goes to the errors file
+//!   and is retried by the next run); the transport already spent its retries and repairs.
+
+use std::collections::BTreeMap;
+use std::str::FromStr;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use llm_client::{ChatRequest, ChatResponse, LlmError, Message};
+use scenarios::Scenario;
+use scoring::JudgeWeights;
+
+use super::agent::{AgentKind, AgentSet};
+use super::measure::{BatchMeasurement, measure_batch, ratio_score, target_ratio};
+use super::outputs::{
+    FluencyResult, NaturalnessResult, OutputError, RatioResult, SocioCulturalResult, output_schema, parse_fluency,
+    parse_instances, parse_naturalness, parse_ratio, parse_socio_cultural,
+};
+use super::prompts::{PromptError, Prompts};
+use super::record::{AttemptRecord, CallTotals, FailureRecord, ScenarioRecord, flat_params};
+
+/// How the cs-ratio judge's score is obtained.
+///
+/// - `measured`: no LLM call; `ratio_score = scoring::codeswitch::ratio_score(measured, target)`
+///   from the deterministic measurement. Falls back to the LLM judge for a scenario whose pair
+///   cannot be measured or whose target cannot be read.
+/// - `llm`: the LLM judge decides, given the measurement in its prompt.
+/// - `hybrid` (default): the LLM judge is called with the measurement, and the final
+///   `ratio_score` is the mean of its score and the measured score (the LLM's alone when there is
+///   no measurement). `computed_ratio` is then the measured share.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RatioJudgeMode {
+    /// Deterministic, no call.
+    Measured,
+    /// LLM judge only.
+    Llm,
+    /// Mean of both.
+    #[default]
+    Hybrid,
+}
+
+impl RatioJudgeMode {
+    /// The setting's spelling.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Measured => "measured",
+            Self::Llm => "llm",
+            Self::Hybrid => "hybrid",
+        }
+    }
+}
+
+impl FromStr for RatioJudgeMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "measured" => Ok(Self::Measured),
+            "llm" => Ok(Self::Llm),
+            "hybrid" => Ok(Self::Hybrid),
+            other => Err(format!("unknown ratio judge `{other}` (expected measured, llm or hybrid)")),
+        }
+    }
+}
+
+/// Everything that shapes one scenario's run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PipelineSettings {
+    /// Per-agent model settings and prompt overrides.
+    pub agents: AgentSet,
+    /// Judge weights (names fluency, naturalness, cs_ratio, socio_cultural).
+    pub weights: JudgeWeights,
+    /// Accept at a weighted score ≥ this (default 8.0).
+    pub threshold: f64,
+    /// Refinements allowed after the first attempt (default 2).
+    pub max_refinements: u32,
+    /// Tries of a generator or refiner call before giving up on empty output (default 3).
+    pub max_write_tries: u32,
+    /// Fewest usable texts in a batch (default 3).
+    pub min_instances: u32,
+    /// Most texts asked for (default 5).
+    pub max_instances: u32,
+    /// How the ratio score is obtained.
+    pub ratio_judge: RatioJudgeMode,
+    /// Sampling seed sent with every request, when set.
+    pub seed: Option<u64>,
+}
+
+impl Default for PipelineSettings {
+    fn default() -> Self {
+        Self {
+            agents: AgentSet::default(),
+            weights: JudgeWeights::default(),
+            threshold: 8.0,
+            max_refinements: 2,
+            max_write_tries: 3,
+            min_instances: 3,
+            max_instances: 5,
+            ratio_judge: RatioJudgeMode::default(),
+            seed: None,
+        }
+    }
+}
+
+/// Settings that cannot run.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    /// A prompt override is unreadable or does not compile.
+    #[error(transparent)]
+    Prompt(#[from] PromptError),
+    /// The weights do not cover the four judges.
+    #[error("weights: {0}")]
+    Weights(#[from] scoring::WeightError),
+    /// Another bad value, with the setting's name.
+    #[error("{key}: {message}")]
+    Invalid {
+        /// Setting name.
+        key: &'static str,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// Compiled settings shared by every scenario of a run.
+#[derive(Debug)]
+pub struct Pipeline {
+    settings: PipelineSettings,
+    prompts: Prompts,
+}
+
+impl Pipeline {
+    /// Checks the settings and compiles the prompts.
+    pub fn new(settings: PipelineSettings) -> Result<Self, SettingsError> {
+        let probe: BTreeMap<String, f64> =
+            AgentKind::JUDGES.iter().map(|j| (j.weight_name().to_string(), 10.0)).collect();
+        settings.weights.weighted_score(&probe)?;
+        if !settings.threshold.is_finite() || !(0.0..=10.0).contains(&settings.threshold) {
+            return Err(SettingsError::Invalid { key: "threshold", message: "must be within 0–10".into() });
+        }
+        if settings.min_instances == 0 || settings.max_instances < settings.min_instances {
+            return Err(SettingsError::Invalid {
+                key: "min_instances",
+                message: "need 1 ≤ min_instances ≤ max_instances".into(),
+            });
+        }
+        if settings.max_write_tries == 0 {
+            return Err(SettingsError::Invalid { key: "max_write_tries", message: "must be at least 1".into() });
+        }
+        let prompts = Prompts::from_settings(&settings.agents)?;
+        Ok(Self { settings, prompts })
+    }
+
+    /// The settings.
+    #[must_use]
+    pub fn settings(&self) -> &PipelineSettings {
+        &self.settings
+    }
+
+    /// The compiled prompts.
+    #[must_use]
+    pub fn prompts(&self) -> &Prompts {
+        &self.prompts
+    }
+}
+
+/// One model call the machine needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentCall {
+    /// `scenario_id:attempt:agent`, plus `~try` for a repeated write.
+    pub key: String,
+    /// Which agent.
+    pub agent: AgentKind,
+    /// The rendered request.
+    pub request: ChatRequest,
+}
+
+/// A reply the machine cannot place.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("no call with key `{0}` is awaited")]
+pub struct UnknownCall(pub String);
+
+/// How a scenario ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunOutcome {
+    /// Judged to the end (accepted or not): a record for the output file.
+    Finished(Box<ScenarioRecord>),
+    /// Could not be completed: a record for the errors file.
+    Failed(Box<FailureRecord>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Stage {
+    Writing { agent: AgentKind, tries: u32 },
+    Judging,
+    Done { accepted: bool },
+    Failed { reason: String, agent: Option<AgentKind>, fatal: bool },
+}
+
+/// The attempt being judged.
+#[derive(Debug, Clone)]
+struct Judging {
+    number: u32,
+    produced_by: AgentKind,
+    instances: Vec<String>,
+    measurement: Option<BatchMeasurement>,
+    measured_score: Option<f64>,
+    fluency: Option<FluencyResult>,
+    naturalness: Option<NaturalnessResult>,
+    ratio: Option<Value>,
+    ratio_score: Option<f64>,
+    socio: Option<SocioCulturalResult>,
+    /// Each judge's request and the tries spent, so an invalid reply can be asked again.
+    requests: Vec<(AgentKind, ChatRequest, u32)>,
+}
+
+/// One scenario's state machine. See the module docs.
+#[derive(Debug)]
+pub struct ScenarioRun {
+    pipeline: Arc<Pipeline>,
+    scenario: Scenario,
+    first: String,
+    second: String,
+    cs_ratio: Option<String>,
+    target: Option<f64>,
+    stage: Stage,
+    outbox: Vec<AgentCall>,
+    awaiting: Vec<(String, AgentKind)>,
+    current: Option<Judging>,
+    attempts: Vec<AttemptRecord>,
+    feedback: Value,
+    refine_count: u32,
+    totals: CallTotals,
+    notes: Vec<String>,
+}
+
+impl ScenarioRun {
+    /// Starts a scenario: the generator call is pending at once. A scenario without
+    /// `first_language`/`second_language` fails immediately with that reason.
+    #[must_use]
+    pub fn new(pipeline: Arc<Pipeline>, scenario: Scenario) -> Self {
+        let first = scenario.param_str("first_language").unwrap_or_default();
+        let second = scenario.param_str("second_language").unwrap_or_default();
+        let cs_ratio = scenario.param_str("cs_ratio");
+        let target = cs_ratio.as_deref().and_then(target_ratio);
+        let mut run = Self {
+            pipeline,
+            scenario,
+            first,
+            second,
+            cs_ratio,
+            target,
+            stage: Stage::Writing { agent: AgentKind::Generator, tries: 0 },
+            outbox: Vec::new(),
+            awaiting: Vec::new(),
+            current: None,
+            attempts: Vec::new(),
+            feedback: Value::Null,
+            refine_count: 0,
+            totals: CallTotals::default(),
+            notes: Vec::new(),
+        };
+        if run.first.trim().is_empty() || run.second.trim().is_empty() {
+            run.fail("scenario lacks the parameters first_language and second_language".into(), None, false);
+        } else {
+            run.queue_write(AgentKind::Generator, 0, None);
+        }
+        run
+    }
+
+    /// The scenario.
+    #[must_use]
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// Accounting of the calls absorbed so far.
+    #[must_use]
+    pub fn totals(&self) -> &CallTotals {
+        &self.totals
+    }
+
+    /// The calls to make now. Each call is handed out once; an empty list while
+    /// [`ScenarioRun::is_done`] is false means replies are still awaited.
+    pub fn pending(&mut self) -> Vec<AgentCall> {
+        std::mem::take(&mut self.outbox)
+    }
+
+    /// Keys handed out (or about to be) and not yet absorbed.
+    #[must_use]
+    pub fn awaiting(&self) -> usize {
+        self.awaiting.len()
+    }
+
+    /// True once the scenario is accepted, rejected with its budget spent, or failed.
+    #[must_use]
+    pub fn is_done(&self) -> bool {
+        matches!(self.stage, Stage::Done { .. } | Stage::Failed { .. })
+    }
+
+    /// Takes the reply to the call `key`. Replies arriving after the scenario failed (the other
+    /// judges of the same attempt) are accounted and otherwise ignored.
+    pub fn absorb(&mut self, key: &str, reply: Result<ChatResponse, LlmError>) -> Result<(), UnknownCall> {
+        let pos = self.awaiting.iter().position(|(k, _)| k == key).ok_or_else(|| UnknownCall(key.to_string()))?;
+        let (_, agent) = self.awaiting.swap_remove(pos);
+        let resp = match reply {
+            Ok(resp) => {
+                self.totals.add(key, agent, &resp);
+                resp
+            }
+            Err(err) => {
+                self.on_error(agent, err);
+                return Ok(());
+            }
+        };
+        if self.is_done() {
+            return Ok(());
+        }
+        let json = match resp.json.clone().or_else(|| serde_json::from_str::<Value>(resp.content.trim()).ok()) {
+            Some(json) => json,
+            None => {
+                self.on_bad_output(agent, OutputError::NoJson { agent });
+                return Ok(());
+            }
+        };
+        match agent {
+            AgentKind::Generator | AgentKind::Refiner => {
+                match parse_instances(agent, &json, self.pipeline.settings.min_instances as usize) {
+                    Ok(out) => {
+                        if agent == AgentKind::Refiner {
+                            self.refine_count += 1;
+                        }
+                        self.start_attempt(agent, out.instances);
+                    }
+                    Err(e) => self.on_bad_output(agent, e),
+                }
+            }
+            AgentKind::Fluency => match parse_fluency(&json) {
+                Ok(r) => self.with_current(|c| c.fluency = Some(r)),
+                Err(e) => self.on_bad_output(agent, e),
+            },
+            AgentKind::Naturalness => match parse_naturalness(&json) {
+                Ok(r) => self.with_current(|c| c.naturalness = Some(r)),
+                Err(e) => self.on_bad_output(agent, e),
+            },
+            AgentKind::CsRatio => match parse_ratio(&json) {
+                Ok(r) => {
+                    let mode = self.pipeline.settings.ratio_judge;
+                    self.with_current(|c| set_llm_ratio(c, r, mode));
+                }
+                Err(e) => self.on_bad_output(agent, e),
+            },
+            AgentKind::SocioCultural => match parse_socio_cultural(&json) {
+                Ok(r) => self.with_current(|c| c.socio = Some(r)),
+                Err(e) => self.on_bad_output(agent, e),
+            },
+        }
+        if matches!(self.stage, Stage::Judging) {
+            self.decide_if_judged();
+        }
+        Ok(())
+    }
+
+    /// Ends the run: the record, or the failure (also for a run stopped before it was done).
+    #[must_use]
+    pub fn finish(self) -> RunOutcome {
+        match self.stage {
+            Stage::Done { accepted } => self.record(accepted),
+            Stage::Failed { ref reason, agent, fatal } => {
+                let reason = reason.clone();
+                self.failure(reason, agent, fatal)
+            }
+            _ => self.failure("the run stopped before this scenario was done".into(), None, false),
+        }
+    }
+
+    fn with_current(&mut self, f: impl FnOnce(&mut Judging)) {
+        if let Some(c) = self.current.as_mut() {
+            f(c);
+        }
+    }
+
+    fn fail(&mut self, reason: String, agent: Option<AgentKind>, fatal: bool) {
+        tracing::debug!(scenario = %self.scenario.id, %reason, "scenario failed");
+        self.outbox.clear();
+        self.stage = Stage::Failed { reason, agent, fatal };
+    }
+
+    fn on_error(&mut self, agent: AgentKind, err: LlmError) {
+        if self.is_done() {
+            return;
+        }
+        // Invalid output after the transport's repairs is one more empty write for a writer:
+        // asking again with the reason in the prompt may well succeed.
+        if let LlmError::InvalidOutput { reason, .. } = &err {
+            let reason = format!("invalid output: {reason}");
+            match self.stage {
+                Stage::Writing { .. } => self.retry_write(agent, reason),
+                _ => self.retry_judge(agent, reason),
+            }
+            return;
+        }
+        let fatal = err.is_fatal();
+        self.fail(format!("{agent}: {err}"), Some(agent), fatal);
+    }
+
+    fn on_bad_output(&mut self, agent: AgentKind, err: OutputError) {
+        if matches!(self.stage, Stage::Writing { .. }) {
+            self.retry_write(agent, err.to_string());
+        } else {
+            self.retry_judge(agent, err.to_string());
+        }
+    }
+
+    /// Asks a judge again after an invalid reply (the same request: faults such as truncated
+    /// JSON are transient), up to `max_write_tries` in all; then the scenario fails.
+    fn retry_judge(&mut self, agent: AgentKind, reason: String) {
+        let max = self.pipeline.settings.max_write_tries;
+        let id = self.scenario.id.clone();
+        let retry = self.current.as_mut().and_then(|c| {
+            let number = c.number;
+            let (_, request, tries) = c.requests.iter_mut().find(|(a, _, _)| *a == agent)?;
+            *tries += 1;
+            (*tries < max).then(|| (format!("{id}:{number}:{agent}~{}", *tries + 1), request.clone()))
+        });
+        match retry {
+            Some((key, request)) => {
+                self.notes.push(format!("{agent} asked again after: {reason}"));
+                self.awaiting.push((key.clone(), agent));
+                self.outbox.push(AgentCall { key, agent, request });
+            }
+            None => self.fail(format!("{agent}: {reason}"), Some(agent), false),
+        }
+    }
+
+    fn retry_write(&mut self, agent: AgentKind, reason: String) {
+        let Stage::Writing { tries, .. } = self.stage else { return };
+        let next = tries + 1;
+        if next < self.pipeline.settings.max_write_tries {
+            self.notes.push(format!("{agent} try {} rejected: {reason}", tries + 1));
+            self.queue_write(agent, next, Some(reason));
+        } else if agent == AgentKind::Refiner && !self.attempts.is_empty() {
+            self.notes.push(format!("refinement gave up after {next} tries: {reason}; last attempt kept"));
+            self.stage = Stage::Done { accepted: false };
+        } else {
+            self.fail(format!("{agent} gave no usable batch in {next} tries: {reason}"), Some(agent), false);
+        }
+    }
+
+    fn base_context(&self) -> serde_json::Map<String, Value> {
+        let s = &self.pipeline.settings;
+        let mut ctx = serde_json::Map::new();
+        ctx.insert("params".into(), serde_json::to_value(&self.scenario.params).unwrap_or(Value::Null));
+        ctx.insert("first_language".into(), json!(self.first));
+        ctx.insert("second_language".into(), json!(self.second));
+        ctx.insert("cs_ratio".into(), json!(self.cs_ratio));
+        ctx.insert("target_ratio".into(), json!(self.target));
+        ctx.insert("min_instances".into(), json!(s.min_instances));
+        ctx.insert("max_instances".into(), json!(s.max_instances));
+        ctx.insert("retry".into(), json!(0));
+        ctx.insert("retry_reason".into(), Value::Null);
+        ctx.insert("instances".into(), json!([]));
+        ctx.insert("measurement".into(), Value::Null);
+        ctx.insert("measured_ratio".into(), Value::Null);
+        ctx.insert("feedback".into(), Value::Null);
+        ctx
+    }
+
+    fn attempt_number(&self) -> u32 {
+        u32::try_from(self.attempts.len()).unwrap_or(u32::MAX)
+    }
+
+    fn queue(&mut self, agent: AgentKind, key: String, ctx: serde_json::Map<String, Value>) -> bool {
+        let prompt = match self.pipeline.prompts.render(agent, &Value::Object(ctx)) {
+            Ok(p) => p,
+            Err(e) => {
+                self.fail(e.to_string(), Some(agent), false);
+                return false;
+            }
+        };
+        let s = &self.pipeline.settings;
+        let agent_settings = s.agents.get(agent);
+        let request = ChatRequest {
+            temperature: agent_settings.temperature,
+            max_tokens: agent_settings.max_tokens,
+            seed: s.seed,
+            output_schema: Some(output_schema(agent, s.min_instances, s.max_instances)),
+            ..ChatRequest::new(agent_settings.model.clone(), vec![Message::user(prompt)])
+        };
+        self.awaiting.push((key.clone(), agent));
+        self.outbox.push(AgentCall { key, agent, request });
+        true
+    }
+
+    fn queue_write(&mut self, agent: AgentKind, tries: u32, reason: Option<String>) {
+        self.stage = Stage::Writing { agent, tries };
+        let mut ctx = self.base_context();
+        ctx.insert("retry".into(), json!(tries));
+        ctx.insert("retry_reason".into(), json!(reason));
+        if agent == AgentKind::Refiner
+            && let Some(last) = self.attempts.last()
+        {
+            ctx.insert("instances".into(), json!(last.data_generation_result));
+            ctx.insert("measurement".into(), last.measurement.clone().unwrap_or(Value::Null));
+            let measured = last.measurement.as_ref().and_then(|m| m.get("embedded_ratio")).cloned();
+            ctx.insert("measured_ratio".into(), measured.unwrap_or(Value::Null));
+            ctx.insert("feedback".into(), self.feedback.clone());
+        }
+        let mut key = format!("{}:{}:{}", self.scenario.id, self.attempt_number(), agent);
+        if tries > 0 {
+            key.push_str(&format!("~{}", tries + 1));
+        }
+        self.queue(agent, key, ctx);
+    }
+
+    fn start_attempt(&mut self, produced_by: AgentKind, instances: Vec<String>) {
+        let measurement = measure_batch(&instances, &self.first, &self.second);
+        let measured_score = match (measurement.as_ref().and_then(|m| m.embedded_ratio), self.target) {
+            (Some(measured), Some(target)) => Some(ratio_score(measured, target)),
+            _ => None,
+        };
+        let mut judging = Judging {
+            number: self.attempt_number(),
+            produced_by,
+            instances,
+            measurement,
+            measured_score,
+            fluency: None,
+            naturalness: None,
+            ratio: None,
+            ratio_score: None,
+            socio: None,
+            requests: Vec::new(),
+        };
+        let mode = self.pipeline.settings.ratio_judge;
+        let measured_only = mode == RatioJudgeMode::Measured && judging.measured_score.is_some();
+        if measured_only {
+            set_measured_ratio(&mut judging, self.target);
+        } else if mode == RatioJudgeMode::Measured {
+            self.notes.push(format!(
+                "attempt {}: no measurement or target for the ratio, the LLM ratio judge was asked",
+                judging.number
+            ));
+        }
+        let mut ctx = self.base_context();
+        ctx.insert("instances".into(), json!(judging.instances));
+        if let Some(m) = &judging.measurement {
+            ctx.insert("measurement".into(), m.json.clone());
+            ctx.insert("measured_ratio".into(), json!(m.embedded_ratio));
+        }
+        let number = judging.number;
+        self.current = Some(judging);
+        self.stage = Stage::Judging;
+        for judge in AgentKind::JUDGES {
+            if judge == AgentKind::CsRatio && measured_only {
+                continue;
+            }
+            let key = format!("{}:{}:{}", self.scenario.id, number, judge);
+            if !self.queue(judge, key, ctx.clone()) {
+                return;
+            }
+            if let (Some(call), Some(c)) = (self.outbox.last(), self.current.as_mut()) {
+                c.requests.push((judge, call.request.clone(), 0));
+            }
+        }
+    }
+
+    fn decide_if_judged(&mut self) {
+        let Some(c) = self.current.as_ref() else { return };
+        let (Some(fluency), Some(naturalness), Some(ratio), Some(ratio_score), Some(socio)) =
+            (&c.fluency, &c.naturalness, &c.ratio, c.ratio_score, &c.socio)
+        else {
+            return;
+        };
+        let scores: BTreeMap<String, f64> = [
+            (AgentKind::Fluency, fluency.fluency_score),
+            (AgentKind::Naturalness, naturalness.naturalness_score),
+            (AgentKind::CsRatio, ratio_score),
+            (AgentKind::SocioCultural, socio.socio_cultural_score),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.weight_name().to_string(), v))
+        .collect();
+        let score = match self.pipeline.settings.weights.weighted_score(&scores) {
+            Ok(s) => s,
+            Err(e) => {
+                self.fail(format!("weighting the judge scores: {e}"), None, false);
+                return;
+            }
+        };
+        let threshold = self.pipeline.settings.threshold;
+        self.feedback = json!({
+            "fluency": fluency,
+            "naturalness": naturalness,
+            "cs_ratio": ratio,
+            "socio_cultural": socio,
+            "score": score,
+            "threshold": threshold,
+        });
+        let attempt = AttemptRecord {
+            attempt: c.number,
+            produced_by: c.produced_by,
+            data_generation_result: c.instances.clone(),
+            fluency_result: json!(fluency),
+            naturalness_result: naturalness.to_record_value(),
+            cs_ratio_result: ratio.clone(),
+            social_cultural_result: json!(socio),
+            scores,
+            score,
+            measurement: c.measurement.as_ref().map(|m| m.json.clone()),
+        };
+        self.attempts.push(attempt);
+        self.current = None;
+        if score >= threshold {
+            self.stage = Stage::Done { accepted: true };
+        } else if self.refine_count < self.pipeline.settings.max_refinements {
+            self.queue_write(AgentKind::Refiner, 0, None);
+        } else {
+            self.stage = Stage::Done { accepted: false };
+        }
+    }
+
+    fn record(self, accepted: bool) -> RunOutcome {
+        let Some(last) = self.attempts.last().cloned() else {
+            return self.failure("no attempt was judged".into(), None, false);
+        };
+        let mut models = BTreeMap::new();
+        for agent in AgentKind::ALL {
+            let configured = &self.pipeline.settings.agents.get(agent).model;
+            let answered = self.totals.models.get(agent.name());
+            if answered.is_some() || agent != AgentKind::Refiner || self.refine_count > 0 {
+                models.insert(agent.name().to_string(), answered.unwrap_or(configured).clone());
+            }
+        }
+        let t = self.totals;
+        RunOutcome::Finished(Box::new(ScenarioRecord {
+            id: self.scenario.id.clone(),
+            index: self.scenario.index,
+            params: flat_params(&self.scenario.params),
+            accepted,
+            data_generation_result: last.data_generation_result,
+            fluency_result: last.fluency_result,
+            naturalness_result: last.naturalness_result,
+            cs_ratio_result: last.cs_ratio_result,
+            social_cultural_result: last.social_cultural_result,
+            score: last.score,
+            scores: last.scores,
+            refine_count: self.refine_count,
+            measurement: last.measurement,
+            attempts: self.attempts,
+            models,
+            usage: t.usage,
+            cost_usd: t.cost_usd,
+            calls: t.calls,
+            cache_hits: t.cache_hits,
+            retries: t.retries,
+            repairs: t.repairs,
+            coercions: t.coercions,
+            notes: self.notes,
+        }))
+    }
+
+    fn failure(self, reason: String, agent: Option<AgentKind>, fatal: bool) -> RunOutcome {
+        RunOutcome::Failed(Box::new(FailureRecord {
+            id: self.scenario.id.clone(),
+            index: self.scenario.index,
+            params: self.scenario.params,
+            reason,
+            agent,
+            fatal,
+            totals: self.totals,
+        }))
+    }
+}
+
+fn set_measured_ratio(c: &mut Judging, target: Option<f64>) {
+    let (Some(score), Some(measured)) = (c.measured_score, c.measurement.as_ref().and_then(|m| m.embedded_ratio))
+    else {
+        return;
+    };
+    let target = target.unwrap_or(f64::NAN);
+    c.ratio_score = Some(score);
+    c.ratio = Some(json!({
+        "ratio_score": score,
+        "computed_ratio": measured,
+        "notes": format!("measured embedded share {measured:.3} against target {target:.3}"),
+        "method": RatioJudgeMode::Measured.name(),
+        "measured_ratio_score": score,
+    }));
+}
+
+fn set_llm_ratio(c: &mut Judging, r: RatioResult, mode: RatioJudgeMode) {
+    let measured = c.measurement.as_ref().and_then(|m| m.embedded_ratio);
+    let (score, computed, method) = match (mode, c.measured_score, measured) {
+        (RatioJudgeMode::Hybrid, Some(m), Some(share)) => ((r.ratio_score + m) / 2.0, share, RatioJudgeMode::Hybrid),
+        _ => (r.ratio_score, r.computed_ratio, RatioJudgeMode::Llm),
+    };
+    c.ratio_score = Some(score);
+    c.ratio = Some(json!({
+        "ratio_score": score,
+        "computed_ratio": computed,
+        "notes": r.notes,
+        "method": method.name(),
+        "llm_ratio_score": r.ratio_score,
+        "llm_computed_ratio": r.computed_ratio,
+        "measured_ratio_score": c.measured_score,
+    }));
+}

@@ -1,0 +1,340 @@
+//! What each agent must answer: typed output structs, their JSON schemas, and the local checks.
+//!
+//! The schemas are accepted by OpenAI strict mode: every property is required and
+//! `additionalProperties` is false, so free-form maps are not allowed. The seed's naturalness
+//! `observations` map (`{"sentence_1": "…"}`) is therefore asked for as a list of
+//! `{sentence, note}` objects and turned back into the seed's map shape in the record (see
+//! [`NaturalnessResult::observations_map`]). Some servers turn schemas into buggy grammars, so
+//! every reply is also checked here (scores within 0–10, enough non-blank texts) whatever the
+//! transport validated.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use llm_client::OutputSchema;
+
+use super::agent::AgentKind;
+
+/// Lowest and highest score a judge may give.
+pub const SCORE_RANGE: (f64, f64) = (0.0, 10.0);
+
+/// The generator's and the refiner's answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Instances {
+    /// The code-switched texts of the batch.
+    pub instances: Vec<String>,
+}
+
+/// The fluency judge's answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FluencyResult {
+    /// One score for the whole batch, 0–10.
+    pub fluency_score: f64,
+    /// Errors found, one string each.
+    pub errors: Vec<String>,
+    /// Overall verdict.
+    pub summary: String,
+}
+
+/// One naturalness observation about one text of the batch.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Observation {
+    /// 1-based number of the text in the batch.
+    pub sentence: u32,
+    /// What the judge observed.
+    pub note: String,
+}
+
+/// The naturalness judge's answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NaturalnessResult {
+    /// One score for the whole batch, 0–10.
+    pub naturalness_score: f64,
+    /// Per-text observations (a list because strict mode forbids free-form maps).
+    pub observations: Vec<Observation>,
+    /// Overall verdict.
+    pub summary: String,
+}
+
+impl NaturalnessResult {
+    /// The observations in the seed's shape: `{"sentence_1": note, …}`. When the judge wrote
+    /// several notes about one text they are joined with a space so none is lost.
+    #[must_use]
+    pub fn observations_map(&self) -> serde_json::Map<String, Value> {
+        let mut map = serde_json::Map::new();
+        for o in &self.observations {
+            let key = format!("sentence_{}", o.sentence);
+            match map.get_mut(&key) {
+                Some(Value::String(existing)) => {
+                    existing.push(' ');
+                    existing.push_str(&o.note);
+                }
+                _ => {
+                    map.insert(key, Value::String(o.note.clone()));
+                }
+            }
+        }
+        map
+    }
+
+    /// This result as the record shows it (seed shape for `observations`).
+    #[must_use]
+    pub fn to_record_value(&self) -> Value {
+        json!({
+            "naturalness_score": self.naturalness_score,
+            "observations": self.observations_map(),
+            "summary": self.summary,
+        })
+    }
+}
+
+/// The cs-ratio judge's answer (or the measured equivalent, see `RatioJudgeMode`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RatioResult {
+    /// 0–10; 10 when the embedded share matches the target.
+    pub ratio_score: f64,
+    /// Embedded-language (second language) share of words, 0–1.
+    pub computed_ratio: f64,
+    /// Explanation.
+    pub notes: String,
+}
+
+/// The socio-cultural judge's answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SocioCulturalResult {
+    /// One score for the whole batch, 0–10.
+    pub socio_cultural_score: f64,
+    /// Problems found, one string each.
+    pub issues: Vec<String>,
+    /// Overall verdict.
+    pub summary: String,
+}
+
+/// A reply that parsed but is not acceptable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OutputError {
+    /// The JSON does not have the agent's shape.
+    #[error("{agent} reply does not match its schema: {reason}")]
+    Shape {
+        /// Which agent answered.
+        agent: AgentKind,
+        /// The deserialisation error.
+        reason: String,
+    },
+    /// A score outside 0–10 (or not finite).
+    #[error("{agent} gave {field} = {value}, outside 0–10")]
+    ScoreOutOfRange {
+        /// Which agent answered.
+        agent: AgentKind,
+        /// The score field.
+        field: &'static str,
+        /// The value as text (it may be NaN).
+        value: String,
+    },
+    /// Fewer usable texts than the minimum (empty list or blank strings).
+    #[error("{agent} returned {usable} usable text(s), at least {min} required")]
+    TooFewInstances {
+        /// Generator or refiner.
+        agent: AgentKind,
+        /// Non-blank texts returned.
+        usable: usize,
+        /// The minimum.
+        min: usize,
+    },
+    /// The reply carried no JSON at all.
+    #[error("{agent} reply carried no JSON")]
+    NoJson {
+        /// Which agent answered.
+        agent: AgentKind,
+    },
+}
+
+fn score_schema() -> Value {
+    json!({"type": "number", "minimum": SCORE_RANGE.0, "maximum": SCORE_RANGE.1})
+}
+
+fn strings() -> Value {
+    json!({"type": "array", "items": {"type": "string"}})
+}
+
+/// The JSON schema an agent's reply must follow. `min_instances`/`max_instances` bound the
+/// generator's and refiner's batch size.
+#[must_use]
+pub fn schema_for(agent: AgentKind, min_instances: u32, max_instances: u32) -> Value {
+    let object = |properties: Value, required: &[&str]| {
+        json!({
+            "type": "object",
+            "properties": properties,
+            "required": required,
+            "additionalProperties": false,
+        })
+    };
+    match agent {
+        AgentKind::Generator | AgentKind::Refiner => object(
+            json!({"instances": {
+                "type": "array",
+                // `pattern` rather than `minLength`: strict mode supports the former for strings.
+                "items": {"type": "string", "pattern": "\\S"},
+                "minItems": min_instances,
+                "maxItems": max_instances.max(min_instances),
+            }}),
+            &["instances"],
+        ),
+        AgentKind::Fluency => object(
+            json!({"fluency_score": score_schema(), "errors": strings(), "summary": {"type": "string"}}),
+            &["fluency_score", "errors", "summary"],
+        ),
+        AgentKind::Naturalness => object(
+            json!({
+                "naturalness_score": score_schema(),
+                "observations": {"type": "array", "items": {
+                    "type": "object",
+                    // No `minimum`: a 0-based index from a model is harmless and not worth failing a scenario.
+                    "properties": {"sentence": {"type": "integer"}, "note": {"type": "string"}},
+                    "required": ["sentence", "note"],
+                    "additionalProperties": false,
+                }},
+                "summary": {"type": "string"},
+            }),
+            &["naturalness_score", "observations", "summary"],
+        ),
+        AgentKind::CsRatio => object(
+            json!({
+                "ratio_score": score_schema(),
+                "computed_ratio": {"type": "number", "minimum": 0, "maximum": 1},
+                "notes": {"type": "string"},
+            }),
+            &["ratio_score", "computed_ratio", "notes"],
+        ),
+        AgentKind::SocioCultural => object(
+            json!({"socio_cultural_score": score_schema(), "issues": strings(), "summary": {"type": "string"}}),
+            &["socio_cultural_score", "issues", "summary"],
+        ),
+    }
+}
+
+/// The [`OutputSchema`] sent with an agent's request (name `<agent>_output`, strict).
+#[must_use]
+pub fn output_schema(agent: AgentKind, min_instances: u32, max_instances: u32) -> OutputSchema {
+    OutputSchema {
+        name: format!("{}_output", agent.name()),
+        schema: schema_for(agent, min_instances, max_instances),
+        strict: true,
+    }
+}
+
+fn parse<T: for<'de> Deserialize<'de>>(agent: AgentKind, json: &Value) -> Result<T, OutputError> {
+    T::deserialize(json).map_err(|e| OutputError::Shape { agent, reason: e.to_string() })
+}
+
+fn check_score(agent: AgentKind, field: &'static str, value: f64) -> Result<(), OutputError> {
+    if value.is_finite() && (SCORE_RANGE.0..=SCORE_RANGE.1).contains(&value) {
+        Ok(())
+    } else {
+        Err(OutputError::ScoreOutOfRange { agent, field, value: value.to_string() })
+    }
+}
+
+/// Parses a generator/refiner reply, dropping blank texts (trimmed of surrounding whitespace),
+/// and requires at least `min` usable texts.
+pub fn parse_instances(agent: AgentKind, json: &Value, min: usize) -> Result<Instances, OutputError> {
+    let parsed: Instances = parse(agent, json)?;
+    let instances: Vec<String> =
+        parsed.instances.into_iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
+    if instances.len() < min.max(1) {
+        return Err(OutputError::TooFewInstances { agent, usable: instances.len(), min: min.max(1) });
+    }
+    Ok(Instances { instances })
+}
+
+/// Parses and checks the fluency judge's reply.
+pub fn parse_fluency(json: &Value) -> Result<FluencyResult, OutputError> {
+    let r: FluencyResult = parse(AgentKind::Fluency, json)?;
+    check_score(AgentKind::Fluency, "fluency_score", r.fluency_score)?;
+    Ok(r)
+}
+
+/// Parses and checks the naturalness judge's reply.
+pub fn parse_naturalness(json: &Value) -> Result<NaturalnessResult, OutputError> {
+    let r: NaturalnessResult = parse(AgentKind::Naturalness, json)?;
+    check_score(AgentKind::Naturalness, "naturalness_score", r.naturalness_score)?;
+    Ok(r)
+}
+
+/// Parses and checks the cs-ratio judge's reply (`computed_ratio` is clamped to 0–1 rather
+/// than rejected: it is informative, the score is what counts).
+pub fn parse_ratio(json: &Value) -> Result<RatioResult, OutputError> {
+    let mut r: RatioResult = parse(AgentKind::CsRatio, json)?;
+    check_score(AgentKind::CsRatio, "ratio_score", r.ratio_score)?;
+    if !r.computed_ratio.is_finite() {
+        r.computed_ratio = 0.0;
+    }
+    r.computed_ratio = r.computed_ratio.clamp(0.0, 1.0);
+    Ok(r)
+}
+
+/// Parses and checks the socio-cultural judge's reply.
+pub fn parse_socio_cultural(json: &Value) -> Result<SocioCulturalResult, OutputError> {
+    let r: SocioCulturalResult = parse(AgentKind::SocioCultural, json)?;
+    check_score(AgentKind::SocioCultural, "socio_cultural_score", r.socio_cultural_score)?;
+    Ok(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schemas_are_strict_mode_objects() {
+        for agent in AgentKind::ALL {
+            let schema = schema_for(agent, 3, 5);
+            assert_eq!(schema["additionalProperties"], json!(false), "{agent}");
+            let props: Vec<&String> = schema["properties"].as_object().map(|m| m.keys().collect()).unwrap_or_default();
+            let mut required: Vec<String> =
+                schema["required"].as_array().into_iter().flatten().filter_map(|v| v.as_str().map(String::from)).collect();
+            required.sort();
+            let mut props: Vec<String> = props.into_iter().cloned().collect();
+            props.sort();
+            assert_eq!(props, required, "{agent}: every property must be required");
+        }
+    }
+
+    #[test]
+    fn instances_drop_blanks_and_enforce_minimum() {
+        let ok = parse_instances(AgentKind::Generator, &json!({"instances": [" a ", "", "b", "c"]}), 3);
+        assert_eq!(ok.map(|i| i.instances), Ok(vec!["a".to_string(), "b".into(), "c".into()]));
+        let short = parse_instances(AgentKind::Generator, &json!({"instances": ["a", "  "]}), 3);
+        assert_eq!(short, Err(OutputError::TooFewInstances { agent: AgentKind::Generator, usable: 1, min: 3 }));
+        assert!(matches!(
+            parse_instances(AgentKind::Refiner, &json!({"texts": []}), 3),
+            Err(OutputError::Shape { agent: AgentKind::Refiner, .. })
+        ));
+    }
+
+    #[test]
+    fn scores_outside_range_are_rejected() {
+        let bad = parse_fluency(&json!({"fluency_score": 11, "errors": [], "summary": ""}));
+        assert!(matches!(bad, Err(OutputError::ScoreOutOfRange { field: "fluency_score", .. })));
+        let neg = parse_socio_cultural(&json!({"socio_cultural_score": -1, "issues": [], "summary": ""}));
+        assert!(matches!(neg, Err(OutputError::ScoreOutOfRange { .. })));
+        let ok = parse_ratio(&json!({"ratio_score": 7, "computed_ratio": 1.4, "notes": "n"}));
+        assert_eq!(ok.map(|r| r.computed_ratio), Ok(1.0));
+    }
+
+    #[test]
+    fn observations_map_to_seed_shape() {
+        let r = NaturalnessResult {
+            naturalness_score: 8.5,
+            observations: vec![
+                Observation { sentence: 1, note: "boundary switch".into() },
+                Observation { sentence: 2, note: "natural".into() },
+                Observation { sentence: 2, note: "tag".into() },
+            ],
+            summary: "fine".into(),
+        };
+        assert_eq!(
+            r.to_record_value(),
+            json!({"naturalness_score": 8.5, "observations": {"sentence_1": "boundary switch", "sentence_2": "natural tag"}, "summary": "fine"})
+        );
+    }
+}

@@ -1,0 +1,303 @@
+//! The output file as checkpoint, and the one writer that owns it.
+//!
+//! [`open_checkpoint`] reads the ids of the complete lines of an existing output file (a torn
+//! last line left by a crash is cut away, with a warning) and the previous errors file. The
+//! writer ([`spawn_writer`]) runs on its own thread so file I/O never blocks the async workers:
+//! it appends one line per finished scenario, flushes after each record, calls `sync_data`
+//! every `sync_every_records` records or `sync_interval` and at the end. Failed scenarios go to
+//! `<out>.errors.jsonl`; the errors file is rewritten each run: this run's failures, plus the
+//! previous failures this run did not get to (so none is forgotten after a Ctrl-C).
+
+use std::collections::{HashMap, HashSet};
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use tokio::sync::mpsc;
+
+use super::machine::RunOutcome;
+
+/// Output-file errors.
+#[derive(Debug, thiserror::Error)]
+pub enum SinkError {
+    /// Reading, repairing or writing a file failed.
+    #[error("{action} {path}: {source}")]
+    Io {
+        /// What was being done.
+        action: &'static str,
+        /// The file.
+        path: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// A record could not be serialised.
+    #[error("serialising a record: {0}")]
+    Serialize(#[from] serde_json::Error),
+}
+
+fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> SinkError + 'a {
+    move |source| SinkError::Io { action, path: path.display().to_string(), source }
+}
+
+/// The errors file next to an output file: `<out>.errors.jsonl`.
+#[must_use]
+pub fn errors_path(out: &Path) -> PathBuf {
+    let mut name = out.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    name.push(".errors.jsonl");
+    out.with_file_name(name)
+}
+
+/// What an existing output file says about earlier runs.
+#[derive(Debug, Default)]
+pub struct Checkpoint {
+    /// Ids of scenarios already written (skipped by this run).
+    pub done: HashSet<String>,
+    /// Bytes cut from the end of the output file (a torn last line), 0 when it was whole.
+    pub repaired_bytes: u64,
+    /// Complete lines that are not records with an id (kept in the file, counted here).
+    pub unreadable_lines: u64,
+    /// Previous failures by id, as their raw lines (retried by this run).
+    pub previous_failures: HashMap<String, String>,
+}
+
+#[derive(Deserialize)]
+struct IdOnly {
+    id: String,
+}
+
+/// Reads (and repairs) the checkpoint of `out`. A missing file is an empty checkpoint.
+pub fn open_checkpoint(out: &Path) -> Result<Checkpoint, SinkError> {
+    let mut checkpoint = Checkpoint::default();
+    if out.exists() {
+        checkpoint.repaired_bytes = repair_torn_tail(out)?;
+        if checkpoint.repaired_bytes > 0 {
+            tracing::warn!(
+                path = %out.display(),
+                bytes = checkpoint.repaired_bytes,
+                "the output file ended in a torn line (interrupted write); it was cut away and that scenario will run again"
+            );
+        }
+        let file = File::open(out).map_err(io("opening", out))?;
+        for line in BufReader::new(file).lines() {
+            let line = line.map_err(io("reading", out))?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            match serde_json::from_str::<IdOnly>(&line) {
+                Ok(r) => {
+                    checkpoint.done.insert(r.id);
+                }
+                Err(_) => checkpoint.unreadable_lines += 1,
+            }
+        }
+        if checkpoint.unreadable_lines > 0 {
+            tracing::warn!(path = %out.display(), lines = checkpoint.unreadable_lines, "lines without a record id in the output file");
+        }
+    }
+    let errors = errors_path(out);
+    if errors.exists() {
+        let file = File::open(&errors).map_err(io("opening", &errors))?;
+        for line in BufReader::new(file).lines() {
+            let line = line.map_err(io("reading", &errors))?;
+            if let Ok(r) = serde_json::from_str::<IdOnly>(&line)
+                && !checkpoint.done.contains(&r.id)
+            {
+                checkpoint.previous_failures.insert(r.id, line);
+            }
+        }
+    }
+    Ok(checkpoint)
+}
+
+/// Cuts the file back to just after its last newline; returns the bytes removed.
+fn repair_torn_tail(path: &Path) -> Result<u64, SinkError> {
+    let mut file = OpenOptions::new().read(true).write(true).open(path).map_err(io("opening", path))?;
+    let len = file.metadata().map_err(io("reading", path))?.len();
+    if len == 0 {
+        return Ok(0);
+    }
+    // Scan backwards in blocks so a large file is never read whole.
+    const BLOCK: u64 = 64 * 1024;
+    let mut end = len;
+    let mut buf = vec![0u8; BLOCK as usize];
+    let mut keep = 0u64;
+    while end > 0 {
+        let start = end.saturating_sub(BLOCK);
+        let n = (end - start) as usize;
+        file.seek(SeekFrom::Start(start)).map_err(io("reading", path))?;
+        file.read_exact(&mut buf[..n]).map_err(io("reading", path))?;
+        if let Some(pos) = buf[..n].iter().rposition(|&b| b == b'\n') {
+            keep = start + pos as u64 + 1;
+            break;
+        }
+        end = start;
+    }
+    if keep == len {
+        return Ok(0);
+    }
+    file.set_len(keep).map_err(io("repairing", path))?;
+    file.sync_data().map_err(io("repairing", path))?;
+    Ok(len - keep)
+}
+
+/// Where and how often the writer writes.
+#[derive(Debug, Clone)]
+pub struct SinkConfig {
+    /// The JSONL output file (appended to).
+    pub out: PathBuf,
+    /// `sync_data` after this many records (default 256).
+    pub sync_every_records: u32,
+    /// … or after this much time (default 2 s).
+    pub sync_interval: Duration,
+}
+
+impl SinkConfig {
+    /// Defaults for `out`.
+    #[must_use]
+    pub fn new(out: impl Into<PathBuf>) -> Self {
+        Self { out: out.into(), sync_every_records: 256, sync_interval: Duration::from_secs(2) }
+    }
+}
+
+/// What the writer wrote.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SinkReport {
+    /// Records appended to the output file.
+    pub records: u64,
+    /// Failures written to the errors file by this run.
+    pub failures: u64,
+    /// Previous failures carried over because this run did not retry them.
+    pub carried_failures: u64,
+}
+
+/// The writer thread; join it after dropping every sender.
+#[derive(Debug)]
+pub struct Writer {
+    handle: std::thread::JoinHandle<Result<SinkReport, SinkError>>,
+}
+
+impl Writer {
+    /// Waits for the writer to drain its channel and close the files.
+    pub async fn finish(self) -> Result<SinkReport, SinkError> {
+        let joined = tokio::task::spawn_blocking(move || self.handle.join()).await;
+        match joined {
+            Ok(Ok(result)) => result,
+            _ => Err(SinkError::Io {
+                action: "finishing",
+                path: "the writer thread".into(),
+                source: std::io::Error::other("the writer thread panicked"),
+            }),
+        }
+    }
+}
+
+/// Opens the files and starts the writer. `previous_failures` come from the checkpoint.
+pub fn spawn_writer(
+    config: SinkConfig,
+    previous_failures: HashMap<String, String>,
+    rx: mpsc::Receiver<RunOutcome>,
+) -> Result<Writer, SinkError> {
+    let out = OpenOptions::new().create(true).append(true).open(&config.out).map_err(io("opening", &config.out))?;
+    let errors_file = errors_path(&config.out);
+    let errors = File::create(&errors_file).map_err(io("creating", &errors_file))?;
+    let handle = std::thread::Builder::new()
+        .name("jsonl-writer".into())
+        .spawn(move || write_loop(&config, out, &errors_file, errors, previous_failures, rx))
+        .map_err(io("starting the writer for", Path::new("output")))?;
+    Ok(Writer { handle })
+}
+
+fn write_loop(
+    config: &SinkConfig,
+    out: File,
+    errors_file: &Path,
+    errors: File,
+    mut previous: HashMap<String, String>,
+    mut rx: mpsc::Receiver<RunOutcome>,
+) -> Result<SinkReport, SinkError> {
+    let mut out = BufWriter::new(out);
+    let mut errors = BufWriter::new(errors);
+    let mut report = SinkReport::default();
+    let mut unsynced = 0u32;
+    let mut last_sync = Instant::now();
+    let mut line = Vec::with_capacity(4096);
+    while let Some(outcome) = rx.blocking_recv() {
+        line.clear();
+        match outcome {
+            RunOutcome::Finished(record) => {
+                previous.remove(&record.id);
+                serde_json::to_writer(&mut line, &record)?;
+                line.push(b'\n');
+                out.write_all(&line).map_err(io("writing", &config.out))?;
+                out.flush().map_err(io("writing", &config.out))?;
+                report.records += 1;
+                unsynced += 1;
+            }
+            RunOutcome::Failed(failure) => {
+                previous.remove(&failure.id);
+                serde_json::to_writer(&mut line, &failure)?;
+                line.push(b'\n');
+                errors.write_all(&line).map_err(io("writing", errors_file))?;
+                errors.flush().map_err(io("writing", errors_file))?;
+                report.failures += 1;
+            }
+        }
+        if unsynced >= config.sync_every_records || (unsynced > 0 && last_sync.elapsed() >= config.sync_interval) {
+            out.get_ref().sync_data().map_err(io("syncing", &config.out))?;
+            unsynced = 0;
+            last_sync = Instant::now();
+        }
+    }
+    for (_, raw) in previous {
+        errors.write_all(raw.as_bytes()).map_err(io("writing", errors_file))?;
+        errors.write_all(b"\n").map_err(io("writing", errors_file))?;
+        report.carried_failures += 1;
+    }
+    out.flush().map_err(io("writing", &config.out))?;
+    out.get_ref().sync_data().map_err(io("syncing", &config.out))?;
+    errors.flush().map_err(io("writing", errors_file))?;
+    errors.get_ref().sync_data().map_err(io("syncing", errors_file))?;
+    tracing::debug!(?report, "writer finished");
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn torn_last_line_is_cut_and_complete_ids_are_read() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let out = dir.path().join("out.jsonl");
+        std::fs::write(&out, "{\"id\":\"a\"}\n{\"id\":\"b\"}\n{\"id\":\"c\",\"da").expect("write");
+        let cp = open_checkpoint(&out).expect("checkpoint");
+        assert_eq!(cp.repaired_bytes, 14);
+        let mut ids: Vec<_> = cp.done.into_iter().collect();
+        ids.sort();
+        assert_eq!(ids, ["a", "b"]);
+        assert_eq!(std::fs::read_to_string(&out).expect("read"), "{\"id\":\"a\"}\n{\"id\":\"b\"}\n");
+    }
+
+    #[test]
+    fn a_file_with_only_a_torn_line_becomes_empty() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let out = dir.path().join("out.jsonl");
+        std::fs::write(&out, "{\"id\":").expect("write");
+        let cp = open_checkpoint(&out).expect("checkpoint");
+        assert_eq!((cp.repaired_bytes, cp.done.len()), (6, 0));
+        assert_eq!(std::fs::metadata(&out).expect("meta").len(), 0);
+    }
+
+    #[test]
+    fn previous_failures_skip_ids_already_done() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let out = dir.path().join("out.jsonl");
+        std::fs::write(&out, "{\"id\":\"a\"}\n").expect("write");
+        std::fs::write(errors_path(&out), "{\"id\":\"a\",\"reason\":\"x\"}\n{\"id\":\"z\",\"reason\":\"y\"}\n").expect("write");
+        let cp = open_checkpoint(&out).expect("checkpoint");
+        assert_eq!(cp.previous_failures.keys().collect::<Vec<_>>(), ["z"]);
+        assert_eq!(errors_path(&out).file_name().and_then(|n| n.to_str()), Some("out.jsonl.errors.jsonl"));
+    }
+}

@@ -1,0 +1,280 @@
+//! Loading a suite: parse with `scenarios::parse_document` (so serde errors, including the
+//! expectation validation inside `Deserialize`, come out as `file:line:col`), then check what
+//! serde cannot see (duplicate ids, steps without expectations, scripts that do not fit) and
+//! report those at their key via a `SourceMap`. Templates are expanded here, once, through
+//! `scenarios::ScenarioSpace`, so a template that fails to render fails the load.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::Path;
+use std::time::Duration;
+
+use minijinja::{Environment, UndefinedBehavior};
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
+use serde_json::Value;
+
+use scenarios::{Axis, ConfigError, KeySeg, ScenarioSpace, SourceMap};
+use scoring::expect::{CheckDefaults, Expect, Expectations, TurnSel};
+
+use super::{Category, Defaults, Suite, SuiteScenario};
+use crate::bot::{BotSpec, Script};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SuiteFile {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    description: String,
+    #[serde(default)]
+    bot: BotSpec,
+    #[serde(default)]
+    defaults: Defaults,
+    scenarios: Vec<Entry>,
+}
+
+/// A scenario as written, or a template with its grid.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct Entry {
+    id: Option<String>,
+    name: Option<String>,
+    category: Option<Category>,
+    #[serde(default)]
+    tags: Vec<String>,
+    #[serde(default)]
+    steps: Vec<Step>,
+    expect: Option<Expect>,
+    timeout_ms: Option<u64>,
+    script: Option<Script>,
+    template: Option<Value>,
+    grid: Option<BTreeMap<String, Vec<Value>>>,
+}
+
+/// A user turn: a string, or `{say: ..., expect: {...}}`.
+struct Step {
+    say: String,
+    expect: Option<Expect>,
+}
+
+impl<'de> Deserialize<'de> for Step {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct StepVisitor;
+        impl<'de> Visitor<'de> for StepVisitor {
+            type Value = Step;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a user message, or {say: <message>, expect: {...}}")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Step, E> {
+                Ok(Step { say: v.to_owned(), expect: None })
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Step, A::Error> {
+                let (mut say, mut expect) = (None, None);
+                while let Some(key) = map.next_key::<String>()? {
+                    match key.as_str() {
+                        "say" => say = Some(map.next_value::<String>()?),
+                        "expect" => expect = Some(map.next_value::<Expect>()?),
+                        other => {
+                            return Err(de::Error::unknown_field(other, &["say", "expect"]));
+                        }
+                    }
+                }
+                let say = say.ok_or_else(|| de::Error::missing_field("say"))?;
+                Ok(Step { say, expect })
+            }
+        }
+        deserializer.deserialize_any(StepVisitor)
+    }
+}
+
+/// Reads and loads the suite at `path`.
+///
+/// # Errors
+/// A located [`ConfigError`] for unreadable files, syntax and type errors, invalid expectations,
+/// and semantic problems (duplicate ids, missing fields, templates that do not render).
+pub fn load_suite(path: &Path) -> Result<Suite, ConfigError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ConfigError::whole_file(path, format!("cannot read the suite: {e}")))?;
+    parse_suite(path, &text)
+}
+
+/// Loads a suite from its text (`path` names it in errors and anchors side files).
+///
+/// # Errors
+/// As [`load_suite`].
+pub fn parse_suite(path: &Path, text: &str) -> Result<Suite, ConfigError> {
+    let file: SuiteFile = scenarios::parse_document(path, text)?;
+    let here = |segs: &[KeySeg], msg: String| SourceMap::build(path, text).error(segs, msg);
+    let defaults = file.defaults;
+    let check_defaults = CheckDefaults {
+        weights: defaults.weights.clone(),
+        critical: defaults.critical.iter().copied().collect(),
+    };
+    let side_scripts = load_side_scripts(path, &file.bot)?;
+
+    let mut scenarios: Vec<SuiteScenario> = Vec::new();
+    for (i, entry) in file.scenarios.into_iter().enumerate() {
+        let at = |key: &str| vec![KeySeg::from("scenarios"), KeySeg::from(i), KeySeg::from(key)];
+        let expanded = match (entry.template.clone(), entry.grid.clone()) {
+            (Some(template), Some(grid)) => {
+                if entry.id.is_some() || !entry.steps.is_empty() || entry.expect.is_some() {
+                    return Err(here(
+                        &at("template"),
+                        "a template entry has only `template` and `grid`; move the other fields into the template".to_owned(),
+                    ));
+                }
+                expand_template(&template, &grid).map_err(|m| here(&at("template"), m))?
+            }
+            (Some(_), None) => {
+                return Err(here(&at("template"), "a `template` needs a `grid` of values".to_owned()));
+            }
+            (None, Some(_)) => {
+                return Err(here(&at("grid"), "a `grid` needs a `template`".to_owned()));
+            }
+            (None, None) => vec![(entry, BTreeMap::new())],
+        };
+        for (entry, params) in expanded {
+            let scenario = build_scenario(entry, params, &defaults, &check_defaults, &side_scripts)
+                .map_err(|(key, msg)| here(&at(key), msg))?;
+            if scenarios.iter().any(|s| s.id == scenario.id) {
+                return Err(here(&at("id"), format!("duplicate scenario id `{}`", scenario.id)));
+            }
+            scenarios.push(scenario);
+        }
+    }
+    if scenarios.is_empty() {
+        return Err(here(&[KeySeg::from("scenarios")], "the suite has no scenarios".to_owned()));
+    }
+    let name = file.name.unwrap_or_else(|| {
+        path.file_stem().map_or_else(|| "suite".to_owned(), |s| s.to_string_lossy().into_owned())
+    });
+    tracing::debug!(suite = %name, scenarios = scenarios.len(), "suite loaded");
+    Ok(Suite {
+        name,
+        description: file.description,
+        path: path.to_path_buf(),
+        bot: file.bot,
+        defaults,
+        scenarios,
+    })
+}
+
+fn load_side_scripts(path: &Path, bot: &BotSpec) -> Result<BTreeMap<String, Script>, ConfigError> {
+    let Some(file) = &bot.scripts_file else { return Ok(BTreeMap::new()) };
+    let side = path.parent().unwrap_or_else(|| Path::new(".")).join(file);
+    scenarios::read_document(&side)
+}
+
+fn build_scenario(
+    entry: Entry,
+    params: BTreeMap<String, Value>,
+    defaults: &Defaults,
+    check_defaults: &CheckDefaults,
+    side_scripts: &BTreeMap<String, Script>,
+) -> Result<SuiteScenario, (&'static str, String)> {
+    let id = entry.id.filter(|s| !s.trim().is_empty()).ok_or(("id", "a scenario needs an `id`".to_owned()))?;
+    let category = entry.category.ok_or(("category", format!("scenario `{id}` needs a `category`")))?;
+    if entry.steps.is_empty() {
+        return Err(("steps", format!("scenario `{id}` needs at least one step")));
+    }
+    let mut parts: Vec<Expect> = entry.expect.into_iter().collect();
+    let mut steps = Vec::with_capacity(entry.steps.len());
+    for (n, step) in entry.steps.into_iter().enumerate() {
+        if let Some(exp) = step.expect {
+            parts.push(exp.at_turn(TurnSel::Index(n + 1)));
+        }
+        steps.push(step.say);
+    }
+    if parts.is_empty() {
+        return Err(("expect", format!("scenario `{id}` declares no expectation")));
+    }
+    let root = if parts.len() == 1 { parts.remove(0) } else { Expect::All(parts) };
+    let expectations = Expectations { root, defaults: check_defaults.clone() };
+    let script = entry.script.or_else(|| side_scripts.get(&id).cloned());
+    if let Some(script) = &script
+        && script.turns.len() != steps.len()
+    {
+        return Err((
+            "script",
+            format!(
+                "scenario `{id}`: the script has {} turns for {} steps",
+                script.turns.len(),
+                steps.len()
+            ),
+        ));
+    }
+    Ok(SuiteScenario {
+        name: entry.name.unwrap_or_else(|| id.clone()),
+        id,
+        category,
+        tags: entry.tags,
+        steps,
+        expectations,
+        turn_timeout: Duration::from_millis(entry.timeout_ms.unwrap_or(defaults.turn_timeout_ms)),
+        script,
+        params,
+    })
+}
+
+/// Expands a template over its grid (via `ScenarioSpace`), rendering every string with the grid
+/// point's values and reading the result as a scenario entry.
+fn expand_template(
+    template: &Value,
+    grid: &BTreeMap<String, Vec<Value>>,
+) -> Result<Vec<(Entry, BTreeMap<String, Value>)>, String> {
+    let axes = grid.iter().map(|(name, values)| Axis::new(name.clone(), values.clone())).collect();
+    let space = ScenarioSpace::new(axes, BTreeMap::new(), Vec::new()).map_err(|e| format!("grid: {e}"))?;
+    let template_id = template
+        .get("id")
+        .and_then(Value::as_str)
+        .ok_or_else(|| "a template needs an `id`".to_owned())?
+        .to_owned();
+    let mut env = Environment::new();
+    env.set_undefined_behavior(UndefinedBehavior::Strict);
+    let mut out = Vec::new();
+    for point in space.iter() {
+        let mut rendered = render_value(&env, template, &point.params)
+            .map_err(|e| format!("template `{template_id}`: {e}"))?;
+        if let Value::Object(map) = &mut rendered {
+            map.insert("id".to_owned(), Value::String(format!("{template_id}-{}", point.id)));
+        }
+        let entry: Entry = serde_json::from_value(rendered).map_err(|e| {
+            format!("template `{template_id}` with {}: {e}", Value::Object(point.params.clone().into_iter().collect()))
+        })?;
+        if entry.template.is_some() || entry.grid.is_some() {
+            return Err(format!("template `{template_id}` may not nest templates"));
+        }
+        out.push((entry, point.params));
+    }
+    Ok(out)
+}
+
+fn render_value(env: &Environment<'_>, value: &Value, params: &BTreeMap<String, Value>) -> Result<Value, String> {
+    Ok(match value {
+        Value::String(s) => {
+            // A string that is exactly `{{ name }}` takes the value itself, keeping its type.
+            let trimmed = s.trim();
+            if let Some(inner) = trimmed.strip_prefix("{{").and_then(|r| r.strip_suffix("}}")) {
+                let name = inner.trim();
+                if let Some(v) = params.get(name) {
+                    return Ok(v.clone());
+                }
+            }
+            if s.contains("{{") || s.contains("{%") {
+                Value::String(env.render_str(s, minijinja::Value::from(minijinja::value::Serde(params))).map_err(|e| e.to_string())?)
+            } else {
+                value.clone()
+            }
+        }
+        Value::Array(items) => {
+            Value::Array(items.iter().map(|v| render_value(env, v, params)).collect::<Result<_, _>>()?)
+        }
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| Ok((k.clone(), render_value(env, v, params)?)))
+                .collect::<Result<_, String>>()?,
+        ),
+        other => other.clone(),
+    })
+}

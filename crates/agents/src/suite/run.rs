@@ -1,0 +1,248 @@
+//! Running a suite: each scenario run is a fresh conversation with a fresh bot from the
+//! [`BotFactory`]; steps are sent in order, each under the scenario's turn timeout. A bot error or
+//! timeout becomes a failed turn (and stops the conversation), never a pass. The transcript is then
+//! scored with `scoring::expect::evaluate` (after the optional LLM judge answered its questions)
+//! and a `ScoreCard` under the suite's policy. Scenarios run concurrently, bounded by
+//! [`RunOptions::concurrency`]; results keep the suite's order.
+
+use std::time::Instant;
+
+use futures::StreamExt;
+use serde::{Deserialize, Serialize};
+
+use scoring::expect::{JudgeVerdicts, evaluate, judge_questions};
+use scoring::transcript::{BotTurn, Transcript};
+use scoring::{ScenarioReport, ScoreCard, ScorePolicy};
+
+use super::{Suite, SuiteScenario};
+use crate::bot::judge::LlmJudge;
+use crate::bot::{Bot, BotError, Expected};
+
+/// Makes a fresh bot for one run of one scenario.
+pub trait BotFactory: Send + Sync {
+    /// A bot for a new conversation of `scenario`.
+    ///
+    /// # Errors
+    /// A [`BotError`] when the bot cannot be built (recorded as the run's failure).
+    fn create(&self, scenario: &SuiteScenario) -> Result<Box<dyn Bot>, BotError>;
+}
+
+impl<F> BotFactory for F
+where
+    F: Fn(&SuiteScenario) -> Result<Box<dyn Bot>, BotError> + Send + Sync,
+{
+    fn create(&self, scenario: &SuiteScenario) -> Result<Box<dyn Bot>, BotError> {
+        self(scenario)
+    }
+}
+
+/// How to run a suite.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Runs per scenario (≥ 1); more than one measures flakiness.
+    pub repeat: u32,
+    /// Scenarios in flight at once (≥ 1).
+    pub concurrency: usize,
+    /// Only scenarios matching this pattern (see [`SuiteScenario::matches`]).
+    pub filter: Option<String>,
+    /// Overrides the suite's strict mode.
+    pub strict: Option<bool>,
+    /// Overrides the suite's threshold.
+    pub threshold: Option<u32>,
+    /// Ask this judge the askFor/warn/reject questions.
+    pub judge: Option<LlmJudge>,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        Self { repeat: 1, concurrency: 4, filter: None, strict: None, threshold: None, judge: None }
+    }
+}
+
+/// One run of one scenario.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunResult {
+    /// What was said.
+    pub transcript: Transcript,
+    /// The scored verdict.
+    pub report: ScenarioReport,
+}
+
+/// All runs of one scenario.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ScenarioResult {
+    /// Scenario id.
+    pub id: String,
+    /// Scenario name.
+    pub name: String,
+    /// Category name.
+    pub category: String,
+    /// Tags.
+    pub tags: Vec<String>,
+    /// The outcome the scenario's script declares, when run scripted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_outcome: Option<Expected>,
+    /// One entry per repeat.
+    pub runs: Vec<RunResult>,
+}
+
+impl ScenarioResult {
+    /// Passed when every run passed.
+    #[must_use]
+    pub fn passed(&self) -> bool {
+        !self.runs.is_empty() && self.runs.iter().all(|r| r.report.card.passed())
+    }
+
+    /// Runs that passed.
+    #[must_use]
+    pub fn passed_runs(&self) -> usize {
+        self.runs.iter().filter(|r| r.report.card.passed()).count()
+    }
+
+    /// Names of checks that passed in some runs and failed in others.
+    #[must_use]
+    pub fn flipping_checks(&self) -> Vec<String> {
+        let mut seen: std::collections::BTreeMap<&str, (bool, bool)> = Default::default();
+        for run in &self.runs {
+            for check in run.report.card.checks() {
+                let entry = seen.entry(check.name.as_str()).or_default();
+                if check.passed {
+                    entry.0 = true;
+                } else {
+                    entry.1 = true;
+                }
+            }
+        }
+        seen.into_iter().filter(|(_, (p, f))| *p && *f).map(|(n, _)| n.to_owned()).collect()
+    }
+}
+
+/// The outcome of a whole suite.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SuiteResult {
+    /// Suite name.
+    pub suite: String,
+    /// Runs per scenario.
+    pub repeat: u32,
+    /// One entry per selected scenario, in suite order.
+    pub scenarios: Vec<ScenarioResult>,
+}
+
+impl SuiteResult {
+    /// True when every scenario passed every run.
+    #[must_use]
+    pub fn passed(&self) -> bool {
+        self.scenarios.iter().all(ScenarioResult::passed)
+    }
+}
+
+/// Runs the selected scenarios of `suite`, `opts.repeat` times each.
+pub async fn run_suite(suite: &Suite, factory: &dyn BotFactory, opts: &RunOptions) -> SuiteResult {
+    let policy = ScorePolicy {
+        threshold: opts.threshold.unwrap_or(suite.defaults.threshold),
+        strict: opts.strict.unwrap_or(suite.defaults.strict),
+        ..ScorePolicy::default()
+    };
+    let selected: Vec<&SuiteScenario> = suite
+        .scenarios
+        .iter()
+        .filter(|s| opts.filter.as_deref().is_none_or(|p| s.matches(p)))
+        .collect();
+    let repeat = opts.repeat.max(1);
+    let jobs = selected.iter().enumerate().flat_map(|(i, s)| (0..repeat).map(move |r| (i, r, *s)));
+    let policy = &policy;
+    let mut done: Vec<(usize, u32, RunResult)> = futures::stream::iter(jobs)
+        .map(|(i, r, scenario)| async move {
+            (i, r, run_scenario(scenario, factory, policy, opts.judge.as_ref()).await)
+        })
+        .buffer_unordered(opts.concurrency.max(1))
+        .collect()
+        .await;
+    done.sort_by_key(|(i, r, _)| (*i, *r));
+    let mut scenarios: Vec<ScenarioResult> = selected
+        .iter()
+        .map(|s| ScenarioResult {
+            id: s.id.clone(),
+            name: s.name.clone(),
+            category: s.category.as_str().to_owned(),
+            tags: s.tags.clone(),
+            expected_outcome: s.script.as_ref().and_then(|sc| sc.expect_outcome),
+            runs: Vec::new(),
+        })
+        .collect();
+    for (i, _, run) in done {
+        if let Some(s) = scenarios.get_mut(i) {
+            s.runs.push(run);
+        }
+    }
+    tracing::info!(suite = %suite.name, scenarios = scenarios.len(), repeat, "suite run finished");
+    SuiteResult { suite: suite.name.clone(), repeat, scenarios }
+}
+
+/// Plays one scenario once with a fresh bot and scores it.
+pub async fn run_scenario(
+    scenario: &SuiteScenario,
+    factory: &dyn BotFactory,
+    policy: &ScorePolicy,
+    judge: Option<&LlmJudge>,
+) -> RunResult {
+    let mut transcript = Transcript::default();
+    match factory.create(scenario) {
+        Ok(mut bot) => {
+            for step in &scenario.steps {
+                let turn = play_turn(bot.as_mut(), &transcript, step, scenario).await;
+                let failed = turn.error.is_some();
+                transcript.push(step.clone(), turn);
+                if failed {
+                    // Later steps would answer a conversation the bot never held; they are
+                    // reported as "not reached" by the checks that target them.
+                    break;
+                }
+            }
+        }
+        Err(e) => {
+            let first = scenario.steps.first().cloned().unwrap_or_default();
+            transcript.push(first, BotTurn::failed(format!("the bot could not be started: {e}")));
+        }
+    }
+    let verdicts = match judge {
+        Some(judge) => judge.answer(&judge_questions(&scenario.expectations, &transcript)).await,
+        None => JudgeVerdicts::default(),
+    };
+    let checks = evaluate(&scenario.expectations, &transcript, &verdicts);
+    let card = ScoreCard::new(checks, policy);
+    tracing::debug!(scenario = %scenario.id, score = card.score(), passed = card.passed(), "scenario scored");
+    let report = ScenarioReport::new(&scenario.id, &scenario.name, scenario.category.as_str(), card);
+    RunResult { transcript, report }
+}
+
+async fn play_turn(
+    bot: &mut dyn Bot,
+    transcript: &Transcript,
+    message: &str,
+    scenario: &SuiteScenario,
+) -> BotTurn {
+    let started = Instant::now();
+    let outcome = tokio::time::timeout(scenario.turn_timeout, bot.turn(&transcript.turns, message)).await;
+    let elapsed = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    match outcome {
+        Ok(Ok(mut turn)) => {
+            turn.latency_ms = elapsed;
+            turn
+        }
+        Ok(Err(e)) => {
+            tracing::warn!(scenario = %scenario.id, error = %e, "bot turn failed");
+            BotTurn { latency_ms: elapsed, ..BotTurn::failed(e.to_string()) }
+        }
+        Err(_) => {
+            tracing::warn!(scenario = %scenario.id, "bot turn timed out");
+            BotTurn {
+                latency_ms: elapsed,
+                ..BotTurn::failed(format!(
+                    "timed out after {} ms",
+                    scenario.turn_timeout.as_millis()
+                ))
+            }
+        }
+    }
+}

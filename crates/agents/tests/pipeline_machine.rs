@@ -1,0 +1,271 @@
+//! `ScenarioRun` driven with canned replies: no network, no executor.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use agents::pipeline::{AgentKind, Pipeline, PipelineSettings, RatioJudgeMode, RunOutcome, ScenarioRun};
+use llm_client::{ChatResponse, LlmError, Usage};
+use scenarios::Scenario;
+use serde_json::{Value, json};
+
+fn scenario() -> Scenario {
+    let params: BTreeMap<String, Value> = [
+        ("first_language", json!("Spanish")),
+        ("second_language", json!("English")),
+        ("cs_ratio", json!("30%")),
+        ("topic", json!("sports")),
+        ("tense", json!("Present")),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    Scenario::new(7, params)
+}
+
+fn pipeline(mode: RatioJudgeMode, max_refinements: u32) -> Arc<Pipeline> {
+    let settings = PipelineSettings { ratio_judge: mode, max_refinements, ..PipelineSettings::default() };
+    Arc::new(Pipeline::new(settings).expect("valid settings"))
+}
+
+fn ok(json: Value) -> Result<ChatResponse, LlmError> {
+    Ok(ChatResponse {
+        model: "canned".into(),
+        content: json.to_string(),
+        json: Some(json),
+        usage: Usage { prompt_tokens: 100, completion_tokens: 20, estimated: false },
+        cost_usd: Some(0.001),
+        ..ChatResponse::default()
+    })
+}
+
+fn batch(tag: &str) -> Value {
+    json!({"instances": [
+        format!("{tag} Hoy el equipo played really well en el partido."),
+        format!("{tag} Mi hermano dice que the coach is amazing."),
+        format!("{tag} Vamos al estadio, it is going to be great."),
+    ]})
+}
+
+/// Judge replies giving these four scores.
+fn judge_reply(agent: AgentKind, score: f64) -> Value {
+    match agent {
+        AgentKind::Fluency => json!({"fluency_score": score, "errors": [], "summary": "fluent"}),
+        AgentKind::Naturalness => json!({"naturalness_score": score, "observations": [{"sentence": 1, "note": "ok"}], "summary": "natural"}),
+        AgentKind::CsRatio => json!({"ratio_score": score, "computed_ratio": 0.3, "notes": "close"}),
+        AgentKind::SocioCultural => json!({"socio_cultural_score": score, "issues": [], "summary": "fine"}),
+        other => panic!("{other} is not a judge"),
+    }
+}
+
+/// Answers every pending judge call with the given scores; returns the keys answered.
+fn judge(run: &mut ScenarioRun, scores: [f64; 4]) -> Vec<String> {
+    let calls = run.pending();
+    let mut keys = Vec::new();
+    for call in calls {
+        let i = AgentKind::JUDGES.iter().position(|j| *j == call.agent).expect("a judge call");
+        run.absorb(&call.key, ok(judge_reply(call.agent, scores[i]))).expect("known key");
+        keys.push(call.key);
+    }
+    keys.sort();
+    keys
+}
+
+fn write(run: &mut ScenarioRun, expected: AgentKind, reply: Value) -> String {
+    let calls = run.pending();
+    assert_eq!(calls.len(), 1, "one writer call at a time");
+    assert_eq!(calls[0].agent, expected);
+    run.absorb(&calls[0].key, ok(reply)).expect("known key");
+    calls[0].key.clone()
+}
+
+fn finished(run: ScenarioRun) -> agents::pipeline::ScenarioRecord {
+    match run.finish() {
+        RunOutcome::Finished(r) => *r,
+        RunOutcome::Failed(f) => panic!("failed: {}", f.reason),
+    }
+}
+
+#[test]
+fn accept_path_scores_with_the_weighted_formula() {
+    let s = scenario();
+    let id = s.id.clone();
+    let mut run = ScenarioRun::new(pipeline(RatioJudgeMode::Llm, 2), s);
+    assert_eq!(write(&mut run, AgentKind::Generator, batch("a")), format!("{id}:0:generator"));
+    let keys = judge(&mut run, [9.0, 8.5, 7.0, 9.0]);
+    assert_eq!(
+        keys,
+        ["cs_ratio", "fluency", "naturalness", "socio_cultural"].map(|j| format!("{id}:0:{j}")).to_vec()
+    );
+    assert!(run.is_done());
+    let r = finished(run);
+    assert!((r.score - 8.475).abs() < 1e-9, "score {}", r.score);
+    assert!(r.accepted);
+    assert_eq!(r.refine_count, 0);
+    assert_eq!(r.attempts.len(), 1);
+    assert_eq!(r.calls, 5);
+    assert_eq!(r.usage.prompt_tokens, 500);
+    assert_eq!(r.fluency_result["fluency_score"], json!(9.0));
+    assert_eq!(r.naturalness_result["observations"], json!({"sentence_1": "ok"}));
+    assert_eq!(r.cs_ratio_result["method"], json!("llm"));
+    assert_eq!(r.params["topic"], json!("sports"));
+    assert_eq!(r.models["generator"], "canned");
+}
+
+#[test]
+fn refine_replaces_the_batch_and_all_four_judges_run_again() {
+    let s = scenario();
+    let id = s.id.clone();
+    let mut run = ScenarioRun::new(pipeline(RatioJudgeMode::Llm, 2), s);
+    write(&mut run, AgentKind::Generator, batch("first"));
+    judge(&mut run, [5.0, 5.0, 5.0, 5.0]);
+    let refine_calls = run.pending();
+    assert_eq!(refine_calls.len(), 1);
+    let prompt = &refine_calls[0].request.messages[0].content;
+    assert!(prompt.contains("first Hoy"), "the refiner sees the current batch");
+    assert!(prompt.contains("EMBEDDED"), "every prompt defines cs_ratio");
+    assert_eq!(refine_calls[0].key, format!("{id}:1:refiner"));
+    run.absorb(&refine_calls[0].key, ok(batch("second"))).expect("known key");
+    let keys = judge(&mut run, [9.0, 9.0, 9.0, 9.0]);
+    assert_eq!(keys.len(), 4, "all four judges re-run");
+    assert!(keys.iter().all(|k| k.starts_with(&format!("{id}:1:"))));
+    let r = finished(run);
+    assert!(r.accepted);
+    assert_eq!(r.refine_count, 1);
+    assert_eq!(r.attempts.len(), 2);
+    assert!(r.data_generation_result[0].starts_with("second"), "the refined text replaced the batch");
+    assert!(r.attempts[0].data_generation_result[0].starts_with("first"));
+    assert_eq!(r.attempts[1].produced_by, AgentKind::Refiner);
+    assert!((r.attempts[0].score - 5.0).abs() < 1e-9);
+    assert!((r.score - 9.0).abs() < 1e-9);
+}
+
+#[test]
+fn spent_refinement_budget_keeps_the_last_attempt_not_accepted() {
+    let mut run = ScenarioRun::new(pipeline(RatioJudgeMode::Llm, 2), scenario());
+    write(&mut run, AgentKind::Generator, batch("g"));
+    judge(&mut run, [4.0, 4.0, 4.0, 4.0]);
+    write(&mut run, AgentKind::Refiner, batch("r1"));
+    judge(&mut run, [5.0, 5.0, 5.0, 5.0]);
+    write(&mut run, AgentKind::Refiner, batch("r2"));
+    judge(&mut run, [6.0, 6.0, 6.0, 6.0]);
+    assert!(run.is_done(), "no third refinement");
+    assert!(run.pending().is_empty());
+    let r = finished(run);
+    assert!(!r.accepted);
+    assert_eq!(r.refine_count, 2);
+    assert_eq!(r.attempts.len(), 3);
+    assert!(r.data_generation_result[0].starts_with("r2"));
+    assert!((r.score - 6.0).abs() < 1e-9);
+}
+
+#[test]
+fn empty_generations_are_retried_then_succeed() {
+    let s = scenario();
+    let id = s.id.clone();
+    let mut run = ScenarioRun::new(pipeline(RatioJudgeMode::Llm, 0), s);
+    write(&mut run, AgentKind::Generator, json!({"instances": []}));
+    let key = write(&mut run, AgentKind::Generator, json!({"instances": ["  ", "", "one"]}));
+    assert_eq!(key, format!("{id}:0:generator~2"));
+    let calls = run.pending();
+    assert!(calls[0].request.messages[0].content.contains("retry 2"), "the retry says why");
+    run.absorb(&calls[0].key, ok(batch("g"))).expect("known key");
+    judge(&mut run, [9.0, 9.0, 9.0, 9.0]);
+    let r = finished(run);
+    assert!(r.accepted);
+    assert_eq!(r.notes.len(), 2, "both rejected tries are noted: {:?}", r.notes);
+}
+
+#[test]
+fn empty_generations_beyond_the_bound_fail_the_scenario() {
+    let mut run = ScenarioRun::new(pipeline(RatioJudgeMode::Llm, 2), scenario());
+    for _ in 0..3 {
+        write(&mut run, AgentKind::Generator, json!({"instances": [""]}));
+    }
+    assert!(run.is_done());
+    match run.finish() {
+        RunOutcome::Failed(f) => {
+            assert!(f.reason.contains("generator gave no usable batch in 3 tries"), "{}", f.reason);
+            assert_eq!(f.agent, Some(AgentKind::Generator));
+            assert!(!f.fatal);
+            assert_eq!(f.totals.calls, 3);
+        }
+        RunOutcome::Finished(_) => panic!("must fail"),
+    }
+}
+
+#[test]
+fn a_judge_error_fails_the_scenario_and_auth_is_fatal() {
+    for (err, fatal) in [
+        (LlmError::Server { status: 500, attempts: 4, message: "boom".into() }, false),
+        (LlmError::Auth { status: 401, endpoint: "x".into(), env_var: "KEY".into() }, true),
+    ] {
+        let mut run = ScenarioRun::new(pipeline(RatioJudgeMode::Llm, 2), scenario());
+        write(&mut run, AgentKind::Generator, batch("g"));
+        let calls = run.pending();
+        for call in calls {
+            let reply =
+                if call.agent == AgentKind::Fluency { Err(err.clone()) } else { ok(judge_reply(call.agent, 9.0)) };
+            run.absorb(&call.key, reply).expect("known key");
+        }
+        assert!(run.is_done());
+        match run.finish() {
+            RunOutcome::Failed(f) => {
+                assert_eq!(f.agent, Some(AgentKind::Fluency));
+                assert_eq!(f.fatal, fatal);
+                assert!(f.reason.starts_with("fluency: "), "{}", f.reason);
+            }
+            RunOutcome::Finished(_) => panic!("must fail"),
+        }
+    }
+}
+
+#[test]
+fn a_judge_score_out_of_range_fails_the_scenario() {
+    let mut run = ScenarioRun::new(pipeline(RatioJudgeMode::Llm, 2), scenario());
+    write(&mut run, AgentKind::Generator, batch("g"));
+    judge(&mut run, [12.0, 9.0, 9.0, 9.0]);
+    match run.finish() {
+        RunOutcome::Failed(f) => assert!(f.reason.contains("outside 0–10"), "{}", f.reason),
+        RunOutcome::Finished(_) => panic!("must fail"),
+    }
+}
+
+#[test]
+fn measured_mode_scores_the_ratio_without_a_call() {
+    let mut run = ScenarioRun::new(pipeline(RatioJudgeMode::Measured, 0), scenario());
+    write(&mut run, AgentKind::Generator, batch("g"));
+    let keys = judge(&mut run, [9.0, 9.0, 0.0, 9.0]);
+    assert_eq!(keys.len(), 3, "no cs_ratio call: {keys:?}");
+    let r = finished(run);
+    assert_eq!(r.cs_ratio_result["method"], json!("measured"));
+    let measured = r.measurement.as_ref().and_then(|m| m["embedded_ratio"].as_f64()).expect("a measurement");
+    let expected = scoring::codeswitch::ratio_score(measured, 0.3);
+    assert!((r.scores["cs_ratio"] - expected).abs() < 1e-9);
+    assert_eq!(r.calls, 4);
+}
+
+#[test]
+fn hybrid_mode_averages_the_llm_and_measured_scores() {
+    let mut run = ScenarioRun::new(pipeline(RatioJudgeMode::Hybrid, 0), scenario());
+    write(&mut run, AgentKind::Generator, batch("g"));
+    judge(&mut run, [9.0, 9.0, 6.0, 9.0]);
+    let r = finished(run);
+    let measured = r.cs_ratio_result["measured_ratio_score"].as_f64().expect("measured score");
+    assert_eq!(r.cs_ratio_result["method"], json!("hybrid"));
+    assert!((r.scores["cs_ratio"] - (6.0 + measured) / 2.0).abs() < 1e-9);
+}
+
+#[test]
+fn a_scenario_without_languages_fails_at_once() {
+    let s = Scenario::new(0, BTreeMap::from([("topic".to_string(), json!("x"))]));
+    let mut run = ScenarioRun::new(pipeline(RatioJudgeMode::Llm, 2), s);
+    assert!(run.pending().is_empty());
+    assert!(run.is_done());
+    assert!(matches!(run.finish(), RunOutcome::Failed(f) if f.reason.contains("first_language")));
+}
+
+#[test]
+fn unknown_keys_are_refused() {
+    let mut run = ScenarioRun::new(pipeline(RatioJudgeMode::Llm, 2), scenario());
+    assert!(run.absorb("nope", ok(batch("x"))).is_err());
+}

@@ -1,0 +1,385 @@
+//! `RunSettings`: everything `scenario-engine run` can be told, and how the layers combine.
+//!
+//! Layers, later wins: built-in defaults → the config file's `run:` section → environment
+//! variables `SCENARIO_ENGINE__<KEY>` (nested keys joined with `__`, e.g.
+//! `SCENARIO_ENGINE__AGENTS__GENERATOR__MODEL`) → command-line flags. The merge is done by the
+//! `config` crate; a value of the wrong type or an unknown key is an error naming the key.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use agents::pipeline::{AgentKind, AgentSet, AgentSettings, PipelineSettings, RatioJudgeMode};
+use llm_client::{ClientConfig, Limits, PriceTable, ProviderConfig, ProviderKind, RetryPolicy};
+use scoring::JudgeWeights;
+
+/// Per-agent overrides; unset fields fall back to the run-wide `model` and built-in defaults.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AgentOverride {
+    /// Model (for Azure: deployment) for this agent.
+    pub model: Option<String>,
+    /// Sampling temperature.
+    pub temperature: Option<f32>,
+    /// Cap on the reply's tokens.
+    pub max_tokens: Option<u32>,
+    /// A minijinja template file replacing the built-in prompt.
+    pub prompt: Option<PathBuf>,
+}
+
+/// Overrides for each of the six agents.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AgentOverrides {
+    /// The generator.
+    pub generator: AgentOverride,
+    /// The fluency judge.
+    pub fluency: AgentOverride,
+    /// The naturalness judge.
+    pub naturalness: AgentOverride,
+    /// The cs-ratio judge.
+    pub cs_ratio: AgentOverride,
+    /// The socio-cultural judge.
+    pub socio_cultural: AgentOverride,
+    /// The refiner.
+    pub refiner: AgentOverride,
+}
+
+impl AgentOverrides {
+    fn get(&self, kind: AgentKind) -> &AgentOverride {
+        match kind {
+            AgentKind::Generator => &self.generator,
+            AgentKind::Fluency => &self.fluency,
+            AgentKind::Naturalness => &self.naturalness,
+            AgentKind::CsRatio => &self.cs_ratio,
+            AgentKind::SocioCultural => &self.socio_cultural,
+            AgentKind::Refiner => &self.refiner,
+        }
+    }
+}
+
+/// The response cache.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CacheSettings {
+    /// On by default: re-running unfinished work costs nothing for calls already answered.
+    pub enabled: bool,
+    /// Cache directory; default `<output dir>/.scenario-engine-cache`.
+    pub dir: Option<PathBuf>,
+}
+
+impl Default for CacheSettings {
+    fn default() -> Self {
+        Self { enabled: true, dir: None }
+    }
+}
+
+/// Every setting of a run. See the module docs for the layering.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RunSettings {
+    /// Wire protocol: `openai` (and compatible servers), `azure`, `anthropic`.
+    pub provider: ProviderKind,
+    /// Endpoint base URL, e.g. `https://api.openai.com/v1`.
+    pub base_url: String,
+    /// Name of the environment variable holding the API key (never the key itself).
+    pub api_key_env: String,
+    /// Azure `api-version` / Anthropic version header.
+    pub api_version: Option<String>,
+    /// The model every agent uses unless `agents.<name>.model` says otherwise.
+    pub model: String,
+    /// Per-agent model, temperature, max_tokens and prompt file.
+    pub agents: AgentOverrides,
+    /// Requests in flight at once (the transport's limit; also the scenarios in flight).
+    pub concurrency: usize,
+    /// Requests per minute cap.
+    pub rpm: Option<u32>,
+    /// Tokens per minute cap.
+    pub tpm: Option<u64>,
+    /// Judge weights by name (fluency, naturalness, cs_ratio, socio_cultural).
+    pub weights: BTreeMap<String, f64>,
+    /// Accept at a weighted score ≥ this.
+    pub threshold: f64,
+    /// Refinements after the first attempt.
+    pub max_refinements: u32,
+    /// How the ratio score is obtained: measured, llm or hybrid.
+    pub ratio_judge: RatioJudgeMode,
+    /// Fewest usable texts per batch.
+    pub min_instances: u32,
+    /// Most texts per batch.
+    pub max_instances: u32,
+    /// Tries of a generator/refiner call that returns no usable batch.
+    pub max_write_tries: u32,
+    /// Sampling seed sent with every request.
+    pub seed: Option<u64>,
+    /// The response cache.
+    pub cache: CacheSettings,
+    /// Refuse to start above this estimated cost, stop dispatching when the spend reaches it (USD).
+    pub budget: Option<f64>,
+    /// USD per million tokens by model (prefix match), added to the built-in table.
+    pub prices: BTreeMap<String, llm_client::ModelPrice>,
+    /// Transport retries (`max_retries`, `base_delay`, `max_delay`).
+    pub retry: RetryPolicy,
+    /// Per-request read timeout.
+    #[serde(with = "humantime_ms")]
+    pub read_timeout: Duration,
+    /// The JSONL output file.
+    pub output: Option<PathBuf>,
+}
+
+impl Default for RunSettings {
+    fn default() -> Self {
+        let provider = ProviderConfig::default();
+        let pipeline = PipelineSettings::default();
+        Self {
+            provider: provider.kind,
+            base_url: provider.base_url,
+            api_key_env: provider.api_key_env,
+            api_version: None,
+            model: "gpt-4o-mini".into(),
+            agents: AgentOverrides::default(),
+            concurrency: 16,
+            rpm: None,
+            tpm: None,
+            weights: JudgeWeights::default().0,
+            threshold: pipeline.threshold,
+            max_refinements: pipeline.max_refinements,
+            ratio_judge: pipeline.ratio_judge,
+            min_instances: pipeline.min_instances,
+            max_instances: pipeline.max_instances,
+            max_write_tries: pipeline.max_write_tries,
+            seed: None,
+            cache: CacheSettings::default(),
+            budget: None,
+            prices: BTreeMap::new(),
+            retry: RetryPolicy::default(),
+            read_timeout: provider.read_timeout,
+            output: None,
+        }
+    }
+}
+
+/// Durations as milliseconds (integer) or a string with a unit ("500ms", "2s").
+mod humantime_ms {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Ms(u64),
+            Text(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::Ms(ms) => Ok(Duration::from_millis(ms)),
+            Raw::Text(t) => {
+                let t = t.trim();
+                let (num, unit) = t.split_at(t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len()));
+                let n: u64 = num.parse().map_err(|_| serde::de::Error::custom(format!("invalid duration `{t}`")))?;
+                match unit {
+                    "" | "ms" => Ok(Duration::from_millis(n)),
+                    "s" => Ok(Duration::from_secs(n)),
+                    "m" => Ok(Duration::from_secs(n * 60)),
+                    other => Err(serde::de::Error::custom(format!("unknown duration unit `{other}`"))),
+                }
+            }
+        }
+    }
+}
+
+/// Bad settings: the message names the key.
+#[derive(Debug)]
+pub struct SettingsError(pub String);
+
+impl std::fmt::Display for SettingsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "invalid run settings: {}", self.0)
+    }
+}
+
+impl std::error::Error for SettingsError {}
+
+/// Flag values, already parsed by clap; `None` leaves the lower layers' value.
+#[derive(Debug, Default, Clone)]
+pub struct FlagOverrides(pub Vec<(&'static str, config::Value)>);
+
+impl FlagOverrides {
+    /// Adds `key = value` when the flag was given.
+    pub fn set(&mut self, key: &'static str, value: Option<impl Into<config::Value>>) {
+        if let Some(v) = value {
+            self.0.push((key, v.into()));
+        }
+    }
+}
+
+impl RunSettings {
+    /// Layers defaults, the config's `run:` section, `SCENARIO_ENGINE__*` env vars and flags.
+    /// `env` is the environment to read (the process's in production, a fixed map in tests).
+    pub fn layered(
+        run_section: Option<&serde_json::Value>,
+        env: Option<config::Map<String, String>>,
+        flags: &FlagOverrides,
+    ) -> Result<Self, SettingsError> {
+        let defaults = config::Config::try_from(&RunSettings::default()).map_err(|e| SettingsError(e.to_string()))?;
+        let mut builder = config::Config::builder().add_source(defaults);
+        if let Some(section) = run_section {
+            if !section.is_object() {
+                return Err(SettingsError("`run` must be a mapping of settings".into()));
+            }
+            let file = config::Config::try_from(section).map_err(|e| SettingsError(format!("run: {e}")))?;
+            builder = builder.add_source(file);
+        }
+        let mut environment = config::Environment::with_prefix("SCENARIO_ENGINE")
+            .prefix_separator("__")
+            .separator("__")
+            .try_parsing(true);
+        if env.is_some() {
+            environment = environment.source(env);
+        }
+        builder = builder.add_source(environment);
+        for (key, value) in &flags.0 {
+            builder = builder.set_override(*key, value.clone()).map_err(|e| SettingsError(format!("{key}: {e}")))?;
+        }
+        let merged = builder.build().map_err(|e| SettingsError(e.to_string()))?;
+        let settings: RunSettings = merged.try_deserialize().map_err(|e| SettingsError(e.to_string()))?;
+        settings.validate()?;
+        Ok(settings)
+    }
+
+    fn validate(&self) -> Result<(), SettingsError> {
+        let bad = |key: &str, msg: &str| Err(SettingsError(format!("{key}: {msg}")));
+        if self.concurrency == 0 {
+            return bad("concurrency", "must be at least 1");
+        }
+        if !(0.0..=10.0).contains(&self.threshold) {
+            return bad("threshold", "must be within 0–10");
+        }
+        if let Some(b) = self.budget
+            && !(b.is_finite() && b >= 0.0)
+        {
+            return bad("budget", "must be a non-negative number of USD");
+        }
+        if self.model.trim().is_empty() {
+            return bad("model", "must not be empty");
+        }
+        JudgeWeights::new(self.weights.clone()).map_err(|e| SettingsError(format!("weights: {e}")))?;
+        Ok(())
+    }
+
+    /// The pipeline's settings.
+    pub fn pipeline(&self) -> Result<PipelineSettings, SettingsError> {
+        let base = AgentSet::uniform(&self.model);
+        let mut agents = base.clone();
+        for kind in AgentKind::ALL {
+            let o = self.agents.get(kind);
+            let b = base.get(kind);
+            *agents.get_mut(kind) = AgentSettings {
+                model: o.model.clone().unwrap_or_else(|| b.model.clone()),
+                temperature: o.temperature.or(b.temperature),
+                max_tokens: o.max_tokens.or(b.max_tokens),
+                prompt: o.prompt.clone(),
+            };
+        }
+        Ok(PipelineSettings {
+            agents,
+            weights: JudgeWeights::new(self.weights.clone()).map_err(|e| SettingsError(format!("weights: {e}")))?,
+            threshold: self.threshold,
+            max_refinements: self.max_refinements,
+            max_write_tries: self.max_write_tries,
+            min_instances: self.min_instances,
+            max_instances: self.max_instances,
+            ratio_judge: self.ratio_judge,
+            seed: self.seed,
+        })
+    }
+
+    /// The price table: built-in prices plus `prices`.
+    #[must_use]
+    pub fn price_table(&self) -> PriceTable {
+        let mut table = PriceTable::default();
+        for (model, price) in &self.prices {
+            table.insert(model.clone(), *price);
+        }
+        table
+    }
+
+    /// The transport's configuration; `out` places the default cache directory next to it.
+    #[must_use]
+    pub fn client_config(&self, out: &std::path::Path) -> ClientConfig {
+        let provider = ProviderConfig {
+            kind: self.provider,
+            base_url: self.base_url.clone(),
+            api_key_env: self.api_key_env.clone(),
+            api_version: self.api_version.clone(),
+            read_timeout: self.read_timeout,
+            ..ProviderConfig::default()
+        };
+        let cache_dir = self.cache.enabled.then(|| {
+            self.cache.dir.clone().unwrap_or_else(|| default_cache_dir(out))
+        });
+        ClientConfig {
+            provider,
+            retry: self.retry.clone(),
+            limits: Limits { max_in_flight: self.concurrency, rpm: self.rpm, tpm: self.tpm, ..Limits::default() },
+            cache_dir,
+            prices: self.price_table(),
+            ..ClientConfig::default()
+        }
+    }
+}
+
+/// `<directory of the output>/.scenario-engine-cache`.
+#[must_use]
+pub fn default_cache_dir(out: &std::path::Path) -> PathBuf {
+    out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new(".")).join(".scenario-engine-cache")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> Option<config::Map<String, String>> {
+        Some(pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect())
+    }
+
+    #[test]
+    fn layers_apply_in_order() {
+        let section = serde_json::json!({"model": "file-model", "threshold": 7, "concurrency": 8,
+            "agents": {"generator": {"temperature": 0.5}}});
+        let mut flags = FlagOverrides::default();
+        flags.set("concurrency", Some(32_i64));
+        let s = RunSettings::layered(
+            Some(&section),
+            env(&[("SCENARIO_ENGINE__THRESHOLD", "7.5"), ("SCENARIO_ENGINE__AGENTS__FLUENCY__MODEL", "judge")]),
+            &flags,
+        )
+        .expect("valid");
+        assert_eq!((s.model.as_str(), s.threshold, s.concurrency), ("file-model", 7.5, 32));
+        let p = s.pipeline().expect("pipeline");
+        assert_eq!(p.agents.fluency.model, "judge");
+        assert_eq!(p.agents.generator.model, "file-model");
+        assert_eq!(p.agents.generator.temperature, Some(0.5));
+        assert_eq!(s.max_refinements, 2, "default kept");
+    }
+
+    #[test]
+    fn bad_values_name_the_key() {
+        let section = serde_json::json!({"threshold": "high"});
+        let err = RunSettings::layered(Some(&section), env(&[]), &FlagOverrides::default()).expect_err("bad");
+        assert!(err.to_string().contains("threshold"), "{err}");
+        let section = serde_json::json!({"concurency": 3});
+        let err = RunSettings::layered(Some(&section), env(&[]), &FlagOverrides::default()).expect_err("bad");
+        assert!(err.to_string().contains("concurency"), "{err}");
+        let section = serde_json::json!({"threshold": 12});
+        let err = RunSettings::layered(Some(&section), env(&[]), &FlagOverrides::default()).expect_err("bad");
+        assert!(err.to_string().contains("threshold"), "{err}");
+    }
+}

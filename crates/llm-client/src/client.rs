@@ -1,0 +1,607 @@
+//! [`Client`]: the production [`ChatModel`], composing provider wire formats with structured
+//! output negotiation and repair, retries, shared limits, the response cache, recording and
+//! usage accounting.
+//!
+//! One `Client` is meant to be shared (`Arc<Client>`) by every task of a run, because the limits,
+//! the remembered structured-output modes and the statistics are only meaningful run-wide.
+//! The API key is read once at construction, kept in a type whose `Debug` prints nothing, sent
+//! only as a header, and scrubbed from every server message before it reaches an error or a log.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::SystemTime;
+
+use futures::future::BoxFuture;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde_json::Value;
+use tokio::time::Instant;
+use tracing::Instrument as _;
+
+use crate::cache::{DiskCache, cache_key, replay_key};
+use crate::limits::{Concurrency, TokenBucket};
+use crate::provider::{self, Parsed, WireRequest};
+use crate::record::{Exchange, Recorder, Recording, is_secret_header};
+use crate::retry::{backoff, server_delay};
+use crate::stats::{ClientStats, StatsCell, bump};
+use crate::structured::{StructuredMode, Validators, coerce_to_schema, parse_tolerant};
+use crate::tokens::{count_prompt_tokens, count_tokens};
+use crate::{ChatModel, ChatRequest, ChatResponse, ClientConfig, Coercion, FinishReason, LlmError, Message, OutputSchema, ProviderKind, Usage};
+
+const REPAIR_PROMPT: &str = include_str!("../prompts/repair.txt");
+/// Completion budget assumed for TPM reservations when the request sets no `max_tokens`.
+const DEFAULT_COMPLETION_RESERVE: u64 = 1024;
+const REDACTED: &str = "[redacted]";
+
+/// An API key; `Debug` never shows it.
+struct ApiKey(String);
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(REDACTED)
+    }
+}
+
+/// The production chat client. See the [crate docs](crate) for an example.
+pub struct Client {
+    cfg: ClientConfig,
+    http: reqwest::Client,
+    api_key: Option<ApiKey>,
+    /// Configured extra headers, validated once.
+    extra_headers: HeaderMap,
+    window: Arc<Concurrency>,
+    rpm: Option<TokenBucket>,
+    tpm: Option<TokenBucket>,
+    cache: Option<DiskCache>,
+    recorder: Option<Recorder>,
+    /// Structured mode that worked per (base URL, model).
+    modes: Mutex<HashMap<(String, String), StructuredMode>>,
+    validators: Validators,
+    stats: StatsCell,
+}
+
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Client")
+            .field("provider", &self.cfg.provider.kind)
+            .field("base_url", &self.cfg.provider.base_url)
+            .field("api_key_env", &self.cfg.provider.api_key_env)
+            .field("api_key", &self.api_key)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What one HTTP attempt produced.
+struct RawReply {
+    status: u16,
+    headers: HeaderMap,
+    body: Vec<u8>,
+}
+
+/// A successful logical request (after retries).
+struct Answer {
+    parsed: Parsed,
+    retries: u32,
+    usage: Usage,
+}
+
+impl Client {
+    /// Builds a client, reading the API key from the environment variable named in the config
+    /// (absent or empty means "no credentials", which local servers accept).
+    ///
+    /// # Errors
+    /// [`LlmError::Config`] for an invalid base URL, header or HTTP client setup.
+    pub fn new(cfg: ClientConfig) -> Result<Self, LlmError> {
+        let key = std::env::var(&cfg.provider.api_key_env).ok().filter(|k| !k.trim().is_empty());
+        Self::build(cfg, key)
+    }
+
+    /// Builds a client with an explicit API key instead of reading the environment (for callers
+    /// that obtain keys elsewhere, and for tests). Errors still name `api_key_env`.
+    ///
+    /// # Errors
+    /// As [`Client::new`].
+    pub fn with_api_key(cfg: ClientConfig, key: impl Into<String>) -> Result<Self, LlmError> {
+        let key: String = key.into();
+        Self::build(cfg, (!key.trim().is_empty()).then_some(key))
+    }
+
+    fn build(cfg: ClientConfig, key: Option<String>) -> Result<Self, LlmError> {
+        reqwest::Url::parse(&cfg.provider.base_url)
+            .map_err(|e| LlmError::Config(format!("invalid base URL {:?}: {e}", cfg.provider.base_url)))?;
+        let mut extra_headers = HeaderMap::new();
+        for (name, value) in &cfg.provider.headers {
+            let header = HeaderName::from_bytes(name.as_bytes())
+                .map_err(|_| LlmError::Config(format!("invalid header name {name:?}")))?;
+            // The value may be a secret: the error names the header only.
+            let mut value = HeaderValue::from_str(value)
+                .map_err(|_| LlmError::Config(format!("invalid value for header {name:?}")))?;
+            value.set_sensitive(is_secret_header(name));
+            extra_headers.insert(header, value);
+        }
+        let http = reqwest::Client::builder()
+            .connect_timeout(cfg.provider.connect_timeout)
+            .read_timeout(cfg.provider.read_timeout)
+            .pool_max_idle_per_host(cfg.limits.max_in_flight.max(1))
+            .build()
+            .map_err(|e| LlmError::Config(format!("HTTP client: {e}")))?;
+        let limits = &cfg.limits;
+        tracing::debug!(
+            provider = cfg.provider.kind.as_str(),
+            base_url = %cfg.provider.base_url,
+            has_key = key.is_some(),
+            "llm client ready"
+        );
+        Ok(Self {
+            window: Concurrency::new(limits.max_in_flight, limits.adaptive, limits.adaptive_step),
+            rpm: limits.rpm.map(|n| TokenBucket::per_minute(u64::from(n))),
+            tpm: limits.tpm.map(TokenBucket::per_minute),
+            cache: cfg.cache_dir.clone().map(DiskCache::new),
+            recorder: cfg.record_dir.clone().map(Recorder::new),
+            api_key: key.map(ApiKey),
+            extra_headers,
+            http,
+            modes: Mutex::new(HashMap::new()),
+            validators: Validators::default(),
+            stats: StatsCell::default(),
+            cfg,
+        })
+    }
+
+    /// The configuration this client was built with.
+    #[must_use]
+    pub fn config(&self) -> &ClientConfig {
+        &self.cfg
+    }
+
+    /// A snapshot of the run-wide counters.
+    #[must_use]
+    pub fn stats(&self) -> ClientStats {
+        let mut s = self.stats.snapshot();
+        s.rpm_waits = self.rpm.as_ref().map_or(0, TokenBucket::waits);
+        s.tpm_waits = self.tpm.as_ref().map_or(0, TokenBucket::waits);
+        s.in_flight_limit = self.window.limit();
+        s
+    }
+
+    /// The structured-output mode remembered for `model` on this client's endpoint, if a call
+    /// has settled one.
+    #[must_use]
+    pub fn structured_mode(&self, model: &str) -> Option<StructuredMode> {
+        let key = (self.cfg.provider.base_url.clone(), model.to_owned());
+        self.modes.lock().unwrap_or_else(PoisonError::into_inner).get(&key).copied()
+    }
+
+    /// Replaces every occurrence of the API key in server-provided text.
+    fn scrub(&self, text: String) -> String {
+        match &self.api_key {
+            Some(ApiKey(k)) if k.len() >= 4 && text.contains(k.as_str()) => text.replace(k.as_str(), REDACTED),
+            _ => text,
+        }
+    }
+
+    async fn call(&self, req: ChatRequest) -> Result<ChatResponse, LlmError> {
+        bump(&self.stats.calls);
+        let started = Instant::now();
+        let key = match &self.cache {
+            Some(_) if !req.no_cache => Some(cache_key(&self.cfg.provider.base_url, self.cfg.provider.kind, &req)),
+            _ => None,
+        };
+        if let (Some(cache), Some(key)) = (&self.cache, &key) {
+            if let Some(mut hit) = cache.get(key).await {
+                bump(&self.stats.cache_hits);
+                tracing::debug!(model = %req.model, "cache hit");
+                hit.cached = true;
+                hit.cost_usd = Some(0.0);
+                hit.retries = 0;
+                hit.repairs = 0;
+                hit.latency_ms = elapsed_ms(started);
+                return Ok(hit);
+            }
+            bump(&self.stats.cache_misses);
+        }
+        let mut exchanges = Vec::new();
+        let log = self.recorder.as_ref().map(|_| &mut exchanges);
+        let result = match &req.output_schema {
+            Some(schema) => self.structured(&req, schema, log).await,
+            None => self.plain(&req, log).await,
+        };
+        let mut resp = match result {
+            Ok(resp) => resp,
+            Err(e) => {
+                bump(&self.stats.failed_calls);
+                tracing::warn!(model = %req.model, error = %e, "model call failed");
+                return Err(e);
+            }
+        };
+        resp.latency_ms = elapsed_ms(started);
+        resp.cost_usd = self.cfg.prices.cost(&req.model, &resp.usage).or_else(|| self.cfg.prices.cost(&resp.model, &resp.usage));
+        self.stats.record_response(&resp);
+        if let (Some(cache), Some(key)) = (&self.cache, &key) {
+            // A cache that cannot be written must not fail a call that already succeeded (and paid).
+            if let Err(e) = cache.put(key, &resp).await {
+                tracing::warn!(error = %e, "response not cached");
+            }
+        }
+        if let Some(recorder) = &self.recorder {
+            let recording = Recording { key: replay_key(&req), request: req.clone(), exchanges, response: resp.clone() };
+            if let Err(e) = recorder.write(&recording).await {
+                tracing::warn!(error = %e, "exchange not recorded");
+            }
+        }
+        tracing::debug!(
+            model = %resp.model,
+            prompt_tokens = resp.usage.prompt_tokens,
+            completion_tokens = resp.usage.completion_tokens,
+            estimated = resp.usage.estimated,
+            retries = resp.retries,
+            repairs = resp.repairs,
+            latency_ms = resp.latency_ms,
+            "model call done"
+        );
+        Ok(resp)
+    }
+
+    async fn plain(&self, req: &ChatRequest, log: Option<&mut Vec<Exchange>>) -> Result<ChatResponse, LlmError> {
+        let wire = provider::build(&self.cfg.provider, req, None);
+        let answer = self.send(req, &req.messages, &wire, log).await?;
+        Ok(ChatResponse {
+            model: answer.parsed.model.unwrap_or_else(|| req.model.clone()),
+            content: answer.parsed.content,
+            json: None,
+            tool_calls: answer.parsed.tool_calls,
+            finish_reason: answer.parsed.finish_reason,
+            usage: answer.usage,
+            retries: answer.retries,
+            ..ChatResponse::default()
+        })
+    }
+
+    /// Structured output: negotiate a wire mode, then parse, coerce, validate and repair.
+    async fn structured(
+        &self,
+        req: &ChatRequest,
+        schema: &OutputSchema,
+        mut log: Option<&mut Vec<Exchange>>,
+    ) -> Result<ChatResponse, LlmError> {
+        let mode_key = (self.cfg.provider.base_url.clone(), req.model.clone());
+        let remembered = self.modes.lock().unwrap_or_else(PoisonError::into_inner).get(&mode_key).copied();
+        let mut mode = remembered.unwrap_or_else(|| provider::initial_mode(self.cfg.provider.kind));
+        let mut answer = loop {
+            let wire = provider::build(&self.cfg.provider, req, Some(mode));
+            match self.send(req, &wire_messages(req, &wire), &wire, log.as_deref_mut()).await {
+                Ok(answer) => break answer,
+                Err(LlmError::Rejected { status, message }) if provider::rejects_structured_mode(status, &message) => {
+                    let Some(next) = mode.next() else {
+                        return Err(LlmError::Rejected { status, message });
+                    };
+                    bump(&self.stats.fallbacks);
+                    tracing::info!(model = %req.model, ?mode, ?next, status, reason = %message, "structured mode rejected, falling back");
+                    mode = next;
+                }
+                Err(e) => return Err(e),
+            }
+        };
+        if remembered != Some(mode) {
+            self.modes.lock().unwrap_or_else(PoisonError::into_inner).insert(mode_key, mode);
+        }
+        let mut usage = answer.usage;
+        let mut retries = answer.retries;
+        let mut repairs = 0u32;
+        let mut conversation = req.messages.clone();
+        let mut repair_notes = Vec::new();
+        loop {
+            let (text, other_calls) = structured_text(&answer.parsed, schema, mode);
+            match self.interpret(&text, schema) {
+                Ok((json, mut coercions)) => {
+                    repair_notes.append(&mut coercions);
+                    let finish_reason = match answer.parsed.finish_reason {
+                        // Our own forced tool call is the answer, not a request to run a tool.
+                        FinishReason::ToolCalls if mode == StructuredMode::ToolCall && other_calls.is_empty() => FinishReason::Stop,
+                        other => other,
+                    };
+                    return Ok(ChatResponse {
+                        model: answer.parsed.model.unwrap_or_else(|| req.model.clone()),
+                        content: text,
+                        json: Some(json),
+                        tool_calls: other_calls,
+                        finish_reason,
+                        usage,
+                        retries,
+                        repairs,
+                        coercions: repair_notes,
+                        ..ChatResponse::default()
+                    });
+                }
+                Err(reason) if repairs >= self.cfg.max_repairs => {
+                    return Err(LlmError::InvalidOutput { reason, repairs, raw: text });
+                }
+                Err(reason) => {
+                    repairs += 1;
+                    bump(&self.stats.repairs);
+                    tracing::info!(model = %req.model, repairs, %reason, "structured reply invalid, asking for a repair");
+                    repair_notes.push(Coercion { path: String::new(), reason: format!("repair request after: {reason}") });
+                    conversation.push(Message::assistant(text));
+                    conversation.push(Message::user(REPAIR_PROMPT.replace("{reason}", &reason).trim_end()));
+                    let mut repair_req = req.clone();
+                    repair_req.messages.clone_from(&conversation);
+                    let wire = provider::build(&self.cfg.provider, &repair_req, Some(mode));
+                    answer = self.send(&repair_req, &wire_messages(&repair_req, &wire), &wire, log.as_deref_mut()).await?;
+                    usage = Usage {
+                        prompt_tokens: usage.prompt_tokens + answer.usage.prompt_tokens,
+                        completion_tokens: usage.completion_tokens + answer.usage.completion_tokens,
+                        estimated: usage.estimated || answer.usage.estimated,
+                    };
+                    retries += answer.retries;
+                }
+            }
+        }
+    }
+
+    /// Parses, coerces and validates one reply against the caller's original schema.
+    fn interpret(&self, text: &str, schema: &OutputSchema) -> Result<(Value, Vec<Coercion>), String> {
+        let (mut value, mut coercions) = parse_tolerant(text)?;
+        coercions.extend(coerce_to_schema(&mut value, &schema.schema));
+        self.validators.validate(&schema.schema, &value).map_err(|e| format!("schema violation: {e}"))?;
+        Ok((value, coercions))
+    }
+
+    /// One logical request with retries and limits. `prompt` is what the estimate counts.
+    async fn send(
+        &self,
+        req: &ChatRequest,
+        prompt: &[Message],
+        wire: &WireRequest,
+        mut log: Option<&mut Vec<Exchange>>,
+    ) -> Result<Answer, LlmError> {
+        let body = serde_json::to_vec(&wire.body).map_err(|e| LlmError::Protocol(format!("encoding request: {e}")))?;
+        let prompt_estimate = if self.tpm.is_some() { count_prompt_tokens(prompt) } else { 0 };
+        let reserve = prompt_estimate + req.max_tokens.map_or(DEFAULT_COMPLETION_RESERVE, u64::from);
+        let policy = &self.cfg.retry;
+        let mut retries = 0u32;
+        loop {
+            let slot = self.window.acquire().await;
+            if let Some(rpm) = &self.rpm {
+                rpm.acquire(1).await;
+            }
+            let reserved = match &self.tpm {
+                Some(tpm) => tpm.acquire(reserve).await,
+                None => 0,
+            };
+            bump(&self.stats.http_requests);
+            let outcome = self.attempt(wire, body.clone()).await;
+            drop(slot);
+            if let Some(log) = log.as_deref_mut() {
+                log.push(self.exchange(wire, &outcome));
+            }
+            let attempts = retries + 1;
+            let (delay_hint, error) = match outcome {
+                Ok(reply) if (200..300).contains(&reply.status) => {
+                    let value: Value = serde_json::from_slice(&reply.body).map_err(|e| {
+                        LlmError::Protocol(self.scrub(format!("reply is not JSON ({e}): {}", lossy_snippet(&reply.body))))
+                    })?;
+                    let parsed = provider::parse(self.cfg.provider.kind, &value)?;
+                    let usage = parsed.usage.unwrap_or_else(|| estimate_usage(prompt, &parsed));
+                    if let Some(tpm) = &self.tpm {
+                        let used = i64::try_from(usage.total()).unwrap_or(i64::MAX);
+                        tpm.adjust(i64::try_from(reserved).unwrap_or(i64::MAX).saturating_sub(used));
+                    }
+                    self.window.on_success();
+                    return Ok(Answer { parsed, retries, usage });
+                }
+                Ok(reply) => {
+                    self.refund(reserved);
+                    let message = self.scrub(provider::error_message(&String::from_utf8_lossy(&reply.body)));
+                    let hint = server_delay(&reply.headers, SystemTime::now()).map(|d| d.min(policy.max_server_delay()));
+                    match reply.status {
+                        401 | 403 => {
+                            return Err(LlmError::Auth {
+                                status: reply.status,
+                                endpoint: endpoint_of(&wire.url),
+                                env_var: self.cfg.provider.api_key_env.clone(),
+                            });
+                        }
+                        429 => {
+                            bump(&self.stats.rate_limited);
+                            self.window.on_rate_limited();
+                            (hint, LlmError::RateLimited { attempts, retry_after: hint })
+                        }
+                        408 => (hint, LlmError::Timeout { attempts }),
+                        status @ 500..=599 => (hint, LlmError::Server { status, attempts, message }),
+                        status => return Err(LlmError::Rejected { status, message }),
+                    }
+                }
+                Err(e) => {
+                    self.refund(reserved);
+                    let error = if e.is_timeout() {
+                        LlmError::Timeout { attempts }
+                    } else {
+                        LlmError::Connect { attempts, message: self.scrub(error_chain(&e)) }
+                    };
+                    (None, error)
+                }
+            };
+            if retries >= policy.max_retries {
+                return Err(error);
+            }
+            let delay = delay_hint.unwrap_or_else(|| backoff(policy, retries));
+            retries += 1;
+            bump(&self.stats.retries);
+            tracing::warn!(url = %endpoint_of(&wire.url), retry = retries, delay_ms = delay.as_millis() as u64, error = %error, "retrying");
+            tokio::time::sleep(delay).await;
+        }
+    }
+
+    fn refund(&self, reserved: u64) {
+        if let Some(tpm) = &self.tpm {
+            tpm.adjust(i64::try_from(reserved).unwrap_or(i64::MAX));
+        }
+    }
+
+    /// Sends one HTTP request with credentials.
+    async fn attempt(&self, wire: &WireRequest, body: Vec<u8>) -> Result<RawReply, reqwest::Error> {
+        let mut rb = self
+            .http
+            .post(&wire.url)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .headers(self.extra_headers.clone())
+            .body(body);
+        for (name, value) in &wire.headers {
+            rb = rb.header(*name, value);
+        }
+        if let Some(ApiKey(key)) = &self.api_key {
+            let (name, value) = match self.cfg.provider.kind {
+                ProviderKind::OpenAi => ("authorization", format!("Bearer {key}")),
+                ProviderKind::Azure => ("api-key", key.clone()),
+                ProviderKind::Anthropic => ("x-api-key", key.clone()),
+            };
+            if let Ok(mut value) = HeaderValue::from_str(&value) {
+                value.set_sensitive(true);
+                rb = rb.header(name, value);
+            }
+        }
+        let resp = rb.send().await?;
+        let status = resp.status().as_u16();
+        let headers = resp.headers().clone();
+        let body = resp.bytes().await?.to_vec();
+        Ok(RawReply { status, headers, body })
+    }
+
+    /// The recorded form of one attempt, with credentials redacted.
+    fn exchange(&self, wire: &WireRequest, outcome: &Result<RawReply, reqwest::Error>) -> Exchange {
+        let mut headers = BTreeMap::new();
+        headers.insert("content-type".to_owned(), "application/json".to_owned());
+        for (name, value) in &self.cfg.provider.headers {
+            let shown = if is_secret_header(name) { REDACTED.to_owned() } else { value.clone() };
+            headers.insert(name.to_ascii_lowercase(), shown);
+        }
+        for (name, value) in &wire.headers {
+            headers.insert((*name).to_owned(), value.clone());
+        }
+        if self.api_key.is_some() {
+            let name = match self.cfg.provider.kind {
+                ProviderKind::OpenAi => "authorization",
+                ProviderKind::Azure => "api-key",
+                ProviderKind::Anthropic => "x-api-key",
+            };
+            headers.insert(name.to_owned(), REDACTED.to_owned());
+        }
+        let (status, response) = match outcome {
+            Ok(reply) => {
+                let text = self.scrub(String::from_utf8_lossy(&reply.body).into_owned());
+                (Some(reply.status), serde_json::from_str(&text).unwrap_or(Value::String(text)))
+            }
+            Err(e) => (None, Value::String(self.scrub(error_chain(e)))),
+        };
+        let request = serde_json::from_str(&self.scrub(wire.body.to_string())).unwrap_or_else(|_| wire.body.clone());
+        Exchange { url: wire.url.clone(), headers, request, status, response }
+    }
+}
+
+impl ChatModel for Client {
+    fn chat(&self, req: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, LlmError>> {
+        let span = tracing::debug_span!("llm_call", model = %req.model, provider = self.cfg.provider.kind.as_str());
+        Box::pin(self.call(req).instrument(span))
+    }
+}
+
+/// The messages a wire request actually carries (with any schema instruction), for estimates.
+fn wire_messages(req: &ChatRequest, wire: &WireRequest) -> Vec<Message> {
+    // The schema instruction is part of the prompt the server counts; approximate it by adding
+    // the serialized schema as one more message when the body has grown beyond the messages.
+    match (&req.output_schema, wire.body.get("response_format")) {
+        (Some(schema), None) if !wire.body.get("tools").is_some_and(Value::is_array) => {
+            let mut m = req.messages.clone();
+            m.push(Message::system(schema.schema.to_string()));
+            m
+        }
+        _ => req.messages.clone(),
+    }
+}
+
+/// The JSON text of a structured reply and the tool calls that are not our synthetic one.
+fn structured_text(parsed: &Parsed, schema: &OutputSchema, mode: StructuredMode) -> (String, Vec<crate::ToolCall>) {
+    if mode == StructuredMode::ToolCall {
+        let idx = parsed
+            .tool_calls
+            .iter()
+            .position(|c| c.name == schema.name)
+            .or_else(|| (parsed.tool_calls.len() == 1).then_some(0));
+        if let Some(idx) = idx {
+            let mut others = parsed.tool_calls.clone();
+            let call = others.remove(idx);
+            let text = match call.arguments {
+                Value::String(s) => s,
+                other => other.to_string(),
+            };
+            return (text, others);
+        }
+    }
+    (parsed.content.clone(), parsed.tool_calls.clone())
+}
+
+fn estimate_usage(prompt: &[Message], parsed: &Parsed) -> Usage {
+    let completion = count_tokens(&parsed.content)
+        + parsed.tool_calls.iter().map(|c| count_tokens(&c.arguments.to_string())).sum::<u64>();
+    Usage { prompt_tokens: count_prompt_tokens(prompt), completion_tokens: completion, estimated: true }
+}
+
+/// Scheme, host and path of a URL, without the query string.
+fn endpoint_of(url: &str) -> String {
+    url.split('?').next().unwrap_or(url).to_owned()
+}
+
+fn elapsed_ms(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+fn lossy_snippet(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    match text.char_indices().nth(200) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.into_owned(),
+    }
+}
+
+/// The error with its sources, because reqwest's top-level message hides the cause.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        source = s.source();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn client_is_shareable_and_debug_hides_the_key() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<Client>();
+        let client = Client::with_api_key(ClientConfig::openai_compatible("http://127.0.0.1:9/v1"), "sk-secret-123")
+            .expect("valid config");
+        let debug = format!("{client:?}");
+        assert!(!debug.contains("sk-secret-123"), "{debug}");
+        assert!(debug.contains("[redacted]"), "{debug}");
+    }
+
+    #[test]
+    fn invalid_config_is_reported_without_values() {
+        let mut cfg = ClientConfig::openai_compatible("not a url");
+        assert!(matches!(Client::new(cfg.clone()), Err(LlmError::Config(_))));
+        cfg.provider.base_url = "http://localhost:1/v1".into();
+        cfg.provider.headers.insert("x-api-key".into(), "bad\nsecret".into());
+        let err = Client::new(cfg).expect_err("bad header value").to_string();
+        assert!(!err.contains("secret"), "{err}");
+    }
+
+    #[test]
+    fn endpoint_drops_the_query() {
+        assert_eq!(endpoint_of("https://r/openai/deployments/d/chat/completions?api-version=1"), "https://r/openai/deployments/d/chat/completions");
+    }
+}

@@ -1,0 +1,285 @@
+//! Client configuration: which provider to talk to, how to retry, which limits to respect.
+//!
+//! Every struct here is `Default` and deserializes with `#[serde(default)]`, so a settings file
+//! only names what it changes. Durations are written either as an integer number of
+//! **milliseconds** (`read_timeout = 120000`) or as a string with a unit (`"500ms"`, `"30s"`,
+//! `"2m"`, `"1h"`; units may be combined: `"1m30s"`). No API key is ever part of the
+//! configuration: only the *name* of the environment variable that holds it.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::price::PriceTable;
+
+/// The wire protocol of the endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProviderKind {
+    /// OpenAI Chat Completions and every server that imitates it (vLLM, Ollama, llama.cpp,
+    /// LM Studio, OpenRouter).
+    #[default]
+    #[serde(rename = "openai")]
+    OpenAi,
+    /// Azure OpenAI: deployment in the path, `api-version` query, `api-key` header.
+    Azure,
+    /// Anthropic Messages API.
+    Anthropic,
+}
+
+impl ProviderKind {
+    /// The name used in configuration files and cache keys.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::OpenAi => "openai",
+            Self::Azure => "azure",
+            Self::Anthropic => "anthropic",
+        }
+    }
+}
+
+/// Where and how to reach the model endpoint.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ProviderConfig {
+    /// Wire protocol.
+    pub kind: ProviderKind,
+    /// Base URL up to and including the API version segment, e.g. `https://api.openai.com/v1`,
+    /// `http://localhost:11434/v1`; for Azure the resource URL `https://NAME.openai.azure.com`.
+    pub base_url: String,
+    /// Name of the environment variable holding the API key. A missing or empty variable is
+    /// fine for local servers: no credential header is sent then.
+    pub api_key_env: String,
+    /// Azure `api-version` query value, or the `anthropic-version` header for Anthropic.
+    pub api_version: Option<String>,
+    /// Azure deployment name; defaults to the request's model.
+    pub deployment: Option<String>,
+    /// Extra headers sent with every request (e.g. OpenRouter's `HTTP-Referer`). Values are
+    /// treated as secrets in recordings when the name looks like a credential.
+    pub headers: BTreeMap<String, String>,
+    /// TCP/TLS connect timeout.
+    #[serde(with = "duration_serde")]
+    pub connect_timeout: Duration,
+    /// Maximum time between two reads of the response.
+    #[serde(with = "duration_serde")]
+    pub read_timeout: Duration,
+}
+
+impl Default for ProviderConfig {
+    fn default() -> Self {
+        Self {
+            kind: ProviderKind::OpenAi,
+            base_url: "https://api.openai.com/v1".to_owned(),
+            api_key_env: "OPENAI_API_KEY".to_owned(),
+            api_version: None,
+            deployment: None,
+            headers: BTreeMap::new(),
+            connect_timeout: Duration::from_secs(10),
+            read_timeout: Duration::from_secs(120),
+        }
+    }
+}
+
+/// Retry budget and backoff shape for transient failures (429, 5xx, timeouts, connect errors).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RetryPolicy {
+    /// Retries after the first attempt; 0 disables retrying.
+    pub max_retries: u32,
+    /// First backoff ceiling; doubles per attempt (full jitter picks a delay below the ceiling).
+    #[serde(with = "duration_serde")]
+    pub base_delay: Duration,
+    /// Upper bound of the computed backoff. A server's `Retry-After` may ask for longer and is
+    /// honoured up to [`RetryPolicy::max_server_delay`].
+    #[serde(with = "duration_serde")]
+    pub max_delay: Duration,
+}
+
+impl RetryPolicy {
+    /// The longest server-requested wait (`Retry-After`, `x-ratelimit-reset-*`) that is honoured;
+    /// anything longer is clamped so a misconfigured server cannot park a run for hours.
+    #[must_use]
+    pub fn max_server_delay(&self) -> Duration {
+        self.max_delay.max(Duration::from_secs(120))
+    }
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        Self {
+            max_retries: 4,
+            base_delay: Duration::from_millis(500),
+            max_delay: Duration::from_secs(30),
+        }
+    }
+}
+
+/// Client-side limits shared by every task using the same [`crate::Client`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Limits {
+    /// Requests in flight at once (at least 1).
+    pub max_in_flight: usize,
+    /// Requests per minute, if limited.
+    pub rpm: Option<u32>,
+    /// Tokens per minute (prompt + max completion reserved before a call), if limited.
+    pub tpm: Option<u64>,
+    /// AIMD concurrency: halve the in-flight window on a 429, grow it by one after
+    /// [`Limits::adaptive_step`] successes, never above `max_in_flight`.
+    pub adaptive: bool,
+    /// Successes needed to grow the adaptive window by one.
+    pub adaptive_step: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self { max_in_flight: 16, rpm: None, tpm: None, adaptive: false, adaptive_step: 8 }
+    }
+}
+
+/// Everything a [`crate::Client`] needs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ClientConfig {
+    /// Endpoint and credentials source.
+    pub provider: ProviderConfig,
+    /// Transient-failure retries.
+    pub retry: RetryPolicy,
+    /// Shared concurrency, RPM and TPM limits.
+    pub limits: Limits,
+    /// On-disk response cache directory; `None` disables caching.
+    pub cache_dir: Option<PathBuf>,
+    /// USD prices per model.
+    pub prices: PriceTable,
+    /// Repair requests allowed per call when structured output is broken or invalid.
+    pub max_repairs: u32,
+    /// When set, every real exchange is written there as a fixture (credentials redacted).
+    pub record_dir: Option<PathBuf>,
+}
+
+impl Default for ClientConfig {
+    fn default() -> Self {
+        Self {
+            provider: ProviderConfig::default(),
+            retry: RetryPolicy::default(),
+            limits: Limits::default(),
+            cache_dir: None,
+            prices: PriceTable::default(),
+            max_repairs: 1,
+            record_dir: None,
+        }
+    }
+}
+
+impl ClientConfig {
+    /// An OpenAI-compatible configuration for `base_url` with defaults for everything else.
+    #[must_use]
+    pub fn openai_compatible(base_url: impl Into<String>) -> Self {
+        let mut cfg = Self::default();
+        cfg.provider.base_url = base_url.into();
+        cfg
+    }
+}
+
+/// Parses `"1m30s"`, `"500ms"`, `"2h"`, `"45"` (plain number = milliseconds).
+pub(crate) fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err("empty duration".to_owned());
+    }
+    if let Ok(ms) = text.parse::<u64>() {
+        return Ok(Duration::from_millis(ms));
+    }
+    let mut total = Duration::ZERO;
+    let mut rest = text;
+    while !rest.is_empty() {
+        let digits_end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
+        if digits_end == 0 {
+            return Err(format!("invalid duration {text:?}: expected a number before the unit"));
+        }
+        let number: f64 = rest[..digits_end]
+            .parse()
+            .map_err(|_| format!("invalid duration {text:?}: bad number"))?;
+        rest = &rest[digits_end..];
+        let unit_end = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
+        let unit = rest[..unit_end].trim();
+        rest = &rest[unit_end..];
+        let secs = match unit {
+            "ms" => number / 1000.0,
+            "s" | "sec" | "secs" => number,
+            "m" | "min" | "mins" => number * 60.0,
+            "h" | "hr" | "hrs" => number * 3600.0,
+            "us" | "µs" => number / 1_000_000.0,
+            "ns" => number / 1_000_000_000.0,
+            other => return Err(format!("invalid duration {text:?}: unknown unit {other:?}")),
+        };
+        total += Duration::try_from_secs_f64(secs).map_err(|e| format!("invalid duration {text:?}: {e}"))?;
+    }
+    Ok(total)
+}
+
+/// Serde adapter: integers are milliseconds, strings carry a unit; serializes as a string.
+pub(crate) mod duration_serde {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        Millis(u64),
+        Text(String),
+    }
+
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{}ms", d.as_millis()))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        match Raw::deserialize(d)? {
+            Raw::Millis(ms) => Ok(Duration::from_millis(ms)),
+            Raw::Text(t) => super::parse_duration(&t).map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_parse_with_units_and_plain_millis() {
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("6m0s"), Ok(Duration::from_secs(360)));
+        assert_eq!(parse_duration("1m30s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
+        assert_eq!(parse_duration("250"), Ok(Duration::from_millis(250)));
+        assert!(parse_duration("soon").is_err());
+        assert!(parse_duration("5 parsecs").is_err());
+        assert!(parse_duration("").is_err());
+    }
+
+    #[test]
+    fn config_fills_defaults_and_reads_kinds() {
+        let cfg: ClientConfig = serde_json::from_value(serde_json::json!({
+            "provider": {"kind": "azure", "base_url": "https://x.openai.azure.com", "read_timeout": "45s"},
+            "retry": {"base_delay": 250},
+            "limits": {"tpm": 30000}
+        }))
+        .expect("valid config");
+        assert_eq!(cfg.provider.kind, ProviderKind::Azure);
+        assert_eq!(cfg.provider.read_timeout, Duration::from_secs(45));
+        assert_eq!(cfg.provider.connect_timeout, Duration::from_secs(10));
+        assert_eq!(cfg.provider.api_key_env, "OPENAI_API_KEY");
+        assert_eq!(cfg.retry.base_delay, Duration::from_millis(250));
+        assert_eq!(cfg.retry.max_retries, 4);
+        assert_eq!(cfg.limits.tpm, Some(30000));
+        assert_eq!(cfg.max_repairs, 1);
+        let kinds: Vec<ProviderKind> =
+            serde_json::from_str(r#"["openai","azure","anthropic"]"#).expect("kinds");
+        assert_eq!(kinds, [ProviderKind::OpenAi, ProviderKind::Azure, ProviderKind::Anthropic]);
+    }
+}

@@ -1,0 +1,226 @@
+//! Located configuration errors: the one error type every loader returns, and the
+//! "did you mean" machinery that turns serde's `unknown field` errors into friendly hints.
+//!
+//! A [`ConfigError`] always names the file and, when the parser or the [`SourceMap`](crate::SourceMap)
+//! knows it, the 1-based line and column (0 when unknown). Its `Display` is the compiler-style
+//! `FILE:LINE:COL: error: MESSAGE`, followed by `  hint: HINT` on a second line when there is one.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// An error in a configuration or suite file, with its location and an optional hint.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub struct ConfigError {
+    /// The file the error is in (as given by the caller, not canonicalised).
+    pub file: PathBuf,
+    /// 1-based line, 0 when unknown.
+    pub line: usize,
+    /// 1-based column (in characters), 0 when unknown.
+    pub column: usize,
+    /// What is wrong, without location (e.g. "unknown key `topis`").
+    pub message: String,
+    /// How to fix it, when we can tell (e.g. "did you mean `topics`?").
+    pub hint: Option<String>,
+}
+
+impl ConfigError {
+    /// An error at a known position (`line`/`column` 1-based; pass 0 when unknown).
+    #[must_use]
+    pub fn new(file: &Path, line: usize, column: usize, message: impl Into<String>) -> Self {
+        Self {
+            file: file.to_path_buf(),
+            line,
+            column,
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    /// An error that concerns the whole file (line and column 0).
+    #[must_use]
+    pub fn whole_file(file: &Path, message: impl Into<String>) -> Self {
+        Self::new(file, 0, 0, message)
+    }
+
+    /// Adds (or replaces) the hint.
+    #[must_use]
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    /// Rewrites serde's `unknown field `x`, expected one of `a`, `b`` (and the `unknown variant`
+    /// twin) into "unknown key `x`" with a did-you-mean hint. Other messages pass unchanged.
+    pub(crate) fn from_serde_message(
+        file: &Path,
+        line: usize,
+        column: usize,
+        message: &str,
+    ) -> Self {
+        match UnknownName::parse(message) {
+            Some(unknown) => {
+                let err = Self::new(file, line, column, unknown.message());
+                match unknown.hint() {
+                    Some(hint) => err.with_hint(hint),
+                    None => err,
+                }
+            }
+            None => Self::new(file, line, column, message),
+        }
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: error: {}",
+            self.file.display(),
+            self.line,
+            self.column,
+            self.message
+        )?;
+        if let Some(hint) = &self.hint {
+            write!(f, "\n  hint: {hint}")?;
+        }
+        Ok(())
+    }
+}
+
+/// A parsed serde "unknown field/variant" message.
+struct UnknownName {
+    /// "key" for fields, "value" for enum variants.
+    what: &'static str,
+    name: String,
+    expected: Vec<String>,
+}
+
+impl UnknownName {
+    /// Parses the wording serde's derive uses for every format (`serde::de::Error::unknown_field`
+    /// and `unknown_variant`), and serde-saphyr's variant of it (expected names without backticks).
+    fn parse(message: &str) -> Option<Self> {
+        let (what, rest) = if let Some(rest) = message.strip_prefix("unknown field `") {
+            ("key", rest)
+        } else if let Some(rest) = message.strip_prefix("unknown variant `") {
+            ("value", rest)
+        } else {
+            return None;
+        };
+        let (name, tail) = rest.split_once('`')?;
+        let tail = tail.trim_start_matches(',').trim();
+        let expected = if let Some(list) = tail.strip_prefix("expected one of ") {
+            split_names(list)
+        } else if let Some(list) = tail.strip_prefix("expected ") {
+            split_names(list)
+        } else {
+            Vec::new()
+        };
+        Some(Self {
+            what,
+            name: name.to_string(),
+            expected,
+        })
+    }
+
+    fn message(&self) -> String {
+        format!("unknown {} `{}`", self.what, self.name)
+    }
+
+    fn hint(&self) -> Option<String> {
+        let names: Vec<&str> = self.expected.iter().map(String::as_str).collect();
+        did_you_mean(&self.name, &names)
+    }
+}
+
+/// Splits "`a`, `b`, `c`" (or "a, b, c") into names; toml adds "or" before the last one.
+fn split_names(list: &str) -> Vec<String> {
+    list.split(',')
+        .map(|s| {
+            s.trim()
+                .trim_start_matches("or ")
+                .trim()
+                .trim_matches('`')
+                .to_string()
+        })
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// "did you mean `x`?" when one candidate is close to `name` (edit distance at most a third of
+/// its length, and at least 2), otherwise the list of candidates; `None` when there are none.
+#[must_use]
+pub fn did_you_mean(name: &str, candidates: &[&str]) -> Option<String> {
+    if candidates.is_empty() {
+        return None;
+    }
+    let budget = (name.chars().count() / 3).max(2);
+    let best = candidates
+        .iter()
+        .map(|c| (edit_distance(&name.to_lowercase(), &c.to_lowercase()), *c))
+        .min_by_key(|(d, _)| *d);
+    match best {
+        Some((d, candidate)) if d <= budget => Some(format!("did you mean `{candidate}`?")),
+        _ => {
+            let list: Vec<String> = candidates.iter().map(|c| format!("`{c}`")).collect();
+            Some(format!("expected one of {}", list.join(", ")))
+        }
+    }
+}
+
+/// Levenshtein distance over characters (two-row dynamic programming).
+#[must_use]
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.chars().enumerate() {
+        cur[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = prev[j] + usize::from(ca != *cb);
+            cur[j + 1] = substitution.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_field_becomes_unknown_key_with_suggestion() {
+        let err = ConfigError::from_serde_message(
+            Path::new("c.yaml"),
+            3,
+            1,
+            "unknown field `topis`, expected one of `topics`, `tense`",
+        );
+        assert_eq!(err.message, "unknown key `topis`");
+        assert_eq!(err.hint.as_deref(), Some("did you mean `topics`?"));
+        assert_eq!(
+            err.to_string(),
+            "c.yaml:3:1: error: unknown key `topis`\n  hint: did you mean `topics`?"
+        );
+    }
+
+    #[test]
+    fn far_names_list_the_candidates() {
+        assert_eq!(
+            did_you_mean("zzzzzz", &["alpha", "beta"]).as_deref(),
+            Some("expected one of `alpha`, `beta`")
+        );
+    }
+
+    #[test]
+    fn toml_style_lists_parse() {
+        assert_eq!(split_names("`a`, `b`, or `c`"), vec!["a", "b", "c"]);
+    }
+
+    #[test]
+    fn distance_basics() {
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("same", "same"), 0);
+    }
+}

@@ -1,0 +1,88 @@
+//! Tiny per-language lexicons of short function words and contractions for the Latin-script
+//! languages.
+//!
+//! lingua is unreliable on one- to three-letter tokens even when restricted to the pair
+//! (crates.md §10: "let's" → French in an en/fr pair, articles drifting between languages), and
+//! those tokens are exactly the glue of a code-switched sentence. A word listed for exactly one
+//! language of the pair is tagged with it; a word listed for both ("a", "no", "me" in en/es) is
+//! genuinely ambiguous and is left untagged; an unlisted word goes to lingua. The lists are
+//! deliberately short: high-frequency closed-class words only, never content words.
+
+use super::Language;
+
+const ENGLISH: &[&str] = &[
+    "i", "a", "an", "the", "and", "but", "or", "of", "to", "in", "on", "at", "is", "it", "we",
+    "you", "he", "she", "my", "me", "be", "was", "are", "for", "not", "so", "do", "if", "up", "us",
+    "our", "his", "her", "its", "him", "can", "has", "had", "did", "yes", "too", "all", "who",
+    "how", "why", "get", "got", "out", "off", "by", "as", "am", "oh", "any", "now", "this", "that",
+    "with", "just", "what", "go", "i'm", "it's", "don't", "let's", "can't", "that's", "i've",
+    "we're", "you're", "isn't", "didn't", "won't", "i'll", "gonna",
+];
+
+const SPANISH: &[&str] = &[
+    "el", "la", "los", "las", "un", "una", "y", "o", "de", "del", "al", "en", "a", "que", "es",
+    "se", "no", "me", "te", "le", "lo", "mi", "tu", "su", "yo", "por", "con", "sin", "muy", "más",
+    "pero", "sí", "si", "ya", "hay", "ni", "nos", "les", "fue", "son", "voy", "va", "qué", "era",
+    "para", "como", "está", "estoy", "pues", "bueno", "ir", "ver", "vas",
+];
+
+const FRENCH: &[&str] = &[
+    "le", "la", "les", "un", "une", "et", "ou", "de", "du", "des", "en", "à", "au", "aux", "que",
+    "qui", "est", "il", "elle", "je", "tu", "on", "nous", "vous", "ils", "ne", "pas", "ce", "ça",
+    "sa", "son", "ses", "mon", "ma", "mes", "ton", "ta", "se", "me", "te", "y", "a", "mais", "sur",
+    "par", "pour", "avec", "dans", "très", "va", "oui", "non", "c'est", "j'ai", "n'est", "qu'il",
+    "d'un", "d'une", "l'on", "d'accord", "alors", "bien",
+];
+
+const GERMAN: &[&str] = &[
+    "der", "die", "das", "den", "dem", "des", "ein", "eine", "und", "oder", "ist", "ich", "du",
+    "er", "sie", "es", "wir", "ihr", "nicht", "mit", "auf", "im", "zu", "zum", "zur", "von", "vom",
+    "bei", "aus", "für", "so", "ja", "nein", "mal", "noch", "auch", "aber", "wie", "was", "wo",
+    "am", "um", "an", "in", "uns", "mein", "dein", "sein", "kein", "sehr", "hat", "bin", "war",
+    "doch",
+];
+
+const ITALIAN: &[&str] = &[
+    "il", "lo", "la", "i", "gli", "le", "un", "uno", "una", "e", "ed", "o", "di", "da", "in",
+    "con", "su", "per", "tra", "fra", "che", "non", "mi", "ti", "si", "ci", "vi", "è", "ho", "ha",
+    "hai", "sono", "io", "tu", "lui", "lei", "noi", "voi", "del", "della", "al", "nel", "ma",
+    "anche", "molto", "sì", "bene", "perché", "c'è",
+];
+
+const MALAY: &[&str] = &[
+    "dan", "di", "ke", "yang", "ini", "itu", "saya", "aku", "kau", "awak", "dia", "kita", "kami",
+    "mereka", "tak", "tidak", "ada", "ya", "pun", "lah", "kah", "nak", "dah", "lagi", "juga",
+    "dengan", "untuk", "pada", "dari", "atau", "tapi", "je", "la", "kan", "ni", "tu", "sangat",
+    "boleh", "akan", "sudah",
+];
+
+/// Interjections and chat tokens written the same way across languages ("ok" is as much Arabic
+/// chat as English): they say nothing about which language a speaker is in.
+const NEUTRAL: &[&str] = &[
+    "ok", "okay", "lol", "haha", "hahaha", "hehe", "hmm", "wow", "omg", "xd",
+];
+
+/// Whether `word` (lower-cased, apostrophes normalised) is a language-neutral token.
+pub(crate) fn is_language_neutral(word: &str) -> bool {
+    NEUTRAL.contains(&word)
+}
+
+/// Whether `word` (already lower-cased, apostrophes normalised to `'`) is one of `language`'s
+/// listed function words. Non-Latin languages have no list: they are tagged by script.
+pub(crate) fn is_function_word(language: Language, word: &str) -> bool {
+    let list: &[&str] = match language {
+        Language::English => ENGLISH,
+        Language::Spanish => SPANISH,
+        Language::French => FRENCH,
+        Language::German => GERMAN,
+        Language::Italian => ITALIAN,
+        Language::Malay => MALAY,
+        Language::Arabic
+        | Language::Hindi
+        | Language::Chinese
+        | Language::Japanese
+        | Language::Korean
+        | Language::Russian => &[],
+    };
+    list.contains(&word)
+}

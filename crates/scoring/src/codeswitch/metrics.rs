@@ -1,0 +1,252 @@
+//! The measurement of a tagged batch: counts, embedded ratio, switch points and the standard
+//! code-mixing metrics (CMI, M-index, I-index, burstiness), per batch and per sentence.
+//!
+//! Everything here is pure arithmetic over [`WordTag`] sequences, so the formulas can be checked
+//! on hand-built tag sequences independently of the tagger (see [`Measurement::from_tags`]).
+//! The formulas and their sources are documented in [`crate::codeswitch`].
+
+use serde::{Deserialize, Serialize};
+
+use super::{Language, UntaggedReason, WordTag};
+
+/// Word counts for the two languages of the pair.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LanguageCounts {
+    /// Words tagged with the first (matrix) language.
+    pub first: usize,
+    /// Words tagged with the second (embedded) language.
+    pub second: usize,
+}
+
+impl LanguageCounts {
+    /// All tagged words.
+    #[must_use]
+    pub fn total(&self) -> usize {
+        self.first + self.second
+    }
+}
+
+/// Tokens left out of the language counts, by reason (see [`UntaggedReason`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UntaggedCounts {
+    /// Digit-only words.
+    pub number: usize,
+    /// Likely proper names.
+    pub name: usize,
+    /// Words neither language could be given with confidence.
+    pub ambiguous: usize,
+    /// Words in a script or language outside the pair.
+    pub other_language: usize,
+    /// Punctuation, emoji and symbol tokens (not words; not part of any ratio).
+    pub symbol: usize,
+}
+
+impl UntaggedCounts {
+    /// Untagged tokens that are words (everything but `symbol`).
+    #[must_use]
+    pub fn words(&self) -> usize {
+        self.number + self.name + self.ambiguous + self.other_language
+    }
+
+    fn add(&mut self, reason: UntaggedReason) {
+        match reason {
+            UntaggedReason::Number => self.number += 1,
+            UntaggedReason::Name => self.name += 1,
+            UntaggedReason::Ambiguous => self.ambiguous += 1,
+            UntaggedReason::OtherLanguage => self.other_language += 1,
+            UntaggedReason::Symbol => self.symbol += 1,
+        }
+    }
+}
+
+/// The measurement of one sentence (one batch item).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SentenceMeasurement {
+    /// Word units in the sentence (tagged plus untagged words; symbols excluded).
+    pub words: usize,
+    /// Tagged words per language.
+    pub tagged: LanguageCounts,
+    /// Second-language share of the tagged words; 0 when none are tagged.
+    pub embedded_ratio: f64,
+    /// Language changes between consecutive tagged words.
+    pub switch_points: usize,
+    /// Utterance code-mixing index, 0–100 (at most 50 for two languages).
+    pub cmi: f64,
+}
+
+/// The measurement of a batch of sentences for one language pair.
+///
+/// Invariant: `words == tagged.total() + untagged.words()`. Serialized with these snake_case
+/// field names; they are part of the output record and stay stable.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Measurement {
+    /// The first (matrix per config) language.
+    pub first_language: Language,
+    /// The second (embedded per config) language.
+    pub second_language: Language,
+    /// Word units in the batch (UAX#29 words; each Han/Hiragana character is one unit).
+    pub words: usize,
+    /// Tagged words per language.
+    pub tagged: LanguageCounts,
+    /// Tokens left out, by reason.
+    pub untagged: UntaggedCounts,
+    /// Second-language share of the tagged words, in [0, 1]; 0 when nothing is tagged.
+    pub embedded_ratio: f64,
+    /// The language with more tagged words (the first on a tie); `None` when nothing is tagged.
+    pub matrix_language: Option<Language>,
+    /// Language changes between consecutive tagged words within a sentence, summed.
+    pub switch_points: usize,
+    /// Mean utterance CMI (Das & Gambäck 2014) over all sentences, 0–100.
+    pub cmi: f64,
+    /// M-index (Barnett et al. 2000) over the batch, in [0, 1].
+    pub m_index: f64,
+    /// I-index (Guzmán et al. 2017): switch points per possible switch position, in [0, 1].
+    pub i_index: f64,
+    /// Burstiness (Goh & Barabási 2008) of language-span lengths, in [-1, 1]; `None` when there
+    /// are fewer than two spans.
+    pub burstiness: Option<f64>,
+    /// One entry per batch item, in order.
+    pub sentences: Vec<SentenceMeasurement>,
+}
+
+impl Measurement {
+    /// Computes the measurement from already-tagged sentences (one tag sequence per batch item,
+    /// in text order). A [`WordTag::Lang`] outside the pair counts as
+    /// [`UntaggedReason::OtherLanguage`].
+    #[must_use]
+    pub fn from_tags(first: Language, second: Language, sentences: &[Vec<WordTag>]) -> Self {
+        let mut tagged = LanguageCounts::default();
+        let mut untagged = UntaggedCounts::default();
+        let mut span_lengths = Vec::new();
+        let mut switch_positions = 0usize;
+        let mut per_sentence = Vec::with_capacity(sentences.len());
+
+        for tags in sentences {
+            let mut counts = LanguageCounts::default();
+            let mut words = 0usize;
+            let mut switches = 0usize;
+            // (language of the current span, its length so far)
+            let mut span: Option<(Language, usize)> = None;
+            for tag in tags {
+                let language = match *tag {
+                    WordTag::Lang(l) if l == first || l == second => l,
+                    WordTag::Lang(_) => {
+                        untagged.add(UntaggedReason::OtherLanguage);
+                        words += 1;
+                        continue;
+                    }
+                    WordTag::Untagged(reason) => {
+                        untagged.add(reason);
+                        if reason != UntaggedReason::Symbol {
+                            words += 1;
+                        }
+                        continue;
+                    }
+                };
+                words += 1;
+                if language == first {
+                    counts.first += 1;
+                } else {
+                    counts.second += 1;
+                }
+                span = match span {
+                    Some((current, len)) if current == language => Some((current, len + 1)),
+                    Some((_, len)) => {
+                        switches += 1;
+                        span_lengths.push(len);
+                        Some((language, 1))
+                    }
+                    None => Some((language, 1)),
+                };
+            }
+            if let Some((_, len)) = span {
+                span_lengths.push(len);
+            }
+            switch_positions += counts.total().saturating_sub(1);
+            tagged.first += counts.first;
+            tagged.second += counts.second;
+            per_sentence.push(SentenceMeasurement {
+                words,
+                tagged: counts,
+                embedded_ratio: share(counts.second, counts.total()),
+                switch_points: switches,
+                cmi: utterance_cmi(counts),
+            });
+        }
+
+        let switch_points = per_sentence.iter().map(|s| s.switch_points).sum();
+        let cmi = if per_sentence.is_empty() {
+            0.0
+        } else {
+            per_sentence.iter().map(|s| s.cmi).sum::<f64>() / per_sentence.len() as f64
+        };
+        let matrix_language = match tagged.total() {
+            0 => None,
+            _ if tagged.second > tagged.first => Some(second),
+            _ => Some(first),
+        };
+        Self {
+            first_language: first,
+            second_language: second,
+            words: tagged.total() + untagged.words(),
+            tagged,
+            untagged,
+            embedded_ratio: share(tagged.second, tagged.total()),
+            matrix_language,
+            switch_points,
+            cmi,
+            m_index: m_index(tagged),
+            i_index: share(switch_points, switch_positions),
+            burstiness: burstiness(&span_lengths),
+            sentences: per_sentence,
+        }
+    }
+}
+
+/// `part / whole`, or 0 when `whole` is 0.
+fn share(part: usize, whole: usize) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 / whole as f64
+    }
+}
+
+/// Das & Gambäck (2014): 100 · (1 − max(w_i) / (n − u)); 0 when no word is language-tagged.
+fn utterance_cmi(counts: LanguageCounts) -> f64 {
+    let n = counts.total();
+    if n == 0 {
+        return 0.0;
+    }
+    100.0 * (1.0 - counts.first.max(counts.second) as f64 / n as f64)
+}
+
+/// Barnett et al. (2000): (1 − Σ p_j²) / ((k − 1) · Σ p_j²), with k = 2 languages.
+fn m_index(counts: LanguageCounts) -> f64 {
+    let n = counts.total();
+    if n == 0 {
+        return 0.0;
+    }
+    let p1 = counts.first as f64 / n as f64;
+    let p2 = counts.second as f64 / n as f64;
+    let sum_sq = p1 * p1 + p2 * p2;
+    // sum_sq ≥ 0.5 for two languages, so no division by zero; clamp only absorbs rounding.
+    ((1.0 - sum_sq) / sum_sq).clamp(0.0, 1.0)
+}
+
+/// Goh & Barabási (2008): (σ − m) / (σ + m) over span lengths (population σ).
+fn burstiness(spans: &[usize]) -> Option<f64> {
+    if spans.len() < 2 {
+        return None;
+    }
+    let count = spans.len() as f64;
+    let mean = spans.iter().sum::<usize>() as f64 / count;
+    let variance = spans
+        .iter()
+        .map(|&s| (s as f64 - mean).powi(2))
+        .sum::<f64>()
+        / count;
+    let sigma = variance.sqrt();
+    // Every span has length ≥ 1, so mean > 0 and the denominator is positive.
+    Some(((sigma - mean) / (sigma + mean)).clamp(-1.0, 1.0))
+}

@@ -1,0 +1,270 @@
+//! Reading expectations from suite files, with validation done while deserializing so the YAML
+//! loader can point at the offending line: unknown check names (with a did-you-mean), fields
+//! beside a logical operator, duplicate checks, empty `all`/`any`, malformed operators, blank
+//! items, unknown response types and bad turn selectors are all errors here, never ignored.
+
+use std::fmt;
+
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::{Deserialize, de::Error as _};
+use serde_json::Value;
+
+use super::{
+    CHECK_NAMES, CheckSet, CheckSpec, Expect, Expectations, Matcher, Predicate, Topic, TurnSel,
+    did_you_mean,
+};
+use crate::transcript::ResponseType;
+
+const MODIFIERS: [&str; 3] = ["turn", "critical", "weight"];
+const LOGICAL: [&str; 3] = ["all", "any", "not"];
+
+impl<'de> Deserialize<'de> for Expectations {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Expect::deserialize(deserializer).map(Expectations::new)
+    }
+}
+
+impl<'de> Deserialize<'de> for Expect {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(ExpectVisitor)
+    }
+}
+
+struct ExpectVisitor;
+
+impl<'de> Visitor<'de> for ExpectVisitor {
+    type Value = Expect;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a mapping of checks (expectedFunction, shouldContain, …) or one of all/any/not")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Expect, A::Error> {
+        let mut set = CheckSet::default();
+        let mut logical: Option<(String, Expect)> = None;
+        let mut seen: Vec<String> = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if seen.contains(&key) {
+                return Err(A::Error::custom(format!("`{key}` is declared twice")));
+            }
+            // A logical operator must stand alone: anything beside it could not be evaluated
+            // meaningfully, and silently dropping it is the bug this engine exists to avoid.
+            if let Some((op, _)) = &logical {
+                return Err(A::Error::custom(format!(
+                    "`{key}` beside `{op}`: a logical operator must be the only key of its mapping \
+                     (move `{key}` into one of its branches)"
+                )));
+            }
+            if LOGICAL.contains(&key.as_str()) && !seen.is_empty() {
+                return Err(A::Error::custom(format!(
+                    "`{key}` beside `{}`: a logical operator must be the only key of its mapping",
+                    seen.join("`, `")
+                )));
+            }
+            seen.push(key.clone());
+            match key.as_str() {
+                "all" | "any" => {
+                    let items: Vec<Expect> = map.next_value()?;
+                    if items.is_empty() {
+                        return Err(A::Error::custom(format!("`{key}` needs at least one branch")));
+                    }
+                    let node = if key == "all" { Expect::All(items) } else { Expect::Any(items) };
+                    logical = Some((key, node));
+                }
+                "not" => {
+                    let inner: Expect = map.next_value()?;
+                    logical = Some((key, Expect::Not(Box::new(inner))));
+                }
+                "turn" => set.turn = Some(map.next_value::<TurnSelDe>()?.0),
+                "critical" => set.critical = Some(map.next_value()?),
+                "weight" => set.weight = Some(map.next_value()?),
+                "expectedFunction" => {
+                    set.checks.push(CheckSpec::ExpectedFunction(nonblank(&key, map.next_value()?)?));
+                }
+                "expectedAgent" => {
+                    set.checks.push(CheckSpec::ExpectedAgent(nonblank(&key, map.next_value()?)?));
+                }
+                "responseType" => {
+                    let name: String = map.next_value()?;
+                    let kind = ResponseType::parse(&name).ok_or_else(|| {
+                        A::Error::custom(format!(
+                            "unknown response type `{name}`; expected one of action, \
+                             clarification, rejection, text, error"
+                        ))
+                    })?;
+                    set.checks.push(CheckSpec::ResponseType(kind));
+                }
+                "expectedParams" => {
+                    let raw: serde_json::Map<String, Value> = map.next_value()?;
+                    if raw.is_empty() {
+                        return Err(A::Error::custom("`expectedParams` needs at least one parameter"));
+                    }
+                    let mut params = Vec::with_capacity(raw.len());
+                    for (name, value) in raw {
+                        let matcher = Matcher::from_param_value(value)
+                            .map_err(|e| A::Error::custom(format!("expectedParams.{name}: {e}")))?;
+                        params.push((name, matcher));
+                    }
+                    set.checks.push(CheckSpec::ExpectedParams(params));
+                }
+                "shouldAskFor" => set.checks.push(CheckSpec::ShouldAskFor(list(&key, &mut map)?)),
+                "shouldWarn" => set.checks.push(CheckSpec::ShouldWarn(list(&key, &mut map)?)),
+                "shouldContain" => set.checks.push(CheckSpec::ShouldContain(list(&key, &mut map)?)),
+                "shouldNotContain" => {
+                    set.checks.push(CheckSpec::ShouldNotContain(list(&key, &mut map)?));
+                }
+                "shouldReject" => set.checks.push(CheckSpec::ShouldReject(map.next_value()?)),
+                "shouldMention" => {
+                    let topics: OneOrMany<Topic> = map.next_value()?;
+                    if topics.0.is_empty() {
+                        return Err(A::Error::custom("`shouldMention` needs at least one topic"));
+                    }
+                    set.checks.push(CheckSpec::ShouldMention(topics.0));
+                }
+                "customValidator" => {
+                    let preds: OneOrMany<Predicate> = map.next_value()?;
+                    if preds.0.is_empty() {
+                        return Err(A::Error::custom("`customValidator` needs at least one predicate"));
+                    }
+                    set.checks.push(CheckSpec::CustomValidator(preds.0));
+                }
+                unknown => {
+                    let all = CHECK_NAMES.iter().chain(&MODIFIERS).chain(&LOGICAL).copied();
+                    let hint = did_you_mean(unknown, all)
+                        .map(|s| format!("; did you mean `{s}`?"))
+                        .unwrap_or_default();
+                    return Err(A::Error::custom(format!(
+                        "unknown check `{unknown}`{hint} (checks: {})",
+                        CHECK_NAMES.join(", ")
+                    )));
+                }
+            }
+        }
+        if let Some((_, node)) = logical {
+            return Ok(node);
+        }
+        if set.checks.is_empty() {
+            return Err(A::Error::custom(format!(
+                "no check declared (only {}); add one of: {}",
+                if seen.is_empty() { "an empty mapping".to_owned() } else { seen.join(", ") },
+                CHECK_NAMES.join(", ")
+            )));
+        }
+        Ok(Expect::Checks(set))
+    }
+}
+
+fn nonblank<E: de::Error>(key: &str, value: String) -> Result<String, E> {
+    let trimmed = value.trim();
+    if trimmed.is_empty() {
+        return Err(E::custom(format!("`{key}` must not be blank")));
+    }
+    Ok(trimmed.to_owned())
+}
+
+fn list<'de, A: MapAccess<'de>>(key: &str, map: &mut A) -> Result<Vec<String>, A::Error> {
+    let items: OneOrMany<String> = map.next_value()?;
+    if items.0.is_empty() {
+        return Err(A::Error::custom(format!("`{key}` needs at least one item")));
+    }
+    items.0.into_iter().map(|s| nonblank(key, s)).collect()
+}
+
+/// A single item or a list of them (`shouldContain: fee` or `shouldContain: [fee, total]`).
+struct OneOrMany<T>(Vec<T>);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for OneOrMany<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        // Through a Value rather than an untagged enum, whose error would hide the item's own.
+        let value = Value::deserialize(deserializer)?;
+        let items = match value {
+            Value::Array(items) => items,
+            one => vec![one],
+        };
+        let parsed: Result<Vec<T>, _> = items
+            .into_iter()
+            .map(|v| T::deserialize(v).map_err(|e| D::Error::custom(e.to_string())))
+            .collect();
+        parsed.map(OneOrMany)
+    }
+}
+
+impl<'de> Deserialize<'de> for Topic {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Long {
+            topic: String,
+            #[serde(default)]
+            synonyms: Vec<String>,
+        }
+        let value = Value::deserialize(deserializer)?;
+        let (topic, synonyms) = match value {
+            Value::String(s) => (s, Vec::new()),
+            other => {
+                let long: Long = serde_json::from_value(other).map_err(|e| {
+                    D::Error::custom(format!(
+                        "a topic is a string or {{topic: ..., synonyms: [...]}}: {e}"
+                    ))
+                })?;
+                (long.topic, long.synonyms)
+            }
+        };
+        let topic = nonblank("shouldMention", topic)?;
+        Ok(Topic { topic, synonyms })
+    }
+}
+
+impl<'de> Deserialize<'de> for Predicate {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Raw {
+            path: String,
+            op: String,
+            #[serde(default)]
+            value: Value,
+            #[serde(default)]
+            description: Option<String>,
+        }
+        let raw: Raw = Raw::deserialize(deserializer)?;
+        if !(raw.path.is_empty() || raw.path.starts_with('/')) {
+            return Err(D::Error::custom(format!(
+                "customValidator path `{}` must be a JSON pointer starting with `/` \
+                 (e.g. /plan/0/params/amount)",
+                raw.path
+            )));
+        }
+        let operand_needed = !matches!(raw.op.as_str(), "exists" | "absent");
+        if operand_needed && raw.value.is_null() && raw.op != "eq" && raw.op != "ne" {
+            return Err(D::Error::custom(format!("customValidator op `{}` needs a `value`", raw.op)));
+        }
+        let matcher = Matcher::from_op(&raw.op, raw.value)
+            .map_err(|e| D::Error::custom(format!("customValidator: {e}")))?;
+        Ok(Predicate { path: raw.path, matcher, description: raw.description })
+    }
+}
+
+/// `turn: 2`, `turn: last`, `turn: any`.
+struct TurnSelDe(TurnSel);
+
+impl<'de> Deserialize<'de> for TurnSelDe {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        let parsed = match &value {
+            Value::Number(n) => n.as_u64().and_then(|n| usize::try_from(n).ok()).map(TurnSel::Index),
+            Value::String(s) => match s.trim() {
+                "last" => Some(TurnSel::Last),
+                "any" => Some(TurnSel::Any),
+                digits => digits.parse::<usize>().ok().map(TurnSel::Index),
+            },
+            _ => None,
+        };
+        match parsed {
+            Some(TurnSel::Index(0)) | None => Err(D::Error::custom(format!(
+                "`turn` must be a turn number from 1, `last` or `any`, got {value}"
+            ))),
+            Some(sel) => Ok(TurnSelDe(sel)),
+        }
+    }
+}

@@ -1,0 +1,191 @@
+//! Exact decimal numbers for parameter comparison. Model output carries numbers as JSON numbers
+//! (`100`, `100.0`, `1e2`) or as strings (`"100"`, `" 100.00 "`); comparing them through `f64` or
+//! by text gets `0.1 + 0.2` and `"1"` vs `"10"` wrong, so both sides are parsed into a normalised
+//! `digits × 10^exp` form and compared exactly.
+
+use std::cmp::Ordering;
+
+use serde_json::Value;
+
+/// A finite decimal number, normalised so that equal values have equal representations.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decimal {
+    negative: bool,
+    /// Significant digits, most significant first, without leading or trailing zeros (empty = 0).
+    digits: Vec<u8>,
+    /// Power of ten of the last digit.
+    exp: i64,
+}
+
+impl Decimal {
+    /// Parses `[+-]digits[.digits][e[+-]digits]`, ignoring surrounding whitespace and `_`/`,`
+    /// thousands separators are NOT accepted (they are ambiguous across locales).
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Self> {
+        let s = text.trim();
+        let (negative, s) = match s.as_bytes().first()? {
+            b'-' => (true, &s[1..]),
+            b'+' => (false, &s[1..]),
+            _ => (false, s),
+        };
+        let (mantissa, exponent) = match s.find(['e', 'E']) {
+            Some(i) => (&s[..i], s[i + 1..].parse::<i64>().ok()?),
+            None => (s, 0),
+        };
+        let (int_part, frac_part) = match mantissa.split_once('.') {
+            Some((i, f)) => (i, f),
+            None => (mantissa, ""),
+        };
+        if int_part.is_empty() && frac_part.is_empty() {
+            return None;
+        }
+        let all = int_part.bytes().chain(frac_part.bytes());
+        let mut digits = Vec::with_capacity(int_part.len() + frac_part.len());
+        for b in all {
+            if !b.is_ascii_digit() {
+                return None;
+            }
+            digits.push(b - b'0');
+        }
+        let frac_len = i64::try_from(frac_part.len()).ok()?;
+        Some(Self::normalised(negative, digits, exponent.checked_sub(frac_len)?))
+    }
+
+    /// The number a JSON value denotes: a number, or a string holding one.
+    #[must_use]
+    pub fn from_value(value: &Value) -> Option<Self> {
+        match value {
+            Value::Number(n) => Self::parse(&n.to_string()),
+            Value::String(s) => Self::parse(s),
+            _ => None,
+        }
+    }
+
+    fn normalised(negative: bool, mut digits: Vec<u8>, mut exp: i64) -> Self {
+        while digits.last() == Some(&0) {
+            digits.pop();
+            exp += 1;
+        }
+        let leading = digits.iter().take_while(|d| **d == 0).count();
+        digits.drain(..leading);
+        if digits.is_empty() {
+            return Self { negative: false, digits, exp: 0 };
+        }
+        Self { negative, digits, exp }
+    }
+
+    fn is_zero(&self) -> bool {
+        self.digits.is_empty()
+    }
+
+    /// Compares magnitudes, ignoring signs.
+    fn cmp_magnitude(&self, other: &Self) -> Ordering {
+        match (self.is_zero(), other.is_zero()) {
+            (true, true) => return Ordering::Equal,
+            (true, false) => return Ordering::Less,
+            (false, true) => return Ordering::Greater,
+            _ => {}
+        }
+        // Position of the most significant digit decides first.
+        let top = |d: &Self| d.exp + d.digits.len() as i64;
+        match top(self).cmp(&top(other)) {
+            Ordering::Equal => {}
+            unequal => return unequal,
+        }
+        let len = self.digits.len().max(other.digits.len());
+        for i in 0..len {
+            let a = self.digits.get(i).copied().unwrap_or(0);
+            let b = other.digits.get(i).copied().unwrap_or(0);
+            match a.cmp(&b) {
+                Ordering::Equal => {}
+                unequal => return unequal,
+            }
+        }
+        Ordering::Equal
+    }
+}
+
+impl Ord for Decimal {
+    fn cmp(&self, other: &Self) -> Ordering {
+        match (self.negative, other.negative) {
+            (false, true) => Ordering::Greater,
+            (true, false) => Ordering::Less,
+            (false, false) => self.cmp_magnitude(other),
+            (true, true) => other.cmp_magnitude(self),
+        }
+    }
+}
+
+impl PartialOrd for Decimal {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl std::fmt::Display for Decimal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.is_zero() {
+            return f.write_str("0");
+        }
+        if self.negative {
+            f.write_str("-")?;
+        }
+        let digits: String = self.digits.iter().map(|d| char::from(b'0' + d)).collect();
+        if self.exp >= 0 {
+            // Small exponents are written out; large ones stay scientific to keep messages short.
+            if self.exp <= 12 {
+                write!(f, "{digits}{}", "0".repeat(self.exp as usize))
+            } else {
+                write!(f, "{digits}e{}", self.exp)
+            }
+        } else {
+            let frac = (-self.exp) as usize;
+            if frac >= digits.len() {
+                write!(f, "0.{}{digits}", "0".repeat(frac - digits.len()))
+            } else {
+                let (int, fr) = digits.split_at(digits.len() - frac);
+                write!(f, "{int}.{fr}")
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(s: &str) -> Decimal {
+        Decimal::parse(s).expect("valid decimal")
+    }
+
+    #[test]
+    fn equal_values_have_one_form() {
+        assert_eq!(d("100"), d("100.0"));
+        assert_eq!(d("100"), d("1e2"));
+        assert_eq!(d(" 0.50 "), d(".5"));
+        assert_eq!(d("-0"), d("0"));
+        assert_ne!(d("1"), d("10"));
+    }
+
+    #[test]
+    fn ordering_is_exact() {
+        assert!(d("0.3") > d("0.29999999999999999999"));
+        assert!(d("-5") < d("-4.5"));
+        assert!(d("10") > d("9.999"));
+        assert!(d("0") > d("-0.001"));
+    }
+
+    #[test]
+    fn rejects_non_numbers() {
+        for s in ["", "-", "1,000", "abc", "1.2.3", "e5", "1e"] {
+            assert!(Decimal::parse(s).is_none(), "{s}");
+        }
+    }
+
+    #[test]
+    fn displays_plainly() {
+        assert_eq!(d("100.0").to_string(), "100");
+        assert_eq!(d("-0.05").to_string(), "-0.05");
+        assert_eq!(d("12.5").to_string(), "12.5");
+    }
+}

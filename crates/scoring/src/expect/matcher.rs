@@ -1,0 +1,338 @@
+//! Value matchers shared by `expectedParams` and `customValidator`: the operators
+//! eq/ne/gt/gte/lt/lte/between/matches/in/notIn/contains/exists/absent and the exact comparison
+//! rule they all use. Comparison is deliberately strict (the public engine this replaces matched
+//! `1` against `10` by substring and let `null` match anything): numbers compare as exact
+//! decimals whether written as numbers or strings, strings compare trimmed and case-folded, and a
+//! missing value matches only an explicit `null`.
+
+use std::fmt;
+
+use regex::Regex;
+use serde_json::Value;
+
+use super::decimal::Decimal;
+
+/// The operator names a matcher accepts, as written in suites.
+pub const OPERATORS: &[&str] = &[
+    "eq", "ne", "gt", "gte", "lt", "lte", "between", "matches", "in", "notIn", "contains",
+    "exists", "absent",
+];
+
+/// One condition on a value.
+#[derive(Debug, Clone)]
+pub enum Matcher {
+    /// Equal under the exact comparison rule (a plain value in a suite means `eq`).
+    Eq(Value),
+    /// Present and not equal.
+    Ne(Value),
+    /// A number greater than the bound.
+    Gt(Decimal),
+    /// A number at least the bound.
+    Gte(Decimal),
+    /// A number less than the bound.
+    Lt(Decimal),
+    /// A number at most the bound.
+    Lte(Decimal),
+    /// A number within the inclusive range.
+    Between(Decimal, Decimal),
+    /// A string (or number's text) the regular expression finds a match in.
+    Matches(Regex),
+    /// Equal to one of these.
+    In(Vec<Value>),
+    /// Present and equal to none of these.
+    NotIn(Vec<Value>),
+    /// A string containing this text (case-folded), or an array with an equal element.
+    Contains(Value),
+    /// Present (any value, `null` included).
+    Exists,
+    /// Not present.
+    Absent,
+}
+
+impl PartialEq for Matcher {
+    fn eq(&self, other: &Self) -> bool {
+        self.to_string() == other.to_string()
+    }
+}
+
+impl Matcher {
+    /// Builds the matcher `op` with its operand, validating the operand's shape.
+    ///
+    /// # Errors
+    /// A message naming the problem (unknown operator with a suggestion, wrong operand type,
+    /// reversed range, invalid regex).
+    pub fn from_op(op: &str, operand: Value) -> Result<Self, String> {
+        let number = |v: &Value| {
+            Decimal::from_value(v).ok_or_else(|| format!("`{op}` needs a number, got {v}"))
+        };
+        let list = |v: Value| match v {
+            Value::Array(items) if !items.is_empty() => Ok(items),
+            Value::Array(_) => Err(format!("`{op}` needs a non-empty list")),
+            other => Err(format!("`{op}` needs a list, got {other}")),
+        };
+        Ok(match op {
+            "eq" => Self::Eq(operand),
+            "ne" => Self::Ne(operand),
+            "gt" => Self::Gt(number(&operand)?),
+            "gte" => Self::Gte(number(&operand)?),
+            "lt" => Self::Lt(number(&operand)?),
+            "lte" => Self::Lte(number(&operand)?),
+            "between" => {
+                let items = list(operand)?;
+                let [lo, hi] = items.as_slice() else {
+                    return Err(format!("`between` needs [low, high], got {} values", items.len()));
+                };
+                let (lo, hi) = (number(lo)?, number(hi)?);
+                if lo > hi {
+                    return Err(format!("`between` range is reversed: {lo} > {hi}"));
+                }
+                Self::Between(lo, hi)
+            }
+            "matches" => {
+                let Value::String(pattern) = operand else {
+                    return Err(format!("`matches` needs a regular expression string, got {operand}"));
+                };
+                Self::Matches(
+                    Regex::new(&pattern).map_err(|e| format!("`matches`: invalid regex: {e}"))?,
+                )
+            }
+            "in" => Self::In(list(operand)?),
+            "notIn" => Self::NotIn(list(operand)?),
+            "contains" => match operand {
+                Value::Object(_) | Value::Null => {
+                    return Err(format!("`contains` needs a string, number or bool, got {operand}"));
+                }
+                other => Self::Contains(other),
+            },
+            "exists" | "absent" => match operand {
+                Value::Bool(true) | Value::Null => {
+                    if op == "exists" {
+                        Self::Exists
+                    } else {
+                        Self::Absent
+                    }
+                }
+                other => return Err(format!("`{op}` takes no operand (or `true`), got {other}")),
+            },
+            unknown => {
+                let hint = super::did_you_mean(unknown, OPERATORS.iter().copied())
+                    .map(|s| format!("; did you mean `{s}`?"))
+                    .unwrap_or_default();
+                return Err(format!(
+                    "unknown operator `{unknown}`{hint} (operators: {})",
+                    OPERATORS.join(", ")
+                ));
+            }
+        })
+    }
+
+    /// Reads the suite form of an `expectedParams` value: a plain value means `eq`; a mapping
+    /// must have exactly one key, an operator (`{gte: 10}`). Objects are compared with `{eq: {…}}`.
+    ///
+    /// # Errors
+    /// A message for malformed operators.
+    pub fn from_param_value(value: Value) -> Result<Self, String> {
+        match value {
+            Value::Object(map) => {
+                if map.len() != 1 {
+                    let keys: Vec<&str> = map.keys().map(String::as_str).collect();
+                    return Err(format!(
+                        "a parameter condition must be one operator like {{gte: 10}}, got keys [{}] \
+                         (compare objects with {{eq: {{...}}}})",
+                        keys.join(", ")
+                    ));
+                }
+                let Some((op, operand)) = map.into_iter().next() else {
+                    return Err("empty parameter condition".to_owned());
+                };
+                Self::from_op(&op, operand)
+            }
+            plain => Ok(Self::Eq(plain)),
+        }
+    }
+
+    /// Whether `actual` (`None` = the key or path is missing) satisfies the condition.
+    #[must_use]
+    pub fn test(&self, actual: Option<&Value>) -> bool {
+        // Missing keys and nulls satisfy only conditions that name null (or absence) explicitly.
+        let present = actual.filter(|v| !v.is_null());
+        match self {
+            Self::Exists => actual.is_some(),
+            Self::Absent => actual.is_none(),
+            Self::Eq(expected) => match present {
+                None => expected.is_null(),
+                Some(v) => values_equal(expected, v),
+            },
+            Self::In(options) => options.iter().any(|o| Self::Eq(o.clone()).test(actual)),
+            Self::Ne(expected) => present.is_some_and(|v| !values_equal(expected, v)),
+            Self::NotIn(options) => {
+                present.is_some_and(|v| options.iter().all(|o| !values_equal(o, v)))
+            }
+            Self::Gt(b) => number(present).is_some_and(|n| n > *b),
+            Self::Gte(b) => number(present).is_some_and(|n| n >= *b),
+            Self::Lt(b) => number(present).is_some_and(|n| n < *b),
+            Self::Lte(b) => number(present).is_some_and(|n| n <= *b),
+            Self::Between(lo, hi) => number(present).is_some_and(|n| n >= *lo && n <= *hi),
+            Self::Matches(re) => present.and_then(scalar_text).is_some_and(|t| re.is_match(&t)),
+            Self::Contains(needle) => match present {
+                Some(Value::Array(items)) => items.iter().any(|i| values_equal(needle, i)),
+                Some(v) => match (scalar_text(v), scalar_text(needle)) {
+                    (Some(hay), Some(n)) => fold(&hay).contains(&fold(&n)),
+                    _ => false,
+                },
+                None => false,
+            },
+        }
+    }
+}
+
+impl fmt::Display for Matcher {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let list = |items: &[Value]| items.iter().map(show).collect::<Vec<_>>().join(", ");
+        match self {
+            Self::Eq(v) => write!(f, "= {}", show(v)),
+            Self::Ne(v) => write!(f, "≠ {}", show(v)),
+            Self::Gt(b) => write!(f, "> {b}"),
+            Self::Gte(b) => write!(f, "≥ {b}"),
+            Self::Lt(b) => write!(f, "< {b}"),
+            Self::Lte(b) => write!(f, "≤ {b}"),
+            Self::Between(lo, hi) => write!(f, "between {lo} and {hi}"),
+            Self::Matches(re) => write!(f, "matches /{}/", re.as_str()),
+            Self::In(items) => write!(f, "in [{}]", list(items)),
+            Self::NotIn(items) => write!(f, "not in [{}]", list(items)),
+            Self::Contains(v) => write!(f, "contains {}", show(v)),
+            Self::Exists => f.write_str("exists"),
+            Self::Absent => f.write_str("absent"),
+        }
+    }
+}
+
+/// A value as it appears in messages: strings quoted, everything else as compact JSON.
+#[must_use]
+pub fn show(value: &Value) -> String {
+    value.to_string()
+}
+
+fn number(value: Option<&Value>) -> Option<Decimal> {
+    value.and_then(Decimal::from_value)
+}
+
+fn fold(text: &str) -> String {
+    text.trim().to_lowercase()
+}
+
+fn scalar_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// The exact comparison rule: numbers (or numeric strings) as decimals, strings trimmed and
+/// case-folded, booleans against booleans or their names, arrays and objects element-wise.
+#[must_use]
+pub fn values_equal(expected: &Value, actual: &Value) -> bool {
+    match (expected, actual) {
+        (Value::Null, Value::Null) => true,
+        (Value::Null, _) | (_, Value::Null) => false,
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| values_equal(x, y))
+        }
+        (Value::Object(a), Value::Object(b)) => {
+            a.len() == b.len()
+                && a.iter().all(|(k, v)| b.get(k).is_some_and(|w| values_equal(v, w)))
+        }
+        (Value::Array(_) | Value::Object(_), _) | (_, Value::Array(_) | Value::Object(_)) => false,
+        _ => {
+            if let (Some(x), Some(y)) = (Decimal::from_value(expected), Decimal::from_value(actual))
+            {
+                return x == y;
+            }
+            // One side numeric and the other not: never equal (no "1" vs "1 USD" fuzziness).
+            if matches!(expected, Value::Number(_)) || matches!(actual, Value::Number(_)) {
+                return false;
+            }
+            match (scalar_text(expected), scalar_text(actual)) {
+                (Some(x), Some(y)) => fold(&x) == fold(&y),
+                _ => false,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn m(op: &str, v: Value) -> Matcher {
+        Matcher::from_op(op, v).expect("valid operator")
+    }
+
+    #[test]
+    fn numbers_compare_as_decimals_never_as_substrings() {
+        assert!(values_equal(&json!("100"), &json!(100.0)));
+        assert!(values_equal(&json!(100), &json!(" 100.00 ")));
+        assert!(!values_equal(&json!(1), &json!(10)));
+        assert!(!values_equal(&json!("1"), &json!("10")));
+    }
+
+    #[test]
+    fn strings_are_trimmed_and_case_folded() {
+        assert!(values_equal(&json!("Alice"), &json!("  alice ")));
+        assert!(!values_equal(&json!("alice"), &json!("alice smith")));
+    }
+
+    #[test]
+    fn null_matches_only_null_or_absent() {
+        assert!(m("eq", Value::Null).test(None));
+        assert!(m("eq", Value::Null).test(Some(&Value::Null)));
+        assert!(!m("eq", Value::Null).test(Some(&json!(0))));
+        assert!(!m("eq", json!("x")).test(None));
+        assert!(!m("eq", json!("x")).test(Some(&Value::Null)));
+        assert!(!m("ne", json!("x")).test(None));
+    }
+
+    #[test]
+    fn each_operator_passes_and_fails() {
+        let cases: Vec<(&str, Value, Value, Value)> = vec![
+            ("eq", json!(5), json!("5.0"), json!(6)),
+            ("ne", json!("bob"), json!("alice"), json!(" BOB ")),
+            ("gt", json!(10), json!(10.5), json!(10)),
+            ("gte", json!(10), json!("10"), json!(9.99)),
+            ("lt", json!(0), json!(-1), json!(0)),
+            ("lte", json!(100), json!(100), json!(100.01)),
+            ("between", json!([1, 100]), json!(1), json!(101)),
+            ("matches", json!("^[A-Z]{2}\\d+$"), json!("GB29"), json!("gb29")),
+            ("in", json!(["usd", "eur"]), json!("EUR"), json!("gbp")),
+            ("notIn", json!(["usd", "eur"]), json!("gbp"), json!("usd")),
+            ("contains", json!("rent"), json!("March RENT"), json!("groceries")),
+            ("contains", json!(3), json!([1, 3]), json!([1, 30])),
+        ];
+        for (op, operand, good, bad) in cases {
+            let matcher = m(op, operand);
+            assert!(matcher.test(Some(&good)), "{op} should accept {good}");
+            assert!(!matcher.test(Some(&bad)), "{op} should reject {bad}");
+            assert!(!matcher.test(None), "{op} should reject a missing value");
+        }
+        assert!(m("exists", Value::Null).test(Some(&Value::Null)));
+        assert!(!m("exists", Value::Null).test(None));
+        assert!(m("absent", Value::Null).test(None));
+    }
+
+    #[test]
+    fn malformed_operators_are_rejected() {
+        let err = |op: &str, v: Value| Matcher::from_op(op, v).expect_err("malformed");
+        assert!(err("gte", json!("ten")).contains("needs a number"));
+        assert!(err("between", json!([5, 1])).contains("reversed"));
+        assert!(err("between", json!([1])).contains("[low, high]"));
+        assert!(err("in", json!([])).contains("non-empty"));
+        assert!(err("matches", json!("(")).contains("invalid regex"));
+        assert!(err("lesser", json!(1)).contains("unknown operator"));
+        assert!(err("notin", json!([1])).contains("did you mean `notIn`"));
+        let multi = Matcher::from_param_value(json!({"gte": 1, "lte": 2})).expect_err("two keys");
+        assert!(multi.contains("one operator"));
+    }
+}
