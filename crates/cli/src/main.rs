@@ -13,7 +13,12 @@ use clap::{Parser, Subcommand};
 #[command(name = "scenario-engine", version, about, long_about = None)]
 struct Cli {
     /// Log filter (tracing env-filter syntax); also read from RUST_LOG.
-    #[arg(long, global = true, env = "SCENARIO_ENGINE_LOG", default_value = "warn")]
+    #[arg(
+        long,
+        global = true,
+        env = "SCENARIO_ENGINE_LOG",
+        default_value = "warn"
+    )]
     log: String,
     #[command(subcommand)]
     command: Command,
@@ -43,7 +48,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(&cli.log));
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
     let code = match cli.command {
         Command::Plan(args) => commands::plan::execute(args),
         Command::Scenarios(args) => commands::scenarios::execute(args),

@@ -59,7 +59,8 @@ fn snapshot(stats: &RunStats, total: u64) -> Snapshot {
         remaining: total.saturating_sub(skipped + done),
         accepted: stats.accepted.load(Ordering::Relaxed),
         failed,
-        tokens: stats.prompt_tokens.load(Ordering::Relaxed) + stats.completion_tokens.load(Ordering::Relaxed),
+        tokens: stats.prompt_tokens.load(Ordering::Relaxed)
+            + stats.completion_tokens.load(Ordering::Relaxed),
         cost: stats.cost_usd(),
     }
 }
@@ -73,7 +74,10 @@ async fn bar(stats: Arc<RunStats>, total: u64, stop: CancellationToken) {
         let s = snapshot(&stats, total);
         pb.set_length(s.done + s.remaining);
         pb.set_position(s.done);
-        pb.set_message(format!("accepted {} failed {} tokens {} ${:.4}", s.accepted, s.failed, s.tokens, s.cost));
+        pb.set_message(format!(
+            "accepted {} failed {} tokens {} ${:.4}",
+            s.accepted, s.failed, s.tokens, s.cost
+        ));
         tokio::select! {
             () = stop.cancelled() => break,
             () = tokio::time::sleep(Duration::from_millis(200)) => {}
@@ -92,7 +96,11 @@ async fn lines(stats: Arc<RunStats>, total: u64, stop: CancellationToken) {
         let s = snapshot(&stats, total);
         let secs = started.elapsed().as_secs_f64().max(1e-3);
         let rate = s.done as f64 / secs;
-        let eta = if rate > 0.0 { format!("{:.0}s", s.remaining as f64 / rate) } else { "?".into() };
+        let eta = if rate > 0.0 {
+            format!("{:.0}s", s.remaining as f64 / rate)
+        } else {
+            "?".into()
+        };
         eprintln!(
             "progress: {}/{} done, {} accepted, {} failed, {rate:.1}/s, ETA {eta}, {} tokens, ${:.4}",
             s.done,

@@ -72,7 +72,10 @@ pub struct CacheSettings {
 
 impl Default for CacheSettings {
     fn default() -> Self {
-        Self { enabled: true, dir: None }
+        Self {
+            enabled: true,
+            dir: None,
+        }
     }
 }
 
@@ -182,13 +185,18 @@ mod humantime_ms {
             Raw::Ms(ms) => Ok(Duration::from_millis(ms)),
             Raw::Text(t) => {
                 let t = t.trim();
-                let (num, unit) = t.split_at(t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len()));
-                let n: u64 = num.parse().map_err(|_| serde::de::Error::custom(format!("invalid duration `{t}`")))?;
+                let (num, unit) =
+                    t.split_at(t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len()));
+                let n: u64 = num
+                    .parse()
+                    .map_err(|_| serde::de::Error::custom(format!("invalid duration `{t}`")))?;
                 match unit {
                     "" | "ms" => Ok(Duration::from_millis(n)),
                     "s" => Ok(Duration::from_secs(n)),
                     "m" => Ok(Duration::from_secs(n * 60)),
-                    other => Err(serde::de::Error::custom(format!("unknown duration unit `{other}`"))),
+                    other => Err(serde::de::Error::custom(format!(
+                        "unknown duration unit `{other}`"
+                    ))),
                 }
             }
         }
@@ -228,13 +236,15 @@ impl RunSettings {
         env: Option<config::Map<String, String>>,
         flags: &FlagOverrides,
     ) -> Result<Self, SettingsError> {
-        let defaults = config::Config::try_from(&RunSettings::default()).map_err(|e| SettingsError(e.to_string()))?;
+        let defaults = config::Config::try_from(&RunSettings::default())
+            .map_err(|e| SettingsError(e.to_string()))?;
         let mut builder = config::Config::builder().add_source(defaults);
         if let Some(section) = run_section {
             if !section.is_object() {
                 return Err(SettingsError("`run` must be a mapping of settings".into()));
             }
-            let file = config::Config::try_from(section).map_err(|e| SettingsError(format!("run: {e}")))?;
+            let file = config::Config::try_from(section)
+                .map_err(|e| SettingsError(format!("run: {e}")))?;
             builder = builder.add_source(file);
         }
         let mut environment = config::Environment::with_prefix("SCENARIO_ENGINE")
@@ -246,10 +256,14 @@ impl RunSettings {
         }
         builder = builder.add_source(environment);
         for (key, value) in &flags.0 {
-            builder = builder.set_override(*key, value.clone()).map_err(|e| SettingsError(format!("{key}: {e}")))?;
+            builder = builder
+                .set_override(*key, value.clone())
+                .map_err(|e| SettingsError(format!("{key}: {e}")))?;
         }
         let merged = builder.build().map_err(|e| SettingsError(e.to_string()))?;
-        let settings: RunSettings = merged.try_deserialize().map_err(|e| SettingsError(e.to_string()))?;
+        let settings: RunSettings = merged
+            .try_deserialize()
+            .map_err(|e| SettingsError(e.to_string()))?;
         settings.validate()?;
         Ok(settings)
     }
@@ -270,7 +284,8 @@ impl RunSettings {
         if self.model.trim().is_empty() {
             return bad("model", "must not be empty");
         }
-        JudgeWeights::new(self.weights.clone()).map_err(|e| SettingsError(format!("weights: {e}")))?;
+        JudgeWeights::new(self.weights.clone())
+            .map_err(|e| SettingsError(format!("weights: {e}")))?;
         Ok(())
     }
 
@@ -290,7 +305,8 @@ impl RunSettings {
         }
         Ok(PipelineSettings {
             agents,
-            weights: JudgeWeights::new(self.weights.clone()).map_err(|e| SettingsError(format!("weights: {e}")))?,
+            weights: JudgeWeights::new(self.weights.clone())
+                .map_err(|e| SettingsError(format!("weights: {e}")))?,
             threshold: self.threshold,
             max_refinements: self.max_refinements,
             max_write_tries: self.max_write_tries,
@@ -323,12 +339,20 @@ impl RunSettings {
             ..ProviderConfig::default()
         };
         let cache_dir = self.cache.enabled.then(|| {
-            self.cache.dir.clone().unwrap_or_else(|| default_cache_dir(out))
+            self.cache
+                .dir
+                .clone()
+                .unwrap_or_else(|| default_cache_dir(out))
         });
         ClientConfig {
             provider,
             retry: self.retry.clone(),
-            limits: Limits { max_in_flight: self.concurrency, rpm: self.rpm, tpm: self.tpm, ..Limits::default() },
+            limits: Limits {
+                max_in_flight: self.concurrency,
+                rpm: self.rpm,
+                tpm: self.tpm,
+                ..Limits::default()
+            },
             cache_dir,
             prices: self.price_table(),
             ..ClientConfig::default()
@@ -339,7 +363,10 @@ impl RunSettings {
 /// `<directory of the output>/.scenario-engine-cache`.
 #[must_use]
 pub fn default_cache_dir(out: &std::path::Path) -> PathBuf {
-    out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new(".")).join(".scenario-engine-cache")
+    out.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."))
+        .join(".scenario-engine-cache")
 }
 
 #[cfg(test)]
@@ -347,7 +374,12 @@ mod tests {
     use super::*;
 
     fn env(pairs: &[(&str, &str)]) -> Option<config::Map<String, String>> {
-        Some(pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect())
+        Some(
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        )
     }
 
     #[test]
@@ -358,11 +390,17 @@ mod tests {
         flags.set("concurrency", Some(32_i64));
         let s = RunSettings::layered(
             Some(&section),
-            env(&[("SCENARIO_ENGINE__THRESHOLD", "7.5"), ("SCENARIO_ENGINE__AGENTS__FLUENCY__MODEL", "judge")]),
+            env(&[
+                ("SCENARIO_ENGINE__THRESHOLD", "7.5"),
+                ("SCENARIO_ENGINE__AGENTS__FLUENCY__MODEL", "judge"),
+            ]),
             &flags,
         )
         .expect("valid");
-        assert_eq!((s.model.as_str(), s.threshold, s.concurrency), ("file-model", 7.5, 32));
+        assert_eq!(
+            (s.model.as_str(), s.threshold, s.concurrency),
+            ("file-model", 7.5, 32)
+        );
         let p = s.pipeline().expect("pipeline");
         assert_eq!(p.agents.fluency.model, "judge");
         assert_eq!(p.agents.generator.model, "file-model");
@@ -373,13 +411,16 @@ mod tests {
     #[test]
     fn bad_values_name_the_key() {
         let section = serde_json::json!({"threshold": "high"});
-        let err = RunSettings::layered(Some(&section), env(&[]), &FlagOverrides::default()).expect_err("bad");
+        let err = RunSettings::layered(Some(&section), env(&[]), &FlagOverrides::default())
+            .expect_err("bad");
         assert!(err.to_string().contains("threshold"), "{err}");
         let section = serde_json::json!({"concurency": 3});
-        let err = RunSettings::layered(Some(&section), env(&[]), &FlagOverrides::default()).expect_err("bad");
+        let err = RunSettings::layered(Some(&section), env(&[]), &FlagOverrides::default())
+            .expect_err("bad");
         assert!(err.to_string().contains("concurency"), "{err}");
         let section = serde_json::json!({"threshold": 12});
-        let err = RunSettings::layered(Some(&section), env(&[]), &FlagOverrides::default()).expect_err("bad");
+        let err = RunSettings::layered(Some(&section), env(&[]), &FlagOverrides::default())
+            .expect_err("bad");
         assert!(err.to_string().contains("threshold"), "{err}");
     }
 }

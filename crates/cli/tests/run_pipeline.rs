@@ -12,7 +12,9 @@ use serde_json::Value;
 const BIN: &str = env!("CARGO_BIN_EXE_scenario-engine");
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/configs").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/configs")
+        .join(name)
 }
 
 /// The command with a clean environment for settings and fast retries.
@@ -27,7 +29,14 @@ fn command(config: &Path, out: &Path, base_url: &str, extra: &[&str]) -> tokio::
         .arg(config)
         .arg("--out")
         .arg(out)
-        .args(["--base-url", base_url, "--api-key-env", "SCENARIO_ENGINE_TEST_NO_KEY", "--model", "fake-model"])
+        .args([
+            "--base-url",
+            base_url,
+            "--api-key-env",
+            "SCENARIO_ENGINE_TEST_NO_KEY",
+            "--model",
+            "fake-model",
+        ])
         .args(extra)
         .env("SCENARIO_ENGINE__RETRY__BASE_DELAY", "1")
         .env("SCENARIO_ENGINE__RETRY__MAX_DELAY", "5")
@@ -37,7 +46,10 @@ fn command(config: &Path, out: &Path, base_url: &str, extra: &[&str]) -> tokio::
 }
 
 async fn run(config: &Path, out: &Path, base_url: &str, extra: &[&str]) -> Output {
-    command(config, out, base_url, extra).output().await.expect("the binary runs")
+    command(config, out, base_url, extra)
+        .output()
+        .await
+        .expect("the binary runs")
 }
 
 fn records(out: &Path) -> Vec<Value> {
@@ -52,7 +64,12 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-const WEIGHTS: [(&str, f64); 4] = [("fluency", 0.30), ("naturalness", 0.25), ("cs_ratio", 0.20), ("socio_cultural", 0.25)];
+const WEIGHTS: [(&str, f64); 4] = [
+    ("fluency", 0.30),
+    ("naturalness", 0.25),
+    ("cs_ratio", 0.20),
+    ("socio_cultural", 0.25),
+];
 
 fn check_record(r: &Value) {
     for field in [
@@ -78,7 +95,11 @@ fn check_record(r: &Value) {
     ] {
         assert!(r.get(field).is_some(), "record lacks `{field}`: {r}");
     }
-    let judge = |field: &str, key: &str| r[field][key].as_f64().unwrap_or_else(|| panic!("{field}.{key} in {r}"));
+    let judge = |field: &str, key: &str| {
+        r[field][key]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{field}.{key} in {r}"))
+    };
     let scores = [
         judge("fluency_result", "fluency_score"),
         judge("naturalness_result", "naturalness_score"),
@@ -87,64 +108,115 @@ fn check_record(r: &Value) {
     ];
     let formula: f64 = WEIGHTS.iter().zip(scores).map(|((_, w), s)| w * s).sum();
     let score = r["score"].as_f64().expect("score");
-    assert!((score - formula).abs() < 1e-9, "score {score} != weighted formula {formula}");
+    assert!(
+        (score - formula).abs() < 1e-9,
+        "score {score} != weighted formula {formula}"
+    );
     assert_eq!(r["accepted"].as_bool(), Some(score >= 8.0));
     let attempts = r["attempts"].as_array().expect("attempts");
     let refines = r["refine_count"].as_u64().expect("refine_count");
-    assert_eq!(attempts.len() as u64, refines + 1, "one attempt per refinement plus the first");
+    assert_eq!(
+        attempts.len() as u64,
+        refines + 1,
+        "one attempt per refinement plus the first"
+    );
     for (i, a) in attempts.iter().enumerate() {
-        for field in ["fluency_result", "naturalness_result", "cs_ratio_result", "social_cultural_result"] {
+        for field in [
+            "fluency_result",
+            "naturalness_result",
+            "cs_ratio_result",
+            "social_cultural_result",
+        ] {
             assert!(a[field].is_object(), "attempt {i} lacks {field}");
         }
     }
-    assert_eq!(attempts.last().map(|a| &a["data_generation_result"]), Some(&r["data_generation_result"]));
+    assert_eq!(
+        attempts.last().map(|a| &a["data_generation_result"]),
+        Some(&r["data_generation_result"])
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn full_run_writes_complete_records_and_re_judges_refinements() {
-    let server = FakeServer::start(FakeConfig::default()).await.expect("server");
+    let server = FakeServer::start(FakeConfig::default())
+        .await
+        .expect("server");
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
-    let o = run(&fixture("example.yaml"), &out, &server.base_url(), &["--limit", "30", "--concurrency", "8"]).await;
+    let o = run(
+        &fixture("example.yaml"),
+        &out,
+        &server.base_url(),
+        &["--limit", "30", "--concurrency", "8"],
+    )
+    .await;
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let recs = records(&out);
     assert_eq!(recs.len(), 30);
     recs.iter().for_each(check_record);
-    let refined: Vec<&Value> = recs.iter().filter(|r| r["refine_count"].as_u64() > Some(0)).collect();
-    assert!(!refined.is_empty(), "the fake server's scores should trigger some refinements");
+    let refined: Vec<&Value> = recs
+        .iter()
+        .filter(|r| r["refine_count"].as_u64() > Some(0))
+        .collect();
+    assert!(
+        !refined.is_empty(),
+        "the fake server's scores should trigger some refinements"
+    );
     for r in refined {
         let attempts = r["attempts"].as_array().expect("attempts");
-        assert_ne!(attempts[0]["data_generation_result"], attempts[1]["data_generation_result"], "refined text replaced");
+        assert_ne!(
+            attempts[0]["data_generation_result"], attempts[1]["data_generation_result"],
+            "refined text replaced"
+        );
         assert_eq!(attempts[1]["produced_by"], "refiner");
     }
-    assert!(stderr(&o).contains("lowest-scoring parameter values"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("lowest-scoring parameter values"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn switchlingua_config_with_sample_50_gives_50_records() {
-    let server = FakeServer::start(FakeConfig::default()).await.expect("server");
+    let server = FakeServer::start(FakeConfig::default())
+        .await
+        .expect("server");
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("sl.jsonl");
-    let o = run(&fixture("switchlingua.yaml"), &out, &server.base_url(), &["--sample", "50", "--concurrency", "16"]).await;
+    let o = run(
+        &fixture("switchlingua.yaml"),
+        &out,
+        &server.base_url(),
+        &["--sample", "50", "--concurrency", "16"],
+    )
+    .await;
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let recs = records(&out);
     assert_eq!(recs.len(), 50);
     recs.iter().for_each(check_record);
-    let ids: std::collections::HashSet<&str> = recs.iter().filter_map(|r| r["id"].as_str()).collect();
+    let ids: std::collections::HashSet<&str> =
+        recs.iter().filter_map(|r| r["id"].as_str()).collect();
     assert_eq!(ids.len(), 50);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn killed_run_resumes_with_every_scenario_once_and_no_repeated_request() {
-    let server = FakeServer::start(FakeConfig::default().with_latency(Duration::from_millis(20))).await.expect("server");
+    let server = FakeServer::start(FakeConfig::default().with_latency(Duration::from_millis(20)))
+        .await
+        .expect("server");
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("resume.jsonl");
     let config = fixture("example.yaml");
     let args = ["--limit", "60", "--concurrency", "4"];
-    let mut child = command(&config, &out, &server.base_url(), &args).spawn().expect("spawn");
+    let mut child = command(&config, &out, &server.base_url(), &args)
+        .spawn()
+        .expect("spawn");
     // Kill once some (not all) records exist; counting lines, never timing.
     loop {
-        let lines = std::fs::read_to_string(&out).map(|s| s.lines().count()).unwrap_or(0);
+        let lines = std::fs::read_to_string(&out)
+            .map(|s| s.lines().count())
+            .unwrap_or(0);
         if lines >= 8 {
             break;
         }
@@ -161,39 +233,69 @@ async fn killed_run_resumes_with_every_scenario_once_and_no_repeated_request() {
     let recs = records(&out);
     let mut counts: HashMap<String, u32> = HashMap::new();
     for r in &recs {
-        *counts.entry(r["id"].as_str().expect("id").to_string()).or_default() += 1;
+        *counts
+            .entry(r["id"].as_str().expect("id").to_string())
+            .or_default() += 1;
     }
     assert_eq!(counts.len(), 60, "every scenario is there");
     assert!(counts.values().all(|&n| n == 1), "no scenario twice");
     let stats = server.stats();
-    assert_eq!(stats.repeated_prompts(), 0, "no request was paid twice (checkpoint + cache)");
+    assert_eq!(
+        stats.repeated_prompts(),
+        0,
+        "no request was paid twice (checkpoint + cache)"
+    );
 }
 
 /// Complete lines of a file that may end in a torn line.
 fn records_lenient(out: &Path) -> usize {
-    std::fs::read_to_string(out).map(|s| s.lines().filter(|l| serde_json::from_str::<Value>(l).is_ok()).count()).unwrap_or(0)
+    std::fs::read_to_string(out)
+        .map(|s| {
+            s.lines()
+                .filter(|l| serde_json::from_str::<Value>(l).is_ok())
+                .count()
+        })
+        .unwrap_or(0)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn injected_429_500_and_broken_json_still_complete_every_scenario() {
-    let cfg = FakeConfig { rate_429: 0.10, retry_after_secs: 0, rate_500: 0.10, rate_broken_json: 0.05, ..FakeConfig::default() };
+    let cfg = FakeConfig {
+        rate_429: 0.10,
+        retry_after_secs: 0,
+        rate_500: 0.10,
+        rate_broken_json: 0.05,
+        ..FakeConfig::default()
+    };
     let server = FakeServer::start(cfg).await.expect("server");
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("faults.jsonl");
-    let o = run(&fixture("example.yaml"), &out, &server.base_url(), &["--limit", "40", "--concurrency", "8"]).await;
+    let o = run(
+        &fixture("example.yaml"),
+        &out,
+        &server.base_url(),
+        &["--limit", "40", "--concurrency", "8"],
+    )
+    .await;
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let recs = records(&out);
     assert_eq!(recs.len(), 40);
     recs.iter().for_each(check_record);
     let stats = server.stats();
-    assert!(stats.status_count(429) > 0 && stats.status_count(500) > 0, "faults were injected: {:?}", stats.by_status);
+    assert!(
+        stats.status_count(429) > 0 && stats.status_count(500) > 0,
+        "faults were injected: {:?}",
+        stats.by_status
+    );
     let retries: u64 = recs.iter().filter_map(|r| r["retries"].as_u64()).sum();
     assert!(retries > 0, "records count the retries");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn torn_last_line_is_repaired_on_resume() {
-    let server = FakeServer::start(FakeConfig::default()).await.expect("server");
+    let server = FakeServer::start(FakeConfig::default())
+        .await
+        .expect("server");
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("torn.jsonl");
     let config = fixture("example.yaml");
@@ -205,14 +307,24 @@ async fn torn_last_line_is_repaired_on_resume() {
     std::fs::write(&out, &text[..cut]).expect("write");
     let o = run(&config, &out, &server.base_url(), &["--limit", "6"]).await;
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(stderr(&o).contains("torn line"), "a warning names the repair: {}", stderr(&o));
+    assert!(
+        stderr(&o).contains("torn line"),
+        "a warning names the repair: {}",
+        stderr(&o)
+    );
     let recs = records(&out);
-    assert_eq!(recs.len(), 6, "the torn scenario ran again, the others were skipped");
+    assert_eq!(
+        recs.len(),
+        6,
+        "the torn scenario ran again, the others were skipped"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn failed_scenarios_go_to_the_errors_file_and_are_retried() {
-    let failing = FakeServer::start(FakeConfig::default().with_fail_rate(1.0)).await.expect("server");
+    let failing = FakeServer::start(FakeConfig::default().with_fail_rate(1.0))
+        .await
+        .expect("server");
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("err.jsonl");
     let config = fixture("example.yaml");
@@ -224,18 +336,37 @@ async fn failed_scenarios_go_to_the_errors_file_and_are_retried() {
     let failures = records(&errors_file);
     assert_eq!(failures.len(), 5);
     for f in &failures {
-        assert!(f["reason"].as_str().is_some_and(|r| r.starts_with("generator: ")), "{f}");
+        assert!(
+            f["reason"]
+                .as_str()
+                .is_some_and(|r| r.starts_with("generator: ")),
+            "{f}"
+        );
         assert!(f["params"]["first_language"].is_string());
     }
     assert_eq!(records_lenient(&out), 0);
 
-    let healthy = FakeServer::start(FakeConfig::default()).await.expect("server");
+    let healthy = FakeServer::start(FakeConfig::default())
+        .await
+        .expect("server");
     let o = run(&config, &out, &healthy.base_url(), &["--limit", "5"]).await;
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let mut retried: Vec<String> = records(&out).iter().filter_map(|r| r["id"].as_str().map(String::from)).collect();
-    let mut failed: Vec<String> = failures.iter().filter_map(|r| r["id"].as_str().map(String::from)).collect();
+    let mut retried: Vec<String> = records(&out)
+        .iter()
+        .filter_map(|r| r["id"].as_str().map(String::from))
+        .collect();
+    let mut failed: Vec<String> = failures
+        .iter()
+        .filter_map(|r| r["id"].as_str().map(String::from))
+        .collect();
     retried.sort();
     failed.sort();
     assert_eq!(retried, failed, "the failed scenarios were retried");
-    assert_eq!(std::fs::read_to_string(&errors_file).expect("errors file").trim(), "", "no failure left");
+    assert_eq!(
+        std::fs::read_to_string(&errors_file)
+            .expect("errors file")
+            .trim(),
+        "",
+        "no failure left"
+    );
 }

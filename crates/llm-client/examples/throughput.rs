@@ -23,18 +23,29 @@ const TICKS_PER_SEC: f64 = 100.0;
 
 /// CPU seconds used so far by this process's threads whose name starts with `prefix`.
 fn thread_cpu_secs(prefix: &str) -> f64 {
-    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return f64::NAN };
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return f64::NAN;
+    };
     let mut ticks = 0u64;
     for task in tasks.flatten() {
         let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
         if !comm.trim_end().starts_with(prefix) {
             continue;
         }
-        let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) else { continue };
+        let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) else {
+            continue;
+        };
         // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
-        let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else { continue };
+        let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else {
+            continue;
+        };
         let fields: Vec<&str> = rest.split_whitespace().collect();
-        let field = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
+        let field = |i: usize| {
+            fields
+                .get(i)
+                .and_then(|f| f.parse::<u64>().ok())
+                .unwrap_or(0)
+        };
         ticks += field(11) + field(12);
     }
     #[expect(clippy::cast_precision_loss, reason = "tick counts are small")]
@@ -45,7 +56,12 @@ fn thread_cpu_secs(prefix: &str) -> f64 {
 fn request(i: usize, structured: bool) -> ChatRequest {
     let mut req = ChatRequest::new(
         "gpt-4o-mini",
-        vec![Message::system("You judge code-switched sentences."), Message::user(format!("Rate sentence {i}: 'Vamos a la playa, it is so hot.'"))],
+        vec![
+            Message::system("You judge code-switched sentences."),
+            Message::user(format!(
+                "Rate sentence {i}: 'Vamos a la playa, it is so hot.'"
+            )),
+        ],
     );
     req.max_tokens = Some(200);
     if structured {
@@ -61,7 +77,12 @@ fn request(i: usize, structured: bool) -> ChatRequest {
 }
 
 /// Runs `calls` calls with at most `in_flight` at once; returns (wall seconds, client CPU s, server CPU s).
-fn run(client_rt: &tokio::runtime::Runtime, client: &Arc<Client>, calls: usize, structured: bool) -> (f64, f64, f64) {
+fn run(
+    client_rt: &tokio::runtime::Runtime,
+    client: &Arc<Client>,
+    calls: usize,
+    structured: bool,
+) -> (f64, f64, f64) {
     let (c0, s0) = (thread_cpu_secs("client"), thread_cpu_secs("fake-server"));
     let started = Instant::now();
     client_rt.block_on(async {
@@ -79,7 +100,11 @@ fn run(client_rt: &tokio::runtime::Runtime, client: &Arc<Client>, calls: usize, 
         assert_eq!(failures, 0, "benchmark calls must all succeed");
     });
     let wall = started.elapsed().as_secs_f64();
-    (wall, thread_cpu_secs("client") - c0, thread_cpu_secs("fake-server") - s0)
+    (
+        wall,
+        thread_cpu_secs("client") - c0,
+        thread_cpu_secs("fake-server") - s0,
+    )
 }
 
 fn client_for(base_url: String, in_flight: usize) -> Arc<Client> {
@@ -91,7 +116,10 @@ fn client_for(base_url: String, in_flight: usize) -> Arc<Client> {
 
 #[expect(clippy::cast_precision_loss, reason = "call counts are small")]
 fn main() {
-    let calls: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(20_000);
+    let calls: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(20_000);
     let client_rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("client")
@@ -100,7 +128,8 @@ fn main() {
         .unwrap_or_else(|e| panic!("runtime: {e}"));
 
     // (a) zero latency.
-    let fast = FakeServer::spawn_background(FakeConfig::default()).unwrap_or_else(|e| panic!("fake server: {e}"));
+    let fast = FakeServer::spawn_background(FakeConfig::default())
+        .unwrap_or_else(|e| panic!("fake server: {e}"));
     for structured in [false, true] {
         let client = client_for(fast.base_url(), 16);
         run(&client_rt, &client, 500, structured); // warm-up: connections, validator cache
@@ -117,8 +146,9 @@ fn main() {
     drop(fast);
 
     // (b) 50 ms latency, 64 in flight.
-    let slow = FakeServer::spawn_background(FakeConfig::default().with_latency(Duration::from_millis(50)))
-        .unwrap_or_else(|e| panic!("fake server: {e}"));
+    let slow =
+        FakeServer::spawn_background(FakeConfig::default().with_latency(Duration::from_millis(50)))
+            .unwrap_or_else(|e| panic!("fake server: {e}"));
     let client = client_for(slow.base_url(), 64);
     run(&client_rt, &client, 256, false);
     let n = 6_400;

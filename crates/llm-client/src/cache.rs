@@ -79,14 +79,18 @@ pub fn cache_key(base_url: &str, kind: ProviderKind, req: &ChatRequest) -> Strin
     let mut identity = request_identity(req);
     identity["base_url"] = Value::String(base_url.trim_end_matches('/').to_owned());
     identity["provider"] = Value::String(kind.as_str().to_owned());
-    blake3::hash(canonical_json(&identity).as_bytes()).to_hex().to_string()
+    blake3::hash(canonical_json(&identity).as_bytes())
+        .to_hex()
+        .to_string()
 }
 
 /// Replay key: the request identity only, so recordings replay whatever port or host they were
 /// made against.
 #[must_use]
 pub fn replay_key(req: &ChatRequest) -> String {
-    blake3::hash(canonical_json(&request_identity(req)).as_bytes()).to_hex().to_string()
+    blake3::hash(canonical_json(&request_identity(req)).as_bytes())
+        .to_hex()
+        .to_string()
 }
 
 /// A directory of cached responses.
@@ -99,7 +103,10 @@ pub(crate) struct DiskCache {
 
 impl DiskCache {
     pub(crate) fn new(dir: PathBuf) -> Self {
-        Self { dir, tmp_counter: AtomicU64::new(0) }
+        Self {
+            dir,
+            tmp_counter: AtomicU64::new(0),
+        }
     }
 
     fn path_of(&self, key: &str) -> PathBuf {
@@ -128,7 +135,10 @@ impl DiskCache {
             std::process::id(),
             self.tmp_counter.fetch_add(1, Ordering::Relaxed)
         );
-        let dir = path.parent().map(Path::to_path_buf).unwrap_or_else(|| self.dir.clone());
+        let dir = path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| self.dir.clone());
         let tmp = dir.join(tmp_name);
         tokio::task::spawn_blocking(move || -> std::io::Result<()> {
             std::fs::create_dir_all(&dir)?;
@@ -153,8 +163,13 @@ mod tests {
 
     #[test]
     fn canonical_json_sorts_keys_recursively() {
-        let a: Value = serde_json::from_str(r#"{"b": {"y": 1, "x": [ {"d": 1, "c": 2} ]}, "a": null}"#).expect("json");
-        assert_eq!(canonical_json(&a), r#"{"a":null,"b":{"x":[{"c":2,"d":1}],"y":1}}"#);
+        let a: Value =
+            serde_json::from_str(r#"{"b": {"y": 1, "x": [ {"d": 1, "c": 2} ]}, "a": null}"#)
+                .expect("json");
+        assert_eq!(
+            canonical_json(&a),
+            r#"{"a":null,"b":{"x":[{"c":2,"d":1}],"y":1}}"#
+        );
     }
 
     #[test]
@@ -177,7 +192,11 @@ mod tests {
         let cache = DiskCache::new(dir.path().to_path_buf());
         let key = "ab".repeat(32);
         assert!(cache.get(&key).await.is_none());
-        let resp = ChatResponse { content: "hello".into(), model: "m".into(), ..ChatResponse::default() };
+        let resp = ChatResponse {
+            content: "hello".into(),
+            model: "m".into(),
+            ..ChatResponse::default()
+        };
         cache.put(&key, &resp).await.expect("put");
         assert_eq!(cache.get(&key).await, Some(resp));
         assert!(dir.path().join("ab").join(format!("{key}.json")).is_file());

@@ -26,7 +26,10 @@ use crate::retry::{backoff, server_delay};
 use crate::stats::{ClientStats, StatsCell, bump};
 use crate::structured::{StructuredMode, Validators, coerce_to_schema, parse_tolerant};
 use crate::tokens::{count_prompt_tokens, count_tokens};
-use crate::{ChatModel, ChatRequest, ChatResponse, ClientConfig, Coercion, FinishReason, LlmError, Message, OutputSchema, ProviderKind, Usage};
+use crate::{
+    ChatModel, ChatRequest, ChatResponse, ClientConfig, Coercion, FinishReason, LlmError, Message,
+    OutputSchema, ProviderKind, Usage,
+};
 
 const REPAIR_PROMPT: &str = include_str!("../prompts/repair.txt");
 /// Completion budget assumed for TPM reservations when the request sets no `max_tokens`.
@@ -92,7 +95,9 @@ impl Client {
     /// # Errors
     /// [`LlmError::Config`] for an invalid base URL, header or HTTP client setup.
     pub fn new(cfg: ClientConfig) -> Result<Self, LlmError> {
-        let key = std::env::var(&cfg.provider.api_key_env).ok().filter(|k| !k.trim().is_empty());
+        let key = std::env::var(&cfg.provider.api_key_env)
+            .ok()
+            .filter(|k| !k.trim().is_empty());
         Self::build(cfg, key)
     }
 
@@ -107,8 +112,9 @@ impl Client {
     }
 
     fn build(cfg: ClientConfig, key: Option<String>) -> Result<Self, LlmError> {
-        reqwest::Url::parse(&cfg.provider.base_url)
-            .map_err(|e| LlmError::Config(format!("invalid base URL {:?}: {e}", cfg.provider.base_url)))?;
+        reqwest::Url::parse(&cfg.provider.base_url).map_err(|e| {
+            LlmError::Config(format!("invalid base URL {:?}: {e}", cfg.provider.base_url))
+        })?;
         let mut extra_headers = HeaderMap::new();
         for (name, value) in &cfg.provider.headers {
             let header = HeaderName::from_bytes(name.as_bytes())
@@ -169,13 +175,19 @@ impl Client {
     #[must_use]
     pub fn structured_mode(&self, model: &str) -> Option<StructuredMode> {
         let key = (self.cfg.provider.base_url.clone(), model.to_owned());
-        self.modes.lock().unwrap_or_else(PoisonError::into_inner).get(&key).copied()
+        self.modes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+            .copied()
     }
 
     /// Replaces every occurrence of the API key in server-provided text.
     fn scrub(&self, text: String) -> String {
         match &self.api_key {
-            Some(ApiKey(k)) if k.len() >= 4 && text.contains(k.as_str()) => text.replace(k.as_str(), REDACTED),
+            Some(ApiKey(k)) if k.len() >= 4 && text.contains(k.as_str()) => {
+                text.replace(k.as_str(), REDACTED)
+            }
             _ => text,
         }
     }
@@ -184,7 +196,11 @@ impl Client {
         bump(&self.stats.calls);
         let started = Instant::now();
         let key = match &self.cache {
-            Some(_) if !req.no_cache => Some(cache_key(&self.cfg.provider.base_url, self.cfg.provider.kind, &req)),
+            Some(_) if !req.no_cache => Some(cache_key(
+                &self.cfg.provider.base_url,
+                self.cfg.provider.kind,
+                &req,
+            )),
             _ => None,
         };
         if let (Some(cache), Some(key)) = (&self.cache, &key) {
@@ -215,7 +231,11 @@ impl Client {
             }
         };
         resp.latency_ms = elapsed_ms(started);
-        resp.cost_usd = self.cfg.prices.cost(&req.model, &resp.usage).or_else(|| self.cfg.prices.cost(&resp.model, &resp.usage));
+        resp.cost_usd = self
+            .cfg
+            .prices
+            .cost(&req.model, &resp.usage)
+            .or_else(|| self.cfg.prices.cost(&resp.model, &resp.usage));
         self.stats.record_response(&resp);
         if let (Some(cache), Some(key)) = (&self.cache, &key) {
             // A cache that cannot be written must not fail a call that already succeeded (and paid).
@@ -224,7 +244,12 @@ impl Client {
             }
         }
         if let Some(recorder) = &self.recorder {
-            let recording = Recording { key: replay_key(&req), request: req.clone(), exchanges, response: resp.clone() };
+            let recording = Recording {
+                key: replay_key(&req),
+                request: req.clone(),
+                exchanges,
+                response: resp.clone(),
+            };
             if let Err(e) = recorder.write(&recording).await {
                 tracing::warn!(error = %e, "exchange not recorded");
             }
@@ -242,7 +267,11 @@ impl Client {
         Ok(resp)
     }
 
-    async fn plain(&self, req: &ChatRequest, log: Option<&mut Vec<Exchange>>) -> Result<ChatResponse, LlmError> {
+    async fn plain(
+        &self,
+        req: &ChatRequest,
+        log: Option<&mut Vec<Exchange>>,
+    ) -> Result<ChatResponse, LlmError> {
         let wire = provider::build(&self.cfg.provider, req, None);
         let answer = self.send(req, &req.messages, &wire, log).await?;
         Ok(ChatResponse {
@@ -265,13 +294,23 @@ impl Client {
         mut log: Option<&mut Vec<Exchange>>,
     ) -> Result<ChatResponse, LlmError> {
         let mode_key = (self.cfg.provider.base_url.clone(), req.model.clone());
-        let remembered = self.modes.lock().unwrap_or_else(PoisonError::into_inner).get(&mode_key).copied();
+        let remembered = self
+            .modes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&mode_key)
+            .copied();
         let mut mode = remembered.unwrap_or_else(|| provider::initial_mode(self.cfg.provider.kind));
         let mut answer = loop {
             let wire = provider::build(&self.cfg.provider, req, Some(mode));
-            match self.send(req, &wire_messages(req, &wire), &wire, log.as_deref_mut()).await {
+            match self
+                .send(req, &wire_messages(req, &wire), &wire, log.as_deref_mut())
+                .await
+            {
                 Ok(answer) => break answer,
-                Err(LlmError::Rejected { status, message }) if provider::rejects_structured_mode(status, &message) => {
+                Err(LlmError::Rejected { status, message })
+                    if provider::rejects_structured_mode(status, &message) =>
+                {
                     let Some(next) = mode.next() else {
                         return Err(LlmError::Rejected { status, message });
                     };
@@ -283,7 +322,10 @@ impl Client {
             }
         };
         if remembered != Some(mode) {
-            self.modes.lock().unwrap_or_else(PoisonError::into_inner).insert(mode_key, mode);
+            self.modes
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(mode_key, mode);
         }
         let mut usage = answer.usage;
         let mut retries = answer.retries;
@@ -297,7 +339,11 @@ impl Client {
                     repair_notes.append(&mut coercions);
                     let finish_reason = match answer.parsed.finish_reason {
                         // Our own forced tool call is the answer, not a request to run a tool.
-                        FinishReason::ToolCalls if mode == StructuredMode::ToolCall && other_calls.is_empty() => FinishReason::Stop,
+                        FinishReason::ToolCalls
+                            if mode == StructuredMode::ToolCall && other_calls.is_empty() =>
+                        {
+                            FinishReason::Stop
+                        }
                         other => other,
                     };
                     return Ok(ChatResponse {
@@ -314,19 +360,35 @@ impl Client {
                     });
                 }
                 Err(reason) if repairs >= self.cfg.max_repairs => {
-                    return Err(LlmError::InvalidOutput { reason, repairs, raw: text });
+                    return Err(LlmError::InvalidOutput {
+                        reason,
+                        repairs,
+                        raw: text,
+                    });
                 }
                 Err(reason) => {
                     repairs += 1;
                     bump(&self.stats.repairs);
                     tracing::info!(model = %req.model, repairs, %reason, "structured reply invalid, asking for a repair");
-                    repair_notes.push(Coercion { path: String::new(), reason: format!("repair request after: {reason}") });
+                    repair_notes.push(Coercion {
+                        path: String::new(),
+                        reason: format!("repair request after: {reason}"),
+                    });
                     conversation.push(Message::assistant(text));
-                    conversation.push(Message::user(REPAIR_PROMPT.replace("{reason}", &reason).trim_end()));
+                    conversation.push(Message::user(
+                        REPAIR_PROMPT.replace("{reason}", &reason).trim_end(),
+                    ));
                     let mut repair_req = req.clone();
                     repair_req.messages.clone_from(&conversation);
                     let wire = provider::build(&self.cfg.provider, &repair_req, Some(mode));
-                    answer = self.send(&repair_req, &wire_messages(&repair_req, &wire), &wire, log.as_deref_mut()).await?;
+                    answer = self
+                        .send(
+                            &repair_req,
+                            &wire_messages(&repair_req, &wire),
+                            &wire,
+                            log.as_deref_mut(),
+                        )
+                        .await?;
                     usage = Usage {
                         prompt_tokens: usage.prompt_tokens + answer.usage.prompt_tokens,
                         completion_tokens: usage.completion_tokens + answer.usage.completion_tokens,
@@ -339,10 +401,16 @@ impl Client {
     }
 
     /// Parses, coerces and validates one reply against the caller's original schema.
-    fn interpret(&self, text: &str, schema: &OutputSchema) -> Result<(Value, Vec<Coercion>), String> {
+    fn interpret(
+        &self,
+        text: &str,
+        schema: &OutputSchema,
+    ) -> Result<(Value, Vec<Coercion>), String> {
         let (mut value, mut coercions) = parse_tolerant(text)?;
         coercions.extend(coerce_to_schema(&mut value, &schema.schema));
-        self.validators.validate(&schema.schema, &value).map_err(|e| format!("schema violation: {e}"))?;
+        self.validators
+            .validate(&schema.schema, &value)
+            .map_err(|e| format!("schema violation: {e}"))?;
         Ok((value, coercions))
     }
 
@@ -354,9 +422,15 @@ impl Client {
         wire: &WireRequest,
         mut log: Option<&mut Vec<Exchange>>,
     ) -> Result<Answer, LlmError> {
-        let body = serde_json::to_vec(&wire.body).map_err(|e| LlmError::Protocol(format!("encoding request: {e}")))?;
-        let prompt_estimate = if self.tpm.is_some() { count_prompt_tokens(prompt) } else { 0 };
-        let reserve = prompt_estimate + req.max_tokens.map_or(DEFAULT_COMPLETION_RESERVE, u64::from);
+        let body = serde_json::to_vec(&wire.body)
+            .map_err(|e| LlmError::Protocol(format!("encoding request: {e}")))?;
+        let prompt_estimate = if self.tpm.is_some() {
+            count_prompt_tokens(prompt)
+        } else {
+            0
+        };
+        let reserve =
+            prompt_estimate + req.max_tokens.map_or(DEFAULT_COMPLETION_RESERVE, u64::from);
         let policy = &self.cfg.retry;
         let mut retries = 0u32;
         loop {
@@ -378,21 +452,37 @@ impl Client {
             let (delay_hint, error) = match outcome {
                 Ok(reply) if (200..300).contains(&reply.status) => {
                     let value: Value = serde_json::from_slice(&reply.body).map_err(|e| {
-                        LlmError::Protocol(self.scrub(format!("reply is not JSON ({e}): {}", lossy_snippet(&reply.body))))
+                        LlmError::Protocol(self.scrub(format!(
+                            "reply is not JSON ({e}): {}",
+                            lossy_snippet(&reply.body)
+                        )))
                     })?;
                     let parsed = provider::parse(self.cfg.provider.kind, &value)?;
-                    let usage = parsed.usage.unwrap_or_else(|| estimate_usage(prompt, &parsed));
+                    let usage = parsed
+                        .usage
+                        .unwrap_or_else(|| estimate_usage(prompt, &parsed));
                     if let Some(tpm) = &self.tpm {
                         let used = i64::try_from(usage.total()).unwrap_or(i64::MAX);
-                        tpm.adjust(i64::try_from(reserved).unwrap_or(i64::MAX).saturating_sub(used));
+                        tpm.adjust(
+                            i64::try_from(reserved)
+                                .unwrap_or(i64::MAX)
+                                .saturating_sub(used),
+                        );
                     }
                     self.window.on_success();
-                    return Ok(Answer { parsed, retries, usage });
+                    return Ok(Answer {
+                        parsed,
+                        retries,
+                        usage,
+                    });
                 }
                 Ok(reply) => {
                     self.refund(reserved);
-                    let message = self.scrub(provider::error_message(&String::from_utf8_lossy(&reply.body)));
-                    let hint = server_delay(&reply.headers, SystemTime::now()).map(|d| d.min(policy.max_server_delay()));
+                    let message = self.scrub(provider::error_message(&String::from_utf8_lossy(
+                        &reply.body,
+                    )));
+                    let hint = server_delay(&reply.headers, SystemTime::now())
+                        .map(|d| d.min(policy.max_server_delay()));
                     match reply.status {
                         401 | 403 => {
                             return Err(LlmError::Auth {
@@ -404,10 +494,23 @@ impl Client {
                         429 => {
                             bump(&self.stats.rate_limited);
                             self.window.on_rate_limited();
-                            (hint, LlmError::RateLimited { attempts, retry_after: hint })
+                            (
+                                hint,
+                                LlmError::RateLimited {
+                                    attempts,
+                                    retry_after: hint,
+                                },
+                            )
                         }
                         408 => (hint, LlmError::Timeout { attempts }),
-                        status @ 500..=599 => (hint, LlmError::Server { status, attempts, message }),
+                        status @ 500..=599 => (
+                            hint,
+                            LlmError::Server {
+                                status,
+                                attempts,
+                                message,
+                            },
+                        ),
                         status => return Err(LlmError::Rejected { status, message }),
                     }
                 }
@@ -416,7 +519,10 @@ impl Client {
                     let error = if e.is_timeout() {
                         LlmError::Timeout { attempts }
                     } else {
-                        LlmError::Connect { attempts, message: self.scrub(error_chain(&e)) }
+                        LlmError::Connect {
+                            attempts,
+                            message: self.scrub(error_chain(&e)),
+                        }
                     };
                     (None, error)
                 }
@@ -464,7 +570,11 @@ impl Client {
         let status = resp.status().as_u16();
         let headers = resp.headers().clone();
         let body = resp.bytes().await?.to_vec();
-        Ok(RawReply { status, headers, body })
+        Ok(RawReply {
+            status,
+            headers,
+            body,
+        })
     }
 
     /// The recorded form of one attempt, with credentials redacted.
@@ -472,7 +582,11 @@ impl Client {
         let mut headers = BTreeMap::new();
         headers.insert("content-type".to_owned(), "application/json".to_owned());
         for (name, value) in &self.cfg.provider.headers {
-            let shown = if is_secret_header(name) { REDACTED.to_owned() } else { value.clone() };
+            let shown = if is_secret_header(name) {
+                REDACTED.to_owned()
+            } else {
+                value.clone()
+            };
             headers.insert(name.to_ascii_lowercase(), shown);
         }
         for (name, value) in &wire.headers {
@@ -489,12 +603,22 @@ impl Client {
         let (status, response) = match outcome {
             Ok(reply) => {
                 let text = self.scrub(String::from_utf8_lossy(&reply.body).into_owned());
-                (Some(reply.status), serde_json::from_str(&text).unwrap_or(Value::String(text)))
+                (
+                    Some(reply.status),
+                    serde_json::from_str(&text).unwrap_or(Value::String(text)),
+                )
             }
             Err(e) => (None, Value::String(self.scrub(error_chain(e)))),
         };
-        let request = serde_json::from_str(&self.scrub(wire.body.to_string())).unwrap_or_else(|_| wire.body.clone());
-        Exchange { url: wire.url.clone(), headers, request, status, response }
+        let request = serde_json::from_str(&self.scrub(wire.body.to_string()))
+            .unwrap_or_else(|_| wire.body.clone());
+        Exchange {
+            url: wire.url.clone(),
+            headers,
+            request,
+            status,
+            response,
+        }
     }
 }
 
@@ -520,7 +644,11 @@ fn wire_messages(req: &ChatRequest, wire: &WireRequest) -> Vec<Message> {
 }
 
 /// The JSON text of a structured reply and the tool calls that are not our synthetic one.
-fn structured_text(parsed: &Parsed, schema: &OutputSchema, mode: StructuredMode) -> (String, Vec<crate::ToolCall>) {
+fn structured_text(
+    parsed: &Parsed,
+    schema: &OutputSchema,
+    mode: StructuredMode,
+) -> (String, Vec<crate::ToolCall>) {
     if mode == StructuredMode::ToolCall {
         let idx = parsed
             .tool_calls
@@ -542,8 +670,16 @@ fn structured_text(parsed: &Parsed, schema: &OutputSchema, mode: StructuredMode)
 
 fn estimate_usage(prompt: &[Message], parsed: &Parsed) -> Usage {
     let completion = count_tokens(&parsed.content)
-        + parsed.tool_calls.iter().map(|c| count_tokens(&c.arguments.to_string())).sum::<u64>();
-    Usage { prompt_tokens: count_prompt_tokens(prompt), completion_tokens: completion, estimated: true }
+        + parsed
+            .tool_calls
+            .iter()
+            .map(|c| count_tokens(&c.arguments.to_string()))
+            .sum::<u64>();
+    Usage {
+        prompt_tokens: count_prompt_tokens(prompt),
+        completion_tokens: completion,
+        estimated: true,
+    }
 }
 
 /// Scheme, host and path of a URL, without the query string.
@@ -583,8 +719,11 @@ mod tests {
     fn client_is_shareable_and_debug_hides_the_key() {
         fn assert_send_sync<T: Send + Sync>() {}
         assert_send_sync::<Client>();
-        let client = Client::with_api_key(ClientConfig::openai_compatible("http://127.0.0.1:9/v1"), "sk-secret-123")
-            .expect("valid config");
+        let client = Client::with_api_key(
+            ClientConfig::openai_compatible("http://127.0.0.1:9/v1"),
+            "sk-secret-123",
+        )
+        .expect("valid config");
         let debug = format!("{client:?}");
         assert!(!debug.contains("sk-secret-123"), "{debug}");
         assert!(debug.contains("[redacted]"), "{debug}");
@@ -595,13 +734,18 @@ mod tests {
         let mut cfg = ClientConfig::openai_compatible("not a url");
         assert!(matches!(Client::new(cfg.clone()), Err(LlmError::Config(_))));
         cfg.provider.base_url = "http://localhost:1/v1".into();
-        cfg.provider.headers.insert("x-api-key".into(), "bad\nsecret".into());
+        cfg.provider
+            .headers
+            .insert("x-api-key".into(), "bad\nsecret".into());
         let err = Client::new(cfg).expect_err("bad header value").to_string();
         assert!(!err.contains("secret"), "{err}");
     }
 
     #[test]
     fn endpoint_drops_the_query() {
-        assert_eq!(endpoint_of("https://r/openai/deployments/d/chat/completions?api-version=1"), "https://r/openai/deployments/d/chat/completions");
+        assert_eq!(
+            endpoint_of("https://r/openai/deployments/d/chat/completions?api-version=1"),
+            "https://r/openai/deployments/d/chat/completions"
+        );
     }
 }

@@ -136,7 +136,13 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Self { max_in_flight: 16, rpm: None, tpm: None, adaptive: false, adaptive_step: 8 }
+        Self {
+            max_in_flight: 16,
+            rpm: None,
+            tpm: None,
+            adaptive: false,
+            adaptive_step: 8,
+        }
     }
 }
 
@@ -196,15 +202,21 @@ pub(crate) fn parse_duration(text: &str) -> Result<Duration, String> {
     let mut total = Duration::ZERO;
     let mut rest = text;
     while !rest.is_empty() {
-        let digits_end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
+        let digits_end = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
         if digits_end == 0 {
-            return Err(format!("invalid duration {text:?}: expected a number before the unit"));
+            return Err(format!(
+                "invalid duration {text:?}: expected a number before the unit"
+            ));
         }
         let number: f64 = rest[..digits_end]
             .parse()
             .map_err(|_| format!("invalid duration {text:?}: bad number"))?;
         rest = &rest[digits_end..];
-        let unit_end = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
+        let unit_end = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
         let unit = rest[..unit_end].trim();
         rest = &rest[unit_end..];
         let secs = match unit {
@@ -216,7 +228,8 @@ pub(crate) fn parse_duration(text: &str) -> Result<Duration, String> {
             "ns" => number / 1_000_000_000.0,
             other => return Err(format!("invalid duration {text:?}: unknown unit {other:?}")),
         };
-        total += Duration::try_from_secs_f64(secs).map_err(|e| format!("invalid duration {text:?}: {e}"))?;
+        total += Duration::try_from_secs_f64(secs)
+            .map_err(|e| format!("invalid duration {text:?}: {e}"))?;
     }
     Ok(total)
 }
@@ -280,6 +293,13 @@ mod tests {
         assert_eq!(cfg.max_repairs, 1);
         let kinds: Vec<ProviderKind> =
             serde_json::from_str(r#"["openai","azure","anthropic"]"#).expect("kinds");
-        assert_eq!(kinds, [ProviderKind::OpenAi, ProviderKind::Azure, ProviderKind::Anthropic]);
+        assert_eq!(
+            kinds,
+            [
+                ProviderKind::OpenAi,
+                ProviderKind::Azure,
+                ProviderKind::Anthropic
+            ]
+        );
     }
 }

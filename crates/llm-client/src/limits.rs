@@ -39,7 +39,10 @@ impl TokenBucket {
         Self {
             capacity,
             per_sec: capacity / 60.0,
-            state: Mutex::new(BucketState { tokens: capacity, last: Instant::now() }),
+            state: Mutex::new(BucketState {
+                tokens: capacity,
+                last: Instant::now(),
+            }),
             waits: AtomicU64::new(0),
         }
     }
@@ -54,7 +57,10 @@ impl TokenBucket {
     /// Takes `n` units, waiting until they are available. Requests larger than the whole bucket
     /// are clamped to its capacity (they could never be served otherwise). Returns the units taken.
     pub(crate) async fn acquire(&self, n: u64) -> u64 {
-        #[expect(clippy::cast_precision_loss, reason = "token counts are far below 2^52")]
+        #[expect(
+            clippy::cast_precision_loss,
+            reason = "token counts are far below 2^52"
+        )]
         let want = (n as f64).min(self.capacity);
         let mut waited = false;
         loop {
@@ -73,13 +79,22 @@ impl TokenBucket {
                     if waited {
                         self.waits.fetch_add(1, Ordering::Relaxed);
                     }
-                    #[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "want is a clamped non-negative count")]
+                    #[expect(
+                        clippy::cast_possible_truncation,
+                        clippy::cast_sign_loss,
+                        reason = "want is a clamped non-negative count"
+                    )]
                     return want as u64;
                 }
                 Some(missing) => {
                     waited = true;
-                    let wait = Duration::from_secs_f64(missing / self.per_sec).max(Duration::from_millis(1));
-                    tracing::debug!(wait_ms = wait.as_millis() as u64, missing, "rate limit bucket empty, waiting");
+                    let wait = Duration::from_secs_f64(missing / self.per_sec)
+                        .max(Duration::from_millis(1));
+                    tracing::debug!(
+                        wait_ms = wait.as_millis() as u64,
+                        missing,
+                        "rate limit bucket empty, waiting"
+                    );
                     tokio::time::sleep(wait).await;
                 }
             }
@@ -90,7 +105,10 @@ impl TokenBucket {
     pub(crate) fn adjust(&self, delta: i64) {
         let mut s = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         self.refill(&mut s);
-        #[expect(clippy::cast_precision_loss, reason = "token counts are far below 2^52")]
+        #[expect(
+            clippy::cast_precision_loss,
+            reason = "token counts are far below 2^52"
+        )]
         let delta = delta as f64;
         s.tokens = (s.tokens + delta).min(self.capacity);
     }
@@ -126,7 +144,11 @@ pub(crate) struct Slot {
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        let mut s = self.window.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut s = self
+            .window
+            .state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         s.in_flight = s.in_flight.saturating_sub(1);
         drop(s);
         self.window.freed.notify_one();
@@ -140,7 +162,11 @@ impl Concurrency {
             max,
             adaptive,
             step: step.max(1),
-            state: Mutex::new(WindowState { in_flight: 0, limit: max, successes: 0 }),
+            state: Mutex::new(WindowState {
+                in_flight: 0,
+                limit: max,
+                successes: 0,
+            }),
             freed: Notify::new(),
         })
     }
@@ -157,7 +183,9 @@ impl Concurrency {
                 let mut s = self.state.lock().unwrap_or_else(PoisonError::into_inner);
                 if s.in_flight < s.limit {
                     s.in_flight += 1;
-                    return Slot { window: Arc::clone(self) };
+                    return Slot {
+                        window: Arc::clone(self),
+                    };
                 }
             }
             notified.await;
@@ -187,12 +215,18 @@ impl Concurrency {
         let mut s = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         s.limit = (s.limit / 2).max(1);
         s.successes = 0;
-        tracing::info!(limit = s.limit, "rate limited: halving the in-flight window");
+        tracing::info!(
+            limit = s.limit,
+            "rate limited: halving the in-flight window"
+        );
     }
 
     /// The current window size.
     pub(crate) fn limit(&self) -> usize {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner).limit
+        self.state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .limit
     }
 }
 
@@ -234,7 +268,10 @@ mod tests {
     async fn window_blocks_at_limit_and_adapts() {
         let window = Concurrency::new(4, true, 2);
         let slots: Vec<Slot> = futures::future::join_all((0..4).map(|_| window.acquire())).await;
-        assert!(window.acquire().now_or_never().is_none(), "a fifth slot must not be granted");
+        assert!(
+            window.acquire().now_or_never().is_none(),
+            "a fifth slot must not be granted"
+        );
         drop(slots);
         window.on_rate_limited();
         assert_eq!(window.limit(), 2);

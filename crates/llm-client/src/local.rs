@@ -66,7 +66,9 @@ pub struct LocalConfig {
 impl Default for LocalConfig {
     fn default() -> Self {
         Self {
-            model_path: default_model_dir().map(|d| d.join(DEFAULT_MODEL_FILE)).unwrap_or_default(),
+            model_path: default_model_dir()
+                .map(|d| d.join(DEFAULT_MODEL_FILE))
+                .unwrap_or_default(),
             chat_template: None,
             n_ctx: 4096,
             threads: None,
@@ -80,7 +82,10 @@ impl LocalConfig {
     /// Defaults with the given model file.
     #[must_use]
     pub fn new(model_path: impl Into<PathBuf>) -> Self {
-        Self { model_path: model_path.into(), ..Self::default() }
+        Self {
+            model_path: model_path.into(),
+            ..Self::default()
+        }
     }
 
     /// The model to use when none is configured: `$SCENARIO_ENGINE_MODEL` if set, else the
@@ -138,9 +143,10 @@ impl From<LocalError> for LlmError {
     fn from(e: LocalError) -> Self {
         match e {
             // A schema llama.cpp cannot compile is a problem of that request, not of the setup.
-            LocalError::Grammar(reason) => {
-                LlmError::Rejected { status: 422, message: format!("local model: JSON schema to grammar: {reason}") }
-            }
+            LocalError::Grammar(reason) => LlmError::Rejected {
+                status: 422,
+                message: format!("local model: JSON schema to grammar: {reason}"),
+            },
             other => LlmError::Config(other.to_string()),
         }
     }
@@ -154,7 +160,10 @@ pub struct LocalModel {
 
 impl std::fmt::Debug for LocalModel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LocalModel").field("name", &self.name()).field("config", self.config()).finish()
+        f.debug_struct("LocalModel")
+            .field("name", &self.name())
+            .field("config", self.config())
+            .finish()
     }
 }
 
@@ -164,7 +173,9 @@ impl LocalModel {
     /// # Errors
     /// A missing file, a file llama.cpp cannot load, or no usable chat template.
     pub fn load(config: LocalConfig) -> Result<Self, LocalError> {
-        Ok(Self { engine: Arc::new(engine::Engine::load(config)?) })
+        Ok(Self {
+            engine: Arc::new(engine::Engine::load(config)?),
+        })
     }
 
     /// The model's name (the GGUF file stem), reported as `ChatResponse::model`.
@@ -230,7 +241,11 @@ impl ChatModel for LocalModel {
                 "local completion"
             );
             let json = match &schema {
-                Some(schema) => Some(parse_and_validate(&generation.text, schema, &generation.finish)?),
+                Some(schema) => Some(parse_and_validate(
+                    &generation.text,
+                    schema,
+                    &generation.finish,
+                )?),
                 None => None,
             };
             let (content, json, tool_calls, finish_reason) = match json {
@@ -260,26 +275,44 @@ impl ChatModel for LocalModel {
 
 /// Parses the reply and checks it against the request's schema; the grammar guarantees the
 /// syntax only when generation was not cut short, and never the numeric bounds.
-fn parse_and_validate(text: &str, schema: &Value, finish: &FinishReason) -> Result<Value, LlmError> {
-    let invalid = |reason: String| LlmError::InvalidOutput { reason, repairs: 0, raw: text.to_owned() };
+fn parse_and_validate(
+    text: &str,
+    schema: &Value,
+    finish: &FinishReason,
+) -> Result<Value, LlmError> {
+    let invalid = |reason: String| LlmError::InvalidOutput {
+        reason,
+        repairs: 0,
+        raw: text.to_owned(),
+    };
     let value: Value = serde_json::from_str(text).map_err(|e| {
         if *finish == FinishReason::Length {
-            invalid(format!("reply cut at the token cap before the JSON was complete ({e})"))
+            invalid(format!(
+                "reply cut at the token cap before the JSON was complete ({e})"
+            ))
         } else {
             invalid(format!("reply is not JSON: {e}"))
         }
     })?;
-    let validator =
-        jsonschema::validator_for(schema).map_err(|e| invalid(format!("the output schema itself is invalid: {e}")))?;
+    let validator = jsonschema::validator_for(schema)
+        .map_err(|e| invalid(format!("the output schema itself is invalid: {e}")))?;
     let errors: Vec<String> = validator
         .iter_errors(&value)
         .take(5)
         .map(|e| {
             let path = e.instance_path().to_string();
-            if path.is_empty() { e.to_string() } else { format!("{path}: {e}") }
+            if path.is_empty() {
+                e.to_string()
+            } else {
+                format!("{path}: {e}")
+            }
         })
         .collect();
-    if errors.is_empty() { Ok(value) } else { Err(invalid(errors.join("; "))) }
+    if errors.is_empty() {
+        Ok(value)
+    } else {
+        Err(invalid(errors.join("; ")))
+    }
 }
 
 #[cfg(test)]
@@ -302,7 +335,11 @@ mod tests {
 
     #[test]
     fn a_valid_reply_is_returned_parsed() {
-        let v = parse_and_validate(r#"{"fluency_score": 7, "summary": "ok"}"#, &judge_schema(), &FinishReason::Stop);
+        let v = parse_and_validate(
+            r#"{"fluency_score": 7, "summary": "ok"}"#,
+            &judge_schema(),
+            &FinishReason::Stop,
+        );
         assert_eq!(v.ok(), Some(json!({"fluency_score": 7, "summary": "ok"})));
     }
 
@@ -310,7 +347,11 @@ mod tests {
     fn out_of_range_numbers_are_invalid_output_with_the_path() {
         let text = r#"{"fluency_score": 1e15, "summary": "ok"}"#;
         match parse_and_validate(text, &judge_schema(), &FinishReason::Stop) {
-            Err(LlmError::InvalidOutput { reason, repairs: 0, raw }) => {
+            Err(LlmError::InvalidOutput {
+                reason,
+                repairs: 0,
+                raw,
+            }) => {
                 assert!(reason.starts_with("/fluency_score: "), "{reason}");
                 assert_eq!(raw, text);
             }
@@ -320,8 +361,14 @@ mod tests {
 
     #[test]
     fn a_truncated_reply_says_it_hit_the_cap() {
-        match parse_and_validate(r#"{"fluency_score": 7, "summ"#, &judge_schema(), &FinishReason::Length) {
-            Err(LlmError::InvalidOutput { reason, .. }) => assert!(reason.contains("token cap"), "{reason}"),
+        match parse_and_validate(
+            r#"{"fluency_score": 7, "summ"#,
+            &judge_schema(),
+            &FinishReason::Length,
+        ) {
+            Err(LlmError::InvalidOutput { reason, .. }) => {
+                assert!(reason.contains("token cap"), "{reason}")
+            }
             other => panic!("expected InvalidOutput, got {other:?}"),
         }
     }
@@ -329,7 +376,8 @@ mod tests {
     #[test]
     fn config_reads_partial_settings_and_rejects_unknown_keys() {
         let cfg: LocalConfig =
-            serde_json::from_value(json!({"model_path": "/m.gguf", "chat_template": "gemma"})).expect("valid settings");
+            serde_json::from_value(json!({"model_path": "/m.gguf", "chat_template": "gemma"}))
+                .expect("valid settings");
         assert_eq!(cfg.model_path, PathBuf::from("/m.gguf"));
         assert_eq!(cfg.chat_template.as_deref(), Some("gemma"));
         assert_eq!(cfg.max_tokens_cap, LocalConfig::default().max_tokens_cap);
@@ -338,7 +386,8 @@ mod tests {
 
     #[test]
     fn a_missing_file_is_a_configuration_error_naming_the_fix() {
-        let err = LocalModel::load(LocalConfig::new("/nonexistent/model.gguf")).expect_err("no such file");
+        let err = LocalModel::load(LocalConfig::new("/nonexistent/model.gguf"))
+            .expect_err("no such file");
         assert!(matches!(err, LocalError::ModelNotFound { .. }));
         let llm: LlmError = err.into();
         assert!(llm.is_fatal());

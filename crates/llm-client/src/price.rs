@@ -35,7 +35,9 @@ impl PriceTable {
     /// A table with no prices at all (every call costs nothing).
     #[must_use]
     pub fn empty() -> Self {
-        Self { models: BTreeMap::new() }
+        Self {
+            models: BTreeMap::new(),
+        }
     }
 
     /// Adds or replaces the price of `model`.
@@ -93,7 +95,13 @@ impl Default for PriceTable {
         let models = DEFAULTS
             .iter()
             .map(|&(name, input, output)| {
-                (name.to_owned(), ModelPrice { input_per_mtok: input, output_per_mtok: output })
+                (
+                    name.to_owned(),
+                    ModelPrice {
+                        input_per_mtok: input,
+                        output_per_mtok: output,
+                    },
+                )
             })
             .collect();
         Self { models }
@@ -118,16 +126,30 @@ mod tests {
     #[test]
     fn longest_prefix_wins_and_router_prefix_is_dropped() {
         let t = PriceTable::default();
-        assert_eq!(t.price_of("gpt-4o-mini-2024-07-18").map(|p| p.input_per_mtok), Some(0.15));
-        assert_eq!(t.price_of("gpt-4o-2024-08-06").map(|p| p.input_per_mtok), Some(2.50));
-        assert_eq!(t.price_of("openai/gpt-4.1-mini").map(|p| p.output_per_mtok), Some(1.60));
+        assert_eq!(
+            t.price_of("gpt-4o-mini-2024-07-18")
+                .map(|p| p.input_per_mtok),
+            Some(0.15)
+        );
+        assert_eq!(
+            t.price_of("gpt-4o-2024-08-06").map(|p| p.input_per_mtok),
+            Some(2.50)
+        );
+        assert_eq!(
+            t.price_of("openai/gpt-4.1-mini").map(|p| p.output_per_mtok),
+            Some(1.60)
+        );
         assert_eq!(t.price_of("llama3.1:8b"), None);
     }
 
     #[test]
     fn cost_is_per_million_tokens() {
         let t = PriceTable::default();
-        let usage = Usage { prompt_tokens: 1_000_000, completion_tokens: 500_000, estimated: false };
+        let usage = Usage {
+            prompt_tokens: 1_000_000,
+            completion_tokens: 500_000,
+            estimated: false,
+        };
         let cost = t.cost("gpt-4o-mini", &usage).expect("priced");
         assert!((cost - 0.45).abs() < 1e-9, "{cost}");
     }

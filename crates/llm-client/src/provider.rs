@@ -8,7 +8,10 @@
 use serde_json::{Map, Value, json};
 
 use crate::structured::{StructuredMode, strict_schema};
-use crate::{ChatRequest, FinishReason, LlmError, Message, ProviderConfig, ProviderKind, Role, ToolCall, ToolChoice, Usage};
+use crate::{
+    ChatRequest, FinishReason, LlmError, Message, ProviderConfig, ProviderKind, Role, ToolCall,
+    ToolChoice, Usage,
+};
 
 const SCHEMA_PROMPT: &str = include_str!("../prompts/schema_in_prompt.txt");
 const TOOL_DESCRIPTION: &str = include_str!("../prompts/tool_description.txt");
@@ -47,18 +50,29 @@ pub(crate) fn initial_mode(kind: ProviderKind) -> StructuredMode {
 
 /// Builds the wire request for `req`, asking for structured output in `mode` when the request
 /// has an output schema.
-pub(crate) fn build(cfg: &ProviderConfig, req: &ChatRequest, mode: Option<StructuredMode>) -> WireRequest {
+pub(crate) fn build(
+    cfg: &ProviderConfig,
+    req: &ChatRequest,
+    mode: Option<StructuredMode>,
+) -> WireRequest {
     let base = cfg.base_url.trim_end_matches('/');
     let mode = req.output_schema.as_ref().and(mode);
     match cfg.kind {
-        ProviderKind::OpenAi => {
-            WireRequest { url: format!("{base}/chat/completions"), headers: Vec::new(), body: openai_body(req, mode) }
-        }
+        ProviderKind::OpenAi => WireRequest {
+            url: format!("{base}/chat/completions"),
+            headers: Vec::new(),
+            body: openai_body(req, mode),
+        },
         ProviderKind::Azure => {
             let deployment = cfg.deployment.as_deref().unwrap_or(&req.model);
-            let version = cfg.api_version.as_deref().unwrap_or(DEFAULT_AZURE_API_VERSION);
+            let version = cfg
+                .api_version
+                .as_deref()
+                .unwrap_or(DEFAULT_AZURE_API_VERSION);
             WireRequest {
-                url: format!("{base}/openai/deployments/{deployment}/chat/completions?api-version={version}"),
+                url: format!(
+                    "{base}/openai/deployments/{deployment}/chat/completions?api-version={version}"
+                ),
                 headers: Vec::new(),
                 body: openai_body(req, mode),
             }
@@ -67,7 +81,9 @@ pub(crate) fn build(cfg: &ProviderConfig, req: &ChatRequest, mode: Option<Struct
             url: format!("{base}/messages"),
             headers: vec![(
                 "anthropic-version",
-                cfg.api_version.clone().unwrap_or_else(|| DEFAULT_ANTHROPIC_VERSION.to_owned()),
+                cfg.api_version
+                    .clone()
+                    .unwrap_or_else(|| DEFAULT_ANTHROPIC_VERSION.to_owned()),
             )],
             body: anthropic_body(req, mode),
         },
@@ -78,11 +94,17 @@ pub(crate) fn build(cfg: &ProviderConfig, req: &ChatRequest, mode: Option<Struct
 /// does not carry the schema itself).
 fn with_schema_instruction(req: &ChatRequest, mode: Option<StructuredMode>) -> Vec<Message> {
     let mut messages = req.messages.clone();
-    let Some(schema) = &req.output_schema else { return messages };
-    if !matches!(mode, Some(StructuredMode::JsonObject | StructuredMode::Prompt)) {
+    let Some(schema) = &req.output_schema else {
+        return messages;
+    };
+    if !matches!(
+        mode,
+        Some(StructuredMode::JsonObject | StructuredMode::Prompt)
+    ) {
         return messages;
     }
-    let pretty = serde_json::to_string_pretty(&schema.schema).unwrap_or_else(|_| schema.schema.to_string());
+    let pretty =
+        serde_json::to_string_pretty(&schema.schema).unwrap_or_else(|_| schema.schema.to_string());
     let instruction = SCHEMA_PROMPT.replace("{schema}", &pretty);
     match messages.first_mut() {
         Some(first) if first.role == Role::System => {
@@ -96,11 +118,16 @@ fn with_schema_instruction(req: &ChatRequest, mode: Option<StructuredMode>) -> V
 /// OpenAI reasoning models take `max_completion_tokens` and reject `max_tokens`.
 fn uses_max_completion_tokens(model: &str) -> bool {
     let name = model.rsplit('/').next().unwrap_or(model);
-    ["o1", "o3", "o4", "gpt-5"].iter().any(|p| name.starts_with(p))
+    ["o1", "o3", "o4", "gpt-5"]
+        .iter()
+        .any(|p| name.starts_with(p))
 }
 
 fn openai_body(req: &ChatRequest, mode: Option<StructuredMode>) -> Value {
-    let messages: Vec<Value> = with_schema_instruction(req, mode).iter().map(openai_message).collect();
+    let messages: Vec<Value> = with_schema_instruction(req, mode)
+        .iter()
+        .map(openai_message)
+        .collect();
     let mut body = Map::new();
     body.insert("model".into(), req.model.clone().into());
     body.insert("messages".into(), Value::Array(messages));
@@ -108,7 +135,11 @@ fn openai_body(req: &ChatRequest, mode: Option<StructuredMode>) -> Value {
         body.insert("temperature".into(), json!(t));
     }
     if let Some(m) = req.max_tokens {
-        let field = if uses_max_completion_tokens(&req.model) { "max_completion_tokens" } else { "max_tokens" };
+        let field = if uses_max_completion_tokens(&req.model) {
+            "max_completion_tokens"
+        } else {
+            "max_tokens"
+        };
         body.insert(field.into(), json!(m));
     }
     if let Some(s) = req.seed {
@@ -128,14 +159,21 @@ fn openai_body(req: &ChatRequest, mode: Option<StructuredMode>) -> Value {
     if let (Some(schema), Some(mode)) = (&req.output_schema, mode) {
         match mode {
             StructuredMode::JsonSchema => {
-                let wire_schema = if schema.strict { strict_schema(&schema.schema) } else { schema.schema.clone() };
+                let wire_schema = if schema.strict {
+                    strict_schema(&schema.schema)
+                } else {
+                    schema.schema.clone()
+                };
                 body.insert(
                     "response_format".into(),
                     json!({"type": "json_schema", "json_schema": {"name": schema.name, "schema": wire_schema, "strict": schema.strict}}),
                 );
             }
             StructuredMode::JsonObject => {
-                body.insert("response_format".into(), json!({"type": "json_object", "schema": schema.schema}));
+                body.insert(
+                    "response_format".into(),
+                    json!({"type": "json_object", "schema": schema.schema}),
+                );
             }
             StructuredMode::ToolCall => {
                 tools.push(json!({"type": "function", "function": {
@@ -196,25 +234,43 @@ fn role_name(role: Role) -> &'static str {
 
 fn anthropic_body(req: &ChatRequest, mode: Option<StructuredMode>) -> Value {
     // json_schema / json_object do not exist here; anything but Prompt becomes the tool.
-    let mode = mode.map(|m| if m == StructuredMode::Prompt { m } else { StructuredMode::ToolCall });
+    let mode = mode.map(|m| {
+        if m == StructuredMode::Prompt {
+            m
+        } else {
+            StructuredMode::ToolCall
+        }
+    });
     let messages = with_schema_instruction(req, mode);
-    let system: Vec<&str> =
-        messages.iter().filter(|m| m.role == Role::System).map(|m| m.content.as_str()).collect();
-    let turns: Vec<Value> = messages.iter().filter(|m| m.role != Role::System).map(anthropic_message).collect();
+    let system: Vec<&str> = messages
+        .iter()
+        .filter(|m| m.role == Role::System)
+        .map(|m| m.content.as_str())
+        .collect();
+    let turns: Vec<Value> = messages
+        .iter()
+        .filter(|m| m.role != Role::System)
+        .map(anthropic_message)
+        .collect();
     let mut body = Map::new();
     body.insert("model".into(), req.model.clone().into());
     if !system.is_empty() {
         body.insert("system".into(), system.join("\n\n").into());
     }
     body.insert("messages".into(), Value::Array(turns));
-    body.insert("max_tokens".into(), json!(req.max_tokens.unwrap_or(DEFAULT_ANTHROPIC_MAX_TOKENS)));
+    body.insert(
+        "max_tokens".into(),
+        json!(req.max_tokens.unwrap_or(DEFAULT_ANTHROPIC_MAX_TOKENS)),
+    );
     if let Some(t) = req.temperature {
         body.insert("temperature".into(), json!(t));
     }
     let mut tools: Vec<Value> = req
         .tools
         .iter()
-        .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}))
+        .map(
+            |t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}),
+        )
         .collect();
     let mut tool_choice = req.tool_choice.as_ref().map(|c| match c {
         ToolChoice::Auto => json!({"type": "auto"}),
@@ -252,7 +308,8 @@ fn anthropic_message(m: &Message) -> Value {
                     Value::String(s) => serde_json::from_str(s).unwrap_or_else(|_| json!({})),
                     other => other.clone(),
                 };
-                blocks.push(json!({"type": "tool_use", "id": c.id, "name": c.name, "input": input}));
+                blocks
+                    .push(json!({"type": "tool_use", "id": c.id, "name": c.name, "input": input}));
             }
             json!({"role": "assistant", "content": blocks})
         }
@@ -305,8 +362,15 @@ fn parse_openai(body: &Value) -> Result<Parsed, LlmError> {
                 .filter_map(|(i, call)| {
                     let function = call.get("function")?;
                     let name = function.get("name")?.as_str()?.to_owned();
-                    let id = call.get("id").and_then(Value::as_str).map_or_else(|| format!("call_{i}"), str::to_owned);
-                    Some(ToolCall { id, name, arguments: tool_arguments(function.get("arguments")) })
+                    let id = call
+                        .get("id")
+                        .and_then(Value::as_str)
+                        .map_or_else(|| format!("call_{i}"), str::to_owned);
+                    Some(ToolCall {
+                        id,
+                        name,
+                        arguments: tool_arguments(function.get("arguments")),
+                    })
                 })
                 .collect()
         })
@@ -321,19 +385,30 @@ fn parse_openai(body: &Value) -> Result<Parsed, LlmError> {
     let usage = body.get("usage").and_then(|u| {
         Some(Usage {
             prompt_tokens: u.get("prompt_tokens")?.as_u64()?,
-            completion_tokens: u.get("completion_tokens").and_then(Value::as_u64).unwrap_or(0),
+            completion_tokens: u
+                .get("completion_tokens")
+                .and_then(Value::as_u64)
+                .unwrap_or(0),
             estimated: false,
         })
     });
     let model = body.get("model").and_then(Value::as_str).map(str::to_owned);
-    Ok(Parsed { model, content, tool_calls, finish_reason, usage })
+    Ok(Parsed {
+        model,
+        content,
+        tool_calls,
+        finish_reason,
+        usage,
+    })
 }
 
 /// Arguments arrive as a JSON string (OpenAI) or an object (Ollama, some proxies); a string
 /// that does not parse is kept as a string so the structured layer can repair it.
 fn tool_arguments(raw: Option<&Value>) -> Value {
     match raw {
-        Some(Value::String(s)) => serde_json::from_str(s).unwrap_or_else(|_| Value::String(s.clone())),
+        Some(Value::String(s)) => {
+            serde_json::from_str(s).unwrap_or_else(|_| Value::String(s.clone()))
+        }
         Some(other) => other.clone(),
         None => json!({}),
     }
@@ -343,15 +418,29 @@ fn parse_anthropic(body: &Value) -> Result<Parsed, LlmError> {
     let blocks = body
         .get("content")
         .and_then(Value::as_array)
-        .ok_or_else(|| LlmError::Protocol(format!("no content blocks in reply: {}", snippet(body))))?;
+        .ok_or_else(|| {
+            LlmError::Protocol(format!("no content blocks in reply: {}", snippet(body)))
+        })?;
     let mut content = String::new();
     let mut tool_calls = Vec::new();
     for (i, block) in blocks.iter().enumerate() {
         match block.get("type").and_then(Value::as_str) {
-            Some("text") => content.push_str(block.get("text").and_then(Value::as_str).unwrap_or_default()),
+            Some("text") => content.push_str(
+                block
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default(),
+            ),
             Some("tool_use") => tool_calls.push(ToolCall {
-                id: block.get("id").and_then(Value::as_str).map_or_else(|| format!("toolu_{i}"), str::to_owned),
-                name: block.get("name").and_then(Value::as_str).unwrap_or_default().to_owned(),
+                id: block
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .map_or_else(|| format!("toolu_{i}"), str::to_owned),
+                name: block
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned(),
                 arguments: tool_arguments(block.get("input")),
             }),
             _ => {}
@@ -372,7 +461,13 @@ fn parse_anthropic(body: &Value) -> Result<Parsed, LlmError> {
         })
     });
     let model = body.get("model").and_then(Value::as_str).map(str::to_owned);
-    Ok(Parsed { model, content, tool_calls, finish_reason, usage })
+    Ok(Parsed {
+        model,
+        content,
+        tool_calls,
+        finish_reason,
+        usage,
+    })
 }
 
 /// The human message of an error body (`{"error": {"message": …}}`, `{"message": …}`, `{"detail": …}`
@@ -399,7 +494,16 @@ pub(crate) fn rejects_structured_mode(status: u16, message: &str) -> bool {
         return true;
     }
     let lower = message.to_ascii_lowercase();
-    status == 400 && ["response_format", "json_schema", "schema", "json_object", "tool"].iter().any(|k| lower.contains(k))
+    status == 400
+        && [
+            "response_format",
+            "json_schema",
+            "schema",
+            "json_object",
+            "tool",
+        ]
+        .iter()
+        .any(|k| lower.contains(k))
 }
 
 #[cfg(test)]
@@ -408,7 +512,10 @@ mod tests {
     use crate::OutputSchema;
 
     fn structured_request() -> ChatRequest {
-        let mut req = ChatRequest::new("gpt-4o-mini", vec![Message::system("Judge."), Message::user("Rate it.")]);
+        let mut req = ChatRequest::new(
+            "gpt-4o-mini",
+            vec![Message::system("Judge."), Message::user("Rate it.")],
+        );
         req.temperature = Some(0.0);
         req.max_tokens = Some(200);
         req.seed = Some(7);
@@ -422,10 +529,21 @@ mod tests {
 
     #[test]
     fn openai_bodies_per_mode() {
-        let cfg = ProviderConfig { base_url: "http://h/v1/".into(), ..ProviderConfig::default() };
+        let cfg = ProviderConfig {
+            base_url: "http://h/v1/".into(),
+            ..ProviderConfig::default()
+        };
         let req = structured_request();
-        let modes = [StructuredMode::JsonSchema, StructuredMode::JsonObject, StructuredMode::ToolCall, StructuredMode::Prompt];
-        let bodies: Vec<Value> = modes.iter().map(|m| build(&cfg, &req, Some(*m)).body).collect();
+        let modes = [
+            StructuredMode::JsonSchema,
+            StructuredMode::JsonObject,
+            StructuredMode::ToolCall,
+            StructuredMode::Prompt,
+        ];
+        let bodies: Vec<Value> = modes
+            .iter()
+            .map(|m| build(&cfg, &req, Some(*m)).body)
+            .collect();
         assert_eq!(build(&cfg, &req, None).url, "http://h/v1/chat/completions");
         insta::assert_json_snapshot!(bodies);
     }
@@ -443,18 +561,36 @@ mod tests {
             build(&azure, &req, None).url,
             "https://r.openai.azure.com/openai/deployments/prod-4o/chat/completions?api-version=2024-10-21"
         );
-        let anthropic = ProviderConfig { kind: ProviderKind::Anthropic, base_url: "https://api.anthropic.com/v1".into(), ..ProviderConfig::default() };
+        let anthropic = ProviderConfig {
+            kind: ProviderKind::Anthropic,
+            base_url: "https://api.anthropic.com/v1".into(),
+            ..ProviderConfig::default()
+        };
         let mut req = structured_request();
         req.messages.push(Message {
             role: Role::Assistant,
             content: String::new(),
-            tool_calls: vec![ToolCall { id: "t1".into(), name: "lookup".into(), arguments: json!("{\"q\": 1}") }],
+            tool_calls: vec![ToolCall {
+                id: "t1".into(),
+                name: "lookup".into(),
+                arguments: json!("{\"q\": 1}"),
+            }],
             tool_call_id: None,
         });
-        req.messages.push(Message { tool_call_id: Some("t1".into()), ..Message::new(Role::Tool, "found") });
-        let wire = build(&anthropic, &req, Some(initial_mode(ProviderKind::Anthropic)));
+        req.messages.push(Message {
+            tool_call_id: Some("t1".into()),
+            ..Message::new(Role::Tool, "found")
+        });
+        let wire = build(
+            &anthropic,
+            &req,
+            Some(initial_mode(ProviderKind::Anthropic)),
+        );
         assert_eq!(wire.url, "https://api.anthropic.com/v1/messages");
-        assert_eq!(wire.headers, vec![("anthropic-version", "2023-06-01".to_owned())]);
+        assert_eq!(
+            wire.headers,
+            vec![("anthropic-version", "2023-06-01".to_owned())]
+        );
         insta::assert_json_snapshot!(wire.body);
     }
 
@@ -470,16 +606,36 @@ mod tests {
         assert_eq!(p.content, "");
         assert!(p.usage.is_none());
         assert_eq!(p.finish_reason, FinishReason::ToolCalls);
-        assert_eq!(p.tool_calls[0], ToolCall { id: "call_0".into(), name: "f".into(), arguments: json!({"a": 1}) });
+        assert_eq!(
+            p.tool_calls[0],
+            ToolCall {
+                id: "call_0".into(),
+                name: "f".into(),
+                arguments: json!({"a": 1})
+            }
+        );
         assert_eq!(p.tool_calls[1].arguments, json!({"b": 2}));
         assert_eq!(p.tool_calls[2].arguments, json!("{broken"));
 
         let body = json!({"model": "llama", "choices": [{"message": {"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}, "finish_reason": null}],
             "usage": {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7}});
         let p = parse(ProviderKind::OpenAi, &body).expect("parses");
-        assert_eq!((p.content.as_str(), p.model.as_deref()), ("ab", Some("llama")));
-        assert_eq!(p.usage, Some(Usage { prompt_tokens: 5, completion_tokens: 2, estimated: false }));
-        assert!(matches!(parse(ProviderKind::OpenAi, &json!({"object": "error"})), Err(LlmError::Protocol(_))));
+        assert_eq!(
+            (p.content.as_str(), p.model.as_deref()),
+            ("ab", Some("llama"))
+        );
+        assert_eq!(
+            p.usage,
+            Some(Usage {
+                prompt_tokens: 5,
+                completion_tokens: 2,
+                estimated: false
+            })
+        );
+        assert!(matches!(
+            parse(ProviderKind::OpenAi, &json!({"object": "error"})),
+            Err(LlmError::Protocol(_))
+        ));
     }
 
     #[test]
@@ -496,10 +652,16 @@ mod tests {
 
     #[test]
     fn error_messages_and_mode_rejections() {
-        assert_eq!(error_message(r#"{"error": {"message": "bad response_format", "type": "x"}}"#), "bad response_format");
+        assert_eq!(
+            error_message(r#"{"error": {"message": "bad response_format", "type": "x"}}"#),
+            "bad response_format"
+        );
         assert_eq!(error_message(r#"{"detail": "nope"}"#), "nope");
         assert_eq!(error_message("plain text\n"), "plain text");
-        assert!(rejects_structured_mode(400, "'response_format.type' must be 'json_object'"));
+        assert!(rejects_structured_mode(
+            400,
+            "'response_format.type' must be 'json_object'"
+        ));
         assert!(rejects_structured_mode(422, "whatever"));
         assert!(!rejects_structured_mode(400, "context length exceeded"));
         assert!(!rejects_structured_mode(404, "json_schema"));

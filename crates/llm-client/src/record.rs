@@ -48,7 +48,9 @@ pub struct Recording {
 /// Whether a header carries a credential and must not be written anywhere.
 pub(crate) fn is_secret_header(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
-    ["authorization", "key", "token", "secret", "cookie", "auth"].iter().any(|s| n.contains(s))
+    ["authorization", "key", "token", "secret", "cookie", "auth"]
+        .iter()
+        .any(|s| n.contains(s))
 }
 
 /// Writes recordings into a directory.
@@ -67,13 +69,16 @@ impl Recorder {
         let value = serde_json::to_value(recording).map_err(|e| LlmError::Cache(e.to_string()))?;
         let sorted: Value = serde_json::from_str(&crate::cache::canonical_json(&value))
             .map_err(|e| LlmError::Cache(e.to_string()))?;
-        let mut text = serde_json::to_string_pretty(&sorted).map_err(|e| LlmError::Cache(e.to_string()))?;
+        let mut text =
+            serde_json::to_string_pretty(&sorted).map_err(|e| LlmError::Cache(e.to_string()))?;
         text.push('\n');
         tokio::fs::create_dir_all(&self.dir)
             .await
             .map_err(|e| LlmError::Cache(format!("creating record dir: {e}")))?;
         let path = self.dir.join(format!("{}.json", recording.key));
-        tokio::fs::write(&path, text).await.map_err(|e| LlmError::Cache(format!("writing recording: {e}")))?;
+        tokio::fs::write(&path, text)
+            .await
+            .map_err(|e| LlmError::Cache(format!("writing recording: {e}")))?;
         tracing::debug!(path = %path.display(), "recorded exchange");
         Ok(())
     }
@@ -92,7 +97,8 @@ impl Replay {
     /// [`LlmError::Config`] when the directory or a file cannot be read or parsed.
     pub fn from_dir(dir: impl AsRef<Path>) -> Result<Self, LlmError> {
         let dir = dir.as_ref();
-        let entries = std::fs::read_dir(dir).map_err(|e| LlmError::Config(format!("reading {}: {e}", dir.display())))?;
+        let entries = std::fs::read_dir(dir)
+            .map_err(|e| LlmError::Config(format!("reading {}: {e}", dir.display())))?;
         let mut responses = HashMap::new();
         for entry in entries {
             let path = entry.map_err(|e| LlmError::Config(e.to_string()))?.path();
@@ -101,8 +107,9 @@ impl Replay {
             }
             let text = std::fs::read_to_string(&path)
                 .map_err(|e| LlmError::Config(format!("reading {}: {e}", path.display())))?;
-            let rec: Recording = serde_json::from_str(&text)
-                .map_err(|e| LlmError::Config(format!("{} is not a recording: {e}", path.display())))?;
+            let rec: Recording = serde_json::from_str(&text).map_err(|e| {
+                LlmError::Config(format!("{} is not a recording: {e}", path.display()))
+            })?;
             responses.insert(rec.key, rec.response);
         }
         Ok(Self { responses })
@@ -127,7 +134,10 @@ impl ChatModel for Replay {
         let found = self.responses.get(&key).cloned();
         Box::pin(async move {
             found.ok_or_else(|| {
-                LlmError::Config(format!("no recording for request {key} (model {}); re-record the fixtures", req.model))
+                LlmError::Config(format!(
+                    "no recording for request {key} (model {}); re-record the fixtures",
+                    req.model
+                ))
             })
         })
     }

@@ -15,14 +15,22 @@ use crate::config::parse_duration;
 /// Full-jitter backoff before retry number `retry` (0-based): uniform in
 /// `[0, min(max_delay, base_delay * 2^retry)]`.
 pub(crate) fn backoff(policy: &RetryPolicy, retry: u32) -> Duration {
-    let ceiling = policy.base_delay.saturating_mul(2u32.saturating_pow(retry.min(20))).min(policy.max_delay);
+    let ceiling = policy
+        .base_delay
+        .saturating_mul(2u32.saturating_pow(retry.min(20)))
+        .min(policy.max_delay);
     let ceiling_ms = u64::try_from(ceiling.as_millis()).unwrap_or(u64::MAX);
     Duration::from_millis(rand::rng().random_range(0..=ceiling_ms))
 }
 
 /// The wait a response's headers ask for, if any.
 pub(crate) fn server_delay(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
-    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
+    let header = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+    };
     if let Some(ms) = header("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
         return Duration::try_from_secs_f64(ms / 1000.0).ok();
     }
@@ -54,8 +62,14 @@ mod tests {
     fn retry_after_seconds_and_dates() {
         let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_445_412_470);
         assert_eq!(parse_retry_after("3", now), Some(Duration::from_secs(3)));
-        assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now), Some(Duration::from_secs(10)));
-        assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:00:00 GMT", now), Some(Duration::ZERO));
+        assert_eq!(
+            parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now),
+            Some(Duration::from_secs(10))
+        );
+        assert_eq!(
+            parse_retry_after("Wed, 21 Oct 2015 07:00:00 GMT", now),
+            Some(Duration::ZERO)
+        );
         assert_eq!(parse_retry_after("later", now), None);
     }
 
@@ -64,7 +78,10 @@ mod tests {
         let now = SystemTime::now();
         let mut h = HeaderMap::new();
         assert_eq!(server_delay(&h, now), None);
-        h.insert("x-ratelimit-reset-requests", HeaderValue::from_static("20ms"));
+        h.insert(
+            "x-ratelimit-reset-requests",
+            HeaderValue::from_static("20ms"),
+        );
         h.insert("x-ratelimit-reset-tokens", HeaderValue::from_static("6m0s"));
         assert_eq!(server_delay(&h, now), Some(Duration::from_secs(360)));
         h.insert("retry-after", HeaderValue::from_static("2"));
@@ -75,7 +92,11 @@ mod tests {
 
     #[test]
     fn backoff_stays_under_the_doubling_ceiling() {
-        let p = RetryPolicy { max_retries: 5, base_delay: Duration::from_millis(100), max_delay: Duration::from_millis(700) };
+        let p = RetryPolicy {
+            max_retries: 5,
+            base_delay: Duration::from_millis(100),
+            max_delay: Duration::from_millis(700),
+        };
         for retry in 0..6 {
             let ceiling = (100u64 << retry).min(700);
             for _ in 0..50 {

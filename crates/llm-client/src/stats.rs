@@ -95,20 +95,29 @@ impl StatsCell {
     /// Accounts a finished call's usage and cost.
     pub(crate) fn record_response(&self, resp: &ChatResponse) {
         let u = resp.usage;
-        self.prompt_tokens.fetch_add(u.prompt_tokens, Ordering::Relaxed);
-        self.completion_tokens.fetch_add(u.completion_tokens, Ordering::Relaxed);
+        self.prompt_tokens
+            .fetch_add(u.prompt_tokens, Ordering::Relaxed);
+        self.completion_tokens
+            .fetch_add(u.completion_tokens, Ordering::Relaxed);
         if u.estimated {
-            self.estimated_prompt_tokens.fetch_add(u.prompt_tokens, Ordering::Relaxed);
-            self.estimated_completion_tokens.fetch_add(u.completion_tokens, Ordering::Relaxed);
+            self.estimated_prompt_tokens
+                .fetch_add(u.prompt_tokens, Ordering::Relaxed);
+            self.estimated_completion_tokens
+                .fetch_add(u.completion_tokens, Ordering::Relaxed);
         }
         let cost = resp.cost_usd.unwrap_or(0.0);
         if cost != 0.0 {
             // The closure always returns Some, so fetch_update cannot fail.
-            let _ = self.cost_usd_bits.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |bits| {
-                Some((f64::from_bits(bits) + cost).to_bits())
-            });
+            let _ = self
+                .cost_usd_bits
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |bits| {
+                    Some((f64::from_bits(bits) + cost).to_bits())
+                });
         }
-        let mut by_model = self.by_model.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut by_model = self
+            .by_model
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let m = by_model.entry(resp.model.clone()).or_default();
         m.calls += 1;
         m.prompt_tokens += u.prompt_tokens;
@@ -137,7 +146,11 @@ impl StatsCell {
             rpm_waits: 0,
             tpm_waits: 0,
             in_flight_limit: 0,
-            by_model: self.by_model.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone(),
+            by_model: self
+                .by_model
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone(),
         }
     }
 }

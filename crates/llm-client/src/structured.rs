@@ -108,7 +108,11 @@ fn make_strict(node: &mut Value) {
         let required: Vec<String> = obj
             .get("required")
             .and_then(Value::as_array)
-            .map(|r| r.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+            .map(|r| {
+                r.iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect()
+            })
             .unwrap_or_default();
         if let Some(Value::Object(props)) = obj.get_mut("properties") {
             for (name, prop) in props.iter_mut() {
@@ -117,7 +121,10 @@ fn make_strict(node: &mut Value) {
                 }
             }
         }
-        obj.insert("required".to_owned(), Value::Array(names.into_iter().map(Value::String).collect()));
+        obj.insert(
+            "required".to_owned(),
+            Value::Array(names.into_iter().map(Value::String).collect()),
+        );
         obj.insert("additionalProperties".to_owned(), Value::Bool(false));
     }
     for (key, child) in obj.iter_mut() {
@@ -141,7 +148,10 @@ fn make_nullable(prop: &mut Value) {
     match obj.get_mut("type") {
         Some(Value::String(t)) if t != "null" => {
             let t = std::mem::take(t);
-            obj.insert("type".to_owned(), Value::Array(vec![Value::String(t), "null".into()]));
+            obj.insert(
+                "type".to_owned(),
+                Value::Array(vec![Value::String(t), "null".into()]),
+            );
         }
         Some(Value::Array(types)) => {
             if !types.iter().any(|t| t == "null") {
@@ -190,7 +200,10 @@ pub fn parse_tolerant(text: &str) -> Result<(Value, Vec<Coercion>), String> {
 }
 
 fn whole(reason: &str) -> Coercion {
-    Coercion { path: String::new(), reason: reason.to_owned() }
+    Coercion {
+        path: String::new(),
+        reason: reason.to_owned(),
+    }
 }
 
 /// The body of the first ``` fenced block (any info string), if there is one.
@@ -206,7 +219,11 @@ fn fenced_block(text: &str) -> Option<&str> {
 /// From the first `{`/`[` to the last matching closer.
 fn outermost_json(text: &str) -> Option<&str> {
     let start = text.find(['{', '['])?;
-    let closer = if text[start..].starts_with('{') { '}' } else { ']' };
+    let closer = if text[start..].starts_with('{') {
+        '}'
+    } else {
+        ']'
+    };
     let end = text.rfind(closer)?;
     (end > start).then(|| &text[start..=end])
 }
@@ -264,7 +281,14 @@ fn types_of(schema: &Value) -> Vec<&str> {
     }
 }
 
-fn coerce_node(value: &mut Value, schema: &Value, root: &Value, path: &str, out: &mut Vec<Coercion>, depth: usize) {
+fn coerce_node(
+    value: &mut Value,
+    schema: &Value,
+    root: &Value,
+    path: &str,
+    out: &mut Vec<Coercion>,
+    depth: usize,
+) {
     // Recursive schemas through `$ref` must not recurse forever on deep values.
     if depth > 64 {
         return;
@@ -277,7 +301,10 @@ fn coerce_node(value: &mut Value, schema: &Value, root: &Value, path: &str, out:
         && !types.contains(&"string")
     {
         if wants_number && let Some(n) = number_from_text(s, wants_integer_only) {
-            out.push(Coercion { path: path.to_owned(), reason: format!("{s:?} read as {n}") });
+            out.push(Coercion {
+                path: path.to_owned(),
+                reason: format!("{s:?} read as {n}"),
+            });
             *value = n;
             return;
         }
@@ -288,7 +315,10 @@ fn coerce_node(value: &mut Value, schema: &Value, root: &Value, path: &str, out:
                 _ => None,
             };
             if let Some(b) = b {
-                out.push(Coercion { path: path.to_owned(), reason: format!("{s:?} read as {b}") });
+                out.push(Coercion {
+                    path: path.to_owned(),
+                    reason: format!("{s:?} read as {b}"),
+                });
                 *value = Value::Bool(b);
                 return;
             }
@@ -299,7 +329,14 @@ fn coerce_node(value: &mut Value, schema: &Value, root: &Value, path: &str, out:
         Value::Array(items) => {
             if let Some(item_schema) = schema.get("items") {
                 for (i, item) in items.iter_mut().enumerate() {
-                    coerce_node(item, item_schema, root, &format!("{path}/{i}"), out, depth + 1);
+                    coerce_node(
+                        item,
+                        item_schema,
+                        root,
+                        &format!("{path}/{i}"),
+                        out,
+                        depth + 1,
+                    );
                 }
             }
         }
@@ -307,8 +344,17 @@ fn coerce_node(value: &mut Value, schema: &Value, root: &Value, path: &str, out:
     }
 }
 
-fn coerce_object(map: &mut Map<String, Value>, schema: &Value, root: &Value, path: &str, out: &mut Vec<Coercion>, depth: usize) {
-    let Some(Value::Object(props)) = schema.get("properties") else { return };
+fn coerce_object(
+    map: &mut Map<String, Value>,
+    schema: &Value,
+    root: &Value,
+    path: &str,
+    out: &mut Vec<Coercion>,
+    depth: usize,
+) {
+    let Some(Value::Object(props)) = schema.get("properties") else {
+        return;
+    };
     let required: Vec<&str> = schema
         .get("required")
         .and_then(Value::as_array)
@@ -319,17 +365,29 @@ fn coerce_object(map: &mut Map<String, Value>, schema: &Value, root: &Value, pat
         .filter(|(k, v)| {
             v.is_null()
                 && !required.contains(&k.as_str())
-                && props.get(k.as_str()).is_some_and(|p| !types_of(resolve(p, root)).contains(&"null"))
+                && props
+                    .get(k.as_str())
+                    .is_some_and(|p| !types_of(resolve(p, root)).contains(&"null"))
         })
         .map(|(k, _)| k.clone())
         .collect();
     for key in nulls_to_drop {
         map.remove(&key);
-        out.push(Coercion { path: format!("{path}/{key}"), reason: "dropped null of optional field".to_owned() });
+        out.push(Coercion {
+            path: format!("{path}/{key}"),
+            reason: "dropped null of optional field".to_owned(),
+        });
     }
     for (key, child) in map.iter_mut() {
         if let Some(prop_schema) = props.get(key) {
-            coerce_node(child, prop_schema, root, &format!("{path}/{key}"), out, depth + 1);
+            coerce_node(
+                child,
+                prop_schema,
+                root,
+                &format!("{path}/{key}"),
+                out,
+                depth + 1,
+            );
         }
     }
 }
@@ -344,7 +402,10 @@ fn number_from_text(text: &str, integer_only: bool) -> Option<Value> {
     }
     if n.fract() == 0.0 && n.abs() < 9.0e15 {
         // Integral values become JSON integers so `"type": "integer"` accepts them.
-        #[expect(clippy::cast_possible_truncation, reason = "checked integral and in range")]
+        #[expect(
+            clippy::cast_possible_truncation,
+            reason = "checked integral and in range"
+        )]
         return Some(Value::from(n as i64));
     }
     if integer_only {
@@ -368,20 +429,33 @@ impl Validators {
             .take(5)
             .map(|e| {
                 let path = e.instance_path().to_string();
-                if path.is_empty() { e.to_string() } else { format!("{path}: {e}") }
+                if path.is_empty() {
+                    e.to_string()
+                } else {
+                    format!("{path}: {e}")
+                }
             })
             .collect();
-        if errors.is_empty() { Ok(()) } else { Err(errors.join("; ")) }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors.join("; "))
+        }
     }
 
     fn get(&self, schema: &Value) -> Result<Arc<jsonschema::Validator>, String> {
         let key = canonical_hash(schema);
-        let mut cache = self.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut cache = self
+            .cache
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(v) = cache.get(&key) {
             return Ok(Arc::clone(v));
         }
-        let compiled =
-            Arc::new(jsonschema::validator_for(schema).map_err(|e| format!("the output schema itself is invalid: {e}"))?);
+        let compiled = Arc::new(
+            jsonschema::validator_for(schema)
+                .map_err(|e| format!("the output schema itself is invalid: {e}"))?,
+        );
         cache.insert(key, Arc::clone(&compiled));
         Ok(compiled)
     }
@@ -415,10 +489,14 @@ mod tests {
 
     #[test]
     fn tolerant_parse_handles_fence_prose_and_trailing_commas() {
-        let (v, c) = parse_tolerant("Sure!\n```json\n{\"a\": 1,}\n```\nHope it helps").expect("parses");
+        let (v, c) =
+            parse_tolerant("Sure!\n```json\n{\"a\": 1,}\n```\nHope it helps").expect("parses");
         assert_eq!(v, json!({"a": 1}));
         let reasons: Vec<&str> = c.iter().map(|c| c.reason.as_str()).collect();
-        assert_eq!(reasons, ["stripped ```json fence", "removed trailing commas"]);
+        assert_eq!(
+            reasons,
+            ["stripped ```json fence", "removed trailing commas"]
+        );
 
         let (v, c) = parse_tolerant("Here you go: {\"a\": \"x,}\"} thanks").expect("parses");
         assert_eq!(v, json!({"a": "x,}"}));
@@ -434,7 +512,13 @@ mod tests {
         let mut v = json!({"score": "8/10", "label": "x", "notes": [{"t": "a"}]});
         let c = coerce_to_schema(&mut v, &schema);
         assert_eq!(v["score"], json!(8));
-        assert_eq!(c, [Coercion { path: "/score".into(), reason: "\"8/10\" read as 8".into() }]);
+        assert_eq!(
+            c,
+            [Coercion {
+                path: "/score".into(),
+                reason: "\"8/10\" read as 8".into()
+            }]
+        );
 
         let mut v = json!({"score": " 8.5 ", "label": "x", "notes": null});
         let c = coerce_to_schema(&mut v, &schema);
@@ -449,10 +533,17 @@ mod tests {
     fn validation_quotes_paths() {
         let validators = Validators::default();
         let schema = judge_schema();
-        assert_eq!(validators.validate(&schema, &json!({"score": 3, "label": "x"})), Ok(()));
-        let err = validators.validate(&schema, &json!({"score": 11, "label": "x"})).expect_err("out of range");
+        assert_eq!(
+            validators.validate(&schema, &json!({"score": 3, "label": "x"})),
+            Ok(())
+        );
+        let err = validators
+            .validate(&schema, &json!({"score": 11, "label": "x"}))
+            .expect_err("out of range");
         assert!(err.starts_with("/score:"), "{err}");
-        let err = validators.validate(&schema, &json!({"score": 1})).expect_err("missing label");
+        let err = validators
+            .validate(&schema, &json!({"score": 1}))
+            .expect_err("missing label");
         assert!(err.contains("label"), "{err}");
     }
 }

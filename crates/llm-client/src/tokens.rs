@@ -35,7 +35,11 @@ pub fn count_prompt_tokens(messages: &[Message]) -> u64 {
     messages
         .iter()
         .map(|m| {
-            let calls: u64 = m.tool_calls.iter().map(|c| count_tokens(&c.name) + count_tokens(&c.arguments.to_string())).sum();
+            let calls: u64 = m
+                .tool_calls
+                .iter()
+                .map(|c| count_tokens(&c.name) + count_tokens(&c.arguments.to_string()))
+                .sum();
             PER_MESSAGE + count_tokens(&m.content) + calls
         })
         .sum::<u64>()

@@ -46,7 +46,12 @@ impl Message {
     }
     #[must_use]
     pub fn new(role: Role, content: impl Into<String>) -> Self {
-        Self { role, content: content.into(), tool_calls: Vec::new(), tool_call_id: None }
+        Self {
+            role,
+            content: content.into(),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+        }
     }
 }
 
@@ -125,7 +130,11 @@ pub struct ChatRequest {
 impl ChatRequest {
     #[must_use]
     pub fn new(model: impl Into<String>, messages: Vec<Message>) -> Self {
-        Self { model: model.into(), messages, ..Self::default() }
+        Self {
+            model: model.into(),
+            messages,
+            ..Self::default()
+        }
     }
 }
 

@@ -22,21 +22,34 @@ fn a_judge_schema_becomes_a_grammar_with_tight_whitespace() {
         "additionalProperties": false
     }))
     .expect("llama.cpp converts the schema");
-    assert!(grammar.lines().any(|l| l.starts_with("root ::=")), "{grammar}");
-    let space: Vec<&str> = grammar.lines().filter(|l| l.starts_with("space ::=")).collect();
+    assert!(
+        grammar.lines().any(|l| l.starts_with("root ::=")),
+        "{grammar}"
+    );
+    let space: Vec<&str> = grammar
+        .lines()
+        .filter(|l| l.starts_with("space ::="))
+        .collect();
     assert_eq!(space, [r#"space ::= " "?"#], "{grammar}");
     // Property names and enum values are literal in the grammar.
     for literal in ["fluency_score", "summary", r#"\"pass\""#, r#"\"fail\""#] {
-        assert!(grammar.contains(literal), "{literal} missing from {grammar}");
+        assert!(
+            grammar.contains(literal),
+            "{literal} missing from {grammar}"
+        );
     }
 }
 
 #[test]
 fn a_schema_llama_cpp_cannot_convert_is_a_rejected_request() {
-    let err = grammar_for_schema(&json!({"$ref": "#/definitions/missing"})).expect_err("dangling $ref");
+    let err =
+        grammar_for_schema(&json!({"$ref": "#/definitions/missing"})).expect_err("dangling $ref");
     assert!(matches!(err, LocalError::Grammar(_)), "{err:?}");
     let llm: LlmError = err.into();
-    assert!(matches!(llm, LlmError::Rejected { status: 422, .. }), "{llm:?}");
+    assert!(
+        matches!(llm, LlmError::Rejected { status: 422, .. }),
+        "{llm:?}"
+    );
     assert!(!llm.is_fatal(), "one bad schema must not stop the run");
 }
 

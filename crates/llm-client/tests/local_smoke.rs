@@ -20,7 +20,11 @@ fn model(max_tokens_cap: u32) -> LocalModel {
     let path = std::env::var_os(MODEL_PATH_ENV).unwrap_or_else(|| {
         panic!("{MODEL_PATH_ENV} must name the GGUF file: run `cargo xtask fetch-model` and export its output")
     });
-    let config = LocalConfig { n_ctx: 2048, max_tokens_cap, ..LocalConfig::new(path) };
+    let config = LocalConfig {
+        n_ctx: 2048,
+        max_tokens_cap,
+        ..LocalConfig::new(path)
+    };
     LocalModel::load(config).unwrap_or_else(|e| panic!("loading the local model: {e}"))
 }
 
@@ -43,7 +47,10 @@ fn judge_schema() -> OutputSchema {
 fn judge_request(max_tokens: u32) -> ChatRequest {
     let mut req = ChatRequest::new(
         "ignored-by-the-local-provider",
-        vec![Message::system("You are a careful linguist. Answer with JSON only."), Message::user(JUDGE_PROMPT)],
+        vec![
+            Message::system("You are a careful linguist. Answer with JSON only."),
+            Message::user(JUDGE_PROMPT),
+        ],
     );
     req.max_tokens = Some(max_tokens);
     req.temperature = Some(0.0);
@@ -61,19 +68,44 @@ fn assert_valid(json: &Value, schema: &Value) {
 #[ignore = "needs the GGUF model: set SCENARIO_ENGINE_MODEL and pass --ignored"]
 async fn a_judge_request_gets_schema_valid_json_and_real_token_counts() {
     let model = model(512);
-    let resp = model.chat(judge_request(120)).await.expect("the judge call succeeds");
+    let resp = model
+        .chat(judge_request(120))
+        .await
+        .expect("the judge call succeeds");
 
-    let json = resp.json.as_ref().expect("structured output is returned parsed");
+    let json = resp
+        .json
+        .as_ref()
+        .expect("structured output is returned parsed");
     assert_valid(json, &judge_schema().schema);
-    assert_eq!(serde_json::from_str::<Value>(&resp.content).ok().as_ref(), Some(json), "content is the raw JSON");
-    assert_eq!(resp.finish_reason, FinishReason::Stop, "the grammar ends the object before the cap");
+    assert_eq!(
+        serde_json::from_str::<Value>(&resp.content).ok().as_ref(),
+        Some(json),
+        "content is the raw JSON"
+    );
+    assert_eq!(
+        resp.finish_reason,
+        FinishReason::Stop,
+        "the grammar ends the object before the cap"
+    );
     assert_eq!(resp.model, "SmolLM2-135M-Instruct.Q4_1");
 
-    assert!(!resp.usage.estimated, "counts come from the model's tokenizer");
+    assert!(
+        !resp.usage.estimated,
+        "counts come from the model's tokenizer"
+    );
     // The prompt is judge-sized; the chat template adds a few tokens around it.
     let prompt_alone = model.count_tokens(JUDGE_PROMPT) as u64;
-    assert!(resp.usage.prompt_tokens > prompt_alone, "{} vs {prompt_alone}", resp.usage.prompt_tokens);
-    assert!((1..=120).contains(&resp.usage.completion_tokens), "{:?}", resp.usage);
+    assert!(
+        resp.usage.prompt_tokens > prompt_alone,
+        "{} vs {prompt_alone}",
+        resp.usage.prompt_tokens
+    );
+    assert!(
+        (1..=120).contains(&resp.usage.completion_tokens),
+        "{:?}",
+        resp.usage
+    );
 }
 
 #[tokio::test]
@@ -82,9 +114,16 @@ async fn the_token_cap_bounds_the_reply_and_a_cut_json_is_invalid_output() {
     // The provider cap wins over the request's larger max_tokens.
     let model = model(6);
     match model.chat(judge_request(120)).await {
-        Err(LlmError::InvalidOutput { reason, repairs: 0, raw }) => {
+        Err(LlmError::InvalidOutput {
+            reason,
+            repairs: 0,
+            raw,
+        }) => {
             assert!(reason.contains("token cap"), "{reason}");
-            assert!(raw.starts_with('{'), "the grammar still shaped the start: {raw:?}");
+            assert!(
+                raw.starts_with('{'),
+                "the grammar still shaped the start: {raw:?}"
+            );
         }
         other => panic!("expected a cut reply to be InvalidOutput, got {other:?}"),
     }
@@ -100,12 +139,20 @@ async fn concurrent_callers_share_one_model_and_all_get_answers() {
         req.max_tokens = Some(8);
         async move { model.chat(req).await }
     };
-    let (a, b, c) = tokio::join!(ask("Say hello."), ask("Name a colour."), ask("Count to three."));
+    let (a, b, c) = tokio::join!(
+        ask("Say hello."),
+        ask("Name a colour."),
+        ask("Count to three.")
+    );
     for resp in [a, b, c] {
         let resp = resp.expect("every queued call is answered");
         assert!(resp.json.is_none(), "no schema, no json");
         assert!(!resp.content.is_empty());
-        assert!((1..=8).contains(&resp.usage.completion_tokens), "{:?}", resp.usage);
+        assert!(
+            (1..=8).contains(&resp.usage.completion_tokens),
+            "{:?}",
+            resp.usage
+        );
         if resp.usage.completion_tokens == 8 {
             assert_eq!(resp.finish_reason, FinishReason::Length);
         }

@@ -25,11 +25,16 @@ async fn mock(replies: Vec<(u16, Value)>) -> (String, Arc<AtomicUsize>) {
             let replies = Arc::clone(&replies);
             async move {
                 let (status, body) = replies[i.min(replies.len() - 1)].clone();
-                (StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR), axum::Json(body))
+                (
+                    StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+                    axum::Json(body),
+                )
             }
         }),
     );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
     let addr = listener.local_addr().expect("addr");
     tokio::spawn(async move { axum::serve(listener, app).await });
     (format!("http://{addr}/v1"), count)
@@ -44,14 +49,26 @@ async fn score_written_as_a_fraction_is_coerced_and_recorded() {
     let reply = "```json\n{\"fluency_score\": \"8/10\", \"reason\": \"natural switch\"}\n```";
     let (base, count) = mock(vec![(200, completion(json!(reply)))]).await;
     let client = Client::new(fast_config(&base)).expect("client");
-    let resp = client.chat(verdict_request(1)).await.expect("coerced, no repair needed");
-    assert_eq!(resp.json, Some(json!({"fluency_score": 8, "reason": "natural switch"})));
+    let resp = client
+        .chat(verdict_request(1))
+        .await
+        .expect("coerced, no repair needed");
+    assert_eq!(
+        resp.json,
+        Some(json!({"fluency_score": 8, "reason": "natural switch"}))
+    );
     assert_eq!(resp.repairs, 0);
     assert_eq!(
         resp.coercions,
         [
-            Coercion { path: String::new(), reason: "stripped ```json fence".into() },
-            Coercion { path: "/fluency_score".into(), reason: "\"8/10\" read as 8".into() },
+            Coercion {
+                path: String::new(),
+                reason: "stripped ```json fence".into()
+            },
+            Coercion {
+                path: "/fluency_score".into(),
+                reason: "\"8/10\" read as 8".into()
+            },
         ]
     );
     assert_eq!(resp.content, reply, "content keeps the raw reply");
@@ -65,10 +82,16 @@ async fn out_of_range_score_gets_one_repair_quoting_the_validator() {
     let (base, count) = mock(vec![(200, bad), (200, good)]).await;
     let client = Client::new(fast_config(&base)).expect("client");
     let resp = client.chat(verdict_request(1)).await.expect("repaired");
-    assert_eq!(resp.json.as_ref().map(|j| j["fluency_score"].clone()), Some(json!(7.5)));
+    assert_eq!(
+        resp.json.as_ref().map(|j| j["fluency_score"].clone()),
+        Some(json!(7.5))
+    );
     assert_eq!(resp.repairs, 1);
     let note = &resp.coercions[0].reason;
-    assert!(note.starts_with("repair request after: schema violation: /fluency_score:"), "{note}");
+    assert!(
+        note.starts_with("repair request after: schema violation: /fluency_score:"),
+        "{note}"
+    );
     assert_eq!(count.load(Ordering::SeqCst), 2);
 }
 
@@ -79,7 +102,10 @@ async fn echoed_keys_are_scrubbed_from_errors() {
     let (base, count) = mock(vec![(404, body)]).await;
     let client = Client::with_api_key(fast_config(&base), KEY).expect("client");
     let err = client.chat(text_request(1)).await.expect_err("404");
-    assert!(matches!(err, LlmError::Rejected { status: 404, .. }), "{err:?}");
+    assert!(
+        matches!(err, LlmError::Rejected { status: 404, .. }),
+        "{err:?}"
+    );
     assert!(!err.to_string().contains(KEY), "{err}");
     assert!(err.to_string().contains("[redacted]"), "{err}");
     assert_eq!(count.load(Ordering::SeqCst), 1, "404 is never retried");
@@ -102,6 +128,9 @@ async fn tool_calls_with_null_content_and_object_arguments() {
 async fn non_json_success_body_is_a_protocol_error() {
     let (base, _) = mock(vec![(200, json!("<html>proxy error</html>"))]).await;
     let client = Client::new(fast_config(&base)).expect("client");
-    let err = client.chat(text_request(1)).await.expect_err("not a completion");
+    let err = client
+        .chat(text_request(1))
+        .await
+        .expect_err("not a completion");
     assert!(matches!(err, LlmError::Protocol(_)), "{err:?}");
 }

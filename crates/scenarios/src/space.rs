@@ -603,12 +603,13 @@ fn compile_rule(
         let values: Vec<Option<Value>> = axes[axis].values.iter().map(project).collect();
         for (position, w) in wanted.iter().enumerate() {
             if !values.iter().any(|v| v.as_ref() == Some(w)) {
-                let mut known: Vec<String> = values
+                let mut seen = BTreeSet::new();
+                let known: Vec<String> = values
                     .iter()
                     .flatten()
                     .map(|v| v.as_str().map_or_else(|| compact(v), str::to_string))
+                    .filter(|v| seen.insert(v.clone()))
                     .collect();
-                known.dedup();
                 return Err(SpaceError::UnknownExcludeValue {
                     rule: index,
                     key: key.clone(),

@@ -46,11 +46,11 @@ mod rules;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::{Deserialize, Serialize};
 pub use decimal::Decimal;
 pub use eval::{evaluate, judge_questions};
 pub use matcher::{Matcher, OPERATORS, values_equal};
 pub use rules::{asks_for, asks_question, mentions, phrases_for, refuses, warns};
+use serde::{Deserialize, Serialize};
 
 use crate::check::CheckKind;
 use crate::transcript::ResponseType;
@@ -69,7 +69,10 @@ impl Expectations {
     /// Wraps a tree with default settings.
     #[must_use]
     pub fn new(root: Expect) -> Self {
-        Self { root, defaults: CheckDefaults::default() }
+        Self {
+            root,
+            defaults: CheckDefaults::default(),
+        }
     }
 
     /// Combines several expectation trees (e.g. a scenario's and its steps') into one `all`.
@@ -274,7 +277,9 @@ impl Predicate {
     /// The predicate's name in the report.
     #[must_use]
     pub fn label(&self) -> String {
-        self.description.clone().unwrap_or_else(|| format!("{} {}", self.path, self.matcher))
+        self.description
+            .clone()
+            .unwrap_or_else(|| format!("{} {}", self.path, self.matcher))
     }
 }
 
@@ -326,12 +331,19 @@ pub const CHECK_NAMES: [&str; 11] = [
 /// The closest candidate within edit distance 3 (or a case-insensitive match), for
 /// "did you mean" hints.
 #[must_use]
-pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub fn did_you_mean<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let lower = word.to_lowercase();
     candidates
         .into_iter()
         .map(|c| {
-            let d = if c.to_lowercase() == lower { 0 } else { levenshtein(&lower, &c.to_lowercase()) };
+            let d = if c.to_lowercase() == lower {
+                0
+            } else {
+                levenshtein(&lower, &c.to_lowercase())
+            };
             (d, c)
         })
         .filter(|(d, _)| *d <= 3)
@@ -347,7 +359,11 @@ fn levenshtein(a: &str, b: &str) -> usize {
         row[0] = i + 1;
         for (j, cb) in b.iter().enumerate() {
             let cur = row[j + 1];
-            row[j + 1] = if ca == *cb { prev } else { 1 + prev.min(cur).min(row[j]) };
+            row[j + 1] = if ca == *cb {
+                prev
+            } else {
+                1 + prev.min(cur).min(row[j])
+            };
             prev = cur;
         }
     }

@@ -128,13 +128,19 @@ impl BotTurn {
     /// A turn with only a reply text.
     #[must_use]
     pub fn text(text: impl Into<String>) -> Self {
-        Self { text: text.into(), ..Self::default() }
+        Self {
+            text: text.into(),
+            ..Self::default()
+        }
     }
 
     /// A turn that failed in the adapter: no reply, only the reason.
     #[must_use]
     pub fn failed(reason: impl Into<String>) -> Self {
-        Self { error: Some(reason.into()), ..Self::default() }
+        Self {
+            error: Some(reason.into()),
+            ..Self::default()
+        }
     }
 }
 

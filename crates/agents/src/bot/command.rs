@@ -47,9 +47,19 @@ impl CommandBot {
             .kill_on_drop(true)
             .spawn()
             .map_err(|e| BotError::Command(format!("cannot start `{}`: {e}", spec.program)))?;
-        let stdin = child.stdin.take().ok_or_else(|| BotError::Command("no stdin".to_owned()))?;
-        let stdout = child.stdout.take().ok_or_else(|| BotError::Command("no stdout".to_owned()))?;
-        Ok(Self { _child: child, stdin, stdout: BufReader::new(stdout).lines() })
+        let stdin = child
+            .stdin
+            .take()
+            .ok_or_else(|| BotError::Command("no stdin".to_owned()))?;
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| BotError::Command("no stdout".to_owned()))?;
+        Ok(Self {
+            _child: child,
+            stdin,
+            stdout: BufReader::new(stdout).lines(),
+        })
     }
 }
 
@@ -70,7 +80,10 @@ impl Bot for CommandBot {
                 .write_all(line.as_bytes())
                 .await
                 .map_err(|e| BotError::Command(format!("write to stdin: {e}")))?;
-            self.stdin.flush().await.map_err(|e| BotError::Command(format!("flush: {e}")))?;
+            self.stdin
+                .flush()
+                .await
+                .map_err(|e| BotError::Command(format!("flush: {e}")))?;
             let reply = self
                 .stdout
                 .next_line()

@@ -60,7 +60,8 @@ impl Default for ReplyPointers {
     }
 }
 
-const DEFAULT_BODY: &str = r#"{"message": {{ message | tojson }}, "history": {{ history | tojson }}}"#;
+const DEFAULT_BODY: &str =
+    r#"{"message": {{ message | tojson }}, "history": {{ history | tojson }}}"#;
 
 /// A bot behind an HTTP endpoint.
 pub struct HttpBot {
@@ -79,7 +80,11 @@ impl HttpBot {
         let client = reqwest::Client::builder()
             .build()
             .map_err(|e| BotError::Config(format!("http client: {e}")))?;
-        Ok(Self { client, spec, headers })
+        Ok(Self {
+            client,
+            spec,
+            headers,
+        })
     }
 
     fn body(&self, history: &History, message: &str) -> Result<Value, BotError> {
@@ -135,9 +140,15 @@ impl Bot for HttpBot {
             for (k, v) in &self.headers {
                 req = req.header(k, v);
             }
-            let resp = req.send().await.map_err(|e| BotError::Http(e.to_string()))?;
+            let resp = req
+                .send()
+                .await
+                .map_err(|e| BotError::Http(e.to_string()))?;
             let status = resp.status();
-            let bytes = resp.bytes().await.map_err(|e| BotError::Http(e.to_string()))?;
+            let bytes = resp
+                .bytes()
+                .await
+                .map_err(|e| BotError::Http(e.to_string()))?;
             if !status.is_success() {
                 let snippet: String = String::from_utf8_lossy(&bytes).chars().take(200).collect();
                 return Err(BotError::Http(format!("status {status}: {snippet}")));

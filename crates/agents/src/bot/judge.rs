@@ -25,7 +25,9 @@ pub struct LlmJudge {
 
 impl std::fmt::Debug for LlmJudge {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LlmJudge").field("model_name", &self.model_name).finish_non_exhaustive()
+        f.debug_struct("LlmJudge")
+            .field("model_name", &self.model_name)
+            .finish_non_exhaustive()
     }
 }
 
@@ -88,8 +90,14 @@ impl LlmJudge {
 fn parse_verdict(json: Option<&Value>) -> Option<JudgeVerdict> {
     let json = json?;
     let holds = json.get("holds")?.as_bool()?;
-    let reason = json.get("reason").and_then(Value::as_str).unwrap_or("no reason given");
-    Some(JudgeVerdict { holds, reason: reason.trim().to_owned() })
+    let reason = json
+        .get("reason")
+        .and_then(Value::as_str)
+        .unwrap_or("no reason given");
+    Some(JudgeVerdict {
+        holds,
+        reason: reason.trim().to_owned(),
+    })
 }
 
 #[cfg(test)]
@@ -114,9 +122,20 @@ mod tests {
 
     #[test]
     fn verdicts_need_a_boolean() {
-        let ok = parse_verdict(Some(&serde_json::json!({"holds": true, "reason": " asks "})));
-        assert_eq!(ok, Some(JudgeVerdict { holds: true, reason: "asks".to_owned() }));
-        assert_eq!(parse_verdict(Some(&serde_json::json!({"holds": "yes"}))), None);
+        let ok = parse_verdict(Some(
+            &serde_json::json!({"holds": true, "reason": " asks "}),
+        ));
+        assert_eq!(
+            ok,
+            Some(JudgeVerdict {
+                holds: true,
+                reason: "asks".to_owned()
+            })
+        );
+        assert_eq!(
+            parse_verdict(Some(&serde_json::json!({"holds": "yes"}))),
+            None
+        );
         assert_eq!(parse_verdict(None), None);
     }
 }

@@ -80,7 +80,13 @@ impl LlmBot {
         if !system_prompt.trim().is_empty() {
             messages.push(Message::system(system_prompt));
         }
-        Self { model, model_name: model_name.into(), spec, tools: tool_defs(agents), messages }
+        Self {
+            model,
+            model_name: model_name.into(),
+            spec,
+            tools: tool_defs(agents),
+            messages,
+        }
     }
 
     fn plan_step(call: &ToolCall) -> PlanStep {
@@ -94,7 +100,11 @@ impl LlmBot {
             // with the raw text in their message.
             other => Map::from_iter([("_raw".to_owned(), other.clone())]),
         };
-        PlanStep { agent, function, params }
+        PlanStep {
+            agent,
+            function,
+            params,
+        }
     }
 }
 
@@ -123,7 +133,12 @@ impl Bot for LlmBot {
                 tool.tool_call_id = Some(call.id.clone());
                 self.messages.push(tool);
             }
-            Ok(BotTurn { text: resp.content, plan, latency_ms: resp.latency_ms, ..BotTurn::default() })
+            Ok(BotTurn {
+                text: resp.content,
+                plan,
+                latency_ms: resp.latency_ms,
+                ..BotTurn::default()
+            })
         })
     }
 }

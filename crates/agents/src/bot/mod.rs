@@ -89,7 +89,9 @@ impl std::str::FromStr for BotKind {
             "llm" => Ok(Self::Llm),
             "http" => Ok(Self::Http),
             "command" => Ok(Self::Command),
-            other => Err(format!("unknown bot kind `{other}` (scripted, llm, http, command)")),
+            other => Err(format!(
+                "unknown bot kind `{other}` (scripted, llm, http, command)"
+            )),
         }
     }
 }
@@ -183,14 +185,18 @@ pub fn expand_env(value: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<S
 /// [`BotError::Protocol`] when the value is not an object or a field has the wrong type.
 pub fn turn_from_json(value: Value) -> Result<BotTurn, BotError> {
     let Value::Object(mut map) = value else {
-        return Err(BotError::Protocol(format!("expected a JSON object, got {value}")));
+        return Err(BotError::Protocol(format!(
+            "expected a JSON object, got {value}"
+        )));
     };
     if let Some(Value::Array(steps)) = map.get_mut("plan") {
         for step in steps.iter_mut() {
             if let Value::Object(step) = step
                 && !step.contains_key("params")
             {
-                let args = step.remove("parameters").or_else(|| step.remove("arguments"));
+                let args = step
+                    .remove("parameters")
+                    .or_else(|| step.remove("arguments"));
                 if let Some(args) = args {
                     step.insert("params".to_owned(), args);
                 }
@@ -206,7 +212,10 @@ pub(crate) fn resolved_headers(
     headers: &BTreeMap<String, String>,
 ) -> Result<Vec<(String, String)>, BotError> {
     let env = |name: &str| std::env::var(name).ok();
-    headers.iter().map(|(k, v)| Ok((k.clone(), expand_env(v, &env)?))).collect()
+    headers
+        .iter()
+        .map(|(k, v)| Ok((k.clone(), expand_env(v, &env)?)))
+        .collect()
 }
 
 #[cfg(test)]
@@ -216,7 +225,10 @@ mod tests {
     #[test]
     fn env_references_expand_and_missing_ones_are_named() {
         let env = |name: &str| (name == "TOKEN").then(|| "abc".to_owned());
-        assert_eq!(expand_env("Bearer ${TOKEN}", &env).expect("set"), "Bearer abc");
+        assert_eq!(
+            expand_env("Bearer ${TOKEN}", &env).expect("set"),
+            "Bearer abc"
+        );
         assert_eq!(expand_env("plain", &env).expect("no refs"), "plain");
         let err = expand_env("${MISSING}", &env).expect_err("unset");
         assert!(err.to_string().contains("`MISSING` is not set"));

@@ -70,7 +70,10 @@ impl Bot for ScriptedBot {
 /// [`BotError::Script`] when the scenario has no script.
 pub fn scripted_bot(scenario: &crate::suite::SuiteScenario) -> Result<Box<dyn Bot>, BotError> {
     let script = scenario.script.clone().ok_or_else(|| {
-        BotError::Script(format!("scenario `{}` has no scripted replies", scenario.id))
+        BotError::Script(format!(
+            "scenario `{}` has no scripted replies",
+            scenario.id
+        ))
     })?;
     Ok(Box::new(ScriptedBot::new(script)))
 }

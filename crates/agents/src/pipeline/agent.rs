@@ -39,8 +39,12 @@ impl AgentKind {
     ];
 
     /// The four judges, in the order their results appear in a record.
-    pub const JUDGES: [AgentKind; 4] =
-        [AgentKind::Fluency, AgentKind::Naturalness, AgentKind::CsRatio, AgentKind::SocioCultural];
+    pub const JUDGES: [AgentKind; 4] = [
+        AgentKind::Fluency,
+        AgentKind::Naturalness,
+        AgentKind::CsRatio,
+        AgentKind::SocioCultural,
+    ];
 
     /// The snake-case name used in keys, records, settings and template file names.
     #[must_use]
@@ -101,7 +105,12 @@ impl AgentSettings {
     /// Settings with only a model name.
     #[must_use]
     pub fn with_model(model: impl Into<String>) -> Self {
-        Self { model: model.into(), temperature: None, max_tokens: None, prompt: None }
+        Self {
+            model: model.into(),
+            temperature: None,
+            max_tokens: None,
+            prompt: None,
+        }
     }
 }
 
@@ -127,8 +136,16 @@ impl AgentSet {
     /// (judges should be repeatable, writers varied).
     #[must_use]
     pub fn uniform(model: &str) -> Self {
-        let writer = AgentSettings { temperature: Some(0.9), max_tokens: Some(1024), ..AgentSettings::with_model(model) };
-        let judge = AgentSettings { temperature: Some(0.0), max_tokens: Some(512), ..AgentSettings::with_model(model) };
+        let writer = AgentSettings {
+            temperature: Some(0.9),
+            max_tokens: Some(1024),
+            ..AgentSettings::with_model(model)
+        };
+        let judge = AgentSettings {
+            temperature: Some(0.0),
+            max_tokens: Some(512),
+            ..AgentSettings::with_model(model)
+        };
         Self {
             generator: writer.clone(),
             fluency: judge.clone(),

@@ -16,13 +16,14 @@ use scenarios::Scenario;
 use super::agent::AgentKind;
 use super::machine::{Pipeline, RatioJudgeMode};
 
-static BPE: LazyLock<Option<tiktoken_rs::CoreBPE>> = LazyLock::new(|| match tiktoken_rs::o200k_base() {
-    Ok(bpe) => Some(bpe),
-    Err(e) => {
-        tracing::warn!(error = %e, "tiktoken unavailable; estimating 4 characters per token");
-        None
-    }
-});
+static BPE: LazyLock<Option<tiktoken_rs::CoreBPE>> =
+    LazyLock::new(|| match tiktoken_rs::o200k_base() {
+        Ok(bpe) => Some(bpe),
+        Err(e) => {
+            tracing::warn!(error = %e, "tiktoken unavailable; estimating 4 characters per token");
+            None
+        }
+    });
 
 /// Counts tokens like OpenAI's current models (o200k), or chars/4 if the tokenizer is missing.
 #[must_use]
@@ -111,13 +112,22 @@ pub fn estimate(
     let batch: Vec<String> = (0..s.max_instances)
         .map(|i| {
             (0..assumptions.assumed_words_per_text)
-                .map(|w| if (w + u64::from(i)) % 3 == 0 { "palabra" } else { "word" })
+                .map(|w| {
+                    if (w + u64::from(i)) % 3 == 0 {
+                        "palabra"
+                    } else {
+                        "word"
+                    }
+                })
                 .collect::<Vec<_>>()
                 .join(" ")
         })
         .collect();
 
-    let sampled: Vec<&Scenario> = sample.iter().take(assumptions.sampled_scenarios.max(1)).collect();
+    let sampled: Vec<&Scenario> = sample
+        .iter()
+        .take(assumptions.sampled_scenarios.max(1))
+        .collect();
     // Per agent: mean prompt tokens over the sample.
     let mut per_agent: Vec<(AgentKind, f64)> = Vec::new();
     for agent in AgentKind::ALL {
@@ -131,7 +141,12 @@ pub fn estimate(
         }
         per_agent.push((agent, if n == 0 { 0.0 } else { sum as f64 / n as f64 }));
     }
-    let prompt_of = |agent: AgentKind| per_agent.iter().find(|(a, _)| *a == agent).map_or(0.0, |(_, t)| *t);
+    let prompt_of = |agent: AgentKind| {
+        per_agent
+            .iter()
+            .find(|(a, _)| *a == agent)
+            .map_or(0.0, |(_, t)| *t)
+    };
 
     // Cost per agent, accumulated as expected calls × tokens.
     let mut totals = PerScenario::default();
@@ -161,7 +176,11 @@ pub fn estimate(
     };
     add(AgentKind::Generator, 1.0, writer_out as f64);
     for judge in &judges {
-        add(*judge, 1.0 + refinements, assumptions.judge_output_tokens as f64);
+        add(
+            *judge,
+            1.0 + refinements,
+            assumptions.judge_output_tokens as f64,
+        );
     }
     add(AgentKind::Refiner, refinements, writer_out as f64);
 
@@ -178,7 +197,12 @@ pub fn estimate(
     }
 }
 
-fn prompt_tokens(pipeline: &Pipeline, agent: AgentKind, scenario: &Scenario, batch: &[String]) -> Option<u64> {
+fn prompt_tokens(
+    pipeline: &Pipeline,
+    agent: AgentKind,
+    scenario: &Scenario,
+    batch: &[String],
+) -> Option<u64> {
     let s = pipeline.settings();
     let feedback = json!({
         "fluency": {"fluency_score": 7.0, "errors": ["text 2: agreement error"], "summary": "mostly fluent"},
@@ -205,7 +229,8 @@ fn prompt_tokens(pipeline: &Pipeline, agent: AgentKind, scenario: &Scenario, bat
     });
     match pipeline.prompts().render(agent, &ctx) {
         Ok(prompt) => {
-            let schema = super::outputs::schema_for(agent, s.min_instances, s.max_instances).to_string();
+            let schema =
+                super::outputs::schema_for(agent, s.min_instances, s.max_instances).to_string();
             // Chat framing (role markers) costs a few tokens per message.
             Some(count_tokens(&prompt) + count_tokens(&schema) + 7)
         }

@@ -66,8 +66,10 @@ impl RunStats {
                 if resp.cached {
                     self.cache_hits.fetch_add(1, Ordering::Relaxed);
                 } else {
-                    self.prompt_tokens.fetch_add(resp.usage.prompt_tokens, Ordering::Relaxed);
-                    self.completion_tokens.fetch_add(resp.usage.completion_tokens, Ordering::Relaxed);
+                    self.prompt_tokens
+                        .fetch_add(resp.usage.prompt_tokens, Ordering::Relaxed);
+                    self.completion_tokens
+                        .fetch_add(resp.usage.completion_tokens, Ordering::Relaxed);
                     let nano = (resp.cost_usd.unwrap_or(0.0).max(0.0) * 1e9).round() as u64;
                     self.cost_nano_usd.fetch_add(nano, Ordering::Relaxed);
                 }
@@ -222,7 +224,11 @@ where
             && stop.is_none()
             && stats.cost_usd() >= budget
         {
-            tracing::warn!(budget, spent = stats.cost_usd(), "budget reached: no new scenarios are started");
+            tracing::warn!(
+                budget,
+                spent = stats.cost_usd(),
+                "budget reached: no new scenarios are started"
+            );
             stop = Some(StopReason::Budget);
         }
         if !writer_gone && tx.send(outcome).await.is_err() {
@@ -242,7 +248,12 @@ where
 }
 
 /// One scenario from start to outcome: issue the pending calls together, absorb, repeat.
-async fn drive(model: Arc<dyn ChatModel>, pipeline: Arc<Pipeline>, scenario: Scenario, stats: Arc<RunStats>) -> RunOutcome {
+async fn drive(
+    model: Arc<dyn ChatModel>,
+    pipeline: Arc<Pipeline>,
+    scenario: Scenario,
+    stats: Arc<RunStats>,
+) -> RunOutcome {
     let mut run = ScenarioRun::new(pipeline, scenario);
     while !run.is_done() {
         let calls = run.pending();

@@ -13,8 +13,9 @@
 //!   never succeeds fails the scenario; a refiner that never succeeds keeps the last judged
 //!   attempt (not accepted) and notes why.
 //! - The refined batch replaces the text and all four judges run again on it.
-//! - A judge's transport error or invalid reply fails the scenario (it goes to the errors file
-//!   and is retried by the next run); the transport already spent its retries and repairs.
+//! - A judge's invalid reply (after the transport's repair round, or outside 0–10) is asked
+//!   again, up to `max_write_tries` in all. A judge's transport error, or invalid replies beyond
+//!   that bound, fail the scenario: it goes to the errors file and is retried by the next run.
 
 use std::collections::BTreeMap;
 use std::str::FromStr;
@@ -30,8 +31,8 @@ use scoring::JudgeWeights;
 use super::agent::{AgentKind, AgentSet};
 use super::measure::{BatchMeasurement, measure_batch, ratio_score, target_ratio};
 use super::outputs::{
-    FluencyResult, NaturalnessResult, OutputError, RatioResult, SocioCulturalResult, output_schema, parse_fluency,
-    parse_instances, parse_naturalness, parse_ratio, parse_socio_cultural,
+    FluencyResult, NaturalnessResult, OutputError, RatioResult, SocioCulturalResult, output_schema,
+    parse_fluency, parse_instances, parse_naturalness, parse_ratio, parse_socio_cultural,
 };
 use super::prompts::{PromptError, Prompts};
 use super::record::{AttemptRecord, CallTotals, FailureRecord, ScenarioRecord, flat_params};
@@ -76,7 +77,9 @@ impl FromStr for RatioJudgeMode {
             "measured" => Ok(Self::Measured),
             "llm" => Ok(Self::Llm),
             "hybrid" => Ok(Self::Hybrid),
-            other => Err(format!("unknown ratio judge `{other}` (expected measured, llm or hybrid)")),
+            other => Err(format!(
+                "unknown ratio judge `{other}` (expected measured, llm or hybrid)"
+            )),
         }
     }
 }
@@ -149,11 +152,16 @@ pub struct Pipeline {
 impl Pipeline {
     /// Checks the settings and compiles the prompts.
     pub fn new(settings: PipelineSettings) -> Result<Self, SettingsError> {
-        let probe: BTreeMap<String, f64> =
-            AgentKind::JUDGES.iter().map(|j| (j.weight_name().to_string(), 10.0)).collect();
+        let probe: BTreeMap<String, f64> = AgentKind::JUDGES
+            .iter()
+            .map(|j| (j.weight_name().to_string(), 10.0))
+            .collect();
         settings.weights.weighted_score(&probe)?;
         if !settings.threshold.is_finite() || !(0.0..=10.0).contains(&settings.threshold) {
-            return Err(SettingsError::Invalid { key: "threshold", message: "must be within 0–10".into() });
+            return Err(SettingsError::Invalid {
+                key: "threshold",
+                message: "must be within 0–10".into(),
+            });
         }
         if settings.min_instances == 0 || settings.max_instances < settings.min_instances {
             return Err(SettingsError::Invalid {
@@ -162,7 +170,10 @@ impl Pipeline {
             });
         }
         if settings.max_write_tries == 0 {
-            return Err(SettingsError::Invalid { key: "max_write_tries", message: "must be at least 1".into() });
+            return Err(SettingsError::Invalid {
+                key: "max_write_tries",
+                message: "must be at least 1".into(),
+            });
         }
         let prompts = Prompts::from_settings(&settings.agents)?;
         Ok(Self { settings, prompts })
@@ -208,10 +219,19 @@ pub enum RunOutcome {
 
 #[derive(Debug, Clone, PartialEq)]
 enum Stage {
-    Writing { agent: AgentKind, tries: u32 },
+    Writing {
+        agent: AgentKind,
+        tries: u32,
+    },
     Judging,
-    Done { accepted: bool },
-    Failed { reason: String, agent: Option<AgentKind>, fatal: bool },
+    Done {
+        accepted: bool,
+    },
+    Failed {
+        reason: String,
+        agent: Option<AgentKind>,
+        fatal: bool,
+    },
 }
 
 /// The attempt being judged.
@@ -267,7 +287,10 @@ impl ScenarioRun {
             second,
             cs_ratio,
             target,
-            stage: Stage::Writing { agent: AgentKind::Generator, tries: 0 },
+            stage: Stage::Writing {
+                agent: AgentKind::Generator,
+                tries: 0,
+            },
             outbox: Vec::new(),
             awaiting: Vec::new(),
             current: None,
@@ -278,7 +301,11 @@ impl ScenarioRun {
             notes: Vec::new(),
         };
         if run.first.trim().is_empty() || run.second.trim().is_empty() {
-            run.fail("scenario lacks the parameters first_language and second_language".into(), None, false);
+            run.fail(
+                "scenario lacks the parameters first_language and second_language".into(),
+                None,
+                false,
+            );
         } else {
             run.queue_write(AgentKind::Generator, 0, None);
         }
@@ -317,8 +344,16 @@ impl ScenarioRun {
 
     /// Takes the reply to the call `key`. Replies arriving after the scenario failed (the other
     /// judges of the same attempt) are accounted and otherwise ignored.
-    pub fn absorb(&mut self, key: &str, reply: Result<ChatResponse, LlmError>) -> Result<(), UnknownCall> {
-        let pos = self.awaiting.iter().position(|(k, _)| k == key).ok_or_else(|| UnknownCall(key.to_string()))?;
+    pub fn absorb(
+        &mut self,
+        key: &str,
+        reply: Result<ChatResponse, LlmError>,
+    ) -> Result<(), UnknownCall> {
+        let pos = self
+            .awaiting
+            .iter()
+            .position(|(k, _)| k == key)
+            .ok_or_else(|| UnknownCall(key.to_string()))?;
         let (_, agent) = self.awaiting.swap_remove(pos);
         let resp = match reply {
             Ok(resp) => {
@@ -333,7 +368,11 @@ impl ScenarioRun {
         if self.is_done() {
             return Ok(());
         }
-        let json = match resp.json.clone().or_else(|| serde_json::from_str::<Value>(resp.content.trim()).ok()) {
+        let json = match resp
+            .json
+            .clone()
+            .or_else(|| serde_json::from_str::<Value>(resp.content.trim()).ok())
+        {
             Some(json) => json,
             None => {
                 self.on_bad_output(agent, OutputError::NoJson { agent });
@@ -383,11 +422,19 @@ impl ScenarioRun {
     pub fn finish(self) -> RunOutcome {
         match self.stage {
             Stage::Done { accepted } => self.record(accepted),
-            Stage::Failed { ref reason, agent, fatal } => {
+            Stage::Failed {
+                ref reason,
+                agent,
+                fatal,
+            } => {
                 let reason = reason.clone();
                 self.failure(reason, agent, fatal)
             }
-            _ => self.failure("the run stopped before this scenario was done".into(), None, false),
+            _ => self.failure(
+                "the run stopped before this scenario was done".into(),
+                None,
+                false,
+            ),
         }
     }
 
@@ -400,7 +447,11 @@ impl ScenarioRun {
     fn fail(&mut self, reason: String, agent: Option<AgentKind>, fatal: bool) {
         tracing::debug!(scenario = %self.scenario.id, %reason, "scenario failed");
         self.outbox.clear();
-        self.stage = Stage::Failed { reason, agent, fatal };
+        self.stage = Stage::Failed {
+            reason,
+            agent,
+            fatal,
+        };
     }
 
     fn on_error(&mut self, agent: AgentKind, err: LlmError) {
@@ -438,36 +489,58 @@ impl ScenarioRun {
             let number = c.number;
             let (_, request, tries) = c.requests.iter_mut().find(|(a, _, _)| *a == agent)?;
             *tries += 1;
-            (*tries < max).then(|| (format!("{id}:{number}:{agent}~{}", *tries + 1), request.clone()))
+            (*tries < max).then(|| {
+                (
+                    format!("{id}:{number}:{agent}~{}", *tries + 1),
+                    request.clone(),
+                )
+            })
         });
         match retry {
             Some((key, request)) => {
-                self.notes.push(format!("{agent} asked again after: {reason}"));
+                self.notes
+                    .push(format!("{agent} asked again after: {reason}"));
                 self.awaiting.push((key.clone(), agent));
-                self.outbox.push(AgentCall { key, agent, request });
+                self.outbox.push(AgentCall {
+                    key,
+                    agent,
+                    request,
+                });
             }
             None => self.fail(format!("{agent}: {reason}"), Some(agent), false),
         }
     }
 
     fn retry_write(&mut self, agent: AgentKind, reason: String) {
-        let Stage::Writing { tries, .. } = self.stage else { return };
+        let Stage::Writing { tries, .. } = self.stage else {
+            return;
+        };
         let next = tries + 1;
         if next < self.pipeline.settings.max_write_tries {
-            self.notes.push(format!("{agent} try {} rejected: {reason}", tries + 1));
+            self.notes
+                .push(format!("{agent} try {} rejected: {reason}", tries + 1));
             self.queue_write(agent, next, Some(reason));
         } else if agent == AgentKind::Refiner && !self.attempts.is_empty() {
-            self.notes.push(format!("refinement gave up after {next} tries: {reason}; last attempt kept"));
+            self.notes.push(format!(
+                "refinement gave up after {next} tries: {reason}; last attempt kept"
+            ));
             self.stage = Stage::Done { accepted: false };
         } else {
-            self.fail(format!("{agent} gave no usable batch in {next} tries: {reason}"), Some(agent), false);
+            self.fail(
+                format!("{agent} gave no usable batch in {next} tries: {reason}"),
+                Some(agent),
+                false,
+            );
         }
     }
 
     fn base_context(&self) -> serde_json::Map<String, Value> {
         let s = &self.pipeline.settings;
         let mut ctx = serde_json::Map::new();
-        ctx.insert("params".into(), serde_json::to_value(&self.scenario.params).unwrap_or(Value::Null));
+        ctx.insert(
+            "params".into(),
+            serde_json::to_value(&self.scenario.params).unwrap_or(Value::Null),
+        );
         ctx.insert("first_language".into(), json!(self.first));
         ctx.insert("second_language".into(), json!(self.second));
         ctx.insert("cs_ratio".into(), json!(self.cs_ratio));
@@ -487,7 +560,12 @@ impl ScenarioRun {
         u32::try_from(self.attempts.len()).unwrap_or(u32::MAX)
     }
 
-    fn queue(&mut self, agent: AgentKind, key: String, ctx: serde_json::Map<String, Value>) -> bool {
+    fn queue(
+        &mut self,
+        agent: AgentKind,
+        key: String,
+        ctx: serde_json::Map<String, Value>,
+    ) -> bool {
         let prompt = match self.pipeline.prompts.render(agent, &Value::Object(ctx)) {
             Ok(p) => p,
             Err(e) => {
@@ -505,7 +583,11 @@ impl ScenarioRun {
             ..ChatRequest::new(agent_settings.model.clone(), vec![Message::user(prompt)])
         };
         self.awaiting.push((key.clone(), agent));
-        self.outbox.push(AgentCall { key, agent, request });
+        self.outbox.push(AgentCall {
+            key,
+            agent,
+            request,
+        });
         true
     }
 
@@ -518,8 +600,15 @@ impl ScenarioRun {
             && let Some(last) = self.attempts.last()
         {
             ctx.insert("instances".into(), json!(last.data_generation_result));
-            ctx.insert("measurement".into(), last.measurement.clone().unwrap_or(Value::Null));
-            let measured = last.measurement.as_ref().and_then(|m| m.get("embedded_ratio")).cloned();
+            ctx.insert(
+                "measurement".into(),
+                last.measurement.clone().unwrap_or(Value::Null),
+            );
+            let measured = last
+                .measurement
+                .as_ref()
+                .and_then(|m| m.get("embedded_ratio"))
+                .cloned();
             ctx.insert("measured_ratio".into(), measured.unwrap_or(Value::Null));
             ctx.insert("feedback".into(), self.feedback.clone());
         }
@@ -532,7 +621,10 @@ impl ScenarioRun {
 
     fn start_attempt(&mut self, produced_by: AgentKind, instances: Vec<String>) {
         let measurement = measure_batch(&instances, &self.first, &self.second);
-        let measured_score = match (measurement.as_ref().and_then(|m| m.embedded_ratio), self.target) {
+        let measured_score = match (
+            measurement.as_ref().and_then(|m| m.embedded_ratio),
+            self.target,
+        ) {
             (Some(measured), Some(target)) => Some(ratio_score(measured, target)),
             _ => None,
         };
@@ -583,10 +675,16 @@ impl ScenarioRun {
     }
 
     fn decide_if_judged(&mut self) {
-        let Some(c) = self.current.as_ref() else { return };
-        let (Some(fluency), Some(naturalness), Some(ratio), Some(ratio_score), Some(socio)) =
-            (&c.fluency, &c.naturalness, &c.ratio, c.ratio_score, &c.socio)
-        else {
+        let Some(c) = self.current.as_ref() else {
+            return;
+        };
+        let (Some(fluency), Some(naturalness), Some(ratio), Some(ratio_score), Some(socio)) = (
+            &c.fluency,
+            &c.naturalness,
+            &c.ratio,
+            c.ratio_score,
+            &c.socio,
+        ) else {
             return;
         };
         let scores: BTreeMap<String, f64> = [
@@ -646,7 +744,10 @@ impl ScenarioRun {
             let configured = &self.pipeline.settings.agents.get(agent).model;
             let answered = self.totals.models.get(agent.name());
             if answered.is_some() || agent != AgentKind::Refiner || self.refine_count > 0 {
-                models.insert(agent.name().to_string(), answered.unwrap_or(configured).clone());
+                models.insert(
+                    agent.name().to_string(),
+                    answered.unwrap_or(configured).clone(),
+                );
             }
         }
         let t = self.totals;
@@ -691,8 +792,10 @@ impl ScenarioRun {
 }
 
 fn set_measured_ratio(c: &mut Judging, target: Option<f64>) {
-    let (Some(score), Some(measured)) = (c.measured_score, c.measurement.as_ref().and_then(|m| m.embedded_ratio))
-    else {
+    let (Some(score), Some(measured)) = (
+        c.measured_score,
+        c.measurement.as_ref().and_then(|m| m.embedded_ratio),
+    ) else {
         return;
     };
     let target = target.unwrap_or(f64::NAN);
@@ -709,7 +812,9 @@ fn set_measured_ratio(c: &mut Judging, target: Option<f64>) {
 fn set_llm_ratio(c: &mut Judging, r: RatioResult, mode: RatioJudgeMode) {
     let measured = c.measurement.as_ref().and_then(|m| m.embedded_ratio);
     let (score, computed, method) = match (mode, c.measured_score, measured) {
-        (RatioJudgeMode::Hybrid, Some(m), Some(share)) => ((r.ratio_score + m) / 2.0, share, RatioJudgeMode::Hybrid),
+        (RatioJudgeMode::Hybrid, Some(m), Some(share)) => {
+            ((r.ratio_score + m) / 2.0, share, RatioJudgeMode::Hybrid)
+        }
         _ => (r.ratio_score, r.computed_ratio, RatioJudgeMode::Llm),
     };
     c.ratio_score = Some(score);

@@ -37,11 +37,22 @@ pub fn measure_batch(instances: &[String], first: &str, second: &str) -> Option<
         }
     };
     // `embedded_ratio` is 0 when no word could be tagged; that is "unknown", not "no switching".
-    let tagged = json.pointer("/tagged/first").and_then(Value::as_u64).unwrap_or(0)
-        + json.pointer("/tagged/second").and_then(Value::as_u64).unwrap_or(0);
-    let embedded_ratio =
-        json.get(EMBEDDED_RATIO_KEY).and_then(Value::as_f64).filter(|r| r.is_finite() && tagged > 0);
-    Some(BatchMeasurement { json, embedded_ratio })
+    let tagged = json
+        .pointer("/tagged/first")
+        .and_then(Value::as_u64)
+        .unwrap_or(0)
+        + json
+            .pointer("/tagged/second")
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
+    let embedded_ratio = json
+        .get(EMBEDDED_RATIO_KEY)
+        .and_then(Value::as_f64)
+        .filter(|r| r.is_finite() && tagged > 0);
+    Some(BatchMeasurement {
+        json,
+        embedded_ratio,
+    })
 }
 
 /// The target embedded share of a `cs_ratio` parameter ("30%", "0.3", "Low" …).

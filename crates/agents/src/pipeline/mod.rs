@@ -22,7 +22,11 @@ pub mod sink;
 
 pub use agent::{AgentKind, AgentSet, AgentSettings};
 pub use estimate::{Assumptions, Estimate, estimate, render_estimate};
-pub use executor::{ExecutorError, ExecutorOptions, RunControl, RunReport, RunStats, StopReason, run_online};
-pub use machine::{AgentCall, Pipeline, PipelineSettings, RatioJudgeMode, RunOutcome, ScenarioRun, SettingsError};
+pub use executor::{
+    ExecutorError, ExecutorOptions, RunControl, RunReport, RunStats, StopReason, run_online,
+};
+pub use machine::{
+    AgentCall, Pipeline, PipelineSettings, RatioJudgeMode, RunOutcome, ScenarioRun, SettingsError,
+};
 pub use record::{AttemptRecord, FailureRecord, ScenarioRecord};
 pub use sink::{Checkpoint, SinkConfig, errors_path, open_checkpoint};

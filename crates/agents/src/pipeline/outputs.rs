@@ -224,25 +224,44 @@ pub fn output_schema(agent: AgentKind, min_instances: u32, max_instances: u32) -
 }
 
 fn parse<T: for<'de> Deserialize<'de>>(agent: AgentKind, json: &Value) -> Result<T, OutputError> {
-    T::deserialize(json).map_err(|e| OutputError::Shape { agent, reason: e.to_string() })
+    T::deserialize(json).map_err(|e| OutputError::Shape {
+        agent,
+        reason: e.to_string(),
+    })
 }
 
 fn check_score(agent: AgentKind, field: &'static str, value: f64) -> Result<(), OutputError> {
     if value.is_finite() && (SCORE_RANGE.0..=SCORE_RANGE.1).contains(&value) {
         Ok(())
     } else {
-        Err(OutputError::ScoreOutOfRange { agent, field, value: value.to_string() })
+        Err(OutputError::ScoreOutOfRange {
+            agent,
+            field,
+            value: value.to_string(),
+        })
     }
 }
 
 /// Parses a generator/refiner reply, dropping blank texts (trimmed of surrounding whitespace),
 /// and requires at least `min` usable texts.
-pub fn parse_instances(agent: AgentKind, json: &Value, min: usize) -> Result<Instances, OutputError> {
+pub fn parse_instances(
+    agent: AgentKind,
+    json: &Value,
+    min: usize,
+) -> Result<Instances, OutputError> {
     let parsed: Instances = parse(agent, json)?;
-    let instances: Vec<String> =
-        parsed.instances.into_iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
+    let instances: Vec<String> = parsed
+        .instances
+        .into_iter()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect();
     if instances.len() < min.max(1) {
-        return Err(OutputError::TooFewInstances { agent, usable: instances.len(), min: min.max(1) });
+        return Err(OutputError::TooFewInstances {
+            agent,
+            usable: instances.len(),
+            min: min.max(1),
+        });
     }
     Ok(Instances { instances })
 }
@@ -257,7 +276,11 @@ pub fn parse_fluency(json: &Value) -> Result<FluencyResult, OutputError> {
 /// Parses and checks the naturalness judge's reply.
 pub fn parse_naturalness(json: &Value) -> Result<NaturalnessResult, OutputError> {
     let r: NaturalnessResult = parse(AgentKind::Naturalness, json)?;
-    check_score(AgentKind::Naturalness, "naturalness_score", r.naturalness_score)?;
+    check_score(
+        AgentKind::Naturalness,
+        "naturalness_score",
+        r.naturalness_score,
+    )?;
     Ok(r)
 }
 
@@ -276,7 +299,11 @@ pub fn parse_ratio(json: &Value) -> Result<RatioResult, OutputError> {
 /// Parses and checks the socio-cultural judge's reply.
 pub fn parse_socio_cultural(json: &Value) -> Result<SocioCulturalResult, OutputError> {
     let r: SocioCulturalResult = parse(AgentKind::SocioCultural, json)?;
-    check_score(AgentKind::SocioCultural, "socio_cultural_score", r.socio_cultural_score)?;
+    check_score(
+        AgentKind::SocioCultural,
+        "socio_cultural_score",
+        r.socio_cultural_score,
+    )?;
     Ok(r)
 }
 
@@ -289,9 +316,16 @@ mod tests {
         for agent in AgentKind::ALL {
             let schema = schema_for(agent, 3, 5);
             assert_eq!(schema["additionalProperties"], json!(false), "{agent}");
-            let props: Vec<&String> = schema["properties"].as_object().map(|m| m.keys().collect()).unwrap_or_default();
-            let mut required: Vec<String> =
-                schema["required"].as_array().into_iter().flatten().filter_map(|v| v.as_str().map(String::from)).collect();
+            let props: Vec<&String> = schema["properties"]
+                .as_object()
+                .map(|m| m.keys().collect())
+                .unwrap_or_default();
+            let mut required: Vec<String> = schema["required"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect();
             required.sort();
             let mut props: Vec<String> = props.into_iter().cloned().collect();
             props.sort();
@@ -301,21 +335,45 @@ mod tests {
 
     #[test]
     fn instances_drop_blanks_and_enforce_minimum() {
-        let ok = parse_instances(AgentKind::Generator, &json!({"instances": [" a ", "", "b", "c"]}), 3);
-        assert_eq!(ok.map(|i| i.instances), Ok(vec!["a".to_string(), "b".into(), "c".into()]));
+        let ok = parse_instances(
+            AgentKind::Generator,
+            &json!({"instances": [" a ", "", "b", "c"]}),
+            3,
+        );
+        assert_eq!(
+            ok.map(|i| i.instances),
+            Ok(vec!["a".to_string(), "b".into(), "c".into()])
+        );
         let short = parse_instances(AgentKind::Generator, &json!({"instances": ["a", "  "]}), 3);
-        assert_eq!(short, Err(OutputError::TooFewInstances { agent: AgentKind::Generator, usable: 1, min: 3 }));
+        assert_eq!(
+            short,
+            Err(OutputError::TooFewInstances {
+                agent: AgentKind::Generator,
+                usable: 1,
+                min: 3
+            })
+        );
         assert!(matches!(
             parse_instances(AgentKind::Refiner, &json!({"texts": []}), 3),
-            Err(OutputError::Shape { agent: AgentKind::Refiner, .. })
+            Err(OutputError::Shape {
+                agent: AgentKind::Refiner,
+                ..
+            })
         ));
     }
 
     #[test]
     fn scores_outside_range_are_rejected() {
         let bad = parse_fluency(&json!({"fluency_score": 11, "errors": [], "summary": ""}));
-        assert!(matches!(bad, Err(OutputError::ScoreOutOfRange { field: "fluency_score", .. })));
-        let neg = parse_socio_cultural(&json!({"socio_cultural_score": -1, "issues": [], "summary": ""}));
+        assert!(matches!(
+            bad,
+            Err(OutputError::ScoreOutOfRange {
+                field: "fluency_score",
+                ..
+            })
+        ));
+        let neg =
+            parse_socio_cultural(&json!({"socio_cultural_score": -1, "issues": [], "summary": ""}));
         assert!(matches!(neg, Err(OutputError::ScoreOutOfRange { .. })));
         let ok = parse_ratio(&json!({"ratio_score": 7, "computed_ratio": 1.4, "notes": "n"}));
         assert_eq!(ok.map(|r| r.computed_ratio), Ok(1.0));
@@ -326,9 +384,18 @@ mod tests {
         let r = NaturalnessResult {
             naturalness_score: 8.5,
             observations: vec![
-                Observation { sentence: 1, note: "boundary switch".into() },
-                Observation { sentence: 2, note: "natural".into() },
-                Observation { sentence: 2, note: "tag".into() },
+                Observation {
+                    sentence: 1,
+                    note: "boundary switch".into(),
+                },
+                Observation {
+                    sentence: 2,
+                    note: "natural".into(),
+                },
+                Observation {
+                    sentence: 2,
+                    note: "tag".into(),
+                },
             ],
             summary: "fine".into(),
         };

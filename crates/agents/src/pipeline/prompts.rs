@@ -76,7 +76,9 @@ impl Prompts {
         })
     }
 
-    fn build(source: impl Fn(AgentKind) -> Result<String, PromptError>) -> Result<Self, PromptError> {
+    fn build(
+        source: impl Fn(AgentKind) -> Result<String, PromptError>,
+    ) -> Result<Self, PromptError> {
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::Strict);
         for agent in AgentKind::ALL {
@@ -89,7 +91,10 @@ impl Prompts {
     /// Renders an agent's prompt with `ctx` (any serialisable value; see `ScenarioRun` for the
     /// variables the pipeline provides).
     pub fn render(&self, agent: AgentKind, ctx: &impl Serialize) -> Result<String, PromptError> {
-        let template = self.env.get_template(agent.name()).map_err(|source| PromptError::Render { agent, source })?;
+        let template = self
+            .env
+            .get_template(agent.name())
+            .map_err(|source| PromptError::Render { agent, source })?;
         template
             .render(minijinja::value::Serde(ctx))
             .map_err(|source| PromptError::Render { agent, source })

@@ -48,7 +48,11 @@ pub fn flat_params(params: &BTreeMap<String, Value>) -> BTreeMap<String, Value> 
     params
         .iter()
         .map(|(k, v)| {
-            let key = if RECORD_FIELDS.contains(&k.as_str()) { format!("param_{k}") } else { k.clone() };
+            let key = if RECORD_FIELDS.contains(&k.as_str()) {
+                format!("param_{k}")
+            } else {
+                k.clone()
+            };
             (key, v.clone())
         })
         .collect()
@@ -137,12 +141,14 @@ impl CallTotals {
         }
         self.retries += resp.retries;
         self.repairs += resp.repairs;
-        self.coercions.extend(resp.coercions.iter().map(|c| CoercionNote {
-            call: key.to_string(),
-            path: c.path.clone(),
-            reason: c.reason.clone(),
-        }));
-        self.models.insert(agent.name().to_string(), resp.model.clone());
+        self.coercions
+            .extend(resp.coercions.iter().map(|c| CoercionNote {
+                call: key.to_string(),
+                path: c.path.clone(),
+                reason: c.reason.clone(),
+            }));
+        self.models
+            .insert(agent.name().to_string(), resp.model.clone());
     }
 }
 

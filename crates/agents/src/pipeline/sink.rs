@@ -38,13 +38,20 @@ pub enum SinkError {
 }
 
 fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> SinkError + 'a {
-    move |source| SinkError::Io { action, path: path.display().to_string(), source }
+    move |source| SinkError::Io {
+        action,
+        path: path.display().to_string(),
+        source,
+    }
 }
 
 /// The errors file next to an output file: `<out>.errors.jsonl`.
 #[must_use]
 pub fn errors_path(out: &Path) -> PathBuf {
-    let mut name = out.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    let mut name = out
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
     name.push(".errors.jsonl");
     out.with_file_name(name)
 }
@@ -113,7 +120,11 @@ pub fn open_checkpoint(out: &Path) -> Result<Checkpoint, SinkError> {
 
 /// Cuts the file back to just after its last newline; returns the bytes removed.
 fn repair_torn_tail(path: &Path) -> Result<u64, SinkError> {
-    let mut file = OpenOptions::new().read(true).write(true).open(path).map_err(io("opening", path))?;
+    let mut file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(io("opening", path))?;
     let len = file.metadata().map_err(io("reading", path))?.len();
     if len == 0 {
         return Ok(0);
@@ -126,8 +137,10 @@ fn repair_torn_tail(path: &Path) -> Result<u64, SinkError> {
     while end > 0 {
         let start = end.saturating_sub(BLOCK);
         let n = (end - start) as usize;
-        file.seek(SeekFrom::Start(start)).map_err(io("reading", path))?;
-        file.read_exact(&mut buf[..n]).map_err(io("reading", path))?;
+        file.seek(SeekFrom::Start(start))
+            .map_err(io("reading", path))?;
+        file.read_exact(&mut buf[..n])
+            .map_err(io("reading", path))?;
         if let Some(pos) = buf[..n].iter().rposition(|&b| b == b'\n') {
             keep = start + pos as u64 + 1;
             break;
@@ -157,7 +170,11 @@ impl SinkConfig {
     /// Defaults for `out`.
     #[must_use]
     pub fn new(out: impl Into<PathBuf>) -> Self {
-        Self { out: out.into(), sync_every_records: 256, sync_interval: Duration::from_secs(2) }
+        Self {
+            out: out.into(),
+            sync_every_records: 256,
+            sync_interval: Duration::from_secs(2),
+        }
     }
 }
 
@@ -199,7 +216,11 @@ pub fn spawn_writer(
     previous_failures: HashMap<String, String>,
     rx: mpsc::Receiver<RunOutcome>,
 ) -> Result<Writer, SinkError> {
-    let out = OpenOptions::new().create(true).append(true).open(&config.out).map_err(io("opening", &config.out))?;
+    let out = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&config.out)
+        .map_err(io("opening", &config.out))?;
     let errors_file = errors_path(&config.out);
     let errors = File::create(&errors_file).map_err(io("creating", &errors_file))?;
     let handle = std::thread::Builder::new()
@@ -239,26 +260,41 @@ fn write_loop(
                 previous.remove(&failure.id);
                 serde_json::to_writer(&mut line, &failure)?;
                 line.push(b'\n');
-                errors.write_all(&line).map_err(io("writing", errors_file))?;
+                errors
+                    .write_all(&line)
+                    .map_err(io("writing", errors_file))?;
                 errors.flush().map_err(io("writing", errors_file))?;
                 report.failures += 1;
             }
         }
-        if unsynced >= config.sync_every_records || (unsynced > 0 && last_sync.elapsed() >= config.sync_interval) {
-            out.get_ref().sync_data().map_err(io("syncing", &config.out))?;
+        if unsynced >= config.sync_every_records
+            || (unsynced > 0 && last_sync.elapsed() >= config.sync_interval)
+        {
+            out.get_ref()
+                .sync_data()
+                .map_err(io("syncing", &config.out))?;
             unsynced = 0;
             last_sync = Instant::now();
         }
     }
     for (_, raw) in previous {
-        errors.write_all(raw.as_bytes()).map_err(io("writing", errors_file))?;
-        errors.write_all(b"\n").map_err(io("writing", errors_file))?;
+        errors
+            .write_all(raw.as_bytes())
+            .map_err(io("writing", errors_file))?;
+        errors
+            .write_all(b"\n")
+            .map_err(io("writing", errors_file))?;
         report.carried_failures += 1;
     }
     out.flush().map_err(io("writing", &config.out))?;
-    out.get_ref().sync_data().map_err(io("syncing", &config.out))?;
+    out.get_ref()
+        .sync_data()
+        .map_err(io("syncing", &config.out))?;
     errors.flush().map_err(io("writing", errors_file))?;
-    errors.get_ref().sync_data().map_err(io("syncing", errors_file))?;
+    errors
+        .get_ref()
+        .sync_data()
+        .map_err(io("syncing", errors_file))?;
     tracing::debug!(?report, "writer finished");
     Ok(report)
 }
@@ -277,7 +313,10 @@ mod tests {
         let mut ids: Vec<_> = cp.done.into_iter().collect();
         ids.sort();
         assert_eq!(ids, ["a", "b"]);
-        assert_eq!(std::fs::read_to_string(&out).expect("read"), "{\"id\":\"a\"}\n{\"id\":\"b\"}\n");
+        assert_eq!(
+            std::fs::read_to_string(&out).expect("read"),
+            "{\"id\":\"a\"}\n{\"id\":\"b\"}\n"
+        );
     }
 
     #[test]
@@ -295,9 +334,16 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let out = dir.path().join("out.jsonl");
         std::fs::write(&out, "{\"id\":\"a\"}\n").expect("write");
-        std::fs::write(errors_path(&out), "{\"id\":\"a\",\"reason\":\"x\"}\n{\"id\":\"z\",\"reason\":\"y\"}\n").expect("write");
+        std::fs::write(
+            errors_path(&out),
+            "{\"id\":\"a\",\"reason\":\"x\"}\n{\"id\":\"z\",\"reason\":\"y\"}\n",
+        )
+        .expect("write");
         let cp = open_checkpoint(&out).expect("checkpoint");
         assert_eq!(cp.previous_failures.keys().collect::<Vec<_>>(), ["z"]);
-        assert_eq!(errors_path(&out).file_name().and_then(|n| n.to_str()), Some("out.jsonl.errors.jsonl"));
+        assert_eq!(
+            errors_path(&out).file_name().and_then(|n| n.to_str()),
+            Some("out.jsonl.errors.jsonl")
+        );
     }
 }

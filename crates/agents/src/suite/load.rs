@@ -10,8 +10,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use minijinja::{Environment, UndefinedBehavior};
-use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
+use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
 use scenarios::{Axis, ConfigError, KeySeg, ScenarioSpace, SourceMap};
@@ -67,7 +67,10 @@ impl<'de> Deserialize<'de> for Step {
                 f.write_str("a user message, or {say: <message>, expect: {...}}")
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Step, E> {
-                Ok(Step { say: v.to_owned(), expect: None })
+                Ok(Step {
+                    say: v.to_owned(),
+                    expect: None,
+                })
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Step, A::Error> {
                 let (mut say, mut expect) = (None, None);
@@ -115,7 +118,13 @@ pub fn parse_suite(path: &Path, text: &str) -> Result<Suite, ConfigError> {
 
     let mut scenarios: Vec<SuiteScenario> = Vec::new();
     for (i, entry) in file.scenarios.into_iter().enumerate() {
-        let at = |key: &str| vec![KeySeg::from("scenarios"), KeySeg::from(i), KeySeg::from(key)];
+        let at = |key: &str| {
+            vec![
+                KeySeg::from("scenarios"),
+                KeySeg::from(i),
+                KeySeg::from(key),
+            ]
+        };
         let expanded = match (entry.template.clone(), entry.grid.clone()) {
             (Some(template), Some(grid)) => {
                 if entry.id.is_some() || !entry.steps.is_empty() || entry.expect.is_some() {
@@ -127,7 +136,10 @@ pub fn parse_suite(path: &Path, text: &str) -> Result<Suite, ConfigError> {
                 expand_template(&template, &grid).map_err(|m| here(&at("template"), m))?
             }
             (Some(_), None) => {
-                return Err(here(&at("template"), "a `template` needs a `grid` of values".to_owned()));
+                return Err(here(
+                    &at("template"),
+                    "a `template` needs a `grid` of values".to_owned(),
+                ));
             }
             (None, Some(_)) => {
                 return Err(here(&at("grid"), "a `grid` needs a `template`".to_owned()));
@@ -138,16 +150,23 @@ pub fn parse_suite(path: &Path, text: &str) -> Result<Suite, ConfigError> {
             let scenario = build_scenario(entry, params, &defaults, &check_defaults, &side_scripts)
                 .map_err(|(key, msg)| here(&at(key), msg))?;
             if scenarios.iter().any(|s| s.id == scenario.id) {
-                return Err(here(&at("id"), format!("duplicate scenario id `{}`", scenario.id)));
+                return Err(here(
+                    &at("id"),
+                    format!("duplicate scenario id `{}`", scenario.id),
+                ));
             }
             scenarios.push(scenario);
         }
     }
     if scenarios.is_empty() {
-        return Err(here(&[KeySeg::from("scenarios")], "the suite has no scenarios".to_owned()));
+        return Err(here(
+            &[KeySeg::from("scenarios")],
+            "the suite has no scenarios".to_owned(),
+        ));
     }
     let name = file.name.unwrap_or_else(|| {
-        path.file_stem().map_or_else(|| "suite".to_owned(), |s| s.to_string_lossy().into_owned())
+        path.file_stem()
+            .map_or_else(|| "suite".to_owned(), |s| s.to_string_lossy().into_owned())
     });
     tracing::debug!(suite = %name, scenarios = scenarios.len(), "suite loaded");
     Ok(Suite {
@@ -161,7 +180,9 @@ pub fn parse_suite(path: &Path, text: &str) -> Result<Suite, ConfigError> {
 }
 
 fn load_side_scripts(path: &Path, bot: &BotSpec) -> Result<BTreeMap<String, Script>, ConfigError> {
-    let Some(file) = &bot.scripts_file else { return Ok(BTreeMap::new()) };
+    let Some(file) = &bot.scripts_file else {
+        return Ok(BTreeMap::new());
+    };
     let side = path.parent().unwrap_or_else(|| Path::new(".")).join(file);
     scenarios::read_document(&side)
 }
@@ -173,8 +194,13 @@ fn build_scenario(
     check_defaults: &CheckDefaults,
     side_scripts: &BTreeMap<String, Script>,
 ) -> Result<SuiteScenario, (&'static str, String)> {
-    let id = entry.id.filter(|s| !s.trim().is_empty()).ok_or(("id", "a scenario needs an `id`".to_owned()))?;
-    let category = entry.category.ok_or(("category", format!("scenario `{id}` needs a `category`")))?;
+    let id = entry
+        .id
+        .filter(|s| !s.trim().is_empty())
+        .ok_or(("id", "a scenario needs an `id`".to_owned()))?;
+    let category = entry
+        .category
+        .ok_or(("category", format!("scenario `{id}` needs a `category`")))?;
     if entry.steps.is_empty() {
         return Err(("steps", format!("scenario `{id}` needs at least one step")));
     }
@@ -189,8 +215,15 @@ fn build_scenario(
     if parts.is_empty() {
         return Err(("expect", format!("scenario `{id}` declares no expectation")));
     }
-    let root = if parts.len() == 1 { parts.remove(0) } else { Expect::All(parts) };
-    let expectations = Expectations { root, defaults: check_defaults.clone() };
+    let root = if parts.len() == 1 {
+        parts.remove(0)
+    } else {
+        Expect::All(parts)
+    };
+    let expectations = Expectations {
+        root,
+        defaults: check_defaults.clone(),
+    };
     let script = entry.script.or_else(|| side_scripts.get(&id).cloned());
     if let Some(script) = &script
         && script.turns.len() != steps.len()
@@ -217,14 +250,21 @@ fn build_scenario(
     })
 }
 
+/// The grid values one expanded scenario was built with.
+type GridPoint = BTreeMap<String, Value>;
+
 /// Expands a template over its grid (via `ScenarioSpace`), rendering every string with the grid
 /// point's values and reading the result as a scenario entry.
 fn expand_template(
     template: &Value,
     grid: &BTreeMap<String, Vec<Value>>,
-) -> Result<Vec<(Entry, BTreeMap<String, Value>)>, String> {
-    let axes = grid.iter().map(|(name, values)| Axis::new(name.clone(), values.clone())).collect();
-    let space = ScenarioSpace::new(axes, BTreeMap::new(), Vec::new()).map_err(|e| format!("grid: {e}"))?;
+) -> Result<Vec<(Entry, GridPoint)>, String> {
+    let axes = grid
+        .iter()
+        .map(|(name, values)| Axis::new(name.clone(), values.clone()))
+        .collect();
+    let space =
+        ScenarioSpace::new(axes, BTreeMap::new(), Vec::new()).map_err(|e| format!("grid: {e}"))?;
     let template_id = template
         .get("id")
         .and_then(Value::as_str)
@@ -237,10 +277,16 @@ fn expand_template(
         let mut rendered = render_value(&env, template, &point.params)
             .map_err(|e| format!("template `{template_id}`: {e}"))?;
         if let Value::Object(map) = &mut rendered {
-            map.insert("id".to_owned(), Value::String(format!("{template_id}-{}", point.id)));
+            map.insert(
+                "id".to_owned(),
+                Value::String(format!("{template_id}-{}", point.id)),
+            );
         }
         let entry: Entry = serde_json::from_value(rendered).map_err(|e| {
-            format!("template `{template_id}` with {}: {e}", Value::Object(point.params.clone().into_iter().collect()))
+            format!(
+                "template `{template_id}` with {}: {e}",
+                Value::Object(point.params.clone().into_iter().collect())
+            )
         })?;
         if entry.template.is_some() || entry.grid.is_some() {
             return Err(format!("template `{template_id}` may not nest templates"));
@@ -250,26 +296,39 @@ fn expand_template(
     Ok(out)
 }
 
-fn render_value(env: &Environment<'_>, value: &Value, params: &BTreeMap<String, Value>) -> Result<Value, String> {
+fn render_value(
+    env: &Environment<'_>,
+    value: &Value,
+    params: &BTreeMap<String, Value>,
+) -> Result<Value, String> {
     Ok(match value {
         Value::String(s) => {
             // A string that is exactly `{{ name }}` takes the value itself, keeping its type.
             let trimmed = s.trim();
-            if let Some(inner) = trimmed.strip_prefix("{{").and_then(|r| r.strip_suffix("}}")) {
+            if let Some(inner) = trimmed
+                .strip_prefix("{{")
+                .and_then(|r| r.strip_suffix("}}"))
+            {
                 let name = inner.trim();
                 if let Some(v) = params.get(name) {
                     return Ok(v.clone());
                 }
             }
             if s.contains("{{") || s.contains("{%") {
-                Value::String(env.render_str(s, minijinja::Value::from(minijinja::value::Serde(params))).map_err(|e| e.to_string())?)
+                Value::String(
+                    env.render_str(s, minijinja::Value::from(minijinja::value::Serde(params)))
+                        .map_err(|e| e.to_string())?,
+                )
             } else {
                 value.clone()
             }
         }
-        Value::Array(items) => {
-            Value::Array(items.iter().map(|v| render_value(env, v, params)).collect::<Result<_, _>>()?)
-        }
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .map(|v| render_value(env, v, params))
+                .collect::<Result<_, _>>()?,
+        ),
         Value::Object(map) => Value::Object(
             map.iter()
                 .map(|(k, v)| Ok((k.clone(), render_value(env, v, params)?)))

@@ -55,7 +55,14 @@ pub struct RunOptions {
 
 impl Default for RunOptions {
     fn default() -> Self {
-        Self { repeat: 1, concurrency: 4, filter: None, strict: None, threshold: None, judge: None }
+        Self {
+            repeat: 1,
+            concurrency: 4,
+            filter: None,
+            strict: None,
+            threshold: None,
+            judge: None,
+        }
     }
 }
 
@@ -113,7 +120,10 @@ impl ScenarioResult {
                 }
             }
         }
-        seen.into_iter().filter(|(_, (p, f))| *p && *f).map(|(n, _)| n.to_owned()).collect()
+        seen.into_iter()
+            .filter(|(_, (p, f))| *p && *f)
+            .map(|(n, _)| n.to_owned())
+            .collect()
     }
 }
 
@@ -149,11 +159,18 @@ pub async fn run_suite(suite: &Suite, factory: &dyn BotFactory, opts: &RunOption
         .filter(|s| opts.filter.as_deref().is_none_or(|p| s.matches(p)))
         .collect();
     let repeat = opts.repeat.max(1);
-    let jobs = selected.iter().enumerate().flat_map(|(i, s)| (0..repeat).map(move |r| (i, r, *s)));
+    let jobs = selected
+        .iter()
+        .enumerate()
+        .flat_map(|(i, s)| (0..repeat).map(move |r| (i, r, *s)));
     let policy = &policy;
     let mut done: Vec<(usize, u32, RunResult)> = futures::stream::iter(jobs)
         .map(|(i, r, scenario)| async move {
-            (i, r, run_scenario(scenario, factory, policy, opts.judge.as_ref()).await)
+            (
+                i,
+                r,
+                run_scenario(scenario, factory, policy, opts.judge.as_ref()).await,
+            )
         })
         .buffer_unordered(opts.concurrency.max(1))
         .collect()
@@ -176,7 +193,11 @@ pub async fn run_suite(suite: &Suite, factory: &dyn BotFactory, opts: &RunOption
         }
     }
     tracing::info!(suite = %suite.name, scenarios = scenarios.len(), repeat, "suite run finished");
-    SuiteResult { suite: suite.name.clone(), repeat, scenarios }
+    SuiteResult {
+        suite: suite.name.clone(),
+        repeat,
+        scenarios,
+    }
 }
 
 /// Plays one scenario once with a fresh bot and scores it.
@@ -202,17 +223,29 @@ pub async fn run_scenario(
         }
         Err(e) => {
             let first = scenario.steps.first().cloned().unwrap_or_default();
-            transcript.push(first, BotTurn::failed(format!("the bot could not be started: {e}")));
+            transcript.push(
+                first,
+                BotTurn::failed(format!("the bot could not be started: {e}")),
+            );
         }
     }
     let verdicts = match judge {
-        Some(judge) => judge.answer(&judge_questions(&scenario.expectations, &transcript)).await,
+        Some(judge) => {
+            judge
+                .answer(&judge_questions(&scenario.expectations, &transcript))
+                .await
+        }
         None => JudgeVerdicts::default(),
     };
     let checks = evaluate(&scenario.expectations, &transcript, &verdicts);
     let card = ScoreCard::new(checks, policy);
     tracing::debug!(scenario = %scenario.id, score = card.score(), passed = card.passed(), "scenario scored");
-    let report = ScenarioReport::new(&scenario.id, &scenario.name, scenario.category.as_str(), card);
+    let report = ScenarioReport::new(
+        &scenario.id,
+        &scenario.name,
+        scenario.category.as_str(),
+        card,
+    );
     RunResult { transcript, report }
 }
 
@@ -223,7 +256,8 @@ async fn play_turn(
     scenario: &SuiteScenario,
 ) -> BotTurn {
     let started = Instant::now();
-    let outcome = tokio::time::timeout(scenario.turn_timeout, bot.turn(&transcript.turns, message)).await;
+    let outcome =
+        tokio::time::timeout(scenario.turn_timeout, bot.turn(&transcript.turns, message)).await;
     let elapsed = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     match outcome {
         Ok(Ok(mut turn)) => {
@@ -232,7 +266,10 @@ async fn play_turn(
         }
         Ok(Err(e)) => {
             tracing::warn!(scenario = %scenario.id, error = %e, "bot turn failed");
-            BotTurn { latency_ms: elapsed, ..BotTurn::failed(e.to_string()) }
+            BotTurn {
+                latency_ms: elapsed,
+                ..BotTurn::failed(e.to_string())
+            }
         }
         Err(_) => {
             tracing::warn!(scenario = %scenario.id, "bot turn timed out");

@@ -138,7 +138,12 @@ pub fn plan_report(cfg: &ScenarioConfig) -> PlanReport {
         axes: space
             .axes()
             .iter()
-            .map(|a| PlanAxis { name: a.name.clone(), size: a.values.len(), merge: a.merge, values: a.values.clone() })
+            .map(|a| PlanAxis {
+                name: a.name.clone(),
+                size: a.values.len(),
+                merge: a.merge,
+                values: a.values.clone(),
+            })
             .collect(),
         fixed: space.fixed().clone(),
         total: space.len_unfiltered(),
@@ -162,7 +167,10 @@ fn show(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
         Value::Object(map) => {
-            let parts: Vec<String> = map.iter().map(|(k, v)| format!("{k}: {}", show(v))).collect();
+            let parts: Vec<String> = map
+                .iter()
+                .map(|(k, v)| format!("{k}: {}", show(v)))
+                .collect();
             format!("{{{}}}", parts.join(", "))
         }
         other => other.to_string(),
@@ -174,8 +182,15 @@ fn show(value: &Value) -> String {
 #[must_use]
 pub fn render_text(report: &PlanReport) -> String {
     let mut out = String::new();
-    let title = report.name.as_deref().map_or_else(String::new, |n| format!(" — {n}"));
-    let _ = writeln!(out, "Plan for {} ({}, {}){title}", report.config, report.kind, report.format);
+    let title = report
+        .name
+        .as_deref()
+        .map_or_else(String::new, |n| format!(" — {n}"));
+    let _ = writeln!(
+        out,
+        "Plan for {} ({}, {}){title}",
+        report.config, report.kind, report.format
+    );
     if let Some(description) = &report.description {
         let _ = writeln!(out, "{description}");
     }
@@ -185,14 +200,21 @@ pub fn render_text(report: &PlanReport) -> String {
         let _ = writeln!(out, "  (none: one scenario made of the fixed fields)");
     } else {
         let mut table = Table::new();
-        table.load_style(presets::UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Disabled);
+        table
+            .load_style(presets::UTF8_FULL_CONDENSED)
+            .set_content_arrangement(ContentArrangement::Disabled);
         table.set_header(["axis", "size", "values"]);
         for axis in &report.axes {
-            let mut values: Vec<String> = axis.values.iter().take(VALUE_PREVIEW).map(show).collect();
+            let mut values: Vec<String> =
+                axis.values.iter().take(VALUE_PREVIEW).map(show).collect();
             if axis.values.len() > VALUE_PREVIEW {
                 values.push(format!("… ({} more)", axis.values.len() - VALUE_PREVIEW));
             }
-            let name = if axis.merge { format!("{} (merge)", axis.name) } else { axis.name.clone() };
+            let name = if axis.merge {
+                format!("{} (merge)", axis.name)
+            } else {
+                axis.name.clone()
+            };
             table.add_row([name, axis.size.to_string(), values.join(" | ")]);
         }
         let _ = writeln!(out, "{table}");
@@ -207,12 +229,29 @@ pub fn render_text(report: &PlanReport) -> String {
 
     let _ = writeln!(out, "\nScenarios");
     let sizes: Vec<String> = report.axes.iter().map(|a| a.size.to_string()).collect();
-    let product = if sizes.len() > 1 { format!("  ({})", sizes.join(" × ")) } else { String::new() };
+    let product = if sizes.len() > 1 {
+        format!("  ({})", sizes.join(" × "))
+    } else {
+        String::new()
+    };
     let _ = writeln!(out, "  total             {:>9}{product}", report.total);
-    let rules = if report.exclude_rules == 1 { "rule" } else { "rules" };
-    let _ = writeln!(out, "  excluded          {:>9}  ({} exclude {rules})", report.excluded, report.exclude_rules);
+    let rules = if report.exclude_rules == 1 {
+        "rule"
+    } else {
+        "rules"
+    };
+    let _ = writeln!(
+        out,
+        "  excluded          {:>9}  ({} exclude {rules})",
+        report.excluded, report.exclude_rules
+    );
     let _ = writeln!(out, "  after exclusions  {:>9}", report.count);
-    let _ = writeln!(out, "  selected          {:>9}  ({})", report.selected, describe_selection(&report.selection));
+    let _ = writeln!(
+        out,
+        "  selected          {:>9}  ({})",
+        report.selected,
+        describe_selection(&report.selection)
+    );
 
     let _ = writeln!(out, "\nFirst {} scenarios", report.first.len());
     for scenario in &report.first {
@@ -223,7 +262,13 @@ pub fn render_text(report: &PlanReport) -> String {
             .filter(|(k, _)| !report.fixed.contains_key(*k))
             .map(|(k, v)| format!("{k}={}", show(v)))
             .collect();
-        let _ = writeln!(out, "  {} #{:<6} {}", scenario.id, scenario.index, parts.join(" "));
+        let _ = writeln!(
+            out,
+            "  {} #{:<6} {}",
+            scenario.id,
+            scenario.index,
+            parts.join(" ")
+        );
     }
 
     for section in &report.sections {
@@ -287,7 +332,8 @@ mod tests {
     const EXAMPLE: &str = include_str!("../../../../fixtures/configs/example.yaml");
 
     fn example() -> ScenarioConfig {
-        parse_config(Path::new("fixtures/configs/example.yaml"), EXAMPLE).expect("example config loads")
+        parse_config(Path::new("fixtures/configs/example.yaml"), EXAMPLE)
+            .expect("example config loads")
     }
 
     #[test]
@@ -298,7 +344,12 @@ mod tests {
     #[test]
     fn plan_json_of_a_sharded_sample() {
         let mut config = example();
-        config.selection = Selection { sample: Some(10), seed: 3, limit: None, shard: Some(Shard::new(2, 3).unwrap()) };
+        config.selection = Selection {
+            sample: Some(10),
+            seed: 3,
+            limit: None,
+            shard: Some(Shard::new(2, 3).unwrap()),
+        };
         let mut report = plan_report(&config);
         report.push_section(PlanSection {
             title: "Extra".to_string(),

@@ -13,8 +13,8 @@ use std::sync::Arc;
 use comfy_table::Table;
 
 use agents::pipeline::{
-    Assumptions, ExecutorOptions, Pipeline, RatioJudgeMode, RunControl, RunReport, RunStats, ScenarioRecord,
-    SinkConfig, StopReason, estimate, open_checkpoint, render_estimate, run_online,
+    Assumptions, ExecutorOptions, Pipeline, RatioJudgeMode, RunControl, RunReport, RunStats,
+    ScenarioRecord, SinkConfig, StopReason, estimate, open_checkpoint, render_estimate, run_online,
 };
 use llm_client::{ChatModel, Client, ProviderKind};
 use scenarios::{Selection, Shard};
@@ -87,7 +87,10 @@ pub struct Args {
 
 /// Runs the command; returns the exit code.
 pub fn execute(args: Args) -> u8 {
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: cannot start the async runtime: {e}");
@@ -113,7 +116,10 @@ fn flags(args: &Args) -> FlagOverrides {
     if args.no_cache {
         f.set("cache.enabled", Some(false));
     }
-    f.set("cache.dir", args.cache_dir.as_ref().map(|p| p.display().to_string()));
+    f.set(
+        "cache.dir",
+        args.cache_dir.as_ref().map(|p| p.display().to_string()),
+    );
     f.set("output", args.out.as_ref().map(|p| p.display().to_string()));
     f
 }
@@ -159,10 +165,16 @@ async fn run(args: Args) -> u8 {
         }
     };
     let Some(out) = settings.output.clone() else {
-        eprintln!("error: no output file: pass --out FILE or set `output` in the config's run section");
+        eprintln!(
+            "error: no output file: pass --out FILE or set `output` in the config's run section"
+        );
         return exit::INVALID_INPUT;
     };
-    let pipeline = match settings.pipeline().map_err(|e| e.to_string()).and_then(|p| Pipeline::new(p).map_err(|e| e.to_string())) {
+    let pipeline = match settings
+        .pipeline()
+        .map_err(|e| e.to_string())
+        .and_then(|p| Pipeline::new(p).map_err(|e| e.to_string()))
+    {
         Ok(p) => Arc::new(p),
         Err(e) => {
             eprintln!("error: {e}");
@@ -172,16 +184,27 @@ async fn run(args: Args) -> u8 {
     let total = config.space.selected_count(&selection);
     let prices = settings.price_table();
     if let Some(budget) = settings.budget {
-        let sample: Vec<_> = config.space.select(&selection).take(Assumptions::default().sampled_scenarios).collect();
-        let est = estimate(&sample, total, &pipeline, Assumptions::default(), |m, u| prices.cost(m, u));
+        let sample: Vec<_> = config
+            .space
+            .select(&selection)
+            .take(Assumptions::default().sampled_scenarios)
+            .collect();
+        let est = estimate(&sample, total, &pipeline, Assumptions::default(), |m, u| {
+            prices.cost(m, u)
+        });
         match est.cost_usd {
             Some(cost) if cost > budget => {
                 eprintln!("{}", render_estimate(&est));
-                eprintln!("error: the estimated cost ${cost:.2} exceeds the budget ${budget:.2}; raise --budget or select fewer scenarios");
+                eprintln!(
+                    "error: the estimated cost ${cost:.2} exceeds the budget ${budget:.2}; raise --budget or select fewer scenarios"
+                );
                 return exit::INVALID_INPUT;
             }
             Some(_) => tracing::info!("{}", render_estimate(&est)),
-            None => eprintln!("warning: cannot check the budget before starting: {}", render_estimate(&est)),
+            None => eprintln!(
+                "warning: cannot check the budget before starting: {}",
+                render_estimate(&est)
+            ),
         }
     }
     if let Some(dir) = out.parent().filter(|p| !p.as_os_str().is_empty())
@@ -198,7 +221,11 @@ async fn run(args: Args) -> u8 {
         }
     };
     if !checkpoint.done.is_empty() {
-        eprintln!("resuming: {} scenario(s) already in {}", checkpoint.done.len(), out.display());
+        eprintln!(
+            "resuming: {} scenario(s) already in {}",
+            checkpoint.done.len(),
+            out.display()
+        );
     }
     let client = match Client::new(settings.client_config(&out)) {
         Ok(c) => Arc::new(c),
@@ -217,8 +244,16 @@ async fn run(args: Args) -> u8 {
         budget_usd: settings.budget,
         sink: SinkConfig::new(&out),
     };
-    let result =
-        run_online(model, pipeline, config.space.select(&selection), checkpoint, options, control, stats.clone()).await;
+    let result = run_online(
+        model,
+        pipeline,
+        config.space.select(&selection),
+        checkpoint,
+        options,
+        control,
+        stats.clone(),
+    )
+    .await;
     progress.finish().await;
     signals.abort();
     let report = match result {
@@ -228,7 +263,13 @@ async fn run(args: Args) -> u8 {
             return exit::RUN_FAILURE;
         }
     };
-    print_summary(&out, &report, &stats, settings.provider, settings.ratio_judge);
+    print_summary(
+        &out,
+        &report,
+        &stats,
+        settings.provider,
+        settings.ratio_judge,
+    );
     match report.stop {
         StopReason::Completed if report.sink.failures == 0 => exit::OK,
         _ => exit::RUN_FAILURE,
@@ -252,7 +293,9 @@ async fn watch_ctrl_c(control: RunControl) {
 fn summarise(out: &Path) -> (RunSummary, u64) {
     let mut summary = RunSummary::default();
     let mut unreadable = 0u64;
-    let Ok(file) = std::fs::File::open(out) else { return (summary, 0) };
+    let Ok(file) = std::fs::File::open(out) else {
+        return (summary, 0);
+    };
     for line in std::io::BufReader::new(file).lines().map_while(Result::ok) {
         match serde_json::from_str::<ScenarioRecord>(&line) {
             Ok(r) => summary.add(&RecordFacts {
@@ -269,7 +312,13 @@ fn summarise(out: &Path) -> (RunSummary, u64) {
     (summary, unreadable)
 }
 
-fn print_summary(out: &Path, report: &RunReport, stats: &RunStats, provider: ProviderKind, mode: RatioJudgeMode) {
+fn print_summary(
+    out: &Path,
+    report: &RunReport,
+    stats: &RunStats,
+    provider: ProviderKind,
+    mode: RatioJudgeMode,
+) {
     use std::sync::atomic::Ordering::Relaxed;
     let (summary, unreadable) = summarise(out);
     eprintln!(
@@ -287,21 +336,33 @@ fn print_summary(out: &Path, report: &RunReport, stats: &RunStats, provider: Pro
         provider.as_str(),
         mode.name(),
     );
-    let rate = summary.acceptance_rate().map_or("-".to_string(), |r| format!("{:.1}%", r * 100.0));
+    let rate = summary
+        .acceptance_rate()
+        .map_or("-".to_string(), |r| format!("{:.1}%", r * 100.0));
     eprintln!(
         "{}: {} record(s), accepted {} ({rate}), mean score {}, mean refinements {}",
         out.display(),
         summary.done,
         summary.accepted,
-        summary.score.mean().map_or("-".into(), |m| format!("{m:.3}")),
-        summary.refine_count.mean().map_or("-".into(), |m| format!("{m:.2}")),
+        summary
+            .score
+            .mean()
+            .map_or("-".into(), |m| format!("{m:.3}")),
+        summary
+            .refine_count
+            .mean()
+            .map_or("-".into(), |m| format!("{m:.2}")),
     );
     if unreadable > 0 {
         eprintln!("warning: {unreadable} line(s) of the output are not records");
     }
     let mut judges = Table::new();
     judges.set_header(vec!["judge", "mean"]);
-    let means: BTreeMap<_, _> = summary.judges.iter().map(|(k, m)| (k.clone(), m.mean())).collect();
+    let means: BTreeMap<_, _> = summary
+        .judges
+        .iter()
+        .map(|(k, m)| (k.clone(), m.mean()))
+        .collect();
     for (judge, mean) in means {
         judges.add_row(vec![judge, mean.map_or("-".into(), |m| format!("{m:.2}"))]);
     }
@@ -316,14 +377,25 @@ fn print_summary(out: &Path, report: &RunReport, stats: &RunStats, provider: Pro
     let lowest = summary.lowest(5);
     if !lowest.is_empty() {
         let mut table = Table::new();
-        table.set_header(vec!["parameter", "value", "records", "mean score", "accepted"]);
+        table.set_header(vec![
+            "parameter",
+            "value",
+            "records",
+            "mean score",
+            "accepted",
+        ]);
         for p in lowest {
             table.add_row(vec![
                 p.param.clone(),
                 p.value.clone(),
                 p.stats.records.to_string(),
-                p.stats.score.mean().map_or("-".into(), |m| format!("{m:.3}")),
-                p.stats.acceptance_rate().map_or("-".into(), |r| format!("{:.0}%", r * 100.0)),
+                p.stats
+                    .score
+                    .mean()
+                    .map_or("-".into(), |m| format!("{m:.3}")),
+                p.stats
+                    .acceptance_rate()
+                    .map_or("-".into(), |r| format!("{:.0}%", r * 100.0)),
             ]);
         }
         eprintln!("lowest-scoring parameter values:\n{table}");

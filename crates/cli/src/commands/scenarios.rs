@@ -109,7 +109,11 @@ pub fn execute(args: Args) -> u8 {
 ///
 /// # Errors
 /// Any write error, including `BrokenPipe`, which the caller treats as a normal end.
-pub fn write_jsonl(config: &ScenarioConfig, selection: &Selection, out: impl Write) -> io::Result<u64> {
+pub fn write_jsonl(
+    config: &ScenarioConfig,
+    selection: &Selection,
+    out: impl Write,
+) -> io::Result<u64> {
     let mut out = BufWriter::with_capacity(64 * 1024, out);
     let mut written = 0;
     for scenario in config.space.select(selection) {
@@ -132,17 +136,24 @@ mod tests {
     const EXAMPLE: &str = include_str!("../../../../fixtures/configs/example.yaml");
 
     fn example() -> ScenarioConfig {
-        parse_config(Path::new("fixtures/configs/example.yaml"), EXAMPLE).expect("example config loads")
+        parse_config(Path::new("fixtures/configs/example.yaml"), EXAMPLE)
+            .expect("example config loads")
     }
 
     #[test]
     fn lines_round_trip_into_scenarios() {
         let config = example();
-        let selection = Selection { limit: Some(3), ..Selection::default() };
+        let selection = Selection {
+            limit: Some(3),
+            ..Selection::default()
+        };
         let mut buf = Vec::new();
         assert_eq!(write_jsonl(&config, &selection, &mut buf).unwrap(), 3);
         let text = String::from_utf8(buf).unwrap();
-        let parsed: Vec<Scenario> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let parsed: Vec<Scenario> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
         let expected: Vec<Scenario> = config.space.select(&selection).collect();
         assert_eq!(parsed, expected);
         assert_eq!(parsed[0].params["first_language"], "Arabic");
@@ -150,12 +161,35 @@ mod tests {
 
     #[test]
     fn flags_override_the_file() {
-        let file = Selection { sample: Some(10), seed: 7, limit: Some(5), shard: None };
-        let flags = SelectionArgs { seed: Some(1), limit: Some(2), ..SelectionArgs::default() };
+        let file = Selection {
+            sample: Some(10),
+            seed: 7,
+            limit: Some(5),
+            shard: None,
+        };
+        let flags = SelectionArgs {
+            seed: Some(1),
+            limit: Some(2),
+            ..SelectionArgs::default()
+        };
         let got = flags.apply(file).unwrap();
-        assert_eq!(got, Selection { sample: Some(10), seed: 1, limit: Some(2), shard: None });
-        let bad = SelectionArgs { sample: Some(0), ..SelectionArgs::default() };
-        assert_eq!(bad.apply(file).unwrap_err(), "error: sample must be at least 1\n  hint: remove `sample` to take every scenario");
+        assert_eq!(
+            got,
+            Selection {
+                sample: Some(10),
+                seed: 1,
+                limit: Some(2),
+                shard: None
+            }
+        );
+        let bad = SelectionArgs {
+            sample: Some(0),
+            ..SelectionArgs::default()
+        };
+        assert_eq!(
+            bad.apply(file).unwrap_err(),
+            "error: sample must be at least 1\n  hint: remove `sample` to take every scenario"
+        );
     }
 
     #[test]

@@ -11,9 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use agents::bot::judge::LlmJudge;
-use agents::bot::{
-    Bot, BotError, BotKind, CommandBot, HttpBot, LlmBot, scripted_bot,
-};
+use agents::bot::{Bot, BotError, BotKind, CommandBot, HttpBot, LlmBot, scripted_bot};
 use agents::suite::{RunOptions, Suite, SuiteResult, SuiteScenario, load_suite, run_suite};
 use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use llm_client::{ChatModel, Client, ClientConfig};
@@ -88,7 +86,10 @@ pub fn execute(args: Args) -> u8 {
             return exit::INVALID_INPUT;
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: cannot start the async runtime: {e}");
@@ -134,14 +135,26 @@ async fn run(args: Args, suite: Suite, kind: BotKind) -> u8 {
                 let (model, name) = bot_model
                     .clone()
                     .ok_or_else(|| BotError::Config("no model configured".to_owned()))?;
-                Ok(Box::new(LlmBot::new(model, name, spec.llm.clone(), &spec.system_prompt, &spec.agents)))
+                Ok(Box::new(LlmBot::new(
+                    model,
+                    name,
+                    spec.llm.clone(),
+                    &spec.system_prompt,
+                    &spec.agents,
+                )))
             }
             BotKind::Http => {
-                let http = spec.http.clone().ok_or_else(|| BotError::Config("no bot.http".to_owned()))?;
+                let http = spec
+                    .http
+                    .clone()
+                    .ok_or_else(|| BotError::Config("no bot.http".to_owned()))?;
                 Ok(Box::new(HttpBot::new(http)?))
             }
             BotKind::Command => {
-                let cmd = spec.command.as_ref().ok_or_else(|| BotError::Config("no bot.command".to_owned()))?;
+                let cmd = spec
+                    .command
+                    .as_ref()
+                    .ok_or_else(|| BotError::Config("no bot.command".to_owned()))?;
                 Ok(Box::new(CommandBot::spawn(cmd)?))
             }
         }
@@ -152,11 +165,16 @@ async fn run(args: Args, suite: Suite, kind: BotKind) -> u8 {
         filter: args.filter.clone(),
         strict: args.strict.then_some(true),
         threshold: args.threshold,
-        judge: model.filter(|_| args.judge.is_some()).map(|(model, model_name)| LlmJudge { model, model_name }),
+        judge: model
+            .filter(|_| args.judge.is_some())
+            .map(|(model, model_name)| LlmJudge { model, model_name }),
     };
     let result = run_suite(&suite, &factory, &opts).await;
     if result.scenarios.is_empty() {
-        eprintln!("error: no scenario matches the filter {:?}", args.filter.unwrap_or_default());
+        eprintln!(
+            "error: no scenario matches the filter {:?}",
+            args.filter.unwrap_or_default()
+        );
         return exit::INVALID_INPUT;
     }
     match print_reports(&result) {
@@ -187,14 +205,23 @@ async fn run(args: Args, suite: Suite, kind: BotKind) -> u8 {
             return exit::RUN_FAILURE;
         }
     }
-    if result.passed() { exit::OK } else { exit::FAILED }
+    if result.passed() {
+        exit::OK
+    } else {
+        exit::FAILED
+    }
 }
 
 /// The report of each scenario: its first failing run (or its first run), in the seed's format.
 fn print_reports(result: &SuiteResult) -> Result<String, scoring::report::ReportError> {
     let mut out = String::new();
     for s in &result.scenarios {
-        let Some(run) = s.runs.iter().find(|r| !r.report.card.passed()).or_else(|| s.runs.first()) else {
+        let Some(run) = s
+            .runs
+            .iter()
+            .find(|r| !r.report.card.passed())
+            .or_else(|| s.runs.first())
+        else {
             continue;
         };
         out.push_str(&render_text(&run.report)?);
@@ -212,22 +239,38 @@ fn print_reports(result: &SuiteResult) -> Result<String, scoring::report::Report
 
 fn summary_table(result: &SuiteResult) -> Table {
     let mut table = Table::new();
-    table.load_style(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Disabled);
+    table
+        .load_style(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled);
     let mut header = vec!["scenario", "category", "result", "score", "failed checks"];
     if result.repeat > 1 {
         header.extend(["pass rate", "flipping checks"]);
     }
     table.set_header(header);
     for s in &result.scenarios {
-        let Some(first) = s.runs.first() else { continue };
+        let Some(first) = s.runs.first() else {
+            continue;
+        };
         let card = &first.report.card;
-        let score = if card.show_score() { card.score().to_string() } else { "-".to_owned() };
-        let failed: Vec<&str> =
-            card.checks().iter().filter(|c| !c.passed).map(|c| c.name.as_str()).collect();
+        let score = if card.show_score() {
+            card.score().to_string()
+        } else {
+            "-".to_owned()
+        };
+        let failed: Vec<&str> = card
+            .checks()
+            .iter()
+            .filter(|c| !c.passed)
+            .map(|c| c.name.as_str())
+            .collect();
         let mut row = vec![
             s.id.clone(),
             s.category.clone(),
-            if s.passed() { "PASS".to_owned() } else { "FAIL".to_owned() },
+            if s.passed() {
+                "PASS".to_owned()
+            } else {
+                "FAIL".to_owned()
+            },
             score,
             failed.len().to_string(),
         ];
@@ -243,7 +286,10 @@ fn summary_table(result: &SuiteResult) -> Table {
 fn totals_line(result: &SuiteResult) -> String {
     let passed = result.scenarios.iter().filter(|s| s.passed()).count();
     let total = result.scenarios.len();
-    format!("{passed}/{total} scenarios passed ({} failed)", total - passed)
+    format!(
+        "{passed}/{total} scenarios passed ({} failed)",
+        total - passed
+    )
 }
 
 fn write_json(path: &Path, result: &SuiteResult) -> std::io::Result<()> {
@@ -286,11 +332,21 @@ fn junit_xml(result: &SuiteResult) -> Result<String, scoring::report::ReportErro
         }
         xml.push_str(">\n");
         if let Some(run) = s.runs.iter().find(|r| !r.report.card.passed()) {
-            let reasons: Vec<String> = run.report.card.reasons().iter().map(ToString::to_string).collect();
+            let reasons: Vec<String> = run
+                .report
+                .card
+                .reasons()
+                .iter()
+                .map(ToString::to_string)
+                .collect();
             let message = format!(
                 "{}{}",
                 reasons.join("; "),
-                if result.repeat > 1 { format!(" ({}/{} runs passed)", s.passed_runs(), s.runs.len()) } else { String::new() }
+                if result.repeat > 1 {
+                    format!(" ({}/{} runs passed)", s.passed_runs(), s.runs.len())
+                } else {
+                    String::new()
+                }
             );
             let _ = writeln!(
                 xml,
@@ -329,7 +385,10 @@ mod tests {
 
     #[test]
     fn escape_covers_markup_and_control_characters() {
-        assert_eq!(escape("a<b & \"c\" 'd'>"), "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;");
+        assert_eq!(
+            escape("a<b & \"c\" 'd'>"),
+            "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;"
+        );
         assert_eq!(escape("bell\u{7}line\n"), "bellline\n");
     }
 }

@@ -86,12 +86,18 @@ fn inference(what: &str, e: impl std::fmt::Display) -> LlmError {
 impl Engine {
     pub(super) fn load(config: LocalConfig) -> Result<Self, LocalError> {
         if !config.model_path.is_file() {
-            return Err(LocalError::ModelNotFound { path: config.model_path });
+            return Err(LocalError::ModelNotFound {
+                path: config.model_path,
+            });
         }
         let backend = backend()?;
         let started = Instant::now();
-        let model = LlamaModel::load_from_file(backend, &config.model_path, &LlamaModelParams::default())
-            .map_err(|e| LocalError::Load { path: config.model_path.clone(), reason: e.to_string() })?;
+        let model =
+            LlamaModel::load_from_file(backend, &config.model_path, &LlamaModelParams::default())
+                .map_err(|e| LocalError::Load {
+                path: config.model_path.clone(),
+                reason: e.to_string(),
+            })?;
         let template = match &config.chat_template {
             Some(name) => LlamaChatTemplate::new(name)
                 .map_err(|e| LocalError::Template(format!("template name {name:?}: {e}")))?,
@@ -114,7 +120,10 @@ impl Engine {
         let n_ctx = config.n_ctx.clamp(1, model.n_ctx_train().max(1));
         let threads = config
             .threads
-            .map_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get), |t| t as usize)
+            .map_or_else(
+                || std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+                |t| t as usize,
+            )
             .clamp(1, 256);
         let name = config
             .model_path
@@ -149,7 +158,10 @@ impl Engine {
     }
 
     pub(super) fn count_tokens(&self, text: &str) -> usize {
-        self.model.vocab().tokenize(text.as_bytes(), false, false).len()
+        self.model
+            .vocab()
+            .tokenize(text.as_bytes(), false, false)
+            .len()
     }
 
     /// Renders the conversation with the chat template, ending with the assistant's turn opened.
@@ -178,11 +190,15 @@ impl Engine {
                 }
                 // C strings end at NUL; a stray one in model or user text must not fail the call.
                 content.retain(|c| c != '\0');
-                LlamaChatMessage::new(role.to_owned(), content)
-                    .map_err(|e| LlmError::Rejected { status: 400, message: format!("local model: message: {e}") })
+                LlamaChatMessage::new(role.to_owned(), content).map_err(|e| LlmError::Rejected {
+                    status: 400,
+                    message: format!("local model: message: {e}"),
+                })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        self.model.apply_chat_template(&self.template, &chat, true).map_err(|e| inference("chat template", e))
+        self.model
+            .apply_chat_template(&self.template, &chat, true)
+            .map_err(|e| inference("chat template", e))
     }
 
     /// Builds the sampler chain: the grammar first (it masks what the schema forbids), then
@@ -191,10 +207,14 @@ impl Engine {
         let mut chain = Vec::with_capacity(3);
         if let Some(schema) = &req.output_schema {
             let grammar = grammar_for_schema(&schema.schema)?;
-            chain.push(LlamaSampler::grammar(&self.model, &grammar, "root").map_err(|e| LlmError::Rejected {
-                status: 422,
-                message: format!("local model: grammar for schema {:?}: {e}", schema.name),
-            })?);
+            chain.push(
+                LlamaSampler::grammar(&self.model, &grammar, "root").map_err(|e| {
+                    LlmError::Rejected {
+                        status: 422,
+                        message: format!("local model: grammar for schema {:?}: {e}", schema.name),
+                    }
+                })?,
+            );
         }
         match req.temperature {
             Some(t) if t > 0.0 => {
@@ -210,7 +230,11 @@ impl Engine {
     }
 
     /// Runs one request to completion (or to the token cap, or until `cancelled` is set).
-    pub(super) fn generate(&self, req: &ChatRequest, cancelled: &AtomicBool) -> Result<Generation, LlmError> {
+    pub(super) fn generate(
+        &self,
+        req: &ChatRequest,
+        cancelled: &AtomicBool,
+    ) -> Result<Generation, LlmError> {
         let prompt = self.render(&req.messages)?;
         let mut sampler = self.sampler(req)?;
         let vocab = self.model.vocab();
@@ -220,7 +244,9 @@ impl Engine {
         if n_prompt == 0 || n_prompt >= n_ctx {
             return Err(LlmError::Rejected {
                 status: 400,
-                message: format!("local model: the prompt has {n_prompt} tokens; the context window holds {n_ctx}"),
+                message: format!(
+                    "local model: the prompt has {n_prompt} tokens; the context window holds {n_ctx}"
+                ),
             });
         }
         let requested = req.max_tokens.unwrap_or(self.config.max_tokens_cap);
@@ -239,16 +265,22 @@ impl Engine {
             .with_n_batch(PROMPT_BATCH as u32)
             .with_n_threads(self.threads)
             .with_n_threads_batch(self.threads);
-        let mut ctx = self.model.new_context(backend().map_err(LlmError::from)?, params).map_err(|e| inference("context", e))?;
+        let mut ctx = self
+            .model
+            .new_context(backend().map_err(LlmError::from)?, params)
+            .map_err(|e| inference("context", e))?;
         let mut batch = LlamaBatch::new(PROMPT_BATCH, 1);
         for (chunk_index, chunk) in tokens.chunks(PROMPT_BATCH).enumerate() {
             batch.clear();
             for (i, token) in chunk.iter().enumerate() {
                 let pos = chunk_index * PROMPT_BATCH + i;
                 // Logits are needed only after the prompt's last token.
-                batch.add(*token, pos_i32(pos)?, &[0], pos + 1 == n_prompt).map_err(|e| inference("batch", e))?;
+                batch
+                    .add(*token, pos_i32(pos)?, &[0], pos + 1 == n_prompt)
+                    .map_err(|e| inference("batch", e))?;
             }
-            ctx.decode(&mut batch).map_err(|e| inference("decode prompt", e))?;
+            ctx.decode(&mut batch)
+                .map_err(|e| inference("decode prompt", e))?;
         }
         let prompt_ms = elapsed_ms(started);
 
@@ -275,7 +307,9 @@ impl Engine {
                 break FinishReason::Length;
             }
             batch.clear();
-            batch.add(token, pos_i32(pos)?, &[0], true).map_err(|e| inference("batch", e))?;
+            batch
+                .add(token, pos_i32(pos)?, &[0], true)
+                .map_err(|e| inference("batch", e))?;
             pos += 1;
             ctx.decode(&mut batch).map_err(|e| inference("decode", e))?;
         };
@@ -292,5 +326,6 @@ impl Engine {
 }
 
 fn pos_i32(pos: usize) -> Result<i32, LlmError> {
-    i32::try_from(pos).map_err(|_| inference("position", format!("{pos} does not fit llama.cpp's i32")))
+    i32::try_from(pos)
+        .map_err(|_| inference("position", format!("{pos} does not fit llama.cpp's i32")))
 }

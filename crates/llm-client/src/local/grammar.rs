@@ -20,7 +20,8 @@ const TIGHT_SPACE_RULE: &str = r#"space ::= " "?"#;
 /// [`LocalError::Grammar`] when llama.cpp cannot convert the schema.
 pub fn grammar_for_schema(schema: &Value) -> Result<String, LocalError> {
     let text = serde_json::to_string(schema).map_err(|e| LocalError::Grammar(e.to_string()))?;
-    let grammar = llama_cpp_2::json_schema_to_grammar(&text).map_err(|e| LocalError::Grammar(e.to_string()))?;
+    let grammar = llama_cpp_2::json_schema_to_grammar(&text)
+        .map_err(|e| LocalError::Grammar(e.to_string()))?;
     Ok(tighten_space(&grammar))
 }
 
@@ -45,6 +46,9 @@ mod tests {
     #[test]
     fn only_the_space_rule_changes() {
         let g = "root ::= \"{\" space \"}\"\nspace ::= | \" \" | \"\\n\"{1,2} [ \\t]{0,20}\nx ::= space\n";
-        assert_eq!(tighten_space(g), "root ::= \"{\" space \"}\"\nspace ::= \" \"?\nx ::= space\n");
+        assert_eq!(
+            tighten_space(g),
+            "root ::= \"{\" space \"}\"\nspace ::= \" \"?\nx ::= space\n"
+        );
     }
 }

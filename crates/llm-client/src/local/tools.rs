@@ -10,7 +10,9 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::{ChatRequest, FinishReason, Message, OutputSchema, Role, ToolCall, ToolChoice, ToolDef};
+use crate::{
+    ChatRequest, FinishReason, Message, OutputSchema, Role, ToolCall, ToolChoice, ToolDef,
+};
 
 const TOOLS_PROMPT: &str = include_str!("tools_prompt.txt");
 
@@ -21,7 +23,10 @@ const SCHEMA_NAME: &str = "local_tool_reply";
 /// request alone) when tools do not apply: none declared, `tool_choice: none`, or the caller
 /// already asks for its own output schema, which takes precedence.
 pub(super) fn rewrite(req: &mut ChatRequest) -> bool {
-    if req.tools.is_empty() || req.output_schema.is_some() || req.tool_choice == Some(ToolChoice::None) {
+    if req.tools.is_empty()
+        || req.output_schema.is_some()
+        || req.tool_choice == Some(ToolChoice::None)
+    {
         return false;
     }
     let offered: Vec<&ToolDef> = match &req.tool_choice {
@@ -33,7 +38,10 @@ pub(super) fn rewrite(req: &mut ChatRequest) -> bool {
         tracing::warn!(choice = ?req.tool_choice, "local model: forced tool is not declared; offering all tools");
         return rewrite_with(req, &req.tools.clone(), false);
     }
-    let must_call = matches!(req.tool_choice, Some(ToolChoice::Required | ToolChoice::Function(_)));
+    let must_call = matches!(
+        req.tool_choice,
+        Some(ToolChoice::Required | ToolChoice::Function(_))
+    );
     let offered: Vec<ToolDef> = offered.into_iter().cloned().collect();
     rewrite_with(req, &offered, must_call)
 }
@@ -45,9 +53,15 @@ fn rewrite_with(req: &mut ChatRequest, tools: &[ToolDef], must_call: bool) -> bo
             first.content.push_str("\n\n");
             first.content.push_str(instruction.trim_end());
         }
-        _ => req.messages.insert(0, Message::system(instruction.trim_end())),
+        _ => req
+            .messages
+            .insert(0, Message::system(instruction.trim_end())),
     }
-    req.output_schema = Some(OutputSchema { name: SCHEMA_NAME.into(), schema: reply_schema(tools, must_call), strict: true });
+    req.output_schema = Some(OutputSchema {
+        name: SCHEMA_NAME.into(),
+        schema: reply_schema(tools, must_call),
+        strict: true,
+    });
     true
 }
 
@@ -56,8 +70,16 @@ fn describe(tools: &[ToolDef]) -> String {
     tools
         .iter()
         .map(|t| {
-            let description = if t.description.is_empty() { String::new() } else { format!(": {}", t.description.trim()) };
-            format!("- {}{description}. Arguments: {}", t.name, arguments_schema(t))
+            let description = if t.description.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", t.description.trim())
+            };
+            format!(
+                "- {}{description}. Arguments: {}",
+                t.name,
+                arguments_schema(t)
+            )
         })
         .collect::<Vec<_>>()
         .join("\n")
@@ -86,7 +108,14 @@ fn reply_schema(tools: &[ToolDef], must_call: bool) -> Value {
         .collect();
     let mut array = Map::new();
     array.insert("type".into(), "array".into());
-    array.insert("items".into(), if calls.len() == 1 { calls[0].clone() } else { json!({"anyOf": calls}) });
+    array.insert(
+        "items".into(),
+        if calls.len() == 1 {
+            calls[0].clone()
+        } else {
+            json!({"anyOf": calls})
+        },
+    );
     if must_call {
         array.insert("minItems".into(), 1.into());
     }
@@ -100,7 +129,11 @@ fn reply_schema(tools: &[ToolDef], must_call: bool) -> Value {
 
 /// Splits a validated reply into the text and the calls (ids `call_0`, `call_1`, … in order).
 pub(super) fn split_reply(json: &Value) -> (String, Vec<ToolCall>, FinishReason) {
-    let reply = json.get("reply").and_then(Value::as_str).unwrap_or_default().to_owned();
+    let reply = json
+        .get("reply")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
     let calls: Vec<ToolCall> = json
         .get("tool_calls")
         .and_then(Value::as_array)
@@ -115,7 +148,11 @@ pub(super) fn split_reply(json: &Value) -> (String, Vec<ToolCall>, FinishReason)
             })
         })
         .collect();
-    let finish = if calls.is_empty() { FinishReason::Stop } else { FinishReason::ToolCalls };
+    let finish = if calls.is_empty() {
+        FinishReason::Stop
+    } else {
+        FinishReason::ToolCalls
+    };
     (reply, calls, finish)
 }
 
@@ -143,10 +180,19 @@ mod tests {
         let mut req = request(None);
         assert!(rewrite(&mut req));
         assert_eq!(req.messages[0].role, Role::System);
-        assert!(req.messages[0].content.contains("- wallet__send: does wallet__send. Arguments: {"));
+        assert!(
+            req.messages[0]
+                .content
+                .contains("- wallet__send: does wallet__send. Arguments: {")
+        );
         assert!(req.messages[0].content.contains("- wallet__balance"));
         let schema = &req.output_schema.as_ref().expect("schema set").schema;
-        assert_eq!(schema["properties"]["tool_calls"]["items"]["anyOf"].as_array().map(Vec::len), Some(2));
+        assert_eq!(
+            schema["properties"]["tool_calls"]["items"]["anyOf"]
+                .as_array()
+                .map(Vec::len),
+            Some(2)
+        );
         assert!(schema["properties"]["tool_calls"].get("minItems").is_none());
     }
 
@@ -155,11 +201,19 @@ mod tests {
         let mut req = request(Some(ToolChoice::Function("wallet__balance".into())));
         req.messages.insert(0, Message::system("Be brief."));
         assert!(rewrite(&mut req));
-        assert_eq!(req.messages.len(), 2, "the instruction joins the existing system message");
+        assert_eq!(
+            req.messages.len(),
+            2,
+            "the instruction joins the existing system message"
+        );
         assert!(req.messages[0].content.starts_with("Be brief.\n\n"));
         assert!(!req.messages[0].content.contains("wallet__send"));
-        let calls = &req.output_schema.as_ref().expect("schema set").schema["properties"]["tool_calls"];
-        assert_eq!(calls["items"]["properties"]["name"]["const"], "wallet__balance");
+        let calls =
+            &req.output_schema.as_ref().expect("schema set").schema["properties"]["tool_calls"];
+        assert_eq!(
+            calls["items"]["properties"]["name"]["const"],
+            "wallet__balance"
+        );
         assert_eq!(calls["minItems"], 1);
     }
 
@@ -167,7 +221,11 @@ mod tests {
     fn no_tools_none_choice_or_an_own_schema_leave_the_request_alone() {
         let mut none = request(Some(ToolChoice::None));
         let mut own = request(None);
-        own.output_schema = Some(OutputSchema { name: "x".into(), schema: json!({"type": "object"}), strict: true });
+        own.output_schema = Some(OutputSchema {
+            name: "x".into(),
+            schema: json!({"type": "object"}),
+            strict: true,
+        });
         let mut plain = ChatRequest::new("local", vec![Message::user("hi")]);
         for req in [&mut none, &mut own, &mut plain] {
             let before = req.clone();
@@ -183,7 +241,14 @@ mod tests {
             "tool_calls": [{"name": "wallet__send", "arguments": {"amount": 5}}]
         }));
         assert_eq!(text, "Sending now.");
-        assert_eq!(calls, vec![ToolCall { id: "call_0".into(), name: "wallet__send".into(), arguments: json!({"amount": 5}) }]);
+        assert_eq!(
+            calls,
+            vec![ToolCall {
+                id: "call_0".into(),
+                name: "wallet__send".into(),
+                arguments: json!({"amount": 5})
+            }]
+        );
         assert_eq!(finish, FinishReason::ToolCalls);
         let (_, calls, finish) = split_reply(&json!({"reply": "Hi.", "tool_calls": []}));
         assert!(calls.is_empty());

@@ -1,4 +1,8 @@
 //! Shared helpers of the integration tests: a judge-style schema and fast-retry configs.
+#![allow(
+    dead_code,
+    reason = "each test binary and example uses a different subset of these helpers"
+)]
 
 use std::time::Duration;
 
@@ -23,18 +27,27 @@ pub fn verdict_request(n: u32) -> ChatRequest {
         "gpt-4o-mini",
         vec![
             Message::system("You judge code-switched sentences."),
-            Message::user(format!("Rate sentence {n}: 'Vamos a la playa, it is so hot today.'")),
+            Message::user(format!(
+                "Rate sentence {n}: 'Vamos a la playa, it is so hot today.'"
+            )),
         ],
     );
     req.temperature = Some(0.0);
     req.max_tokens = Some(200);
-    req.output_schema = Some(OutputSchema { name: "verdict".into(), schema: verdict_schema(), strict: true });
+    req.output_schema = Some(OutputSchema {
+        name: "verdict".into(),
+        schema: verdict_schema(),
+        strict: true,
+    });
     req
 }
 
 /// A plain text request.
 pub fn text_request(n: u32) -> ChatRequest {
-    ChatRequest::new("gpt-4o-mini", vec![Message::user(format!("Say hello number {n}."))])
+    ChatRequest::new(
+        "gpt-4o-mini",
+        vec![Message::user(format!("Say hello number {n}."))],
+    )
 }
 
 /// A config for `base_url` with millisecond backoff so retry tests stay fast, and an env var
@@ -46,4 +59,15 @@ pub fn fast_config(base_url: &str) -> ClientConfig {
     cfg.retry.base_delay = Duration::from_millis(5);
     cfg.retry.max_delay = Duration::from_millis(20);
     cfg
+}
+
+/// The requests whose recordings ship in `fixtures/recordings/` (see the `record_fixtures`
+/// example): a structured judge call (recorded with a retry and a repair), a plain text call and
+/// a second structured call.
+pub fn replay_fixture_requests() -> Vec<ChatRequest> {
+    vec![
+        verdict_request(100),
+        text_request(100),
+        verdict_request(101),
+    ]
 }

@@ -36,7 +36,9 @@ impl<'de> Visitor<'de> for ExpectVisitor {
     type Value = Expect;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a mapping of checks (expectedFunction, shouldContain, …) or one of all/any/not")
+        f.write_str(
+            "a mapping of checks (expectedFunction, shouldContain, …) or one of all/any/not",
+        )
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Expect, A::Error> {
@@ -66,9 +68,15 @@ impl<'de> Visitor<'de> for ExpectVisitor {
                 "all" | "any" => {
                     let items: Vec<Expect> = map.next_value()?;
                     if items.is_empty() {
-                        return Err(A::Error::custom(format!("`{key}` needs at least one branch")));
+                        return Err(A::Error::custom(format!(
+                            "`{key}` needs at least one branch"
+                        )));
                     }
-                    let node = if key == "all" { Expect::All(items) } else { Expect::Any(items) };
+                    let node = if key == "all" {
+                        Expect::All(items)
+                    } else {
+                        Expect::Any(items)
+                    };
                     logical = Some((key, node));
                 }
                 "not" => {
@@ -79,10 +87,14 @@ impl<'de> Visitor<'de> for ExpectVisitor {
                 "critical" => set.critical = Some(map.next_value()?),
                 "weight" => set.weight = Some(map.next_value()?),
                 "expectedFunction" => {
-                    set.checks.push(CheckSpec::ExpectedFunction(nonblank(&key, map.next_value()?)?));
+                    set.checks.push(CheckSpec::ExpectedFunction(nonblank(
+                        &key,
+                        map.next_value()?,
+                    )?));
                 }
                 "expectedAgent" => {
-                    set.checks.push(CheckSpec::ExpectedAgent(nonblank(&key, map.next_value()?)?));
+                    set.checks
+                        .push(CheckSpec::ExpectedAgent(nonblank(&key, map.next_value()?)?));
                 }
                 "responseType" => {
                     let name: String = map.next_value()?;
@@ -97,7 +109,9 @@ impl<'de> Visitor<'de> for ExpectVisitor {
                 "expectedParams" => {
                     let raw: serde_json::Map<String, Value> = map.next_value()?;
                     if raw.is_empty() {
-                        return Err(A::Error::custom("`expectedParams` needs at least one parameter"));
+                        return Err(A::Error::custom(
+                            "`expectedParams` needs at least one parameter",
+                        ));
                     }
                     let mut params = Vec::with_capacity(raw.len());
                     for (name, value) in raw {
@@ -107,11 +121,18 @@ impl<'de> Visitor<'de> for ExpectVisitor {
                     }
                     set.checks.push(CheckSpec::ExpectedParams(params));
                 }
-                "shouldAskFor" => set.checks.push(CheckSpec::ShouldAskFor(list(&key, &mut map)?)),
-                "shouldWarn" => set.checks.push(CheckSpec::ShouldWarn(list(&key, &mut map)?)),
-                "shouldContain" => set.checks.push(CheckSpec::ShouldContain(list(&key, &mut map)?)),
+                "shouldAskFor" => set
+                    .checks
+                    .push(CheckSpec::ShouldAskFor(list(&key, &mut map)?)),
+                "shouldWarn" => set
+                    .checks
+                    .push(CheckSpec::ShouldWarn(list(&key, &mut map)?)),
+                "shouldContain" => set
+                    .checks
+                    .push(CheckSpec::ShouldContain(list(&key, &mut map)?)),
                 "shouldNotContain" => {
-                    set.checks.push(CheckSpec::ShouldNotContain(list(&key, &mut map)?));
+                    set.checks
+                        .push(CheckSpec::ShouldNotContain(list(&key, &mut map)?));
                 }
                 "shouldReject" => set.checks.push(CheckSpec::ShouldReject(map.next_value()?)),
                 "shouldMention" => {
@@ -124,12 +145,18 @@ impl<'de> Visitor<'de> for ExpectVisitor {
                 "customValidator" => {
                     let preds: OneOrMany<Predicate> = map.next_value()?;
                     if preds.0.is_empty() {
-                        return Err(A::Error::custom("`customValidator` needs at least one predicate"));
+                        return Err(A::Error::custom(
+                            "`customValidator` needs at least one predicate",
+                        ));
                     }
                     set.checks.push(CheckSpec::CustomValidator(preds.0));
                 }
                 unknown => {
-                    let all = CHECK_NAMES.iter().chain(&MODIFIERS).chain(&LOGICAL).copied();
+                    let all = CHECK_NAMES
+                        .iter()
+                        .chain(&MODIFIERS)
+                        .chain(&LOGICAL)
+                        .copied();
                     let hint = did_you_mean(unknown, all)
                         .map(|s| format!("; did you mean `{s}`?"))
                         .unwrap_or_default();
@@ -146,7 +173,11 @@ impl<'de> Visitor<'de> for ExpectVisitor {
         if set.checks.is_empty() {
             return Err(A::Error::custom(format!(
                 "no check declared (only {}); add one of: {}",
-                if seen.is_empty() { "an empty mapping".to_owned() } else { seen.join(", ") },
+                if seen.is_empty() {
+                    "an empty mapping".to_owned()
+                } else {
+                    seen.join(", ")
+                },
                 CHECK_NAMES.join(", ")
             )));
         }
@@ -237,11 +268,18 @@ impl<'de> Deserialize<'de> for Predicate {
         }
         let operand_needed = !matches!(raw.op.as_str(), "exists" | "absent");
         if operand_needed && raw.value.is_null() && raw.op != "eq" && raw.op != "ne" {
-            return Err(D::Error::custom(format!("customValidator op `{}` needs a `value`", raw.op)));
+            return Err(D::Error::custom(format!(
+                "customValidator op `{}` needs a `value`",
+                raw.op
+            )));
         }
         let matcher = Matcher::from_op(&raw.op, raw.value)
             .map_err(|e| D::Error::custom(format!("customValidator: {e}")))?;
-        Ok(Predicate { path: raw.path, matcher, description: raw.description })
+        Ok(Predicate {
+            path: raw.path,
+            matcher,
+            description: raw.description,
+        })
     }
 }
 
@@ -252,7 +290,10 @@ impl<'de> Deserialize<'de> for TurnSelDe {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = Value::deserialize(deserializer)?;
         let parsed = match &value {
-            Value::Number(n) => n.as_u64().and_then(|n| usize::try_from(n).ok()).map(TurnSel::Index),
+            Value::Number(n) => n
+                .as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .map(TurnSel::Index),
             Value::String(s) => match s.trim() {
                 "last" => Some(TurnSel::Last),
                 "any" => Some(TurnSel::Any),

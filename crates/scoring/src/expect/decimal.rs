@@ -48,7 +48,11 @@ impl Decimal {
             digits.push(b - b'0');
         }
         let frac_len = i64::try_from(frac_part.len()).ok()?;
-        Some(Self::normalised(negative, digits, exponent.checked_sub(frac_len)?))
+        Some(Self::normalised(
+            negative,
+            digits,
+            exponent.checked_sub(frac_len)?,
+        ))
     }
 
     /// The number a JSON value denotes: a number, or a string holding one.
@@ -69,9 +73,17 @@ impl Decimal {
         let leading = digits.iter().take_while(|d| **d == 0).count();
         digits.drain(..leading);
         if digits.is_empty() {
-            return Self { negative: false, digits, exp: 0 };
+            return Self {
+                negative: false,
+                digits,
+                exp: 0,
+            };
         }
-        Self { negative, digits, exp }
+        Self {
+            negative,
+            digits,
+            exp,
+        }
     }
 
     fn is_zero(&self) -> bool {

@@ -38,8 +38,12 @@ pub fn evaluate(exp: &Expectations, t: &Transcript, verdicts: &JudgeVerdicts) ->
     }
     if t.turns.is_empty() {
         checks.push(
-            Check::fail(CheckKind::ResponseType, "botError", "the conversation has no turns")
-                .critical(),
+            Check::fail(
+                CheckKind::ResponseType,
+                "botError",
+                "the conversation has no turns",
+            )
+            .critical(),
         );
     }
     tracing::debug!(checks = checks.len(), "evaluated expectations");
@@ -55,27 +59,38 @@ pub fn judge_questions(exp: &Expectations, t: &Transcript) -> Vec<JudgeQuestion>
     out
 }
 
-fn collect_questions(node: &Expect, turn: Option<TurnSel>, t: &Transcript, out: &mut Vec<JudgeQuestion>) {
+fn collect_questions(
+    node: &Expect,
+    turn: Option<TurnSel>,
+    t: &Transcript,
+    out: &mut Vec<JudgeQuestion>,
+) {
     match node {
         Expect::All(items) | Expect::Any(items) => {
-            items.iter().for_each(|n| collect_questions(n, turn, t, out));
+            items
+                .iter()
+                .for_each(|n| collect_questions(n, turn, t, out));
         }
         Expect::Not(inner) => collect_questions(inner, turn, t, out),
         Expect::Checks(set) => {
             let sel = set.turn.or(turn).unwrap_or(TurnSel::Last);
             for spec in &set.checks {
                 let items: Vec<(CheckKind, Option<&str>)> = match spec {
-                    CheckSpec::ShouldAskFor(v) => {
-                        v.iter().map(|s| (CheckKind::ShouldAskFor, Some(s.as_str()))).collect()
-                    }
-                    CheckSpec::ShouldWarn(v) => {
-                        v.iter().map(|s| (CheckKind::ShouldWarn, Some(s.as_str()))).collect()
-                    }
+                    CheckSpec::ShouldAskFor(v) => v
+                        .iter()
+                        .map(|s| (CheckKind::ShouldAskFor, Some(s.as_str())))
+                        .collect(),
+                    CheckSpec::ShouldWarn(v) => v
+                        .iter()
+                        .map(|s| (CheckKind::ShouldWarn, Some(s.as_str())))
+                        .collect(),
                     CheckSpec::ShouldReject(_) => vec![(CheckKind::ShouldReject, None)],
                     _ => continue,
                 };
                 for index in targeted(sel, t.turns.len()) {
-                    let Some((user, bot)) = t.turns.get(index) else { continue };
+                    let Some((user, bot)) = t.turns.get(index) else {
+                        continue;
+                    };
                     for (kind, subject) in &items {
                         let id = question_id(*kind, *subject, index + 1);
                         if out.iter().any(|q| q.id == id) {
@@ -120,10 +135,17 @@ struct Ctx<'a> {
 
 /// One leaf check before it is aimed at a turn.
 enum Leaf<'a> {
-    Function { name: &'a str, agent: Option<&'a str> },
+    Function {
+        name: &'a str,
+        agent: Option<&'a str>,
+    },
     Type(ResponseType),
     Agent(&'a str),
-    Params { params: &'a [(String, Matcher)], function: Option<&'a str>, agent: Option<&'a str> },
+    Params {
+        params: &'a [(String, Matcher)],
+        function: Option<&'a str>,
+        agent: Option<&'a str>,
+    },
     AskFor(&'a str),
     Warn(&'a str),
     Reject(bool),
@@ -168,7 +190,10 @@ fn leaves(set: &CheckSet) -> Vec<Leaf<'_>> {
     let mut out = Vec::new();
     for spec in &set.checks {
         match spec {
-            CheckSpec::ExpectedFunction(f) => out.push(Leaf::Function { name: f, agent: set.agent() }),
+            CheckSpec::ExpectedFunction(f) => out.push(Leaf::Function {
+                name: f,
+                agent: set.agent(),
+            }),
             CheckSpec::ResponseType(r) => out.push(Leaf::Type(*r)),
             CheckSpec::ExpectedAgent(a) => out.push(Leaf::Agent(a)),
             CheckSpec::ExpectedParams(p) => out.push(Leaf::Params {
@@ -204,11 +229,21 @@ impl Ctx<'_> {
         let branches: Vec<Vec<Check>> = items.iter().map(|n| self.node(n)).collect();
         let rank = |checks: &Vec<Check>| {
             let total: u64 = checks.iter().map(|c| u64::from(c.weight)).sum();
-            let got: u64 = checks.iter().filter(|c| c.passed).map(|c| u64::from(c.weight)).sum();
+            let got: u64 = checks
+                .iter()
+                .filter(|c| c.passed)
+                .map(|c| u64::from(c.weight))
+                .sum();
             let all_passed = checks.iter().all(|c| c.passed);
             // Compare got/total as fractions without floats: got * 1_000_000 / total.
-            let score = if total == 0 { u64::from(all_passed) * 1_000_000 } else { got * 1_000_000 / total };
-            (all_passed, score, checks.iter().filter(|c| c.passed).count())
+            let score = (got * 1_000_000)
+                .checked_div(total)
+                .unwrap_or(u64::from(all_passed) * 1_000_000);
+            (
+                all_passed,
+                score,
+                checks.iter().filter(|c| c.passed).count(),
+            )
         };
         let mut best = 0;
         for (i, b) in branches.iter().enumerate().skip(1) {
@@ -236,15 +271,22 @@ impl Ctx<'_> {
             [one] => vec![Check {
                 name: format!("not {}", one.name),
                 passed: !one.passed,
-                message: format!("expected the opposite of: {}", one.message),
+                message: if one.passed {
+                    format!("expected it not to hold, but it does: {}", one.message)
+                } else {
+                    format!("does not hold, as required: {}", one.message)
+                },
                 ..one.clone()
             }],
             many => {
                 // The inverse of a conjunction is one check: it passes when any inner check fails.
                 let heaviest = many.iter().max_by_key(|c| c.weight).unwrap_or(&many[0]);
                 let names: Vec<&str> = many.iter().map(|c| c.name.as_str()).collect();
-                let held: Vec<&str> =
-                    many.iter().filter(|c| c.passed).map(|c| c.name.as_str()).collect();
+                let held: Vec<&str> = many
+                    .iter()
+                    .filter(|c| c.passed)
+                    .map(|c| c.name.as_str())
+                    .collect();
                 vec![Check {
                     kind: heaviest.kind,
                     name: format!("not ({})", names.join(", ")),
@@ -276,9 +318,17 @@ impl Ctx<'_> {
                     .weight
                     .or_else(|| self.exp.defaults.weights.get(&kind).copied())
                     .unwrap_or_else(|| kind.default_weight());
-                let critical =
-                    set.critical.unwrap_or_else(|| self.exp.defaults.critical.contains(&kind));
-                Check { kind, name, weight, passed, message, critical }
+                let critical = set
+                    .critical
+                    .unwrap_or_else(|| self.exp.defaults.critical.contains(&kind));
+                Check {
+                    kind,
+                    name,
+                    weight,
+                    passed,
+                    message,
+                    critical,
+                }
             })
             .collect()
     }
@@ -306,7 +356,13 @@ impl Ctx<'_> {
                     let (ok, msg) = self.on_turn(leaf, turn, n);
                     (ok, format!("turn {n}: {msg}"))
                 }
-                None => (false, format!("turn {n} was not reached (the conversation has {} turns)", turns.len())),
+                None => (
+                    false,
+                    format!(
+                        "turn {n} was not reached (the conversation has {} turns)",
+                        turns.len()
+                    ),
+                ),
             },
             TurnSel::Last => match turns.last() {
                 Some((_, turn)) => self.on_turn(leaf, turn, turns.len()),
@@ -326,7 +382,10 @@ impl Ctx<'_> {
                 let msg = if ok {
                     format!("plan uses agent {agent:?}")
                 } else {
-                    format!("expected agent {agent:?}, {}", describe_plan(&turn.plan, &turn.text))
+                    format!(
+                        "expected agent {agent:?}, {}",
+                        describe_plan(&turn.plan, &turn.text)
+                    )
                 };
                 (ok, msg)
             }
@@ -340,7 +399,11 @@ impl Ctx<'_> {
                 };
                 (ok, msg)
             }
-            Leaf::Params { params, function, agent } => params_check(turn, params, *function, *agent),
+            Leaf::Params {
+                params,
+                function,
+                agent,
+            } => params_check(turn, params, *function, *agent),
             Leaf::AskFor(item) => self.ask_check(turn, turn_no, item),
             Leaf::Warn(item) => self.warn_check(turn, turn_no, item),
             Leaf::Reject(expected) => self.reject_check(turn, turn_no, *expected),
@@ -350,14 +413,20 @@ impl Ctx<'_> {
                 let msg = if ok {
                     format!("reply contains {needle:?}")
                 } else {
-                    format!("expected the reply to contain {needle:?}; reply: {}", excerpt(&turn.text))
+                    format!(
+                        "expected the reply to contain {needle:?}; reply: {}",
+                        excerpt(&turn.text)
+                    )
                 };
                 (ok, msg)
             }
             Leaf::NotContain(needle) => {
                 let found = turn.text.to_lowercase().contains(&needle.to_lowercase());
                 let msg = if found {
-                    format!("expected the reply not to contain {needle:?}; reply: {}", excerpt(&turn.text))
+                    format!(
+                        "expected the reply not to contain {needle:?}; reply: {}",
+                        excerpt(&turn.text)
+                    )
                 } else {
                     format!("reply does not contain {needle:?}")
                 };
@@ -372,7 +441,12 @@ impl Ctx<'_> {
                         format!(
                             "expected a mention of {:?} (or {}); reply: {}",
                             topic.topic,
-                            phrases.iter().skip(1).map(|p| format!("{p:?}")).collect::<Vec<_>>().join(", "),
+                            phrases
+                                .iter()
+                                .skip(1)
+                                .map(|p| format!("{p:?}"))
+                                .collect::<Vec<_>>()
+                                .join(", "),
                             excerpt(&turn.text)
                         ),
                     ),
@@ -381,7 +455,12 @@ impl Ctx<'_> {
         }
     }
 
-    fn verdict(&self, kind: CheckKind, subject: Option<&str>, turn_no: usize) -> Option<&super::JudgeVerdict> {
+    fn verdict(
+        &self,
+        kind: CheckKind,
+        subject: Option<&str>,
+        turn_no: usize,
+    ) -> Option<&super::JudgeVerdict> {
         self.verdicts.0.get(&question_id(kind, subject, turn_no))
     }
 
@@ -393,16 +472,25 @@ impl Ctx<'_> {
             let ok = turn.signals.asks_for.iter().any(|s| same_topic(s, item));
             let seen = format!("{:?}", turn.signals.asks_for);
             return if ok {
-                (true, format!("bot asks for {item:?} (signal: asks_for {seen})"))
+                (
+                    true,
+                    format!("bot asks for {item:?} (signal: asks_for {seen})"),
+                )
             } else {
-                (false, format!("expected the bot to ask for {item:?} (signal: asks_for {seen})"))
+                (
+                    false,
+                    format!("expected the bot to ask for {item:?} (signal: asks_for {seen})"),
+                )
             };
         }
         match rules::asks_for(&turn.text, item, &[]) {
             Some(sentence) => (true, format!("bot asks for {item:?} (rule: {sentence:?})")),
             None => (
                 false,
-                format!("expected the bot to ask for {item:?} (rule: no question about it); reply: {}", excerpt(&turn.text)),
+                format!(
+                    "expected the bot to ask for {item:?} (rule: no question about it); reply: {}",
+                    excerpt(&turn.text)
+                ),
             ),
         }
     }
@@ -415,16 +503,28 @@ impl Ctx<'_> {
             let ok = turn.signals.warnings.iter().any(|s| same_topic(s, item));
             let seen = format!("{:?}", turn.signals.warnings);
             return if ok {
-                (true, format!("bot warns about {item:?} (signal: warnings {seen})"))
+                (
+                    true,
+                    format!("bot warns about {item:?} (signal: warnings {seen})"),
+                )
             } else {
-                (false, format!("expected a warning about {item:?} (signal: warnings {seen})"))
+                (
+                    false,
+                    format!("expected a warning about {item:?} (signal: warnings {seen})"),
+                )
             };
         }
         match rules::warns(&turn.text, item, &[]) {
-            Some(sentence) => (true, format!("bot warns about {item:?} (rule: {sentence:?})")),
+            Some(sentence) => (
+                true,
+                format!("bot warns about {item:?} (rule: {sentence:?})"),
+            ),
             None => (
                 false,
-                format!("expected a warning about {item:?} (rule: none found); reply: {}", excerpt(&turn.text)),
+                format!(
+                    "expected a warning about {item:?} (rule: none found); reply: {}",
+                    excerpt(&turn.text)
+                ),
             ),
         }
     }
@@ -443,12 +543,22 @@ impl Ctx<'_> {
                 None => (false, "rule: no refusal found".to_owned()),
             }
         };
-        let seen = if refused { "the bot refused" } else { "the bot did not refuse" };
+        let seen = if refused {
+            "the bot refused"
+        } else {
+            "the bot did not refuse"
+        };
         let ok = refused == expected;
         if ok {
             (true, format!("{seen} ({how})"))
         } else {
-            (false, format!("expected {want}, but {seen} ({how}); reply: {}", excerpt(&turn.text)))
+            (
+                false,
+                format!(
+                    "expected {want}, but {seen} ({how}); reply: {}",
+                    excerpt(&turn.text)
+                ),
+            )
         }
     }
 }
@@ -457,7 +567,13 @@ fn judged(holds: bool, what: &str, reason: &str) -> (bool, String) {
     if holds {
         (true, format!("bot {what} (llm judge: {reason})"))
     } else {
-        (false, format!("expected the bot to {} (llm judge: {reason})", what.replacen("s ", " ", 1)))
+        (
+            false,
+            format!(
+                "expected the bot to {} (llm judge: {reason})",
+                what.replacen("s ", " ", 1)
+            ),
+        )
     }
 }
 
@@ -472,26 +588,40 @@ fn same_topic(signal: &str, item: &str) -> bool {
 }
 
 fn call_name(step: &PlanStep) -> String {
-    if step.agent.is_empty() { step.function.clone() } else { format!("{}.{}", step.agent, step.function) }
+    if step.agent.is_empty() {
+        step.function.clone()
+    } else {
+        format!("{}.{}", step.agent, step.function)
+    }
 }
 
 fn describe_plan(plan: &[PlanStep], text: &str) -> String {
     if plan.is_empty() {
         format!("plan is empty; reply: {}", excerpt(text))
     } else {
-        format!("plan calls {}", plan.iter().map(call_name).collect::<Vec<_>>().join(", "))
+        format!(
+            "plan calls {}",
+            plan.iter().map(call_name).collect::<Vec<_>>().join(", ")
+        )
     }
 }
 
 fn function_check(turn: &BotTurn, name: &str, agent: Option<&str>) -> (bool, String) {
-    let hit = turn.plan.iter().find(|s| {
-        eq_fold(&s.function, name) && agent.is_none_or(|a| eq_fold(&s.agent, a))
-    });
+    let hit = turn
+        .plan
+        .iter()
+        .find(|s| eq_fold(&s.function, name) && agent.is_none_or(|a| eq_fold(&s.agent, a)));
     match hit {
         Some(step) => (true, format!("plan calls {}", call_name(step))),
         None => {
             let target = agent.map_or_else(|| name.to_owned(), |a| format!("{a}.{name}"));
-            (false, format!("expected a call of {target}, {}", describe_plan(&turn.plan, &turn.text)))
+            (
+                false,
+                format!(
+                    "expected a call of {target}, {}",
+                    describe_plan(&turn.plan, &turn.text)
+                ),
+            )
         }
     }
 }
@@ -502,13 +632,22 @@ fn response_type(turn: &BotTurn) -> (ResponseType, String) {
         return (declared, "declared by the bot".to_owned());
     }
     if !turn.plan.is_empty() {
-        return (ResponseType::Action, "inferred: the plan has calls".to_owned());
+        return (
+            ResponseType::Action,
+            "inferred: the plan has calls".to_owned(),
+        );
     }
     if turn.signals.rejected == Some(true) {
-        return (ResponseType::Rejection, "inferred from signal: rejected".to_owned());
+        return (
+            ResponseType::Rejection,
+            "inferred from signal: rejected".to_owned(),
+        );
     }
     if !turn.signals.asks_for.is_empty() {
-        return (ResponseType::Clarification, "inferred from signal: asks_for".to_owned());
+        return (
+            ResponseType::Clarification,
+            "inferred from signal: asks_for".to_owned(),
+        );
     }
     if turn.signals.rejected.is_none()
         && let Some(s) = rules::refuses(&turn.text)
@@ -516,9 +655,15 @@ fn response_type(turn: &BotTurn) -> (ResponseType, String) {
         return (ResponseType::Rejection, format!("inferred by rule: {s:?}"));
     }
     if let Some(s) = rules::asks_question(&turn.text) {
-        return (ResponseType::Clarification, format!("inferred by rule: {s:?}"));
+        return (
+            ResponseType::Clarification,
+            format!("inferred by rule: {s:?}"),
+        );
     }
-    (ResponseType::Text, "inferred: no plan, no question, no refusal".to_owned())
+    (
+        ResponseType::Text,
+        "inferred: no plan, no question, no refusal".to_owned(),
+    )
 }
 
 /// All keys must hold on the same call; calls are limited to the set's function/agent when given.
@@ -528,7 +673,11 @@ fn params_check(
     function: Option<&str>,
     agent: Option<&str>,
 ) -> (bool, String) {
-    let wanted = params.iter().map(|(k, m)| format!("{k} {m}")).collect::<Vec<_>>().join(", ");
+    let wanted = params
+        .iter()
+        .map(|(k, m)| format!("{k} {m}"))
+        .collect::<Vec<_>>()
+        .join(", ");
     let candidates: Vec<&PlanStep> = turn
         .plan
         .iter()
@@ -537,7 +686,13 @@ fn params_check(
         .collect();
     if candidates.is_empty() {
         let scope = function.map(|f| format!(" of {f}")).unwrap_or_default();
-        return (false, format!("expected a call{scope} with {wanted}; {}", describe_plan(&turn.plan, &turn.text)));
+        return (
+            false,
+            format!(
+                "expected a call{scope} with {wanted}; {}",
+                describe_plan(&turn.plan, &turn.text)
+            ),
+        );
     }
     let mut best: Option<(&PlanStep, Vec<String>)> = None;
     for step in candidates {
@@ -557,7 +712,13 @@ fn params_check(
         }
     }
     let (step, misses) = best.map(|(s, m)| (call_name(s), m)).unwrap_or_default();
-    (false, format!("expected one call with {wanted}; closest {step}: {}", misses.join("; ")))
+    (
+        false,
+        format!(
+            "expected one call with {wanted}; closest {step}: {}",
+            misses.join("; ")
+        ),
+    )
 }
 
 fn validator_check(turn: &BotTurn, pred: &Predicate) -> (bool, String) {
@@ -573,12 +734,21 @@ fn validator_check(turn: &BotTurn, pred: &Predicate) -> (bool, String) {
         found.iter().any(|v| pred.matcher.test(Some(v)))
     };
     let seen = match found.as_slice() {
-        [] => "nothing there".to_owned(),
+        [] => "missing".to_owned(),
         [one] => one.to_string(),
-        many => format!("[{}]", many.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ")),
+        many => format!(
+            "[{}]",
+            many.iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     };
     if ok {
-        (true, format!("{} {} holds (value: {seen})", pred.path, pred.matcher))
+        (
+            true,
+            format!("{} {} holds (value: {seen})", pred.path, pred.matcher),
+        )
     } else {
         (false, format!("expected {label}; {} is {seen}", pred.path))
     }

@@ -80,7 +80,10 @@ impl Matcher {
             "between" => {
                 let items = list(operand)?;
                 let [lo, hi] = items.as_slice() else {
-                    return Err(format!("`between` needs [low, high], got {} values", items.len()));
+                    return Err(format!(
+                        "`between` needs [low, high], got {} values",
+                        items.len()
+                    ));
                 };
                 let (lo, hi) = (number(lo)?, number(hi)?);
                 if lo > hi {
@@ -90,7 +93,9 @@ impl Matcher {
             }
             "matches" => {
                 let Value::String(pattern) = operand else {
-                    return Err(format!("`matches` needs a regular expression string, got {operand}"));
+                    return Err(format!(
+                        "`matches` needs a regular expression string, got {operand}"
+                    ));
                 };
                 Self::Matches(
                     Regex::new(&pattern).map_err(|e| format!("`matches`: invalid regex: {e}"))?,
@@ -100,7 +105,9 @@ impl Matcher {
             "notIn" => Self::NotIn(list(operand)?),
             "contains" => match operand {
                 Value::Object(_) | Value::Null => {
-                    return Err(format!("`contains` needs a string, number or bool, got {operand}"));
+                    return Err(format!(
+                        "`contains` needs a string, number or bool, got {operand}"
+                    ));
                 }
                 other => Self::Contains(other),
             },
@@ -173,7 +180,9 @@ impl Matcher {
             Self::Lt(b) => number(present).is_some_and(|n| n < *b),
             Self::Lte(b) => number(present).is_some_and(|n| n <= *b),
             Self::Between(lo, hi) => number(present).is_some_and(|n| n >= *lo && n <= *hi),
-            Self::Matches(re) => present.and_then(scalar_text).is_some_and(|t| re.is_match(&t)),
+            Self::Matches(re) => present
+                .and_then(scalar_text)
+                .is_some_and(|t| re.is_match(&t)),
             Self::Contains(needle) => match present {
                 Some(Value::Array(items)) => items.iter().any(|i| values_equal(needle, i)),
                 Some(v) => match (scalar_text(v), scalar_text(needle)) {
@@ -242,7 +251,8 @@ pub fn values_equal(expected: &Value, actual: &Value) -> bool {
         }
         (Value::Object(a), Value::Object(b)) => {
             a.len() == b.len()
-                && a.iter().all(|(k, v)| b.get(k).is_some_and(|w| values_equal(v, w)))
+                && a.iter()
+                    .all(|(k, v)| b.get(k).is_some_and(|w| values_equal(v, w)))
         }
         (Value::Array(_) | Value::Object(_), _) | (_, Value::Array(_) | Value::Object(_)) => false,
         _ => {
@@ -305,10 +315,20 @@ mod tests {
             ("lt", json!(0), json!(-1), json!(0)),
             ("lte", json!(100), json!(100), json!(100.01)),
             ("between", json!([1, 100]), json!(1), json!(101)),
-            ("matches", json!("^[A-Z]{2}\\d+$"), json!("GB29"), json!("gb29")),
+            (
+                "matches",
+                json!("^[A-Z]{2}\\d+$"),
+                json!("GB29"),
+                json!("gb29"),
+            ),
             ("in", json!(["usd", "eur"]), json!("EUR"), json!("gbp")),
             ("notIn", json!(["usd", "eur"]), json!("gbp"), json!("usd")),
-            ("contains", json!("rent"), json!("March RENT"), json!("groceries")),
+            (
+                "contains",
+                json!("rent"),
+                json!("March RENT"),
+                json!("groceries"),
+            ),
             ("contains", json!(3), json!([1, 3]), json!([1, 30])),
         ];
         for (op, operand, good, bad) in cases {

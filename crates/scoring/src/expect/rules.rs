@@ -27,7 +27,10 @@ static SYNONYMS: LazyLock<Vec<(String, Vec<String>)>> = LazyLock::new(|| {
         .filter_map(|l| l.split_once(':'))
         .map(|(topic, phrases)| {
             let phrases = phrases.split(',').map(|p| p.trim().to_lowercase());
-            (topic.trim().to_lowercase(), phrases.filter(|p| !p.is_empty()).collect())
+            (
+                topic.trim().to_lowercase(),
+                phrases.filter(|p| !p.is_empty()).collect(),
+            )
         })
         .collect()
 });
@@ -47,8 +50,10 @@ static REFUSAL_PHRASE: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 static REFUSAL_EXCEPTION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\b(?:nothing|no reason|no request)\s+(?:that\s+)?(?:i|we)\s+(?:can't|cannot|won't)")
-        .expect("static exception pattern compiles")
+    Regex::new(
+        r"\b(?:nothing|no reason|no request)\s+(?:that\s+)?(?:i|we)\s+(?:can't|cannot|won't)",
+    )
+    .expect("static exception pattern compiles")
 });
 
 static REQUEST: LazyLock<Regex> = LazyLock::new(|| {
@@ -65,8 +70,9 @@ static WARNING_CUE: LazyLock<Regex> = LazyLock::new(|| {
     .expect("static warning pattern compiles")
 });
 
-const NEGATIONS: &[&str] =
-    &["no", "not", "without", "never", "zero", "won't", "don't", "doesn't", "isn't", "free"];
+const NEGATIONS: &[&str] = &[
+    "no", "not", "without", "never", "zero", "won't", "don't", "doesn't", "isn't", "free",
+];
 
 /// Lower-cases and unifies apostrophes and contractions the patterns rely on.
 fn normalise(text: &str) -> String {
@@ -123,9 +129,10 @@ fn phrase_positions(hay: &str, phrase: &str) -> Vec<usize> {
     for (start, _) in hay.match_indices(phrase) {
         let before = hay[..start].chars().next_back();
         let rest = &hay[start + phrase.len()..];
-        let rest = rest.strip_prefix("es").or_else(|| rest.strip_prefix('s')).filter(|r| {
-            !is_word(r.chars().next())
-        });
+        let rest = rest
+            .strip_prefix("es")
+            .or_else(|| rest.strip_prefix('s'))
+            .filter(|r| !is_word(r.chars().next()));
         let after_ok = rest.is_some() || !is_word(hay[start + phrase.len()..].chars().next());
         if !is_word(before) && after_ok {
             found.push(start);
@@ -138,7 +145,10 @@ fn phrase_positions(hay: &str, phrase: &str) -> Vec<usize> {
 #[must_use]
 pub fn mentions(text: &str, phrases: &[String]) -> Option<String> {
     let hay = normalise(text);
-    phrases.iter().find(|p| !phrase_positions(&hay, p).is_empty()).cloned()
+    phrases
+        .iter()
+        .find(|p| !phrase_positions(&hay, p).is_empty())
+        .cloned()
 }
 
 /// The sentence in which the bot asks for `topic`, if any.
@@ -154,7 +164,9 @@ pub fn asks_for(text: &str, topic: &str, extra: &[String]) -> Option<String> {
 /// Whether any sentence asks the user something (for the inferred response type).
 #[must_use]
 pub fn asks_question(text: &str) -> Option<String> {
-    sentences(&normalise(text)).into_iter().find(|s| s.ends_with('?') || REQUEST.is_match(s))
+    sentences(&normalise(text))
+        .into_iter()
+        .find(|s| s.ends_with('?') || REQUEST.is_match(s))
 }
 
 /// The sentence in which the bot refuses, if any.
@@ -173,7 +185,11 @@ pub fn warns(text: &str, topic: &str, extra: &[String]) -> Option<String> {
         if !WARNING_CUE.is_match(s) {
             return false;
         }
-        phrases.iter().any(|p| phrase_positions(s, p).into_iter().any(|at| !negated_before(s, at)))
+        phrases.iter().any(|p| {
+            phrase_positions(s, p)
+                .into_iter()
+                .any(|at| !negated_before(s, at))
+        })
     })
 }
 
@@ -183,7 +199,11 @@ fn negated_before(sentence: &str, at: usize) -> bool {
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
         .filter(|w| !w.is_empty())
         .collect();
-    words.iter().rev().take(4).any(|w| NEGATIONS.contains(w) || w.ends_with("n't"))
+    words
+        .iter()
+        .rev()
+        .take(4)
+        .any(|w| NEGATIONS.contains(w) || w.ends_with("n't"))
 }
 
 #[cfg(test)]
@@ -217,7 +237,14 @@ mod tests {
         assert!(warns("Please note there is no fee.", "fee", &[]).is_none());
         assert!(warns("Transfers are irreversible.", "irreversible", &[]).is_some());
         assert!(warns("Your fee is 2 USD.", "fee", &[]).is_none());
-        assert!(warns("Be aware: this exceeds your balance.", "insufficient funds", &[]).is_some());
+        assert!(
+            warns(
+                "Be aware: this exceeds your balance.",
+                "insufficient funds",
+                &[]
+            )
+            .is_some()
+        );
     }
 
     #[test]

@@ -1,0 +1,151 @@
+//! The online executor with a canned `ChatModel` (no network): records, resume, fatal stop.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use agents::pipeline::{
+    ExecutorOptions, Pipeline, PipelineSettings, RatioJudgeMode, RunControl, RunStats, SinkConfig, StopReason,
+    open_checkpoint, run_online,
+};
+use futures::future::BoxFuture;
+use llm_client::{ChatModel, ChatRequest, ChatResponse, LlmError, Usage};
+use scenarios::Scenario;
+use serde_json::{Value, json};
+
+/// Answers by the schema name; counts calls; optionally fails every call with `Auth`.
+struct Canned {
+    calls: AtomicU64,
+    auth_fails: bool,
+}
+
+impl ChatModel for Canned {
+    fn chat(&self, req: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, LlmError>> {
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        let name = req.output_schema.as_ref().map(|s| s.name.clone()).unwrap_or_default();
+        let json = match name.as_str() {
+            "generator_output" | "refiner_output" => json!({"instances": ["Hola amigo, let's go.", "Vamos al parque today.", "Me gusta the weather."]}),
+            "fluency_output" => json!({"fluency_score": 9, "errors": [], "summary": "ok"}),
+            "naturalness_output" => json!({"naturalness_score": 9, "observations": [], "summary": "ok"}),
+            "cs_ratio_output" => json!({"ratio_score": 9, "computed_ratio": 0.3, "notes": "ok"}),
+            _ => json!({"socio_cultural_score": 9, "issues": [], "summary": "ok"}),
+        };
+        let auth_fails = self.auth_fails;
+        Box::pin(async move {
+            if auth_fails {
+                return Err(LlmError::Auth { status: 401, endpoint: "canned".into(), env_var: "KEY".into() });
+            }
+            Ok(ChatResponse {
+                model: req.model,
+                json: Some(json),
+                usage: Usage { prompt_tokens: 10, completion_tokens: 5, estimated: false },
+                ..ChatResponse::default()
+            })
+        })
+    }
+}
+
+fn scenarios(n: u64) -> impl Iterator<Item = Scenario> {
+    (0..n).map(|i| {
+        let params: BTreeMap<String, Value> = [
+            ("first_language".to_string(), json!("Spanish")),
+            ("second_language".to_string(), json!("English")),
+            ("cs_ratio".to_string(), json!("30%")),
+            ("n".to_string(), json!(i)),
+        ]
+        .into_iter()
+        .collect();
+        Scenario::new(i, params)
+    })
+}
+
+fn pipeline() -> Arc<Pipeline> {
+    let settings = PipelineSettings { ratio_judge: RatioJudgeMode::Llm, ..PipelineSettings::default() };
+    Arc::new(Pipeline::new(settings).expect("settings"))
+}
+
+#[tokio::test]
+async fn runs_every_scenario_once_and_resume_skips_finished_ones() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let model = Arc::new(Canned { calls: AtomicU64::new(0), auth_fails: false });
+    let options = ExecutorOptions { scenarios_in_flight: 4, budget_usd: None, sink: SinkConfig::new(&out) };
+    let stats = Arc::new(RunStats::default());
+    let report = run_online(
+        model.clone(),
+        pipeline(),
+        scenarios(20),
+        open_checkpoint(&out).expect("checkpoint"),
+        options.clone(),
+        RunControl::default(),
+        stats.clone(),
+    )
+    .await
+    .expect("run");
+    assert_eq!(report.stop, StopReason::Completed);
+    assert_eq!(report.sink.records, 20);
+    assert_eq!(model.calls.load(Ordering::Relaxed), 100, "5 calls per accepted scenario");
+    assert_eq!(stats.accepted.load(Ordering::Relaxed), 20);
+    let text = std::fs::read_to_string(&out).expect("read");
+    assert_eq!(text.lines().count(), 20);
+
+    // A second run over 25 scenarios only runs the 5 new ones.
+    let report = run_online(
+        model.clone(),
+        pipeline(),
+        scenarios(25),
+        open_checkpoint(&out).expect("checkpoint"),
+        options,
+        RunControl::default(),
+        Arc::new(RunStats::default()),
+    )
+    .await
+    .expect("run");
+    assert_eq!((report.skipped, report.sink.records), (20, 5));
+    assert_eq!(model.calls.load(Ordering::Relaxed), 125);
+}
+
+#[tokio::test]
+async fn a_fatal_error_stops_dispatch() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let model = Arc::new(Canned { calls: AtomicU64::new(0), auth_fails: true });
+    let options = ExecutorOptions { scenarios_in_flight: 2, budget_usd: None, sink: SinkConfig::new(&out) };
+    let report = run_online(
+        model.clone(),
+        pipeline(),
+        scenarios(1000),
+        open_checkpoint(&out).expect("checkpoint"),
+        options,
+        RunControl::default(),
+        Arc::new(RunStats::default()),
+    )
+    .await
+    .expect("run");
+    assert!(matches!(report.stop, StopReason::Fatal(ref r) if r.contains("authentication")), "{:?}", report.stop);
+    assert!(report.sink.failures <= 2, "only the scenarios in flight ran: {}", report.sink.failures);
+    assert!(model.calls.load(Ordering::Relaxed) <= 2);
+}
+
+#[tokio::test]
+async fn a_stop_request_dispatches_nothing_new() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let model = Arc::new(Canned { calls: AtomicU64::new(0), auth_fails: false });
+    let control = RunControl::default();
+    control.stop.cancel();
+    let options = ExecutorOptions { scenarios_in_flight: 2, budget_usd: None, sink: SinkConfig::new(&out) };
+    let report = run_online(
+        model.clone(),
+        pipeline(),
+        scenarios(10),
+        open_checkpoint(&out).expect("checkpoint"),
+        options,
+        control,
+        Arc::new(RunStats::default()),
+    )
+    .await
+    .expect("run");
+    assert_eq!(report.stop, StopReason::Interrupted);
+    assert_eq!(model.calls.load(Ordering::Relaxed), 0);
+}
