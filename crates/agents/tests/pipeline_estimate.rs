@@ -3,7 +3,9 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use agents::pipeline::{Assumptions, Pipeline, PipelineSettings, RatioJudgeMode, estimate, render_estimate};
+use agents::pipeline::{
+    Assumptions, Pipeline, PipelineSettings, RatioJudgeMode, estimate, render_estimate,
+};
 use scenarios::Scenario;
 use serde_json::json;
 
@@ -26,14 +28,24 @@ fn sample() -> Vec<Scenario> {
 #[test]
 fn calls_follow_the_refine_assumption_and_cost_the_price() {
     let pipeline = Arc::new(Pipeline::new(PipelineSettings::default()).expect("settings"));
-    let e = estimate(&sample(), 1000, &pipeline, Assumptions::default(), |_, u| {
-        Some((u.prompt_tokens + u.completion_tokens) as f64 / 1e6)
-    });
+    let e = estimate(
+        &sample(),
+        1000,
+        &pipeline,
+        Assumptions::default(),
+        |_, u| Some((u.prompt_tokens + u.completion_tokens) as f64 / 1e6),
+    );
     // Refinements per scenario = 0.3 + 0.3² with two allowed; calls = 1 + 4·(1 + r) + r.
     let r = 0.3 + 0.09;
     assert!((e.refinements_per_scenario - r).abs() < 1e-12);
-    assert_eq!(e.calls, (1000.0 * (1.0 + 4.0 * (1.0 + r) + r)).round() as u64);
-    assert!(e.prompt_tokens > e.calls * 100, "real prompts are hundreds of tokens each");
+    assert_eq!(
+        e.calls,
+        (1000.0 * (1.0 + 4.0 * (1.0 + r) + r)).round() as u64
+    );
+    assert!(
+        e.prompt_tokens > e.calls * 100,
+        "real prompts are hundreds of tokens each"
+    );
     let cost = e.cost_usd.expect("priced");
     assert!((cost - (e.prompt_tokens + e.completion_tokens) as f64 / 1e6).abs() < 0.01);
     assert_eq!(e.sampled, 3);
@@ -42,9 +54,15 @@ fn calls_follow_the_refine_assumption_and_cost_the_price() {
 
 #[test]
 fn measured_ratio_judge_saves_a_call_and_unpriced_models_are_named() {
-    let settings = PipelineSettings { ratio_judge: RatioJudgeMode::Measured, max_refinements: 0, ..PipelineSettings::default() };
+    let settings = PipelineSettings {
+        ratio_judge: RatioJudgeMode::Measured,
+        max_refinements: 0,
+        ..PipelineSettings::default()
+    };
     let pipeline = Arc::new(Pipeline::new(settings).expect("settings"));
-    let e = estimate(&sample(), 10, &pipeline, Assumptions::default(), |_, _| None);
+    let e = estimate(&sample(), 10, &pipeline, Assumptions::default(), |_, _| {
+        None
+    });
     assert_eq!(e.calls, 40);
     assert_eq!(e.cost_usd, None);
     assert_eq!(e.unpriced_models, ["gpt-4o-mini"]);

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use agents::pipeline::{
-    ExecutorOptions, Pipeline, PipelineSettings, RatioJudgeMode, RunControl, RunStats, SinkConfig, StopReason,
-    open_checkpoint, run_online,
+    ExecutorOptions, Pipeline, PipelineSettings, RatioJudgeMode, RunControl, RunStats, SinkConfig,
+    StopReason, open_checkpoint, run_online,
 };
 use futures::future::BoxFuture;
 use llm_client::{ChatModel, ChatRequest, ChatResponse, LlmError, Usage};
@@ -22,23 +22,39 @@ struct Canned {
 impl ChatModel for Canned {
     fn chat(&self, req: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, LlmError>> {
         self.calls.fetch_add(1, Ordering::Relaxed);
-        let name = req.output_schema.as_ref().map(|s| s.name.clone()).unwrap_or_default();
+        let name = req
+            .output_schema
+            .as_ref()
+            .map(|s| s.name.clone())
+            .unwrap_or_default();
         let json = match name.as_str() {
-            "generator_output" | "refiner_output" => json!({"instances": ["Hola amigo, let's go.", "Vamos al parque today.", "Me gusta the weather."]}),
+            "generator_output" | "refiner_output" => {
+                json!({"instances": ["Hola amigo, let's go.", "Vamos al parque today.", "Me gusta the weather."]})
+            }
             "fluency_output" => json!({"fluency_score": 9, "errors": [], "summary": "ok"}),
-            "naturalness_output" => json!({"naturalness_score": 9, "observations": [], "summary": "ok"}),
+            "naturalness_output" => {
+                json!({"naturalness_score": 9, "observations": [], "summary": "ok"})
+            }
             "cs_ratio_output" => json!({"ratio_score": 9, "computed_ratio": 0.3, "notes": "ok"}),
             _ => json!({"socio_cultural_score": 9, "issues": [], "summary": "ok"}),
         };
         let auth_fails = self.auth_fails;
         Box::pin(async move {
             if auth_fails {
-                return Err(LlmError::Auth { status: 401, endpoint: "canned".into(), env_var: "KEY".into() });
+                return Err(LlmError::Auth {
+                    status: 401,
+                    endpoint: "canned".into(),
+                    env_var: "KEY".into(),
+                });
             }
             Ok(ChatResponse {
                 model: req.model,
                 json: Some(json),
-                usage: Usage { prompt_tokens: 10, completion_tokens: 5, estimated: false },
+                usage: Usage {
+                    prompt_tokens: 10,
+                    completion_tokens: 5,
+                    estimated: false,
+                },
                 ..ChatResponse::default()
             })
         })
@@ -60,7 +76,10 @@ fn scenarios(n: u64) -> impl Iterator<Item = Scenario> {
 }
 
 fn pipeline() -> Arc<Pipeline> {
-    let settings = PipelineSettings { ratio_judge: RatioJudgeMode::Llm, ..PipelineSettings::default() };
+    let settings = PipelineSettings {
+        ratio_judge: RatioJudgeMode::Llm,
+        ..PipelineSettings::default()
+    };
     Arc::new(Pipeline::new(settings).expect("settings"))
 }
 
@@ -68,8 +87,15 @@ fn pipeline() -> Arc<Pipeline> {
 async fn runs_every_scenario_once_and_resume_skips_finished_ones() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
-    let model = Arc::new(Canned { calls: AtomicU64::new(0), auth_fails: false });
-    let options = ExecutorOptions { scenarios_in_flight: 4, budget_usd: None, sink: SinkConfig::new(&out) };
+    let model = Arc::new(Canned {
+        calls: AtomicU64::new(0),
+        auth_fails: false,
+    });
+    let options = ExecutorOptions {
+        scenarios_in_flight: 4,
+        budget_usd: None,
+        sink: SinkConfig::new(&out),
+    };
     let stats = Arc::new(RunStats::default());
     let report = run_online(
         model.clone(),
@@ -84,7 +110,11 @@ async fn runs_every_scenario_once_and_resume_skips_finished_ones() {
     .expect("run");
     assert_eq!(report.stop, StopReason::Completed);
     assert_eq!(report.sink.records, 20);
-    assert_eq!(model.calls.load(Ordering::Relaxed), 100, "5 calls per accepted scenario");
+    assert_eq!(
+        model.calls.load(Ordering::Relaxed),
+        100,
+        "5 calls per accepted scenario"
+    );
     assert_eq!(stats.accepted.load(Ordering::Relaxed), 20);
     let text = std::fs::read_to_string(&out).expect("read");
     assert_eq!(text.lines().count(), 20);
@@ -109,8 +139,15 @@ async fn runs_every_scenario_once_and_resume_skips_finished_ones() {
 async fn a_fatal_error_stops_dispatch() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
-    let model = Arc::new(Canned { calls: AtomicU64::new(0), auth_fails: true });
-    let options = ExecutorOptions { scenarios_in_flight: 2, budget_usd: None, sink: SinkConfig::new(&out) };
+    let model = Arc::new(Canned {
+        calls: AtomicU64::new(0),
+        auth_fails: true,
+    });
+    let options = ExecutorOptions {
+        scenarios_in_flight: 2,
+        budget_usd: None,
+        sink: SinkConfig::new(&out),
+    };
     let report = run_online(
         model.clone(),
         pipeline(),
@@ -122,8 +159,16 @@ async fn a_fatal_error_stops_dispatch() {
     )
     .await
     .expect("run");
-    assert!(matches!(report.stop, StopReason::Fatal(ref r) if r.contains("authentication")), "{:?}", report.stop);
-    assert!(report.sink.failures <= 2, "only the scenarios in flight ran: {}", report.sink.failures);
+    assert!(
+        matches!(report.stop, StopReason::Fatal(ref r) if r.contains("authentication")),
+        "{:?}",
+        report.stop
+    );
+    assert!(
+        report.sink.failures <= 2,
+        "only the scenarios in flight ran: {}",
+        report.sink.failures
+    );
     assert!(model.calls.load(Ordering::Relaxed) <= 2);
 }
 
@@ -131,10 +176,17 @@ async fn a_fatal_error_stops_dispatch() {
 async fn a_stop_request_dispatches_nothing_new() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
-    let model = Arc::new(Canned { calls: AtomicU64::new(0), auth_fails: false });
+    let model = Arc::new(Canned {
+        calls: AtomicU64::new(0),
+        auth_fails: false,
+    });
     let control = RunControl::default();
     control.stop.cancel();
-    let options = ExecutorOptions { scenarios_in_flight: 2, budget_usd: None, sink: SinkConfig::new(&out) };
+    let options = ExecutorOptions {
+        scenarios_in_flight: 2,
+        budget_usd: None,
+        sink: SinkConfig::new(&out),
+    };
     let report = run_online(
         model.clone(),
         pipeline(),

@@ -2,6 +2,7 @@
 
 mod commands;
 mod progress;
+mod report;
 mod settings;
 
 use std::process::ExitCode;
@@ -34,6 +35,10 @@ enum Command {
     Run(commands::run::Args),
     /// Run a bot test suite and report weighted checks per scenario.
     Test(commands::test::Args),
+    /// Summarise a run or suite result as tables, and as HTML/Markdown files.
+    Report(commands::report::Args),
+    /// Compare two runs or suite results scenario by scenario; fail CI on regressions.
+    Diff(commands::diff::Args),
 }
 
 /// Exit codes: 0 ok, 1 a failed test or regression, 2 invalid input, 3 provider or run failure.
@@ -57,6 +62,8 @@ fn main() -> ExitCode {
         Command::Scenarios(args) => commands::scenarios::execute(args),
         Command::Run(args) => commands::run::execute(args),
         Command::Test(args) => commands::test::execute(args),
+        Command::Report(args) => commands::report::execute(args),
+        Command::Diff(args) => commands::diff::execute(args),
     };
     ExitCode::from(code)
 }

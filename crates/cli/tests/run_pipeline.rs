@@ -370,3 +370,47 @@ async fn failed_scenarios_go_to_the_errors_file_and_are_retried() {
         "no failure left"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_estimate_above_the_budget_refuses_to_start() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("budget.jsonl");
+    // No server is needed: the run must stop before any request.
+    let o = run(
+        &fixture("switchlingua.yaml"),
+        &out,
+        "http://127.0.0.1:9/v1",
+        &[
+            "--model",
+            "gpt-4o-mini",
+            "--budget",
+            "0.01",
+            "--limit",
+            "10000",
+        ],
+    )
+    .await;
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("estimate for 10000 scenarios") && err.contains("exceeds the budget $0.01"),
+        "{err}"
+    );
+    assert!(!out.exists(), "nothing was written");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_setting_exits_2_naming_the_key() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("bad.jsonl");
+    let mut cmd = command(
+        &fixture("example.yaml"),
+        &out,
+        "http://127.0.0.1:9/v1",
+        &["--limit", "1"],
+    );
+    cmd.env("SCENARIO_ENGINE__MAX_REFINEMENTS", "many");
+    let o = cmd.output().await.expect("runs");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("max_refinements"), "{}", stderr(&o));
+}

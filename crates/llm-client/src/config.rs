@@ -42,7 +42,9 @@ impl ProviderKind {
 }
 
 /// Where and how to reach the model endpoint.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// `Debug` redacts the values of headers whose names look like credentials.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ProviderConfig {
     /// Wire protocol.
@@ -66,6 +68,34 @@ pub struct ProviderConfig {
     /// Maximum time between two reads of the response.
     #[serde(with = "duration_serde")]
     pub read_timeout: Duration,
+}
+
+impl std::fmt::Debug for ProviderConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Configured headers may carry keys (e.g. a gateway token); never print those values.
+        let headers: BTreeMap<&str, &str> = self
+            .headers
+            .iter()
+            .map(|(k, v)| {
+                let shown = if crate::record::is_secret_header(k) {
+                    "[redacted]"
+                } else {
+                    v.as_str()
+                };
+                (k.as_str(), shown)
+            })
+            .collect();
+        f.debug_struct("ProviderConfig")
+            .field("kind", &self.kind)
+            .field("base_url", &self.base_url)
+            .field("api_key_env", &self.api_key_env)
+            .field("api_version", &self.api_version)
+            .field("deployment", &self.deployment)
+            .field("headers", &headers)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("read_timeout", &self.read_timeout)
+            .finish()
+    }
 }
 
 impl Default for ProviderConfig {
@@ -273,6 +303,20 @@ mod tests {
         assert!(parse_duration("soon").is_err());
         assert!(parse_duration("5 parsecs").is_err());
         assert!(parse_duration("").is_err());
+    }
+
+    #[test]
+    fn debug_redacts_credential_headers() {
+        let mut cfg = ClientConfig::default();
+        cfg.provider
+            .headers
+            .insert("X-Gateway-Token".into(), "gw-secret-991".into());
+        cfg.provider
+            .headers
+            .insert("HTTP-Referer".into(), "https://example.org".into());
+        let debug = format!("{cfg:?}");
+        assert!(!debug.contains("gw-secret-991"), "{debug}");
+        assert!(debug.contains("https://example.org"), "{debug}");
     }
 
     #[test]

@@ -153,10 +153,8 @@ fn make_nullable(prop: &mut Value) {
                 Value::Array(vec![Value::String(t), "null".into()]),
             );
         }
-        Some(Value::Array(types)) => {
-            if !types.iter().any(|t| t == "null") {
-                types.push("null".into());
-            }
+        Some(Value::Array(types)) if !types.iter().any(|t| t == "null") => {
+            types.push("null".into());
         }
         _ => {}
     }

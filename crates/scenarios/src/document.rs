@@ -124,11 +124,25 @@ fn yaml_error(path: &Path, err: &serde_saphyr::Error) -> ConfigError {
                 list.join(", ")
             ))
         }
+        // serde-saphyr's own text is a terse "invalid u64"; say what was expected instead.
+        serde_saphyr::Error::InvalidScalar { ty, .. } => Cow::Owned(format!("invalid value: expected {}", describe_scalar(ty))),
         other => serde_saphyr::DefaultMessageFormatter.format_message(other),
     };
     // The formatter may return control characters from the document; keep the message one line.
     let message = message.replace(['\n', '\r'], " ");
     ConfigError::from_serde_message(path, line, column, &message)
+}
+
+/// A Rust scalar type name as a config author knows it.
+fn describe_scalar(ty: &str) -> String {
+    match ty {
+        "u8" | "u16" | "u32" | "u64" | "u128" | "usize" => "a non-negative integer".to_string(),
+        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" => "an integer".to_string(),
+        "f32" | "f64" => "a number".to_string(),
+        "bool" | "boolean" => "true or false".to_string(),
+        "char" => "a single character".to_string(),
+        other => format!("a value of type {other}"),
+    }
 }
 
 fn toml_error(path: &Path, text: &str, err: &toml::de::Error) -> ConfigError {

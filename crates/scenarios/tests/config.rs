@@ -176,8 +176,7 @@ fn unknown_key_in_switchlingua() {
 #[test]
 fn wrong_types_are_located() {
     let err = yaml_err("axes:\n  a: [1]\nsample: lots\n");
-    // serde-saphyr reports scalars that do not parse as the wanted type tersely.
-    assert_eq!(err.message, "invalid u64");
+    assert_eq!(err.message, "invalid value: expected a non-negative integer");
     assert_eq!(at(&err), (3, 9));
 
     let err = yaml_err("axes:\n  tense: Past\n");

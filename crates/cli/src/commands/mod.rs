@@ -1,6 +1,8 @@
 //! One module per subcommand; each exposes `Args` (clap) and `execute(Args) -> u8` (exit code).
 
+pub mod diff;
 pub mod plan;
+pub mod report;
 pub mod run;
 pub mod scenarios;
 pub mod test;

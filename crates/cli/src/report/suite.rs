@@ -1,0 +1,224 @@
+//! The bot-suite report: pass/fail by category, the checks that fail most, and each failed
+//! scenario's Check Details, computed from a `SuiteResult` into one serializable [`SuiteReport`]
+//! (aggregates through `scoring::summary::SuiteSummary`). A scenario run several times is judged
+//! by its first failing run, as `scenario-engine test` prints it.
+
+use agents::suite::{RunResult, ScenarioResult, SuiteResult};
+use scoring::summary::SuiteSummary;
+use serde::Serialize;
+
+use super::chart::{BarSpec, Chart, bar_chart};
+use super::pipeline::pct;
+
+/// How many of the most-failed checks the report lists.
+pub const MOST_FAILED_SHOWN: usize = 10;
+
+/// Pass/fail of one category.
+#[derive(Debug, Clone, Serialize)]
+pub struct CategoryRow {
+    /// Category name.
+    pub name: String,
+    /// Scenarios passed.
+    pub passed: u64,
+    /// Scenarios failed.
+    pub failed: u64,
+    /// Pass rate, formatted.
+    pub rate: String,
+}
+
+/// A check that failed, with how often.
+#[derive(Debug, Clone, Serialize)]
+pub struct FailedCheckRow {
+    /// The check's display name.
+    pub name: String,
+    /// Failures across the suite's scenarios.
+    pub failures: u64,
+}
+
+/// One check line of a failed scenario.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckRow {
+    /// Passed or not.
+    pub passed: bool,
+    /// Display name.
+    pub name: String,
+    /// Effective weight.
+    pub weight: u32,
+    /// Critical check.
+    pub critical: bool,
+    /// What was found.
+    pub message: String,
+}
+
+/// A failed scenario in full.
+#[derive(Debug, Clone, Serialize)]
+pub struct FailedScenario {
+    /// Scenario id.
+    pub id: String,
+    /// Human name.
+    pub name: String,
+    /// Category.
+    pub category: String,
+    /// Score (`83/100`), or `-` when hidden by the visibility rule.
+    pub score: String,
+    /// Why it failed.
+    pub reasons: Vec<String>,
+    /// Runs passed of runs made (`1/3`), when repeated.
+    pub runs: String,
+    /// Its checks.
+    pub checks: Vec<CheckRow>,
+}
+
+/// Everything the suite report shows.
+#[derive(Debug, Clone, Serialize)]
+pub struct SuiteReport {
+    /// The results file's name (no directory).
+    pub source: String,
+    /// Suite name.
+    pub suite: String,
+    /// Scenarios passed.
+    pub passed: u64,
+    /// Scenarios failed.
+    pub failed: u64,
+    /// Pass rate, formatted.
+    pub pass_rate: String,
+    /// Mean shown score, formatted.
+    pub mean_score: String,
+    /// Runs per scenario.
+    pub repeat: u32,
+    /// Per category.
+    pub categories: Vec<CategoryRow>,
+    /// Pass/fail by category chart (two bars per category).
+    pub categories_chart: Chart,
+    /// The checks that fail most, most first.
+    pub most_failed: Vec<FailedCheckRow>,
+    /// Failed scenarios, in suite order.
+    pub failures: Vec<FailedScenario>,
+}
+
+/// The run a scenario is judged by: its first failing run, else its first run.
+#[must_use]
+pub fn verdict_run(s: &ScenarioResult) -> Option<&RunResult> {
+    s.runs
+        .iter()
+        .find(|r| !r.report.card.passed())
+        .or_else(|| s.runs.first())
+}
+
+/// Builds the report of `result` read from the file named `source`.
+#[must_use]
+pub fn build(source: &str, result: &SuiteResult) -> SuiteReport {
+    let mut summary = SuiteSummary::default();
+    let mut failures = Vec::new();
+    for s in &result.scenarios {
+        let Some(run) = verdict_run(s) else {
+            continue;
+        };
+        summary.add(&run.report);
+        if s.passed() {
+            continue;
+        }
+        let card = &run.report.card;
+        failures.push(FailedScenario {
+            id: s.id.clone(),
+            name: s.name.clone(),
+            category: s.category.clone(),
+            score: if card.show_score() {
+                format!("{}/100", card.score())
+            } else {
+                "-".to_owned()
+            },
+            reasons: card.reasons().iter().map(ToString::to_string).collect(),
+            runs: if s.runs.len() > 1 {
+                format!("{}/{}", s.passed_runs(), s.runs.len())
+            } else {
+                String::new()
+            },
+            checks: card
+                .checks()
+                .iter()
+                .map(|c| CheckRow {
+                    passed: c.passed,
+                    name: c.name.clone(),
+                    weight: c.weight,
+                    critical: c.critical,
+                    message: c.message.clone(),
+                })
+                .collect(),
+        });
+    }
+    let categories: Vec<CategoryRow> = summary
+        .categories
+        .iter()
+        .map(|(name, pf)| CategoryRow {
+            name: name.clone(),
+            passed: pf.passed,
+            failed: pf.failed,
+            rate: pct(rate(pf.passed, pf.passed + pf.failed)),
+        })
+        .collect();
+    #[allow(clippy::cast_precision_loss)] // counts far below 2^53
+    let bars: Vec<BarSpec> = categories
+        .iter()
+        .flat_map(|c| {
+            [
+                BarSpec {
+                    label: c.name.clone(),
+                    value: c.passed as f64,
+                    class: "bar-ok",
+                    tip: format!("{}: {} passed", c.name, c.passed),
+                },
+                BarSpec {
+                    label: String::new(),
+                    value: c.failed as f64,
+                    class: "bar-bad",
+                    tip: format!("{}: {} failed", c.name, c.failed),
+                },
+            ]
+        })
+        .collect();
+    let mut categories_chart = bar_chart(
+        "chart-categories",
+        "Pass/fail by category",
+        ("category (passed, failed)", "scenarios"),
+        &bars,
+        None,
+    );
+    // Each category label sits under its pair of bars, not under the first bar alone.
+    let [left, _, right, _] = categories_chart.plot;
+    #[allow(clippy::cast_precision_loss)]
+    let pair = (right - left) / categories.len().max(1) as f64;
+    for (i, label) in categories_chart.x_labels.iter_mut().enumerate() {
+        #[allow(clippy::cast_precision_loss)]
+        let x = left + pair * (i as f64 + 0.5);
+        label.x = (x * 10.0).round() / 10.0;
+    }
+    SuiteReport {
+        source: source.to_owned(),
+        suite: result.suite.clone(),
+        passed: summary.total.passed,
+        failed: summary.total.failed,
+        pass_rate: pct(summary.pass_rate()),
+        mean_score: summary
+            .score
+            .mean()
+            .map_or_else(|| "-".to_owned(), |m| format!("{m:.1}")),
+        repeat: result.repeat,
+        categories,
+        categories_chart,
+        most_failed: summary
+            .most_failed(MOST_FAILED_SHOWN)
+            .into_iter()
+            .map(|f| FailedCheckRow {
+                name: f.name,
+                failures: f.failures,
+            })
+            .collect(),
+        failures,
+    }
+}
+
+fn rate(part: u64, whole: u64) -> Option<f64> {
+    #[allow(clippy::cast_precision_loss)]
+    (whole > 0).then(|| part as f64 / whole as f64)
+}
