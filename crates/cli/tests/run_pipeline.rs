@@ -34,9 +34,12 @@ fn command(config: &Path, out: &Path, base_url: &str, extra: &[&str]) -> tokio::
             base_url,
             "--api-key-env",
             "SCENARIO_ENGINE_TEST_NO_KEY",
-            "--model",
-            "fake-model",
         ])
+        .args(if extra.contains(&"--model") {
+            &[][..]
+        } else {
+            &["--model", "fake-model"][..]
+        })
         .args(extra)
         .env("SCENARIO_ENGINE__RETRY__BASE_DELAY", "1")
         .env("SCENARIO_ENGINE__RETRY__MAX_DELAY", "5")

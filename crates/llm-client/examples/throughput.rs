@@ -107,6 +107,44 @@ fn run(
     )
 }
 
+/// Calls/s of 64 loops posting a fixed body with plain reqwest: what the server and the machine
+/// allow without any of this crate's work, to tell client overhead from environment limits.
+#[expect(clippy::cast_precision_loss, reason = "call counts are small")]
+fn bare_reqwest_rate(
+    rt: &tokio::runtime::Runtime,
+    base_url: &str,
+    loops: usize,
+    calls: usize,
+) -> f64 {
+    let http = reqwest::Client::new();
+    let url = format!("{base_url}/chat/completions");
+    let body = serde_json::to_vec(&json!({"model": "gpt-4o-mini", "max_tokens": 200,
+        "messages": [{"role": "user", "content": "Rate sentence 1: 'Vamos a la playa, it is so hot.'"}]}))
+    .unwrap_or_default();
+    let started = Instant::now();
+    rt.block_on(async {
+        let mut set = tokio::task::JoinSet::new();
+        for _ in 0..loops {
+            let (http, url, body) = (http.clone(), url.clone(), body.clone());
+            set.spawn(async move {
+                for _ in 0..calls / loops {
+                    let sent = http
+                        .post(&url)
+                        .header("content-type", "application/json")
+                        .body(body.clone())
+                        .send()
+                        .await;
+                    if let Ok(resp) = sent {
+                        let _ = resp.bytes().await;
+                    }
+                }
+            });
+        }
+        while set.join_next().await.is_some() {}
+    });
+    (calls / loops * loops) as f64 / started.elapsed().as_secs_f64()
+}
+
 fn client_for(base_url: String, in_flight: usize) -> Arc<Client> {
     let mut cfg = ClientConfig::openai_compatible(base_url);
     cfg.provider.api_key_env = "THROUGHPUT_BENCH_NO_KEY".into();
@@ -154,6 +192,11 @@ fn main() {
     let n = 6_400;
     let (wall, _, _) = run(&client_rt, &client, n, false);
     let rate = n as f64 / wall;
+    let baseline = bare_reqwest_rate(&client_rt, &slow.base_url(), 64, n);
+    println!(
+        "(b) baseline: bare reqwest, 64 loops, same server: {baseline:.0} calls/s ({:.1}% of ideal)",
+        baseline / 1280.0 * 100.0
+    );
     println!(
         "(b) 50 ms latency, 64 in flight: {n} calls in {wall:.2} s = {rate:.0} calls/s ({:.1}% of the ideal 1,280/s)",
         rate / 1280.0 * 100.0

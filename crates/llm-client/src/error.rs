@@ -8,35 +8,61 @@ pub enum LlmError {
     /// 401/403: the credentials are wrong; the whole run must stop. Names the env var, never the key.
     #[error("authentication failed ({status}) at {endpoint}: check the API key in ${env_var}")]
     Auth {
+        /// HTTP status (401 or 403).
         status: u16,
+        /// URL without query string.
         endpoint: String,
+        /// Name of the environment variable the key came from.
         env_var: String,
     },
     /// 400/404/422 and other non-retryable client errors.
     #[error("request rejected ({status}): {message}")]
-    Rejected { status: u16, message: String },
+    Rejected {
+        /// HTTP status.
+        status: u16,
+        /// The server's message, with any echoed key scrubbed.
+        message: String,
+    },
     /// 429 after the retry budget was spent.
     #[error("rate limited after {attempts} attempts")]
     RateLimited {
+        /// Requests made, including the first.
         attempts: u32,
+        /// The wait the server asked for last, if it said.
         retry_after: Option<Duration>,
     },
     /// 5xx after the retry budget was spent.
     #[error("server error {status} after {attempts} attempts: {message}")]
     Server {
+        /// HTTP status of the last attempt.
         status: u16,
+        /// Requests made, including the first.
         attempts: u32,
+        /// The server's last message.
         message: String,
     },
+    /// Connect or read timeouts (or 408) after the retry budget was spent.
     #[error("timed out after {attempts} attempts")]
-    Timeout { attempts: u32 },
+    Timeout {
+        /// Requests made, including the first.
+        attempts: u32,
+    },
+    /// Connection errors after the retry budget was spent.
     #[error("connection failed after {attempts} attempts: {message}")]
-    Connect { attempts: u32, message: String },
+    Connect {
+        /// Requests made, including the first.
+        attempts: u32,
+        /// The transport error and its causes.
+        message: String,
+    },
     /// The reply could not be made valid JSON for the schema within the repair bound.
     #[error("invalid model output after {repairs} repair(s): {reason}")]
     InvalidOutput {
+        /// The parser's or validator's message for the last reply.
         reason: String,
+        /// Repair requests made.
         repairs: u32,
+        /// The last reply as received.
         raw: String,
     },
     /// The provider's reply was not the expected wire format.
@@ -44,12 +70,17 @@ pub enum LlmError {
     Protocol(String),
     /// The configured spending budget is reached.
     #[error("budget of ${budget_usd:.2} reached")]
-    BudgetExceeded { budget_usd: f64 },
+    BudgetExceeded {
+        /// The configured budget.
+        budget_usd: f64,
+    },
     /// The provider or model is not configured / available.
     #[error("configuration: {0}")]
     Config(String),
+    /// The run was cancelled while the call was pending.
     #[error("cancelled")]
     Cancelled,
+    /// The response cache or the recorder failed.
     #[error("cache: {0}")]
     Cache(String),
 }

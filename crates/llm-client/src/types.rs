@@ -12,16 +12,22 @@ use serde_json::Value;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
+    /// The instructions of the conversation.
     System,
+    /// The human (or the simulated user) speaking.
     User,
+    /// The model's reply.
     Assistant,
+    /// The result of a tool call, answering `tool_call_id`.
     Tool,
 }
 
 /// One message of a conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Message {
+    /// Who said it.
     pub role: Role,
+    /// The text (empty for an assistant message that only calls tools).
     pub content: String,
     /// Tool calls made by the assistant in this message (empty for other roles).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -33,18 +39,22 @@ pub struct Message {
 
 impl Message {
     #[must_use]
+    /// A system message.
     pub fn system(content: impl Into<String>) -> Self {
         Self::new(Role::System, content)
     }
     #[must_use]
+    /// A user message.
     pub fn user(content: impl Into<String>) -> Self {
         Self::new(Role::User, content)
     }
     #[must_use]
+    /// An assistant message.
     pub fn assistant(content: impl Into<String>) -> Self {
         Self::new(Role::Assistant, content)
     }
     #[must_use]
+    /// A message with any role and no tool calls.
     pub fn new(role: Role, content: impl Into<String>) -> Self {
         Self {
             role,
@@ -58,8 +68,10 @@ impl Message {
 /// A function the model may call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolDef {
+    /// Function name the model calls it by.
     pub name: String,
     #[serde(default)]
+    /// What the tool does, shown to the model.
     pub description: String,
     /// JSON Schema of the arguments object.
     pub parameters: Value,
@@ -68,7 +80,9 @@ pub struct ToolDef {
 /// A call of a tool that the model made.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCall {
+    /// Provider-assigned call id (generated when the server sends none).
     pub id: String,
+    /// Name of the called tool.
     pub name: String,
     /// Parsed arguments (an object); unparseable arguments are kept as a JSON string value.
     pub arguments: Value,
@@ -79,8 +93,11 @@ pub struct ToolCall {
 #[serde(rename_all = "snake_case")]
 pub enum ToolChoice {
     #[default]
+    /// The model decides.
     Auto,
+    /// No tool calls.
     None,
+    /// At least one tool call.
     Required,
     /// Force a call of this function.
     Function(String),
@@ -91,6 +108,7 @@ pub enum ToolChoice {
 pub struct OutputSchema {
     /// Name sent to the provider (`[a-zA-Z0-9_-]`, as OpenAI requires).
     pub name: String,
+    /// The JSON Schema; local validation always uses it as written.
     pub schema: Value,
     /// Ask for strict enforcement where the provider supports it.
     #[serde(default = "default_true")]
@@ -104,20 +122,27 @@ fn default_true() -> bool {
 /// One chat completion request, provider neutral.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct ChatRequest {
+    /// Model name as the endpoint knows it.
     pub model: String,
+    /// The conversation so far.
     pub messages: Vec<Message>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Sampling temperature.
     pub temperature: Option<f32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Completion token limit.
     pub max_tokens: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Sampling seed, where the provider supports it.
     pub seed: Option<u64>,
     /// When set, the reply must be JSON following this schema; `ChatResponse::json` holds it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<OutputSchema>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// Tools the model may call.
     pub tools: Vec<ToolDef>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// How the model should use `tools`.
     pub tool_choice: Option<ToolChoice>,
     /// Provider-specific fields merged into the wire request as they are.
     #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
@@ -129,6 +154,7 @@ pub struct ChatRequest {
 
 impl ChatRequest {
     #[must_use]
+    /// A request for `model` with `messages` and defaults for everything else.
     pub fn new(model: impl Into<String>, messages: Vec<Message>) -> Self {
         Self {
             model: model.into(),
@@ -141,7 +167,9 @@ impl ChatRequest {
 /// Token counts of one call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct Usage {
+    /// Tokens of the prompt.
     pub prompt_tokens: u64,
+    /// Tokens of the completion.
     pub completion_tokens: u64,
     /// True when the counts are a local (tiktoken) estimate because the server sent no `usage`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -150,6 +178,7 @@ pub struct Usage {
 
 impl Usage {
     #[must_use]
+    /// Prompt plus completion tokens.
     pub fn total(&self) -> u64 {
         self.prompt_tokens + self.completion_tokens
     }
@@ -160,10 +189,15 @@ impl Usage {
 #[serde(rename_all = "snake_case")]
 pub enum FinishReason {
     #[default]
+    /// The model finished its answer.
     Stop,
+    /// The token limit cut the answer.
     Length,
+    /// The model asked for tool calls.
     ToolCalls,
+    /// A provider filter withheld content.
     ContentFilter,
+    /// Any other provider reason, verbatim.
     Other(String),
 }
 
@@ -188,8 +222,11 @@ pub struct ChatResponse {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub json: Option<Value>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// Tool calls the model asked for (not the synthetic call used for structured output).
     pub tool_calls: Vec<ToolCall>,
+    /// Why generation stopped.
     pub finish_reason: FinishReason,
+    /// Token counts (reported by the server or estimated).
     pub usage: Usage,
     /// Wall time of the call including retries, in milliseconds.
     pub latency_ms: u64,
@@ -212,6 +249,7 @@ pub struct ChatResponse {
 
 impl ChatResponse {
     #[must_use]
+    /// `latency_ms` as a `Duration`.
     pub fn latency(&self) -> Duration {
         Duration::from_millis(self.latency_ms)
     }

@@ -125,7 +125,9 @@ fn yaml_error(path: &Path, err: &serde_saphyr::Error) -> ConfigError {
             ))
         }
         // serde-saphyr's own text is a terse "invalid u64"; say what was expected instead.
-        serde_saphyr::Error::InvalidScalar { ty, .. } => Cow::Owned(format!("invalid value: expected {}", describe_scalar(ty))),
+        serde_saphyr::Error::InvalidScalar { ty, .. } => {
+            Cow::Owned(format!("invalid value: expected {}", describe_scalar(ty)))
+        }
         other => serde_saphyr::DefaultMessageFormatter.format_message(other),
     };
     // The formatter may return control characters from the document; keep the message one line.

@@ -45,6 +45,8 @@
 //! # Ok::<(), scenarios::ConfigError>(())
 //! ```
 
+#![warn(missing_docs)]
+
 mod config;
 mod document;
 mod error;

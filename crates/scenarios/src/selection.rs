@@ -156,7 +156,9 @@ impl ScenarioSpace {
             Some(_) => Order::Permuted(Permutation::new(self.len_unfiltered(), selection.seed)),
             None => Order::Sequential,
         };
-        let base = selection.sample.map_or(self.count(), |n| n.min(self.count()));
+        let base = selection
+            .sample
+            .map_or(self.count(), |n| n.min(self.count()));
         Selected {
             space: self,
             order,

@@ -176,7 +176,10 @@ fn unknown_key_in_switchlingua() {
 #[test]
 fn wrong_types_are_located() {
     let err = yaml_err("axes:\n  a: [1]\nsample: lots\n");
-    assert_eq!(err.message, "invalid value: expected a non-negative integer");
+    assert_eq!(
+        err.message,
+        "invalid value: expected a non-negative integer"
+    );
     assert_eq!(at(&err), (3, 9));
 
     let err = yaml_err("axes:\n  tense: Past\n");

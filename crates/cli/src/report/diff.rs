@@ -212,8 +212,16 @@ pub fn diff(
         kind: before.kind().name(),
         matched,
         changes,
-        new: b.keys().filter(|id| !a.contains_key(*id)).cloned().collect(),
-        missing: a.keys().filter(|id| !b.contains_key(*id)).cloned().collect(),
+        new: b
+            .keys()
+            .filter(|id| !a.contains_key(*id))
+            .cloned()
+            .collect(),
+        missing: a
+            .keys()
+            .filter(|id| !b.contains_key(*id))
+            .cloned()
+            .collect(),
         regressions,
         ok_before: a.values().filter(|e| e.ok).count(),
         ok_after: b.values().filter(|e| e.ok).count(),
@@ -326,8 +334,11 @@ mod tests {
         assert_eq!(d.matched, 3);
         assert_eq!(d.new, ["fresh"]);
         assert_eq!(d.missing, ["gone"]);
-        let regs: Vec<(&str, RegressionKind)> =
-            d.regressions.iter().map(|r| (r.id.as_str(), r.kind)).collect();
+        let regs: Vec<(&str, RegressionKind)> = d
+            .regressions
+            .iter()
+            .map(|r| (r.id.as_str(), r.kind))
+            .collect();
         assert_eq!(
             regs,
             [
@@ -346,7 +357,12 @@ mod tests {
     fn a_drop_equal_to_the_delta_is_not_a_regression() {
         let before = Results::Pipeline(vec![rec("a", 9.0, true)]);
         let after = Results::Pipeline(vec![rec("a", 8.5, true)]);
-        assert!(diff(&before, &after, Some(0.5)).expect("ok").regressions.is_empty());
+        assert!(
+            diff(&before, &after, Some(0.5))
+                .expect("ok")
+                .regressions
+                .is_empty()
+        );
     }
 
     #[test]
@@ -354,15 +370,26 @@ mod tests {
         let suite: SuiteResult =
             serde_json::from_value(json!({"suite": "s", "repeat": 1, "scenarios": []}))
                 .expect("valid suite");
-        let err = diff(&Results::Pipeline(vec![]), &Results::Suite(suite), None)
-            .expect_err("mismatch");
-        assert_eq!(err.to_string(), "cannot compare a pipeline run with a bot suite");
+        let err =
+            diff(&Results::Pipeline(vec![]), &Results::Suite(suite), None).expect_err("mismatch");
+        assert_eq!(
+            err.to_string(),
+            "cannot compare a pipeline run with a bot suite"
+        );
     }
 
     #[test]
     fn checks_flip_by_name_and_occurrence() {
-        let before = [("x".to_owned(), true), ("x".to_owned(), false), ("y".to_owned(), true)];
-        let after = [("x".to_owned(), true), ("x".to_owned(), true), ("z".to_owned(), false)];
+        let before = [
+            ("x".to_owned(), true),
+            ("x".to_owned(), false),
+            ("y".to_owned(), true),
+        ];
+        let after = [
+            ("x".to_owned(), true),
+            ("x".to_owned(), true),
+            ("z".to_owned(), false),
+        ];
         assert_eq!(
             check_flips(&before, &after),
             [CheckFlip {

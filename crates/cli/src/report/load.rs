@@ -305,8 +305,8 @@ pub fn parse(path: &Path, text: &str) -> Result<Results, LoadError> {
         if line.trim().is_empty() {
             continue;
         }
-        let value: Value =
-            serde_json::from_str(line).map_err(|e| invalid(number, format!("invalid JSON: {e}")))?;
+        let value: Value = serde_json::from_str(line)
+            .map_err(|e| invalid(number, format!("invalid JSON: {e}")))?;
         records.push(RunRecord::from_value(&value, number).map_err(|m| invalid(number, m))?);
     }
     Ok(Results::Pipeline(records))
@@ -333,7 +333,10 @@ mod tests {
             panic!("expected pipeline records");
         };
         assert_eq!(records.len(), 2);
-        assert_eq!(records[0].params, BTreeMap::from([("topic".into(), json!("travel"))]));
+        assert_eq!(
+            records[0].params,
+            BTreeMap::from([("topic".into(), json!("travel"))])
+        );
         assert_eq!(records[0].measured_ratio, Some(0.4));
         assert_eq!(records[1].line, 3);
         assert_eq!(records[1].measured_ratio, None);
@@ -343,10 +346,16 @@ mod tests {
     fn bad_lines_are_located() {
         let text = "{\"id\":\"a\",\"score\":1,\"accepted\":true}\n{\"id\":\"b\",\"score\":2}\n";
         let err = parse(p(), text).expect_err("missing accepted");
-        assert_eq!(err.to_string(), "r.jsonl:2: record `b` has no boolean `accepted`");
+        assert_eq!(
+            err.to_string(),
+            "r.jsonl:2: record `b` has no boolean `accepted`"
+        );
         let err = parse(p(), "{\"id\":\"a\",\"score\":1,\"accepted\":true}\n{oops\n")
             .expect_err("broken JSON");
-        assert!(err.to_string().starts_with("r.jsonl:2: invalid JSON"), "{err}");
+        assert!(
+            err.to_string().starts_with("r.jsonl:2: invalid JSON"),
+            "{err}"
+        );
         assert!(matches!(parse(p(), " \n"), Err(LoadError::Empty { .. })));
     }
 

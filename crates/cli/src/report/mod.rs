@@ -15,6 +15,8 @@ pub mod suite;
 /// snapshots never carry the directory they were made in.
 #[must_use]
 pub fn display_name(path: &std::path::Path) -> String {
-    path.file_name()
-        .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
 }

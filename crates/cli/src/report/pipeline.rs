@@ -366,7 +366,12 @@ pub fn build(
                 if !summary.params.contains_key(axis) {
                     return Err(PipelineReportError::UnknownAxis {
                         axis: axis.clone(),
-                        known: summary.params.keys().cloned().collect::<Vec<_>>().join(", "),
+                        known: summary
+                            .params
+                            .keys()
+                            .cloned()
+                            .collect::<Vec<_>>()
+                            .join(", "),
                     });
                 }
             }
@@ -484,8 +489,10 @@ fn heatmap(records: &[RunRecord], rows_axis: &str, cols_axis: &str) -> Heatmap {
                 let line = cols
                     .iter()
                     .map(|col| {
-                        let (records, accepted) =
-                            cells.get(&(row.clone(), col.clone())).copied().unwrap_or((0, 0));
+                        let (records, accepted) = cells
+                            .get(&(row.clone(), col.clone()))
+                            .copied()
+                            .unwrap_or((0, 0));
                         let rate = ratio(accepted, records);
                         Cell {
                             records,
@@ -657,8 +664,8 @@ fn ratio_view(records: &[RunRecord]) -> Option<RatioView> {
             #[allow(clippy::cast_precision_loss)]
             let n = measured.len() as f64;
             let mean = (!measured.is_empty()).then(|| measured.iter().sum::<f64>() / n);
-            let error =
-                (!measured.is_empty()).then(|| measured.iter().map(|m| (m - target).abs()).sum::<f64>() / n);
+            let error = (!measured.is_empty())
+                .then(|| measured.iter().map(|m| (m - target).abs()).sum::<f64>() / n);
             RatioRow {
                 target: written,
                 records,
@@ -666,7 +673,8 @@ fn ratio_view(records: &[RunRecord]) -> Option<RatioView> {
                 mean: pct(mean),
                 min: pct(measured.iter().copied().reduce(f64::min)),
                 max: pct(measured.iter().copied().reduce(f64::max)),
-                mean_error: error.map_or_else(|| "-".to_owned(), |e| format!("{:.0} pts", e * 100.0)),
+                mean_error: error
+                    .map_or_else(|| "-".to_owned(), |e| format!("{:.0} pts", e * 100.0)),
             }
         })
         .collect();
@@ -715,12 +723,16 @@ fn cost_view(records: &[RunRecord], cost: f64, accepted: u64) -> CostView {
             })
             .collect(),
         tokens_per_scenario: ratio(tokens, n).map_or("-".into(), |t| format!("{t:.0}")),
-        cost_per_scenario: (n > 0)
-            .then(|| format!("${:.5}", cost / n as f64))
-            .unwrap_or_else(|| "-".into()),
-        cost_per_accepted: (accepted > 0)
-            .then(|| format!("${:.5}", cost / accepted as f64))
-            .unwrap_or_else(|| "-".into()),
+        cost_per_scenario: if n > 0 {
+            format!("${:.5}", cost / n as f64)
+        } else {
+            "-".into()
+        },
+        cost_per_accepted: if accepted > 0 {
+            format!("${:.5}", cost / accepted as f64)
+        } else {
+            "-".into()
+        },
     }
 }
 
@@ -813,7 +825,11 @@ fn worst(records: &[RunRecord], summary: &RunSummary) -> Vec<WorstView> {
 pub fn reasons(result: &Value) -> Vec<String> {
     let mut out = Vec::new();
     for key in ["summary", "notes"] {
-        if let Some(s) = result.get(key).and_then(Value::as_str).filter(|s| !s.is_empty()) {
+        if let Some(s) = result
+            .get(key)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+        {
             out.push(s.to_owned());
         }
     }
@@ -856,11 +872,20 @@ mod tests {
 
     #[test]
     fn threshold_inference_respects_the_decisions() {
-        let rs = [record("a", 8.2, true, 0, "x"), record("b", 7.9, false, 2, "y")];
+        let rs = [
+            record("a", 8.2, true, 0, "x"),
+            record("b", 7.9, false, 2, "y"),
+        ];
         assert_eq!(infer_threshold(&rs), Some(8.0));
-        let rs = [record("a", 6.5, true, 0, "x"), record("b", 6.0, false, 2, "y")];
+        let rs = [
+            record("a", 6.5, true, 0, "x"),
+            record("b", 6.0, false, 2, "y"),
+        ];
         assert_eq!(infer_threshold(&rs), Some(6.5));
-        let rs = [record("a", 6.0, true, 0, "x"), record("b", 7.0, false, 2, "y")];
+        let rs = [
+            record("a", 6.0, true, 0, "x"),
+            record("b", 7.0, false, 2, "y"),
+        ];
         assert_eq!(infer_threshold(&rs), None);
         assert_eq!(infer_threshold(&[record("b", 7.0, false, 2, "y")]), None);
     }
@@ -882,7 +907,10 @@ mod tests {
         assert_eq!(report.fixed, ["cs_ratio=50%", "lang=es"]);
         assert_eq!(report.params.len(), 1);
         let travel = &report.params[0].values[1];
-        assert_eq!((travel.value.as_str(), travel.records, travel.accepted), ("travel", 2, 1));
+        assert_eq!(
+            (travel.value.as_str(), travel.records, travel.accepted),
+            ("travel", 2, 1)
+        );
         // Only one varying parameter: no default heatmap.
         assert!(report.heatmap.is_none());
         let ratio = report.ratio.expect("cs_ratio present");

@@ -232,7 +232,8 @@ impl DiffView {
         others.sort_by(|a, b| a.delta.total_cmp(&b.delta).then_with(|| a.id.cmp(&b.id)));
         let mark = |ok: bool| if ok { "✓" } else { "✗" };
         let mean_line = match (diff.mean_before, diff.mean_after) {
-            (Some(a), Some(b)) => format!("{} → {} ({:+.2})", fmt(a), fmt(b), b - a),
+            (Some(a), Some(b)) if suite => format!("{a:.1} → {b:.1} ({:+.1})", b - a),
+            (Some(a), Some(b)) => format!("{a:.2} → {b:.2} ({:+.2})", b - a),
             _ => "-".to_owned(),
         };
         Self {

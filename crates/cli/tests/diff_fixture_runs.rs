@@ -1,0 +1,180 @@
+//! `scenario-engine diff` on the fixture runs in `fixtures/runs/`: it must list exactly the
+//! planted regressions (see `fixtures/runs/README.md`), exit 1 on them with `--fail-on
+//! regression`, 0 without, and 2 on invalid or mismatched input.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn runs(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/runs")
+        .join(name)
+}
+
+fn diff(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_scenario-engine"))
+        .arg("diff")
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn path(name: &str) -> String {
+    runs(name).to_string_lossy().into_owned()
+}
+
+/// The `(scenario, why)` rows of the Markdown regressions table.
+fn regressions(markdown: &str) -> BTreeSet<(String, String)> {
+    markdown
+        .split("### Regressions")
+        .nth(1)
+        .unwrap_or("")
+        .split("\n\n")
+        .nth(1)
+        .unwrap_or("")
+        .lines()
+        .skip(2)
+        .filter_map(|line| {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            Some((
+                cells.get(1)?.trim_matches('`').to_owned(),
+                (*cells.get(5)?).to_owned(),
+            ))
+        })
+        .collect()
+}
+
+fn set(items: &[(&str, &str)]) -> BTreeSet<(String, String)> {
+    items
+        .iter()
+        .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
+        .collect()
+}
+
+#[test]
+fn pipeline_diff_lists_exactly_the_planted_regressions() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let md = dir.path().join("diff.md");
+    let md_arg = md.to_string_lossy().into_owned();
+    let before = path("pipeline-before.jsonl");
+    let after = path("pipeline-after.jsonl");
+    let out = diff(&[
+        &before,
+        &after,
+        "--fail-on",
+        "regression",
+        "--min-score-delta",
+        "1.0",
+        "--markdown",
+        &md_arg,
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let markdown = std::fs::read_to_string(&md).expect("markdown written");
+    assert_eq!(
+        regressions(&markdown),
+        set(&[
+            ("135dd798613952b9", "accepted → rejected, score drop"),
+            ("48dd334a5ab1a535", "accepted → rejected"),
+            ("d9bcde648ca0f919", "score drop"),
+        ])
+    );
+    insta::assert_snapshot!("pipeline_diff_markdown", markdown);
+    insta::assert_snapshot!(
+        "pipeline_diff_terminal",
+        String::from_utf8_lossy(&out.stdout)
+    );
+
+    // Without a minimum delta only decisions regress; without --fail-on the exit code is 0.
+    let out = diff(&[&before, &after, "--markdown", &md_arg]);
+    assert_eq!(out.status.code(), Some(0));
+    let markdown = std::fs::read_to_string(&md).expect("markdown written");
+    assert_eq!(
+        regressions(&markdown),
+        set(&[
+            ("135dd798613952b9", "accepted → rejected"),
+            ("48dd334a5ab1a535", "accepted → rejected"),
+        ])
+    );
+}
+
+#[test]
+fn suite_diff_lists_exactly_the_planted_regressions_and_flips() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let md = dir.path().join("diff.md");
+    let md_arg = md.to_string_lossy().into_owned();
+    let out = diff(&[
+        &path("suite-before.json"),
+        &path("suite-after.json"),
+        "--fail-on",
+        "regression",
+        "--markdown",
+        &md_arg,
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let markdown = std::fs::read_to_string(&md).expect("markdown written");
+    assert_eq!(
+        regressions(&markdown),
+        set(&[
+            ("balance-check", "passed → failed"),
+            ("send-basic", "passed → failed")
+        ])
+    );
+    assert!(
+        markdown.contains("New scenarios: `fee-question-eur`"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("Missing scenarios: `correction-ignored`"),
+        "{markdown}"
+    );
+    insta::assert_snapshot!("suite_diff_markdown", markdown);
+}
+
+#[test]
+fn identical_runs_have_no_regressions() {
+    let before = path("pipeline-before.jsonl");
+    let out = diff(&[
+        &before,
+        &before,
+        "--fail-on",
+        "regression",
+        "--min-score-delta",
+        "0",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("no regressions"));
+}
+
+#[test]
+fn invalid_or_mismatched_input_exits_2_with_file_and_line() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let bad = dir.path().join("bad.jsonl");
+    let good = std::fs::read_to_string(runs("pipeline-before.jsonl")).expect("fixture");
+    let first = good.lines().next().expect("a record");
+    std::fs::write(&bad, format!("{first}\n{{\"id\": \"x\", \"score\": \n")).expect("write");
+    let out = diff(&[&path("pipeline-before.jsonl"), &bad.to_string_lossy()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("bad.jsonl:2: invalid JSON"), "{stderr}");
+
+    let out = diff(&[&path("pipeline-before.jsonl"), &path("suite-after.json")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("cannot compare a pipeline run with a bot suite")
+    );
+
+    let out = diff(&[&path("pipeline-before.jsonl"), "no-such-file.jsonl"]);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -1,0 +1,145 @@
+//! `scenario-engine report` on the fixture runs: terminal tables, the Markdown report, and the
+//! HTML page's structure (stable element ids and section headings, pinned by snapshots; the page
+//! must be self-contained: no script, no external resource).
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn runs(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/runs")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn report(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_scenario-engine"))
+        .arg("report")
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+/// The page's skeleton: every `id="…"` and every `<h1>`–`<h3>` text, in document order.
+fn structure(html: &str) -> String {
+    let mut out = Vec::new();
+    let mut rest = html;
+    while let Some(i) = rest.find(['<']) {
+        rest = &rest[i..];
+        let end = rest.find('>').unwrap_or(rest.len());
+        let tag = &rest[..end];
+        if let Some(start) = tag.find(" id=\"") {
+            let id = &tag[start + 5..];
+            out.push(format!("id {}", &id[..id.find('"').unwrap_or(id.len())]));
+        }
+        for h in ["<h1>", "<h2>", "<h3>"] {
+            if rest.starts_with(h) {
+                let close = rest.find("</h").unwrap_or(rest.len());
+                let text: String = strip_tags(&rest[4..close]);
+                out.push(format!("{} {}", &h[1..3], text));
+            }
+        }
+        rest = &rest[1..];
+    }
+    out.join("\n")
+}
+
+fn strip_tags(s: &str) -> String {
+    let mut text = String::new();
+    let mut in_tag = false;
+    for c in s.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    text
+}
+
+fn assert_self_contained(html: &str) {
+    for forbidden in ["<script", "http://", "https://", "<link", "src="] {
+        assert!(!html.contains(forbidden), "the page contains {forbidden}");
+    }
+}
+
+#[test]
+fn pipeline_report_renders_tables_markdown_and_html() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let html = dir.path().join("r.html");
+    let md = dir.path().join("r.md");
+    let out = report(&[
+        &runs("pipeline-before.jsonl"),
+        "--html",
+        &html.to_string_lossy(),
+        "--markdown",
+        &md.to_string_lossy(),
+        "--axes",
+        "topic,cs_ratio",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.starts_with("pipeline-before.jsonl: 17/20 accepted (85%) at threshold 8"),
+        "{stdout}"
+    );
+    insta::assert_snapshot!("pipeline_report_terminal", stdout);
+    let page = std::fs::read_to_string(&html).expect("html written");
+    assert_self_contained(&page);
+    insta::assert_snapshot!("pipeline_report_html_structure", structure(&page));
+    insta::assert_snapshot!(
+        "pipeline_report_markdown",
+        std::fs::read_to_string(&md).expect("md written")
+    );
+}
+
+#[test]
+fn suite_report_renders_failed_scenarios_with_check_details() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let html = dir.path().join("s.html");
+    let md = dir.path().join("s.md");
+    let out = report(&[
+        &runs("suite-before.json"),
+        "--html",
+        &html.to_string_lossy(),
+        "--markdown",
+        &md.to_string_lossy(),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = std::fs::read_to_string(&html).expect("html written");
+    assert_self_contained(&page);
+    // Ten scenarios fail in the fixture; each gets its own Check Details block.
+    assert_eq!(page.matches("id=\"failure-").count(), 10);
+    insta::assert_snapshot!("suite_report_html_structure", structure(&page));
+    insta::assert_snapshot!(
+        "suite_report_markdown",
+        std::fs::read_to_string(&md).expect("md written")
+    );
+    insta::assert_snapshot!(
+        "suite_report_terminal",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+#[test]
+fn bad_flags_and_input_exit_2() {
+    let out = report(&[&runs("pipeline-before.jsonl"), "--axes", "topic,nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown axis `nope`"));
+    let out = report(&[&runs("pipeline-before.jsonl"), "--axes", "topic"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = report(&["does-not-exist.jsonl"]);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -1,0 +1,133 @@
+//! `cargo xtask screenshot [--html FILE] [--png FILE]`: renders the HTML report of a fixture run
+//! in headless Chromium (Debian's `chromium`) to a PNG, and fails when the render is empty or
+//! blank (a tiny file, or every pixel one colour), so a broken report cannot slip into the README.
+//!
+//! Without `--html` the report is first built from `fixtures/runs/pipeline-before.jsonl` with the
+//! `scenario-engine report` binary (built by `cargo run`).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, bail, ensure};
+
+/// Flags of `cargo xtask screenshot`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The HTML report to render (default: the report of `fixtures/runs/pipeline-before.jsonl`).
+    #[arg(long)]
+    pub html: Option<PathBuf>,
+    /// Where to write the PNG.
+    #[arg(long, default_value = "docs/img/report.png")]
+    pub png: PathBuf,
+    /// Browser window size, `WIDTH,HEIGHT`.
+    #[arg(long, default_value = "1280,2400")]
+    pub window_size: String,
+    /// The Chromium binary.
+    #[arg(long, default_value = "chromium")]
+    pub chromium: String,
+}
+
+/// A PNG smaller than this cannot hold a real page at 1280 px wide.
+const MIN_PNG_BYTES: u64 = 10 * 1024;
+
+/// Runs the command.
+///
+/// # Errors
+/// When the report cannot be built, Chromium fails or is missing, or the render is blank.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let root = crate::workspace_root();
+    let tmp = std::env::temp_dir().join(format!("xtask-screenshot-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+    let result = render(&args, &root, &tmp);
+    // The profile directory is Chromium's scratch space; remove it whatever happened.
+    let _ = std::fs::remove_dir_all(&tmp);
+    result
+}
+
+fn render(args: &Args, root: &Path, tmp: &Path) -> anyhow::Result<()> {
+    let html = match &args.html {
+        Some(p) => p.clone(),
+        None => build_fixture_report(root, tmp)?,
+    };
+    let html = std::fs::canonicalize(&html).with_context(|| format!("{}", html.display()))?;
+    let png = if args.png.is_absolute() {
+        args.png.clone()
+    } else {
+        root.join(&args.png)
+    };
+    if let Some(dir) = png.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let _ = std::fs::remove_file(&png);
+    let status = Command::new(&args.chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--hide-scrollbars",
+        ])
+        .arg(format!("--user-data-dir={}", tmp.join("profile").display()))
+        .arg(format!("--screenshot={}", png.display()))
+        .arg(format!("--window-size={}", args.window_size))
+        .arg(format!("file://{}", html.display()))
+        .status()
+        .with_context(|| {
+            format!(
+                "starting `{}` (Debian: apt-get install -y chromium)",
+                args.chromium
+            )
+        })?;
+    ensure!(status.success(), "chromium exited with {status}");
+    check_not_blank(&png)?;
+    println!("{}", png.display());
+    Ok(())
+}
+
+fn build_fixture_report(root: &Path, tmp: &Path) -> anyhow::Result<PathBuf> {
+    let html = tmp.join("report.html");
+    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
+        .current_dir(root)
+        .args(["run", "--quiet", "-p", "scenario-engine", "--", "report"])
+        .arg(root.join("fixtures/runs/pipeline-before.jsonl"))
+        .arg("--html")
+        .arg(&html)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .context("running `scenario-engine report`")?;
+    ensure!(status.success(), "`scenario-engine report` exited with {status}");
+    Ok(html)
+}
+
+/// Fails on a missing, tiny or single-colour PNG.
+fn check_not_blank(png: &Path) -> anyhow::Result<()> {
+    let size = std::fs::metadata(png)
+        .with_context(|| format!("chromium wrote no {}", png.display()))?
+        .len();
+    ensure!(
+        size >= MIN_PNG_BYTES,
+        "{} is only {size} bytes: an empty render",
+        png.display()
+    );
+    let decoder = png::Decoder::new(std::io::BufReader::new(
+        std::fs::File::open(png).with_context(|| format!("opening {}", png.display()))?,
+    ));
+    let mut reader = decoder.read_info().context("reading the PNG header")?;
+    let mut buf = vec![0; reader.output_buffer_size().context("PNG too large")?];
+    let info = reader.next_frame(&mut buf).context("decoding the PNG")?;
+    let bytes = &buf[..info.buffer_size()];
+    let pixel = info.color_type.samples() * match info.bit_depth {
+        png::BitDepth::Sixteen => 2,
+        _ => 1,
+    };
+    ensure!(pixel > 0 && bytes.len() >= pixel, "the PNG has no pixels");
+    let first = &bytes[..pixel];
+    let distinct = bytes.chunks_exact(pixel).filter(|p| *p != first).count();
+    if distinct == 0 {
+        bail!("{} is blank: every pixel is the same colour", png.display());
+    }
+    Ok(())
+}
