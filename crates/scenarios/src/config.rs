@@ -264,12 +264,8 @@ impl NativeFile {
             } else {
                 "limit"
             };
-            let map = SourceMap::build(path, text);
-            let located = map.error(&[key.into()], err.message);
-            return Err(match err.hint {
-                Some(hint) => located.with_hint(hint),
-                None => located,
-            });
+            let pos = SourceMap::build(path, text).locate(&[key.into()]);
+            return Err(err.located(path, pos.line, pos.column));
         }
         Ok(ScenarioConfig {
             name: self.name,

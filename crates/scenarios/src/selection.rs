@@ -17,6 +17,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::error::ConfigError;
 use crate::scenario::Scenario;
 use crate::space::ScenarioSpace;
 
@@ -44,6 +45,17 @@ impl SelectionError {
         Self {
             message: message.into(),
             hint: Some(hint.to_string()),
+        }
+    }
+
+    /// This error as a [`ConfigError`] at `line`/`column` of `file` (e.g. where a suite sets
+    /// its shard), keeping the hint.
+    #[must_use]
+    pub fn located(self, file: &std::path::Path, line: usize, column: usize) -> ConfigError {
+        let err = ConfigError::new(file, line, column, self.message);
+        match self.hint {
+            Some(hint) => err.with_hint(hint),
+            None => err,
         }
     }
 }
