@@ -39,6 +39,8 @@ enum Command {
     Report(commands::report::Args),
     /// Compare two runs or suite results scenario by scenario; fail CI on regressions.
     Diff(commands::diff::Args),
+    /// Merge the outputs of a sharded run into one file (checked disjoint, and complete for a config).
+    Merge(commands::merge::Args),
 }
 
 /// Exit codes: 0 ok, 1 a failed test or regression, 2 invalid input, 3 provider or run failure.
@@ -64,6 +66,7 @@ fn main() -> ExitCode {
         Command::Test(args) => commands::test::execute(args),
         Command::Report(args) => commands::report::execute(args),
         Command::Diff(args) => commands::diff::execute(args),
+        Command::Merge(args) => commands::merge::execute(args),
     };
     ExitCode::from(code)
 }

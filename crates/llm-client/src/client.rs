@@ -653,7 +653,7 @@ fn wire_messages(req: &ChatRequest, wire: &WireRequest) -> Vec<Message> {
 }
 
 /// The JSON text of a structured reply and the tool calls that are not our synthetic one.
-fn structured_text(
+pub(crate) fn structured_text(
     parsed: &Parsed,
     schema: &OutputSchema,
     mode: StructuredMode,
@@ -677,7 +677,7 @@ fn structured_text(
     (parsed.content.clone(), parsed.tool_calls.clone())
 }
 
-fn estimate_usage(prompt: &[Message], parsed: &Parsed) -> Usage {
+pub(crate) fn estimate_usage(prompt: &[Message], parsed: &Parsed) -> Usage {
     let completion = count_tokens(&parsed.content)
         + parsed
             .tool_calls

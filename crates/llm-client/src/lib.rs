@@ -25,6 +25,7 @@
 //! # Ok::<(), llm_client::LlmError>(())
 //! ```
 
+pub mod batch;
 mod cache;
 mod client;
 mod config;
@@ -41,6 +42,9 @@ mod structured;
 mod tokens;
 mod types;
 
+pub use batch::{
+    BatchClient, BatchConfig, BatchItem, BatchState, BatchStatus, ItemReply, ItemResult,
+};
 pub use cache::{cache_key, canonical_json, replay_key};
 pub use client::Client;
 pub use config::{ClientConfig, Limits, ProviderConfig, ProviderKind, RetryPolicy};

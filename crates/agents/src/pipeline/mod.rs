@@ -8,9 +8,11 @@
 //! - [`record`]: the JSONL record of a scenario and the errors-file record.
 //! - [`sink`]: the output file as checkpoint (resume, torn-line repair) and its single writer.
 //! - [`executor`]: the online executor driving many runs concurrently against a `ChatModel`.
+//! - [`batch`]: the batch executor driving every run in waves of provider batches, resumable.
 //! - [`estimate`]: calls, tokens and cost of a run before it starts.
 
 pub mod agent;
+pub mod batch;
 pub mod estimate;
 pub mod executor;
 pub mod machine;
@@ -21,6 +23,7 @@ pub mod record;
 pub mod sink;
 
 pub use agent::{AgentKind, AgentSet, AgentSettings};
+pub use batch::{BatchError, BatchOptions, BatchPlan, batch_state_path, plan_batch, run_batch};
 pub use estimate::{Assumptions, Estimate, estimate, render_estimate};
 pub use executor::{
     ExecutorError, ExecutorOptions, RunControl, RunReport, RunStats, StopReason, run_online,

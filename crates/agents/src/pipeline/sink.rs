@@ -309,7 +309,7 @@ mod tests {
         let out = dir.path().join("out.jsonl");
         std::fs::write(&out, "{\"id\":\"a\"}\n{\"id\":\"b\"}\n{\"id\":\"c\",\"da").expect("write");
         let cp = open_checkpoint(&out).expect("checkpoint");
-        assert_eq!(cp.repaired_bytes, 14);
+        assert_eq!(cp.repaired_bytes, 13);
         let mut ids: Vec<_> = cp.done.into_iter().collect();
         ids.sort();
         assert_eq!(ids, ["a", "b"]);

@@ -1,6 +1,7 @@
 //! One module per subcommand; each exposes `Args` (clap) and `execute(Args) -> u8` (exit code).
 
 pub mod diff;
+pub mod merge;
 pub mod plan;
 pub mod report;
 pub mod run;

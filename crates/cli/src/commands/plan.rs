@@ -31,6 +31,9 @@ pub struct Args {
     /// Print the plan as one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Add the Batch API plan: expected waves and the batch price.
+    #[arg(long)]
+    pub batch: bool,
     #[command(flatten)]
     pub selection: SelectionArgs,
 }
@@ -306,7 +309,16 @@ pub fn execute(args: Args) -> u8 {
             return exit::INVALID_INPUT;
         }
     };
-    let report = plan_report(&config);
+    let mut report = plan_report(&config);
+    if args.batch {
+        match super::merge::batch_plan_section(&config) {
+            Ok(section) => report.push_section(section),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return exit::INVALID_INPUT;
+            }
+        }
+    }
     if args.json {
         match serde_json::to_string_pretty(&report) {
             Ok(json) => println!("{json}"),

@@ -83,6 +83,9 @@ pub struct Args {
     /// Tokens per minute cap.
     #[arg(long)]
     pub tpm: Option<u64>,
+    /// Use the provider's Batch API (half price, waves of batches; resumable, see `merge`).
+    #[arg(long)]
+    pub batch: bool,
 }
 
 /// Runs the command; returns the exit code.
@@ -244,16 +247,32 @@ async fn run(args: Args) -> u8 {
         budget_usd: settings.budget,
         sink: SinkConfig::new(&out),
     };
-    let result = run_online(
-        model,
-        pipeline,
-        config.space.select(&selection),
-        checkpoint,
-        options,
-        control,
-        stats.clone(),
-    )
-    .await;
+    let result = if args.batch {
+        let batch = agents::pipeline::BatchOptions::new(&out);
+        agents::pipeline::batch::run_batch_with_config(
+            settings.client_config(&out),
+            pipeline,
+            config.space.select(&selection),
+            checkpoint,
+            batch,
+            control,
+            stats.clone(),
+        )
+        .await
+        .map_err(|e| e.to_string())
+    } else {
+        run_online(
+            model,
+            pipeline,
+            config.space.select(&selection),
+            checkpoint,
+            options,
+            control,
+            stats.clone(),
+        )
+        .await
+        .map_err(|e| e.to_string())
+    };
     progress.finish().await;
     signals.abort();
     let report = match result {

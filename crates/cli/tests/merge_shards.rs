@@ -1,0 +1,151 @@
+//! `scenario-engine merge` end to end: four online shards against the fake server merge into
+//! the ids of an unsharded run; overlapping or incomplete inputs exit 2 naming the ids.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use fixtures::{FakeConfig, FakeServer};
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_scenario-engine");
+
+/// A 12-scenario grid: small enough for four shards and a full run in a few seconds.
+const CONFIG: &str = "name: merge-test
+language_pairs:
+  - {first_language: Spanish, second_language: English}
+  - {first_language: French, second_language: English}
+axes:
+  topic: [business, health, sports]
+  cs_ratio: [\"30%\", \"50%\"]
+seed: 7
+";
+
+fn clean(cmd: &mut tokio::process::Command) -> &mut tokio::process::Command {
+    for (key, _) in std::env::vars() {
+        if key.starts_with("SCENARIO_ENGINE") {
+            cmd.env_remove(key);
+        }
+    }
+    cmd.env("SCENARIO_ENGINE__RETRY__BASE_DELAY", "1")
+        .env("SCENARIO_ENGINE__RETRY__MAX_DELAY", "5")
+        .kill_on_drop(true)
+}
+
+async fn run(config: &Path, out: &Path, base_url: &str, extra: &[&str]) -> Output {
+    let mut cmd = tokio::process::Command::new(BIN);
+    clean(&mut cmd)
+        .arg("run")
+        .arg(config)
+        .arg("--out")
+        .arg(out)
+        .args(["--base-url", base_url, "--model", "fake-model"])
+        .args(["--api-key-env", "SCENARIO_ENGINE_TEST_NO_KEY", "--no-cache"])
+        .args(extra)
+        .output()
+        .await
+        .expect("the binary runs")
+}
+
+async fn merge(args: &[&Path]) -> Output {
+    let mut cmd = tokio::process::Command::new(BIN);
+    clean(&mut cmd)
+        .arg("merge")
+        .args(args)
+        .output()
+        .await
+        .expect("the binary runs")
+}
+
+fn ids(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .expect("output exists")
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("JSON line");
+            v["id"].as_str().expect("id").to_owned()
+        })
+        .collect()
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn four_shards_merge_into_the_ids_of_an_unsharded_run() {
+    let server = FakeServer::start(FakeConfig::default().with_seed(2))
+        .await
+        .expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("grid.yaml");
+    std::fs::write(&config, CONFIG).expect("config");
+
+    let mut shards: Vec<PathBuf> = Vec::new();
+    for k in 1..=4 {
+        let out = dir.path().join(format!("shard{k}.jsonl"));
+        let o = run(
+            &config,
+            &out,
+            &server.base_url(),
+            &["--shard", &format!("{k}/4")],
+        )
+        .await;
+        assert_eq!(o.status.code(), Some(0), "shard {k}: {}", text(&o));
+        shards.push(out);
+    }
+    let whole = dir.path().join("whole.jsonl");
+    let o = run(&config, &whole, &server.base_url(), &[]).await;
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+
+    let merged = dir.path().join("merged.jsonl");
+    let mut args: Vec<&Path> = shards.iter().map(PathBuf::as_path).collect();
+    args.extend([Path::new("--into"), &merged, Path::new("--config"), &config]);
+    let o = merge(&args).await;
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        text(&o).contains("merged 12 record(s) from 4 file(s)"),
+        "{}",
+        text(&o)
+    );
+
+    let merged_ids = ids(&merged);
+    let mut sorted = merged_ids.clone();
+    sorted.sort();
+    assert_eq!(merged_ids, sorted, "the merged file is sorted by id");
+    let whole_ids: BTreeSet<String> = ids(&whole).into_iter().collect();
+    assert_eq!(whole_ids.len(), 12);
+    assert_eq!(merged_ids.into_iter().collect::<BTreeSet<_>>(), whole_ids);
+
+    // Overlap: shard 1 twice is refused, naming a duplicated id.
+    let o = merge(&[&shards[0], &shards[0], Path::new("--into"), &merged]).await;
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let first_id = ids(&shards[0])
+        .into_iter()
+        .next()
+        .expect("shard 1 has a record");
+    assert!(text(&o).contains("not disjoint"), "{}", text(&o));
+    assert!(text(&o).contains(&first_id), "{}", text(&o));
+
+    // Incomplete: three shards of four against the config, the missing ids named.
+    let args: Vec<&Path> = vec![
+        &shards[0],
+        &shards[1],
+        &shards[2],
+        Path::new("--into"),
+        &merged,
+        Path::new("--config"),
+        &config,
+    ];
+    let o = merge(&args).await;
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    for id in ids(&shards[3]) {
+        assert!(text(&o).contains(&format!("missing {id}")), "{}", text(&o));
+    }
+    // The refused merges left the good merged file alone.
+    assert_eq!(ids(&merged).len(), 12);
+}
