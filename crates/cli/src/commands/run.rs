@@ -83,7 +83,7 @@ pub struct Args {
     /// Tokens per minute cap.
     #[arg(long)]
     pub tpm: Option<u64>,
-    /// Use the provider's Batch API (half price, waves of batches; resumable, see `merge`).
+    /// Use the provider's Batch API: half price, waves of batches; rerun to resume polling.
     #[arg(long)]
     pub batch: bool,
 }
