@@ -61,6 +61,9 @@ pub struct LocalConfig {
     /// Sampling seed used when the request sets a temperature above zero but no seed.
     /// Temperature zero (or none) decodes greedily and ignores it.
     pub seed: u64,
+    /// Penalty on tokens repeated within the last 64 (1.0 disables it). Small models otherwise
+    /// repeat one phrase inside a JSON string until the token cap cuts the reply.
+    pub repeat_penalty: f32,
 }
 
 impl Default for LocalConfig {
@@ -74,6 +77,7 @@ impl Default for LocalConfig {
             threads: None,
             max_tokens_cap: 512,
             seed: 0,
+            repeat_penalty: 1.2,
         }
     }
 }

@@ -17,6 +17,12 @@ use serde_json::{Value, json};
 const JUDGE_PROMPT: &str = include_str!("local_judge_prompt.txt");
 
 fn model(max_tokens_cap: u32) -> LocalModel {
+    // `RUST_LOG=llm_client=info` with `--nocapture` shows the provider's timing events
+    // (tokens/s, prompt and generation time) that BENCHMARKS.md quotes.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_test_writer()
+        .try_init();
     let path = std::env::var_os(MODEL_PATH_ENV).unwrap_or_else(|| {
         panic!("{MODEL_PATH_ENV} must name the GGUF file: run `cargo xtask fetch-model` and export its output")
     });

@@ -23,6 +23,9 @@ use crate::{ChatRequest, FinishReason, LlmError, Message, Role};
 /// Tokens decoded per `llama_decode` call while reading the prompt.
 const PROMPT_BATCH: usize = 512;
 
+/// How many recent tokens the repetition penalty looks at.
+const PENALTY_WINDOW: i32 = 64;
+
 /// llama.cpp allows one backend per process; it lives as long as the process.
 static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
 
@@ -201,10 +204,11 @@ impl Engine {
             .map_err(|e| inference("chat template", e))
     }
 
-    /// Builds the sampler chain: the grammar first (it masks what the schema forbids), then
-    /// greedy decoding, or temperature plus seeded sampling when the request asks for it.
+    /// Builds the sampler chain: the grammar first (it masks what the schema forbids), the
+    /// repetition penalty, then greedy decoding, or temperature plus seeded sampling when the
+    /// request asks for it.
     fn sampler(&self, req: &ChatRequest) -> Result<LlamaSampler, LlmError> {
-        let mut chain = Vec::with_capacity(3);
+        let mut chain = Vec::with_capacity(4);
         if let Some(schema) = &req.output_schema {
             let grammar = grammar_for_schema(&schema.schema)?;
             chain.push(
@@ -215,6 +219,10 @@ impl Engine {
                     }
                 })?,
             );
+        }
+        let penalty = self.config.repeat_penalty;
+        if penalty.is_finite() && penalty > 0.0 && (penalty - 1.0).abs() > f32::EPSILON {
+            chain.push(LlamaSampler::penalties(self.model.n_vocab(), PENALTY_WINDOW, penalty, 0.0, 0.0));
         }
         match req.temperature {
             Some(t) if t > 0.0 => {
