@@ -240,7 +240,7 @@ fn update_benchmarks(path: &Path, section: &str) -> anyhow::Result<()> {
             block,
             text[b + END.len()..].trim_start_matches('\n')
         ),
-        _ => format!("{}\n{}", text.trim_end(), format!("\n{block}")),
+        _ => format!("{}\n\n{block}", text.trim_end()),
     };
     std::fs::write(path, updated).with_context(|| format!("writing {}", path.display()))
 }

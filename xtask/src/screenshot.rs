@@ -98,7 +98,10 @@ fn build_fixture_report(root: &Path, tmp: &Path) -> anyhow::Result<PathBuf> {
         .stdout(std::process::Stdio::null())
         .status()
         .context("running `scenario-engine report`")?;
-    ensure!(status.success(), "`scenario-engine report` exited with {status}");
+    ensure!(
+        status.success(),
+        "`scenario-engine report` exited with {status}"
+    );
     Ok(html)
 }
 
@@ -119,10 +122,11 @@ fn check_not_blank(png: &Path) -> anyhow::Result<()> {
     let mut buf = vec![0; reader.output_buffer_size().context("PNG too large")?];
     let info = reader.next_frame(&mut buf).context("decoding the PNG")?;
     let bytes = &buf[..info.buffer_size()];
-    let pixel = info.color_type.samples() * match info.bit_depth {
-        png::BitDepth::Sixteen => 2,
-        _ => 1,
-    };
+    let pixel = info.color_type.samples()
+        * match info.bit_depth {
+            png::BitDepth::Sixteen => 2,
+            _ => 1,
+        };
     ensure!(pixel > 0 && bytes.len() >= pixel, "the PNG has no pixels");
     let first = &bytes[..pixel];
     let distinct = bytes.chunks_exact(pixel).filter(|p| *p != first).count();

@@ -132,8 +132,12 @@ fn plan_batch_shows_waves_and_the_batch_price() {
         String::from_utf8_lossy(&o.stderr)
     );
     let plan: Value = serde_json::from_slice(&o.stdout).expect("JSON plan");
-    let section = &plan["sections"][0];
-    assert_eq!(section["title"], "Batch API");
+    let sections = plan["sections"].as_array().expect("sections");
+    assert_eq!(sections[0]["title"], "Estimate (online)");
+    let section = sections
+        .iter()
+        .find(|s| s["title"] == "Batch API")
+        .expect("a Batch API section");
     assert_eq!(section["data"]["max_waves"], 6);
     let online = section["data"]["online_cost_usd"].as_f64().expect("priced");
     let batch = section["data"]["batch_cost_usd"].as_f64().expect("priced");

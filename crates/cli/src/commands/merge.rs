@@ -6,9 +6,6 @@
 //! merged file holds every record once, sorted by id, written atomically (temp file + rename),
 //! and a summary goes to stdout. Exit codes: 0 merged, 2 unreadable input, overlap or
 //! incompleteness (with the ids named), 3 the merged file could not be written.
-//!
-//! Also home of [`batch_plan_section`], the `plan --batch` section (waves and batch price), so the
-//! scale-out glue of the CLI sits in one module.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write as _;
@@ -225,44 +222,4 @@ fn print_summary(args: &Args, records: &BTreeMap<String, Line>, per_file: &[u64]
             ""
         }
     );
-}
-
-/// The `plan --batch` section: waves and batch price from the pipeline's online estimate and
-/// the run settings (config `run:` section and environment). Lives here, with the other
-/// sharded/batch-run glue, so `plan` only pushes it.
-pub fn batch_plan_section(
-    config: &scenarios::ScenarioConfig,
-) -> Result<super::plan::PlanSection, String> {
-    use std::sync::Arc;
-
-    use agents::pipeline::{Assumptions, Pipeline, estimate, plan_batch};
-
-    let settings = crate::settings::RunSettings::layered(
-        config.run.as_ref(),
-        None,
-        &crate::settings::FlagOverrides::default(),
-    )
-    .map_err(|e| e.to_string())?;
-    let pipeline = settings
-        .pipeline()
-        .map_err(|e| e.to_string())
-        .and_then(|p| Pipeline::new(p).map_err(|e| e.to_string()))?;
-    let pipeline = Arc::new(pipeline);
-    let total = config.space.selected_count(&config.selection);
-    let sample: Vec<_> = config
-        .space
-        .select(&config.selection)
-        .take(Assumptions::default().sampled_scenarios)
-        .collect();
-    let prices = settings.price_table();
-    let est = estimate(&sample, total, &pipeline, Assumptions::default(), |m, u| {
-        prices.cost(m, u)
-    });
-    let factor = llm_client::BatchConfig::default().price_factor;
-    let plan = plan_batch(&est, pipeline.settings().max_refinements, factor);
-    Ok(super::plan::PlanSection {
-        title: "Batch API".to_owned(),
-        text: plan.render(),
-        data: serde_json::to_value(&plan).map_err(|e| e.to_string())?,
-    })
 }

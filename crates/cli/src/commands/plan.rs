@@ -111,10 +111,7 @@ pub struct PlanSection {
 }
 
 impl PlanReport {
-    /// Appends a section, shown after the built-in ones.
-    // The extension point for the pipeline's cost estimate (issue 4); until that lands only
-    // the tests call it, and the binary crate would flag it as dead.
-    #[allow(dead_code)]
+    /// Appends a section, shown after the built-in ones (the cost estimate, the batch plan).
     pub fn push_section(&mut self, section: PlanSection) {
         self.sections.push(section);
     }
@@ -296,6 +293,60 @@ fn describe_selection(sel: &PlanSelection) -> String {
     parts.join(", ")
 }
 
+/// The pipeline's cost estimate for the selection (and, with `batch`, the Batch API plan: waves
+/// and the batch price), from the run settings of the config's `run:` section and the
+/// environment — the same settings `run` would use without flags.
+fn cost_sections(config: &ScenarioConfig, batch: bool) -> Result<Vec<PlanSection>, String> {
+    use std::sync::Arc;
+
+    use agents::pipeline::{Assumptions, Pipeline, estimate, plan_batch, render_estimate};
+
+    let settings = crate::settings::RunSettings::layered(
+        config.run.as_ref(),
+        None,
+        &crate::settings::FlagOverrides::default(),
+    )
+    .map_err(|e| e.to_string())?;
+    let pipeline = settings
+        .pipeline()
+        .map_err(|e| e.to_string())
+        .and_then(|p| Pipeline::new(p).map_err(|e| e.to_string()))?;
+    let pipeline = Arc::new(pipeline);
+    let total = config.space.selected_count(&config.selection);
+    let assumptions = Assumptions::default();
+    let sample: Vec<_> = config
+        .space
+        .select(&config.selection)
+        .take(assumptions.sampled_scenarios)
+        .collect();
+    let prices = settings.price_table();
+    let est = estimate(&sample, total, &pipeline, assumptions, |m, u| {
+        prices.cost(m, u)
+    });
+    let mut sections = vec![PlanSection {
+        title: "Estimate (online)".to_owned(),
+        text: indent(&render_estimate(&est)),
+        data: serde_json::to_value(&est).map_err(|e| e.to_string())?,
+    }];
+    if batch {
+        let factor = llm_client::BatchConfig::default().price_factor;
+        let plan = plan_batch(&est, pipeline.settings().max_refinements, factor);
+        sections.push(PlanSection {
+            title: "Batch API".to_owned(),
+            text: plan.render(),
+            data: serde_json::to_value(&plan).map_err(|e| e.to_string())?,
+        });
+    }
+    Ok(sections)
+}
+
+fn indent(text: &str) -> String {
+    text.lines()
+        .map(|l| format!("  {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Runs the command; returns the process exit code.
 pub fn execute(args: Args) -> u8 {
     let mut config = match load_or_report(&args.config) {
@@ -310,13 +361,11 @@ pub fn execute(args: Args) -> u8 {
         }
     };
     let mut report = plan_report(&config);
-    if args.batch {
-        match super::merge::batch_plan_section(&config) {
-            Ok(section) => report.push_section(section),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return exit::INVALID_INPUT;
-            }
+    match cost_sections(&config, args.batch) {
+        Ok(sections) => sections.into_iter().for_each(|s| report.push_section(s)),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit::INVALID_INPUT;
         }
     }
     if args.json {

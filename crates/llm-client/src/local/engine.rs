@@ -222,7 +222,13 @@ impl Engine {
         }
         let penalty = self.config.repeat_penalty;
         if penalty.is_finite() && penalty > 0.0 && (penalty - 1.0).abs() > f32::EPSILON {
-            chain.push(LlamaSampler::penalties(self.model.n_vocab(), PENALTY_WINDOW, penalty, 0.0, 0.0));
+            chain.push(LlamaSampler::penalties(
+                self.model.n_vocab(),
+                PENALTY_WINDOW,
+                penalty,
+                0.0,
+                0.0,
+            ));
         }
         match req.temperature {
             Some(t) if t > 0.0 => {
