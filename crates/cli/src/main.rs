@@ -2,6 +2,7 @@
 
 mod commands;
 mod progress;
+mod provider;
 mod report;
 mod settings;
 
@@ -41,6 +42,8 @@ enum Command {
     Diff(commands::diff::Args),
     /// Merge the outputs of a sharded run into one file (checked disjoint, and complete for a config).
     Merge(commands::merge::Args),
+    /// Re-judge a sample of a run K times (cache off): each judge's spread and the flip rate.
+    AuditJudges(commands::audit_judges::Args),
 }
 
 /// Exit codes: 0 ok, 1 a failed test or regression, 2 invalid input, 3 provider or run failure.
@@ -67,6 +70,7 @@ fn main() -> ExitCode {
         Command::Report(args) => commands::report::execute(args),
         Command::Diff(args) => commands::diff::execute(args),
         Command::Merge(args) => commands::merge::execute(args),
+        Command::AuditJudges(args) => commands::audit_judges::execute(args),
     };
     ExitCode::from(code)
 }

@@ -12,8 +12,10 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use agents::pipeline::{AgentKind, AgentSet, AgentSettings, PipelineSettings, RatioJudgeMode};
-use llm_client::{ClientConfig, Limits, PriceTable, ProviderConfig, ProviderKind, RetryPolicy};
+use llm_client::{ClientConfig, Limits, PriceTable, ProviderConfig, RetryPolicy};
 use scoring::JudgeWeights;
+
+use crate::provider::{Explicit, LocalSettings, ProviderName};
 
 /// Per-agent overrides; unset fields fall back to the run-wide `model` and built-in defaults.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -83,10 +85,13 @@ impl Default for CacheSettings {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RunSettings {
-    /// Wire protocol: `openai` (and compatible servers), `azure`, `anthropic`.
-    pub provider: ProviderKind,
-    /// Endpoint base URL, e.g. `https://api.openai.com/v1`.
-    pub base_url: String,
+    /// `openai` (and compatible servers), `azure`, `anthropic`, or `local` (the embedded
+    /// model). Unset: resolved as `crate::provider` documents (never a silent default).
+    pub provider: Option<ProviderName>,
+    /// Endpoint base URL, e.g. `https://api.openai.com/v1`; setting it selects that endpoint.
+    pub base_url: Option<String>,
+    /// The embedded model's settings (`provider: local`).
+    pub local: LocalSettings,
     /// Name of the environment variable holding the API key (never the key itself).
     pub api_key_env: String,
     /// Azure `api-version` / Anthropic version header.
@@ -137,8 +142,9 @@ impl Default for RunSettings {
         let provider = ProviderConfig::default();
         let pipeline = PipelineSettings::default();
         Self {
-            provider: provider.kind,
-            base_url: provider.base_url,
+            provider: None,
+            base_url: None,
+            local: LocalSettings::default(),
             api_key_env: provider.api_key_env,
             api_version: None,
             model: "gpt-4o-mini".into(),
@@ -327,16 +333,25 @@ impl RunSettings {
         table
     }
 
-    /// The transport's configuration; `out` places the default cache directory next to it.
+    /// What the user configured about the provider, for `crate::provider::resolve`.
     #[must_use]
-    pub fn client_config(&self, out: &std::path::Path) -> ClientConfig {
-        let provider = ProviderConfig {
-            kind: self.provider,
+    pub fn explicit_provider(&self) -> Explicit {
+        Explicit {
+            provider: self.provider,
             base_url: self.base_url.clone(),
             api_key_env: self.api_key_env.clone(),
             api_version: self.api_version.clone(),
+            local: self.local.clone(),
+        }
+    }
+
+    /// The transport's configuration for a resolved remote `provider`; `out` places the default
+    /// cache directory next to it.
+    #[must_use]
+    pub fn client_config(&self, out: &std::path::Path, provider: &ProviderConfig) -> ClientConfig {
+        let provider = ProviderConfig {
             read_timeout: self.read_timeout,
-            ..ProviderConfig::default()
+            ..provider.clone()
         };
         let cache_dir = self.cache.enabled.then(|| {
             self.cache

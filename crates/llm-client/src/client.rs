@@ -390,8 +390,13 @@ impl Client {
                         )
                         .await?;
                     usage = Usage {
-                        prompt_tokens: usage.prompt_tokens + answer.usage.prompt_tokens,
-                        completion_tokens: usage.completion_tokens + answer.usage.completion_tokens,
+                        // Saturating: a buggy server's usage must not panic the client.
+                        prompt_tokens: usage
+                            .prompt_tokens
+                            .saturating_add(answer.usage.prompt_tokens),
+                        completion_tokens: usage
+                            .completion_tokens
+                            .saturating_add(answer.usage.completion_tokens),
                         estimated: usage.estimated || answer.usage.estimated,
                     };
                     retries += answer.retries;

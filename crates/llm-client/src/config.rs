@@ -258,8 +258,12 @@ pub(crate) fn parse_duration(text: &str) -> Result<Duration, String> {
             "ns" => number / 1_000_000_000.0,
             other => return Err(format!("invalid duration {text:?}: unknown unit {other:?}")),
         };
-        total += Duration::try_from_secs_f64(secs)
+        let part = Duration::try_from_secs_f64(secs)
             .map_err(|e| format!("invalid duration {text:?}: {e}"))?;
+        // `+=` on Duration panics on overflow; a config file must get an error instead.
+        total = total
+            .checked_add(part)
+            .ok_or_else(|| format!("invalid duration {text:?}: too long"))?;
     }
     Ok(total)
 }
@@ -302,6 +306,8 @@ mod tests {
         assert_eq!(parse_duration("250"), Ok(Duration::from_millis(250)));
         assert!(parse_duration("soon").is_err());
         assert!(parse_duration("5 parsecs").is_err());
+        // Each part fits in a Duration but their sum does not: an error, not an overflow panic.
+        assert!(parse_duration("10000000000000000000s10000000000000000000s").is_err());
         assert!(parse_duration("").is_err());
     }
 

@@ -110,7 +110,10 @@ impl TokenBucket {
             reason = "token counts are far below 2^52"
         )]
         let delta = delta as f64;
-        s.tokens = (s.tokens + delta).min(self.capacity);
+        // The debt is capped at one bucket: usage comes from the server, and an absurd count
+        // would otherwise overflow `Duration::from_secs_f64` in `acquire` (a panic) or park the
+        // run for years. One minute of debt still slows later calls as intended.
+        s.tokens = (s.tokens + delta).clamp(-self.capacity, self.capacity);
     }
 
     /// How many acquisitions had to wait.
@@ -253,6 +256,14 @@ mod tests {
         // Oversized requests are clamped rather than blocking forever.
         assert_eq!(bucket.acquire(10_000).await, 600);
         assert_eq!(bucket.waits(), 2);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn absurd_debit_from_server_usage_neither_panics_nor_blocks_forever() {
+        let bucket = TokenBucket::per_minute(1);
+        bucket.adjust(i64::MIN);
+        assert_eq!(bucket.acquire(1).await, 1);
+        assert_eq!(bucket.waits(), 1);
     }
 
     #[tokio::test(start_paused = true)]

@@ -120,8 +120,9 @@ impl StatsCell {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let m = by_model.entry(resp.model.clone()).or_default();
         m.calls += 1;
-        m.prompt_tokens += u.prompt_tokens;
-        m.completion_tokens += u.completion_tokens;
+        // Saturating: token counts come from the server and may be absurd.
+        m.prompt_tokens = m.prompt_tokens.saturating_add(u.prompt_tokens);
+        m.completion_tokens = m.completion_tokens.saturating_add(u.completion_tokens);
         m.cost_usd += cost;
     }
 

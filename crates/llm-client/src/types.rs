@@ -178,9 +178,9 @@ pub struct Usage {
 
 impl Usage {
     #[must_use]
-    /// Prompt plus completion tokens.
+    /// Prompt plus completion tokens (saturating: the counts come from the server).
     pub fn total(&self) -> u64 {
-        self.prompt_tokens + self.completion_tokens
+        self.prompt_tokens.saturating_add(self.completion_tokens)
     }
 }
 
@@ -252,5 +252,20 @@ impl ChatResponse {
     /// `latency_ms` as a `Duration`.
     pub fn latency(&self) -> Duration {
         Duration::from_millis(self.latency_ms)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usage_total_saturates_on_absurd_server_counts() {
+        let usage = Usage {
+            prompt_tokens: u64::MAX,
+            completion_tokens: 7,
+            estimated: false,
+        };
+        assert_eq!(usage.total(), u64::MAX);
     }
 }

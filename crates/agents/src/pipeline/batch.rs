@@ -607,7 +607,7 @@ async fn collect(
             () = control.abort.cancelled() => return Ok(Some(StopReason::Aborted)),
             () = tokio::time::sleep(wait) => {}
         }
-        wait = (wait * 2).min(max_wait);
+        wait = wait.saturating_mul(2).min(max_wait);
     };
     if status.status == BatchState::Failed {
         tracing::warn!(

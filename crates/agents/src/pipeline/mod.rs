@@ -1,5 +1,6 @@
 //! The code-switching data pipeline: generator, four judges and refiner over each scenario.
 //!
+//! - [`audit`]: judge reliability, re-judging recorded batches K times (spread, flip rate).
 //! - [`agent`]: the six roles and their per-agent model settings.
 //! - [`outputs`]: what each agent answers (typed structs, strict-mode JSON schemas, local checks).
 //! - [`prompts`]: the minijinja templates in `prompts/*.j2`, overridable per agent.
@@ -12,6 +13,7 @@
 //! - [`estimate`]: calls, tokens and cost of a run before it starts.
 
 pub mod agent;
+pub mod audit;
 pub mod batch;
 pub mod estimate;
 pub mod executor;
@@ -23,6 +25,10 @@ pub mod record;
 pub mod sink;
 
 pub use agent::{AgentKind, AgentSet, AgentSettings};
+pub use audit::{
+    AuditError, AuditItem, AuditOptions, AuditReport, FailureKind, FlipRate, JudgeSummary,
+    RepeatFailure, RepeatScores, ScenarioAudit, ScenarioSpread, Spread, rejudge, summarise,
+};
 pub use batch::{BatchError, BatchOptions, BatchPlan, batch_state_path, plan_batch, run_batch};
 pub use estimate::{Assumptions, Estimate, estimate, render_estimate};
 pub use executor::{

@@ -134,8 +134,15 @@ impl CallTotals {
         if resp.cached {
             self.cache_hits += 1;
         } else {
-            self.usage.prompt_tokens += resp.usage.prompt_tokens;
-            self.usage.completion_tokens += resp.usage.completion_tokens;
+            // Saturating: token counts come from the server and may be absurd.
+            self.usage.prompt_tokens = self
+                .usage
+                .prompt_tokens
+                .saturating_add(resp.usage.prompt_tokens);
+            self.usage.completion_tokens = self
+                .usage
+                .completion_tokens
+                .saturating_add(resp.usage.completion_tokens);
             self.usage.estimated |= resp.usage.estimated;
             self.cost_usd += resp.cost_usd.unwrap_or(0.0);
         }

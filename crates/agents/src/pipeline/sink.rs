@@ -118,7 +118,8 @@ pub fn open_checkpoint(out: &Path) -> Result<Checkpoint, SinkError> {
     Ok(checkpoint)
 }
 
-/// Cuts the file back to just after its last newline; returns the bytes removed.
+/// Cuts the file back to just after its last newline (unless the tail is a whole record, which
+/// only gets its newline); returns the bytes removed.
 fn repair_torn_tail(path: &Path) -> Result<u64, SinkError> {
     let mut file = OpenOptions::new()
         .read(true)
@@ -148,6 +149,19 @@ fn repair_torn_tail(path: &Path) -> Result<u64, SinkError> {
         end = start;
     }
     if keep == len {
+        return Ok(0);
+    }
+    // A tail that is a whole record merely lacks its newline (a hand-edited or concatenated file,
+    // or a crash between the record and its newline): cutting it would throw away paid work.
+    let mut tail = Vec::new();
+    file.seek(SeekFrom::Start(keep))
+        .map_err(io("reading", path))?;
+    file.read_to_end(&mut tail).map_err(io("reading", path))?;
+    if serde_json::from_slice::<IdOnly>(&tail).is_ok() {
+        file.seek(SeekFrom::End(0)).map_err(io("repairing", path))?;
+        file.write_all(b"\n").map_err(io("repairing", path))?;
+        file.sync_data().map_err(io("repairing", path))?;
+        tracing::warn!(path = %path.display(), "the output file's last record had no newline; one was added");
         return Ok(0);
     }
     file.set_len(keep).map_err(io("repairing", path))?;
@@ -310,6 +324,22 @@ mod tests {
         std::fs::write(&out, "{\"id\":\"a\"}\n{\"id\":\"b\"}\n{\"id\":\"c\",\"da").expect("write");
         let cp = open_checkpoint(&out).expect("checkpoint");
         assert_eq!(cp.repaired_bytes, 13);
+        let mut ids: Vec<_> = cp.done.into_iter().collect();
+        ids.sort();
+        assert_eq!(ids, ["a", "b"]);
+        assert_eq!(
+            std::fs::read_to_string(&out).expect("read"),
+            "{\"id\":\"a\"}\n{\"id\":\"b\"}\n"
+        );
+    }
+
+    #[test]
+    fn a_complete_last_record_without_newline_is_kept() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let out = dir.path().join("out.jsonl");
+        std::fs::write(&out, "{\"id\":\"a\"}\n{\"id\":\"b\"}").expect("write");
+        let cp = open_checkpoint(&out).expect("checkpoint");
+        assert_eq!(cp.repaired_bytes, 0);
         let mut ids: Vec<_> = cp.done.into_iter().collect();
         ids.sort();
         assert_eq!(ids, ["a", "b"]);

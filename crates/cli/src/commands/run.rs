@@ -16,12 +16,13 @@ use agents::pipeline::{
     Assumptions, ExecutorOptions, Pipeline, RatioJudgeMode, RunControl, RunReport, RunStats,
     ScenarioRecord, SinkConfig, StopReason, estimate, open_checkpoint, render_estimate, run_online,
 };
-use llm_client::{ChatModel, Client, ProviderKind};
+use llm_client::{ChatModel, Client};
 use scenarios::{Selection, Shard};
 use scoring::summary::{RecordFacts, RunSummary};
 
 use crate::exit;
 use crate::progress::Progress;
+use crate::provider::{self, Resolved};
 use crate::settings::{FlagOverrides, RunSettings};
 
 /// Flags of `run`; every setting flag overrides the config's `run:` section and the environment.
@@ -44,9 +45,15 @@ pub struct Args {
     /// Environment variable holding the API key.
     #[arg(long)]
     pub api_key_env: Option<String>,
-    /// Wire protocol.
-    #[arg(long, value_parser = ["openai", "azure", "anthropic"])]
+    /// Provider; `local` is the embedded model (see `crate::provider` for the default).
+    #[arg(long, value_parser = crate::provider::ProviderName::VALUES)]
     pub provider: Option<String>,
+    /// GGUF file of the local model (default: `$SCENARIO_ENGINE_MODEL`, else the fetch-model cache).
+    #[arg(long)]
+    pub model_path: Option<PathBuf>,
+    /// llama.cpp built-in chat template for a GGUF without one (e.g. `gemma`).
+    #[arg(long)]
+    pub chat_template: Option<String>,
     /// Run only shard k of n (`k/n`).
     #[arg(long)]
     pub shard: Option<String>,
@@ -110,6 +117,11 @@ fn flags(args: &Args) -> FlagOverrides {
     f.set("model", args.model.clone());
     f.set("api_key_env", args.api_key_env.clone());
     f.set("provider", args.provider.clone());
+    f.set(
+        "local.model_path",
+        args.model_path.as_ref().map(|p| p.display().to_string()),
+    );
+    f.set("local.chat_template", args.chat_template.clone());
     f.set("budget", args.budget);
     f.set("threshold", args.threshold);
     f.set("max_refinements", args.max_refinements.map(u64::from));
@@ -230,27 +242,61 @@ async fn run(args: Args) -> u8 {
             out.display()
         );
     }
-    let client = match Client::new(settings.client_config(&out)) {
-        Ok(c) => Arc::new(c),
+    let resolved = match provider::resolve_from_env(&settings.explicit_provider()) {
+        Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");
             return exit::INVALID_INPUT;
         }
     };
-    let model: Arc<dyn ChatModel> = client.clone();
+    eprintln!("{}", resolved.describe());
+    let (in_flight, note) = provider::cap_concurrency(&resolved, settings.concurrency);
+    if let Some(note) = note {
+        eprintln!("{note}");
+    }
+    let (model, remote): (Arc<dyn ChatModel>, _) = match &resolved {
+        Resolved::Remote { config, .. } => {
+            match Client::new(settings.client_config(&out, config)) {
+                Ok(c) => (Arc::new(c), Some(config.clone())),
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return exit::INVALID_INPUT;
+                }
+            }
+        }
+        Resolved::Local {
+            model_path,
+            settings: local,
+            ..
+        } => {
+            if args.batch {
+                eprintln!(
+                    "error: --batch needs a remote provider with a Batch API, not the local model"
+                );
+                return exit::INVALID_INPUT;
+            }
+            match provider::load_local(model_path, local) {
+                Ok(m) => (m, None),
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return exit::INVALID_INPUT;
+                }
+            }
+        }
+    };
     let control = RunControl::default();
     let signals = tokio::spawn(watch_ctrl_c(control.clone()));
     let stats = Arc::new(RunStats::default());
     let progress = Progress::start(stats.clone(), total);
     let options = ExecutorOptions {
-        scenarios_in_flight: settings.concurrency,
+        scenarios_in_flight: in_flight,
         budget_usd: settings.budget,
         sink: SinkConfig::new(&out),
     };
-    let result = if args.batch {
+    let result = if let (true, Some(remote)) = (args.batch, &remote) {
         let batch = agents::pipeline::BatchOptions::new(&out);
         agents::pipeline::batch::run_batch_with_config(
-            settings.client_config(&out),
+            settings.client_config(&out, remote),
             pipeline,
             config.space.select(&selection),
             checkpoint,
@@ -282,13 +328,7 @@ async fn run(args: Args) -> u8 {
             return exit::RUN_FAILURE;
         }
     };
-    print_summary(
-        &out,
-        &report,
-        &stats,
-        settings.provider,
-        settings.ratio_judge,
-    );
+    print_summary(&out, &report, &stats, resolved.name(), settings.ratio_judge);
     match report.stop {
         StopReason::Completed if report.sink.failures == 0 => exit::OK,
         _ => exit::RUN_FAILURE,
@@ -335,7 +375,7 @@ fn print_summary(
     out: &Path,
     report: &RunReport,
     stats: &RunStats,
-    provider: ProviderKind,
+    provider: &str,
     mode: RatioJudgeMode,
 ) {
     use std::sync::atomic::Ordering::Relaxed;
@@ -352,7 +392,7 @@ fn print_summary(
         stats.prompt_tokens.load(Relaxed),
         stats.completion_tokens.load(Relaxed),
         stats.cost_usd(),
-        provider.as_str(),
+        provider,
         mode.name(),
     );
     let rate = summary

@@ -15,6 +15,8 @@ use agents::bot::{Bot, BotError, BotKind, CommandBot, HttpBot, LlmBot, scripted_
 use agents::suite::{RunOptions, Suite, SuiteResult, SuiteScenario, load_suite, run_suite};
 use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use llm_client::{ChatModel, Client, ClientConfig};
+
+use crate::provider::{self, Explicit, LocalSettings, ProviderName, Resolved};
 use scoring::report::render_text;
 
 use crate::exit;
@@ -27,9 +29,19 @@ pub struct Args {
     /// Bot adapter to use instead of the suite's `bot.kind`.
     #[arg(long, value_parser = ["scripted", "llm", "http", "command"])]
     pub bot: Option<String>,
-    /// Endpoint base URL of the LLM (OpenAI-compatible, up to `/v1`) for `--bot llm` / `--judge llm`.
-    #[arg(long, default_value = "https://api.openai.com/v1")]
-    pub base_url: String,
+    /// Endpoint base URL of the LLM (OpenAI-compatible, up to `/v1`) for `--bot llm` / `--judge llm`
+    /// (unset: `OPENAI_BASE_URL`/`OPENAI_API_KEY`, else the local model; see `crate::provider`).
+    #[arg(long)]
+    pub base_url: Option<String>,
+    /// Provider of the LLM bot and judge; `local` is the embedded model.
+    #[arg(long, value_parser = crate::provider::ProviderName::VALUES)]
+    pub provider: Option<String>,
+    /// GGUF file of the local model (default: `$SCENARIO_ENGINE_MODEL`, else the fetch-model cache).
+    #[arg(long)]
+    pub model_path: Option<PathBuf>,
+    /// llama.cpp built-in chat template for a GGUF without one (e.g. `gemma`).
+    #[arg(long)]
+    pub chat_template: Option<String>,
     /// Model of the LLM bot and judge (default: the suite's `bot.llm.model`).
     #[arg(long)]
     pub model: Option<String>,
@@ -99,17 +111,65 @@ pub fn execute(args: Args) -> u8 {
     runtime.block_on(run(args, suite, kind))
 }
 
-async fn run(args: Args, suite: Suite, kind: BotKind) -> u8 {
+/// Resolves and builds the LLM of `--bot llm` / `--judge llm` (see `crate::provider`).
+fn build_model(args: &Args, suite: &Suite) -> Result<(Arc<dyn ChatModel>, String, usize), String> {
+    let provider = args
+        .provider
+        .as_deref()
+        .map(|p| serde_json::from_value::<ProviderName>(serde_json::Value::from(p)))
+        .transpose()
+        .map_err(|e| format!("--provider: {e}"))?;
+    let explicit = Explicit {
+        provider,
+        base_url: args.base_url.clone(),
+        api_key_env: args.api_key_env.clone(),
+        api_version: None,
+        local: LocalSettings {
+            model_path: args.model_path.clone(),
+            chat_template: args.chat_template.clone(),
+            ..LocalSettings::default()
+        },
+    };
+    let resolved = provider::resolve_from_env(&explicit).map_err(|e| e.to_string())?;
+    eprintln!("{}", resolved.describe());
+    let (concurrency, note) = provider::cap_concurrency(&resolved, args.concurrency);
+    if let Some(note) = note {
+        eprintln!("{note}");
+    }
+    let configured = args.model.clone().or_else(|| suite.bot.llm.model.clone());
+    match &resolved {
+        Resolved::Remote { config, .. } => {
+            let name =
+                configured.ok_or("no model: pass --model or set bot.llm.model in the suite")?;
+            let mut cfg = ClientConfig::openai_compatible(config.base_url.clone());
+            cfg.provider = config.clone();
+            let client = Client::new(cfg).map_err(|e| e.to_string())?;
+            Ok((Arc::new(client), name, concurrency))
+        }
+        Resolved::Local {
+            model_path,
+            settings,
+            ..
+        } => {
+            let model = provider::load_local(model_path, settings).map_err(|e| e.to_string())?;
+            // The embedded model answers whatever name is asked for; name the file instead of a
+            // remote model the suite may mention.
+            let name = model_path
+                .file_stem()
+                .map_or_else(|| "local".to_owned(), |s| s.to_string_lossy().into_owned());
+            Ok((model, name, concurrency))
+        }
+    }
+}
+
+async fn run(mut args: Args, suite: Suite, kind: BotKind) -> u8 {
     let needs_model = kind == BotKind::Llm || args.judge.is_some();
     let model: Option<(Arc<dyn ChatModel>, String)> = if needs_model {
-        let Some(name) = args.model.clone().or_else(|| suite.bot.llm.model.clone()) else {
-            eprintln!("error: no model: pass --model or set bot.llm.model in the suite");
-            return exit::INVALID_INPUT;
-        };
-        let mut cfg = ClientConfig::openai_compatible(args.base_url.clone());
-        cfg.provider.api_key_env = args.api_key_env.clone();
-        match Client::new(cfg) {
-            Ok(client) => Some((Arc::new(client), name)),
+        match build_model(&args, &suite) {
+            Ok((model, name, concurrency)) => {
+                args.concurrency = concurrency;
+                Some((model, name))
+            }
             Err(e) => {
                 eprintln!("error: {e}");
                 return exit::INVALID_INPUT;

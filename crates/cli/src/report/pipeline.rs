@@ -706,8 +706,8 @@ fn cost_view(records: &[RunRecord], cost: f64, accepted: u64) -> CostView {
     let n = records.len() as u64;
     let tokens: u64 = records
         .iter()
-        .map(|r| r.prompt_tokens + r.completion_tokens)
-        .sum();
+        .map(|r| r.prompt_tokens.saturating_add(r.completion_tokens))
+        .fold(0u64, u64::saturating_add);
     #[allow(clippy::cast_precision_loss)]
     CostView {
         agents: agents

@@ -48,11 +48,7 @@ impl Decimal {
             digits.push(b - b'0');
         }
         let frac_len = i64::try_from(frac_part.len()).ok()?;
-        Some(Self::normalised(
-            negative,
-            digits,
-            exponent.checked_sub(frac_len)?,
-        ))
+        Self::normalised(negative, digits, exponent.checked_sub(frac_len)?)
     }
 
     /// The number a JSON value denotes: a number, or a string holding one.
@@ -65,25 +61,27 @@ impl Decimal {
         }
     }
 
-    fn normalised(negative: bool, mut digits: Vec<u8>, mut exp: i64) -> Self {
+    /// `None` when dropping trailing zeros pushes the exponent past `i64` (text like
+    /// `10e9223372036854775807` comes straight from model output and must not panic).
+    fn normalised(negative: bool, mut digits: Vec<u8>, mut exp: i64) -> Option<Self> {
         while digits.last() == Some(&0) {
             digits.pop();
-            exp += 1;
+            exp = exp.checked_add(1)?;
         }
         let leading = digits.iter().take_while(|d| **d == 0).count();
         digits.drain(..leading);
         if digits.is_empty() {
-            return Self {
+            return Some(Self {
                 negative: false,
                 digits,
                 exp: 0,
-            };
+            });
         }
-        Self {
+        Some(Self {
             negative,
             digits,
             exp,
-        }
+        })
     }
 
     fn is_zero(&self) -> bool {
@@ -98,8 +96,10 @@ impl Decimal {
             (false, true) => return Ordering::Greater,
             _ => {}
         }
-        // Position of the most significant digit decides first.
-        let top = |d: &Self| d.exp + d.digits.len() as i64;
+        // Position of the most significant digit decides first; i128 because `exp` may sit at
+        // either end of the i64 range.
+        #[allow(clippy::cast_possible_wrap)] // a Vec's length fits in i128
+        let top = |d: &Self| i128::from(d.exp) + d.digits.len() as i128;
         match top(self).cmp(&top(other)) {
             Ordering::Equal => {}
             unequal => return unequal,
@@ -151,8 +151,12 @@ impl std::fmt::Display for Decimal {
                 write!(f, "{digits}e{}", self.exp)
             }
         } else {
-            let frac = (-self.exp) as usize;
-            if frac >= digits.len() {
+            // `unsigned_abs` because `-i64::MIN` overflows; long zero runs stay scientific so
+            // `1e-999999999999` from a model cannot allocate a terabyte of zeros.
+            let frac = usize::try_from(self.exp.unsigned_abs()).unwrap_or(usize::MAX);
+            if frac > digits.len().saturating_add(12) {
+                write!(f, "{digits}e{}", self.exp)
+            } else if frac >= digits.len() {
                 write!(f, "0.{}{digits}", "0".repeat(frac - digits.len()))
             } else {
                 let (int, fr) = digits.split_at(digits.len() - frac);
@@ -199,5 +203,20 @@ mod tests {
         assert_eq!(d("100.0").to_string(), "100");
         assert_eq!(d("-0.05").to_string(), "-0.05");
         assert_eq!(d("12.5").to_string(), "12.5");
+    }
+
+    #[test]
+    fn extreme_exponents_neither_panic_nor_allocate() {
+        // Trailing zeros push the exponent past i64::MAX: rejected, not an overflow panic.
+        assert!(Decimal::parse("10e9223372036854775807").is_none());
+        let huge = d("9e9223372036854775807");
+        let tiny = d("1e-9223372036854775807");
+        let tinier = d(".1e-9223372036854775807");
+        assert!(huge > d("1"));
+        assert!(tiny < d("1"));
+        assert!(tinier < tiny);
+        assert_eq!(tinier.to_string(), "1e-9223372036854775808");
+        assert_eq!(d("1e-999999999999").to_string(), "1e-999999999999");
+        assert_eq!(d("1e-13").to_string(), "0.0000000000001");
     }
 }

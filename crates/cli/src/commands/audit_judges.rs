@@ -1,0 +1,346 @@
+//! `scenario-engine audit-judges RESULTS --config CONFIG --repeat K --sample N`: re-judges a
+//! seeded sample of a pipeline run's records K times with the response cache off and reports
+//! each judge's spread and the flip rate of the accept decision (see
+//! `agents::pipeline::audit`).
+//!
+//! Settings are layered exactly as `run` layers them (defaults → the config's `run:` section →
+//! `SCENARIO_ENGINE__*` → flags), so the judges are the run's judges unless a flag says otherwise.
+//! Exit codes: 0 the audit completed, 2 invalid input (results, config, settings, flags, or no
+//! record could be replayed), 3 a judge call failed at the provider.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use comfy_table::Table;
+
+use agents::pipeline::audit::{self, AuditItem, AuditOptions, AuditReport, FailureKind};
+use agents::pipeline::{Pipeline, ScenarioSpread};
+use llm_client::{ChatModel, Client};
+
+use crate::exit;
+use crate::provider::{self, Resolved};
+use crate::report::load::{self, Results};
+use crate::settings::{FlagOverrides, RunSettings};
+
+/// Flags of `audit-judges`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The pipeline output (JSONL) whose records are re-judged.
+    pub results: PathBuf,
+    /// The config the run used (its `run:` section gives the judges' settings).
+    #[arg(long)]
+    pub config: PathBuf,
+    /// Times each sampled batch is judged (at least 2).
+    #[arg(long, default_value_t = 3)]
+    pub repeat: u32,
+    /// Records to sample (all of them when the file has fewer).
+    #[arg(long, default_value_t = 20)]
+    pub sample: usize,
+    /// Seed of the sample.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Send `seed + repeat` as the sampling seed of each repeat's calls (for providers that are
+    /// deterministic per request).
+    #[arg(long)]
+    pub vary_seed: bool,
+    /// Also write the full audit as JSON to this file.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Requests in flight at once.
+    #[arg(long)]
+    pub concurrency: Option<usize>,
+    /// Endpoint base URL (OpenAI-compatible: up to `/v1`).
+    #[arg(long)]
+    pub base_url: Option<String>,
+    /// Model for every agent (per-agent models come from settings).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Environment variable holding the API key.
+    #[arg(long)]
+    pub api_key_env: Option<String>,
+    /// Provider; `local` is the embedded model (see `crate::provider` for the default).
+    #[arg(long, value_parser = crate::provider::ProviderName::VALUES)]
+    pub provider: Option<String>,
+    /// GGUF file of the local model (default: `$SCENARIO_ENGINE_MODEL`, else the fetch-model cache).
+    #[arg(long)]
+    pub model_path: Option<PathBuf>,
+    /// llama.cpp built-in chat template for a GGUF without one (e.g. `gemma`).
+    #[arg(long)]
+    pub chat_template: Option<String>,
+    /// Accept threshold the decisions are taken against (0–10).
+    #[arg(long)]
+    pub threshold: Option<f64>,
+    /// How the ratio score is obtained.
+    #[arg(long, value_parser = ["measured", "llm", "hybrid"])]
+    pub ratio_judge: Option<String>,
+}
+
+/// Runs the command; returns the exit code.
+pub fn execute(args: Args) -> u8 {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return exit::RUN_FAILURE;
+        }
+    };
+    runtime.block_on(run(args))
+}
+
+fn flags(args: &Args) -> FlagOverrides {
+    let mut f = FlagOverrides::default();
+    f.set("concurrency", args.concurrency.map(|c| c as u64));
+    f.set("base_url", args.base_url.clone());
+    f.set("model", args.model.clone());
+    f.set("api_key_env", args.api_key_env.clone());
+    f.set("provider", args.provider.clone());
+    f.set(
+        "local.model_path",
+        args.model_path.as_ref().map(|p| p.display().to_string()),
+    );
+    f.set("local.chat_template", args.chat_template.clone());
+    f.set("threshold", args.threshold);
+    f.set("ratio_judge", args.ratio_judge.clone());
+    // Every audit call bypasses the cache anyway (`no_cache`); turning it off here also keeps
+    // the audit from creating a cache directory.
+    f.set("cache.enabled", Some(false));
+    f
+}
+
+/// The sampled records as audit items, or the message of an invalid-input error.
+fn items(path: &Path, sample: usize, seed: u64) -> Result<(Vec<AuditItem>, usize), String> {
+    let records = match load::load(path).map_err(|e| e.to_string())? {
+        Results::Pipeline(records) => records,
+        Results::Suite(_) => {
+            return Err(format!(
+                "{}: a bot-suite result; audit-judges re-judges pipeline runs (JSONL)",
+                path.display()
+            ));
+        }
+    };
+    let total = records.len();
+    let picked = audit::sample_indices(total, sample, seed)
+        .into_iter()
+        .filter_map(|i| records.get(i))
+        // The tolerant reader does not keep `index`; it is informative only and no prompt uses it.
+        .map(|r| AuditItem::from_record(r.id.clone(), 0, &r.params, r.texts.clone(), r.score))
+        .collect();
+    Ok((picked, total))
+}
+
+async fn run(args: Args) -> u8 {
+    if args.repeat < 2 {
+        eprintln!("error: --repeat must be at least 2 (one repeat cannot show any spread)");
+        return exit::INVALID_INPUT;
+    }
+    if args.sample == 0 {
+        eprintln!("error: --sample must be at least 1");
+        return exit::INVALID_INPUT;
+    }
+    let (items, total) = match items(&args.results, args.sample, args.seed) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit::INVALID_INPUT;
+        }
+    };
+    let config = match scenarios::load_config(&args.config) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{e}");
+            return exit::INVALID_INPUT;
+        }
+    };
+    let settings = match RunSettings::layered(config.run.as_ref(), None, &flags(&args)) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit::INVALID_INPUT;
+        }
+    };
+    let pipeline = match settings
+        .pipeline()
+        .map_err(|e| e.to_string())
+        .and_then(|p| Pipeline::new(p).map_err(|e| e.to_string()))
+    {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit::INVALID_INPUT;
+        }
+    };
+    let resolved = match provider::resolve_from_env(&settings.explicit_provider()) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit::INVALID_INPUT;
+        }
+    };
+    eprintln!("{}", resolved.describe());
+    let (in_flight, note) = provider::cap_concurrency(&resolved, settings.concurrency);
+    if let Some(note) = note {
+        eprintln!("{note}");
+    }
+    let model: Arc<dyn ChatModel> = match &resolved {
+        Resolved::Remote { config, .. } => {
+            match Client::new(settings.client_config(&args.results, config)) {
+                Ok(c) => Arc::new(c),
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return exit::INVALID_INPUT;
+                }
+            }
+        }
+        Resolved::Local {
+            model_path,
+            settings: local,
+            ..
+        } => match provider::load_local(model_path, local) {
+            Ok(m) => m,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return exit::INVALID_INPUT;
+            }
+        },
+    };
+    eprintln!(
+        "re-judging {} of {total} record(s) × {} repeat(s), ratio judge {}, cache off",
+        items.len(),
+        args.repeat,
+        settings.ratio_judge.name()
+    );
+    let options = AuditOptions {
+        repeats: args.repeat,
+        vary_seed: args.vary_seed,
+        in_flight,
+    };
+    let audits = match audit::rejudge(model, &pipeline, &items, options).await {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit::INVALID_INPUT;
+        }
+    };
+    let report = audit::summarise(&audits, settings.threshold, args.repeat);
+    print_report(&report);
+    if let Some(path) = &args.json {
+        let written = serde_json::to_string_pretty(&report)
+            .map_err(|e| e.to_string())
+            .and_then(|text| std::fs::write(path, text + "\n").map_err(|e| e.to_string()));
+        if let Err(e) = written {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            return exit::RUN_FAILURE;
+        }
+    }
+    exit_code(&report)
+}
+
+fn exit_code(report: &AuditReport) -> u8 {
+    let provider = report.failure_count(FailureKind::Provider);
+    let judged = report.scenarios.iter().any(|s| s.score.is_some());
+    if provider > 0 {
+        eprintln!("error: {provider} repeat(s) failed at the provider");
+        exit::RUN_FAILURE
+    } else if !judged {
+        eprintln!("error: no sampled record could be re-judged");
+        exit::INVALID_INPUT
+    } else {
+        exit::OK
+    }
+}
+
+fn num(v: f64) -> String {
+    format!("{v:.2}")
+}
+
+fn rate(r: audit::FlipRate) -> String {
+    r.rate().map_or("-".into(), |x| {
+        format!("{:.1}% ({}/{})", x * 100.0, r.flipped, r.scenarios)
+    })
+}
+
+/// A table per judge (one row per scenario), the summary, the weighted scores and the flip rates.
+fn print_report(report: &AuditReport) {
+    for judge in &report.judges {
+        let mut table = Table::new();
+        table.set_header(vec![
+            "scenario", "n", "mean", "std dev", "min", "max", "range",
+        ]);
+        for s in &report.scenarios {
+            if let Some(sp) = s.judges.get(&judge.judge) {
+                table.add_row(vec![
+                    s.id.clone(),
+                    sp.n.to_string(),
+                    num(sp.mean),
+                    num(sp.std_dev),
+                    num(sp.min),
+                    num(sp.max),
+                    num(sp.range()),
+                ]);
+            }
+        }
+        println!("judge {}:\n{table}", judge.judge);
+    }
+    let mut summary = Table::new();
+    summary.set_header(vec![
+        "judge",
+        "scenarios",
+        "mean",
+        "mean std dev",
+        "mean range",
+        "max range",
+    ]);
+    for j in report.judges.iter().chain(std::iter::once(&report.score)) {
+        summary.add_row(vec![
+            j.judge.clone(),
+            j.scenarios.to_string(),
+            num(j.mean),
+            num(j.mean_std_dev),
+            num(j.mean_range),
+            num(j.max_range),
+        ]);
+    }
+    println!("judge spread over {} repeat(s):\n{summary}", report.repeats);
+    let mut scores = Table::new();
+    scores.set_header(vec![
+        "scenario",
+        "original",
+        "score per repeat",
+        "accepted",
+        "flipped",
+        "near threshold",
+    ]);
+    for s in &report.scenarios {
+        scores.add_row(score_row(s));
+    }
+    println!(
+        "weighted score per repeat (threshold {}):\n{scores}",
+        report.threshold
+    );
+    println!(
+        "flip rate: {} overall, {} near the threshold (original score within ±{})",
+        rate(report.flip_overall),
+        rate(report.flip_near_threshold),
+        report.near_margin
+    );
+    for (id, failures) in &report.failures {
+        for f in failures {
+            eprintln!("warning: {id} repeat {}: {}", f.repeat, f.reason);
+        }
+    }
+}
+
+fn score_row(s: &ScenarioSpread) -> Vec<String> {
+    let per_repeat: Vec<String> = s.repeat_scores.iter().map(|v| num(*v)).collect();
+    vec![
+        s.id.clone(),
+        num(s.original_score),
+        per_repeat.join(" "),
+        format!("{}/{}", s.accepts, s.repeat_scores.len()),
+        if s.flipped { "yes" } else { "no" }.into(),
+        if s.near_threshold { "yes" } else { "no" }.into(),
+    ]
+}
