@@ -33,6 +33,10 @@ pub struct Args {
     /// Local model: cap on generated tokens per call (bounds the demo's time).
     #[arg(long, default_value_t = 256)]
     pub max_tokens: u32,
+    /// Local model: cargo target directory of the `local-llm` build (relative to the workspace
+    /// root), kept apart so the default `target/` is not rebuilt with another feature set.
+    #[arg(long, default_value = "target/local-llm")]
+    pub target_dir: PathBuf,
     /// Local model: which wallet-suite scenarios to run (`test --filter`); "" runs all 29.
     #[arg(long, default_value = "balance")]
     pub suite_filter: String,
@@ -57,10 +61,7 @@ fn run_local(args: &Args) -> anyhow::Result<()> {
     let model = fetch_model(&root)?;
     println!("model: {}", model.display());
 
-    // Its own target directory: a build with another feature set must not invalidate the
-    // default `target/` (CARGO_TARGET_DIR overrides, e.g. to share a CI cache).
-    let target_dir = std::env::var_os("CARGO_TARGET_DIR")
-        .map_or_else(|| root.join("target/local-llm"), PathBuf::from);
+    let target_dir = root.join(&args.target_dir);
     banner(&format!(
         "cargo build --release -p scenario-engine --features local-llm (into {}; the first build compiles llama.cpp: minutes)",
         rel(&root, &target_dir)

@@ -23,8 +23,7 @@ fn run_one_scenario_on_the_local_model() {
     });
     let dir = tempfile::tempdir().expect("temp dir");
     let out = dir.path().join("local.jsonl");
-    let config =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/configs/example.yaml");
+    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/configs/example.yaml");
     let mut cmd = std::process::Command::new(BIN);
     for (key, _) in std::env::vars() {
         // Settings from the developer's shell must not change what is tested; the model path
@@ -54,12 +53,8 @@ fn run_one_scenario_on_the_local_model() {
         .expect("the binary runs");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("provider local"), "{stderr}");
-    let text = std::fs::read_to_string(&out).unwrap_or_else(|e| {
-        panic!(
-            "no output ({e}); exit {:?}\n{stderr}",
-            output.status.code()
-        )
-    });
+    let text = std::fs::read_to_string(&out)
+        .unwrap_or_else(|e| panic!("no output ({e}); exit {:?}\n{stderr}", output.status.code()));
     let records: Vec<Value> = text
         .lines()
         .map(|l| serde_json::from_str(l).expect("a JSON record"))
@@ -70,10 +65,11 @@ fn run_one_scenario_on_the_local_model() {
         .as_array()
         .expect("generated sentences");
     assert!(
-        sentences
-            .iter()
-            .filter_map(Value::as_str)
-            .any(|s| s.chars().filter(|c| c.is_alphabetic()).count() >= 10),
+        sentences.iter().filter_map(Value::as_str).any(|s| s
+            .chars()
+            .filter(|c| c.is_alphabetic())
+            .count()
+            >= 10),
         "real text expected: {record}"
     );
     let scores = record["scores"].as_object().expect("judge scores");

@@ -1,6 +1,16 @@
 //! The blocking side of the local provider: the process-wide llama.cpp backend, the loaded model
 //! and one generation (render the chat, decode the prompt, sample under the grammar, stop).
 //!
+//! Sampling under a grammar follows llama.cpp's `common_sampler`: the token is chosen by the
+//! ordinary chain (repetition penalty, then greedy or temperature sampling) over the raw logits,
+//! and only that one token is checked against the grammar. Masking the whole vocabulary (49k
+//! tokens for SmolLM2) with the grammar at every step cost about eight times the decode itself;
+//! the check of one token is cheap, and tiny models mostly pick a token the grammar allows. When
+//! the grammar rejects it, the step is resampled with the grammar applied to every candidate
+//! first. Under greedy decoding the result is the same token either way (the unconstrained
+//! argmax, when allowed, is also the constrained one); under temperature sampling the
+//! distribution differs slightly from full masking, as it does in llama.cpp.
+//!
 //! Everything here runs on a blocking thread; nothing is async. The `gate` mutex serialises
 //! generations because a llama.cpp context is created from the shared model for each call, and
 //! creating contexts from one model concurrently is unsound in llama.cpp (it mutates the model).
@@ -10,12 +20,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::Instant;
 
+use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::context::params::LlamaContextParams;
 use llama_cpp_2::llama_backend::LlamaBackend;
 use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::params::LlamaModelParams;
 use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
 use llama_cpp_2::sampling::LlamaSampler;
+use llama_cpp_2::token::LlamaToken;
+use llama_cpp_2::token::data::LlamaTokenData;
+use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 
 use super::{LocalConfig, LocalError, grammar_for_schema};
 use crate::{ChatRequest, FinishReason, LlmError, Message, Role};
@@ -204,22 +218,28 @@ impl Engine {
             .map_err(|e| inference("chat template", e))
     }
 
-    /// Builds the sampler chain: the grammar first (it masks what the schema forbids), the
-    /// repetition penalty, then greedy decoding, or temperature plus seeded sampling when the
-    /// request asks for it.
-    fn sampler(&self, req: &ChatRequest) -> Result<LlamaSampler, LlmError> {
-        let mut chain = Vec::with_capacity(4);
-        if let Some(schema) = &req.output_schema {
-            let grammar = grammar_for_schema(&schema.schema)?;
-            chain.push(
-                LlamaSampler::grammar(&self.model, &grammar, "root").map_err(|e| {
-                    LlmError::Rejected {
-                        status: 422,
-                        message: format!("local model: grammar for schema {:?}: {e}", schema.name),
-                    }
-                })?,
-            );
-        }
+    /// Builds the samplers: the grammar of the request's schema (if any), kept apart, and the
+    /// chain of the repetition penalty, then greedy decoding, or temperature plus seeded sampling
+    /// when the request asks for it.
+    fn sampler(&self, req: &ChatRequest) -> Result<Samplers, LlmError> {
+        let grammar = match &req.output_schema {
+            Some(schema) => {
+                let grammar = grammar_for_schema(&integer_bounded_numbers(&schema.schema))?;
+                Some(
+                    LlamaSampler::grammar(&self.model, &grammar, "root").map_err(|e| {
+                        LlmError::Rejected {
+                            status: 422,
+                            message: format!(
+                                "local model: grammar for schema {:?}: {e}",
+                                schema.name
+                            ),
+                        }
+                    })?,
+                )
+            }
+            None => None,
+        };
+        let mut chain = Vec::with_capacity(3);
         let penalty = self.config.repeat_penalty;
         if penalty.is_finite() && penalty > 0.0 && (penalty - 1.0).abs() > f32::EPSILON {
             chain.push(LlamaSampler::penalties(
@@ -240,7 +260,11 @@ impl Engine {
             }
             _ => chain.push(LlamaSampler::greedy()),
         }
-        Ok(LlamaSampler::chain_simple(chain))
+        Ok(Samplers {
+            grammar,
+            chain: LlamaSampler::chain_simple(chain),
+            resampled: 0,
+        })
     }
 
     /// Runs one request to completion (or to the token cap, or until `cancelled` is set).
@@ -309,8 +333,7 @@ impl Engine {
             if cancelled.load(Ordering::Relaxed) {
                 return Err(LlmError::Cancelled);
             }
-            // `sample` also accepts the token into the grammar; accepting it again aborts llama.cpp.
-            let token = sampler.sample(&ctx, batch.n_tokens() - 1);
+            let token = sampler.next(&ctx, batch.n_tokens() - 1)?;
             if vocab.is_eog(token) {
                 break FinishReason::Stop;
             }
@@ -327,6 +350,11 @@ impl Engine {
             pos += 1;
             ctx.decode(&mut batch).map_err(|e| inference("decode", e))?;
         };
+        tracing::debug!(
+            generated,
+            resampled = sampler.resampled,
+            "grammar rejected the unconstrained choice this many times"
+        );
         Ok(Generation {
             text: String::from_utf8_lossy(&bytes).into_owned(),
             finish,
@@ -339,7 +367,129 @@ impl Engine {
     }
 }
 
+/// The samplers of one generation (see the module docs for why the grammar is not in the chain).
+struct Samplers {
+    /// The request's schema as a grammar; `None` for free text.
+    grammar: Option<LlamaSampler>,
+    /// Penalty, then greedy or temperature sampling.
+    chain: LlamaSampler,
+    /// Steps where the grammar rejected the chain's choice and the step was resampled.
+    resampled: u64,
+}
+
+impl Samplers {
+    /// Chooses the next token from the logits of batch position `idx` and accepts it into the
+    /// grammar and the chain, each exactly once (accepting twice corrupts the grammar's stacks).
+    fn next(&mut self, ctx: &LlamaContext<'_>, idx: i32) -> Result<LlamaToken, LlmError> {
+        let mut candidates = ctx.token_data_array_ith(idx);
+        candidates.apply_sampler(&mut self.chain);
+        let mut token = selected(&candidates)?;
+        if let Some(grammar) = &mut self.grammar {
+            // The grammar sets a forbidden candidate's logit to -inf (an end-of-generation token
+            // too, until the JSON is complete).
+            let mut single =
+                LlamaTokenDataArray::new(vec![LlamaTokenData::new(token, 1.0, 0.0)], false);
+            single.apply_sampler(grammar);
+            let allowed = single.data.first().is_some_and(|d| d.logit().is_finite());
+            if !allowed {
+                self.resampled += 1;
+                let mut candidates = ctx.token_data_array_ith(idx);
+                candidates.apply_sampler(grammar);
+                candidates.apply_sampler(&mut self.chain);
+                token = selected(&candidates)?;
+            }
+            grammar.try_accept(token).map_err(|e| {
+                inference("grammar", format!("token {} not accepted: {e:?}", token.0))
+            })?;
+        }
+        self.chain.accept(token);
+        Ok(token)
+    }
+}
+
+fn selected(candidates: &LlamaTokenDataArray) -> Result<LlamaToken, LlmError> {
+    candidates
+        .selected_token()
+        .ok_or_else(|| inference("sampling", "the sampler chose no token"))
+}
+
+/// The schema the grammar is built from: every `"type": "number"` with integral `minimum` and
+/// `maximum` at least 2 apart (judge scores, 0–10) becomes an integer in that range.
+///
+/// llama.cpp's converter enforces bounds on integers only; on numbers it allows any digits, and
+/// SmolLM2 then writes `10.52` or `49786` for a 0–10 score, which validation rejects and the
+/// scenario fails. Whole scores lose nothing a tiny model could express. Narrower ranges (a 0–1
+/// ratio) keep their fractions and rely on validation. Only the grammar sees this schema; the
+/// reply is still validated against the request's own.
+fn integer_bounded_numbers(schema: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match schema {
+        Value::Object(map) => {
+            let mut out: serde_json::Map<String, Value> = map
+                .iter()
+                .map(|(k, v)| (k.clone(), integer_bounded_numbers(v)))
+                .collect();
+            let integral = |key: &str| {
+                map.get(key)
+                    .and_then(Value::as_f64)
+                    .filter(|x| x.fract() == 0.0 && x.abs() < 1e9)
+            };
+            if map.get("type").and_then(Value::as_str) == Some("number")
+                && let (Some(lo), Some(hi)) = (integral("minimum"), integral("maximum"))
+                && hi - lo >= 2.0
+            {
+                // Exact: both are integral and below 1e9.
+                out.insert("type".into(), "integer".into());
+                out.insert("minimum".into(), Value::from(lo as i64));
+                out.insert("maximum".into(), Value::from(hi as i64));
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(integer_bounded_numbers).collect()),
+        other => other.clone(),
+    }
+}
+
 fn pos_i32(pos: usize) -> Result<i32, LlmError> {
     i32::try_from(pos)
         .map_err(|_| inference("position", format!("{pos} does not fit llama.cpp's i32")))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn wide_integral_number_ranges_become_integers_for_the_grammar() {
+        let schema = json!({"type": "object", "properties": {
+            "score": {"type": "number", "minimum": 0, "maximum": 10.0},
+            "ratio": {"type": "number", "minimum": 0, "maximum": 1},
+            "half": {"type": "number", "minimum": 0.5, "maximum": 10},
+            "free": {"type": "number"},
+            "list": {"type": "array", "items": {"type": "number", "minimum": 1, "maximum": 5}}
+        }});
+        let g = integer_bounded_numbers(&schema);
+        let p = &g["properties"];
+        assert_eq!(
+            p["score"],
+            json!({"type": "integer", "minimum": 0, "maximum": 10})
+        );
+        assert_eq!(p["ratio"], schema["properties"]["ratio"]);
+        assert_eq!(p["half"], schema["properties"]["half"]);
+        assert_eq!(p["free"], schema["properties"]["free"]);
+        assert_eq!(p["list"]["items"]["type"], "integer");
+    }
+
+    #[test]
+    fn the_bounded_grammar_converts() {
+        let schema = json!({"type": "object", "properties": {
+            "score": {"type": "number", "minimum": 0, "maximum": 10}}, "required": ["score"]});
+        let grammar = grammar_for_schema(&integer_bounded_numbers(&schema)).expect("converts");
+        assert!(
+            grammar.contains("\"10\""),
+            "a range rule for 0–10: {grammar}"
+        );
+    }
 }
