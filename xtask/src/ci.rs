@@ -9,6 +9,9 @@ pub struct Args {
     /// Skip `cargo fmt --check` and clippy (tests only).
     #[arg(long)]
     pub tests_only: bool,
+    /// Skip the local-model steps (they need cmake and libclang-dev, and build llama.cpp).
+    #[arg(long)]
+    pub no_local_model: bool,
 }
 
 /// One CI step: a program and its arguments, run from the workspace root.
