@@ -35,6 +35,9 @@ pub enum WeightError {
     /// A weighted judge's score is NaN or infinite.
     #[error("score of judge `{0}` is not a finite number")]
     InvalidScore(String),
+    /// The weights are so large that their sums overflow to infinity.
+    #[error("the weights are too large: their weighted sum is not a finite number")]
+    Overflow,
 }
 
 impl Default for JudgeWeights {
@@ -106,7 +109,11 @@ impl JudgeWeights {
             weighted_sum += weight * score;
             weight_sum += weight;
         }
-        // validate() guarantees a positive weight, so weight_sum > 0 here.
+        // validate() guarantees a positive weight, so weight_sum > 0 here; sums of huge finite
+        // weights can still overflow to infinity, which would make the score NaN.
+        if !weighted_sum.is_finite() || !weight_sum.is_finite() {
+            return Err(WeightError::Overflow);
+        }
         let score = weighted_sum / weight_sum;
         tracing::trace!(score, judges = self.0.len(), "weighted judge score");
         Ok(score)
@@ -129,6 +136,14 @@ mod tests {
 
     fn map(pairs: &[(&str, f64)]) -> BTreeMap<String, f64> {
         pairs.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect()
+    }
+
+    #[test]
+    fn weights_whose_sums_overflow_are_an_error_not_a_nan_score() {
+        let weights =
+            JudgeWeights::new(map(&[("a", 1e308), ("b", 1e308)])).expect("finite weights");
+        let scores = map(&[("a", 9.0), ("b", 8.0)]);
+        assert_eq!(weights.weighted_score(&scores), Err(WeightError::Overflow));
     }
 
     #[test]

@@ -128,6 +128,20 @@ impl HttpBot {
     }
 }
 
+impl HttpBot {
+    /// Replaces every resolved header value (tokens read from `${VAR}`s) in `text`: a bot that
+    /// echoes its request headers in an error body must not put a secret into a report.
+    fn redact_header_values(&self, text: &str) -> String {
+        let mut out = text.to_owned();
+        for (_, value) in &self.headers {
+            for secret in value.split_whitespace().filter(|part| part.len() >= 8) {
+                out = out.replace(secret, "[redacted]");
+            }
+        }
+        out
+    }
+}
+
 impl Bot for HttpBot {
     fn turn<'a>(
         &'a mut self,
@@ -151,11 +165,34 @@ impl Bot for HttpBot {
                 .map_err(|e| BotError::Http(e.to_string()))?;
             if !status.is_success() {
                 let snippet: String = String::from_utf8_lossy(&bytes).chars().take(200).collect();
+                let snippet = self.redact_header_values(&snippet);
                 return Err(BotError::Http(format!("status {status}: {snippet}")));
             }
             let reply: Value = serde_json::from_slice(&bytes)
                 .map_err(|e| BotError::Protocol(format!("reply is not JSON: {e}")))?;
             self.turn_from_reply(&reply)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_bodies_echoing_a_header_token_are_redacted() {
+        let spec = HttpSpec {
+            url: "http://127.0.0.1:9/".into(),
+            headers: [(
+                "authorization".to_owned(),
+                "Bearer sk-test-0123456789".to_owned(),
+            )]
+            .into(),
+            body: None,
+            reply: ReplyPointers::default(),
+        };
+        let bot = HttpBot::new(spec).expect("http bot");
+        let text = bot.redact_header_values(r#"{"error":"bad token sk-test-0123456789"}"#);
+        assert_eq!(text, r#"{"error":"bad token [redacted]"}"#);
     }
 }
