@@ -426,13 +426,22 @@ fn print_summary(
         judges.add_row(vec![judge, mean.map_or("-".into(), |m| format!("{m:.2}"))]);
     }
     eprintln!("{judges}");
-    let mut histogram = Table::new();
-    histogram.set_header(vec!["score", "records"]);
-    for (i, count) in summary.histogram.counts.iter().enumerate() {
-        let (lo, hi) = scoring::summary::Histogram::bounds(i);
-        histogram.add_row(vec![format!("{lo:.0}–{hi:.0}"), count.to_string()]);
+    let counts = &summary.histogram.counts;
+    // Only the range that holds scores: twenty rows of mostly zeros hide the distribution.
+    if let (Some(first), Some(last)) = (
+        counts.iter().position(|&c| c > 0),
+        counts.iter().rposition(|&c| c > 0),
+    ) {
+        let widest = counts.iter().copied().max().unwrap_or(1).max(1);
+        let mut histogram = Table::new();
+        histogram.set_header(vec!["score", "records", ""]);
+        for (i, &count) in counts.iter().enumerate().take(last + 1).skip(first) {
+            let (lo, hi) = scoring::summary::Histogram::bounds(i);
+            let bar = "█".repeat(usize::try_from(count * 30 / widest).unwrap_or(30));
+            histogram.add_row(vec![format!("{lo:.1}–{hi:.1}"), count.to_string(), bar]);
+        }
+        eprintln!("{histogram}");
     }
-    eprintln!("{histogram}");
     let lowest = summary.lowest(5);
     if !lowest.is_empty() {
         let mut table = Table::new();
