@@ -46,27 +46,8 @@ pub struct Args {
     /// Also write the full audit as JSON to this file.
     #[arg(long)]
     pub json: Option<PathBuf>,
-    /// Requests in flight at once.
-    #[arg(long)]
-    pub concurrency: Option<usize>,
-    /// Endpoint base URL (OpenAI-compatible: up to `/v1`).
-    #[arg(long)]
-    pub base_url: Option<String>,
-    /// Model for every agent (per-agent models come from settings).
-    #[arg(long)]
-    pub model: Option<String>,
-    /// Environment variable holding the API key.
-    #[arg(long)]
-    pub api_key_env: Option<String>,
-    /// Provider; `local` is the embedded model (see `crate::provider` for the default).
-    #[arg(long, value_parser = crate::provider::ProviderName::VALUES)]
-    pub provider: Option<String>,
-    /// GGUF file of the local model (default: `$SCENARIO_ENGINE_MODEL`, else the fetch-model cache).
-    #[arg(long)]
-    pub model_path: Option<PathBuf>,
-    /// llama.cpp built-in chat template for a GGUF without one (e.g. `gemma`).
-    #[arg(long)]
-    pub chat_template: Option<String>,
+    #[command(flatten)]
+    pub endpoint: super::EndpointArgs,
     /// Accept threshold the decisions are taken against (0–10).
     #[arg(long)]
     pub threshold: Option<f64>,
@@ -92,16 +73,7 @@ pub fn execute(args: Args) -> u8 {
 
 fn flags(args: &Args) -> FlagOverrides {
     let mut f = FlagOverrides::default();
-    f.set("concurrency", args.concurrency.map(|c| c as u64));
-    f.set("base_url", args.base_url.clone());
-    f.set("model", args.model.clone());
-    f.set("api_key_env", args.api_key_env.clone());
-    f.set("provider", args.provider.clone());
-    f.set(
-        "local.model_path",
-        args.model_path.as_ref().map(|p| p.display().to_string()),
-    );
-    f.set("local.chat_template", args.chat_template.clone());
+    args.endpoint.apply(&mut f);
     f.set("threshold", args.threshold);
     f.set("ratio_judge", args.ratio_judge.clone());
     // Every audit call bypasses the cache anyway (`no_cache`); turning it off here also keeps

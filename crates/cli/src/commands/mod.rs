@@ -8,3 +8,50 @@ pub mod report;
 pub mod run;
 pub mod scenarios;
 pub mod test;
+
+use std::path::PathBuf;
+
+use crate::settings::FlagOverrides;
+
+/// The model-endpoint flags shared by the commands that call the pipeline's agents (`run`,
+/// `audit-judges`); each overrides the config's `run:` section and the environment.
+#[derive(Debug, clap::Args)]
+pub struct EndpointArgs {
+    /// Requests in flight at once.
+    #[arg(long)]
+    pub concurrency: Option<usize>,
+    /// Endpoint base URL (OpenAI-compatible: up to `/v1`).
+    #[arg(long)]
+    pub base_url: Option<String>,
+    /// Model for every agent (per-agent models come from settings).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Environment variable holding the API key.
+    #[arg(long)]
+    pub api_key_env: Option<String>,
+    /// Provider; `local` is the embedded model (see `crate::provider` for the default).
+    #[arg(long, value_parser = crate::provider::ProviderName::VALUES)]
+    pub provider: Option<String>,
+    /// GGUF file of the local model (default: `$SCENARIO_ENGINE_MODEL`, else the fetch-model cache).
+    #[arg(long)]
+    pub model_path: Option<PathBuf>,
+    /// llama.cpp built-in chat template for a GGUF without one (e.g. `gemma`).
+    #[arg(long)]
+    pub chat_template: Option<String>,
+}
+
+impl EndpointArgs {
+    /// Sets the flags that were given as settings overrides.
+    pub fn apply(&self, f: &mut FlagOverrides) {
+        f.set("concurrency", self.concurrency.map(|c| c as u64));
+        f.set("base_url", self.base_url.clone());
+        f.set("model", self.model.clone());
+        f.set("api_key_env", self.api_key_env.clone());
+        f.set("provider", self.provider.clone());
+        f.set(
+            "local.model_path",
+            self.model_path.as_ref().map(|p| p.display().to_string()),
+        );
+        f.set("local.chat_template", self.chat_template.clone());
+    }
+}
