@@ -19,10 +19,33 @@ const TIGHT_SPACE_RULE: &str = r#"space ::= " "?"#;
 /// # Errors
 /// [`LocalError::Grammar`] when llama.cpp cannot convert the schema.
 pub fn grammar_for_schema(schema: &Value) -> Result<String, LocalError> {
-    let text = serde_json::to_string(schema).map_err(|e| LocalError::Grammar(e.to_string()))?;
+    let mut schema = schema.clone();
+    strip_unanchored_patterns(&mut schema);
+    let text = serde_json::to_string(&schema).map_err(|e| LocalError::Grammar(e.to_string()))?;
     let grammar = llama_cpp_2::json_schema_to_grammar(&text)
         .map_err(|e| LocalError::Grammar(e.to_string()))?;
     Ok(tighten_space(&grammar))
+}
+
+/// Removes `pattern`s that llama.cpp's converter cannot express (it only takes patterns anchored
+/// with `^…$`, and otherwise prints a warning on stderr and accepts any string). Dropping them
+/// here changes nothing the grammar enforces, and the reply is still validated against the
+/// original schema, patterns included.
+fn strip_unanchored_patterns(schema: &mut Value) {
+    match schema {
+        Value::Object(map) => {
+            let unanchored = map
+                .get("pattern")
+                .and_then(Value::as_str)
+                .is_some_and(|p| !(p.starts_with('^') && p.ends_with('$')));
+            if unanchored {
+                map.remove("pattern");
+            }
+            map.values_mut().for_each(strip_unanchored_patterns);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_unanchored_patterns),
+        _ => {}
+    }
 }
 
 /// Replaces the definition of the `space` rule, keeping every other line as it is.
@@ -42,6 +65,28 @@ fn tighten_space(grammar: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unanchored_patterns_are_dropped_anchored_ones_kept() {
+        let mut schema = serde_json::json!({
+            "type": "object",
+            "properties": {
+                "a": {"type": "string", "pattern": "\\S"},
+                "b": {"type": "array", "items": {"type": "string", "pattern": "\\S"}},
+                "c": {"type": "string", "pattern": "^[a-z]+$"}
+            }
+        });
+        strip_unanchored_patterns(&mut schema);
+        assert_eq!(
+            schema["properties"]["a"],
+            serde_json::json!({"type": "string"})
+        );
+        assert_eq!(
+            schema["properties"]["b"]["items"],
+            serde_json::json!({"type": "string"})
+        );
+        assert_eq!(schema["properties"]["c"]["pattern"], "^[a-z]+$");
+    }
 
     #[test]
     fn only_the_space_rule_changes() {
