@@ -13,6 +13,21 @@ use std::path::PathBuf;
 
 use crate::settings::FlagOverrides;
 
+/// Runs an async command body on a multi-threaded runtime; returns its exit code (3 when the
+/// runtime cannot start).
+pub fn block_on(command: impl std::future::Future<Output = u8>) -> u8 {
+    match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime.block_on(command),
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            crate::exit::RUN_FAILURE
+        }
+    }
+}
+
 /// The model-endpoint flags shared by the commands that call the pipeline's agents (`run`,
 /// `audit-judges`); each overrides the config's `run:` section and the environment.
 #[derive(Debug, clap::Args)]

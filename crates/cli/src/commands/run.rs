@@ -78,17 +78,7 @@ pub struct Args {
 
 /// Runs the command; returns the exit code.
 pub fn execute(args: Args) -> u8 {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("error: cannot start the async runtime: {e}");
-            return exit::RUN_FAILURE;
-        }
-    };
-    runtime.block_on(run(args))
+    super::block_on(run(args))
 }
 
 fn flags(args: &Args) -> FlagOverrides {

@@ -98,17 +98,7 @@ pub fn execute(args: Args) -> u8 {
             return exit::INVALID_INPUT;
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("error: cannot start the async runtime: {e}");
-            return exit::RUN_FAILURE;
-        }
-    };
-    runtime.block_on(run(args, suite, kind))
+    super::block_on(run(args, suite, kind))
 }
 
 /// Resolves and builds the LLM of `--bot llm` / `--judge llm` (see `crate::provider`).
