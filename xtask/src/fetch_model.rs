@@ -99,14 +99,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 /// `~/.cache/scenario-engine/models`.
-fn default_cache_dir() -> anyhow::Result<PathBuf> {
+pub fn default_cache_dir() -> anyhow::Result<PathBuf> {
     let home = std::env::home_dir()
         .context("no home directory: pass --cache-dir or set SCENARIO_ENGINE_MODEL_DIR")?;
     Ok(home.join(".cache").join("scenario-engine").join("models"))
 }
 
 /// Makes sure `dir` holds the verified model file and returns its path.
-fn ensure(model: ModelChoice, dir: &Path) -> anyhow::Result<PathBuf> {
+pub fn ensure(model: ModelChoice, dir: &Path) -> anyhow::Result<PathBuf> {
     ensure_source(&model.source(), dir)
 }
 

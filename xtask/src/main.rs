@@ -7,6 +7,8 @@ mod fake_server;
 mod fetch_model;
 mod fixtures;
 mod screenshot;
+#[cfg(test)]
+mod tidy;
 
 use clap::{Parser, Subcommand};
 

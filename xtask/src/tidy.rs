@@ -1,0 +1,403 @@
+//! Tidy tests: the architecture invariants of ARCHITECTURE.md, checked on every
+//! `cargo test --workspace` (in the spirit of rust-analyzer's `tidy.rs`).
+//!
+//! Each check reads the repository as text (Cargo manifests, sources, ARCHITECTURE.md) and fails
+//! with a list of every violation, so one run tells the whole story. The one check that builds
+//! (`each_library_builds_alone`) uses its own target directory, so it never waits on the lock of
+//! the `cargo test` that runs it.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The library crates, by folder under `crates/`, with their package names.
+pub const LIBRARIES: &[(&str, &str)] = &[
+    ("scenarios", "scenarios"),
+    ("scoring", "scoring"),
+    ("llm-client", "llm-client"),
+    ("agents", "agents"),
+];
+
+/// The workspace crates each crate may depend on (normal dependencies). Anything else is a back
+/// edge or a new edge that ARCHITECTURE.md must first describe.
+pub const ALLOWED_EDGES: &[(&str, &[&str])] = &[
+    ("scenarios", &[]),
+    ("scoring", &["scenarios"]),
+    ("llm-client", &[]),
+    ("agents", &["scenarios", "scoring", "llm-client"]),
+    (
+        "scenario-engine",
+        &["scenarios", "scoring", "llm-client", "agents"],
+    ),
+    ("fixtures", &[]),
+    ("xtask", &["fixtures"]),
+];
+
+/// The CLI is thin: its sources (tests excluded) stay under this many lines.
+pub const CLI_MAX_LINES: usize = 3000;
+
+/// Macros and calls that print; only the CLI (and xtask) may use them.
+const PRINTING: &[&str] = &[
+    "println!",
+    "eprintln!",
+    "print!",
+    "eprint!",
+    "dbg!",
+    "std::io::stdout",
+    "std::io::stderr",
+    "io::stdout()",
+    "io::stderr()",
+];
+
+/// Every `.rs` file below `dir`, sorted.
+pub fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The lines of a source file before its first `#[cfg(test)]` item (unit-test modules sit at
+/// the end of a file in this workspace), with their 1-based numbers.
+pub fn non_test_lines(text: &str) -> Vec<(usize, &str)> {
+    text.lines()
+        .enumerate()
+        .take_while(|(_, l)| l.trim() != "#[cfg(test)]")
+        .map(|(i, l)| (i + 1, l))
+        .collect()
+}
+
+/// Normalised source line for duplicate detection: `None` for lines that carry no logic of
+/// their own (blank, comments, lone punctuation, `use` lines, attributes).
+fn significant(line: &str) -> Option<String> {
+    let t = line.trim();
+    if t.is_empty()
+        || t.starts_with("//")
+        || t.starts_with("#[")
+        || t.starts_with("use ")
+        || t.chars().all(|c| "{}()[];,".contains(c))
+    {
+        return None;
+    }
+    Some(t.to_string())
+}
+
+/// Runs of `window` significant lines that stand in more than one of `files` (by file and line).
+pub fn repeated_blocks(files: &[(String, String)], window: usize) -> Vec<String> {
+    let mut seen: HashMap<Vec<String>, (usize, usize)> = HashMap::new();
+    // One report per pair of files (the first shared run), however long the run.
+    let mut pairs: BTreeMap<(usize, usize), String> = BTreeMap::new();
+    for (fi, (_, text)) in files.iter().enumerate() {
+        let lines: Vec<(usize, String)> = non_test_lines(text)
+            .into_iter()
+            .filter_map(|(n, l)| significant(l).map(|s| (n, s)))
+            .collect();
+        for w in lines.windows(window) {
+            let key: Vec<String> = w.iter().map(|(_, s)| s.clone()).collect();
+            match seen.get(&key) {
+                Some(&(other, line)) if other != fi => {
+                    pairs.entry((other, fi)).or_insert_with(|| {
+                        format!("{}:{} ~ {}:{}", files[other].0, line, files[fi].0, w[0].0)
+                    });
+                }
+                Some(_) => {}
+                None => {
+                    seen.insert(key, (fi, w[0].0));
+                }
+            }
+        }
+    }
+    pairs.into_values().collect()
+}
+
+/// The `[dependencies]` (normal, not dev or build) workspace crates a manifest names.
+pub fn workspace_dependencies(manifest: &str, workspace_crates: &[&str]) -> BTreeSet<String> {
+    let Ok(doc) = manifest.parse::<toml::Table>() else {
+        return BTreeSet::new();
+    };
+    let mut out = BTreeSet::new();
+    let mut tables: Vec<&toml::Table> = Vec::new();
+    if let Some(deps) = doc.get("dependencies").and_then(|d| d.as_table()) {
+        tables.push(deps);
+    }
+    // `[target.'cfg(..)'.dependencies]` count too.
+    if let Some(targets) = doc.get("target").and_then(|t| t.as_table()) {
+        for t in targets.values() {
+            if let Some(deps) = t.get("dependencies").and_then(|d| d.as_table()) {
+                tables.push(deps);
+            }
+        }
+    }
+    for deps in tables {
+        for name in deps.keys() {
+            if workspace_crates.contains(&name.as_str()) {
+                out.insert(name.clone());
+            }
+        }
+    }
+    out
+}
+
+/// The `### \`path\`` section of ARCHITECTURE.md for one crate folder, up to the next heading.
+pub fn architecture_section<'a>(architecture: &'a str, folder: &str) -> Option<&'a str> {
+    let heading = format!("### `{folder}`");
+    let start = architecture.find(&heading)?;
+    let rest = &architecture[start + heading.len()..];
+    let end = rest.find("\n##").unwrap_or(rest.len());
+    Some(&rest[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root() -> PathBuf {
+        crate::workspace_root()
+    }
+
+    fn rel(path: &Path) -> String {
+        path.strip_prefix(root())
+            .unwrap_or(path)
+            .display()
+            .to_string()
+    }
+
+    fn read(path: &Path) -> String {
+        fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+
+    /// Folders holding a crate, with the package name.
+    fn crate_folders() -> Vec<(PathBuf, String)> {
+        let mut out: Vec<(PathBuf, String)> = LIBRARIES
+            .iter()
+            .map(|(folder, name)| (root().join("crates").join(folder), (*name).to_string()))
+            .collect();
+        out.push((root().join("crates/cli"), "scenario-engine".into()));
+        out.push((root().join("fixtures"), "fixtures".into()));
+        out.push((root().join("xtask"), "xtask".into()));
+        out
+    }
+
+    #[test]
+    fn library_crates_never_print() {
+        let mut offences = Vec::new();
+        for (folder, _) in LIBRARIES {
+            for file in rust_files(&root().join("crates").join(folder).join("src")) {
+                let text = read(&file);
+                for (n, line) in non_test_lines(&text) {
+                    let code = line.split("//").next().unwrap_or("");
+                    if PRINTING.iter().any(|p| code.contains(p)) {
+                        offences.push(format!("{}:{n}: {}", rel(&file), line.trim()));
+                    }
+                }
+            }
+        }
+        assert!(
+            offences.is_empty(),
+            "library crates return values and emit `tracing` events; only the CLI prints:\n{}",
+            offences.join("\n")
+        );
+    }
+
+    #[test]
+    fn crate_graph_has_no_back_edges_and_fixtures_is_dev_only() {
+        let names: Vec<&str> = ALLOWED_EDGES.iter().map(|(n, _)| *n).collect();
+        let allowed: BTreeMap<&str, &[&str]> = ALLOWED_EDGES.iter().copied().collect();
+        let mut offences = Vec::new();
+        for (folder, name) in crate_folders() {
+            let manifest = read(&folder.join("Cargo.toml"));
+            let deps = workspace_dependencies(&manifest, &names);
+            let ok = allowed.get(name.as_str()).copied().unwrap_or(&[]);
+            for dep in deps {
+                if !ok.contains(&dep.as_str()) {
+                    offences.push(format!(
+                        "{name} depends on {dep}: not an edge of ARCHITECTURE.md's crate graph{}",
+                        if dep == "fixtures" {
+                            " (fixtures is a dev-dependency only)"
+                        } else {
+                            ""
+                        }
+                    ));
+                }
+            }
+        }
+        assert!(offences.is_empty(), "{}", offences.join("\n"));
+    }
+
+    #[test]
+    fn architecture_code_map_names_every_module() {
+        let architecture = read(&root().join("ARCHITECTURE.md"));
+        let mut missing = Vec::new();
+        for (folder, _) in crate_folders() {
+            let folder_name = rel(&folder);
+            let Some(section) = architecture_section(&architecture, &folder_name) else {
+                missing.push(format!(
+                    "no section `### \\`{folder_name}\\`` in ARCHITECTURE.md"
+                ));
+                continue;
+            };
+            let src = folder.join("src");
+            for file in rust_files(&src) {
+                let inner = file.strip_prefix(&src).unwrap_or(&file);
+                let stem = inner.file_name().and_then(|f| f.to_str()).unwrap_or("");
+                if matches!(stem, "lib.rs" | "main.rs") {
+                    continue;
+                }
+                // `a/mod.rs` is named as `a/`; `a/b.rs` as `b.rs`.
+                let name = if stem == "mod.rs" {
+                    match inner.parent().and_then(|p| p.file_name()) {
+                        Some(dir) => format!("{}/", dir.to_string_lossy()),
+                        None => continue,
+                    }
+                } else {
+                    stem.to_string()
+                };
+                if !section.contains(&format!("`{name}")) && !section.contains(&format!("{name}`"))
+                {
+                    missing.push(format!(
+                        "{}: not in the code map of `{folder_name}`",
+                        rel(&file)
+                    ));
+                }
+            }
+        }
+        assert!(
+            missing.is_empty(),
+            "ARCHITECTURE.md's code map must name every module:\n{}",
+            missing.join("\n")
+        );
+    }
+
+    #[test]
+    fn cli_crate_stays_thin() {
+        let total: usize = rust_files(&root().join("crates/cli/src"))
+            .iter()
+            .map(|f| non_test_lines(&read(f)).len())
+            .sum();
+        assert!(
+            total < CLI_MAX_LINES,
+            "crates/cli/src has {total} lines (tests excluded); the CLI only parses, calls a \
+             library and renders: move domain logic into a library crate (limit {CLI_MAX_LINES})"
+        );
+    }
+
+    #[test]
+    fn no_block_repeats_between_source_files() {
+        let mut files = Vec::new();
+        for (folder, _) in crate_folders() {
+            for file in rust_files(&folder.join("src")) {
+                files.push((rel(&file), read(&file)));
+            }
+        }
+        let repeats = repeated_blocks(&files, 6);
+        assert!(
+            repeats.is_empty(),
+            "blocks of six or more lines repeated between source files (make one piece of code \
+             serve both):\n{}",
+            repeats.join("\n")
+        );
+    }
+
+    #[test]
+    fn ci_has_one_definition() {
+        let text = read(&root().join(".ci/run"));
+        let script: String = text
+            .lines()
+            .filter(|l| !l.trim_start().starts_with('#'))
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(
+            script.contains("cargo xtask ci"),
+            ".ci/run must call `cargo xtask ci`, the one definition of CI (xtask/src/ci.rs)"
+        );
+        for step in ["clippy", "cargo test", "fetch-model"] {
+            assert!(
+                !script.contains(step),
+                ".ci/run runs `{step}` itself: CI steps belong in xtask/src/ci.rs"
+            );
+        }
+    }
+
+    #[test]
+    fn repeated_blocks_are_found_across_files_only() {
+        let block = "let a = 1;\nlet b = 2;\nlet c = 3;\nlet d = 4;\nlet e = 5;\nlet f = 6;\n";
+        let files = vec![
+            ("x.rs".to_string(), format!("fn x() {{\n{block}}}\n")),
+            ("y.rs".to_string(), format!("fn y() {{\n{block}}}\n")),
+            (
+                "z.rs".to_string(),
+                format!("fn z() {{\n{block}}}\nfn w() {{\n{block}}}\n"),
+            ),
+        ];
+        let found = repeated_blocks(&files, 6);
+        assert_eq!(found, vec!["x.rs:2 ~ y.rs:2", "x.rs:2 ~ z.rs:2"]);
+        // A block repeated inside one file, or only in a test module, is not reported.
+        let files = vec![
+            (
+                "z.rs".to_string(),
+                format!("fn z() {{\n{block}}}\nfn w() {{\n{block}}}\n"),
+            ),
+            (
+                "t.rs".to_string(),
+                format!("fn t() {{}}\n#[cfg(test)]\nmod tests {{\n{block}}}\n"),
+            ),
+        ];
+        assert!(repeated_blocks(&files, 6).is_empty());
+    }
+
+    #[test]
+    fn graph_parser_reads_normal_dependencies_only() {
+        let manifest = r#"
+[dependencies]
+scoring.workspace = true
+serde = "1"
+[dev-dependencies]
+fixtures.workspace = true
+[target.'cfg(unix)'.dependencies]
+agents = { path = "../agents" }
+"#;
+        let deps = workspace_dependencies(manifest, &["scoring", "fixtures", "agents"]);
+        assert_eq!(
+            deps.into_iter().collect::<Vec<_>>(),
+            vec!["agents".to_string(), "scoring".to_string()]
+        );
+    }
+
+    /// Each library crate builds on its own with its default features (no feature borrowed from
+    /// a sibling through workspace feature unification). Uses `target/tidy` so it does not wait
+    /// for the lock held by the `cargo test` running it; `cargo check` only.
+    #[test]
+    fn each_library_builds_alone() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let target = root().join("target").join("tidy");
+        let mut failures = Vec::new();
+        for (_, name) in LIBRARIES {
+            let out = std::process::Command::new(&cargo)
+                .args(["check", "--quiet", "--locked", "--lib", "-p", name])
+                .env("CARGO_TARGET_DIR", &target)
+                .current_dir(root())
+                .output()
+                .expect("cargo can be started");
+            if !out.status.success() {
+                failures.push(format!(
+                    "`cargo check -p {name}` alone failed:\n{}",
+                    String::from_utf8_lossy(&out.stderr)
+                ));
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+}
