@@ -15,7 +15,7 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use scoring::transcript::BotTurn;
 
 use super::reply::default_max_reply_bytes;
-use super::{Bot, BotError, History, read_line_capped, turn_from_json};
+use super::{Bot, BotError, History, parse_reply, read_line_capped, turn_from_json};
 
 /// Settings of the `command` adapter in a suite.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -95,9 +95,7 @@ impl Bot for CommandBot {
             let reply = read_line_capped(&mut self.stdout, self.max_reply_bytes)
                 .await?
                 .ok_or_else(|| BotError::Command("the process closed stdout".to_owned()))?;
-            let value: serde_json::Value = serde_json::from_str(&reply)
-                .map_err(|e| BotError::Protocol(format!("stdout line is not JSON: {e}")))?;
-            turn_from_json(value)
+            turn_from_json(parse_reply(&reply)?)
         })
     }
 }

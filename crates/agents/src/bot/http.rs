@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 use scoring::transcript::BotTurn;
 
 use super::reply::{default_max_reply_bytes, too_large};
-use super::{Bot, BotError, History, resolved_headers, turn_from_json};
+use super::{Bot, BotError, History, parse_reply, resolved_headers, turn_from_json};
 
 /// Settings of the `http` adapter in a suite.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -188,8 +188,9 @@ impl Bot for HttpBot {
                 let snippet = self.redact_header_values(&snippet);
                 return Err(BotError::Http(format!("status {status}: {snippet}")));
             }
-            let reply: Value = serde_json::from_slice(&bytes)
-                .map_err(|e| BotError::Protocol(format!("reply is not JSON: {e}")))?;
+            let text = String::from_utf8(bytes)
+                .map_err(|_| BotError::Protocol("the reply is not UTF-8".to_owned()))?;
+            let reply = parse_reply(&text)?;
             self.turn_from_reply(reply)
         })
     }

@@ -22,7 +22,9 @@ use serde_json::Value;
 pub use command::{CommandBot, CommandSpec};
 pub use http::{HttpBot, HttpSpec, ReplyPointers};
 pub use llm::{LlmBot, LlmSpec, tool_defs, tool_name};
-pub use reply::{DEFAULT_MAX_REPLY_BYTES, REPLY_FIELDS, read_line_capped, turn_from_json};
+pub use reply::{
+    DEFAULT_MAX_REPLY_BYTES, REPLY_FIELDS, parse_reply, read_line_capped, turn_from_json,
+};
 pub use scripted::{Expected, Script, ScriptedBot, scripted_bot};
 
 use scoring::transcript::BotTurn;

@@ -12,6 +12,7 @@
 use serde_json::{Map, Value};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 
+use scoring::expect::Decimal;
 use scoring::transcript::{BotTurn, PlanStep, ResponseType, Signals};
 
 use super::BotError;
@@ -159,6 +160,60 @@ fn signals(value: &Value) -> Result<Signals, BotError> {
     })
 }
 
+/// Parses reply text as JSON, refusing numbers a float would round (integers beyond 64 bits,
+/// more than 17 significant digits): they would otherwise compare as a different number.
+///
+/// # Errors
+/// [`BotError::Protocol`] for text that is not JSON or holds such a number.
+pub fn parse_reply(text: &str) -> Result<Value, BotError> {
+    let value: Value =
+        serde_json::from_str(text).map_err(|e| protocol(format!("the reply is not JSON: {e}")))?;
+    if let Some(token) = inexact_number(text) {
+        return Err(protocol(format!(
+            "the reply's number {token} cannot be read exactly; send it as a string"
+        )));
+    }
+    Ok(value)
+}
+
+/// The first number token of valid JSON `text` that does not survive reading through `f64`.
+fn inexact_number(text: &str) -> Option<&str> {
+    let bytes = text.as_bytes();
+    let (mut i, mut in_string) = (0, false);
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_string {
+            match b {
+                b'\\' => i += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+        } else if b == b'"' {
+            in_string = true;
+        } else if b == b'-' || b.is_ascii_digit() {
+            let start = i;
+            while i < bytes.len()
+                && matches!(bytes[i], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
+            {
+                i += 1;
+            }
+            let token = &text[start..i];
+            let exact = token.parse::<i64>().is_ok()
+                || token.parse::<u64>().is_ok()
+                || token.parse::<f64>().ok().is_some_and(|f| {
+                    Decimal::parse(&f.to_string()).is_some()
+                        && Decimal::parse(&f.to_string()) == Decimal::parse(token)
+                });
+            if !exact {
+                return Some(token);
+            }
+            continue;
+        }
+        i += 1;
+    }
+    None
+}
+
 /// Reads a reply object strictly (see the module docs).
 ///
 /// # Errors
@@ -296,6 +351,19 @@ mod tests {
         )
         .expect_err("arguments twice");
         assert!(err.to_string().contains("twice"), "{err}");
+    }
+
+    #[test]
+    fn numbers_a_float_would_round_are_refused() {
+        assert!(parse_reply(r#"{"text": "a", "outcome": {"n": 18446744073709551616}}"#).is_err());
+        assert!(
+            parse_reply(
+                r#"{"text": "0.1 \"1e999999\"", "outcome": [0.1, -5, 1e3, 18446744073709551615]}"#
+            )
+            .is_ok()
+        );
+        assert!(parse_reply(r#"{"outcome": 0.30000000000000000001}"#).is_err());
+        assert!(parse_reply("not json").is_err());
     }
 
     #[test]
