@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use agents::bot::{
-    AgentSpec, Bot, BotError, CommandBot, CommandSpec, FunctionSpec, HttpBot, HttpSpec, LlmBot,
-    LlmSpec, ReplyPointers, tool_defs,
+    AgentSpec, Bot, BotError, CommandBot, CommandSpec, DEFAULT_MAX_REPLY_BYTES, FunctionSpec,
+    HttpBot, HttpSpec, LlmBot, LlmSpec, ReplyPointers, tool_defs,
 };
 use agents::suite::{BotFactory, parse_suite, run_scenario};
 use fixtures::{FakeConfig, FakeServer};
@@ -37,6 +37,7 @@ async fn command_bot_speaks_json_lines_across_turns() {
     let spec = CommandSpec {
         program: "sh".into(),
         args: vec!["-c".into(), script.into()],
+        max_reply_bytes: DEFAULT_MAX_REPLY_BYTES,
     };
     let mut bot = CommandBot::spawn(&spec).expect("sh starts");
     let first = bot.turn(&[], "hello").await.expect("first reply");
@@ -52,6 +53,7 @@ async fn command_bot_that_exits_is_an_error() {
     let spec = CommandSpec {
         program: "sh".into(),
         args: vec!["-c".into(), "exit 0".into()],
+        max_reply_bytes: DEFAULT_MAX_REPLY_BYTES,
     };
     let mut bot = CommandBot::spawn(&spec).expect("sh starts");
     let err = bot.turn(&[], "hello").await.expect_err("no reply");
@@ -59,6 +61,7 @@ async fn command_bot_that_exits_is_an_error() {
     let missing = CommandSpec {
         program: "/nonexistent/bot".into(),
         args: vec![],
+        max_reply_bytes: DEFAULT_MAX_REPLY_BYTES,
     };
     assert!(CommandBot::spawn(&missing).is_err());
 }
@@ -119,6 +122,7 @@ async fn http_bot_renders_the_body_and_maps_the_reply() {
             signals: None,
             outcome: None,
         },
+        max_reply_bytes: DEFAULT_MAX_REPLY_BYTES,
     };
     let mut bot = HttpBot::new(spec).expect("http bot");
     let turn = bot.turn(&[], "Send money to Bob").await.expect("reply");
@@ -136,6 +140,60 @@ async fn http_bot_renders_the_body_and_maps_the_reply() {
     );
 }
 
+fn default_spec(url: String, max_reply_bytes: usize) -> HttpSpec {
+    HttpSpec {
+        url,
+        headers: Default::default(),
+        body: None,
+        reply: ReplyPointers::default(),
+        max_reply_bytes,
+    }
+}
+
+#[tokio::test]
+async fn http_replies_follow_the_strict_protocol() {
+    let (url, server) = one_shot_server(r#"{"reply": "Your password is hunter2"}"#).await;
+    let mut bot = HttpBot::new(default_spec(url, DEFAULT_MAX_REPLY_BYTES)).expect("http bot");
+    let err = bot.turn(&[], "hi").await.expect_err("unknown field");
+    assert!(err.to_string().contains("unknown field `reply`"), "{err}");
+    server.await.expect("server task");
+
+    let (url, server) = one_shot_server(r#"{"text": "ok", "response_type": "TEXT"}"#).await;
+    let mut bot = HttpBot::new(default_spec(url, DEFAULT_MAX_REPLY_BYTES)).expect("http bot");
+    let turn = bot.turn(&[], "hi").await.expect("valid reply");
+    assert_eq!(
+        turn.response_type,
+        Some(scoring::transcript::ResponseType::Text)
+    );
+    server.await.expect("server task");
+}
+
+#[tokio::test]
+async fn http_replies_over_the_cap_are_bot_errors() {
+    let (url, server) =
+        one_shot_server(r#"{"text": "a reply longer than thirty-two bytes"}"#).await;
+    let mut bot = HttpBot::new(default_spec(url, 32)).expect("http bot");
+    let err = bot.turn(&[], "hi").await.expect_err("too large");
+    assert!(err.to_string().contains("cap of 32 bytes"), "{err}");
+    server.await.expect("server task");
+}
+
+#[tokio::test]
+async fn command_replies_over_the_cap_are_bot_errors() {
+    // One 4 MiB line against a 64 KiB cap.
+    let spec = CommandSpec {
+        program: "sh".into(),
+        args: vec![
+            "-c".into(),
+            "read -r line; head -c 4194304 /dev/zero | tr '\\0' x; echo".into(),
+        ],
+        max_reply_bytes: 64 * 1024,
+    };
+    let mut bot = CommandBot::spawn(&spec).expect("sh starts");
+    let err = bot.turn(&[], "hello").await.expect_err("too large");
+    assert!(err.to_string().contains("cap of 65536 bytes"), "{err}");
+}
+
 #[tokio::test]
 async fn http_bot_names_missing_env_vars() {
     let spec = HttpSpec {
@@ -147,6 +205,7 @@ async fn http_bot_names_missing_env_vars() {
         .into(),
         body: None,
         reply: ReplyPointers::default(),
+        max_reply_bytes: DEFAULT_MAX_REPLY_BYTES,
     };
     let err = HttpBot::new(spec).err().expect("unset variable");
     assert!(err.to_string().contains("SCENARIO_ENGINE_TEST_UNSET_VAR"));

@@ -70,10 +70,19 @@ impl Format {
 /// A located [`ConfigError`] for syntax errors, type errors, unknown keys and custom errors.
 pub fn parse_document<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, ConfigError> {
     match Format::from_path(path)? {
-        Format::Yaml => serde_saphyr::from_str(text).map_err(|e| yaml_error(path, &e)),
+        Format::Yaml => serde_saphyr::from_str_with_options(text, yaml_options())
+            .map_err(|e| yaml_error(path, &e)),
         Format::Toml => toml::from_str(text).map_err(|e| toml_error(path, text, &e)),
         Format::Json => serde_json::from_str(text).map_err(|e| json_error(path, &e)),
     }
+}
+
+/// YAML 1.2 scalars: only `true`/`false` are booleans, so `yes`, `no`, `on`, `off` stay strings
+/// (an expected parameter `confirm: yes` is the text "yes", and `shouldReject: yes` is an error).
+fn yaml_options() -> serde_saphyr::Options {
+    let mut options = serde_saphyr::Options::default();
+    options.strict_booleans = true;
+    options
 }
 
 /// Reads `path` and parses it with [`parse_document`].
@@ -197,6 +206,24 @@ mod tests {
         count: u32,
         #[serde(default)]
         inner: Option<Inner>,
+    }
+
+    #[test]
+    fn yaml_reads_scalars_as_yaml_1_2() {
+        let path = PathBuf::from("s.yaml");
+        let v: serde_json::Value =
+            parse_document(&path, "a: yes\nb: on\nc: true\nd: \"0012\"\ne: 0012\n")
+                .expect("parses");
+        assert_eq!(v["a"], "yes");
+        assert_eq!(v["b"], "on");
+        assert_eq!(v["c"], true);
+        assert_eq!(v["d"], "0012");
+        #[derive(Debug, Deserialize)]
+        #[allow(dead_code)] // the field exists to be deserialised
+        struct Flag {
+            flag: bool,
+        }
+        assert!(parse_document::<Flag>(&path, "flag: yes\n").is_err());
     }
 
     /// A type whose `Deserialize` fails with a custom message, like a colleague's impl would.

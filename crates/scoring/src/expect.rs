@@ -43,6 +43,7 @@ mod decimal;
 mod eval;
 mod matcher;
 mod rules;
+mod scope;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -50,6 +51,7 @@ pub use decimal::Decimal;
 pub use eval::{evaluate, judge_questions};
 pub use matcher::{Matcher, OPERATORS, values_equal};
 pub use rules::{asks_for, asks_question, mentions, phrases_for, refuses, warns};
+pub use scope::{PathStep, Problem};
 use serde::{Deserialize, Serialize};
 
 use crate::check::CheckKind;
@@ -63,6 +65,9 @@ pub struct Expectations {
     /// Suite defaults applied where a check does not say otherwise (not part of the YAML mapping;
     /// the suite loader sets it).
     pub defaults: CheckDefaults,
+    /// How many user turns the scenario has, when known (the suite loader sets it): `turn: last`
+    /// then means that turn when deciding which `expectedFunction` is in scope.
+    pub steps: Option<usize>,
 }
 
 impl Expectations {
@@ -72,6 +77,7 @@ impl Expectations {
         Self {
             root,
             defaults: CheckDefaults::default(),
+            steps: None,
         }
     }
 
@@ -85,6 +91,15 @@ impl Expectations {
     #[must_use]
     pub fn declared_checks(&self) -> usize {
         self.root.leaf_count()
+    }
+
+    /// What cannot be evaluated as written, for a located load error: turns beyond the
+    /// scenario's steps (when [`Self::steps`] is known), `expectedParams`/`expectedAgent` with no
+    /// `expectedFunction` in scope while a function is named elsewhere, and ones with several in
+    /// scope. Empty when the tree is sound.
+    #[must_use]
+    pub fn problems(&self) -> Vec<Problem> {
+        scope::problems(self)
     }
 }
 
@@ -106,7 +121,8 @@ pub enum Expect {
     Checks(CheckSet),
     /// Every branch's checks count.
     All(Vec<Expect>),
-    /// Scored as its best branch: a satisfied `any` yields only passing checks.
+    /// Holds when one branch holds entirely (its checks are reported); otherwise one failed check
+    /// reporting the closest branch.
     Any(Vec<Expect>),
     /// Inverts its inner expectation.
     Not(Box<Expect>),
@@ -261,15 +277,19 @@ pub struct Topic {
 /// A declarative `customValidator`: a JSON pointer into the turn and a condition on its value.
 ///
 /// The pointer addresses the turn as serialized (`/text`, `/plan/0/params/amount`,
-/// `/response_type`, `/outcome/status`, `/signals/rejected`); a `*` segment means "any element"
-/// (`/plan/*/function`). Nothing is executed: the condition is one of the [`Matcher`] operators.
+/// `/response_type`, `/outcome/status`, `/signals/rejected`); a `*` segment selects every element
+/// (`/plan/*/function`), and the [`Quantifier`] says whether the condition must hold for every
+/// selected value (the default) or for some. An empty selection fails. Nothing is executed: the
+/// condition is one of the [`Matcher`] operators.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Predicate {
     /// JSON pointer, possibly with `*` segments.
     pub path: String,
     /// The condition the value must meet.
     pub matcher: Matcher,
-    /// How the report names it (defaults to `path op value`).
+    /// For `*` paths: every selected value, or some (ignored without `*`).
+    pub quantifier: Quantifier,
+    /// How the report names it (defaults to `path op value`, prefixed by `some` when asked).
     pub description: Option<String>,
 }
 
@@ -279,8 +299,29 @@ impl Predicate {
     pub fn label(&self) -> String {
         self.description
             .clone()
-            .unwrap_or_else(|| format!("{} {}", self.path, self.matcher))
+            .unwrap_or_else(|| match self.quantifier {
+                Quantifier::Some if self.has_wildcard() => {
+                    format!("some {} {}", self.path, self.matcher)
+                }
+                _ => format!("{} {}", self.path, self.matcher),
+            })
     }
+
+    /// Whether the path has a `*` segment (selects several values).
+    #[must_use]
+    pub fn has_wildcard(&self) -> bool {
+        self.path.split('/').any(|seg| seg == "*")
+    }
+}
+
+/// How a `customValidator` path with `*` segments is quantified.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Quantifier {
+    /// The condition holds for every selected value (the default).
+    #[default]
+    Every,
+    /// The condition holds for at least one selected value.
+    Some,
 }
 
 /// A question for an LLM judge about one askFor/warn/reject check on one turn.

@@ -169,7 +169,7 @@ fn params_need_every_key_on_the_same_call() {
         !checks[0].passed,
         "keys satisfied by different calls must not pass"
     );
-    let same = exp(json!({"expectedParams": {"recipient": "bob", "amount": "50.0"}}));
+    let same = exp(json!({"expectedParams": {"recipient": "bob", "amount": 50.0}}));
     assert!(eval(&same, &t)[0].passed);
 }
 
@@ -438,7 +438,7 @@ fn custom_validators_read_the_outcome_and_wildcards() {
     let t = one_turn(turn);
     let e = exp(json!({"customValidator": [
         {"path": "/outcome/fee", "op": "lte", "value": 1},
-        {"path": "/plan/*/params/amount", "op": "gt", "value": 100, "description": "some call above 100"},
+        {"path": "/plan/*/params/amount", "op": "gt", "value": 100, "quantifier": "some", "description": "some call above 100"},
         {"path": "/plan/2", "op": "absent"},
         {"path": "/outcome/status", "op": "in", "value": ["failed"]}
     ]}));

@@ -1,18 +1,21 @@
 //! The `command` adapter: one process per conversation, speaking JSON lines. For each user turn
 //! the adapter writes `{"message": …, "history": [{"user": …, "bot": …}, …]}` and one line to
 //! stdin, and reads one line from stdout: a reply object (`text`, `plan`, `response_type`,
-//! `signals`, `outcome`). The process is killed when the bot is dropped.
+//! `signals`, `outcome`), validated strictly (see [`super::reply`]). A reply line longer than
+//! `max_reply_bytes` is a bot error, found without holding more than the cap in memory. The
+//! process is killed when the bot is dropped.
 
 use std::process::Stdio;
 
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 use scoring::transcript::BotTurn;
 
-use super::{Bot, BotError, History, turn_from_json};
+use super::reply::default_max_reply_bytes;
+use super::{Bot, BotError, History, parse_reply, read_line_capped, turn_from_json};
 
 /// Settings of the `command` adapter in a suite.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -23,6 +26,9 @@ pub struct CommandSpec {
     /// Its arguments.
     #[serde(default)]
     pub args: Vec<String>,
+    /// Largest reply line accepted, in bytes (default 1 MiB); a longer one is a bot error.
+    #[serde(default = "default_max_reply_bytes")]
+    pub max_reply_bytes: usize,
 }
 
 /// A bot that is a child process.
@@ -30,7 +36,8 @@ pub struct CommandBot {
     // Held so the process lives (and is killed on drop) with the bot.
     _child: Child,
     stdin: ChildStdin,
-    stdout: Lines<BufReader<ChildStdout>>,
+    stdout: BufReader<ChildStdout>,
+    max_reply_bytes: usize,
 }
 
 impl CommandBot {
@@ -58,7 +65,8 @@ impl CommandBot {
         Ok(Self {
             _child: child,
             stdin,
-            stdout: BufReader::new(stdout).lines(),
+            stdout: BufReader::new(stdout),
+            max_reply_bytes: spec.max_reply_bytes,
         })
     }
 }
@@ -84,15 +92,10 @@ impl Bot for CommandBot {
                 .flush()
                 .await
                 .map_err(|e| BotError::Command(format!("flush: {e}")))?;
-            let reply = self
-                .stdout
-                .next_line()
-                .await
-                .map_err(|e| BotError::Command(format!("read stdout: {e}")))?
+            let reply = read_line_capped(&mut self.stdout, self.max_reply_bytes)
+                .await?
                 .ok_or_else(|| BotError::Command("the process closed stdout".to_owned()))?;
-            let value: serde_json::Value = serde_json::from_str(&reply)
-                .map_err(|e| BotError::Protocol(format!("stdout line is not JSON: {e}")))?;
-            turn_from_json(value)
+            turn_from_json(parse_reply(&reply)?)
         })
     }
 }

@@ -2,7 +2,9 @@
 //! template rendered with `message`, `history` (a list of `{user, bot}` texts) and `turn`; header
 //! values may name environment variables (`Bearer ${BOT_TOKEN}`), resolved when the bot is built so
 //! a missing variable fails fast. JSON pointers map the reply to the turn's text, plan, response
-//! type, signals and outcome.
+//! type, signals and outcome. With the default pointers the body is a reply object of the strict
+//! protocol of [`super::reply`] (unknown fields are errors); with custom pointers only the values
+//! they select are validated. A body over `max_reply_bytes` is a bot error, read no further.
 
 use std::collections::BTreeMap;
 
@@ -13,7 +15,8 @@ use serde_json::{Map, Value};
 
 use scoring::transcript::BotTurn;
 
-use super::{Bot, BotError, History, resolved_headers, turn_from_json};
+use super::reply::{default_max_reply_bytes, too_large};
+use super::{Bot, BotError, History, parse_reply, resolved_headers, turn_from_json};
 
 /// Settings of the `http` adapter in a suite.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -30,6 +33,9 @@ pub struct HttpSpec {
     /// Where the reply's fields are.
     #[serde(default)]
     pub reply: ReplyPointers,
+    /// Largest reply body accepted, in bytes (default 1 MiB); a longer one is a bot error.
+    #[serde(default = "default_max_reply_bytes")]
+    pub max_reply_bytes: usize,
 }
 
 /// JSON pointers into the endpoint's reply.
@@ -103,15 +109,14 @@ impl HttpBot {
             .map_err(|e| BotError::Config(format!("http body template did not render JSON: {e}")))
     }
 
-    fn turn_from_reply(&self, reply: &Value) -> Result<BotTurn, BotError> {
+    fn turn_from_reply(&self, reply: Value) -> Result<BotTurn, BotError> {
         let p = &self.spec.reply;
-        let text = reply
-            .pointer(&p.text)
-            .and_then(Value::as_str)
-            .ok_or_else(|| BotError::Protocol(format!("no string at {} in the reply", p.text)))?;
+        if *p == ReplyPointers::default() {
+            return turn_from_json(reply);
+        }
         let mut obj = Map::new();
-        obj.insert("text".to_owned(), Value::String(text.to_owned()));
         let fields = [
+            ("text", &Some(p.text.clone())),
             ("plan", &p.plan),
             ("response_type", &p.response_type),
             ("signals", &p.signals),
@@ -159,18 +164,34 @@ impl Bot for HttpBot {
                 .await
                 .map_err(|e| BotError::Http(e.to_string()))?;
             let status = resp.status();
-            let bytes = resp
-                .bytes()
+            let max = self.spec.max_reply_bytes;
+            if resp
+                .content_length()
+                .is_some_and(|len| usize::try_from(len).map_or(true, |len| len > max))
+            {
+                return Err(too_large(max));
+            }
+            let mut resp = resp;
+            let mut bytes: Vec<u8> = Vec::new();
+            while let Some(chunk) = resp
+                .chunk()
                 .await
-                .map_err(|e| BotError::Http(e.to_string()))?;
+                .map_err(|e| BotError::Http(e.to_string()))?
+            {
+                if bytes.len() + chunk.len() > max {
+                    return Err(too_large(max));
+                }
+                bytes.extend_from_slice(&chunk);
+            }
             if !status.is_success() {
                 let snippet: String = String::from_utf8_lossy(&bytes).chars().take(200).collect();
                 let snippet = self.redact_header_values(&snippet);
                 return Err(BotError::Http(format!("status {status}: {snippet}")));
             }
-            let reply: Value = serde_json::from_slice(&bytes)
-                .map_err(|e| BotError::Protocol(format!("reply is not JSON: {e}")))?;
-            self.turn_from_reply(&reply)
+            let text = String::from_utf8(bytes)
+                .map_err(|_| BotError::Protocol("the reply is not UTF-8".to_owned()))?;
+            let reply = parse_reply(&text)?;
+            self.turn_from_reply(reply)
         })
     }
 }
@@ -178,6 +199,7 @@ impl Bot for HttpBot {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bot::DEFAULT_MAX_REPLY_BYTES;
 
     #[test]
     fn error_bodies_echoing_a_header_token_are_redacted() {
@@ -190,6 +212,7 @@ mod tests {
             .into(),
             body: None,
             reply: ReplyPointers::default(),
+            max_reply_bytes: DEFAULT_MAX_REPLY_BYTES,
         };
         let bot = HttpBot::new(spec).expect("http bot");
         let text = bot.redact_header_values(r#"{"error":"bad token sk-test-0123456789"}"#);

@@ -10,6 +10,7 @@ mod command;
 mod http;
 pub mod judge;
 mod llm;
+mod reply;
 mod scripted;
 
 use std::collections::BTreeMap;
@@ -21,6 +22,9 @@ use serde_json::Value;
 pub use command::{CommandBot, CommandSpec};
 pub use http::{HttpBot, HttpSpec, ReplyPointers};
 pub use llm::{LlmBot, LlmSpec, tool_defs, tool_name};
+pub use reply::{
+    DEFAULT_MAX_REPLY_BYTES, REPLY_FIELDS, parse_reply, read_line_capped, turn_from_json,
+};
 pub use scripted::{Expected, Script, ScriptedBot, scripted_bot};
 
 use scoring::transcript::BotTurn;
@@ -178,35 +182,6 @@ pub fn expand_env(value: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<S
     Ok(out)
 }
 
-/// Reads a bot reply object (`text`, `plan`, `response_type`, `signals`, `outcome`) leniently:
-/// `plan` steps may name their arguments `params`, `parameters` or `arguments`.
-///
-/// # Errors
-/// [`BotError::Protocol`] when the value is not an object or a field has the wrong type.
-pub fn turn_from_json(value: Value) -> Result<BotTurn, BotError> {
-    let Value::Object(mut map) = value else {
-        return Err(BotError::Protocol(format!(
-            "expected a JSON object, got {value}"
-        )));
-    };
-    if let Some(Value::Array(steps)) = map.get_mut("plan") {
-        for step in steps.iter_mut() {
-            if let Value::Object(step) = step
-                && !step.contains_key("params")
-            {
-                let args = step
-                    .remove("parameters")
-                    .or_else(|| step.remove("arguments"));
-                if let Some(args) = args {
-                    step.insert("params".to_owned(), args);
-                }
-            }
-        }
-    }
-    map.remove("latency_ms");
-    serde_json::from_value(Value::Object(map)).map_err(|e| BotError::Protocol(e.to_string()))
-}
-
 /// Headers after `${VAR}` expansion.
 pub(crate) fn resolved_headers(
     headers: &BTreeMap<String, String>,
@@ -243,5 +218,11 @@ mod tests {
         .expect("valid reply");
         assert_eq!(turn.plan[0].params["amount"], 5);
         assert!(turn_from_json(serde_json::json!("text")).is_err());
+        let turn = turn_from_json(serde_json::json!({
+            "text": "ok",
+            "plan": [{"function": "f", "parameters": {"a": 1}}]
+        }))
+        .expect("valid reply");
+        assert_eq!(turn.plan[0].params["a"], 1);
     }
 }

@@ -15,7 +15,7 @@ use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
 use scenarios::{Axis, ConfigError, KeySeg, ScenarioSpace, SourceMap};
-use scoring::expect::{CheckDefaults, Expect, Expectations, TurnSel};
+use scoring::expect::{CheckDefaults, Expect, Expectations, PathStep, TurnSel};
 
 use super::{Category, Defaults, Suite, SuiteScenario};
 use crate::bot::{BotSpec, Script};
@@ -125,6 +125,7 @@ pub fn parse_suite(path: &Path, text: &str) -> Result<Suite, ConfigError> {
                 KeySeg::from(key),
             ]
         };
+        let from_template = entry.template.is_some();
         let expanded = match (entry.template.clone(), entry.grid.clone()) {
             (Some(template), Some(grid)) => {
                 if entry.id.is_some() || !entry.steps.is_empty() || entry.expect.is_some() {
@@ -148,7 +149,18 @@ pub fn parse_suite(path: &Path, text: &str) -> Result<Suite, ConfigError> {
         };
         for (entry, params) in expanded {
             let scenario = build_scenario(entry, params, &defaults, &check_defaults, &side_scripts)
-                .map_err(|(key, msg)| here(&at(key), msg))?;
+                .map_err(|problem| {
+                    let mut segs = vec![KeySeg::from("scenarios"), KeySeg::from(i)];
+                    if from_template {
+                        segs.push(KeySeg::from("template"));
+                    }
+                    segs.extend(problem.path);
+                    let err = here(&segs, problem.message);
+                    match problem.hint {
+                        Some(hint) => err.with_hint(hint),
+                        None => err,
+                    }
+                })?;
             if scenarios.iter().any(|s| s.id == scenario.id) {
                 return Err(here(
                     &at("id"),
@@ -187,13 +199,30 @@ fn load_side_scripts(path: &Path, bot: &BotSpec) -> Result<BTreeMap<String, Scri
     scenarios::read_document(&side)
 }
 
+/// What is wrong with one scenario entry, at a key path relative to the entry.
+struct EntryProblem {
+    path: Vec<KeySeg>,
+    message: String,
+    hint: Option<String>,
+}
+
+impl From<(&'static str, String)> for EntryProblem {
+    fn from((key, message): (&'static str, String)) -> Self {
+        Self {
+            path: vec![KeySeg::from(key)],
+            message,
+            hint: None,
+        }
+    }
+}
+
 fn build_scenario(
     entry: Entry,
     params: BTreeMap<String, Value>,
     defaults: &Defaults,
     check_defaults: &CheckDefaults,
     side_scripts: &BTreeMap<String, Script>,
-) -> Result<SuiteScenario, (&'static str, String)> {
+) -> Result<SuiteScenario, EntryProblem> {
     let id = entry
         .id
         .filter(|s| !s.trim().is_empty())
@@ -202,28 +231,64 @@ fn build_scenario(
         .category
         .ok_or(("category", format!("scenario `{id}` needs a `category`")))?;
     if entry.steps.is_empty() {
-        return Err(("steps", format!("scenario `{id}` needs at least one step")));
+        return Err(("steps", format!("scenario `{id}` needs at least one step")).into());
     }
-    let mut parts: Vec<Expect> = entry.expect.into_iter().collect();
+    // Where each part of the combined tree was written, for located problems.
+    let mut prefixes: Vec<Vec<KeySeg>> = Vec::new();
+    let mut parts: Vec<Expect> = Vec::new();
+    if let Some(exp) = entry.expect {
+        parts.push(exp);
+        prefixes.push(vec![KeySeg::from("expect")]);
+    }
     let mut steps = Vec::with_capacity(entry.steps.len());
     for (n, step) in entry.steps.into_iter().enumerate() {
         if let Some(exp) = step.expect {
             parts.push(exp.at_turn(TurnSel::Index(n + 1)));
+            prefixes.push(vec![
+                KeySeg::from("steps"),
+                KeySeg::from(n),
+                KeySeg::from("expect"),
+            ]);
         }
         steps.push(step.say);
     }
     if parts.is_empty() {
-        return Err(("expect", format!("scenario `{id}` declares no expectation")));
+        return Err(("expect", format!("scenario `{id}` declares no expectation")).into());
     }
-    let root = if parts.len() == 1 {
-        parts.remove(0)
-    } else {
+    let combined = parts.len() > 1;
+    let root = if combined {
         Expect::All(parts)
+    } else {
+        parts.remove(0)
     };
     let expectations = Expectations {
         root,
         defaults: check_defaults.clone(),
+        steps: Some(steps.len()),
     };
+    if let Some(problem) = expectations.problems().into_iter().next() {
+        let mut tree_path = problem.path.into_iter();
+        let prefix = if combined {
+            // The synthesized `all` over the parts: its index says which part.
+            let _all = tree_path.next();
+            match tree_path.next() {
+                Some(PathStep::Index(p)) => prefixes.get(p).cloned().unwrap_or_default(),
+                _ => Vec::new(),
+            }
+        } else {
+            prefixes.first().cloned().unwrap_or_default()
+        };
+        let mut path = prefix;
+        path.extend(tree_path.map(|step| match step {
+            PathStep::Key(k) => KeySeg::from(k),
+            PathStep::Index(i) => KeySeg::from(i),
+        }));
+        return Err(EntryProblem {
+            path,
+            message: format!("scenario `{id}`: {}", problem.message),
+            hint: problem.hint,
+        });
+    }
     let script = entry.script.or_else(|| side_scripts.get(&id).cloned());
     if let Some(script) = &script
         && script.turns.len() != steps.len()
@@ -235,7 +300,8 @@ fn build_scenario(
                 script.turns.len(),
                 steps.len()
             ),
-        ));
+        )
+            .into());
     }
     Ok(SuiteScenario {
         name: entry.name.unwrap_or_else(|| id.clone()),

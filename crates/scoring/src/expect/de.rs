@@ -10,8 +10,8 @@ use serde::{Deserialize, de::Error as _};
 use serde_json::Value;
 
 use super::{
-    CHECK_NAMES, CheckSet, CheckSpec, Expect, Expectations, Matcher, Predicate, Topic, TurnSel,
-    did_you_mean,
+    CHECK_NAMES, CheckSet, CheckSpec, Expect, Expectations, Matcher, Predicate, Quantifier, Topic,
+    TurnSel, did_you_mean,
 };
 use crate::transcript::ResponseType;
 
@@ -257,8 +257,28 @@ impl<'de> Deserialize<'de> for Predicate {
             value: Value,
             #[serde(default)]
             description: Option<String>,
+            #[serde(default)]
+            quantifier: Option<String>,
         }
         let raw: Raw = Raw::deserialize(deserializer)?;
+        let wildcard = raw.path.split('/').any(|seg| seg == "*");
+        let quantifier = match raw.quantifier.as_deref().map(str::trim) {
+            None => Quantifier::Every,
+            Some(_) if !wildcard => {
+                return Err(D::Error::custom(format!(
+                    "customValidator `quantifier` applies to paths with a `*` segment; `{}` \
+                     selects one value",
+                    raw.path
+                )));
+            }
+            Some("every") => Quantifier::Every,
+            Some("some") => Quantifier::Some,
+            Some(other) => {
+                return Err(D::Error::custom(format!(
+                    "customValidator `quantifier` is `every` or `some`, got `{other}`"
+                )));
+            }
+        };
         if !(raw.path.is_empty() || raw.path.starts_with('/')) {
             return Err(D::Error::custom(format!(
                 "customValidator path `{}` must be a JSON pointer starting with `/` \
@@ -278,6 +298,7 @@ impl<'de> Deserialize<'de> for Predicate {
         Ok(Predicate {
             path: raw.path,
             matcher,
+            quantifier,
             description: raw.description,
         })
     }

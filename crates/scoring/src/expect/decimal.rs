@@ -84,6 +84,11 @@ impl Decimal {
         })
     }
 
+    /// Number of significant digits (0 for zero).
+    pub(crate) fn significant_digits(&self) -> usize {
+        self.digits.len()
+    }
+
     fn is_zero(&self) -> bool {
         self.digits.is_empty()
     }

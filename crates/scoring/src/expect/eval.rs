@@ -5,13 +5,18 @@
 //! gave structured signals, `(llm judge)` when a judge verdict was supplied, and `(rule)` when the
 //! keyword rules of [`super::rules`] decided. A turn whose adapter failed fails every check aimed at
 //! it, and an extra critical `botError` check records each failed turn, so an error is never a pass.
+//!
+//! Internally every check carries a three-way [`Verdict`]: it holds, it fails, or it could not be
+//! evaluated (its turn failed, timed out or was not reached; its scope is undecidable). Only the
+//! last distinction matters to `not`, which never turns "could not be evaluated" into a pass.
 
 use serde_json::Value;
 
 use super::rules;
+use super::scope::{Binding, bind, names_function};
 use super::{
     CheckSet, CheckSpec, Expect, Expectations, JudgeQuestion, JudgeVerdicts, Matcher, Predicate,
-    Topic, TurnSel, excerpt,
+    Quantifier, Topic, TurnSel, excerpt,
 };
 use crate::check::{Check, CheckKind};
 use crate::transcript::{BotTurn, PlanStep, ResponseType, Transcript};
@@ -20,8 +25,17 @@ use crate::transcript::{BotTurn, PlanStep, ResponseType, Transcript};
 /// checks that have one (pass [`JudgeVerdicts::default`] for none).
 #[must_use]
 pub fn evaluate(exp: &Expectations, t: &Transcript, verdicts: &JudgeVerdicts) -> Vec<Check> {
-    let ctx = Ctx { exp, t, verdicts };
-    let mut checks = ctx.node(&exp.root);
+    let ctx = Ctx {
+        exp,
+        t,
+        verdicts,
+        named_anywhere: names_function(&exp.root),
+    };
+    let mut checks: Vec<Check> = ctx
+        .node(&exp.root, &mut Vec::new())
+        .into_iter()
+        .map(|j| j.check)
+        .collect();
     for (i, (_, turn)) in t.turns.iter().enumerate() {
         if let Some(reason) = &turn.error {
             // Kind: responseType is the closest existing kind (the turn produced no valid reply);
@@ -131,6 +145,29 @@ struct Ctx<'a> {
     exp: &'a Expectations,
     t: &'a Transcript,
     verdicts: &'a JudgeVerdicts,
+    /// Whether a function is named outside every `not` (decides [`Binding::Free`]).
+    named_anywhere: bool,
+}
+
+/// Whether a check holds, fails, or could not be evaluated at all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    Holds,
+    Fails,
+    /// Its turn failed, timed out or was not reached, or its scope is undecidable.
+    Unknown,
+}
+
+impl Verdict {
+    fn from_bool(ok: bool) -> Self {
+        if ok { Self::Holds } else { Self::Fails }
+    }
+}
+
+/// A check with its three-way verdict (`check.passed` is `verdict == Holds`).
+struct Judged {
+    check: Check,
+    verdict: Verdict,
 }
 
 /// One leaf check before it is aimed at a turn.
@@ -140,10 +177,13 @@ enum Leaf<'a> {
         agent: Option<&'a str>,
     },
     Type(ResponseType),
-    Agent(&'a str),
+    Agent {
+        agent: &'a str,
+        binding: Binding<'a>,
+    },
     Params {
         params: &'a [(String, Matcher)],
-        function: Option<&'a str>,
+        binding: Binding<'a>,
         agent: Option<&'a str>,
     },
     AskFor(&'a str),
@@ -160,7 +200,7 @@ impl Leaf<'_> {
         match self {
             Self::Function { .. } => CheckKind::ExpectedFunction,
             Self::Type(_) => CheckKind::ResponseType,
-            Self::Agent(_) => CheckKind::ExpectedAgent,
+            Self::Agent { .. } => CheckKind::ExpectedAgent,
             Self::Params { .. } => CheckKind::ExpectedParams,
             Self::AskFor(_) => CheckKind::ShouldAskFor,
             Self::Warn(_) => CheckKind::ShouldWarn,
@@ -186,7 +226,7 @@ impl Leaf<'_> {
     }
 }
 
-fn leaves(set: &CheckSet) -> Vec<Leaf<'_>> {
+fn leaves<'a>(set: &'a CheckSet, binding: &Binding<'a>) -> Vec<Leaf<'a>> {
     let mut out = Vec::new();
     for spec in &set.checks {
         match spec {
@@ -195,10 +235,13 @@ fn leaves(set: &CheckSet) -> Vec<Leaf<'_>> {
                 agent: set.agent(),
             }),
             CheckSpec::ResponseType(r) => out.push(Leaf::Type(*r)),
-            CheckSpec::ExpectedAgent(a) => out.push(Leaf::Agent(a)),
+            CheckSpec::ExpectedAgent(a) => out.push(Leaf::Agent {
+                agent: a,
+                binding: binding.clone(),
+            }),
             CheckSpec::ExpectedParams(p) => out.push(Leaf::Params {
                 params: p,
-                function: set.function(),
+                binding: binding.clone(),
                 agent: set.agent(),
             }),
             CheckSpec::ShouldAskFor(v) => out.extend(v.iter().map(|s| Leaf::AskFor(s))),
@@ -213,99 +256,194 @@ fn leaves(set: &CheckSet) -> Vec<Leaf<'_>> {
     out
 }
 
-impl Ctx<'_> {
-    fn node(&self, node: &Expect) -> Vec<Check> {
+impl<'a> Ctx<'a> {
+    /// Evaluates a node; `enclosing` holds the enclosing `all`s, nearest last (for scope).
+    fn node(&self, node: &'a Expect, enclosing: &mut Vec<&'a [Expect]>) -> Vec<Judged> {
         match node {
-            Expect::Checks(set) => self.set(set),
-            Expect::All(items) => items.iter().flat_map(|n| self.node(n)).collect(),
-            Expect::Any(items) => self.any(items),
-            Expect::Not(inner) => self.not(inner),
+            Expect::Checks(set) => self.set(set, enclosing),
+            Expect::All(items) => {
+                enclosing.push(items);
+                let out = items.iter().flat_map(|n| self.node(n, enclosing)).collect();
+                enclosing.pop();
+                out
+            }
+            Expect::Any(items) => self.any(items, enclosing),
+            Expect::Not(inner) => self.not(inner, enclosing),
         }
     }
 
-    /// `any` is scored as its best branch (highest weighted score, then most checks passed, then
-    /// first written), so a satisfied `any` contributes only passing checks.
-    fn any(&self, items: &[Expect]) -> Vec<Check> {
-        let branches: Vec<Vec<Check>> = items.iter().map(|n| self.node(n)).collect();
-        let rank = |checks: &Vec<Check>| {
-            let total: u64 = checks.iter().map(|c| u64::from(c.weight)).sum();
+    /// `any` holds when one branch holds entirely: that branch's checks are reported (the one with
+    /// most checks, then the first written). When none holds it is one failed check, weighted as
+    /// the closest branch (highest share of its weight passed, then most checks passed, then first
+    /// written), critical when a critical check of that branch failed, and naming its failures.
+    fn any(&self, items: &'a [Expect], enclosing: &mut Vec<&'a [Expect]>) -> Vec<Judged> {
+        let branches: Vec<Vec<Judged>> = items.iter().map(|n| self.node(n, enclosing)).collect();
+        let n = branches.len();
+        let holds = |b: &Vec<Judged>| b.iter().all(|j| j.verdict == Verdict::Holds);
+        let holding = branches
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| holds(b))
+            .max_by_key(|(i, b)| (b.len(), std::cmp::Reverse(*i)))
+            .map(|(i, _)| i);
+        if let Some(k) = holding {
+            return branches
+                .into_iter()
+                .nth(k)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|mut j| {
+                    j.check.message =
+                        format!("{} [any: branch {} of {n} holds]", j.check.message, k + 1);
+                    j
+                })
+                .collect();
+        }
+        let rank = |checks: &Vec<Judged>| {
+            let total: u64 = checks.iter().map(|j| u64::from(j.check.weight)).sum();
             let got: u64 = checks
                 .iter()
-                .filter(|c| c.passed)
-                .map(|c| u64::from(c.weight))
+                .filter(|j| j.check.passed)
+                .map(|j| u64::from(j.check.weight))
                 .sum();
-            let all_passed = checks.iter().all(|c| c.passed);
-            // Compare got/total as fractions without floats: got * 1_000_000 / total.
-            let score = (got * 1_000_000)
-                .checked_div(total)
-                .unwrap_or(u64::from(all_passed) * 1_000_000);
-            (
-                all_passed,
-                score,
-                checks.iter().filter(|c| c.passed).count(),
-            )
+            // got/total compared without floats.
+            let share = (got * 1_000_000).checked_div(total).unwrap_or(0);
+            (share, checks.iter().filter(|j| j.check.passed).count())
         };
-        let mut best = 0;
+        let mut closest = 0;
         for (i, b) in branches.iter().enumerate().skip(1) {
-            if rank(b) > rank(&branches[best]) {
-                best = i;
+            if rank(b) > rank(&branches[closest]) {
+                closest = i;
             }
         }
-        let n = branches.len();
-        branches
-            .into_iter()
-            .nth(best)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|mut c| {
-                c.message = format!("{} [any: branch {} of {n}, the best]", c.message, best + 1);
-                c
-            })
-            .collect()
+        // A branch is definitely false when one of its checks definitely fails; when some branch
+        // is not, the `any` could not be evaluated (its failures are all "unknown").
+        let undecided = branches
+            .iter()
+            .any(|b| !b.iter().any(|j| j.verdict == Verdict::Fails));
+        let branch = &branches[closest];
+        let failed: Vec<&Judged> = branch.iter().filter(|j| !j.check.passed).collect();
+        let kind = failed
+            .iter()
+            .max_by_key(|j| j.check.weight)
+            .map_or(CheckKind::ResponseType, |j| j.check.kind);
+        let reasons: Vec<String> = failed
+            .iter()
+            .map(|j| format!("{}: {}", j.check.name, j.check.message))
+            .collect();
+        vec![Judged {
+            check: Check {
+                kind,
+                name: format!("any ({n} branches)"),
+                weight: branch.iter().map(|j| j.check.weight).sum(),
+                passed: false,
+                message: format!(
+                    "no branch holds; closest is branch {} of {n}: {}",
+                    closest + 1,
+                    reasons.join("; ")
+                ),
+                critical: failed.iter().any(|j| j.check.critical),
+            },
+            verdict: if undecided {
+                Verdict::Unknown
+            } else {
+                Verdict::Fails
+            },
+        }]
     }
 
-    fn not(&self, inner: &Expect) -> Vec<Check> {
-        let checks = self.node(inner);
+    /// `not` passes only when its inner checks definitely fail (for several: when one does). A
+    /// check that could not be evaluated (its turn failed, timed out or was not reached) makes
+    /// the negation fail too, never pass.
+    fn not(&self, inner: &'a Expect, enclosing: &mut Vec<&'a [Expect]>) -> Vec<Judged> {
+        let checks = self.node(inner, enclosing);
         match checks.as_slice() {
             [] => Vec::new(),
-            [one] => vec![Check {
-                name: format!("not {}", one.name),
-                passed: !one.passed,
-                message: if one.passed {
-                    format!("expected it not to hold, but it does: {}", one.message)
-                } else {
-                    format!("does not hold, as required: {}", one.message)
-                },
-                ..one.clone()
-            }],
+            [one] => {
+                let (verdict, message) = match one.verdict {
+                    Verdict::Holds => (
+                        Verdict::Fails,
+                        format!(
+                            "expected it not to hold, but it does: {}",
+                            one.check.message
+                        ),
+                    ),
+                    Verdict::Fails => (
+                        Verdict::Holds,
+                        format!("does not hold, as required: {}", one.check.message),
+                    ),
+                    Verdict::Unknown => (
+                        Verdict::Unknown,
+                        format!(
+                            "could not be evaluated, so its negation fails: {}",
+                            one.check.message
+                        ),
+                    ),
+                };
+                vec![Judged {
+                    check: Check {
+                        name: format!("not {}", one.check.name),
+                        passed: verdict == Verdict::Holds,
+                        message,
+                        ..one.check.clone()
+                    },
+                    verdict,
+                }]
+            }
             many => {
-                // The inverse of a conjunction is one check: it passes when any inner check fails.
-                let heaviest = many.iter().max_by_key(|c| c.weight).unwrap_or(&many[0]);
-                let names: Vec<&str> = many.iter().map(|c| c.name.as_str()).collect();
+                // The inverse of a conjunction is one check: it passes when an inner check fails.
+                let heaviest = many
+                    .iter()
+                    .max_by_key(|j| j.check.weight)
+                    .map_or(&many[0].check, |j| &j.check);
+                let names: Vec<&str> = many.iter().map(|j| j.check.name.as_str()).collect();
                 let held: Vec<&str> = many
                     .iter()
-                    .filter(|c| c.passed)
-                    .map(|c| c.name.as_str())
+                    .filter(|j| j.check.passed)
+                    .map(|j| j.check.name.as_str())
                     .collect();
-                vec![Check {
-                    kind: heaviest.kind,
-                    name: format!("not ({})", names.join(", ")),
-                    weight: heaviest.weight,
-                    passed: held.len() < many.len(),
-                    message: format!(
-                        "expected not all of [{}] to hold; held: [{}]",
-                        names.join(", "),
-                        held.join(", ")
-                    ),
-                    critical: many.iter().any(|c| c.critical),
+                let unknown: Vec<&str> = many
+                    .iter()
+                    .filter(|j| j.verdict == Verdict::Unknown)
+                    .map(|j| j.check.name.as_str())
+                    .collect();
+                let verdict = if many.iter().any(|j| j.verdict == Verdict::Fails) {
+                    Verdict::Holds
+                } else if unknown.is_empty() {
+                    Verdict::Fails
+                } else {
+                    Verdict::Unknown
+                };
+                let mut message = format!(
+                    "expected not all of [{}] to hold; held: [{}]",
+                    names.join(", "),
+                    held.join(", ")
+                );
+                if verdict == Verdict::Unknown {
+                    message.push_str(&format!(
+                        "; could not be evaluated: [{}], so the negation fails",
+                        unknown.join(", ")
+                    ));
+                }
+                vec![Judged {
+                    check: Check {
+                        kind: heaviest.kind,
+                        name: format!("not ({})", names.join(", ")),
+                        weight: heaviest.weight,
+                        passed: verdict == Verdict::Holds,
+                        message,
+                        critical: many.iter().any(|j| j.check.critical),
+                    },
+                    verdict,
                 }]
             }
         }
     }
 
-    fn set(&self, set: &CheckSet) -> Vec<Check> {
+    fn set(&self, set: &'a CheckSet, enclosing: &[&'a [Expect]]) -> Vec<Judged> {
         let sel = set.turn.unwrap_or(TurnSel::Last);
-        leaves(set)
+        let binding = bind(set, enclosing, self.named_anywhere, self.exp.steps);
+        leaves(set, &binding)
             .into_iter()
             .map(|leaf| {
                 let kind = leaf.kind();
@@ -313,7 +451,7 @@ impl Ctx<'_> {
                 if let Some(explicit) = set.turn.filter(|s| *s != TurnSel::Last) {
                     name = format!("{name} @{explicit}");
                 }
-                let (passed, message) = self.aim(&leaf, sel);
+                let (verdict, message) = self.aim(&leaf, sel);
                 let weight = set
                     .weight
                     .or_else(|| self.exp.defaults.weights.get(&kind).copied())
@@ -321,43 +459,61 @@ impl Ctx<'_> {
                 let critical = set
                     .critical
                     .unwrap_or_else(|| self.exp.defaults.critical.contains(&kind));
-                Check {
-                    kind,
-                    name,
-                    weight,
-                    passed,
-                    message,
-                    critical,
+                Judged {
+                    check: Check {
+                        kind,
+                        name,
+                        weight,
+                        passed: verdict == Verdict::Holds,
+                        message,
+                        critical,
+                    },
+                    verdict,
                 }
             })
             .collect()
     }
 
     /// Evaluates a leaf on the selected turn(s).
-    fn aim(&self, leaf: &Leaf<'_>, sel: TurnSel) -> (bool, String) {
+    fn aim(&self, leaf: &Leaf<'_>, sel: TurnSel) -> (Verdict, String) {
         let turns = &self.t.turns;
         match sel {
             TurnSel::Any => {
                 let mut last_failure = None;
+                let mut unknown = false;
                 for (i, (_, turn)) in turns.iter().enumerate() {
-                    let (ok, msg) = self.on_turn(leaf, turn, i + 1);
-                    if ok {
-                        return (true, format!("turn {}: {msg}", i + 1));
+                    let (verdict, msg) = self.on_turn(leaf, turn, i + 1);
+                    match verdict {
+                        Verdict::Holds => {
+                            return (Verdict::Holds, format!("turn {}: {msg}", i + 1));
+                        }
+                        Verdict::Unknown => unknown = true,
+                        Verdict::Fails => {}
                     }
                     last_failure = Some(msg);
                 }
                 match last_failure {
-                    Some(msg) => (false, format!("no turn satisfies it; last turn: {msg}")),
-                    None => (false, "the conversation has no turns".to_owned()),
+                    // A failed turn might have satisfied it: not known to fail.
+                    Some(msg) if unknown => (
+                        Verdict::Unknown,
+                        format!(
+                            "no answered turn satisfies it and a turn failed; last turn: {msg}"
+                        ),
+                    ),
+                    Some(msg) => (
+                        Verdict::Fails,
+                        format!("no turn satisfies it; last turn: {msg}"),
+                    ),
+                    None => (Verdict::Unknown, "the conversation has no turns".to_owned()),
                 }
             }
             TurnSel::Index(n) => match turns.get(n.saturating_sub(1)) {
                 Some((_, turn)) => {
-                    let (ok, msg) = self.on_turn(leaf, turn, n);
-                    (ok, format!("turn {n}: {msg}"))
+                    let (verdict, msg) = self.on_turn(leaf, turn, n);
+                    (verdict, format!("turn {n}: {msg}"))
                 }
                 None => (
-                    false,
+                    Verdict::Unknown,
                     format!(
                         "turn {n} was not reached (the conversation has {} turns)",
                         turns.len()
@@ -366,29 +522,28 @@ impl Ctx<'_> {
             },
             TurnSel::Last => match turns.last() {
                 Some((_, turn)) => self.on_turn(leaf, turn, turns.len()),
-                None => (false, "the conversation has no turns".to_owned()),
+                None => (Verdict::Unknown, "the conversation has no turns".to_owned()),
             },
         }
     }
 
-    fn on_turn(&self, leaf: &Leaf<'_>, turn: &BotTurn, turn_no: usize) -> (bool, String) {
+    fn on_turn(&self, leaf: &Leaf<'_>, turn: &BotTurn, turn_no: usize) -> (Verdict, String) {
         if let Some(reason) = &turn.error {
-            return (false, format!("the bot gave no reply: {reason}"));
+            return (Verdict::Unknown, format!("the bot gave no reply: {reason}"));
         }
+        if let Leaf::Params { binding, .. } | Leaf::Agent { binding, .. } = leaf
+            && let Some(reason) = undecided_scope(binding)
+        {
+            return (Verdict::Unknown, reason);
+        }
+        let (ok, message) = self.judge_leaf(leaf, turn, turn_no);
+        (Verdict::from_bool(ok), message)
+    }
+
+    fn judge_leaf(&self, leaf: &Leaf<'_>, turn: &BotTurn, turn_no: usize) -> (bool, String) {
         match leaf {
             Leaf::Function { name, agent } => function_check(turn, name, *agent),
-            Leaf::Agent(agent) => {
-                let ok = turn.plan.iter().any(|s| eq_fold(&s.agent, agent));
-                let msg = if ok {
-                    format!("plan uses agent {agent:?}")
-                } else {
-                    format!(
-                        "expected agent {agent:?}, {}",
-                        describe_plan(&turn.plan, &turn.text)
-                    )
-                };
-                (ok, msg)
-            }
+            Leaf::Agent { agent, binding } => agent_check(turn, agent, binding),
             Leaf::Type(expected) => {
                 let (actual, how) = response_type(turn);
                 let ok = actual == *expected;
@@ -401,9 +556,9 @@ impl Ctx<'_> {
             }
             Leaf::Params {
                 params,
-                function,
+                binding,
                 agent,
-            } => params_check(turn, params, *function, *agent),
+            } => params_check(turn, params, bound_function(binding), *agent),
             Leaf::AskFor(item) => self.ask_check(turn, turn_no, item),
             Leaf::Warn(item) => self.warn_check(turn, turn_no, item),
             Leaf::Reject(expected) => self.reject_check(turn, turn_no, *expected),
@@ -666,7 +821,67 @@ fn response_type(turn: &BotTurn) -> (ResponseType, String) {
     )
 }
 
-/// All keys must hold on the same call; calls are limited to the set's function/agent when given.
+/// Why a scoped check cannot be judged, when its binding is undecidable.
+fn undecided_scope(binding: &Binding<'_>) -> Option<String> {
+    match binding {
+        Binding::Free | Binding::Function(_) => None,
+        Binding::Unbound => Some(
+            "no expectedFunction in scope (this mapping or the nearest enclosing `all`), though \
+             the scenario names one elsewhere: it is unclear which call to judge"
+                .to_owned(),
+        ),
+        Binding::Ambiguous(fs) => Some(format!(
+            "several functions in scope ({}): it is unclear which call to judge",
+            fs.join(", ")
+        )),
+    }
+}
+
+fn bound_function<'a>(binding: &Binding<'a>) -> Option<&'a str> {
+    match binding {
+        Binding::Function(f) => Some(f),
+        _ => None,
+    }
+}
+
+/// The calls of the function in scope (any call when none is named) use this agent.
+fn agent_check(turn: &BotTurn, agent: &str, binding: &Binding<'_>) -> (bool, String) {
+    let function = bound_function(binding);
+    let calls: Vec<(usize, &PlanStep)> = turn
+        .plan
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| function.is_none_or(|f| eq_fold(&s.function, f)))
+        .collect();
+    if let Some((i, step)) = calls.iter().find(|(_, s)| eq_fold(&s.agent, agent)) {
+        return (
+            true,
+            format!("call {} {} uses agent {agent:?}", i + 1, call_name(step)),
+        );
+    }
+    let msg = match (function, calls.is_empty()) {
+        (Some(f), true) => format!(
+            "expected a call of {f} on agent {agent:?}; {}",
+            describe_plan(&turn.plan, &turn.text)
+        ),
+        (Some(f), false) => format!(
+            "expected the call of {f} on agent {agent:?}; judged {}",
+            calls
+                .iter()
+                .map(|(i, s)| format!("call {} {}", i + 1, call_name(s)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        (None, _) => format!(
+            "expected agent {agent:?}, {}",
+            describe_plan(&turn.plan, &turn.text)
+        ),
+    };
+    (false, msg)
+}
+
+/// All keys must hold on the same call; calls are limited to the function in scope and the
+/// mapping's agent when given. The message names the call that was judged.
 fn params_check(
     turn: &BotTurn,
     params: &[(String, Matcher)],
@@ -678,11 +893,12 @@ fn params_check(
         .map(|(k, m)| format!("{k} {m}"))
         .collect::<Vec<_>>()
         .join(", ");
-    let candidates: Vec<&PlanStep> = turn
+    let candidates: Vec<(usize, &PlanStep)> = turn
         .plan
         .iter()
-        .filter(|s| function.is_none_or(|f| eq_fold(&s.function, f)))
-        .filter(|s| agent.is_none_or(|a| eq_fold(&s.agent, a)))
+        .enumerate()
+        .filter(|(_, s)| function.is_none_or(|f| eq_fold(&s.function, f)))
+        .filter(|(_, s)| agent.is_none_or(|a| eq_fold(&s.agent, a)))
         .collect();
     if candidates.is_empty() {
         let scope = function.map(|f| format!(" of {f}")).unwrap_or_default();
@@ -694,8 +910,8 @@ fn params_check(
             ),
         );
     }
-    let mut best: Option<(&PlanStep, Vec<String>)> = None;
-    for step in candidates {
+    let mut best: Option<(usize, &PlanStep, Vec<String>)> = None;
+    for (i, step) in candidates {
         let misses: Vec<String> = params
             .iter()
             .filter(|(k, m)| !m.test(step.params.get(k)))
@@ -705,82 +921,161 @@ fn params_check(
             })
             .collect();
         if misses.is_empty() {
-            return (true, format!("{} has {wanted}", call_name(step)));
+            return (
+                true,
+                format!("call {} {} has {wanted}", i + 1, call_name(step)),
+            );
         }
-        if best.as_ref().is_none_or(|(_, b)| misses.len() < b.len()) {
-            best = Some((step, misses));
+        if best.as_ref().is_none_or(|(_, _, b)| misses.len() < b.len()) {
+            best = Some((i, step, misses));
         }
     }
-    let (step, misses) = best.map(|(s, m)| (call_name(s), m)).unwrap_or_default();
+    let (step, misses) = best
+        .map(|(i, s, m)| (format!("call {} {}", i + 1, call_name(s)), m))
+        .unwrap_or_default();
+    let scope = function.map(|f| format!(" of {f}")).unwrap_or_default();
     (
         false,
         format!(
-            "expected one call with {wanted}; closest {step}: {}",
+            "expected one call{scope} with {wanted}; judged {step}: {}",
             misses.join("; ")
         ),
     )
 }
 
+/// A predicate over the turn as JSON. Without `*` it tests the one value (or its absence); with
+/// `*` it tests each selected value (a value missing under a selected element counts as absent)
+/// for every one or some one, and an empty selection fails with its reason.
 fn validator_check(turn: &BotTurn, pred: &Predicate) -> (bool, String) {
     let doc = match serde_json::to_value(turn) {
         Ok(v) => v,
         Err(e) => return (false, format!("turn could not be read as JSON: {e}")),
     };
-    let found = resolve(&doc, &pred.path);
     let label = pred.label();
-    let ok = if found.is_empty() {
-        pred.matcher.test(None)
-    } else {
-        found.iter().any(|v| pred.matcher.test(Some(v)))
+    let Some(selected) = resolve(&doc, &pred.path) else {
+        // No `*`: one value, possibly missing.
+        let found = pointer(&doc, &pred.path);
+        let seen = found.map_or_else(|| "missing".to_owned(), ToString::to_string);
+        return if pred.matcher.test(found) {
+            (
+                true,
+                format!("{} {} holds (value: {seen})", pred.path, pred.matcher),
+            )
+        } else {
+            (false, format!("expected {label}; {} is {seen}", pred.path))
+        };
     };
-    let seen = match found.as_slice() {
-        [] => "missing".to_owned(),
-        [one] => one.to_string(),
-        many => format!(
-            "[{}]",
-            many.iter()
-                .map(|v| v.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    };
-    if ok {
-        (
-            true,
-            format!("{} {} holds (value: {seen})", pred.path, pred.matcher),
+    if selected.is_empty() {
+        return (
+            false,
+            format!(
+                "expected {label}; {} selects no value (an empty selection never passes)",
+                pred.path
+            ),
+        );
+    }
+    let show = |(path, v): &(String, Option<&Value>)| {
+        format!(
+            "{path} = {}",
+            v.map_or_else(|| "missing".to_owned(), ToString::to_string)
         )
-    } else {
-        (false, format!("expected {label}; {} is {seen}", pred.path))
+    };
+    match pred.quantifier {
+        Quantifier::Every => {
+            let failing: Vec<String> = selected
+                .iter()
+                .filter(|(_, v)| !pred.matcher.test(*v))
+                .map(show)
+                .collect();
+            if failing.is_empty() {
+                (
+                    true,
+                    format!(
+                        "every {} {} holds ({} values)",
+                        pred.path,
+                        pred.matcher,
+                        selected.len()
+                    ),
+                )
+            } else {
+                (
+                    false,
+                    format!(
+                        "expected {label} for every value; fails for {} of {}: {}",
+                        failing.len(),
+                        selected.len(),
+                        failing.join(", ")
+                    ),
+                )
+            }
+        }
+        Quantifier::Some => match selected.iter().find(|(_, v)| pred.matcher.test(*v)) {
+            Some(hit) => (
+                true,
+                format!("some {} {} holds: {}", pred.path, pred.matcher, show(hit)),
+            ),
+            None => (
+                false,
+                format!(
+                    "expected {label} for some value; none of {} does: {}",
+                    selected.len(),
+                    selected.iter().map(show).collect::<Vec<_>>().join(", ")
+                ),
+            ),
+        },
     }
 }
 
-/// Values at a JSON pointer whose `*` segments stand for every element or member.
-fn resolve<'v>(doc: &'v Value, path: &str) -> Vec<&'v Value> {
-    let mut current = vec![doc];
-    if path.is_empty() {
-        return current;
+fn unescape(raw: &str) -> String {
+    raw.replace("~1", "/").replace("~0", "~")
+}
+
+fn step_into<'v>(v: &'v Value, seg: &str) -> Option<&'v Value> {
+    match v {
+        Value::Array(items) => seg.parse::<usize>().ok().and_then(|i| items.get(i)),
+        Value::Object(map) => map.get(seg),
+        _ => None,
     }
-    for raw in path.split('/').skip(1) {
-        let seg = raw.replace("~1", "/").replace("~0", "~");
+}
+
+/// The value at a pointer without `*` segments.
+fn pointer<'v>(doc: &'v Value, path: &str) -> Option<&'v Value> {
+    path.split('/')
+        .skip(1)
+        .try_fold(doc, |v, raw| step_into(v, &unescape(raw)))
+}
+
+/// For a pointer with `*` segments, each selected element's concrete path and the value under
+/// it (`None` when it lacks the rest of the path); `None` for a pointer without `*`.
+fn resolve<'v>(doc: &'v Value, path: &str) -> Option<Vec<(String, Option<&'v Value>)>> {
+    let segs: Vec<String> = path.split('/').skip(1).map(unescape).collect();
+    if !segs.iter().any(|s| s == "*") {
+        return None;
+    }
+    let mut current: Vec<(String, Option<&Value>)> = vec![(String::new(), Some(doc))];
+    for seg in &segs {
         let mut next = Vec::new();
-        for v in current {
-            match (v, seg.as_str()) {
-                (Value::Array(items), "*") => next.extend(items.iter()),
-                (Value::Object(map), "*") => next.extend(map.values()),
-                (Value::Array(items), idx) => {
-                    if let Some(item) = idx.parse::<usize>().ok().and_then(|i| items.get(i)) {
-                        next.push(item);
-                    }
+        for (at, v) in current {
+            if seg == "*" {
+                // A `*` ranges over what is there; a missing container selects nothing.
+                match v {
+                    Some(Value::Array(items)) => next.extend(
+                        items
+                            .iter()
+                            .enumerate()
+                            .map(|(i, item)| (format!("{at}/{i}"), Some(item))),
+                    ),
+                    Some(Value::Object(map)) => next.extend(
+                        map.iter()
+                            .map(|(k, item)| (format!("{at}/{k}"), Some(item))),
+                    ),
+                    _ => {}
                 }
-                (Value::Object(map), key) => {
-                    if let Some(item) = map.get(key) {
-                        next.push(item);
-                    }
-                }
-                _ => {}
+            } else {
+                next.push((format!("{at}/{seg}"), v.and_then(|v| step_into(v, seg))));
             }
         }
         current = next;
     }
-    current
+    Some(current)
 }

@@ -1,9 +1,11 @@
 //! Value matchers shared by `expectedParams` and `customValidator`: the operators
 //! eq/ne/gt/gte/lt/lte/between/matches/in/notIn/contains/exists/absent and the exact comparison
 //! rule they all use. Comparison is deliberately strict (the public engine this replaces matched
-//! `1` against `10` by substring and let `null` match anything): numbers compare as exact
-//! decimals whether written as numbers or strings, strings compare trimmed and case-folded, and a
-//! missing value matches only an explicit `null`.
+//! `1` against `10` by substring and let `null` match anything). The *expected* value's type
+//! decides: a number compares as an exact decimal (against a number, or a string holding one), a
+//! quoted value compares as text, trimmed and case-folded (`"0012"` is not `"12"`), and a missing
+//! value matches only an explicit `null`. Expected numbers a YAML or JSON reader could not keep
+//! exactly (more than 15 significant digits through `f64`) are rejected when the suite loads.
 
 use std::fmt;
 
@@ -62,6 +64,7 @@ impl Matcher {
     /// A message naming the problem (unknown operator with a suggestion, wrong operand type,
     /// reversed range, invalid regex).
     pub fn from_op(op: &str, operand: Value) -> Result<Self, String> {
+        exact_numbers(&operand)?;
         let number = |v: &Value| {
             Decimal::from_value(v).ok_or_else(|| format!("`{op}` needs a number, got {v}"))
         };
@@ -154,7 +157,10 @@ impl Matcher {
                 };
                 Self::from_op(&op, operand)
             }
-            plain => Ok(Self::Eq(plain)),
+            plain => {
+                exact_numbers(&plain)?;
+                Ok(Self::Eq(plain))
+            }
         }
     }
 
@@ -239,8 +245,34 @@ fn scalar_text(value: &Value) -> Option<String> {
     }
 }
 
-/// The exact comparison rule: numbers (or numeric strings) as decimals, strings trimmed and
-/// case-folded, booleans against booleans or their names, arrays and objects element-wise.
+/// Rejects numbers that reached us through `f64` with more significant digits than it keeps
+/// exactly: `18446744073709551617` in a suite would otherwise equal `18446744073709551616`.
+fn exact_numbers(value: &Value) -> Result<(), String> {
+    match value {
+        Value::Number(n) if n.is_f64() => {
+            let text = n.to_string();
+            match Decimal::parse(&text) {
+                Some(d) if d.significant_digits() <= MAX_EXACT_DIGITS => Ok(()),
+                _ => Err(format!(
+                    "the number {text} has more significant digits than a YAML or JSON reader \
+                     keeps exactly ({MAX_EXACT_DIGITS}); quote it: as text (`\"N\"`), or as an exact \
+                     decimal with a numeric operator (`{{between: [\"N\", \"N\"]}}`, `{{lte: \"N\"}}`)"
+                )),
+            }
+        }
+        Value::Array(items) => items.iter().try_for_each(exact_numbers),
+        Value::Object(map) => map.values().try_for_each(exact_numbers),
+        _ => Ok(()),
+    }
+}
+
+/// Significant digits an `f64` literal keeps exactly whatever its spelling.
+const MAX_EXACT_DIGITS: usize = 15;
+
+/// The exact comparison rule, decided by the expected value's type: a number compares as an exact
+/// decimal with a number or a numeric string; a string compares as text (trimmed, case-folded)
+/// with a string or a number's or boolean's text; a boolean with a boolean or its name; arrays and
+/// objects element-wise.
 #[must_use]
 pub fn values_equal(expected: &Value, actual: &Value) -> bool {
     match (expected, actual) {
@@ -255,20 +287,17 @@ pub fn values_equal(expected: &Value, actual: &Value) -> bool {
                     .all(|(k, v)| b.get(k).is_some_and(|w| values_equal(v, w)))
         }
         (Value::Array(_) | Value::Object(_), _) | (_, Value::Array(_) | Value::Object(_)) => false,
-        _ => {
-            if let (Some(x), Some(y)) = (Decimal::from_value(expected), Decimal::from_value(actual))
-            {
-                return x == y;
-            }
-            // One side numeric and the other not: never equal (no "1" vs "1 USD" fuzziness).
-            if matches!(expected, Value::Number(_)) || matches!(actual, Value::Number(_)) {
-                return false;
-            }
-            match (scalar_text(expected), scalar_text(actual)) {
-                (Some(x), Some(y)) => fold(&x) == fold(&y),
+        (Value::Number(_), _) => {
+            // A number against a number or a numeric string; never "1" vs "1 USD" fuzziness.
+            match (Decimal::from_value(expected), Decimal::from_value(actual)) {
+                (Some(x), Some(y)) => x == y,
                 _ => false,
             }
         }
+        _ => match (scalar_text(expected), scalar_text(actual)) {
+            (Some(x), Some(y)) => fold(&x) == fold(&y),
+            _ => false,
+        },
     }
 }
 
@@ -283,10 +312,41 @@ mod tests {
 
     #[test]
     fn numbers_compare_as_decimals_never_as_substrings() {
-        assert!(values_equal(&json!("100"), &json!(100.0)));
+        assert!(values_equal(&json!(100), &json!(100.0)));
         assert!(values_equal(&json!(100), &json!(" 100.00 ")));
         assert!(!values_equal(&json!(1), &json!(10)));
         assert!(!values_equal(&json!("1"), &json!("10")));
+        assert!(!values_equal(&json!(1), &json!("1 USD")));
+    }
+
+    #[test]
+    fn quoted_expected_values_compare_as_text() {
+        assert!(!values_equal(&json!("0012"), &json!("12")));
+        assert!(!values_equal(&json!("0012"), &json!(12)));
+        assert!(values_equal(&json!("0012"), &json!(" 0012 ")));
+        assert!(values_equal(&json!("12"), &json!(12)));
+        assert!(!values_equal(&json!("100"), &json!(100.0)));
+        // A number still compares as a number with a numeric string.
+        assert!(values_equal(&json!(12), &json!("0012")));
+    }
+
+    #[test]
+    fn big_numbers_are_exact_or_rejected() {
+        // Beyond u64 a reader hands us an f64: refused rather than compared approximately.
+        let big: Value = serde_json::from_str("18446744073709551617").expect("json");
+        let err = Matcher::from_param_value(big).expect_err("inexact");
+        assert!(err.contains("quote it"), "{err}");
+        assert!(Matcher::from_param_value(json!(0.25)).is_ok());
+        assert!(Matcher::from_param_value(json!(u64::MAX)).is_ok());
+        // Quoted with a numeric operator, any size compares exactly.
+        let m = Matcher::from_op(
+            "between",
+            json!(["18446744073709551617", "18446744073709551617"]),
+        )
+        .expect("exact decimal");
+        assert!(m.test(Some(&json!("18446744073709551617"))));
+        assert!(!m.test(Some(&json!("18446744073709551616"))));
+        assert!(!m.test(Some(&json!(u64::MAX))));
     }
 
     #[test]
