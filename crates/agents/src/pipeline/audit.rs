@@ -394,10 +394,12 @@ impl Backend<(usize, u32)> for ReplayBackend<'_> {
                     })
                 }
             };
+            // Not a provider's answer: absorbed, never counted as a call.
             self.ready.push(Reply {
                 slot,
                 key: call.key,
                 result,
+                replayed: true,
             });
         }
         Ok(())

@@ -294,8 +294,9 @@ impl<'c> BatchBackend<'c> {
         self.state.save(&self.state_path)
     }
 
-    /// Moves the stored replies of `keys` from `waiting` to `ready`.
-    fn answer_stored(&mut self, keys: &[CallKey]) {
+    /// Moves the stored replies of `keys` from `waiting` to `ready`; `replayed` when they were
+    /// stored by an earlier process.
+    fn answer_stored(&mut self, keys: &[CallKey], replayed: bool) {
         for key in keys {
             let Some(CallStatus::Answered { reply }) = self.state.calls.get(key).map(|c| &c.status)
             else {
@@ -307,6 +308,7 @@ impl<'c> BatchBackend<'c> {
                     slot,
                     key: key.clone(),
                     result,
+                    replayed,
                 });
             }
         }
@@ -350,7 +352,7 @@ impl<'c> BatchBackend<'c> {
                 }
             }
         }
-        self.answer_stored(&unencodable);
+        self.answer_stored(&unencodable, false);
         let cfg = self.client.batch_config();
         let chunks = split_batches(lines, |(_, l)| l.len(), cfg.max_requests, cfg.max_bytes);
         tracing::info!(
@@ -472,7 +474,7 @@ impl<'c> BatchBackend<'c> {
             }
         }
         self.state.batches.remove(batch_id);
-        self.answer_stored(&answered);
+        self.answer_stored(&answered, false);
         self.save()?;
         Ok(None)
     }
@@ -498,7 +500,7 @@ impl Backend<()> for BatchBackend<'_> {
             }
             self.waiting.insert(call.key.clone(), (slot, call));
         }
-        self.answer_stored(&stored);
+        self.answer_stored(&stored, true);
         Ok(())
     }
 

@@ -15,7 +15,9 @@
 //!   the judges are asked again (the audit).
 //!
 //! The policy ([`Policy`]) is the same for all of them:
-//! - every reply the machines absorb is counted once in [`RunStats`] ([`RunStats::count_reply`]);
+//! - every reply a provider gives this process is counted once in [`RunStats`]
+//!   ([`RunStats::count_reply`]), whatever the back end; replayed replies (a batch state file's,
+//!   the audit's recorded batch) are absorbed but not counted again;
 //! - the spend reaching the budget stops the run ([`StopReason::Budget`]), checked before every
 //!   admission and after every reply;
 //! - a fatal failure (bad credentials, budget at the provider) stops it ([`StopReason::Fatal`]);
@@ -62,6 +64,10 @@ pub struct Reply {
     pub key: CallKey,
     /// The model's reply or the transport's error.
     pub result: Result<ChatResponse, LlmError>,
+    /// Not a provider's answer in this process: a reply stored by an earlier process (batch
+    /// resume) or a recorded one (audit). The machine absorbs it; the run's counters and spend
+    /// do not count it again.
+    pub replayed: bool,
 }
 
 /// What a back end's wait produced.
@@ -270,7 +276,9 @@ where
         match progress {
             Progress::Replies(replies) => {
                 for reply in replies {
-                    stats.count_reply(&reply.result);
+                    if !reply.replayed {
+                        stats.count_reply(&reply.result);
+                    }
                     let Some(l) = live.get_mut(&reply.slot) else {
                         continue;
                     };

@@ -180,6 +180,7 @@ impl OnlineBackend {
                 slot,
                 key: task_key,
                 result,
+                replayed: false,
             }
         });
         self.running.insert(handle.id(), (slot, key));
@@ -206,6 +207,7 @@ impl OnlineBackend {
                     result: Err(LlmError::Protocol(format!(
                         "the call ended abnormally: {e}"
                     ))),
+                    replayed: false,
                 }
             }
         })

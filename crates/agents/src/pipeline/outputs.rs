@@ -491,4 +491,35 @@ mod tests {
             json!({"naturalness_score": 8.5, "observations": {"sentence_1": "boundary switch", "sentence_2": "natural tag"}, "summary": "fine"})
         );
     }
+
+    #[test]
+    fn ratio_verdicts_keep_the_record_shape() {
+        let judge = RatioResult {
+            ratio_score: 6.0,
+            computed_ratio: 0.5,
+            notes: "too much".into(),
+        };
+        assert_eq!(
+            RatioVerdict::from_judge(judge.clone(), true, Some(8.0), Some(0.32)).to_record_value(),
+            json!({"ratio_score": 7.0, "computed_ratio": 0.32, "notes": "too much",
+                   "method": "hybrid", "llm_ratio_score": 6.0, "llm_computed_ratio": 0.5,
+                   "measured_ratio_score": 8.0})
+        );
+        assert_eq!(
+            RatioVerdict::from_judge(judge, true, None, None).to_record_value(),
+            json!({"ratio_score": 6.0, "computed_ratio": 0.5, "notes": "too much",
+                   "method": "llm", "llm_ratio_score": 6.0, "llm_computed_ratio": 0.5,
+                   "measured_ratio_score": null})
+        );
+        let measured = RatioVerdict::measured(9.0, 0.3, 0.3);
+        assert_eq!(
+            measured.to_record_value(),
+            json!({"ratio_score": 9.0, "computed_ratio": 0.3,
+                   "notes": "measured embedded share 0.300 against target 0.300",
+                   "method": "measured", "measured_ratio_score": 9.0})
+        );
+        let back: RatioVerdict =
+            serde_json::from_value(measured.to_record_value()).expect("reads back");
+        assert_eq!(back, measured);
+    }
 }
