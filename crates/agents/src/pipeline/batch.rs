@@ -690,6 +690,8 @@ where
 mod tests {
     use super::*;
 
+    use serde_json::Value;
+
     #[test]
     fn state_round_trips_and_is_replaced_atomically() {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -757,6 +759,33 @@ mod tests {
         // Thousands of scenarios: some scenario needs every round.
         estimate.scenarios = 10_000;
         assert!((plan_batch(&estimate, 2, 0.5).expected_waves - 6.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_state_file_written_before_call_keys_were_typed_still_loads() {
+        // As the string-keyed version wrote it.
+        let old = r#"{"waves":3,"calls":{
+            "ab:cd:1:fluency~2":{"scenario":"ab:cd","submissions":1,"status":"in_batch","batch":"batch_9"},
+            "ab:cd:0:generator":{"scenario":"ab:cd","submissions":2,"status":"answered",
+                "reply":{"kind":"rejected","status":400,"message":"no"}}},
+            "batches":{"batch_9":{"wave":3,"custom_ids":["ab:cd:1:fluency~2#1"]}}}"#;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("out.jsonl.batch-state.json");
+        std::fs::write(&path, old).expect("write");
+        let state = RunState::load(&path).expect("an old state loads");
+        let keys: Vec<String> = state.calls.keys().map(ToString::to_string).collect();
+        assert_eq!(keys, ["ab:cd:0:generator", "ab:cd:1:fluency~2"]);
+        let retried = CallKey::new("ab:cd", 1, crate::pipeline::AgentKind::Fluency).with_try(2);
+        assert_eq!(state.calls[&retried].submissions, 1);
+        assert_eq!(
+            key_of(&state.batches["batch_9"].custom_ids[0]),
+            Some(retried)
+        );
+        // And it is written back in the same text form.
+        state.save(&path).expect("save");
+        let back: Value =
+            serde_json::from_slice(&std::fs::read(&path).expect("read")).expect("json");
+        assert!(back["calls"].get("ab:cd:1:fluency~2").is_some(), "{back}");
     }
 
     #[test]
