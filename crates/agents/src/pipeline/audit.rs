@@ -2,12 +2,12 @@
 //! the accept decision move.
 //!
 //! This module owns the audit of a finished run: [`rejudge`] replays each sampled record's final
-//! batch through the same [`ScenarioRun`] state machine and the same driver
-//! ([`super::driver::drive`]) the run used, on a [`ReplayBackend`] (the recorded texts stand in
-//! for the generator's reply, and refinement is switched off), so the four judges are rendered,
-//! sent, parsed and weighted exactly as in a run, the configured `ratio_judge` mode included
-//! (measured mode makes no call and has zero spread by construction). Every judge call skips the
-//! response cache, since a cached reply would hide all variation. [`summarise`] is the pure
+//! batch through the same [`ScenarioRun`](super::machine::ScenarioRun) state machine and the
+//! same driver ([`super::driver::drive`]) the run used, on a [`ReplayBackend`] (the recorded
+//! texts stand in for the generator's reply, and refinement is switched off), so the four judges
+//! are rendered, sent, parsed and weighted exactly as in a run, the configured `ratio_judge` mode
+//! included (measured mode makes no call and has zero spread by construction). Every judge call
+//! skips the response cache, since a cached reply would hide all variation. [`summarise`] is the pure
 //! aggregation: per judge and per scenario the mean, standard deviation and min/max spread, the
 //! weighted score of each repeat, and the **flip rate**, the share of scenarios whose accept
 //! decision (score ≥ threshold) changes across repeats, overall and near the threshold.

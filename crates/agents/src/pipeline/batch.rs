@@ -1,6 +1,7 @@
-//! The batch back end: answers the calls of every [`ScenarioRun`] of a run in waves of provider
-//! batches; [`run_batch`] drives the runs with [`super::driver::drive`] on a [`BatchBackend`], so
-//! budget, fatal errors and reply counting follow the same policy as online runs.
+//! The batch back end: answers the calls of every
+//! [`ScenarioRun`](super::machine::ScenarioRun) of a run in waves of provider batches;
+//! [`run_batch`] drives the runs with [`super::driver::drive`] on a [`BatchBackend`], so budget,
+//! fatal errors and reply counting follow the same policy as online runs.
 //!
 //! A wave submits every call the machines are waiting for (all generations first; then all
 //! judge calls of the batches that came back; then refinements and their re-judging …), split

@@ -14,7 +14,7 @@
 //!   fatal errors and reply counting.
 //! - [`executor`]: the online back end (calls sent at once to a `ChatModel`) and [`run_online`].
 //! - [`batch`]: the batch back end (waves of provider batches, resumable) and [`run_batch`].
-//! - [`estimate`]: calls, tokens and cost of a run before it starts.
+//! - [`mod@estimate`]: calls, tokens and cost of a run before it starts.
 
 pub mod agent;
 pub mod audit;
