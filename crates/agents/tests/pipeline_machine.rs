@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use agents::pipeline::{
-    AgentKind, Pipeline, PipelineSettings, RatioJudgeMode, RunOutcome, ScenarioRun,
+    AgentKind, CallKey, Pipeline, PipelineSettings, RatioJudgeMode, RunOutcome, ScenarioRun,
 };
 use llm_client::{ChatResponse, LlmError, Usage};
 use scenarios::Scenario;
@@ -84,7 +84,7 @@ fn judge(run: &mut ScenarioRun, scores: [f64; 4]) -> Vec<String> {
             .expect("a judge call");
         run.absorb(&call.key, ok(judge_reply(call.agent, scores[i])))
             .expect("known key");
-        keys.push(call.key);
+        keys.push(call.key.to_string());
     }
     keys.sort();
     keys
@@ -95,7 +95,7 @@ fn write(run: &mut ScenarioRun, expected: AgentKind, reply: Value) -> String {
     assert_eq!(calls.len(), 1, "one writer call at a time");
     assert_eq!(calls[0].agent, expected);
     run.absorb(&calls[0].key, ok(reply)).expect("known key");
-    calls[0].key.clone()
+    calls[0].key.to_string()
 }
 
 fn finished(run: ScenarioRun) -> agents::pipeline::ScenarioRecord {
@@ -154,7 +154,7 @@ fn refine_replaces_the_batch_and_all_four_judges_run_again() {
         "the refiner sees the current batch"
     );
     assert!(prompt.contains("EMBEDDED"), "every prompt defines cs_ratio");
-    assert_eq!(refine_calls[0].key, format!("{id}:1:refiner"));
+    assert_eq!(refine_calls[0].key.to_string(), format!("{id}:1:refiner"));
     run.absorb(&refine_calls[0].key, ok(batch("second")))
         .expect("known key");
     let keys = judge(&mut run, [9.0, 9.0, 9.0, 9.0]);
@@ -377,5 +377,11 @@ fn a_scenario_without_languages_fails_at_once() {
 #[test]
 fn unknown_keys_are_refused() {
     let mut run = ScenarioRun::new(pipeline(RatioJudgeMode::Llm, 2), scenario());
-    assert!(run.absorb("nope", ok(batch("x"))).is_err());
+    assert!(
+        run.absorb(
+            &CallKey::new("nope", 0, AgentKind::Generator),
+            ok(batch("x"))
+        )
+        .is_err()
+    );
 }

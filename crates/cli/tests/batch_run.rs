@@ -1,5 +1,6 @@
 //! `scenario-engine run --batch` end to end against the fake Batch API: the run completes in
-//! waves and its records have the fields of an online run's.
+//! waves and its records have the fields of an online run's; `--budget` stops it as it stops an
+//! online run, and a later run resumes it.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -21,6 +22,16 @@ seed: 7
 ";
 
 async fn run(config: &Path, out: &Path, base_url: &str, extra: &[&str]) -> Output {
+    run_model(config, out, base_url, "fake-model", extra).await
+}
+
+async fn run_model(
+    config: &Path,
+    out: &Path,
+    base_url: &str,
+    model: &str,
+    extra: &[&str],
+) -> Output {
     let mut cmd = tokio::process::Command::new(BIN);
     for (key, _) in std::env::vars() {
         if key.starts_with("SCENARIO_ENGINE") {
@@ -31,7 +42,7 @@ async fn run(config: &Path, out: &Path, base_url: &str, extra: &[&str]) -> Outpu
         .arg(config)
         .arg("--out")
         .arg(out)
-        .args(["--base-url", base_url, "--model", "fake-model"])
+        .args(["--base-url", base_url, "--model", model])
         .args(["--api-key-env", "SCENARIO_ENGINE_TEST_NO_KEY", "--no-cache"])
         .args(extra)
         .env("SCENARIO_ENGINE__RETRY__BASE_DELAY", "1")
@@ -109,6 +120,115 @@ async fn run_batch_completes_with_online_shaped_records() {
         assert_eq!(fields(b), fields(o), "record {}", b["id"]);
         assert_eq!(b["data_generation_result"], o["data_generation_result"]);
     }
+}
+
+/// The spend `run` reports on its summary line (`cost $X`).
+fn reported_cost(stderr: &str) -> f64 {
+    let after = stderr
+        .split("cost $")
+        .nth(1)
+        .expect("a cost on the summary line");
+    let number: String = after
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
+    number.parse().expect("a number")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_batch_stops_at_the_budget_and_resumes_later() {
+    let server = FakeServer::start(
+        FakeConfig::default()
+            .with_seed(4)
+            .with_batch_delay(Duration::from_millis(30)),
+    )
+    .await
+    .expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("grid.yaml");
+    // A priced model, and every scenario refined to the end (no judge gives all tens): the real
+    // spend is well above the estimate, which assumes few refinements.
+    std::fs::write(
+        &config,
+        format!("{CONFIG}run:\n  model: gpt-4o\n  max_refinements: 8\n  threshold: 10\n"),
+    )
+    .expect("config");
+    let plan = std::process::Command::new(BIN)
+        .args(["plan", "--json", "--batch"])
+        .arg(&config)
+        .output()
+        .expect("the binary runs");
+    let plan: Value = serde_json::from_slice(&plan.stdout).expect("JSON plan");
+    let estimate = plan["sections"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["title"] == "Batch API"))
+        .and_then(|s| s["data"]["online_cost_usd"].as_f64())
+        .expect("a priced estimate");
+    // Above the estimate, so the run starts; below what the run would spend.
+    let budget = estimate * 1.2;
+    let budget_arg = format!("{budget}");
+
+    let out = dir.path().join("budget.jsonl");
+    let o = run_model(
+        &config,
+        &out,
+        &server.base_url(),
+        "gpt-4o",
+        &["--batch", "--budget", &budget_arg],
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "a budget stop is a run failure: {stderr}"
+    );
+    assert!(stderr.contains("stop: Budget"), "{stderr}");
+    let spent = reported_cost(&stderr);
+    let submitted = server.batch_inputs().len();
+    assert!(
+        spent >= budget,
+        "stopped at ${spent} before the budget ${budget}"
+    );
+    // The overshoot is what was in flight when the spend crossed the budget: at most one wave
+    // (here a wave of 24 judge calls is about an eighth of the budget).
+    assert!(
+        spent < budget * 1.25,
+        "${spent} is far past the budget ${budget}"
+    );
+    // Once the spend reached the budget no wave was submitted: what was in flight was the
+    // overshoot, far less than the run's total.
+    let written: f64 = std::fs::read_to_string(&out)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).expect("JSON line")["cost_usd"]
+                .as_f64()
+                .expect("cost")
+        })
+        .sum();
+    assert!(
+        written <= spent + 1e-12,
+        "records cost no more than the run spent"
+    );
+    assert!(
+        dir.path().join("budget.jsonl.batch-state.json").exists(),
+        "the state is kept for a later run"
+    );
+
+    // Without a budget the same output resumes and completes, submitting only new waves.
+    let o = run_model(&config, &out, &server.base_url(), "gpt-4o", &["--batch"]).await;
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    assert_eq!(records(&out).len(), 6);
+    assert!(
+        server.batch_inputs().len() > submitted,
+        "the resumed run submitted more calls"
+    );
+    assert!(
+        reported_cost(&stderr) > 0.0,
+        "the budget stop left paid work undone"
+    );
 }
 
 #[test]

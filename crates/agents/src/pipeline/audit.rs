@@ -2,28 +2,29 @@
 //! the accept decision move.
 //!
 //! This module owns the audit of a finished run: [`rejudge`] replays each sampled record's final
-//! batch through the same [`ScenarioRun`] state machine the run used (the recorded texts stand in
-//! for the generator's reply, and refinement is switched off), so the four judges are rendered,
-//! sent, parsed and weighted exactly as in a run, the configured `ratio_judge` mode included
-//! (measured mode makes no call and has zero spread by construction). Every judge call skips the
-//! response cache, since a cached reply would hide all variation. [`summarise`] is the pure
+//! batch through the same [`ScenarioRun`](super::machine::ScenarioRun) state machine and the
+//! same driver ([`super::driver::drive`]) the run used, on a [`ReplayBackend`] (the recorded
+//! texts stand in for the generator's reply, and refinement is switched off), so the four judges
+//! are rendered, sent, parsed and weighted exactly as in a run, the configured `ratio_judge` mode
+//! included (measured mode makes no call and has zero spread by construction). Every judge call
+//! skips the response cache, since a cached reply would hide all variation. [`summarise`] is the pure
 //! aggregation: per judge and per scenario the mean, standard deviation and min/max spread, the
 //! weighted score of each repeat, and the **flip rate**, the share of scenarios whose accept
 //! decision (score ≥ threshold) changes across repeats, overall and near the threshold.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
-use futures::StreamExt;
-use futures::future::join_all;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use llm_client::{ChatModel, ChatResponse};
+use llm_client::{ChatModel, ChatResponse, LlmError};
 use scenarios::Scenario;
 
 use super::agent::AgentKind;
-use super::machine::{Pipeline, RunOutcome, ScenarioRun, SettingsError};
+use super::driver::{Backend, Dispatch, Policy, Progress, Reply, Slot, drive};
+use super::executor::{OnlineBackend, RunControl, RunStats, StopReason};
+use super::machine::{Pipeline, RunOutcome, SettingsError};
 use super::record::RECORD_FIELDS;
 
 /// A scenario is "near the threshold" when its original score is within this many points of it.
@@ -203,22 +204,26 @@ pub async fn rejudge(
     let mut settings = pipeline.settings().clone();
     settings.max_refinements = 0;
     let replay = Arc::new(Pipeline::new(settings)?);
-    let jobs = items
-        .iter()
-        .enumerate()
-        .flat_map(|(i, item)| (0..options.repeats).map(move |repeat| (i, item, repeat)));
-    let outcomes: Vec<(usize, Result<RepeatScores, RepeatFailure>)> = futures::stream::iter(jobs)
-        .map(|(i, item, repeat)| {
-            let model = model.clone();
-            let replay = replay.clone();
-            async move {
-                let outcome = judge_once(&*model, replay, item, repeat, options).await;
-                (i, outcome)
-            }
-        })
-        .buffer_unordered(options.in_flight.max(1))
-        .collect()
-        .await;
+    let mut backend = ReplayBackend::new(model, items, options, replay.settings().seed);
+    let jobs = items.iter().enumerate().flat_map(|(i, item)| {
+        (0..options.repeats).map(move |repeat| (item.scenario.clone(), (i, repeat)))
+    });
+    let mut outcomes: Vec<((usize, u32), RunOutcome)> = Vec::new();
+    let stats = RunStats::default();
+    let stop = match drive(
+        &mut backend,
+        &replay,
+        jobs,
+        &Policy::default(),
+        &RunControl::default(),
+        &stats,
+        &mut outcomes,
+    )
+    .await
+    {
+        Ok(stop) => stop,
+        Err(never) => match never {},
+    };
     let mut audits: Vec<ScenarioAudit> = items
         .iter()
         .map(|item| ScenarioAudit {
@@ -228,15 +233,33 @@ pub async fn rejudge(
             failures: Vec::new(),
         })
         .collect();
-    for (i, outcome) in outcomes {
+    let mut judged: HashSet<(usize, u32)> = HashSet::new();
+    for ((i, repeat), outcome) in outcomes {
+        judged.insert((i, repeat));
         let Some(audit) = audits.get_mut(i) else {
             continue;
         };
-        match outcome {
+        match repeat_result(outcome, repeat, backend.refused.contains(&(i, repeat))) {
             Ok(scores) => audit.repeats.push(scores),
             Err(failure) => {
                 tracing::warn!(scenario = %audit.id, repeat = failure.repeat, reason = %failure.reason, "re-judging failed");
                 audit.failures.push(failure);
+            }
+        }
+    }
+    if stop != StopReason::Completed {
+        // A fatal error stopped the audit: the repeats never started say why.
+        let reason = match &stop {
+            StopReason::Fatal(reason) => format!("not judged: the audit stopped after {reason}"),
+            other => format!("not judged: the audit stopped ({other:?})"),
+        };
+        for (i, audit) in audits.iter_mut().enumerate() {
+            for repeat in (0..options.repeats).filter(|r| !judged.contains(&(i, *r))) {
+                audit.failures.push(RepeatFailure {
+                    repeat,
+                    kind: FailureKind::Provider,
+                    reason: reason.clone(),
+                });
             }
         }
     }
@@ -247,71 +270,18 @@ pub async fn rejudge(
     Ok(audits)
 }
 
-/// One replay: the recorded batch is fed to the machine as the generator's reply, then the judge
-/// calls it asks for are sent (cache off, seed per repeat when asked) until it is done.
-async fn judge_once(
-    model: &dyn ChatModel,
-    pipeline: Arc<Pipeline>,
-    item: &AuditItem,
+/// Why a replay cannot judge a record whose batch the machine rejected.
+const REFUSED: &str =
+    "the recorded batch has too few usable texts for the configured min_instances";
+
+/// One repeat's outcome as scores or a failure; `refused` when the replay back end refused to
+/// write a new batch (the recorded one was rejected).
+fn repeat_result(
+    outcome: RunOutcome,
     repeat: u32,
-    options: AuditOptions,
+    refused: bool,
 ) -> Result<RepeatScores, RepeatFailure> {
-    let fail = |kind, reason: String| RepeatFailure {
-        repeat,
-        kind,
-        reason,
-    };
-    let seed = options.vary_seed.then(|| {
-        pipeline
-            .settings()
-            .seed
-            .unwrap_or(0)
-            .wrapping_add(u64::from(repeat))
-    });
-    let mut run = ScenarioRun::new(pipeline, item.scenario.clone());
-    let generator = run
-        .pending()
-        .into_iter()
-        .find(|c| c.agent == AgentKind::Generator);
-    if let Some(call) = generator {
-        let recorded = ChatResponse {
-            model: RECORDED_MODEL.to_string(),
-            json: Some(json!({ "instances": item.texts })),
-            ..ChatResponse::default()
-        };
-        if let Err(e) = run.absorb(&call.key, Ok(recorded)) {
-            return Err(fail(FailureKind::Input, e.to_string()));
-        }
-    }
-    while !run.is_done() {
-        let calls = run.pending();
-        if calls.is_empty() {
-            break;
-        }
-        if calls.iter().any(|c| !c.agent.is_judge()) {
-            // The machine asked the generator again: it rejected the recorded batch.
-            return Err(fail(
-                FailureKind::Input,
-                "the recorded batch has too few usable texts for the configured min_instances"
-                    .into(),
-            ));
-        }
-        let replies = join_all(calls.into_iter().map(|call| async move {
-            let mut request = call.request;
-            request.no_cache = true;
-            if seed.is_some() {
-                request.seed = seed;
-            }
-            (call.key, model.chat(request).await)
-        }))
-        .await;
-        for (key, reply) in replies {
-            if let Err(e) = run.absorb(&key, reply) {
-                tracing::error!(error = %e, "reply for an unknown call");
-            }
-        }
-    }
-    match run.finish() {
+    match outcome {
         RunOutcome::Finished(record) => {
             tracing::debug!(scenario = %record.id, repeat, score = record.score, "re-judged");
             Ok(RepeatScores {
@@ -321,12 +291,137 @@ async fn judge_once(
             })
         }
         RunOutcome::Failed(failure) => {
-            let kind = match failure.agent {
-                Some(agent) if agent.is_judge() => FailureKind::Provider,
-                _ => FailureKind::Input,
+            let (kind, reason) = match failure.agent {
+                _ if refused => (FailureKind::Input, REFUSED.to_owned()),
+                Some(agent) if agent.is_judge() => (FailureKind::Provider, failure.reason),
+                _ => (FailureKind::Input, failure.reason),
             };
-            Err(fail(kind, failure.reason))
+            Err(RepeatFailure {
+                repeat,
+                kind,
+                reason,
+            })
         }
+    }
+}
+
+/// The replay back end of the audit: the generator's call is answered with the recorded batch,
+/// the judges' calls go to the model uncached (with a seed per repeat when asked), and any
+/// further writing (the machine rejected the recorded batch) is refused.
+pub struct ReplayBackend<'a> {
+    online: OnlineBackend,
+    items: &'a [AuditItem],
+    /// The seed sent with every call of repeat r: `base + r`, when the seed varies.
+    seed: Option<u64>,
+    /// Each live repeat's item and repeat number.
+    tags: HashMap<Slot, (usize, u32)>,
+    ready: Vec<Reply>,
+    /// Repeats whose recorded batch the machine rejected.
+    refused: HashSet<(usize, u32)>,
+}
+
+impl std::fmt::Debug for ReplayBackend<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReplayBackend")
+            .field("online", &self.online)
+            .field("items", &self.items.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> ReplayBackend<'a> {
+    /// Replays `items` against `model`, `options.in_flight` repeats at once; `seed` is the
+    /// run's configured seed.
+    #[must_use]
+    pub fn new(
+        model: Arc<dyn ChatModel>,
+        items: &'a [AuditItem],
+        options: AuditOptions,
+        seed: Option<u64>,
+    ) -> Self {
+        Self {
+            online: OnlineBackend::new(model, options.in_flight),
+            items,
+            seed: options.vary_seed.then(|| seed.unwrap_or(0)),
+            tags: HashMap::new(),
+            ready: Vec::new(),
+            refused: HashSet::new(),
+        }
+    }
+}
+
+impl Backend<(usize, u32)> for ReplayBackend<'_> {
+    type Error = std::convert::Infallible;
+
+    fn capacity(&self) -> usize {
+        <OnlineBackend as Backend<()>>::capacity(&self.online)
+    }
+
+    fn admitted(&mut self, slot: Slot, tag: &(usize, u32)) {
+        self.tags.insert(slot, *tag);
+    }
+
+    fn submit(&mut self, calls: Vec<Dispatch>) -> Result<(), Self::Error> {
+        for Dispatch { slot, call } in calls {
+            let tag = self.tags.get(&slot).copied();
+            let texts = tag
+                .and_then(|(i, _)| self.items.get(i))
+                .map(|item| &item.texts);
+            if call.agent.is_judge() {
+                let mut request = call.request;
+                request.no_cache = true;
+                if let (Some(base), Some((_, repeat))) = (self.seed, tag) {
+                    request.seed = Some(base.wrapping_add(u64::from(repeat)));
+                }
+                self.online.send(slot, call.key, request);
+                continue;
+            }
+            let result = match texts {
+                Some(texts) if call.agent == AgentKind::Generator && call.key.try_number == 1 => {
+                    Ok(ChatResponse {
+                        model: RECORDED_MODEL.to_string(),
+                        json: Some(json!({ "instances": texts })),
+                        ..ChatResponse::default()
+                    })
+                }
+                _ => {
+                    if let Some(tag) = tag {
+                        self.refused.insert(tag);
+                    }
+                    Err(LlmError::Rejected {
+                        status: 422,
+                        message: REFUSED.to_owned(),
+                    })
+                }
+            };
+            // Not a provider's answer: absorbed, never counted as a call.
+            self.ready.push(Reply {
+                slot,
+                key: call.key,
+                result,
+                replayed: true,
+            });
+        }
+        Ok(())
+    }
+
+    async fn next(&mut self, _dispatching: bool) -> Result<Progress, Self::Error> {
+        if !self.ready.is_empty() {
+            return Ok(Progress::Replies(std::mem::take(&mut self.ready)));
+        }
+        Ok(match self.online.next_reply().await {
+            Some(reply) => Progress::Replies(vec![reply]),
+            None => Progress::Idle,
+        })
+    }
+
+    fn finished(&mut self, slot: Slot, _scenario: &str) {
+        self.tags.remove(&slot);
+    }
+
+    fn abort(&mut self) {
+        self.online.abort_all();
+        self.ready.clear();
     }
 }
 

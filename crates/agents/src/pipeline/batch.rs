@@ -1,4 +1,7 @@
-//! The batch executor: drives every [`ScenarioRun`] of a run in waves of provider batches.
+//! The batch back end: answers the calls of every
+//! [`ScenarioRun`](super::machine::ScenarioRun) of a run in waves of provider batches;
+//! [`run_batch`] drives the runs with [`super::driver::drive`] on a [`BatchBackend`], so budget,
+//! fatal errors and reply counting follow the same policy as online runs.
 //!
 //! A wave submits every call the machines are waiting for (all generations first; then all
 //! judge calls of the batches that came back; then refinements and their re-judging …), split
@@ -15,9 +18,10 @@
 //! failed or expired item can be resubmitted (up to `max_item_submissions` in all) while a
 //! call key is never in two live batches. The state keeps the replies of finished scenarios
 //! until the run ends (so a record lost in a crash is rebuilt without a call) and is deleted
-//! once every scenario is written.
+//! once every scenario is written. A run stopped by the budget, a fatal error or Ctrl-C submits
+//! no further wave and keeps the state, so a later run (with a larger budget) resumes it.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::File;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -34,9 +38,11 @@ use llm_client::{
 };
 use scenarios::Scenario;
 
+use super::driver::{Backend, Dispatch, Policy, Progress, Reply, Slot, drive};
 use super::estimate::Estimate;
-use super::executor::{RunControl, RunReport, RunStats, StopReason};
-use super::machine::{AgentCall, Pipeline, RunOutcome, ScenarioRun};
+use super::executor::{RunControl, RunReport, RunStats, StopReason, not_done};
+use super::key::CallKey;
+use super::machine::{AgentCall, Pipeline, RunOutcome};
 use super::sink::{Checkpoint, SinkConfig, SinkError, spawn_writer};
 
 /// The run-state file next to an output file: `<out>.batch-state.json`.
@@ -63,6 +69,8 @@ pub struct BatchOptions {
     /// Return (as `Interrupted`) after submitting this many waves in this process, leaving the
     /// batches in flight: what a killed process leaves behind, for tests and `--waves`.
     pub stop_after_waves: Option<u32>,
+    /// Stop submitting waves once the spend reaches this many USD (the driver's policy).
+    pub budget_usd: Option<f64>,
 }
 
 impl BatchOptions {
@@ -75,6 +83,7 @@ impl BatchOptions {
             sink,
             max_item_submissions: 3,
             stop_after_waves: None,
+            budget_usd: None,
         }
     }
 }
@@ -175,8 +184,8 @@ struct SubmittedBatch {
 struct RunState {
     /// Waves submitted so far (over every process of the run).
     waves: u32,
-    /// Every call key handed out, by key.
-    calls: BTreeMap<String, CallState>,
+    /// Every call key handed out, by key (its text form, see [`CallKey`]).
+    calls: BTreeMap<CallKey, CallState>,
     /// Batches submitted and not yet collected, by batch id.
     batches: BTreeMap<String, SubmittedBatch>,
 }
@@ -210,62 +219,328 @@ fn state_error(path: &Path, e: &dyn std::fmt::Display) -> BatchError {
     }
 }
 
-fn key_of(custom_id: &str) -> &str {
-    custom_id.rsplit_once('#').map_or(custom_id, |(k, _)| k)
-}
-
-/// The executor's working set: live machines and the calls they wait for.
-struct Waves {
-    runs: BTreeMap<String, ScenarioRun>,
-    /// Calls handed out by a machine and not yet absorbed, by key.
-    waiting: BTreeMap<String, AgentCall>,
-    state: RunState,
-    state_path: PathBuf,
-}
-
-impl Waves {
-    /// Takes the machine's pending calls: stored replies are absorbed at once (replay),
-    /// the rest wait for a batch.
-    fn advance(&mut self, id: &str) {
-        let Some(run) = self.runs.get_mut(id) else {
-            return;
-        };
-        loop {
-            let calls = run.pending();
-            if calls.is_empty() {
-                break;
-            }
-            for call in calls {
-                match self.state.calls.get(&call.key).map(|c| &c.status) {
-                    Some(CallStatus::Answered { reply }) => {
-                        if let Err(e) = run.absorb(&call.key, reply.to_result()) {
-                            tracing::error!(error = %e, "replayed reply for an unknown call");
-                        }
-                    }
-                    _ => {
-                        self.waiting.insert(call.key.clone(), call);
-                    }
-                }
-            }
+/// The call key of a custom id `key#submission`.
+fn key_of(custom_id: &str) -> Option<CallKey> {
+    let key = custom_id.rsplit_once('#').map_or(custom_id, |(k, _)| k);
+    match key.parse() {
+        Ok(key) => Some(key),
+        Err(e) => {
+            tracing::warn!(custom_id, error = %e, "a batch item with a foreign custom id");
+            None
         }
     }
+}
 
-    /// Calls to submit in the next wave: waiting, and not in a live batch.
-    fn to_submit(&self) -> Vec<String> {
-        self.waiting
-            .keys()
-            .filter(|k| {
-                !matches!(
-                    self.state.calls.get(*k).map(|c| &c.status),
-                    Some(CallStatus::InBatch { .. })
-                )
-            })
-            .cloned()
-            .collect()
+/// Answers calls through provider batches, in waves (see the module docs).
+pub struct BatchBackend<'c> {
+    client: &'c BatchClient,
+    max_item_submissions: u32,
+    stop_after_waves: Option<u32>,
+    control: RunControl,
+    state: RunState,
+    state_path: PathBuf,
+    /// Calls handed out by a machine and not yet answered, by key.
+    waiting: BTreeMap<CallKey, (Slot, AgentCall)>,
+    /// Replies known without a batch (stored in the state, or requests that cannot be encoded).
+    ready: Vec<Reply>,
+    submitted_here: u32,
+}
+
+impl std::fmt::Debug for BatchBackend<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BatchBackend")
+            .field("state_path", &self.state_path)
+            .field("waiting", &self.waiting.len())
+            .field("batches", &self.state.batches.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'c> BatchBackend<'c> {
+    /// A back end on `client`, resuming the state file of `options` when there is one; calls of
+    /// scenarios in `done` (already written) are forgotten.
+    ///
+    /// # Errors
+    /// When the state file cannot be read.
+    pub fn open(
+        client: &'c BatchClient,
+        options: &BatchOptions,
+        control: RunControl,
+        done: &HashSet<String>,
+    ) -> Result<Self, BatchError> {
+        let mut state = RunState::load(&options.state_path)?;
+        // Calls of scenarios already written are of no further use.
+        state.calls.retain(|_, c| !done.contains(&c.scenario));
+        if !state.batches.is_empty() || !state.calls.is_empty() {
+            tracing::info!(
+                batches = state.batches.len(),
+                calls = state.calls.len(),
+                "resuming a batch run"
+            );
+        }
+        Ok(Self {
+            client,
+            max_item_submissions: options.max_item_submissions,
+            stop_after_waves: options.stop_after_waves,
+            control,
+            state,
+            state_path: options.state_path.clone(),
+            waiting: BTreeMap::new(),
+            ready: Vec::new(),
+            submitted_here: 0,
+        })
     }
 
     fn save(&self) -> Result<(), BatchError> {
         self.state.save(&self.state_path)
+    }
+
+    /// Moves the stored replies of `keys` from `waiting` to `ready`; `replayed` when they were
+    /// stored by an earlier process.
+    fn answer_stored(&mut self, keys: &[CallKey], replayed: bool) {
+        for key in keys {
+            let Some(CallStatus::Answered { reply }) = self.state.calls.get(key).map(|c| &c.status)
+            else {
+                continue;
+            };
+            let result = reply.to_result();
+            if let Some((slot, _)) = self.waiting.remove(key) {
+                self.ready.push(Reply {
+                    slot,
+                    key: key.clone(),
+                    result,
+                    replayed,
+                });
+            }
+        }
+    }
+
+    /// Submits every waiting call as one wave (split at the provider's limits), saving the state
+    /// after every batch so a crash never forgets a submitted one. `Some` when the provider
+    /// refused a batch (the batches submitted before it stay in the state).
+    async fn submit_wave(&mut self) -> Result<Option<LlmError>, BatchError> {
+        let keys: Vec<CallKey> = self.waiting.keys().cloned().collect();
+        self.state.waves += 1;
+        let wave = self.state.waves;
+        let mut lines: Vec<(String, String)> = Vec::with_capacity(keys.len());
+        let mut unencodable = Vec::new();
+        for key in &keys {
+            let Some((_, call)) = self.waiting.get(key) else {
+                continue;
+            };
+            let submissions = self.state.calls.get(key).map_or(0, |c| c.submissions);
+            let custom_id = format!("{key}#{}", submissions + 1);
+            let item = BatchItem {
+                custom_id: custom_id.clone(),
+                request: call.request.clone(),
+            };
+            match self.client.encode_line(&item) {
+                Ok(line) => lines.push((custom_id, line)),
+                Err(e) => {
+                    // Cannot be encoded now, cannot be later: the machine gets the error.
+                    tracing::error!(call = %key, error = %e, "request not encodable");
+                    self.state.calls.insert(
+                        key.clone(),
+                        CallState {
+                            scenario: key.scenario.clone(),
+                            submissions,
+                            status: CallStatus::Answered {
+                                reply: StoredReply::from_result(Err(e), submissions),
+                            },
+                        },
+                    );
+                    unencodable.push(key.clone());
+                }
+            }
+        }
+        self.answer_stored(&unencodable, false);
+        let cfg = self.client.batch_config();
+        let chunks = split_batches(lines, |(_, l)| l.len(), cfg.max_requests, cfg.max_bytes);
+        tracing::info!(
+            wave,
+            calls = keys.len(),
+            batches = chunks.len(),
+            "submitting a wave"
+        );
+        for chunk in chunks {
+            let text: Vec<String> = chunk.iter().map(|(_, l)| l.clone()).collect();
+            let status = match self.client.submit(&text).await {
+                Ok(status) => status,
+                Err(e) => {
+                    self.save()?;
+                    return Ok(Some(e));
+                }
+            };
+            let custom_ids: Vec<String> = chunk.into_iter().map(|(id, _)| id).collect();
+            for key in custom_ids.iter().filter_map(|id| key_of(id)) {
+                let entry = self
+                    .state
+                    .calls
+                    .entry(key)
+                    .or_insert_with_key(|key| CallState {
+                        scenario: key.scenario.clone(),
+                        submissions: 0,
+                        status: CallStatus::Resubmit,
+                    });
+                entry.submissions += 1;
+                entry.status = CallStatus::InBatch {
+                    batch: status.id.clone(),
+                };
+            }
+            self.state
+                .batches
+                .insert(status.id.clone(), SubmittedBatch { wave, custom_ids });
+            self.save()?;
+        }
+        Ok(None)
+    }
+
+    /// Polls batch `batch_id` until it ends, then stores its replies and makes them ready.
+    /// `Some` when the run must stop (Ctrl-C or a provider failure); the batch stays in the
+    /// state then.
+    async fn collect(&mut self, batch_id: &str) -> Result<Option<StopReason>, BatchError> {
+        let client = self.client;
+        let max_wait = client.batch_config().poll_interval;
+        let mut wait = client.batch_config().first_poll.min(max_wait);
+        let status = loop {
+            match client.status(batch_id).await {
+                Ok(s) if s.status.is_terminal() => break s,
+                Ok(s) => tracing::debug!(batch = batch_id, status = ?s.status, "batch running"),
+                Err(e) => {
+                    tracing::error!(batch = batch_id, error = %e, "polling a batch failed");
+                    return Ok(Some(StopReason::Fatal(e.to_string())));
+                }
+            }
+            tokio::select! {
+                () = self.control.stop.cancelled() => return Ok(Some(StopReason::Interrupted)),
+                () = tokio::time::sleep(wait) => {}
+            }
+            wait = wait.saturating_mul(2).min(max_wait);
+        };
+        if status.status == BatchState::Failed {
+            tracing::warn!(
+                batch = batch_id,
+                "the batch failed as a whole; its calls are resubmitted"
+            );
+        }
+        let Some(batch) = self.state.batches.get(batch_id).cloned() else {
+            return Ok(None);
+        };
+        let requests: HashMap<String, ChatRequest> = batch
+            .custom_ids
+            .iter()
+            .filter_map(|id| {
+                let (_, call) = self.waiting.get(&key_of(id)?)?;
+                Some((id.clone(), call.request.clone()))
+            })
+            .collect();
+        let results = match client.results(&status, &requests).await {
+            Ok(r) => r,
+            Err(e) => {
+                tracing::error!(batch = batch_id, error = %e, "downloading batch results failed");
+                return Ok(Some(StopReason::Fatal(e.to_string())));
+            }
+        };
+        let mut answered = Vec::with_capacity(results.len());
+        for item in results {
+            let Some(key) = key_of(&item.custom_id) else {
+                continue;
+            };
+            let Some(call) = self.state.calls.get_mut(&key) else {
+                continue;
+            };
+            let submissions = call.submissions;
+            match item.reply {
+                ItemReply::Answered(mut result) => {
+                    if let Ok(resp) = &mut result {
+                        // Resubmissions are the batch form of transport retries.
+                        resp.retries = submissions.saturating_sub(1);
+                    }
+                    call.status = CallStatus::Answered {
+                        reply: StoredReply::from_result(result, submissions),
+                    };
+                    answered.push(key);
+                }
+                ItemReply::Retryable(e) if submissions < self.max_item_submissions => {
+                    tracing::info!(call = %key, submissions, error = %e, "batch item failed; resubmitting next wave");
+                    call.status = CallStatus::Resubmit;
+                }
+                ItemReply::Retryable(e) => {
+                    tracing::warn!(call = %key, submissions, error = %e, "batch item failed; no submissions left");
+                    call.status = CallStatus::Answered {
+                        reply: StoredReply::from_result(Err(e), submissions),
+                    };
+                    answered.push(key);
+                }
+            }
+        }
+        self.state.batches.remove(batch_id);
+        self.answer_stored(&answered, false);
+        self.save()?;
+        Ok(None)
+    }
+}
+
+impl Backend<()> for BatchBackend<'_> {
+    type Error = BatchError;
+
+    /// Every scenario is live at once: a wave holds every call the machines wait for.
+    fn capacity(&self) -> usize {
+        usize::MAX
+    }
+
+    fn submit(&mut self, calls: Vec<Dispatch>) -> Result<(), BatchError> {
+        let mut stored = Vec::new();
+        for Dispatch { slot, call } in calls {
+            if matches!(
+                self.state.calls.get(&call.key).map(|c| &c.status),
+                Some(CallStatus::Answered { .. })
+            ) {
+                // Replay: the reply came in an earlier process.
+                stored.push(call.key.clone());
+            }
+            self.waiting.insert(call.key.clone(), (slot, call));
+        }
+        self.answer_stored(&stored, true);
+        Ok(())
+    }
+
+    async fn next(&mut self, dispatching: bool) -> Result<Progress, BatchError> {
+        if !self.ready.is_empty() {
+            return Ok(Progress::Replies(std::mem::take(&mut self.ready)));
+        }
+        // Collect every batch in flight (from this process or an earlier one) first.
+        if let Some(batch_id) = self.state.batches.keys().next().cloned() {
+            if self.control.stop.is_cancelled() {
+                return Ok(Progress::Halt(StopReason::Interrupted));
+            }
+            if let Some(stop) = self.collect(&batch_id).await? {
+                return Ok(Progress::Halt(stop));
+            }
+            return Ok(Progress::Replies(std::mem::take(&mut self.ready)));
+        }
+        if !dispatching || self.waiting.is_empty() {
+            self.save()?;
+            return Ok(Progress::Idle);
+        }
+        if let Some(e) = self.submit_wave().await? {
+            tracing::error!(error = %e, "submitting a wave failed");
+            return Ok(Progress::Halt(StopReason::Fatal(e.to_string())));
+        }
+        self.submitted_here += 1;
+        if self.stop_after_waves == Some(self.submitted_here) {
+            tracing::info!(
+                waves = self.submitted_here,
+                "stopping with batches in flight"
+            );
+            return Ok(Progress::Halt(StopReason::Interrupted));
+        }
+        Ok(Progress::Replies(std::mem::take(&mut self.ready)))
+    }
+
+    fn finished(&mut self, slot: Slot, _scenario: &str) {
+        // Replies of a failed scenario's other calls are no longer awaited.
+        self.waiting.retain(|_, (s, _)| *s != slot);
     }
 }
 
@@ -288,47 +563,31 @@ pub async fn run_batch<I>(
 where
     I: IntoIterator<Item = Scenario>,
 {
-    let mut state = RunState::load(&options.state_path)?;
     let done = checkpoint.done;
-    // Calls of scenarios already written are of no further use.
-    state.calls.retain(|_, c| !done.contains(&c.scenario));
-    let resumed = !state.batches.is_empty() || !state.calls.is_empty();
-    if resumed {
-        tracing::info!(
-            batches = state.batches.len(),
-            calls = state.calls.len(),
-            "resuming a batch run"
-        );
-    }
-    let mut waves = Waves {
-        runs: BTreeMap::new(),
-        waiting: BTreeMap::new(),
-        state,
-        state_path: options.state_path.clone(),
-    };
-    for scenario in scenarios {
-        if done.contains(&scenario.id) {
-            stats.skipped.fetch_add(1, Ordering::Relaxed);
-            continue;
-        }
-        if waves.runs.contains_key(&scenario.id) {
-            continue;
-        }
-        stats.started.fetch_add(1, Ordering::Relaxed);
-        let id = scenario.id.clone();
-        waves
-            .runs
-            .insert(id.clone(), ScenarioRun::new(pipeline.clone(), scenario));
-        waves.advance(&id);
-    }
-    let skipped = stats.skipped.load(Ordering::Relaxed);
-
-    let (tx, rx) = mpsc::channel::<RunOutcome>(256);
+    let mut backend = BatchBackend::open(client, &options, control.clone(), &done)?;
+    // Every scenario is live at once, so ids are unique by construction here.
+    let mut seen = HashSet::new();
+    let jobs = not_done(scenarios, &done, &stats).filter(|(s, ())| seen.insert(s.id.clone()));
+    let (mut tx, rx) = mpsc::channel::<RunOutcome>(256);
     let writer = spawn_writer(options.sink.clone(), checkpoint.previous_failures, rx)?;
-    let result = drive(client, &mut waves, &options, &control, &stats, &tx).await;
+    let policy = Policy {
+        budget_usd: options.budget_usd,
+    };
+    let result = drive(
+        &mut backend,
+        &pipeline,
+        jobs,
+        &policy,
+        &control,
+        &stats,
+        &mut tx,
+    )
+    .await;
     drop(tx);
+    let saved = backend.save();
     let sink = writer.finish().await?;
     let stop = result?;
+    saved?;
     if stop == StopReason::Completed {
         // Every scenario is written: the state has nothing left to resume.
         if let Err(e) = std::fs::remove_file(&options.state_path)
@@ -340,7 +599,7 @@ where
     Ok(RunReport {
         stop,
         sink,
-        skipped,
+        skipped: stats.skipped.load(Ordering::Relaxed),
     })
 }
 
@@ -428,326 +687,11 @@ where
     .await
 }
 
-/// The wave loop; returns why it ended.
-async fn drive(
-    client: &BatchClient,
-    waves: &mut Waves,
-    options: &BatchOptions,
-    control: &RunControl,
-    stats: &RunStats,
-    tx: &mpsc::Sender<RunOutcome>,
-) -> Result<StopReason, BatchError> {
-    let mut submitted_here = 0u32;
-    loop {
-        // Collect every batch in flight (from this process or an earlier one).
-        let pending: Vec<String> = waves.state.batches.keys().cloned().collect();
-        for batch_id in pending {
-            match collect(client, waves, &batch_id, options, control, stats).await? {
-                None => {}
-                Some(stop) => {
-                    emit_finished(waves, stats, tx).await;
-                    waves.save()?;
-                    return Ok(stop);
-                }
-            }
-        }
-        emit_finished(waves, stats, tx).await;
-        waves.save()?;
-
-        let keys = waves.to_submit();
-        if keys.is_empty() {
-            if !waves.runs.is_empty() {
-                // A machine that is neither done nor waiting would be a machine bug; end it
-                // as a failure rather than loop forever.
-                tracing::error!(
-                    scenarios = waves.runs.len(),
-                    "scenarios with no call to make; ending them"
-                );
-                for (_, run) in std::mem::take(&mut waves.runs) {
-                    send(run.finish(), stats, tx).await;
-                }
-            }
-            return Ok(StopReason::Completed);
-        }
-        if control.stop.is_cancelled() || control.abort.is_cancelled() {
-            return Ok(StopReason::Interrupted);
-        }
-        if let Some(e) = submit_wave(client, waves, &keys).await? {
-            tracing::error!(error = %e, "submitting a wave failed");
-            return Ok(StopReason::Fatal(e.to_string()));
-        }
-        submitted_here += 1;
-        if options.stop_after_waves == Some(submitted_here) {
-            tracing::info!(waves = submitted_here, "stopping with batches in flight");
-            return Ok(StopReason::Interrupted);
-        }
-    }
-}
-
-/// Submits the calls `keys` as one wave (split at the provider's limits), saving the state
-/// after every batch so a crash never forgets a submitted one. `Some` when the provider refused
-/// a batch (the batches submitted before it stay in the state).
-async fn submit_wave(
-    client: &BatchClient,
-    waves: &mut Waves,
-    keys: &[String],
-) -> Result<Option<LlmError>, BatchError> {
-    waves.state.waves += 1;
-    let wave = waves.state.waves;
-    let mut lines: Vec<(String, String)> = Vec::with_capacity(keys.len());
-    for key in keys {
-        let Some(call) = waves.waiting.get(key) else {
-            continue;
-        };
-        let submissions = waves.state.calls.get(key).map_or(0, |c| c.submissions);
-        let custom_id = format!("{key}#{}", submissions + 1);
-        let item = BatchItem {
-            custom_id: custom_id.clone(),
-            request: call.request.clone(),
-        };
-        match client.encode_line(&item) {
-            Ok(line) => lines.push((custom_id, line)),
-            Err(e) => {
-                // Cannot be encoded now, cannot be later: the machine gets the error.
-                tracing::error!(call = %key, error = %e, "request not encodable");
-                let scenario = scenario_of(key).to_owned();
-                waves.state.calls.insert(
-                    key.clone(),
-                    CallState {
-                        scenario,
-                        submissions,
-                        status: CallStatus::Answered {
-                            reply: StoredReply::from_result(Err(e), submissions),
-                        },
-                    },
-                );
-            }
-        }
-    }
-    let cfg = client.batch_config();
-    let chunks = split_batches(lines, |(_, l)| l.len(), cfg.max_requests, cfg.max_bytes);
-    tracing::info!(
-        wave,
-        calls = keys.len(),
-        batches = chunks.len(),
-        "submitting a wave"
-    );
-    for chunk in chunks {
-        let text: Vec<String> = chunk.iter().map(|(_, l)| l.clone()).collect();
-        let status = match client.submit(&text).await {
-            Ok(status) => status,
-            Err(e) => {
-                waves.save()?;
-                return Ok(Some(e));
-            }
-        };
-        let custom_ids: Vec<String> = chunk.into_iter().map(|(id, _)| id).collect();
-        for custom_id in &custom_ids {
-            let key = key_of(custom_id).to_owned();
-            let scenario = scenario_of(&key).to_owned();
-            let entry = waves.state.calls.entry(key).or_insert(CallState {
-                scenario,
-                submissions: 0,
-                status: CallStatus::Resubmit,
-            });
-            entry.submissions += 1;
-            entry.status = CallStatus::InBatch {
-                batch: status.id.clone(),
-            };
-        }
-        waves
-            .state
-            .batches
-            .insert(status.id.clone(), SubmittedBatch { wave, custom_ids });
-        waves.save()?;
-    }
-    // Calls that failed to encode were answered with an error: let their machines move on.
-    let answered: Vec<String> = keys
-        .iter()
-        .filter(|k| {
-            matches!(
-                waves.state.calls.get(*k).map(|c| &c.status),
-                Some(CallStatus::Answered { .. })
-            )
-        })
-        .cloned()
-        .collect();
-    absorb_answered(waves, &answered);
-    Ok(None)
-}
-
-/// The scenario id of a call key `scenario_id:attempt:agent[~try]`.
-fn scenario_of(key: &str) -> &str {
-    key.rsplitn(3, ':').last().unwrap_or(key)
-}
-
-/// Polls batch `batch_id` until it ends, then stores and absorbs its replies. `Some` when the
-/// run must stop (Ctrl-C or a provider failure); the batch stays in the state then.
-async fn collect(
-    client: &BatchClient,
-    waves: &mut Waves,
-    batch_id: &str,
-    options: &BatchOptions,
-    control: &RunControl,
-    stats: &RunStats,
-) -> Result<Option<StopReason>, BatchError> {
-    let max_wait = client.batch_config().poll_interval;
-    let mut wait = client.batch_config().first_poll.min(max_wait);
-    let status = loop {
-        match client.status(batch_id).await {
-            Ok(s) if s.status.is_terminal() => break s,
-            Ok(s) => tracing::debug!(batch = batch_id, status = ?s.status, "batch running"),
-            Err(e) => {
-                tracing::error!(batch = batch_id, error = %e, "polling a batch failed");
-                return Ok(Some(StopReason::Fatal(e.to_string())));
-            }
-        }
-        tokio::select! {
-            () = control.stop.cancelled() => return Ok(Some(StopReason::Interrupted)),
-            () = control.abort.cancelled() => return Ok(Some(StopReason::Aborted)),
-            () = tokio::time::sleep(wait) => {}
-        }
-        wait = wait.saturating_mul(2).min(max_wait);
-    };
-    if status.status == BatchState::Failed {
-        tracing::warn!(
-            batch = batch_id,
-            "the batch failed as a whole; its calls are resubmitted"
-        );
-    }
-    let Some(batch) = waves.state.batches.get(batch_id).cloned() else {
-        return Ok(None);
-    };
-    let requests: HashMap<String, ChatRequest> = batch
-        .custom_ids
-        .iter()
-        .filter_map(|id| {
-            let call = waves.waiting.get(key_of(id))?;
-            Some((id.clone(), call.request.clone()))
-        })
-        .collect();
-    let results = match client.results(&status, &requests).await {
-        Ok(r) => r,
-        Err(e) => {
-            tracing::error!(batch = batch_id, error = %e, "downloading batch results failed");
-            return Ok(Some(StopReason::Fatal(e.to_string())));
-        }
-    };
-    let mut answered = Vec::with_capacity(results.len());
-    for item in results {
-        let key = key_of(&item.custom_id).to_owned();
-        let Some(call) = waves.state.calls.get_mut(&key) else {
-            continue;
-        };
-        let submissions = call.submissions;
-        match item.reply {
-            ItemReply::Answered(mut result) => {
-                if let Ok(resp) = &mut result {
-                    // Resubmissions are the batch form of transport retries.
-                    resp.retries = submissions.saturating_sub(1);
-                    count_reply(stats, resp);
-                } else {
-                    stats.call_errors.fetch_add(1, Ordering::Relaxed);
-                }
-                call.status = CallStatus::Answered {
-                    reply: StoredReply::from_result(result, submissions),
-                };
-                answered.push(key);
-            }
-            ItemReply::Retryable(e) if submissions < options.max_item_submissions => {
-                tracing::info!(call = %key, submissions, error = %e, "batch item failed; resubmitting next wave");
-                call.status = CallStatus::Resubmit;
-            }
-            ItemReply::Retryable(e) => {
-                tracing::warn!(call = %key, submissions, error = %e, "batch item failed; no submissions left");
-                stats.call_errors.fetch_add(1, Ordering::Relaxed);
-                call.status = CallStatus::Answered {
-                    reply: StoredReply::from_result(Err(e), submissions),
-                };
-                answered.push(key);
-            }
-        }
-    }
-    waves.state.batches.remove(batch_id);
-    absorb_answered(waves, &answered);
-    Ok(None)
-}
-
-/// Hands stored replies of `keys` to their machines and takes the calls they ask for next.
-fn absorb_answered(waves: &mut Waves, keys: &[String]) {
-    let mut touched = Vec::new();
-    for key in keys {
-        let Some(call) = waves.waiting.remove(key) else {
-            continue;
-        };
-        let Some(CallStatus::Answered { reply }) = waves.state.calls.get(key).map(|c| &c.status)
-        else {
-            continue;
-        };
-        let scenario = scenario_of(key).to_owned();
-        if let Some(run) = waves.runs.get_mut(&scenario) {
-            if let Err(e) = run.absorb(&call.key, reply.to_result()) {
-                tracing::error!(error = %e, "reply for an unknown call");
-            }
-            touched.push(scenario);
-        }
-    }
-    touched.dedup();
-    for id in touched {
-        waves.advance(&id);
-    }
-}
-
-fn count_reply(stats: &RunStats, resp: &ChatResponse) {
-    stats.calls.fetch_add(1, Ordering::Relaxed);
-    stats
-        .prompt_tokens
-        .fetch_add(resp.usage.prompt_tokens, Ordering::Relaxed);
-    stats
-        .completion_tokens
-        .fetch_add(resp.usage.completion_tokens, Ordering::Relaxed);
-    let nano = (resp.cost_usd.unwrap_or(0.0).max(0.0) * 1e9).round() as u64;
-    stats.cost_nano_usd.fetch_add(nano, Ordering::Relaxed);
-}
-
-/// Sends every finished machine's outcome to the writer.
-async fn emit_finished(waves: &mut Waves, stats: &RunStats, tx: &mpsc::Sender<RunOutcome>) {
-    let finished: Vec<String> = waves
-        .runs
-        .iter()
-        .filter(|(_, r)| r.is_done())
-        .map(|(id, _)| id.clone())
-        .collect();
-    for id in finished {
-        if let Some(run) = waves.runs.remove(&id) {
-            // Replies of a failed scenario's other calls are no longer awaited.
-            waves.waiting.retain(|k, _| scenario_of(k) != id);
-            send(run.finish(), stats, tx).await;
-        }
-    }
-}
-
-async fn send(outcome: RunOutcome, stats: &RunStats, tx: &mpsc::Sender<RunOutcome>) {
-    match &outcome {
-        RunOutcome::Finished(r) => {
-            stats.finished.fetch_add(1, Ordering::Relaxed);
-            if r.accepted {
-                stats.accepted.fetch_add(1, Ordering::Relaxed);
-            }
-        }
-        RunOutcome::Failed(f) => {
-            stats.failed.fetch_add(1, Ordering::Relaxed);
-            tracing::warn!(scenario = %f.id, reason = %f.reason, "scenario failed");
-        }
-    }
-    if tx.send(outcome).await.is_err() {
-        tracing::error!("the output writer stopped; its error is reported at the end");
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use serde_json::Value;
 
     #[test]
     fn state_round_trips_and_is_replaced_atomically() {
@@ -758,7 +702,7 @@ mod tests {
             ..RunState::default()
         };
         state.calls.insert(
-            "s:0:generator".into(),
+            "s:0:generator".parse().expect("key"),
             CallState {
                 scenario: "s".into(),
                 submissions: 1,
@@ -771,7 +715,7 @@ mod tests {
             },
         );
         state.calls.insert(
-            "s:0:fluency".into(),
+            "s:0:fluency".parse().expect("key"),
             CallState {
                 scenario: "s".into(),
                 submissions: 2,
@@ -785,12 +729,15 @@ mod tests {
         let back = RunState::load(&path).expect("load");
         assert_eq!(back.waves, 2);
         assert_eq!(back.calls.len(), 2);
-        let reply = match &back.calls["s:0:generator"].status {
+        let reply = match &back.calls[&"s:0:generator".parse::<CallKey>().expect("key")].status {
             CallStatus::Answered { reply } => reply.to_result(),
             other => panic!("unexpected {other:?}"),
         };
         assert!(matches!(reply, Err(LlmError::InvalidOutput { .. })));
-        assert_eq!(back.calls["s:0:fluency"].submissions, 2);
+        assert_eq!(
+            back.calls[&"s:0:fluency".parse::<CallKey>().expect("key")].submissions,
+            2
+        );
     }
 
     #[test]
@@ -816,9 +763,43 @@ mod tests {
     }
 
     #[test]
+    fn a_state_file_written_before_call_keys_were_typed_still_loads() {
+        // As the string-keyed version wrote it.
+        let old = r#"{"waves":3,"calls":{
+            "ab:cd:1:fluency~2":{"scenario":"ab:cd","submissions":1,"status":"in_batch","batch":"batch_9"},
+            "ab:cd:0:generator":{"scenario":"ab:cd","submissions":2,"status":"answered",
+                "reply":{"kind":"rejected","status":400,"message":"no"}}},
+            "batches":{"batch_9":{"wave":3,"custom_ids":["ab:cd:1:fluency~2#1"]}}}"#;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("out.jsonl.batch-state.json");
+        std::fs::write(&path, old).expect("write");
+        let state = RunState::load(&path).expect("an old state loads");
+        let keys: Vec<String> = state.calls.keys().map(ToString::to_string).collect();
+        assert_eq!(keys, ["ab:cd:0:generator", "ab:cd:1:fluency~2"]);
+        let retried = CallKey::new("ab:cd", 1, crate::pipeline::AgentKind::Fluency).with_try(2);
+        assert_eq!(state.calls[&retried].submissions, 1);
+        assert_eq!(
+            key_of(&state.batches["batch_9"].custom_ids[0]),
+            Some(retried)
+        );
+        // And it is written back in the same text form.
+        state.save(&path).expect("save");
+        let back: Value =
+            serde_json::from_slice(&std::fs::read(&path).expect("read")).expect("json");
+        assert!(back["calls"].get("ab:cd:1:fluency~2").is_some(), "{back}");
+    }
+
+    #[test]
     fn custom_ids_map_back_to_call_keys() {
-        assert_eq!(key_of("abc:1:fluency~2#3"), "abc:1:fluency~2");
-        assert_eq!(key_of("abc:0:generator"), "abc:0:generator");
+        assert_eq!(
+            key_of("abc:1:fluency~2#3"),
+            Some(CallKey::new("abc", 1, crate::pipeline::AgentKind::Fluency).with_try(2))
+        );
+        assert_eq!(
+            key_of("abc:0:generator").map(|k| k.to_string()).as_deref(),
+            Some("abc:0:generator")
+        );
+        assert_eq!(key_of("not-a-key#1"), None);
         assert_eq!(
             batch_state_path(Path::new("/tmp/x/out.jsonl")),
             Path::new("/tmp/x/out.jsonl.batch-state.json")

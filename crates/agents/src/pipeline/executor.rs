@@ -1,28 +1,32 @@
-//! The online executor: drives many [`ScenarioRun`]s concurrently against one [`ChatModel`].
+//! The online back end: each call goes to one [`ChatModel`] as soon as its machine asks for it.
 //!
+//! [`run_online`] drives the runs with [`super::driver::drive`] on an [`OnlineBackend`].
 //! Scenarios are pulled lazily from an iterator (never materialised), skipping ids the checkpoint
 //! already holds; at most `scenarios_in_flight` run at once, so memory is bounded by that number
-//! whatever the size of the space. The four judges of an attempt are issued together. The real
-//! request limit is the transport's (`Limits.max_in_flight`): running a few more scenarios than
-//! that keeps the limiter saturated. Outcomes go through a channel to the single writer.
+//! whatever the size of the space. The four judges of an attempt are issued together, each call
+//! as its own task so the transport's work spreads over the runtime's threads. The real request
+//! limit is the transport's (`Limits.max_in_flight`): running a few more scenarios than that
+//! keeps the limiter saturated. Outcomes go through a channel to the single writer.
 //!
-//! Dispatch stops (in-flight scenarios finish and are written) on the first Ctrl-C
-//! (`RunControl::stop`), on a fatal error (bad credentials, budget) and when the spend reaches the
-//! budget; `RunControl::abort` (second Ctrl-C) drops in-flight scenarios after flushing what was
-//! written.
+//! Stopping follows the driver's policy: on the first Ctrl-C (`RunControl::stop`), a fatal
+//! error (bad credentials, budget) or the spend reaching the budget no new scenario starts, and
+//! the ones in flight finish and are written; `RunControl::abort` (second Ctrl-C) drops in-flight
+//! scenarios after flushing what was written.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use futures::future::join_all;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use llm_client::{ChatModel, ChatResponse, LlmError};
+use llm_client::{ChatModel, ChatRequest, ChatResponse, LlmError};
 use scenarios::Scenario;
 
-use super::machine::{Pipeline, RunOutcome, ScenarioRun};
+use super::driver::{Backend, Dispatch, Policy, Progress, Reply, Slot, drive};
+use super::key::CallKey;
+use super::machine::{Pipeline, RunOutcome};
 use super::sink::{Checkpoint, SinkConfig, SinkError, SinkReport, spawn_writer};
 
 /// Live counters of a run, shared with the progress display.
@@ -59,7 +63,8 @@ impl RunStats {
         self.cost_nano_usd.load(Ordering::Relaxed) as f64 / 1e9
     }
 
-    fn on_reply(&self, reply: &Result<ChatResponse, LlmError>) {
+    /// Counts one reply a machine absorbs: every mode counts through here, once per reply.
+    pub fn count_reply(&self, reply: &Result<ChatResponse, LlmError>) {
         match reply {
             Ok(resp) => {
                 self.calls.fetch_add(1, Ordering::Relaxed);
@@ -135,8 +140,137 @@ pub enum ExecutorError {
     Sink(#[from] SinkError),
 }
 
+/// Answers each call at once with a [`ChatModel`], each in its own task (see the module docs).
+pub struct OnlineBackend {
+    model: Arc<dyn ChatModel>,
+    scenarios_in_flight: usize,
+    tasks: JoinSet<Reply>,
+    /// Which call each task answers, so a task that panics still answers its machine.
+    running: HashMap<tokio::task::Id, (Slot, CallKey)>,
+}
+
+impl std::fmt::Debug for OnlineBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OnlineBackend")
+            .field("scenarios_in_flight", &self.scenarios_in_flight)
+            .field("calls_in_flight", &self.tasks.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl OnlineBackend {
+    /// A back end sending to `model`, `scenarios_in_flight` scenarios at once.
+    #[must_use]
+    pub fn new(model: Arc<dyn ChatModel>, scenarios_in_flight: usize) -> Self {
+        Self {
+            model,
+            scenarios_in_flight: scenarios_in_flight.max(1),
+            tasks: JoinSet::new(),
+            running: HashMap::new(),
+        }
+    }
+
+    /// Sends one call now.
+    pub(crate) fn send(&mut self, slot: Slot, key: CallKey, request: ChatRequest) {
+        let model = self.model.clone();
+        let task_key = key.clone();
+        let handle = self.tasks.spawn(async move {
+            let result = model.chat(request).await;
+            Reply {
+                slot,
+                key: task_key,
+                result,
+                replayed: false,
+            }
+        });
+        self.running.insert(handle.id(), (slot, key));
+    }
+
+    /// Waits for the next answered call; `None` when none is in flight.
+    pub(crate) async fn next_reply(&mut self) -> Option<Reply> {
+        let joined = self.tasks.join_next_with_id().await?;
+        Some(match joined {
+            Ok((id, reply)) => {
+                self.running.remove(&id);
+                reply
+            }
+            Err(e) => {
+                // A panicking call is a bug; its scenario fails and is retried next run.
+                tracing::error!(error = %e, "a call's task ended abnormally");
+                let (slot, key) = self.running.remove(&e.id()).unwrap_or((
+                    Slot(u64::MAX),
+                    CallKey::new("", 0, super::AgentKind::Generator),
+                ));
+                Reply {
+                    slot,
+                    key,
+                    result: Err(LlmError::Protocol(format!(
+                        "the call ended abnormally: {e}"
+                    ))),
+                    replayed: false,
+                }
+            }
+        })
+    }
+
+    /// Drops every call in flight.
+    pub(crate) fn abort_all(&mut self) {
+        self.tasks.abort_all();
+        self.running.clear();
+    }
+}
+
+impl<T> Backend<T> for OnlineBackend {
+    type Error = std::convert::Infallible;
+
+    fn capacity(&self) -> usize {
+        self.scenarios_in_flight
+    }
+
+    fn submit(&mut self, calls: Vec<Dispatch>) -> Result<(), Self::Error> {
+        for Dispatch { slot, call } in calls {
+            self.send(slot, call.key, call.request);
+        }
+        Ok(())
+    }
+
+    async fn next(&mut self, _dispatching: bool) -> Result<Progress, Self::Error> {
+        let Some(first) = self.next_reply().await else {
+            return Ok(Progress::Idle);
+        };
+        Ok(Progress::Replies(vec![first]))
+    }
+
+    fn abort(&mut self) {
+        self.abort_all();
+    }
+}
+
+/// The scenarios not yet in the checkpoint, counting the others as skipped.
+pub(crate) fn not_done<'a, I>(
+    scenarios: I,
+    done: &'a std::collections::HashSet<String>,
+    stats: &'a RunStats,
+) -> impl Iterator<Item = (Scenario, ())> + 'a
+where
+    I: IntoIterator<Item = Scenario>,
+    I::IntoIter: 'a,
+{
+    scenarios.into_iter().filter_map(move |s| {
+        if done.contains(&s.id) {
+            stats.skipped.fetch_add(1, Ordering::Relaxed);
+            None
+        } else {
+            Some((s, ()))
+        }
+    })
+}
+
 /// Runs `scenarios` through the pipeline, writing one record each (see the module docs).
 /// `checkpoint` comes from [`super::sink::open_checkpoint`] on the same output file.
+///
+/// # Errors
+/// When the output or errors file fails.
 pub async fn run_online<I>(
     model: Arc<dyn ChatModel>,
     pipeline: Arc<Pipeline>,
@@ -150,127 +284,32 @@ where
     I: IntoIterator<Item = Scenario>,
 {
     let slots = options.scenarios_in_flight.max(1);
-    let (tx, rx) = mpsc::channel::<RunOutcome>(slots * 2);
+    let (mut tx, rx) = mpsc::channel::<RunOutcome>(slots * 2);
     let writer = spawn_writer(options.sink.clone(), checkpoint.previous_failures, rx)?;
     let done = checkpoint.done;
-    let mut scenarios = scenarios.into_iter();
-    let mut tasks: JoinSet<RunOutcome> = JoinSet::new();
-    let mut stop: Option<StopReason> = None;
-    let mut exhausted = false;
-    let mut writer_gone = false;
-
-    loop {
-        // Fill free slots unless something asked us to stop.
-        while stop.is_none() && !exhausted && tasks.len() < slots {
-            if control.stop.is_cancelled() {
-                stop = Some(StopReason::Interrupted);
-                break;
-            }
-            match scenarios.next() {
-                Some(s) if done.contains(&s.id) => {
-                    stats.skipped.fetch_add(1, Ordering::Relaxed);
-                }
-                Some(s) => {
-                    stats.started.fetch_add(1, Ordering::Relaxed);
-                    tasks.spawn(drive(model.clone(), pipeline.clone(), s, stats.clone()));
-                }
-                None => exhausted = true,
-            }
-        }
-        if tasks.is_empty() {
-            break;
-        }
-        let joined = tokio::select! {
-            biased;
-            () = control.abort.cancelled() => {
-                tracing::warn!(in_flight = tasks.len(), "aborted: dropping scenarios in flight");
-                tasks.abort_all();
-                while tasks.join_next().await.is_some() {}
-                stop = Some(StopReason::Aborted);
-                break;
-            }
-            () = control.stop.cancelled(), if stop.is_none() => {
-                stop = Some(StopReason::Interrupted);
-                continue;
-            }
-            joined = tasks.join_next() => joined,
-        };
-        let outcome = match joined {
-            Some(Ok(outcome)) => outcome,
-            Some(Err(e)) => {
-                // A panicking scenario is a bug; the others go on and its id is retried next run.
-                tracing::error!(error = %e, "a scenario task ended abnormally");
-                continue;
-            }
-            None => break,
-        };
-        match &outcome {
-            RunOutcome::Finished(r) => {
-                stats.finished.fetch_add(1, Ordering::Relaxed);
-                if r.accepted {
-                    stats.accepted.fetch_add(1, Ordering::Relaxed);
-                }
-            }
-            RunOutcome::Failed(f) => {
-                stats.failed.fetch_add(1, Ordering::Relaxed);
-                tracing::warn!(scenario = %f.id, reason = %f.reason, "scenario failed");
-                if f.fatal && stop.is_none() {
-                    tracing::error!(reason = %f.reason, "fatal error: no new scenarios are started");
-                    stop = Some(StopReason::Fatal(f.reason.clone()));
-                }
-            }
-        }
-        if let Some(budget) = options.budget_usd
-            && stop.is_none()
-            && stats.cost_usd() >= budget
-        {
-            tracing::warn!(
-                budget,
-                spent = stats.cost_usd(),
-                "budget reached: no new scenarios are started"
-            );
-            stop = Some(StopReason::Budget);
-        }
-        if !writer_gone && tx.send(outcome).await.is_err() {
-            // The writer died (its error is returned below); keep nothing more in flight.
-            writer_gone = true;
-            stop.get_or_insert(StopReason::Interrupted);
-            tasks.abort_all();
-        }
-    }
+    let mut backend = OnlineBackend::new(model, slots);
+    let policy = Policy {
+        budget_usd: options.budget_usd,
+    };
+    let stop = match drive(
+        &mut backend,
+        &pipeline,
+        not_done(scenarios, &done, &stats),
+        &policy,
+        &control,
+        &stats,
+        &mut tx,
+    )
+    .await
+    {
+        Ok(stop) => stop,
+        Err(never) => match never {},
+    };
     drop(tx);
     let sink = writer.finish().await?;
     Ok(RunReport {
-        stop: stop.unwrap_or(StopReason::Completed),
+        stop,
         sink,
         skipped: stats.skipped.load(Ordering::Relaxed),
     })
-}
-
-/// One scenario from start to outcome: issue the pending calls together, absorb, repeat.
-async fn drive(
-    model: Arc<dyn ChatModel>,
-    pipeline: Arc<Pipeline>,
-    scenario: Scenario,
-    stats: Arc<RunStats>,
-) -> RunOutcome {
-    let mut run = ScenarioRun::new(pipeline, scenario);
-    while !run.is_done() {
-        let calls = run.pending();
-        if calls.is_empty() {
-            break;
-        }
-        let replies = join_all(calls.into_iter().map(|call| {
-            let model = &model;
-            async move { (call.key, model.chat(call.request).await) }
-        }))
-        .await;
-        for (key, reply) in replies {
-            stats.on_reply(&reply);
-            if let Err(e) = run.absorb(&key, reply) {
-                tracing::error!(error = %e, "reply for an unknown call");
-            }
-        }
-    }
-    run.finish()
 }

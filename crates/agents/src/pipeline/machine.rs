@@ -2,9 +2,9 @@
 //!
 //! Stages: Generate → Judge (all four at once) → Decide → Refine → Judge → … → Done. The machine
 //! never awaits: [`ScenarioRun::pending`] hands out the calls it needs next, each with a stable
-//! key `scenario_id:attempt:agent` (a retried write adds `~try`), and [`ScenarioRun::absorb`]
-//! takes their replies in any order. Executors (online, batch, tests with canned replies) only
-//! move requests and replies between the machine and a model.
+//! [`CallKey`] (`scenario_id:attempt:agent`, a call asked again adds `~try`), and
+//! [`ScenarioRun::absorb`] takes their replies in any order. The driver
+//! ([`super::driver`]) only moves requests and replies between the machines and a back end.
 //!
 //! Decisions kept here, so every executor behaves the same:
 //! - A generator or refiner reply with fewer usable texts than `min_instances` (empty list,
@@ -29,12 +29,14 @@ use scenarios::Scenario;
 use scoring::JudgeWeights;
 
 use super::agent::{AgentKind, AgentSet};
+use super::key::CallKey;
 use super::measure::{BatchMeasurement, measure_batch, ratio_score, target_ratio};
 use super::outputs::{
-    FluencyResult, NaturalnessResult, OutputError, RatioResult, SocioCulturalResult, output_schema,
-    parse_fluency, parse_instances, parse_naturalness, parse_ratio, parse_socio_cultural,
+    FluencyResult, NaturalnessResult, OutputError, RatioVerdict, SocioCulturalResult,
+    output_schema, parse_fluency, parse_instances, parse_naturalness, parse_ratio,
+    parse_socio_cultural,
 };
-use super::prompts::{PromptError, Prompts};
+use super::prompts::{Feedback, PromptContext, PromptError, Prompts, ScenarioFacts};
 use super::record::{AttemptRecord, CallTotals, FailureRecord, ScenarioRecord, flat_params};
 
 /// How the cs-ratio judge's score is obtained.
@@ -195,8 +197,8 @@ impl Pipeline {
 /// One model call the machine needs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AgentCall {
-    /// `scenario_id:attempt:agent`, plus `~try` for a repeated write.
-    pub key: String,
+    /// Which call of which scenario (the agent is also [`CallKey::agent`]).
+    pub key: CallKey,
     /// Which agent.
     pub agent: AgentKind,
     /// The rendered request.
@@ -206,7 +208,7 @@ pub struct AgentCall {
 /// A reply the machine cannot place.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("no call with key `{0}` is awaited")]
-pub struct UnknownCall(pub String);
+pub struct UnknownCall(pub CallKey);
 
 /// How a scenario ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -244,8 +246,7 @@ struct Judging {
     measured_score: Option<f64>,
     fluency: Option<FluencyResult>,
     naturalness: Option<NaturalnessResult>,
-    ratio: Option<Value>,
-    ratio_score: Option<f64>,
+    ratio: Option<RatioVerdict>,
     socio: Option<SocioCulturalResult>,
     /// Each judge's request and the tries spent, so an invalid reply can be asked again.
     requests: Vec<(AgentKind, ChatRequest, u32)>,
@@ -262,10 +263,12 @@ pub struct ScenarioRun {
     target: Option<f64>,
     stage: Stage,
     outbox: Vec<AgentCall>,
-    awaiting: Vec<(String, AgentKind)>,
+    awaiting: Vec<CallKey>,
     current: Option<Judging>,
     attempts: Vec<AttemptRecord>,
-    feedback: Value,
+    /// The typed measurement of the last judged attempt, for the refiner's prompt.
+    last_measurement: Option<BatchMeasurement>,
+    feedback: Option<Feedback>,
     refine_count: u32,
     totals: CallTotals,
     notes: Vec<String>,
@@ -295,7 +298,8 @@ impl ScenarioRun {
             awaiting: Vec::new(),
             current: None,
             attempts: Vec::new(),
-            feedback: Value::Null,
+            last_measurement: None,
+            feedback: None,
             refine_count: 0,
             totals: CallTotals::default(),
             notes: Vec::new(),
@@ -346,18 +350,18 @@ impl ScenarioRun {
     /// judges of the same attempt) are accounted and otherwise ignored.
     pub fn absorb(
         &mut self,
-        key: &str,
+        key: &CallKey,
         reply: Result<ChatResponse, LlmError>,
     ) -> Result<(), UnknownCall> {
         let pos = self
             .awaiting
             .iter()
-            .position(|(k, _)| k == key)
-            .ok_or_else(|| UnknownCall(key.to_string()))?;
-        let (_, agent) = self.awaiting.swap_remove(pos);
+            .position(|k| k == key)
+            .ok_or_else(|| UnknownCall(key.clone()))?;
+        let agent = self.awaiting.swap_remove(pos).agent;
         let resp = match reply {
             Ok(resp) => {
-                self.totals.add(key, agent, &resp);
+                self.totals.add(&key.to_string(), agent, &resp);
                 resp
             }
             Err(err) => {
@@ -401,8 +405,16 @@ impl ScenarioRun {
             },
             AgentKind::CsRatio => match parse_ratio(&json) {
                 Ok(r) => {
-                    let mode = self.pipeline.settings.ratio_judge;
-                    self.with_current(|c| set_llm_ratio(c, r, mode));
+                    let hybrid = self.pipeline.settings.ratio_judge == RatioJudgeMode::Hybrid;
+                    self.with_current(|c| {
+                        let measured = c.measurement.as_ref().and_then(|m| m.embedded_ratio);
+                        c.ratio = Some(RatioVerdict::from_judge(
+                            r,
+                            hybrid,
+                            c.measured_score,
+                            measured,
+                        ));
+                    });
                 }
                 Err(e) => self.on_bad_output(agent, e),
             },
@@ -446,7 +458,10 @@ impl ScenarioRun {
 
     fn fail(&mut self, reason: String, agent: Option<AgentKind>, fatal: bool) {
         tracing::debug!(scenario = %self.scenario.id, %reason, "scenario failed");
-        self.outbox.clear();
+        // Calls not handed out yet will never be answered: no longer awaited.
+        for call in self.outbox.drain(..) {
+            self.awaiting.retain(|k| *k != call.key);
+        }
         self.stage = Stage::Failed {
             reason,
             agent,
@@ -484,14 +499,14 @@ impl ScenarioRun {
     /// JSON are transient), up to `max_write_tries` in all; then the scenario fails.
     fn retry_judge(&mut self, agent: AgentKind, reason: String) {
         let max = self.pipeline.settings.max_write_tries;
-        let id = self.scenario.id.clone();
+        let id = &self.scenario.id;
         let retry = self.current.as_mut().and_then(|c| {
             let number = c.number;
             let (_, request, tries) = c.requests.iter_mut().find(|(a, _, _)| *a == agent)?;
             *tries += 1;
             (*tries < max).then(|| {
                 (
-                    format!("{id}:{number}:{agent}~{}", *tries + 1),
+                    CallKey::new(id.clone(), number, agent).with_try(*tries + 1),
                     request.clone(),
                 )
             })
@@ -500,7 +515,7 @@ impl ScenarioRun {
             Some((key, request)) => {
                 self.notes
                     .push(format!("{agent} asked again after: {reason}"));
-                self.awaiting.push((key.clone(), agent));
+                self.awaiting.push(key.clone());
                 self.outbox.push(AgentCall {
                     key,
                     agent,
@@ -534,39 +549,29 @@ impl ScenarioRun {
         }
     }
 
-    fn base_context(&self) -> serde_json::Map<String, Value> {
+    /// What every prompt of this scenario is told about it.
+    fn facts(&self) -> ScenarioFacts<'_> {
         let s = &self.pipeline.settings;
-        let mut ctx = serde_json::Map::new();
-        ctx.insert(
-            "params".into(),
-            serde_json::to_value(&self.scenario.params).unwrap_or(Value::Null),
-        );
-        ctx.insert("first_language".into(), json!(self.first));
-        ctx.insert("second_language".into(), json!(self.second));
-        ctx.insert("cs_ratio".into(), json!(self.cs_ratio));
-        ctx.insert("target_ratio".into(), json!(self.target));
-        ctx.insert("min_instances".into(), json!(s.min_instances));
-        ctx.insert("max_instances".into(), json!(s.max_instances));
-        ctx.insert("retry".into(), json!(0));
-        ctx.insert("retry_reason".into(), Value::Null);
-        ctx.insert("instances".into(), json!([]));
-        ctx.insert("measurement".into(), Value::Null);
-        ctx.insert("measured_ratio".into(), Value::Null);
-        ctx.insert("feedback".into(), Value::Null);
-        ctx
+        ScenarioFacts {
+            params: &self.scenario.params,
+            first_language: &self.first,
+            second_language: &self.second,
+            cs_ratio: self.cs_ratio.as_deref(),
+            target_ratio: self.target,
+            min_instances: s.min_instances,
+            max_instances: s.max_instances,
+        }
     }
 
     fn attempt_number(&self) -> u32 {
         u32::try_from(self.attempts.len()).unwrap_or(u32::MAX)
     }
 
-    fn queue(
-        &mut self,
-        agent: AgentKind,
-        key: String,
-        ctx: serde_json::Map<String, Value>,
-    ) -> bool {
-        let prompt = match self.pipeline.prompts.render(agent, &Value::Object(ctx)) {
+    /// Queues the call `key` with the rendered prompt (`Err` with the reason when the prompt
+    /// does not render).
+    fn queue(&mut self, key: CallKey, prompt: Result<String, PromptError>) -> bool {
+        let agent = key.agent;
+        let prompt = match prompt {
             Ok(p) => p,
             Err(e) => {
                 self.fail(e.to_string(), Some(agent), false);
@@ -582,7 +587,7 @@ impl ScenarioRun {
             output_schema: Some(output_schema(agent, s.min_instances, s.max_instances)),
             ..ChatRequest::new(agent_settings.model.clone(), vec![Message::user(prompt)])
         };
-        self.awaiting.push((key.clone(), agent));
+        self.awaiting.push(key.clone());
         self.outbox.push(AgentCall {
             key,
             agent,
@@ -593,30 +598,22 @@ impl ScenarioRun {
 
     fn queue_write(&mut self, agent: AgentKind, tries: u32, reason: Option<String>) {
         self.stage = Stage::Writing { agent, tries };
-        let mut ctx = self.base_context();
-        ctx.insert("retry".into(), json!(tries));
-        ctx.insert("retry_reason".into(), json!(reason));
-        if agent == AgentKind::Refiner
-            && let Some(last) = self.attempts.last()
-        {
-            ctx.insert("instances".into(), json!(last.data_generation_result));
-            ctx.insert(
-                "measurement".into(),
-                last.measurement.clone().unwrap_or(Value::Null),
-            );
-            let measured = last
-                .measurement
-                .as_ref()
-                .and_then(|m| m.get("embedded_ratio"))
-                .cloned();
-            ctx.insert("measured_ratio".into(), measured.unwrap_or(Value::Null));
-            ctx.insert("feedback".into(), self.feedback.clone());
-        }
-        let mut key = format!("{}:{}:{}", self.scenario.id, self.attempt_number(), agent);
-        if tries > 0 {
-            key.push_str(&format!("~{}", tries + 1));
-        }
-        self.queue(agent, key, ctx);
+        let facts = self.facts();
+        let ctx = match (agent, self.attempts.last()) {
+            (AgentKind::Refiner, Some(last)) => PromptContext::refiner(
+                facts,
+                tries,
+                reason.as_deref(),
+                &last.data_generation_result,
+                self.last_measurement.as_ref(),
+                self.feedback.as_ref(),
+            ),
+            _ => PromptContext::generator(facts, tries, reason.as_deref()),
+        };
+        let prompt = self.pipeline.prompts.render(agent, &ctx);
+        let key = CallKey::new(self.scenario.id.clone(), self.attempt_number(), agent)
+            .with_try(tries + 1);
+        self.queue(key, prompt);
     }
 
     fn start_attempt(&mut self, produced_by: AgentKind, instances: Vec<String>) {
@@ -637,35 +634,37 @@ impl ScenarioRun {
             fluency: None,
             naturalness: None,
             ratio: None,
-            ratio_score: None,
             socio: None,
             requests: Vec::new(),
         };
         let mode = self.pipeline.settings.ratio_judge;
         let measured_only = mode == RatioJudgeMode::Measured && judging.measured_score.is_some();
         if measured_only {
-            set_measured_ratio(&mut judging, self.target);
+            judging.ratio = measured_verdict(&judging, self.target);
         } else if mode == RatioJudgeMode::Measured {
             self.notes.push(format!(
                 "attempt {}: no measurement or target for the ratio, the LLM ratio judge was asked",
                 judging.number
             ));
         }
-        let mut ctx = self.base_context();
-        ctx.insert("instances".into(), json!(judging.instances));
-        if let Some(m) = &judging.measurement {
-            ctx.insert("measurement".into(), m.json.clone());
-            ctx.insert("measured_ratio".into(), json!(m.embedded_ratio));
-        }
         let number = judging.number;
+        let prompts: Vec<(AgentKind, Result<String, PromptError>)> = {
+            let ctx = PromptContext::judge(
+                self.facts(),
+                &judging.instances,
+                judging.measurement.as_ref(),
+            );
+            AgentKind::JUDGES
+                .into_iter()
+                .filter(|judge| !(*judge == AgentKind::CsRatio && measured_only))
+                .map(|judge| (judge, self.pipeline.prompts.render(judge, &ctx)))
+                .collect()
+        };
         self.current = Some(judging);
         self.stage = Stage::Judging;
-        for judge in AgentKind::JUDGES {
-            if judge == AgentKind::CsRatio && measured_only {
-                continue;
-            }
-            let key = format!("{}:{}:{}", self.scenario.id, number, judge);
-            if !self.queue(judge, key, ctx.clone()) {
+        for (judge, prompt) in prompts {
+            let key = CallKey::new(self.scenario.id.clone(), number, judge);
+            if !self.queue(key, prompt) {
                 return;
             }
             if let (Some(call), Some(c)) = (self.outbox.last(), self.current.as_mut()) {
@@ -678,19 +677,15 @@ impl ScenarioRun {
         let Some(c) = self.current.as_ref() else {
             return;
         };
-        let (Some(fluency), Some(naturalness), Some(ratio), Some(ratio_score), Some(socio)) = (
-            &c.fluency,
-            &c.naturalness,
-            &c.ratio,
-            c.ratio_score,
-            &c.socio,
-        ) else {
+        let (Some(fluency), Some(naturalness), Some(ratio), Some(socio)) =
+            (&c.fluency, &c.naturalness, &c.ratio, &c.socio)
+        else {
             return;
         };
         let scores: BTreeMap<String, f64> = [
             (AgentKind::Fluency, fluency.fluency_score),
             (AgentKind::Naturalness, naturalness.naturalness_score),
-            (AgentKind::CsRatio, ratio_score),
+            (AgentKind::CsRatio, ratio.ratio_score),
             (AgentKind::SocioCultural, socio.socio_cultural_score),
         ]
         .into_iter()
@@ -704,28 +699,33 @@ impl ScenarioRun {
             }
         };
         let threshold = self.pipeline.settings.threshold;
-        self.feedback = json!({
-            "fluency": fluency,
-            "naturalness": naturalness,
-            "cs_ratio": ratio,
-            "socio_cultural": socio,
-            "score": score,
-            "threshold": threshold,
-        });
         let attempt = AttemptRecord {
             attempt: c.number,
             produced_by: c.produced_by,
             data_generation_result: c.instances.clone(),
             fluency_result: json!(fluency),
             naturalness_result: naturalness.to_record_value(),
-            cs_ratio_result: ratio.clone(),
+            cs_ratio_result: ratio.to_record_value(),
             social_cultural_result: json!(socio),
             scores,
             score,
             measurement: c.measurement.as_ref().map(|m| m.json.clone()),
         };
         self.attempts.push(attempt);
-        self.current = None;
+        if let Some(c) = self.current.take()
+            && let (Some(fluency), Some(naturalness), Some(cs_ratio), Some(socio_cultural)) =
+                (c.fluency, c.naturalness, c.ratio, c.socio)
+        {
+            self.last_measurement = c.measurement;
+            self.feedback = Some(Feedback {
+                fluency,
+                naturalness,
+                cs_ratio,
+                socio_cultural,
+                score,
+                threshold,
+            });
+        }
         if score >= threshold {
             self.stage = Stage::Done { accepted: true };
         } else if self.refine_count < self.pipeline.settings.max_refinements {
@@ -791,40 +791,13 @@ impl ScenarioRun {
     }
 }
 
-fn set_measured_ratio(c: &mut Judging, target: Option<f64>) {
-    let (Some(score), Some(measured)) = (
-        c.measured_score,
-        c.measurement.as_ref().and_then(|m| m.embedded_ratio),
-    ) else {
-        return;
-    };
-    let target = target.unwrap_or(f64::NAN);
-    c.ratio_score = Some(score);
-    c.ratio = Some(json!({
-        "ratio_score": score,
-        "computed_ratio": measured,
-        "notes": format!("measured embedded share {measured:.3} against target {target:.3}"),
-        "method": RatioJudgeMode::Measured.name(),
-        "measured_ratio_score": score,
-    }));
-}
-
-fn set_llm_ratio(c: &mut Judging, r: RatioResult, mode: RatioJudgeMode) {
-    let measured = c.measurement.as_ref().and_then(|m| m.embedded_ratio);
-    let (score, computed, method) = match (mode, c.measured_score, measured) {
-        (RatioJudgeMode::Hybrid, Some(m), Some(share)) => {
-            ((r.ratio_score + m) / 2.0, share, RatioJudgeMode::Hybrid)
-        }
-        _ => (r.ratio_score, r.computed_ratio, RatioJudgeMode::Llm),
-    };
-    c.ratio_score = Some(score);
-    c.ratio = Some(json!({
-        "ratio_score": score,
-        "computed_ratio": computed,
-        "notes": r.notes,
-        "method": method.name(),
-        "llm_ratio_score": r.ratio_score,
-        "llm_computed_ratio": r.computed_ratio,
-        "measured_ratio_score": c.measured_score,
-    }));
+/// The measured verdict of an attempt, when it has a measured score and share.
+fn measured_verdict(c: &Judging, target: Option<f64>) -> Option<RatioVerdict> {
+    let score = c.measured_score?;
+    let measured = c.measurement.as_ref().and_then(|m| m.embedded_ratio)?;
+    Some(RatioVerdict::measured(
+        score,
+        measured,
+        target.unwrap_or(f64::NAN),
+    ))
 }

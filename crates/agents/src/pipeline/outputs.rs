@@ -99,6 +99,93 @@ pub struct RatioResult {
     pub notes: String,
 }
 
+/// How a [`RatioVerdict`]'s score was obtained (the record's `method`; see `RatioJudgeMode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RatioMethod {
+    /// The deterministic measurement alone; no call.
+    Measured,
+    /// The LLM judge alone.
+    Llm,
+    /// The mean of the LLM judge's and the measured score.
+    Hybrid,
+}
+
+/// The cs-ratio verdict the pipeline records and weighs: the LLM judge's answer
+/// ([`RatioResult`]), the measurement, or both, as decided by the `ratio_judge` mode. Its JSON is
+/// the record's `cs_ratio_result`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RatioVerdict {
+    /// The score weighed, 0–10.
+    pub ratio_score: f64,
+    /// The embedded share the score refers to (the measured one when there is one, except in
+    /// `llm` mode), 0–1.
+    pub computed_ratio: f64,
+    /// Explanation (the judge's, or what was measured against what).
+    pub notes: String,
+    /// How the score was obtained.
+    pub method: RatioMethod,
+    /// The LLM judge's own score; absent when no judge was asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub llm_ratio_score: Option<f64>,
+    /// The LLM judge's own share; absent when no judge was asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub llm_computed_ratio: Option<f64>,
+    /// The measured score; `null` when the batch could not be measured against a target.
+    #[serde(default)]
+    pub measured_ratio_score: Option<f64>,
+}
+
+impl RatioVerdict {
+    /// The verdict of the measurement alone: `score` for the embedded share `measured` against
+    /// `target` (NaN when unknown, written as such in the notes).
+    #[must_use]
+    pub fn measured(score: f64, measured: f64, target: f64) -> Self {
+        Self {
+            ratio_score: score,
+            computed_ratio: measured,
+            notes: format!("measured embedded share {measured:.3} against target {target:.3}"),
+            method: RatioMethod::Measured,
+            llm_ratio_score: None,
+            llm_computed_ratio: None,
+            measured_ratio_score: Some(score),
+        }
+    }
+
+    /// The verdict from the LLM judge's answer `judge`: in `hybrid` mode with a measurement
+    /// (`measured_score` and the measured share `measured`), the mean of both scores and the
+    /// measured share; otherwise the judge's alone.
+    #[must_use]
+    pub fn from_judge(
+        judge: RatioResult,
+        hybrid: bool,
+        measured_score: Option<f64>,
+        measured: Option<f64>,
+    ) -> Self {
+        let (score, computed, method) = match (hybrid, measured_score, measured) {
+            (true, Some(m), Some(share)) => {
+                ((judge.ratio_score + m) / 2.0, share, RatioMethod::Hybrid)
+            }
+            _ => (judge.ratio_score, judge.computed_ratio, RatioMethod::Llm),
+        };
+        Self {
+            ratio_score: score,
+            computed_ratio: computed,
+            notes: judge.notes,
+            method,
+            llm_ratio_score: Some(judge.ratio_score),
+            llm_computed_ratio: Some(judge.computed_ratio),
+            measured_ratio_score: measured_score,
+        }
+    }
+
+    /// This verdict as the record shows it.
+    #[must_use]
+    pub fn to_record_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
 /// The socio-cultural judge's answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SocioCulturalResult {
@@ -403,5 +490,36 @@ mod tests {
             r.to_record_value(),
             json!({"naturalness_score": 8.5, "observations": {"sentence_1": "boundary switch", "sentence_2": "natural tag"}, "summary": "fine"})
         );
+    }
+
+    #[test]
+    fn ratio_verdicts_keep_the_record_shape() {
+        let judge = RatioResult {
+            ratio_score: 6.0,
+            computed_ratio: 0.5,
+            notes: "too much".into(),
+        };
+        assert_eq!(
+            RatioVerdict::from_judge(judge.clone(), true, Some(8.0), Some(0.32)).to_record_value(),
+            json!({"ratio_score": 7.0, "computed_ratio": 0.32, "notes": "too much",
+                   "method": "hybrid", "llm_ratio_score": 6.0, "llm_computed_ratio": 0.5,
+                   "measured_ratio_score": 8.0})
+        );
+        assert_eq!(
+            RatioVerdict::from_judge(judge, true, None, None).to_record_value(),
+            json!({"ratio_score": 6.0, "computed_ratio": 0.5, "notes": "too much",
+                   "method": "llm", "llm_ratio_score": 6.0, "llm_computed_ratio": 0.5,
+                   "measured_ratio_score": null})
+        );
+        let measured = RatioVerdict::measured(9.0, 0.3, 0.3);
+        assert_eq!(
+            measured.to_record_value(),
+            json!({"ratio_score": 9.0, "computed_ratio": 0.3,
+                   "notes": "measured embedded share 0.300 against target 0.300",
+                   "method": "measured", "measured_ratio_score": 9.0})
+        );
+        let back: RatioVerdict =
+            serde_json::from_value(measured.to_record_value()).expect("reads back");
+        assert_eq!(back, measured);
     }
 }

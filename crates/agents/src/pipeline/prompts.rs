@@ -4,13 +4,133 @@
 //! Strict rendering means a template that names a variable the context lacks fails loudly
 //! (the scenario fails with the reason) instead of sending a prompt with a hole in it. Optional
 //! scenario parameters are reached through `params` with `is defined` tests.
+//!
+//! The variables are one typed struct, [`PromptContext`], built per agent by
+//! [`PromptContext::generator`], [`PromptContext::judge`] and [`PromptContext::refiner`]. Every
+//! agent sees every variable (`null`, `0` or `[]` where it does not apply): an override template
+//! may test any of them, and strict rendering would fail on one that is missing.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use minijinja::{Environment, UndefinedBehavior};
 use serde::Serialize;
+use serde_json::Value;
 
 use super::agent::{AgentKind, AgentSet};
+use super::measure::BatchMeasurement;
+use super::outputs::{FluencyResult, NaturalnessResult, RatioVerdict, SocioCulturalResult};
+
+/// What every prompt of one scenario is told about it.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct ScenarioFacts<'a> {
+    /// Every scenario parameter.
+    pub params: &'a BTreeMap<String, Value>,
+    /// The matrix language.
+    pub first_language: &'a str,
+    /// The embedded language.
+    pub second_language: &'a str,
+    /// The `cs_ratio` parameter as written (e.g. `30%`).
+    pub cs_ratio: Option<&'a str>,
+    /// The embedded share it asks for, 0–1, when it can be read.
+    pub target_ratio: Option<f64>,
+    /// Fewest usable texts in a batch.
+    pub min_instances: u32,
+    /// Most texts asked for.
+    pub max_instances: u32,
+}
+
+/// The judges' verdicts on the last attempt, for the refiner (`feedback` in its template). The
+/// naturalness observations keep the list shape the judge answered with.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Feedback {
+    /// The fluency judge's answer.
+    pub fluency: FluencyResult,
+    /// The naturalness judge's answer.
+    pub naturalness: NaturalnessResult,
+    /// The ratio verdict.
+    pub cs_ratio: RatioVerdict,
+    /// The socio-cultural judge's answer.
+    pub socio_cultural: SocioCulturalResult,
+    /// The attempt's weighted score.
+    pub score: f64,
+    /// The accept threshold.
+    pub threshold: f64,
+}
+
+/// The variables of every agent's template (see the module docs and the crate README).
+#[derive(Debug, Clone, Serialize)]
+pub struct PromptContext<'a> {
+    /// The scenario, flattened: `params`, `first_language`, `second_language`, `cs_ratio`,
+    /// `target_ratio`, `min_instances`, `max_instances`.
+    #[serde(flatten)]
+    pub scenario: ScenarioFacts<'a>,
+    /// 0, or the number of the try for a write asked again.
+    pub retry: u32,
+    /// Why the previous write was rejected.
+    pub retry_reason: Option<&'a str>,
+    /// The texts judged (judges) or to rewrite (refiner).
+    pub instances: &'a [String],
+    /// The deterministic measurement of `instances`, as recorded.
+    pub measurement: Option<&'a Value>,
+    /// Its embedded share, 0–1.
+    pub measured_ratio: Option<f64>,
+    /// The judges' verdicts (refiner only).
+    pub feedback: Option<&'a Feedback>,
+}
+
+impl<'a> PromptContext<'a> {
+    /// The generator's context: try `retry` (0 for the first), with the previous rejection.
+    #[must_use]
+    pub fn generator(
+        scenario: ScenarioFacts<'a>,
+        retry: u32,
+        retry_reason: Option<&'a str>,
+    ) -> Self {
+        Self {
+            scenario,
+            retry,
+            retry_reason,
+            instances: &[],
+            measurement: None,
+            measured_ratio: None,
+            feedback: None,
+        }
+    }
+
+    /// A judge's context: the batch and its measurement.
+    #[must_use]
+    pub fn judge(
+        scenario: ScenarioFacts<'a>,
+        instances: &'a [String],
+        measurement: Option<&'a BatchMeasurement>,
+    ) -> Self {
+        Self {
+            instances,
+            measurement: measurement.map(|m| &m.json),
+            measured_ratio: measurement.and_then(|m| m.embedded_ratio),
+            ..Self::generator(scenario, 0, None)
+        }
+    }
+
+    /// The refiner's context: the last judged batch, its measurement and the judges' feedback.
+    #[must_use]
+    pub fn refiner(
+        scenario: ScenarioFacts<'a>,
+        retry: u32,
+        retry_reason: Option<&'a str>,
+        instances: &'a [String],
+        measurement: Option<&'a BatchMeasurement>,
+        feedback: Option<&'a Feedback>,
+    ) -> Self {
+        Self {
+            feedback,
+            retry,
+            retry_reason,
+            ..Self::judge(scenario, instances, measurement)
+        }
+    }
+}
 
 /// The built-in template of an agent, embedded at compile time.
 #[must_use]
@@ -88,8 +208,8 @@ impl Prompts {
         Ok(Self { env })
     }
 
-    /// Renders an agent's prompt with `ctx` (any serialisable value; see `ScenarioRun` for the
-    /// variables the pipeline provides).
+    /// Renders an agent's prompt with `ctx` (any serialisable value; the pipeline passes a
+    /// [`PromptContext`]).
     pub fn render(&self, agent: AgentKind, ctx: &impl Serialize) -> Result<String, PromptError> {
         let template = self
             .env

@@ -256,7 +256,10 @@ async fn run(args: Args) -> u8 {
         sink: SinkConfig::new(&out),
     };
     let result = if let (true, Some(remote)) = (args.batch, &remote) {
-        let batch = agents::pipeline::BatchOptions::new(&out);
+        let batch = agents::pipeline::BatchOptions {
+            budget_usd: settings.budget,
+            ..agents::pipeline::BatchOptions::new(&out)
+        };
         agents::pipeline::batch::run_batch_with_config(
             settings.client_config(&out, remote),
             pipeline,
