@@ -101,9 +101,36 @@ mod tests {
     use clap::CommandFactory;
 
     use super::Cli;
+    use crate::commands::generate::Generated;
 
     #[test]
     fn the_command_line_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    fn generated(what: Generated) -> String {
+        let mut out = Vec::new();
+        crate::commands::generate::execute(Cli::command(), what, &mut out).expect("generates");
+        String::from_utf8(out).expect("utf-8")
+    }
+
+    /// The man page and completions come from the same definitions as `--help`: every command,
+    /// shared flag and enum value is in them.
+    #[test]
+    fn man_page_and_completions_cover_the_whole_surface() {
+        let man = generated(Generated::Man);
+        assert!(man.contains(".TH scenario-engine"), "{man}");
+        let bash = generated(Generated::CompleteBash);
+        for word in [
+            "audit-judges",
+            "--pass-score",
+            "--ratio-judge",
+            "measured llm hybrid",
+            "--provider",
+            "openai azure anthropic local",
+            "--shard",
+        ] {
+            assert!(bash.contains(word), "bash completion lacks {word}");
+        }
     }
 }

@@ -399,8 +399,12 @@ fn load_local(
         if settings.threads.is_some() {
             cfg.threads = settings.threads;
         }
-        let model = llm_client::local::LocalModel::load(cfg)
-            .map_err(|e| ProviderError::Build(e.to_string()))?;
+        let model = llm_client::local::LocalModel::load(cfg).map_err(|e| match e {
+            llm_client::local::LocalError::ModelNotFound { .. } => ProviderError::Build(format!(
+                "{e}: run `cargo xtask fetch-model`, set {MODEL_PATH_ENV}=FILE.gguf, or pass --model-path FILE.gguf"
+            )),
+            other => ProviderError::Build(other.to_string()),
+        })?;
         tracing::info!(model = model.name(), "local model loaded");
         Ok(Arc::new(model))
     }

@@ -359,12 +359,12 @@ mod tests {
     }
 
     #[test]
-    fn a_missing_file_is_a_configuration_error_naming_the_fix() {
+    fn a_missing_file_is_a_configuration_error_naming_the_file() {
         let err = LocalModel::load(LocalConfig::new("/nonexistent/model.gguf"))
             .expect_err("no such file");
         assert!(matches!(err, LocalError::ModelNotFound { .. }));
         let llm: LlmError = err.into();
         assert!(llm.is_fatal());
-        assert!(llm.to_string().contains("cargo xtask fetch-model"), "{llm}");
+        assert!(llm.to_string().contains("/nonexistent/model.gguf"), "{llm}");
     }
 }
