@@ -25,6 +25,7 @@
 //! # Ok::<(), llm_client::LlmError>(())
 //! ```
 
+mod atomic;
 pub mod batch;
 mod cache;
 mod client;
@@ -43,6 +44,7 @@ mod structured;
 mod tokens;
 mod types;
 
+pub use atomic::write_atomic;
 pub use batch::{
     BatchClient, BatchConfig, BatchItem, BatchState, BatchStatus, ItemReply, ItemResult,
 };
