@@ -557,6 +557,7 @@ impl BatchClient {
     }
 
     fn scrub(&self, text: String) -> String {
+        let text = crate::redact_urls_in(&text);
         match &self.api_key {
             Some(Secret(k)) if k.len() >= 4 && text.contains(k.as_str()) => {
                 text.replace(k.as_str(), "[redacted]")

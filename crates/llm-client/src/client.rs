@@ -187,6 +187,7 @@ impl Client {
 
     /// Replaces every occurrence of the API key in server-provided text.
     fn scrub(&self, text: String) -> String {
+        let text = crate::redact_urls_in(&text);
         match &self.api_key {
             Some(ApiKey(k)) if k.len() >= 4 && text.contains(k.as_str()) => {
                 text.replace(k.as_str(), REDACTED)

@@ -56,7 +56,7 @@ pub use config::{
 pub use error::LlmError;
 pub use price::{ModelPrice, PriceTable};
 pub use record::{Exchange, Recording, Replay};
-pub use redact::redact_url;
+pub use redact::{redact_url, redact_urls_in};
 pub use stats::{ClientStats, ModelStats};
 pub use structured::{StructuredMode, coerce_to_schema, parse_tolerant, strict_schema};
 pub use tokens::{count_prompt_tokens, count_tokens};

@@ -61,6 +61,29 @@ pub fn redact_url(url: &str) -> String {
     out
 }
 
+/// `text` with every `http://` / `https://` URL in it passed through [`redact_url`]: for error
+/// messages of the HTTP stack, which quote the request URL.
+#[must_use]
+pub fn redact_urls_in(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = ["http://", "https://"]
+        .iter()
+        .filter_map(|scheme| rest.find(scheme))
+        .min()
+    {
+        out.push_str(&rest[..start]);
+        let url = &rest[start..];
+        let end = url
+            .find(|c: char| c.is_whitespace() || matches!(c, ')' | '"' | '\'' | '>' | ','))
+            .unwrap_or(url.len());
+        out.push_str(&redact_url(&url[..end]));
+        rest = &url[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
 fn is_secret(name: &str) -> bool {
     let normal: String = name
         .chars()
@@ -98,6 +121,17 @@ mod tests {
             redact_url("http://h/v1?key=k&access_token=t&sig=s&model=m"),
             "http://h/v1?key=[redacted]&access_token=[redacted]&sig=[redacted]&model=m"
         );
+    }
+
+    #[test]
+    fn urls_inside_error_messages_are_redacted() {
+        assert_eq!(
+            super::redact_urls_in(
+                "error sending request for url (http://h:9/v1?api-key=sk-1/chat/completions): refused"
+            ),
+            "error sending request for url (http://h:9/v1?api-key=[redacted]): refused"
+        );
+        assert_eq!(super::redact_urls_in("no url here"), "no url here");
     }
 
     #[test]
