@@ -16,7 +16,7 @@ use crate::error::{CliError, CommandResult, Outcome};
 /// Selection flags; each overrides the config file's value.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct SelectionArgs {
-    /// Emit only shard K of N (1-based, e.g. `2/4`). The N shards of one selection are disjoint
+    /// Take only shard K of N (1-based, e.g. `2/4`). The N shards of one selection are disjoint
     /// and together cover it, so N processes can split a run.
     #[arg(long, value_name = "K/N", value_parser = parse_shard)]
     pub shard: Option<Shard>,
@@ -26,7 +26,7 @@ pub struct SelectionArgs {
     /// Seed of the sample; the same seed and config give the same scenarios (overrides `seed:`).
     #[arg(long, value_name = "S")]
     pub seed: Option<u64>,
-    /// Emit at most N scenarios from this process, after sharding (overrides `limit:`).
+    /// Take at most N scenarios in this process, after sharding (overrides `limit:`).
     #[arg(long, value_name = "N")]
     pub limit: Option<u64>,
 }
