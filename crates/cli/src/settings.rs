@@ -11,7 +11,9 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use agents::pipeline::{AgentKind, AgentSet, AgentSettings, PipelineSettings, RatioJudgeMode};
+use agents::pipeline::{
+    AgentKind, AgentSet, AgentSettings, Pipeline, PipelineSettings, RatioJudgeMode,
+};
 use llm_client::{ClientConfig, Limits, PriceTable, ProviderConfig, RetryPolicy};
 use scoring::JudgeWeights;
 
@@ -131,7 +133,7 @@ pub struct RunSettings {
     /// Transport retries (`max_retries`, `base_delay`, `max_delay`).
     pub retry: RetryPolicy,
     /// Per-request read timeout.
-    #[serde(with = "humantime_ms")]
+    #[serde(with = "llm_client::duration_serde")]
     pub read_timeout: Duration,
     /// The JSONL output file.
     pub output: Option<PathBuf>,
@@ -170,56 +172,10 @@ impl Default for RunSettings {
     }
 }
 
-/// Durations as milliseconds (integer) or a string with a unit ("500ms", "2s").
-mod humantime_ms {
-    use std::time::Duration;
-
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            Ms(u64),
-            Text(String),
-        }
-        match Raw::deserialize(d)? {
-            Raw::Ms(ms) => Ok(Duration::from_millis(ms)),
-            Raw::Text(t) => {
-                let t = t.trim();
-                let (num, unit) =
-                    t.split_at(t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len()));
-                let n: u64 = num
-                    .parse()
-                    .map_err(|_| serde::de::Error::custom(format!("invalid duration `{t}`")))?;
-                match unit {
-                    "" | "ms" => Ok(Duration::from_millis(n)),
-                    "s" => Ok(Duration::from_secs(n)),
-                    "m" => Ok(Duration::from_secs(n * 60)),
-                    other => Err(serde::de::Error::custom(format!(
-                        "unknown duration unit `{other}`"
-                    ))),
-                }
-            }
-        }
-    }
-}
-
 /// Bad settings: the message names the key.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("invalid run settings: {0}")]
 pub struct SettingsError(pub String);
-
-impl std::fmt::Display for SettingsError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "invalid run settings: {}", self.0)
-    }
-}
-
-impl std::error::Error for SettingsError {}
 
 /// Flag values, already parsed by clap; `None` leaves the lower layers' value.
 #[derive(Debug, Default, Clone)]
@@ -237,13 +193,29 @@ impl FlagOverrides {
 impl RunSettings {
     /// Layers defaults, the config's `run:` section, `SCENARIO_ENGINE__*` env vars and flags.
     /// `env` is the environment to read (the process's in production, a fixed map in tests).
+    ///
+    /// # Errors
+    /// A value of the wrong type, an unknown key or an invalid value, naming the key.
     pub fn layered(
         run_section: Option<&serde_json::Value>,
         env: Option<config::Map<String, String>>,
         flags: &FlagOverrides,
     ) -> Result<Self, SettingsError> {
-        let defaults = config::Config::try_from(&RunSettings::default())
-            .map_err(|e| SettingsError(e.to_string()))?;
+        Self::layered_over(&RunSettings::default(), run_section, env, flags)
+    }
+
+    /// As [`RunSettings::layered`], over other defaults (`test` starts from fewer scenarios in
+    /// flight and no cache, so `--repeat` measures the bot rather than the cache).
+    ///
+    /// # Errors
+    /// As [`RunSettings::layered`].
+    pub fn layered_over(
+        base: &RunSettings,
+        run_section: Option<&serde_json::Value>,
+        env: Option<config::Map<String, String>>,
+        flags: &FlagOverrides,
+    ) -> Result<Self, SettingsError> {
+        let defaults = config::Config::try_from(base).map_err(|e| SettingsError(e.to_string()))?;
         let mut builder = config::Config::builder().add_source(defaults);
         if let Some(section) = run_section {
             if !section.is_object() {
@@ -321,6 +293,14 @@ impl RunSettings {
             ratio_judge: self.ratio_judge,
             seed: self.seed,
         })
+    }
+
+    /// The pipeline these settings describe, its prompts compiled.
+    ///
+    /// # Errors
+    /// Invalid weights, or a prompt override that cannot be read or compiled.
+    pub fn build_pipeline(&self) -> Result<Pipeline, SettingsError> {
+        Pipeline::new(self.pipeline()?).map_err(|e| SettingsError(e.to_string()))
     }
 
     /// The price table: built-in prices plus `prices`.
@@ -437,5 +417,37 @@ mod tests {
         let err = RunSettings::layered(Some(&section), env(&[]), &FlagOverrides::default())
             .expect_err("bad");
         assert!(err.to_string().contains("threshold"), "{err}");
+    }
+
+    #[test]
+    fn durations_take_the_workspace_syntax_everywhere() {
+        let section = serde_json::json!({"read_timeout": "1m30s", "retry": {"max_delay": "1m30s"}});
+        let s = RunSettings::layered(Some(&section), env(&[]), &FlagOverrides::default())
+            .expect("valid");
+        assert_eq!(s.read_timeout, Duration::from_secs(90));
+        assert_eq!(s.retry.max_delay, Duration::from_secs(90));
+        let s = RunSettings::layered(
+            None,
+            env(&[("SCENARIO_ENGINE__READ_TIMEOUT", "2500")]),
+            &FlagOverrides::default(),
+        )
+        .expect("valid");
+        assert_eq!(s.read_timeout, Duration::from_millis(2500));
+    }
+
+    #[test]
+    fn other_defaults_stay_below_every_layer() {
+        let base = RunSettings {
+            concurrency: 4,
+            ..RunSettings::default()
+        };
+        let s = RunSettings::layered_over(&base, None, env(&[]), &FlagOverrides::default())
+            .expect("valid");
+        assert_eq!(s.concurrency, 4);
+        let section = serde_json::json!({"concurrency": 9});
+        let s =
+            RunSettings::layered_over(&base, Some(&section), env(&[]), &FlagOverrides::default())
+                .expect("valid");
+        assert_eq!(s.concurrency, 9);
     }
 }

@@ -103,8 +103,8 @@ fn passing_filter_exits_0_and_bad_flags_exit_2() {
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
-    // A threshold above 100 is invalid input.
-    let out = run(&[path, "--filter", "send-basic", "--threshold", "101"]);
+    // A pass score above 100 is invalid input (`--threshold` is the pipeline's 0–10 score).
+    let out = run(&[path, "--filter", "send-basic", "--pass-score", "101"]);
     assert_eq!(out.status.code(), Some(2));
 }
 

@@ -220,7 +220,10 @@ impl BatchClient {
         let probe = ChatRequest::new("probe", Vec::new());
         let wire = provider::build(&cfg.provider, &probe, None);
         let url = reqwest::Url::parse(&wire.url).map_err(|e| {
-            LlmError::Config(format!("invalid base URL {:?}: {e}", cfg.provider.base_url))
+            LlmError::Config(format!(
+                "invalid base URL {:?}: {e}",
+                crate::redact_url(&cfg.provider.base_url)
+            ))
         })?;
         let http = reqwest::Client::builder()
             .connect_timeout(cfg.provider.connect_timeout)
@@ -548,12 +551,13 @@ impl BatchClient {
             }
             let delay = backoff(policy, retries);
             retries += 1;
-            tracing::warn!(%url, retry = retries, error = %error, "batch API call failed, retrying");
+            tracing::warn!(url = %crate::redact_url(&url), retry = retries, error = %error, "batch API call failed, retrying");
             tokio::time::sleep(delay).await;
         }
     }
 
     fn scrub(&self, text: String) -> String {
+        let text = crate::redact_urls_in(&text);
         match &self.api_key {
             Some(Secret(k)) if k.len() >= 4 && text.contains(k.as_str()) => {
                 text.replace(k.as_str(), "[redacted]")

@@ -7,9 +7,7 @@
 //! place, so concurrent tasks never observe a torn entry and the last writer wins harmlessly
 //! (equal keys hold equivalent responses). Only successful responses are ever stored.
 
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
@@ -97,16 +95,11 @@ pub fn replay_key(req: &ChatRequest) -> String {
 #[derive(Debug)]
 pub(crate) struct DiskCache {
     dir: PathBuf,
-    /// Makes temporary file names unique within the process; the pid separates processes.
-    tmp_counter: AtomicU64,
 }
 
 impl DiskCache {
     pub(crate) fn new(dir: PathBuf) -> Self {
-        Self {
-            dir,
-            tmp_counter: AtomicU64::new(0),
-        }
+        Self { dir }
     }
 
     fn path_of(&self, key: &str) -> PathBuf {
@@ -130,25 +123,8 @@ impl DiskCache {
     pub(crate) async fn put(&self, key: &str, resp: &ChatResponse) -> Result<(), LlmError> {
         let path = self.path_of(key);
         let bytes = serde_json::to_vec_pretty(resp).map_err(|e| LlmError::Cache(e.to_string()))?;
-        let tmp_name = format!(
-            ".{key}.{}.{}.tmp",
-            std::process::id(),
-            self.tmp_counter.fetch_add(1, Ordering::Relaxed)
-        );
-        let dir = path
-            .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|| self.dir.clone());
-        let tmp = dir.join(tmp_name);
-        tokio::task::spawn_blocking(move || -> std::io::Result<()> {
-            std::fs::create_dir_all(&dir)?;
-            let mut f = std::fs::File::create(&tmp)?;
-            f.write_all(&bytes)?;
-            f.sync_data()?;
-            drop(f);
-            std::fs::rename(&tmp, &path).inspect_err(|_| {
-                let _ = std::fs::remove_file(&tmp);
-            })
+        tokio::task::spawn_blocking(move || {
+            crate::write_atomic(&path, |w| std::io::Write::write_all(w, &bytes))
         })
         .await
         .map_err(|e| LlmError::Cache(e.to_string()))?

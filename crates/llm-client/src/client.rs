@@ -113,7 +113,10 @@ impl Client {
 
     fn build(cfg: ClientConfig, key: Option<String>) -> Result<Self, LlmError> {
         reqwest::Url::parse(&cfg.provider.base_url).map_err(|e| {
-            LlmError::Config(format!("invalid base URL {:?}: {e}", cfg.provider.base_url))
+            LlmError::Config(format!(
+                "invalid base URL {:?}: {e}",
+                crate::redact_url(&cfg.provider.base_url)
+            ))
         })?;
         let mut extra_headers = HeaderMap::new();
         for (name, value) in &cfg.provider.headers {
@@ -184,6 +187,7 @@ impl Client {
 
     /// Replaces every occurrence of the API key in server-provided text.
     fn scrub(&self, text: String) -> String {
+        let text = crate::redact_urls_in(&text);
         match &self.api_key {
             Some(ApiKey(k)) if k.len() >= 4 && text.contains(k.as_str()) => {
                 text.replace(k.as_str(), REDACTED)
@@ -696,9 +700,9 @@ pub(crate) fn estimate_usage(prompt: &[Message], parsed: &Parsed) -> Usage {
     }
 }
 
-/// Scheme, host and path of a URL, without the query string.
+/// Scheme, host and path of a URL, without the query string or user information.
 fn endpoint_of(url: &str) -> String {
-    url.split('?').next().unwrap_or(url).to_owned()
+    crate::redact_url(url.split('?').next().unwrap_or(url))
 }
 
 fn elapsed_ms(started: Instant) -> u64 {

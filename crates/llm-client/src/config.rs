@@ -220,8 +220,13 @@ impl ClientConfig {
     }
 }
 
-/// Parses `"1m30s"`, `"500ms"`, `"2h"`, `"45"` (plain number = milliseconds).
-pub(crate) fn parse_duration(text: &str) -> Result<Duration, String> {
+/// Parses `"1m30s"`, `"500ms"`, `"2h"`, `"45"` (plain number = milliseconds): the one duration
+/// syntax of the workspace, for every setting that takes a duration.
+///
+/// # Errors
+/// A message naming the text when it is empty, has a number without a known unit (`ns`, `us`,
+/// `ms`, `s`, `m`, `h`), or overflows.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
     if text.is_empty() {
         return Err("empty duration".to_owned());
@@ -268,8 +273,9 @@ pub(crate) fn parse_duration(text: &str) -> Result<Duration, String> {
     Ok(total)
 }
 
-/// Serde adapter: integers are milliseconds, strings carry a unit; serializes as a string.
-pub(crate) mod duration_serde {
+/// Serde adapter (`#[serde(with = "llm_client::duration_serde")]`): integers are milliseconds,
+/// strings follow [`parse_duration`]; serializes as a string of milliseconds (`"1500ms"`).
+pub mod duration_serde {
     use std::time::Duration;
 
     use serde::{Deserialize, Deserializer, Serializer};
@@ -281,10 +287,18 @@ pub(crate) mod duration_serde {
         Text(String),
     }
 
+    /// Writes `"<milliseconds>ms"`.
+    ///
+    /// # Errors
+    /// The serializer's.
     pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&format!("{}ms", d.as_millis()))
     }
 
+    /// Reads milliseconds or a duration string.
+    ///
+    /// # Errors
+    /// Neither an integer nor a valid duration string.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
         match Raw::deserialize(d)? {
             Raw::Millis(ms) => Ok(Duration::from_millis(ms)),

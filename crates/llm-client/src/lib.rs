@@ -25,6 +25,7 @@
 //! # Ok::<(), llm_client::LlmError>(())
 //! ```
 
+mod atomic;
 pub mod batch;
 mod cache;
 mod client;
@@ -36,21 +37,26 @@ pub mod local;
 mod price;
 mod provider;
 mod record;
+mod redact;
 mod retry;
 mod stats;
 mod structured;
 mod tokens;
 mod types;
 
+pub use atomic::write_atomic;
 pub use batch::{
     BatchClient, BatchConfig, BatchItem, BatchState, BatchStatus, ItemReply, ItemResult,
 };
 pub use cache::{cache_key, canonical_json, replay_key};
 pub use client::Client;
-pub use config::{ClientConfig, Limits, ProviderConfig, ProviderKind, RetryPolicy};
+pub use config::{
+    ClientConfig, Limits, ProviderConfig, ProviderKind, RetryPolicy, duration_serde, parse_duration,
+};
 pub use error::LlmError;
 pub use price::{ModelPrice, PriceTable};
 pub use record::{Exchange, Recording, Replay};
+pub use redact::{redact_url, redact_urls_in};
 pub use stats::{ClientStats, ModelStats};
 pub use structured::{StructuredMode, coerce_to_schema, parse_tolerant, strict_schema};
 pub use tokens::{count_prompt_tokens, count_tokens};

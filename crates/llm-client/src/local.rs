@@ -34,15 +34,8 @@ use crate::{ChatModel, ChatRequest, ChatResponse, FinishReason, LlmError, Usage}
 
 pub use grammar::grammar_for_schema;
 
-/// Environment variable naming a GGUF file to use as the local model.
-pub const MODEL_PATH_ENV: &str = "SCENARIO_ENGINE_MODEL";
-/// Environment variable naming the model cache directory (`cargo xtask fetch-model` fills it).
-pub const MODEL_DIR_ENV: &str = "SCENARIO_ENGINE_MODEL_DIR";
-/// File name of the default model in the cache directory (SmolLM2-135M-Instruct, Q4_1).
-pub const DEFAULT_MODEL_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
-
-/// How to load and run the local model. Every field has a default, so a settings file may give
-/// only `model_path` (or nothing, to use the cached default model).
+/// How to load and run the local model. Every field but `model_path` has a default; where the
+/// file comes from (environment variables, a cache directory) is the application's business.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LocalConfig {
@@ -69,9 +62,7 @@ pub struct LocalConfig {
 impl Default for LocalConfig {
     fn default() -> Self {
         Self {
-            model_path: default_model_dir()
-                .map(|d| d.join(DEFAULT_MODEL_FILE))
-                .unwrap_or_default(),
+            model_path: PathBuf::new(),
             chat_template: None,
             n_ctx: 4096,
             threads: None,
@@ -91,27 +82,6 @@ impl LocalConfig {
             ..Self::default()
         }
     }
-
-    /// The model to use when none is configured: `$SCENARIO_ENGINE_MODEL` if set, else the
-    /// default model in the cache directory if it exists. `None` means no local model is present
-    /// (provider resolution then moves on to its error).
-    #[must_use]
-    pub fn discover() -> Option<Self> {
-        if let Some(path) = std::env::var_os(MODEL_PATH_ENV).filter(|p| !p.is_empty()) {
-            return Some(Self::new(path));
-        }
-        let path = default_model_dir()?.join(DEFAULT_MODEL_FILE);
-        path.is_file().then(|| Self::new(path))
-    }
-}
-
-/// The model cache directory: `$SCENARIO_ENGINE_MODEL_DIR`, else `~/.cache/scenario-engine/models`.
-#[must_use]
-pub fn default_model_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os(MODEL_DIR_ENV).filter(|d| !d.is_empty()) {
-        return Some(PathBuf::from(dir));
-    }
-    std::env::home_dir().map(|h| h.join(".cache").join("scenario-engine").join("models"))
 }
 
 /// Why the local model could not be loaded or used.
@@ -119,7 +89,7 @@ pub fn default_model_dir() -> Option<PathBuf> {
 #[non_exhaustive]
 pub enum LocalError {
     /// The GGUF file does not exist.
-    #[error("local model {} not found: run `cargo xtask fetch-model` or set the model path", path.display())]
+    #[error("local model {} not found", path.display())]
     ModelNotFound {
         /// The path that was tried.
         path: PathBuf,
@@ -389,12 +359,12 @@ mod tests {
     }
 
     #[test]
-    fn a_missing_file_is_a_configuration_error_naming_the_fix() {
+    fn a_missing_file_is_a_configuration_error_naming_the_file() {
         let err = LocalModel::load(LocalConfig::new("/nonexistent/model.gguf"))
             .expect_err("no such file");
         assert!(matches!(err, LocalError::ModelNotFound { .. }));
         let llm: LlmError = err.into();
         assert!(llm.is_fatal());
-        assert!(llm.to_string().contains("cargo xtask fetch-model"), "{llm}");
+        assert!(llm.to_string().contains("/nonexistent/model.gguf"), "{llm}");
     }
 }

@@ -10,7 +10,10 @@
 
 use std::sync::Arc;
 
-use llm_client::local::{LocalConfig, LocalModel, MODEL_PATH_ENV};
+use llm_client::local::{LocalConfig, LocalModel};
+
+/// The variable naming the GGUF file this test loads (`cargo xtask fetch-model` prints it).
+const MODEL_PATH_ENV: &str = "SCENARIO_ENGINE_MODEL";
 use llm_client::{ChatModel, ChatRequest, FinishReason, LlmError, Message, OutputSchema};
 use serde_json::{Value, json};
 

@@ -146,25 +146,36 @@ fn split_names(list: &str) -> Vec<String> {
         .collect()
 }
 
-/// "did you mean `x`?" when one candidate is close to `name` (edit distance at most a third of
-/// its length, and at least 2), otherwise the list of candidates; `None` when there are none.
+/// "did you mean `x`?" when one candidate is [`closest`] to `name`, otherwise the list of
+/// candidates; `None` when there are none.
 #[must_use]
 pub fn did_you_mean(name: &str, candidates: &[&str]) -> Option<String> {
     if candidates.is_empty() {
         return None;
     }
-    let budget = (name.chars().count() / 3).max(2);
-    let best = candidates
-        .iter()
-        .map(|c| (edit_distance(&name.to_lowercase(), &c.to_lowercase()), *c))
-        .min_by_key(|(d, _)| *d);
-    match best {
-        Some((d, candidate)) if d <= budget => Some(format!("did you mean `{candidate}`?")),
-        _ => {
+    match closest(name, candidates.iter().copied()) {
+        Some(candidate) => Some(format!("did you mean `{candidate}`?")),
+        None => {
             let list: Vec<String> = candidates.iter().map(|c| format!("`{c}`")).collect();
             Some(format!("expected one of {}", list.join(", ")))
         }
     }
+}
+
+/// The candidate nearest to `word`, ignoring case, when it is near enough to be a typo: an edit
+/// distance of at most a third of `word`'s length, and at least 2. The one rule for every
+/// did-you-mean hint in the workspace (config keys and values here, suite checks and operators
+/// in `scoring`).
+#[must_use]
+pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let budget = (word.chars().count() / 3).max(2);
+    let word = word.to_lowercase();
+    candidates
+        .into_iter()
+        .map(|c| (edit_distance(&word, &c.to_lowercase()), c))
+        .filter(|(d, _)| *d <= budget)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
 }
 
 /// Levenshtein distance over characters (two-row dynamic programming).

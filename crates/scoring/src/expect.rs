@@ -369,48 +369,6 @@ pub const CHECK_NAMES: [&str; 11] = [
     "shouldMention",
 ];
 
-/// The closest candidate within edit distance 3 (or a case-insensitive match), for
-/// "did you mean" hints.
-#[must_use]
-pub fn did_you_mean<'a>(
-    word: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
-    let lower = word.to_lowercase();
-    candidates
-        .into_iter()
-        .map(|c| {
-            let d = if c.to_lowercase() == lower {
-                0
-            } else {
-                levenshtein(&lower, &c.to_lowercase())
-            };
-            (d, c)
-        })
-        .filter(|(d, _)| *d <= 3)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c)
-}
-
-fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = if ca == *cb {
-                prev
-            } else {
-                1 + prev.min(cur).min(row[j])
-            };
-            prev = cur;
-        }
-    }
-    row[b.len()]
-}
-
 /// Shortens a reply for messages.
 pub(crate) fn excerpt(text: &str) -> String {
     let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");

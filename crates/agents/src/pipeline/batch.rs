@@ -22,7 +22,6 @@
 //! no further wave and keeps the state, so a later run (with a larger budget) resumes it.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::fs::File;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -201,14 +200,8 @@ impl RunState {
 
     /// Atomic replace: a crash leaves the old state or the new one, never a torn file.
     fn save(&self, path: &Path) -> Result<(), BatchError> {
-        let mut tmp = path.as_os_str().to_owned();
-        tmp.push(".tmp");
-        let tmp = PathBuf::from(tmp);
         let bytes = serde_json::to_vec(self).map_err(|e| state_error(path, &e))?;
-        let mut file = File::create(&tmp).map_err(|e| state_error(&tmp, &e))?;
-        file.write_all(&bytes).map_err(|e| state_error(&tmp, &e))?;
-        file.sync_data().map_err(|e| state_error(&tmp, &e))?;
-        std::fs::rename(&tmp, path).map_err(|e| state_error(path, &e))
+        llm_client::write_atomic(path, |w| w.write_all(&bytes)).map_err(|e| state_error(path, &e))
     }
 }
 

@@ -5,7 +5,7 @@
 //! refine rate are the documented [`Assumptions`]. Judges and the refiner are rendered over a
 //! synthetic batch of `max_instances` texts of `assumed_words_per_text` words.
 
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -16,23 +16,9 @@ use scenarios::Scenario;
 use super::agent::AgentKind;
 use super::machine::{Pipeline, RatioJudgeMode};
 
-static BPE: LazyLock<Option<tiktoken_rs::CoreBPE>> =
-    LazyLock::new(|| match tiktoken_rs::o200k_base() {
-        Ok(bpe) => Some(bpe),
-        Err(e) => {
-            tracing::warn!(error = %e, "tiktoken unavailable; estimating 4 characters per token");
-            None
-        }
-    });
-
-/// Counts tokens like OpenAI's current models (o200k), or chars/4 if the tokenizer is missing.
-#[must_use]
-pub fn count_tokens(text: &str) -> u64 {
-    match BPE.as_ref() {
-        Some(bpe) => bpe.encode_ordinary(text).len() as u64,
-        None => text.chars().count().div_ceil(4) as u64,
-    }
-}
+/// Counts tokens like OpenAI's current models (o200k), or chars/4 if the tokenizer is missing:
+/// the transport's counter, so estimates and TPM reservations agree.
+pub use llm_client::count_tokens;
 
 /// What the estimate assumes about things it cannot measure before the run.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

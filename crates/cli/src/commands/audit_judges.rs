@@ -9,16 +9,15 @@
 //! record could be replayed), 3 a judge call failed at the provider.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use comfy_table::Table;
 
+use agents::pipeline::ScenarioSpread;
 use agents::pipeline::audit::{self, AuditItem, AuditOptions, AuditReport, FailureKind};
-use agents::pipeline::{Pipeline, ScenarioSpread};
-use llm_client::{ChatModel, Client};
 
-use crate::exit;
-use crate::provider::{self, Resolved};
+use super::{EndpointArgs, JudgingArgs};
+use crate::error::{CliError, CommandResult, Outcome};
+use crate::provider;
 use crate::report::load::{self, Results};
 use crate::settings::{FlagOverrides, RunSettings};
 
@@ -30,12 +29,12 @@ pub struct Args {
     /// The config the run used (its `run:` section gives the judges' settings).
     #[arg(long)]
     pub config: PathBuf,
-    /// Times each sampled batch is judged (at least 2).
-    #[arg(long, default_value_t = 3)]
+    /// Times each sampled batch is judged (at least 2: one repeat cannot show any spread).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(2..))]
     pub repeat: u32,
     /// Records to sample (all of them when the file has fewer).
-    #[arg(long, default_value_t = 20)]
-    pub sample: usize,
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
+    pub sample: u64,
     /// Seed of the sample.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -44,43 +43,41 @@ pub struct Args {
     #[arg(long)]
     pub vary_seed: bool,
     /// Also write the full audit as JSON to this file.
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
     #[command(flatten)]
-    pub endpoint: super::EndpointArgs,
-    /// Accept threshold the decisions are taken against (0–10).
-    #[arg(long)]
-    pub threshold: Option<f64>,
-    /// How the ratio score is obtained.
-    #[arg(long, value_parser = ["measured", "llm", "hybrid"])]
-    pub ratio_judge: Option<String>,
+    pub endpoint: EndpointArgs,
+    #[command(flatten)]
+    pub judging: JudgingArgs,
 }
 
-/// Runs the command; returns the exit code.
-pub fn execute(args: Args) -> u8 {
+/// Runs the command.
+///
+/// # Errors
+/// Invalid input (exit 2) or a judge call that failed at the provider (exit 3).
+pub fn execute(args: Args) -> CommandResult {
     super::block_on(run(args))
 }
 
 fn flags(args: &Args) -> FlagOverrides {
     let mut f = FlagOverrides::default();
     args.endpoint.apply(&mut f);
-    f.set("threshold", args.threshold);
-    f.set("ratio_judge", args.ratio_judge.clone());
+    args.judging.apply(&mut f);
     // Every audit call bypasses the cache anyway (`no_cache`); turning it off here also keeps
     // the audit from creating a cache directory.
     f.set("cache.enabled", Some(false));
     f
 }
 
-/// The sampled records as audit items, or the message of an invalid-input error.
-fn items(path: &Path, sample: usize, seed: u64) -> Result<(Vec<AuditItem>, usize), String> {
-    let records = match load::load(path).map_err(|e| e.to_string())? {
+/// The sampled records as audit items, and how many records the file holds.
+fn items(path: &Path, sample: usize, seed: u64) -> Result<(Vec<AuditItem>, usize), CliError> {
+    let records = match load::load(path).map_err(CliError::invalid)? {
         Results::Pipeline(records) => records,
         Results::Suite(_) => {
-            return Err(format!(
+            return Err(CliError::invalid(format!(
                 "{}: a bot-suite result; audit-judges re-judges pipeline runs (JSONL)",
                 path.display()
-            ));
+            )));
         }
     };
     let total = records.len();
@@ -93,81 +90,13 @@ fn items(path: &Path, sample: usize, seed: u64) -> Result<(Vec<AuditItem>, usize
     Ok((picked, total))
 }
 
-async fn run(args: Args) -> u8 {
-    if args.repeat < 2 {
-        eprintln!("error: --repeat must be at least 2 (one repeat cannot show any spread)");
-        return exit::INVALID_INPUT;
-    }
-    if args.sample == 0 {
-        eprintln!("error: --sample must be at least 1");
-        return exit::INVALID_INPUT;
-    }
-    let (items, total) = match items(&args.results, args.sample, args.seed) {
-        Ok(x) => x,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return exit::INVALID_INPUT;
-        }
-    };
-    let config = match scenarios::load_config(&args.config) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("{e}");
-            return exit::INVALID_INPUT;
-        }
-    };
-    let settings = match RunSettings::layered(config.run.as_ref(), None, &flags(&args)) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return exit::INVALID_INPUT;
-        }
-    };
-    let pipeline = match settings
-        .pipeline()
-        .map_err(|e| e.to_string())
-        .and_then(|p| Pipeline::new(p).map_err(|e| e.to_string()))
-    {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return exit::INVALID_INPUT;
-        }
-    };
-    let resolved = match provider::resolve_from_env(&settings.explicit_provider()) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return exit::INVALID_INPUT;
-        }
-    };
-    eprintln!("{}", resolved.describe());
-    let (in_flight, note) = provider::cap_concurrency(&resolved, settings.concurrency);
-    if let Some(note) = note {
-        eprintln!("{note}");
-    }
-    let model: Arc<dyn ChatModel> = match &resolved {
-        Resolved::Remote { config, .. } => {
-            match Client::new(settings.client_config(&args.results, config)) {
-                Ok(c) => Arc::new(c),
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return exit::INVALID_INPUT;
-                }
-            }
-        }
-        Resolved::Local {
-            model_path,
-            settings: local,
-            ..
-        } => match provider::load_local(model_path, local) {
-            Ok(m) => m,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return exit::INVALID_INPUT;
-            }
-        },
-    };
+async fn run(args: Args) -> CommandResult {
+    let sample = usize::try_from(args.sample).unwrap_or(usize::MAX);
+    let (items, total) = items(&args.results, sample, args.seed)?;
+    let config = scenarios::load_config(&args.config)?;
+    let settings = RunSettings::layered(config.run.as_ref(), None, &flags(&args))?;
+    let pipeline = settings.build_pipeline()?;
+    let model = provider::bootstrap(&settings, &args.results)?;
     eprintln!(
         "re-judging {} of {total} record(s) × {} repeat(s), ratio judge {}, cache off",
         items.len(),
@@ -177,41 +106,31 @@ async fn run(args: Args) -> u8 {
     let options = AuditOptions {
         repeats: args.repeat,
         vary_seed: args.vary_seed,
-        in_flight,
+        in_flight: model.in_flight,
     };
-    let audits = match audit::rejudge(model, &pipeline, &items, options).await {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return exit::INVALID_INPUT;
-        }
-    };
+    let audits = audit::rejudge(model.model, &pipeline, &items, options)
+        .await
+        .map_err(CliError::invalid)?;
     let report = audit::summarise(&audits, settings.threshold, args.repeat);
     print_report(&report);
     if let Some(path) = &args.json {
-        let written = serde_json::to_string_pretty(&report)
-            .map_err(|e| e.to_string())
-            .and_then(|text| std::fs::write(path, text + "\n").map_err(|e| e.to_string()));
-        if let Err(e) = written {
-            eprintln!("error: cannot write {}: {e}", path.display());
-            return exit::RUN_FAILURE;
-        }
+        let text = serde_json::to_string_pretty(&report).map_err(CliError::run)?;
+        std::fs::write(path, text + "\n").map_err(|e| CliError::write(path, e))?;
     }
-    exit_code(&report)
+    outcome(&report)
 }
 
-fn exit_code(report: &AuditReport) -> u8 {
+fn outcome(report: &AuditReport) -> CommandResult {
     let provider = report.failure_count(FailureKind::Provider);
-    let judged = report.scenarios.iter().any(|s| s.score.is_some());
     if provider > 0 {
-        eprintln!("error: {provider} repeat(s) failed at the provider");
-        exit::RUN_FAILURE
-    } else if !judged {
-        eprintln!("error: no sampled record could be re-judged");
-        exit::INVALID_INPUT
-    } else {
-        exit::OK
+        return Err(CliError::run(format!(
+            "{provider} repeat(s) failed at the provider"
+        )));
     }
+    if !report.scenarios.iter().any(|s| s.score.is_some()) {
+        return Err(CliError::invalid("no sampled record could be re-judged"));
+    }
+    Ok(Outcome::Success)
 }
 
 fn num(v: f64) -> String {

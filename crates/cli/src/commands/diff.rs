@@ -23,14 +23,21 @@ pub struct Args {
     /// The later results, of the same kind.
     pub after: PathBuf,
     /// Exit 1 when the comparison finds a regression.
-    #[arg(long, value_parser = ["regression"])]
-    pub fail_on: Option<String>,
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOn>,
     /// Write the comparison as Markdown (for a pull-request comment) to this file.
     #[arg(long)]
     pub markdown: Option<PathBuf>,
     /// Count a score drop larger than this as a regression (0–10 for runs, 0–100 for suites).
     #[arg(long)]
     pub min_score_delta: Option<f64>,
+}
+
+/// `--fail-on`: what makes `diff` exit 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    /// Any regression.
+    Regression,
 }
 
 /// Runs the command; returns the exit code.

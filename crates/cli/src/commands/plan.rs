@@ -14,8 +14,8 @@ use scenarios::{ConfigKind, Format, Scenario, ScenarioConfig};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::scenarios::{SelectionArgs, load_or_report};
-use crate::exit;
+use super::scenarios::{SelectionArgs, load_selected};
+use crate::error::{CliError, CommandResult, Outcome};
 
 /// How many scenarios a plan shows.
 const FIRST_SCENARIOS: usize = 5;
@@ -296,22 +296,17 @@ fn describe_selection(sel: &PlanSelection) -> String {
 /// The pipeline's cost estimate for the selection (and, with `batch`, the Batch API plan: waves
 /// and the batch price), from the run settings of the config's `run:` section and the
 /// environment — the same settings `run` would use without flags.
-fn cost_sections(config: &ScenarioConfig, batch: bool) -> Result<Vec<PlanSection>, String> {
+fn cost_sections(config: &ScenarioConfig, batch: bool) -> Result<Vec<PlanSection>, CliError> {
     use std::sync::Arc;
 
-    use agents::pipeline::{Assumptions, Pipeline, estimate, plan_batch, render_estimate};
+    use agents::pipeline::{Assumptions, estimate, plan_batch, render_estimate};
 
     let settings = crate::settings::RunSettings::layered(
         config.run.as_ref(),
         None,
         &crate::settings::FlagOverrides::default(),
-    )
-    .map_err(|e| e.to_string())?;
-    let pipeline = settings
-        .pipeline()
-        .map_err(|e| e.to_string())
-        .and_then(|p| Pipeline::new(p).map_err(|e| e.to_string()))?;
-    let pipeline = Arc::new(pipeline);
+    )?;
+    let pipeline = Arc::new(settings.build_pipeline()?);
     let total = config.space.selected_count(&config.selection);
     let assumptions = Assumptions::default();
     let sample: Vec<_> = config
@@ -326,7 +321,7 @@ fn cost_sections(config: &ScenarioConfig, batch: bool) -> Result<Vec<PlanSection
     let mut sections = vec![PlanSection {
         title: "Estimate (online)".to_owned(),
         text: indent(&render_estimate(&est)),
-        data: serde_json::to_value(&est).map_err(|e| e.to_string())?,
+        data: serde_json::to_value(&est).map_err(CliError::run)?,
     }];
     if batch {
         let factor = llm_client::BatchConfig::default().price_factor;
@@ -334,7 +329,7 @@ fn cost_sections(config: &ScenarioConfig, batch: bool) -> Result<Vec<PlanSection
         sections.push(PlanSection {
             title: "Batch API".to_owned(),
             text: plan.render(),
-            data: serde_json::to_value(&plan).map_err(|e| e.to_string())?,
+            data: serde_json::to_value(&plan).map_err(CliError::run)?,
         });
     }
     Ok(sections)
@@ -347,39 +342,24 @@ fn indent(text: &str) -> String {
         .join("\n")
 }
 
-/// Runs the command; returns the process exit code.
-pub fn execute(args: Args) -> u8 {
-    let mut config = match load_or_report(&args.config) {
-        Ok(config) => config,
-        Err(code) => return code,
-    };
-    config.selection = match args.selection.apply(config.selection) {
-        Ok(selection) => selection,
-        Err(message) => {
-            eprintln!("{message}");
-            return exit::INVALID_INPUT;
-        }
-    };
+/// Runs the command.
+///
+/// # Errors
+/// Invalid input (config, selection, settings).
+pub fn execute(args: Args) -> CommandResult {
+    let config = load_selected(&args.config, &args.selection)?;
     let mut report = plan_report(&config);
-    match cost_sections(&config, args.batch) {
-        Ok(sections) => sections.into_iter().for_each(|s| report.push_section(s)),
-        Err(e) => {
-            eprintln!("error: {e}");
-            return exit::INVALID_INPUT;
-        }
+    for section in cost_sections(&config, args.batch)? {
+        report.push_section(section);
     }
     if args.json {
-        match serde_json::to_string_pretty(&report) {
-            Ok(json) => println!("{json}"),
-            Err(err) => {
-                eprintln!("error: cannot serialise the plan: {err}");
-                return exit::RUN_FAILURE;
-            }
-        }
+        let json = serde_json::to_string_pretty(&report)
+            .map_err(|e| CliError::run(format!("cannot serialise the plan: {e}")))?;
+        println!("{json}");
     } else {
         print!("{}", render_text(&report));
     }
-    exit::OK
+    Ok(Outcome::Success)
 }
 
 #[cfg(test)]

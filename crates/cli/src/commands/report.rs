@@ -28,7 +28,7 @@ pub struct Args {
     #[arg(long, value_delimiter = ',', num_args = 1)]
     pub axes: Option<Vec<String>>,
     /// Accept threshold (0–10) to draw; default: inferred from the records' decisions.
-    #[arg(long)]
+    #[arg(long, value_name = "SCORE", value_parser = super::accept_threshold)]
     pub threshold: Option<f64>,
 }
 

@@ -3,7 +3,8 @@
 //!
 //! Exit codes: 0 the run completed (rejected scenarios included), 2 invalid input (config,
 //! settings, an estimate above `--budget`), 3 scenarios failed at the provider, a fatal error or
-//! the budget stopped the run, or it was interrupted.
+//! the budget stopped the run, or it was interrupted. The model comes from
+//! [`provider::bootstrap`], like every command's.
 
 use std::collections::BTreeMap;
 use std::io::BufRead;
@@ -13,16 +14,16 @@ use std::sync::Arc;
 use comfy_table::Table;
 
 use agents::pipeline::{
-    Assumptions, ExecutorOptions, Pipeline, RatioJudgeMode, RunControl, RunReport, RunStats,
-    ScenarioRecord, SinkConfig, StopReason, estimate, open_checkpoint, render_estimate, run_online,
+    Assumptions, ExecutorOptions, RatioJudgeMode, RunControl, RunReport, RunStats, ScenarioRecord,
+    SinkConfig, StopReason, estimate, open_checkpoint, render_estimate, run_online,
 };
-use llm_client::{ChatModel, Client};
-use scenarios::{Selection, Shard};
 use scoring::summary::{RecordFacts, RunSummary};
 
-use crate::exit;
+use super::scenarios::{SelectionArgs, load_selected};
+use super::{EndpointArgs, JudgingArgs};
+use crate::error::{CliError, CommandResult, Outcome};
 use crate::progress::Progress;
-use crate::provider::{self, Resolved};
+use crate::provider;
 use crate::settings::{FlagOverrides, RunSettings};
 
 /// Flags of `run`; every setting flag overrides the config's `run:` section and the environment.
@@ -31,65 +32,45 @@ pub struct Args {
     /// The scenario config (native YAML/TOML or SwitchLingua `pre_execute`).
     pub config: PathBuf,
     /// Output JSONL file (also the checkpoint: finished ids are skipped when it exists).
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
     #[command(flatten)]
-    pub endpoint: super::EndpointArgs,
-    /// Run only shard k of n (`k/n`).
-    #[arg(long)]
-    pub shard: Option<String>,
-    /// Pick N scenarios pseudo-randomly.
-    #[arg(long)]
-    pub sample: Option<u64>,
-    /// Seed of `--sample`.
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Run at most N scenarios.
-    #[arg(long)]
-    pub limit: Option<u64>,
+    pub endpoint: EndpointArgs,
+    #[command(flatten)]
+    pub selection: SelectionArgs,
+    #[command(flatten)]
+    pub judging: JudgingArgs,
     /// Do not use the response cache.
     #[arg(long)]
     pub no_cache: bool,
     /// Response cache directory (default: `.scenario-engine-cache` next to the output).
-    #[arg(long)]
+    #[arg(long, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
     /// Refuse to start above this estimated cost, stop when the spend reaches it (USD).
-    #[arg(long)]
+    #[arg(long, value_name = "USD")]
     pub budget: Option<f64>,
-    /// Accept at a weighted score ≥ this (0–10).
-    #[arg(long)]
-    pub threshold: Option<f64>,
     /// Refinements allowed after the first attempt.
-    #[arg(long)]
+    #[arg(long, value_name = "N")]
     pub max_refinements: Option<u32>,
-    /// How the ratio score is obtained.
-    #[arg(long, value_parser = ["measured", "llm", "hybrid"])]
-    pub ratio_judge: Option<String>,
-    /// Requests per minute cap.
-    #[arg(long)]
-    pub rpm: Option<u32>,
-    /// Tokens per minute cap.
-    #[arg(long)]
-    pub tpm: Option<u64>,
     /// Use the provider's Batch API: half price, waves of batches; rerun to resume polling.
     #[arg(long)]
     pub batch: bool,
 }
 
-/// Runs the command; returns the exit code.
-pub fn execute(args: Args) -> u8 {
+/// Runs the command.
+///
+/// # Errors
+/// Invalid input (exit 2), or a run that did not complete (exit 3).
+pub fn execute(args: Args) -> CommandResult {
     super::block_on(run(args))
 }
 
 fn flags(args: &Args) -> FlagOverrides {
     let mut f = FlagOverrides::default();
     args.endpoint.apply(&mut f);
+    args.judging.apply(&mut f);
     f.set("budget", args.budget);
-    f.set("threshold", args.threshold);
     f.set("max_refinements", args.max_refinements.map(u64::from));
-    f.set("ratio_judge", args.ratio_judge.clone());
-    f.set("rpm", args.rpm.map(u64::from));
-    f.set("tpm", args.tpm);
     if args.no_cache {
         f.set("cache.enabled", Some(false));
     }
@@ -101,102 +82,57 @@ fn flags(args: &Args) -> FlagOverrides {
     f
 }
 
-fn selection(base: Selection, args: &Args) -> Result<Selection, String> {
-    let mut s = base;
-    if let Some(shard) = &args.shard {
-        s.shard = Some(Shard::parse(shard).map_err(|e| format!("--shard: {e}"))?);
+/// Refuses to start when the estimated cost of the selection exceeds the budget.
+fn check_budget(
+    settings: &RunSettings,
+    config: &scenarios::ScenarioConfig,
+    pipeline: &Arc<agents::pipeline::Pipeline>,
+    total: u64,
+) -> Result<(), CliError> {
+    let Some(budget) = settings.budget else {
+        return Ok(());
+    };
+    let sample: Vec<_> = config
+        .space
+        .select(&config.selection)
+        .take(Assumptions::default().sampled_scenarios)
+        .collect();
+    let prices = settings.price_table();
+    let est = estimate(&sample, total, pipeline, Assumptions::default(), |m, u| {
+        prices.cost(m, u)
+    });
+    match est.cost_usd {
+        Some(cost) if cost > budget => {
+            eprintln!("{}", render_estimate(&est));
+            return Err(CliError::invalid(format!(
+                "the estimated cost ${cost:.2} exceeds the budget ${budget:.2}; raise --budget or select fewer scenarios"
+            )));
+        }
+        Some(_) => tracing::info!("{}", render_estimate(&est)),
+        None => eprintln!(
+            "warning: cannot check the budget before starting: {}",
+            render_estimate(&est)
+        ),
     }
-    if args.sample.is_some() {
-        s.sample = args.sample;
-    }
-    if let Some(seed) = args.seed {
-        s.seed = seed;
-    }
-    if args.limit.is_some() {
-        s.limit = args.limit;
-    }
-    s.validate().map_err(|e| e.to_string())?;
-    Ok(s)
+    Ok(())
 }
 
-async fn run(args: Args) -> u8 {
-    let config = match scenarios::load_config(&args.config) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("{e}");
-            return exit::INVALID_INPUT;
-        }
-    };
-    let selection = match selection(config.selection, &args) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return exit::INVALID_INPUT;
-        }
-    };
-    let settings = match RunSettings::layered(config.run.as_ref(), None, &flags(&args)) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return exit::INVALID_INPUT;
-        }
-    };
-    let Some(out) = settings.output.clone() else {
-        eprintln!(
-            "error: no output file: pass --out FILE or set `output` in the config's run section"
-        );
-        return exit::INVALID_INPUT;
-    };
-    let pipeline = match settings
-        .pipeline()
-        .map_err(|e| e.to_string())
-        .and_then(|p| Pipeline::new(p).map_err(|e| e.to_string()))
-    {
-        Ok(p) => Arc::new(p),
-        Err(e) => {
-            eprintln!("error: {e}");
-            return exit::INVALID_INPUT;
-        }
-    };
-    let total = config.space.selected_count(&selection);
-    let prices = settings.price_table();
-    if let Some(budget) = settings.budget {
-        let sample: Vec<_> = config
-            .space
-            .select(&selection)
-            .take(Assumptions::default().sampled_scenarios)
-            .collect();
-        let est = estimate(&sample, total, &pipeline, Assumptions::default(), |m, u| {
-            prices.cost(m, u)
-        });
-        match est.cost_usd {
-            Some(cost) if cost > budget => {
-                eprintln!("{}", render_estimate(&est));
-                eprintln!(
-                    "error: the estimated cost ${cost:.2} exceeds the budget ${budget:.2}; raise --budget or select fewer scenarios"
-                );
-                return exit::INVALID_INPUT;
-            }
-            Some(_) => tracing::info!("{}", render_estimate(&est)),
-            None => eprintln!(
-                "warning: cannot check the budget before starting: {}",
-                render_estimate(&est)
-            ),
-        }
+async fn run(args: Args) -> CommandResult {
+    let config = load_selected(&args.config, &args.selection)?;
+    let settings = RunSettings::layered(config.run.as_ref(), None, &flags(&args))?;
+    let out = settings.output.clone().ok_or_else(|| {
+        CliError::invalid(
+            "no output file: pass --out FILE or set `output` in the config's run section",
+        )
+    })?;
+    let pipeline = Arc::new(settings.build_pipeline()?);
+    let total = config.space.selected_count(&config.selection);
+    check_budget(&settings, &config, &pipeline, total)?;
+    if let Some(dir) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| CliError::run(format!("cannot create {}: {e}", dir.display())))?;
     }
-    if let Some(dir) = out.parent().filter(|p| !p.as_os_str().is_empty())
-        && let Err(e) = std::fs::create_dir_all(dir)
-    {
-        eprintln!("error: cannot create {}: {e}", dir.display());
-        return exit::RUN_FAILURE;
-    }
-    let checkpoint = match open_checkpoint(&out) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return exit::RUN_FAILURE;
-        }
-    };
+    let checkpoint = open_checkpoint(&out).map_err(CliError::run)?;
     if !checkpoint.done.is_empty() {
         eprintln!(
             "resuming: {} scenario(s) already in {}",
@@ -204,99 +140,71 @@ async fn run(args: Args) -> u8 {
             out.display()
         );
     }
-    let resolved = match provider::resolve_from_env(&settings.explicit_provider()) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return exit::INVALID_INPUT;
-        }
-    };
-    eprintln!("{}", resolved.describe());
-    let (in_flight, note) = provider::cap_concurrency(&resolved, settings.concurrency);
-    if let Some(note) = note {
-        eprintln!("{note}");
-    }
-    let (model, remote): (Arc<dyn ChatModel>, _) = match &resolved {
-        Resolved::Remote { config, .. } => {
-            match Client::new(settings.client_config(&out, config)) {
-                Ok(c) => (Arc::new(c), Some(config.clone())),
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return exit::INVALID_INPUT;
-                }
-            }
-        }
-        Resolved::Local {
-            model_path,
-            settings: local,
-            ..
-        } => {
-            if args.batch {
-                eprintln!(
-                    "error: --batch needs a remote provider with a Batch API, not the local model"
-                );
-                return exit::INVALID_INPUT;
-            }
-            match provider::load_local(model_path, local) {
-                Ok(m) => (m, None),
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return exit::INVALID_INPUT;
-                }
-            }
+    let model = provider::bootstrap(&settings, &out)?;
+    let batch_config = match (args.batch, &model.client_config) {
+        (false, _) => None,
+        (true, Some(client)) => Some(client.clone()),
+        (true, None) => {
+            return Err(CliError::invalid(
+                "--batch needs a remote provider with a Batch API, not the local model",
+            ));
         }
     };
     let control = RunControl::default();
     let signals = tokio::spawn(watch_ctrl_c(control.clone()));
     let stats = Arc::new(RunStats::default());
     let progress = Progress::start(stats.clone(), total);
-    let options = ExecutorOptions {
-        scenarios_in_flight: in_flight,
-        budget_usd: settings.budget,
-        sink: SinkConfig::new(&out),
-    };
-    let result = if let (true, Some(remote)) = (args.batch, &remote) {
-        let batch = agents::pipeline::BatchOptions {
-            budget_usd: settings.budget,
-            ..agents::pipeline::BatchOptions::new(&out)
-        };
+    let scenarios = config.space.select(&config.selection);
+    let result = if let Some(client) = batch_config {
         agents::pipeline::batch::run_batch_with_config(
-            settings.client_config(&out, remote),
+            client,
             pipeline,
-            config.space.select(&selection),
+            scenarios,
             checkpoint,
-            batch,
+            agents::pipeline::BatchOptions {
+                budget_usd: settings.budget,
+                ..agents::pipeline::BatchOptions::new(&out)
+            },
             control,
             stats.clone(),
         )
         .await
-        .map_err(|e| e.to_string())
+        .map_err(CliError::run)
     } else {
+        let options = ExecutorOptions {
+            scenarios_in_flight: model.in_flight,
+            budget_usd: settings.budget,
+            sink: SinkConfig::new(&out),
+        };
         run_online(
-            model,
+            model.model,
             pipeline,
-            config.space.select(&selection),
+            scenarios,
             checkpoint,
             options,
             control,
             stats.clone(),
         )
         .await
-        .map_err(|e| e.to_string())
+        .map_err(CliError::run)
     };
     progress.finish().await;
     signals.abort();
-    let report = match result {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return exit::RUN_FAILURE;
-        }
-    };
-    print_summary(&out, &report, &stats, resolved.name(), settings.ratio_judge);
+    let report = result?;
+    print_summary(
+        &out,
+        &report,
+        &stats,
+        model.resolved.name(),
+        settings.ratio_judge,
+    );
     match report.stop {
-        StopReason::Completed if report.sink.failures == 0 => exit::OK,
-        _ => exit::RUN_FAILURE,
+        StopReason::Completed if report.sink.failures == 0 => Ok(Outcome::Success),
+        StopReason::Completed => Err(CliError::run(format!(
+            "{} scenario(s) failed at the provider",
+            report.sink.failures
+        ))),
+        other => Err(CliError::run(format!("the run stopped early: {other:?}"))),
     }
 }
 

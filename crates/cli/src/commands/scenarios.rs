@@ -4,19 +4,19 @@
 //! with the parameters **nested** under `params` (not flattened), so a line deserialises back
 //! into a `Scenario` and a parameter named `id` or `index` cannot collide with the envelope.
 //! Output goes through a `BufWriter`; a closed pipe (`| head`) ends the command quietly.
-//! This module also owns the selection flags shared with `plan`.
+//! This module also owns the selection flags shared with `plan` and `run`.
 
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
-use scenarios::{ScenarioConfig, Selection, Shard, load_config};
+use scenarios::{ScenarioConfig, Selection, SelectionError, Shard};
 
-use crate::exit;
+use crate::error::{CliError, CommandResult, Outcome};
 
 /// Selection flags; each overrides the config file's value.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct SelectionArgs {
-    /// Emit only shard K of N (1-based, e.g. `2/4`). The N shards of one selection are disjoint
+    /// Take only shard K of N (1-based, e.g. `2/4`). The N shards of one selection are disjoint
     /// and together cover it, so N processes can split a run.
     #[arg(long, value_name = "K/N", value_parser = parse_shard)]
     pub shard: Option<Shard>,
@@ -26,7 +26,7 @@ pub struct SelectionArgs {
     /// Seed of the sample; the same seed and config give the same scenarios (overrides `seed:`).
     #[arg(long, value_name = "S")]
     pub seed: Option<u64>,
-    /// Emit at most N scenarios from this process, after sharding (overrides `limit:`).
+    /// Take at most N scenarios in this process, after sharding (overrides `limit:`).
     #[arg(long, value_name = "N")]
     pub limit: Option<u64>,
 }
@@ -35,17 +35,19 @@ impl SelectionArgs {
     /// The file's selection with these flags applied on top.
     ///
     /// # Errors
-    /// A one-line message (plus hint line) when the result is invalid, e.g. `--sample 0`.
-    pub fn apply(&self, file: Selection) -> Result<Selection, String> {
+    /// Invalid input, with its hint, when the result is invalid, e.g. `--sample 0`.
+    pub fn apply(&self, file: Selection) -> Result<Selection, CliError> {
         let selection = Selection {
             shard: self.shard.or(file.shard),
             sample: self.sample.or(file.sample),
             seed: self.seed.unwrap_or(file.seed),
             limit: self.limit.or(file.limit),
         };
-        selection.validate().map_err(|err| match err.hint {
-            Some(hint) => format!("error: {}\n  hint: {hint}", err.message),
-            None => format!("error: {}", err.message),
+        selection.validate().map_err(|err| {
+            CliError::Invalid(match err.hint {
+                Some(hint) => format!("{}\n  hint: {hint}", err.message),
+                None => err.message,
+            })
         })?;
         Ok(selection)
     }
@@ -53,18 +55,23 @@ impl SelectionArgs {
 
 /// clap value parser for `--shard`, keeping the hint in the message.
 fn parse_shard(spec: &str) -> Result<Shard, String> {
-    Shard::parse(spec).map_err(|err| match err.hint {
+    Shard::parse(spec).map_err(|err: SelectionError| match err.hint {
         Some(hint) => format!("{} (hint: {hint})", err.message),
         None => err.message,
     })
 }
 
-/// Loads a config for a command, printing the located error on failure.
-pub(crate) fn load_or_report(path: &std::path::Path) -> Result<ScenarioConfig, u8> {
-    load_config(path).map_err(|err| {
-        eprintln!("{err}");
-        exit::INVALID_INPUT
-    })
+/// A config with the selection flags applied.
+///
+/// # Errors
+/// The located error of the file, or an invalid selection.
+pub(crate) fn load_selected(
+    path: &std::path::Path,
+    flags: &SelectionArgs,
+) -> Result<ScenarioConfig, CliError> {
+    let mut config = scenarios::load_config(path)?;
+    config.selection = flags.apply(config.selection)?;
+    Ok(config)
 }
 
 /// Stream a config's scenarios as JSONL (`{"id","index","params":{...}}` per line).
@@ -77,32 +84,20 @@ pub struct Args {
     pub selection: SelectionArgs,
 }
 
-/// Runs the command; returns the process exit code.
-pub fn execute(args: Args) -> u8 {
-    let config = match load_or_report(&args.config) {
-        Ok(config) => config,
-        Err(code) => return code,
-    };
-    let selection = match args.selection.apply(config.selection) {
-        Ok(selection) => selection,
-        Err(message) => {
-            eprintln!("{message}");
-            return exit::INVALID_INPUT;
-        }
-    };
+/// Runs the command.
+///
+/// # Errors
+/// Invalid input, or stdout cannot be written (a closed pipe is a normal end).
+pub fn execute(args: Args) -> CommandResult {
+    let config = load_selected(&args.config, &args.selection)?;
     let stdout = io::stdout();
-    match write_jsonl(&config, &selection, stdout.lock()) {
-        Ok(written) => {
-            tracing::debug!(written, "scenarios streamed");
-            exit::OK
-        }
+    match write_jsonl(&config, &config.selection, stdout.lock()) {
+        Ok(written) => tracing::debug!(written, "scenarios streamed"),
         // The reader went away (`| head`): that is how pipelines end, not a failure.
-        Err(err) if err.kind() == io::ErrorKind::BrokenPipe => exit::OK,
-        Err(err) => {
-            eprintln!("error: cannot write to stdout: {err}");
-            exit::RUN_FAILURE
-        }
+        Err(err) if err.kind() == io::ErrorKind::BrokenPipe => {}
+        Err(err) => return Err(CliError::write("stdout", err)),
     }
+    Ok(Outcome::Success)
 }
 
 /// Writes the selected scenarios as JSONL to `out`; returns how many were written.
@@ -187,8 +182,10 @@ mod tests {
             ..SelectionArgs::default()
         };
         assert_eq!(
-            bad.apply(file).unwrap_err(),
-            "error: sample must be at least 1\n  hint: remove `sample` to take every scenario"
+            bad.apply(file).unwrap_err().message().as_deref(),
+            Some(
+                "error: sample must be at least 1\n  hint: remove `sample` to take every scenario"
+            )
         );
     }
 

@@ -2,7 +2,8 @@
 //!
 //! Composition only: the suite is loaded and run by `agents::suite`, checks are scored by
 //! `scoring`, reports are rendered by `scoring::report`. This command picks the bot adapter,
-//! builds the LLM client when one is needed, prints the per-scenario reports and a summary table,
+//! builds the LLM through the one provider bootstrap (honouring `--config`'s `run:` settings)
+//! when one is needed, prints the per-scenario reports and a summary table,
 //! and writes the `--json` and `--junit` files. Exit codes: 0 all scenarios passed, 1 a scenario
 //! failed, 2 invalid input (suite, flags, bot settings), 3 the run itself could not start.
 
@@ -11,15 +12,19 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use agents::bot::judge::LlmJudge;
-use agents::bot::{Bot, BotError, BotKind, CommandBot, HttpBot, LlmBot, scripted_bot};
+use agents::bot::{BotError, BotKind, CommandBot, HttpBot, LlmBot, scripted_bot};
 use agents::suite::{RunOptions, Suite, SuiteResult, SuiteScenario, load_suite, run_suite};
 use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
-use llm_client::{ChatModel, Client, ClientConfig};
-
-use crate::provider::{self, Explicit, LocalSettings, ProviderName, Resolved};
+use llm_client::ChatModel;
 use scoring::report::render_text;
 
-use crate::exit;
+use super::{Bot, EndpointArgs};
+use crate::error::{CliError, CommandResult, Outcome};
+use crate::provider::{self, Resolved};
+use crate::settings::{CacheSettings, FlagOverrides, RunSettings};
+
+/// Scenarios run at once unless the settings say otherwise.
+const DEFAULT_CONCURRENCY: usize = 4;
 
 /// Flags of `test`.
 #[derive(Debug, clap::Args)]
@@ -27,35 +32,26 @@ pub struct Args {
     /// The suite file (YAML).
     pub suite: PathBuf,
     /// Bot adapter to use instead of the suite's `bot.kind`.
-    #[arg(long, value_parser = ["scripted", "llm", "http", "command"])]
-    pub bot: Option<String>,
-    /// Endpoint base URL of the LLM (OpenAI-compatible, up to `/v1`) for `--bot llm` / `--judge llm`
-    /// (unset: `OPENAI_BASE_URL`/`OPENAI_API_KEY`, else the local model; see `crate::provider`).
-    #[arg(long)]
-    pub base_url: Option<String>,
-    /// Provider of the LLM bot and judge; `local` is the embedded model.
-    #[arg(long, value_parser = crate::provider::ProviderName::VALUES)]
-    pub provider: Option<String>,
-    /// GGUF file of the local model (default: `$SCENARIO_ENGINE_MODEL`, else the fetch-model cache).
-    #[arg(long)]
-    pub model_path: Option<PathBuf>,
-    /// llama.cpp built-in chat template for a GGUF without one (e.g. `gemma`).
-    #[arg(long)]
-    pub chat_template: Option<String>,
-    /// Model of the LLM bot and judge (default: the suite's `bot.llm.model`).
-    #[arg(long)]
-    pub model: Option<String>,
-    /// Environment variable holding the API key.
-    #[arg(long, default_value = "OPENAI_API_KEY")]
-    pub api_key_env: String,
+    #[arg(long, value_enum)]
+    pub bot: Option<Bot>,
+    /// A scenario config whose `run:` section gives the LLM's settings (provider, retry, rate
+    /// limits, cache, timeout), layered like `run`'s: defaults → that section →
+    /// `SCENARIO_ENGINE__*` → flags. For `--bot llm` and `--judge llm`.
+    #[arg(long, value_name = "CONFIG")]
+    pub config: Option<PathBuf>,
+    /// Model, endpoint and limits of the LLM bot and judge (model default: the suite's
+    /// `bot.llm.model`; provider default: `OPENAI_BASE_URL`/`OPENAI_API_KEY`, else the local
+    /// model).
+    #[command(flatten)]
+    pub endpoint: EndpointArgs,
     /// Write all results (transcripts and score cards) as JSON to this file.
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
     /// Write JUnit XML (one testcase per scenario) to this file.
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
     /// Run every scenario N times and report pass rates and flipping checks.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub repeat: u32,
     /// Only scenarios whose id, name, category or tag contains this text.
     #[arg(long)]
@@ -63,122 +59,104 @@ pub struct Args {
     /// Any failed check fails its scenario.
     #[arg(long)]
     pub strict: bool,
-    /// Passing score (0–100), overriding the suite's.
-    #[arg(long)]
-    pub threshold: Option<u32>,
+    /// Passing score of a scenario's score card (0–100), overriding the suite's `threshold`.
+    /// (Not `--threshold`: that flag is the pipeline's accept threshold, 0–10.)
+    #[arg(long, value_name = "SCORE", value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub pass_score: Option<u32>,
     /// Decide shouldAskFor/shouldWarn/shouldReject with an LLM judge.
-    #[arg(long, value_parser = ["llm"])]
-    pub judge: Option<String>,
-    /// Scenarios run at once.
-    #[arg(long, default_value_t = 4)]
-    pub concurrency: usize,
+    #[arg(long, value_enum)]
+    pub judge: Option<Judge>,
 }
 
-/// Runs the command; returns the exit code.
-pub fn execute(args: Args) -> u8 {
-    if args.repeat == 0 || args.concurrency == 0 {
-        eprintln!("error: --repeat and --concurrency must be at least 1");
-        return exit::INVALID_INPUT;
-    }
-    if args.threshold.is_some_and(|t| t > 100) {
-        eprintln!("error: --threshold must be between 0 and 100");
-        return exit::INVALID_INPUT;
-    }
-    let suite = match load_suite(&args.suite) {
-        Ok(suite) => suite,
-        Err(e) => {
-            eprintln!("{e}");
-            return exit::INVALID_INPUT;
-        }
-    };
-    let kind = match args.bot.as_deref().map(str::parse::<BotKind>).transpose() {
-        Ok(kind) => kind.unwrap_or(suite.bot.kind),
-        Err(e) => {
-            eprintln!("error: {e}");
-            return exit::INVALID_INPUT;
-        }
-    };
-    super::block_on(run(args, suite, kind))
+/// `test --judge`: who decides the judged checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Judge {
+    /// The LLM of `--model` (the same model as an LLM bot).
+    Llm,
 }
 
-/// Resolves and builds the LLM of `--bot llm` / `--judge llm` (see `crate::provider`).
-fn build_model(args: &Args, suite: &Suite) -> Result<(Arc<dyn ChatModel>, String, usize), String> {
-    let provider = args
-        .provider
+/// Runs the command.
+///
+/// # Errors
+/// Invalid input (exit 2), or results that cannot be written (exit 3). A failed scenario is
+/// [`Outcome::Failed`].
+pub fn execute(args: Args) -> CommandResult {
+    let suite = load_suite(&args.suite)?;
+    let kind = args.bot.map_or(suite.bot.kind, BotKind::from);
+    let settings = settings(&args)?;
+    super::block_on(run(args, suite, kind, settings))
+}
+
+/// The run settings of the LLM and of the scenarios in flight: `run`'s layers over `test`'s
+/// defaults (fewer scenarios at once, no response cache so `--repeat` measures the bot).
+fn settings(args: &Args) -> Result<RunSettings, CliError> {
+    let config = args
+        .config
         .as_deref()
-        .map(|p| serde_json::from_value::<ProviderName>(serde_json::Value::from(p)))
-        .transpose()
-        .map_err(|e| format!("--provider: {e}"))?;
-    let explicit = Explicit {
-        provider,
-        base_url: args.base_url.clone(),
-        api_key_env: args.api_key_env.clone(),
-        api_version: None,
-        local: LocalSettings {
-            model_path: args.model_path.clone(),
-            chat_template: args.chat_template.clone(),
-            ..LocalSettings::default()
+        .map(scenarios::load_config)
+        .transpose()?;
+    let base = RunSettings {
+        concurrency: DEFAULT_CONCURRENCY,
+        cache: CacheSettings {
+            enabled: false,
+            dir: None,
         },
+        ..RunSettings::default()
     };
-    let resolved = provider::resolve_from_env(&explicit).map_err(|e| e.to_string())?;
-    eprintln!("{}", resolved.describe());
-    let (concurrency, note) = provider::cap_concurrency(&resolved, args.concurrency);
-    if let Some(note) = note {
-        eprintln!("{note}");
-    }
-    let configured = args.model.clone().or_else(|| suite.bot.llm.model.clone());
-    match &resolved {
-        Resolved::Remote { config, .. } => {
-            let name =
-                configured.ok_or("no model: pass --model or set bot.llm.model in the suite")?;
-            let mut cfg = ClientConfig::openai_compatible(config.base_url.clone());
-            cfg.provider = config.clone();
-            let client = Client::new(cfg).map_err(|e| e.to_string())?;
-            Ok((Arc::new(client), name, concurrency))
-        }
-        Resolved::Local {
-            model_path,
-            settings,
-            ..
-        } => {
-            let model = provider::load_local(model_path, settings).map_err(|e| e.to_string())?;
-            // The embedded model answers whatever name is asked for; name the file instead of a
-            // remote model the suite may mention.
-            let name = model_path
-                .file_stem()
-                .map_or_else(|| "local".to_owned(), |s| s.to_string_lossy().into_owned());
-            Ok((model, name, concurrency))
-        }
-    }
+    let mut flags = FlagOverrides::default();
+    args.endpoint.apply(&mut flags);
+    let run_section = config.as_ref().and_then(|c| c.run.as_ref());
+    Ok(RunSettings::layered_over(&base, run_section, None, &flags)?)
 }
 
-async fn run(mut args: Args, suite: Suite, kind: BotKind) -> u8 {
+/// The LLM of `--bot llm` / `--judge llm` and the model name to ask for.
+fn build_model(
+    args: &Args,
+    suite: &Suite,
+    settings: &RunSettings,
+) -> Result<(provider::Bootstrapped, String), CliError> {
+    let model = provider::bootstrap(settings, &args.suite)?;
+    let name = match &model.resolved {
+        Resolved::Remote { .. } => args
+            .endpoint
+            .model
+            .clone()
+            .or_else(|| suite.bot.llm.model.clone())
+            .ok_or_else(|| {
+                CliError::invalid("no model: pass --model or set bot.llm.model in the suite")
+            })?,
+        // The embedded model answers whatever name is asked for; name the file instead of a
+        // remote model the suite may mention.
+        Resolved::Local { model_path, .. } => model_path
+            .file_stem()
+            .map_or_else(|| "local".to_owned(), |s| s.to_string_lossy().into_owned()),
+    };
+    Ok((model, name))
+}
+
+async fn run(args: Args, suite: Suite, kind: BotKind, settings: RunSettings) -> CommandResult {
+    if kind == BotKind::Http && suite.bot.http.is_none() {
+        return Err(CliError::invalid(
+            "--bot http needs a `bot.http` section in the suite",
+        ));
+    }
+    if kind == BotKind::Command && suite.bot.command.is_none() {
+        return Err(CliError::invalid(
+            "--bot command needs a `bot.command` section in the suite",
+        ));
+    }
+    let mut concurrency = settings.concurrency;
     let needs_model = kind == BotKind::Llm || args.judge.is_some();
     let model: Option<(Arc<dyn ChatModel>, String)> = if needs_model {
-        match build_model(&args, &suite) {
-            Ok((model, name, concurrency)) => {
-                args.concurrency = concurrency;
-                Some((model, name))
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                return exit::INVALID_INPUT;
-            }
-        }
+        let (built, name) = build_model(&args, &suite, &settings)?;
+        concurrency = built.in_flight;
+        Some((built.model, name))
     } else {
         None
     };
-    if kind == BotKind::Http && suite.bot.http.is_none() {
-        eprintln!("error: --bot http needs a `bot.http` section in the suite");
-        return exit::INVALID_INPUT;
-    }
-    if kind == BotKind::Command && suite.bot.command.is_none() {
-        eprintln!("error: --bot command needs a `bot.command` section in the suite");
-        return exit::INVALID_INPUT;
-    }
     let bot_model = model.clone();
     let spec = suite.bot.clone();
-    let factory = move |scenario: &SuiteScenario| -> Result<Box<dyn Bot>, BotError> {
+    let factory = move |scenario: &SuiteScenario| -> Result<Box<dyn agents::bot::Bot>, BotError> {
         match kind {
             BotKind::Scripted => scripted_bot(scenario),
             BotKind::Llm => {
@@ -211,55 +189,36 @@ async fn run(mut args: Args, suite: Suite, kind: BotKind) -> u8 {
     };
     let opts = RunOptions {
         repeat: args.repeat,
-        concurrency: args.concurrency,
+        concurrency,
         filter: args.filter.clone(),
         strict: args.strict.then_some(true),
-        threshold: args.threshold,
+        threshold: args.pass_score,
         judge: model
             .filter(|_| args.judge.is_some())
             .map(|(model, model_name)| LlmJudge { model, model_name }),
     };
     let result = run_suite(&suite, &factory, &opts).await;
     if result.scenarios.is_empty() {
-        eprintln!(
-            "error: no scenario matches the filter {:?}",
+        return Err(CliError::invalid(format!(
+            "no scenario matches the filter {:?}",
             args.filter.unwrap_or_default()
-        );
-        return exit::INVALID_INPUT;
+        )));
     }
-    match print_reports(&result) {
-        Ok(text) => print!("{text}"),
-        Err(e) => {
-            eprintln!("error: {e}");
-            return exit::RUN_FAILURE;
-        }
-    }
+    print!("{}", print_reports(&result).map_err(CliError::run)?);
     println!("{}", summary_table(&result));
     println!("{}", totals_line(&result));
-    if let Some(path) = &args.json
-        && let Err(e) = write_json(path, &result)
-    {
-        eprintln!("error: cannot write {}: {e}", path.display());
-        return exit::RUN_FAILURE;
+    if let Some(path) = &args.json {
+        write_json(path, &result).map_err(|e| CliError::write(path, e))?;
     }
     if let Some(path) = &args.junit {
-        let xml = match junit_xml(&result) {
-            Ok(xml) => xml,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return exit::RUN_FAILURE;
-            }
-        };
-        if let Err(e) = std::fs::write(path, xml) {
-            eprintln!("error: cannot write {}: {e}", path.display());
-            return exit::RUN_FAILURE;
-        }
+        let xml = junit_xml(&result).map_err(CliError::run)?;
+        std::fs::write(path, xml).map_err(|e| CliError::write(path, e))?;
     }
-    if result.passed() {
-        exit::OK
+    Ok(if result.passed() {
+        Outcome::Success
     } else {
-        exit::FAILED
-    }
+        Outcome::Failed
+    })
 }
 
 /// The report of each scenario: its first failing run (or its first run), in the seed's format.

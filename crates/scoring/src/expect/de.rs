@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::{
     CHECK_NAMES, CheckSet, CheckSpec, Expect, Expectations, Matcher, Predicate, Quantifier, Topic,
-    TurnSel, did_you_mean,
+    TurnSel,
 };
 use crate::transcript::ResponseType;
 
@@ -157,7 +157,7 @@ impl<'de> Visitor<'de> for ExpectVisitor {
                         .chain(&MODIFIERS)
                         .chain(&LOGICAL)
                         .copied();
-                    let hint = did_you_mean(unknown, all)
+                    let hint = scenarios::closest(unknown, all)
                         .map(|s| format!("; did you mean `{s}`?"))
                         .unwrap_or_default();
                     return Err(A::Error::custom(format!(

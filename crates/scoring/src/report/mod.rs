@@ -259,8 +259,10 @@ fn oneline(value: &str) -> String {
 }
 
 /// Escapes text for a Markdown table cell or paragraph: characters with Markdown meaning get a
-/// backslash, `|` would end the cell, and newlines become `<br>` so a row stays one line.
-fn markdown_escape(value: &str) -> String {
+/// backslash, `|` would end the cell, and newlines become `<br>` so a row stays one line. The
+/// workspace's one Markdown filter (`md` in every template environment that renders Markdown).
+#[must_use]
+pub fn markdown_escape(value: &str) -> String {
     let mut out = String::with_capacity(value.len());
     for ch in value.chars() {
         match ch {

@@ -1,0 +1,130 @@
+//! The command-line surface itself: one meaning per flag name, typed values, exit codes from
+//! `main`, credentials never shown, and the generated man page and completions.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_scenario-engine");
+
+fn fixture(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures")
+        .join(path)
+}
+
+/// The binary with no settings or OpenAI variables from this machine's environment.
+fn command(args: &[&str]) -> Command {
+    let mut cmd = Command::new(BIN);
+    for (key, _) in std::env::vars() {
+        if key.starts_with("SCENARIO_ENGINE") || key.starts_with("OPENAI_") {
+            cmd.env_remove(key);
+        }
+    }
+    cmd.args(args);
+    cmd
+}
+
+fn run(cmd: &mut Command) -> (Option<i32>, String) {
+    let out: Output = cmd.output().expect("the binary runs");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn credentials_in_the_base_url_never_reach_the_terminal() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("out.jsonl");
+    let config = fixture("configs/example.yaml");
+    // Nothing listens on port 9: every call fails fast, without retries.
+    let mut cmd = command(&[
+        "run",
+        config.to_str().expect("utf-8 path"),
+        "--limit",
+        "1",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+        "--base-url",
+        "http://alice:hunter2@127.0.0.1:9/v1?api-key=sk-secret",
+        "--api-key-env",
+        "SCENARIO_ENGINE_TEST_NO_KEY",
+    ]);
+    cmd.env("SCENARIO_ENGINE__RETRY__MAX_RETRIES", "0");
+    let (code, stderr) = run(&mut cmd);
+    assert_eq!(code, Some(3), "{stderr}");
+    assert!(stderr.contains("127.0.0.1:9/v1"), "{stderr}");
+    assert!(!stderr.contains("hunter2"), "{stderr}");
+    assert!(!stderr.contains("sk-secret"), "{stderr}");
+}
+
+#[test]
+fn the_accept_threshold_is_0_to_10_and_the_pass_score_0_to_100() {
+    let config = fixture("configs/example.yaml");
+    let (code, stderr) = run(&mut command(&[
+        "plan",
+        config.to_str().expect("utf-8 path"),
+    ]));
+    assert_eq!(code, Some(0), "{stderr}");
+    let (code, stderr) = run(&mut command(&[
+        "run",
+        config.to_str().expect("utf-8 path"),
+        "--threshold",
+        "70",
+    ]));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("0–10"), "{stderr}");
+    let suite = fixture("suites/wallet-assistant.yaml");
+    let (code, stderr) = run(&mut command(&[
+        "test",
+        suite.to_str().expect("utf-8 path"),
+        "--threshold",
+        "70",
+    ]));
+    assert_eq!(code, Some(2), "`test` has no --threshold: {stderr}");
+    assert!(
+        stderr.contains("unexpected argument '--threshold'"),
+        "{stderr}"
+    );
+    let (code, stderr) = run(&mut command(&[
+        "test",
+        suite.to_str().expect("utf-8 path"),
+        "--pass-score",
+        "101",
+    ]));
+    assert_eq!(code, Some(2), "{stderr}");
+}
+
+#[test]
+fn enum_flags_list_their_values() {
+    let config = fixture("configs/example.yaml");
+    let (code, stderr) = run(&mut command(&[
+        "run",
+        config.to_str().expect("utf-8 path"),
+        "--ratio-judge",
+        "measure",
+    ]));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("measured, llm, hybrid"), "{stderr}");
+}
+
+#[test]
+fn the_man_page_and_completions_generate() {
+    for what in [
+        "man",
+        "complete-bash",
+        "complete-zsh",
+        "complete-fish",
+        "complete-powershell",
+        "complete-elvish",
+    ] {
+        let out = command(&["generate", what]).output().expect("runs");
+        assert_eq!(out.status.code(), Some(0), "{what}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("scenario-engine"), "{what}: {text}");
+        assert!(
+            text.contains("audit-judges") || text.contains("audit\\-judges"),
+            "{what}: {text}"
+        );
+    }
+}

@@ -1,0 +1,95 @@
+//! Atomic file replacement, the one implementation in the workspace (the response cache here,
+//! the batch state file in `agents`, the merged output in the CLI): write a uniquely named
+//! sibling temp file, sync it, rename it over the target. A reader, or a crash, sees the old file
+//! or the new one, never a torn one; concurrent writers of one path never share a temp file.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Distinguishes the temp files of one process.
+static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Replaces `path` with what `write` writes, atomically; creates the parent directory. No temp
+/// file is left behind, whether it succeeds or fails.
+///
+/// # Errors
+/// Any I/O error, or the error `write` returns.
+pub fn write_atomic(
+    path: &Path,
+    write: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let name = path
+        .file_name()
+        .map_or_else(|| "file".into(), |n| n.to_string_lossy().into_owned());
+    let tmp = dir.join(format!(
+        ".{name}.{}.{}.tmp",
+        std::process::id(),
+        TMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let result = fill(&tmp, write).and_then(|()| std::fs::rename(&tmp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+fn fill(
+    tmp: &PathBuf,
+    write: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let mut out = BufWriter::new(File::create(tmp)?);
+    write(&mut out)?;
+    out.flush()?;
+    let file = out
+        .into_inner()
+        .map_err(std::io::IntoInnerError::into_error)?;
+    file.sync_data()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write as _;
+
+    use super::write_atomic;
+
+    fn entries(dir: &std::path::Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .expect("readable")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn replaces_the_file_and_leaves_no_temp_file() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("sub/state.json");
+        write_atomic(&path, |w| w.write_all(b"one")).expect("written");
+        write_atomic(&path, |w| w.write_all(b"two")).expect("replaced");
+        assert_eq!(std::fs::read_to_string(&path).expect("readable"), "two");
+        assert_eq!(entries(&dir.path().join("sub")), ["state.json"]);
+    }
+
+    #[test]
+    fn a_failed_write_keeps_the_old_file() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("state.json");
+        write_atomic(&path, |w| w.write_all(b"old")).expect("written");
+        let err = write_atomic(&path, |w| {
+            w.write_all(b"half")?;
+            Err(std::io::Error::other("disk full"))
+        })
+        .expect_err("fails");
+        assert_eq!(err.to_string(), "disk full");
+        assert_eq!(std::fs::read_to_string(&path).expect("readable"), "old");
+        assert_eq!(entries(dir.path()), ["state.json"]);
+    }
+}
