@@ -6,7 +6,9 @@
 //! - [`prompts`]: the minijinja templates in `prompts/*.j2`, overridable per agent.
 //! - [`machine`]: [`ScenarioRun`], one scenario as a pure state machine (no I/O, no awaits).
 //! - [`measure`]: the deterministic code-switching measurement given to the ratio judge.
-//! - [`record`]: the JSONL record of a scenario and the errors-file record.
+//! - [`record`]: the JSONL record of a scenario (versioned, with its run settings), its tolerant
+//!   streaming reader, and the errors-file record.
+//! - [`figures`]: a run's report figures folded from its records, one at a time.
 //! - [`sink`]: the output file as checkpoint (resume, torn-line repair) and its single writer.
 //! - [`executor`]: the online executor driving many runs concurrently against a `ChatModel`.
 //! - [`batch`]: the batch executor driving every run in waves of provider batches, resumable.
@@ -17,6 +19,7 @@ pub mod audit;
 pub mod batch;
 pub mod estimate;
 pub mod executor;
+pub mod figures;
 pub mod machine;
 pub mod measure;
 pub mod outputs;
