@@ -30,7 +30,7 @@ pub enum RecordError {
         source: std::io::Error,
     },
     /// The line is not a record (invalid JSON, or `id`, `score` or `accepted` missing or mistyped).
-    #[error("line {line}: {source}")]
+    #[error("line {line}: {}", invalid(source))]
     Invalid {
         /// 1-based line.
         line: usize,
@@ -57,7 +57,28 @@ pub enum RecordError {
     },
 }
 
+fn invalid(e: &serde_json::Error) -> String {
+    if e.is_data() {
+        format!("not a record: {e}")
+    } else {
+        format!("invalid JSON: {e}")
+    }
+}
+
 impl RecordError {
+    /// What is wrong, without the line number (for messages that put `file:line:` first).
+    #[must_use]
+    pub fn reason(&self) -> String {
+        match self {
+            Self::Io { source, .. } => format!("cannot read: {source}"),
+            Self::Invalid { source, .. } => invalid(source),
+            Self::TooLong { max, .. } => format!("longer than {max} bytes"),
+            Self::Torn { source, .. } => {
+                format!("the last line is cut short (an interrupted write?): {source}")
+            }
+        }
+    }
+
     /// The 1-based line of the problem.
     #[must_use]
     pub fn line(&self) -> usize {
