@@ -8,11 +8,11 @@
 //! the second against it; the rows listed are capped at [`ROWS_KEPT`] per kind while every count
 //! stays exact. Suite results are small and compared in memory ([`compare_suites`]).
 
-use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::pipeline::record::index::{IdKey, IdTexts};
 use crate::pipeline::record::{Located, RecordError, ScenarioRecord};
 use crate::suite::SuiteResult;
 
@@ -373,68 +373,6 @@ fn check_flips(before: &[(String, bool)], after: &[(String, bool)]) -> Vec<Check
             })
         })
         .collect()
-}
-
-/// No text: the id is the 16 hex digits in `hex`.
-const HEX_ID: u32 = u32::MAX;
-
-/// A scenario id as stored in the index: 16 lowercase hex digits as a number (the engine's ids),
-/// anything else in a side table.
-#[derive(Debug, Clone, Copy)]
-struct IdKey {
-    hex: u64,
-    text: u32,
-}
-
-fn parse_hex(id: &str) -> Option<u64> {
-    (id.len() == 16
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)))
-    .then(|| u64::from_str_radix(id, 16).ok())
-    .flatten()
-}
-
-/// The ids of the index that are not hex.
-#[derive(Debug, Default)]
-struct IdTexts(Vec<Box<str>>);
-
-impl IdTexts {
-    fn key(&mut self, id: &str) -> IdKey {
-        match parse_hex(id) {
-            Some(hex) => IdKey { hex, text: HEX_ID },
-            None => {
-                // More than 4 billion non-hex ids cannot be indexed; they share the last slot.
-                let text = u32::try_from(self.0.len()).unwrap_or(HEX_ID - 1);
-                self.0.push(id.into());
-                IdKey { hex: 0, text }
-            }
-        }
-    }
-
-    fn string(&self, key: IdKey) -> String {
-        if key.text == HEX_ID {
-            format!("{:016x}", key.hex)
-        } else {
-            self.0
-                .get(key.text as usize)
-                .map_or_else(String::new, ToString::to_string)
-        }
-    }
-
-    fn cmp(&self, a: IdKey, b: IdKey) -> Ordering {
-        if a.text == HEX_ID && b.text == HEX_ID {
-            return a.hex.cmp(&b.hex);
-        }
-        self.string(a).cmp(&self.string(b))
-    }
-
-    fn cmp_str(&self, a: IdKey, b: &str) -> Ordering {
-        match (a.text == HEX_ID, parse_hex(b)) {
-            (true, Some(hex)) => a.hex.cmp(&hex),
-            _ => self.string(a).as_str().cmp(b),
-        }
-    }
 }
 
 const OK_BEFORE: u8 = 1;

@@ -11,6 +11,7 @@
 //! results, the measurement, models, usage, cost and repairs. A parameter whose name collides
 //! with one of these fields is stored as `param_<name>` so neither is lost.
 
+pub(crate) mod index;
 mod read;
 
 use std::collections::BTreeMap;
@@ -24,6 +25,7 @@ use scoring::{Judge, JudgeWeights};
 use super::agent::AgentKind;
 use super::machine::{PipelineSettings, RatioJudgeMode};
 
+pub use index::{IndexEntry, IndexError, RunIndex};
 pub use read::{DEFAULT_MAX_LINE_BYTES, Located, RecordError, RecordId, RecordReader};
 
 /// The schema version this build writes. Version 1 (records written before the field existed,

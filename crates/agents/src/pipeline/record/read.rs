@@ -115,9 +115,9 @@ pub struct RecordId {
 /// the limit, [`DEFAULT_MAX_LINE_BYTES`] unless set) plus the value.
 ///
 /// ```
-/// use agents::pipeline::record::RecordReader;
+/// use agents::pipeline::record::{RecordReader, ScenarioRecord};
 /// let text = "{\"id\":\"a\",\"score\":8.5,\"accepted\":true,\"topic\":\"food\"}\n\n{\"id\":\"b\"";
-/// let mut reader = RecordReader::new(text.as_bytes());
+/// let mut reader: RecordReader<_, ScenarioRecord> = RecordReader::new(text.as_bytes());
 /// let first = reader.next().expect("a line")?;
 /// assert_eq!((first.line, first.record.id.as_str()), (1, "a"));
 /// assert_eq!(first.record.schema_version, 1); // written before versions existed
