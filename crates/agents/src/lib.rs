@@ -6,5 +6,6 @@
 //!   executor, the JSONL record and checkpoint, and the cost estimate.
 
 pub mod bot;
+pub mod compare;
 pub mod pipeline;
 pub mod suite;

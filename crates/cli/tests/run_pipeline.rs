@@ -116,6 +116,11 @@ fn check_record(r: &Value) {
         "score {score} != weighted formula {formula}"
     );
     assert_eq!(r["accepted"].as_bool(), Some(score >= 8.0));
+    // The record carries its version and the settings that decided it.
+    assert_eq!(r["schema_version"].as_u64(), Some(2));
+    assert_eq!(r["run_settings"]["threshold"].as_f64(), Some(8.0));
+    assert_eq!(r["run_settings"]["weights"]["fluency"].as_f64(), Some(0.30));
+    assert!(r["run_settings"]["ratio_judge"].is_string());
     let attempts = r["attempts"].as_array().expect("attempts");
     let refines = r["refine_count"].as_u64().expect("refine_count");
     assert_eq!(

@@ -5,11 +5,89 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// The four judges of the code-switching pipeline, in the order of the spec's table.
-pub const JUDGES: [&str; 4] = ["fluency", "naturalness", "cs_ratio", "socio_cultural"];
+/// One judge of the code-switching pipeline. Its [`Judge::name`] is the weight name in
+/// [`JudgeWeights`], the key in a record's `scores` and the agent name; [`Judge::result_field`]
+/// is the record field holding its result. This is the one list of judges in the workspace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Judge {
+    /// Grammar and Poplack's constraints.
+    Fluency,
+    /// Would real bilinguals say it (Auer's typology).
+    Naturalness,
+    /// Embedded-language share against the target.
+    CsRatio,
+    /// Borrowings, politeness, nothing offensive.
+    SocioCultural,
+}
 
-/// Default weight of each of [`JUDGES`], in the same order.
-const DEFAULT_WEIGHTS: [f64; 4] = [0.30, 0.25, 0.20, 0.25];
+impl Judge {
+    /// Every judge, in the order of the spec's table (and of a record's result fields).
+    pub const ALL: [Judge; 4] = [
+        Judge::Fluency,
+        Judge::Naturalness,
+        Judge::CsRatio,
+        Judge::SocioCultural,
+    ];
+
+    /// The snake-case name: weight name, `scores` key and agent name.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Judge::Fluency => "fluency",
+            Judge::Naturalness => "naturalness",
+            Judge::CsRatio => "cs_ratio",
+            Judge::SocioCultural => "socio_cultural",
+        }
+    }
+
+    /// The record field holding this judge's final result (the seed's names, hence
+    /// `social_cultural_result` for [`Judge::SocioCultural`]).
+    #[must_use]
+    pub const fn result_field(self) -> &'static str {
+        match self {
+            Judge::Fluency => "fluency_result",
+            Judge::Naturalness => "naturalness_result",
+            Judge::CsRatio => "cs_ratio_result",
+            Judge::SocioCultural => "social_cultural_result",
+        }
+    }
+
+    /// The spec's default weight: 0.30, 0.25, 0.20, 0.25.
+    #[must_use]
+    pub const fn default_weight(self) -> f64 {
+        match self {
+            Judge::Fluency => 0.30,
+            Judge::Naturalness | Judge::SocioCultural => 0.25,
+            Judge::CsRatio => 0.20,
+        }
+    }
+
+    /// Parses [`Judge::name`].
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|j| j.name() == name)
+    }
+}
+
+impl std::fmt::Display for Judge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A name that is not one of [`Judge::ALL`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown judge `{0}` (judges: fluency, naturalness, cs_ratio, socio_cultural)")]
+pub struct UnknownJudge(pub String);
+
+impl std::str::FromStr for Judge {
+    type Err = UnknownJudge;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::from_name(s).ok_or_else(|| UnknownJudge(s.to_owned()))
+    }
+}
 
 /// Weights per judge name, e.g. fluency 0.30, naturalness 0.25, cs_ratio 0.20, socio_cultural 0.25.
 ///
@@ -44,10 +122,9 @@ impl Default for JudgeWeights {
     /// fluency 0.30, naturalness 0.25, cs_ratio 0.20, socio_cultural 0.25.
     fn default() -> Self {
         Self(
-            JUDGES
+            Judge::ALL
                 .iter()
-                .zip(DEFAULT_WEIGHTS)
-                .map(|(name, weight)| ((*name).to_owned(), weight))
+                .map(|j| (j.name().to_owned(), j.default_weight()))
                 .collect(),
         )
     }
@@ -153,7 +230,21 @@ mod tests {
         assert_eq!(weights.get("naturalness"), Some(0.25));
         assert_eq!(weights.get("cs_ratio"), Some(0.20));
         assert_eq!(weights.get("socio_cultural"), Some(0.25));
-        assert_eq!(weights.0.len(), JUDGES.len());
+        assert_eq!(weights.0.len(), Judge::ALL.len());
+    }
+
+    #[test]
+    fn judge_names_round_trip_through_serde_display_and_from_str() {
+        for judge in Judge::ALL {
+            let json = serde_json::to_string(&judge).expect("serializes");
+            assert_eq!(json, format!("\"{}\"", judge.name()));
+            assert_eq!(judge.to_string().parse::<Judge>(), Ok(judge));
+        }
+        assert_eq!(
+            Judge::SocioCultural.result_field(),
+            "social_cultural_result"
+        );
+        assert!("judge".parse::<Judge>().is_err());
     }
 
     #[test]

@@ -37,6 +37,6 @@ pub mod transcript;
 
 pub use card::{FailReason, ScoreCard, ScorePolicy};
 pub use check::{Check, CheckKind};
-pub use judge::{JUDGES, JudgeWeights, WeightError};
+pub use judge::{Judge, JudgeWeights, UnknownJudge, WeightError};
 pub use report::{ReportFormat, ScenarioReport};
 pub use summary::{RecordFacts, RunSummary, SuiteSummary};

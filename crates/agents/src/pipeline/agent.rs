@@ -7,6 +7,7 @@
 use std::fmt;
 use std::path::PathBuf;
 
+use scoring::Judge;
 use serde::{Deserialize, Serialize};
 
 /// One role in the pipeline graph.
@@ -38,24 +39,49 @@ impl AgentKind {
         AgentKind::Refiner,
     ];
 
-    /// The four judges, in the order their results appear in a record.
-    pub const JUDGES: [AgentKind; 4] = [
-        AgentKind::Fluency,
-        AgentKind::Naturalness,
-        AgentKind::CsRatio,
-        AgentKind::SocioCultural,
-    ];
+    /// The four judges as agents, in the order of [`Judge::ALL`] (derived from it, so the
+    /// judge list exists once).
+    pub const JUDGES: [AgentKind; Judge::ALL.len()] = {
+        let mut out = [AgentKind::Fluency; Judge::ALL.len()];
+        let mut i = 0;
+        while i < Judge::ALL.len() {
+            out[i] = AgentKind::of_judge(Judge::ALL[i]);
+            i += 1;
+        }
+        out
+    };
+
+    /// The agent that plays `judge`.
+    #[must_use]
+    pub const fn of_judge(judge: Judge) -> Self {
+        match judge {
+            Judge::Fluency => AgentKind::Fluency,
+            Judge::Naturalness => AgentKind::Naturalness,
+            Judge::CsRatio => AgentKind::CsRatio,
+            Judge::SocioCultural => AgentKind::SocioCultural,
+        }
+    }
+
+    /// The judge this agent plays, `None` for the generator and the refiner.
+    #[must_use]
+    pub const fn judge(self) -> Option<Judge> {
+        match self {
+            AgentKind::Fluency => Some(Judge::Fluency),
+            AgentKind::Naturalness => Some(Judge::Naturalness),
+            AgentKind::CsRatio => Some(Judge::CsRatio),
+            AgentKind::SocioCultural => Some(Judge::SocioCultural),
+            AgentKind::Generator | AgentKind::Refiner => None,
+        }
+    }
 
     /// The snake-case name used in keys, records, settings and template file names.
     #[must_use]
     pub fn name(self) -> &'static str {
-        match self {
-            AgentKind::Generator => "generator",
-            AgentKind::Fluency => "fluency",
-            AgentKind::Naturalness => "naturalness",
-            AgentKind::CsRatio => "cs_ratio",
-            AgentKind::SocioCultural => "socio_cultural",
-            AgentKind::Refiner => "refiner",
+        // A judge's name is its `Judge` name, so weights, scores and agents never disagree.
+        match (self, self.judge()) {
+            (_, Some(judge)) => judge.name(),
+            (AgentKind::Refiner, None) => "refiner",
+            (_, None) => "generator",
         }
     }
 
@@ -74,7 +100,13 @@ impl AgentKind {
     /// True for the four judges.
     #[must_use]
     pub fn is_judge(self) -> bool {
-        Self::JUDGES.contains(&self)
+        self.judge().is_some()
+    }
+}
+
+impl From<Judge> for AgentKind {
+    fn from(judge: Judge) -> Self {
+        Self::of_judge(judge)
     }
 }
 

@@ -25,7 +25,7 @@ use super::agent::AgentKind;
 use super::driver::{Backend, Dispatch, Policy, Progress, Reply, Slot, drive};
 use super::executor::{OnlineBackend, RunControl, RunStats, StopReason};
 use super::machine::{Pipeline, RunOutcome, SettingsError};
-use super::record::RECORD_FIELDS;
+use super::record::{RECORD_FIELDS, ScenarioRecord};
 
 /// A scenario is "near the threshold" when its original score is within this many points of it.
 pub const NEAR_THRESHOLD_MARGIN: f64 = 0.5;
@@ -96,6 +96,93 @@ pub fn sample_indices(len: usize, n: usize, seed: u64) -> Vec<usize> {
     let mut picked: Vec<usize> = ranked.into_iter().take(n).map(|(_, i)| i).collect();
     picked.sort_unstable();
     picked
+}
+
+/// The streaming form of [`sample_indices`]: offered records one at a time, it keeps exactly the
+/// ones `sample_indices(total, n, seed)` would pick, holding at most `n` of them (the `n` lowest
+/// ranks so far), so a sample of a huge file never loads the file.
+#[derive(Debug)]
+pub struct Sampler {
+    n: usize,
+    seed: u64,
+    seen: usize,
+    kept: std::collections::BinaryHeap<Ranked>,
+}
+
+#[derive(Debug)]
+struct Ranked {
+    rank: (u64, usize),
+    item: AuditItem,
+}
+
+impl PartialEq for Ranked {
+    fn eq(&self, other: &Self) -> bool {
+        self.rank == other.rank
+    }
+}
+impl Eq for Ranked {}
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Ranked {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.rank.cmp(&other.rank)
+    }
+}
+
+impl Sampler {
+    /// A sampler of `n` records for `seed`.
+    #[must_use]
+    pub fn new(n: usize, seed: u64) -> Self {
+        Self {
+            n,
+            seed,
+            seen: 0,
+            kept: std::collections::BinaryHeap::new(),
+        }
+    }
+
+    /// Offers the next record of the file.
+    pub fn offer(&mut self, record: &ScenarioRecord) {
+        let position = self.seen;
+        self.seen += 1;
+        let rank = (
+            splitmix64(self.seed ^ splitmix64(position as u64)),
+            position,
+        );
+        if self.kept.len() == self.n && self.kept.peek().is_none_or(|top| top.rank < rank) {
+            return;
+        }
+        self.kept.push(Ranked {
+            rank,
+            item: AuditItem::from_record(
+                record.id.clone(),
+                record.index,
+                &record.params,
+                record.data_generation_result.clone(),
+                record.score,
+            ),
+        });
+        if self.kept.len() > self.n {
+            self.kept.pop();
+        }
+    }
+
+    /// The records offered so far.
+    #[must_use]
+    pub fn seen(&self) -> usize {
+        self.seen
+    }
+
+    /// The sample, in file order.
+    #[must_use]
+    pub fn finish(self) -> Vec<AuditItem> {
+        let mut kept = self.kept.into_vec();
+        kept.sort_by_key(|r| r.rank.1);
+        kept.into_iter().map(|r| r.item).collect()
+    }
 }
 
 fn splitmix64(x: u64) -> u64 {
@@ -825,6 +912,27 @@ mod tests {
         assert_ne!(a, sample_indices(20, 5, 8), "another seed, another sample");
         assert_eq!(sample_indices(3, 10, 1), [0, 1, 2]);
         assert!(sample_indices(0, 3, 1).is_empty());
+    }
+
+    #[test]
+    fn the_streaming_sampler_picks_what_sample_indices_picks() {
+        for (len, n, seed) in [(50, 7, 3), (5, 10, 1), (200, 1, 9), (0, 3, 2)] {
+            let mut sampler = Sampler::new(n, seed);
+            for i in 0..len {
+                let record: ScenarioRecord = serde_json::from_value(
+                    json!({"id": format!("r{i}"), "index": i, "score": 1.0, "accepted": false}),
+                )
+                .expect("record");
+                sampler.offer(&record);
+            }
+            assert_eq!(sampler.seen(), len);
+            let picked: Vec<usize> = sampler
+                .finish()
+                .iter()
+                .map(|item| usize::try_from(item.scenario.index).expect("small"))
+                .collect();
+            assert_eq!(picked, sample_indices(len, n, seed), "{len} {n} {seed}");
+        }
     }
 
     #[test]

@@ -37,7 +37,10 @@ use super::outputs::{
     parse_socio_cultural,
 };
 use super::prompts::{Feedback, PromptContext, PromptError, Prompts, ScenarioFacts};
-use super::record::{AttemptRecord, CallTotals, FailureRecord, ScenarioRecord, flat_params};
+use super::record::{
+    AttemptRecord, CallTotals, FailureRecord, RecordSettings, SCHEMA_VERSION, ScenarioRecord,
+    flat_params,
+};
 
 /// How the cs-ratio judge's score is obtained.
 ///
@@ -752,6 +755,8 @@ impl ScenarioRun {
         }
         let t = self.totals;
         RunOutcome::Finished(Box::new(ScenarioRecord {
+            schema_version: SCHEMA_VERSION,
+            run_settings: Some(RecordSettings::from(&self.pipeline.settings)),
             id: self.scenario.id.clone(),
             index: self.scenario.index,
             params: flat_params(&self.scenario.params),

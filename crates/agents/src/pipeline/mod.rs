@@ -8,7 +8,9 @@
 //! - [`key`]: [`CallKey`], the typed name of one call (`scenario_id:attempt:agent[~try]`).
 //! - [`machine`]: [`ScenarioRun`], one scenario as a pure state machine (no I/O, no awaits).
 //! - [`measure`]: the deterministic code-switching measurement given to the ratio judge.
-//! - [`record`]: the JSONL record of a scenario and the errors-file record.
+//! - [`record`]: the JSONL record of a scenario (versioned, with its run settings), its tolerant
+//!   streaming reader, and the errors-file record.
+//! - [`figures`]: a run's report figures folded from its records, one at a time.
 //! - [`sink`]: the output file as checkpoint (resume, torn-line repair) and its single writer.
 //! - [`driver`]: the one loop driving many runs on a back end, with one policy for budget,
 //!   fatal errors and reply counting.
@@ -22,6 +24,7 @@ pub mod batch;
 pub mod driver;
 pub mod estimate;
 pub mod executor;
+pub mod figures;
 pub mod key;
 pub mod machine;
 pub mod measure;

@@ -1,4 +1,8 @@
-//! The output record of one scenario (one JSONL line) and the failure record of the errors file.
+//! The output record of one scenario (one JSONL line) and the failure record of the errors file:
+//! the contract between a run and everything that reads its output. [`ScenarioRecord`] is the one
+//! type written ([`sink`](super::sink)) and read ([`RecordReader`], tolerant and streaming);
+//! records carry a [`ScenarioRecord::schema_version`] and, from version 2, the run settings needed
+//! to read them alone ([`RecordSettings`]).
 //!
 //! A record carries every scenario parameter flat at the top level, as the seed's records do,
 //! next to the seed's result fields (`data_generation_result`, `fluency_result`,
@@ -7,17 +11,63 @@
 //! results, the measurement, models, usage, cost and repairs. A parameter whose name collides
 //! with one of these fields is stored as `param_<name>` so neither is lost.
 
+pub(crate) mod index;
+mod read;
+
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use llm_client::ChatResponse;
+use scoring::{Judge, JudgeWeights};
 
 use super::agent::AgentKind;
+use super::machine::{PipelineSettings, RatioJudgeMode};
+
+pub use index::{IndexEntry, IndexError, RunIndex};
+pub use read::{DEFAULT_MAX_LINE_BYTES, Located, RecordError, RecordId, RecordReader};
+
+/// The schema version this build writes. Version 1 (records written before the field existed,
+/// read with `schema_version` 1) has no [`RecordSettings`]; version 2 adds them.
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The version of a record that carries no `schema_version` field.
+const UNVERSIONED: u32 = 1;
+
+fn unversioned() -> u32 {
+    UNVERSIONED
+}
+
+/// The run settings a record needs to be read alone: what "accepted" meant and how the score
+/// was made.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecordSettings {
+    /// Accept at a weighted score ≥ this (0–10).
+    pub threshold: f64,
+    /// The judge weights of the score.
+    pub weights: JudgeWeights,
+    /// How the ratio score was obtained.
+    pub ratio_judge: RatioJudgeMode,
+    /// Refinements allowed after the first attempt.
+    pub max_refinements: u32,
+}
+
+impl From<&PipelineSettings> for RecordSettings {
+    fn from(s: &PipelineSettings) -> Self {
+        Self {
+            threshold: s.threshold,
+            weights: s.weights.clone(),
+            ratio_judge: s.ratio_judge,
+            max_refinements: s.max_refinements,
+        }
+    }
+}
 
 /// Field names of a record; parameters with these names are renamed `param_<name>`.
 pub const RECORD_FIELDS: &[&str] = &[
+    "schema_version",
+    "run_settings",
     "id",
     "index",
     "accepted",
@@ -58,30 +108,44 @@ pub fn flat_params(params: &BTreeMap<String, Value>) -> BTreeMap<String, Value> 
         .collect()
 }
 
-/// One text of the batch and what the judges made of it.
+/// One text of the batch and what the judges made of it. Every field defaults when absent, so
+/// records of older versions load.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AttemptRecord {
     /// 0 for the generator's batch, n for the n-th refinement.
+    #[serde(default)]
     pub attempt: u32,
     /// `generator` or `refiner`.
+    #[serde(default = "generator")]
     pub produced_by: AgentKind,
     /// The texts judged in this attempt.
+    #[serde(default)]
     pub data_generation_result: Vec<String>,
     /// Fluency judge result.
+    #[serde(default)]
     pub fluency_result: Value,
     /// Naturalness judge result, observations in the seed's `{"sentence_N": note}` shape.
+    #[serde(default)]
     pub naturalness_result: Value,
     /// Ratio result (see `RatioJudgeMode` for `method`).
+    #[serde(default)]
     pub cs_ratio_result: Value,
     /// Socio-cultural judge result.
+    #[serde(default)]
     pub social_cultural_result: Value,
     /// The four judge scores by weight name.
+    #[serde(default)]
     pub scores: BTreeMap<String, f64>,
     /// Weighted score of this attempt.
+    #[serde(default)]
     pub score: f64,
     /// Deterministic measurement of this attempt's texts (absent when the pair is unsupported).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub measurement: Option<Value>,
+}
+
+fn generator() -> AgentKind {
+    AgentKind::Generator
 }
 
 /// Token counts summed over a scenario's calls.
@@ -160,11 +224,20 @@ impl CallTotals {
 }
 
 /// One finished scenario: a line of the output file.
+///
+/// Reading is tolerant: only `id`, `score` and `accepted` are required; every other field
+/// defaults when absent (records of older versions), and fields this version does not know land
+/// in [`ScenarioRecord::params`] (a record's top level holds its parameters flat).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScenarioRecord {
+    /// The record schema's version ([`SCHEMA_VERSION`] when written by this build; 1 for a
+    /// record without the field).
+    #[serde(default = "unversioned")]
+    pub schema_version: u32,
     /// Stable scenario id.
     pub id: String,
     /// Position in the scenario space.
+    #[serde(default)]
     pub index: u64,
     /// Every parameter, flat (see [`flat_params`]).
     #[serde(flatten)]
@@ -172,44 +245,91 @@ pub struct ScenarioRecord {
     /// Score reached the threshold.
     pub accepted: bool,
     /// The final texts (the last attempt's).
+    #[serde(default)]
     pub data_generation_result: Vec<String>,
     /// Final fluency result.
+    #[serde(default)]
     pub fluency_result: Value,
     /// Final naturalness result.
+    #[serde(default)]
     pub naturalness_result: Value,
     /// Final ratio result.
+    #[serde(default)]
     pub cs_ratio_result: Value,
     /// Final socio-cultural result.
+    #[serde(default)]
     pub social_cultural_result: Value,
     /// Final weighted score.
     pub score: f64,
     /// Final judge scores by weight name.
+    #[serde(default)]
     pub scores: BTreeMap<String, f64>,
     /// Refinements made.
+    #[serde(default)]
     pub refine_count: u32,
     /// Every attempt, first to last.
+    #[serde(default)]
     pub attempts: Vec<AttemptRecord>,
     /// Measurement of the final texts.
+    #[serde(default)]
     pub measurement: Option<Value>,
     /// Model per agent.
+    #[serde(default)]
     pub models: BTreeMap<String, String>,
     /// Tokens over all calls.
+    #[serde(default)]
     pub usage: UsageTotals,
     /// Cost in USD.
+    #[serde(default)]
     pub cost_usd: f64,
     /// Calls made.
+    #[serde(default)]
     pub calls: u32,
     /// Calls served by the cache.
+    #[serde(default)]
     pub cache_hits: u32,
     /// Transport retries.
+    #[serde(default)]
     pub retries: u32,
     /// Repair requests.
+    #[serde(default)]
     pub repairs: u32,
     /// Coercions and repairs with reasons.
+    #[serde(default)]
     pub coercions: Vec<CoercionNote>,
     /// Things worth knowing (e.g. a generation retried, a refinement that failed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The run settings the record was made under (absent in version 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_settings: Option<RecordSettings>,
+}
+
+impl ScenarioRecord {
+    /// A judge's final result (its record field, e.g. `social_cultural_result`).
+    #[must_use]
+    pub fn judge_result(&self, judge: Judge) -> &Value {
+        match judge {
+            Judge::Fluency => &self.fluency_result,
+            Judge::Naturalness => &self.naturalness_result,
+            Judge::CsRatio => &self.cs_ratio_result,
+            Judge::SocioCultural => &self.social_cultural_result,
+        }
+    }
+
+    /// The measured embedded-language share of the final texts (0–1), `None` when no word was
+    /// tagged (the measurement's `embedded_ratio` is then 0, which means "unknown").
+    #[must_use]
+    pub fn measured_ratio(&self) -> Option<f64> {
+        let m = self.measurement.as_ref()?;
+        let tagged = ["/tagged/first", "/tagged/second"]
+            .iter()
+            .filter_map(|p| m.pointer(p).and_then(Value::as_u64))
+            .sum::<u64>();
+        m.get("embedded_ratio")
+            .and_then(Value::as_f64)
+            .filter(|r| r.is_finite() && tagged > 0)
+    }
 }
 
 /// One failed scenario: a line of the errors file. It is retried by the next run.

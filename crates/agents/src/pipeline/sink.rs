@@ -14,10 +14,10 @@ use std::io::{BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use serde::Deserialize;
 use tokio::sync::mpsc;
 
 use super::machine::RunOutcome;
+use super::record::{RecordError, RecordId, RecordReader};
 
 /// Output-file errors.
 #[derive(Debug, thiserror::Error)]
@@ -69,11 +69,6 @@ pub struct Checkpoint {
     pub previous_failures: HashMap<String, String>,
 }
 
-#[derive(Deserialize)]
-struct IdOnly {
-    id: String,
-}
-
 /// Reads (and repairs) the checkpoint of `out`. A missing file is an empty checkpoint.
 pub fn open_checkpoint(out: &Path) -> Result<Checkpoint, SinkError> {
     let mut checkpoint = Checkpoint::default();
@@ -86,16 +81,14 @@ pub fn open_checkpoint(out: &Path) -> Result<Checkpoint, SinkError> {
                 "the output file ended in a torn line (interrupted write); it was cut away and that scenario will run again"
             );
         }
-        let file = File::open(out).map_err(io("opening", out))?;
-        for line in BufReader::new(file).lines() {
-            let line = line.map_err(io("reading", out))?;
-            if line.trim().is_empty() {
-                continue;
-            }
-            match serde_json::from_str::<IdOnly>(&line) {
+        let reader: RecordReader<_, RecordId> =
+            RecordReader::open(out).map_err(io("opening", out))?;
+        for item in reader {
+            match item {
                 Ok(r) => {
-                    checkpoint.done.insert(r.id);
+                    checkpoint.done.insert(r.record.id);
                 }
+                Err(RecordError::Io { source, .. }) => return Err(io("reading", out)(source)),
                 Err(_) => checkpoint.unreadable_lines += 1,
             }
         }
@@ -108,7 +101,7 @@ pub fn open_checkpoint(out: &Path) -> Result<Checkpoint, SinkError> {
         let file = File::open(&errors).map_err(io("opening", &errors))?;
         for line in BufReader::new(file).lines() {
             let line = line.map_err(io("reading", &errors))?;
-            if let Ok(r) = serde_json::from_str::<IdOnly>(&line)
+            if let Ok(r) = serde_json::from_str::<RecordId>(&line)
                 && !checkpoint.done.contains(&r.id)
             {
                 checkpoint.previous_failures.insert(r.id, line);
@@ -157,7 +150,7 @@ fn repair_torn_tail(path: &Path) -> Result<u64, SinkError> {
     file.seek(SeekFrom::Start(keep))
         .map_err(io("reading", path))?;
     file.read_to_end(&mut tail).map_err(io("reading", path))?;
-    if serde_json::from_slice::<IdOnly>(&tail).is_ok() {
+    if serde_json::from_slice::<RecordId>(&tail).is_ok() {
         file.seek(SeekFrom::End(0)).map_err(io("repairing", path))?;
         file.write_all(b"\n").map_err(io("repairing", path))?;
         file.sync_data().map_err(io("repairing", path))?;

@@ -100,6 +100,15 @@ impl ScenarioResult {
         !self.runs.is_empty() && self.runs.iter().all(|r| r.report.card.passed())
     }
 
+    /// The run that decides the scenario's verdict: the first failing run, else the first run.
+    #[must_use]
+    pub fn verdict_run(&self) -> Option<&RunResult> {
+        self.runs
+            .iter()
+            .find(|r| !r.report.card.passed())
+            .or_else(|| self.runs.first())
+    }
+
     /// Runs that passed.
     #[must_use]
     pub fn passed_runs(&self) -> usize {

@@ -71,8 +71,8 @@ fn flags(args: &Args) -> FlagOverrides {
 
 /// The sampled records as audit items, and how many records the file holds.
 fn items(path: &Path, sample: usize, seed: u64) -> Result<(Vec<AuditItem>, usize), CliError> {
-    let records = match load::load(path).map_err(CliError::invalid)? {
-        Results::Pipeline(records) => records,
+    let run = match load::load(path).map_err(CliError::invalid)? {
+        Results::Pipeline(run) => run,
         Results::Suite(_) => {
             return Err(CliError::invalid(format!(
                 "{}: a bot-suite result; audit-judges re-judges pipeline runs (JSONL)",
@@ -80,13 +80,12 @@ fn items(path: &Path, sample: usize, seed: u64) -> Result<(Vec<AuditItem>, usize
             )));
         }
     };
-    let total = records.len();
-    let picked = audit::sample_indices(total, sample, seed)
-        .into_iter()
-        .filter_map(|i| records.get(i))
-        // The tolerant reader does not keep `index`; it is informative only and no prompt uses it.
-        .map(|r| AuditItem::from_record(r.id.clone(), 0, &r.params, r.texts.clone(), r.score))
-        .collect();
+    // Streamed: only the sample is held, whatever the file's size.
+    let mut sampler = audit::Sampler::new(sample, seed);
+    run.for_each(|r| sampler.offer(&r.record))
+        .map_err(CliError::invalid)?;
+    let total = sampler.seen();
+    let picked = sampler.finish();
     Ok((picked, total))
 }
 

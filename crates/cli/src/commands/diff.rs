@@ -83,7 +83,7 @@ pub fn execute(args: Args) -> u8 {
             return exit::RUN_FAILURE;
         }
     }
-    if args.fail_on.is_some() && !d.regressions.is_empty() {
+    if args.fail_on.is_some() && d.has_regressions() {
         exit::FAILED
     } else {
         exit::OK
@@ -104,8 +104,8 @@ fn terminal(v: &DiffView) -> String {
         v.ok_word,
         v.ok_line,
         v.mean_line,
-        v.new.len(),
-        v.missing.len()
+        v.new_total,
+        v.missing_total
     );
     let rows = |title: &str, rows: &[crate::report::render::DiffRow], last: &str| {
         let mut t = Table::new();
@@ -151,6 +151,13 @@ fn terminal(v: &DiffView) -> String {
     }
     if !v.missing.is_empty() {
         let _ = writeln!(out, "\nmissing: {}", v.missing.join(", "));
+    }
+    if v.not_shown > 0 {
+        let _ = writeln!(
+            out,
+            "\n{} more row(s) not listed (each list keeps its first rows by id)",
+            v.not_shown
+        );
     }
     out
 }

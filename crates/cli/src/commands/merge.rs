@@ -7,12 +7,12 @@
 //! and a summary goes to stdout. Exit codes: 0 merged, 2 unreadable input, overlap or
 //! incompleteness (with the ids named), 3 the merged file could not be written.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write as _;
+use std::collections::BTreeSet;
+use std::io::{BufRead as _, Read as _, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
 
+use agents::pipeline::record::{RecordReader, RunIndex, ScenarioRecord};
 use comfy_table::Table;
-use serde_json::Value;
 
 use crate::exit;
 
@@ -33,65 +33,50 @@ pub struct Args {
     pub config: Option<PathBuf>,
 }
 
-/// One record line and where it came from.
-struct Line {
-    file: usize,
-    text: String,
-    accepted: bool,
-    score: Option<f64>,
+/// What the summary needs, summed while the inputs are read.
+#[derive(Default)]
+struct Totals {
+    accepted: u64,
+    scores: u64,
+    score_sum: f64,
 }
 
 /// Runs the command; returns the exit code.
 pub fn execute(args: Args) -> u8 {
-    let mut records: BTreeMap<String, Line> = BTreeMap::new();
-    let mut overlaps: BTreeMap<String, BTreeSet<usize>> = BTreeMap::new();
+    let mut index = RunIndex::default();
+    let mut totals = Totals::default();
     let mut per_file = vec![0u64; args.outputs.len()];
     for (file, path) in args.outputs.iter().enumerate() {
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
+        let reader: RecordReader<_, ScenarioRecord> = match RecordReader::open(path) {
+            Ok(r) => r,
             Err(e) => {
                 eprintln!("error: cannot read {}: {e}", path.display());
                 return exit::INVALID_INPUT;
             }
         };
-        for (n, raw) in text.lines().enumerate() {
-            if raw.trim().is_empty() {
-                continue;
-            }
-            let value: Value = match serde_json::from_str(raw) {
-                Ok(v) => v,
+        for item in reader {
+            let located = match item {
+                Ok(l) => l,
                 Err(e) => {
-                    eprintln!(
-                        "error: {}:{}: not a JSON record: {e}",
-                        path.display(),
-                        n + 1
-                    );
+                    eprintln!("error: {}:{}: {}", path.display(), e.line(), e.reason());
                     return exit::INVALID_INPUT;
                 }
             };
-            let Some(id) = value.get("id").and_then(Value::as_str) else {
-                eprintln!("error: {}:{}: the record has no id", path.display(), n + 1);
-                return exit::INVALID_INPUT;
-            };
             per_file[file] += 1;
-            if let Some(first) = records.get(id) {
-                overlaps
-                    .entry(id.to_owned())
-                    .or_insert_with(|| BTreeSet::from([first.file]))
-                    .insert(file);
-                continue;
+            let r = &located.record;
+            totals.accepted += u64::from(r.accepted);
+            if r.score.is_finite() {
+                totals.scores += 1;
+                totals.score_sum += r.score;
             }
-            records.insert(
-                id.to_owned(),
-                Line {
-                    file,
-                    text: raw.to_owned(),
-                    accepted: value.get("accepted").and_then(Value::as_bool) == Some(true),
-                    score: value.get("score").and_then(Value::as_f64),
-                },
-            );
+            if let Err(e) = index.push(&r.id, file, located.offset) {
+                eprintln!("error: {}:{}: {e}", path.display(), located.line);
+                return exit::INVALID_INPUT;
+            }
         }
     }
+    index.sort();
+    let overlaps = index.duplicates();
     if !overlaps.is_empty() {
         eprintln!(
             "error: the outputs are not disjoint: {} id(s) appear more than once",
@@ -108,20 +93,43 @@ pub fn execute(args: Args) -> u8 {
         return exit::INVALID_INPUT;
     }
     if let Some(config) = &args.config
-        && let Some(code) = check_complete(config, &records)
+        && let Some(code) = check_complete(config, &index)
     {
         return code;
     }
-    if let Err(e) = write_atomically(&args.into, records.values().map(|l| l.text.as_str())) {
+    if let Err(e) = write_merged(&args.into, &args.outputs, &index) {
         eprintln!("error: cannot write {}: {e}", args.into.display());
         return exit::RUN_FAILURE;
     }
-    print_summary(&args, &records, &per_file);
+    print_summary(&args, index.len(), &totals, &per_file);
     exit::OK
 }
 
+/// Copies every indexed line, in id order, from its input into `into` (atomically).
+fn write_merged(into: &Path, inputs: &[PathBuf], index: &RunIndex) -> std::io::Result<()> {
+    let mut files = inputs
+        .iter()
+        .map(std::fs::File::open)
+        .collect::<std::io::Result<Vec<_>>>()?;
+    write_atomically(into, |out| {
+        let mut line = Vec::new();
+        for entry in index.entries() {
+            let file = &mut files[entry.file];
+            file.seek(SeekFrom::Start(entry.offset))?;
+            line.clear();
+            // The reader bounded every line, so this read is bounded too.
+            std::io::BufReader::with_capacity(16 * 1024, &mut *file)
+                .take(agents::pipeline::record::DEFAULT_MAX_LINE_BYTES as u64 + 1)
+                .read_until(b'\n', &mut line)?;
+            out.write_all(line.trim_ascii())?;
+            out.write_all(b"\n")?;
+        }
+        Ok(())
+    })
+}
+
 /// `Some(exit code)` when the records do not cover the config's selection exactly.
-fn check_complete(config: &Path, records: &BTreeMap<String, Line>) -> Option<u8> {
+fn check_complete(config: &Path, index: &RunIndex) -> Option<u8> {
     let config = match scenarios::load_config(config) {
         Ok(c) => c,
         Err(e) => {
@@ -129,32 +137,41 @@ fn check_complete(config: &Path, records: &BTreeMap<String, Line>) -> Option<u8>
             return Some(exit::INVALID_INPUT);
         }
     };
-    let expected: BTreeSet<String> = config
-        .space
-        .select(&config.selection)
-        .map(|s| s.id)
+    let mut hit = vec![false; index.len()];
+    let mut expected = 0usize;
+    let mut missing = BTreeSet::new();
+    let mut missing_count = 0usize;
+    for s in config.space.select(&config.selection) {
+        expected += 1;
+        match index.position(&s.id) {
+            Some(i) => hit[i] = true,
+            None => {
+                missing_count += 1;
+                // Keep only the first ids by name: the count is exact, the list is a sample.
+                missing.insert(s.id);
+                if missing.len() > SHOWN_IDS {
+                    missing.pop_last();
+                }
+            }
+        }
+    }
+    let foreign: Vec<String> = index
+        .entries()
+        .zip(&hit)
+        .filter(|(_, hit)| !**hit)
+        .map(|(e, _)| e.id)
         .collect();
-    let missing: Vec<&String> = expected
-        .iter()
-        .filter(|id| !records.contains_key(*id))
-        .collect();
-    let foreign: Vec<&String> = records
-        .keys()
-        .filter(|id| !expected.contains(*id))
-        .collect();
-    if missing.is_empty() && foreign.is_empty() {
+    if missing_count == 0 && foreign.is_empty() {
         return None;
     }
-    if !missing.is_empty() {
+    if missing_count > 0 {
         eprintln!(
-            "error: the outputs are incomplete: {} of {} selected scenario id(s) missing",
-            missing.len(),
-            expected.len()
+            "error: the outputs are incomplete: {missing_count} of {expected} selected scenario id(s) missing"
         );
-        for id in missing.iter().take(SHOWN_IDS) {
+        for id in &missing {
             eprintln!("  missing {id}");
         }
-        more(missing.len());
+        more(missing_count);
     }
     if !foreign.is_empty() {
         eprintln!(
@@ -175,9 +192,12 @@ fn more(n: usize) {
     }
 }
 
-/// Writes the lines to a sibling temp file, syncs it, then renames it over `path`, so a reader
-/// never sees a half-merged file and an input named as `--into` is only replaced at the end.
-fn write_atomically<'a>(path: &Path, lines: impl Iterator<Item = &'a str>) -> std::io::Result<()> {
+/// Writes through `write` to a sibling temp file, syncs it, then renames it over `path`, so a
+/// reader never sees a half-merged file and an input named as `--into` is only replaced at the end.
+fn write_atomically(
+    path: &Path,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
@@ -185,10 +205,7 @@ fn write_atomically<'a>(path: &Path, lines: impl Iterator<Item = &'a str>) -> st
     tmp.push(".merge-tmp");
     let tmp = PathBuf::from(tmp);
     let mut file = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
-    for line in lines {
-        file.write_all(line.as_bytes())?;
-        file.write_all(b"\n")?;
-    }
+    write(&mut file)?;
     let file = file
         .into_inner()
         .map_err(std::io::IntoInnerError::into_error)?;
@@ -196,13 +213,12 @@ fn write_atomically<'a>(path: &Path, lines: impl Iterator<Item = &'a str>) -> st
     std::fs::rename(&tmp, path)
 }
 
-fn print_summary(args: &Args, records: &BTreeMap<String, Line>, per_file: &[u64]) {
-    let accepted = records.values().filter(|l| l.accepted).count();
-    let scores: Vec<f64> = records.values().filter_map(|l| l.score).collect();
-    let mean = if scores.is_empty() {
+fn print_summary(args: &Args, records: usize, totals: &Totals, per_file: &[u64]) {
+    #[allow(clippy::cast_precision_loss)] // record counts far below 2^53
+    let mean = if totals.scores == 0 {
         "-".to_owned()
     } else {
-        format!("{:.3}", scores.iter().sum::<f64>() / scores.len() as f64)
+        format!("{:.3}", totals.score_sum / totals.scores as f64)
     };
     let mut table = Table::new();
     table.set_header(vec!["input", "records"]);
@@ -211,11 +227,10 @@ fn print_summary(args: &Args, records: &BTreeMap<String, Line>, per_file: &[u64]
     }
     println!("{table}");
     println!(
-        "merged {} record(s) from {} file(s) into {}: {} accepted, mean score {mean}{}",
-        records.len(),
+        "merged {records} record(s) from {} file(s) into {}: {} accepted, mean score {mean}{}",
         args.outputs.len(),
         args.into.display(),
-        accepted,
+        totals.accepted,
         if args.config.is_some() {
             " (complete for the config)"
         } else {

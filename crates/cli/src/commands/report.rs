@@ -55,13 +55,13 @@ pub fn execute(args: Args) -> u8 {
     };
     let source = display_name(&args.results);
     let outputs = match results {
-        Results::Pipeline(records) => {
+        Results::Pipeline(run) => {
             let options = PipelineOptions {
                 threshold: args.threshold,
                 axes,
             };
-            let report = match pipeline::build(&source, &records, &options) {
-                Ok(r) => r,
+            let report = match pipeline::collect(&run, &options) {
+                Ok((figures, heatmap)) => pipeline::build(&source, &figures, heatmap.as_ref()),
                 Err(e) => {
                     eprintln!("error: {e}");
                     return exit::INVALID_INPUT;

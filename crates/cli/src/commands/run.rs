@@ -7,12 +7,12 @@
 //! [`provider::bootstrap`], like every command's.
 
 use std::collections::BTreeMap;
-use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use comfy_table::Table;
 
+use agents::pipeline::record::RecordReader;
 use agents::pipeline::{
     Assumptions, ExecutorOptions, RatioJudgeMode, RunControl, RunReport, RunStats, ScenarioRecord,
     SinkConfig, StopReason, estimate, open_checkpoint, render_estimate, run_online,
@@ -225,19 +225,22 @@ async fn watch_ctrl_c(control: RunControl) {
 fn summarise(out: &Path) -> (RunSummary, u64) {
     let mut summary = RunSummary::default();
     let mut unreadable = 0u64;
-    let Ok(file) = std::fs::File::open(out) else {
+    let Ok(reader) = RecordReader::<_, ScenarioRecord>::open(out) else {
         return (summary, 0);
     };
-    for line in std::io::BufReader::new(file).lines().map_while(Result::ok) {
-        match serde_json::from_str::<ScenarioRecord>(&line) {
-            Ok(r) => summary.add(&RecordFacts {
-                params: &r.params,
-                score: Some(r.score),
-                accepted: r.accepted,
-                failed: false,
-                judge_scores: &r.scores,
-                refine_count: r.refine_count,
-            }),
+    for item in reader {
+        match item {
+            Ok(located) => {
+                let r = &located.record;
+                summary.add(&RecordFacts {
+                    params: &r.params,
+                    score: Some(r.score),
+                    accepted: r.accepted,
+                    failed: false,
+                    judge_scores: &r.scores,
+                    refine_count: r.refine_count,
+                });
+            }
             Err(_) => unreadable += 1,
         }
     }

@@ -1,15 +1,16 @@
-//! Reading result files: detects whether a file is a data-pipeline output (JSONL, one
-//! `ScenarioRecord` per line) or a bot-suite result (the `--json` output of `test`), and parses it
-//! into [`Results`]. Pipeline records are read tolerantly through `serde_json::Value` so that
-//! runs written by older versions (fields missing) still load; only `id`, `score` and `accepted`
-//! are required. Every error names the file and, where there is one, the line.
+//! Opening result files: detects whether a file is a data-pipeline output (JSONL, one
+//! `ScenarioRecord` per line) or a bot-suite result (the `--json` output of `test`). A suite
+//! result is small and parsed whole; a pipeline output is never held: [`PipelineRun`] streams its
+//! records through `agents`' [`RecordReader`] as often as a command needs to read them. Every
+//! error names the file and, where there is one, the line.
 
-use std::collections::BTreeMap;
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
-use agents::pipeline::record::RECORD_FIELDS;
+use agents::pipeline::record::{Located, RecordError, RecordReader, ScenarioRecord};
 use agents::suite::SuiteResult;
-use serde_json::Value;
+use serde::Deserialize;
+use serde::de::IgnoredAny;
 
 /// Why a results file could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -41,6 +42,23 @@ pub enum LoadError {
     },
 }
 
+impl LoadError {
+    fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Self + '_ {
+        |source| Self::Io {
+            path: path.to_owned(),
+            source,
+        }
+    }
+
+    fn record(path: &Path, e: &RecordError) -> Self {
+        Self::Invalid {
+            path: path.to_owned(),
+            line: e.line(),
+            message: e.reason(),
+        }
+    }
+}
+
 /// What kind of results a file holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ResultsKind {
@@ -61,11 +79,11 @@ impl ResultsKind {
     }
 }
 
-/// A loaded results file.
+/// An opened results file.
 #[derive(Debug, Clone)]
 pub enum Results {
-    /// Data-pipeline records, in file order.
-    Pipeline(Vec<RunRecord>),
+    /// A data-pipeline output, read on demand.
+    Pipeline(PipelineRun),
     /// A bot-suite result.
     Suite(SuiteResult),
 }
@@ -81,235 +99,78 @@ impl Results {
     }
 }
 
-/// One judged attempt of a record, reduced to what reports show.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AttemptScore {
-    /// 0 for the generator's batch, n for the n-th refinement.
-    pub attempt: u32,
-    /// Weighted score of the attempt.
-    pub score: f64,
+/// A data-pipeline output file whose records are streamed, never loaded whole.
+#[derive(Debug, Clone)]
+pub struct PipelineRun {
+    path: PathBuf,
 }
 
-/// One data-pipeline record as reports see it (a tolerant view of `ScenarioRecord`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct RunRecord {
-    /// Stable scenario id.
-    pub id: String,
-    /// 1-based line of the record in its file.
-    pub line: usize,
-    /// The scenario parameters (every top-level field that is not a record field).
-    pub params: BTreeMap<String, Value>,
-    /// Score reached the threshold.
-    pub accepted: bool,
-    /// Final weighted score (0–10).
-    pub score: f64,
-    /// Final judge scores by weight name.
-    pub scores: BTreeMap<String, f64>,
-    /// Refinements made.
-    pub refine_count: u32,
-    /// Every attempt's score, first to last.
-    pub attempts: Vec<AttemptScore>,
-    /// The final texts.
-    pub texts: Vec<String>,
-    /// Final judge results by judge (`fluency`, `naturalness`, `cs_ratio`, `socio_cultural`).
-    pub judge_results: BTreeMap<String, Value>,
-    /// Measured embedded-language share of the final texts (0–1), when words were tagged.
-    pub measured_ratio: Option<f64>,
-    /// Model per agent.
-    pub models: BTreeMap<String, String>,
-    /// Prompt tokens over all calls.
-    pub prompt_tokens: u64,
-    /// Completion tokens over all calls.
-    pub completion_tokens: u64,
-    /// Cost in USD.
-    pub cost_usd: f64,
-    /// Calls made.
-    pub calls: u64,
-    /// Calls served by the cache.
-    pub cache_hits: u64,
-}
+impl PipelineRun {
+    /// The file.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
 
-/// The record fields holding judge results, and the judge name reports use for each.
-const JUDGE_FIELDS: [(&str, &str); 4] = [
-    ("fluency_result", "fluency"),
-    ("naturalness_result", "naturalness"),
-    ("cs_ratio_result", "cs_ratio"),
-    ("social_cultural_result", "socio_cultural"),
-];
-
-impl RunRecord {
-    /// Reads a record from one JSON object; `Err` says which required field is missing or wrong.
+    /// Reads every record in file order, stopping at the first line that is not one.
     ///
     /// # Errors
-    /// A message naming the field when `id`, `score` or `accepted` is missing or mistyped.
-    pub fn from_value(value: &Value, line: usize) -> Result<Self, String> {
-        let Value::Object(map) = value else {
-            return Err("a pipeline record must be a JSON object".to_owned());
-        };
-        let id = map
-            .get("id")
-            .and_then(Value::as_str)
-            .ok_or("record has no string `id`")?
-            .to_owned();
-        let score = map
-            .get("score")
-            .and_then(Value::as_f64)
-            .ok_or_else(|| format!("record `{id}` has no numeric `score`"))?;
-        let accepted = map
-            .get("accepted")
-            .and_then(Value::as_bool)
-            .ok_or_else(|| format!("record `{id}` has no boolean `accepted`"))?;
-        let params = map
-            .iter()
-            .filter(|(k, _)| !RECORD_FIELDS.contains(&k.as_str()))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        let scores = number_map(map.get("scores"));
-        let attempts = map
-            .get("attempts")
-            .and_then(Value::as_array)
-            .map(|list| {
-                list.iter()
-                    .filter_map(|a| {
-                        Some(AttemptScore {
-                            attempt: u32::try_from(a.get("attempt")?.as_u64()?).ok()?,
-                            score: a.get("score")?.as_f64()?,
-                        })
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        let texts = map
-            .get("data_generation_result")
-            .and_then(Value::as_array)
-            .map(|l| {
-                l.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned)
-                    .collect()
-            })
-            .unwrap_or_default();
-        let judge_results = JUDGE_FIELDS
-            .iter()
-            .filter_map(|(field, judge)| Some(((*judge).to_owned(), map.get(*field)?.clone())))
-            .collect();
-        let measured_ratio = measured_ratio(map.get("measurement"));
-        let models = map
-            .get("models")
-            .and_then(Value::as_object)
-            .map(|m| {
-                m.iter()
-                    .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let u64_at = |pointer: &str| value.pointer(pointer).and_then(Value::as_u64).unwrap_or(0);
-        Ok(Self {
-            line,
-            params,
-            accepted,
-            score,
-            scores,
-            refine_count: u32::try_from(u64_at("/refine_count")).unwrap_or(u32::MAX),
-            attempts,
-            texts,
-            judge_results,
-            measured_ratio,
-            models,
-            prompt_tokens: u64_at("/usage/prompt_tokens"),
-            completion_tokens: u64_at("/usage/completion_tokens"),
-            cost_usd: map.get("cost_usd").and_then(Value::as_f64).unwrap_or(0.0),
-            calls: u64_at("/calls"),
-            cache_hits: u64_at("/cache_hits"),
-            id,
-        })
+    /// The file cannot be read, or a line is not a record (located).
+    pub fn for_each(&self, mut f: impl FnMut(Located<ScenarioRecord>)) -> Result<u64, LoadError> {
+        let mut n = 0u64;
+        for item in RecordReader::open(&self.path).map_err(LoadError::io(&self.path))? {
+            f(item.map_err(|e| LoadError::record(&self.path, &e))?);
+            n += 1;
+        }
+        Ok(n)
     }
 }
 
-fn number_map(value: Option<&Value>) -> BTreeMap<String, f64> {
-    value
-        .and_then(Value::as_object)
-        .map(|m| {
-            m.iter()
-                .filter_map(|(k, v)| Some((k.clone(), v.as_f64()?)))
-                .collect()
-        })
-        .unwrap_or_default()
+/// The first line of a file, read only to tell a one-line suite result from a JSONL record.
+#[derive(Deserialize)]
+struct Probe {
+    #[serde(default)]
+    scenarios: Option<IgnoredAny>,
 }
 
-/// The embedded share of a `scoring::codeswitch::Measurement`, `None` when no word was tagged
-/// (its `embedded_ratio` is then 0, which means "unknown", not "no switching").
-fn measured_ratio(measurement: Option<&Value>) -> Option<f64> {
-    let m = measurement?;
-    let tagged = ["/tagged/first", "/tagged/second"]
-        .iter()
-        .filter_map(|p| m.pointer(p).and_then(Value::as_u64))
-        .sum::<u64>();
-    m.get("embedded_ratio")
-        .and_then(Value::as_f64)
-        .filter(|r| r.is_finite() && tagged > 0)
-}
-
-/// Loads a results file, detecting its kind.
+/// Opens a results file, detecting its kind from its first line: a line that is a whole JSON
+/// value starts a pipeline output (unless it has a `scenarios` field: a one-line suite result);
+/// anything else must be a (usually pretty-printed) suite document, parsed whole. A pipeline
+/// output's records are checked when they are read ([`PipelineRun::for_each`]).
 ///
 /// # Errors
 /// See [`LoadError`].
 pub fn load(path: &Path) -> Result<Results, LoadError> {
-    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
-    let results = parse(path, &text)?;
-    tracing::debug!(path = %path.display(), kind = results.kind().name(), "results loaded");
+    let file = std::fs::File::open(path).map_err(LoadError::io(path))?;
+    let mut first: RecordReader<_, Probe> = RecordReader::new(BufReader::new(file));
+    let results = match first.next() {
+        None => {
+            return Err(LoadError::Empty {
+                path: path.to_owned(),
+            });
+        }
+        Some(Ok(probe)) if probe.record.scenarios.is_none() => Results::Pipeline(PipelineRun {
+            path: path.to_owned(),
+        }),
+        Some(Err(RecordError::Io { source, .. })) => return Err(LoadError::io(path)(source)),
+        Some(Ok(_) | Err(_)) => Results::Suite(suite(path)?),
+    };
+    tracing::debug!(path = %path.display(), kind = results.kind().name(), "results opened");
     Ok(results)
 }
 
-/// Parses the text of a results file (`path` is only used in errors).
-///
-/// A suite result is one JSON document (usually pretty-printed) with a `scenarios` array; a
-/// pipeline output has one JSON object per line. The whole text is tried as one document first,
-/// and a document that is not a suite must then be JSONL, whose errors point at their line.
-///
-/// # Errors
-/// See [`LoadError`].
-pub fn parse(path: &Path, text: &str) -> Result<Results, LoadError> {
-    let invalid = |line: usize, message: String| LoadError::Invalid {
+/// A suite document, read whole (suite results are small: one entry per scenario of a suite).
+fn suite(path: &Path) -> Result<SuiteResult, LoadError> {
+    let text = std::fs::read_to_string(path).map_err(LoadError::io(path))?;
+    serde_json::from_str::<SuiteResult>(&text).map_err(|e| LoadError::Invalid {
         path: path.to_owned(),
-        line,
-        message,
-    };
-    if text.trim().is_empty() {
-        return Err(LoadError::Empty {
-            path: path.to_owned(),
-        });
-    }
-    match serde_json::from_str::<Value>(text) {
-        Ok(doc) if doc.get("scenarios").is_some_and(Value::is_array) => {
-            return serde_json::from_value::<SuiteResult>(doc)
-                .map(Results::Suite)
-                .map_err(|e| invalid(1, format!("not a suite result: {e}")));
-        }
-        Ok(_) => {}
-        Err(e) => {
-            // A pretty-printed document that fails somewhere: its first line is not a complete
-            // JSON value on its own, so this is not JSONL and the document error is the one to show.
-            let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-            if serde_json::from_str::<Value>(first).is_err() {
-                return Err(invalid(e.line(), e.to_string()));
-            }
-        }
-    }
-    let mut records = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let number = i + 1;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let value: Value = serde_json::from_str(line)
-            .map_err(|e| invalid(number, format!("invalid JSON: {e}")))?;
-        records.push(RunRecord::from_value(&value, number).map_err(|m| invalid(number, m))?);
-    }
-    Ok(Results::Pipeline(records))
+        line: e.line(),
+        message: if e.is_data() {
+            format!("not a suite result: {e}")
+        } else {
+            e.to_string()
+        },
+    })
 }
 
 #[cfg(test)]
@@ -317,8 +178,20 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn p() -> &'static Path {
-        Path::new("r.jsonl")
+    fn file(text: &str) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("r.jsonl");
+        std::fs::write(&path, text).expect("write");
+        (dir, path)
+    }
+
+    fn records(path: &Path) -> Result<Vec<Located<ScenarioRecord>>, LoadError> {
+        let Results::Pipeline(run) = load(path)? else {
+            panic!("expected a pipeline run");
+        };
+        let mut out = Vec::new();
+        run.for_each(|r| out.push(r))?;
+        Ok(out)
     }
 
     #[test]
@@ -329,42 +202,45 @@ mod tests {
                    "measurement": {"embedded_ratio": 0.4, "tagged": {"first": 6, "second": 4}}}),
             json!({"id": "b", "score": 2.0, "accepted": false, "measurement": {"embedded_ratio": 0.0, "tagged": {"first": 0, "second": 0}}})
         );
-        let Ok(Results::Pipeline(records)) = parse(p(), &text) else {
-            panic!("expected pipeline records");
-        };
-        assert_eq!(records.len(), 2);
-        assert_eq!(
-            records[0].params,
-            BTreeMap::from([("topic".into(), json!("travel"))])
-        );
-        assert_eq!(records[0].measured_ratio, Some(0.4));
-        assert_eq!(records[1].line, 3);
-        assert_eq!(records[1].measured_ratio, None);
+        let (_dir, path) = file(&text);
+        let rs = records(&path).expect("valid");
+        assert_eq!(rs.len(), 2);
+        assert_eq!(rs[0].record.params.get("topic"), Some(&json!("travel")));
+        assert_eq!(rs[0].record.params.len(), 1);
+        assert_eq!(rs[0].record.measured_ratio(), Some(0.4));
+        assert_eq!(rs[1].line, 3);
+        assert_eq!(rs[1].record.measured_ratio(), None);
     }
 
     #[test]
     fn bad_lines_are_located() {
-        let text = "{\"id\":\"a\",\"score\":1,\"accepted\":true}\n{\"id\":\"b\",\"score\":2}\n";
-        let err = parse(p(), text).expect_err("missing accepted");
-        assert_eq!(
-            err.to_string(),
-            "r.jsonl:2: record `b` has no boolean `accepted`"
-        );
-        let err = parse(p(), "{\"id\":\"a\",\"score\":1,\"accepted\":true}\n{oops\n")
-            .expect_err("broken JSON");
+        let (_dir, path) =
+            file("{\"id\":\"a\",\"score\":1,\"accepted\":true}\n{\"id\":\"b\",\"score\":2}\n");
+        let err = records(&path).expect_err("missing accepted");
+        let text = err.to_string();
         assert!(
-            err.to_string().starts_with("r.jsonl:2: invalid JSON"),
-            "{err}"
+            text.contains("r.jsonl:2: not a record: missing field `accepted`"),
+            "{text}"
         );
-        assert!(matches!(parse(p(), " \n"), Err(LoadError::Empty { .. })));
+        let (_dir, path) = file("{\"id\":\"a\",\"score\":1,\"accepted\":true}\n{oops\n");
+        let err = records(&path).expect_err("broken JSON");
+        assert!(err.to_string().contains("r.jsonl:2: invalid JSON"), "{err}");
+        let (_dir, path) = file(" \n");
+        assert!(matches!(load(&path), Err(LoadError::Empty { .. })));
     }
 
     #[test]
     fn suite_documents_are_detected_and_their_errors_located() {
         let doc = json!({"suite": "s", "repeat": 1, "scenarios": []});
-        let text = serde_json::to_string_pretty(&doc).expect("serializes");
-        assert!(matches!(parse(p(), &text), Ok(Results::Suite(s)) if s.suite == "s"));
-        let err = parse(p(), "{\n  \"suite\": \"s\",\n  oops\n}\n").expect_err("broken");
-        assert!(err.to_string().starts_with("r.jsonl:3:"), "{err}");
+        let (_dir, path) = file(&serde_json::to_string_pretty(&doc).expect("serializes"));
+        assert!(matches!(load(&path), Ok(Results::Suite(s)) if s.suite == "s"));
+        let (_dir, path) = file(&serde_json::to_string(&doc).expect("serializes"));
+        assert!(
+            matches!(load(&path), Ok(Results::Suite(_))),
+            "one-line suite"
+        );
+        let (_dir, path) = file("{\n  \"suite\": \"s\",\n  oops\n}\n");
+        let err = load(&path).expect_err("broken");
+        assert!(err.to_string().contains("r.jsonl:3:"), "{err}");
     }
 }

@@ -1,45 +1,37 @@
-//! The data-pipeline report: every figure of a run (score histogram against the accept
-//! threshold, judge distributions, acceptance by parameter value and across two axes, measured
-//! vs target code-switching ratio, tokens and cost, refine outcomes, the worst scenarios with
-//! their judges' reasons) computed from the records into one serializable [`PipelineReport`].
-//! Numbers are pre-formatted here so the HTML, Markdown and terminal renderers only lay them out.
+//! The data-pipeline report as people read it: lays out the typed figures of a run
+//! ([`agents::pipeline::figures::RunFigures`], computed in the library record by record) as one
+//! serializable [`PipelineReport`] — numbers formatted, charts drawn — so the HTML, Markdown and
+//! terminal renderers only place them. Reading the run is [`collect`]'s job: it streams the file
+//! once for the figures and, when a heatmap is wanted, once more for its cells.
 
-use std::collections::{BTreeMap, BTreeSet};
-
-use scoring::summary::{Histogram, RecordFacts, RunSummary};
+use agents::pipeline::figures::{
+    FiguresBuilder, FiguresError, Heatmap as HeatmapFigures, RunFigures, ThresholdSource,
+};
+use scoring::summary::Histogram;
 use serde::Serialize;
-use serde_json::Value;
 
 use super::chart::{BarSpec, Chart, bar_chart, trim_number, unit_scatter};
-use super::load::RunRecord;
-
-/// The pipeline's default accept threshold (0–10), used when the records do not pin it down.
-pub const DEFAULT_THRESHOLD: f64 = 8.0;
-
-/// How many of the lowest-scoring scenarios the report shows in full.
-pub const WORST_SHOWN: usize = 5;
+use super::load::{LoadError, PipelineRun};
 
 /// Choices the user makes about a pipeline report.
 #[derive(Debug, Clone, Default)]
 pub struct PipelineOptions {
-    /// The accept threshold; `None` infers it from the records (see [`infer_threshold`]).
+    /// The accept threshold; `None` takes the records' (recorded, else inferred).
     pub threshold: Option<f64>,
     /// The two axes of the acceptance heatmap; `None` picks the two varying parameters with the
     /// most values.
     pub axes: Option<(String, String)>,
 }
 
-/// Why a report could not be built from otherwise valid records.
+/// Why a report could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum PipelineReportError {
-    /// `--axes` named a parameter no record has.
-    #[error("unknown axis `{axis}` (parameters in this run: {known})")]
-    UnknownAxis {
-        /// The axis asked for.
-        axis: String,
-        /// The parameters present, comma-separated.
-        known: String,
-    },
+    /// The results file could not be read.
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    /// The figures could not be made (an unknown `--axes` name).
+    #[error(transparent)]
+    Figures(#[from] FiguresError),
 }
 
 /// Run totals.
@@ -279,30 +271,26 @@ pub struct PipelineReport {
     pub worst: Vec<WorstView>,
 }
 
-/// The threshold implied by the records: the lowest accepted score, provided every rejected
-/// score is below it (so the decision boundary is consistent); otherwise `None`.
-#[must_use]
-pub fn infer_threshold(records: &[RunRecord]) -> Option<f64> {
-    let lowest_accepted = records
-        .iter()
-        .filter(|r| r.accepted)
-        .map(|r| r.score)
-        .reduce(f64::min)?;
-    let highest_rejected = records
-        .iter()
-        .filter(|r| !r.accepted)
-        .map(|r| r.score)
-        .reduce(f64::max);
-    // Scores are rounded in records, so the configured threshold sits somewhere in
-    // (highest rejected, lowest accepted]; the pipeline default wins when it fits that interval.
-    match highest_rejected {
-        Some(h) if h >= lowest_accepted => None,
-        Some(h) if h < DEFAULT_THRESHOLD && DEFAULT_THRESHOLD <= lowest_accepted => {
-            Some(DEFAULT_THRESHOLD)
+/// Reads a run's figures and, when two axes are asked for or exist, its heatmap (a second pass).
+///
+/// # Errors
+/// [`PipelineReportError`]: an unreadable file or line, or an unknown axis.
+pub fn collect(
+    run: &PipelineRun,
+    options: &PipelineOptions,
+) -> Result<(RunFigures, Option<HeatmapFigures>), PipelineReportError> {
+    let mut builder = FiguresBuilder::new();
+    run.for_each(|r| builder.add(&r.record))?;
+    let figures = builder.finish(options.threshold);
+    let heatmap = match figures.heatmap_axes(options.axes.as_ref())? {
+        Some((rows, cols)) => {
+            let mut builder = agents::pipeline::figures::HeatmapBuilder::new(rows, cols);
+            run.for_each(|r| builder.add(&r.record))?;
+            Some(builder.finish())
         }
-        None if DEFAULT_THRESHOLD <= lowest_accepted => Some(DEFAULT_THRESHOLD),
-        _ => Some(lowest_accepted),
-    }
+        None => None,
+    };
+    Ok((figures, heatmap))
 }
 
 /// Formats a 0–1 share as a percentage.
@@ -315,88 +303,40 @@ fn fixed2(v: Option<f64>) -> String {
     v.map_or_else(|| "-".to_owned(), |m| format!("{m:.2}"))
 }
 
-/// A parameter value as text: strings bare, anything else as compact JSON.
-#[must_use]
-pub fn value_text(value: &Value) -> String {
-    match value {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
 fn ratio(part: u64, whole: u64) -> Option<f64> {
     #[allow(clippy::cast_precision_loss)] // counts far below 2^53
     (whole > 0).then(|| part as f64 / whole as f64)
 }
 
-/// Builds the report of `records` read from the file named `source`.
-///
-/// # Errors
-/// [`PipelineReportError::UnknownAxis`] when `options.axes` names a parameter no record has.
-pub fn build(
-    source: &str,
-    records: &[RunRecord],
-    options: &PipelineOptions,
-) -> Result<PipelineReport, PipelineReportError> {
-    let (threshold, threshold_note) = match options.threshold {
-        Some(t) => (t, "given".to_owned()),
-        None => match infer_threshold(records) {
-            Some(t) => (t, "inferred from the accept decisions".to_owned()),
-            None => (
-                DEFAULT_THRESHOLD,
-                "the pipeline default; the records' decisions do not pin it down".to_owned(),
-            ),
-        },
-    };
-    let mut summary = RunSummary::default();
-    for r in records {
-        summary.add(&RecordFacts {
-            params: &r.params,
-            score: Some(r.score),
-            accepted: r.accepted,
-            failed: false,
-            judge_scores: &r.scores,
-            refine_count: r.refine_count,
-        });
-    }
-    let (fixed, varying) = split_params(&summary);
-    let heatmap = match &options.axes {
-        Some((a, b)) => {
-            for axis in [a, b] {
-                if !summary.params.contains_key(axis) {
-                    return Err(PipelineReportError::UnknownAxis {
-                        axis: axis.clone(),
-                        known: summary
-                            .params
-                            .keys()
-                            .cloned()
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                    });
-                }
-            }
-            Some(heatmap(records, a, b))
+/// Lays out the figures of the run read from the file named `source`.
+#[must_use]
+pub fn build(source: &str, f: &RunFigures, heatmap: Option<&HeatmapFigures>) -> PipelineReport {
+    let threshold = f.threshold.value;
+    let threshold_note = match f.threshold.source {
+        ThresholdSource::Given => "given",
+        ThresholdSource::Recorded => "from the records' run settings",
+        ThresholdSource::Inferred => "inferred from the accept decisions",
+        ThresholdSource::Default => {
+            "the pipeline default; the records' decisions do not pin it down"
         }
-        None => default_axes(&varying).map(|(a, b)| heatmap(records, &a, &b)),
-    };
-    let prompt_tokens = records.iter().map(|r| r.prompt_tokens).sum();
-    let completion_tokens = records.iter().map(|r| r.completion_tokens).sum();
-    let cost: f64 = records.iter().map(|r| r.cost_usd).sum();
+    }
+    .to_owned();
+    let summary = &f.summary;
     let totals = Totals {
         records: summary.done,
         accepted: summary.accepted,
         acceptance: pct(summary.acceptance_rate()),
         mean_score: fixed2(summary.score.mean()),
         mean_refinements: fixed2(summary.refine_count.mean()),
-        prompt_tokens,
-        completion_tokens,
-        cost: format!("${cost:.4}"),
-        calls: records.iter().map(|r| r.calls).sum(),
-        cache_hits: records.iter().map(|r| r.cache_hits).sum(),
+        prompt_tokens: f.prompt_tokens,
+        completion_tokens: f.completion_tokens,
+        cost: format!("${:.4}", f.cost_usd),
+        calls: f.calls,
+        cache_hits: f.cache_hits,
     };
     let (histogram, histogram_chart) = score_histogram(&summary.histogram, threshold);
-    let (outcomes, outcomes_chart) = outcomes(records);
-    Ok(PipelineReport {
+    let (outcomes, outcomes_chart) = outcomes(f);
+    PipelineReport {
         source: source.to_owned(),
         threshold: trim_number(threshold),
         threshold_note,
@@ -404,29 +344,28 @@ pub fn build(
         histogram,
         out_of_range: summary.histogram.out_of_range,
         histogram_chart,
-        judges: judges(records),
-        fixed,
-        params: varying,
-        heatmap,
-        ratio: ratio_view(records),
-        cost: cost_view(records, cost, summary.accepted),
+        judges: judges(f),
+        fixed: f
+            .fixed_params()
+            .into_iter()
+            .map(|(name, value)| format!("{name}={value}"))
+            .collect(),
+        params: params(f),
+        heatmap: heatmap.map(heatmap_view),
+        ratio: ratio_view(f),
+        cost: cost_view(f),
         outcomes,
         outcomes_chart,
-        worst: worst(records, &summary),
-    })
+        worst: worst(f),
+    }
 }
 
-fn split_params(summary: &RunSummary) -> (Vec<String>, Vec<ParamView>) {
-    let mut fixed = Vec::new();
-    let mut varying = Vec::new();
-    for (name, values) in &summary.params {
-        if values.len() == 1 {
-            if let Some(value) = values.keys().next() {
-                fixed.push(format!("{name}={value}"));
-            }
-            continue;
-        }
-        varying.push(ParamView {
+fn params(f: &RunFigures) -> Vec<ParamView> {
+    f.summary
+        .params
+        .iter()
+        .filter(|(_, values)| values.len() > 1)
+        .map(|(name, values)| ParamView {
             name: name.clone(),
             values: values
                 .iter()
@@ -444,68 +383,34 @@ fn split_params(summary: &RunSummary) -> (Vec<String>, Vec<ParamView>) {
                     }
                 })
                 .collect(),
-        });
-    }
-    (fixed, varying)
+        })
+        .collect()
 }
 
-/// The two varying parameters with the most values (ties by name), rows first.
-fn default_axes(varying: &[ParamView]) -> Option<(String, String)> {
-    let mut by_size: Vec<&ParamView> = varying.iter().collect();
-    by_size.sort_by(|a, b| {
-        b.values
-            .len()
-            .cmp(&a.values.len())
-            .then_with(|| a.name.cmp(&b.name))
-    });
-    match by_size.as_slice() {
-        [a, b, ..] => Some((a.name.clone(), b.name.clone())),
-        _ => None,
-    }
-}
-
-fn heatmap(records: &[RunRecord], rows_axis: &str, cols_axis: &str) -> Heatmap {
-    let mut cells: BTreeMap<(String, String), (u64, u64)> = BTreeMap::new();
-    let mut rows = BTreeSet::new();
-    let mut cols = BTreeSet::new();
-    for r in records {
-        let (Some(a), Some(b)) = (r.params.get(rows_axis), r.params.get(cols_axis)) else {
-            continue;
-        };
-        let (a, b) = (value_text(a), value_text(b));
-        rows.insert(a.clone());
-        cols.insert(b.clone());
-        let cell = cells.entry((a, b)).or_default();
-        cell.0 += 1;
-        cell.1 += u64::from(r.accepted);
-    }
-    let cols: Vec<String> = cols.into_iter().collect();
+fn heatmap_view(h: &HeatmapFigures) -> Heatmap {
     Heatmap {
-        rows_axis: rows_axis.to_owned(),
-        cols_axis: cols_axis.to_owned(),
-        rows: rows
-            .into_iter()
-            .map(|row| {
-                let line = cols
+        rows_axis: h.rows_axis.clone(),
+        cols_axis: h.cols_axis.clone(),
+        cols: h.cols.clone(),
+        rows: h
+            .rows
+            .iter()
+            .map(|(row, cells)| {
+                let line = cells
                     .iter()
-                    .map(|col| {
-                        let (records, accepted) = cells
-                            .get(&(row.clone(), col.clone()))
-                            .copied()
-                            .unwrap_or((0, 0));
-                        let rate = ratio(accepted, records);
+                    .map(|c| {
+                        let rate = ratio(c.accepted, c.records);
                         Cell {
-                            records,
-                            accepted,
+                            records: c.records,
+                            accepted: c.accepted,
                             rate: pct(rate),
                             color: heat_color(rate),
                         }
                     })
                     .collect();
-                (row, line)
+                (row.clone(), line)
             })
             .collect(),
-        cols,
     }
 }
 
@@ -517,7 +422,6 @@ fn heat_color(rate: Option<f64>) -> String {
         Some(r) => format!("hsl({:.0}, 70%, 78%)", r.clamp(0.0, 1.0) * 120.0),
     }
 }
-
 fn score_histogram(h: &Histogram, threshold: f64) -> (Vec<BinRow>, Chart) {
     let bars: Vec<BarSpec> = h
         .counts
@@ -566,29 +470,13 @@ fn score_histogram(h: &Histogram, threshold: f64) -> (Vec<BinRow>, Chart) {
     (rows, chart)
 }
 
-fn judges(records: &[RunRecord]) -> Vec<JudgeView> {
-    let mut scores: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
-    for r in records {
-        for (judge, &s) in &r.scores {
-            if s.is_finite() {
-                scores.entry(judge).or_default().push(s);
-            }
-        }
-    }
-    scores
-        .into_iter()
-        .map(|(name, list)| {
-            let mut bins = vec![0u64; 10];
-            for s in &list {
-                // Clamped into 0..=9, so the cast is exact; 10 joins the top bin.
-                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-                let i = s.clamp(0.0, 9.999).floor() as usize;
-                bins[i] += 1;
-            }
+fn judges(f: &RunFigures) -> Vec<JudgeView> {
+    f.judges
+        .iter()
+        .map(|j| {
             #[allow(clippy::cast_precision_loss)]
-            let mean = list.iter().sum::<f64>() / list.len() as f64;
-            #[allow(clippy::cast_precision_loss)]
-            let bars: Vec<BarSpec> = bins
+            let bars: Vec<BarSpec> = j
+                .bins
                 .iter()
                 .enumerate()
                 .map(|(i, &c)| BarSpec {
@@ -600,18 +488,18 @@ fn judges(records: &[RunRecord]) -> Vec<JudgeView> {
                 .collect();
             JudgeView {
                 chart: bar_chart(
-                    &format!("chart-judge-{}", slug(name)),
-                    &format!("{name} scores"),
+                    &format!("chart-judge-{}", slug(&j.name)),
+                    &format!("{} scores", j.name),
                     ("score", "records"),
                     &bars,
                     None,
                 ),
-                name: name.to_owned(),
-                mean: format!("{mean:.2}"),
-                min: fixed2(list.iter().copied().reduce(f64::min)),
-                max: fixed2(list.iter().copied().reduce(f64::max)),
-                count: list.len() as u64,
-                bins,
+                name: j.name.clone(),
+                mean: format!("{:.2}", j.mean),
+                min: format!("{:.2}", j.min),
+                max: format!("{:.2}", j.max),
+                count: j.count,
+                bins: j.bins.to_vec(),
             }
         })
         .collect()
@@ -631,60 +519,43 @@ pub fn slug(name: &str) -> String {
         .collect()
 }
 
-fn ratio_view(records: &[RunRecord]) -> Option<RatioView> {
-    let mut by_target: BTreeMap<String, (f64, Vec<f64>, u64)> = BTreeMap::new();
-    let mut points = Vec::new();
-    for r in records {
-        let Some(written) = r.params.get("cs_ratio").map(value_text) else {
-            continue;
-        };
-        let Some(target) = scoring::codeswitch::parse_target_ratio(&written) else {
-            continue;
-        };
-        let entry = by_target
-            .entry(written.clone())
-            .or_insert((target, Vec::new(), 0));
-        entry.2 += 1;
-        if let Some(m) = r.measured_ratio {
-            entry.1.push(m);
-            points.push((
-                target,
-                m,
-                if r.accepted { "pt-ok" } else { "pt-bad" },
-                format!("{}: target {written}, measured {:.0}%", r.id, m * 100.0),
-            ));
-        }
-    }
-    if by_target.is_empty() {
+fn ratio_view(f: &RunFigures) -> Option<RatioView> {
+    if f.ratio.is_empty() {
         return None;
     }
-    let mut rows: Vec<RatioRow> = by_target
-        .into_iter()
-        .map(|(written, (target, measured, records))| {
-            #[allow(clippy::cast_precision_loss)]
-            let n = measured.len() as f64;
-            let mean = (!measured.is_empty()).then(|| measured.iter().sum::<f64>() / n);
-            let error = (!measured.is_empty())
-                .then(|| measured.iter().map(|m| (m - target).abs()).sum::<f64>() / n);
-            RatioRow {
-                target: written,
-                records,
-                measured: measured.len() as u64,
-                mean: pct(mean),
-                min: pct(measured.iter().copied().reduce(f64::min)),
-                max: pct(measured.iter().copied().reduce(f64::max)),
-                mean_error: error
-                    .map_or_else(|| "-".to_owned(), |e| format!("{:.0} pts", e * 100.0)),
-            }
+    let points: Vec<(f64, f64, &'static str, String)> = f
+        .ratio_points
+        .iter()
+        .map(|p| {
+            (
+                p.target,
+                p.measured,
+                if p.accepted { "pt-ok" } else { "pt-bad" },
+                format!(
+                    "{}: target {}, measured {:.0}%",
+                    p.id,
+                    p.target_text,
+                    p.measured * 100.0
+                ),
+            )
         })
         .collect();
-    rows.sort_by(|a, b| {
-        let ta = scoring::codeswitch::parse_target_ratio(&a.target).unwrap_or(0.0);
-        let tb = scoring::codeswitch::parse_target_ratio(&b.target).unwrap_or(0.0);
-        ta.total_cmp(&tb)
-    });
     Some(RatioView {
-        rows,
+        rows: f
+            .ratio
+            .iter()
+            .map(|r| RatioRow {
+                target: r.target_text.clone(),
+                records: r.records,
+                measured: r.measured,
+                mean: pct(r.mean),
+                min: pct(r.min),
+                max: pct(r.max),
+                mean_error: r
+                    .mean_error
+                    .map_or_else(|| "-".to_owned(), |e| format!("{:.0} pts", e * 100.0)),
+            })
+            .collect(),
         chart: unit_scatter(
             "chart-ratio",
             "Measured vs target code-switching ratio",
@@ -694,32 +565,25 @@ fn ratio_view(records: &[RunRecord]) -> Option<RatioView> {
     })
 }
 
-fn cost_view(records: &[RunRecord], cost: f64, accepted: u64) -> CostView {
-    let mut agents: BTreeMap<&str, (BTreeMap<&str, u64>, u64)> = BTreeMap::new();
-    for r in records {
-        for (agent, model) in &r.models {
-            let entry = agents.entry(agent).or_default();
-            *entry.0.entry(model).or_default() += 1;
-            entry.1 += 1;
-        }
-    }
-    let n = records.len() as u64;
-    let tokens: u64 = records
-        .iter()
-        .map(|r| r.prompt_tokens.saturating_add(r.completion_tokens))
-        .fold(0u64, u64::saturating_add);
+fn cost_view(f: &RunFigures) -> CostView {
+    let n = f.summary.done;
+    let accepted = f.summary.accepted;
+    let cost = f.cost_usd;
+    let tokens = f.prompt_tokens.saturating_add(f.completion_tokens);
     #[allow(clippy::cast_precision_loss)]
     CostView {
-        agents: agents
-            .into_iter()
-            .map(|(agent, (models, scenarios))| AgentRow {
-                agent: agent.to_owned(),
-                models: models
+        agents: f
+            .agents
+            .iter()
+            .map(|a| AgentRow {
+                agent: a.agent.clone(),
+                models: a
+                    .models
                     .iter()
                     .map(|(m, c)| format!("{m} ×{c}"))
                     .collect::<Vec<_>>()
                     .join(", "),
-                scenarios,
+                scenarios: a.scenarios,
             })
             .collect(),
         tokens_per_scenario: ratio(tokens, n).map_or("-".into(), |t| format!("{t:.0}")),
@@ -736,33 +600,23 @@ fn cost_view(records: &[RunRecord], cost: f64, accepted: u64) -> CostView {
     }
 }
 
-fn outcomes(records: &[RunRecord]) -> (Vec<OutcomeRow>, Chart) {
-    let mut accepted_at: BTreeMap<u32, u64> = BTreeMap::new();
-    let mut never = 0u64;
-    for r in records {
-        if r.accepted {
-            *accepted_at.entry(r.refine_count).or_default() += 1;
-        } else {
-            never += 1;
-        }
-    }
-    // Show every attempt up to the last one seen, so a gap (nobody accepted at attempt 1) is visible.
-    let last = accepted_at.keys().next_back().copied().unwrap_or(0);
-    let n = records.len() as u64;
-    let mut rows: Vec<OutcomeRow> = (0..=last)
-        .map(|a| {
-            let count = accepted_at.get(&a).copied().unwrap_or(0);
-            OutcomeRow {
-                outcome: format!("attempt {a}"),
-                count,
-                share: pct(ratio(count, n)),
-            }
+fn outcomes(f: &RunFigures) -> (Vec<OutcomeRow>, Chart) {
+    let n = f.summary.done;
+    let mut rows: Vec<OutcomeRow> = f
+        .outcomes
+        .accepted_at
+        .iter()
+        .enumerate()
+        .map(|(a, &count)| OutcomeRow {
+            outcome: format!("attempt {a}"),
+            count,
+            share: pct(ratio(count, n)),
         })
         .collect();
     rows.push(OutcomeRow {
         outcome: "never".to_owned(),
-        count: never,
-        share: pct(ratio(never, n)),
+        count: f.outcomes.never,
+        share: pct(ratio(f.outcomes.never, n)),
     });
     #[allow(clippy::cast_precision_loss)]
     let bars: Vec<BarSpec> = rows
@@ -788,153 +642,91 @@ fn outcomes(records: &[RunRecord]) -> (Vec<OutcomeRow>, Chart) {
     (rows, chart)
 }
 
-fn worst(records: &[RunRecord], summary: &RunSummary) -> Vec<WorstView> {
-    let mut order: Vec<&RunRecord> = records.iter().collect();
-    order.sort_by(|a, b| a.score.total_cmp(&b.score).then_with(|| a.id.cmp(&b.id)));
-    order
-        .into_iter()
-        .take(WORST_SHOWN)
-        .map(|r| WorstView {
-            id: r.id.clone(),
-            score: format!("{:.2}", r.score),
-            accepted: r.accepted,
-            refine_count: r.refine_count,
-            params: r
-                .params
+fn worst(f: &RunFigures) -> Vec<WorstView> {
+    f.worst
+        .iter()
+        .map(|w| WorstView {
+            id: w.id.clone(),
+            score: format!("{:.2}", w.score),
+            accepted: w.accepted,
+            refine_count: w.refine_count,
+            params: w.params.iter().map(|(k, v)| format!("{k}={v}")).collect(),
+            texts: w.texts.clone(),
+            judges: w
+                .judges
                 .iter()
-                .filter(|(k, _)| summary.params.get(*k).is_some_and(|v| v.len() > 1))
-                .map(|(k, v)| format!("{k}={}", value_text(v)))
-                .collect(),
-            texts: r.texts.clone(),
-            judges: r
-                .judge_results
-                .iter()
-                .map(|(judge, result)| JudgeReasons {
-                    score: fixed2(r.scores.get(judge).copied()),
-                    judge: judge.clone(),
-                    reasons: reasons(result),
+                .map(|j| JudgeReasons {
+                    judge: j.judge.clone(),
+                    score: fixed2(j.score),
+                    reasons: j.reasons.clone(),
                 })
                 .collect(),
         })
         .collect()
 }
 
-/// What a judge result says, as lines: its summary or notes, then each error, issue and
-/// observation. Reads both observation shapes (`[{sentence, note}]` and `{"sentence_N": note}`).
-#[must_use]
-pub fn reasons(result: &Value) -> Vec<String> {
-    let mut out = Vec::new();
-    for key in ["summary", "notes"] {
-        if let Some(s) = result
-            .get(key)
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-        {
-            out.push(s.to_owned());
-        }
-    }
-    for key in ["errors", "issues"] {
-        if let Some(list) = result.get(key).and_then(Value::as_array) {
-            out.extend(list.iter().filter_map(Value::as_str).map(str::to_owned));
-        }
-    }
-    match result.get("observations") {
-        Some(Value::Array(list)) => out.extend(list.iter().filter_map(|o| {
-            let note = o.get("note")?.as_str()?;
-            Some(match o.get("sentence").and_then(Value::as_u64) {
-                Some(n) => format!("sentence {n}: {note}"),
-                None => note.to_owned(),
-            })
-        })),
-        Some(Value::Object(map)) => out.extend(
-            map.iter()
-                .filter_map(|(k, v)| Some(format!("{}: {}", k.replace('_', " "), v.as_str()?))),
-        ),
-        _ => {}
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use agents::pipeline::record::ScenarioRecord;
     use serde_json::json;
 
-    fn record(id: &str, score: f64, accepted: bool, refine: u32, topic: &str) -> RunRecord {
-        let value = json!({
+    fn record(id: &str, score: f64, accepted: bool, refine: u32, topic: &str) -> ScenarioRecord {
+        serde_json::from_value(json!({
             "id": id, "score": score, "accepted": accepted, "refine_count": refine,
             "topic": topic, "cs_ratio": "50%", "lang": "es",
             "scores": {"fluency": score, "naturalness": 7.0},
             "measurement": {"embedded_ratio": 0.4, "tagged": {"first": 6, "second": 4}},
-        });
-        RunRecord::from_value(&value, 1).expect("valid record")
+        }))
+        .expect("valid record")
     }
 
     #[test]
-    fn threshold_inference_respects_the_decisions() {
-        let rs = [
-            record("a", 8.2, true, 0, "x"),
-            record("b", 7.9, false, 2, "y"),
-        ];
-        assert_eq!(infer_threshold(&rs), Some(8.0));
-        let rs = [
-            record("a", 6.5, true, 0, "x"),
-            record("b", 6.0, false, 2, "y"),
-        ];
-        assert_eq!(infer_threshold(&rs), Some(6.5));
-        let rs = [
-            record("a", 6.0, true, 0, "x"),
-            record("b", 7.0, false, 2, "y"),
-        ];
-        assert_eq!(infer_threshold(&rs), None);
-        assert_eq!(infer_threshold(&[record("b", 7.0, false, 2, "y")]), None);
-    }
-
-    #[test]
-    fn report_counts_outcomes_params_and_ratio() {
-        let rs = [
+    fn report_lays_out_outcomes_params_ratio_and_threshold_source() {
+        let mut b = FiguresBuilder::new();
+        for r in [
             record("a", 9.0, true, 0, "food"),
             record("b", 8.5, true, 1, "travel"),
             record("c", 4.0, false, 2, "travel"),
-        ];
-        let report = build("run.jsonl", &rs, &PipelineOptions::default()).expect("builds");
-        let outcomes: Vec<(&str, u64)> = report
+        ] {
+            b.add(&r);
+        }
+        let report = build("run.jsonl", &b.finish(None), None);
+        let outcomes: Vec<(&str, u64, &str)> = report
             .outcomes
             .iter()
-            .map(|o| (o.outcome.as_str(), o.count))
+            .map(|o| (o.outcome.as_str(), o.count, o.share.as_str()))
             .collect();
-        assert_eq!(outcomes, [("attempt 0", 1), ("attempt 1", 1), ("never", 1)]);
+        assert_eq!(
+            outcomes,
+            [
+                ("attempt 0", 1, "33%"),
+                ("attempt 1", 1, "33%"),
+                ("never", 1, "33%")
+            ]
+        );
         assert_eq!(report.fixed, ["cs_ratio=50%", "lang=es"]);
-        assert_eq!(report.params.len(), 1);
         let travel = &report.params[0].values[1];
         assert_eq!(
-            (travel.value.as_str(), travel.records, travel.accepted),
-            ("travel", 2, 1)
+            (travel.value.as_str(), travel.rate.as_str()),
+            ("travel", "50%")
         );
-        // Only one varying parameter: no default heatmap.
-        assert!(report.heatmap.is_none());
-        let ratio = report.ratio.expect("cs_ratio present");
-        assert_eq!(ratio.rows[0].mean_error, "10 pts");
-        assert_eq!(report.worst[0].id, "c");
-        assert_eq!(report.judges.iter().map(|j| j.count).sum::<u64>(), 6);
+        assert_eq!(
+            report.ratio.expect("cs_ratio present").rows[0].mean_error,
+            "10 pts"
+        );
+        assert_eq!(report.worst[0].score, "4.00");
+        assert_eq!(report.threshold, "8");
+        assert_eq!(report.threshold_note, "inferred from the accept decisions");
     }
 
     #[test]
-    fn unknown_axes_are_rejected() {
-        let rs = [record("a", 9.0, true, 0, "food")];
-        let options = PipelineOptions {
-            threshold: None,
-            axes: Some(("topic".into(), "nope".into())),
-        };
-        let err = build("r", &rs, &options).expect_err("unknown axis");
-        assert!(err.to_string().starts_with("unknown axis `nope`"), "{err}");
-    }
-
-    #[test]
-    fn reasons_read_both_observation_shapes() {
-        let a = json!({"summary": "ok", "errors": ["e1"], "observations": [{"sentence": 2, "note": "n"}]});
-        assert_eq!(reasons(&a), ["ok", "e1", "sentence 2: n"]);
-        let b = json!({"observations": {"sentence_1": "stiff"}, "notes": "off by 10"});
-        assert_eq!(reasons(&b), ["off by 10", "sentence 1: stiff"]);
+    fn a_run_with_no_acceptance_still_shows_attempt_0() {
+        let mut b = FiguresBuilder::new();
+        b.add(&record("a", 4.0, false, 2, "food"));
+        let report = build("r", &b.finish(Some(8.0)), None);
+        let rows: Vec<&str> = report.outcomes.iter().map(|o| o.outcome.as_str()).collect();
+        assert_eq!(rows, ["attempt 0", "never"]);
+        assert_eq!(report.threshold_note, "given");
     }
 }

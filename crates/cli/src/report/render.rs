@@ -7,9 +7,9 @@ use std::sync::LazyLock;
 use minijinja::{Environment, UndefinedBehavior, context, syntax::SyntaxConfig, value::Serde};
 use serde::Serialize;
 
-use super::diff::Diff;
 use super::pipeline::PipelineReport;
 use super::suite::SuiteReport;
+use agents::compare::{Change, ComparedKind, Diff, ROWS_KEPT};
 
 /// A report template failed to load or render: always a bug in a template, never in the input.
 #[derive(Debug, thiserror::Error)]
@@ -164,13 +164,19 @@ pub struct DiffView {
     pub new: Vec<String>,
     /// Scenarios only in the first file.
     pub missing: Vec<String>,
+    /// How many scenarios are only in the second file (`new` may list fewer).
+    pub new_total: usize,
+    /// How many scenarios are only in the first file (`missing` may list fewer).
+    pub missing_total: usize,
+    /// Rows left out of the lists above because a list reached `ROWS_KEPT` (0 normally).
+    pub not_shown: usize,
 }
 
 impl DiffView {
     /// Formats `diff` of files `before` and `after`.
     #[must_use]
     pub fn new(diff: &Diff, before: &str, after: &str, min_delta: Option<f64>) -> Self {
-        let suite = diff.kind == super::load::ResultsKind::Suite.name();
+        let suite = diff.kind == ComparedKind::Suite;
         let (ok_word, not_ok_word) = if suite {
             ("passed", "failed")
         } else {
@@ -184,7 +190,7 @@ impl DiffView {
             }
         };
         let word = |ok: bool| if ok { ok_word } else { not_ok_word };
-        let row = |c: &super::diff::Change, note: String| DiffRow {
+        let row = |c: &Change, note: String| DiffRow {
             id: c.id.clone(),
             before: fmt(c.before_score),
             after: fmt(c.after_score),
@@ -223,7 +229,7 @@ impl DiffView {
             .into_iter()
             .map(|c| row(c, String::new()))
             .collect();
-        let mut others: Vec<&super::diff::Change> = diff
+        let mut others: Vec<&Change> = diff
             .changes
             .iter()
             .filter(|c| !c.decision_changed() && !regressed.contains(&c.id.as_str()))
@@ -239,7 +245,12 @@ impl DiffView {
         Self {
             before: before.to_owned(),
             after: after.to_owned(),
-            kind: diff.kind.to_owned(),
+            kind: if suite {
+                super::load::ResultsKind::Suite.name()
+            } else {
+                super::load::ResultsKind::Pipeline.name()
+            }
+            .to_owned(),
             ok_word: ok_word.to_owned(),
             matched: diff.matched,
             ok_line: format!(
@@ -266,6 +277,17 @@ impl DiffView {
                 .collect(),
             new: diff.new.clone(),
             missing: diff.missing.clone(),
+            new_total: diff.counts.new,
+            missing_total: diff.counts.missing,
+            not_shown: [
+                diff.counts.regressed.saturating_sub(ROWS_KEPT),
+                diff.counts.improved.saturating_sub(ROWS_KEPT),
+                diff.counts.other.saturating_sub(ROWS_KEPT),
+                diff.counts.new.saturating_sub(ROWS_KEPT),
+                diff.counts.missing.saturating_sub(ROWS_KEPT),
+            ]
+            .iter()
+            .sum(),
         }
     }
 }

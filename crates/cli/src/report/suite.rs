@@ -3,7 +3,7 @@
 //! (aggregates through `scoring::summary::SuiteSummary`). A scenario run several times is judged
 //! by its first failing run, as `scenario-engine test` prints it.
 
-use agents::suite::{RunResult, ScenarioResult, SuiteResult};
+use agents::suite::SuiteResult;
 use scoring::summary::SuiteSummary;
 use serde::Serialize;
 
@@ -96,22 +96,13 @@ pub struct SuiteReport {
     pub failures: Vec<FailedScenario>,
 }
 
-/// The run a scenario is judged by: its first failing run, else its first run.
-#[must_use]
-pub fn verdict_run(s: &ScenarioResult) -> Option<&RunResult> {
-    s.runs
-        .iter()
-        .find(|r| !r.report.card.passed())
-        .or_else(|| s.runs.first())
-}
-
 /// Builds the report of `result` read from the file named `source`.
 #[must_use]
 pub fn build(source: &str, result: &SuiteResult) -> SuiteReport {
     let mut summary = SuiteSummary::default();
     let mut failures = Vec::new();
     for s in &result.scenarios {
-        let Some(run) = verdict_run(s) else {
+        let Some(run) = s.verdict_run() else {
             continue;
         };
         summary.add(&run.report);
