@@ -9,7 +9,6 @@
 //! section of `BENCHMARKS.md`.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail};
@@ -65,15 +64,7 @@ impl Case {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let root = crate::workspace_root();
-    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .current_dir(&root)
-        .args(["build", "--release", "-p", "scenario-engine"])
-        .status()
-        .context("running cargo build")?;
-    if !status.success() {
-        bail!("cargo build --release failed");
-    }
-    let bin = root.join("target/release/scenario-engine");
+    let bin = crate::build_release_binary()?;
     let config = root.join("fixtures/configs/switchlingua.yaml");
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

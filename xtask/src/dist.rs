@@ -29,18 +29,7 @@ const GENERATED: [(&str, &str); 6] = [
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let root = crate::workspace_root();
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(cargo)
-        .current_dir(&root)
-        .args(["build", "--release", "-p", "scenario-engine"])
-        .status()
-        .context("running cargo build")?;
-    if !status.success() {
-        bail!("cargo build --release failed");
-    }
-    let target =
-        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
-    let bin = target.join("release/scenario-engine");
+    let bin = crate::build_release_binary()?;
     let out = root.join(&args.out);
     for (what, file) in GENERATED {
         write_generated(&bin, what, &out.join(file))?;

@@ -46,6 +46,25 @@ pub fn workspace_root() -> std::path::PathBuf {
     manifest_dir.parent().unwrap_or(manifest_dir).to_path_buf()
 }
 
+/// Builds the release `scenario-engine` binary and returns its path (honouring
+/// `CARGO_TARGET_DIR`).
+pub fn build_release_binary() -> anyhow::Result<std::path::PathBuf> {
+    use anyhow::Context as _;
+    let root = workspace_root();
+    let status =
+        std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .current_dir(&root)
+            .args(["build", "--release", "-p", "scenario-engine"])
+            .status()
+            .context("running cargo build")?;
+    if !status.success() {
+        anyhow::bail!("cargo build --release failed");
+    }
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| root.join("target"), std::path::PathBuf::from);
+    Ok(target.join("release/scenario-engine"))
+}
+
 fn main() -> anyhow::Result<()> {
     match Xtask::parse().command {
         Command::Ci(args) => ci::run(args),

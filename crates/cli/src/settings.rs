@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use agents::pipeline::{
-    AgentKind, AgentSet, AgentSettings, Pipeline, PipelineSettings, RatioJudgeMode,
+    AgentKind, AgentSet, AgentSettings, PerAgent, Pipeline, PipelineSettings, RatioJudgeMode,
 };
 use llm_client::{ClientConfig, Limits, PriceTable, ProviderConfig, RetryPolicy};
 use scoring::JudgeWeights;
@@ -33,7 +33,7 @@ pub struct AgentOverride {
     pub prompt: Option<PathBuf>,
 }
 
-/// Overrides for each of the six agents.
+/// Overrides for each of the six agents (any may be left out).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct AgentOverrides {
@@ -52,14 +52,15 @@ pub struct AgentOverrides {
 }
 
 impl AgentOverrides {
-    fn get(&self, kind: AgentKind) -> &AgentOverride {
-        match kind {
-            AgentKind::Generator => &self.generator,
-            AgentKind::Fluency => &self.fluency,
-            AgentKind::Naturalness => &self.naturalness,
-            AgentKind::CsRatio => &self.cs_ratio,
-            AgentKind::SocioCultural => &self.socio_cultural,
-            AgentKind::Refiner => &self.refiner,
+    /// The overrides addressed by agent kind.
+    fn per_agent(&self) -> PerAgent<&AgentOverride> {
+        PerAgent {
+            generator: &self.generator,
+            fluency: &self.fluency,
+            naturalness: &self.naturalness,
+            cs_ratio: &self.cs_ratio,
+            socio_cultural: &self.socio_cultural,
+            refiner: &self.refiner,
         }
     }
 }
@@ -271,8 +272,9 @@ impl RunSettings {
     pub fn pipeline(&self) -> Result<PipelineSettings, SettingsError> {
         let base = AgentSet::uniform(&self.model);
         let mut agents = base.clone();
+        let overrides = self.agents.per_agent();
         for kind in AgentKind::ALL {
-            let o = self.agents.get(kind);
+            let o = overrides.get(kind);
             let b = base.get(kind);
             *agents.get_mut(kind) = AgentSettings {
                 model: o.model.clone().unwrap_or_else(|| b.model.clone()),

@@ -270,18 +270,7 @@ fn parse_and_validate(
     })?;
     let validator = jsonschema::validator_for(schema)
         .map_err(|e| invalid(format!("the output schema itself is invalid: {e}")))?;
-    let errors: Vec<String> = validator
-        .iter_errors(&value)
-        .take(5)
-        .map(|e| {
-            let path = e.instance_path().to_string();
-            if path.is_empty() {
-                e.to_string()
-            } else {
-                format!("{path}: {e}")
-            }
-        })
-        .collect();
+    let errors = crate::structured::schema_errors(&validator, &value);
     if errors.is_empty() {
         Ok(value)
     } else {

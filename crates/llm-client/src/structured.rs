@@ -412,6 +412,22 @@ fn number_from_text(text: &str, integer_only: bool) -> Option<Value> {
     serde_json::Number::from_f64(n).map(Value::Number)
 }
 
+/// The first few messages of `validator` on `value`, each with its instance path.
+pub(crate) fn schema_errors(validator: &jsonschema::Validator, value: &Value) -> Vec<String> {
+    validator
+        .iter_errors(value)
+        .take(5)
+        .map(|e| {
+            let path = e.instance_path().to_string();
+            if path.is_empty() {
+                e.to_string()
+            } else {
+                format!("{path}: {e}")
+            }
+        })
+        .collect()
+}
+
 /// Compiled validators by schema, shared by every call of a client.
 #[derive(Default)]
 pub(crate) struct Validators {
@@ -422,18 +438,7 @@ impl Validators {
     /// Validates `value`; the error lists the validator's messages with instance paths.
     pub(crate) fn validate(&self, schema: &Value, value: &Value) -> Result<(), String> {
         let validator = self.get(schema)?;
-        let errors: Vec<String> = validator
-            .iter_errors(value)
-            .take(5)
-            .map(|e| {
-                let path = e.instance_path().to_string();
-                if path.is_empty() {
-                    e.to_string()
-                } else {
-                    format!("{path}: {e}")
-                }
-            })
-            .collect();
+        let errors = schema_errors(&validator, value);
         if errors.is_empty() {
             Ok(())
         } else {

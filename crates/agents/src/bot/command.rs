@@ -7,15 +7,12 @@
 
 use std::process::Stdio;
 
-use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
-use scoring::transcript::BotTurn;
-
 use super::reply::default_max_reply_bytes;
-use super::{Bot, BotError, History, parse_reply, read_line_capped, turn_from_json};
+use super::{Bot, BotError, History, TurnFuture, parse_reply, read_line_capped, turn_from_json};
 
 /// Settings of the `command` adapter in a suite.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -72,11 +69,7 @@ impl CommandBot {
 }
 
 impl Bot for CommandBot {
-    fn turn<'a>(
-        &'a mut self,
-        history: &'a History,
-        message: &'a str,
-    ) -> BoxFuture<'a, Result<BotTurn, BotError>> {
+    fn turn<'a>(&'a mut self, history: &'a History, message: &'a str) -> TurnFuture<'a> {
         Box::pin(async move {
             let history: Vec<serde_json::Value> = history
                 .iter()

@@ -8,7 +8,6 @@
 
 use std::collections::BTreeMap;
 
-use futures::future::BoxFuture;
 use minijinja::{Environment, UndefinedBehavior};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -16,7 +15,7 @@ use serde_json::{Map, Value};
 use scoring::transcript::BotTurn;
 
 use super::reply::{default_max_reply_bytes, too_large};
-use super::{Bot, BotError, History, parse_reply, resolved_headers, turn_from_json};
+use super::{Bot, BotError, History, TurnFuture, parse_reply, resolved_headers, turn_from_json};
 
 /// Settings of the `http` adapter in a suite.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -148,11 +147,7 @@ impl HttpBot {
 }
 
 impl Bot for HttpBot {
-    fn turn<'a>(
-        &'a mut self,
-        history: &'a History,
-        message: &'a str,
-    ) -> BoxFuture<'a, Result<BotTurn, BotError>> {
+    fn turn<'a>(&'a mut self, history: &'a History, message: &'a str) -> TurnFuture<'a> {
         Box::pin(async move {
             let body = self.body(history, message)?;
             let mut req = self.client.post(&self.spec.url).json(&body);

@@ -5,14 +5,13 @@
 
 use std::sync::Arc;
 
-use futures::future::BoxFuture;
 use llm_client::{ChatModel, ChatRequest, Message, Role, ToolCall, ToolDef};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use scoring::transcript::{BotTurn, PlanStep};
 
-use super::{AgentSpec, Bot, BotError, History};
+use super::{AgentSpec, Bot, History, TurnFuture};
 
 /// Separator between agent and function in tool names (OpenAI allows `[a-zA-Z0-9_-]`).
 const SEPARATOR: &str = "__";
@@ -109,11 +108,7 @@ impl LlmBot {
 }
 
 impl Bot for LlmBot {
-    fn turn<'a>(
-        &'a mut self,
-        _history: &'a History,
-        message: &'a str,
-    ) -> BoxFuture<'a, Result<BotTurn, BotError>> {
+    fn turn<'a>(&'a mut self, _history: &'a History, message: &'a str) -> TurnFuture<'a> {
         Box::pin(async move {
             self.messages.push(Message::user(message));
             let mut req = ChatRequest::new(self.model_name.clone(), self.messages.clone());

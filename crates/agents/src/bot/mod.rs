@@ -32,6 +32,9 @@ use scoring::transcript::BotTurn;
 /// The exchanges before the current message: `(user message, bot turn)` pairs, oldest first.
 pub type History = [(String, BotTurn)];
 
+/// What [`Bot::turn`] returns: the bot's reply, once it comes.
+pub type TurnFuture<'a> = BoxFuture<'a, Result<BotTurn, BotError>>;
+
 /// A bot under test. One instance serves one conversation; the runner creates a fresh one per
 /// scenario run, so adapters may keep conversation state (the LLM adapter keeps tool messages).
 pub trait Bot: Send {
@@ -39,11 +42,7 @@ pub trait Bot: Send {
     ///
     /// # Errors
     /// A [`BotError`] when no reply could be obtained; the runner records it as a failed turn.
-    fn turn<'a>(
-        &'a mut self,
-        history: &'a History,
-        message: &'a str,
-    ) -> BoxFuture<'a, Result<BotTurn, BotError>>;
+    fn turn<'a>(&'a mut self, history: &'a History, message: &'a str) -> TurnFuture<'a>;
 }
 
 /// Why a bot gave no usable reply.

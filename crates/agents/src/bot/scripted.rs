@@ -4,12 +4,11 @@
 //! the scenario should have (`expect_outcome: pass|fail`), so bad bot behaviour is part of the
 //! fixture and its detection is asserted.
 
-use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 
 use scoring::transcript::BotTurn;
 
-use super::{Bot, BotError, History};
+use super::{Bot, BotError, History, TurnFuture};
 
 /// The outcome a scripted scenario is expected to have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -47,11 +46,7 @@ impl ScriptedBot {
 }
 
 impl Bot for ScriptedBot {
-    fn turn<'a>(
-        &'a mut self,
-        _history: &'a History,
-        _message: &'a str,
-    ) -> BoxFuture<'a, Result<BotTurn, BotError>> {
+    fn turn<'a>(&'a mut self, _history: &'a History, _message: &'a str) -> TurnFuture<'a> {
         let reply = self.script.turns.get(self.next).cloned().ok_or_else(|| {
             BotError::Script(format!(
                 "no scripted reply for turn {} (the script has {})",

@@ -146,24 +146,55 @@ impl AgentSettings {
     }
 }
 
-/// Settings for every agent.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AgentSet {
+/// One value for each of the six agents, addressed by [`AgentKind`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PerAgent<T> {
     /// The generator.
-    pub generator: AgentSettings,
+    pub generator: T,
     /// The fluency judge.
-    pub fluency: AgentSettings,
+    pub fluency: T,
     /// The naturalness judge.
-    pub naturalness: AgentSettings,
+    pub naturalness: T,
     /// The cs-ratio judge.
-    pub cs_ratio: AgentSettings,
+    pub cs_ratio: T,
     /// The socio-cultural judge.
-    pub socio_cultural: AgentSettings,
+    pub socio_cultural: T,
     /// The refiner.
-    pub refiner: AgentSettings,
+    pub refiner: T,
 }
 
-impl AgentSet {
+impl<T> PerAgent<T> {
+    /// The value of one agent.
+    #[must_use]
+    pub fn get(&self, kind: AgentKind) -> &T {
+        match kind {
+            AgentKind::Generator => &self.generator,
+            AgentKind::Fluency => &self.fluency,
+            AgentKind::Naturalness => &self.naturalness,
+            AgentKind::CsRatio => &self.cs_ratio,
+            AgentKind::SocioCultural => &self.socio_cultural,
+            AgentKind::Refiner => &self.refiner,
+        }
+    }
+
+    /// The value of one agent, mutably.
+    pub fn get_mut(&mut self, kind: AgentKind) -> &mut T {
+        match kind {
+            AgentKind::Generator => &mut self.generator,
+            AgentKind::Fluency => &mut self.fluency,
+            AgentKind::Naturalness => &mut self.naturalness,
+            AgentKind::CsRatio => &mut self.cs_ratio,
+            AgentKind::SocioCultural => &mut self.socio_cultural,
+            AgentKind::Refiner => &mut self.refiner,
+        }
+    }
+}
+
+/// Settings for every agent.
+pub type AgentSet = PerAgent<AgentSettings>;
+
+impl PerAgent<AgentSettings> {
     /// The same model for every agent; generator and refiner at temperature 0.9, judges at 0
     /// (judges should be repeatable, writers varied).
     #[must_use]
@@ -186,36 +217,5 @@ impl AgentSet {
             socio_cultural: judge,
             refiner: writer,
         }
-    }
-
-    /// The settings of one agent.
-    #[must_use]
-    pub fn get(&self, kind: AgentKind) -> &AgentSettings {
-        match kind {
-            AgentKind::Generator => &self.generator,
-            AgentKind::Fluency => &self.fluency,
-            AgentKind::Naturalness => &self.naturalness,
-            AgentKind::CsRatio => &self.cs_ratio,
-            AgentKind::SocioCultural => &self.socio_cultural,
-            AgentKind::Refiner => &self.refiner,
-        }
-    }
-
-    /// Mutable settings of one agent.
-    pub fn get_mut(&mut self, kind: AgentKind) -> &mut AgentSettings {
-        match kind {
-            AgentKind::Generator => &mut self.generator,
-            AgentKind::Fluency => &mut self.fluency,
-            AgentKind::Naturalness => &mut self.naturalness,
-            AgentKind::CsRatio => &mut self.cs_ratio,
-            AgentKind::SocioCultural => &mut self.socio_cultural,
-            AgentKind::Refiner => &mut self.refiner,
-        }
-    }
-}
-
-impl Default for AgentSet {
-    fn default() -> Self {
-        Self::uniform("gpt-4o-mini")
     }
 }

@@ -10,7 +10,7 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 
 use scoring::Judge;
-use scoring::summary::{RecordFacts, RunSummary};
+use scoring::summary::RunSummary;
 use serde_json::Value;
 
 use super::record::ScenarioRecord;
@@ -349,14 +349,7 @@ impl FiguresBuilder {
 
     /// Adds one record.
     pub fn add(&mut self, r: &ScenarioRecord) {
-        self.summary.add(&RecordFacts {
-            params: &r.params,
-            score: Some(r.score),
-            accepted: r.accepted,
-            failed: false,
-            judge_scores: &r.scores,
-            refine_count: r.refine_count,
-        });
+        self.summary.add(&r.facts());
         self.prompt_tokens = self.prompt_tokens.saturating_add(r.usage.prompt_tokens);
         self.completion_tokens = self
             .completion_tokens

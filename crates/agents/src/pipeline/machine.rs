@@ -115,7 +115,7 @@ pub struct PipelineSettings {
 impl Default for PipelineSettings {
     fn default() -> Self {
         Self {
-            agents: AgentSet::default(),
+            agents: AgentSet::uniform("gpt-4o-mini"),
             weights: JudgeWeights::default(),
             threshold: 8.0,
             max_refinements: 2,

@@ -33,7 +33,7 @@ pub mod prompts;
 pub mod record;
 pub mod sink;
 
-pub use agent::{AgentKind, AgentSet, AgentSettings};
+pub use agent::{AgentKind, AgentSet, AgentSettings, PerAgent};
 pub use audit::{
     AuditError, AuditItem, AuditOptions, AuditReport, FailureKind, FlipRate, JudgeSummary,
     RepeatFailure, RepeatScores, ReplayBackend, ScenarioAudit, ScenarioSpread, Spread, rejudge,

@@ -306,6 +306,19 @@ pub struct ScenarioRecord {
 }
 
 impl ScenarioRecord {
+    /// What a run summary counts of this record.
+    #[must_use]
+    pub fn facts(&self) -> scoring::summary::RecordFacts<'_> {
+        scoring::summary::RecordFacts {
+            params: &self.params,
+            score: Some(self.score),
+            accepted: self.accepted,
+            failed: false,
+            judge_scores: &self.scores,
+            refine_count: self.refine_count,
+        }
+    }
+
     /// A judge's final result (its record field, e.g. `social_cultural_result`).
     #[must_use]
     pub fn judge_result(&self, judge: Judge) -> &Value {

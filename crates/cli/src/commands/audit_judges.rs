@@ -60,9 +60,7 @@ pub fn execute(args: Args) -> CommandResult {
 }
 
 fn flags(args: &Args) -> FlagOverrides {
-    let mut f = FlagOverrides::default();
-    args.endpoint.apply(&mut f);
-    args.judging.apply(&mut f);
+    let mut f = args.judging.overrides_with(&args.endpoint);
     // Every audit call bypasses the cache anyway (`no_cache`); turning it off here also keeps
     // the audit from creating a cache directory.
     f.set("cache.enabled", Some(false));

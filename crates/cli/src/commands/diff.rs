@@ -71,16 +71,9 @@ pub fn execute(args: Args) -> u8 {
     );
     print!("{}", terminal(&view));
     if let Some(path) = &args.markdown {
-        let text = match diff_markdown(&view) {
-            Ok(t) => t,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return exit::RUN_FAILURE;
-            }
-        };
-        if let Err(e) = std::fs::write(path, text) {
-            eprintln!("error: cannot write {}: {e}", path.display());
-            return exit::RUN_FAILURE;
+        let code = super::report::write(path, diff_markdown(&view));
+        if code != exit::OK {
+            return code;
         }
     }
     if args.fail_on.is_some() && d.has_regressions() {

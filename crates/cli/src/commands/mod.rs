@@ -96,6 +96,16 @@ pub struct JudgingArgs {
 }
 
 impl JudgingArgs {
+    /// The settings overrides of the model and judging flags, the base of every command that
+    /// runs the pipeline's agents.
+    #[must_use]
+    pub fn overrides_with(&self, endpoint: &EndpointArgs) -> FlagOverrides {
+        let mut f = FlagOverrides::default();
+        endpoint.apply(&mut f);
+        self.apply(&mut f);
+        f
+    }
+
     /// Sets the flags that were given as settings overrides.
     pub fn apply(&self, f: &mut FlagOverrides) {
         f.set("threshold", self.threshold);

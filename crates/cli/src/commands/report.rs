@@ -92,7 +92,8 @@ pub fn execute(args: Args) -> u8 {
     exit::OK
 }
 
-fn write(path: &Path, rendered: Result<String, render::RenderError>) -> u8 {
+/// Writes a rendered report to `path`, saying so; exit code of the outcome.
+pub(super) fn write(path: &Path, rendered: Result<String, render::RenderError>) -> u8 {
     let text = match rendered {
         Ok(t) => t,
         Err(e) => {

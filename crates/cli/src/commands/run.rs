@@ -17,7 +17,7 @@ use agents::pipeline::{
     Assumptions, ExecutorOptions, RatioJudgeMode, RunControl, RunReport, RunStats, ScenarioRecord,
     SinkConfig, StopReason, estimate, open_checkpoint, render_estimate, run_online,
 };
-use scoring::summary::{RecordFacts, RunSummary};
+use scoring::summary::RunSummary;
 
 use super::scenarios::{SelectionArgs, load_selected};
 use super::{EndpointArgs, JudgingArgs};
@@ -66,9 +66,7 @@ pub fn execute(args: Args) -> CommandResult {
 }
 
 fn flags(args: &Args) -> FlagOverrides {
-    let mut f = FlagOverrides::default();
-    args.endpoint.apply(&mut f);
-    args.judging.apply(&mut f);
+    let mut f = args.judging.overrides_with(&args.endpoint);
     f.set("budget", args.budget);
     f.set("max_refinements", args.max_refinements.map(u64::from));
     if args.no_cache {
@@ -230,17 +228,7 @@ fn summarise(out: &Path) -> (RunSummary, u64) {
     };
     for item in reader {
         match item {
-            Ok(located) => {
-                let r = &located.record;
-                summary.add(&RecordFacts {
-                    params: &r.params,
-                    score: Some(r.score),
-                    accepted: r.accepted,
-                    failed: false,
-                    judge_scores: &r.scores,
-                    refine_count: r.refine_count,
-                });
-            }
+            Ok(located) => summary.add(&located.record.facts()),
             Err(_) => unreadable += 1,
         }
     }

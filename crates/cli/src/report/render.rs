@@ -4,7 +4,7 @@
 
 use std::sync::LazyLock;
 
-use minijinja::{Environment, UndefinedBehavior, context, syntax::SyntaxConfig, value::Serde};
+use minijinja::{Environment, context, value::Serde};
 use serde::Serialize;
 
 use super::pipeline::PipelineReport;
@@ -32,19 +32,10 @@ const TEMPLATES: [(&str, &str); 5] = [
 static ENV: LazyLock<Result<Environment<'static>, RenderError>> = LazyLock::new(build_env);
 
 fn build_env() -> Result<Environment<'static>, RenderError> {
-    let mut env = Environment::new();
-    let syntax = SyntaxConfig::builder()
-        .trim_blocks(true)
-        .lstrip_blocks(true)
-        .keep_trailing_newline(true)
-        .build()
-        .map_err(|e| RenderError {
-            template: "syntax",
-            message: format!("{e:#}"),
-        })?;
-    env.set_syntax(syntax);
-    env.set_undefined_behavior(UndefinedBehavior::Strict);
-    env.add_filter("md", markdown_cell);
+    let mut env = scoring::report::template_environment().map_err(|e| RenderError {
+        template: "syntax",
+        message: format!("{e:#}"),
+    })?;
     for (name, source) in TEMPLATES {
         env.add_template(name, source).map_err(|e| RenderError {
             template: name,
@@ -68,14 +59,6 @@ fn render(template: &'static str, ctx: minijinja::Value) -> Result<String, Rende
         })?;
     tracing::debug!(template, bytes = out.len(), "rendered");
     Ok(out)
-}
-
-/// Text safe inside a Markdown table cell: one line, pipes escaped.
-fn markdown_cell(text: &str) -> String {
-    text.split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .replace('|', "\\|")
 }
 
 /// The HTML page of a pipeline report.
@@ -311,6 +294,11 @@ mod tests {
 
     #[test]
     fn markdown_cells_stay_on_one_line() {
-        assert_eq!(markdown_cell("a | b\n  c"), "a \\| b c");
+        // The `md` filter is scoring's one Markdown escape: pipes escaped, no raw newline.
+        let env = ENV.as_ref().expect("templates load");
+        let out = env
+            .render_str("{{ t | md }}", context! { t => "a | b\n  c" })
+            .expect("renders");
+        assert_eq!(out, "a \\| b<br>  c");
     }
 }

@@ -184,20 +184,31 @@ impl<'a> View<'a> {
 static TEMPLATES: LazyLock<Result<Environment<'static>, (&'static str, String)>> =
     LazyLock::new(|| build_environment().map_err(|(name, e)| (name, format!("{e:#}"))));
 
-fn build_environment() -> Result<Environment<'static>, (&'static str, minijinja::Error)> {
+/// The template environment every report of the workspace renders with: block tags on their own
+/// lines stay out of the output, undefined variables are errors, and the filters `oneline`,
+/// `md` (the one Markdown escape, [`markdown_escape`]) and `code` are defined. Callers add their
+/// templates.
+///
+/// # Errors
+/// Only if the syntax configuration is rejected by minijinja.
+pub fn template_environment() -> Result<Environment<'static>, minijinja::Error> {
     let mut env = Environment::new();
     // Block tags sit on their own lines in the templates; these options keep them out of the output.
     let syntax = SyntaxConfig::builder()
         .trim_blocks(true)
         .lstrip_blocks(true)
         .keep_trailing_newline(true)
-        .build()
-        .map_err(|e| ("syntax", e))?;
+        .build()?;
     env.set_syntax(syntax);
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     env.add_filter("oneline", oneline);
     env.add_filter("md", markdown_escape);
     env.add_filter("code", code_span);
+    Ok(env)
+}
+
+fn build_environment() -> Result<Environment<'static>, (&'static str, minijinja::Error)> {
+    let mut env = template_environment().map_err(|e| ("syntax", e))?;
     env.add_template(TEXT_TEMPLATE, include_str!("templates/text.txt.j2"))
         .map_err(|e| (TEXT_TEMPLATE, e))?;
     env.add_template(MARKDOWN_TEMPLATE, include_str!("templates/markdown.md.j2"))
