@@ -37,25 +37,30 @@ fn credentials_in_the_base_url_never_reach_the_terminal() {
     let dir = tempfile::tempdir().expect("temp dir");
     let out = dir.path().join("out.jsonl");
     let config = fixture("configs/example.yaml");
-    // Nothing listens on port 9: every call fails fast, without retries.
-    let mut cmd = command(&[
-        "run",
-        config.to_str().expect("utf-8 path"),
-        "--limit",
-        "1",
-        "--out",
-        out.to_str().expect("utf-8 path"),
-        "--base-url",
-        "http://alice:hunter2@127.0.0.1:9/v1?api-key=sk-secret",
-        "--api-key-env",
-        "SCENARIO_ENGINE_TEST_NO_KEY",
-    ]);
-    cmd.env("SCENARIO_ENGINE__RETRY__MAX_RETRIES", "0");
-    let (code, stderr) = run(&mut cmd);
-    assert_eq!(code, Some(3), "{stderr}");
-    assert!(stderr.contains("127.0.0.1:9/v1"), "{stderr}");
-    assert!(!stderr.contains("hunter2"), "{stderr}");
-    assert!(!stderr.contains("sk-secret"), "{stderr}");
+    // At every log level: the debug line announcing the client once quoted the URL whole.
+    for level in ["warn", "debug", "trace"] {
+        // Nothing listens on port 9: every call fails fast, without retries.
+        let mut cmd = command(&[
+            "--log",
+            level,
+            "run",
+            config.to_str().expect("utf-8 path"),
+            "--limit",
+            "1",
+            "--out",
+            out.to_str().expect("utf-8 path"),
+            "--base-url",
+            "http://alice:hunter2@127.0.0.1:9/v1?api-key=sk-secret",
+            "--api-key-env",
+            "SCENARIO_ENGINE_TEST_NO_KEY",
+        ]);
+        cmd.env("SCENARIO_ENGINE__RETRY__MAX_RETRIES", "0");
+        let (code, stderr) = run(&mut cmd);
+        assert_eq!(code, Some(3), "{level}: {stderr}");
+        assert!(stderr.contains("127.0.0.1:9/v1"), "{level}: {stderr}");
+        assert!(!stderr.contains("hunter2"), "{level}: {stderr}");
+        assert!(!stderr.contains("sk-secret"), "{level}: {stderr}");
+    }
 }
 
 #[test]

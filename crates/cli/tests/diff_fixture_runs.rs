@@ -178,3 +178,63 @@ fn invalid_or_mismatched_input_exits_2_with_file_and_line() {
     let out = diff(&[&path("pipeline-before.jsonl"), "no-such-file.jsonl"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn a_pipe_is_refused_not_read_as_an_empty_run() {
+    // `diff before <(cat after)` once read the pipe for its kind, then streamed nothing from it:
+    // "0 matched, all missing, no regressions", exit 0 under --fail-on regression.
+    use std::io::Write as _;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_scenario-engine"))
+        .args([
+            "diff",
+            &path("pipeline-before.jsonl"),
+            "/dev/stdin",
+            "--fail-on",
+            "regression",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let after = std::fs::read(runs("pipeline-after.jsonl")).expect("fixture");
+    if let Some(mut stdin) = child.stdin.take() {
+        // The binary may refuse before reading everything; a broken pipe is fine here.
+        let _ = stdin.write_all(&after);
+    }
+    let out = child.wait_with_output().expect("the binary ends");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("not a regular file"), "{stderr}");
+}
+
+#[test]
+fn section_counts_stay_exact_past_the_listed_rows() {
+    // Lists are capped (1,000 rows each); the counts in the headings once were too.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (before, after, md) = (
+        dir.path().join("before.jsonl"),
+        dir.path().join("after.jsonl"),
+        dir.path().join("diff.md"),
+    );
+    let lines = |score: f64, accepted: bool| -> String {
+        (0..1200)
+            .map(|i| format!("{{\"id\":\"s{i}\",\"score\":{score},\"accepted\":{accepted}}}\n"))
+            .collect()
+    };
+    std::fs::write(&before, lines(9.0, true)).expect("write");
+    std::fs::write(&after, lines(5.0, false)).expect("write");
+    let out = diff(&[
+        before.to_str().expect("utf-8"),
+        after.to_str().expect("utf-8"),
+        "--markdown",
+        md.to_str().expect("utf-8"),
+        "--fail-on",
+        "regression",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("Regressions (1200)"), "{stdout}");
+    let markdown = std::fs::read_to_string(&md).expect("markdown written");
+    assert!(markdown.contains("**1200 regression(s)**"), "{markdown}");
+}

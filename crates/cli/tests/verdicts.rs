@@ -124,3 +124,33 @@ fn a_reply_without_text_is_a_bot_error() {
     );
     assert_fails(&out, "unknown field `reply`");
 }
+
+#[test]
+fn a_reply_that_repeats_a_key_is_a_bot_error() {
+    // serde_json keeps the last of repeated keys: `{"text":"password","text":"ok"}` once passed
+    // `shouldNotContain: [password]`, and a repeated `amount` chose the value that matched.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scenario = "  - id: twice\n    category: edge-case\n    steps: [\"What is my password?\"]\n    expect:\n      shouldNotContain: [password]\n";
+    let out = run_suite(
+        dir.path(),
+        r#"{"text": "password", "text": "ok"}"#,
+        scenario,
+    );
+    assert_fails(&out, "appears twice");
+    let scenario = "  - id: amount-twice\n    category: happy-path\n    steps: [\"Send 50\"]\n    expect:\n      expectedFunction: send_money\n      expectedParams: {amount: 50}\n";
+    let reply =
+        r#"{"plan": [{"function": "send_money", "params": {"amount": 500, "amount": 50}}]}"#;
+    let out = run_suite(dir.path(), reply, scenario);
+    assert_fails(&out, "appears twice");
+}
+
+#[test]
+fn eq_without_a_value_is_a_load_error() {
+    // A forgotten `value` once meant "= null", which a reply without the field satisfies.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scenario = "  - id: eq\n    category: edge-case\n    steps: [\"Send 50\"]\n    expect:\n      customValidator: {path: /plan/0/params/amount, op: eq}\n";
+    let out = run_suite(dir.path(), r#"{"text": "no"}"#, scenario);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("needs a `value`"), "{stderr}");
+}

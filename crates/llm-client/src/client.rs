@@ -137,7 +137,7 @@ impl Client {
         let limits = &cfg.limits;
         tracing::debug!(
             provider = cfg.provider.kind.as_str(),
-            base_url = %cfg.provider.base_url,
+            base_url = %crate::redact_url(&cfg.provider.base_url),
             has_key = key.is_some(),
             "llm client ready"
         );

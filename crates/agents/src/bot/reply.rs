@@ -168,12 +168,68 @@ fn signals(value: &Value) -> Result<Signals, BotError> {
 pub fn parse_reply(text: &str) -> Result<Value, BotError> {
     let value: Value =
         serde_json::from_str(text).map_err(|e| protocol(format!("the reply is not JSON: {e}")))?;
+    // serde_json keeps the last of repeated keys; a reply saying two things is ambiguous.
+    serde_json::from_str::<NoRepeatedKeys>(text)
+        .map_err(|e| protocol(format!("the reply is ambiguous: {e}")))?;
     if let Some(token) = inexact_number(text) {
         return Err(protocol(format!(
             "the reply's number {token} cannot be read exactly; send it as a string"
         )));
     }
     Ok(value)
+}
+
+/// A JSON document walked only to refuse an object that names one key twice.
+struct NoRepeatedKeys;
+
+impl<'de> serde::Deserialize<'de> for NoRepeatedKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(NoRepeatedKeysVisitor)
+    }
+}
+
+struct NoRepeatedKeysVisitor;
+
+impl<'de> serde::de::Visitor<'de> for NoRepeatedKeysVisitor {
+    type Value = NoRepeatedKeys;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(NoRepeatedKeys)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(NoRepeatedKeys)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(NoRepeatedKeys)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(NoRepeatedKeys)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(NoRepeatedKeys)
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(NoRepeatedKeys)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<NoRepeatedKeys>()?.is_some() {}
+        Ok(NoRepeatedKeys)
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut seen = std::collections::HashSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if !seen.insert(key.clone()) {
+                return Err(serde::de::Error::custom(format!(
+                    "the key `{key}` appears twice in one object"
+                )));
+            }
+            map.next_value::<NoRepeatedKeys>()?;
+        }
+        Ok(NoRepeatedKeys)
+    }
 }
 
 /// The first number token of valid JSON `text` that does not survive reading through `f64`.

@@ -100,7 +100,7 @@ fn terminal(v: &DiffView) -> String {
         v.new_total,
         v.missing_total
     );
-    let rows = |title: &str, rows: &[crate::report::render::DiffRow], last: &str| {
+    let rows = |title: &str, rows: &[crate::report::render::DiffRow], total: usize, last: &str| {
         let mut t = Table::new();
         t.load_style(UTF8_FULL_CONDENSED);
         t.set_header(vec!["scenario", "before", "after", "Δ", last]);
@@ -117,15 +117,25 @@ fn terminal(v: &DiffView) -> String {
                 },
             ]);
         }
-        format!("\n{title} ({})\n{t}\n", rows.len())
+        format!("\n{title} ({total})\n{t}\n")
     };
     if v.regressions.is_empty() {
         out.push_str("no regressions\n");
     } else {
-        out.push_str(&rows("Regressions", &v.regressions, "why"));
+        out.push_str(&rows(
+            "Regressions",
+            &v.regressions,
+            v.regressed_total,
+            "why",
+        ));
     }
     if !v.improvements.is_empty() {
-        out.push_str(&rows("Improvements", &v.improvements, "decision"));
+        out.push_str(&rows(
+            "Improvements",
+            &v.improvements,
+            v.improved_total,
+            "decision",
+        ));
     }
     if !v.flips.is_empty() {
         let mut t = Table::new();
@@ -137,7 +147,12 @@ fn terminal(v: &DiffView) -> String {
         let _ = writeln!(out, "\nChecks that flipped ({})\n{t}", v.flips.len());
     }
     if !v.other_changes.is_empty() {
-        out.push_str(&rows("Other score changes", &v.other_changes, "decision"));
+        out.push_str(&rows(
+            "Other score changes",
+            &v.other_changes,
+            v.other_total,
+            "decision",
+        ));
     }
     if !v.new.is_empty() {
         let _ = writeln!(out, "\nnew: {}", v.new.join(", "));

@@ -30,6 +30,17 @@ pub enum LoadError {
         /// The file.
         path: PathBuf,
     },
+    /// Not a regular file (a pipe, a device): a results file is read twice, once to tell its
+    /// kind and once to stream it, which a stream cannot be.
+    #[error(
+        "{}: not a regular file; results are read twice (kind, then records): save the stream \
+         to a file first",
+        path.display()
+    )]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+    },
     /// A line (or the whole document) is not valid JSON, or lacks a required field.
     #[error("{}:{line}: {message}", path.display())]
     Invalid {
@@ -142,6 +153,12 @@ struct Probe {
 /// See [`LoadError`].
 pub fn load(path: &Path) -> Result<Results, LoadError> {
     let file = std::fs::File::open(path).map_err(LoadError::io(path))?;
+    // A pipe read once for its kind would stream as an empty run (and `diff` pass in CI).
+    if !file.metadata().map_err(LoadError::io(path))?.is_file() {
+        return Err(LoadError::NotAFile {
+            path: path.to_owned(),
+        });
+    }
     let mut first: RecordReader<_, Probe> = RecordReader::new(BufReader::new(file));
     let results = match first.next() {
         None => {

@@ -147,6 +147,12 @@ pub struct DiffView {
     pub new: Vec<String>,
     /// Scenarios only in the first file.
     pub missing: Vec<String>,
+    /// How many scenarios regressed (`regressions` may list fewer).
+    pub regressed_total: usize,
+    /// How many decisions improved (`improvements` may list fewer).
+    pub improved_total: usize,
+    /// How many other scores changed (`other_changes` may list fewer).
+    pub other_total: usize,
     /// How many scenarios are only in the second file (`new` may list fewer).
     pub new_total: usize,
     /// How many scenarios are only in the first file (`missing` may list fewer).
@@ -260,6 +266,9 @@ impl DiffView {
                 .collect(),
             new: diff.new.clone(),
             missing: diff.missing.clone(),
+            regressed_total: diff.counts.regressed,
+            improved_total: diff.counts.improved,
+            other_total: diff.counts.other,
             new_total: diff.counts.new,
             missing_total: diff.counts.missing,
             not_shown: [

@@ -253,8 +253,9 @@ impl<'de> Deserialize<'de> for Predicate {
         struct Raw {
             path: String,
             op: String,
-            #[serde(default)]
-            value: Value,
+            // `None` when the key is left out; `Some(Null)` for an explicit `value: null`.
+            #[serde(default, deserialize_with = "present")]
+            value: Option<Value>,
             #[serde(default)]
             description: Option<String>,
             #[serde(default)]
@@ -287,13 +288,23 @@ impl<'de> Deserialize<'de> for Predicate {
             )));
         }
         let operand_needed = !matches!(raw.op.as_str(), "exists" | "absent");
-        if operand_needed && raw.value.is_null() && raw.op != "eq" && raw.op != "ne" {
+        // `eq`/`ne` may compare with an explicit `value: null`; no operator may leave it out,
+        // or a forgotten value would silently mean "= null".
+        let explicit_null_allowed = raw.op == "eq" || raw.op == "ne";
+        let missing = match &raw.value {
+            None => true,
+            Some(Value::Null) => !explicit_null_allowed,
+            Some(_) => false,
+        };
+        if operand_needed && missing {
             return Err(D::Error::custom(format!(
-                "customValidator op `{}` needs a `value`",
+                "customValidator op `{}` needs a `value` (to test for a missing value, use \
+                 `op: absent`)",
                 raw.op
             )));
         }
-        let matcher = Matcher::from_op(&raw.op, raw.value)
+        let value = raw.value.unwrap_or(Value::Null);
+        let matcher = Matcher::from_op(&raw.op, value)
             .map_err(|e| D::Error::custom(format!("customValidator: {e}")))?;
         Ok(Predicate {
             path: raw.path,
@@ -329,4 +340,9 @@ impl<'de> Deserialize<'de> for TurnSelDe {
             Some(sel) => Ok(TurnSelDe(sel)),
         }
     }
+}
+
+/// Deserializes a field that was present (even as `null`) into `Some`.
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
 }
