@@ -231,6 +231,57 @@ async fn run_batch_stops_at_the_budget_and_resumes_later() {
     );
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_run_checks_its_budget_at_the_batch_price() {
+    // A budget between the batch and the online estimate was refused before the run started:
+    // the check priced a batch run at the online rate.
+    let server = FakeServer::start(FakeConfig::default().with_seed(5))
+        .await
+        .expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("grid.yaml");
+    std::fs::write(&config, format!("{CONFIG}run:\n  model: gpt-4o\n")).expect("config");
+    let plan = std::process::Command::new(BIN)
+        .args(["plan", "--json", "--batch"])
+        .arg(&config)
+        .output()
+        .expect("the binary runs");
+    let plan: Value = serde_json::from_slice(&plan.stdout).expect("JSON plan");
+    let batch = plan["sections"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["title"] == "Batch API"))
+        .map(|s| &s["data"])
+        .expect("a batch section");
+    let online = batch["online_cost_usd"].as_f64().expect("online estimate");
+    let at_batch_price = batch["batch_cost_usd"].as_f64().expect("batch estimate");
+    assert!(at_batch_price < online, "{batch}");
+    let budget = format!("{}", (online + at_batch_price) / 2.0);
+    let out = dir.path().join("priced.jsonl");
+    let o = run_model(
+        &config,
+        &out,
+        &server.base_url(),
+        "gpt-4o",
+        &["--batch", "--budget", &budget],
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_ne!(o.status.code(), Some(2), "{stderr}");
+    assert!(!stderr.contains("exceeds the budget"), "{stderr}");
+    // The same budget online is above the estimate: refused before anything is spent.
+    let o = run_model(
+        &config,
+        &dir.path().join("online.jsonl"),
+        &server.base_url(),
+        "gpt-4o",
+        &["--budget", &budget],
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("at the online price"), "{stderr}");
+}
+
 #[test]
 fn plan_batch_shows_waves_and_the_batch_price() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -80,12 +80,14 @@ fn flags(args: &Args) -> FlagOverrides {
     f
 }
 
-/// Refuses to start when the estimated cost of the selection exceeds the budget.
+/// Refuses to start when the estimated cost of the selection exceeds the budget (at the Batch
+/// API's price with `batch`, which is what such a run pays).
 fn check_budget(
     settings: &RunSettings,
     config: &scenarios::ScenarioConfig,
     pipeline: &Arc<agents::pipeline::Pipeline>,
     total: u64,
+    batch: bool,
 ) -> Result<(), CliError> {
     let Some(budget) = settings.budget else {
         return Ok(());
@@ -99,11 +101,17 @@ fn check_budget(
     let est = estimate(&sample, total, pipeline, Assumptions::default(), |m, u| {
         prices.cost(m, u)
     });
-    match est.cost_usd {
+    let (factor, price) = if batch {
+        (llm_client::BatchConfig::default().price_factor, "batch")
+    } else {
+        (1.0, "online")
+    };
+    match est.cost_usd.map(|c| c * factor) {
         Some(cost) if cost > budget => {
             eprintln!("{}", render_estimate(&est));
             return Err(CliError::invalid(format!(
-                "the estimated cost ${cost:.2} exceeds the budget ${budget:.2}; raise --budget or select fewer scenarios"
+                "the estimated cost ${cost:.2} (at the {price} price) exceeds the budget \
+                 ${budget:.2}; raise --budget or select fewer scenarios"
             )));
         }
         Some(_) => tracing::info!("{}", render_estimate(&est)),
@@ -125,7 +133,7 @@ async fn run(args: Args) -> CommandResult {
     })?;
     let pipeline = Arc::new(settings.build_pipeline()?);
     let total = config.space.selected_count(&config.selection);
-    check_budget(&settings, &config, &pipeline, total)?;
+    check_budget(&settings, &config, &pipeline, total, args.batch)?;
     if let Some(dir) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
             .map_err(|e| CliError::run(format!("cannot create {}: {e}", dir.display())))?;
