@@ -62,3 +62,28 @@ fn a_new_record_carries_its_version_and_settings_and_round_trips() {
     assert_eq!(s.weights, settings.weights);
     assert_eq!(s.max_refinements, settings.max_refinements);
 }
+
+#[test]
+fn records_of_an_unknown_version_are_refused_not_misread() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for version in [0u32, SCHEMA_VERSION + 1] {
+        let path = dir.path().join(format!("v{version}.jsonl"));
+        std::fs::write(
+            &path,
+            format!(
+                "{{\"schema_version\":{version},\"id\":\"a\",\"score\":8.0,\"accepted\":true}}\n"
+            ),
+        )
+        .expect("write");
+        let first = RecordReader::<_, ScenarioRecord>::open(&path)
+            .expect("opens")
+            .next()
+            .expect("one line");
+        let err = first.expect_err("an unknown version is an error");
+        assert!(
+            err.to_string()
+                .contains(&format!("schema_version {version}")),
+            "{err}"
+        );
+    }
+}

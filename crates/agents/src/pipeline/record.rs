@@ -39,6 +39,20 @@ fn unversioned() -> u32 {
     UNVERSIONED
 }
 
+/// A `schema_version` this build can read: 1 to [`SCHEMA_VERSION`]. A newer record may mean
+/// something this build would misread, so it is refused rather than read confidently.
+fn known_version<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<u32, D::Error> {
+    let version = u32::deserialize(deserializer)?;
+    if (UNVERSIONED..=SCHEMA_VERSION).contains(&version) {
+        Ok(version)
+    } else {
+        Err(serde::de::Error::custom(format!(
+            "schema_version {version} is not one this build reads (1 to {SCHEMA_VERSION}); \
+             a newer scenario-engine wrote it"
+        )))
+    }
+}
+
 /// The run settings a record needs to be read alone: what "accepted" meant and how the score
 /// was made.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -232,7 +246,7 @@ impl CallTotals {
 pub struct ScenarioRecord {
     /// The record schema's version ([`SCHEMA_VERSION`] when written by this build; 1 for a
     /// record without the field).
-    #[serde(default = "unversioned")]
+    #[serde(default = "unversioned", deserialize_with = "known_version")]
     pub schema_version: u32,
     /// Stable scenario id.
     pub id: String,
