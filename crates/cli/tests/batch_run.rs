@@ -123,6 +123,21 @@ async fn run_batch_completes_with_online_shaped_records() {
 }
 
 /// The spend `run` reports on its summary line (`cost $X`).
+/// The "Batch API" section of `plan --json --batch CONFIG`.
+fn batch_plan(config: &Path) -> Value {
+    let plan = std::process::Command::new(BIN)
+        .args(["plan", "--json", "--batch"])
+        .arg(config)
+        .output()
+        .expect("the binary runs");
+    let plan: Value = serde_json::from_slice(&plan.stdout).expect("JSON plan");
+    plan["sections"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["title"] == "Batch API"))
+        .map(|s| s["data"].clone())
+        .expect("a batch section")
+}
+
 fn reported_cost(stderr: &str) -> f64 {
     let after = stderr
         .split("cost $")
@@ -153,16 +168,8 @@ async fn run_batch_stops_at_the_budget_and_resumes_later() {
         format!("{CONFIG}run:\n  model: gpt-4o\n  max_refinements: 8\n  threshold: 10\n"),
     )
     .expect("config");
-    let plan = std::process::Command::new(BIN)
-        .args(["plan", "--json", "--batch"])
-        .arg(&config)
-        .output()
-        .expect("the binary runs");
-    let plan: Value = serde_json::from_slice(&plan.stdout).expect("JSON plan");
-    let estimate = plan["sections"]
-        .as_array()
-        .and_then(|s| s.iter().find(|s| s["title"] == "Batch API"))
-        .and_then(|s| s["data"]["online_cost_usd"].as_f64())
+    let estimate = batch_plan(&config)["online_cost_usd"]
+        .as_f64()
         .expect("a priced estimate");
     // Above the estimate, so the run starts; below what the run would spend.
     let budget = estimate * 1.2;
@@ -241,17 +248,7 @@ async fn a_batch_run_checks_its_budget_at_the_batch_price() {
     let dir = tempfile::tempdir().expect("tempdir");
     let config = dir.path().join("grid.yaml");
     std::fs::write(&config, format!("{CONFIG}run:\n  model: gpt-4o\n")).expect("config");
-    let plan = std::process::Command::new(BIN)
-        .args(["plan", "--json", "--batch"])
-        .arg(&config)
-        .output()
-        .expect("the binary runs");
-    let plan: Value = serde_json::from_slice(&plan.stdout).expect("JSON plan");
-    let batch = plan["sections"]
-        .as_array()
-        .and_then(|s| s.iter().find(|s| s["title"] == "Batch API"))
-        .map(|s| &s["data"])
-        .expect("a batch section");
+    let batch = batch_plan(&config);
     let online = batch["online_cost_usd"].as_f64().expect("online estimate");
     let at_batch_price = batch["batch_cost_usd"].as_f64().expect("batch estimate");
     assert!(at_batch_price < online, "{batch}");
