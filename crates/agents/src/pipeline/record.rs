@@ -39,6 +39,24 @@ fn unversioned() -> u32 {
     UNVERSIONED
 }
 
+/// The run summary of every readable record in a run's output file, and how many lines could not
+/// be read (a file that cannot be opened summarises as empty).
+#[must_use]
+pub fn summarise_file(path: &std::path::Path) -> (scoring::summary::RunSummary, u64) {
+    let mut summary = scoring::summary::RunSummary::default();
+    let mut unreadable = 0u64;
+    let Ok(reader) = RecordReader::<_, ScenarioRecord>::open(path) else {
+        return (summary, 0);
+    };
+    for item in reader {
+        match item {
+            Ok(located) => summary.add(&located.record.facts()),
+            Err(_) => unreadable += 1,
+        }
+    }
+    (summary, unreadable)
+}
+
 /// A `schema_version` this build can read: 1 to [`SCHEMA_VERSION`]. A newer record may mean
 /// something this build would misread, so it is refused rather than read confidently.
 fn known_version<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<u32, D::Error> {

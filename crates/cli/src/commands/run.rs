@@ -12,12 +12,10 @@ use std::sync::Arc;
 
 use comfy_table::Table;
 
-use agents::pipeline::record::RecordReader;
 use agents::pipeline::{
-    Assumptions, ExecutorOptions, RatioJudgeMode, RunControl, RunReport, RunStats, ScenarioRecord,
-    SinkConfig, StopReason, estimate, open_checkpoint, render_estimate, run_online,
+    Assumptions, ExecutorOptions, RatioJudgeMode, RunControl, RunReport, RunStats, SinkConfig,
+    StopReason, estimate, open_checkpoint, render_estimate, run_online,
 };
-use scoring::summary::RunSummary;
 
 use super::scenarios::{SelectionArgs, load_selected};
 use super::{EndpointArgs, JudgingArgs};
@@ -227,22 +225,6 @@ async fn watch_ctrl_c(control: RunControl) {
     }
 }
 
-/// Summarises every record in the output file (this run's and earlier ones').
-fn summarise(out: &Path) -> (RunSummary, u64) {
-    let mut summary = RunSummary::default();
-    let mut unreadable = 0u64;
-    let Ok(reader) = RecordReader::<_, ScenarioRecord>::open(out) else {
-        return (summary, 0);
-    };
-    for item in reader {
-        match item {
-            Ok(located) => summary.add(&located.record.facts()),
-            Err(_) => unreadable += 1,
-        }
-    }
-    (summary, unreadable)
-}
-
 fn print_summary(
     out: &Path,
     report: &RunReport,
@@ -251,7 +233,7 @@ fn print_summary(
     mode: RatioJudgeMode,
 ) {
     use std::sync::atomic::Ordering::Relaxed;
-    let (summary, unreadable) = summarise(out);
+    let (summary, unreadable) = agents::pipeline::record::summarise_file(out);
     eprintln!(
         "\nrun: {} written, {} failed, {} skipped (already done); stop: {:?}",
         report.sink.records, report.sink.failures, report.skipped, report.stop
