@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use anyhow::Context as _;
-use fixtures::{FakeConfig, FakeServer};
+use fixtures::{FakeConfig, FakeServer, RejectStyle};
 
 /// Flags of `cargo xtask fake-server`.
 #[derive(Debug, clap::Args)]
@@ -42,12 +42,27 @@ pub struct Args {
     /// Answer 400 to `response_format: json_object` as well.
     #[arg(long)]
     pub reject_json_object: bool,
+    /// How refused modes are answered: `bad-request` (400), `server-error` (500 naming
+    /// `response_format`, like llama-cpp-python), `opaque` (500 naming nothing).
+    #[arg(long, default_value = "bad-request", value_parser = parse_reject_style)]
+    pub reject_style: RejectStyle,
     /// Require this API key (Bearer, `api-key` or `x-api-key`).
     #[arg(long, env = "FAKE_SERVER_API_KEY", hide_env_values = true)]
     pub api_key: Option<String>,
     /// Leave `usage` out of replies.
     #[arg(long)]
     pub omit_usage: bool,
+}
+
+fn parse_reject_style(s: &str) -> Result<RejectStyle, String> {
+    match s {
+        "bad-request" => Ok(RejectStyle::BadRequest),
+        "server-error" => Ok(RejectStyle::ServerError),
+        "opaque" => Ok(RejectStyle::OpaqueServerError),
+        other => Err(format!(
+            "unknown reject style {other:?}: bad-request, server-error or opaque"
+        )),
+    }
 }
 
 fn parse_rate(s: &str) -> Result<f64, String> {
@@ -68,6 +83,7 @@ impl Args {
             rate_schema_violation: self.schema_violation_rate,
             reject_json_schema: self.reject_json_schema,
             reject_json_object: self.reject_json_object,
+            reject_style: self.reject_style,
             api_key: self.api_key.clone(),
             omit_usage: self.omit_usage,
             ..FakeConfig::default()

@@ -251,7 +251,10 @@ impl BatchClient {
     /// # Errors
     /// [`LlmError::Protocol`] when the body cannot be encoded.
     pub fn encode_line(&self, item: &BatchItem) -> Result<String, LlmError> {
-        let mode = provider::initial_mode(self.cfg.provider.kind);
+        let mode = self
+            .cfg
+            .structured_mode
+            .unwrap_or_else(|| provider::initial_mode(self.cfg.provider.kind));
         let wire = provider::build(&self.cfg.provider, &item.request, Some(mode));
         let line = json!({
             "custom_id": item.custom_id,
@@ -448,7 +451,10 @@ impl BatchClient {
                 ..ChatResponse::default()
             });
         };
-        let mode = provider::initial_mode(self.cfg.provider.kind);
+        let mode = self
+            .cfg
+            .structured_mode
+            .unwrap_or_else(|| provider::initial_mode(self.cfg.provider.kind));
         let (text, other_calls) = structured_text(&parsed, schema, mode);
         let interpreted = parse_tolerant(&text).and_then(|(mut value, mut coercions)| {
             coercions.extend(coerce_to_schema(&mut value, &schema.schema));

@@ -7,9 +7,9 @@
 //! The API key is read once at construction, kept in a type whose `Debug` prints nothing, sent
 //! only as a header, and scrubbed from every server message before it reaches an error or a log.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use futures::future::BoxFuture;
@@ -20,6 +20,7 @@ use tracing::Instrument as _;
 
 use crate::cache::{DiskCache, cache_key, replay_key};
 use crate::limits::{Concurrency, TokenBucket};
+use crate::modes::ModeMemory;
 use crate::provider::{self, Parsed, WireRequest};
 use crate::record::{Exchange, Recorder, Recording, is_secret_header};
 use crate::retry::{backoff, server_delay};
@@ -58,7 +59,7 @@ pub struct Client {
     cache: Option<DiskCache>,
     recorder: Option<Recorder>,
     /// Structured mode that worked per (base URL, model).
-    modes: Mutex<HashMap<(String, String), StructuredMode>>,
+    modes: ModeMemory,
     validators: Validators,
     stats: StatsCell,
 }
@@ -150,7 +151,7 @@ impl Client {
             api_key: key.map(ApiKey),
             extra_headers,
             http,
-            modes: Mutex::new(HashMap::new()),
+            modes: ModeMemory::load(cfg.modes_file.clone()),
             validators: Validators::default(),
             stats: StatsCell::default(),
             cfg,
@@ -177,12 +178,7 @@ impl Client {
     /// has settled one.
     #[must_use]
     pub fn structured_mode(&self, model: &str) -> Option<StructuredMode> {
-        let key = (self.cfg.provider.base_url.clone(), model.to_owned());
-        self.modes
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&key)
-            .copied()
+        self.modes.get(&self.cfg.provider.base_url, model)
     }
 
     /// Replaces every occurrence of the API key in server-provided text.
@@ -277,7 +273,9 @@ impl Client {
         log: Option<&mut Vec<Exchange>>,
     ) -> Result<ChatResponse, LlmError> {
         let wire = provider::build(&self.cfg.provider, req, None);
-        let answer = self.send(req, &req.messages, &wire, log).await?;
+        let answer = self
+            .send(req, &req.messages, &wire, log, self.cfg.retry.max_retries)
+            .await?;
         Ok(ChatResponse {
             model: answer.parsed.model.unwrap_or_else(|| req.model.clone()),
             content: answer.parsed.content,
@@ -297,39 +295,78 @@ impl Client {
         schema: &OutputSchema,
         mut log: Option<&mut Vec<Exchange>>,
     ) -> Result<ChatResponse, LlmError> {
-        let mode_key = (self.cfg.provider.base_url.clone(), req.model.clone());
-        let remembered = self
-            .modes
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&mode_key)
-            .copied();
-        let mut mode = remembered.unwrap_or_else(|| provider::initial_mode(self.cfg.provider.kind));
+        let base_url = &self.cfg.provider.base_url;
+        let forced = self.cfg.structured_mode;
+        let remembered = self.modes.get(base_url, &req.model);
+        let mut mode = forced
+            .or(remembered)
+            .unwrap_or_else(|| provider::initial_mode(self.cfg.provider.kind));
+        // Nothing is known of this endpoint yet: the first try of a mode is a probe, and an
+        // opaque 5xx to it, twice (a server that cannot serve a mode may answer 500 naming
+        // nothing), moves on to the next mode instead of spending the whole retry budget on a
+        // request that cannot work.
+        let probing = forced.is_none() && remembered.is_none();
+        let mut lesson: Option<(String, bool)> = None;
         let mut answer = loop {
             let wire = provider::build(&self.cfg.provider, req, Some(mode));
+            // One retry absorbs a passing hiccup; a second 500 in a row on first use is taken
+            // as the server's answer to the mode.
+            let retries = if probing && mode.next().is_some() {
+                self.cfg.retry.max_retries.min(1)
+            } else {
+                self.cfg.retry.max_retries
+            };
             match self
-                .send(req, &wire_messages(req, &wire), &wire, log.as_deref_mut())
+                .send(
+                    req,
+                    &wire_messages(req, &wire),
+                    &wire,
+                    log.as_deref_mut(),
+                    retries,
+                )
                 .await
             {
                 Ok(answer) => break answer,
                 Err(LlmError::Rejected { status, message })
-                    if provider::rejects_structured_mode(status, &message) =>
+                    if forced.is_none() && provider::rejects_structured_mode(status, &message) =>
                 {
                     let Some(next) = mode.next() else {
                         return Err(LlmError::Rejected { status, message });
                     };
                     bump(&self.stats.fallbacks);
-                    tracing::info!(model = %req.model, ?mode, ?next, status, reason = %message, "structured mode rejected, falling back");
+                    tracing::info!(model = %req.model, mode = mode.as_str(), next = next.as_str(), status, reason = %message, "structured mode rejected, falling back");
+                    lesson = Some((
+                        format!("{} rejected ({status}): {message}", mode.as_str()),
+                        true,
+                    ));
+                    mode = next;
+                }
+                Err(LlmError::Server {
+                    status, message, ..
+                }) if probing && mode.next().is_some() => {
+                    let next = mode.next().unwrap_or(StructuredMode::Prompt);
+                    bump(&self.stats.fallbacks);
+                    tracing::warn!(model = %req.model, mode = mode.as_str(), next = next.as_str(), status, reason = %message, "first structured request failed with a server error, trying the next mode");
+                    // An opaque 5xx may be an outage, not a verdict on the mode: kept for this
+                    // run only, never written to the modes file.
+                    lesson = Some((
+                        format!(
+                            "{} failed ({status}) on first use: {message}",
+                            mode.as_str()
+                        ),
+                        false,
+                    ));
                     mode = next;
                 }
                 Err(e) => return Err(e),
             }
         };
-        if remembered != Some(mode) {
+        if let Some((reason, persist)) = lesson {
             self.modes
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .insert(mode_key, mode);
+                .learn(base_url, &req.model, mode, &reason, persist);
+        } else if forced.is_none() && remembered.is_none() {
+            self.modes
+                .learn(base_url, &req.model, mode, "accepted on first use", false);
         }
         let mut usage = answer.usage;
         let mut retries = answer.retries;
@@ -391,6 +428,7 @@ impl Client {
                             &wire_messages(&repair_req, &wire),
                             &wire,
                             log.as_deref_mut(),
+                            self.cfg.retry.max_retries,
                         )
                         .await?;
                     usage = Usage {
@@ -430,7 +468,9 @@ impl Client {
         prompt: &[Message],
         wire: &WireRequest,
         mut log: Option<&mut Vec<Exchange>>,
+        max_retries: u32,
     ) -> Result<Answer, LlmError> {
+        let structured = req.output_schema.is_some();
         let body = serde_json::to_vec(&wire.body)
             .map_err(|e| LlmError::Protocol(format!("encoding request: {e}")))?;
         let prompt_estimate = if self.tpm.is_some() {
@@ -521,6 +561,13 @@ impl Client {
                             )
                         }
                         408 => (hint, LlmError::Timeout { attempts }),
+                        // A server that cannot serve the structured-output mode it was asked
+                        // for says so in a 5xx (llama-cpp-python): a verdict, not an outage.
+                        status @ 500..=599
+                            if structured && provider::names_structured_feature(&message) =>
+                        {
+                            return Err(LlmError::Rejected { status, message });
+                        }
                         status @ 500..=599 => (
                             hint,
                             LlmError::Server {
@@ -545,7 +592,7 @@ impl Client {
                     (None, error)
                 }
             };
-            if retries >= policy.max_retries {
+            if retries >= max_retries {
                 return Err(error);
             }
             let delay = delay_hint.unwrap_or_else(|| backoff(policy, retries));

@@ -13,6 +13,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::price::PriceTable;
+use crate::structured::StructuredMode;
 
 /// The wire protocol of the endpoint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -194,6 +195,12 @@ pub struct ClientConfig {
     pub max_repairs: u32,
     /// When set, every real exchange is written there as a fixture (credentials redacted).
     pub record_dir: Option<PathBuf>,
+    /// Forces one structured-output mode (no negotiation, no fallback); `None` is `auto`: try
+    /// the provider's best mode and fall back when the server rejects it.
+    pub structured_mode: Option<StructuredMode>,
+    /// Where the modes learnt per endpoint and model are remembered across runs (a small JSON
+    /// file, written atomically); `None` keeps them for this client's lifetime only.
+    pub modes_file: Option<PathBuf>,
 }
 
 impl Default for ClientConfig {
@@ -206,6 +213,8 @@ impl Default for ClientConfig {
             prices: PriceTable::default(),
             max_repairs: 1,
             record_dir: None,
+            structured_mode: None,
+            modes_file: None,
         }
     }
 }

@@ -34,6 +34,7 @@ mod error;
 mod limits;
 #[cfg(feature = "local-llm")]
 pub mod local;
+mod modes;
 mod price;
 mod provider;
 mod record;

@@ -490,20 +490,29 @@ pub(crate) fn error_message(body: &str) -> String {
 
 /// Whether a 400/422 on a structured request means "this structured mode is unsupported".
 pub(crate) fn rejects_structured_mode(status: u16, message: &str) -> bool {
-    if status == 422 {
-        return true;
+    match status {
+        422 => true,
+        // Wrong URL, credentials, timeouts and rate limits say nothing about the mode.
+        401 | 403 | 404 | 408 | 429 => false,
+        400..=599 => names_structured_feature(message),
+        _ => false,
     }
+}
+
+/// Whether a server's error message names a structured-output feature (`response_format`,
+/// `json_schema`, `json_object`, `grammar`, `tools`/`tool_choice`, a schema).
+pub(crate) fn names_structured_feature(message: &str) -> bool {
     let lower = message.to_ascii_lowercase();
-    status == 400
-        && [
-            "response_format",
-            "json_schema",
-            "schema",
-            "json_object",
-            "tool",
-        ]
-        .iter()
-        .any(|k| lower.contains(k))
+    [
+        "response_format",
+        "json_schema",
+        "schema",
+        "json_object",
+        "grammar",
+        "tool",
+    ]
+    .iter()
+    .any(|k| lower.contains(k))
 }
 
 #[cfg(test)]
@@ -665,5 +674,13 @@ mod tests {
         assert!(rejects_structured_mode(422, "whatever"));
         assert!(!rejects_structured_mode(400, "context length exceeded"));
         assert!(!rejects_structured_mode(404, "json_schema"));
+        // llama-cpp-python answers a json_schema request it cannot serve with a 500.
+        assert!(rejects_structured_mode(
+            500,
+            "Internal error: response_format json_schema is not supported"
+        ));
+        assert!(rejects_structured_mode(400, "grammar failed to parse"));
+        assert!(!rejects_structured_mode(500, "CUDA out of memory"));
+        assert!(!rejects_structured_mode(429, "tool calls rate limited"));
     }
 }

@@ -23,13 +23,34 @@ pub enum StructuredMode {
     /// `response_format: {type: json_object, schema: ...}` (llama.cpp, vLLM, Ollama accept the
     /// schema there; OpenAI ignores it and the prompt carries it too).
     JsonObject,
-    /// A forced call of a tool whose parameters are the schema.
+    /// A forced call of a tool whose parameters are the schema (`tool` in settings).
+    #[serde(rename = "tool", alias = "tool_call")]
     ToolCall,
     /// No server support: the schema is described in the prompt.
     Prompt,
 }
 
 impl StructuredMode {
+    /// Every mode, in fallback order.
+    pub const ALL: [Self; 4] = [
+        Self::JsonSchema,
+        Self::JsonObject,
+        Self::ToolCall,
+        Self::Prompt,
+    ];
+
+    /// The name used in settings and in the modes file: `json_schema`, `json_object`, `tool`,
+    /// `prompt`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::JsonSchema => "json_schema",
+            Self::JsonObject => "json_object",
+            Self::ToolCall => "tool",
+            Self::Prompt => "prompt",
+        }
+    }
+
     /// The next mode to try after this one was rejected by the server.
     #[must_use]
     pub fn next(self) -> Option<Self> {
