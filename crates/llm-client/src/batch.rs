@@ -493,10 +493,7 @@ impl BatchClient {
         path: &str,
         body: Option<(String, Vec<u8>)>,
     ) -> Result<Vec<u8>, LlmError> {
-        let url = format!(
-            "{}/{path}",
-            self.cfg.provider.base_url.trim_end_matches('/')
-        );
+        let url = provider::endpoint_url(&self.cfg.provider.base_url, path, None);
         let policy = &self.cfg.retry;
         let mut retries = 0u32;
         loop {

@@ -55,11 +55,10 @@ pub(crate) fn build(
     req: &ChatRequest,
     mode: Option<StructuredMode>,
 ) -> WireRequest {
-    let base = cfg.base_url.trim_end_matches('/');
     let mode = req.output_schema.as_ref().and(mode);
     match cfg.kind {
         ProviderKind::OpenAi => WireRequest {
-            url: format!("{base}/chat/completions"),
+            url: endpoint_url(&cfg.base_url, "chat/completions", None),
             headers: Vec::new(),
             body: openai_body(req, mode),
         },
@@ -70,15 +69,17 @@ pub(crate) fn build(
                 .as_deref()
                 .unwrap_or(DEFAULT_AZURE_API_VERSION);
             WireRequest {
-                url: format!(
-                    "{base}/openai/deployments/{deployment}/chat/completions?api-version={version}"
+                url: endpoint_url(
+                    &cfg.base_url,
+                    &format!("openai/deployments/{deployment}/chat/completions"),
+                    Some(&format!("api-version={version}")),
                 ),
                 headers: Vec::new(),
                 body: openai_body(req, mode),
             }
         }
         ProviderKind::Anthropic => WireRequest {
-            url: format!("{base}/messages"),
+            url: endpoint_url(&cfg.base_url, "messages", None),
             headers: vec![(
                 "anthropic-version",
                 cfg.api_version
@@ -87,6 +88,23 @@ pub(crate) fn build(
             )],
             body: anthropic_body(req, mode),
         },
+    }
+}
+
+/// `path` appended to the base URL's path, keeping the base URL's query (`/v1?api-key=…` stays
+/// `/v1/chat/completions?api-key=…`, not `/v1?api-key=…/chat/completions`), plus `extra` query
+/// parameters.
+pub(crate) fn endpoint_url(base_url: &str, path: &str, extra: Option<&str>) -> String {
+    let (base, query) = match base_url.split_once('?') {
+        Some((base, query)) => (base, Some(query).filter(|q| !q.is_empty())),
+        None => (base_url, None),
+    };
+    let base = base.trim_end_matches('/');
+    let path = path.trim_start_matches('/');
+    match (query, extra) {
+        (Some(q), Some(e)) => format!("{base}/{path}?{q}&{e}"),
+        (Some(q), None) | (None, Some(q)) => format!("{base}/{path}?{q}"),
+        (None, None) => format!("{base}/{path}"),
     }
 }
 
@@ -554,6 +572,15 @@ mod tests {
             .map(|m| build(&cfg, &req, Some(*m)).body)
             .collect();
         assert_eq!(build(&cfg, &req, None).url, "http://h/v1/chat/completions");
+        // A base URL carrying a query keeps its path and its query.
+        assert_eq!(
+            endpoint_url("http://h/v1/?api-key=k", "chat/completions", None),
+            "http://h/v1/chat/completions?api-key=k"
+        );
+        assert_eq!(
+            endpoint_url("http://h?x=1", "/d/chat", Some("api-version=2")),
+            "http://h/d/chat?x=1&api-version=2"
+        );
         insta::assert_json_snapshot!(bodies);
     }
 

@@ -75,8 +75,17 @@ pub fn parse_config(path: &Path, text: &str) -> Result<ScenarioConfig, ConfigErr
     let format = Format::from_path(path)?;
     // A cheap first look at the top-level keys decides the format; when it fails (a syntax
     // error), the typed parse below reports it with its location.
-    let is_switchlingua = parse_document::<BTreeMap<String, IgnoredAny>>(path, text)
-        .is_ok_and(|top| top.contains_key("pre_execute"));
+    let top = parse_document::<Option<BTreeMap<String, IgnoredAny>>>(path, text);
+    if matches!(&top, Ok(None)) || matches!(&top, Ok(Some(keys)) if keys.is_empty()) {
+        // Serde would fill every default and run one scenario with no parameters.
+        return Err(
+            ConfigError::new(path, 1, 1, "the config is empty").with_hint(
+                "a config needs at least one axis (`axes:`), `language_pairs:` or a SwitchLingua \
+             `pre_execute:` section; see docs/config.md",
+            ),
+        );
+    }
+    let is_switchlingua = matches!(&top, Ok(Some(keys)) if keys.contains_key("pre_execute"));
     let config = if is_switchlingua {
         let file: SwitchLinguaFile = parse_document(path, text)?;
         file.into_config(path, text, format)?

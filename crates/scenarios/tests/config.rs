@@ -347,3 +347,16 @@ fn json_configs_load_too() {
     assert_eq!(err.message, "exclude rule 0 names unknown axis `b`");
     assert_eq!(err.line, 2);
 }
+
+#[test]
+fn empty_and_comment_only_configs_are_located_errors_not_one_empty_scenario() {
+    for text in ["", "# only a comment\n", "---\n", "{}\n"] {
+        let err = yaml_err(text);
+        assert_eq!(err.message, "the config is empty", "{text:?}");
+        assert_eq!(at(&err), (1, 1));
+        assert!(err.hint.is_some());
+    }
+    for text in ["", "# only a comment\n"] {
+        assert_eq!(toml_err(text).message, "the config is empty", "{text:?}");
+    }
+}
