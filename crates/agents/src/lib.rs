@@ -8,4 +8,6 @@
 pub mod bot;
 pub mod compare;
 pub mod pipeline;
+pub mod plan;
+pub mod report;
 pub mod suite;
