@@ -506,8 +506,7 @@ fn judges(f: &RunFigures) -> Vec<JudgeView> {
 }
 
 /// An id-safe form of a name: ASCII alphanumerics kept, everything else `-`.
-#[must_use]
-pub fn slug(name: &str) -> String {
+fn slug(name: &str) -> String {
     name.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() {
