@@ -33,10 +33,10 @@ pub const ALLOWED_EDGES: &[(&str, &[&str])] = &[
     ("xtask", &["fixtures"]),
 ];
 
-/// The CLI is thin: its sources (tests excluded) stay under this many lines. A ratchet: the goal
-/// is 3,000 (issue 15: rendering and settings still live in the CLI); lower it as code moves
-/// into the libraries, never raise it.
-pub const CLI_MAX_LINES: usize = 5250;
+/// The CLI is thin: its sources (tests excluded) stay under this many lines, the goal of issue
+/// 15 (met: report rendering, the plan, the merge and the run settings live in `agents`). A
+/// ratchet: lower it when the CLI shrinks, never raise it; new domain logic goes in a library.
+pub const CLI_MAX_LINES: usize = 3000;
 
 /// Macros and calls that print; only the CLI (and xtask) may use them.
 const PRINTING: &[&str] = &[
@@ -291,8 +291,9 @@ mod tests {
             .sum();
         assert!(
             total < CLI_MAX_LINES,
-            "crates/cli/src has {total} lines (tests excluded); the CLI only parses, calls a \
-             library and renders: move domain logic into a library crate (limit {CLI_MAX_LINES})"
+            "crates/cli/src has {total} lines (tests excluded), over the limit of {CLI_MAX_LINES}: \
+             the CLI only parses, calls a library and renders; put domain logic (figures, \
+             layouts, settings, rules) in a library crate"
         );
     }
 

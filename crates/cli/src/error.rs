@@ -53,9 +53,6 @@ pub enum CliError {
         #[source]
         source: std::io::Error,
     },
-    /// A command that still prints its own messages chose this exit code (nothing more to print).
-    #[error("")]
-    Reported(u8),
 }
 
 impl CliError {
@@ -85,33 +82,22 @@ impl CliError {
                 INVALID_INPUT
             }
             Self::Run(_) | Self::Write { .. } => RUN_FAILURE,
-            Self::Reported(code) => *code,
         }
     }
 
-    /// The text `main` prints on stderr, `None` when the command has printed it already.
+    /// The text `main` prints on stderr.
     #[must_use]
-    pub fn message(&self) -> Option<String> {
+    pub fn message(&self) -> String {
         match self {
-            Self::Reported(_) => None,
             // Located errors start with `FILE:LINE:COL: error:` already.
-            Self::Config(e) => Some(e.to_string()),
-            other => Some(format!("error: {other}")),
+            Self::Config(e) => e.to_string(),
+            other => format!("error: {other}"),
         }
     }
 }
 
 /// What every command returns.
 pub type CommandResult = Result<Outcome, CliError>;
-
-/// Adapts a command that still returns its exit code and prints its own messages.
-pub fn from_code(code: u8) -> CommandResult {
-    match code {
-        OK => Ok(Outcome::Success),
-        FAILED => Ok(Outcome::Failed),
-        other => Err(CliError::Reported(other)),
-    }
-}
 
 /// The exit code of a command's result.
 #[must_use]
@@ -139,22 +125,12 @@ mod tests {
         assert_eq!(exit_code(&Err(CliError::run("provider down"))), 3);
         let write = CliError::write("out/x.json", std::io::Error::other("disk full"));
         assert_eq!(write.exit_code(), 3);
-        assert_eq!(
-            write.message().as_deref(),
-            Some("error: cannot write out/x.json: disk full")
-        );
+        assert_eq!(write.message(), "error: cannot write out/x.json: disk full");
     }
 
     #[test]
-    fn located_and_already_reported_errors_are_not_prefixed_again() {
+    fn located_errors_are_not_prefixed_again() {
         let located = scenarios::ConfigError::new(std::path::Path::new("c.yaml"), 3, 1, "oops");
-        assert_eq!(
-            CliError::from(located).message().as_deref(),
-            Some("c.yaml:3:1: error: oops")
-        );
-        assert_eq!(from_code(0).ok(), Some(Outcome::Success));
-        assert_eq!(from_code(1).ok(), Some(Outcome::Failed));
-        let reported = from_code(3).expect_err("an error code");
-        assert_eq!((reported.exit_code(), reported.message()), (3, None));
+        assert_eq!(CliError::from(located).message(), "c.yaml:3:1: error: oops");
     }
 }

@@ -17,9 +17,6 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
-// The exit codes under the name the report commands use.
-use error as exit;
-
 /// Runs LLM agent pipelines over generated scenarios and scores them with weighted checks.
 #[derive(Debug, Parser)]
 #[command(name = "scenario-engine", version, about, long_about = None)]
@@ -80,18 +77,16 @@ fn main() -> ExitCode {
         Command::Scenarios(args) => commands::scenarios::execute(args),
         Command::Run(args) => commands::run::execute(args),
         Command::Test(args) => commands::test::execute(args),
-        Command::Report(args) => error::from_code(commands::report::execute(args)),
-        Command::Diff(args) => error::from_code(commands::diff::execute(args)),
-        Command::Merge(args) => error::from_code(commands::merge::execute(args)),
+        Command::Report(args) => commands::report::execute(args),
+        Command::Diff(args) => commands::diff::execute(args),
+        Command::Merge(args) => commands::merge::execute(args),
         Command::AuditJudges(args) => commands::audit_judges::execute(args),
         Command::Generate { what } => {
             commands::generate::execute(Cli::command(), what, &mut std::io::stdout().lock())
         }
     };
-    if let Err(e) = &result
-        && let Some(message) = e.message()
-    {
-        eprintln!("{message}");
+    if let Err(e) = &result {
+        eprintln!("{}", e.message());
     }
     ExitCode::from(error::exit_code(&result))
 }

@@ -1,182 +1,14 @@
-//! `RunSettings`: everything `scenario-engine run` can be told, and how the layers combine.
-//!
-//! Layers, later wins: built-in defaults → the config file's `run:` section → environment
-//! variables `SCENARIO_ENGINE__<KEY>` (nested keys joined with `__`, e.g.
-//! `SCENARIO_ENGINE__AGENTS__GENERATOR__MODEL`) → command-line flags. The merge is done by the
-//! `config` crate; a value of the wrong type or an unknown key is an error naming the key.
+//! The application's layers of the run settings (`agents::settings::RunSettings`): its
+//! environment variables `SCENARIO_ENGINE__<KEY>` (nested keys joined with `__`, e.g.
+//! `SCENARIO_ENGINE__AGENTS__GENERATOR__MODEL`), its command-line flags, and where the response
+//! cache goes by default.
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
-use std::time::Duration;
+use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+pub use agents::settings::{CacheSettings, RunSettings, SettingsError};
 
-use agents::pipeline::{
-    AgentKind, AgentSet, AgentSettings, PerAgent, Pipeline, PipelineSettings, RatioJudgeMode,
-};
-use llm_client::{ClientConfig, Limits, PriceTable, ProviderConfig, RetryPolicy};
-use scoring::JudgeWeights;
-
-use crate::provider::{Explicit, LocalSettings, ProviderName};
-
-/// Per-agent overrides; unset fields fall back to the run-wide `model` and built-in defaults.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct AgentOverride {
-    /// Model (for Azure: deployment) for this agent.
-    pub model: Option<String>,
-    /// Sampling temperature.
-    pub temperature: Option<f32>,
-    /// Cap on the reply's tokens.
-    pub max_tokens: Option<u32>,
-    /// A minijinja template file replacing the built-in prompt.
-    pub prompt: Option<PathBuf>,
-}
-
-/// Overrides for each of the six agents (any may be left out).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct AgentOverrides {
-    /// The generator.
-    pub generator: AgentOverride,
-    /// The fluency judge.
-    pub fluency: AgentOverride,
-    /// The naturalness judge.
-    pub naturalness: AgentOverride,
-    /// The cs-ratio judge.
-    pub cs_ratio: AgentOverride,
-    /// The socio-cultural judge.
-    pub socio_cultural: AgentOverride,
-    /// The refiner.
-    pub refiner: AgentOverride,
-}
-
-impl AgentOverrides {
-    /// The overrides addressed by agent kind.
-    fn per_agent(&self) -> PerAgent<&AgentOverride> {
-        PerAgent {
-            generator: &self.generator,
-            fluency: &self.fluency,
-            naturalness: &self.naturalness,
-            cs_ratio: &self.cs_ratio,
-            socio_cultural: &self.socio_cultural,
-            refiner: &self.refiner,
-        }
-    }
-}
-
-/// The response cache.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct CacheSettings {
-    /// On by default: re-running unfinished work costs nothing for calls already answered.
-    pub enabled: bool,
-    /// Cache directory; default `<output dir>/.scenario-engine-cache`.
-    pub dir: Option<PathBuf>,
-}
-
-impl Default for CacheSettings {
-    fn default() -> Self {
-        Self {
-            enabled: true,
-            dir: None,
-        }
-    }
-}
-
-/// Every setting of a run. See the module docs for the layering.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct RunSettings {
-    /// `openai` (and compatible servers), `azure`, `anthropic`, or `local` (the embedded
-    /// model). Unset: resolved as `crate::provider` documents (never a silent default).
-    pub provider: Option<ProviderName>,
-    /// Endpoint base URL, e.g. `https://api.openai.com/v1`; setting it selects that endpoint.
-    pub base_url: Option<String>,
-    /// The embedded model's settings (`provider: local`).
-    pub local: LocalSettings,
-    /// Name of the environment variable holding the API key (never the key itself).
-    pub api_key_env: String,
-    /// Azure `api-version` / Anthropic version header.
-    pub api_version: Option<String>,
-    /// The model every agent uses unless `agents.<name>.model` says otherwise.
-    pub model: String,
-    /// Per-agent model, temperature, max_tokens and prompt file.
-    pub agents: AgentOverrides,
-    /// Requests in flight at once (the transport's limit; also the scenarios in flight).
-    pub concurrency: usize,
-    /// Requests per minute cap.
-    pub rpm: Option<u32>,
-    /// Tokens per minute cap.
-    pub tpm: Option<u64>,
-    /// Judge weights by name (fluency, naturalness, cs_ratio, socio_cultural).
-    pub weights: BTreeMap<String, f64>,
-    /// Accept at a weighted score ≥ this.
-    pub threshold: f64,
-    /// Refinements after the first attempt.
-    pub max_refinements: u32,
-    /// How the ratio score is obtained: measured, llm or hybrid.
-    pub ratio_judge: RatioJudgeMode,
-    /// Fewest usable texts per batch.
-    pub min_instances: u32,
-    /// Most texts per batch.
-    pub max_instances: u32,
-    /// Tries of a generator/refiner call that returns no usable batch.
-    pub max_write_tries: u32,
-    /// Sampling seed sent with every request.
-    pub seed: Option<u64>,
-    /// The response cache.
-    pub cache: CacheSettings,
-    /// Refuse to start above this estimated cost, stop dispatching when the spend reaches it (USD).
-    pub budget: Option<f64>,
-    /// USD per million tokens by model (prefix match), added to the built-in table.
-    pub prices: BTreeMap<String, llm_client::ModelPrice>,
-    /// Transport retries (`max_retries`, `base_delay`, `max_delay`).
-    pub retry: RetryPolicy,
-    /// Per-request read timeout.
-    #[serde(with = "llm_client::duration_serde")]
-    pub read_timeout: Duration,
-    /// The JSONL output file.
-    pub output: Option<PathBuf>,
-}
-
-impl Default for RunSettings {
-    fn default() -> Self {
-        let provider = ProviderConfig::default();
-        let pipeline = PipelineSettings::default();
-        Self {
-            provider: None,
-            base_url: None,
-            local: LocalSettings::default(),
-            api_key_env: provider.api_key_env,
-            api_version: None,
-            model: "gpt-4o-mini".into(),
-            agents: AgentOverrides::default(),
-            concurrency: 16,
-            rpm: None,
-            tpm: None,
-            weights: JudgeWeights::default().0,
-            threshold: pipeline.threshold,
-            max_refinements: pipeline.max_refinements,
-            ratio_judge: pipeline.ratio_judge,
-            min_instances: pipeline.min_instances,
-            max_instances: pipeline.max_instances,
-            max_write_tries: pipeline.max_write_tries,
-            seed: None,
-            cache: CacheSettings::default(),
-            budget: None,
-            prices: BTreeMap::new(),
-            retry: RetryPolicy::default(),
-            read_timeout: provider.read_timeout,
-            output: None,
-        }
-    }
-}
-
-/// Bad settings: the message names the key.
-#[derive(Debug, thiserror::Error)]
-#[error("invalid run settings: {0}")]
-pub struct SettingsError(pub String);
+/// The prefix of the environment variables that set run settings.
+pub const ENV_PREFIX: &str = "SCENARIO_ENGINE";
 
 /// Flag values, already parsed by clap; `None` leaves the lower layers' value.
 #[derive(Debug, Default, Clone)]
@@ -191,178 +23,22 @@ impl FlagOverrides {
     }
 }
 
-impl RunSettings {
-    /// Layers defaults, the config's `run:` section, `SCENARIO_ENGINE__*` env vars and flags.
-    /// `env` is the environment to read (the process's in production, a fixed map in tests).
-    ///
-    /// # Errors
-    /// A value of the wrong type, an unknown key or an invalid value, naming the key.
-    pub fn layered(
-        run_section: Option<&serde_json::Value>,
-        env: Option<config::Map<String, String>>,
-        flags: &FlagOverrides,
-    ) -> Result<Self, SettingsError> {
-        Self::layered_over(&RunSettings::default(), run_section, env, flags)
+impl agents::settings::AppLayers for FlagOverrides {
+    fn env_prefix(&self) -> &str {
+        ENV_PREFIX
     }
 
-    /// As [`RunSettings::layered`], over other defaults (`test` starts from fewer scenarios in
-    /// flight and no cache, so `--repeat` measures the bot rather than the cache).
-    ///
-    /// # Errors
-    /// As [`RunSettings::layered`].
-    pub fn layered_over(
-        base: &RunSettings,
-        run_section: Option<&serde_json::Value>,
-        env: Option<config::Map<String, String>>,
-        flags: &FlagOverrides,
-    ) -> Result<Self, SettingsError> {
-        let defaults = config::Config::try_from(base).map_err(|e| SettingsError(e.to_string()))?;
-        let mut builder = config::Config::builder().add_source(defaults);
-        if let Some(section) = run_section {
-            if !section.is_object() {
-                return Err(SettingsError("`run` must be a mapping of settings".into()));
-            }
-            let file = config::Config::try_from(section)
-                .map_err(|e| SettingsError(format!("run: {e}")))?;
-            builder = builder.add_source(file);
-        }
-        let mut environment = config::Environment::with_prefix("SCENARIO_ENGINE")
-            .prefix_separator("__")
-            .separator("__")
-            .try_parsing(true);
-        if env.is_some() {
-            environment = environment.source(env);
-        }
-        builder = builder.add_source(environment);
-        for (key, value) in &flags.0 {
-            builder = builder
-                .set_override(*key, value.clone())
-                .map_err(|e| SettingsError(format!("{key}: {e}")))?;
-        }
-        let merged = builder.build().map_err(|e| SettingsError(e.to_string()))?;
-        let settings: RunSettings = merged
-            .try_deserialize()
-            .map_err(|e| SettingsError(e.to_string()))?;
-        settings.validate()?;
-        Ok(settings)
-    }
-
-    fn validate(&self) -> Result<(), SettingsError> {
-        let bad = |key: &str, msg: &str| Err(SettingsError(format!("{key}: {msg}")));
-        if self.concurrency == 0 {
-            return bad("concurrency", "must be at least 1");
-        }
-        if !(0.0..=10.0).contains(&self.threshold) {
-            return bad("threshold", "must be within 0–10");
-        }
-        if let Some(b) = self.budget
-            && !(b.is_finite() && b >= 0.0)
-        {
-            return bad("budget", "must be a non-negative number of USD");
-        }
-        if self.model.trim().is_empty() {
-            return bad("model", "must not be empty");
-        }
-        JudgeWeights::new(self.weights.clone())
-            .map_err(|e| SettingsError(format!("weights: {e}")))?;
-        Ok(())
-    }
-
-    /// The pipeline's settings.
-    pub fn pipeline(&self) -> Result<PipelineSettings, SettingsError> {
-        let base = AgentSet::uniform(&self.model);
-        let mut agents = base.clone();
-        let overrides = self.agents.per_agent();
-        for kind in AgentKind::ALL {
-            let o = overrides.get(kind);
-            let b = base.get(kind);
-            *agents.get_mut(kind) = AgentSettings {
-                model: o.model.clone().unwrap_or_else(|| b.model.clone()),
-                temperature: o.temperature.or(b.temperature),
-                max_tokens: o.max_tokens.or(b.max_tokens),
-                prompt: o.prompt.clone(),
-            };
-        }
-        Ok(PipelineSettings {
-            agents,
-            weights: JudgeWeights::new(self.weights.clone())
-                .map_err(|e| SettingsError(format!("weights: {e}")))?,
-            threshold: self.threshold,
-            max_refinements: self.max_refinements,
-            max_write_tries: self.max_write_tries,
-            min_instances: self.min_instances,
-            max_instances: self.max_instances,
-            ratio_judge: self.ratio_judge,
-            seed: self.seed,
-        })
-    }
-
-    /// The pipeline these settings describe, its prompts compiled.
-    ///
-    /// # Errors
-    /// Invalid weights, or a prompt override that cannot be read or compiled.
-    pub fn build_pipeline(&self) -> Result<Pipeline, SettingsError> {
-        Pipeline::new(self.pipeline()?).map_err(|e| SettingsError(e.to_string()))
-    }
-
-    /// The price table: built-in prices plus `prices`.
-    #[must_use]
-    pub fn price_table(&self) -> PriceTable {
-        let mut table = PriceTable::default();
-        for (model, price) in &self.prices {
-            table.insert(model.clone(), *price);
-        }
-        table
-    }
-
-    /// What the user configured about the provider, for `crate::provider::resolve`.
-    #[must_use]
-    pub fn explicit_provider(&self) -> Explicit {
-        Explicit {
-            provider: self.provider,
-            base_url: self.base_url.clone(),
-            api_key_env: self.api_key_env.clone(),
-            api_version: self.api_version.clone(),
-            local: self.local.clone(),
-        }
-    }
-
-    /// The transport's configuration for a resolved remote `provider`; `out` places the default
-    /// cache directory next to it.
-    #[must_use]
-    pub fn client_config(&self, out: &std::path::Path, provider: &ProviderConfig) -> ClientConfig {
-        let provider = ProviderConfig {
-            read_timeout: self.read_timeout,
-            ..provider.clone()
-        };
-        let cache_dir = self.cache.enabled.then(|| {
-            self.cache
-                .dir
-                .clone()
-                .unwrap_or_else(|| default_cache_dir(out))
-        });
-        ClientConfig {
-            provider,
-            retry: self.retry.clone(),
-            limits: Limits {
-                max_in_flight: self.concurrency,
-                rpm: self.rpm,
-                tpm: self.tpm,
-                ..Limits::default()
-            },
-            cache_dir,
-            prices: self.price_table(),
-            ..ClientConfig::default()
-        }
+    fn flags(&self) -> &[(&'static str, config::Value)] {
+        &self.0
     }
 }
 
 /// `<directory of the output>/.scenario-engine-cache`.
 #[must_use]
-pub fn default_cache_dir(out: &std::path::Path) -> PathBuf {
+pub fn default_cache_dir(out: &Path) -> PathBuf {
     out.parent()
         .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."))
+        .unwrap_or(Path::new("."))
         .join(".scenario-engine-cache")
 }
 
@@ -370,86 +46,30 @@ pub fn default_cache_dir(out: &std::path::Path) -> PathBuf {
 mod tests {
     use super::*;
 
-    fn env(pairs: &[(&str, &str)]) -> Option<config::Map<String, String>> {
-        Some(
-            pairs
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-        )
-    }
-
     #[test]
-    fn layers_apply_in_order() {
-        let section = serde_json::json!({"model": "file-model", "threshold": 7, "concurrency": 8,
-            "agents": {"generator": {"temperature": 0.5}}});
+    fn the_application_environment_and_flags_are_the_top_layers() {
+        let env = [
+            ("SCENARIO_ENGINE__THRESHOLD", "7.5"),
+            ("SCENARIO_ENGINE__MODEL", "env-model"),
+            ("OTHER__CONCURRENCY", "3"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
         let mut flags = FlagOverrides::default();
-        flags.set("concurrency", Some(32_i64));
-        let s = RunSettings::layered(
-            Some(&section),
-            env(&[
-                ("SCENARIO_ENGINE__THRESHOLD", "7.5"),
-                ("SCENARIO_ENGINE__AGENTS__FLUENCY__MODEL", "judge"),
-            ]),
-            &flags,
-        )
-        .expect("valid");
+        flags.set("model", Some("flag-model"));
+        let s = RunSettings::layered(None, Some(env), &flags).expect("valid");
         assert_eq!(
-            (s.model.as_str(), s.threshold, s.concurrency),
-            ("file-model", 7.5, 32)
+            (s.threshold, s.model.as_str(), s.concurrency),
+            (7.5, "flag-model", RunSettings::default().concurrency)
         );
-        let p = s.pipeline().expect("pipeline");
-        assert_eq!(p.agents.fluency.model, "judge");
-        assert_eq!(p.agents.generator.model, "file-model");
-        assert_eq!(p.agents.generator.temperature, Some(0.5));
-        assert_eq!(s.max_refinements, 2, "default kept");
-    }
-
-    #[test]
-    fn bad_values_name_the_key() {
-        let section = serde_json::json!({"threshold": "high"});
-        let err = RunSettings::layered(Some(&section), env(&[]), &FlagOverrides::default())
-            .expect_err("bad");
-        assert!(err.to_string().contains("threshold"), "{err}");
-        let section = serde_json::json!({"concurency": 3});
-        let err = RunSettings::layered(Some(&section), env(&[]), &FlagOverrides::default())
-            .expect_err("bad");
-        assert!(err.to_string().contains("concurency"), "{err}");
-        let section = serde_json::json!({"threshold": 12});
-        let err = RunSettings::layered(Some(&section), env(&[]), &FlagOverrides::default())
-            .expect_err("bad");
-        assert!(err.to_string().contains("threshold"), "{err}");
-    }
-
-    #[test]
-    fn durations_take_the_workspace_syntax_everywhere() {
-        let section = serde_json::json!({"read_timeout": "1m30s", "retry": {"max_delay": "1m30s"}});
-        let s = RunSettings::layered(Some(&section), env(&[]), &FlagOverrides::default())
-            .expect("valid");
-        assert_eq!(s.read_timeout, Duration::from_secs(90));
-        assert_eq!(s.retry.max_delay, Duration::from_secs(90));
-        let s = RunSettings::layered(
-            None,
-            env(&[("SCENARIO_ENGINE__READ_TIMEOUT", "2500")]),
-            &FlagOverrides::default(),
-        )
-        .expect("valid");
-        assert_eq!(s.read_timeout, Duration::from_millis(2500));
-    }
-
-    #[test]
-    fn other_defaults_stay_below_every_layer() {
-        let base = RunSettings {
-            concurrency: 4,
-            ..RunSettings::default()
-        };
-        let s = RunSettings::layered_over(&base, None, env(&[]), &FlagOverrides::default())
-            .expect("valid");
-        assert_eq!(s.concurrency, 4);
-        let section = serde_json::json!({"concurrency": 9});
-        let s =
-            RunSettings::layered_over(&base, Some(&section), env(&[]), &FlagOverrides::default())
-                .expect("valid");
-        assert_eq!(s.concurrency, 9);
+        assert_eq!(
+            default_cache_dir(Path::new("out/run.jsonl")),
+            Path::new("out/.scenario-engine-cache")
+        );
+        assert_eq!(
+            default_cache_dir(Path::new("run.jsonl")),
+            Path::new("./.scenario-engine-cache")
+        );
     }
 }

@@ -149,3 +149,59 @@ async fn four_shards_merge_into_the_ids_of_an_unsharded_run() {
     // The refused merges left the good merged file alone.
     assert_eq!(ids(&merged).len(), 12);
 }
+
+fn record(id: &str) -> String {
+    format!("{{\"id\":\"{id}\",\"score\":8.0,\"accepted\":true}}\n")
+}
+
+/// Every problem is printed once on stderr, each paragraph starting `error:`, and the exit codes
+/// are those of the other commands: 2 for bad input, 3 for an output that cannot be written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn merge_problems_are_reported_once_with_their_exit_codes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("grid.yaml");
+    std::fs::write(&config, CONFIG).expect("config");
+    let foreign = dir.path().join("foreign.jsonl");
+    std::fs::write(&foreign, record("ffffffffffffffff")).expect("shard");
+    let into = dir.path().join("merged.jsonl");
+
+    let o = merge(&[
+        &foreign,
+        Path::new("--into"),
+        &into,
+        Path::new("--config"),
+        &config,
+    ])
+    .await;
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(
+        errors,
+        [
+            "error: the outputs are incomplete: 12 of 12 selected scenario id(s) missing",
+            "error: 1 id(s) are not in the config's selection",
+        ],
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("\n  missing ").count(), 12, "{stderr}");
+    assert!(stderr.ends_with("  foreign ffffffffffffffff\n"), "{stderr}");
+    assert!(!into.exists(), "nothing is written for refused inputs");
+
+    let broken = dir.path().join("broken.jsonl");
+    std::fs::write(&broken, format!("{}{{oops\n", record("a"))).expect("shard");
+    let o = merge(&[&broken, Path::new("--into"), &into]).await;
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    assert!(stderr.contains("broken.jsonl:2: "), "{stderr}");
+
+    // The target is a directory: the merge cannot be written (exit 3).
+    let o = merge(&[&foreign, Path::new("--into"), dir.path()]).await;
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).starts_with("error: cannot write "),
+        "{}",
+        text(&o)
+    );
+}

@@ -143,3 +143,26 @@ fn bad_flags_and_input_exit_2() {
     let out = report(&["does-not-exist.jsonl"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Errors are printed once, `error: …`, with the exit code of their kind; an HTML file that
+/// cannot be written is a run failure (3) after the tables were printed.
+#[test]
+fn errors_are_printed_once_with_their_exit_code() {
+    let out = report(&[&runs("pipeline-before.jsonl"), "--axes", "topic"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: --axes takes exactly two parameter names, e.g. topic,cs_ratio\n"
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+    let html = dir.path().join("missing-dir").join("r.html");
+    let out = report(&[
+        &runs("pipeline-before.jsonl"),
+        "--html",
+        &html.to_string_lossy(),
+    ]);
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.starts_with("error: cannot write "), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(!out.stdout.is_empty(), "the tables come first");
+}

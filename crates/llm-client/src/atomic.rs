@@ -1,5 +1,5 @@
 //! Atomic file replacement, the one implementation in the workspace (the response cache here,
-//! the batch state file in `agents`, the merged output in the CLI): write a uniquely named
+//! the batch state file and the merged output of `merge` in `agents`): write a uniquely named
 //! sibling temp file, sync it, rename it over the target. A reader, or a crash, sees the old file
 //! or the new one, never a torn one; concurrent writers of one path never share a temp file.
 

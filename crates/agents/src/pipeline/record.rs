@@ -12,6 +12,7 @@
 //! with one of these fields is stored as `param_<name>` so neither is lost.
 
 pub(crate) mod index;
+mod merge;
 mod read;
 
 use std::collections::BTreeMap;
@@ -26,6 +27,7 @@ use super::agent::AgentKind;
 use super::machine::{PipelineSettings, RatioJudgeMode};
 
 pub use index::{IndexEntry, IndexError, RunIndex};
+pub use merge::{Coverage, MergeError, MergeInputs};
 pub use read::{DEFAULT_MAX_LINE_BYTES, Located, RecordError, RecordId, RecordReader};
 
 /// The schema version this build writes. Version 1 (records written before the field existed,

@@ -14,11 +14,11 @@ use comfy_table::Table;
 
 use agents::pipeline::ScenarioSpread;
 use agents::pipeline::audit::{self, AuditItem, AuditOptions, AuditReport, FailureKind};
+use agents::report::load::{self, Results};
 
 use super::{EndpointArgs, JudgingArgs};
 use crate::error::{CliError, CommandResult, Outcome};
 use crate::provider;
-use crate::report::load::{self, Results};
 use crate::settings::{FlagOverrides, RunSettings};
 
 /// Flags of `audit-judges`.

@@ -16,9 +16,9 @@ use std::path::PathBuf;
 
 use agents::bot::BotKind;
 use agents::pipeline::RatioJudgeMode;
+use agents::settings::provider::ProviderName;
 
 use crate::error::{CliError, CommandResult};
-use crate::provider::ProviderName;
 use crate::settings::FlagOverrides;
 
 /// Runs an async command body on a multi-threaded runtime.
@@ -51,7 +51,7 @@ pub struct EndpointArgs {
     pub api_key_env: Option<String>,
     /// Provider; unset: `OPENAI_BASE_URL`/`OPENAI_API_KEY`, else the embedded model.
     #[arg(long, value_enum)]
-    pub provider: Option<ProviderName>,
+    pub provider: Option<Provider>,
     /// GGUF file of the local model (default: `$SCENARIO_ENGINE_MODEL`, else the fetch-model cache).
     #[arg(long, value_name = "FILE")]
     pub model_path: Option<PathBuf>,
@@ -73,7 +73,10 @@ impl EndpointArgs {
         f.set("base_url", self.base_url.clone());
         f.set("model", self.model.clone());
         f.set("api_key_env", self.api_key_env.clone());
-        f.set("provider", self.provider.map(ProviderName::as_str));
+        f.set(
+            "provider",
+            self.provider.map(|p| ProviderName::from(p).as_str()),
+        );
         f.set(
             "local.model_path",
             self.model_path.as_ref().map(|p| p.display().to_string()),
@@ -150,6 +153,31 @@ impl From<RatioJudge> for RatioJudgeMode {
     }
 }
 
+/// `--provider`: the values of [`ProviderName`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Provider {
+    /// OpenAI Chat Completions and compatible servers.
+    #[value(name = "openai")]
+    OpenAi,
+    /// Azure OpenAI.
+    Azure,
+    /// Anthropic Messages.
+    Anthropic,
+    /// The embedded llama.cpp model (feature `local-llm`).
+    Local,
+}
+
+impl From<Provider> for ProviderName {
+    fn from(value: Provider) -> Self {
+        match value {
+            Provider::OpenAi => Self::OpenAi,
+            Provider::Azure => Self::Azure,
+            Provider::Anthropic => Self::Anthropic,
+            Provider::Local => Self::Local,
+        }
+    }
+}
+
 /// `test --bot`: the values of [`BotKind`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Bot {
@@ -198,10 +226,10 @@ mod tests {
         for v in Bot::value_variants() {
             assert_eq!(name(v).parse::<BotKind>(), Ok(BotKind::from(*v)));
         }
-        for v in ProviderName::value_variants() {
-            let json = serde_json::to_value(v).expect("serialises");
+        for v in Provider::value_variants() {
+            let json = serde_json::to_value(ProviderName::from(*v)).expect("serialises");
             assert_eq!(json.as_str(), Some(name(v).as_str()));
-            assert_eq!(v.as_str(), name(v));
+            assert_eq!(ProviderName::from(*v).as_str(), name(v));
         }
     }
 

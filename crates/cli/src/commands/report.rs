@@ -5,13 +5,14 @@
 
 use std::path::{Path, PathBuf};
 
-use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
+use agents::report::load::{Results, load};
+use agents::report::pipeline::{self, PipelineOptions};
+use agents::report::render;
+use agents::report::terminal::{self, table};
 
-use crate::exit;
-use crate::report::load::{Results, load};
-use crate::report::pipeline::{PipelineOptions, PipelineReport};
+use crate::error::{CliError, CommandResult, Outcome};
 use crate::report::suite::SuiteReport;
-use crate::report::{display_name, pipeline, render, suite};
+use crate::report::{display_name, suite};
 
 /// Flags of `report`.
 #[derive(Debug, clap::Args)]
@@ -32,27 +33,24 @@ pub struct Args {
     pub threshold: Option<f64>,
 }
 
-/// Runs the command; returns the exit code.
-pub fn execute(args: Args) -> u8 {
+/// Runs the command.
+///
+/// # Errors
+/// Invalid flags or input (exit 2), or an output file that cannot be rendered or written (exit 3).
+pub fn execute(args: Args) -> CommandResult {
     let axes = match args.axes.as_deref() {
         None => None,
         Some([a, b]) => Some((a.clone(), b.clone())),
         Some(_) => {
-            eprintln!("error: --axes takes exactly two parameter names, e.g. topic,cs_ratio");
-            return exit::INVALID_INPUT;
+            return Err(CliError::invalid(
+                "--axes takes exactly two parameter names, e.g. topic,cs_ratio",
+            ));
         }
     };
     if args.threshold.is_some_and(|t| !(0.0..=10.0).contains(&t)) {
-        eprintln!("error: --threshold must be between 0 and 10");
-        return exit::INVALID_INPUT;
+        return Err(CliError::invalid("--threshold must be between 0 and 10"));
     }
-    let results = match load(&args.results) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return exit::INVALID_INPUT;
-        }
-    };
+    let results = load(&args.results).map_err(CliError::invalid)?;
     let source = display_name(&args.results);
     let outputs = match results {
         Results::Pipeline(run) => {
@@ -60,14 +58,10 @@ pub fn execute(args: Args) -> u8 {
                 threshold: args.threshold,
                 axes,
             };
-            let report = match pipeline::collect(&run, &options) {
-                Ok((figures, heatmap)) => pipeline::build(&source, &figures, heatmap.as_ref()),
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return exit::INVALID_INPUT;
-                }
-            };
-            print!("{}", pipeline_tables(&report));
+            let (figures, heatmap) =
+                pipeline::collect(&run, &options).map_err(CliError::invalid)?;
+            let report = pipeline::build(&source, &figures, heatmap.as_ref());
+            print!("{}", terminal::pipeline(&report));
             (
                 args.html.map(|p| (p, render::pipeline_html(&report))),
                 args.markdown
@@ -84,181 +78,20 @@ pub fn execute(args: Args) -> u8 {
         }
     };
     for (path, rendered) in [outputs.0, outputs.1].into_iter().flatten() {
-        let code = write(&path, rendered);
-        if code != exit::OK {
-            return code;
-        }
+        write(&path, rendered)?;
     }
-    exit::OK
+    Ok(Outcome::Success)
 }
 
-/// Writes a rendered report to `path`, saying so; exit code of the outcome.
-pub(super) fn write(path: &Path, rendered: Result<String, render::RenderError>) -> u8 {
-    let text = match rendered {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return exit::RUN_FAILURE;
-        }
-    };
-    if let Err(e) = std::fs::write(path, text) {
-        eprintln!("error: cannot write {}: {e}", path.display());
-        return exit::RUN_FAILURE;
-    }
+/// Writes a rendered report to `path`, saying so.
+pub(super) fn write(
+    path: &Path,
+    rendered: Result<String, render::RenderError>,
+) -> Result<(), CliError> {
+    let text = rendered.map_err(CliError::run)?;
+    std::fs::write(path, text).map_err(|e| CliError::write(path, e))?;
     eprintln!("wrote {}", path.display());
-    exit::OK
-}
-
-fn table(header: &[&str]) -> Table {
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED);
-    t.set_header(header.to_vec());
-    t
-}
-
-/// The terminal form of a pipeline report: totals, then one table per figure.
-fn pipeline_tables(r: &PipelineReport) -> String {
-    use std::fmt::Write as _;
-    let mut out = String::new();
-    let t = &r.totals;
-    let _ = writeln!(
-        out,
-        "{}: {}/{} accepted ({}) at threshold {} ({}); mean score {}, mean refinements {}; {} + {} tokens, {}",
-        r.source,
-        t.accepted,
-        t.records,
-        t.acceptance,
-        r.threshold,
-        r.threshold_note,
-        t.mean_score,
-        t.mean_refinements,
-        t.prompt_tokens,
-        t.completion_tokens,
-        t.cost
-    );
-    if !r.fixed.is_empty() {
-        let _ = writeln!(out, "fixed: {}", r.fixed.join(", "));
-    }
-    let mut hist = table(&["score", "records", ""]);
-    for b in &r.histogram {
-        hist.add_row(vec![
-            b.range.clone(),
-            b.count.to_string(),
-            if b.accepted { "≥ threshold" } else { "" }.to_owned(),
-        ]);
-    }
-    let mut outcomes = table(&["accepted at", "records", "share"]);
-    for o in &r.outcomes {
-        outcomes.add_row(vec![
-            o.outcome.clone(),
-            o.count.to_string(),
-            o.share.clone(),
-        ]);
-    }
-    let mut judges = table(&["judge", "n", "mean", "min", "max"]);
-    for j in &r.judges {
-        judges.add_row(vec![
-            j.name.clone(),
-            j.count.to_string(),
-            j.mean.clone(),
-            j.min.clone(),
-            j.max.clone(),
-        ]);
-    }
-    let mut params = table(&[
-        "parameter",
-        "value",
-        "records",
-        "accepted",
-        "rate",
-        "mean score",
-    ]);
-    for p in &r.params {
-        for v in &p.values {
-            params.add_row(vec![
-                p.name.clone(),
-                v.value.clone(),
-                v.records.to_string(),
-                v.accepted.to_string(),
-                v.rate.clone(),
-                v.mean_score.clone(),
-            ]);
-        }
-    }
-    let _ = writeln!(out, "\nFinal scores\n{hist}\n\nRefine outcomes\n{outcomes}");
-    let _ = writeln!(
-        out,
-        "\nJudges\n{judges}\n\nAcceptance by parameter value\n{params}"
-    );
-    if let Some(h) = &r.heatmap {
-        let mut header = vec![format!("{} \\ {}", h.rows_axis, h.cols_axis)];
-        header.extend(h.cols.iter().cloned());
-        let mut heat = Table::new();
-        heat.load_style(UTF8_FULL_CONDENSED);
-        heat.set_header(header);
-        for (row, cells) in &h.rows {
-            let mut line = vec![row.clone()];
-            line.extend(
-                cells
-                    .iter()
-                    .map(|c| format!("{} ({}/{})", c.rate, c.accepted, c.records)),
-            );
-            heat.add_row(line);
-        }
-        let _ = writeln!(
-            out,
-            "\nAcceptance {} × {}\n{heat}",
-            h.rows_axis, h.cols_axis
-        );
-    }
-    if let Some(ratio) = &r.ratio {
-        let mut t = table(&[
-            "target",
-            "records",
-            "measured",
-            "mean",
-            "min",
-            "max",
-            "mean error",
-        ]);
-        for row in &ratio.rows {
-            t.add_row(vec![
-                row.target.clone(),
-                row.records.to_string(),
-                row.measured.to_string(),
-                row.mean.clone(),
-                row.min.clone(),
-                row.max.clone(),
-                row.mean_error.clone(),
-            ]);
-        }
-        let _ = writeln!(out, "\nMeasured vs target code-switching ratio\n{t}");
-    }
-    let mut cost = table(&["agent", "model", "scenarios"]);
-    for a in &r.cost.agents {
-        cost.add_row(vec![
-            a.agent.clone(),
-            a.models.clone(),
-            a.scenarios.to_string(),
-        ]);
-    }
-    let _ = writeln!(
-        out,
-        "\nModels by agent\n{cost}\nper scenario: {} tokens, {}; per accepted scenario: {}",
-        r.cost.tokens_per_scenario, r.cost.cost_per_scenario, r.cost.cost_per_accepted
-    );
-    let mut worst = table(&["scenario", "score", "accepted", "refinements", "parameters"]);
-    for w in &r.worst {
-        worst.add_row(vec![
-            w.id.clone(),
-            w.score.clone(),
-            if w.accepted { "yes" } else { "no" }.to_owned(),
-            w.refine_count.to_string(),
-            w.params.join(", "),
-        ]);
-    }
-    let _ = writeln!(out, "\nLowest-scoring scenarios\n{worst}");
-    out
+    Ok(())
 }
 
 /// The terminal form of a suite report.

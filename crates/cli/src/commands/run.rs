@@ -13,8 +13,8 @@ use std::sync::Arc;
 use comfy_table::Table;
 
 use agents::pipeline::{
-    Assumptions, ExecutorOptions, RatioJudgeMode, RunControl, RunReport, RunStats, SinkConfig,
-    StopReason, estimate, open_checkpoint, render_estimate, run_online,
+    ExecutorOptions, RatioJudgeMode, RunControl, RunReport, RunStats, SinkConfig, StopReason,
+    open_checkpoint, render_estimate, run_online,
 };
 
 use super::scenarios::{SelectionArgs, load_selected};
@@ -84,21 +84,12 @@ fn check_budget(
     settings: &RunSettings,
     config: &scenarios::ScenarioConfig,
     pipeline: &Arc<agents::pipeline::Pipeline>,
-    total: u64,
     batch: bool,
 ) -> Result<(), CliError> {
     let Some(budget) = settings.budget else {
         return Ok(());
     };
-    let sample: Vec<_> = config
-        .space
-        .select(&config.selection)
-        .take(Assumptions::default().sampled_scenarios)
-        .collect();
-    let prices = settings.price_table();
-    let est = estimate(&sample, total, pipeline, Assumptions::default(), |m, u| {
-        prices.cost(m, u)
-    });
+    let est = agents::plan::estimate_selection(config, pipeline, &settings.price_table());
     let (factor, price) = if batch {
         (llm_client::BatchConfig::default().price_factor, "batch")
     } else {
@@ -131,7 +122,7 @@ async fn run(args: Args) -> CommandResult {
     })?;
     let pipeline = Arc::new(settings.build_pipeline()?);
     let total = config.space.selected_count(&config.selection);
-    check_budget(&settings, &config, &pipeline, total, args.batch)?;
+    check_budget(&settings, &config, &pipeline, args.batch)?;
     if let Some(dir) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
             .map_err(|e| CliError::run(format!("cannot create {}: {e}", dir.display())))?;

@@ -182,10 +182,8 @@ mod tests {
             ..SelectionArgs::default()
         };
         assert_eq!(
-            bad.apply(file).unwrap_err().message().as_deref(),
-            Some(
-                "error: sample must be at least 1\n  hint: remove `sample` to take every scenario"
-            )
+            bad.apply(file).unwrap_err().message(),
+            "error: sample must be at least 1\n  hint: remove `sample` to take every scenario"
         );
     }
 

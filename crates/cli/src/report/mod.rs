@@ -1,14 +1,11 @@
-//! Reports people look at: loading run and suite results ([`load`]), computing the figures of a
-//! pipeline run ([`pipeline`]) or a bot suite ([`suite`]), comparing two results files
-//! ([`diff`]), and rendering all of them to self-contained HTML (inline CSS and SVG) and Markdown
-//! ([`render`], templates in `report/templates/`). Everything here is pure apart from reading the
-//! results file; the `report` and `diff` commands print and write files.
+//! Reports people look at: the figures and their rendering live in `agents::report` (loading,
+//! the pipeline report, charts, HTML/Markdown/terminal); what stays here is the bot-suite
+//! report ([`suite`]) and the name a report shows for a file. The `report` and `diff` commands
+//! print and write files.
 
-pub mod chart;
-pub mod diff;
-pub mod load;
-pub mod pipeline;
-pub mod render;
+// The suite report lays out its charts and shares with the library report.
+pub use agents::report::{chart, pipeline};
+
 pub mod suite;
 
 /// The name a report shows for a results file: its file name only, so reports and their

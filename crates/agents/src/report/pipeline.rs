@@ -1,10 +1,10 @@
 //! The data-pipeline report as people read it: lays out the typed figures of a run
-//! ([`agents::pipeline::figures::RunFigures`], computed in the library record by record) as one
+//! ([`crate::pipeline::figures::RunFigures`], computed in the library record by record) as one
 //! serializable [`PipelineReport`] — numbers formatted, charts drawn — so the HTML, Markdown and
 //! terminal renderers only place them. Reading the run is [`collect`]'s job: it streams the file
 //! once for the figures and, when a heatmap is wanted, once more for its cells.
 
-use agents::pipeline::figures::{
+use crate::pipeline::figures::{
     FiguresBuilder, FiguresError, Heatmap as HeatmapFigures, RunFigures, ThresholdSource,
 };
 use scoring::summary::Histogram;
@@ -284,7 +284,7 @@ pub fn collect(
     let figures = builder.finish(options.threshold);
     let heatmap = match figures.heatmap_axes(options.axes.as_ref())? {
         Some((rows, cols)) => {
-            let mut builder = agents::pipeline::figures::HeatmapBuilder::new(rows, cols);
+            let mut builder = crate::pipeline::figures::HeatmapBuilder::new(rows, cols);
             run.for_each(|r| builder.add(&r.record))?;
             Some(builder.finish())
         }
@@ -506,8 +506,7 @@ fn judges(f: &RunFigures) -> Vec<JudgeView> {
 }
 
 /// An id-safe form of a name: ASCII alphanumerics kept, everything else `-`.
-#[must_use]
-pub fn slug(name: &str) -> String {
+fn slug(name: &str) -> String {
     name.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() {
@@ -668,7 +667,7 @@ fn worst(f: &RunFigures) -> Vec<WorstView> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use agents::pipeline::record::ScenarioRecord;
+    use crate::pipeline::record::ScenarioRecord;
     use serde_json::json;
 
     fn record(id: &str, score: f64, accepted: bool, refine: u32, topic: &str) -> ScenarioRecord {

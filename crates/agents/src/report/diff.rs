@@ -1,10 +1,10 @@
 //! Run-vs-run comparison of two results files: opens both, checks they are of one kind, and
-//! hands them to `agents::compare` (pipeline runs streamed, suite results in memory). The types
+//! hands them to [`crate::compare`] (pipeline runs streamed, suite results in memory). The types
 //! of a comparison are the library's; the command decides what to print and which exit code
 //! follows.
 
-use agents::compare::{Diff, compare_runs, compare_suites};
-use agents::pipeline::record::RecordReader;
+use crate::compare::{Diff, compare_runs, compare_suites};
+use crate::pipeline::record::RecordReader;
 
 use super::load::{LoadError, Results};
 

@@ -7,8 +7,8 @@
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
-use agents::pipeline::record::{Located, RecordError, RecordReader, ScenarioRecord};
-use agents::suite::SuiteResult;
+use crate::pipeline::record::{Located, RecordError, RecordReader, ScenarioRecord};
+use crate::suite::SuiteResult;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 

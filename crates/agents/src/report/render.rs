@@ -8,8 +8,7 @@ use minijinja::{Environment, context, value::Serde};
 use serde::Serialize;
 
 use super::pipeline::PipelineReport;
-use super::suite::SuiteReport;
-use agents::compare::{Change, ComparedKind, Diff, ROWS_KEPT};
+use crate::compare::{Change, ComparedKind, Diff, ROWS_KEPT};
 
 /// A report template failed to load or render: always a bug in a template, never in the input.
 #[derive(Debug, thiserror::Error)]
@@ -72,11 +71,12 @@ pub fn pipeline_html(report: &PipelineReport) -> Result<String, RenderError> {
     )
 }
 
-/// The HTML page of a suite report.
+/// The HTML page of a suite report: `report` is the command line's suite report (the values
+/// `report.html.j2`'s suite section and `suite.md.j2` read).
 ///
 /// # Errors
 /// [`RenderError`] on a template bug.
-pub fn suite_html(report: &SuiteReport) -> Result<String, RenderError> {
+pub fn suite_html(report: &impl Serialize) -> Result<String, RenderError> {
     render(
         "report.html.j2",
         context! { pipeline => None::<()>, suite => Serde(report) },
@@ -91,11 +91,11 @@ pub fn pipeline_markdown(report: &PipelineReport) -> Result<String, RenderError>
     render("pipeline.md.j2", context! { r => Serde(report) })
 }
 
-/// The Markdown of a suite report.
+/// The Markdown of a suite report (see [`suite_html`]).
 ///
 /// # Errors
 /// [`RenderError`] on a template bug.
-pub fn suite_markdown(report: &SuiteReport) -> Result<String, RenderError> {
+pub fn suite_markdown(report: &impl Serialize) -> Result<String, RenderError> {
     render("suite.md.j2", context! { r => Serde(report) })
 }
 
