@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::pipeline::{
     AgentKind, AgentSet, AgentSettings, PerAgent, Pipeline, PipelineSettings, RatioJudgeMode,
 };
-use llm_client::{ClientConfig, Limits, PriceTable, ProviderConfig, RetryPolicy};
+use llm_client::{ClientConfig, Limits, PriceTable, ProviderConfig, RetryPolicy, StructuredMode};
 use scoring::JudgeWeights;
 
 use provider::{Explicit, LocalSettings, ProviderName};
@@ -87,6 +87,40 @@ impl Default for CacheSettings {
     }
 }
 
+/// File name, in the cache directory, of the structured-output modes learnt per endpoint.
+pub const MODES_FILE: &str = "structured-modes.json";
+
+/// The `structured_mode` setting: negotiate, or force one mode.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StructuredModeSetting {
+    /// Try the provider's best mode; fall back when the server rejects it.
+    #[default]
+    Auto,
+    /// `response_format: json_schema` (strict).
+    JsonSchema,
+    /// `response_format: json_object` with the schema in the prompt.
+    JsonObject,
+    /// A forced tool call whose parameters are the schema.
+    Tool,
+    /// The schema described in the prompt only.
+    Prompt,
+}
+
+impl StructuredModeSetting {
+    /// The forced mode, `None` for `auto`.
+    #[must_use]
+    pub const fn forced(self) -> Option<StructuredMode> {
+        match self {
+            Self::Auto => None,
+            Self::JsonSchema => Some(StructuredMode::JsonSchema),
+            Self::JsonObject => Some(StructuredMode::JsonObject),
+            Self::Tool => Some(StructuredMode::ToolCall),
+            Self::Prompt => Some(StructuredMode::Prompt),
+        }
+    }
+}
+
 /// Every setting of a run. See the module docs for the layering.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -136,6 +170,9 @@ pub struct RunSettings {
     pub prices: BTreeMap<String, llm_client::ModelPrice>,
     /// Transport retries (`max_retries`, `base_delay`, `max_delay`).
     pub retry: RetryPolicy,
+    /// How structured output is asked for: `auto` (negotiate, falling back when the server
+    /// rejects a mode), or one forced mode: `json_schema`, `json_object`, `tool`, `prompt`.
+    pub structured_mode: StructuredModeSetting,
     /// Per-request read timeout.
     #[serde(with = "llm_client::duration_serde")]
     pub read_timeout: Duration,
@@ -170,6 +207,7 @@ impl Default for RunSettings {
             budget: None,
             prices: BTreeMap::new(),
             retry: RetryPolicy::default(),
+            structured_mode: StructuredModeSetting::Auto,
             read_timeout: provider.read_timeout,
             output: None,
         }
@@ -345,7 +383,12 @@ impl RunSettings {
             .cache
             .enabled
             .then(|| self.cache.dir.clone().unwrap_or(default_cache_dir));
+        // The modes learnt per endpoint live beside the response cache, so a second run does
+        // not negotiate again; with caching off they last for the run only.
+        let modes_file = cache_dir.as_ref().map(|d| d.join(MODES_FILE));
         ClientConfig {
+            structured_mode: self.structured_mode.forced(),
+            modes_file,
             provider,
             retry: self.retry.clone(),
             limits: Limits {

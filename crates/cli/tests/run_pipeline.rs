@@ -445,3 +445,83 @@ async fn a_bad_setting_exits_2_naming_the_key() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("max_refinements"), "{}", stderr(&o));
 }
+
+/// llama-cpp-python's OpenAI server answers a `json_schema` request it cannot serve with a 500
+/// naming `response_format`: the run falls back at once (no retries spent), learns the mode
+/// into the cache's modes file, and a second run starts with it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_answering_500_to_json_schema_still_gives_scored_records() {
+    let server = FakeServer::start(
+        FakeConfig::default()
+            .rejecting_json_schema()
+            .rejecting_with(fixtures::RejectStyle::ServerError),
+    )
+    .await
+    .expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("llama.jsonl");
+    let o = run(
+        &fixture("switchlingua.yaml"),
+        &out,
+        &server.base_url(),
+        &["--sample", "3", "--concurrency", "1"],
+    )
+    .await;
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let recs = records(&out);
+    assert_eq!(recs.len(), 3);
+    recs.iter().for_each(check_record);
+    assert!(recs.iter().all(|r| r["retries"] == 0), "no retry was spent");
+    assert_eq!(
+        server.stats().status_count(500),
+        1,
+        "one rejection, then the learnt mode"
+    );
+    let modes = std::fs::read_to_string(
+        dir.path()
+            .join(".scenario-engine-cache/structured-modes.json"),
+    )
+    .expect("the modes file");
+    assert!(modes.contains("\"json_object\""), "{modes}");
+}
+
+/// `--structured-mode` forces every mode in turn against the fake server: every request of the
+/// run is in that mode, and the records are scored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_forced_structured_mode_gives_scored_records() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for mode in ["json_schema", "json_object", "tool", "prompt"] {
+        let server = FakeServer::start(FakeConfig::default())
+            .await
+            .expect("server");
+        let out = dir.path().join(format!("{mode}.jsonl"));
+        let o = run(
+            &fixture("switchlingua.yaml"),
+            &out,
+            &server.base_url(),
+            &["--sample", "2", "--structured-mode", mode, "--no-cache"],
+        )
+        .await;
+        assert_eq!(o.status.code(), Some(0), "{mode}: {}", stderr(&o));
+        let recs = records(&out);
+        assert_eq!(recs.len(), 2, "{mode}");
+        recs.iter().for_each(check_record);
+        for request in server.requests() {
+            let seen = if request.body.get("tool_choice").is_some() {
+                "tool"
+            } else {
+                request
+                    .body
+                    .pointer("/response_format/type")
+                    .and_then(Value::as_str)
+                    .unwrap_or("prompt")
+            };
+            assert_eq!(seen, mode, "every request in the forced mode");
+        }
+    }
+    let rejected = std::process::Command::new(BIN)
+        .args(["run", "x.yaml", "--structured-mode", "grammar"])
+        .output()
+        .expect("runs");
+    assert_eq!(rejected.status.code(), Some(2));
+}

@@ -64,6 +64,9 @@ pub struct EndpointArgs {
     /// Tokens per minute cap.
     #[arg(long)]
     pub tpm: Option<u64>,
+    /// Structured output: negotiate (`auto`), or force one mode.
+    #[arg(long, value_name = "MODE", value_parser = ["auto", "json_schema", "json_object", "tool", "prompt"])]
+    pub structured_mode: Option<String>,
 }
 
 impl EndpointArgs {
@@ -84,6 +87,7 @@ impl EndpointArgs {
         f.set("local.chat_template", self.chat_template.clone());
         f.set("rpm", self.rpm.map(u64::from));
         f.set("tpm", self.tpm);
+        f.set("structured_mode", self.structured_mode.clone());
     }
 }
 
