@@ -12,7 +12,7 @@
 
 use serde_json::Value;
 
-use super::rules;
+use super::rules::{self, RuleOutcome, RuleVerdict};
 use super::scope::{Binding, bind, names_function};
 use super::{
     CheckSet, CheckSpec, Expect, Expectations, JudgeQuestion, JudgeVerdicts, Matcher, Predicate,
@@ -343,6 +343,7 @@ impl<'a> Ctx<'a> {
                     reasons.join("; ")
                 ),
                 critical: failed.iter().any(|j| j.check.critical),
+                low_confidence: failed.iter().any(|j| j.check.low_confidence),
             },
             verdict: if undecided {
                 Verdict::Unknown
@@ -433,6 +434,7 @@ impl<'a> Ctx<'a> {
                         passed: verdict == Verdict::Holds,
                         message,
                         critical: many.iter().any(|j| j.check.critical),
+                        low_confidence: many.iter().any(|j| j.check.low_confidence),
                     },
                     verdict,
                 }]
@@ -452,6 +454,10 @@ impl<'a> Ctx<'a> {
                     name = format!("{name} @{explicit}");
                 }
                 let (verdict, message) = self.aim(&leaf, sel);
+                let (message, low_confidence) = match message.strip_suffix(LOW_CONFIDENCE) {
+                    Some(m) => (m.to_owned(), true),
+                    None => (message, false),
+                };
                 let weight = set
                     .weight
                     .or_else(|| self.exp.defaults.weights.get(&kind).copied())
@@ -467,6 +473,7 @@ impl<'a> Ctx<'a> {
                         passed: verdict == Verdict::Holds,
                         message,
                         critical,
+                        low_confidence,
                     },
                     verdict,
                 }
@@ -638,16 +645,22 @@ impl<'a> Ctx<'a> {
                 )
             };
         }
-        match rules::asks_for(&turn.text, item, &[]) {
-            Some(sentence) => (true, format!("bot asks for {item:?} (rule: {sentence:?})")),
-            None => (
-                false,
-                format!(
-                    "expected the bot to ask for {item:?} (rule: no question about it); reply: {}",
-                    excerpt(&turn.text)
-                ),
+        let rule = rules::asks_for(&turn.text, item, &[]);
+        let ok = rule.decision();
+        let message = match (&rule.verdict, ok) {
+            (RuleVerdict::Yes, _) => format!("bot asks for {item:?} (rule: {:?})", rule.evidence),
+            (RuleVerdict::Unsure, true) => format!("bot asks for {item:?} ({})", unsure(&rule)),
+            (RuleVerdict::Unsure, false) => format!(
+                "expected the bot to ask for {item:?} ({}); reply: {}",
+                unsure(&rule),
+                excerpt(&turn.text)
             ),
-        }
+            (RuleVerdict::No, _) => format!(
+                "expected the bot to ask for {item:?} (rule: no question about it); reply: {}",
+                excerpt(&turn.text)
+            ),
+        };
+        (ok, mark(message, rule.is_unsure()))
     }
 
     fn warn_check(&self, turn: &BotTurn, turn_no: usize, item: &str) -> (bool, String) {
@@ -669,23 +682,29 @@ impl<'a> Ctx<'a> {
                 )
             };
         }
-        match rules::warns(&turn.text, item, &[]) {
-            Some(sentence) => (
-                true,
-                format!("bot warns about {item:?} (rule: {sentence:?})"),
+        let rule = rules::warns(&turn.text, item, &[]);
+        let ok = rule.decision();
+        let message = match (&rule.verdict, ok) {
+            (RuleVerdict::Yes, _) => {
+                format!("bot warns about {item:?} (rule: {:?})", rule.evidence)
+            }
+            (RuleVerdict::Unsure, true) => format!("bot warns about {item:?} ({})", unsure(&rule)),
+            (RuleVerdict::Unsure, false) => format!(
+                "expected a warning about {item:?} ({}); reply: {}",
+                unsure(&rule),
+                excerpt(&turn.text)
             ),
-            None => (
-                false,
-                format!(
-                    "expected a warning about {item:?} (rule: none found); reply: {}",
-                    excerpt(&turn.text)
-                ),
+            (RuleVerdict::No, _) => format!(
+                "expected a warning about {item:?} (rule: none found); reply: {}",
+                excerpt(&turn.text)
             ),
-        }
+        };
+        (ok, mark(message, rule.is_unsure()))
     }
 
     fn reject_check(&self, turn: &BotTurn, turn_no: usize, expected: bool) -> (bool, String) {
         let want = if expected { "a refusal" } else { "no refusal" };
+        let mut rule = None;
         let (refused, how) = if let Some(v) = self.verdict(CheckKind::ShouldReject, None, turn_no) {
             (v.holds, format!("llm judge: {}", v.reason))
         } else if let Some(rejected) = turn.signals.rejected {
@@ -693,10 +712,15 @@ impl<'a> Ctx<'a> {
         } else if turn.response_type == Some(ResponseType::Rejection) {
             (true, "declared response type rejection".to_owned())
         } else {
-            match rules::refuses(&turn.text) {
-                Some(sentence) => (true, format!("rule: {sentence:?}")),
-                None => (false, "rule: no refusal found".to_owned()),
-            }
+            let outcome = rules::refuses(&turn.text);
+            let how = match outcome.verdict {
+                RuleVerdict::Yes => format!("rule: {:?}", outcome.evidence),
+                RuleVerdict::No => "rule: no refusal found".to_owned(),
+                RuleVerdict::Unsure => unsure(&outcome),
+            };
+            let decided = outcome.decision();
+            rule = Some(outcome);
+            (decided, how)
         };
         let seen = if refused {
             "the bot refused"
@@ -704,18 +728,38 @@ impl<'a> Ctx<'a> {
             "the bot did not refuse"
         };
         let ok = refused == expected;
-        if ok {
-            (true, format!("{seen} ({how})"))
+        let message = if ok {
+            format!("{seen} ({how})")
         } else {
-            (
-                false,
-                format!(
-                    "expected {want}, but {seen} ({how}); reply: {}",
-                    excerpt(&turn.text)
-                ),
+            format!(
+                "expected {want}, but {seen} ({how}); reply: {}",
+                excerpt(&turn.text)
             )
-        }
+        };
+        (ok, mark(message, rule.is_some_and(|r| r.is_unsure())))
     }
+}
+
+/// Appended to a check's message when an unsure text rule decided it; [`Ctx::set`] moves it
+/// into [`Check::low_confidence`]. A NUL never occurs in a message otherwise (replies are quoted
+/// with escapes).
+const LOW_CONFIDENCE: &str = "\u{0}low confidence";
+
+fn mark(message: String, unsure: bool) -> String {
+    if unsure {
+        message + LOW_CONFIDENCE
+    } else {
+        message
+    }
+}
+
+/// How an unsure rule decided, for the message.
+fn unsure(rule: &RuleOutcome) -> String {
+    format!(
+        "rule unsure: {}; decided {}",
+        rule.evidence,
+        if rule.fallback { "yes" } else { "no" }
+    )
 }
 
 fn judged(holds: bool, what: &str, reason: &str) -> (bool, String) {
@@ -804,10 +848,14 @@ fn response_type(turn: &BotTurn) -> (ResponseType, String) {
             "inferred from signal: asks_for".to_owned(),
         );
     }
-    if turn.signals.rejected.is_none()
-        && let Some(s) = rules::refuses(&turn.text)
-    {
-        return (ResponseType::Rejection, format!("inferred by rule: {s:?}"));
+    if turn.signals.rejected.is_none() {
+        let refusal = rules::refuses(&turn.text);
+        if refusal.decision() {
+            return (
+                ResponseType::Rejection,
+                format!("inferred by rule: {:?}", refusal.evidence),
+            );
+        }
     }
     if let Some(s) = rules::asks_question(&turn.text) {
         return (
