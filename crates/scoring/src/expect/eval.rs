@@ -65,7 +65,8 @@ pub fn evaluate(exp: &Expectations, t: &Transcript, verdicts: &JudgeVerdicts) ->
 }
 
 /// The questions an LLM judge should answer for this transcript: one per askFor/warn/reject
-/// item and targeted turn (every turn for `turn: any`). Ids match what [`evaluate`] looks up.
+/// item and targeted turn (every turn for `turn: any`) that the text rule would decide and is
+/// unsure about. Ids match what [`evaluate`] looks up.
 #[must_use]
 pub fn judge_questions(exp: &Expectations, t: &Transcript) -> Vec<JudgeQuestion> {
     let mut out: Vec<JudgeQuestion> = Vec::new();
@@ -107,7 +108,7 @@ fn collect_questions(
                     };
                     for (kind, subject) in &items {
                         let id = question_id(*kind, *subject, index + 1);
-                        if out.iter().any(|q| q.id == id) {
+                        if !needs_judge(*kind, *subject, bot) || out.iter().any(|q| q.id == id) {
                             continue;
                         }
                         out.push(JudgeQuestion {
@@ -122,6 +123,27 @@ fn collect_questions(
                 }
             }
         }
+    }
+}
+
+/// Whether a judge is asked about this check on this turn: only when the text rule would decide
+/// it and is unsure (a bot's signals or declared rejection decide without a judge; a sure rule
+/// is measured, see `fixtures/labelled/`).
+fn needs_judge(kind: CheckKind, subject: Option<&str>, turn: &BotTurn) -> bool {
+    if turn.error.is_some() {
+        return false;
+    }
+    let topic = subject.unwrap_or_default();
+    match kind {
+        CheckKind::ShouldReject => {
+            turn.signals.rejected.is_none()
+                && turn.response_type != Some(ResponseType::Rejection)
+                && rules::refuses(&turn.text).is_unsure()
+        }
+        CheckKind::ShouldAskFor => {
+            !turn.signals.is_declared() && rules::asks_for(&turn.text, topic, &[]).is_unsure()
+        }
+        _ => !turn.signals.is_declared() && rules::warns(&turn.text, topic, &[]).is_unsure(),
     }
 }
 
