@@ -483,3 +483,18 @@ fn custom_validators_read_the_outcome_and_wildcards() {
     assert_eq!(checks[1].name, "customValidator: \"some call above 100\"");
     assert!(checks[3].message.contains("\"executed\""));
 }
+
+#[test]
+fn an_inferred_response_type_resting_on_an_unsure_refusal_is_low_confidence() {
+    let unsure = one_turn(BotTurn::text("Sorry, I am unable to find it."));
+    let checks = eval(&exp(json!({"responseType": "rejection"})), &unsure);
+    assert!(checks[0].passed && checks[0].low_confidence, "{checks:?}");
+    assert!(
+        checks[0].message.contains("decided yes"),
+        "{}",
+        checks[0].message
+    );
+    let sure = one_turn(BotTurn::text("How much would you like to send?"));
+    let checks = eval(&exp(json!({"responseType": "clarification"})), &sure);
+    assert!(checks[0].passed && !checks[0].low_confidence, "{checks:?}");
+}

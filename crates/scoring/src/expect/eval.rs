@@ -575,13 +575,17 @@ impl<'a> Ctx<'a> {
             Leaf::Agent { agent, binding } => agent_check(turn, agent, binding),
             Leaf::Type(expected) => {
                 let (actual, how) = response_type(turn);
+                let (how, unsure) = match how.strip_suffix(LOW_CONFIDENCE) {
+                    Some(h) => (h.to_owned(), true),
+                    None => (how, false),
+                };
                 let ok = actual == *expected;
                 let msg = if ok {
                     format!("response type {actual} ({how})")
                 } else {
                     format!("expected {expected}, got {actual} ({how})")
                 };
-                (ok, msg)
+                (ok, mark(msg, unsure))
             }
             Leaf::Params {
                 params,
@@ -847,7 +851,8 @@ fn function_check(turn: &BotTurn, name: &str, agent: Option<&str>) -> (bool, Str
     }
 }
 
-/// The declared response type, else one inferred from the plan and the keyword rules.
+/// The declared response type, else one inferred from the plan and the text rules (how it was
+/// decided is marked low-confidence when the refusal rule was unsure).
 fn response_type(turn: &BotTurn) -> (ResponseType, String) {
     if let Some(declared) = turn.response_type {
         return (declared, "declared by the bot".to_owned());
@@ -870,24 +875,30 @@ fn response_type(turn: &BotTurn) -> (ResponseType, String) {
             "inferred from signal: asks_for".to_owned(),
         );
     }
+    let mut doubt = false;
     if turn.signals.rejected.is_none() {
         let refusal = rules::refuses(&turn.text);
         if refusal.decision() {
-            return (
-                ResponseType::Rejection,
-                format!("inferred by rule: {:?}", refusal.evidence),
-            );
+            let how = match refusal.verdict {
+                RuleVerdict::Unsure => format!("inferred by {}", unsure(&refusal)),
+                _ => format!("inferred by rule: {:?}", refusal.evidence),
+            };
+            return (ResponseType::Rejection, mark(how, refusal.is_unsure()));
         }
+        doubt = refusal.is_unsure();
     }
     if let Some(s) = rules::asks_question(&turn.text) {
         return (
             ResponseType::Clarification,
-            format!("inferred by rule: {s:?}"),
+            mark(format!("inferred by rule: {s:?}"), doubt),
         );
     }
     (
         ResponseType::Text,
-        "inferred: no plan, no question, no refusal".to_owned(),
+        mark(
+            "inferred: no plan, no question, no refusal".to_owned(),
+            doubt,
+        ),
     )
 }
 
