@@ -2,8 +2,9 @@
 //! worded as in the seed's Check Details. Pure: the same inputs always give the same checks.
 //!
 //! How each check decides is part of its message: askFor/warn/reject say `(signal)` when the bot
-//! gave structured signals, `(llm judge)` when a judge verdict was supplied, and `(rule)` when the
-//! keyword rules of [`super::rules`] decided. A turn whose adapter failed fails every check aimed at
+//! gave structured signals, `(llm judge)` when a judge verdict was supplied, `(rule)` when the
+//! text rules of [`super::rules`] decided, and `(rule unsure: …)` when a rule could not tell and
+//! its guess decided (the check is then marked [`Check::low_confidence`]). A turn whose adapter failed fails every check aimed at
 //! it, and an extra critical `botError` check records each failed turn, so an error is never a pass.
 //!
 //! Internally every check carries a three-way [`Verdict`]: it holds, it fails, or it could not be
