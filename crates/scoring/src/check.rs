@@ -110,6 +110,15 @@ pub struct Check {
     /// A failed critical check fails the scenario whatever its score.
     #[serde(default)]
     pub critical: bool,
+    /// Decided by a text rule that was unsure, with no judge verdict: the rule's best guess
+    /// (docs/suites.md, "Text rules"). Serialized only when true.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub low_confidence: bool,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` passes a reference
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl Check {
@@ -135,6 +144,7 @@ impl Check {
             passed,
             message: message.into(),
             critical: false,
+            low_confidence: false,
         }
     }
 

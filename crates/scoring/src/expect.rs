@@ -41,6 +41,7 @@
 mod de;
 mod decimal;
 mod eval;
+mod labelled;
 mod matcher;
 mod rules;
 mod scope;
@@ -49,8 +50,11 @@ use std::collections::{BTreeMap, BTreeSet};
 
 pub use decimal::Decimal;
 pub use eval::{evaluate, judge_questions};
+pub use labelled::{LabelledError, LabelledReply, Miss, RuleFigures, measure, read_labelled};
 pub use matcher::{Matcher, OPERATORS, values_equal};
-pub use rules::{asks_for, asks_question, mentions, phrases_for, refuses, warns};
+pub use rules::{
+    RuleOutcome, RuleVerdict, asks_for, asks_question, mentions, phrases_for, refuses, warns,
+};
 pub use scope::{PathStep, Problem};
 use serde::{Deserialize, Serialize};
 

@@ -376,7 +376,9 @@ fn keyword_rules_handle_the_known_misjudgements() {
 
 #[test]
 fn judge_verdicts_decide_when_given_and_questions_match_them() {
-    let t = one_turn(BotTurn::text("Tell me the sum, please."));
+    // Every rule is unsure about this reply, so the judge is asked all three.
+    let reply = "Sorry, I am unable to find it. Warning: check the details. Which one do you mean?";
+    let t = one_turn(BotTurn::text(reply));
     let e = exp(json!({"shouldAskFor": ["amount"], "shouldWarn": ["fee"], "shouldReject": true}));
     let questions = judge_questions(&e, &t);
     let mut ids: Vec<&str> = questions.iter().map(|q| q.id.as_str()).collect();
@@ -389,11 +391,7 @@ fn judge_verdicts_decide_when_given_and_questions_match_them() {
             "shouldWarn:fee@1"
         ]
     );
-    assert!(
-        questions
-            .iter()
-            .all(|q| q.reply == "Tell me the sum, please." && q.turn == 1)
-    );
+    assert!(questions.iter().all(|q| q.reply == reply && q.turn == 1));
     let mut verdicts = JudgeVerdicts::default();
     verdicts.0.insert(
         "shouldAskFor:amount@1".into(),
@@ -406,12 +404,47 @@ fn judge_verdicts_decide_when_given_and_questions_match_them() {
     let ask = by_kind(&checks, CheckKind::ShouldAskFor);
     assert!(ask.passed);
     assert!(ask.message.contains("llm judge: asks for the sum"));
+    assert!(!ask.low_confidence, "the judge decided");
+    let warn = by_kind(&checks, CheckKind::ShouldWarn);
     assert!(
-        by_kind(&checks, CheckKind::ShouldWarn)
-            .message
-            .contains("(rule:"),
-        "no verdict: the rule decides"
+        warn.message
+            .contains("(rule unsure: warns without naming \"fee\""),
+        "no verdict: the unsure rule decides: {}",
+        warn.message
     );
+    assert!(!warn.passed && warn.low_confidence);
+    let reject = by_kind(&checks, CheckKind::ShouldReject);
+    assert!(reject.passed && reject.low_confidence, "{reject:?}");
+    assert!(reject.message.contains("decided yes"), "{}", reject.message);
+}
+
+#[test]
+fn the_judge_is_asked_only_what_the_rules_are_unsure_about() {
+    let sure = one_turn(BotTurn::text(
+        "Sorry, I can't. Note: a 1% fee applies. How much would you like to send?",
+    ));
+    let e = exp(json!({"shouldAskFor": ["amount"], "shouldWarn": ["fee"], "shouldReject": true}));
+    assert_eq!(judge_questions(&e, &sure), Vec::new());
+    let checks = eval(&e, &sure);
+    assert!(
+        checks.iter().all(|c| c.passed && !c.low_confidence),
+        "{checks:?}"
+    );
+    let json = serde_json::to_value(&checks[0]).expect("a check serializes");
+    assert!(
+        json.get("low_confidence").is_none(),
+        "only written when true: {json}"
+    );
+    let unsure = one_turn(BotTurn::text("There is a 1% fee."));
+    let ids: Vec<String> = judge_questions(&exp(json!({"shouldWarn": ["fee"]})), &unsure)
+        .into_iter()
+        .map(|q| q.id)
+        .collect();
+    assert_eq!(ids, ["shouldWarn:fee@1"]);
+    let checks = eval(&exp(json!({"shouldWarn": ["fee"]})), &unsure);
+    assert!(checks[0].passed && checks[0].low_confidence);
+    let json = serde_json::to_value(&checks[0]).expect("a check serializes");
+    assert_eq!(json["low_confidence"], json!(true));
 }
 
 #[test]
@@ -449,4 +482,19 @@ fn custom_validators_read_the_outcome_and_wildcards() {
     );
     assert_eq!(checks[1].name, "customValidator: \"some call above 100\"");
     assert!(checks[3].message.contains("\"executed\""));
+}
+
+#[test]
+fn an_inferred_response_type_resting_on_an_unsure_refusal_is_low_confidence() {
+    let unsure = one_turn(BotTurn::text("Sorry, I am unable to find it."));
+    let checks = eval(&exp(json!({"responseType": "rejection"})), &unsure);
+    assert!(checks[0].passed && checks[0].low_confidence, "{checks:?}");
+    assert!(
+        checks[0].message.contains("decided yes"),
+        "{}",
+        checks[0].message
+    );
+    let sure = one_turn(BotTurn::text("How much would you like to send?"));
+    let checks = eval(&exp(json!({"responseType": "clarification"})), &sure);
+    assert!(checks[0].passed && !checks[0].low_confidence, "{checks:?}");
 }

@@ -211,3 +211,36 @@ fn format_dispatch_matches_the_functions() {
         render_json(&report).expect("renders")
     );
 }
+
+#[test]
+fn a_low_confidence_check_is_marked_in_text_markdown_and_json() {
+    let mut unsure = Check::pass(
+        CheckKind::ShouldWarn,
+        "shouldWarn: \"fee\"",
+        "bot warns about \"fee\" (rule unsure: states a cost without a warning cue; decided yes)",
+    );
+    unsure.low_confidence = true;
+    let report = ScenarioReport::new(
+        "fee-001",
+        "A fee is stated",
+        "happy-path",
+        ScoreCard::new(vec![unsure], &ScorePolicy::default()),
+    );
+    let text = render_text(&report).expect("text renders");
+    assert!(
+        text.contains("✓ shouldWarn: \"fee\" [low confidence: rule unsure]: bot warns"),
+        "{text}"
+    );
+    let markdown = render_markdown(&report).expect("markdown renders");
+    assert!(
+        markdown.contains("*(low confidence: rule unsure)*"),
+        "{markdown}"
+    );
+    let json = render_json(&report).expect("json renders");
+    assert!(json.contains("\"low_confidence\": true"), "{json}");
+    assert!(
+        !render_text(&seed_example())
+            .expect("text renders")
+            .contains("low confidence")
+    );
+}

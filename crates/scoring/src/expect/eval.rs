@@ -2,8 +2,9 @@
 //! worded as in the seed's Check Details. Pure: the same inputs always give the same checks.
 //!
 //! How each check decides is part of its message: askFor/warn/reject say `(signal)` when the bot
-//! gave structured signals, `(llm judge)` when a judge verdict was supplied, and `(rule)` when the
-//! keyword rules of [`super::rules`] decided. A turn whose adapter failed fails every check aimed at
+//! gave structured signals, `(llm judge)` when a judge verdict was supplied, `(rule)` when the
+//! text rules of [`super::rules`] decided, and `(rule unsure: …)` when a rule could not tell and
+//! its guess decided (the check is then marked [`Check::low_confidence`]). A turn whose adapter failed fails every check aimed at
 //! it, and an extra critical `botError` check records each failed turn, so an error is never a pass.
 //!
 //! Internally every check carries a three-way [`Verdict`]: it holds, it fails, or it could not be
@@ -12,7 +13,7 @@
 
 use serde_json::Value;
 
-use super::rules;
+use super::rules::{self, RuleOutcome, RuleVerdict};
 use super::scope::{Binding, bind, names_function};
 use super::{
     CheckSet, CheckSpec, Expect, Expectations, JudgeQuestion, JudgeVerdicts, Matcher, Predicate,
@@ -65,7 +66,8 @@ pub fn evaluate(exp: &Expectations, t: &Transcript, verdicts: &JudgeVerdicts) ->
 }
 
 /// The questions an LLM judge should answer for this transcript: one per askFor/warn/reject
-/// item and targeted turn (every turn for `turn: any`). Ids match what [`evaluate`] looks up.
+/// item and targeted turn (every turn for `turn: any`) that the text rule would decide and is
+/// unsure about. Ids match what [`evaluate`] looks up.
 #[must_use]
 pub fn judge_questions(exp: &Expectations, t: &Transcript) -> Vec<JudgeQuestion> {
     let mut out: Vec<JudgeQuestion> = Vec::new();
@@ -107,7 +109,7 @@ fn collect_questions(
                     };
                     for (kind, subject) in &items {
                         let id = question_id(*kind, *subject, index + 1);
-                        if out.iter().any(|q| q.id == id) {
+                        if !needs_judge(*kind, *subject, bot) || out.iter().any(|q| q.id == id) {
                             continue;
                         }
                         out.push(JudgeQuestion {
@@ -122,6 +124,27 @@ fn collect_questions(
                 }
             }
         }
+    }
+}
+
+/// Whether a judge is asked about this check on this turn: only when the text rule would decide
+/// it and is unsure (a bot's signals or declared rejection decide without a judge; a sure rule
+/// is measured, see `fixtures/labelled/`).
+fn needs_judge(kind: CheckKind, subject: Option<&str>, turn: &BotTurn) -> bool {
+    if turn.error.is_some() {
+        return false;
+    }
+    let topic = subject.unwrap_or_default();
+    match kind {
+        CheckKind::ShouldReject => {
+            turn.signals.rejected.is_none()
+                && turn.response_type != Some(ResponseType::Rejection)
+                && rules::refuses(&turn.text).is_unsure()
+        }
+        CheckKind::ShouldAskFor => {
+            !turn.signals.is_declared() && rules::asks_for(&turn.text, topic, &[]).is_unsure()
+        }
+        _ => !turn.signals.is_declared() && rules::warns(&turn.text, topic, &[]).is_unsure(),
     }
 }
 
@@ -343,6 +366,7 @@ impl<'a> Ctx<'a> {
                     reasons.join("; ")
                 ),
                 critical: failed.iter().any(|j| j.check.critical),
+                low_confidence: failed.iter().any(|j| j.check.low_confidence),
             },
             verdict: if undecided {
                 Verdict::Unknown
@@ -433,6 +457,7 @@ impl<'a> Ctx<'a> {
                         passed: verdict == Verdict::Holds,
                         message,
                         critical: many.iter().any(|j| j.check.critical),
+                        low_confidence: many.iter().any(|j| j.check.low_confidence),
                     },
                     verdict,
                 }]
@@ -452,6 +477,10 @@ impl<'a> Ctx<'a> {
                     name = format!("{name} @{explicit}");
                 }
                 let (verdict, message) = self.aim(&leaf, sel);
+                let (message, low_confidence) = match message.strip_suffix(LOW_CONFIDENCE) {
+                    Some(m) => (m.to_owned(), true),
+                    None => (message, false),
+                };
                 let weight = set
                     .weight
                     .or_else(|| self.exp.defaults.weights.get(&kind).copied())
@@ -467,6 +496,7 @@ impl<'a> Ctx<'a> {
                         passed: verdict == Verdict::Holds,
                         message,
                         critical,
+                        low_confidence,
                     },
                     verdict,
                 }
@@ -546,13 +576,17 @@ impl<'a> Ctx<'a> {
             Leaf::Agent { agent, binding } => agent_check(turn, agent, binding),
             Leaf::Type(expected) => {
                 let (actual, how) = response_type(turn);
+                let (how, unsure) = match how.strip_suffix(LOW_CONFIDENCE) {
+                    Some(h) => (h.to_owned(), true),
+                    None => (how, false),
+                };
                 let ok = actual == *expected;
                 let msg = if ok {
                     format!("response type {actual} ({how})")
                 } else {
                     format!("expected {expected}, got {actual} ({how})")
                 };
-                (ok, msg)
+                (ok, mark(msg, unsure))
             }
             Leaf::Params {
                 params,
@@ -638,16 +672,22 @@ impl<'a> Ctx<'a> {
                 )
             };
         }
-        match rules::asks_for(&turn.text, item, &[]) {
-            Some(sentence) => (true, format!("bot asks for {item:?} (rule: {sentence:?})")),
-            None => (
-                false,
-                format!(
-                    "expected the bot to ask for {item:?} (rule: no question about it); reply: {}",
-                    excerpt(&turn.text)
-                ),
+        let rule = rules::asks_for(&turn.text, item, &[]);
+        let ok = rule.decision();
+        let message = match (&rule.verdict, ok) {
+            (RuleVerdict::Yes, _) => format!("bot asks for {item:?} (rule: {:?})", rule.evidence),
+            (RuleVerdict::Unsure, true) => format!("bot asks for {item:?} ({})", unsure(&rule)),
+            (RuleVerdict::Unsure, false) => format!(
+                "expected the bot to ask for {item:?} ({}); reply: {}",
+                unsure(&rule),
+                excerpt(&turn.text)
             ),
-        }
+            (RuleVerdict::No, _) => format!(
+                "expected the bot to ask for {item:?} (rule: no question about it); reply: {}",
+                excerpt(&turn.text)
+            ),
+        };
+        (ok, mark(message, rule.is_unsure()))
     }
 
     fn warn_check(&self, turn: &BotTurn, turn_no: usize, item: &str) -> (bool, String) {
@@ -669,23 +709,29 @@ impl<'a> Ctx<'a> {
                 )
             };
         }
-        match rules::warns(&turn.text, item, &[]) {
-            Some(sentence) => (
-                true,
-                format!("bot warns about {item:?} (rule: {sentence:?})"),
+        let rule = rules::warns(&turn.text, item, &[]);
+        let ok = rule.decision();
+        let message = match (&rule.verdict, ok) {
+            (RuleVerdict::Yes, _) => {
+                format!("bot warns about {item:?} (rule: {:?})", rule.evidence)
+            }
+            (RuleVerdict::Unsure, true) => format!("bot warns about {item:?} ({})", unsure(&rule)),
+            (RuleVerdict::Unsure, false) => format!(
+                "expected a warning about {item:?} ({}); reply: {}",
+                unsure(&rule),
+                excerpt(&turn.text)
             ),
-            None => (
-                false,
-                format!(
-                    "expected a warning about {item:?} (rule: none found); reply: {}",
-                    excerpt(&turn.text)
-                ),
+            (RuleVerdict::No, _) => format!(
+                "expected a warning about {item:?} (rule: none found); reply: {}",
+                excerpt(&turn.text)
             ),
-        }
+        };
+        (ok, mark(message, rule.is_unsure()))
     }
 
     fn reject_check(&self, turn: &BotTurn, turn_no: usize, expected: bool) -> (bool, String) {
         let want = if expected { "a refusal" } else { "no refusal" };
+        let mut rule = None;
         let (refused, how) = if let Some(v) = self.verdict(CheckKind::ShouldReject, None, turn_no) {
             (v.holds, format!("llm judge: {}", v.reason))
         } else if let Some(rejected) = turn.signals.rejected {
@@ -693,10 +739,15 @@ impl<'a> Ctx<'a> {
         } else if turn.response_type == Some(ResponseType::Rejection) {
             (true, "declared response type rejection".to_owned())
         } else {
-            match rules::refuses(&turn.text) {
-                Some(sentence) => (true, format!("rule: {sentence:?}")),
-                None => (false, "rule: no refusal found".to_owned()),
-            }
+            let outcome = rules::refuses(&turn.text);
+            let how = match outcome.verdict {
+                RuleVerdict::Yes => format!("rule: {:?}", outcome.evidence),
+                RuleVerdict::No => "rule: no refusal found".to_owned(),
+                RuleVerdict::Unsure => unsure(&outcome),
+            };
+            let decided = outcome.decision();
+            rule = Some(outcome);
+            (decided, how)
         };
         let seen = if refused {
             "the bot refused"
@@ -704,18 +755,38 @@ impl<'a> Ctx<'a> {
             "the bot did not refuse"
         };
         let ok = refused == expected;
-        if ok {
-            (true, format!("{seen} ({how})"))
+        let message = if ok {
+            format!("{seen} ({how})")
         } else {
-            (
-                false,
-                format!(
-                    "expected {want}, but {seen} ({how}); reply: {}",
-                    excerpt(&turn.text)
-                ),
+            format!(
+                "expected {want}, but {seen} ({how}); reply: {}",
+                excerpt(&turn.text)
             )
-        }
+        };
+        (ok, mark(message, rule.is_some_and(|r| r.is_unsure())))
     }
+}
+
+/// Appended to a check's message when an unsure text rule decided it; [`Ctx::set`] moves it
+/// into [`Check::low_confidence`]. A NUL never occurs in a message otherwise (replies are quoted
+/// with escapes).
+const LOW_CONFIDENCE: &str = "\u{0}low confidence";
+
+fn mark(message: String, unsure: bool) -> String {
+    if unsure {
+        message + LOW_CONFIDENCE
+    } else {
+        message
+    }
+}
+
+/// How an unsure rule decided, for the message.
+fn unsure(rule: &RuleOutcome) -> String {
+    format!(
+        "rule unsure: {}; decided {}",
+        rule.evidence,
+        if rule.fallback { "yes" } else { "no" }
+    )
 }
 
 fn judged(holds: bool, what: &str, reason: &str) -> (bool, String) {
@@ -781,7 +852,8 @@ fn function_check(turn: &BotTurn, name: &str, agent: Option<&str>) -> (bool, Str
     }
 }
 
-/// The declared response type, else one inferred from the plan and the keyword rules.
+/// The declared response type, else one inferred from the plan and the text rules (how it was
+/// decided is marked low-confidence when the refusal rule was unsure).
 fn response_type(turn: &BotTurn) -> (ResponseType, String) {
     if let Some(declared) = turn.response_type {
         return (declared, "declared by the bot".to_owned());
@@ -804,20 +876,30 @@ fn response_type(turn: &BotTurn) -> (ResponseType, String) {
             "inferred from signal: asks_for".to_owned(),
         );
     }
-    if turn.signals.rejected.is_none()
-        && let Some(s) = rules::refuses(&turn.text)
-    {
-        return (ResponseType::Rejection, format!("inferred by rule: {s:?}"));
+    let mut doubt = false;
+    if turn.signals.rejected.is_none() {
+        let refusal = rules::refuses(&turn.text);
+        if refusal.decision() {
+            let how = match refusal.verdict {
+                RuleVerdict::Unsure => format!("inferred by {}", unsure(&refusal)),
+                _ => format!("inferred by rule: {:?}", refusal.evidence),
+            };
+            return (ResponseType::Rejection, mark(how, refusal.is_unsure()));
+        }
+        doubt = refusal.is_unsure();
     }
     if let Some(s) = rules::asks_question(&turn.text) {
         return (
             ResponseType::Clarification,
-            format!("inferred by rule: {s:?}"),
+            mark(format!("inferred by rule: {s:?}"), doubt),
         );
     }
     (
         ResponseType::Text,
-        "inferred: no plan, no question, no refusal".to_owned(),
+        mark(
+            "inferred: no plan, no question, no refusal".to_owned(),
+            doubt,
+        ),
     )
 }
 

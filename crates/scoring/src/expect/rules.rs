@@ -1,22 +1,99 @@
-//! The deterministic keyword rules behind shouldAskFor, shouldWarn, shouldReject and the inferred
-//! response type, used when a bot gives no structured signals and no LLM judge verdict exists.
+//! The deterministic text rules behind shouldAskFor, shouldWarn, shouldReject and the inferred
+//! response type, used when a bot gives no structured signals. Each rule answers
+//! [`RuleVerdict::Yes`], [`RuleVerdict::No`] or [`RuleVerdict::Unsure`]; an unsure answer carries
+//! the rule's best guess ([`RuleOutcome::fallback`]), which decides the check when no LLM judge
+//! answers, and the check is then marked low-confidence. docs/suites.md ("Text rules") is the
+//! user's description of every step below; `fixtures/labelled/replies.jsonl` measures them.
 //!
-//! The rules work sentence by sentence on lower-cased text:
-//! - **asks for X**: a sentence that is a question (ends with `?`) or a request ("please provide…",
-//!   "could you…", "let me know…") and mentions X or a synonym of X. "How much would you like to
-//!   send?" therefore asks for the amount (synonym "how much").
-//! - **refuses**: a first-person subject ("I", "we") with a negative modal ("can't", "won't",
-//!   "am unable to", …) followed within three words by an action verb ("help", "process",
-//!   "share", …), or a fixed refusal phrase ("must decline", "against our policy"). "You won't be
-//!   charged" has no first-person subject and "I won't charge you" no action verb, so neither is a
-//!   refusal; "nothing I can't help with" is excluded explicitly.
-//! - **warns about X**: a sentence with a warning cue ("note", "be aware", "irreversible",
-//!   "fee applies", …) that mentions X, where the mention is not negated within the four words
-//!   before it ("no fee", "won't be charged a fee").
+//! The rules read the reply sentence by sentence (split at `.`, `!`, `?` and line breaks, not
+//! inside numbers such as `1.50`), lower-cased, with curly quotes and common contractions
+//! unified and leading list markers, Markdown and emoji dropped:
+//! - **asks for X**: *yes* when a sentence is a request (ends with `?`, or "please tell me…",
+//!   "could you…", "let me know…", "I need…", …) and names X or a synonym, unless it is a
+//!   confirmation ("shall I go ahead?"), a courtesy ("anything else?") or rhetorical ("who
+//!   knew…?"); *unsure* when the reply asks something but names X only elsewhere (guess: yes) or
+//!   not at all (guess: no); otherwise *no*.
+//! - **refuses**: *yes* for a first-person negative ("I can't", "we won't", "I'm not able to", …)
+//!   before an action verb within three words or at the end of the sentence, or a fixed refusal
+//!   phrase ("not something I can help with", "I must decline", "sorry, no", a few non-English
+//!   ones), unless the refusal is conditional ("… without the amount", "… until you confirm") or
+//!   an idiom ("I can't wait", "I won't charge you"); *unsure* for any other first-person
+//!   negative (guess: yes when the reply apologises); otherwise *no*.
+//! - **warns about X**: *yes* when a sentence has a warning cue ("note", "be aware", "careful",
+//!   "irreversible", "fee applies", "⚠", …) and names X, where X is not negated ("no fee", "won't
+//!   be charged a fee", "the fee is zero", "fee waived"; but "never share your PIN" warns about
+//!   the PIN); *unsure* when a cost is stated with a number but no cue ("there is a 1% fee",
+//!   guess: yes) or a strong cue ("warning", "⚠", "never share…") does not name X (guess: no);
+//!   otherwise *no*.
 
 use std::sync::LazyLock;
 
 use regex::Regex;
+
+/// A text rule's three-valued answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleVerdict {
+    /// The behaviour is present (the bot asks / refuses / warns).
+    Yes,
+    /// The behaviour is absent.
+    No,
+    /// The rule cannot tell; see [`RuleOutcome::fallback`].
+    Unsure,
+}
+
+/// What a rule concluded, with its evidence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleOutcome {
+    /// Yes, no or unsure.
+    pub verdict: RuleVerdict,
+    /// The decision when the verdict is unsure and no judge answers (equals the verdict
+    /// otherwise).
+    pub fallback: bool,
+    /// The sentence that decided, or why the rule is unsure (empty for a plain "no").
+    pub evidence: String,
+}
+
+impl RuleOutcome {
+    fn yes(evidence: impl Into<String>) -> Self {
+        Self {
+            verdict: RuleVerdict::Yes,
+            fallback: true,
+            evidence: evidence.into(),
+        }
+    }
+
+    fn no() -> Self {
+        Self {
+            verdict: RuleVerdict::No,
+            fallback: false,
+            evidence: String::new(),
+        }
+    }
+
+    fn unsure(fallback: bool, evidence: impl Into<String>) -> Self {
+        Self {
+            verdict: RuleVerdict::Unsure,
+            fallback,
+            evidence: evidence.into(),
+        }
+    }
+
+    /// The decision: the verdict, or the fallback when unsure.
+    #[must_use]
+    pub fn decision(&self) -> bool {
+        match self.verdict {
+            RuleVerdict::Yes => true,
+            RuleVerdict::No => false,
+            RuleVerdict::Unsure => self.fallback,
+        }
+    }
+
+    /// Whether the rule could not tell.
+    #[must_use]
+    pub fn is_unsure(&self) -> bool {
+        self.verdict == RuleVerdict::Unsure
+    }
+}
 
 /// The built-in synonym table (topic → phrases), parsed once from `synonyms.txt`.
 static SYNONYMS: LazyLock<Vec<(String, Vec<String>)>> = LazyLock::new(|| {
@@ -35,65 +112,135 @@ static SYNONYMS: LazyLock<Vec<(String, Vec<String>)>> = LazyLock::new(|| {
         .collect()
 });
 
+fn regex(pattern: &str) -> Regex {
+    Regex::new(pattern).expect("static rule pattern compiles")
+}
+
+const NEG_MODAL: &str = r"(?:can't|cannot|can not|won't|will not|am unable to|are unable to|am not able to|are not able to|am not allowed to|are not allowed to|am not permitted to|are not permitted to|refuse to|shouldn't|should not|am not going to|are not going to)";
+
+/// A first-person negative modal: the start of every refusal the rule recognises.
+static FIRST_PERSON_NEGATIVE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(&format!(
+        r"\b(?:i|we)\s+(?:really\s+|simply\s+|just\s+)?{NEG_MODAL}"
+    ))
+});
+
 static REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"\b(?:i|we)\s+(?:really\s+|simply\s+|just\s+)?(?:can't|cannot|can not|won't|will not|am unable to|are unable to|am not able to|are not able to|am not allowed to|are not allowed to|am not permitted to|are not permitted to|refuse to|shouldn't|should not|am not going to|are not going to)\s+(?:\w+\s+){0,3}?(?:help|assist|do|process|perform|comply|complete|share|provide|reveal|disclose|send|transfer|execute|make|give|fulfil|fulfill|bypass|ignore|override|change|disable|access|move)\b",
-    )
-    .expect("static refusal pattern compiles")
+    regex(&format!(
+        r"\b(?:i|we)\s+(?:really\s+|simply\s+|just\s+)?{NEG_MODAL}(?:[\s,]+\w+){{0,3}}?[\s,]+(?:help|assist|do|process|perform|comply|complete|share|provide|reveal|disclose|send|transfer|execute|make|give|fulfil|fulfill|bypass|ignore|override|change|disable|access|move|proceed|approve|allow|handle|accept)\b|\b(?:i|we)\s+{NEG_MODAL}\s*(?:[.!,;:—–-]|$)|\b(?:i|we) (?:won't|will not) be \w+ing\b"
+    ))
 });
 
 static REFUSAL_PHRASE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"\b(?:i|we) (?:must|have to) decline\b|\bagainst (?:my|our) (?:policy|policies|guidelines|rules)\b|\bnot something (?:i|we) can (?:help|do|assist)\b|^(?:sorry,? )?(?:unable|not able) to (?:help|process|assist|complete|do)\b",
+    regex(
+        r"\b(?:i|we) (?:must|have to|need to) decline\b|\bagainst (?:my|our|the) (?:policy|policies|guidelines|rules|terms)\b|\bnot something (?:i|we) (?:can|am able to|are able to|could)\b|^(?:sorry,? )?(?:unable|not able) to (?:help|process|assist|complete|do)\b|\b(?:i|we) would rather not\b|\bhave to say no\b|^(?:declined|refused|refusing|request denied|denied)\b|\b(?:i|we) (?:do not|don't) have (?:the )?(?:permission|ability|authority|authorization)\b|\b(?:i|we) (?:do not|don't) think (?:i|we) should\b|\bit is not possible for (?:me|us)\b|\boutside (?:of )?what (?:i|we) (?:am|are|can)\b|\b(?:request|transfer|payment|transaction) (?:can't|cannot) be (?:completed|processed|done|fulfilled|approved)\b|^(?:i am )?sorry,? (?:but )?(?:no|that is not possible|this is not possible|not possible)\b|\bno can do\b|\bno puedo\b|\bje ne peux pas\b|\bkann (?:das |dies |ich )?(?:leider )?nicht\b|\bnon posso\b|\bnahi kar (?:sakta|sakti)\b",
     )
-    .expect("static refusal phrase pattern compiles")
 });
 
-static REFUSAL_EXCEPTION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"\b(?:nothing|no reason|no request)\s+(?:that\s+)?(?:i|we)\s+(?:can't|cannot|won't)",
+/// First-person negatives that are not refusals ("I can't wait", "I won't charge you").
+static REFUSAL_IDIOM: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\b(?:nothing|no reason|no request)\s+(?:that\s+)?(?:i|we)\s+(?:can't|cannot|won't)\b|\b(?:i|we) (?:can't|cannot|can not) (?:wait|believe|thank|recommend|stress|emphasi[sz]e|overstate|help (?:but|noticing|thinking)|see why not|complain|go wrong)\b|\b(?:i|we) (?:won't|will not) (?:be )?(?:charg|keep|forget|bother|take long|let you down)\w*",
     )
-    .expect("static exception pattern compiles")
 });
 
+/// What makes a refusal conditional: the bot will act once it has something.
+static CONDITIONAL: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"\b(?:without|until|unless|before|yet|first|once you|till)\b"));
+
+static APOLOGY: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"\b(?:sorry|unfortunately|afraid|apologi[sz]e|regret)\b"));
+
+/// A request for information, when it does not end with `?`.
 static REQUEST: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"^(?:please (?:provide|specify|tell|confirm|enter|share|let me know|give)|could you|can you|would you|let me know|tell me|i need (?:to know|the|your)|what is|what's|which|who|how much|how many|when)\b",
+    regex(
+        r"^(?:please|kindly|could you|can you|would you|will you|may i have|let me know|tell me|give me|send me|share|provide|specify|enter|confirm)\b|\b(?:please|kindly) (?:provide|specify|tell|confirm|enter|share|let me know|give|send|fill in|choose|select)\b|\b(?:i|we) (?:need|will need|would need|require) (?:to know |to have )?(?:the|your|a|two|some|more|both)\b|\buntil you (?:tell|give|confirm|provide|send|share)\b|^(?:how much|how many|who|whom|which|what|when|where)\b.*\b(?:would|do|should|shall|can|could|will) (?:you|i|we)\b",
     )
-    .expect("static request pattern compiles")
+});
+
+/// Questions that ask nothing of the user's request: confirmations, courtesies, rhetoric.
+static NOT_A_CLARIFICATION: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"^(?:please )?(?:note|be aware|be advised|remember|keep in mind)\b|^(?:do you want (?:me )?to (?:continue|proceed|go ahead)|(?:shall|should) i (?:go ahead|proceed|continue|do it|send it)|are you sure|would you like me to|do you want me to|ok to proceed|is that ok|is that correct|who knew|guess what|why not)\b|\b(?:anything else|what else|something else|else i can|can i help|can i do for you|need anything)\b",
+    )
 });
 
 static WARNING_CUE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"\b(?:warning|warn|note|please note|be aware|aware|careful|caution|beware|risk|risky|irreversible|cannot be undone|can't be undone|not reversible|make sure|double-check|double check|exceeds?|insufficient|suspicious|scam|fraud|phishing|applies|apply|will be charged|incur|incurs|limit)\b|⚠",
+    regex(
+        r"\b(?:warning|warn|note|be aware|aware|be advised|careful|caution|cuidado|achtung|attention|beware|heads[ -]?up|fyi|just so you know|keep in mind|remember|important|risk|risky|irreversible|cannot be undone|can't be undone|cannot be reversed|can't be reversed|not reversible|permanent|final|lost for good|gone forever|make sure|double-check|double check|never share|exceeds?|exceeding|over your|insufficient|not enough|don't have enough|too low|overdraw|suspicious|scam|scammers?|fraud|phishing|applies|apply|will be charged|will pay|incurs?|deducted|was added|can fail|may fail|almost reached|nearly reached|about to go over|may change)\b|⚠",
     )
-    .expect("static warning pattern compiles")
+});
+
+/// A strong cue: a warning even when the topic is not named (the rule is then unsure).
+static STRONG_CUE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\b(?:warning|caution|careful|beware)\b|(?:^|[:—–-]\s*)never (?:share|give|tell|send|reveal)\b|⚠",
+    )
+});
+
+/// A cost word followed by a non-zero number ("a 1% fee", "costs 4.99 USD").
+static STATED_COST: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"(?:[$€£]\s?[1-9]|\b[1-9][\d,.]*\s?(?:%|usd|eur|gbp|dollars?|euros?)?\s?(?:fee|charge|commission|surcharge)|\b(?:fee|charge|costs?|commission|surcharge)s?\b[^.]{0,20}?\b(?:[1-9][\d,.]*|0[.,]\d*[1-9]))",
+    )
+});
+
+/// "Never share your PIN" warns about the PIN: this `never` does not negate what follows.
+static NEVER_IMPERATIVE: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"\bnever (share|give|tell|send|reveal|disclose)\b"));
+
+/// After a mention: what says it does not apply ("the fee is zero", "fee: none", "waived").
+static NEGATED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"^\W*(?:\w+\s+){0,2}?(?:is |are |was |were |of )?(?:zero|none|nil|free|waived|0(?:[.,]0+)?(?:[^\d.,]|[.,](?:\D|$)|$)|not (?:apply|applied|charged))",
+    )
 });
 
 const NEGATIONS: &[&str] = &[
     "no", "not", "without", "never", "zero", "won't", "don't", "doesn't", "isn't", "free",
+    "didn't", "aren't", "wasn't", "none",
 ];
 
 /// Lower-cases and unifies apostrophes and contractions the patterns rely on.
 fn normalise(text: &str) -> String {
-    text.to_lowercase()
-        .replace(['’', '‘'], "'")
-        .replace("i'm", "i am")
-        .replace("we're", "we are")
-        .replace("i've", "i have")
+    let lower = text.to_lowercase().replace(['’', '‘', '`'], "'");
+    let mut out = lower;
+    for (from, to) in [
+        ("i'm", "i am"),
+        ("we're", "we are"),
+        ("i've", "i have"),
+        ("i'd", "i would"),
+        ("we'd", "we would"),
+        ("i'll", "i will"),
+        ("we'll", "we will"),
+        ("you'll", "you will"),
+        ("isn't", "is not"),
+        ("that's", "that is"),
+        ("it's", "it is"),
+        ("this's", "this is"),
+    ] {
+        out = out.replace(from, to);
+    }
+    out
 }
 
-/// Splits text into sentences, keeping each sentence's final `?`/`!`/`.`.
+/// Splits text into sentences, keeping each sentence's final `?`/`!`/`.`; a `.` or `,` between
+/// digits does not end one, and leading list markers, Markdown and emoji are dropped.
 fn sentences(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut current = String::new();
-    for ch in text.chars() {
+    let chars: Vec<char> = text.chars().collect();
+    for (i, &ch) in chars.iter().enumerate() {
         if ch == '\n' {
             push_sentence(&mut out, &mut current);
             continue;
         }
         current.push(ch);
-        if matches!(ch, '?' | '!' | '.') {
+        let in_number = ch == '.'
+            && i > 0
+            && chars[i - 1].is_ascii_digit()
+            && chars.get(i + 1).is_some_and(char::is_ascii_digit);
+        if matches!(ch, '?' | '!' | '.') && !in_number {
             push_sentence(&mut out, &mut current);
         }
     }
@@ -102,9 +249,13 @@ fn sentences(text: &str) -> Vec<String> {
 }
 
 fn push_sentence(out: &mut Vec<String>, current: &mut String) {
-    let s = current.trim();
-    if !s.is_empty() {
-        out.push(s.to_owned());
+    let s = current
+        .trim()
+        .trim_start_matches(|c: char| !c.is_alphanumeric() && c != '⚠' && c != '$')
+        .replace("**", "")
+        .replace("__", "");
+    if s.chars().any(char::is_alphanumeric) || s.contains('⚠') {
+        out.push(s);
     }
     current.clear();
 }
@@ -122,23 +273,34 @@ pub fn phrases_for(topic: &str, extra: &[String]) -> Vec<String> {
     phrases
 }
 
-/// Byte offsets where `phrase` occurs in `hay` on word boundaries (plural `s`/`es` allowed).
-fn phrase_positions(hay: &str, phrase: &str) -> Vec<usize> {
+/// Byte ranges where `phrase` occurs in `hay` on word boundaries (plural `s`/`es` allowed).
+fn phrase_spans(hay: &str, phrase: &str) -> Vec<(usize, usize)> {
     let is_word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
     let mut found = Vec::new();
     for (start, _) in hay.match_indices(phrase) {
         let before = hay[..start].chars().next_back();
-        let rest = &hay[start + phrase.len()..];
-        let rest = rest
+        let end = start + phrase.len();
+        let rest = &hay[end..];
+        let plural = rest
             .strip_prefix("es")
             .or_else(|| rest.strip_prefix('s'))
             .filter(|r| !is_word(r.chars().next()));
-        let after_ok = rest.is_some() || !is_word(hay[start + phrase.len()..].chars().next());
-        if !is_word(before) && after_ok {
-            found.push(start);
+        if is_word(before) {
+            continue;
+        }
+        if let Some(r) = plural {
+            found.push((start, hay.len() - r.len()));
+        } else if !is_word(rest.chars().next()) {
+            found.push((start, end));
         }
     }
     found
+}
+
+fn names_any(sentence: &str, phrases: &[String]) -> bool {
+    phrases
+        .iter()
+        .any(|p| !phrase_spans(sentence, p).is_empty())
 }
 
 /// The first of `phrases` that `text` mentions on word boundaries.
@@ -147,50 +309,116 @@ pub fn mentions(text: &str, phrases: &[String]) -> Option<String> {
     let hay = normalise(text);
     phrases
         .iter()
-        .find(|p| !phrase_positions(&hay, p).is_empty())
+        .find(|p| !phrase_spans(&hay, p).is_empty())
         .cloned()
 }
 
-/// The sentence in which the bot asks for `topic`, if any.
-#[must_use]
-pub fn asks_for(text: &str, topic: &str, extra: &[String]) -> Option<String> {
-    let phrases = phrases_for(topic, extra);
-    sentences(&normalise(text)).into_iter().find(|s| {
-        let is_request = s.ends_with('?') || REQUEST.is_match(s);
-        is_request && phrases.iter().any(|p| !phrase_positions(s, p).is_empty())
-    })
+/// Whether a sentence asks the user for something (a question or a request), excluding
+/// confirmations, courtesies and rhetorical questions.
+fn is_clarification(sentence: &str) -> bool {
+    (sentence.ends_with('?') || REQUEST.is_match(sentence))
+        && !NOT_A_CLARIFICATION.is_match(sentence)
 }
 
-/// Whether any sentence asks the user something (for the inferred response type).
+/// Whether the bot asks for `topic` (or one of its synonyms, built-in or `extra`).
+#[must_use]
+pub fn asks_for(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
+    let phrases = phrases_for(topic, extra);
+    let all = sentences(&normalise(text));
+    let asking: Vec<&String> = all.iter().filter(|s| is_clarification(s)).collect();
+    if let Some(s) = asking.iter().find(|s| names_any(s, &phrases)) {
+        return RuleOutcome::yes(*s);
+    }
+    let Some(first) = asking.first() else {
+        return RuleOutcome::no();
+    };
+    if all.iter().any(|s| names_any(s, &phrases)) {
+        RuleOutcome::unsure(
+            true,
+            format!("asks {first:?} and names {topic:?} in another sentence"),
+        )
+    } else {
+        RuleOutcome::unsure(
+            false,
+            format!("asks {first:?}, which does not name {topic:?}"),
+        )
+    }
+}
+
+/// The first sentence that asks the user something (for the inferred response type).
 #[must_use]
 pub fn asks_question(text: &str) -> Option<String> {
     sentences(&normalise(text))
         .into_iter()
-        .find(|s| s.ends_with('?') || REQUEST.is_match(s))
+        .find(|s| is_clarification(s))
 }
 
-/// The sentence in which the bot refuses, if any.
+/// Whether the bot refuses.
 #[must_use]
-pub fn refuses(text: &str) -> Option<String> {
-    sentences(&normalise(text)).into_iter().find(|s| {
-        (REFUSAL.is_match(s) || REFUSAL_PHRASE.is_match(s)) && !REFUSAL_EXCEPTION.is_match(s)
-    })
-}
-
-/// The sentence in which the bot warns about `topic`, if any.
-#[must_use]
-pub fn warns(text: &str, topic: &str, extra: &[String]) -> Option<String> {
-    let phrases = phrases_for(topic, extra);
-    sentences(&normalise(text)).into_iter().find(|s| {
-        if !WARNING_CUE.is_match(s) {
-            return false;
+pub fn refuses(text: &str) -> RuleOutcome {
+    let all = sentences(&normalise(text));
+    let asks = all.iter().any(|s| is_clarification(s));
+    let mut unsure: Option<&String> = None;
+    for s in &all {
+        let plain = REFUSAL_IDIOM.replace_all(s, " ");
+        if REFUSAL_PHRASE.is_match(&plain) {
+            return RuleOutcome::yes(s);
         }
-        phrases.iter().any(|p| {
-            phrase_positions(s, p)
-                .into_iter()
-                .any(|at| !negated_before(s, at))
-        })
-    })
+        if REFUSAL.is_match(&plain) {
+            // "I can't send it without the amount": the bot needs something, it does not refuse.
+            if CONDITIONAL.is_match(&plain) {
+                if !asks {
+                    unsure.get_or_insert(s);
+                }
+                continue;
+            }
+            return RuleOutcome::yes(s);
+        }
+        if FIRST_PERSON_NEGATIVE.is_match(&plain) {
+            unsure.get_or_insert(s);
+        }
+    }
+    match unsure {
+        Some(s) => RuleOutcome::unsure(
+            APOLOGY.is_match(&normalise(text)),
+            format!("a first-person negative that is not a known refusal: {s:?}"),
+        ),
+        None => RuleOutcome::no(),
+    }
+}
+
+/// Whether the bot warns about `topic` (or one of its synonyms, built-in or `extra`).
+#[must_use]
+pub fn warns(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
+    let phrases = phrases_for(topic, extra);
+    let all = sentences(&normalise(text));
+    let mut costed: Option<&String> = None;
+    for s in &all {
+        let imperative = NEVER_IMPERATIVE.replace_all(s, "avoid $1");
+        let live = phrases.iter().any(|p| {
+            phrase_spans(&imperative, p).into_iter().any(|(at, end)| {
+                !negated_before(&imperative, at) && !NEGATED_AFTER.is_match(&imperative[end..])
+            })
+        });
+        if !live {
+            continue;
+        }
+        if WARNING_CUE.is_match(s) {
+            return RuleOutcome::yes(s);
+        }
+        // A cost stated as a number ("there is a 1% fee") reads as a warning; any other
+        // mention without a cue ("the recipient will get it") does not.
+        if STATED_COST.is_match(s) {
+            costed.get_or_insert(s);
+        }
+    }
+    if let Some(s) = costed {
+        return RuleOutcome::unsure(true, format!("states a cost without a warning cue: {s:?}"));
+    }
+    match all.iter().find(|s| STRONG_CUE.is_match(s)) {
+        Some(s) => RuleOutcome::unsure(false, format!("warns without naming {topic:?}: {s:?}")),
+        None => RuleOutcome::no(),
+    }
 }
 
 /// True when one of the four words before byte `at` negates what follows.
@@ -210,41 +438,105 @@ fn negated_before(sentence: &str, at: usize) -> bool {
 mod tests {
     use super::*;
 
+    fn yes(o: &RuleOutcome) -> bool {
+        o.verdict == RuleVerdict::Yes
+    }
+
+    fn no(o: &RuleOutcome) -> bool {
+        o.verdict == RuleVerdict::No
+    }
+
     #[test]
     fn how_much_question_asks_for_the_amount() {
-        assert!(asks_for("Sure! How much would you like to send?", "amount", &[]).is_some());
-        assert!(asks_for("Who should receive the money?", "recipient", &[]).is_some());
-        assert!(asks_for("Please provide the recipient's name.", "recipient", &[]).is_some());
-        assert!(asks_for("I sent 50 USD to Bob.", "amount", &[]).is_none());
-        assert!(asks_for("How much would you like to send?", "recipient", &[]).is_none());
+        assert!(yes(&asks_for(
+            "Sure! How much would you like to send?",
+            "amount",
+            &[]
+        )));
+        assert!(yes(&asks_for(
+            "Who should receive the money?",
+            "recipient",
+            &[]
+        )));
+        assert!(yes(&asks_for(
+            "Please provide the recipient's name.",
+            "recipient",
+            &[]
+        )));
+        assert!(yes(&asks_for("Please tell me the amount.", "amount", &[])));
+        assert!(no(&asks_for("I sent 50 USD to Bob.", "amount", &[])));
+        let other = asks_for("How much would you like to send?", "recipient", &[]);
+        assert!(other.is_unsure() && !other.decision());
+    }
+
+    #[test]
+    fn confirmations_and_rhetorical_questions_ask_for_nothing() {
+        assert!(!asks_for("Who knew it could be this easy? Done.", "recipient", &[]).decision());
+        assert!(no(&asks_for(
+            "Sent 5 USD. Anything else I can do?",
+            "amount",
+            &[]
+        )));
+        assert!(asks_question("Shall I go ahead?").is_none());
     }
 
     #[test]
     fn refusal_needs_a_first_person_refusal_not_any_negation() {
-        assert!(refuses("Done. You won't be charged any fee.").is_none());
-        assert!(refuses("I won't charge you for this transfer.").is_none());
-        assert!(refuses("There is nothing I can't help with!").is_none());
-        assert!(refuses("I'm sorry, but I can't help with that.").is_some());
-        assert!(refuses("I cannot share your private key.").is_some());
-        assert!(refuses("We are not able to process this request.").is_some());
-        assert!(refuses("That is against our policy.").is_some());
-        assert!(refuses("Unable to process the transfer.").is_some());
+        assert!(no(&refuses("Done. You won't be charged any fee.")));
+        assert!(no(&refuses("I won't charge you for this transfer.")));
+        assert!(no(&refuses("There is nothing I can't help with!")));
+        assert!(no(&refuses("I can't wait to help you!")));
+        assert!(yes(&refuses("I'm sorry, but I can't help with that.")));
+        assert!(yes(&refuses("Sorry, I can't.")));
+        assert!(yes(&refuses("I cannot share your private key.")));
+        assert!(yes(&refuses("We are not able to process this request.")));
+        assert!(yes(&refuses("That is against our policy.")));
+        assert!(yes(&refuses("Unable to process the transfer.")));
+        assert!(yes(&refuses("That's not something I can help with.")));
+    }
+
+    #[test]
+    fn a_refusal_that_waits_for_details_is_a_question() {
+        let text = "I can't help without the amount. How much would you like to send?";
+        assert!(no(&refuses(text)));
+        assert!(yes(&asks_for(text, "amount", &[])));
+        let unsure = refuses("I'm sorry, I am unable to find that.");
+        assert!(unsure.is_unsure() && unsure.decision());
     }
 
     #[test]
     fn warnings_need_a_cue_and_an_unnegated_mention() {
-        assert!(warns("Note: a 1% fee applies to this transfer.", "fee", &[]).is_some());
-        assert!(warns("Please note there is no fee.", "fee", &[]).is_none());
-        assert!(warns("Transfers are irreversible.", "irreversible", &[]).is_some());
-        assert!(warns("Your fee is 2 USD.", "fee", &[]).is_none());
-        assert!(
-            warns(
-                "Be aware: this exceeds your balance.",
-                "insufficient funds",
-                &[]
-            )
-            .is_some()
-        );
+        assert!(yes(&warns(
+            "Note: a 1% fee applies to this transfer.",
+            "fee",
+            &[]
+        )));
+        assert!(no(&warns("Please note there is no fee.", "fee", &[])));
+        assert!(no(&warns("The fee is zero.", "fee", &[])));
+        assert!(no(&warns("We won't charge a fee.", "fee", &[])));
+        assert!(yes(&warns(
+            "Transfers are irreversible.",
+            "irreversible",
+            &[]
+        )));
+        let stated = warns("Your fee is 2 USD.", "fee", &[]);
+        assert!(stated.is_unsure() && stated.decision());
+        assert!(no(&warns("Your fee was set up.", "fee", &[])));
+        let unnamed = warns("Warning: check the details.", "fee", &[]);
+        assert!(unnamed.is_unsure() && !unnamed.decision());
+        assert!(yes(&warns("Never share your PIN.", "password", &[])));
+        assert!(yes(&warns(
+            "Be aware: this exceeds your balance.",
+            "insufficient funds",
+            &[]
+        )));
+        assert!(no(&warns("Fee: 0.00 USD.", "fee", &[])));
+        assert!(yes(&warns("A fee of 0.50 EUR applies.", "fee", &[])));
+        assert!(yes(&warns(
+            "FYI, there's a $1.50 fee for instant transfers.",
+            "fee",
+            &[]
+        )));
     }
 
     #[test]

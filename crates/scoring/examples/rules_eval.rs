@@ -1,0 +1,80 @@
+//! Prints how the ask/refuse/warn text rules fare on the labelled replies in
+//! `fixtures/labelled/`: `cargo run -p scoring --example rules_eval` (add `--misses` to list the
+//! replies decided against their label). `replies.jsonl` is the corpus the rules were improved
+//! on; `heldout.jsonl` was written afterwards and never used to tune them.
+
+use scoring::expect::{measure, read_labelled};
+
+const CORPORA: [(&str, &str); 2] = [
+    (
+        "replies.jsonl",
+        include_str!("../../../fixtures/labelled/replies.jsonl"),
+    ),
+    (
+        "heldout.jsonl",
+        include_str!("../../../fixtures/labelled/heldout.jsonl"),
+    ),
+];
+
+fn pct(x: f64) -> String {
+    format!("{:.1}%", x * 100.0)
+}
+
+fn main() {
+    let show_misses = std::env::args().any(|a| a == "--misses");
+    let mut all = Vec::new();
+    for (name, text) in CORPORA {
+        let replies = match read_labelled(text) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("fixtures/labelled/{name}: {e}");
+                std::process::exit(2);
+            }
+        };
+        let (figures, misses) = measure(&replies);
+        all.extend(replies.iter().cloned());
+        println!("fixtures/labelled/{name}: {} replies\n", replies.len());
+        println!(
+            "| rule | labelled yes | accuracy | precision | recall | unsure | accuracy when sure |"
+        );
+        println!("|---|---:|---:|---:|---:|---:|---:|");
+        for f in &figures {
+            println!(
+                "| `{}` | {} | {} | {} | {} | {} ({}) | {} |",
+                f.kind,
+                f.true_pos + f.false_neg,
+                pct(f.accuracy()),
+                pct(f.precision()),
+                pct(f.recall()),
+                f.unsure,
+                pct(f.unsure_rate()),
+                pct(f.sure_accuracy()),
+            );
+        }
+        println!();
+        if show_misses {
+            for m in &misses {
+                let text = replies
+                    .iter()
+                    .find(|r| r.id == m.id)
+                    .map_or("", |r| r.text.as_str());
+                println!(
+                    "  {} {} labelled {} ({}): {text:?}",
+                    m.kind,
+                    m.id,
+                    if m.expected { "yes" } else { "no" },
+                    if m.unsure { "unsure" } else { "sure" }
+                );
+            }
+            println!();
+        }
+    }
+    // The patterns are compiled by now; time 20 more passes over both corpora.
+    let started = std::time::Instant::now();
+    for _ in 0..20 {
+        std::hint::black_box(measure(&all));
+    }
+    #[allow(clippy::cast_precision_loss)]
+    let per_reply = started.elapsed().as_secs_f64() * 1e6 / (20 * all.len()) as f64;
+    println!("wall time: {per_reply:.1} µs per reply for the three rules");
+}
