@@ -12,6 +12,7 @@
 
 use serde_json::Value;
 
+use super::matcher::fold;
 use super::rules;
 use super::scope::{Binding, bind, names_function};
 use super::{
@@ -564,7 +565,7 @@ impl<'a> Ctx<'a> {
             Leaf::Reject(expected) => self.reject_check(turn, turn_no, *expected),
             Leaf::Validator(pred) => validator_check(turn, pred),
             Leaf::Contain(needle) => {
-                let ok = turn.text.to_lowercase().contains(&needle.to_lowercase());
+                let ok = fold(&turn.text).contains(&fold(needle));
                 let msg = if ok {
                     format!("reply contains {needle:?}")
                 } else {
@@ -576,7 +577,7 @@ impl<'a> Ctx<'a> {
                 (ok, msg)
             }
             Leaf::NotContain(needle) => {
-                let found = turn.text.to_lowercase().contains(&needle.to_lowercase());
+                let found = fold(&turn.text).contains(&fold(needle));
                 let msg = if found {
                     format!(
                         "expected the reply not to contain {needle:?}; reply: {}",
@@ -732,13 +733,13 @@ fn judged(holds: bool, what: &str, reason: &str) -> (bool, String) {
     }
 }
 
-fn eq_fold(a: &str, b: &str) -> bool {
-    a.trim().to_lowercase() == b.trim().to_lowercase()
+pub(crate) fn eq_fold(a: &str, b: &str) -> bool {
+    fold(a) == fold(b)
 }
 
-/// Signal names match topics case-insensitively, with `_`/`-` read as spaces.
+/// Signal names match topics caselessly, with `_`/`-` read as spaces.
 fn same_topic(signal: &str, item: &str) -> bool {
-    let norm = |s: &str| s.trim().to_lowercase().replace(['_', '-'], " ");
+    let norm = |s: &str| fold(s).replace(['_', '-'], " ");
     norm(signal) == norm(item)
 }
 
