@@ -48,8 +48,12 @@ fn malformed_operators_and_categories_are_located() {
     .expect("a free-form category loads");
     assert_eq!(suite.scenarios[0].category.as_str(), "billing");
     assert!(!suite.scenarios[0].category.is_known());
-    let err = load_err("scenarios:\n  - id: a\n    steps: [hi]\n    expect: {shouldReject: true}\n");
-    assert!(err.contains("needs a `category`: one of happy-path"), "{err}");
+    let err =
+        load_err("scenarios:\n  - id: a\n    steps: [hi]\n    expect: {shouldReject: true}\n");
+    assert!(
+        err.contains("needs a `category`: one of happy-path"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -214,9 +214,11 @@ mod tests {
     #[test]
     fn yaml_reads_scalars_as_yaml_1_2() {
         let path = PathBuf::from("s.yaml");
-        let v: serde_json::Value =
-            parse_document(&path, "a: yes\nb: on\nc: true\nd: \"0012\"\ne: 0012\nf: 1_000\ng: 1000\n")
-                .expect("parses");
+        let v: serde_json::Value = parse_document(
+            &path,
+            "a: yes\nb: on\nc: true\nd: \"0012\"\ne: 0012\nf: 1_000\ng: 1000\n",
+        )
+        .expect("parses");
         assert_eq!(v["f"], "1_000");
         assert_eq!(v["g"], 1000);
         assert_eq!(v["a"], "yes");

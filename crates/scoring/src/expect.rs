@@ -51,8 +51,8 @@ use std::collections::{BTreeMap, BTreeSet};
 pub use decimal::Decimal;
 pub use eval::{evaluate, judge_questions};
 pub use matcher::{Matcher, OPERATORS, fold, values_equal};
-pub use schema::FunctionSchemas;
 pub use rules::{asks_for, asks_question, mentions, phrases_for, refuses, warns};
+pub use schema::FunctionSchemas;
 pub use scope::{PathStep, Problem};
 use serde::{Deserialize, Serialize};
 
@@ -258,7 +258,11 @@ impl std::fmt::Display for CallSpec {
         }
         f.write_str(&self.function)?;
         if !self.params.is_empty() {
-            let params: Vec<String> = self.params.iter().map(|(k, m)| format!("{k} {m}")).collect();
+            let params: Vec<String> = self
+                .params
+                .iter()
+                .map(|(k, m)| format!("{k} {m}"))
+                .collect();
             write!(f, "({})", params.join(", "))?;
         }
         Ok(())

@@ -13,8 +13,8 @@
 
 use std::process::Stdio;
 
-use serde::{Deserialize, Serialize};
 use futures::FutureExt;
+use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 

@@ -38,13 +38,17 @@ pub struct Script {
 
 /// Reads each scripted reply with the strict reply protocol; `{error: "..."}` alone is a failed
 /// turn.
-fn script_turns<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<BotTurn>, D::Error> {
+fn script_turns<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Vec<BotTurn>, D::Error> {
     use serde::de::Error as _;
     let values: Vec<serde_json::Value> = Vec::deserialize(deserializer)?;
     values
         .into_iter()
         .enumerate()
-        .map(|(i, value)| script_turn(value).map_err(|e| D::Error::custom(format!("turns[{i}]: {e}"))))
+        .map(|(i, value)| {
+            script_turn(value).map_err(|e| D::Error::custom(format!("turns[{i}]: {e}")))
+        })
         .collect()
 }
 

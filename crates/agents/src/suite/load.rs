@@ -155,19 +155,18 @@ pub fn parse_suite(path: &Path, text: &str) -> Result<Suite, ConfigError> {
                 side_scripts: &side_scripts,
                 functions: functions.as_ref(),
             };
-            let scenario = build_scenario(entry, params, &context)
-                .map_err(|problem| {
-                    let mut segs = vec![KeySeg::from("scenarios"), KeySeg::from(i)];
-                    if from_template {
-                        segs.push(KeySeg::from("template"));
-                    }
-                    segs.extend(problem.path);
-                    let err = here(&segs, problem.message);
-                    match problem.hint {
-                        Some(hint) => err.with_hint(hint),
-                        None => err,
-                    }
-                })?;
+            let scenario = build_scenario(entry, params, &context).map_err(|problem| {
+                let mut segs = vec![KeySeg::from("scenarios"), KeySeg::from(i)];
+                if from_template {
+                    segs.push(KeySeg::from("template"));
+                }
+                segs.extend(problem.path);
+                let err = here(&segs, problem.message);
+                match problem.hint {
+                    Some(hint) => err.with_hint(hint),
+                    None => err,
+                }
+            })?;
             if scenarios.iter().any(|s| s.id == scenario.id) {
                 return Err(here(
                     &at("id"),
@@ -207,7 +206,13 @@ fn function_schemas(bot: &BotSpec) -> Result<Option<FunctionSchemas>, (Vec<KeySe
         .enumerate()
         .flat_map(|(i, agent)| {
             agent.functions.iter().enumerate().map(move |(j, f)| {
-                (i, j, agent.name.clone(), f.name.clone(), f.parameters.clone())
+                (
+                    i,
+                    j,
+                    agent.name.clone(),
+                    f.name.clone(),
+                    f.parameters.clone(),
+                )
             })
         })
         .collect();
@@ -277,15 +282,13 @@ fn build_scenario(
         .id
         .filter(|s| !s.trim().is_empty())
         .ok_or(("id", "a scenario needs an `id`".to_owned()))?;
-    let category = entry
-        .category
-        .ok_or((
-            "category",
-            format!(
-                "scenario `{id}` needs a `category`: one of {}, or a name of your own",
-                Category::KNOWN.join(", ")
-            ),
-        ))?;
+    let category = entry.category.ok_or((
+        "category",
+        format!(
+            "scenario `{id}` needs a `category`: one of {}, or a name of your own",
+            Category::KNOWN.join(", ")
+        ),
+    ))?;
     if entry.steps.is_empty() {
         return Err(("steps", format!("scenario `{id}` needs at least one step")).into());
     }

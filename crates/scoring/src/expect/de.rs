@@ -114,7 +114,8 @@ impl<'de> Visitor<'de> for ExpectVisitor {
                             "`expectedParams` needs at least one parameter",
                         ));
                     }
-                    let params = param_conditions(raw, "expectedParams").map_err(A::Error::custom)?;
+                    let params =
+                        param_conditions(raw, "expectedParams").map_err(A::Error::custom)?;
                     set.checks.push(CheckSpec::ExpectedParams(params));
                 }
                 "shouldAskFor" => set
@@ -190,8 +191,9 @@ impl<'de> Visitor<'de> for ExpectVisitor {
                     if counts.0.is_empty() {
                         return Err(A::Error::custom("`callCount` needs at least one condition"));
                     }
-                    set.checks
-                        .push(CheckSpec::CallCount(counts.0.into_iter().map(|c| c.0).collect()));
+                    set.checks.push(CheckSpec::CallCount(
+                        counts.0.into_iter().map(|c| c.0).collect(),
+                    ));
                 }
                 "maxLatencyMs" => {
                     let ms: u64 = map.next_value()?;
@@ -282,7 +284,8 @@ impl<'de> Deserialize<'de> for CallSpecDe {
             .agent
             .map(|a| nonblank("expectedCalls.agent", a))
             .transpose()?;
-        let params = param_conditions(raw.params, "expectedCalls.params").map_err(D::Error::custom)?;
+        let params =
+            param_conditions(raw.params, "expectedCalls.params").map_err(D::Error::custom)?;
         Ok(Self(CallSpec {
             function,
             agent,

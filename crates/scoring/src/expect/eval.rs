@@ -1155,7 +1155,10 @@ fn resolve<'v>(doc: &'v Value, path: &str) -> Option<Vec<(String, Option<&'v Val
 
 fn call_matches(spec: &CallSpec, step: &PlanStep) -> bool {
     eq_fold(&step.function, &spec.function)
-        && spec.agent.as_deref().is_none_or(|a| eq_fold(&step.agent, a))
+        && spec
+            .agent
+            .as_deref()
+            .is_none_or(|a| eq_fold(&step.agent, a))
         && spec.params.iter().all(|(k, m)| m.test(step.params.get(k)))
 }
 
@@ -1278,7 +1281,11 @@ fn match_any_order(calls: &[CallSpec], plan: &[PlanStep]) -> Vec<Option<usize>> 
     }
     let fits: Vec<Vec<usize>> = calls
         .iter()
-        .map(|spec| (0..plan.len()).filter(|i| call_matches(spec, &plan[*i])).collect())
+        .map(|spec| {
+            (0..plan.len())
+                .filter(|i| call_matches(spec, &plan[*i]))
+                .collect()
+        })
         .collect();
     let mut owner: Vec<Option<usize>> = vec![None; plan.len()];
     for c in 0..calls.len() {
@@ -1297,7 +1304,12 @@ fn count_check(turn: &BotTurn, count: &CallCount) -> (bool, String) {
     let n = turn
         .plan
         .iter()
-        .filter(|s| count.function.as_deref().is_none_or(|f| eq_fold(&s.function, f)))
+        .filter(|s| {
+            count
+                .function
+                .as_deref()
+                .is_none_or(|f| eq_fold(&s.function, f))
+        })
         .filter(|s| count.agent.as_deref().is_none_or(|a| eq_fold(&s.agent, a)))
         .count() as u64;
     let ok = count.min.is_none_or(|lo| n >= lo) && count.max.is_none_or(|hi| n <= hi);

@@ -187,7 +187,9 @@ impl Matcher {
                             "`approx` takes only `tolerance` beside it, got [{}]",
                             extra.join(", ")
                         )),
-                        (None, _, _) => Err("`tolerance` needs `approx: <number>` beside it".to_owned()),
+                        (None, _, _) => {
+                            Err("`tolerance` needs `approx: <number>` beside it".to_owned())
+                        }
                         (_, None, _) => Err(
                             "`approx` needs a `tolerance` beside it: {approx: 20, tolerance: 0.01}"
                                 .to_owned(),

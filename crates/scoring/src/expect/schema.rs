@@ -34,8 +34,12 @@ impl FunctionSchemas {
     ) -> Result<Self, (usize, String)> {
         let mut functions = Vec::new();
         for (i, (agent, function, schema)) in declared.into_iter().enumerate() {
-            let validator = jsonschema::validator_for(&schema)
-                .map_err(|e| (i, format!("the parameter schema of `{function}` is invalid: {e}")))?;
+            let validator = jsonschema::validator_for(&schema).map_err(|e| {
+                (
+                    i,
+                    format!("the parameter schema of `{function}` is invalid: {e}"),
+                )
+            })?;
             functions.push(Declared {
                 agent,
                 function,

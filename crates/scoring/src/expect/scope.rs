@@ -96,7 +96,9 @@ fn nearest<'a>(
                 continue;
             }
             if let Some(name) = pick(m)
-                && !found.iter().any(|g| super::matcher::fold(g) == super::matcher::fold(name))
+                && !found
+                    .iter()
+                    .any(|g| super::matcher::fold(g) == super::matcher::fold(name))
             {
                 found.push(name);
             }
@@ -142,12 +144,18 @@ fn collect_functions<'a>(
         Expect::Not(_) => {}
         Expect::Checks(set) if effective(set.turn, steps) == want => {
             for spec in &set.checks {
-                match spec {
-                    super::CheckSpec::ExpectedFunction(f) => out.push(f),
+                let names: Vec<&str> = match spec {
+                    super::CheckSpec::ExpectedFunction(f) => vec![f.as_str()],
                     super::CheckSpec::ExpectedCalls { calls, .. } => {
-                        out.extend(calls.iter().map(|c| c.function.as_str()));
+                        calls.iter().map(|c| c.function.as_str()).collect()
                     }
-                    _ => {}
+                    _ => Vec::new(),
+                };
+                for name in names {
+                    let fold = super::matcher::fold;
+                    if !out.iter().any(|known| fold(known) == fold(name)) {
+                        out.push(name);
+                    }
                 }
             }
         }
