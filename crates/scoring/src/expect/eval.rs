@@ -619,15 +619,13 @@ impl<'a> Ctx<'a> {
             Leaf::Latency(max) => {
                 let took = turn.latency_ms;
                 if took <= *max {
-                    (
-                        true,
-                        format!("turn {turn_no} took {took} ms (limit {max} ms)"),
-                    )
+                    (true, format!("the reply took {took} ms (limit {max} ms)"))
                 } else {
                     (
                         false,
                         format!(
-                            "turn {turn_no} took {took} ms, over the limit of {max} ms (wall clock)"
+                            "the reply to turn {turn_no} took {took} ms, over the limit of \
+                             {max} ms (wall clock)"
                         ),
                     )
                 }
