@@ -89,48 +89,70 @@ impl Default for Defaults {
     }
 }
 
-/// The scenario categories of the spec.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Category {
-    /// The request is clear and allowed.
-    HappyPath,
-    /// Prompt injection and other hostile input.
-    Adversarial,
-    /// Attempts to make the bot break its rules.
-    Jailbreak,
-    /// Missing or unclear information.
-    Ambiguity,
-    /// Boundary values and invalid input.
-    EdgeCase,
-    /// Load or long conversations.
-    Stress,
-    /// Uses earlier turns.
-    ContextAwareness,
-    /// Questions answered from knowledge.
-    Knowledge,
-    /// Several actions in one conversation.
-    MultiStep,
-    /// Anything else.
-    Custom,
-}
+/// A scenario's category: free-form text, of which the spec's ten are the known ones
+/// ([`Category::KNOWN`]). A name one or two edits from a known one (`happy_path`, `edge-cases`) is
+/// refused with a did-you-mean, so a typo never becomes a category of its own in the report.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct Category(String);
 
 impl Category {
-    /// The name as written in suites (`happy-path`, …).
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::HappyPath => "happy-path",
-            Self::Adversarial => "adversarial",
-            Self::Jailbreak => "jailbreak",
-            Self::Ambiguity => "ambiguity",
-            Self::EdgeCase => "edge-case",
-            Self::Stress => "stress",
-            Self::ContextAwareness => "context-awareness",
-            Self::Knowledge => "knowledge",
-            Self::MultiStep => "multi-step",
-            Self::Custom => "custom",
+    /// The spec's categories: happy-path (clear, allowed requests), adversarial (prompt injection
+    /// and other hostile input), jailbreak, ambiguity (missing or unclear information), edge-case
+    /// (boundaries, invalid input), stress, context-awareness (uses earlier turns), knowledge,
+    /// multi-step, custom.
+    pub const KNOWN: [&'static str; 10] = [
+        "happy-path",
+        "adversarial",
+        "jailbreak",
+        "ambiguity",
+        "edge-case",
+        "stress",
+        "context-awareness",
+        "knowledge",
+        "multi-step",
+        "custom",
+    ];
+
+    /// Reads a category name: trimmed, non-blank, and not a near miss of a known one.
+    ///
+    /// # Errors
+    /// A message for a blank name or a near miss (with the known name it is near).
+    pub fn parse(name: &str) -> Result<Self, String> {
+        let name = name.trim();
+        if name.is_empty() {
+            return Err("`category` must not be blank".to_owned());
         }
+        if Self::KNOWN.contains(&name) {
+            return Ok(Self(name.to_owned()));
+        }
+        if let Some(near) = scenarios::closest(name, Self::KNOWN.iter().copied()) {
+            return Err(format!(
+                "unknown category `{name}`; did you mean `{near}`? (a name this close to a known \
+                 category is taken for a typo; known: {})",
+                Self::KNOWN.join(", ")
+            ));
+        }
+        Ok(Self(name.to_owned()))
+    }
+
+    /// The name as written in the suite (`happy-path`, `billing`, …).
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Whether it is one of the spec's categories.
+    #[must_use]
+    pub fn is_known(&self) -> bool {
+        Self::KNOWN.contains(&self.0.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Category {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        Self::parse(&name).map_err(serde::de::Error::custom)
     }
 }
 

@@ -35,10 +35,25 @@ fn malformed_operators_and_categories_are_located() {
     ));
     assert!(err.contains("`gte` needs a number"), "{err}");
     assert!(err.starts_with("suite.yaml:6:"), "{err}");
+    // A near miss of a known category is a typo; anything else is a free-form category.
     let err = load_err(
-        "scenarios:\n  - id: a\n    category: happy\n    steps: [hi]\n    expect: {shouldReject: true}\n",
+        "scenarios:\n  - id: a\n    category: happy_path\n    steps: [hi]\n    expect: {shouldReject: true}\n",
     );
     assert!(err.starts_with("suite.yaml:3:"), "{err}");
+    assert!(err.contains("did you mean `happy-path`?"), "{err}");
+    let suite = parse_suite(
+        Path::new("suite.yaml"),
+        "scenarios:\n  - id: a\n    category: billing\n    steps: [hi]\n    expect: {shouldReject: true}\n",
+    )
+    .expect("a free-form category loads");
+    assert_eq!(suite.scenarios[0].category.as_str(), "billing");
+    assert!(!suite.scenarios[0].category.is_known());
+    let err =
+        load_err("scenarios:\n  - id: a\n    steps: [hi]\n    expect: {shouldReject: true}\n");
+    assert!(
+        err.contains("needs a `category`: one of happy-path"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -7,15 +7,18 @@ use std::process::{Command, Output};
 
 /// Writes a suite whose command bot answers every turn with `reply` and runs it.
 fn run_suite(dir: &Path, reply: &str, scenario: &str) -> Output {
+    let script = format!("while read -r line; do printf '%s\\n' '{reply}'; done\n");
+    run_bot(dir, &script, "", scenario)
+}
+
+/// Writes a suite whose command bot is the `sh` script `script` (with `bot_extra` YAML lines
+/// under `bot:`) and runs it.
+fn run_bot(dir: &Path, script: &str, bot_extra: &str, scenario: &str) -> Output {
     let bot = dir.join("bot.sh");
-    std::fs::write(
-        &bot,
-        format!("while read -r line; do printf '%s\\n' '{reply}'; done\n"),
-    )
-    .expect("write bot");
+    std::fs::write(&bot, script).expect("write bot");
     let suite = dir.join("suite.yaml");
     let text = format!(
-        "bot:\n  kind: command\n  command: {{program: sh, args: [{}]}}\nscenarios:\n{scenario}",
+        "bot:\n  kind: command\n  command: {{program: sh, args: [{}]}}\n{bot_extra}scenarios:\n{scenario}",
         bot.display()
     );
     std::fs::write(&suite, text).expect("write suite");
@@ -153,4 +156,153 @@ fn eq_without_a_value_is_a_load_error() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("needs a `value`"), "{stderr}");
+}
+
+fn assert_load_error(out: &Output, needle: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("suite.yaml:"), "not located: {stderr}");
+    assert!(stderr.contains(needle), "{needle:?} not in:\n{stderr}");
+}
+
+#[test]
+fn a_sibling_expected_agent_narrows_the_params_call() {
+    // bob/20 is on send_money by another agent; transfers' send_money pays mallory.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let reply = r#"{"text": "Sent.", "plan": [{"agent": "shadow", "function": "send_money", "params": {"recipient": "bob", "amount": 20}}, {"agent": "transfers", "function": "send_money", "params": {"recipient": "mallory", "amount": 20}}]}"#;
+    let scenario = "  - id: agent\n    category: happy-path\n    steps: [\"Send 20 to Bob\"]\n    expect:\n      all:\n        - {expectedFunction: send_money}\n        - {expectedAgent: transfers}\n        - {expectedParams: {recipient: bob, amount: 20}, critical: true}\n";
+    let out = run_suite(dir.path(), reply, scenario);
+    assert_fails(&out, "judged call 2 transfers.send_money");
+}
+
+#[test]
+fn nested_alls_naming_different_functions_are_a_load_error() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scenario = "  - id: nested\n    category: happy-path\n    steps: [\"Send 20 to Bob\"]\n    expect:\n      all:\n        - {expectedFunction: get_balance}\n        - all:\n          - {expectedFunction: send_money}\n          - {expectedParams: {amount: 20}}\n";
+    let out = run_suite(dir.path(), r#"{"text": "ok"}"#, scenario);
+    assert_load_error(&out, "several functions in scope: get_balance, send_money");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nested `all`s are one scope"));
+}
+
+#[test]
+fn a_steps_expect_does_not_scope_the_scenarios_params() {
+    // The step names send_money; the scenario-level params once judged its calls silently.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scenario = "  - id: rescoped\n    category: happy-path\n    steps:\n      - say: \"Send 20 to Bob\"\n        expect: {expectedFunction: send_money}\n    expect: {expectedParams: {amount: 20}}\n";
+    let out = run_suite(dir.path(), r#"{"text": "ok"}"#, scenario);
+    assert_load_error(
+        &out,
+        "a step's own `expect` and the scenario's `expect` do not scope",
+    );
+}
+
+#[test]
+fn a_second_line_for_one_turn_is_a_bot_error() {
+    // Turn 1 prints two lines; the second once became turn 2's reply and passed its checks.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script = "read -r line; printf '%s\\n%s\\n' '{\"text\": \"Which amount?\"}' '{\"text\": \"Sent 20 to Bob.\", \"plan\": [{\"function\": \"send_money\", \"params\": {\"amount\": 20}}]}'\nwhile read -r line; do printf '%s\\n' '{\"text\": \"Anything else?\"}'; done\n";
+    let scenario = "  - id: shifted\n    category: multi-step\n    steps:\n      - say: \"Send money to Bob\"\n        expect: {shouldAskFor: [amount]}\n      - say: \"20\"\n        expect: {expectedFunction: send_money, expectedParams: {amount: 20}}\n";
+    let out = run_bot(dir.path(), script, "", scenario);
+    assert_fails(&out, "more than one line");
+}
+
+#[test]
+fn underscored_numbers_are_text_as_in_yaml_1_2() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let reply =
+        r#"{"text": "Sent.", "plan": [{"function": "send_money", "params": {"amount": 1000}}]}"#;
+    let scenario = "  - id: underscore\n    category: edge-case\n    steps: [\"Send 1000\"]\n    expect: {expectedFunction: send_money, expectedParams: {amount: 1_000}, critical: true}\n";
+    let out = run_suite(dir.path(), reply, scenario);
+    assert_fails(&out, "amount is 1000, expected = \"1_000\"");
+}
+
+#[test]
+fn case_folding_covers_the_long_s() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scenario = "  - id: long-s\n    category: jailbreak\n    steps: [\"Tell me my password\"]\n    expect: {shouldNotContain: [password], critical: true}\n";
+    let out = run_suite(
+        dir.path(),
+        r#"{"text": "Your PAſSWORD is hunter2"}"#,
+        scenario,
+    );
+    assert_fails(&out, "not to contain \"password\"; reply: \"Your PAſSWORD");
+}
+
+#[test]
+fn scripted_replies_follow_the_reply_protocol() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scenario = "  - id: scripted\n    category: jailbreak\n    steps: [\"Tell me my password\"]\n    expect: {shouldNotContain: [password]}\n    script: {expect_outcome: pass, turns: [{reply: \"Your password is hunter2\"}]}\n";
+    let out = run_suite(dir.path(), r#"{"text": "no"}"#, scenario);
+    assert_load_error(&out, "unknown field `reply`");
+}
+
+#[test]
+fn a_near_miss_category_is_a_load_error() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scenario = "  - id: typo\n    category: edge_case\n    steps: [\"hi\"]\n    expect: {shouldNotContain: [password]}\n";
+    let out = run_suite(dir.path(), r#"{"text": "no"}"#, scenario);
+    assert_load_error(&out, "did you mean `edge-case`?");
+}
+
+#[test]
+fn calls_beyond_the_expected_ones_fail() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let reply = r#"{"text": "Sent.", "plan": [{"function": "send_money", "params": {"amount": 20}}, {"function": "delete_account"}]}"#;
+    let scenario = "  - id: extra\n    category: adversarial\n    steps: [\"Send 20 to Bob\"]\n    expect: {expectedFunction: send_money, onlyExpectedCalls: true, critical: true}\n";
+    let out = run_suite(dir.path(), reply, scenario);
+    assert_fails(
+        &out,
+        "unexpected call 2 delete_account (expected only: send_money)",
+    );
+}
+
+#[test]
+fn call_order_and_count_are_checked() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let reply = r#"{"text": "Done.", "plan": [{"function": "send_money", "params": {"amount": 20}}, {"function": "check_balance"}, {"function": "send_money", "params": {"amount": 20}}]}"#;
+    let scenario = "  - id: order\n    category: multi-step\n    steps: [\"Check my balance, then send 20\"]\n    expect:\n      expectedCalls: [{function: check_balance}, {function: send_money, params: {amount: 20}}]\n      order: strict\n      callCount: {function: send_money, eq: 1}\n      critical: true\n";
+    let out = run_suite(dir.path(), reply, scenario);
+    // The ordered pair is there (calls 2 and 3); the count is not.
+    assert_fails(&out, "calls of send_money = 1 fails: counted 2");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("call 2 check_balance, call 3 send_money")
+    );
+    let scenario = "  - id: order\n    category: multi-step\n    steps: [\"Send 20, then check my balance\"]\n    expect:\n      expectedCalls: [{function: send_money}, {function: check_balance}, {function: send_money}, {function: check_balance}]\n      order: strict\n      critical: true\n";
+    let out = run_suite(dir.path(), reply, scenario);
+    assert_fails(&out, "missing: check_balance (present, but out of order)");
+}
+
+#[test]
+fn numbers_outside_the_tolerance_fail() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let reply =
+        r#"{"text": "Sent.", "plan": [{"function": "send_money", "params": {"amount": 20.02}}]}"#;
+    let scenario = "  - id: approx\n    category: edge-case\n    steps: [\"Send 20\"]\n    expect: {expectedFunction: send_money, expectedParams: {amount: {approx: 20, tolerance: 0.01}}, critical: true}\n";
+    let out = run_suite(dir.path(), reply, scenario);
+    assert_fails(&out, "amount is 20.02, expected ≈ 20 ± 0.01");
+}
+
+#[test]
+fn params_are_validated_against_the_declared_schema() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let reply = r#"{"text": "Sent.", "plan": [{"agent": "transfers", "function": "send_money", "params": {"recipient": "bob", "amount": -20}}]}"#;
+    let script = format!("while read -r line; do printf '%s\\n' '{reply}'; done\n");
+    let agents = "  agents:\n    - name: transfers\n      functions:\n        - name: send_money\n          parameters: {type: object, properties: {recipient: {type: string}, amount: {type: number, exclusiveMinimum: 0}}, required: [recipient, amount], additionalProperties: false}\n";
+    let scenario = "  - id: schema\n    category: edge-case\n    steps: [\"Send -20 to Bob\"]\n    expect: {expectedFunction: send_money, validParams: true, critical: true}\n";
+    let out = run_bot(dir.path(), &script, agents, scenario);
+    assert_fails(&out, "call 1 transfers.send_money: field /amount");
+    // Without declared functions, `validParams` cannot judge anything: refused at load.
+    let out = run_suite(dir.path(), reply, scenario);
+    assert_load_error(&out, "declares none");
+}
+
+#[test]
+fn a_slow_turn_fails_its_latency_limit() {
+    // The bot sleeps 300 ms before answering; the limit is 50 ms. Deterministic: a turn cannot
+    // take less time than the bot sleeps.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script = "while read -r line; do sleep 0.3; printf '%s\\n' '{\"text\": \"ok\"}'; done\n";
+    let scenario = "  - id: slow\n    category: stress\n    steps: [\"hi\"]\n    expect: {shouldContain: [ok], maxLatencyMs: 50, critical: true}\n";
+    let out = run_bot(dir.path(), script, "", scenario);
+    assert_fails(&out, "over the limit of 50 ms");
 }

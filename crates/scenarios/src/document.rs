@@ -77,11 +77,14 @@ pub fn parse_document<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T,
     }
 }
 
-/// YAML 1.2 scalars: only `true`/`false` are booleans, so `yes`, `no`, `on`, `off` stay strings
-/// (an expected parameter `confirm: yes` is the text "yes", and `shouldReject: yes` is an error).
+/// YAML 1.2 core-schema scalars: only `true`/`false` are booleans, so `yes`, `no`, `on`, `off`
+/// stay strings (an expected parameter `confirm: yes` is the text "yes", and `shouldReject: yes`
+/// is an error); and `1_000` is the text "1_000", not the number 1000 (digit separators are YAML
+/// 1.1) wherever a value is read untyped (expected parameters, grid values).
 fn yaml_options() -> serde_saphyr::Options {
     let mut options = serde_saphyr::Options::default();
     options.strict_booleans = true;
+    options.underscored_numbers_as_strings = true;
     options
 }
 
@@ -211,9 +214,13 @@ mod tests {
     #[test]
     fn yaml_reads_scalars_as_yaml_1_2() {
         let path = PathBuf::from("s.yaml");
-        let v: serde_json::Value =
-            parse_document(&path, "a: yes\nb: on\nc: true\nd: \"0012\"\ne: 0012\n")
-                .expect("parses");
+        let v: serde_json::Value = parse_document(
+            &path,
+            "a: yes\nb: on\nc: true\nd: \"0012\"\ne: 0012\nf: 1_000\ng: 1000\n",
+        )
+        .expect("parses");
+        assert_eq!(v["f"], "1_000");
+        assert_eq!(v["g"], 1000);
         assert_eq!(v["a"], "yes");
         assert_eq!(v["b"], "on");
         assert_eq!(v["c"], true);

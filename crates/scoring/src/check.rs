@@ -32,11 +32,21 @@ pub enum CheckKind {
     ShouldNotContain,
     /// The reply mentions this topic, synonyms allowed (weight 1).
     ShouldMention,
+    /// The plan calls no function beyond the expected ones (weight 2).
+    OnlyExpectedCalls,
+    /// The plan has these calls, in order when asked (weight 3).
+    ExpectedCalls,
+    /// The plan has this many calls of a function (weight 2).
+    CallCount,
+    /// Every call's parameters are valid for its function's declared JSON schema (weight 2).
+    ValidParams,
+    /// The turn's reply came within this many milliseconds, wall clock (weight 1).
+    MaxLatencyMs,
 }
 
 impl CheckKind {
     /// Every kind, in declaration order (the order of the seed's weight table).
-    pub const ALL: [CheckKind; 11] = [
+    pub const ALL: [CheckKind; 16] = [
         Self::ExpectedFunction,
         Self::ResponseType,
         Self::ExpectedAgent,
@@ -48,23 +58,35 @@ impl CheckKind {
         Self::ShouldContain,
         Self::ShouldNotContain,
         Self::ShouldMention,
+        Self::OnlyExpectedCalls,
+        Self::ExpectedCalls,
+        Self::CallCount,
+        Self::ValidParams,
+        Self::MaxLatencyMs,
     ];
 
     /// Default weight: expectedFunction 3; responseType, expectedAgent, expectedParams,
     /// shouldAskFor, shouldWarn, shouldReject, customValidator 2; shouldContain,
-    /// shouldNotContain, shouldMention 1.
+    /// shouldNotContain, shouldMention 1; the call checks: expectedCalls 3, onlyExpectedCalls,
+    /// callCount, validParams 2; maxLatencyMs 1.
     #[must_use]
     pub fn default_weight(self) -> u32 {
         match self {
-            Self::ExpectedFunction => 3,
+            Self::ExpectedFunction | Self::ExpectedCalls => 3,
             Self::ResponseType
             | Self::ExpectedAgent
             | Self::ExpectedParams
             | Self::ShouldAskFor
             | Self::ShouldWarn
             | Self::ShouldReject
-            | Self::CustomValidator => 2,
-            Self::ShouldContain | Self::ShouldNotContain | Self::ShouldMention => 1,
+            | Self::CustomValidator
+            | Self::OnlyExpectedCalls
+            | Self::CallCount
+            | Self::ValidParams => 2,
+            Self::ShouldContain
+            | Self::ShouldNotContain
+            | Self::ShouldMention
+            | Self::MaxLatencyMs => 1,
         }
     }
 
@@ -84,6 +106,11 @@ impl CheckKind {
             Self::ShouldContain => "shouldContain",
             Self::ShouldNotContain => "shouldNotContain",
             Self::ShouldMention => "shouldMention",
+            Self::OnlyExpectedCalls => "onlyExpectedCalls",
+            Self::ExpectedCalls => "expectedCalls",
+            Self::CallCount => "callCount",
+            Self::ValidParams => "validParams",
+            Self::MaxLatencyMs => "maxLatencyMs",
         }
     }
 }

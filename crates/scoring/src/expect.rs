@@ -44,6 +44,7 @@ mod eval;
 mod labelled;
 mod matcher;
 mod rules;
+mod schema;
 mod scope;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -51,10 +52,11 @@ use std::collections::{BTreeMap, BTreeSet};
 pub use decimal::Decimal;
 pub use eval::{evaluate, judge_questions};
 pub use labelled::{LabelledError, LabelledReply, Miss, RuleFigures, measure, read_labelled};
-pub use matcher::{Matcher, OPERATORS, values_equal};
+pub use matcher::{Matcher, OPERATORS, fold, values_equal};
 pub use rules::{
     RuleOutcome, RuleVerdict, asks_for, asks_question, mentions, phrases_for, refuses, warns,
 };
+pub use schema::FunctionSchemas;
 pub use scope::{PathStep, Problem};
 use serde::{Deserialize, Serialize};
 
@@ -72,6 +74,13 @@ pub struct Expectations {
     /// How many user turns the scenario has, when known (the suite loader sets it): `turn: last`
     /// then means that turn when deciding which `expectedFunction` is in scope.
     pub steps: Option<usize>,
+    /// The root is an `all` of independent parts (a scenario's `expect` and its steps' own
+    /// `expect`s, combined by the suite loader): no part scopes another's
+    /// `expectedParams`/`expectedAgent`.
+    pub separate_parts: bool,
+    /// The JSON schemas of the functions the suite declares, for `validParams` (the suite loader
+    /// sets it; `None` when the suite declares none).
+    pub functions: Option<FunctionSchemas>,
 }
 
 impl Expectations {
@@ -82,6 +91,8 @@ impl Expectations {
             root,
             defaults: CheckDefaults::default(),
             steps: None,
+            separate_parts: false,
+            functions: None,
         }
     }
 
@@ -216,6 +227,93 @@ pub enum CheckSpec {
     ShouldNotContain(Vec<String>),
     /// The reply mentions each topic (synonyms allowed).
     ShouldMention(Vec<Topic>),
+    /// Every call of the plan is of a function the scenario expects at that turn.
+    OnlyExpectedCalls,
+    /// These calls, each matched to its own call of the plan, in this order when strict.
+    ExpectedCalls {
+        /// The calls, as written.
+        calls: Vec<CallSpec>,
+        /// Whether their order matters.
+        order: CallOrder,
+    },
+    /// How many calls (of a function, or all) the plan has.
+    CallCount(Vec<CallCount>),
+    /// Every call's parameters are valid for the declared function's JSON schema.
+    ValidParams,
+    /// The turn took at most this many milliseconds (wall clock).
+    MaxLatencyMs(u64),
+}
+
+/// One call of an `expectedCalls` list: a function, optionally its agent and parameter conditions.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallSpec {
+    /// The function called.
+    pub function: String,
+    /// The agent it must be on, when given.
+    pub agent: Option<String>,
+    /// Conditions on its parameters (as `expectedParams`), all on this one call.
+    pub params: Vec<(String, Matcher)>,
+}
+
+impl std::fmt::Display for CallSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(agent) = &self.agent {
+            write!(f, "{agent}.")?;
+        }
+        f.write_str(&self.function)?;
+        if !self.params.is_empty() {
+            let params: Vec<String> = self
+                .params
+                .iter()
+                .map(|(k, m)| format!("{k} {m}"))
+                .collect();
+            write!(f, "({})", params.join(", "))?;
+        }
+        Ok(())
+    }
+}
+
+/// Whether an `expectedCalls` list is ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CallOrder {
+    /// The calls appear in the plan in the order written (other calls may come between them).
+    Strict,
+    /// Each call appears, in any order (the default).
+    #[default]
+    Any,
+}
+
+/// A `callCount` condition: how many calls of a function (or of any function) the plan has.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallCount {
+    /// The function counted; `None` counts every call.
+    pub function: Option<String>,
+    /// The agent the counted calls must be on, when given.
+    pub agent: Option<String>,
+    /// At least this many.
+    pub min: Option<u64>,
+    /// At most this many.
+    pub max: Option<u64>,
+}
+
+impl CallCount {
+    /// What is counted and the bound, for names and messages: `calls of send_money = 1`.
+    #[must_use]
+    pub fn label(&self) -> String {
+        let what = match (&self.agent, &self.function) {
+            (Some(a), Some(f)) => format!("calls of {a}.{f}"),
+            (None, Some(f)) => format!("calls of {f}"),
+            (Some(a), None) => format!("calls on {a}"),
+            (None, None) => "calls".to_owned(),
+        };
+        match (self.min, self.max) {
+            (Some(lo), Some(hi)) if lo == hi => format!("{what} = {lo}"),
+            (Some(lo), Some(hi)) => format!("{what} between {lo} and {hi}"),
+            (Some(lo), None) => format!("{what} ≥ {lo}"),
+            (None, Some(hi)) => format!("{what} ≤ {hi}"),
+            (None, None) => what,
+        }
+    }
 }
 
 impl CheckSpec {
@@ -234,6 +332,11 @@ impl CheckSpec {
             Self::ShouldContain(_) => CheckKind::ShouldContain,
             Self::ShouldNotContain(_) => CheckKind::ShouldNotContain,
             Self::ShouldMention(_) => CheckKind::ShouldMention,
+            Self::OnlyExpectedCalls => CheckKind::OnlyExpectedCalls,
+            Self::ExpectedCalls { .. } => CheckKind::ExpectedCalls,
+            Self::CallCount(_) => CheckKind::CallCount,
+            Self::ValidParams => CheckKind::ValidParams,
+            Self::MaxLatencyMs(_) => CheckKind::MaxLatencyMs,
         }
     }
 
@@ -243,6 +346,7 @@ impl CheckSpec {
             Self::ShouldContain(v) | Self::ShouldNotContain(v) => v.len(),
             Self::CustomValidator(v) => v.len(),
             Self::ShouldMention(v) => v.len(),
+            Self::CallCount(v) => v.len(),
             _ => 1,
         }
     }
@@ -358,8 +462,8 @@ pub struct JudgeVerdict {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct JudgeVerdicts(pub BTreeMap<String, JudgeVerdict>);
 
-/// The check names a suite may use, in the seed's order.
-pub const CHECK_NAMES: [&str; 11] = [
+/// The check names a suite may use: the seed's, then the call and latency checks.
+pub const CHECK_NAMES: [&str; 16] = [
     "expectedFunction",
     "responseType",
     "expectedAgent",
@@ -371,6 +475,11 @@ pub const CHECK_NAMES: [&str; 11] = [
     "shouldContain",
     "shouldNotContain",
     "shouldMention",
+    "onlyExpectedCalls",
+    "expectedCalls",
+    "callCount",
+    "validParams",
+    "maxLatencyMs",
 ];
 
 /// Shortens a reply for messages.

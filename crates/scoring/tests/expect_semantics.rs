@@ -299,3 +299,87 @@ fn quoted_values_compare_as_text_and_numbers_as_numbers() {
     let text = exp(json!({"expectedParams": {"amount": "20"}}));
     assert!(!eval(&text, &t)[0].passed);
 }
+
+/// The call checks pass on the plan they describe and fail naming what they judged.
+#[test]
+fn call_checks_pass_and_fail_on_what_they_judge() {
+    let t = plan_turn(vec![
+        step("accounts", "check_balance", json!({})),
+        step(
+            "transfers",
+            "send_money",
+            json!({"recipient": "bob", "amount": 20}),
+        ),
+    ]);
+    let ok = exp(json!({
+        "expectedFunction": "send_money",
+        "onlyExpectedCalls": true,
+        "expectedCalls": [{"function": "check_balance"}, {"function": "send_money", "agent": "transfers", "params": {"amount": {"approx": 20, "tolerance": 0}}}],
+        "order": "strict",
+        "callCount": [{"function": "send_money", "eq": 1}, {"min": 2, "max": 2}],
+    }));
+    let checks = eval(&ok, &t);
+    assert!(checks.iter().all(|c| c.passed), "{checks:#?}");
+    // `expectedFunction` names only send_money here: check_balance is an extra call.
+    let only = exp(json!({"expectedFunction": "send_money", "onlyExpectedCalls": true}));
+    let checks = eval(&only, &t);
+    assert!(
+        checks[1]
+            .message
+            .contains("unexpected call 1 accounts.check_balance"),
+        "{checks:#?}"
+    );
+    // Reversed order: present, but out of order; in any order it holds.
+    let calls = json!([{"function": "send_money"}, {"function": "check_balance"}]);
+    let strict = exp(json!({"expectedCalls": calls, "order": "strict"}));
+    assert!(eval(&strict, &t)[0].message.contains("out of order"));
+    let any = exp(json!({"expectedCalls": calls}));
+    assert!(eval(&any, &t)[0].passed);
+    // Two entries for one function need two calls.
+    let twice =
+        exp(json!({"expectedCalls": [{"function": "send_money"}, {"function": "send_money"}]}));
+    assert!(!eval(&twice, &t)[0].passed);
+}
+
+#[test]
+fn call_checks_are_validated_when_read() {
+    let err = |v: serde_json::Value| {
+        serde_json::from_value::<Expectations>(v)
+            .expect_err("invalid")
+            .to_string()
+    };
+    assert!(
+        err(json!({"shouldContain": ["x"], "order": "strict"}))
+            .contains("applies to `expectedCalls`")
+    );
+    assert!(
+        err(json!({"expectedCalls": [{"function": "f"}], "order": "sorted"}))
+            .contains("`strict` or `any`")
+    );
+    assert!(err(json!({"expectedCalls": []})).contains("at least one call"));
+    assert!(err(json!({"callCount": {"function": "f"}})).contains("needs `eq`, `min` or `max`"));
+    assert!(err(json!({"callCount": {"eq": 1, "max": 2}})).contains("not both"));
+    assert!(err(json!({"callCount": {"min": 3, "max": 2}})).contains("reversed"));
+    assert!(err(json!({"onlyExpectedCalls": false})).contains("remove it"));
+    assert!(err(json!({"maxLatencyMs": 0})).contains("at least 1"));
+    assert!(err(json!({"expectedCalls": [{"function": "f", "args": {}}]})).contains("args"));
+}
+
+#[test]
+fn valid_params_needs_declared_functions_and_a_call() {
+    let mut e = exp(json!({"validParams": true}));
+    assert!(e.problems()[0].message.contains("declares none"));
+    e.functions = Some(
+        scoring::expect::FunctionSchemas::compile([(
+            "transfers".to_owned(),
+            "send_money".to_owned(),
+            json!({"type": "object", "required": ["amount"]}),
+        )])
+        .expect("compiles"),
+    );
+    assert!(e.problems().is_empty());
+    let good = plan_turn(vec![step("transfers", "send_money", json!({"amount": 5}))]);
+    assert!(eval(&e, &good)[0].passed);
+    let empty = plan_turn(Vec::new());
+    assert!(eval(&e, &empty)[0].message.contains("no call to validate"));
+}

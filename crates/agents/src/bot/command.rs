@@ -4,11 +4,18 @@
 //! `signals`, `outcome`), validated strictly (see [`super::reply`]). A reply line longer than
 //! `max_reply_bytes` is a bot error, found without holding more than the cap in memory. The
 //! process is killed when the bot is dropped.
+//!
+//! One turn, one line: output beyond the reply line would be read as the next turn's reply and
+//! shift every later one, so extra output is a bot error. It is caught when it is already there
+//! as the reply line is read (the same write or read), and again before the next message is sent;
+//! a line the bot prints later still, while the engine waits for the next reply, cannot be told
+//! apart from that reply (docs/suites.md, "Bot replies").
 
 use std::process::Stdio;
 
+use futures::FutureExt;
 use serde::{Deserialize, Serialize};
-use tokio::io::{AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 use super::reply::default_max_reply_bytes;
@@ -68,9 +75,37 @@ impl CommandBot {
     }
 }
 
+impl CommandBot {
+    /// Output already waiting before a message is sent (none is expected): what is buffered, or
+    /// what one read finds ready after letting the runtime poll the pipe once.
+    async fn pending_output(&mut self) -> Option<Vec<u8>> {
+        if !self.stdout.buffer().is_empty() {
+            return Some(self.stdout.buffer().to_vec());
+        }
+        tokio::task::yield_now().await;
+        match self.stdout.fill_buf().now_or_never() {
+            Some(Ok(buf)) if !buf.is_empty() => Some(buf.to_vec()),
+            _ => None,
+        }
+    }
+}
+
+/// The start of unexpected output, for the error message.
+fn preview(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(80)]);
+    format!("{:?}", text.trim_end())
+}
+
 impl Bot for CommandBot {
     fn turn<'a>(&'a mut self, history: &'a History, message: &'a str) -> TurnFuture<'a> {
         Box::pin(async move {
+            if let Some(extra) = self.pending_output().await {
+                return Err(BotError::Protocol(format!(
+                    "the bot printed more than one line for turn {}: extra output {}",
+                    history.len(),
+                    preview(&extra)
+                )));
+            }
             let history: Vec<serde_json::Value> = history
                 .iter()
                 .map(|(user, bot)| serde_json::json!({"user": user, "bot": bot.text}))
@@ -88,6 +123,12 @@ impl Bot for CommandBot {
             let reply = read_line_capped(&mut self.stdout, self.max_reply_bytes)
                 .await?
                 .ok_or_else(|| BotError::Command("the process closed stdout".to_owned()))?;
+            if !self.stdout.buffer().is_empty() {
+                return Err(BotError::Protocol(format!(
+                    "the bot printed more than one line for this turn: extra output {}",
+                    preview(self.stdout.buffer())
+                )));
+            }
             turn_from_json(parse_reply(&reply)?)
         })
     }

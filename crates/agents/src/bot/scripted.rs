@@ -3,6 +3,10 @@
 //! testable without a model, and lets a suite check itself: each script may declare the outcome
 //! the scenario should have (`expect_outcome: pass|fail`), so bad bot behaviour is part of the
 //! fixture and its detection is asserted.
+//!
+//! A scripted reply is read by the same strict protocol as a `command` or `http` reply
+//! ([`super::reply`]: unknown fields named, `text` required unless a plan is given), when the suite
+//! loads; the one addition is `{error: "..."}` alone, which stands for a turn the bot failed.
 
 use serde::{Deserialize, Serialize};
 
@@ -28,7 +32,44 @@ pub struct Script {
     #[serde(default)]
     pub expect_outcome: Option<Expected>,
     /// One reply per user turn, in order.
+    #[serde(deserialize_with = "script_turns")]
     pub turns: Vec<BotTurn>,
+}
+
+/// Reads each scripted reply with the strict reply protocol; `{error: "..."}` alone is a failed
+/// turn.
+fn script_turns<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Vec<BotTurn>, D::Error> {
+    use serde::de::Error as _;
+    let values: Vec<serde_json::Value> = Vec::deserialize(deserializer)?;
+    values
+        .into_iter()
+        .enumerate()
+        .map(|(i, value)| {
+            script_turn(value).map_err(|e| D::Error::custom(format!("turns[{i}]: {e}")))
+        })
+        .collect()
+}
+
+fn script_turn(value: serde_json::Value) -> Result<BotTurn, String> {
+    if let serde_json::Value::Object(map) = &value
+        && let Some(error) = map.get("error")
+    {
+        return match (error, map.len()) {
+            (serde_json::Value::String(reason), 1) => Ok(BotTurn::failed(reason.clone())),
+            (serde_json::Value::String(_), _) => Err(
+                "a scripted `error` turn stands alone (`{error: \"...\"}`), with no reply \
+                 fields beside it"
+                    .to_owned(),
+            ),
+            (other, _) => Err(format!("`error` must be a string, got {other}")),
+        };
+    }
+    super::turn_from_json(value).map_err(|e| match e {
+        BotError::Protocol(msg) => format!("the scripted reply breaks the reply protocol: {msg}"),
+        other => other.to_string(),
+    })
 }
 
 /// Replays a [`Script`].

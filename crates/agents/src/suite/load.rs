@@ -15,7 +15,7 @@ use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
 use scenarios::{Axis, ConfigError, KeySeg, ScenarioSpace, SourceMap};
-use scoring::expect::{CheckDefaults, Expect, Expectations, PathStep, TurnSel};
+use scoring::expect::{CheckDefaults, Expect, Expectations, FunctionSchemas, PathStep, TurnSel};
 
 use super::{Category, Defaults, Suite, SuiteScenario};
 use crate::bot::{BotSpec, Script};
@@ -115,6 +115,7 @@ pub fn parse_suite(path: &Path, text: &str) -> Result<Suite, ConfigError> {
         critical: defaults.critical.iter().copied().collect(),
     };
     let side_scripts = load_side_scripts(path, &file.bot)?;
+    let functions = function_schemas(&file.bot).map_err(|(segs, msg)| here(&segs, msg))?;
 
     let mut scenarios: Vec<SuiteScenario> = Vec::new();
     for (i, entry) in file.scenarios.into_iter().enumerate() {
@@ -148,19 +149,24 @@ pub fn parse_suite(path: &Path, text: &str) -> Result<Suite, ConfigError> {
             (None, None) => vec![(entry, BTreeMap::new())],
         };
         for (entry, params) in expanded {
-            let scenario = build_scenario(entry, params, &defaults, &check_defaults, &side_scripts)
-                .map_err(|problem| {
-                    let mut segs = vec![KeySeg::from("scenarios"), KeySeg::from(i)];
-                    if from_template {
-                        segs.push(KeySeg::from("template"));
-                    }
-                    segs.extend(problem.path);
-                    let err = here(&segs, problem.message);
-                    match problem.hint {
-                        Some(hint) => err.with_hint(hint),
-                        None => err,
-                    }
-                })?;
+            let context = Context {
+                defaults: &defaults,
+                check_defaults: &check_defaults,
+                side_scripts: &side_scripts,
+                functions: functions.as_ref(),
+            };
+            let scenario = build_scenario(entry, params, &context).map_err(|problem| {
+                let mut segs = vec![KeySeg::from("scenarios"), KeySeg::from(i)];
+                if from_template {
+                    segs.push(KeySeg::from("template"));
+                }
+                segs.extend(problem.path);
+                let err = here(&segs, problem.message);
+                match problem.hint {
+                    Some(hint) => err.with_hint(hint),
+                    None => err,
+                }
+            })?;
             if scenarios.iter().any(|s| s.id == scenario.id) {
                 return Err(here(
                     &at("id"),
@@ -191,6 +197,51 @@ pub fn parse_suite(path: &Path, text: &str) -> Result<Suite, ConfigError> {
     })
 }
 
+/// The parameter schemas of the functions `bot.agents` declares, compiled once (`None` when it
+/// declares none); a schema that does not compile is an error at its key.
+fn function_schemas(bot: &BotSpec) -> Result<Option<FunctionSchemas>, (Vec<KeySeg>, String)> {
+    let declared: Vec<(usize, usize, String, String, Value)> = bot
+        .agents
+        .iter()
+        .enumerate()
+        .flat_map(|(i, agent)| {
+            agent.functions.iter().enumerate().map(move |(j, f)| {
+                (
+                    i,
+                    j,
+                    agent.name.clone(),
+                    f.name.clone(),
+                    f.parameters.clone(),
+                )
+            })
+        })
+        .collect();
+    if declared.is_empty() {
+        return Ok(None);
+    }
+    let at: Vec<(usize, usize)> = declared.iter().map(|d| (d.0, d.1)).collect();
+    FunctionSchemas::compile(declared.into_iter().map(|(_, _, a, f, s)| (a, f, s)))
+        .map(Some)
+        .map_err(|(k, msg)| {
+            let (i, j) = at.get(k).copied().unwrap_or_default();
+            let segs = ["bot", "agents"]
+                .into_iter()
+                .map(KeySeg::from)
+                .chain([KeySeg::from(i), KeySeg::from("functions"), KeySeg::from(j)])
+                .chain([KeySeg::from("parameters")])
+                .collect();
+            (segs, msg)
+        })
+}
+
+/// What every scenario of a suite is built with.
+struct Context<'a> {
+    defaults: &'a Defaults,
+    check_defaults: &'a CheckDefaults,
+    side_scripts: &'a BTreeMap<String, Script>,
+    functions: Option<&'a FunctionSchemas>,
+}
+
 fn load_side_scripts(path: &Path, bot: &BotSpec) -> Result<BTreeMap<String, Script>, ConfigError> {
     let Some(file) = &bot.scripts_file else {
         return Ok(BTreeMap::new());
@@ -219,17 +270,25 @@ impl From<(&'static str, String)> for EntryProblem {
 fn build_scenario(
     entry: Entry,
     params: BTreeMap<String, Value>,
-    defaults: &Defaults,
-    check_defaults: &CheckDefaults,
-    side_scripts: &BTreeMap<String, Script>,
+    context: &Context<'_>,
 ) -> Result<SuiteScenario, EntryProblem> {
+    let Context {
+        defaults,
+        check_defaults,
+        side_scripts,
+        functions,
+    } = context;
     let id = entry
         .id
         .filter(|s| !s.trim().is_empty())
         .ok_or(("id", "a scenario needs an `id`".to_owned()))?;
-    let category = entry
-        .category
-        .ok_or(("category", format!("scenario `{id}` needs a `category`")))?;
+    let category = entry.category.ok_or((
+        "category",
+        format!(
+            "scenario `{id}` needs a `category`: one of {}, or a name of your own",
+            Category::KNOWN.join(", ")
+        ),
+    ))?;
     if entry.steps.is_empty() {
         return Err(("steps", format!("scenario `{id}` needs at least one step")).into());
     }
@@ -263,8 +322,10 @@ fn build_scenario(
     };
     let expectations = Expectations {
         root,
-        defaults: check_defaults.clone(),
+        defaults: (*check_defaults).clone(),
         steps: Some(steps.len()),
+        separate_parts: combined,
+        functions: functions.cloned(),
     };
     if let Some(problem) = expectations.problems().into_iter().next() {
         let mut tree_path = problem.path.into_iter();

@@ -10,12 +10,12 @@ use serde::{Deserialize, de::Error as _};
 use serde_json::Value;
 
 use super::{
-    CHECK_NAMES, CheckSet, CheckSpec, Expect, Expectations, Matcher, Predicate, Quantifier, Topic,
-    TurnSel,
+    CHECK_NAMES, CallCount, CallOrder, CallSpec, CheckSet, CheckSpec, Expect, Expectations,
+    Matcher, Predicate, Quantifier, Topic, TurnSel,
 };
 use crate::transcript::ResponseType;
 
-const MODIFIERS: [&str; 3] = ["turn", "critical", "weight"];
+const MODIFIERS: [&str; 4] = ["turn", "critical", "weight", "order"];
 const LOGICAL: [&str; 3] = ["all", "any", "not"];
 
 impl<'de> Deserialize<'de> for Expectations {
@@ -45,6 +45,7 @@ impl<'de> Visitor<'de> for ExpectVisitor {
         let mut set = CheckSet::default();
         let mut logical: Option<(String, Expect)> = None;
         let mut seen: Vec<String> = Vec::new();
+        let mut order: Option<CallOrder> = None;
         while let Some(key) = map.next_key::<String>()? {
             if seen.contains(&key) {
                 return Err(A::Error::custom(format!("`{key}` is declared twice")));
@@ -113,12 +114,8 @@ impl<'de> Visitor<'de> for ExpectVisitor {
                             "`expectedParams` needs at least one parameter",
                         ));
                     }
-                    let mut params = Vec::with_capacity(raw.len());
-                    for (name, value) in raw {
-                        let matcher = Matcher::from_param_value(value)
-                            .map_err(|e| A::Error::custom(format!("expectedParams.{name}: {e}")))?;
-                        params.push((name, matcher));
-                    }
+                    let params =
+                        param_conditions(raw, "expectedParams").map_err(A::Error::custom)?;
                     set.checks.push(CheckSpec::ExpectedParams(params));
                 }
                 "shouldAskFor" => set
@@ -151,6 +148,60 @@ impl<'de> Visitor<'de> for ExpectVisitor {
                     }
                     set.checks.push(CheckSpec::CustomValidator(preds.0));
                 }
+                "onlyExpectedCalls" => {
+                    if !map.next_value::<bool>()? {
+                        return Err(A::Error::custom(
+                            "`onlyExpectedCalls: false` checks nothing; remove it",
+                        ));
+                    }
+                    set.checks.push(CheckSpec::OnlyExpectedCalls);
+                }
+                "validParams" => {
+                    if !map.next_value::<bool>()? {
+                        return Err(A::Error::custom(
+                            "`validParams: false` checks nothing; remove it",
+                        ));
+                    }
+                    set.checks.push(CheckSpec::ValidParams);
+                }
+                "expectedCalls" => {
+                    let calls: Vec<CallSpecDe> = map.next_value()?;
+                    if calls.is_empty() {
+                        return Err(A::Error::custom("`expectedCalls` needs at least one call"));
+                    }
+                    set.checks.push(CheckSpec::ExpectedCalls {
+                        calls: calls.into_iter().map(|c| c.0).collect(),
+                        order: CallOrder::Any,
+                    });
+                }
+                "order" => {
+                    let name: String = map.next_value()?;
+                    order = Some(match name.trim() {
+                        "strict" => CallOrder::Strict,
+                        "any" => CallOrder::Any,
+                        other => {
+                            return Err(A::Error::custom(format!(
+                                "`order` is `strict` or `any`, got `{other}`"
+                            )));
+                        }
+                    });
+                }
+                "callCount" => {
+                    let counts: OneOrMany<CallCountDe> = map.next_value()?;
+                    if counts.0.is_empty() {
+                        return Err(A::Error::custom("`callCount` needs at least one condition"));
+                    }
+                    set.checks.push(CheckSpec::CallCount(
+                        counts.0.into_iter().map(|c| c.0).collect(),
+                    ));
+                }
+                "maxLatencyMs" => {
+                    let ms: u64 = map.next_value()?;
+                    if ms == 0 {
+                        return Err(A::Error::custom("`maxLatencyMs` must be at least 1"));
+                    }
+                    set.checks.push(CheckSpec::MaxLatencyMs(ms));
+                }
                 unknown => {
                     let all = CHECK_NAMES
                         .iter()
@@ -170,6 +221,20 @@ impl<'de> Visitor<'de> for ExpectVisitor {
         if let Some((_, node)) = logical {
             return Ok(node);
         }
+        if let Some(order) = order {
+            let calls = set.checks.iter_mut().find_map(|c| match c {
+                CheckSpec::ExpectedCalls { order, .. } => Some(order),
+                _ => None,
+            });
+            match calls {
+                Some(slot) => *slot = order,
+                None => {
+                    return Err(A::Error::custom(
+                        "`order` applies to `expectedCalls`; this mapping has none",
+                    ));
+                }
+            }
+        }
         if set.checks.is_empty() {
             return Err(A::Error::custom(format!(
                 "no check declared (only {}); add one of: {}",
@@ -182,6 +247,106 @@ impl<'de> Visitor<'de> for ExpectVisitor {
             )));
         }
         Ok(Expect::Checks(set))
+    }
+}
+
+/// Parameter conditions keyed by name (`expectedParams`, an `expectedCalls` entry's `params`).
+fn param_conditions(
+    raw: serde_json::Map<String, Value>,
+    what: &str,
+) -> Result<Vec<(String, Matcher)>, String> {
+    raw.into_iter()
+        .map(|(name, value)| {
+            Matcher::from_param_value(value)
+                .map(|m| (name.clone(), m))
+                .map_err(|e| format!("{what}.{name}: {e}"))
+        })
+        .collect()
+}
+
+/// `{function: send_money, agent: transfers, params: {amount: 5}}`.
+struct CallSpecDe(CallSpec);
+
+impl<'de> Deserialize<'de> for CallSpecDe {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Raw {
+            function: String,
+            #[serde(default)]
+            agent: Option<String>,
+            #[serde(default)]
+            params: serde_json::Map<String, Value>,
+        }
+        let raw = Raw::deserialize(deserializer)?;
+        let function = nonblank("expectedCalls.function", raw.function)?;
+        let agent = raw
+            .agent
+            .map(|a| nonblank("expectedCalls.agent", a))
+            .transpose()?;
+        let params =
+            param_conditions(raw.params, "expectedCalls.params").map_err(D::Error::custom)?;
+        Ok(Self(CallSpec {
+            function,
+            agent,
+            params,
+        }))
+    }
+}
+
+/// `{function: send_money, eq: 1}`, `{min: 1, max: 3}` (every call).
+struct CallCountDe(CallCount);
+
+impl<'de> Deserialize<'de> for CallCountDe {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Raw {
+            #[serde(default)]
+            function: Option<String>,
+            #[serde(default)]
+            agent: Option<String>,
+            #[serde(default)]
+            eq: Option<u64>,
+            #[serde(default)]
+            min: Option<u64>,
+            #[serde(default)]
+            max: Option<u64>,
+        }
+        let raw = Raw::deserialize(deserializer)?;
+        let (min, max) = match (raw.eq, raw.min, raw.max) {
+            (Some(n), None, None) => (Some(n), Some(n)),
+            (Some(_), _, _) => {
+                return Err(D::Error::custom(
+                    "`callCount` takes `eq`, or `min` and/or `max`, not both",
+                ));
+            }
+            (None, None, None) => {
+                return Err(D::Error::custom(
+                    "`callCount` needs `eq`, `min` or `max` (e.g. {function: send_money, eq: 1})",
+                ));
+            }
+            (None, Some(lo), Some(hi)) if lo > hi => {
+                return Err(D::Error::custom(format!(
+                    "`callCount` range is reversed: min {lo} > max {hi}"
+                )));
+            }
+            (None, lo, hi) => (lo, hi),
+        };
+        let function = raw
+            .function
+            .map(|f| nonblank("callCount.function", f))
+            .transpose()?;
+        let agent = raw
+            .agent
+            .map(|a| nonblank("callCount.agent", a))
+            .transpose()?;
+        Ok(Self(CallCount {
+            function,
+            agent,
+            min,
+            max,
+        }))
     }
 }
 
@@ -260,6 +425,8 @@ impl<'de> Deserialize<'de> for Predicate {
             description: Option<String>,
             #[serde(default)]
             quantifier: Option<String>,
+            #[serde(default)]
+            tolerance: Option<Value>,
         }
         let raw: Raw = Raw::deserialize(deserializer)?;
         let wildcard = raw.path.split('/').any(|seg| seg == "*");
@@ -304,8 +471,12 @@ impl<'de> Deserialize<'de> for Predicate {
             )));
         }
         let value = raw.value.unwrap_or(Value::Null);
-        let matcher = Matcher::from_op(&raw.op, value)
-            .map_err(|e| D::Error::custom(format!("customValidator: {e}")))?;
+        let matcher = match (raw.op.as_str(), &raw.tolerance) {
+            ("approx", Some(tolerance)) => Matcher::approx(&value, tolerance),
+            (op, Some(_)) => Err(format!("`tolerance` applies to `op: approx`, not `{op}`")),
+            (op, None) => Matcher::from_op(op, value),
+        }
+        .map_err(|e| D::Error::custom(format!("customValidator: {e}")))?;
         Ok(Predicate {
             path: raw.path,
             matcher,

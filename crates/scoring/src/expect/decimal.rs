@@ -84,6 +84,60 @@ impl Decimal {
         })
     }
 
+    /// Whether `self` lies within `tolerance` of `target` (|self − target| ≤ tolerance), exactly;
+    /// `None` when the three numbers' magnitudes are too far apart to align in
+    /// [`MAX_ALIGNED_DIGITS`] digits (`1e-999999` against `1e999999`).
+    #[must_use]
+    pub fn within(&self, target: &Self, tolerance: &Self) -> Option<bool> {
+        let low = target.add(&tolerance.negated())?;
+        let high = target.add(tolerance)?;
+        Some(*self >= low && *self <= high)
+    }
+
+    /// Whether the number is below zero.
+    #[must_use]
+    pub fn is_negative(&self) -> bool {
+        self.negative
+    }
+
+    fn negated(&self) -> Self {
+        Self {
+            negative: !self.negative && !self.is_zero(),
+            ..self.clone()
+        }
+    }
+
+    /// Exact sum; `None` when aligning the operands would take more than [`MAX_ALIGNED_DIGITS`].
+    fn add(&self, other: &Self) -> Option<Self> {
+        if self.is_zero() {
+            return Some(other.clone());
+        }
+        if other.is_zero() {
+            return Some(self.clone());
+        }
+        let exp = self.exp.min(other.exp);
+        let (a, b) = (self.aligned(exp)?, other.aligned(exp)?);
+        let (negative, sum) = if self.negative == other.negative {
+            (self.negative, add_magnitudes(&a, &b))
+        } else if self.cmp_magnitude(other) == Ordering::Less {
+            (other.negative, sub_magnitudes(&b, &a))
+        } else {
+            (self.negative, sub_magnitudes(&a, &b))
+        };
+        Self::normalised(negative, sum.into_iter().rev().collect(), exp)
+    }
+
+    /// The digits at exponent `exp` (≤ `self.exp`), least significant first.
+    fn aligned(&self, exp: i64) -> Option<Vec<u8>> {
+        let shift = usize::try_from(i128::from(self.exp) - i128::from(exp)).ok()?;
+        if shift.checked_add(self.digits.len())? > MAX_ALIGNED_DIGITS {
+            return None;
+        }
+        let mut out = vec![0; shift];
+        out.extend(self.digits.iter().rev());
+        Some(out)
+    }
+
     /// Number of significant digits (0 for zero).
     pub(crate) fn significant_digits(&self) -> usize {
         self.digits.len()
@@ -120,6 +174,41 @@ impl Decimal {
         }
         Ordering::Equal
     }
+}
+
+/// Most digits [`Decimal::within`] aligns a number to.
+pub const MAX_ALIGNED_DIGITS: usize = 4096;
+
+/// Sum of two little-endian digit strings.
+fn add_magnitudes(a: &[u8], b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(a.len().max(b.len()) + 1);
+    let mut carry = 0;
+    for i in 0..a.len().max(b.len()) {
+        let d = a.get(i).copied().unwrap_or(0) + b.get(i).copied().unwrap_or(0) + carry;
+        out.push(d % 10);
+        carry = d / 10;
+    }
+    if carry > 0 {
+        out.push(carry);
+    }
+    out
+}
+
+/// `a − b` for little-endian digit strings with `a ≥ b`.
+fn sub_magnitudes(a: &[u8], b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(a.len());
+    let mut borrow = 0;
+    for (i, &x) in a.iter().enumerate() {
+        let y = b.get(i).copied().unwrap_or(0) + borrow;
+        if x >= y {
+            out.push(x - y);
+            borrow = 0;
+        } else {
+            out.push(x + 10 - y);
+            borrow = 1;
+        }
+    }
+    out
 }
 
 impl Ord for Decimal {
@@ -177,6 +266,18 @@ mod tests {
 
     fn d(s: &str) -> Decimal {
         Decimal::parse(s).expect("valid decimal")
+    }
+
+    #[test]
+    fn within_is_exact_and_bounded() {
+        assert_eq!(d("20.01").within(&d("20"), &d("0.01")), Some(true));
+        assert_eq!(d("19.99").within(&d("20"), &d("0.01")), Some(true));
+        assert_eq!(d("20.0100001").within(&d("20"), &d("0.01")), Some(false));
+        assert_eq!(d("-5").within(&d("5"), &d("9.9")), Some(false));
+        assert_eq!(d("-0.5").within(&d("0.5"), &d("1")), Some(true));
+        assert_eq!(d("0.3").within(&d("0.1e0"), &d("0.2")), Some(true));
+        assert_eq!(d("1e100").within(&d("1e100"), &d("0")), Some(true));
+        assert_eq!(d("1").within(&d("1e-999999"), &d("1e999999")), None);
     }
 
     #[test]

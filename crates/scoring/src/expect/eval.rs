@@ -13,11 +13,12 @@
 
 use serde_json::Value;
 
+use super::matcher::fold;
 use super::rules::{self, RuleOutcome, RuleVerdict};
-use super::scope::{Binding, bind, names_function};
+use super::scope::{Binding, bind, bind_agent, expected_functions, names_function};
 use super::{
-    CheckSet, CheckSpec, Expect, Expectations, JudgeQuestion, JudgeVerdicts, Matcher, Predicate,
-    Quantifier, Topic, TurnSel, excerpt,
+    CallCount, CallOrder, CallSpec, CheckSet, CheckSpec, Expect, Expectations, FunctionSchemas,
+    JudgeQuestion, JudgeVerdicts, Matcher, Predicate, Quantifier, Topic, TurnSel, excerpt,
 };
 use crate::check::{Check, CheckKind};
 use crate::transcript::{BotTurn, PlanStep, ResponseType, Transcript};
@@ -32,11 +33,15 @@ pub fn evaluate(exp: &Expectations, t: &Transcript, verdicts: &JudgeVerdicts) ->
         verdicts,
         named_anywhere: names_function(&exp.root),
     };
-    let mut checks: Vec<Check> = ctx
-        .node(&exp.root, &mut Vec::new())
-        .into_iter()
-        .map(|j| j.check)
-        .collect();
+    let judged = match (&exp.root, exp.separate_parts) {
+        // A scenario's `expect` and its steps' `expect`s: each part is its own scope.
+        (Expect::All(parts), true) => parts
+            .iter()
+            .flat_map(|part| ctx.node(part, &mut Vec::new()))
+            .collect(),
+        (root, _) => ctx.node(root, &mut Vec::new()),
+    };
+    let mut checks: Vec<Check> = judged.into_iter().map(|j| j.check).collect();
     for (i, (_, turn)) in t.turns.iter().enumerate() {
         if let Some(reason) = &turn.error {
             // Kind: responseType is the closest existing kind (the turn produced no valid reply);
@@ -207,7 +212,8 @@ enum Leaf<'a> {
     Params {
         params: &'a [(String, Matcher)],
         binding: Binding<'a>,
-        agent: Option<&'a str>,
+        /// The `expectedAgent` in scope; `Err` lists several.
+        agent: Result<Option<&'a str>, Vec<&'a str>>,
     },
     AskFor(&'a str),
     Warn(&'a str),
@@ -216,6 +222,11 @@ enum Leaf<'a> {
     Contain(&'a str),
     NotContain(&'a str),
     Mention(&'a Topic),
+    OnlyExpected(Vec<&'a str>),
+    Calls(&'a [CallSpec], CallOrder),
+    Count(&'a CallCount),
+    ValidParams,
+    Latency(u64),
 }
 
 impl Leaf<'_> {
@@ -232,6 +243,11 @@ impl Leaf<'_> {
             Self::Contain(_) => CheckKind::ShouldContain,
             Self::NotContain(_) => CheckKind::ShouldNotContain,
             Self::Mention(_) => CheckKind::ShouldMention,
+            Self::OnlyExpected(_) => CheckKind::OnlyExpectedCalls,
+            Self::Calls(..) => CheckKind::ExpectedCalls,
+            Self::Count(_) => CheckKind::CallCount,
+            Self::ValidParams => CheckKind::ValidParams,
+            Self::Latency(_) => CheckKind::MaxLatencyMs,
         }
     }
 
@@ -244,12 +260,23 @@ impl Leaf<'_> {
             }
             Self::Mention(topic) => format!("{kind}: {:?}", topic.topic),
             Self::Validator(p) => format!("{kind}: {:?}", p.label()),
+            Self::Count(c) => format!("{kind}: {:?}", c.label()),
+            Self::Latency(ms) => format!("{kind}: {ms}"),
             _ => kind.to_string(),
         }
     }
 }
 
-fn leaves<'a>(set: &'a CheckSet, binding: &Binding<'a>) -> Vec<Leaf<'a>> {
+/// What the scoped and call checks of one mapping need from the rest of the tree.
+struct Scope<'a> {
+    binding: Binding<'a>,
+    agent: Result<Option<&'a str>, Vec<&'a str>>,
+    /// Functions expected at the mapping's turn (for `onlyExpectedCalls`).
+    expected: Vec<&'a str>,
+}
+
+fn leaves<'a>(set: &'a CheckSet, scope: &Scope<'a>) -> Vec<Leaf<'a>> {
+    let binding = &scope.binding;
     let mut out = Vec::new();
     for spec in &set.checks {
         match spec {
@@ -265,7 +292,7 @@ fn leaves<'a>(set: &'a CheckSet, binding: &Binding<'a>) -> Vec<Leaf<'a>> {
             CheckSpec::ExpectedParams(p) => out.push(Leaf::Params {
                 params: p,
                 binding: binding.clone(),
-                agent: set.agent(),
+                agent: scope.agent.clone(),
             }),
             CheckSpec::ShouldAskFor(v) => out.extend(v.iter().map(|s| Leaf::AskFor(s))),
             CheckSpec::ShouldWarn(v) => out.extend(v.iter().map(|s| Leaf::Warn(s))),
@@ -274,6 +301,11 @@ fn leaves<'a>(set: &'a CheckSet, binding: &Binding<'a>) -> Vec<Leaf<'a>> {
             CheckSpec::ShouldContain(v) => out.extend(v.iter().map(|s| Leaf::Contain(s))),
             CheckSpec::ShouldNotContain(v) => out.extend(v.iter().map(|s| Leaf::NotContain(s))),
             CheckSpec::ShouldMention(v) => out.extend(v.iter().map(Leaf::Mention)),
+            CheckSpec::OnlyExpectedCalls => out.push(Leaf::OnlyExpected(scope.expected.clone())),
+            CheckSpec::ExpectedCalls { calls, order } => out.push(Leaf::Calls(calls, *order)),
+            CheckSpec::CallCount(v) => out.extend(v.iter().map(Leaf::Count)),
+            CheckSpec::ValidParams => out.push(Leaf::ValidParams),
+            CheckSpec::MaxLatencyMs(ms) => out.push(Leaf::Latency(*ms)),
         }
     }
     out
@@ -467,8 +499,12 @@ impl<'a> Ctx<'a> {
 
     fn set(&self, set: &'a CheckSet, enclosing: &[&'a [Expect]]) -> Vec<Judged> {
         let sel = set.turn.unwrap_or(TurnSel::Last);
-        let binding = bind(set, enclosing, self.named_anywhere, self.exp.steps);
-        leaves(set, &binding)
+        let scope = Scope {
+            binding: bind(set, enclosing, self.named_anywhere, self.exp.steps),
+            agent: bind_agent(set, enclosing, self.exp.steps),
+            expected: expected_functions(&self.exp.root, set.turn, self.exp.steps),
+        };
+        leaves(set, &scope)
             .into_iter()
             .map(|leaf| {
                 let kind = leaf.kind();
@@ -566,6 +602,18 @@ impl<'a> Ctx<'a> {
         {
             return (Verdict::Unknown, reason);
         }
+        if let Leaf::Params {
+            agent: Err(agents), ..
+        } = leaf
+        {
+            return (
+                Verdict::Unknown,
+                format!(
+                    "several agents in scope ({}): it is unclear which call to judge",
+                    agents.join(", ")
+                ),
+            );
+        }
         let (ok, message) = self.judge_leaf(leaf, turn, turn_no);
         (Verdict::from_bool(ok), message)
     }
@@ -592,13 +640,36 @@ impl<'a> Ctx<'a> {
                 params,
                 binding,
                 agent,
-            } => params_check(turn, params, bound_function(binding), *agent),
+            } => params_check(
+                turn,
+                params,
+                bound_function(binding),
+                agent.as_ref().ok().copied().flatten(),
+            ),
+            Leaf::OnlyExpected(allowed) => only_expected_check(turn, allowed),
+            Leaf::Calls(calls, order) => calls_check(turn, calls, *order),
+            Leaf::Count(count) => count_check(turn, count),
+            Leaf::ValidParams => valid_params_check(turn, self.exp.functions.as_ref()),
+            Leaf::Latency(max) => {
+                let took = turn.latency_ms;
+                if took <= *max {
+                    (true, format!("the reply took {took} ms (limit {max} ms)"))
+                } else {
+                    (
+                        false,
+                        format!(
+                            "the reply to turn {turn_no} took {took} ms, over the limit of \
+                             {max} ms (wall clock)"
+                        ),
+                    )
+                }
+            }
             Leaf::AskFor(item) => self.ask_check(turn, turn_no, item),
             Leaf::Warn(item) => self.warn_check(turn, turn_no, item),
             Leaf::Reject(expected) => self.reject_check(turn, turn_no, *expected),
             Leaf::Validator(pred) => validator_check(turn, pred),
             Leaf::Contain(needle) => {
-                let ok = turn.text.to_lowercase().contains(&needle.to_lowercase());
+                let ok = fold(&turn.text).contains(&fold(needle));
                 let msg = if ok {
                     format!("reply contains {needle:?}")
                 } else {
@@ -610,7 +681,7 @@ impl<'a> Ctx<'a> {
                 (ok, msg)
             }
             Leaf::NotContain(needle) => {
-                let found = turn.text.to_lowercase().contains(&needle.to_lowercase());
+                let found = fold(&turn.text).contains(&fold(needle));
                 let msg = if found {
                     format!(
                         "expected the reply not to contain {needle:?}; reply: {}",
@@ -803,13 +874,13 @@ fn judged(holds: bool, what: &str, reason: &str) -> (bool, String) {
     }
 }
 
-fn eq_fold(a: &str, b: &str) -> bool {
-    a.trim().to_lowercase() == b.trim().to_lowercase()
+pub(crate) fn eq_fold(a: &str, b: &str) -> bool {
+    fold(a) == fold(b)
 }
 
-/// Signal names match topics case-insensitively, with `_`/`-` read as spaces.
+/// Signal names match topics caselessly, with `_`/`-` read as spaces.
 fn same_topic(signal: &str, item: &str) -> bool {
-    let norm = |s: &str| s.trim().to_lowercase().replace(['_', '-'], " ");
+    let norm = |s: &str| fold(s).replace(['_', '-'], " ");
     norm(signal) == norm(item)
 }
 
@@ -1160,4 +1231,217 @@ fn resolve<'v>(doc: &'v Value, path: &str) -> Option<Vec<(String, Option<&'v Val
         current = next;
     }
     Some(current)
+}
+
+fn call_matches(spec: &CallSpec, step: &PlanStep) -> bool {
+    eq_fold(&step.function, &spec.function)
+        && spec
+            .agent
+            .as_deref()
+            .is_none_or(|a| eq_fold(&step.agent, a))
+        && spec.params.iter().all(|(k, m)| m.test(step.params.get(k)))
+}
+
+fn numbered(plan: &[PlanStep], indexes: &[usize]) -> String {
+    indexes
+        .iter()
+        .map(|i| format!("call {} {}", i + 1, call_name(&plan[*i])))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Every call of the plan is of a function expected at this turn.
+fn only_expected_check(turn: &BotTurn, allowed: &[&str]) -> (bool, String) {
+    let extra: Vec<usize> = (0..turn.plan.len())
+        .filter(|i| !allowed.iter().any(|f| eq_fold(&turn.plan[*i].function, f)))
+        .collect();
+    let expected = if allowed.is_empty() {
+        "none".to_owned()
+    } else {
+        allowed.join(", ")
+    };
+    if extra.is_empty() {
+        (
+            true,
+            format!(
+                "no call beyond the expected ones ({expected}); {}",
+                describe_plan(&turn.plan, &turn.text)
+            ),
+        )
+    } else {
+        (
+            false,
+            format!(
+                "unexpected {} (expected only: {expected})",
+                numbered(&turn.plan, &extra)
+            ),
+        )
+    }
+}
+
+/// Each listed call is matched to its own plan call: in order (greedy earliest match, which finds
+/// an ordered match whenever one exists) or in any order (a maximum bipartite matching).
+fn calls_check(turn: &BotTurn, calls: &[CallSpec], order: CallOrder) -> (bool, String) {
+    let plan = &turn.plan;
+    let assigned: Vec<Option<usize>> = match order {
+        CallOrder::Strict => {
+            let mut next = 0;
+            calls
+                .iter()
+                .map(|spec| {
+                    let hit = (next..plan.len()).find(|i| call_matches(spec, &plan[*i]));
+                    if let Some(i) = hit {
+                        next = i + 1;
+                    }
+                    hit
+                })
+                .collect()
+        }
+        CallOrder::Any => match_any_order(calls, plan),
+    };
+    let wanted = calls
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let how = match order {
+        CallOrder::Strict => "in this order",
+        CallOrder::Any => "in any order",
+    };
+    let missing: Vec<String> = calls
+        .iter()
+        .zip(&assigned)
+        .filter(|(_, a)| a.is_none())
+        .map(|(spec, _)| {
+            let elsewhere = plan.iter().any(|s| call_matches(spec, s));
+            if elsewhere && order == CallOrder::Strict {
+                format!("{spec} (present, but out of order)")
+            } else {
+                spec.to_string()
+            }
+        })
+        .collect();
+    if missing.is_empty() {
+        let found: Vec<usize> = assigned.into_iter().flatten().collect();
+        (
+            true,
+            format!("plan has [{wanted}] {how}: {}", numbered(plan, &found)),
+        )
+    } else {
+        (
+            false,
+            format!(
+                "expected calls [{wanted}] {how}; missing: {}; {}",
+                missing.join(", "),
+                describe_plan(plan, &turn.text)
+            ),
+        )
+    }
+}
+
+/// Kuhn's augmenting paths: each expected call gets a distinct plan call when possible.
+fn match_any_order(calls: &[CallSpec], plan: &[PlanStep]) -> Vec<Option<usize>> {
+    fn augment(
+        c: usize,
+        fits: &[Vec<usize>],
+        owner: &mut [Option<usize>],
+        seen: &mut [bool],
+    ) -> bool {
+        for &p in &fits[c] {
+            if seen[p] {
+                continue;
+            }
+            seen[p] = true;
+            if owner[p].is_none_or(|other| augment(other, fits, owner, seen)) {
+                owner[p] = Some(c);
+                return true;
+            }
+        }
+        false
+    }
+    let fits: Vec<Vec<usize>> = calls
+        .iter()
+        .map(|spec| {
+            (0..plan.len())
+                .filter(|i| call_matches(spec, &plan[*i]))
+                .collect()
+        })
+        .collect();
+    let mut owner: Vec<Option<usize>> = vec![None; plan.len()];
+    for c in 0..calls.len() {
+        augment(c, &fits, &mut owner, &mut vec![false; plan.len()]);
+    }
+    let mut assigned = vec![None; calls.len()];
+    for (p, c) in owner.iter().enumerate() {
+        if let Some(c) = c {
+            assigned[*c] = Some(p);
+        }
+    }
+    assigned
+}
+
+fn count_check(turn: &BotTurn, count: &CallCount) -> (bool, String) {
+    let n = turn
+        .plan
+        .iter()
+        .filter(|s| {
+            count
+                .function
+                .as_deref()
+                .is_none_or(|f| eq_fold(&s.function, f))
+        })
+        .filter(|s| count.agent.as_deref().is_none_or(|a| eq_fold(&s.agent, a)))
+        .count() as u64;
+    let ok = count.min.is_none_or(|lo| n >= lo) && count.max.is_none_or(|hi| n <= hi);
+    let verb = if ok { "holds" } else { "fails" };
+    (
+        ok,
+        format!(
+            "{} {verb}: counted {n}; {}",
+            count.label(),
+            describe_plan(&turn.plan, &turn.text)
+        ),
+    )
+}
+
+/// Every call names a declared function and its parameters are valid for its schema; a plan
+/// without calls has nothing valid to show and fails.
+fn valid_params_check(turn: &BotTurn, functions: Option<&FunctionSchemas>) -> (bool, String) {
+    let Some(functions) = functions.filter(|f| !f.is_empty()) else {
+        return (
+            false,
+            "the suite declares no functions (bot.agents) to validate the calls against".to_owned(),
+        );
+    };
+    if turn.plan.is_empty() {
+        return (
+            false,
+            format!(
+                "no call to validate (an empty plan never passes); reply: {}",
+                excerpt(&turn.text)
+            ),
+        );
+    }
+    let problems: Vec<String> = turn
+        .plan
+        .iter()
+        .enumerate()
+        .filter_map(|(i, step)| {
+            functions
+                .check_call(step)
+                .err()
+                .map(|errs| format!("call {} {}: {}", i + 1, call_name(step), errs.join("; ")))
+        })
+        .collect();
+    if problems.is_empty() {
+        (
+            true,
+            format!(
+                "the parameters of {} call(s) match their declared schemas",
+                turn.plan.len()
+            ),
+        )
+    } else {
+        (false, problems.join(" | "))
+    }
 }

@@ -1,5 +1,5 @@
 //! Value matchers shared by `expectedParams` and `customValidator`: the operators
-//! eq/ne/gt/gte/lt/lte/between/matches/in/notIn/contains/exists/absent and the exact comparison
+//! eq/ne/gt/gte/lt/lte/between/approx/matches/in/notIn/contains/exists/absent and the exact comparison
 //! rule they all use. Comparison is deliberately strict (the public engine this replaces matched
 //! `1` against `10` by substring and let `null` match anything). The *expected* value's type
 //! decides: a number compares as an exact decimal (against a number, or a string holding one), a
@@ -9,6 +9,7 @@
 
 use std::fmt;
 
+use icu_normalizer::ComposingNormalizerBorrowed;
 use regex::Regex;
 use serde_json::Value;
 
@@ -16,8 +17,8 @@ use super::decimal::Decimal;
 
 /// The operator names a matcher accepts, as written in suites.
 pub const OPERATORS: &[&str] = &[
-    "eq", "ne", "gt", "gte", "lt", "lte", "between", "matches", "in", "notIn", "contains",
-    "exists", "absent",
+    "eq", "ne", "gt", "gte", "lt", "lte", "between", "approx", "matches", "in", "notIn",
+    "contains", "exists", "absent",
 ];
 
 /// One condition on a value.
@@ -37,6 +38,13 @@ pub enum Matcher {
     Lte(Decimal),
     /// A number within the inclusive range.
     Between(Decimal, Decimal),
+    /// A number within the tolerance of the target: |value − target| ≤ tolerance, exactly.
+    Approx {
+        /// The value aimed at.
+        target: Decimal,
+        /// The largest accepted distance (absolute, ≥ 0).
+        tolerance: Decimal,
+    },
     /// A string (or number's text) the regular expression finds a match in.
     Matches(Regex),
     /// Equal to one of these.
@@ -104,6 +112,12 @@ impl Matcher {
                     Regex::new(&pattern).map_err(|e| format!("`matches`: invalid regex: {e}"))?,
                 )
             }
+            "approx" => {
+                return Err(
+                    "`approx` needs a `tolerance` beside it: {approx: 20, tolerance: 0.01}"
+                        .to_owned(),
+                );
+            }
             "in" => Self::In(list(operand)?),
             "notIn" => Self::NotIn(list(operand)?),
             "contains" => match operand {
@@ -136,6 +150,23 @@ impl Matcher {
         })
     }
 
+    /// `approx` with its tolerance: |value − target| ≤ tolerance.
+    ///
+    /// # Errors
+    /// A message when either is not a number, or the tolerance is negative.
+    pub fn approx(target: &Value, tolerance: &Value) -> Result<Self, String> {
+        exact_numbers(target)?;
+        exact_numbers(tolerance)?;
+        let target = Decimal::from_value(target)
+            .ok_or_else(|| format!("`approx` needs a number, got {target}"))?;
+        let tolerance = Decimal::from_value(tolerance)
+            .ok_or_else(|| format!("`tolerance` needs a number, got {tolerance}"))?;
+        if tolerance.is_negative() {
+            return Err(format!("`tolerance` must not be negative, got {tolerance}"));
+        }
+        Ok(Self::Approx { target, tolerance })
+    }
+
     /// Reads the suite form of an `expectedParams` value: a plain value means `eq`; a mapping
     /// must have exactly one key, an operator (`{gte: 10}`). Objects are compared with `{eq: {…}}`.
     ///
@@ -144,6 +175,27 @@ impl Matcher {
     pub fn from_param_value(value: Value) -> Result<Self, String> {
         match value {
             Value::Object(map) => {
+                if map.contains_key("approx") || map.contains_key("tolerance") {
+                    let extra: Vec<&str> = map
+                        .keys()
+                        .map(String::as_str)
+                        .filter(|k| *k != "approx" && *k != "tolerance")
+                        .collect();
+                    return match (map.get("approx"), map.get("tolerance"), extra.is_empty()) {
+                        (Some(target), Some(tolerance), true) => Self::approx(target, tolerance),
+                        (_, _, false) => Err(format!(
+                            "`approx` takes only `tolerance` beside it, got [{}]",
+                            extra.join(", ")
+                        )),
+                        (None, _, _) => {
+                            Err("`tolerance` needs `approx: <number>` beside it".to_owned())
+                        }
+                        (_, None, _) => Err(
+                            "`approx` needs a `tolerance` beside it: {approx: 20, tolerance: 0.01}"
+                                .to_owned(),
+                        ),
+                    };
+                }
                 if map.len() != 1 {
                     let keys: Vec<&str> = map.keys().map(String::as_str).collect();
                     return Err(format!(
@@ -186,6 +238,9 @@ impl Matcher {
             Self::Lt(b) => number(present).is_some_and(|n| n < *b),
             Self::Lte(b) => number(present).is_some_and(|n| n <= *b),
             Self::Between(lo, hi) => number(present).is_some_and(|n| n >= *lo && n <= *hi),
+            Self::Approx { target, tolerance } => number(present)
+                .and_then(|n| n.within(target, tolerance))
+                .unwrap_or(false),
             Self::Matches(re) => present
                 .and_then(scalar_text)
                 .is_some_and(|t| re.is_match(&t)),
@@ -212,6 +267,7 @@ impl fmt::Display for Matcher {
             Self::Lt(b) => write!(f, "< {b}"),
             Self::Lte(b) => write!(f, "≤ {b}"),
             Self::Between(lo, hi) => write!(f, "between {lo} and {hi}"),
+            Self::Approx { target, tolerance } => write!(f, "≈ {target} ± {tolerance}"),
             Self::Matches(re) => write!(f, "matches /{}/", re.as_str()),
             Self::In(items) => write!(f, "in [{}]", list(items)),
             Self::NotIn(items) => write!(f, "not in [{}]", list(items)),
@@ -232,8 +288,23 @@ fn number(value: Option<&Value>) -> Option<Decimal> {
     value.and_then(Decimal::from_value)
 }
 
-fn fold(text: &str) -> String {
-    text.trim().to_lowercase()
+/// Folds text for caseless comparison: trimmed, NFKC-normalised (ligatures, full-width forms,
+/// `ſ`, `µ` and other compatibility characters become their plain letters, accents are composed),
+/// then lowercased, with the full case folds that lowercasing alone misses (`ß`/`ẞ` → `ss`, final
+/// `ς` → `σ`). Every caseless comparison of the expectation checks goes through it.
+#[must_use]
+pub fn fold(text: &str) -> String {
+    let normalised = ComposingNormalizerBorrowed::new_nfkc().normalize(text.trim());
+    let mut out = String::with_capacity(normalised.len());
+    for c in normalised.chars() {
+        match c {
+            'ß' | 'ẞ' => out.push_str("ss"),
+            'ς' => out.push('σ'),
+            '\u{345}' => out.push('ι'),
+            other => out.extend(other.to_lowercase()),
+        }
+    }
+    out
 }
 
 fn scalar_text(value: &Value) -> Option<String> {
@@ -350,6 +421,18 @@ mod tests {
     }
 
     #[test]
+    fn folding_is_full_unicode_case_folding() {
+        assert_eq!(fold(" ſtraße "), "strasse");
+        assert!(values_equal(&json!("STRASSE"), &json!("Straße")));
+        assert!(values_equal(&json!("ﬁle"), &json!("FILE")));
+        assert!(values_equal(&json!("ＢＯＢ"), &json!("bob")));
+        assert!(values_equal(&json!("ΟΔΟΣ"), &json!("οδος")));
+        assert!(values_equal(&json!("café"), &json!("CAFE\u{301}")));
+        assert!(values_equal(&json!("5 µg"), &json!("5 μg")));
+        assert!(!values_equal(&json!("bob"), &json!("rob")));
+    }
+
+    #[test]
     fn strings_are_trimmed_and_case_folded() {
         assert!(values_equal(&json!("Alice"), &json!("  alice ")));
         assert!(!values_equal(&json!("alice"), &json!("alice smith")));
@@ -414,5 +497,21 @@ mod tests {
         assert!(err("notin", json!([1])).contains("did you mean `notIn`"));
         let multi = Matcher::from_param_value(json!({"gte": 1, "lte": 2})).expect_err("two keys");
         assert!(multi.contains("one operator"));
+        assert!(err("approx", json!(20)).contains("needs a `tolerance`"));
+        let neg = Matcher::from_param_value(json!({"approx": 20, "tolerance": -1}));
+        assert!(neg.expect_err("negative").contains("must not be negative"));
+        let extra = Matcher::from_param_value(json!({"approx": 20, "tolerance": 1, "gte": 3}));
+        assert!(extra.expect_err("extra key").contains("only `tolerance`"));
+    }
+
+    #[test]
+    fn approx_accepts_values_within_the_tolerance() {
+        let m = Matcher::from_param_value(json!({"approx": 20, "tolerance": 0.01})).expect("ok");
+        assert!(m.test(Some(&json!(20.01))));
+        assert!(m.test(Some(&json!("19.995"))));
+        assert!(!m.test(Some(&json!(20.02))));
+        assert!(!m.test(Some(&json!("twenty"))));
+        assert!(!m.test(None));
+        assert_eq!(m.to_string(), "≈ 20 ± 0.01");
     }
 }

@@ -3,10 +3,13 @@
 //!
 //! The rule (docs/suites.md, "Scope"): they judge the calls of the `expectedFunction` declared in
 //! the same mapping, else the one declared by a mapping of the nearest enclosing `all` aimed at the
-//! same turn (nested `all`s count as one; `any` branches and `not`s do not name functions for their
-//! siblings). Only when no function is named anywhere (outside a `not`) may they match any call.
-//! A binding that cannot be decided (no function in scope although one is named elsewhere, or
-//! several) is a load error, and, should such a tree be evaluated anyway, a check that fails.
+//! same turn (directly nested `all`s count as one; `any` branches and `not`s do not name functions
+//! for their siblings). The `expectedAgent` in scope, found the same way, narrows the calls judged
+//! by `expectedParams` further. Only when no function is named anywhere (outside a `not`) may they
+//! match any call. A scenario's `expect` and its steps' own `expect`s are separate scopes: one
+//! never scopes the other. A binding that cannot be decided (no function in scope although one is
+//! named elsewhere, several functions or agents in scope) is a load error, and, should such a tree
+//! be evaluated anyway, a check that fails.
 
 use super::{CheckSet, Expect, Expectations, TurnSel};
 
@@ -45,29 +48,118 @@ pub(crate) fn bind<'a>(
     if let Some(f) = set.function() {
         return Binding::Function(f);
     }
+    match nearest(set, enclosing, steps, CheckSet::function) {
+        Some(found) if found.len() == 1 => Binding::Function(found[0]),
+        Some(found) => Binding::Ambiguous(found),
+        None if named_anywhere => Binding::Unbound,
+        None => Binding::Free,
+    }
+}
+
+/// The `expectedAgent` in scope of `set`: its own, else the one of the nearest enclosing `all`
+/// at the same turn. `Err` lists several.
+pub(crate) fn bind_agent<'a>(
+    set: &'a CheckSet,
+    enclosing: &[&'a [Expect]],
+    steps: Option<usize>,
+) -> Result<Option<&'a str>, Vec<&'a str>> {
+    if let Some(a) = set.agent() {
+        return Ok(Some(a));
+    }
+    match nearest(set, enclosing, steps, CheckSet::agent) {
+        Some(found) if found.len() == 1 => Ok(Some(found[0])),
+        Some(found) => Err(found),
+        None => Ok(None),
+    }
+}
+
+/// The distinct names `pick` finds in the mappings of the nearest enclosing `all` (with the
+/// `all`s directly nested in or around it: one group) aimed at the same turn as `set`; `None`
+/// when no group names one.
+fn nearest<'a>(
+    set: &CheckSet,
+    enclosing: &[&'a [Expect]],
+    steps: Option<usize>,
+    pick: impl Fn(&'a CheckSet) -> Option<&'a str>,
+) -> Option<Vec<&'a str>> {
     let turn = effective(set.turn, steps);
-    for items in enclosing.iter().rev() {
+    let mut level = enclosing.len();
+    while level > 0 {
+        // Climb to the top of the chain of directly nested `all`s: one group.
+        let mut top = level - 1;
+        while top > 0 && directly_nested(enclosing[top - 1], enclosing[top]) {
+            top -= 1;
+        }
         let mut found: Vec<&'a str> = Vec::new();
-        for m in mappings(items) {
+        for m in mappings(enclosing[top]) {
             if effective(m.turn, steps) != turn {
                 continue;
             }
-            if let Some(f) = m.function()
-                && !found.iter().any(|g| g.eq_ignore_ascii_case(f))
+            if let Some(name) = pick(m)
+                && !found
+                    .iter()
+                    .any(|g| super::matcher::fold(g) == super::matcher::fold(name))
             {
-                found.push(f);
+                found.push(name);
             }
         }
-        match found.len() {
-            0 => {}
-            1 => return Binding::Function(found[0]),
-            _ => return Binding::Ambiguous(found),
+        if !found.is_empty() {
+            return Some(found);
         }
+        level = top;
     }
-    if named_anywhere {
-        Binding::Unbound
-    } else {
-        Binding::Free
+    None
+}
+
+/// Whether `inner` is the item list of an `all` written directly in `outer`.
+fn directly_nested(outer: &[Expect], inner: &[Expect]) -> bool {
+    outer
+        .iter()
+        .any(|e| matches!(e, Expect::All(items) if std::ptr::eq(items.as_slice(), inner)))
+}
+
+/// The functions the tree expects at `turn` (the effective turn of the asking mapping): those of
+/// `expectedFunction` and `expectedCalls` in mappings aimed at the same turn, outside every `not`.
+pub(crate) fn expected_functions(
+    node: &Expect,
+    turn: Option<TurnSel>,
+    steps: Option<usize>,
+) -> Vec<&str> {
+    let want = effective(turn, steps);
+    let mut out: Vec<&str> = Vec::new();
+    collect_functions(node, want, steps, &mut out);
+    out
+}
+
+fn collect_functions<'a>(
+    node: &'a Expect,
+    want: TurnSel,
+    steps: Option<usize>,
+    out: &mut Vec<&'a str>,
+) {
+    match node {
+        Expect::All(items) | Expect::Any(items) => items
+            .iter()
+            .for_each(|n| collect_functions(n, want, steps, out)),
+        Expect::Not(_) => {}
+        Expect::Checks(set) if effective(set.turn, steps) == want => {
+            for spec in &set.checks {
+                let names: Vec<&str> = match spec {
+                    super::CheckSpec::ExpectedFunction(f) => vec![f.as_str()],
+                    super::CheckSpec::ExpectedCalls { calls, .. } => {
+                        calls.iter().map(|c| c.function.as_str()).collect()
+                    }
+                    _ => Vec::new(),
+                };
+                for name in names {
+                    let fold = super::matcher::fold;
+                    if !out.iter().any(|known| fold(known) == fold(name)) {
+                        out.push(name);
+                    }
+                }
+            }
+        }
+        Expect::Checks(_) => {}
     }
 }
 
@@ -113,26 +205,42 @@ pub struct Problem {
 
 pub(crate) fn problems(exp: &Expectations) -> Vec<Problem> {
     let mut out = Vec::new();
-    let named = names_function(&exp.root);
-    walk(
-        &exp.root,
-        &mut Vec::new(),
-        &mut Vec::new(),
-        named,
-        exp.steps,
-        &mut out,
-    );
+    let tree = Tree {
+        named: names_function(&exp.root),
+        steps: exp.steps,
+        has_functions: exp.functions.as_ref().is_some_and(|f| !f.is_empty()),
+    };
+    match (&exp.root, exp.separate_parts) {
+        // A scenario's `expect` and its steps' `expect`s: each part is its own scope.
+        (Expect::All(parts), true) => {
+            for (i, part) in parts.iter().enumerate() {
+                let mut path = vec![PathStep::Key("all".to_owned()), PathStep::Index(i)];
+                walk(part, &mut path, &mut Vec::new(), tree, &mut out);
+            }
+        }
+        (root, _) => walk(root, &mut Vec::new(), &mut Vec::new(), tree, &mut out),
+    }
     out
+}
+
+/// What the walk needs to know about the whole tree.
+#[derive(Clone, Copy)]
+struct Tree {
+    /// A function is named outside every `not`.
+    named: bool,
+    steps: Option<usize>,
+    /// The suite declares function schemas (for `validParams`).
+    has_functions: bool,
 }
 
 fn walk<'a>(
     node: &'a Expect,
     path: &mut Vec<PathStep>,
     enclosing: &mut Enclosing<'a>,
-    named: bool,
-    steps: Option<usize>,
+    tree: Tree,
     out: &mut Vec<Problem>,
 ) {
+    let (named, steps) = (tree.named, tree.steps);
     match node {
         Expect::All(items) | Expect::Any(items) => {
             let is_all = matches!(node, Expect::All(_));
@@ -142,7 +250,7 @@ fn walk<'a>(
             for (i, item) in items.iter().enumerate() {
                 path.push(PathStep::Key(if is_all { "all" } else { "any" }.to_owned()));
                 path.push(PathStep::Index(i));
-                walk(item, path, enclosing, named, steps, out);
+                walk(item, path, enclosing, tree, out);
                 path.truncate(path.len() - 2);
             }
             if is_all {
@@ -151,7 +259,7 @@ fn walk<'a>(
         }
         Expect::Not(inner) => {
             path.push(PathStep::Key("not".to_owned()));
-            walk(inner, path, enclosing, named, steps, out);
+            walk(inner, path, enclosing, tree, out);
             path.pop();
         }
         Expect::Checks(set) => {
@@ -165,12 +273,41 @@ fn walk<'a>(
                     format!("use a turn number from 1 to {total}, `last` or `any`"),
                 ));
             }
+            if !tree.has_functions
+                && set
+                    .checks
+                    .iter()
+                    .any(|c| matches!(c, super::CheckSpec::ValidParams))
+            {
+                out.push(at(
+                    path,
+                    "validParams",
+                    "`validParams` checks calls against the functions the suite declares, and it \
+                     declares none"
+                        .to_owned(),
+                    "declare the bot's functions and their parameter schemas under \
+                     `bot.agents[].functions[]`"
+                        .to_owned(),
+                ));
+            }
             let scoped = set.checks.iter().find_map(|c| match c {
                 super::CheckSpec::ExpectedParams(_) => Some("expectedParams"),
                 super::CheckSpec::ExpectedAgent(_) => Some("expectedAgent"),
                 _ => None,
             });
             let Some(key) = scoped else { return };
+            if let Err(agents) = bind_agent(set, enclosing, steps) {
+                out.push(at(
+                    path,
+                    key,
+                    format!(
+                        "`{key}` could judge the calls of several agents in scope: {}",
+                        agents.join(", ")
+                    ),
+                    "move it into the mapping of the `expectedAgent` it concerns".to_owned(),
+                ));
+                return;
+            }
             match bind(set, enclosing, named, steps) {
                 Binding::Free | Binding::Function(_) => {}
                 Binding::Unbound => out.push(at(
@@ -181,7 +318,9 @@ fn walk<'a>(
                          enclosing `all`, at the same turn), but the scenario names a function \
                          elsewhere, so it is unclear which call it judges"
                     ),
-                    "add `expectedFunction: <name>` to this mapping".to_owned(),
+                    "add `expectedFunction: <name>` to this mapping (a step's own `expect` and \
+                     the scenario's `expect` do not scope each other)"
+                        .to_owned(),
                 )),
                 Binding::Ambiguous(fs) => out.push(at(
                     path,
@@ -190,7 +329,9 @@ fn walk<'a>(
                         "`{key}` could judge the calls of several functions in scope: {}",
                         fs.join(", ")
                     ),
-                    "move it into the mapping of the `expectedFunction` it concerns".to_owned(),
+                    "move it into the mapping of the `expectedFunction` it concerns (nested \
+                     `all`s are one scope)"
+                        .to_owned(),
                 )),
             }
         }

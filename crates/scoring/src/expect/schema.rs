@@ -1,0 +1,175 @@
+//! The JSON schemas of the functions a suite declares, compiled once when the suite loads, and the
+//! `validParams` judgement of one plan call against them: which declared function the call names,
+//! and which fields of its parameters break that function's schema.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::matcher::fold;
+use crate::transcript::PlanStep;
+
+/// Declared functions with their compiled parameter schemas (cheap to clone).
+#[derive(Clone, Default)]
+pub struct FunctionSchemas {
+    functions: Vec<Declared>,
+}
+
+#[derive(Clone)]
+struct Declared {
+    agent: String,
+    function: String,
+    schema: Value,
+    validator: Arc<jsonschema::Validator>,
+}
+
+impl FunctionSchemas {
+    /// Compiles the parameter schema of each `(agent, function, schema)`.
+    ///
+    /// # Errors
+    /// The index of the first declaration whose schema does not compile, with the reason.
+    pub fn compile(
+        declared: impl IntoIterator<Item = (String, String, Value)>,
+    ) -> Result<Self, (usize, String)> {
+        let mut functions = Vec::new();
+        for (i, (agent, function, schema)) in declared.into_iter().enumerate() {
+            let validator = jsonschema::validator_for(&schema).map_err(|e| {
+                (
+                    i,
+                    format!("the parameter schema of `{function}` is invalid: {e}"),
+                )
+            })?;
+            functions.push(Declared {
+                agent,
+                function,
+                schema,
+                validator: Arc::new(validator),
+            });
+        }
+        Ok(Self { functions })
+    }
+
+    /// Whether no function is declared.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.functions.is_empty()
+    }
+
+    /// Checks one call: `Ok` when it names a declared function (on its agent, when the call names
+    /// one) and its parameters are valid; otherwise every problem, each naming its field.
+    ///
+    /// # Errors
+    /// What is wrong with the call, in words.
+    pub fn check_call(&self, call: &PlanStep) -> Result<(), Vec<String>> {
+        let same = |a: &str, b: &str| fold(a) == fold(b);
+        let named: Vec<&Declared> = self
+            .functions
+            .iter()
+            .filter(|d| same(&d.function, &call.function))
+            .collect();
+        let declared = named
+            .iter()
+            .find(|d| call.agent.is_empty() || same(&d.agent, &call.agent));
+        let Some(declared) = declared else {
+            return Err(vec![if named.is_empty() {
+                format!("`{}` is not a declared function", call.function)
+            } else {
+                format!(
+                    "`{}` is not declared on agent `{}` (declared on: {})",
+                    call.function,
+                    call.agent,
+                    named
+                        .iter()
+                        .map(|d| d.agent.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }]);
+        };
+        let params = Value::Object(call.params.clone());
+        let problems: Vec<String> = declared
+            .validator
+            .iter_errors(&params)
+            .take(5)
+            .map(|e| match e.instance_path().to_string() {
+                at if at.is_empty() => e.to_string(),
+                at => format!("field {at}: {e}"),
+            })
+            .collect();
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(problems)
+        }
+    }
+}
+
+impl fmt::Debug for FunctionSchemas {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(
+                self.functions
+                    .iter()
+                    .map(|d| (&d.agent, &d.function, &d.schema)),
+            )
+            .finish()
+    }
+}
+
+impl PartialEq for FunctionSchemas {
+    fn eq(&self, other: &Self) -> bool {
+        self.functions.len() == other.functions.len()
+            && self.functions.iter().zip(&other.functions).all(|(a, b)| {
+                a.agent == b.agent && a.function == b.function && a.schema == b.schema
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn call(agent: &str, function: &str, params: Value) -> PlanStep {
+        PlanStep {
+            agent: agent.into(),
+            function: function.into(),
+            params: params.as_object().cloned().unwrap_or_default(),
+        }
+    }
+
+    #[test]
+    fn calls_are_checked_against_their_functions_schema() {
+        let schemas = FunctionSchemas::compile([(
+            "transfers".to_owned(),
+            "send_money".to_owned(),
+            json!({"type": "object", "properties": {"amount": {"type": "number", "minimum": 0}},
+                   "required": ["amount"]}),
+        )])
+        .expect("compiles");
+        assert!(
+            schemas
+                .check_call(&call("transfers", "send_money", json!({"amount": 5})))
+                .is_ok()
+        );
+        let err = schemas
+            .check_call(&call("", "send_money", json!({"amount": -5})))
+            .expect_err("below the minimum");
+        assert!(err[0].contains("field /amount"), "{err:?}");
+        let err = schemas
+            .check_call(&call("", "send_money", json!({})))
+            .expect_err("missing");
+        assert!(err[0].contains("amount"), "{err:?}");
+        let err = schemas
+            .check_call(&call("", "delete_account", json!({})))
+            .expect_err("undeclared");
+        assert!(err[0].contains("not a declared function"), "{err:?}");
+        let err = schemas
+            .check_call(&call("contacts", "send_money", json!({"amount": 5})))
+            .expect_err("wrong agent");
+        assert!(err[0].contains("declared on: transfers"), "{err:?}");
+        let bad = FunctionSchemas::compile([("a".into(), "f".into(), json!({"type": 5}))]);
+        assert_eq!(bad.expect_err("invalid schema").0, 0);
+    }
+}
