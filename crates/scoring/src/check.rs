@@ -110,6 +110,12 @@ pub struct Check {
     /// A failed critical check fails the scenario whatever its score.
     #[serde(default)]
     pub critical: bool,
+    /// Where the check sits in the expectation tree (`expect.all[1].shouldContain[0]`): the
+    /// stable identity of a check across runs of one scenario, which its display name is not
+    /// (two checks may share a name). Empty for checks built outside an expectation tree and in
+    /// results written before paths existed.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub path: String,
 }
 
 impl Check {
@@ -135,6 +141,7 @@ impl Check {
             passed,
             message: message.into(),
             critical: false,
+            path: String::new(),
         }
     }
 
@@ -161,6 +168,13 @@ impl Check {
     #[must_use]
     pub fn critical(mut self) -> Self {
         self.critical = true;
+        self
+    }
+
+    /// The same check at `path` in its expectation tree (see [`Check::path`]).
+    #[must_use]
+    pub fn at(mut self, path: impl Into<String>) -> Self {
+        self.path = path.into();
         self
     }
 }

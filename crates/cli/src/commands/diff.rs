@@ -69,7 +69,7 @@ pub fn execute(args: Args) -> u8 {
         &display_name(&args.after),
         args.min_score_delta,
     );
-    print!("{}", terminal(&view));
+    out!("{}", terminal(&view));
     if let Some(path) = &args.markdown {
         let code = super::report::write(path, diff_markdown(&view));
         if code != exit::OK {

@@ -225,8 +225,8 @@ fn print_summary(args: &Args, records: usize, totals: &Totals, per_file: &[u64])
     for (path, n) in args.outputs.iter().zip(per_file) {
         table.add_row(vec![path.display().to_string(), n.to_string()]);
     }
-    println!("{table}");
-    println!(
+    outln!("{table}");
+    outln!(
         "merged {records} record(s) from {} file(s) into {}: {} accepted, mean score {mean}{}",
         args.outputs.len(),
         args.into.display(),

@@ -67,7 +67,7 @@ pub fn execute(args: Args) -> u8 {
                     return exit::INVALID_INPUT;
                 }
             };
-            print!("{}", pipeline_tables(&report));
+            out!("{}", pipeline_tables(&report));
             (
                 args.html.map(|p| (p, render::pipeline_html(&report))),
                 args.markdown
@@ -76,7 +76,7 @@ pub fn execute(args: Args) -> u8 {
         }
         Results::Suite(result) => {
             let report = suite::build(&source, &result);
-            print!("{}", suite_tables(&report));
+            out!("{}", suite_tables(&report));
             (
                 args.html.map(|p| (p, render::suite_html(&report))),
                 args.markdown.map(|p| (p, render::suite_markdown(&report))),
