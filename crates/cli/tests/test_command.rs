@@ -129,7 +129,11 @@ fn a_closed_stdout_ends_quietly_with_the_exit_code_and_the_ci_files() {
     let results: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).expect("json written"))
             .expect("valid JSON");
-    assert!(results["scenarios"].as_array().is_some_and(|s| s.len() >= 25));
+    assert!(
+        results["scenarios"]
+            .as_array()
+            .is_some_and(|s| s.len() >= 25)
+    );
     let xml = std::fs::read_to_string(&junit).expect("junit written");
     check_well_formed(&xml).unwrap_or_else(|e| panic!("malformed JUnit: {e}"));
 
@@ -141,7 +145,8 @@ fn a_closed_stdout_ends_quietly_with_the_exit_code_and_the_ci_files() {
         "send-basic",
     ]);
     assert_eq!(passing.status.code(), Some(0));
-    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/configs/switchlingua.yaml");
+    let config =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/configs/switchlingua.yaml");
     let plan = run_with_closed_stdout(&["plan", config.to_str().expect("utf-8 path")]);
     assert_eq!(
         plan.status.code(),
@@ -149,11 +154,19 @@ fn a_closed_stdout_ends_quietly_with_the_exit_code_and_the_ci_files() {
         "{}",
         String::from_utf8_lossy(&plan.stderr)
     );
-    assert!(plan.stderr.is_empty(), "{}", String::from_utf8_lossy(&plan.stderr));
+    assert!(
+        plan.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&plan.stderr)
+    );
     let runs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/runs/suite-before.json");
     let report = run_with_closed_stdout(&["report", runs.to_str().expect("utf-8 path")]);
     assert_eq!(report.status.code(), Some(0));
-    assert!(report.stderr.is_empty(), "{}", String::from_utf8_lossy(&report.stderr));
+    assert!(
+        report.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&report.stderr)
+    );
 }
 
 /// A deterministic bot never flips, even when two checks share a name (flips used to be keyed
@@ -179,7 +192,16 @@ fn repeat_with_a_deterministic_bot_shows_no_flips() {
     let cells: Vec<&str> = row.split(['│', '┆']).map(str::trim).collect();
     assert_eq!(
         cells[1..cells.len() - 1],
-        ["twins", "happy-path", "FAIL", "0/3 (0%)", "60", "60", "1", ""],
+        [
+            "twins",
+            "happy-path",
+            "FAIL",
+            "0/3 (0%)",
+            "60",
+            "60",
+            "1",
+            ""
+        ],
         "{row}"
     );
 }
@@ -225,9 +247,8 @@ fn repeat_names_the_flipping_check_by_tree_position() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(
-        stdout.contains(
-            "Flaky checks: shouldContain: \"fee\" at expect.shouldContain (failed 2/4)"
-        ),
+        stdout
+            .contains("Flaky checks: shouldContain: \"fee\" at expect.shouldContain (failed 2/4)"),
         "{stdout}"
     );
     let row = stdout
@@ -259,7 +280,11 @@ fn junit_system_out_is_bounded() {
     let xml = std::fs::read_to_string(&junit).expect("junit written");
     let stats = check_well_formed(&xml).unwrap_or_else(|e| panic!("malformed JUnit: {e}"));
     assert_eq!((stats.system_outs, stats.failures, stats.errors), (1, 0, 0));
-    assert!(xml.contains("[transcript cut at"), "{}", &xml[xml.len() - 300..]);
+    assert!(
+        xml.contains("[transcript cut at"),
+        "{}",
+        &xml[xml.len() - 300..]
+    );
     assert!(xml.len() < 40_000, "{} bytes", xml.len());
 }
 
@@ -298,7 +323,12 @@ fn self_check_verifies_every_declared_outcome() {
     assert!(!stdout.contains("mismatch: caught"), "{stdout}");
     assert!(stdout.contains("self-check: 1/3 scenarios"), "{stdout}");
     // `--self-check` runs the scripted bot: another bot is a contradiction.
-    let out = run(&[bad.to_str().expect("utf-8 path"), "--self-check", "--bot", "llm"]);
+    let out = run(&[
+        bad.to_str().expect("utf-8 path"),
+        "--self-check",
+        "--bot",
+        "llm",
+    ]);
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -339,7 +369,10 @@ fn an_unreachable_judge_is_a_run_failure_not_a_silent_fallback() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{stdout}\n{stderr}");
-    assert!(stderr.contains("error: the judge could not be reached"), "{stderr}");
+    assert!(
+        stderr.contains("error: the judge could not be reached"),
+        "{stderr}"
+    );
     assert!(stdout.contains("judge unavailable"), "{stdout}");
     let results: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).expect("json written"))
@@ -399,7 +432,10 @@ fn a_judge_error_fails_the_check_with_its_reason() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(stdout.contains("judge unavailable"), "{stdout}");
-    assert!(stdout.contains("critical check failed: judgeError"), "{stdout}");
+    assert!(
+        stdout.contains("critical check failed: judgeError"),
+        "{stdout}"
+    );
 }
 
 #[test]

@@ -76,16 +76,24 @@ impl LlmJudge {
                         Ok(p) => p,
                         Err(e) => {
                             tracing::warn!(id = %q.id, error = %e, "judge prompt failed to render");
-                            return (q.id.clone(), Err(format!("the judge prompt did not render: {e}")));
+                            return (
+                                q.id.clone(),
+                                Err(format!("the judge prompt did not render: {e}")),
+                            );
                         }
                     };
-                    let mut req = ChatRequest::new(self.model_name.clone(), vec![Message::user(prompt)]);
-                    req.output_schema =
-                        Some(OutputSchema { name: "verdict".to_owned(), schema, strict: true });
+                    let mut req =
+                        ChatRequest::new(self.model_name.clone(), vec![Message::user(prompt)]);
+                    req.output_schema = Some(OutputSchema {
+                        name: "verdict".to_owned(),
+                        schema,
+                        strict: true,
+                    });
                     req.temperature = Some(0.0);
                     let answer = match self.model.chat(req).await {
-                        Ok(resp) => parse_verdict(resp.json.as_ref())
-                            .ok_or_else(|| "the judge's answer is not a verdict {holds, reason}".to_owned()),
+                        Ok(resp) => parse_verdict(resp.json.as_ref()).ok_or_else(|| {
+                            "the judge's answer is not a verdict {holds, reason}".to_owned()
+                        }),
                         Err(e) => {
                             tracing::warn!(id = %q.id, error = %e, "judge call failed");
                             Err(e.to_string())

@@ -43,7 +43,12 @@ pub fn junit_xml(result: &SuiteResult) -> Result<String, ReportError> {
     Ok(xml)
 }
 
-fn testcase(xml: &mut String, suite: &str, repeat: u32, s: &ScenarioResult) -> Result<(), ReportError> {
+fn testcase(
+    xml: &mut String,
+    suite: &str,
+    repeat: u32,
+    s: &ScenarioResult,
+) -> Result<(), ReportError> {
     let millis: u64 = s
         .runs
         .iter()
@@ -69,7 +74,12 @@ fn testcase(xml: &mut String, suite: &str, repeat: u32, s: &ScenarioResult) -> R
             .collect();
         let mut message = reasons.join("; ");
         if repeat > 1 {
-            let _ = write!(message, " ({}/{} runs passed)", s.passed_runs(), s.runs.len());
+            let _ = write!(
+                message,
+                " ({}/{} runs passed)",
+                s.passed_runs(),
+                s.runs.len()
+            );
         }
         let (element, kind) = match s.bot_error() {
             Some(_) => ("error", "BotError"),
@@ -177,13 +187,20 @@ mod tests {
     #[test]
     fn system_out_is_cut_on_a_character_boundary() {
         let mut transcript = Transcript::default();
-        transcript.push("hi", BotTurn {
-            text: "é".repeat(SYSTEM_OUT_MAX_BYTES),
-            ..BotTurn::default()
-        });
+        transcript.push(
+            "hi",
+            BotTurn {
+                text: "é".repeat(SYSTEM_OUT_MAX_BYTES),
+                ..BotTurn::default()
+            },
+        );
         let check = Check::pass(CheckKind::ShouldContain, "shouldContain", "ok");
-        let report =
-            ScenarioReport::new("s", "S", "custom", ScoreCard::new(vec![check], &ScorePolicy::default()));
+        let report = ScenarioReport::new(
+            "s",
+            "S",
+            "custom",
+            ScoreCard::new(vec![check], &ScorePolicy::default()),
+        );
         let s = ScenarioResult {
             id: "s".to_owned(),
             name: "S".to_owned(),

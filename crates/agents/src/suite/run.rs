@@ -208,11 +208,8 @@ impl SuiteResult {
     #[must_use]
     pub fn judge_unreachable(&self) -> Option<String> {
         let tally = self.judge_tally();
-        (tally.asked > 0 && tally.answered == 0).then(|| {
-            tally
-                .first_error
-                .unwrap_or_else(|| "no answer".to_owned())
-        })
+        (tally.asked > 0 && tally.answered == 0)
+            .then(|| tally.first_error.unwrap_or_else(|| "no answer".to_owned()))
     }
 }
 

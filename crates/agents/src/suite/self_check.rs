@@ -81,7 +81,14 @@ fn mismatch(s: &ScenarioResult) -> Option<OutcomeMismatch> {
         runs,
         reasons: s
             .verdict_run()
-            .map(|r| r.report.card.reasons().iter().map(ToString::to_string).collect())
+            .map(|r| {
+                r.report
+                    .card
+                    .reasons()
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect()
+            })
             .unwrap_or_default(),
     })
 }

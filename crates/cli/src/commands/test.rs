@@ -234,7 +234,10 @@ async fn run(args: Args, suite: Suite, kind: BotKind, settings: RunSettings) -> 
     if args.self_check {
         return self_check(&result);
     }
-    out!("{}", print_reports(&result, &figures).map_err(CliError::run)?);
+    out!(
+        "{}",
+        print_reports(&result, &figures).map_err(CliError::run)?
+    );
     outln!("{}", summary_table(&figures));
     outln!("{}", totals_line(&figures));
     if let Some(reason) = result.judge_unreachable() {

@@ -198,4 +198,3 @@ pub fn build(source: &str, result: &SuiteResult) -> SuiteReport {
         failures,
     }
 }
-

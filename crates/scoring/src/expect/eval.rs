@@ -138,9 +138,8 @@ fn question_id(kind: CheckKind, subject: Option<&str>, turn: usize) -> String {
 /// when the mapping holds several items of that kind (`shouldContain: [a, b]` gives
 /// `.shouldContain[0]` and `.shouldContain[1]`).
 fn set_leaf_paths(judged: &mut [Judged], path: &str) {
-    let count = |kind: CheckKind, judged: &[Judged]| {
-        judged.iter().filter(|j| j.check.kind == kind).count()
-    };
+    let count =
+        |kind: CheckKind, judged: &[Judged]| judged.iter().filter(|j| j.check.kind == kind).count();
     let mut seen: Vec<(CheckKind, usize)> = Vec::new();
     for i in 0..judged.len() {
         let kind = judged[i].check.kind;
@@ -405,12 +404,7 @@ impl<'a> Ctx<'a> {
     /// `not` passes only when its inner checks definitely fail (for several: when one does). A
     /// check that could not be evaluated (its turn failed, timed out or was not reached) makes
     /// the negation fail too, never pass.
-    fn not(
-        &self,
-        inner: &'a Expect,
-        enclosing: &mut Vec<&'a [Expect]>,
-        path: &str,
-    ) -> Vec<Judged> {
+    fn not(&self, inner: &'a Expect, enclosing: &mut Vec<&'a [Expect]>, path: &str) -> Vec<Judged> {
         let checks = self.node(inner, enclosing, path);
         match checks.as_slice() {
             [] => Vec::new(),
