@@ -26,6 +26,7 @@
 //! then targets that turn. Template strings are minijinja; a string that is exactly one
 //! `{{ name }}` takes the grid value with its type (so `amount: "{{ amount }}"` stays a number).
 
+mod bots;
 mod figures;
 mod junit;
 mod load;
@@ -42,6 +43,7 @@ use scoring::expect::Expectations;
 
 use crate::bot::{BotSpec, Script};
 
+pub use bots::SuiteBots;
 pub use figures::{CategoryFigures, ScenarioFigures, SuiteFigures};
 pub use junit::{SYSTEM_OUT_MAX_BYTES, junit_xml};
 pub use load::{load_suite, parse_suite};

@@ -15,10 +15,10 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use agents::bot::BotKind;
 use agents::bot::judge::LlmJudge;
-use agents::bot::{BotError, BotKind, CommandBot, HttpBot, LlmBot, scripted_bot};
 use agents::suite::{
-    RunOptions, ScenarioFigures, Suite, SuiteFigures, SuiteResult, SuiteScenario, junit_xml,
+    RunOptions, ScenarioFigures, Suite, SuiteBots, SuiteFigures, SuiteResult, junit_xml,
     load_suite, run_suite,
 };
 use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
@@ -28,6 +28,7 @@ use scoring::report::render_text;
 use super::{Bot, EndpointArgs};
 use crate::error::{CliError, CommandResult, Outcome};
 use crate::provider::{self, Resolved};
+use crate::report::pipeline::pct;
 use crate::settings::{CacheSettings, FlagOverrides, RunSettings};
 
 /// Scenarios run at once unless the settings say otherwise.
@@ -153,16 +154,6 @@ fn build_model(
 }
 
 async fn run(args: Args, suite: Suite, kind: BotKind, settings: RunSettings) -> CommandResult {
-    if kind == BotKind::Http && suite.bot.http.is_none() {
-        return Err(CliError::invalid(
-            "--bot http needs a `bot.http` section in the suite",
-        ));
-    }
-    if kind == BotKind::Command && suite.bot.command.is_none() {
-        return Err(CliError::invalid(
-            "--bot command needs a `bot.command` section in the suite",
-        ));
-    }
     let mut concurrency = settings.concurrency;
     let needs_model = kind == BotKind::Llm || args.judge.is_some();
     let model: Option<(Arc<dyn ChatModel>, String)> = if needs_model {
@@ -172,39 +163,8 @@ async fn run(args: Args, suite: Suite, kind: BotKind, settings: RunSettings) -> 
     } else {
         None
     };
-    let bot_model = model.clone();
-    let spec = suite.bot.clone();
-    let factory = move |scenario: &SuiteScenario| -> Result<Box<dyn agents::bot::Bot>, BotError> {
-        match kind {
-            BotKind::Scripted => scripted_bot(scenario),
-            BotKind::Llm => {
-                let (model, name) = bot_model
-                    .clone()
-                    .ok_or_else(|| BotError::Config("no model configured".to_owned()))?;
-                Ok(Box::new(LlmBot::new(
-                    model,
-                    name,
-                    spec.llm.clone(),
-                    &spec.system_prompt,
-                    &spec.agents,
-                )))
-            }
-            BotKind::Http => {
-                let http = spec
-                    .http
-                    .clone()
-                    .ok_or_else(|| BotError::Config("no bot.http".to_owned()))?;
-                Ok(Box::new(HttpBot::new(http)?))
-            }
-            BotKind::Command => {
-                let cmd = spec
-                    .command
-                    .as_ref()
-                    .ok_or_else(|| BotError::Config("no bot.command".to_owned()))?;
-                Ok(Box::new(CommandBot::spawn(cmd)?))
-            }
-        }
-    };
+    let bot_model = model.clone().filter(|_| kind == BotKind::Llm);
+    let bots = SuiteBots::new(kind, suite.bot.clone(), bot_model).map_err(CliError::invalid)?;
     let opts = RunOptions {
         repeat: args.repeat,
         concurrency,
@@ -215,7 +175,7 @@ async fn run(args: Args, suite: Suite, kind: BotKind, settings: RunSettings) -> 
             .filter(|_| args.judge.is_some())
             .map(|(model, model_name)| LlmJudge { model, model_name }),
     };
-    let result = run_suite(&suite, &factory, &opts).await;
+    let result = run_suite(&suite, &bots, &opts).await;
     if result.scenarios.is_empty() {
         return Err(CliError::invalid(format!(
             "no scenario matches the filter {:?}",
@@ -230,26 +190,28 @@ async fn run(args: Args, suite: Suite, kind: BotKind, settings: RunSettings) -> 
     if let Some(path) = &args.junit {
         write_file(path, junit_xml(&result).map_err(CliError::run)?.as_bytes())?;
     }
-    let figures = SuiteFigures::of(&result);
-    if args.self_check {
-        return self_check(&result);
-    }
-    out!(
-        "{}",
-        print_reports(&result, &figures).map_err(CliError::run)?
-    );
-    outln!("{}", summary_table(&figures));
-    outln!("{}", totals_line(&figures));
-    if let Some(reason) = result.judge_unreachable() {
-        return Err(CliError::run(format!(
-            "the judge could not be reached: {reason}; its checks failed as judgeError"
-        )));
-    }
-    Ok(if result.passed() {
-        Outcome::Success
+    let outcome = if args.self_check {
+        self_check(&result)
     } else {
-        Outcome::Failed
-    })
+        let figures = SuiteFigures::of(&result);
+        out!(
+            "{}",
+            print_reports(&result, &figures).map_err(CliError::run)?
+        );
+        outln!("{}", summary_table(&figures));
+        outln!("{}", totals_line(&figures));
+        if result.passed() {
+            Outcome::Success
+        } else {
+            Outcome::Failed
+        }
+    };
+    match result.judge_unreachable() {
+        Some(reason) => Err(CliError::run(format!(
+            "the judge could not be reached: {reason}; its checks failed as judgeError"
+        ))),
+        None => Ok(outcome),
+    }
 }
 
 /// Writes a CI file atomically (a reader never sees half of it).
@@ -261,20 +223,10 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
     .map_err(|e| CliError::write(path, e))
 }
 
-/// `--self-check`: the report of each scenario that did not get its declared outcome, the list
-/// of them, and a verdict line. Failed scenarios that were meant to fail are a success here.
-fn self_check(result: &SuiteResult) -> CommandResult {
+/// `--self-check`: one line per scenario that did not get its declared outcome (with the verdict
+/// run's reasons), and a verdict line. Failed scenarios that were meant to fail are a success.
+fn self_check(result: &SuiteResult) -> Outcome {
     let mismatches = result.outcome_mismatches();
-    for m in &mismatches {
-        let report = result
-            .scenarios
-            .iter()
-            .find(|s| s.id == m.id)
-            .and_then(|s| s.verdict_run());
-        if let Some(run) = report {
-            out!("{}\n", render_text(&run.report).map_err(CliError::run)?);
-        }
-    }
     for m in &mismatches {
         outln!("mismatch: {m}");
     }
@@ -283,11 +235,11 @@ fn self_check(result: &SuiteResult) -> CommandResult {
         "self-check: {}/{total} scenarios got the outcome their script declares",
         total - mismatches.len()
     );
-    Ok(if mismatches.is_empty() {
+    if mismatches.is_empty() {
         Outcome::Success
     } else {
         Outcome::Failed
-    })
+    }
 }
 
 /// The report of each scenario: its first failing run (or its first run), in the seed's format.
@@ -341,7 +293,7 @@ fn summary_table(figures: &SuiteFigures) -> Table {
         header.push("flipping checks");
     }
     table.set_header(header);
-    let shown = |score: Option<u32>| score.map_or_else(|| "-".to_owned(), |s| s.to_string());
+    let shown = |score: Option<f64>| score.map_or_else(|| "-".to_owned(), |s| s.to_string());
     for f in &figures.scenarios {
         let mut row = vec![
             f.id.clone(),
@@ -355,14 +307,10 @@ fn summary_table(figures: &SuiteFigures) -> Table {
                 f.runs.runs,
                 pct(f.runs.pass_rate())
             ));
-            row.push(shown(f.runs.min_score()));
-            row.push(
-                f.runs
-                    .median_score()
-                    .map_or_else(|| "-".to_owned(), |m| format!("{m}")),
-            );
+            row.push(shown(f.runs.min_score().map(f64::from)));
+            row.push(shown(f.runs.median_score()));
         } else {
-            row.push(shown(f.score));
+            row.push(shown(f.score.map(f64::from)));
         }
         row.push(f.failed_checks().count().to_string());
         if repeated {
@@ -371,10 +319,6 @@ fn summary_table(figures: &SuiteFigures) -> Table {
         table.add_row(row);
     }
     table
-}
-
-fn pct(share: Option<f64>) -> String {
-    share.map_or_else(|| "-".to_owned(), |s| format!("{:.0}%", s * 100.0))
 }
 
 fn totals_line(figures: &SuiteFigures) -> String {
