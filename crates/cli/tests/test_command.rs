@@ -391,7 +391,8 @@ fn an_unreachable_judge_is_a_run_failure_not_a_silent_fallback() {
 }
 
 /// A judge that errors on one question (a 500, no retries) and answers the others: that
-/// scenario fails with the reason, and the run is a failed test (exit 1), not a run failure.
+/// scenario fails with the reason (a JUnit `<error type="JudgeError">`), and the run is a failed
+/// test (exit 1), not a run failure.
 #[test]
 fn a_judge_error_fails_the_check_with_its_reason() {
     let server = FakeServer::spawn_background(FakeConfig {
@@ -400,6 +401,7 @@ fn a_judge_error_fails_the_check_with_its_reason() {
     })
     .expect("fake server starts");
     let dir = tempfile::tempdir().expect("temp dir");
+    let junit = dir.path().join("junit.xml");
     let suite = write_suite(
         dir.path(),
         &format!(
@@ -418,6 +420,8 @@ fn a_judge_error_fails_the_check_with_its_reason() {
             "fake-model",
             "--api-key-env",
             "SCENARIO_ENGINE_TEST_NO_KEY",
+            "--junit",
+            junit.to_str().expect("utf-8 path"),
         ])
         .env("SCENARIO_ENGINE__RETRY__MAX_RETRIES", "0")
         .env("SCENARIO_ENGINE__CONCURRENCY", "1")
@@ -436,6 +440,10 @@ fn a_judge_error_fails_the_check_with_its_reason() {
         stdout.contains("critical check failed: judgeError"),
         "{stdout}"
     );
+    let xml = std::fs::read_to_string(&junit).expect("junit written");
+    let stats = check_well_formed(&xml).unwrap_or_else(|e| panic!("malformed JUnit: {e}"));
+    assert!(stats.errors >= 1, "{xml}");
+    assert!(xml.contains("type=\"JudgeError\""), "{xml}");
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! JUnit XML of a suite result, for CI: one `testsuite` for the suite, one `testcase` per
-//! scenario. A scenario whose bot failed to answer (a failed `botError` check) is an `<error>`,
-//! any other failed scenario a `<failure>`; both carry the verdict run's reasons as the message
+//! scenario. A scenario whose bot failed to answer (a failed `botError` check) or whose LLM judge
+//! did (`judgeError`) is an `<error>`, any other failed scenario a `<failure>`; both carry the verdict run's reasons as the message
 //! and its Check Details as the body. Every testcase carries its transcript in `<system-out>`,
 //! escaped and cut at [`SYSTEM_OUT_MAX_BYTES`]. Characters XML 1.0 cannot carry are dropped.
 
@@ -23,7 +23,7 @@ pub fn junit_xml(result: &SuiteResult) -> Result<String, ReportError> {
     let errors = result
         .scenarios
         .iter()
-        .filter(|s| !s.passed() && s.bot_error().is_some())
+        .filter(|s| !s.passed() && error_type(s).is_some())
         .count();
     let failures = result.scenarios.iter().filter(|s| !s.passed()).count() - errors;
     let suite = escape(&result.suite);
@@ -81,8 +81,8 @@ fn testcase(
                 s.runs.len()
             );
         }
-        let (element, kind) = match s.bot_error() {
-            Some(_) => ("error", "BotError"),
+        let (element, kind) = match error_type(s) {
+            Some(kind) => ("error", kind),
             None => ("failure", "ScenarioFailed"),
         };
         let _ = writeln!(
@@ -98,6 +98,15 @@ fn testcase(
         escape(&system_out(s))
     );
     Ok(())
+}
+
+/// The `type` of a scenario's `<error>`: its bot or its judge failed to answer.
+fn error_type(s: &ScenarioResult) -> Option<&'static str> {
+    if s.bot_error().is_some() {
+        Some("BotError")
+    } else {
+        s.judge_error().map(|_| "JudgeError")
+    }
 }
 
 /// The transcripts of a scenario's runs as plain text, cut at [`SYSTEM_OUT_MAX_BYTES`].

@@ -172,7 +172,25 @@ impl ScenarioResult {
         self.runs
             .iter()
             .flat_map(|r| r.report.card.checks())
-            .find(|c| !c.passed && c.path.starts_with("bot"))
+            .find(|c| !c.passed && is_bot_error(c))
+    }
+}
+
+/// A `botError` check: by its path (`bot…`), or by its name in results written before paths.
+fn is_bot_error(check: &Check) -> bool {
+    check.path == "bot"
+        || check.path.starts_with("bot.")
+        || (check.path.is_empty() && check.name.starts_with("botError"))
+}
+
+impl ScenarioResult {
+    /// The first failed `judgeError` check of its runs.
+    #[must_use]
+    pub fn judge_error(&self) -> Option<&Check> {
+        self.runs
+            .iter()
+            .flat_map(|r| r.report.card.checks())
+            .find(|c| !c.passed && c.path == "judge")
     }
 }
 
