@@ -7,6 +7,11 @@
 //! cache is off so every call reaches the server. The ideal rate is in-flight ÷ latency ÷ calls
 //! per scenario, with calls per scenario counted at the server. Results replace the marked
 //! section of `BENCHMARKS.md`.
+//!
+//! `cargo xtask bench --suite` measures bot tests instead (`scenario-engine test --bot llm`):
+//! N single-turn tool-call tests (default 400, one suite template over a grid) against the fake
+//! server, each sample a fresh process under `/usr/bin/time`: CPU per test and max RSS, the median
+//! of `--samples` runs. `--bin` measures another build of the binary (to compare versions).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -16,6 +21,8 @@ use fixtures::{FakeConfig, FakeServer};
 
 const START: &str = "<!-- bench:pipeline:start -->";
 const END: &str = "<!-- bench:pipeline:end -->";
+const SUITE_START: &str = "<!-- bench:suite:start -->";
+const SUITE_END: &str = "<!-- bench:suite:end -->";
 
 /// Flags of `cargo xtask bench`.
 #[derive(Debug, clap::Args)]
@@ -35,6 +42,18 @@ pub struct Args {
     /// Do not touch BENCHMARKS.md.
     #[arg(long)]
     pub no_write: bool,
+    /// Measure bot tests (`scenario-engine test --bot llm`) instead of the pipeline.
+    #[arg(long)]
+    pub suite: bool,
+    /// Bot tests of `--suite` (single-turn, one tool call each).
+    #[arg(long, default_value_t = 400)]
+    pub tests: u64,
+    /// Measurements of `--suite`; the median is reported.
+    #[arg(long, default_value_t = 5)]
+    pub samples: usize,
+    /// Measure this binary instead of building the release binary (e.g. an older version).
+    #[arg(long, value_name = "PATH")]
+    pub bin: Option<PathBuf>,
 }
 
 struct Case {
@@ -64,7 +83,13 @@ impl Case {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let root = crate::workspace_root();
-    let bin = crate::build_release_binary()?;
+    let bin = match &args.bin {
+        Some(bin) => bin.clone(),
+        None => crate::build_release_binary()?,
+    };
+    if args.suite {
+        return suite_bench(&root, &bin, &args);
+    }
     let config = root.join("fixtures/configs/switchlingua.yaml");
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -222,16 +247,216 @@ fn render(cases: &[Case], args: &Args) -> String {
 }
 
 fn update_benchmarks(path: &Path, section: &str) -> anyhow::Result<()> {
-    let block = format!("{START}\n{section}{END}\n");
+    update_section(path, section, START, END)
+}
+
+fn update_section(path: &Path, section: &str, start: &str, end: &str) -> anyhow::Result<()> {
+    let block = format!("{start}\n{section}{end}\n");
     let text = std::fs::read_to_string(path).unwrap_or_else(|_| "# Benchmarks\n\n".to_string());
-    let updated = match (text.find(START), text.find(END)) {
+    let updated = match (text.find(start), text.find(end)) {
         (Some(a), Some(b)) if b > a => format!(
             "{}{}{}",
             &text[..a],
             block,
-            text[b + END.len()..].trim_start_matches('\n')
+            text[b + end.len()..].trim_start_matches('\n')
         ),
         _ => format!("{}\n\n{block}", text.trim_end()),
     };
     std::fs::write(path, updated).with_context(|| format!("writing {}", path.display()))
+}
+
+/// One measurement of `scenario-engine test` over the bench suite.
+struct SuiteSample {
+    wall_s: f64,
+    cpu_s: f64,
+    max_rss_kb: u64,
+    tests: u64,
+    requests: u64,
+}
+
+/// The bench suite: `tests` single-turn tool-call tests, one template over a grid.
+fn bench_suite(tests: u64) -> String {
+    let grid: Vec<String> = (1..=tests).map(|n| n.to_string()).collect();
+    format!(
+        r#"name: bench-bot-tests
+bot:
+  kind: llm
+  system_prompt: You are a wallet assistant. Turn requests into calls of the available functions.
+  llm: {{model: fake-model, temperature: 0}}
+  agents:
+    - name: transfers
+      description: moves money between the user and contacts
+      functions:
+        - name: send_money
+          description: send money now to a recipient contact
+          parameters:
+            type: object
+            properties:
+              recipient: {{type: string}}
+              amount: {{type: number}}
+              currency: {{type: string, enum: [USD, EUR]}}
+            required: [recipient, amount, currency]
+    - name: balances
+      description: reads the user's balance
+      functions:
+        - name: get_balance
+          description: current balance of the wallet
+          parameters: {{type: object, properties: {{currency: {{type: string}}}}}}
+scenarios:
+  - template:
+      id: send
+      name: "Send {{{{ n }}}} USD to Alice"
+      category: happy-path
+      steps: ["Send {{{{ n }}}} USD to Alice"]
+      expect:
+        expectedFunction: send_money
+        expectedAgent: transfers
+        responseType: action
+        expectedParams: {{currency: {{in: [USD, EUR]}}}}
+    grid: {{n: [{}]}}
+"#,
+        grid.join(", ")
+    )
+}
+
+fn suite_bench(root: &Path, bin: &Path, args: &Args) -> anyhow::Result<()> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let dir = tempdir()?;
+    let suite = dir.join("bench-suite.yaml");
+    std::fs::write(&suite, bench_suite(args.tests))?;
+    let mut samples = Vec::new();
+    for i in 0..args.samples.max(1) {
+        let sample = rt.block_on(suite_sample(bin, &suite, &dir, args.concurrency))?;
+        eprintln!(
+            "bench: suite sample {}: {} tests, {:.2}s wall, {:.3} ms CPU/test, max RSS {:.1} MB",
+            i + 1,
+            sample.tests,
+            sample.wall_s,
+            sample.cpu_s * 1000.0 / sample.tests.max(1) as f64,
+            sample.max_rss_kb as f64 / 1024.0
+        );
+        samples.push(sample);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let section = render_suite(&samples, args);
+    println!("{section}");
+    if !args.no_write {
+        update_section(
+            &root.join("BENCHMARKS.md"),
+            &section,
+            SUITE_START,
+            SUITE_END,
+        )?;
+    }
+    Ok(())
+}
+
+async fn suite_sample(
+    bin: &Path,
+    suite: &Path,
+    dir: &Path,
+    concurrency: u64,
+) -> anyhow::Result<SuiteSample> {
+    let server = FakeServer::start(FakeConfig::default())
+        .await
+        .context("starting the fake server")?;
+    let json = dir.join("results.json");
+    let times = dir.join("time.txt");
+    let mut cmd = tokio::process::Command::new("/usr/bin/time");
+    cmd.arg("-f")
+        .arg("%e %U %S %M")
+        .arg("-o")
+        .arg(&times)
+        .arg(bin)
+        .arg("test")
+        .arg(suite)
+        .args(["--bot", "llm", "--base-url", &server.base_url()])
+        .args([
+            "--model",
+            "fake-model",
+            "--concurrency",
+            &concurrency.to_string(),
+        ])
+        .args(["--api-key-env", "SCENARIO_ENGINE_BENCH_NO_KEY", "--json"])
+        .arg(&json)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let status = cmd.status().await.context("running the benchmark")?;
+    // 0: every test passed, 1: some failed; both are a measured run.
+    if !matches!(status.code(), Some(0 | 1)) {
+        bail!("scenario-engine test exited with {status}");
+    }
+    let t = std::fs::read_to_string(&times)?;
+    let fields: Vec<f64> = t
+        .split_whitespace()
+        .filter_map(|f| f.parse().ok())
+        .collect();
+    let [wall_s, user, sys, rss] = fields[..] else {
+        bail!("unexpected /usr/bin/time output: {t}")
+    };
+    let results: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json)?)?;
+    let tests = results["scenarios"].as_array().map_or(0, Vec::len) as u64;
+    Ok(SuiteSample {
+        wall_s,
+        cpu_s: user + sys,
+        max_rss_kb: rss as u64,
+        tests,
+        requests: server.stats().total_requests,
+    })
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    }
+}
+
+fn render_suite(samples: &[SuiteSample], args: &Args) -> String {
+    let per_test = |s: &SuiteSample| s.cpu_s * 1000.0 / s.tests.max(1) as f64;
+    let cpu: Vec<f64> = samples.iter().map(per_test).collect();
+    let rss: Vec<f64> = samples
+        .iter()
+        .map(|s| s.max_rss_kb as f64 / 1024.0)
+        .collect();
+    let wall = median(samples.iter().map(|s| s.wall_s).collect());
+    let tests = samples.first().map_or(0, |s| s.tests);
+    let requests = samples.first().map_or(0, |s| s.requests);
+    let range = |v: &[f64], digits: usize| {
+        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        format!("{lo:.digits$}–{hi:.digits$}")
+    };
+    let mut s = String::new();
+    s.push_str("## Bot tests (`scenario-engine test --bot llm` against the fake server)\n\n");
+    s.push_str(&format!(
+        "Command: `cargo xtask bench --suite --tests {} --samples {} --concurrency {}` ({} \
+         single-turn tests, each one tool call of the LLM bot, 4 checks each; release build; each \
+         sample a fresh process measured with `/usr/bin/time`; the fake server runs in the xtask \
+         process on the same cores; median of {} samples, range in brackets).\n\n",
+        args.tests,
+        args.samples,
+        args.concurrency,
+        args.tests,
+        samples.len()
+    ));
+    s.push_str("| tests | requests | wall s | CPU ms/test | max RSS MB |\n");
+    s.push_str("|---:|---:|---:|---:|---:|\n");
+    s.push_str(&format!(
+        "| {tests} | {requests} | {wall:.2} | {:.3} ({}) | {:.1} ({}) |\n",
+        median(cpu.clone()),
+        range(&cpu, 3),
+        median(rss.clone()),
+        range(&rss, 1)
+    ));
+    s.push_str("\nTarget (issue 11): no regression beyond 20% on CPU per test and max RSS.\n");
+    s
 }

@@ -214,6 +214,41 @@ mod tests {
         );
     }
 
+    /// `print!`/`println!` panic when stdout is a closed pipe (`… | head -1`, exit 101); the CLI
+    /// writes stdout through `output.rs` (`out!`, `outln!`, `output::Stdout`), which ends quietly
+    /// with the command's own exit code. `commands/scenarios.rs` streams to a locked stdout and
+    /// ends on `BrokenPipe` itself.
+    #[test]
+    fn cli_writes_stdout_only_through_its_output_guard() {
+        const ALLOWED: &[&str] = &["output.rs", "scenarios.rs"];
+        let mut offences = Vec::new();
+        for file in rust_files(&root().join("crates/cli/src")) {
+            if file
+                .file_name()
+                .is_some_and(|n| ALLOWED.contains(&n.to_string_lossy().as_ref()))
+            {
+                continue;
+            }
+            let text = read(&file);
+            for (n, line) in non_test_lines(&text) {
+                let code = line.split("//").next().unwrap_or("");
+                let prints = ["print!", "println!"].iter().any(|m| {
+                    code.match_indices(m)
+                        .any(|(i, _)| !code[..i].ends_with('e'))
+                });
+                if prints || code.contains("io::stdout()") {
+                    offences.push(format!("{}:{n}: {}", rel(&file), line.trim()));
+                }
+            }
+        }
+        assert!(
+            offences.is_empty(),
+            "the CLI prints through `out!`/`outln!` (crates/cli/src/output.rs), which a closed \
+             stdout cannot crash:\n{}",
+            offences.join("\n")
+        );
+    }
+
     #[test]
     fn crate_graph_has_no_back_edges_and_fixtures_is_dev_only() {
         let names: Vec<&str> = ALLOWED_EDGES.iter().map(|(n, _)| *n).collect();

@@ -26,8 +26,12 @@
 //! then targets that turn. Template strings are minijinja; a string that is exactly one
 //! `{{ name }}` takes the grid value with its type (so `amount: "{{ amount }}"` stays a number).
 
+mod bots;
+mod figures;
+mod junit;
 mod load;
 mod run;
+mod self_check;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -39,10 +43,15 @@ use scoring::expect::Expectations;
 
 use crate::bot::{BotSpec, Script};
 
+pub use bots::SuiteBots;
+pub use figures::{CategoryFigures, ScenarioFigures, SuiteFigures};
+pub use junit::{SYSTEM_OUT_MAX_BYTES, junit_xml};
 pub use load::{load_suite, parse_suite};
 pub use run::{
-    BotFactory, RunOptions, RunResult, ScenarioResult, SuiteResult, run_scenario, run_suite,
+    BotFactory, JudgeTally, RunOptions, RunResult, ScenarioResult, SuiteResult, run_scenario,
+    run_suite,
 };
+pub use self_check::OutcomeMismatch;
 
 /// A loaded, validated suite.
 #[derive(Debug, Clone)]

@@ -6,6 +6,9 @@
 //! and the man page and shell completions are generated from the same definitions
 //! (`scenario-engine generate …`, used by `cargo xtask dist`).
 
+// First, so that its `out!`/`outln!` macros are in scope in every module below.
+#[macro_use]
+mod output;
 mod commands;
 mod error;
 mod progress;
@@ -82,8 +85,13 @@ fn main() -> ExitCode {
         Command::Merge(args) => commands::merge::execute(args),
         Command::AuditJudges(args) => commands::audit_judges::execute(args),
         Command::Generate { what } => {
-            commands::generate::execute(Cli::command(), what, &mut std::io::stdout().lock())
+            commands::generate::execute(Cli::command(), what, &mut output::Stdout)
         }
+    };
+    // Output that could not be written (other than to a closed pipe) is a run failure.
+    let result = match (result, output::failure()) {
+        (Ok(_), Some(e)) => Err(error::CliError::write("stdout", std::io::Error::other(e))),
+        (result, _) => result,
     };
     if let Err(e) = &result {
         eprintln!("{}", e.message());

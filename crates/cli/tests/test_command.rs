@@ -1,6 +1,7 @@
 //! End-to-end tests of `scenario-engine test`: the example suite with the scripted bot (expected
 //! pass/fail, exit code, report snapshot, JSON and JUnit files), against the fake OpenAI server
-//! with `--bot llm`, and invalid input.
+//! with `--bot llm`, and invalid input; a closed stdout, `--repeat` flips by tree position,
+//! JUnit errors and transcripts, `--self-check`, and a judge that cannot be reached.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -67,11 +68,382 @@ fn scripted_suite_reports_expected_outcomes_and_exits_1() {
         .iter()
         .filter(|s| s["expected_outcome"] == "fail")
         .count();
-    assert_eq!(stats.failures, failing);
+    // The scenario whose bot errored is an <error>, the other failed ones <failure>s.
+    assert_eq!(stats.errors, 1);
+    assert_eq!(stats.failures + stats.errors, failing);
     assert!(xml.contains(&format!(
-        "tests=\"{}\" failures=\"{failing}\"",
-        scenarios.len()
+        "tests=\"{}\" failures=\"{}\" errors=\"1\"",
+        scenarios.len(),
+        failing - 1
     )));
+    assert!(xml.contains("type=\"BotError\""), "{xml}");
+    // Every testcase carries its transcript.
+    assert_eq!(stats.system_outs, scenarios.len());
+    assert!(xml.contains("[turn 1] user: Send 50 USD to Alice"), "{xml}");
+    assert!(
+        xml.contains("[turn 1] bot error: HTTP 500 from the bot backend"),
+        "{xml}"
+    );
+}
+
+/// Writes `suite.yaml` in `dir` and returns its path.
+fn write_suite(dir: &Path, text: &str) -> PathBuf {
+    let path = dir.join("suite.yaml");
+    std::fs::write(&path, text).expect("write suite");
+    path
+}
+
+/// Runs `scenario-engine ARGS` with a stdout whose reader is already gone.
+fn run_with_closed_stdout(args: &[&str]) -> Output {
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    let child = Command::new(env!("CARGO_BIN_EXE_scenario-engine"))
+        .args(args)
+        .env_remove("RUST_LOG")
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    child.wait_with_output().expect("it ends")
+}
+
+/// `test … | head -1`: the CI files are written before anything is printed, and the run ends
+/// with its own exit code, quietly (it used to panic with exit 101 and write neither file).
+#[test]
+fn a_closed_stdout_ends_quietly_with_the_exit_code_and_the_ci_files() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let json = dir.path().join("results.json");
+    let junit = dir.path().join("junit.xml");
+    let suite = suite();
+    let out = run_with_closed_stdout(&[
+        "test",
+        suite.to_str().expect("utf-8 path"),
+        "--json",
+        json.to_str().expect("utf-8 path"),
+        "--junit",
+        junit.to_str().expect("utf-8 path"),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "stderr: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("json written"))
+            .expect("valid JSON");
+    assert!(
+        results["scenarios"]
+            .as_array()
+            .is_some_and(|s| s.len() >= 25)
+    );
+    let xml = std::fs::read_to_string(&junit).expect("junit written");
+    check_well_formed(&xml).unwrap_or_else(|e| panic!("malformed JUnit: {e}"));
+
+    // Every command prints through the same guard.
+    let passing = run_with_closed_stdout(&[
+        "test",
+        suite.to_str().expect("utf-8 path"),
+        "--filter",
+        "send-basic",
+    ]);
+    assert_eq!(passing.status.code(), Some(0));
+    let config =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/configs/switchlingua.yaml");
+    let plan = run_with_closed_stdout(&["plan", config.to_str().expect("utf-8 path")]);
+    assert_eq!(
+        plan.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&plan.stderr)
+    );
+    assert!(
+        plan.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&plan.stderr)
+    );
+    let runs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/runs/suite-before.json");
+    let report = run_with_closed_stdout(&["report", runs.to_str().expect("utf-8 path")]);
+    assert_eq!(report.status.code(), Some(0));
+    assert!(
+        report.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&report.stderr)
+    );
+}
+
+/// A deterministic bot never flips, even when two checks share a name (flips used to be keyed
+/// by name, so `responseType: action` passing beside `responseType: text` failing was "flaky").
+#[test]
+fn repeat_with_a_deterministic_bot_shows_no_flips() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let suite = write_suite(
+        dir.path(),
+        "bot: {kind: scripted}\nscenarios:\n  - id: twins\n    category: happy-path\n    steps: [\"Send 5 USD to Bob\"]\n    expect:\n      all:\n        - {responseType: action}\n        - {responseType: text}\n        - {shouldContain: [bob]}\n    script:\n      expect_outcome: fail\n      turns:\n        - text: \"Sending 5 USD to Bob.\"\n          plan: [{agent: transfers, function: send_money, params: {recipient: Bob, amount: 5}}]\n",
+    );
+    let out = run(&[suite.to_str().expect("utf-8 path"), "--repeat", "3"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8(out.stdout).expect("utf-8 output");
+    assert!(stdout.contains("Runs: 0/3 passed"), "{stdout}");
+    assert!(!stdout.contains("Flaky checks"), "{stdout}");
+    // The summary row: pass rate, min and median score (60 in every run: 2 + 1 of 5 weight
+    // points), no flipping check.
+    let row = stdout
+        .lines()
+        .find(|l| l.contains("twins") && l.contains("FAIL"))
+        .unwrap_or_else(|| panic!("no summary row:\n{stdout}"));
+    let cells: Vec<&str> = row.split(['│', '┆']).map(str::trim).collect();
+    assert_eq!(
+        cells[1..cells.len() - 1],
+        [
+            "twins",
+            "happy-path",
+            "FAIL",
+            "0/3 (0%)",
+            "60",
+            "60",
+            "1",
+            ""
+        ],
+        "{row}"
+    );
+}
+
+/// A bot that answers differently from run to run: the flipping check is named with its place
+/// in the expectation tree, and the row gives the pass rate and min/median score.
+#[test]
+fn repeat_names_the_flipping_check_by_tree_position() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let bot = dir.path().join("bot.sh");
+    // Every other conversation mentions the fee (the counter file counts conversations).
+    std::fs::write(
+        &bot,
+        format!(
+            "n=$(cat {count} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {count}\n\
+             while read -r line; do\n\
+               if [ $((n % 2)) -eq 0 ]; then printf '%s\\n' '{{\"text\": \"Sent. A fee applies.\"}}';\n\
+               else printf '%s\\n' '{{\"text\": \"Sent.\"}}'; fi\n\
+             done\n",
+            count = dir.path().join("count").display()
+        ),
+    )
+    .expect("write bot");
+    let suite = write_suite(
+        dir.path(),
+        &format!(
+            "bot:\n  kind: command\n  command: {{program: sh, args: [{}]}}\nscenarios:\n  - id: fee\n    category: happy-path\n    steps: [\"Send 5 USD to Bob\"]\n    expect:\n      shouldContain: [fee]\n      shouldNotContain: [password, secret]\n",
+            bot.display()
+        ),
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_scenario-engine"))
+        .args(["test", suite.to_str().expect("utf-8 path"), "--repeat", "4"])
+        // One conversation at a time, so the counter alternates.
+        .env("SCENARIO_ENGINE__CONCURRENCY", "1")
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("the binary runs");
+    let stdout = String::from_utf8(out.stdout).expect("utf-8 output");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout
+            .contains("Flaky checks: shouldContain: \"fee\" at expect.shouldContain (failed 2/4)"),
+        "{stdout}"
+    );
+    let row = stdout
+        .lines()
+        .find(|l| l.contains("│ fee"))
+        .unwrap_or_else(|| panic!("no summary row:\n{stdout}"));
+    let cells: Vec<&str> = row.split(['│', '┆']).map(str::trim).collect();
+    assert_eq!(cells[4..7], ["2/4 (50%)", "67", "83.5"], "{row}");
+}
+
+/// JUnit: a transcript longer than the cap is cut, and the file stays well-formed.
+#[test]
+fn junit_system_out_is_bounded() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let long = "blah <&> ".repeat(10_000);
+    let suite = write_suite(
+        dir.path(),
+        &format!(
+            "bot: {{kind: scripted}}\nscenarios:\n  - id: long\n    category: happy-path\n    steps: [\"hi\"]\n    expect: {{shouldContain: [blah]}}\n    script: {{turns: [{{text: \"{long}\"}}]}}\n"
+        ),
+    );
+    let junit = dir.path().join("junit.xml");
+    let out = run(&[
+        suite.to_str().expect("utf-8 path"),
+        "--junit",
+        junit.to_str().expect("utf-8 path"),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let xml = std::fs::read_to_string(&junit).expect("junit written");
+    let stats = check_well_formed(&xml).unwrap_or_else(|e| panic!("malformed JUnit: {e}"));
+    assert_eq!((stats.system_outs, stats.failures, stats.errors), (1, 0, 0));
+    assert!(
+        xml.contains("[transcript cut at"),
+        "{}",
+        &xml[xml.len() - 300..]
+    );
+    assert!(xml.len() < 40_000, "{} bytes", xml.len());
+}
+
+/// `--self-check`: the example suite gets every declared outcome (exit 0, although some of its
+/// scenarios fail, as meant); a suite whose script contradicts its checks exits 1 naming it, and
+/// so does a scenario that declares no outcome.
+#[test]
+fn self_check_verifies_every_declared_outcome() {
+    let suite = suite();
+    let out = run(&[suite.to_str().expect("utf-8 path"), "--self-check"]);
+    let stdout = String::from_utf8(out.stdout).expect("utf-8 output");
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("scenarios got the outcome their script declares"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("mismatch"), "{stdout}");
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let bad = write_suite(
+        dir.path(),
+        "bot: {kind: command, command: {program: false}}\nscenarios:\n  - id: wrong-claim\n    category: happy-path\n    steps: [\"hi\"]\n    expect: {shouldContain: [fee]}\n    script: {expect_outcome: pass, turns: [{text: \"no charge\"}]}\n  - id: caught\n    category: happy-path\n    steps: [\"hi\"]\n    expect: {shouldContain: [fee]}\n    script: {expect_outcome: fail, turns: [{text: \"no charge\"}]}\n  - id: undeclared\n    category: happy-path\n    steps: [\"hi\"]\n    expect: {shouldContain: [fee]}\n    script: {turns: [{text: \"a fee applies\"}]}\n",
+    );
+    // The scripted bot runs, whatever the suite's own bot is.
+    let out = run(&[bad.to_str().expect("utf-8 path"), "--self-check"]);
+    let stdout = String::from_utf8(out.stdout).expect("utf-8 output");
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("mismatch: wrong-claim: expect_outcome is pass, but it failed"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("mismatch: undeclared: declares no expect_outcome"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("mismatch: caught"), "{stdout}");
+    assert!(stdout.contains("self-check: 1/3 scenarios"), "{stdout}");
+    // `--self-check` runs the scripted bot: another bot is a contradiction.
+    let out = run(&[
+        bad.to_str().expect("utf-8 path"),
+        "--self-check",
+        "--bot",
+        "llm",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// A suite whose one scenario passes by the text rules, judged by an LLM judge.
+const JUDGED_SUITE: &str = "bot: {kind: scripted}\nscenarios:\n  - id: asks\n    category: ambiguity\n    steps: [\"Send money to Bob\"]\n    expect: {shouldAskFor: [amount], shouldNotContain: [password]}\n    script: {expect_outcome: pass, turns: [{text: \"How much would you like to send to Bob?\"}]}\n";
+
+/// `--judge llm` with a judge that cannot be reached: never the text rules' silent verdict and
+/// exit 0 (as it used to be), but a failed critical `judgeError` check and exit 3.
+#[test]
+fn an_unreachable_judge_is_a_run_failure_not_a_silent_fallback() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let suite = write_suite(dir.path(), JUDGED_SUITE);
+    let json = dir.path().join("results.json");
+    // A port nobody listens on.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let out = Command::new(env!("CARGO_BIN_EXE_scenario-engine"))
+        .args([
+            "test",
+            suite.to_str().expect("utf-8 path"),
+            "--judge",
+            "llm",
+            "--base-url",
+            &format!("http://127.0.0.1:{port}/v1"),
+            "--model",
+            "judge-model",
+            "--api-key-env",
+            "SCENARIO_ENGINE_TEST_NO_KEY",
+            "--json",
+            json.to_str().expect("utf-8 path"),
+        ])
+        .env("SCENARIO_ENGINE__RETRY__MAX_RETRIES", "0")
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("the binary runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("error: the judge could not be reached"),
+        "{stderr}"
+    );
+    assert!(stdout.contains("judge unavailable"), "{stdout}");
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("json written"))
+            .expect("valid JSON");
+    let run = &results["scenarios"][0]["runs"][0];
+    assert_eq!(run["report"]["passed"], false, "{run}");
+    assert_eq!(run["judge"]["asked"], 1, "{run}");
+    assert_eq!(run["judge"]["answered"], 0, "{run}");
+    let checks = run["report"]["checks"].as_array().expect("checks");
+    assert!(
+        checks
+            .iter()
+            .any(|c| c["name"] == "judgeError" && c["passed"] == false && c["critical"] == true),
+        "{checks:?}"
+    );
+}
+
+/// A judge that errors on one question (a 500, no retries) and answers the others: that
+/// scenario fails with the reason (a JUnit `<error type="JudgeError">`), and the run is a failed
+/// test (exit 1), not a run failure.
+#[test]
+fn a_judge_error_fails_the_check_with_its_reason() {
+    let server = FakeServer::spawn_background(FakeConfig {
+        script: vec![fixtures::Fault::ServerError],
+        ..FakeConfig::default()
+    })
+    .expect("fake server starts");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let junit = dir.path().join("junit.xml");
+    let suite = write_suite(
+        dir.path(),
+        &format!(
+            "{JUDGED_SUITE}  - id: asks-again\n    category: ambiguity\n    steps: [\"Send money to Bob\"]\n    expect: {{shouldAskFor: [amount]}}\n    script: {{turns: [{{text: \"How much would you like to send to Bob?\"}}]}}\n"
+        ),
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_scenario-engine"))
+        .args([
+            "test",
+            suite.to_str().expect("utf-8 path"),
+            "--judge",
+            "llm",
+            "--base-url",
+            &server.base_url(),
+            "--model",
+            "fake-model",
+            "--api-key-env",
+            "SCENARIO_ENGINE_TEST_NO_KEY",
+            "--junit",
+            junit.to_str().expect("utf-8 path"),
+        ])
+        .env("SCENARIO_ENGINE__RETRY__MAX_RETRIES", "0")
+        .env("SCENARIO_ENGINE__CONCURRENCY", "1")
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("the binary runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("judge unavailable"), "{stdout}");
+    assert!(
+        stdout.contains("critical check failed: judgeError"),
+        "{stdout}"
+    );
+    let xml = std::fs::read_to_string(&junit).expect("junit written");
+    let stats = check_well_formed(&xml).unwrap_or_else(|e| panic!("malformed JUnit: {e}"));
+    assert!(stats.errors >= 1, "{xml}");
+    assert!(xml.contains("type=\"JudgeError\""), "{xml}");
 }
 
 #[test]
@@ -166,6 +538,8 @@ fn llm_bot_runs_against_the_fake_server() {
 struct XmlStats {
     testcases: usize,
     failures: usize,
+    errors: usize,
+    system_outs: usize,
 }
 
 /// A minimal XML well-formedness check: balanced, properly nested tags, quoted attributes, known
@@ -178,6 +552,8 @@ fn check_well_formed(xml: &str) -> Result<XmlStats, String> {
     let mut stats = XmlStats {
         testcases: 0,
         failures: 0,
+        errors: 0,
+        system_outs: 0,
     };
     let mut rest = body;
     while let Some(start) = rest.find(['<', '&']) {
@@ -210,6 +586,8 @@ fn check_well_formed(xml: &str) -> Result<XmlStats, String> {
         match name.as_str() {
             "testcase" => stats.testcases += 1,
             "failure" => stats.failures += 1,
+            "error" => stats.errors += 1,
+            "system-out" => stats.system_outs += 1,
             _ => {}
         }
         if !self_closing {

@@ -141,6 +141,12 @@ pub struct Check {
     /// (docs/suites.md, "Text rules"). Serialized only when true.
     #[serde(default, skip_serializing_if = "is_false")]
     pub low_confidence: bool,
+    /// Where the check sits in the expectation tree (`expect.all[1].shouldContain[0]`): the
+    /// stable identity of a check across runs of one scenario, which its display name is not
+    /// (two checks may share a name). Empty for checks built outside an expectation tree and in
+    /// results written before paths existed.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub path: String,
 }
 
 #[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` passes a reference
@@ -172,6 +178,7 @@ impl Check {
             message: message.into(),
             critical: false,
             low_confidence: false,
+            path: String::new(),
         }
     }
 
@@ -198,6 +205,13 @@ impl Check {
     #[must_use]
     pub fn critical(mut self) -> Self {
         self.critical = true;
+        self
+    }
+
+    /// The same check at `path` in its expectation tree (see [`Check::path`]).
+    #[must_use]
+    pub fn at(mut self, path: impl Into<String>) -> Self {
+        self.path = path.into();
         self
     }
 }

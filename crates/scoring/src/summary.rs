@@ -4,6 +4,7 @@
 //! (or categories and check names), never with the number of records. Rendering them to tables,
 //! Markdown or HTML is the CLI's job; everything here serializes with serde.
 
+use crate::check::Check;
 use crate::report::ScenarioReport;
 use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
@@ -325,6 +326,166 @@ impl SuiteSummary {
                 failures,
             })
             .collect()
+    }
+}
+
+/// The runs of one scenario (`test --repeat N`): how many passed, the spread of their shown
+/// scores, and the checks whose verdict changed between runs. Build with `default()`, feed each
+/// run's report with [`add`](Self::add).
+///
+/// A check is identified by its place in the expectation tree ([`Check::path`]), never by its
+/// display name (two checks may share one). Checks inside an `any` count as that `any`: which
+/// branch held may change between runs without the verdict changing. A check that exists only
+/// when something went wrong (a `botError`, a judge failure: their paths do not start with
+/// `expect`) flips when some runs have it and others do not.
+///
+/// ```
+/// use scoring::summary::RepeatSummary;
+/// use scoring::{Check, CheckKind, ScenarioReport, ScoreCard, ScorePolicy};
+/// let run = |passed: bool| {
+///     let check = Check::new(CheckKind::ShouldContain, "shouldContain: \"fee\"", passed, "")
+///         .at("expect.shouldContain");
+///     ScenarioReport::new("s", "S", "happy-path", ScoreCard::new(vec![check], &ScorePolicy::default()))
+/// };
+/// let mut runs = RepeatSummary::default();
+/// runs.add(&run(true));
+/// runs.add(&run(false));
+/// assert_eq!((runs.passed_runs, runs.runs), (1, 2));
+/// assert_eq!(runs.flipping()[0].path, "expect.shouldContain");
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct RepeatSummary {
+    /// Runs added.
+    pub runs: u64,
+    /// Runs that passed.
+    pub passed_runs: u64,
+    /// Shown scores (the ≥3-checks visibility rule) of the runs that have one, in run order.
+    pub scores: Vec<u32>,
+    /// Flip key → the check's verdicts over the runs.
+    checks: BTreeMap<String, CheckVerdicts>,
+}
+
+/// How one check (by flip key) came out over the runs of a scenario.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+struct CheckVerdicts {
+    /// The display name it had in its first run.
+    name: String,
+    /// Runs in which it passed.
+    passed: u64,
+    /// Runs in which it failed.
+    failed: u64,
+    /// Whether it is outside the expectation tree (present only when something went wrong).
+    out_of_tree: bool,
+}
+
+/// A check whose verdict changed between runs of one scenario.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FlippingCheck {
+    /// Its place in the expectation tree (an `any` for checks inside one), or its name for
+    /// results without paths.
+    pub path: String,
+    /// Its display name.
+    pub name: String,
+    /// Runs in which it failed.
+    pub failed_runs: u64,
+}
+
+impl RepeatSummary {
+    /// Adds one run of the scenario.
+    pub fn add(&mut self, report: &ScenarioReport) {
+        let card = &report.card;
+        self.runs += 1;
+        if card.passed() {
+            self.passed_runs += 1;
+        }
+        if card.show_score() {
+            self.scores.push(card.score());
+        }
+        // One verdict per key and run: a key fails in a run when any of its checks fails.
+        let mut this_run: BTreeMap<String, (&str, bool, bool)> = BTreeMap::new();
+        // `maxLatencyMs` measures the wall clock, which varies between runs of a deterministic
+        // bot: it is never counted as a flip.
+        for check in card
+            .checks()
+            .iter()
+            .filter(|c| c.kind != crate::CheckKind::MaxLatencyMs)
+        {
+            let key = flip_key(check);
+            let entry = this_run.entry(key).or_insert((
+                check.name.as_str(),
+                true,
+                !check.path.is_empty() && !check.path.starts_with("expect"),
+            ));
+            entry.1 &= check.passed;
+        }
+        for (key, (name, passed, out_of_tree)) in this_run {
+            let verdicts = self.checks.entry(key).or_insert_with(|| CheckVerdicts {
+                name: name.to_owned(),
+                out_of_tree,
+                ..CheckVerdicts::default()
+            });
+            if passed {
+                verdicts.passed += 1;
+            } else {
+                verdicts.failed += 1;
+            }
+        }
+    }
+
+    /// passed runs / runs, or `None` before any run.
+    #[must_use]
+    pub fn pass_rate(&self) -> Option<f64> {
+        ratio(self.passed_runs, self.runs)
+    }
+
+    /// The lowest shown score, or `None` when no run shows one.
+    #[must_use]
+    pub fn min_score(&self) -> Option<u32> {
+        self.scores.iter().min().copied()
+    }
+
+    /// The median shown score (the mean of the middle two for an even count), or `None` when
+    /// no run shows one.
+    #[must_use]
+    pub fn median_score(&self) -> Option<f64> {
+        let mut sorted = self.scores.clone();
+        sorted.sort_unstable();
+        let n = sorted.len();
+        match n {
+            0 => None,
+            _ if n % 2 == 1 => Some(f64::from(sorted[n / 2])),
+            _ => Some((f64::from(sorted[n / 2 - 1]) + f64::from(sorted[n / 2])) / 2.0),
+        }
+    }
+
+    /// The checks that passed in some runs and failed in others, in path order.
+    #[must_use]
+    pub fn flipping(&self) -> Vec<FlippingCheck> {
+        self.checks
+            .iter()
+            .filter(|(_, v)| {
+                (v.passed > 0 && v.failed > 0)
+                    || (v.out_of_tree && v.failed > 0 && v.failed < self.runs)
+            })
+            .map(|(path, v)| FlippingCheck {
+                path: path.clone(),
+                name: v.name.clone(),
+                failed_runs: v.failed,
+            })
+            .collect()
+    }
+}
+
+/// The key a check's verdicts are compared under across runs: its path, cut at the outermost
+/// `any` (`expect.all[1].any[0].shouldContain` → `expect.all[1].any`); its name when it has no
+/// path (results written before paths existed).
+fn flip_key(check: &Check) -> String {
+    if check.path.is_empty() {
+        return check.name.clone();
+    }
+    match check.path.find(".any") {
+        Some(i) => format!("{}.any", &check.path[..i]),
+        None => check.path.clone(),
     }
 }
 

@@ -1,7 +1,9 @@
 //! The optional LLM judge for the askFor/warn/reject checks: renders each
 //! [`JudgeQuestion`] with the `judge.j2` prompt, asks the model for `{holds, reason}` as structured
 //! output, and collects [`JudgeVerdicts`] for [`scoring::expect::evaluate`]. A question the judge
-//! cannot answer is left out, so that check falls back to signals or rules (and says so).
+//! could not answer (the call failed, or the answer was not a verdict) is never silently left to
+//! the text rules: it is returned in [`JudgeAnswers::failures`], and the suite runner turns it into
+//! a failed critical `judgeError` check; a suite whose judge answered nothing is a run failure.
 
 use std::sync::Arc;
 
@@ -13,6 +15,15 @@ use serde_json::Value;
 use scoring::expect::{JudgeQuestion, JudgeVerdict, JudgeVerdicts};
 
 const PROMPT: &str = include_str!("judge.j2");
+
+/// What the judge made of a list of questions.
+#[derive(Debug, Clone, Default)]
+pub struct JudgeAnswers {
+    /// The verdicts obtained, by question id.
+    pub verdicts: JudgeVerdicts,
+    /// The questions that got no verdict, with why: `(question id, reason)`, in question order.
+    pub failures: Vec<(String, String)>,
+}
 
 /// A chat model used as judge.
 #[derive(Clone)]
@@ -48,8 +59,9 @@ impl LlmJudge {
         env.render_str(PROMPT, ctx).map_err(|e| e.to_string())
     }
 
-    /// Asks every question (a few at a time) and returns the verdicts obtained.
-    pub async fn answer(&self, questions: &[JudgeQuestion]) -> JudgeVerdicts {
+    /// Asks every question (a few at a time): the verdicts obtained and the questions that got
+    /// none.
+    pub async fn answer(&self, questions: &[JudgeQuestion]) -> JudgeAnswers {
         let schema = serde_json::json!({
             "type": "object",
             "properties": {"holds": {"type": "boolean"}, "reason": {"type": "string"}},
@@ -64,26 +76,45 @@ impl LlmJudge {
                         Ok(p) => p,
                         Err(e) => {
                             tracing::warn!(id = %q.id, error = %e, "judge prompt failed to render");
-                            return None;
+                            return (
+                                q.id.clone(),
+                                Err(format!("the judge prompt did not render: {e}")),
+                            );
                         }
                     };
-                    let mut req = ChatRequest::new(self.model_name.clone(), vec![Message::user(prompt)]);
-                    req.output_schema =
-                        Some(OutputSchema { name: "verdict".to_owned(), schema, strict: true });
+                    let mut req =
+                        ChatRequest::new(self.model_name.clone(), vec![Message::user(prompt)]);
+                    req.output_schema = Some(OutputSchema {
+                        name: "verdict".to_owned(),
+                        schema,
+                        strict: true,
+                    });
                     req.temperature = Some(0.0);
-                    match self.model.chat(req).await {
-                        Ok(resp) => parse_verdict(resp.json.as_ref()).map(|v| (q.id.clone(), v)),
+                    let answer = match self.model.chat(req).await {
+                        Ok(resp) => parse_verdict(resp.json.as_ref()).ok_or_else(|| {
+                            "the judge's answer is not a verdict {holds, reason}".to_owned()
+                        }),
                         Err(e) => {
-                            tracing::warn!(id = %q.id, error = %e, "judge call failed; rules decide");
-                            None
+                            tracing::warn!(id = %q.id, error = %e, "judge call failed");
+                            Err(e.to_string())
                         }
-                    }
+                    };
+                    (q.id.clone(), answer)
                 }
             })
-            .buffer_unordered(4)
+            .buffered(4)
             .collect::<Vec<_>>()
             .await;
-        JudgeVerdicts(answers.into_iter().flatten().collect())
+        let mut out = JudgeAnswers::default();
+        for (id, answer) in answers {
+            match answer {
+                Ok(verdict) => {
+                    out.verdicts.0.insert(id, verdict);
+                }
+                Err(reason) => out.failures.push((id, reason)),
+            }
+        }
+        out
     }
 }
 

@@ -2,7 +2,8 @@
 //! [`BotFactory`]; steps are sent in order, each under the scenario's turn timeout. A bot error or
 //! timeout becomes a failed turn (and stops the conversation), never a pass. The transcript is then
 //! scored with `scoring::expect::evaluate` (after the optional LLM judge answered its questions)
-//! and a `ScoreCard` under the suite's policy. Scenarios run concurrently, bounded by
+//! and a `ScoreCard` under the suite's policy. A judge question that got no answer adds a failed
+//! critical `judgeError` check (the text rules never silently stand in for the judge). Scenarios run concurrently, bounded by
 //! [`RunOptions::concurrency`]; results keep the suite's order.
 
 use std::time::Instant;
@@ -10,12 +11,13 @@ use std::time::Instant;
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 
-use scoring::expect::{JudgeVerdicts, evaluate, judge_questions};
+use scoring::expect::{JudgeQuestion, evaluate, judge_questions};
+use scoring::summary::{FlippingCheck, RepeatSummary};
 use scoring::transcript::{BotTurn, Transcript};
-use scoring::{ScenarioReport, ScoreCard, ScorePolicy};
+use scoring::{Check, ScenarioReport, ScoreCard, ScorePolicy};
 
 use super::{Suite, SuiteScenario};
-use crate::bot::judge::LlmJudge;
+use crate::bot::judge::{JudgeAnswers, LlmJudge};
 use crate::bot::{Bot, BotError, Expected};
 
 /// Makes a fresh bot for one run of one scenario.
@@ -73,6 +75,38 @@ pub struct RunResult {
     pub transcript: Transcript,
     /// The scored verdict.
     pub report: ScenarioReport,
+    /// What the LLM judge was asked in this run and how many it answered (absent without a
+    /// judge, or when it had nothing to ask).
+    #[serde(default, skip_serializing_if = "JudgeTally::is_empty")]
+    pub judge: JudgeTally,
+}
+
+/// Questions put to the LLM judge and what came back.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JudgeTally {
+    /// Questions asked.
+    pub asked: u64,
+    /// Questions answered with a verdict.
+    pub answered: u64,
+    /// Why the first unanswered question got no verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_error: Option<String>,
+}
+
+impl JudgeTally {
+    /// True when nothing was asked.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.asked == 0
+    }
+
+    fn add(&mut self, other: &JudgeTally) {
+        self.asked += other.asked;
+        self.answered += other.answered;
+        if self.first_error.is_none() {
+            self.first_error.clone_from(&other.first_error);
+        }
+    }
 }
 
 /// All runs of one scenario.
@@ -115,28 +149,48 @@ impl ScenarioResult {
         self.runs.iter().filter(|r| r.report.card.passed()).count()
     }
 
-    /// Names of checks that passed in some runs and failed in others. `maxLatencyMs` checks are
-    /// left out: they measure the wall clock, which varies between runs of a deterministic bot.
+    /// Its runs summarised: pass rate, score spread, flipping checks (by tree position).
     #[must_use]
-    pub fn flipping_checks(&self) -> Vec<String> {
-        let mut seen: std::collections::BTreeMap<&str, (bool, bool)> = Default::default();
+    pub fn repeat_summary(&self) -> RepeatSummary {
+        let mut summary = RepeatSummary::default();
         for run in &self.runs {
-            for check in run.report.card.checks() {
-                if check.kind == scoring::CheckKind::MaxLatencyMs {
-                    continue;
-                }
-                let entry = seen.entry(check.name.as_str()).or_default();
-                if check.passed {
-                    entry.0 = true;
-                } else {
-                    entry.1 = true;
-                }
-            }
+            summary.add(&run.report);
         }
-        seen.into_iter()
-            .filter(|(_, (p, f))| *p && *f)
-            .map(|(n, _)| n.to_owned())
-            .collect()
+        summary
+    }
+
+    /// The checks that passed in some runs and failed in others, keyed by their position in the
+    /// expectation tree (see [`RepeatSummary`]).
+    #[must_use]
+    pub fn flipping_checks(&self) -> Vec<FlippingCheck> {
+        self.repeat_summary().flipping()
+    }
+
+    /// Whether some run's bot failed to answer (a `botError` check failed).
+    #[must_use]
+    pub fn bot_error(&self) -> Option<&Check> {
+        self.runs
+            .iter()
+            .flat_map(|r| r.report.card.checks())
+            .find(|c| !c.passed && is_bot_error(c))
+    }
+}
+
+/// A `botError` check: by its path (`bot…`), or by its name in results written before paths.
+fn is_bot_error(check: &Check) -> bool {
+    check.path == "bot"
+        || check.path.starts_with("bot.")
+        || (check.path.is_empty() && check.name.starts_with("botError"))
+}
+
+impl ScenarioResult {
+    /// The first failed `judgeError` check of its runs.
+    #[must_use]
+    pub fn judge_error(&self) -> Option<&Check> {
+        self.runs
+            .iter()
+            .flat_map(|r| r.report.card.checks())
+            .find(|c| !c.passed && c.path == "judge")
     }
 }
 
@@ -156,6 +210,24 @@ impl SuiteResult {
     #[must_use]
     pub fn passed(&self) -> bool {
         self.scenarios.iter().all(ScenarioResult::passed)
+    }
+
+    /// What the LLM judge was asked over the whole suite and how much it answered.
+    #[must_use]
+    pub fn judge_tally(&self) -> JudgeTally {
+        let mut tally = JudgeTally::default();
+        for run in self.scenarios.iter().flat_map(|s| &s.runs) {
+            tally.add(&run.judge);
+        }
+        tally
+    }
+
+    /// Why the judge could not be reached, when it was asked questions and answered none.
+    #[must_use]
+    pub fn judge_unreachable(&self) -> Option<String> {
+        let tally = self.judge_tally();
+        (tally.asked > 0 && tally.answered == 0)
+            .then(|| tally.first_error.unwrap_or_else(|| "no answer".to_owned()))
     }
 }
 
@@ -242,15 +314,19 @@ pub async fn run_scenario(
             );
         }
     }
-    let verdicts = match judge {
-        Some(judge) => {
-            judge
-                .answer(&judge_questions(&scenario.expectations, &transcript))
-                .await
-        }
-        None => JudgeVerdicts::default(),
+    let questions = judge.map(|_| judge_questions(&scenario.expectations, &transcript));
+    let answers = match (judge, &questions) {
+        (Some(judge), Some(questions)) if !questions.is_empty() => judge.answer(questions).await,
+        _ => JudgeAnswers::default(),
     };
-    let checks = evaluate(&scenario.expectations, &transcript, &verdicts);
+    let mut checks = evaluate(&scenario.expectations, &transcript, &answers.verdicts);
+    let questions = questions.unwrap_or_default();
+    checks.extend(judge_error(&questions, &answers));
+    let tally = JudgeTally {
+        asked: questions.len() as u64,
+        answered: answers.verdicts.0.len() as u64,
+        first_error: answers.failures.first().map(|(_, reason)| reason.clone()),
+    };
     let card = ScoreCard::new(checks, policy);
     tracing::debug!(scenario = %scenario.id, score = card.score(), passed = card.passed(), "scenario scored");
     let report = ScenarioReport::new(
@@ -259,7 +335,36 @@ pub async fn run_scenario(
         scenario.category.as_str(),
         card,
     );
-    RunResult { transcript, report }
+    RunResult {
+        transcript,
+        report,
+        judge: tally,
+    }
+}
+
+/// The failed critical `judgeError` check of a run whose judge left questions unanswered: the
+/// checks it was asked about were decided by the text rules instead, which must not pass the
+/// scenario.
+fn judge_error(questions: &[JudgeQuestion], answers: &JudgeAnswers) -> Option<Check> {
+    let (first_id, first_reason) = answers.failures.first()?;
+    let kind = questions
+        .iter()
+        .find(|q| &q.id == first_id)
+        .map_or(scoring::CheckKind::ShouldAskFor, |q| q.kind);
+    let ids: Vec<&str> = answers.failures.iter().map(|(id, _)| id.as_str()).collect();
+    Some(
+        Check::fail(
+            kind,
+            "judgeError",
+            format!(
+                "judge unavailable: {first_reason} (no verdict for {}); the text rules' verdicts \
+                 for these checks are not trusted",
+                ids.join(", ")
+            ),
+        )
+        .critical()
+        .at("judge"),
+    )
 }
 
 async fn play_turn(

@@ -160,7 +160,7 @@ fn print_report(report: &AuditReport) {
                 ]);
             }
         }
-        println!("judge {}:\n{table}", judge.judge);
+        outln!("judge {}:\n{table}", judge.judge);
     }
     let mut summary = Table::new();
     summary.set_header(vec![
@@ -181,7 +181,7 @@ fn print_report(report: &AuditReport) {
             num(j.max_range),
         ]);
     }
-    println!("judge spread over {} repeat(s):\n{summary}", report.repeats);
+    outln!("judge spread over {} repeat(s):\n{summary}", report.repeats);
     let mut scores = Table::new();
     scores.set_header(vec![
         "scenario",
@@ -194,11 +194,11 @@ fn print_report(report: &AuditReport) {
     for s in &report.scenarios {
         scores.add_row(score_row(s));
     }
-    println!(
+    outln!(
         "weighted score per repeat (threshold {}):\n{scores}",
         report.threshold
     );
-    println!(
+    outln!(
         "flip rate: {} overall, {} near the threshold (original score within ±{})",
         rate(report.flip_overall),
         rate(report.flip_near_threshold),

@@ -63,7 +63,7 @@ pub fn execute(args: Args) -> CommandResult {
         &display_name(&args.after),
         args.min_score_delta,
     );
-    print!("{}", terminal::diff(&view));
+    out!("{}", terminal::diff(&view));
     if let Some(path) = &args.markdown {
         super::report::write(path, diff_markdown(&view))?;
     }

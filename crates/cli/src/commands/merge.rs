@@ -113,8 +113,8 @@ fn print_summary(args: &Args, inputs: &MergeInputs) {
     for (path, n) in args.outputs.iter().zip(&inputs.per_file) {
         table.add_row(vec![path.display().to_string(), n.to_string()]);
     }
-    println!("{table}");
-    println!(
+    outln!("{table}");
+    outln!(
         "merged {} record(s) from {} file(s) into {}: {} accepted, mean score {mean}{}",
         inputs.len(),
         args.outputs.len(),

@@ -45,9 +45,9 @@ pub fn execute(args: Args) -> CommandResult {
     if args.json {
         let json = serde_json::to_string_pretty(&report)
             .map_err(|e| CliError::run(format!("cannot serialise the plan: {e}")))?;
-        println!("{json}");
+        outln!("{json}");
     } else {
-        print!("{}", render_text(&report));
+        out!("{}", render_text(&report));
     }
     Ok(Outcome::Success)
 }

@@ -61,7 +61,7 @@ pub fn execute(args: Args) -> CommandResult {
             let (figures, heatmap) =
                 pipeline::collect(&run, &options).map_err(CliError::invalid)?;
             let report = pipeline::build(&source, &figures, heatmap.as_ref());
-            print!("{}", terminal::pipeline(&report));
+            out!("{}", terminal::pipeline(&report));
             (
                 args.html.map(|p| (p, render::pipeline_html(&report))),
                 args.markdown
@@ -70,7 +70,7 @@ pub fn execute(args: Args) -> CommandResult {
         }
         Results::Suite(result) => {
             let report = suite::build(&source, &result);
-            print!("{}", suite_tables(&report));
+            out!("{}", suite_tables(&report));
             (
                 args.html.map(|p| (p, render::suite_html(&report))),
                 args.markdown.map(|p| (p, render::suite_markdown(&report))),

@@ -3,17 +3,24 @@
 //! Composition only: the suite is loaded and run by `agents::suite`, checks are scored by
 //! `scoring`, reports are rendered by `scoring::report`. This command picks the bot adapter,
 //! builds the LLM through the one provider bootstrap (honouring `--config`'s `run:` settings)
-//! when one is needed, prints the per-scenario reports and a summary table,
-//! and writes the `--json` and `--junit` files. Exit codes: 0 all scenarios passed, 1 a scenario
-//! failed, 2 invalid input (suite, flags, bot settings), 3 the run itself could not start.
+//! when one is needed, writes the `--json` and `--junit` files (atomically, before printing
+//! anything), then prints the per-scenario reports and a summary table laid out from
+//! `agents::suite::SuiteFigures`. `--self-check` verifies the scripted outcomes instead. Exit
+//! codes: 0 all scenarios passed (self-check: every outcome as declared), 1 a scenario failed (a
+//! mismatch), 2 invalid input (suite, flags, bot settings), 3 the run could not start, the judge
+//! could not be reached, or a CI file could not be written.
 
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use agents::bot::BotKind;
 use agents::bot::judge::LlmJudge;
-use agents::bot::{BotError, BotKind, CommandBot, HttpBot, LlmBot, scripted_bot};
-use agents::suite::{RunOptions, Suite, SuiteResult, SuiteScenario, load_suite, run_suite};
+use agents::suite::{
+    RunOptions, ScenarioFigures, Suite, SuiteBots, SuiteFigures, SuiteResult, junit_xml,
+    load_suite, run_suite,
+};
 use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use llm_client::ChatModel;
 use scoring::report::render_text;
@@ -21,6 +28,7 @@ use scoring::report::render_text;
 use super::{Bot, EndpointArgs};
 use crate::error::{CliError, CommandResult, Outcome};
 use crate::provider::{self, Resolved};
+use crate::report::pipeline::pct;
 use crate::settings::{CacheSettings, FlagOverrides, RunSettings};
 
 /// Scenarios run at once unless the settings say otherwise.
@@ -63,9 +71,16 @@ pub struct Args {
     /// (Not `--threshold`: that flag is the pipeline's accept threshold, 0–10.)
     #[arg(long, value_name = "SCORE", value_parser = clap::value_parser!(u32).range(0..=100))]
     pub pass_score: Option<u32>,
-    /// Decide shouldAskFor/shouldWarn/shouldReject with an LLM judge.
+    /// Decide shouldAskFor/shouldWarn/shouldReject with an LLM judge. A question it cannot
+    /// answer fails its scenario (a critical `judgeError` check); a judge that answers nothing
+    /// at all is a run failure (exit 3).
     #[arg(long, value_enum)]
     pub judge: Option<Judge>,
+    /// Check the suite itself (for suite authors): run it with its scripted bot and verify that
+    /// every scenario gets the outcome its script declares (`expect_outcome: pass|fail`); exit 1
+    /// naming the scenarios that do not.
+    #[arg(long, conflicts_with = "bot")]
+    pub self_check: bool,
 }
 
 /// `test --judge`: who decides the judged checks.
@@ -82,7 +97,11 @@ pub enum Judge {
 /// [`Outcome::Failed`].
 pub fn execute(args: Args) -> CommandResult {
     let suite = load_suite(&args.suite)?;
-    let kind = args.bot.map_or(suite.bot.kind, BotKind::from);
+    let kind = if args.self_check {
+        BotKind::Scripted
+    } else {
+        args.bot.map_or(suite.bot.kind, BotKind::from)
+    };
     let settings = settings(&args)?;
     super::block_on(run(args, suite, kind, settings))
 }
@@ -135,16 +154,6 @@ fn build_model(
 }
 
 async fn run(args: Args, suite: Suite, kind: BotKind, settings: RunSettings) -> CommandResult {
-    if kind == BotKind::Http && suite.bot.http.is_none() {
-        return Err(CliError::invalid(
-            "--bot http needs a `bot.http` section in the suite",
-        ));
-    }
-    if kind == BotKind::Command && suite.bot.command.is_none() {
-        return Err(CliError::invalid(
-            "--bot command needs a `bot.command` section in the suite",
-        ));
-    }
     let mut concurrency = settings.concurrency;
     let needs_model = kind == BotKind::Llm || args.judge.is_some();
     let model: Option<(Arc<dyn ChatModel>, String)> = if needs_model {
@@ -154,39 +163,8 @@ async fn run(args: Args, suite: Suite, kind: BotKind, settings: RunSettings) -> 
     } else {
         None
     };
-    let bot_model = model.clone();
-    let spec = suite.bot.clone();
-    let factory = move |scenario: &SuiteScenario| -> Result<Box<dyn agents::bot::Bot>, BotError> {
-        match kind {
-            BotKind::Scripted => scripted_bot(scenario),
-            BotKind::Llm => {
-                let (model, name) = bot_model
-                    .clone()
-                    .ok_or_else(|| BotError::Config("no model configured".to_owned()))?;
-                Ok(Box::new(LlmBot::new(
-                    model,
-                    name,
-                    spec.llm.clone(),
-                    &spec.system_prompt,
-                    &spec.agents,
-                )))
-            }
-            BotKind::Http => {
-                let http = spec
-                    .http
-                    .clone()
-                    .ok_or_else(|| BotError::Config("no bot.http".to_owned()))?;
-                Ok(Box::new(HttpBot::new(http)?))
-            }
-            BotKind::Command => {
-                let cmd = spec
-                    .command
-                    .as_ref()
-                    .ok_or_else(|| BotError::Config("no bot.command".to_owned()))?;
-                Ok(Box::new(CommandBot::spawn(cmd)?))
-            }
-        }
-    };
+    let bot_model = model.clone().filter(|_| kind == BotKind::Llm);
+    let bots = SuiteBots::new(kind, suite.bot.clone(), bot_model).map_err(CliError::invalid)?;
     let opts = RunOptions {
         repeat: args.repeat,
         concurrency,
@@ -197,48 +175,88 @@ async fn run(args: Args, suite: Suite, kind: BotKind, settings: RunSettings) -> 
             .filter(|_| args.judge.is_some())
             .map(|(model, model_name)| LlmJudge { model, model_name }),
     };
-    let result = run_suite(&suite, &factory, &opts).await;
+    let result = run_suite(&suite, &bots, &opts).await;
     if result.scenarios.is_empty() {
         return Err(CliError::invalid(format!(
             "no scenario matches the filter {:?}",
             args.filter.unwrap_or_default()
         )));
     }
-    print!("{}", print_reports(&result).map_err(CliError::run)?);
-    println!("{}", summary_table(&result));
-    println!("{}", totals_line(&result));
+    // The CI files first: a reader of stdout that goes away must not cost them.
     if let Some(path) = &args.json {
-        write_json(path, &result).map_err(|e| CliError::write(path, e))?;
+        let json = serde_json::to_vec_pretty(&result).map_err(CliError::run)?;
+        write_file(path, &json)?;
     }
     if let Some(path) = &args.junit {
-        let xml = junit_xml(&result).map_err(CliError::run)?;
-        std::fs::write(path, xml).map_err(|e| CliError::write(path, e))?;
+        write_file(path, junit_xml(&result).map_err(CliError::run)?.as_bytes())?;
     }
-    Ok(if result.passed() {
+    let outcome = if args.self_check {
+        self_check(&result)
+    } else {
+        let figures = SuiteFigures::of(&result);
+        out!(
+            "{}",
+            print_reports(&result, &figures).map_err(CliError::run)?
+        );
+        outln!("{}", summary_table(&figures));
+        outln!("{}", totals_line(&figures));
+        if result.passed() {
+            Outcome::Success
+        } else {
+            Outcome::Failed
+        }
+    };
+    match result.judge_unreachable() {
+        Some(reason) => Err(CliError::run(format!(
+            "the judge could not be reached: {reason}; its checks failed as judgeError"
+        ))),
+        None => Ok(outcome),
+    }
+}
+
+/// Writes a CI file atomically (a reader never sees half of it).
+fn write_file(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
+    llm_client::write_atomic(path, |out| {
+        out.write_all(bytes)?;
+        out.write_all(b"\n")
+    })
+    .map_err(|e| CliError::write(path, e))
+}
+
+/// `--self-check`: one line per scenario that did not get its declared outcome (with the verdict
+/// run's reasons), and a verdict line. Failed scenarios that were meant to fail are a success.
+fn self_check(result: &SuiteResult) -> Outcome {
+    let mismatches = result.outcome_mismatches();
+    for m in &mismatches {
+        outln!("mismatch: {m}");
+    }
+    let total = result.scenarios.len();
+    outln!(
+        "self-check: {}/{total} scenarios got the outcome their script declares",
+        total - mismatches.len()
+    );
+    if mismatches.is_empty() {
         Outcome::Success
     } else {
         Outcome::Failed
-    })
+    }
 }
 
 /// The report of each scenario: its first failing run (or its first run), in the seed's format.
-fn print_reports(result: &SuiteResult) -> Result<String, scoring::report::ReportError> {
+fn print_reports(
+    result: &SuiteResult,
+    figures: &SuiteFigures,
+) -> Result<String, scoring::report::ReportError> {
     let mut out = String::new();
-    for s in &result.scenarios {
-        let Some(run) = s
-            .runs
-            .iter()
-            .find(|r| !r.report.card.passed())
-            .or_else(|| s.runs.first())
-        else {
+    for (s, f) in result.scenarios.iter().zip(&figures.scenarios) {
+        let Some(run) = s.verdict_run() else {
             continue;
         };
         out.push_str(&render_text(&run.report)?);
         if result.repeat > 1 {
-            let _ = writeln!(out, "Runs: {}/{} passed", s.passed_runs(), s.runs.len());
-            let flips = s.flipping_checks();
-            if !flips.is_empty() {
-                let _ = writeln!(out, "Flaky checks: {}", flips.join(", "));
+            let _ = writeln!(out, "Runs: {}/{} passed", f.runs.passed_runs, f.runs.runs);
+            if !f.flipping.is_empty() {
+                let _ = writeln!(out, "Flaky checks: {}", flips(f));
             }
         }
         out.push('\n');
@@ -246,158 +264,68 @@ fn print_reports(result: &SuiteResult) -> Result<String, scoring::report::Report
     Ok(out)
 }
 
-fn summary_table(result: &SuiteResult) -> Table {
+/// The flipping checks of a scenario: name, place in the expectation tree, failed runs.
+fn flips(f: &ScenarioFigures) -> String {
+    let runs = f.runs.runs;
+    f.flipping
+        .iter()
+        .map(|c| format!("{} at {} (failed {}/{runs})", c.name, c.path, c.failed_runs))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// One row per scenario. With `--repeat`, the verdict run's failed checks, the pass rate
+/// (passed runs / N), the min and median shown score over the runs, and the flipping checks.
+fn summary_table(figures: &SuiteFigures) -> Table {
     let mut table = Table::new();
     table
         .load_style(UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Disabled);
-    let mut header = vec!["scenario", "category", "result", "score", "failed checks"];
-    if result.repeat > 1 {
-        header.extend(["pass rate", "flipping checks"]);
+    let repeated = figures.repeat > 1;
+    let mut header = vec!["scenario", "category", "result"];
+    if repeated {
+        header.extend(["pass rate", "min score", "median score"]);
+    } else {
+        header.push("score");
+    }
+    header.push("failed checks");
+    if repeated {
+        header.push("flipping checks");
     }
     table.set_header(header);
-    for s in &result.scenarios {
-        let Some(first) = s.runs.first() else {
-            continue;
-        };
-        let card = &first.report.card;
-        let score = if card.show_score() {
-            card.score().to_string()
-        } else {
-            "-".to_owned()
-        };
-        let failed: Vec<&str> = card
-            .checks()
-            .iter()
-            .filter(|c| !c.passed)
-            .map(|c| c.name.as_str())
-            .collect();
+    let shown = |score: Option<f64>| score.map_or_else(|| "-".to_owned(), |s| s.to_string());
+    for f in &figures.scenarios {
         let mut row = vec![
-            s.id.clone(),
-            s.category.clone(),
-            if s.passed() {
-                "PASS".to_owned()
-            } else {
-                "FAIL".to_owned()
-            },
-            score,
-            failed.len().to_string(),
+            f.id.clone(),
+            f.category.clone(),
+            if f.passed { "PASS" } else { "FAIL" }.to_owned(),
         ];
-        if result.repeat > 1 {
-            row.push(format!("{}/{}", s.passed_runs(), s.runs.len()));
-            row.push(s.flipping_checks().join(", "));
+        if repeated {
+            row.push(format!(
+                "{}/{} ({})",
+                f.runs.passed_runs,
+                f.runs.runs,
+                pct(f.runs.pass_rate())
+            ));
+            row.push(shown(f.runs.min_score().map(f64::from)));
+            row.push(shown(f.runs.median_score()));
+        } else {
+            row.push(shown(f.score.map(f64::from)));
+        }
+        row.push(f.failed_checks().count().to_string());
+        if repeated {
+            row.push(flips(f));
         }
         table.add_row(row);
     }
     table
 }
 
-fn totals_line(result: &SuiteResult) -> String {
-    let passed = result.scenarios.iter().filter(|s| s.passed()).count();
-    let total = result.scenarios.len();
+fn totals_line(figures: &SuiteFigures) -> String {
+    let passed = figures.passed();
+    let total = passed + figures.failed();
     format!(
         "{passed}/{total} scenarios passed ({} failed)",
         total - passed
     )
-}
-
-fn write_json(path: &Path, result: &SuiteResult) -> std::io::Result<()> {
-    let text = serde_json::to_string_pretty(result).map_err(std::io::Error::other)?;
-    std::fs::write(path, text + "\n")
-}
-
-/// JUnit XML: one `testsuite` for the suite, one `testcase` per scenario; a failed scenario's
-/// `failure` carries its verdict as the message and its Check Details as the body.
-fn junit_xml(result: &SuiteResult) -> Result<String, scoring::report::ReportError> {
-    let failures = result.scenarios.iter().filter(|s| !s.passed()).count();
-    let total = result.scenarios.len();
-    let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let _ = writeln!(
-        xml,
-        "<testsuites name=\"scenario-engine\" tests=\"{total}\" failures=\"{failures}\">"
-    );
-    let _ = writeln!(
-        xml,
-        "  <testsuite name=\"{}\" tests=\"{total}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\">",
-        escape(&result.suite)
-    );
-    for s in &result.scenarios {
-        let seconds: u64 = s
-            .runs
-            .iter()
-            .flat_map(|r| r.transcript.turns.iter().map(|(_, t)| t.latency_ms))
-            .sum();
-        let _ = write!(
-            xml,
-            "    <testcase classname=\"{}.{}\" name=\"{}\" time=\"{:.3}\"",
-            escape(&result.suite),
-            escape(&s.category),
-            escape(&format!("{}: {}", s.id, s.name)),
-            seconds as f64 / 1000.0
-        );
-        if s.passed() {
-            xml.push_str("/>\n");
-            continue;
-        }
-        xml.push_str(">\n");
-        if let Some(run) = s.runs.iter().find(|r| !r.report.card.passed()) {
-            let reasons: Vec<String> = run
-                .report
-                .card
-                .reasons()
-                .iter()
-                .map(ToString::to_string)
-                .collect();
-            let message = format!(
-                "{}{}",
-                reasons.join("; "),
-                if result.repeat > 1 {
-                    format!(" ({}/{} runs passed)", s.passed_runs(), s.runs.len())
-                } else {
-                    String::new()
-                }
-            );
-            let _ = writeln!(
-                xml,
-                "      <failure message=\"{}\" type=\"ScenarioFailed\">{}</failure>",
-                escape(&message),
-                escape(&render_text(&run.report)?)
-            );
-        }
-        xml.push_str("    </testcase>\n");
-    }
-    xml.push_str("  </testsuite>\n</testsuites>\n");
-    Ok(xml)
-}
-
-/// Escapes text for XML attributes and content, dropping characters XML 1.0 cannot carry.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for ch in text.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\n' | '\t' | '\r' => out.push(ch),
-            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {}
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::escape;
-
-    #[test]
-    fn escape_covers_markup_and_control_characters() {
-        assert_eq!(
-            escape("a<b & \"c\" 'd'>"),
-            "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;"
-        );
-        assert_eq!(escape("bell\u{7}line\n"), "bellline\n");
-    }
 }

@@ -1,10 +1,10 @@
 //! The bot-suite report: pass/fail by category, the checks that fail most, and each failed
-//! scenario's Check Details, computed from a `SuiteResult` into one serializable [`SuiteReport`]
-//! (aggregates through `scoring::summary::SuiteSummary`). A scenario run several times is judged
-//! by its first failing run, as `scenario-engine test` prints it.
+//! scenario's Check Details, laid out into one serializable [`SuiteReport`] (formatted numbers,
+//! the chart) from the typed figures of `agents::suite::SuiteFigures`, which computes them. A
+//! scenario run several times is judged by its first failing run, as `scenario-engine test`
+//! prints it.
 
-use agents::suite::SuiteResult;
-use scoring::summary::SuiteSummary;
+use agents::suite::{SuiteFigures, SuiteResult};
 use serde::Serialize;
 
 use super::chart::{BarSpec, Chart, bar_chart};
@@ -96,37 +96,28 @@ pub struct SuiteReport {
     pub failures: Vec<FailedScenario>,
 }
 
-/// Builds the report of `result` read from the file named `source`.
+/// Lays out the report of `result` read from the file named `source`: the figures are
+/// `agents::suite::SuiteFigures`; this only formats them and draws the chart.
 #[must_use]
 pub fn build(source: &str, result: &SuiteResult) -> SuiteReport {
-    let mut summary = SuiteSummary::default();
-    let mut failures = Vec::new();
-    for s in &result.scenarios {
-        let Some(run) = s.verdict_run() else {
-            continue;
-        };
-        summary.add(&run.report);
-        if s.passed() {
-            continue;
-        }
-        let card = &run.report.card;
-        failures.push(FailedScenario {
-            id: s.id.clone(),
-            name: s.name.clone(),
-            category: s.category.clone(),
-            score: if card.show_score() {
-                format!("{}/100", card.score())
-            } else {
-                "-".to_owned()
-            },
-            reasons: card.reasons().iter().map(ToString::to_string).collect(),
-            runs: if s.runs.len() > 1 {
-                format!("{}/{}", s.passed_runs(), s.runs.len())
+    let figures = SuiteFigures::of(result);
+    let failures = figures
+        .failures()
+        .map(|f| FailedScenario {
+            id: f.id.clone(),
+            name: f.name.clone(),
+            category: f.category.clone(),
+            score: f
+                .score
+                .map_or_else(|| "-".to_owned(), |s| format!("{s}/100")),
+            reasons: f.reasons.clone(),
+            runs: if f.runs.runs > 1 {
+                format!("{}/{}", f.runs.passed_runs, f.runs.runs)
             } else {
                 String::new()
             },
-            checks: card
-                .checks()
+            checks: f
+                .checks
                 .iter()
                 .map(|c| CheckRow {
                     passed: c.passed,
@@ -136,16 +127,16 @@ pub fn build(source: &str, result: &SuiteResult) -> SuiteReport {
                     message: c.message.clone(),
                 })
                 .collect(),
-        });
-    }
-    let categories: Vec<CategoryRow> = summary
-        .categories
-        .iter()
-        .map(|(name, pf)| CategoryRow {
-            name: name.clone(),
-            passed: pf.passed,
-            failed: pf.failed,
-            rate: pct(rate(pf.passed, pf.passed + pf.failed)),
+        })
+        .collect();
+    let categories: Vec<CategoryRow> = figures
+        .categories()
+        .into_iter()
+        .map(|c| CategoryRow {
+            name: c.name,
+            passed: c.counts.passed,
+            failed: c.counts.failed,
+            rate: pct(c.pass_rate),
         })
         .collect();
     #[allow(clippy::cast_precision_loss)] // counts far below 2^53
@@ -186,18 +177,17 @@ pub fn build(source: &str, result: &SuiteResult) -> SuiteReport {
     }
     SuiteReport {
         source: source.to_owned(),
-        suite: result.suite.clone(),
-        passed: summary.total.passed,
-        failed: summary.total.failed,
-        pass_rate: pct(summary.pass_rate()),
-        mean_score: summary
-            .score
-            .mean()
+        suite: figures.suite.clone(),
+        passed: figures.passed(),
+        failed: figures.failed(),
+        pass_rate: pct(figures.pass_rate()),
+        mean_score: figures
+            .mean_score()
             .map_or_else(|| "-".to_owned(), |m| format!("{m:.1}")),
-        repeat: result.repeat,
+        repeat: figures.repeat,
         categories,
         categories_chart,
-        most_failed: summary
+        most_failed: figures
             .most_failed(MOST_FAILED_SHOWN)
             .into_iter()
             .map(|f| FailedCheckRow {
@@ -207,9 +197,4 @@ pub fn build(source: &str, result: &SuiteResult) -> SuiteReport {
             .collect(),
         failures,
     }
-}
-
-fn rate(part: u64, whole: u64) -> Option<f64> {
-    #[allow(clippy::cast_precision_loss)]
-    (whole > 0).then(|| part as f64 / whole as f64)
 }

@@ -34,12 +34,14 @@ pub fn evaluate(exp: &Expectations, t: &Transcript, verdicts: &JudgeVerdicts) ->
         named_anywhere: names_function(&exp.root),
     };
     let judged = match (&exp.root, exp.separate_parts) {
-        // A scenario's `expect` and its steps' `expect`s: each part is its own scope.
+        // A scenario's `expect` and its steps' `expect`s: each part is its own scope (its path
+        // is still that of the combined tree: `expect.all[k]` is part k).
         (Expect::All(parts), true) => parts
             .iter()
-            .flat_map(|part| ctx.node(part, &mut Vec::new()))
+            .enumerate()
+            .flat_map(|(k, part)| ctx.node(part, &mut Vec::new(), &format!("{ROOT}.all[{k}]")))
             .collect(),
-        (root, _) => ctx.node(root, &mut Vec::new()),
+        (root, _) => ctx.node(root, &mut Vec::new(), ROOT),
     };
     let mut checks: Vec<Check> = judged.into_iter().map(|j| j.check).collect();
     for (i, (_, turn)) in t.turns.iter().enumerate() {
@@ -52,7 +54,8 @@ pub fn evaluate(exp: &Expectations, t: &Transcript, verdicts: &JudgeVerdicts) ->
                     format!("botError @turn {}", i + 1),
                     format!("turn {}: the bot gave no reply: {reason}", i + 1),
                 )
-                .critical(),
+                .critical()
+                .at(format!("bot.turn[{}]", i + 1)),
             );
         }
     }
@@ -63,7 +66,8 @@ pub fn evaluate(exp: &Expectations, t: &Transcript, verdicts: &JudgeVerdicts) ->
                 "botError",
                 "the conversation has no turns",
             )
-            .critical(),
+            .critical()
+            .at("bot"),
         );
     }
     tracing::debug!(checks = checks.len(), "evaluated expectations");
@@ -160,6 +164,33 @@ fn question_id(kind: CheckKind, subject: Option<&str>, turn: usize) -> String {
     }
 }
 
+/// Names each leaf of one mapping by its kind under the mapping's `path`, with the item's index
+/// when the mapping holds several items of that kind (`shouldContain: [a, b]` gives
+/// `.shouldContain[0]` and `.shouldContain[1]`).
+fn set_leaf_paths(judged: &mut [Judged], path: &str) {
+    let count =
+        |kind: CheckKind, judged: &[Judged]| judged.iter().filter(|j| j.check.kind == kind).count();
+    let mut seen: Vec<(CheckKind, usize)> = Vec::new();
+    for i in 0..judged.len() {
+        let kind = judged[i].check.kind;
+        let nth = match seen.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, n)) => {
+                *n += 1;
+                *n
+            }
+            None => {
+                seen.push((kind, 0));
+                0
+            }
+        };
+        judged[i].check.path = if count(kind, judged) > 1 {
+            format!("{path}.{kind}[{nth}]")
+        } else {
+            format!("{path}.{kind}")
+        };
+    }
+}
+
 /// Indexes (0-based) a selector looks at; an out-of-range index is kept so it can fail loudly.
 fn targeted(sel: TurnSel, len: usize) -> Vec<usize> {
     match sel {
@@ -168,6 +199,11 @@ fn targeted(sel: TurnSel, len: usize) -> Vec<usize> {
         TurnSel::Any => (0..len).collect(),
     }
 }
+
+/// The path of the root of an expectation tree (see [`Check::path`]): `expect`, then one step
+/// per node, `.all[i]`, `.any[i]`, `.not`, and for a leaf its check kind, with the item's index
+/// when a mapping holds several items of that kind (`.shouldContain[1]`).
+const ROOT: &str = "expect";
 
 struct Ctx<'a> {
     exp: &'a Expectations,
@@ -312,18 +348,23 @@ fn leaves<'a>(set: &'a CheckSet, scope: &Scope<'a>) -> Vec<Leaf<'a>> {
 }
 
 impl<'a> Ctx<'a> {
-    /// Evaluates a node; `enclosing` holds the enclosing `all`s, nearest last (for scope).
-    fn node(&self, node: &'a Expect, enclosing: &mut Vec<&'a [Expect]>) -> Vec<Judged> {
+    /// Evaluates a node at `path`; `enclosing` holds the enclosing `all`s, nearest last (for
+    /// scope).
+    fn node(&self, node: &'a Expect, enclosing: &mut Vec<&'a [Expect]>, path: &str) -> Vec<Judged> {
         match node {
-            Expect::Checks(set) => self.set(set, enclosing),
+            Expect::Checks(set) => self.set(set, enclosing, path),
             Expect::All(items) => {
                 enclosing.push(items);
-                let out = items.iter().flat_map(|n| self.node(n, enclosing)).collect();
+                let out = items
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(i, n)| self.node(n, enclosing, &format!("{path}.all[{i}]")))
+                    .collect();
                 enclosing.pop();
                 out
             }
-            Expect::Any(items) => self.any(items, enclosing),
-            Expect::Not(inner) => self.not(inner, enclosing),
+            Expect::Any(items) => self.any(items, enclosing, path),
+            Expect::Not(inner) => self.not(inner, enclosing, &format!("{path}.not")),
         }
     }
 
@@ -331,8 +372,17 @@ impl<'a> Ctx<'a> {
     /// most checks, then the first written). When none holds it is one failed check, weighted as
     /// the closest branch (highest share of its weight passed, then most checks passed, then first
     /// written), critical when a critical check of that branch failed, and naming its failures.
-    fn any(&self, items: &'a [Expect], enclosing: &mut Vec<&'a [Expect]>) -> Vec<Judged> {
-        let branches: Vec<Vec<Judged>> = items.iter().map(|n| self.node(n, enclosing)).collect();
+    fn any(
+        &self,
+        items: &'a [Expect],
+        enclosing: &mut Vec<&'a [Expect]>,
+        path: &str,
+    ) -> Vec<Judged> {
+        let branches: Vec<Vec<Judged>> = items
+            .iter()
+            .enumerate()
+            .map(|(i, n)| self.node(n, enclosing, &format!("{path}.any[{i}]")))
+            .collect();
         let n = branches.len();
         let holds = |b: &Vec<Judged>| b.iter().all(|j| j.verdict == Verdict::Holds);
         let holding = branches
@@ -399,6 +449,7 @@ impl<'a> Ctx<'a> {
                 ),
                 critical: failed.iter().any(|j| j.check.critical),
                 low_confidence: failed.iter().any(|j| j.check.low_confidence),
+                path: format!("{path}.any"),
             },
             verdict: if undecided {
                 Verdict::Unknown
@@ -411,8 +462,8 @@ impl<'a> Ctx<'a> {
     /// `not` passes only when its inner checks definitely fail (for several: when one does). A
     /// check that could not be evaluated (its turn failed, timed out or was not reached) makes
     /// the negation fail too, never pass.
-    fn not(&self, inner: &'a Expect, enclosing: &mut Vec<&'a [Expect]>) -> Vec<Judged> {
-        let checks = self.node(inner, enclosing);
+    fn not(&self, inner: &'a Expect, enclosing: &mut Vec<&'a [Expect]>, path: &str) -> Vec<Judged> {
+        let checks = self.node(inner, enclosing, path);
         match checks.as_slice() {
             [] => Vec::new(),
             [one] => {
@@ -441,6 +492,7 @@ impl<'a> Ctx<'a> {
                         name: format!("not {}", one.check.name),
                         passed: verdict == Verdict::Holds,
                         message,
+                        path: path.to_owned(),
                         ..one.check.clone()
                     },
                     verdict,
@@ -490,6 +542,7 @@ impl<'a> Ctx<'a> {
                         message,
                         critical: many.iter().any(|j| j.check.critical),
                         low_confidence: many.iter().any(|j| j.check.low_confidence),
+                        path: path.to_owned(),
                     },
                     verdict,
                 }]
@@ -497,14 +550,14 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    fn set(&self, set: &'a CheckSet, enclosing: &[&'a [Expect]]) -> Vec<Judged> {
+    fn set(&self, set: &'a CheckSet, enclosing: &[&'a [Expect]], path: &str) -> Vec<Judged> {
         let sel = set.turn.unwrap_or(TurnSel::Last);
         let scope = Scope {
             binding: bind(set, enclosing, self.named_anywhere, self.exp.steps),
             agent: bind_agent(set, enclosing, self.exp.steps),
             expected: expected_functions(&self.exp.root, set.turn, self.exp.steps),
         };
-        leaves(set, &scope)
+        let mut judged: Vec<Judged> = leaves(set, &scope)
             .into_iter()
             .map(|leaf| {
                 let kind = leaf.kind();
@@ -533,11 +586,14 @@ impl<'a> Ctx<'a> {
                         message,
                         critical,
                         low_confidence,
+                        path: String::new(),
                     },
                     verdict,
                 }
             })
-            .collect()
+            .collect();
+        set_leaf_paths(&mut judged, path);
+        judged
     }
 
     /// Evaluates a leaf on the selected turn(s).
