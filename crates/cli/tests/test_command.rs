@@ -332,8 +332,9 @@ fn self_check_verifies_every_declared_outcome() {
     assert_eq!(out.status.code(), Some(2));
 }
 
-/// A suite whose one scenario passes by the text rules, judged by an LLM judge.
-const JUDGED_SUITE: &str = "bot: {kind: scripted}\nscenarios:\n  - id: asks\n    category: ambiguity\n    steps: [\"Send money to Bob\"]\n    expect: {shouldAskFor: [amount], shouldNotContain: [password]}\n    script: {expect_outcome: pass, turns: [{text: \"How much would you like to send to Bob?\"}]}\n";
+/// A suite whose one scenario the text rules are unsure about ("There is a 1% fee." states a
+/// cost without a warning cue), so `--judge llm` asks the judge.
+const JUDGED_SUITE: &str = "bot: {kind: scripted}\nscenarios:\n  - id: fee\n    category: ambiguity\n    steps: [\"Send money to Bob\"]\n    expect: {shouldWarn: [fee], shouldNotContain: [password]}\n    script: {expect_outcome: pass, turns: [{text: \"There is a 1% fee.\"}]}\n";
 
 /// `--judge llm` with a judge that cannot be reached: never the text rules' silent verdict and
 /// exit 0 (as it used to be), but a failed critical `judgeError` check and exit 3.
@@ -405,7 +406,7 @@ fn a_judge_error_fails_the_check_with_its_reason() {
     let suite = write_suite(
         dir.path(),
         &format!(
-            "{JUDGED_SUITE}  - id: asks-again\n    category: ambiguity\n    steps: [\"Send money to Bob\"]\n    expect: {{shouldAskFor: [amount]}}\n    script: {{turns: [{{text: \"How much would you like to send to Bob?\"}}]}}\n"
+            "{JUDGED_SUITE}  - id: fee-again\n    category: ambiguity\n    steps: [\"Send money to Bob\"]\n    expect: {{shouldWarn: [fee]}}\n    script: {{turns: [{{text: \"There is a 1% fee.\"}}]}}\n"
         ),
     );
     let out = Command::new(env!("CARGO_BIN_EXE_scenario-engine"))
@@ -420,6 +421,9 @@ fn a_judge_error_fails_the_check_with_its_reason() {
             "fake-model",
             "--api-key-env",
             "SCENARIO_ENGINE_TEST_NO_KEY",
+            // Forced: no first-use probe of the structured mode absorbs the scripted 500.
+            "--structured-mode",
+            "json_schema",
             "--junit",
             junit.to_str().expect("utf-8 path"),
         ])
