@@ -26,7 +26,7 @@ const SUITE_END: &str = "<!-- bench:suite:end -->";
 
 /// Flags of `cargo xtask bench`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Scenarios of the throughput cases.
     #[arg(long, default_value_t = 2_000)]
     pub scenarios: u64,
@@ -81,7 +81,7 @@ impl Case {
     }
 }
 
-pub fn run(args: Args) -> anyhow::Result<()> {
+pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     let root = crate::workspace_root();
     let bin = match &args.bin {
         Some(bin) => bin.clone(),

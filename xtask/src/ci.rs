@@ -16,7 +16,7 @@ use anyhow::{Context, bail};
 use crate::fetch_model::{self, ModelChoice};
 
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Skip `cargo fmt --check` and clippy (tests only).
     #[arg(long)]
     pub tests_only: bool,
@@ -59,7 +59,7 @@ fn cargo(root: &Path, title: &str, args: &[&str], env: &[(&str, &str)]) -> anyho
     Ok(())
 }
 
-pub fn run(args: Args) -> anyhow::Result<()> {
+pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     let root = crate::workspace_root();
     if !args.tests_only {
         cargo(&root, "format", &["fmt", "--all", "--", "--check"], &[])?;

@@ -17,7 +17,7 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Use the fake server instead of the local model (fast; no llama.cpp build).
     #[arg(long)]
     pub fake: bool,
@@ -42,7 +42,7 @@ pub struct Args {
     pub suite_filter: String,
 }
 
-pub fn run(args: Args) -> anyhow::Result<()> {
+pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     if args.fake {
         run_fake(&args)
     } else {
@@ -236,7 +236,7 @@ fn per(a: f64, b: f64, digits: usize) -> String {
 
 /// Makes sure llama-cpp-sys can build: cmake and libclang (bindgen). Installs them with apt-get
 /// when running as root; otherwise says what to install.
-pub fn ensure_build_tools() -> anyhow::Result<()> {
+pub(crate) fn ensure_build_tools() -> anyhow::Result<()> {
     let has_cmake = Command::new("sh")
         .args(["-c", "command -v cmake"])
         .output()

@@ -11,7 +11,7 @@ use anyhow::{Context, bail};
 
 /// Flags of `dist`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Output directory, relative to the workspace root.
     #[arg(long, default_value = "target/dist")]
     pub out: PathBuf,
@@ -27,7 +27,7 @@ const GENERATED: [(&str, &str); 6] = [
     ("complete-elvish", "completions/scenario-engine.elv"),
 ];
 
-pub fn run(args: Args) -> anyhow::Result<()> {
+pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     let root = crate::workspace_root();
     let bin = crate::build_release_binary()?;
     let out = root.join(&args.out);

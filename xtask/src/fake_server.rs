@@ -11,7 +11,7 @@ use fixtures::{FakeConfig, FakeServer, RejectStyle};
 
 /// Flags of `cargo xtask fake-server`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Port to listen on (0 picks a free port).
     #[arg(long, default_value_t = 8089)]
     pub port: u16,
@@ -94,7 +94,7 @@ impl Args {
 }
 
 /// Runs the server until Ctrl-C.
-pub fn run(args: Args) -> anyhow::Result<()> {
+pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

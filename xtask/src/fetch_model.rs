@@ -21,7 +21,7 @@ const MODEL_DIR_ENV: &str = "SCENARIO_ENGINE_MODEL_DIR";
 
 /// Flags of `cargo xtask fetch-model`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Which model to fetch.
     #[arg(long, value_enum, default_value_t = ModelChoice::Smollm2)]
     pub model: ModelChoice,
@@ -32,7 +32,7 @@ pub struct Args {
 
 /// The models `fetch-model` knows how to obtain.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ModelChoice {
+pub(crate) enum ModelChoice {
     /// SmolLM2-135M-Instruct, Q4_1 (98 MB, Apache-2.0): the default demo model.
     Smollm2,
     /// Gemma 3 270M, Q4_K_M (245 MB, Gemma terms apply); needs the built-in "gemma" chat template.
@@ -88,7 +88,7 @@ impl ModelChoice {
 }
 
 /// Runs the command: ensures the model is cached and prints its path.
-pub fn run(args: Args) -> anyhow::Result<()> {
+pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     let dir = match args.cache_dir {
         Some(dir) => dir,
         None => default_cache_dir()?,
@@ -99,14 +99,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 /// `~/.cache/scenario-engine/models`.
-pub fn default_cache_dir() -> anyhow::Result<PathBuf> {
+pub(crate) fn default_cache_dir() -> anyhow::Result<PathBuf> {
     let home = std::env::home_dir()
         .context("no home directory: pass --cache-dir or set SCENARIO_ENGINE_MODEL_DIR")?;
     Ok(home.join(".cache").join("scenario-engine").join("models"))
 }
 
 /// Makes sure `dir` holds the verified model file and returns its path.
-pub fn ensure(model: ModelChoice, dir: &Path) -> anyhow::Result<PathBuf> {
+pub(crate) fn ensure(model: ModelChoice, dir: &Path) -> anyhow::Result<PathBuf> {
     ensure_source(&model.source(), dir)
 }
 

@@ -12,7 +12,7 @@ use anyhow::{Context as _, bail};
 
 /// Flags of `cargo xtask fixtures`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Live endpoint base URL (e.g. https://api.openai.com/v1); omit to use the fake server.
     #[arg(long, env = "LLM_RECORD_BASE_URL")]
     pub base_url: Option<String>,
@@ -31,7 +31,7 @@ pub struct Args {
 }
 
 /// Runs the recorder.
-pub fn run(args: Args) -> anyhow::Result<()> {
+pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cmd.current_dir(crate::workspace_root()).args([
         "run",

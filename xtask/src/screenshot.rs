@@ -12,7 +12,7 @@ use anyhow::{Context, bail, ensure};
 
 /// Flags of `cargo xtask screenshot`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The HTML report to render (default: the report of `fixtures/runs/pipeline-before.jsonl`).
     #[arg(long)]
     pub html: Option<PathBuf>,
@@ -34,7 +34,7 @@ const MIN_PNG_BYTES: u64 = 10 * 1024;
 ///
 /// # Errors
 /// When the report cannot be built, Chromium fails or is missing, or the render is blank.
-pub fn run(args: Args) -> anyhow::Result<()> {
+pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     let root = crate::workspace_root();
     let tmp = std::env::temp_dir().join(format!("xtask-screenshot-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).with_context(|| format!("creating {}", tmp.display()))?;

@@ -11,7 +11,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The library crates, by folder under `crates/`, with their package names.
-pub const LIBRARIES: &[(&str, &str)] = &[
+pub(crate) const LIBRARIES: &[(&str, &str)] = &[
     ("scenarios", "scenarios"),
     ("scoring", "scoring"),
     ("llm-client", "llm-client"),
@@ -20,7 +20,7 @@ pub const LIBRARIES: &[(&str, &str)] = &[
 
 /// The workspace crates each crate may depend on (normal dependencies). Anything else is a back
 /// edge or a new edge that ARCHITECTURE.md must first describe.
-pub const ALLOWED_EDGES: &[(&str, &[&str])] = &[
+pub(crate) const ALLOWED_EDGES: &[(&str, &[&str])] = &[
     ("scenarios", &[]),
     ("scoring", &["scenarios"]),
     ("llm-client", &[]),
@@ -36,7 +36,7 @@ pub const ALLOWED_EDGES: &[(&str, &[&str])] = &[
 /// The CLI is thin: its sources (tests excluded) stay under this many lines, the goal of issue
 /// 15 (met: report rendering, the plan, the merge and the run settings live in `agents`). A
 /// ratchet: lower it when the CLI shrinks, never raise it; new domain logic goes in a library.
-pub const CLI_MAX_LINES: usize = 3000;
+pub(crate) const CLI_MAX_LINES: usize = 3000;
 
 /// Macros and calls that print; only the CLI (and xtask) may use them.
 const PRINTING: &[&str] = &[
@@ -52,7 +52,7 @@ const PRINTING: &[&str] = &[
 ];
 
 /// Every `.rs` file below `dir`, sorted.
-pub fn rust_files(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn rust_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -74,7 +74,7 @@ pub fn rust_files(dir: &Path) -> Vec<PathBuf> {
 
 /// The lines of a source file before its first `#[cfg(test)]` item (unit-test modules sit at
 /// the end of a file in this workspace), with their 1-based numbers.
-pub fn non_test_lines(text: &str) -> Vec<(usize, &str)> {
+pub(crate) fn non_test_lines(text: &str) -> Vec<(usize, &str)> {
     text.lines()
         .enumerate()
         .take_while(|(_, l)| l.trim() != "#[cfg(test)]")
@@ -98,7 +98,7 @@ fn significant(line: &str) -> Option<String> {
 }
 
 /// Runs of `window` significant lines that stand in more than one of `files` (by file and line).
-pub fn repeated_blocks(files: &[(String, String)], window: usize) -> Vec<String> {
+pub(crate) fn repeated_blocks(files: &[(String, String)], window: usize) -> Vec<String> {
     let mut seen: HashMap<Vec<String>, (usize, usize)> = HashMap::new();
     // One report per pair of files (the first shared run), however long the run.
     let mut pairs: BTreeMap<(usize, usize), String> = BTreeMap::new();
@@ -126,7 +126,10 @@ pub fn repeated_blocks(files: &[(String, String)], window: usize) -> Vec<String>
 }
 
 /// The `[dependencies]` (normal, not dev or build) workspace crates a manifest names.
-pub fn workspace_dependencies(manifest: &str, workspace_crates: &[&str]) -> BTreeSet<String> {
+pub(crate) fn workspace_dependencies(
+    manifest: &str,
+    workspace_crates: &[&str],
+) -> BTreeSet<String> {
     let Ok(doc) = manifest.parse::<toml::Table>() else {
         return BTreeSet::new();
     };
@@ -154,7 +157,7 @@ pub fn workspace_dependencies(manifest: &str, workspace_crates: &[&str]) -> BTre
 }
 
 /// The `### \`path\`` section of ARCHITECTURE.md for one crate folder, up to the next heading.
-pub fn architecture_section<'a>(architecture: &'a str, folder: &str) -> Option<&'a str> {
+pub(crate) fn architecture_section<'a>(architecture: &'a str, folder: &str) -> Option<&'a str> {
     let heading = format!("### `{folder}`");
     let start = architecture.find(&heading)?;
     let rest = &architecture[start + heading.len()..];

@@ -143,7 +143,7 @@ async fn http_bot_renders_the_body_and_maps_the_reply() {
 fn default_spec(url: String, max_reply_bytes: usize) -> HttpSpec {
     HttpSpec {
         url,
-        headers: Default::default(),
+        headers: std::collections::BTreeMap::default(),
         body: None,
         reply: ReplyPointers::default(),
         max_reply_bytes,

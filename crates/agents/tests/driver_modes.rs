@@ -331,7 +331,7 @@ async fn a_fatal_outcome_stops_wave_and_online_back_ends_alike() {
     assert!(
         outcomes
             .iter()
-            .all(|(_, o)| matches!(o, RunOutcome::Failed(f) if f.fatal))
+            .all(|((), o)| matches!(o, RunOutcome::Failed(f) if f.fatal))
     );
 
     // Waves: every scenario is live at once, the first wave fails with 401 and no second wave

@@ -9,17 +9,17 @@ use crate::provider::ProviderError;
 use crate::settings::SettingsError;
 
 /// The exit code of a run with nothing wrong.
-pub const OK: u8 = 0;
+pub(crate) const OK: u8 = 0;
 /// The exit code of a failed test or a regression.
-pub const FAILED: u8 = 1;
+pub(crate) const FAILED: u8 = 1;
 /// The exit code of invalid input: config, settings, flags, unreadable files.
-pub const INVALID_INPUT: u8 = 2;
+pub(crate) const INVALID_INPUT: u8 = 2;
 /// The exit code of a provider or run failure, or an output that could not be written.
-pub const RUN_FAILURE: u8 = 3;
+pub(crate) const RUN_FAILURE: u8 = 3;
 
 /// How a command that ran to the end came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Everything passed.
     Success,
     /// A test failed or a regression was found; the command has shown which.
@@ -28,7 +28,7 @@ pub enum Outcome {
 
 /// Why a command could not do its work. The variant decides the exit code.
 #[derive(Debug, thiserror::Error)]
-pub enum CliError {
+pub(crate) enum CliError {
     /// A located error in a config or suite file (printed as is: it carries its own `error:`).
     #[error("{0}")]
     Config(#[from] scenarios::ConfigError),
@@ -57,17 +57,17 @@ pub enum CliError {
 
 impl CliError {
     /// An invalid-input error from any message.
-    pub fn invalid(message: impl std::fmt::Display) -> Self {
+    pub(crate) fn invalid(message: impl std::fmt::Display) -> Self {
         Self::Invalid(message.to_string())
     }
 
     /// A run failure from any message.
-    pub fn run(message: impl std::fmt::Display) -> Self {
+    pub(crate) fn run(message: impl std::fmt::Display) -> Self {
         Self::Run(message.to_string())
     }
 
     /// A write failure of `path`.
-    pub fn write(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+    pub(crate) fn write(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Self::Write {
             path: path.into(),
             source,
@@ -76,7 +76,7 @@ impl CliError {
 
     /// The process exit code.
     #[must_use]
-    pub fn exit_code(&self) -> u8 {
+    pub(crate) fn exit_code(&self) -> u8 {
         match self {
             Self::Config(_) | Self::Settings(_) | Self::Provider(_) | Self::Invalid(_) => {
                 INVALID_INPUT
@@ -87,7 +87,7 @@ impl CliError {
 
     /// The text `main` prints on stderr.
     #[must_use]
-    pub fn message(&self) -> String {
+    pub(crate) fn message(&self) -> String {
         match self {
             // Located errors start with `FILE:LINE:COL: error:` already.
             Self::Config(e) => e.to_string(),
@@ -97,11 +97,11 @@ impl CliError {
 }
 
 /// What every command returns.
-pub type CommandResult = Result<Outcome, CliError>;
+pub(crate) type CommandResult = Result<Outcome, CliError>;
 
 /// The exit code of a command's result.
 #[must_use]
-pub fn exit_code(result: &CommandResult) -> u8 {
+pub(crate) fn exit_code(result: &CommandResult) -> u8 {
     match result {
         Ok(Outcome::Success) => OK,
         Ok(Outcome::Failed) => FAILED,

@@ -17,7 +17,7 @@ static FAILURE: Mutex<Option<String>> = Mutex::new(None);
 
 /// Standard output, locked per write; a broken pipe makes every later write a no-op.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Stdout;
+pub(crate) struct Stdout;
 
 impl Write for Stdout {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
@@ -50,13 +50,13 @@ fn absorb(written: io::Result<()>) {
 }
 
 /// Prints `text` on stdout (see the module docs for what a closed stdout does).
-pub fn print(text: &str) {
+pub(crate) fn print(text: &str) {
     let _ = Stdout.write_all(text.as_bytes());
 }
 
 /// Why stdout could not be written, when it failed for another reason than a closed pipe.
 #[must_use]
-pub fn failure() -> Option<String> {
+pub(crate) fn failure() -> Option<String> {
     FAILURE.lock().ok().and_then(|f| f.clone())
 }
 

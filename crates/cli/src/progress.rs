@@ -15,14 +15,14 @@ use agents::pipeline::RunStats;
 const LINE_EVERY: Duration = Duration::from_secs(5);
 
 /// A running progress display; [`Progress::finish`] stops it.
-pub struct Progress {
+pub(crate) struct Progress {
     stop: CancellationToken,
     task: tokio::task::JoinHandle<()>,
 }
 
 impl Progress {
     /// Starts showing `stats` against `total` selected scenarios.
-    pub fn start(stats: Arc<RunStats>, total: u64) -> Self {
+    pub(crate) fn start(stats: Arc<RunStats>, total: u64) -> Self {
         let stop = CancellationToken::new();
         let token = stop.clone();
         let task = if std::io::stderr().is_terminal() {
@@ -34,7 +34,7 @@ impl Progress {
     }
 
     /// Stops the display (clearing the bar).
-    pub async fn finish(self) {
+    pub(crate) async fn finish(self) {
         self.stop.cancel();
         let _ = self.task.await;
     }

@@ -10,22 +10,22 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub use agents::settings::provider::{Explicit, Resolved};
+pub(crate) use agents::settings::provider::{Explicit, Resolved};
 use agents::settings::provider::{LocalSettings, ResolveError, cap_concurrency, resolve};
 use llm_client::{ChatModel, Client, ClientConfig};
 
 use crate::settings::{RunSettings, default_cache_dir};
 
 /// Environment variable naming a GGUF file to use as the local model.
-pub const MODEL_PATH_ENV: &str = "SCENARIO_ENGINE_MODEL";
+pub(crate) const MODEL_PATH_ENV: &str = "SCENARIO_ENGINE_MODEL";
 /// Environment variable naming the model cache directory (`cargo xtask fetch-model` fills it).
-pub const MODEL_DIR_ENV: &str = "SCENARIO_ENGINE_MODEL_DIR";
+pub(crate) const MODEL_DIR_ENV: &str = "SCENARIO_ENGINE_MODEL_DIR";
 /// File name of the default model in the cache directory (SmolLM2-135M-Instruct, Q4_1).
-pub const DEFAULT_MODEL_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
+pub(crate) const DEFAULT_MODEL_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
 
 /// Why no provider could be chosen or built.
 #[derive(Debug, thiserror::Error)]
-pub enum ProviderError {
+pub(crate) enum ProviderError {
     /// Nothing configured and no local model.
     #[error(
         "no model provider is configured. Choose one:\n  \
@@ -73,7 +73,7 @@ impl From<ResolveError> for ProviderError {
 
 /// Whether this binary contains the embedded model.
 #[must_use]
-pub const fn local_built_in() -> bool {
+pub(crate) const fn local_built_in() -> bool {
     cfg!(feature = "local-llm")
 }
 
@@ -81,7 +81,7 @@ pub const fn local_built_in() -> bool {
 /// `home` is the user's home directory, `exists` says whether a file is there (all injected, so
 /// tests do not depend on this machine).
 #[must_use]
-pub fn discover_local(
+pub(crate) fn discover_local(
     env: impl Fn(&str) -> Option<OsString>,
     home: Option<PathBuf>,
     exists: impl Fn(&Path) -> bool,
@@ -101,7 +101,7 @@ pub fn discover_local(
 ///
 /// # Errors
 /// See [`ProviderError`].
-pub fn resolve_from_env(explicit: &Explicit) -> Result<Resolved, ProviderError> {
+pub(crate) fn resolve_from_env(explicit: &Explicit) -> Result<Resolved, ProviderError> {
     Ok(resolve(
         explicit,
         |k| std::env::var(k).ok(),
@@ -111,7 +111,7 @@ pub fn resolve_from_env(explicit: &Explicit) -> Result<Resolved, ProviderError> 
 }
 
 /// A chat model ready for a command, and what it was built from.
-pub struct Bootstrapped {
+pub(crate) struct Bootstrapped {
     /// The provider that answers.
     pub resolved: Resolved,
     /// The model.
@@ -128,7 +128,10 @@ pub struct Bootstrapped {
 ///
 /// # Errors
 /// No provider, or a model that cannot be built.
-pub fn bootstrap(settings: &RunSettings, cache_base: &Path) -> Result<Bootstrapped, ProviderError> {
+pub(crate) fn bootstrap(
+    settings: &RunSettings,
+    cache_base: &Path,
+) -> Result<Bootstrapped, ProviderError> {
     let resolved = resolve_from_env(&settings.explicit_provider())?;
     eprintln!("{}", resolved.describe());
     let (in_flight, note) = cap_concurrency(&resolved, settings.concurrency);

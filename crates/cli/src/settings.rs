@@ -5,18 +5,18 @@
 
 use std::path::{Path, PathBuf};
 
-pub use agents::settings::{CacheSettings, RunSettings, SettingsError};
+pub(crate) use agents::settings::{CacheSettings, RunSettings, SettingsError};
 
 /// The prefix of the environment variables that set run settings.
-pub const ENV_PREFIX: &str = "SCENARIO_ENGINE";
+pub(crate) const ENV_PREFIX: &str = "SCENARIO_ENGINE";
 
 /// Flag values, already parsed by clap; `None` leaves the lower layers' value.
 #[derive(Debug, Default, Clone)]
-pub struct FlagOverrides(pub Vec<(&'static str, config::Value)>);
+pub(crate) struct FlagOverrides(pub Vec<(&'static str, config::Value)>);
 
 impl FlagOverrides {
     /// Adds `key = value` when the flag was given.
-    pub fn set(&mut self, key: &'static str, value: Option<impl Into<config::Value>>) {
+    pub(crate) fn set(&mut self, key: &'static str, value: Option<impl Into<config::Value>>) {
         if let Some(v) = value {
             self.0.push((key, v.into()));
         }
@@ -35,7 +35,7 @@ impl agents::settings::AppLayers for FlagOverrides {
 
 /// `<directory of the output>/.scenario-engine-cache`.
 #[must_use]
-pub fn default_cache_dir(out: &Path) -> PathBuf {
+pub(crate) fn default_cache_dir(out: &Path) -> PathBuf {
     out.parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."))

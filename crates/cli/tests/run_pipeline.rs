@@ -222,9 +222,7 @@ async fn killed_run_resumes_with_every_scenario_once_and_no_repeated_request() {
         .expect("spawn");
     // Kill once some (not all) records exist; counting lines, never timing.
     loop {
-        let lines = std::fs::read_to_string(&out)
-            .map(|s| s.lines().count())
-            .unwrap_or(0);
+        let lines = std::fs::read_to_string(&out).map_or(0, |s| s.lines().count());
         if lines >= 8 {
             break;
         }
@@ -280,13 +278,11 @@ async fn killed_run_resumes_with_every_scenario_once_and_no_repeated_request() {
 
 /// Complete lines of a file that may end in a torn line.
 fn records_lenient(out: &Path) -> usize {
-    std::fs::read_to_string(out)
-        .map(|s| {
-            s.lines()
-                .filter(|l| serde_json::from_str::<Value>(l).is_ok())
-                .count()
-        })
-        .unwrap_or(0)
+    std::fs::read_to_string(out).map_or(0, |s| {
+        s.lines()
+            .filter(|l| serde_json::from_str::<Value>(l).is_ok())
+            .count()
+    })
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

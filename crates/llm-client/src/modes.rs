@@ -108,10 +108,10 @@ impl ModeMemory {
         });
         match written {
             Ok(()) => {
-                tracing::info!(path = %path.display(), model, mode = mode.as_str(), "structured mode remembered")
+                tracing::info!(path = %path.display(), model, mode = mode.as_str(), "structured mode remembered");
             }
             Err(e) => {
-                tracing::warn!(path = %path.display(), error = %e, "could not write the structured modes file")
+                tracing::warn!(path = %path.display(), error = %e, "could not write the structured modes file");
             }
         }
     }

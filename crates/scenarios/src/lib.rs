@@ -45,8 +45,6 @@
 //! # Ok::<(), scenarios::ConfigError>(())
 //! ```
 
-#![warn(missing_docs)]
-
 mod config;
 mod document;
 mod error;

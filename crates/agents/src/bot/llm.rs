@@ -119,7 +119,7 @@ impl Bot for LlmBot {
             let plan: Vec<PlanStep> = resp.tool_calls.iter().map(Self::plan_step).collect();
             tracing::debug!(calls = plan.len(), "llm bot replied");
             let mut assistant = Message::assistant(resp.content.clone());
-            assistant.tool_calls = resp.tool_calls.clone();
+            assistant.tool_calls.clone_from(&resp.tool_calls);
             self.messages.push(assistant);
             // Every tool call needs an answer before the next user message; the engine does not
             // execute plans, so the answer says the call was planned.

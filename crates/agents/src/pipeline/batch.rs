@@ -49,7 +49,7 @@ use super::sink::{Checkpoint, SinkConfig, SinkError, spawn_writer};
 pub fn batch_state_path(out: &Path) -> PathBuf {
     let mut name = out
         .file_name()
-        .map(|n| n.to_os_string())
+        .map(std::ffi::OsStr::to_os_string)
         .unwrap_or_default();
     name.push(".batch-state.json");
     out.with_file_name(name)

@@ -375,16 +375,13 @@ impl ScenarioRun {
         if self.is_done() {
             return Ok(());
         }
-        let json = match resp
+        let Some(json) = resp
             .json
             .clone()
             .or_else(|| serde_json::from_str::<Value>(resp.content.trim()).ok())
-        {
-            Some(json) => json,
-            None => {
-                self.on_bad_output(agent, OutputError::NoJson { agent });
-                return Ok(());
-            }
+        else {
+            self.on_bad_output(agent, OutputError::NoJson { agent });
+            return Ok(());
         };
         match agent {
             AgentKind::Generator | AgentKind::Refiner => {

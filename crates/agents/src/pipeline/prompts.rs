@@ -124,9 +124,9 @@ impl<'a> PromptContext<'a> {
         feedback: Option<&'a Feedback>,
     ) -> Self {
         Self {
-            feedback,
             retry,
             retry_reason,
+            feedback,
             ..Self::judge(scenario, instances, measurement)
         }
     }

@@ -50,7 +50,7 @@ fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -
 pub fn errors_path(out: &Path) -> PathBuf {
     let mut name = out
         .file_name()
-        .map(|n| n.to_os_string())
+        .map(std::ffi::OsStr::to_os_string)
         .unwrap_or_default();
     name.push(".errors.jsonl");
     out.with_file_name(name)

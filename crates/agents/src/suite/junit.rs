@@ -160,7 +160,7 @@ fn transcript_text(out: &mut String, transcript: &Transcript) {
 
 /// Escapes text for XML attributes and content, dropping characters XML 1.0 cannot carry.
 #[must_use]
-pub fn escape(text: &str) -> String {
+pub(super) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for ch in text.chars() {
         match ch {

@@ -23,7 +23,7 @@ use crate::settings::{FlagOverrides, RunSettings};
 
 /// Flags of `audit-judges`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The pipeline output (JSONL) whose records are re-judged.
     pub results: PathBuf,
     /// The config the run used (its `run:` section gives the judges' settings).
@@ -55,7 +55,7 @@ pub struct Args {
 ///
 /// # Errors
 /// Invalid input (exit 2) or a judge call that failed at the provider (exit 3).
-pub fn execute(args: Args) -> CommandResult {
+pub(crate) fn execute(args: Args) -> CommandResult {
     super::block_on(run(args))
 }
 

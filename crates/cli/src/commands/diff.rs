@@ -17,7 +17,7 @@ use crate::report::display_name;
 
 /// Flags of `diff`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The earlier results (pipeline JSONL or suite JSON).
     pub before: PathBuf,
     /// The later results, of the same kind.
@@ -35,7 +35,7 @@ pub struct Args {
 
 /// `--fail-on`: what makes `diff` exit 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum FailOn {
+pub(crate) enum FailOn {
     /// Any regression.
     Regression,
 }
@@ -45,7 +45,7 @@ pub enum FailOn {
 /// # Errors
 /// Unreadable, invalid or mismatched input (exit 2), or a Markdown file that cannot be written
 /// (exit 3). Regressions under `--fail-on regression` are [`Outcome::Failed`].
-pub fn execute(args: Args) -> CommandResult {
+pub(crate) fn execute(args: Args) -> CommandResult {
     if args
         .min_score_delta
         .is_some_and(|d| !d.is_finite() || d < 0.0)

@@ -9,7 +9,7 @@ use crate::error::{CliError, CommandResult, Outcome};
 
 /// What `generate` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Generated {
+pub(crate) enum Generated {
     /// The man page (roff).
     Man,
     /// Bash completions.
@@ -27,7 +27,7 @@ pub enum Generated {
 impl Generated {
     /// The shell of a completion script; `None` for the man page.
     #[must_use]
-    pub fn shell(self) -> Option<Shell> {
+    pub(crate) fn shell(self) -> Option<Shell> {
         match self {
             Self::Man => None,
             Self::CompleteBash => Some(Shell::Bash),
@@ -43,7 +43,11 @@ impl Generated {
 ///
 /// # Errors
 /// The output cannot be written.
-pub fn execute(command: clap::Command, what: Generated, out: &mut dyn Write) -> CommandResult {
+pub(crate) fn execute(
+    command: clap::Command,
+    what: Generated,
+    out: &mut dyn Write,
+) -> CommandResult {
     let written = match what.shell() {
         Some(shell) => {
             let mut command = command;

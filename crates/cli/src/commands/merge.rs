@@ -20,7 +20,7 @@ const SHOWN_IDS: usize = 20;
 
 /// Flags of `merge`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The shard outputs (JSONL files written by `run`).
     #[arg(required = true)]
     pub outputs: Vec<PathBuf>,
@@ -37,7 +37,7 @@ pub struct Args {
 /// # Errors
 /// Unreadable input, overlap or incompleteness (exit 2, the ids named), or a merged file that
 /// cannot be written (exit 3).
-pub fn execute(args: Args) -> CommandResult {
+pub(crate) fn execute(args: Args) -> CommandResult {
     let inputs = MergeInputs::read(&args.outputs).map_err(CliError::invalid)?;
     let overlaps = inputs.overlaps();
     if !overlaps.is_empty() {

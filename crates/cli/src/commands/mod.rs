@@ -2,15 +2,15 @@
 //! [`CommandResult`] that `main` turns into the exit code. This module holds the flag groups
 //! several commands share, so every flag is defined once.
 
-pub mod audit_judges;
-pub mod diff;
-pub mod generate;
-pub mod merge;
-pub mod plan;
-pub mod report;
-pub mod run;
-pub mod scenarios;
-pub mod test;
+pub(crate) mod audit_judges;
+pub(crate) mod diff;
+pub(crate) mod generate;
+pub(crate) mod merge;
+pub(crate) mod plan;
+pub(crate) mod report;
+pub(crate) mod run;
+pub(crate) mod scenarios;
+pub(crate) mod test;
 
 use std::path::PathBuf;
 
@@ -25,7 +25,7 @@ use crate::settings::FlagOverrides;
 ///
 /// # Errors
 /// The command's error, or a run failure when the runtime cannot start.
-pub fn block_on(command: impl std::future::Future<Output = CommandResult>) -> CommandResult {
+pub(crate) fn block_on(command: impl std::future::Future<Output = CommandResult>) -> CommandResult {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -36,7 +36,7 @@ pub fn block_on(command: impl std::future::Future<Output = CommandResult>) -> Co
 /// The model-endpoint flags shared by the commands that call a model (`run`, `audit-judges`,
 /// `test`); each overrides the config's `run:` section and the environment.
 #[derive(Debug, Clone, Default, clap::Args)]
-pub struct EndpointArgs {
+pub(crate) struct EndpointArgs {
     /// Requests in flight at once (for `test`: scenarios run at once).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub concurrency: Option<u64>,
@@ -71,7 +71,7 @@ pub struct EndpointArgs {
 
 impl EndpointArgs {
     /// Sets the flags that were given as settings overrides.
-    pub fn apply(&self, f: &mut FlagOverrides) {
+    pub(crate) fn apply(&self, f: &mut FlagOverrides) {
         f.set("concurrency", self.concurrency);
         f.set("base_url", self.base_url.clone());
         f.set("model", self.model.clone());
@@ -93,7 +93,7 @@ impl EndpointArgs {
 
 /// How the pipeline's judges decide, shared by `run` and `audit-judges`.
 #[derive(Debug, Clone, Default, clap::Args)]
-pub struct JudgingArgs {
+pub(crate) struct JudgingArgs {
     /// Accept threshold: a weighted judge score (0–10) at or above it accepts a batch.
     #[arg(long, value_name = "SCORE", value_parser = accept_threshold)]
     pub threshold: Option<f64>,
@@ -106,7 +106,7 @@ impl JudgingArgs {
     /// The settings overrides of the model and judging flags, the base of every command that
     /// runs the pipeline's agents.
     #[must_use]
-    pub fn overrides_with(&self, endpoint: &EndpointArgs) -> FlagOverrides {
+    pub(crate) fn overrides_with(&self, endpoint: &EndpointArgs) -> FlagOverrides {
         let mut f = FlagOverrides::default();
         endpoint.apply(&mut f);
         self.apply(&mut f);
@@ -114,7 +114,7 @@ impl JudgingArgs {
     }
 
     /// Sets the flags that were given as settings overrides.
-    pub fn apply(&self, f: &mut FlagOverrides) {
+    pub(crate) fn apply(&self, f: &mut FlagOverrides) {
         f.set("threshold", self.threshold);
         f.set(
             "ratio_judge",
@@ -127,7 +127,7 @@ impl JudgingArgs {
 ///
 /// # Errors
 /// Not a number within 0–10.
-pub fn accept_threshold(text: &str) -> Result<f64, String> {
+pub(crate) fn accept_threshold(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
         Ok(t) if (0.0..=10.0).contains(&t) => Ok(t),
         _ => Err(format!(

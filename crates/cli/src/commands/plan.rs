@@ -13,7 +13,7 @@ use crate::settings::{FlagOverrides, RunSettings};
 
 /// Show a config's axes, counts, exclusions, fixed fields and first scenarios.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The config file (native YAML/TOML/JSON, or the SwitchLingua YAML).
     #[arg(value_name = "CONFIG")]
     pub config: PathBuf,
@@ -31,7 +31,7 @@ pub struct Args {
 ///
 /// # Errors
 /// Invalid input (config, selection, settings).
-pub fn execute(args: Args) -> CommandResult {
+pub(crate) fn execute(args: Args) -> CommandResult {
     let config = load_selected(&args.config, &args.selection)?;
     let mut report = plan_report(&config);
     // The settings `run` would use without flags: the config's `run:` section and the environment.

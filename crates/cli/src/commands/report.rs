@@ -16,7 +16,7 @@ use crate::report::{display_name, suite};
 
 /// Flags of `report`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// A pipeline output (JSONL) or a suite result (`test --json`).
     pub results: PathBuf,
     /// Write a self-contained HTML report to this file.
@@ -37,7 +37,7 @@ pub struct Args {
 ///
 /// # Errors
 /// Invalid flags or input (exit 2), or an output file that cannot be rendered or written (exit 3).
-pub fn execute(args: Args) -> CommandResult {
+pub(crate) fn execute(args: Args) -> CommandResult {
     let axes = match args.axes.as_deref() {
         None => None,
         Some([a, b]) => Some((a.clone(), b.clone())),

@@ -26,7 +26,7 @@ use crate::settings::{FlagOverrides, RunSettings};
 
 /// Flags of `run`; every setting flag overrides the config's `run:` section and the environment.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The scenario config (native YAML/TOML or SwitchLingua `pre_execute`).
     pub config: PathBuf,
     /// Output JSONL file (also the checkpoint: finished ids are skipped when it exists).
@@ -59,7 +59,7 @@ pub struct Args {
 ///
 /// # Errors
 /// Invalid input (exit 2), or a run that did not complete (exit 3).
-pub fn execute(args: Args) -> CommandResult {
+pub(crate) fn execute(args: Args) -> CommandResult {
     super::block_on(run(args))
 }
 

@@ -15,7 +15,7 @@ use crate::error::{CliError, CommandResult, Outcome};
 
 /// Selection flags; each overrides the config file's value.
 #[derive(Debug, Clone, Default, clap::Args)]
-pub struct SelectionArgs {
+pub(crate) struct SelectionArgs {
     /// Take only shard K of N (1-based, e.g. `2/4`). The N shards of one selection are disjoint
     /// and together cover it, so N processes can split a run.
     #[arg(long, value_name = "K/N", value_parser = parse_shard)]
@@ -36,7 +36,7 @@ impl SelectionArgs {
     ///
     /// # Errors
     /// Invalid input, with its hint, when the result is invalid, e.g. `--sample 0`.
-    pub fn apply(&self, file: Selection) -> Result<Selection, CliError> {
+    pub(crate) fn apply(&self, file: Selection) -> Result<Selection, CliError> {
         let selection = Selection {
             shard: self.shard.or(file.shard),
             sample: self.sample.or(file.sample),
@@ -76,7 +76,7 @@ pub(crate) fn load_selected(
 
 /// Stream a config's scenarios as JSONL (`{"id","index","params":{...}}` per line).
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The config file (native YAML/TOML/JSON, or the SwitchLingua YAML).
     #[arg(value_name = "CONFIG")]
     pub config: PathBuf,
@@ -88,7 +88,7 @@ pub struct Args {
 ///
 /// # Errors
 /// Invalid input, or stdout cannot be written (a closed pipe is a normal end).
-pub fn execute(args: Args) -> CommandResult {
+pub(crate) fn execute(args: Args) -> CommandResult {
     let config = load_selected(&args.config, &args.selection)?;
     let stdout = io::stdout();
     match write_jsonl(&config, &config.selection, stdout.lock()) {
@@ -104,7 +104,7 @@ pub fn execute(args: Args) -> CommandResult {
 ///
 /// # Errors
 /// Any write error, including `BrokenPipe`, which the caller treats as a normal end.
-pub fn write_jsonl(
+pub(crate) fn write_jsonl(
     config: &ScenarioConfig,
     selection: &Selection,
     out: impl Write,

@@ -36,7 +36,7 @@ const DEFAULT_CONCURRENCY: usize = 4;
 
 /// Flags of `test`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The suite file (YAML).
     pub suite: PathBuf,
     /// Bot adapter to use instead of the suite's `bot.kind`.
@@ -85,7 +85,7 @@ pub struct Args {
 
 /// `test --judge`: who decides the judged checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Judge {
+pub(crate) enum Judge {
     /// The LLM of `--model` (the same model as an LLM bot).
     Llm,
 }
@@ -95,7 +95,7 @@ pub enum Judge {
 /// # Errors
 /// Invalid input (exit 2), or results that cannot be written (exit 3). A failed scenario is
 /// [`Outcome::Failed`].
-pub fn execute(args: Args) -> CommandResult {
+pub(crate) fn execute(args: Args) -> CommandResult {
     let suite = load_suite(&args.suite)?;
     let kind = if args.self_check {
         BotKind::Scripted

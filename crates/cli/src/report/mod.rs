@@ -4,14 +4,14 @@
 //! print and write files.
 
 // The suite report lays out its charts and shares with the library report.
-pub use agents::report::{chart, pipeline};
+pub(crate) use agents::report::{chart, pipeline};
 
-pub mod suite;
+pub(crate) mod suite;
 
 /// The name a report shows for a results file: its file name only, so reports and their
 /// snapshots never carry the directory they were made in.
 #[must_use]
-pub fn display_name(path: &std::path::Path) -> String {
+pub(crate) fn display_name(path: &std::path::Path) -> String {
     path.file_name().map_or_else(
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),

@@ -11,11 +11,11 @@ use super::chart::{BarSpec, Chart, bar_chart};
 use super::pipeline::pct;
 
 /// How many of the most-failed checks the report lists.
-pub const MOST_FAILED_SHOWN: usize = 10;
+pub(crate) const MOST_FAILED_SHOWN: usize = 10;
 
 /// Pass/fail of one category.
 #[derive(Debug, Clone, Serialize)]
-pub struct CategoryRow {
+pub(crate) struct CategoryRow {
     /// Category name.
     pub name: String,
     /// Scenarios passed.
@@ -28,7 +28,7 @@ pub struct CategoryRow {
 
 /// A check that failed, with how often.
 #[derive(Debug, Clone, Serialize)]
-pub struct FailedCheckRow {
+pub(crate) struct FailedCheckRow {
     /// The check's display name.
     pub name: String,
     /// Failures across the suite's scenarios.
@@ -37,7 +37,7 @@ pub struct FailedCheckRow {
 
 /// One check line of a failed scenario.
 #[derive(Debug, Clone, Serialize)]
-pub struct CheckRow {
+pub(crate) struct CheckRow {
     /// Passed or not.
     pub passed: bool,
     /// Display name.
@@ -52,7 +52,7 @@ pub struct CheckRow {
 
 /// A failed scenario in full.
 #[derive(Debug, Clone, Serialize)]
-pub struct FailedScenario {
+pub(crate) struct FailedScenario {
     /// Scenario id.
     pub id: String,
     /// Human name.
@@ -71,7 +71,7 @@ pub struct FailedScenario {
 
 /// Everything the suite report shows.
 #[derive(Debug, Clone, Serialize)]
-pub struct SuiteReport {
+pub(crate) struct SuiteReport {
     /// The results file's name (no directory).
     pub source: String,
     /// Suite name.
@@ -99,7 +99,7 @@ pub struct SuiteReport {
 /// Lays out the report of `result` read from the file named `source`: the figures are
 /// `agents::suite::SuiteFigures`; this only formats them and draws the chart.
 #[must_use]
-pub fn build(source: &str, result: &SuiteResult) -> SuiteReport {
+pub(crate) fn build(source: &str, result: &SuiteResult) -> SuiteReport {
     let figures = SuiteFigures::of(result);
     let failures = figures
         .failures()

@@ -10,7 +10,7 @@ use llm_client::{ChatRequest, ClientConfig, Message, OutputSchema, ProviderKind}
 use serde_json::{Value, json};
 
 /// A judge verdict schema with a bounded score, like the pipeline's.
-pub fn verdict_schema() -> Value {
+pub(crate) fn verdict_schema() -> Value {
     json!({
         "type": "object",
         "properties": {
@@ -22,7 +22,7 @@ pub fn verdict_schema() -> Value {
 }
 
 /// A structured judge request; `n` varies the prompt so requests differ.
-pub fn verdict_request(n: u32) -> ChatRequest {
+pub(crate) fn verdict_request(n: u32) -> ChatRequest {
     let mut req = ChatRequest::new(
         "gpt-4o-mini",
         vec![
@@ -43,7 +43,7 @@ pub fn verdict_request(n: u32) -> ChatRequest {
 }
 
 /// A plain text request.
-pub fn text_request(n: u32) -> ChatRequest {
+pub(crate) fn text_request(n: u32) -> ChatRequest {
     ChatRequest::new(
         "gpt-4o-mini",
         vec![Message::user(format!("Say hello number {n}."))],
@@ -52,7 +52,7 @@ pub fn text_request(n: u32) -> ChatRequest {
 
 /// A config for `base_url` with millisecond backoff so retry tests stay fast, and an env var
 /// name no test environment sets.
-pub fn fast_config(base_url: &str) -> ClientConfig {
+pub(crate) fn fast_config(base_url: &str) -> ClientConfig {
     let mut cfg = ClientConfig::openai_compatible(base_url);
     cfg.provider.api_key_env = "LLM_CLIENT_TEST_KEY_THAT_IS_NEVER_SET".into();
     cfg.provider.kind = ProviderKind::OpenAi;
@@ -64,7 +64,7 @@ pub fn fast_config(base_url: &str) -> ClientConfig {
 /// The requests whose recordings ship in `fixtures/recordings/` (see the `record_fixtures`
 /// example): a structured judge call (recorded with a retry and a repair), a plain text call and
 /// a second structured call.
-pub fn replay_fixture_requests() -> Vec<ChatRequest> {
+pub(crate) fn replay_fixture_requests() -> Vec<ChatRequest> {
     vec![
         verdict_request(100),
         text_request(100),

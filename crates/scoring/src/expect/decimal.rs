@@ -177,7 +177,7 @@ impl Decimal {
 }
 
 /// Most digits [`Decimal::within`] aligns a number to.
-pub const MAX_ALIGNED_DIGITS: usize = 4096;
+pub(super) const MAX_ALIGNED_DIGITS: usize = 4096;
 
 /// Sum of two little-endian digit strings.
 fn add_magnitudes(a: &[u8], b: &[u8]) -> Vec<u8> {

@@ -92,9 +92,9 @@ fn collect_questions(
 ) {
     match node {
         Expect::All(items) | Expect::Any(items) => {
-            items
-                .iter()
-                .for_each(|n| collect_questions(n, turn, t, out));
+            for n in items {
+                collect_questions(n, turn, t, out);
+            }
         }
         Expect::Not(inner) => collect_questions(inner, turn, t, out),
         Expect::Checks(set) => {

@@ -280,7 +280,7 @@ impl fmt::Display for Matcher {
 
 /// A value as it appears in messages: strings quoted, everything else as compact JSON.
 #[must_use]
-pub fn show(value: &Value) -> String {
+pub(super) fn show(value: &Value) -> String {
     value.to_string()
 }
 
