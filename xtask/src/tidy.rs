@@ -217,10 +217,11 @@ mod tests {
         );
     }
 
-    /// `print!`/`println!` panic when stdout is a closed pipe (`… | head -1`, exit 101); the CLI
-    /// writes stdout through `output.rs` (`out!`, `outln!`, `output::Stdout`), which ends quietly
-    /// with the command's own exit code. `commands/scenarios.rs` streams to a locked stdout and
-    /// ends on `BrokenPipe` itself.
+    /// `print!`/`println!` (and `eprint!`/`eprintln!` for stderr) panic when the stream is a
+    /// closed pipe (`… | head -1`, `… 2>&1 | head -1`: exit 101); the CLI writes stdout through
+    /// `output.rs` (`out!`, `outln!`, `output::Stdout`), which ends quietly with the command's own
+    /// exit code, and stderr through `errln!`. `commands/scenarios.rs` streams to a locked
+    /// stdout and ends on `BrokenPipe` itself.
     #[test]
     fn cli_writes_stdout_only_through_its_output_guard() {
         const ALLOWED: &[&str] = &["output.rs", "scenarios.rs"];
@@ -235,10 +236,9 @@ mod tests {
             let text = read(&file);
             for (n, line) in non_test_lines(&text) {
                 let code = line.split("//").next().unwrap_or("");
-                let prints = ["print!", "println!"].iter().any(|m| {
-                    code.match_indices(m)
-                        .any(|(i, _)| !code[..i].ends_with('e'))
-                });
+                let prints = ["print!", "println!", "eprint!", "eprintln!"]
+                    .iter()
+                    .any(|m| code.contains(m));
                 if prints || code.contains("io::stdout()") {
                     offences.push(format!("{}:{n}: {}", rel(&file), line.trim()));
                 }

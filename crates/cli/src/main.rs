@@ -94,7 +94,7 @@ fn main() -> ExitCode {
         (result, _) => result,
     };
     if let Err(e) = &result {
-        eprintln!("{}", e.message());
+        errln!("{}", e.message());
     }
     ExitCode::from(error::exit_code(&result))
 }

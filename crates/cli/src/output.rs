@@ -4,7 +4,8 @@
 //! reader has gone away (`scenario-engine test … | head -1`). A closed stdout is how
 //! pipelines end, not a failure: the rest of the output is dropped and the command finishes
 //! with its own exit code. Any other write error is remembered and turns a successful exit into
-//! a run failure (see [`failure`]).
+//! a run failure (see [`failure`]). Diagnostics go to stderr through `errln!`, which ignores a
+//! closed stderr for the same reason.
 
 use std::io::{self, Write};
 use std::sync::Mutex;
@@ -54,6 +55,16 @@ pub(crate) fn print(text: &str) {
     let _ = Stdout.write_all(text.as_bytes());
 }
 
+/// Prints `text` on stderr, ignoring a closed or failing stderr: diagnostics must never crash
+/// the command (`errln!` panics, exit 101, when stderr is a pipe whose reader has gone:
+/// `scenario-engine run … 2>&1 | head -1`).
+pub(crate) fn eprint(text: &str) {
+    let mut stderr = io::stderr().lock();
+    let _ = stderr
+        .write_all(text.as_bytes())
+        .and_then(|()| stderr.flush());
+}
+
 /// Why stdout could not be written, when it failed for another reason than a closed pipe.
 #[must_use]
 pub(crate) fn failure() -> Option<String> {
@@ -74,5 +85,15 @@ macro_rules! outln {
     };
     ($($arg:tt)*) => {
         $crate::output::print(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `errln!` through [`eprint`]: never panics on a closed stderr.
+macro_rules! errln {
+    () => {
+        $crate::output::eprint("\n")
+    };
+    ($($arg:tt)*) => {
+        $crate::output::eprint(&format!("{}\n", format_args!($($arg)*)))
     };
 }

@@ -101,7 +101,7 @@ async fn lines(stats: Arc<RunStats>, total: u64, stop: CancellationToken) {
         } else {
             "?".into()
         };
-        eprintln!(
+        errln!(
             "progress: {}/{} done, {} accepted, {} failed, {rate:.1}/s, ETA {eta}, {} tokens, ${:.4}",
             s.done,
             s.done + s.remaining,

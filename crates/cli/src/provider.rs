@@ -133,10 +133,10 @@ pub(crate) fn bootstrap(
     cache_base: &Path,
 ) -> Result<Bootstrapped, ProviderError> {
     let resolved = resolve_from_env(&settings.explicit_provider())?;
-    eprintln!("{}", resolved.describe());
+    errln!("{}", resolved.describe());
     let (in_flight, note) = cap_concurrency(&resolved, settings.concurrency);
     if let Some(note) = note {
-        eprintln!("{note}");
+        errln!("{note}");
     }
     let (model, client_config): (Arc<dyn ChatModel>, _) = match &resolved {
         Resolved::Remote { config, .. } => {

@@ -521,3 +521,28 @@ async fn every_forced_structured_mode_gives_scored_records() {
         .expect("runs");
     assert_eq!(rejected.status.code(), Some(2));
 }
+
+/// A closed stderr (`run … 2>&1 | head -1`) cannot crash the run: the diagnostics are dropped,
+/// the records are written and the exit code is the run's own (it was a panic, exit 101).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_closed_stderr_ends_the_run_normally() {
+    let server = FakeServer::start(FakeConfig::default())
+        .await
+        .expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("closed.jsonl");
+    let mut child = command(
+        &fixture("switchlingua.yaml"),
+        &out,
+        &server.base_url(),
+        &["--sample", "3"],
+    )
+    .stdout(std::process::Stdio::null())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .expect("spawns");
+    drop(child.stderr.take());
+    let status = child.wait().await.expect("waits");
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(records(&out).len(), 3);
+}

@@ -638,3 +638,45 @@ fn check_attributes(mut attrs: &str) -> Result<(), String> {
         attrs = &value[close + 1..];
     }
 }
+
+/// CI files go through a symbolic link to its target (the link stays), and a device is written
+/// in place, never replaced by a plain file: `/dev/full` is a write failure (exit 3).
+#[cfg(unix)]
+#[test]
+fn ci_files_follow_links_and_never_replace_a_device() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let real = dir.path().join("real/results.json");
+    std::fs::create_dir_all(real.parent().expect("parent")).expect("dir");
+    let link = dir.path().join("link.json");
+    std::os::unix::fs::symlink(&real, &link).expect("symlink");
+    let suite = suite();
+    let out = run(&[
+        suite.to_str().expect("utf-8 path"),
+        "--json",
+        link.to_str().expect("utf-8 path"),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the suite has failing scenarios"
+    );
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .expect("link")
+            .file_type()
+            .is_symlink()
+    );
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&real).expect("target written"))
+            .expect("JSON");
+    assert!(written["scenarios"].is_array());
+
+    if std::path::Path::new("/dev/full").exists() {
+        let out = run(&[suite.to_str().expect("utf-8 path"), "--junit", "/dev/full"]);
+        assert_eq!(out.status.code(), Some(3), "{out:?}");
+        assert!(
+            !std::fs::metadata("/dev/full").expect("device").is_file(),
+            "the device node is still a device"
+        );
+    }
+}

@@ -14,12 +14,36 @@ static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 /// Replaces `path` with what `write` writes, atomically; creates the parent directory. No temp
 /// file is left behind, whether it succeeds or fails.
 ///
+/// A symbolic link is followed: its target is replaced and the link stays. A path that exists
+/// and is not a regular file (`/dev/null`, `/dev/stdout`, a FIFO) is written in place, since
+/// renaming over it would replace the device or pipe with a plain file; a directory is an error.
+///
 /// # Errors
 /// Any I/O error, or the error `write` returns.
 pub fn write_atomic(
     path: &Path,
     write: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
+    let path = &resolve_links(path)?;
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::IsADirectory,
+                format!("{} is a directory", path.display()),
+            ));
+        }
+        Ok(meta) if !meta.is_file() => {
+            let mut out = BufWriter::new(
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .truncate(true)
+                    .open(path)?,
+            );
+            write(&mut out)?;
+            return out.flush();
+        }
+        _ => {}
+    }
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -38,6 +62,27 @@ pub fn write_atomic(
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// `path` with every symbolic link in its last component followed (the target need not exist).
+fn resolve_links(path: &Path) -> std::io::Result<PathBuf> {
+    let mut current = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&current) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let target = std::fs::read_link(&current)?;
+                current = match current.parent() {
+                    Some(parent) if target.is_relative() => parent.join(target),
+                    _ => target,
+                };
+            }
+            _ => return Ok(current),
+        }
+    }
+    Err(std::io::Error::other(format!(
+        "{}: too many levels of symbolic links",
+        path.display()
+    )))
 }
 
 fn fill(
@@ -76,6 +121,38 @@ mod tests {
         write_atomic(&path, |w| w.write_all(b"two")).expect("replaced");
         assert_eq!(std::fs::read_to_string(&path).expect("readable"), "two");
         assert_eq!(entries(&dir.path().join("sub")), ["state.json"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_is_followed_and_a_device_is_written_in_place() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let real = dir.path().join("real/target.json");
+        let link = dir.path().join("link.json");
+        std::fs::create_dir_all(real.parent().expect("parent")).expect("dir");
+        std::os::unix::fs::symlink("real/target.json", &link).expect("symlink");
+        write_atomic(&link, |w| w.write_all(b"through the link")).expect("written");
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .expect("link")
+                .file_type()
+                .is_symlink(),
+            "the link stays a link"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&real).expect("target"),
+            "through the link"
+        );
+        // A character device is written, never renamed over.
+        write_atomic(std::path::Path::new("/dev/null"), |w| w.write_all(b"x")).expect("written");
+        assert!(!std::fs::metadata("/dev/null").expect("dev null").is_file());
+        if std::path::Path::new("/dev/full").exists() {
+            write_atomic(std::path::Path::new("/dev/full"), |w| w.write_all(b"x"))
+                .expect_err("a full device is an error");
+            assert!(!std::fs::metadata("/dev/full").expect("dev full").is_file());
+        }
+        let err = write_atomic(dir.path(), |w| w.write_all(b"x")).expect_err("a directory");
+        assert!(err.to_string().contains("is a directory"), "{err}");
     }
 
     #[test]

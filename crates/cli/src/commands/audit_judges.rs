@@ -94,7 +94,7 @@ async fn run(args: Args) -> CommandResult {
     let settings = RunSettings::layered(config.run.as_ref(), None, &flags(&args))?;
     let pipeline = settings.build_pipeline()?;
     let model = provider::bootstrap(&settings, &args.results)?;
-    eprintln!(
+    errln!(
         "re-judging {} of {total} record(s) × {} repeat(s), ratio judge {}, cache off",
         items.len(),
         args.repeat,
@@ -206,7 +206,7 @@ fn print_report(report: &AuditReport) {
     );
     for (id, failures) in &report.failures {
         for f in failures {
-            eprintln!("warning: {id} repeat {}: {}", f.repeat, f.reason);
+            errln!("warning: {id} repeat {}: {}", f.repeat, f.reason);
         }
     }
 }

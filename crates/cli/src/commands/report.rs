@@ -90,7 +90,7 @@ pub(super) fn write(
 ) -> Result<(), CliError> {
     let text = rendered.map_err(CliError::run)?;
     std::fs::write(path, text).map_err(|e| CliError::write(path, e))?;
-    eprintln!("wrote {}", path.display());
+    errln!("wrote {}", path.display());
     Ok(())
 }
 

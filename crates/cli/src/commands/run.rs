@@ -97,14 +97,14 @@ fn check_budget(
     };
     match est.cost_usd.map(|c| c * factor) {
         Some(cost) if cost > budget => {
-            eprintln!("{}", render_estimate(&est));
+            errln!("{}", render_estimate(&est));
             return Err(CliError::invalid(format!(
                 "the estimated cost ${cost:.2} (at the {price} price) exceeds the budget \
                  ${budget:.2}; raise --budget or select fewer scenarios"
             )));
         }
         Some(_) => tracing::info!("{}", render_estimate(&est)),
-        None => eprintln!(
+        None => errln!(
             "warning: cannot check the budget before starting: {}",
             render_estimate(&est)
         ),
@@ -129,7 +129,7 @@ async fn run(args: Args) -> CommandResult {
     }
     let checkpoint = open_checkpoint(&out).map_err(CliError::run)?;
     if !checkpoint.done.is_empty() {
-        eprintln!(
+        errln!(
             "resuming: {} scenario(s) already in {}",
             checkpoint.done.len(),
             out.display()
@@ -208,10 +208,10 @@ async fn watch_ctrl_c(control: RunControl) {
     if tokio::signal::ctrl_c().await.is_err() {
         return;
     }
-    eprintln!("\ninterrupted: finishing scenarios in flight (Ctrl-C again to abort)");
+    errln!("\ninterrupted: finishing scenarios in flight (Ctrl-C again to abort)");
     control.stop.cancel();
     if tokio::signal::ctrl_c().await.is_ok() {
-        eprintln!("aborting: dropping scenarios in flight");
+        errln!("aborting: dropping scenarios in flight");
         control.abort.cancel();
     }
 }
@@ -225,11 +225,14 @@ fn print_summary(
 ) {
     use std::sync::atomic::Ordering::Relaxed;
     let (summary, unreadable) = agents::pipeline::record::summarise_file(out);
-    eprintln!(
+    errln!(
         "\nrun: {} written, {} failed, {} skipped (already done); stop: {:?}",
-        report.sink.records, report.sink.failures, report.skipped, report.stop
+        report.sink.records,
+        report.sink.failures,
+        report.skipped,
+        report.stop
     );
-    eprintln!(
+    errln!(
         "calls {} ({} cache hits, {} errors), tokens {} prompt + {} completion, cost ${:.4} ({}, ratio judge {})",
         stats.calls.load(Relaxed),
         stats.cache_hits.load(Relaxed),
@@ -243,7 +246,7 @@ fn print_summary(
     let rate = summary
         .acceptance_rate()
         .map_or("-".to_string(), |r| format!("{:.1}%", r * 100.0));
-    eprintln!(
+    errln!(
         "{}: {} record(s), accepted {} ({rate}), mean score {}, mean refinements {}",
         out.display(),
         summary.done,
@@ -258,7 +261,7 @@ fn print_summary(
             .map_or("-".into(), |m| format!("{m:.2}")),
     );
     if unreadable > 0 {
-        eprintln!("warning: {unreadable} line(s) of the output are not records");
+        errln!("warning: {unreadable} line(s) of the output are not records");
     }
     let mut judges = Table::new();
     judges.set_header(vec!["judge", "mean"]);
@@ -270,7 +273,7 @@ fn print_summary(
     for (judge, mean) in means {
         judges.add_row(vec![judge, mean.map_or("-".into(), |m| format!("{m:.2}"))]);
     }
-    eprintln!("{judges}");
+    errln!("{judges}");
     let counts = &summary.histogram.counts;
     // Only the range that holds scores: twenty rows of mostly zeros hide the distribution.
     if let (Some(first), Some(last)) = (
@@ -285,7 +288,7 @@ fn print_summary(
             let bar = "█".repeat(usize::try_from(count * 30 / widest).unwrap_or(30));
             histogram.add_row(vec![format!("{lo:.1}–{hi:.1}"), count.to_string(), bar]);
         }
-        eprintln!("{histogram}");
+        errln!("{histogram}");
     }
     let lowest = summary.lowest(5);
     if !lowest.is_empty() {
@@ -311,10 +314,10 @@ fn print_summary(
                     .map_or("-".into(), |r| format!("{:.0}%", r * 100.0)),
             ]);
         }
-        eprintln!("lowest-scoring parameter values:\n{table}");
+        errln!("lowest-scoring parameter values:\n{table}");
     }
     if report.sink.failures > 0 {
-        eprintln!(
+        errln!(
             "{} scenario(s) failed; see {} (they are retried by the next run)",
             report.sink.failures,
             agents::pipeline::errors_path(out).display()
