@@ -546,3 +546,112 @@ async fn a_closed_stderr_ends_the_run_normally() {
     assert_eq!(status.code(), Some(0));
     assert_eq!(records(&out).len(), 3);
 }
+
+/// Two runs on one output (a second terminal, a scheduler retry): the second is refused at once
+/// (exit 2) naming the holder, and the first writes every record exactly once. After it ends
+/// the output is free again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_run_on_the_same_output_is_refused_while_the_first_writes() {
+    let server = FakeServer::start(FakeConfig::default().with_latency(Duration::from_millis(40)))
+        .await
+        .expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("one-writer.jsonl");
+    let args = ["--sample", "12", "--concurrency", "1", "--no-cache"];
+    let first = command(
+        &fixture("switchlingua.yaml"),
+        &out,
+        &server.base_url(),
+        &args,
+    )
+    .stdout(std::process::Stdio::null())
+    .stderr(std::process::Stdio::null())
+    .spawn()
+    .expect("first run starts");
+    // The first run holds the lock once its lock file names it.
+    let lock = dir.path().join("one-writer.jsonl.lock");
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while !std::fs::read_to_string(&lock).is_ok_and(|t| t.starts_with("pid ")) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the first run took the lock"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let second = run(
+        &fixture("switchlingua.yaml"),
+        &out,
+        &server.base_url(),
+        &args,
+    )
+    .await;
+    let first = first.wait_with_output().await.expect("first run ends");
+    assert_eq!(first.status.code(), Some(0));
+    if second.status.code() == Some(2) {
+        let message = stderr(&second);
+        assert!(
+            message.contains("is being written by another run (pid "),
+            "{message}"
+        );
+    } else {
+        // The first run finished before the second started: then the second only resumed.
+        assert_eq!(second.status.code(), Some(0), "{}", stderr(&second));
+    }
+    let recs = records(&out);
+    let ids: std::collections::HashSet<&str> =
+        recs.iter().filter_map(|r| r["id"].as_str()).collect();
+    assert_eq!(
+        (recs.len(), ids.len()),
+        (12, 12),
+        "every record exactly once"
+    );
+    let again = run(
+        &fixture("switchlingua.yaml"),
+        &out,
+        &server.base_url(),
+        &args,
+    )
+    .await;
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+}
+
+/// A line in the middle of the output that is not a record (an edit, a corrupted disk) is a
+/// located error (exit 2) before anything runs: resuming would keep it, and every reader of the
+/// finished file would then refuse it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_corrupt_line_inside_the_output_stops_the_resume_with_its_location() {
+    let server = FakeServer::start(FakeConfig::default())
+        .await
+        .expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("corrupt.jsonl");
+    let o = run(
+        &fixture("switchlingua.yaml"),
+        &out,
+        &server.base_url(),
+        &["--sample", "3"],
+    )
+    .await;
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&out).expect("output");
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.insert(1, "garbage{");
+    let corrupted = format!("{}\n", lines.join("\n"));
+    std::fs::write(&out, &corrupted).expect("corrupt it");
+    let o = run(
+        &fixture("switchlingua.yaml"),
+        &out,
+        &server.base_url(),
+        &["--sample", "5"],
+    )
+    .await;
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let message = stderr(&o);
+    assert!(message.contains("corrupt.jsonl: line 2: "), "{message}");
+    assert!(message.contains("hint:"), "{message}");
+    assert_eq!(
+        std::fs::read_to_string(&out).expect("output"),
+        corrupted,
+        "the file is left as it was"
+    );
+}

@@ -26,6 +26,7 @@ pub mod estimate;
 pub mod executor;
 pub mod figures;
 pub mod key;
+pub mod lock;
 pub mod machine;
 pub mod measure;
 pub mod outputs;
@@ -49,6 +50,7 @@ pub use executor::{
     run_online,
 };
 pub use key::{CallKey, CallKeyError};
+pub use lock::{LockError, OutputLock};
 pub use machine::{
     AgentCall, Pipeline, PipelineSettings, RatioJudgeMode, RunOutcome, ScenarioRun, SettingsError,
 };

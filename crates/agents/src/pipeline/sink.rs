@@ -35,6 +35,18 @@ pub enum SinkError {
     /// A record could not be serialised.
     #[error("serialising a record: {0}")]
     Serialize(#[from] serde_json::Error),
+    /// A line of the output before its last is not a record: resuming would keep it, and every
+    /// reader of the finished file (report, diff, merge) would refuse the file.
+    #[error(
+        "{path}: {error}\nhint: the output file was edited or corrupted; remove or repair that line \
+         (its scenario then runs again), or write to a new --out"
+    )]
+    NotARecord {
+        /// The output file.
+        path: String,
+        /// Where and why (`line 3: not a record: …`).
+        error: RecordError,
+    },
 }
 
 fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> SinkError + 'a {
@@ -63,8 +75,6 @@ pub struct Checkpoint {
     pub done: HashSet<String>,
     /// Bytes cut from the end of the output file (a torn last line), 0 when it was whole.
     pub repaired_bytes: u64,
-    /// Complete lines that are not records with an id (kept in the file, counted here).
-    pub unreadable_lines: u64,
     /// Previous failures by id, as their raw lines (retried by this run).
     pub previous_failures: HashMap<String, String>,
 }
@@ -89,11 +99,13 @@ pub fn open_checkpoint(out: &Path) -> Result<Checkpoint, SinkError> {
                     checkpoint.done.insert(r.record.id);
                 }
                 Err(RecordError::Io { source, .. }) => return Err(io("reading", out)(source)),
-                Err(_) => checkpoint.unreadable_lines += 1,
+                Err(error) => {
+                    return Err(SinkError::NotARecord {
+                        path: out.display().to_string(),
+                        error,
+                    });
+                }
             }
-        }
-        if checkpoint.unreadable_lines > 0 {
-            tracing::warn!(path = %out.display(), lines = checkpoint.unreadable_lines, "lines without a record id in the output file");
         }
     }
     let errors = errors_path(out);

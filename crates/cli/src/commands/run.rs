@@ -127,7 +127,19 @@ async fn run(args: Args) -> CommandResult {
         std::fs::create_dir_all(dir)
             .map_err(|e| CliError::run(format!("cannot create {}: {e}", dir.display())))?;
     }
-    let checkpoint = open_checkpoint(&out).map_err(CliError::run)?;
+    // One writer per output: a second run on it is refused at once (exit 2), before it reads
+    // the checkpoint or spends anything. Held until this function returns.
+    let _lock = agents::pipeline::OutputLock::acquire(&out).map_err(|e| match e {
+        agents::pipeline::LockError::Held { .. } => CliError::invalid(format!(
+            "{e}\nhint: wait for it to finish, or write to another --out (shards: --shard k/n \
+             with one output each, then `scenario-engine merge`)"
+        )),
+        agents::pipeline::LockError::Io { .. } => CliError::run(e),
+    })?;
+    let checkpoint = open_checkpoint(&out).map_err(|e| match e {
+        agents::pipeline::sink::SinkError::NotARecord { .. } => CliError::invalid(e),
+        e => CliError::run(e),
+    })?;
     if !checkpoint.done.is_empty() {
         errln!(
             "resuming: {} scenario(s) already in {}",
