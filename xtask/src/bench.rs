@@ -255,7 +255,7 @@ fn update_section(path: &Path, section: &str, start: &str, end: &str) -> anyhow:
     let text = std::fs::read_to_string(path).unwrap_or_else(|_| "# Benchmarks\n\n".to_string());
     let updated = match (text.find(start), text.find(end)) {
         (Some(a), Some(b)) if b > a => format!(
-            "{}{}{}",
+            "{}{}\n{}",
             &text[..a],
             block,
             text[b + end.len()..].trim_start_matches('\n')
