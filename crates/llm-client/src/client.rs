@@ -113,12 +113,24 @@ impl Client {
     }
 
     fn build(cfg: ClientConfig, key: Option<String>) -> Result<Self, LlmError> {
-        reqwest::Url::parse(&cfg.provider.base_url).map_err(|e| {
+        let url = reqwest::Url::parse(&cfg.provider.base_url).map_err(|e| {
             LlmError::Config(format!(
                 "invalid base URL {:?}: {e}",
                 crate::redact_url(&cfg.provider.base_url)
             ))
         })?;
+        // The URL's `user:password@` becomes HTTP basic authentication, which takes the
+        // `Authorization` header the API key needs: with both, the key would silently never
+        // be sent.
+        if key.is_some() && (!url.username().is_empty() || url.password().is_some()) {
+            return Err(LlmError::Config(format!(
+                "the base URL {} carries user:password@ credentials and ${} holds an API key; \
+                 both would need the Authorization header, so the key would never be sent: \
+                 keep one (drop the credentials from the URL, or unset the key variable)",
+                crate::redact_url(&cfg.provider.base_url),
+                cfg.provider.api_key_env
+            )));
+        }
         let mut extra_headers = HeaderMap::new();
         for (name, value) in &cfg.provider.headers {
             let header = HeaderName::from_bytes(name.as_bytes())
@@ -804,6 +816,19 @@ mod tests {
             .insert("x-api-key".into(), "bad\nsecret".into());
         let err = Client::new(cfg).expect_err("bad header value").to_string();
         assert!(!err.contains("secret"), "{err}");
+    }
+
+    #[test]
+    fn url_credentials_and_an_api_key_are_refused_together() {
+        let cfg = ClientConfig::openai_compatible("http://alice:PASSW0RD@127.0.0.1:1/v1");
+        let err = Client::with_api_key(cfg.clone(), "sk-SEKRET").unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("user:password@"), "{text}");
+        assert!(
+            !text.contains("PASSW0RD") && !text.contains("SEKRET"),
+            "{text}"
+        );
+        Client::with_api_key(cfg, "").expect("URL credentials alone are basic auth");
     }
 
     #[test]
