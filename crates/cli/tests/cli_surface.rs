@@ -133,3 +133,28 @@ fn the_man_page_and_completions_generate() {
         );
     }
 }
+
+/// A huge space whose first block is excluded lists and plans at once: the sequential walk jumps
+/// over an excluded block instead of testing 10^16 excluded indices one by one (it hung).
+#[test]
+fn an_excluded_first_block_of_a_huge_space_is_skipped_at_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut yaml = String::from("axes:\n");
+    for axis in 0..9 {
+        let values: Vec<String> = (0..100).map(|v| format!("v{v}")).collect();
+        yaml.push_str(&format!("  a{axis}: [{}]\n", values.join(", ")));
+    }
+    yaml.push_str("exclude:\n  - {a0: v0}\n");
+    let config = dir.path().join("big.yaml");
+    std::fs::write(&config, yaml).expect("config");
+    let config = config.to_str().expect("utf-8 path");
+    let out = command(&["scenarios", config, "--limit", "2"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.lines().count(), 2);
+    assert!(text.contains("\"index\":10000000000000000"), "{text}");
+    let (code, _) = run(&mut command(&["plan", config]));
+    assert_eq!(code, Some(0));
+}

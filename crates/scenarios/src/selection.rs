@@ -227,13 +227,21 @@ impl Iterator for Selected<'_> {
                 return None;
             }
             let index = match &self.order {
-                Order::Sequential => self.next,
-                Order::Permuted(p) => p.apply(self.next),
+                // Jumps over excluded blocks at once (see `ScenarioSpace::next_included`).
+                Order::Sequential => {
+                    let index = self.space.next_included(self.next)?;
+                    self.next = index + 1;
+                    index
+                }
+                Order::Permuted(p) => {
+                    let index = p.apply(self.next);
+                    self.next += 1;
+                    if !self.space.contains(index) {
+                        continue;
+                    }
+                    index
+                }
             };
-            self.next += 1;
-            if !self.space.contains(index) {
-                continue;
-            }
             let position = self.position;
             self.position += 1;
             if self.selection.shard.is_some_and(|s| !s.owns(position)) {

@@ -325,7 +325,37 @@ impl ScenarioSpace {
 
     /// All scenarios after exclusions, in index order.
     pub fn iter(&self) -> impl Iterator<Item = Scenario> + '_ {
-        (0..self.total).filter_map(|i| self.get(i))
+        let mut next = 0u64;
+        std::iter::from_fn(move || {
+            let i = self.next_included(next)?;
+            next = i + 1;
+            self.get(i)
+        })
+    }
+
+    /// The smallest index `>= i` that is in range and not excluded. An excluded index jumps
+    /// past the whole block its rule excludes (every index that differs from it only on axes
+    /// after the rule's last axis), so a rule on the first axis skips its share of the space in
+    /// one step instead of one index at a time.
+    #[must_use]
+    pub fn next_included(&self, mut i: u64) -> Option<u64> {
+        loop {
+            let digits = self.digits(i)?;
+            let mut skip_to = None::<u64>;
+            for rule in self.rules.iter().filter(|r| r.matches(&digits)) {
+                // Axes after the rule's last one vary fastest: a block of `stride` indices.
+                let last = rule.sets.iter().map(|(axis, _)| *axis).max().unwrap_or(0);
+                let stride = self.axes[last + 1..]
+                    .iter()
+                    .fold(1u64, |acc, a| acc.saturating_mul(a.values.len() as u64));
+                let end = (i / stride).saturating_add(1).saturating_mul(stride);
+                skip_to = Some(skip_to.map_or(end, |s| s.max(end)));
+            }
+            match skip_to {
+                None => return Some(i),
+                Some(end) => i = end,
+            }
+        }
     }
 
     /// The per-axis value positions of index `i` (mixed radix, last axis fastest).
@@ -740,6 +770,32 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err, SpaceError::EmptyExcludeRule { rule: 0 });
+    }
+
+    #[test]
+    fn excluded_blocks_are_skipped_whole() {
+        // 9 axes of 100 values: 10^18 indices; the first value of the first axis excluded.
+        let axes: Vec<Axis> = (0..9).map(|k| axis(&format!("a{k}"), 100)).collect();
+        let space = ScenarioSpace::new(
+            axes,
+            BTreeMap::new(),
+            vec![rule(&[("a0", &[json!("a00")])])],
+        )
+        .expect("space");
+        let first = space.next_included(0).expect("some scenario");
+        assert_eq!(first, 100u64.pow(8));
+        let listed: Vec<u64> = space.iter().take(2).map(|s| s.index).collect();
+        assert_eq!(listed, [first, first + 1]);
+        // A rule on a middle axis: skipping lands on the next allowed value of that axis.
+        let space = ScenarioSpace::new(
+            vec![axis("x", 3), axis("y", 3), axis("z", 3)],
+            BTreeMap::new(),
+            vec![rule(&[("y", &[json!("y0"), json!("y1")])])],
+        )
+        .expect("space");
+        let all: Vec<u64> = space.iter().map(|s| s.index).collect();
+        let brute: Vec<u64> = (0..27).filter(|i| space.contains(*i)).collect();
+        assert_eq!(all, brute);
     }
 
     #[test]
