@@ -87,6 +87,33 @@ impl Default for CacheSettings {
     }
 }
 
+/// Loads a config ([`scenarios::load_config`]) and checks its `run:` section as settings, so a
+/// mistake there is reported like any other config mistake: `file:line:column`, the key, a
+/// hint (a did-you-mean for an unknown key, the allowed values of an enum), exit 2 in the CLI.
+/// Later layers (environment, flags) can still override what the file says.
+///
+/// # Errors
+/// The [`scenarios::ConfigError`] of the config, or of its `run:` section.
+pub fn load_config(
+    path: &std::path::Path,
+) -> Result<scenarios::ScenarioConfig, scenarios::ConfigError> {
+    /// The `run:` section read as settings, every other key ignored.
+    #[derive(Deserialize)]
+    struct RunSectionOnly {
+        #[serde(default)]
+        #[allow(dead_code)] // read to be checked
+        run: Option<RunSettings>,
+        #[serde(flatten)]
+        #[allow(dead_code)]
+        rest: BTreeMap<String, serde::de::IgnoredAny>,
+    }
+    let config = scenarios::load_config(path)?;
+    if config.run.is_some() {
+        scenarios::read_document::<RunSectionOnly>(path)?;
+    }
+    Ok(config)
+}
+
 /// File name, in the cache directory, of the structured-output modes learnt per endpoint.
 pub const MODES_FILE: &str = "structured-modes.json";
 

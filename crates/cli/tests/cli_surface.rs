@@ -158,3 +158,40 @@ fn an_excluded_first_block_of_a_huge_space_is_skipped_at_once() {
     let (code, _) = run(&mut command(&["plan", config]));
     assert_eq!(code, Some(0));
 }
+
+/// A mistake in a config's `run:` section is located like any other config mistake: file, line,
+/// column, a did-you-mean or the allowed values, exit 2 (it was an unlocated message naming an
+/// internal type).
+#[test]
+fn run_section_mistakes_are_located_with_a_hint() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (text, at, hint) in [
+        (
+            "axes:\n  topic: [a, b]\nrun:\n  model: m\n  concurency: 3\n",
+            ":5:3: error: unknown key `concurency`",
+            "did you mean `concurrency`?",
+        ),
+        (
+            "axes:\n  topic: [a, b]\nrun:\n  structured_mode: bogus\n",
+            ":4:20: error: unknown value `bogus`",
+            "`json_schema`",
+        ),
+    ] {
+        let config = dir.path().join("c.yaml");
+        std::fs::write(&config, text).expect("config");
+        let config = config.to_str().expect("utf-8");
+        for args in [
+            &["plan", config][..],
+            &["run", config, "--out", "unused.jsonl"][..],
+        ] {
+            let sub = args[0];
+            let out = command(args).output().expect("runs");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{sub}: {stderr}");
+            assert!(
+                stderr.contains(at) && stderr.contains(hint),
+                "{sub}: {stderr}"
+            );
+        }
+    }
+}

@@ -90,7 +90,7 @@ fn items(path: &Path, sample: usize, seed: u64) -> Result<(Vec<AuditItem>, usize
 async fn run(args: Args) -> CommandResult {
     let sample = usize::try_from(args.sample).unwrap_or(usize::MAX);
     let (items, total) = items(&args.results, sample, args.seed)?;
-    let config = scenarios::load_config(&args.config)?;
+    let config = agents::settings::load_config(&args.config)?;
     let settings = RunSettings::layered(config.run.as_ref(), None, &flags(&args))?;
     let pipeline = settings.build_pipeline()?;
     let model = provider::bootstrap(&settings, &args.results)?;

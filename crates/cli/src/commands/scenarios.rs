@@ -69,7 +69,7 @@ pub(crate) fn load_selected(
     path: &std::path::Path,
     flags: &SelectionArgs,
 ) -> Result<ScenarioConfig, CliError> {
-    let mut config = scenarios::load_config(path)?;
+    let mut config = agents::settings::load_config(path)?;
     config.selection = flags.apply(config.selection)?;
     Ok(config)
 }

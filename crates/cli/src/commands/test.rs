@@ -112,7 +112,7 @@ fn settings(args: &Args) -> Result<RunSettings, CliError> {
     let config = args
         .config
         .as_deref()
-        .map(scenarios::load_config)
+        .map(agents::settings::load_config)
         .transpose()?;
     let base = RunSettings {
         concurrency: DEFAULT_CONCURRENCY,
