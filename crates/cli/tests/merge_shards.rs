@@ -205,3 +205,51 @@ async fn merge_problems_are_reported_once_with_their_exit_codes() {
         text(&o)
     );
 }
+
+/// A config with `limit` (per process, after sharding): shards that each ran their limit merge
+/// with `--config` (no foreign id; completeness is not defined by the config alone, and a note
+/// says so) instead of being refused as foreign.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shards_of_a_limited_config_merge_against_it() {
+    let server = FakeServer::start(FakeConfig::default())
+        .await
+        .expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("limited.yaml");
+    std::fs::write(&config, format!("{CONFIG}limit: 2\n")).expect("config");
+    let mut parts = Vec::new();
+    for k in 1..=3 {
+        let out = dir.path().join(format!("part{k}.jsonl"));
+        let o = run(
+            &config,
+            &out,
+            &server.base_url(),
+            &["--shard", &format!("{k}/3")],
+        )
+        .await;
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(ids(&out).len(), 2);
+        parts.push(out);
+    }
+    let into = dir.path().join("merged.jsonl");
+    let mut args: Vec<&Path> = parts.iter().map(PathBuf::as_path).collect();
+    args.extend([
+        Path::new("--into"),
+        into.as_path(),
+        Path::new("--config"),
+        config.as_path(),
+    ]);
+    let o = merge(&args).await;
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("completeness is not checked: 6 of the 12"),
+        "{stderr}"
+    );
+    assert_eq!(ids(&into).len(), 6);
+}
