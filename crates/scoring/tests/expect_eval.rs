@@ -334,6 +334,7 @@ fn signals_override_rules_and_say_so() {
             asks_for: vec!["recipient".into()],
             warnings: vec![],
             rejected: Some(false),
+            present: true,
         },
         ..BotTurn::default()
     };
