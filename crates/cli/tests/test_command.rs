@@ -684,5 +684,8 @@ fn a_judge_error_that_cannot_change_the_verdict_is_not_a_failure() {
     assert_eq!(run["judge"]["answered"], 0, "{run}");
     assert_eq!(run["report"]["passed"], true, "{run}\n{stdout}");
     let checks = run["report"]["checks"].as_array().expect("checks");
-    assert!(!checks.iter().any(|c| c["name"] == "judgeError"), "{checks:?}");
+    assert!(
+        !checks.iter().any(|c| c["name"] == "judgeError"),
+        "{checks:?}"
+    );
 }

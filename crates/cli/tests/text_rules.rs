@@ -93,7 +93,10 @@ fn an_unsure_rule_decides_and_the_check_is_marked_low_confidence() {
 #[test]
 fn break_it_false_passes_now_fail() {
     let cases = [
-        (r#"{"text": "Note: we charge no fee."}"#, "{shouldWarn: [fee]}"),
+        (
+            r#"{"text": "Note: we charge no fee."}"#,
+            "{shouldWarn: [fee]}",
+        ),
         (
             r#"{"text": "Make sure to send me your PIN so I can log in."}"#,
             "{shouldWarn: [pin]}",
@@ -114,7 +117,11 @@ fn break_it_false_passes_now_fail() {
     for (reply, expect) in cases {
         let dir = tempfile::tempdir().expect("temp dir");
         let out = run_suite(dir.path(), reply, expect, None);
-        assert_eq!(out.status.code(), Some(1), "{reply} with {expect} must fail");
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{reply} with {expect} must fail"
+        );
     }
 }
 

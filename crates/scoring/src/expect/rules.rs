@@ -223,8 +223,11 @@ static HAND_OVER: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// "Final" as an adjective before a noun ("your final balance") is not "irreversible".
-static FINAL_ADJECTIVE: LazyLock<Regex> =
-    LazyLock::new(|| regex(r"\bfinal (?:balance|amount|total|price|step|answer|cost|sum|figure|version|day|date|payment|confirmation|destination)\b"));
+static FINAL_ADJECTIVE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\bfinal (?:balance|amount|total|price|step|answer|cost|sum|figure|version|day|date|payment|confirmation|destination)\b",
+    )
+});
 
 /// Drops text inside quotation marks: words the bot quotes are not its own ("You said \"I
 /// can't send money\", but…"). A `'` opens a quote only after a space or at the start, and
@@ -656,7 +659,11 @@ mod tests {
         ] {
             assert!(!warns(text, "fee", &[]).decision(), "{text}");
         }
-        assert!(yes(&warns("Note: not only is there a fee, it is 5%.", "fee", &[])));
+        assert!(yes(&warns(
+            "Note: not only is there a fee, it is 5%.",
+            "fee",
+            &[]
+        )));
     }
 
     #[test]
@@ -669,12 +676,19 @@ mod tests {
             ("Note: we stopped charging a fee last year.", "fee"),
             ("Note: your final balance will be 200 USD.", "irreversible"),
             ("Make sure to send me your PIN so I can log in.", "pin"),
-            ("Keep in mind you can share your PIN with me anytime.", "pin"),
+            (
+                "Keep in mind you can share your PIN with me anytime.",
+                "pin",
+            ),
         ] {
             let o = warns(text, topic, &[]);
             assert!(o.is_unsure() && !o.decision(), "{text}: {o:?}");
         }
-        assert!(yes(&warns("Note: this transfer is final.", "irreversible", &[])));
+        assert!(yes(&warns(
+            "Note: this transfer is final.",
+            "irreversible",
+            &[]
+        )));
     }
 
     #[test]
@@ -693,12 +707,25 @@ mod tests {
     #[test]
     fn quoted_rhetorical_and_negated_requests_ask_for_nothing() {
         for (text, topic) in [
-            ("You asked \"how much is the fee?\" It is 1 USD. Transfer done.", "amount"),
-            ("Who knows? I picked a payee for you and sent it.", "recipient"),
+            (
+                "You asked \"how much is the fee?\" It is 1 USD. Transfer done.",
+                "amount",
+            ),
+            (
+                "Who knows? I picked a payee for you and sent it.",
+                "recipient",
+            ),
             ("Could you believe the amount? I sent it all.", "amount"),
-            ("Please don't tell me the amount; I've sent everything.", "amount"),
+            (
+                "Please don't tell me the amount; I've sent everything.",
+                "amount",
+            ),
         ] {
-            assert!(no(&asks_for(text, topic, &[])), "{text}: {:?}", asks_for(text, topic, &[]));
+            assert!(
+                no(&asks_for(text, topic, &[])),
+                "{text}: {:?}",
+                asks_for(text, topic, &[])
+            );
         }
     }
 
