@@ -5,25 +5,30 @@
 //! answers, and the check is then marked low-confidence. docs/suites.md ("Text rules") is the
 //! user's description of every step below; `fixtures/labelled/replies.jsonl` measures them.
 //!
-//! The rules read the reply sentence by sentence (split at `.`, `!`, `?` and line breaks, not
+//! The rules drop quoted text (`"…"`, `“…”`, `'…'` opened after a space: quoted words are not
+//! the bot's own), then read the reply sentence by sentence (split at `.`, `!`, `?` and line breaks, not
 //! inside numbers such as `1.50`), lower-cased, with curly quotes and common contractions
 //! unified and leading list markers, Markdown and emoji dropped:
 //! - **asks for X**: *yes* when a sentence is a request (ends with `?`, or "please tell me…",
 //!   "could you…", "let me know…", "I need…", …) and names X or a synonym, unless it is a
-//!   confirmation ("shall I go ahead?"), a courtesy ("anything else?") or rhetorical ("who
-//!   knew…?"); *unsure* when the reply asks something but names X only elsewhere (guess: yes) or
+//!   confirmation ("shall I go ahead?"), a courtesy ("anything else?"), rhetorical ("who
+//!   knew…?", "could you believe…?") or a negated request ("please don't tell me…"); *unsure* when the reply asks something but names X only elsewhere (guess: yes) or
 //!   not at all (guess: no); otherwise *no*.
 //! - **refuses**: *yes* for a first-person negative ("I can't", "we won't", "I'm not able to", …)
 //!   before an action verb within three words or at the end of the sentence, or a fixed refusal
 //!   phrase ("not something I can help with", "I must decline", "sorry, no", a few non-English
 //!   ones), unless the refusal is conditional ("… without the amount", "… until you confirm") or
-//!   an idiom ("I can't wait", "I won't charge you"); *unsure* for any other first-person
-//!   negative (guess: yes when the reply apologises); otherwise *no*.
+//!   an idiom ("I can't wait", "I won't charge you") or an empty negation ("not only", "not
+//!   against"); *unsure* for any other first-person negative (guess: yes when the reply
+//!   apologises) and for a refusal followed by compliance ("so I sent it", "Here is…", guess:
+//!   no); otherwise *no*.
 //! - **warns about X**: *yes* when a sentence has a warning cue ("note", "be aware", "careful",
 //!   "irreversible", "fee applies", "⚠", …) and names X, where X is not negated ("no fee", "won't
 //!   be charged a fee", "the fee is zero", "fee waived"; but "never share your PIN" warns about
-//!   the PIN); *unsure* when a cost is stated with a number but no cue ("there is a 1% fee",
-//!   guess: yes) or a strong cue ("warning", "⚠", "never share…") does not name X (guess: no);
+//!   the PIN; every mention of X and its synonyms must be un-negated: "we charge no fee");
+//!   *unsure* when a cost is stated with a number but no cue ("there is a 1% fee", guess: yes),
+//!   when a cue and X come with "waived"/"stopped"/"no longer", a request to hand X over ("send
+//!   me your PIN") or "final" before a noun (guess: no), or a strong cue ("warning", "⚠", "never share…") does not name X (guess: no);
 //!   otherwise *no*.
 
 use std::sync::LazyLock;
@@ -116,12 +121,12 @@ fn regex(pattern: &str) -> Regex {
     Regex::new(pattern).expect("static rule pattern compiles")
 }
 
-const NEG_MODAL: &str = r"(?:can't|cannot|can not|won't|will not|am unable to|are unable to|am not able to|are not able to|am not allowed to|are not allowed to|am not permitted to|are not permitted to|refuse to|shouldn't|should not|am not going to|are not going to|will never|would never|(?:would not|wouldn't|will not|won't) be able to)";
+const NEG_MODAL: &str = r"(?:can't|cannot|can not|won't|will not|am unable to|are unable to|am not able to|are not able to|am not allowed to|are not allowed to|am not permitted to|are not permitted to|refuse to|shouldn't|should not|am not going to|are not going to|(?:would not|wouldn't|will not|won't) be able to)";
 
 /// A first-person negative modal: the start of every refusal the rule recognises.
 static FIRST_PERSON_NEGATIVE: LazyLock<Regex> = LazyLock::new(|| {
     regex(&format!(
-        r"\b(?:i|we)\s+(?:really\s+|simply\s+|just\s+)?{NEG_MODAL}"
+        r"\b(?:i|we)\s+(?:really\s+|simply\s+|just\s+)?(?:{NEG_MODAL}|will never|would never)"
     ))
 });
 
@@ -133,7 +138,7 @@ static REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
 
 static REFUSAL_PHRASE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:i|we) (?:must|have to|need to) decline\b|\bagainst (?:my|our|the) (?:policy|policies|guidelines|rules|terms)\b|\bnot something (?:i|we) (?:can|am able to|are able to|could)\b|^(?:sorry,? )?(?:unable|not able) to (?:help|process|assist|complete|do)\b|\b(?:i|we) would rather not\b|\b(?:i|we) (?:must|have to|need to|will|should) refrain\b|\bhave to say no\b|^(?:declined|refused|refusing|request denied|denied)\b|\b(?:i|we) (?:do not|don't) have (?:the )?(?:permission|ability|authority|authorization)\b|\b(?:i|we) (?:do not|don't) think (?:i|we) should\b|\bit is not possible for (?:me|us)\b|\boutside (?:of )?what (?:i|we) (?:am|are|can)\b|\b(?:request|transfer|payment|transaction) (?:can't|cannot) be (?:completed|processed|done|fulfilled|approved)\b|^(?:i am )?(?:sorry|unfortunately|i am afraid),? (?:but )?(?:no|that is not possible|that is impossible|this is not possible|not possible)\b|\bno can do\b|\bno puedo\b|\bje ne peux pas\b|\bkann (?:das |dies |ich )?(?:leider )?nicht\b|\bnon posso\b|\bnahi kar (?:sakta|sakti)\b",
+        r"\b(?:i|we) (?:must|have to|need to) decline\b|\bagainst (?:my|our|the) (?:policy|policies|guidelines|rules|terms)\b|\bnot something (?:i|we) (?:can|am able to|are able to|could)\b|^(?:sorry,? )?(?:unable|not able) to (?:help|process|assist|complete|do)\b|\b(?:i|we) would rather not\b|\b(?:i|we) (?:must|have to|need to|will|should) refrain\b|\b(?:i|we) (?:will|would) never (?:do|help with|assist with|agree to) (?:that|this|it)\b|\bhave to say no\b|^(?:declined|refused|refusing|request denied|denied)\b|\b(?:i|we) (?:do not|don't) have (?:the )?(?:permission|ability|authority|authorization)\b|\b(?:i|we) (?:do not|don't) think (?:i|we) should\b|\bit is not possible for (?:me|us)\b|\boutside (?:of )?what (?:i|we) (?:am|are|can)\b|\b(?:request|transfer|payment|transaction) (?:can't|cannot) be (?:completed|processed|done|fulfilled|approved)\b|^(?:i am )?(?:sorry|unfortunately|i am afraid),? (?:but )?(?:no|that is not possible|that is impossible|this is not possible|not possible)\b|\bno can do\b|\bno puedo\b|\bje ne peux pas\b|\bkann (?:das |dies |ich )?(?:leider )?nicht\b|\bnon posso\b|\bnahi kar (?:sakta|sakti)\b",
     )
 });
 
