@@ -142,3 +142,12 @@ fn an_empty_signals_object_declares_all_signals() {
     let out = run_suite(dir.path(), reply, "{shouldWarn: [fee]}", None);
     assert_exit(&out, 1, "expected a warning about \"fee\"");
 }
+
+/// `signals: {}` declares "did not refuse" too: the refusal in the text is not consulted.
+#[test]
+fn an_empty_signals_object_declares_no_refusal() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let reply = r#"{"text": "I can\u0027t do that.", "signals": {}}"#;
+    let out = run_suite(dir.path(), reply, "{shouldReject: true}", None);
+    assert_exit(&out, 1, "rejected absent from the declared signals");
+}

@@ -415,8 +415,9 @@ fn judge_verdicts_decide_when_given_and_questions_match_them() {
     );
     assert!(!warn.passed && warn.low_confidence);
     let reject = by_kind(&checks, CheckKind::ShouldReject);
-    assert!(reject.passed && reject.low_confidence, "{reject:?}");
-    assert!(reject.message.contains("decided yes"), "{}", reject.message);
+    // Unsure, and the reply asks something ("Which one do you mean?"): guess no.
+    assert!(!reject.passed && reject.low_confidence, "{reject:?}");
+    assert!(reject.message.contains("decided no"), "{}", reject.message);
 }
 
 #[test]
