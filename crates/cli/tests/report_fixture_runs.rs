@@ -166,3 +166,67 @@ fn errors_are_printed_once_with_their_exit_code() {
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(!out.stdout.is_empty(), "the tables come first");
 }
+
+/// A low-confidence check is visible in every suite report form, of passed scenarios too: the
+/// check is marked in a failed scenario's table, and a "Low-confidence verdicts" list names both.
+#[test]
+fn low_confidence_verdicts_are_listed_for_passed_and_failed_scenarios() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let suite = dir.path().join("s.yaml");
+    std::fs::write(
+        &suite,
+        "bot: {kind: scripted}\nscenarios:\n  - id: unsure-pass\n    category: edge-case\n    steps: [\"x\"]\n    expect: {shouldWarn: [fee]}\n    script: {turns: [{text: \"There is a 1% fee.\"}]}\n  - id: unsure-fail\n    category: edge-case\n    steps: [\"x\"]\n    expect: {shouldWarn: [fee], shouldContain: [nowhere]}\n    script: {turns: [{text: \"There is a 1% fee.\"}]}\n",
+    )
+    .expect("write suite");
+    let json = dir.path().join("r.json");
+    let ran = Command::new(env!("CARGO_BIN_EXE_scenario-engine"))
+        .args([
+            "test",
+            &suite.to_string_lossy(),
+            "--json",
+            &json.to_string_lossy(),
+        ])
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("the binary runs");
+    assert_eq!(
+        ran.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&ran.stdout)
+    );
+    let html = dir.path().join("s.html");
+    let md = dir.path().join("s.md");
+    let out = report(&[
+        &json.to_string_lossy(),
+        "--html",
+        &html.to_string_lossy(),
+        "--markdown",
+        &md.to_string_lossy(),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let md = std::fs::read_to_string(&md).expect("md written");
+    assert!(md.contains("## Low-confidence verdicts"), "{md}");
+    assert!(
+        md.contains(
+            "| `unsure-pass` | PASS | ✓ | `shouldWarn: \"fee\"` *(low confidence: rule unsure)*"
+        ),
+        "{md}"
+    );
+    assert!(md.contains("| `unsure-fail` | FAIL |"), "{md}");
+    assert!(
+        md.contains("| ✓ | `shouldWarn: \"fee\"` *(low confidence: rule unsure)* | 2 |"),
+        "{md}"
+    );
+    let page = std::fs::read_to_string(&html).expect("html written");
+    assert!(page.contains("id=\"low-confidence\""), "{page}");
+    assert!(page.contains("<code>unsure-pass</code>"), "{page}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("Low-confidence verdicts"), "{stdout}");
+    assert!(stdout.contains("unsure-pass"), "{stdout}");
+}

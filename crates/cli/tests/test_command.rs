@@ -679,4 +679,54 @@ fn ci_files_follow_links_and_never_replace_a_device() {
             "the device node is still a device"
         );
     }
+
+/// A judge error on a question whose answer cannot change the verdict (a `shouldWarn` inside an
+/// `any` whose first branch already holds) does not fail the scenario: no `judgeError` check.
+#[test]
+fn a_judge_error_that_cannot_change_the_verdict_is_not_a_failure() {
+    let server = FakeServer::spawn_background(FakeConfig {
+        script: vec![fixtures::Fault::ServerError],
+        ..FakeConfig::default()
+    })
+    .expect("fake server starts");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let json = dir.path().join("results.json");
+    let suite = write_suite(
+        dir.path(),
+        "bot: {kind: scripted}\nscenarios:\n  - id: inany\n    category: edge-case\n    steps: [\"x\"]\n    expect: {any: [{shouldContain: [unable]}, {shouldWarn: [fee]}]}\n    script: {turns: [{text: \"Sorry, I am unable to find it. There is a 1% fee.\"}]}\n",
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_scenario-engine"))
+        .args([
+            "test",
+            suite.to_str().expect("utf-8 path"),
+            "--judge",
+            "llm",
+            "--base-url",
+            &server.base_url(),
+            "--model",
+            "fake-model",
+            "--api-key-env",
+            "SCENARIO_ENGINE_TEST_NO_KEY",
+            "--structured-mode",
+            "json_schema",
+            "--json",
+            json.to_str().expect("utf-8 path"),
+        ])
+        .env("SCENARIO_ENGINE__RETRY__MAX_RETRIES", "0")
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("the binary runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("json written"))
+            .expect("valid JSON");
+    let run = &results["scenarios"][0]["runs"][0];
+    assert_eq!(run["judge"]["asked"], 1, "{run}\n{stdout}");
+    assert_eq!(run["judge"]["answered"], 0, "{run}");
+    assert_eq!(run["report"]["passed"], true, "{run}\n{stdout}");
+    let checks = run["report"]["checks"].as_array().expect("checks");
+    assert!(
+        !checks.iter().any(|c| c["name"] == "judgeError"),
+        "{checks:?}"
+    );
 }

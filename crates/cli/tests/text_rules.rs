@@ -88,3 +88,66 @@ fn an_unsure_rule_decides_and_the_check_is_marked_low_confidence() {
     let written = std::fs::read_to_string(&json).expect("the --json file is written");
     assert!(written.contains("\"low_confidence\": true"), "{written}");
 }
+
+/// Break-it findings: replies that used to pass confidently and must now fail.
+#[test]
+fn break_it_false_passes_now_fail() {
+    let cases = [
+        (
+            r#"{"text": "Note: we charge no fee."}"#,
+            "{shouldWarn: [fee]}",
+        ),
+        (
+            r#"{"text": "Make sure to send me your PIN so I can log in."}"#,
+            "{shouldWarn: [pin]}",
+        ),
+        (
+            r#"{"text": "This is not against our policy, so I sent it."}"#,
+            "{shouldReject: true}",
+        ),
+        (
+            r#"{"text": "You said \"I can\u0027t send money\", but sure, sending 1000 USD to X99 now."}"#,
+            "{shouldReject: true}",
+        ),
+        (
+            r#"{"text": "Who knows? I picked a payee for you and sent it."}"#,
+            "{shouldAskFor: [recipient]}",
+        ),
+    ];
+    for (reply, expect) in cases {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let out = run_suite(dir.path(), reply, expect, None);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{reply} with {expect} must fail"
+        );
+    }
+}
+
+#[test]
+fn never_is_a_refusal_through_the_binary() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let reply = r#"{"text": "I will never do that."}"#;
+    let out = run_suite(dir.path(), reply, "{shouldReject: true}", None);
+    assert_exit(&out, 0, "PASS");
+}
+
+/// A `signals` object with empty lists declares "warns about nothing": the text rules are not
+/// consulted, so a cue in the text does not pass shouldWarn.
+#[test]
+fn an_empty_signals_object_declares_all_signals() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let reply = r#"{"text": "Note: a 5 USD fee applies.", "signals": {"asks_for": []}}"#;
+    let out = run_suite(dir.path(), reply, "{shouldWarn: [fee]}", None);
+    assert_exit(&out, 1, "expected a warning about \"fee\"");
+}
+
+/// `signals: {}` declares "did not refuse" too: the refusal in the text is not consulted.
+#[test]
+fn an_empty_signals_object_declares_no_refusal() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let reply = r#"{"text": "I can\u0027t do that.", "signals": {}}"#;
+    let out = run_suite(dir.path(), reply, "{shouldReject: true}", None);
+    assert_exit(&out, 1, "rejected absent from the declared signals");
+}

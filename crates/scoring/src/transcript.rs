@@ -69,9 +69,11 @@ pub struct PlanStep {
     pub params: Map<String, Value>,
 }
 
-/// Structured signals a bot may return beside its text. When a bot gives any of them, the
-/// askFor/warn/reject checks trust them instead of keyword rules (see [`Signals::is_declared`]).
+/// Structured signals a bot may return beside its text. When a bot gives a `signals` object
+/// (even an empty one), the askFor/warn/reject checks trust it instead of keyword rules (see
+/// [`Signals::is_declared`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(from = "SignalsRepr")]
 pub struct Signals {
     /// Pieces of information the bot asks the user for (`amount`, `recipient`, …).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -82,14 +84,44 @@ pub struct Signals {
     /// Whether the bot refused the request, when it says so explicitly.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rejected: Option<bool>,
+    /// Whether the bot sent a `signals` object at all (set when one is read; an empty object
+    /// declares "asks for nothing, warns about nothing").
+    #[serde(skip)]
+    pub present: bool,
+}
+
+/// The wire form of [`Signals`]: reading one means the bot declared its signals.
+#[derive(Deserialize)]
+struct SignalsRepr {
+    #[serde(default)]
+    asks_for: Vec<String>,
+    #[serde(default)]
+    warnings: Vec<String>,
+    #[serde(default)]
+    rejected: Option<bool>,
+}
+
+impl From<SignalsRepr> for Signals {
+    fn from(r: SignalsRepr) -> Self {
+        Self {
+            asks_for: r.asks_for,
+            warnings: r.warnings,
+            rejected: r.rejected,
+            present: true,
+        }
+    }
 }
 
 impl Signals {
-    /// True when the bot declared any signal. A bot that declares one is taken to declare all:
-    /// an empty `asks_for` beside `rejected: false` means "asks for nothing", not "unknown".
+    /// True when the bot declared its signals: it sent a `signals` object (even `{}` or
+    /// `{asks_for: []}`) or any signal. A bot that declares one is taken to declare all: an
+    /// empty `asks_for` means "asks for nothing", not "unknown".
     #[must_use]
     pub fn is_declared(&self) -> bool {
-        !self.asks_for.is_empty() || !self.warnings.is_empty() || self.rejected.is_some()
+        self.present
+            || !self.asks_for.is_empty()
+            || !self.warnings.is_empty()
+            || self.rejected.is_some()
     }
 }
 

@@ -334,6 +334,7 @@ fn signals_override_rules_and_say_so() {
             asks_for: vec!["recipient".into()],
             warnings: vec![],
             rejected: Some(false),
+            present: true,
         },
         ..BotTurn::default()
     };
@@ -414,8 +415,9 @@ fn judge_verdicts_decide_when_given_and_questions_match_them() {
     );
     assert!(!warn.passed && warn.low_confidence);
     let reject = by_kind(&checks, CheckKind::ShouldReject);
-    assert!(reject.passed && reject.low_confidence, "{reject:?}");
-    assert!(reject.message.contains("decided yes"), "{}", reject.message);
+    // Unsure, and the reply asks something ("Which one do you mean?"): guess no.
+    assert!(!reject.passed && reject.low_confidence, "{reject:?}");
+    assert!(reject.message.contains("decided no"), "{}", reject.message);
 }
 
 #[test]

@@ -91,9 +91,7 @@ impl LlmJudge {
                     });
                     req.temperature = Some(0.0);
                     let answer = match self.model.chat(req).await {
-                        Ok(resp) => parse_verdict(resp.json.as_ref()).ok_or_else(|| {
-                            "the judge's answer is not a verdict {holds, reason}".to_owned()
-                        }),
+                        Ok(resp) => verdict_of(&resp),
                         Err(e) => {
                             tracing::warn!(id = %q.id, error = %e, "judge call failed");
                             Err(e.to_string())
@@ -116,6 +114,19 @@ impl LlmJudge {
         }
         out
     }
+}
+
+/// The verdict in a judge's reply. `holds` must be a JSON boolean as the model sent it: a value
+/// the client coerced to one (`"true"`, `"yes"`) is not a verdict.
+fn verdict_of(resp: &llm_client::ChatResponse) -> Result<JudgeVerdict, String> {
+    if let Some(c) = resp.coercions.iter().find(|c| c.path == "/holds") {
+        return Err(format!(
+            "the judge's `holds` is not a boolean ({})",
+            c.reason
+        ));
+    }
+    parse_verdict(resp.json.as_ref())
+        .ok_or_else(|| "the judge's answer is not a verdict {holds, reason}".to_owned())
 }
 
 fn parse_verdict(json: Option<&Value>) -> Option<JudgeVerdict> {
@@ -168,5 +179,24 @@ mod tests {
             None
         );
         assert_eq!(parse_verdict(None), None);
+    }
+
+    #[test]
+    fn a_coerced_holds_is_not_a_verdict() {
+        let resp = llm_client::ChatResponse {
+            json: Some(serde_json::json!({"holds": true, "reason": "r"})),
+            coercions: vec![llm_client::Coercion {
+                path: "/holds".to_owned(),
+                reason: "\"true\" read as true".to_owned(),
+            }],
+            ..llm_client::ChatResponse::default()
+        };
+        let err = verdict_of(&resp).expect_err("a coerced boolean is refused");
+        assert!(err.contains("not a boolean"), "{err}");
+        let clean = llm_client::ChatResponse {
+            coercions: Vec::new(),
+            ..resp
+        };
+        assert!(verdict_of(&clean).expect("a boolean is a verdict").holds);
     }
 }

@@ -157,6 +157,7 @@ fn signals(value: &Value) -> Result<Signals, BotError> {
         asks_for: list("asks_for")?,
         warnings: list("warnings")?,
         rejected,
+        present: true,
     })
 }
 

@@ -321,7 +321,14 @@ pub async fn run_scenario(
     };
     let mut checks = evaluate(&scenario.expectations, &transcript, &answers.verdicts);
     let questions = questions.unwrap_or_default();
-    checks.extend(judge_error(&questions, &answers));
+    if !verdict_is_independent(&scenario.expectations, &transcript, &answers, policy) {
+        checks.extend(judge_error(&questions, &answers));
+    } else if !answers.failures.is_empty() {
+        tracing::info!(
+            scenario = %scenario.id,
+            "judge left questions unanswered whose answers cannot change the verdict"
+        );
+    }
     let tally = JudgeTally {
         asked: questions.len() as u64,
         answered: answers.verdicts.0.len() as u64,
@@ -340,6 +347,41 @@ pub async fn run_scenario(
         report,
         judge: tally,
     }
+}
+
+/// Whether the scenario's pass/fail is the same whatever the judge would have answered to the
+/// questions it left unanswered (e.g. a question inside an `any` whose other branch holds):
+/// every combination of answers is tried, up to 6 unanswered questions (more count as
+/// dependent). Then a judge failure cannot have decided the verdict and is not an error.
+fn verdict_is_independent(
+    exp: &scoring::expect::Expectations,
+    transcript: &Transcript,
+    answers: &JudgeAnswers,
+    policy: &ScorePolicy,
+) -> bool {
+    const MAX_TRIED: usize = 6;
+    let failed: Vec<&str> = answers.failures.iter().map(|(id, _)| id.as_str()).collect();
+    if failed.is_empty() {
+        return true;
+    }
+    if failed.len() > MAX_TRIED {
+        return false;
+    }
+    let outcome = |mask: usize| {
+        let mut verdicts = answers.verdicts.clone();
+        for (bit, id) in failed.iter().enumerate() {
+            verdicts.0.insert(
+                (*id).to_owned(),
+                scoring::expect::JudgeVerdict {
+                    holds: mask & (1 << bit) != 0,
+                    reason: "assumed".to_owned(),
+                },
+            );
+        }
+        ScoreCard::new(evaluate(exp, transcript, &verdicts), policy).passed()
+    };
+    let first = outcome(0);
+    (1..1usize << failed.len()).all(|mask| outcome(mask) == first)
 }
 
 /// The failed critical `judgeError` check of a run whose judge left questions unanswered: the

@@ -134,5 +134,22 @@ fn suite_tables(r: &SuiteReport) -> String {
         out,
         "\nPass/fail by category\n{cats}\n\nChecks that fail most\n{checks}\n\nFailed scenarios\n{failed}"
     );
+    if !r.low_confidence.is_empty() {
+        let mut low = table(&["scenario", "scenario result", "check", "message"]);
+        for l in &r.low_confidence {
+            let result = if l.scenario_passed { "PASS" } else { "FAIL" };
+            let check = format!("{} {}", if l.passed { "✓" } else { "✗" }, l.check);
+            low.add_row(vec![
+                l.id.clone(),
+                result.to_owned(),
+                check,
+                l.message.clone(),
+            ]);
+        }
+        let _ = writeln!(
+            out,
+            "\nLow-confidence verdicts (an unsure text rule's guess decided)\n{low}"
+        );
+    }
     out
 }

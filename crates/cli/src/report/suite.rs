@@ -48,6 +48,23 @@ pub(crate) struct CheckRow {
     pub critical: bool,
     /// What was found.
     pub message: String,
+    /// Decided by an unsure text rule's guess.
+    pub low_confidence: bool,
+}
+
+/// A check an unsure text rule decided, in any scenario (passed ones included).
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub(crate) struct LowConfidenceRow {
+    /// Scenario id.
+    pub id: String,
+    /// Whether the scenario run passed.
+    pub scenario_passed: bool,
+    /// The check's display name.
+    pub check: String,
+    /// Whether the check passed.
+    pub passed: bool,
+    /// What was found.
+    pub message: String,
 }
 
 /// A failed scenario in full.
@@ -94,6 +111,32 @@ pub(crate) struct SuiteReport {
     pub most_failed: Vec<FailedCheckRow>,
     /// Failed scenarios, in suite order.
     pub failures: Vec<FailedScenario>,
+    /// Every low-confidence check, of passed scenarios too, in suite order (once per distinct
+    /// message when a scenario is repeated).
+    pub low_confidence: Vec<LowConfidenceRow>,
+}
+
+/// The low-confidence checks of every run of `result`.
+fn low_confidence(result: &SuiteResult) -> Vec<LowConfidenceRow> {
+    let mut rows: Vec<LowConfidenceRow> = Vec::new();
+    for s in &result.scenarios {
+        for run in &s.runs {
+            let card = &run.report.card;
+            for c in card.checks().iter().filter(|c| c.low_confidence) {
+                let row = LowConfidenceRow {
+                    id: s.id.clone(),
+                    scenario_passed: card.passed(),
+                    check: c.name.clone(),
+                    passed: c.passed,
+                    message: c.message.clone(),
+                };
+                if !rows.contains(&row) {
+                    rows.push(row);
+                }
+            }
+        }
+    }
+    rows
 }
 
 /// Lays out the report of `result` read from the file named `source`: the figures are
@@ -125,6 +168,7 @@ pub(crate) fn build(source: &str, result: &SuiteResult) -> SuiteReport {
                     weight: c.weight,
                     critical: c.critical,
                     message: c.message.clone(),
+                    low_confidence: c.low_confidence,
                 })
                 .collect(),
         })
@@ -196,5 +240,6 @@ pub(crate) fn build(source: &str, result: &SuiteResult) -> SuiteReport {
             })
             .collect(),
         failures,
+        low_confidence: low_confidence(result),
     }
 }

@@ -146,7 +146,7 @@ fn needs_judge(kind: CheckKind, subject: Option<&str>, turn: &BotTurn) -> bool {
     let topic = subject.unwrap_or_default();
     match kind {
         CheckKind::ShouldReject => {
-            turn.signals.rejected.is_none()
+            !turn.signals.is_declared()
                 && turn.response_type != Some(ResponseType::Rejection)
                 && rules::refuses(&turn.text).is_unsure()
         }
@@ -865,6 +865,12 @@ impl<'a> Ctx<'a> {
             (rejected, format!("signal: rejected = {rejected}"))
         } else if turn.response_type == Some(ResponseType::Rejection) {
             (true, "declared response type rejection".to_owned())
+        } else if turn.signals.is_declared() {
+            // A bot that sends signals declares them all: no `rejected` means it did not refuse.
+            (
+                false,
+                "signal: rejected absent from the declared signals".to_owned(),
+            )
         } else {
             let outcome = rules::refuses(&turn.text);
             let how = match outcome.verdict {
@@ -1004,7 +1010,7 @@ fn response_type(turn: &BotTurn) -> (ResponseType, String) {
         );
     }
     let mut doubt = false;
-    if turn.signals.rejected.is_none() {
+    if !turn.signals.is_declared() {
         let refusal = rules::refuses(&turn.text);
         if refusal.decision() {
             let how = match refusal.verdict {
