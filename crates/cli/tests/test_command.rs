@@ -679,6 +679,7 @@ fn ci_files_follow_links_and_never_replace_a_device() {
             "the device node is still a device"
         );
     }
+}
 
 /// A judge error on a question whose answer cannot change the verdict (a `shouldWarn` inside an
 /// `any` whose first branch already holds) does not fail the scenario: no `judgeError` check.
