@@ -306,3 +306,15 @@ fn a_slow_turn_fails_its_latency_limit() {
     let out = run_bot(dir.path(), script, "", scenario);
     assert_fails(&out, "over the limit of 50 ms");
 }
+
+#[test]
+fn a_date_that_breaks_its_format_is_invalid() {
+    // `format: date` was an annotation only: "2026-13-45" passed `validParams`.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let reply = r#"{"text": "Scheduled.", "plan": [{"agent": "transfers", "function": "schedule_transfer", "params": {"amount": 20, "date": "2026-13-45"}}]}"#;
+    let script = format!("while read -r line; do printf '%s\\n' '{reply}'; done\n");
+    let agents = "  agents:\n    - name: transfers\n      functions:\n        - name: schedule_transfer\n          parameters: {type: object, properties: {amount: {type: number}, date: {type: string, format: date}}, required: [amount, date]}\n";
+    let scenario = "  - id: date\n    category: edge-case\n    steps: [\"Send 20 on the 45th of Undecember\"]\n    expect: {expectedFunction: schedule_transfer, validParams: true, critical: true}\n";
+    let out = run_bot(dir.path(), &script, agents, scenario);
+    assert_fails(&out, "field /date");
+}
