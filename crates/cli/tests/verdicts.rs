@@ -318,3 +318,24 @@ fn a_date_that_breaks_its_format_is_invalid() {
     let out = run_bot(dir.path(), &script, agents, scenario);
     assert_fails(&out, "field /date");
 }
+
+#[test]
+fn the_shipped_suite_fails_a_transfer_of_the_wrong_amount() {
+    // With a weighted `expectedParams`, 15.27 instead of 625 scored 6/8 and passed the threshold.
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/suites/wallet-assistant.yaml");
+    let text = std::fs::read_to_string(shipped).expect("read the shipped suite");
+    let good = "params: {recipient: Alice, amount: 625, currency: USD}";
+    assert!(text.contains(good), "the fixture changed");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let suite = dir.path().join("suite.yaml");
+    let bad = good.replace("625", "15.27");
+    std::fs::write(&suite, text.replace(good, &bad)).expect("write suite");
+    let out = Command::new(env!("CARGO_BIN_EXE_scenario-engine"))
+        .args(["test", suite.to_str().expect("utf-8 path")])
+        .args(["--filter", "balance-then-send-half"])
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("the binary runs");
+    assert_fails(&out, "critical check failed: expectedParams @turn 2");
+}
