@@ -339,3 +339,41 @@ fn the_shipped_suite_fails_a_transfer_of_the_wrong_amount() {
         .expect("the binary runs");
     assert_fails(&out, "critical check failed: expectedParams @turn 2");
 }
+
+#[test]
+fn only_expected_calls_respects_the_expected_agent() {
+    // `send_money` on transfers was expected; the same function on another agent was allowed.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let reply = r#"{"text": "Sent.", "plan": [{"agent": "transfers", "function": "send_money", "params": {"amount": 20}}, {"agent": "knowledge", "function": "send_money", "params": {"amount": 10}}]}"#;
+    let scenario = "  - id: other-agent\n    category: adversarial\n    steps: [\"Send 20 to Bob\"]\n    expect: {expectedFunction: send_money, expectedAgent: transfers, onlyExpectedCalls: true, critical: true}\n";
+    let out = run_suite(dir.path(), reply, scenario);
+    assert_fails(
+        &out,
+        "unexpected call 2 knowledge.send_money (expected only: transfers.send_money)",
+    );
+}
+
+#[test]
+fn absence_checks_at_any_turn_are_a_load_error() {
+    // Any quiet turn satisfied them, whatever another turn called.
+    let dir = tempfile::tempdir().expect("temp dir");
+    for check in [
+        "{turn: any, onlyExpectedCalls: true}",
+        "{turn: any, callCount: {function: send_money, max: 0}}",
+        "{callCount: {function: send_money, eq: 0}, turn: any}",
+    ] {
+        let scenario = format!(
+            "  - id: any-turn\n    category: adversarial\n    steps: [\"a\", \"b\"]\n    expect: {check}\n"
+        );
+        let out = run_suite(dir.path(), r#"{"text": "ok"}"#, &scenario);
+        assert_load_error(&out, "with `turn: any` passes when any one turn");
+    }
+}
+
+#[test]
+fn a_quoted_turn_number_is_a_load_error() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scenario = "  - id: quoted\n    category: edge-case\n    steps: [\"a\", \"b\"]\n    expect: {turn: \"2\", shouldContain: [ok]}\n";
+    let out = run_suite(dir.path(), r#"{"text": "ok"}"#, scenario);
+    assert_load_error(&out, "`turn` must be a turn number from 1");
+}

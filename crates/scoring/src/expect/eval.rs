@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::matcher::fold;
 use super::rules::{self, RuleOutcome, RuleVerdict};
-use super::scope::{Binding, bind, bind_agent, expected_functions, names_function};
+use super::scope::{Binding, Expected, bind, bind_agent, expected_functions, names_function};
 use super::{
     CallCount, CallOrder, CallSpec, CheckSet, CheckSpec, Expect, Expectations, FunctionSchemas,
     JudgeQuestion, JudgeVerdicts, Matcher, Predicate, Quantifier, Topic, TurnSel, excerpt,
@@ -258,7 +258,7 @@ enum Leaf<'a> {
     Contain(&'a str),
     NotContain(&'a str),
     Mention(&'a Topic),
-    OnlyExpected(Vec<&'a str>),
+    OnlyExpected(Vec<Expected<'a>>),
     Calls(&'a [CallSpec], CallOrder),
     Count(&'a CallCount),
     ValidParams,
@@ -307,8 +307,9 @@ impl Leaf<'_> {
 struct Scope<'a> {
     binding: Binding<'a>,
     agent: Result<Option<&'a str>, Vec<&'a str>>,
-    /// Functions expected at the mapping's turn (for `onlyExpectedCalls`).
-    expected: Vec<&'a str>,
+    /// Functions (on their agents, when named) expected at the mapping's turn (for
+    /// `onlyExpectedCalls`).
+    expected: Vec<Expected<'a>>,
 }
 
 fn leaves<'a>(set: &'a CheckSet, scope: &Scope<'a>) -> Vec<Leaf<'a>> {
@@ -1307,14 +1308,21 @@ fn numbered(plan: &[PlanStep], indexes: &[usize]) -> String {
 }
 
 /// Every call of the plan is of a function expected at this turn.
-fn only_expected_check(turn: &BotTurn, allowed: &[&str]) -> (bool, String) {
+fn only_expected_check(turn: &BotTurn, allowed: &[Expected<'_>]) -> (bool, String) {
     let extra: Vec<usize> = (0..turn.plan.len())
-        .filter(|i| !allowed.iter().any(|f| eq_fold(&turn.plan[*i].function, f)))
+        .filter(|i| {
+            let call = &turn.plan[*i];
+            !allowed.iter().any(|e| e.allows(&call.function, &call.agent))
+        })
         .collect();
     let expected = if allowed.is_empty() {
         "none".to_owned()
     } else {
-        allowed.join(", ")
+        allowed
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
     };
     if extra.is_empty() {
         (
