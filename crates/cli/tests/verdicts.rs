@@ -377,3 +377,21 @@ fn a_quoted_turn_number_is_a_load_error() {
     let out = run_suite(dir.path(), r#"{"text": "ok"}"#, scenario);
     assert_load_error(&out, "`turn` must be a turn number from 1");
 }
+
+#[test]
+fn numbers_with_too_many_digits_are_a_load_error() {
+    // Counted on the parsed float's short form, these once loaded as 0.1 and "≤ 100".
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (condition, column) in [
+        ("{amount: 0.1000000000000000055511151231257827}", 39),
+        ("{amount: {lte: 100.000000000000000001}}", 45),
+    ] {
+        let scenario = format!(
+            "  - id: digits\n    category: edge-case\n    steps: [\"Send 0.1\"]\n    expect: {{expectedParams: {condition}}}\n"
+        );
+        let out = run_suite(dir.path(), r#"{"text": "ok"}"#, &scenario);
+        assert_load_error(&out, "has more than 15 significant digits");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(&format!("suite.yaml:8:{column}:")), "{stderr}");
+    }
+}

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use minijinja::{Environment, UndefinedBehavior};
 use serde::Deserialize;
+use serde_saphyr::Spanned;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
@@ -108,6 +109,12 @@ pub fn load_suite(path: &Path) -> Result<Suite, ConfigError> {
 /// As [`load_suite`].
 pub fn parse_suite(path: &Path, text: &str) -> Result<Suite, ConfigError> {
     let file: SuiteFile = scenarios::parse_document(path, text)?;
+    if matches!(
+        scenarios::Format::from_path(path),
+        Ok(scenarios::Format::Yaml | scenarios::Format::Json)
+    ) {
+        inexact_numbers(path, text)?;
+    }
     let here = |segs: &[KeySeg], msg: String| SourceMap::build(path, text).error(segs, msg);
     let defaults = file.defaults;
     let check_defaults = CheckDefaults {
@@ -463,4 +470,134 @@ fn render_value(
         ),
         other => other.clone(),
     })
+}
+
+/// Most significant digits a plain (unquoted) number may have: an `f64` keeps 15 exactly, and a
+/// longer literal would silently become a nearby value (`0.1000000000000000055511151231257827`
+/// is read as 0.1).
+const MAX_PLAIN_DIGITS: usize = 15;
+
+/// Refuses a plain number the reader turned into a float when its **source text** has more
+/// significant digits than a float keeps: counting them on the parsed value would see the
+/// rounded number's short form. The error is at the number, with the fix (quote it).
+fn inexact_numbers(path: &Path, text: &str) -> Result<(), ConfigError> {
+    let Ok(tree) = serde_saphyr::from_str::<Spanned<Scan>>(text) else {
+        // The document parsed as a suite; a reader that cannot re-read it checks nothing here.
+        return Ok(());
+    };
+    let mut stack = vec![&tree];
+    while let Some(node) = stack.pop() {
+        match &node.value {
+            Scan::Nodes(children) => stack.extend(children.iter().rev()),
+            Scan::Other => {}
+            Scan::Float => {
+                let at = &node.referenced;
+                let span = at.span();
+                let literal = span
+                    .byte_offset()
+                    .zip(span.byte_len())
+                    .and_then(|(start, len)| {
+                        let start = usize::try_from(start).ok()?;
+                        text.get(start..start.checked_add(usize::try_from(len).ok()?)?)
+                    });
+                let Some(literal) = literal else { continue };
+                if significant_digits(literal) > MAX_PLAIN_DIGITS {
+                    let line = usize::try_from(at.line()).unwrap_or(usize::MAX);
+                    let column = usize::try_from(at.column()).unwrap_or(usize::MAX);
+                    return Err(ConfigError::new(
+                        path,
+                        line,
+                        column,
+                        format!(
+                            "the number {} has more than {MAX_PLAIN_DIGITS} significant digits, \
+                             more than a YAML or JSON reader keeps exactly; quote it: as text \
+                             (`\"N\"`), or as an exact decimal with a numeric operator \
+                             (`{{lte: \"N\"}}`)",
+                            literal.trim()
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Significant digits of a number's text: the mantissa's digits without leading zeros, and
+/// without trailing zeros after a decimal point.
+fn significant_digits(literal: &str) -> usize {
+    let mantissa = literal
+        .trim()
+        .split(['e', 'E'])
+        .next()
+        .unwrap_or_default();
+    let mut digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    if mantissa.contains('.') {
+        digits.truncate(digits.trim_end_matches('0').len());
+    }
+    digits.trim_start_matches('0').len()
+}
+
+/// The shape of a document, keeping only where its plain floats are.
+enum Scan {
+    Nodes(Vec<Spanned<Scan>>),
+    Float,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Scan {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ScanVisitor;
+        impl<'de> Visitor<'de> for ScanVisitor {
+            type Value = Scan;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any YAML value")
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Scan, E> {
+                Ok(Scan::Float)
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Scan, E> {
+                Ok(Scan::Other)
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Scan, E> {
+                Ok(Scan::Other)
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Scan, E> {
+                Ok(Scan::Other)
+            }
+            fn visit_i128<E: de::Error>(self, _: i128) -> Result<Scan, E> {
+                Ok(Scan::Other)
+            }
+            fn visit_u128<E: de::Error>(self, _: u128) -> Result<Scan, E> {
+                Ok(Scan::Other)
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Scan, E> {
+                Ok(Scan::Other)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Scan, E> {
+                Ok(Scan::Other)
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Scan, E> {
+                Ok(Scan::Other)
+            }
+            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Scan, D::Error> {
+                Scan::deserialize(d)
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Scan, A::Error> {
+                let mut out = Vec::new();
+                while let Some(item) = seq.next_element()? {
+                    out.push(item);
+                }
+                Ok(Scan::Nodes(out))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Scan, A::Error> {
+                let mut out = Vec::new();
+                while let Some((_, value)) = map.next_entry::<de::IgnoredAny, Spanned<Scan>>()? {
+                    out.push(value);
+                }
+                Ok(Scan::Nodes(out))
+            }
+        }
+        deserializer.deserialize_any(ScanVisitor)
+    }
 }
