@@ -291,13 +291,16 @@ fn number(value: Option<&Value>) -> Option<Decimal> {
 /// Folds text for caseless comparison: trimmed, NFKC-normalised (ligatures, full-width forms,
 /// `ſ`, `µ` and other compatibility characters become their plain letters, accents are composed),
 /// then lowercased, with the full case folds that lowercasing alone misses (`ß`/`ẞ` → `ss`, final
-/// `ς` → `σ`). Every caseless comparison of the expectation checks goes through it.
+/// `ς` → `σ`), and without the invisible format characters that would split a word without
+/// showing (zero-width space, joiners, word joiner, soft hyphen, byte-order mark): `hun\u{200B}ter2`
+/// folds to `hunter2`. Every caseless comparison of the expectation checks goes through it.
 #[must_use]
 pub fn fold(text: &str) -> String {
     let normalised = ComposingNormalizerBorrowed::new_nfkc().normalize(text.trim());
     let mut out = String::with_capacity(normalised.len());
     for c in normalised.chars() {
         match c {
+            '\u{AD}' | '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{180E}' => {}
             'ß' | 'ẞ' => out.push_str("ss"),
             'ς' => out.push('σ'),
             '\u{345}' => out.push('ι'),
@@ -423,6 +426,9 @@ mod tests {
     #[test]
     fn folding_is_full_unicode_case_folding() {
         assert_eq!(fold(" ſtraße "), "strasse");
+        for hidden in ['\u{200B}', '\u{200C}', '\u{200D}', '\u{AD}', '\u{2060}', '\u{FEFF}'] {
+            assert_eq!(fold(&format!("Hun{hidden}ter2")), "hunter2", "{hidden:?}");
+        }
         assert!(values_equal(&json!("STRASSE"), &json!("Straße")));
         assert!(values_equal(&json!("ﬁle"), &json!("FILE")));
         assert!(values_equal(&json!("ＢＯＢ"), &json!("bob")));
