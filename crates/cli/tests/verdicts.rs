@@ -322,8 +322,8 @@ fn a_date_that_breaks_its_format_is_invalid() {
 #[test]
 fn the_shipped_suite_fails_a_transfer_of_the_wrong_amount() {
     // With a weighted `expectedParams`, 15.27 instead of 625 scored 6/8 and passed the threshold.
-    let shipped = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures/suites/wallet-assistant.yaml");
+    let shipped =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/suites/wallet-assistant.yaml");
     let text = std::fs::read_to_string(shipped).expect("read the shipped suite");
     let good = "params: {recipient: Alice, amount: 625, currency: USD}";
     assert!(text.contains(good), "the fixture changed");
@@ -392,7 +392,10 @@ fn numbers_with_too_many_digits_are_a_load_error() {
         let out = run_suite(dir.path(), r#"{"text": "ok"}"#, &scenario);
         assert_load_error(&out, "has more than 15 significant digits");
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.contains(&format!("suite.yaml:8:{column}:")), "{stderr}");
+        assert!(
+            stderr.contains(&format!("suite.yaml:8:{column}:")),
+            "{stderr}"
+        );
     }
 }
 
@@ -406,5 +409,20 @@ fn invisible_characters_do_not_hide_a_forbidden_word() {
     ] {
         let out = run_suite(dir.path(), reply, scenario);
         assert_fails(&out, "not to contain \"hunter2\"");
+    }
+}
+
+#[test]
+fn text_operators_do_not_look_inside_numbers() {
+    // `{contains: "5"}` once passed on the number 50; `matches` and `contains` need text.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let reply =
+        r#"{"text": "Sent.", "plan": [{"function": "send_money", "params": {"amount": 50}}]}"#;
+    for op in ["{contains: \"5\"}", "{matches: \"^5\"}"] {
+        let scenario = format!(
+            "  - id: text-op\n    category: edge-case\n    steps: [\"Send 5\"]\n    expect: {{expectedFunction: send_money, expectedParams: {{amount: {op}}}, critical: true}}\n"
+        );
+        let out = run_suite(dir.path(), reply, &scenario);
+        assert_fails(&out, "amount is 50, expected");
     }
 }

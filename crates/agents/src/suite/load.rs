@@ -11,9 +11,9 @@ use std::time::Duration;
 
 use minijinja::{Environment, UndefinedBehavior};
 use serde::Deserialize;
-use serde_saphyr::Spanned;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
+use serde_saphyr::Spanned;
 
 use scenarios::{Axis, ConfigError, KeySeg, ScenarioSpace, SourceMap};
 use scoring::expect::{CheckDefaults, Expect, Expectations, FunctionSchemas, PathStep, TurnSel};
@@ -526,11 +526,7 @@ fn inexact_numbers(path: &Path, text: &str) -> Result<(), ConfigError> {
 /// Significant digits of a number's text: the mantissa's digits without leading zeros, and
 /// without trailing zeros after a decimal point.
 fn significant_digits(literal: &str) -> usize {
-    let mantissa = literal
-        .trim()
-        .split(['e', 'E'])
-        .next()
-        .unwrap_or_default();
+    let mantissa = literal.trim().split(['e', 'E']).next().unwrap_or_default();
     let mut digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
     if mantissa.contains('.') {
         digits.truncate(digits.trim_end_matches('0').len());

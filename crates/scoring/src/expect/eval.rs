@@ -1312,7 +1312,9 @@ fn only_expected_check(turn: &BotTurn, allowed: &[Expected<'_>]) -> (bool, Strin
     let extra: Vec<usize> = (0..turn.plan.len())
         .filter(|i| {
             let call = &turn.plan[*i];
-            !allowed.iter().any(|e| e.allows(&call.function, &call.agent))
+            !allowed
+                .iter()
+                .any(|e| e.allows(&call.function, &call.agent))
         })
         .collect();
     let expected = if allowed.is_empty() {

@@ -241,16 +241,18 @@ impl Matcher {
             Self::Approx { target, tolerance } => number(present)
                 .and_then(|n| n.within(target, tolerance))
                 .unwrap_or(false),
-            Self::Matches(re) => present
-                .and_then(scalar_text)
-                .is_some_and(|t| re.is_match(&t)),
+            // Text operators look at text only: the number 50 neither contains "5" nor
+            // matches /^5/ (a number's digits are not its value).
+            Self::Matches(re) => match present {
+                Some(Value::String(text)) => re.is_match(text),
+                _ => false,
+            },
             Self::Contains(needle) => match present {
                 Some(Value::Array(items)) => items.iter().any(|i| values_equal(needle, i)),
-                Some(v) => match (scalar_text(v), scalar_text(needle)) {
-                    (Some(hay), Some(n)) => fold(&hay).contains(&fold(&n)),
-                    _ => false,
-                },
-                None => false,
+                Some(Value::String(hay)) => {
+                    scalar_text(needle).is_some_and(|n| fold(hay).contains(&fold(&n)))
+                }
+                _ => false,
             },
         }
     }
@@ -426,7 +428,9 @@ mod tests {
     #[test]
     fn folding_is_full_unicode_case_folding() {
         assert_eq!(fold(" ſtraße "), "strasse");
-        for hidden in ['\u{200B}', '\u{200C}', '\u{200D}', '\u{AD}', '\u{2060}', '\u{FEFF}'] {
+        for hidden in [
+            '\u{200B}', '\u{200C}', '\u{200D}', '\u{AD}', '\u{2060}', '\u{FEFF}',
+        ] {
             assert_eq!(fold(&format!("Hun{hidden}ter2")), "hunter2", "{hidden:?}");
         }
         assert!(values_equal(&json!("STRASSE"), &json!("Straße")));

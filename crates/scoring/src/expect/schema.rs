@@ -40,11 +40,11 @@ impl FunctionSchemas {
                 .should_validate_formats(true)
                 .build(&schema)
                 .map_err(|e| {
-                (
-                    i,
-                    format!("the parameter schema of `{function}` is invalid: {e}"),
-                )
-            })?;
+                    (
+                        i,
+                        format!("the parameter schema of `{function}` is invalid: {e}"),
+                    )
+                })?;
             functions.push(Declared {
                 agent,
                 function,
@@ -190,9 +190,11 @@ mod tests {
         )])
         .expect("compiles");
         let check = |params: Value| schemas.check_call(&call("transfers", "send_money", params));
-        assert!(check(json!({"date": "2026-12-01", "at": "2026-12-01T10:00:00Z",
+        assert!(
+            check(json!({"date": "2026-12-01", "at": "2026-12-01T10:00:00Z",
                              "email": "a@example.com"}))
-        .is_ok());
+            .is_ok()
+        );
         for bad in [
             json!({"date": "2026-13-45"}),
             json!({"at": "2026-12-01 yesterday"}),
