@@ -426,3 +426,21 @@ fn text_operators_do_not_look_inside_numbers() {
         assert_fails(&out, "amount is 50, expected");
     }
 }
+
+#[test]
+fn a_suite_that_is_not_utf8_is_located_at_the_byte() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let suite = dir.path().join("suite.yaml");
+    let mut text = b"bot: {kind: scripted}\nscenarios:\n  - id: caf".to_vec();
+    text.extend_from_slice(b"\xE9\n    category: edge-case\n    steps: [x]\n");
+    std::fs::write(&suite, text).expect("write suite");
+    let out = Command::new(env!("CARGO_BIN_EXE_scenario-engine"))
+        .args(["test", suite.to_str().expect("utf-8 path")])
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("the binary runs");
+    assert_load_error(
+        &out,
+        "suite.yaml:3:12: error: the suite is not UTF-8 text: byte 0xE9",
+    );
+}

@@ -98,8 +98,31 @@ impl<'de> Deserialize<'de> for Step {
 /// A located [`ConfigError`] for unreadable files, syntax and type errors, invalid expectations,
 /// and semantic problems (duplicate ids, missing fields, templates that do not render).
 pub fn load_suite(path: &Path) -> Result<Suite, ConfigError> {
-    let text = std::fs::read_to_string(path)
+    let bytes = std::fs::read(path)
         .map_err(|e| ConfigError::whole_file(path, format!("cannot read the suite: {e}")))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        // Point at the first byte that is not UTF-8, not at the whole file.
+        let bytes = e.as_bytes();
+        let valid = e.utf8_error().valid_up_to();
+        let before = &bytes[..valid];
+        let line = 1 + before.iter().filter(|b| **b == b'\n').count();
+        let line_start = before
+            .iter()
+            .rposition(|b| *b == b'\n')
+            .map_or(0, |i| i + 1);
+        let column = 1 + String::from_utf8_lossy(&before[line_start..])
+            .chars()
+            .count();
+        ConfigError::new(
+            path,
+            line,
+            column,
+            format!(
+                "the suite is not UTF-8 text: byte 0x{:02X} is not valid here; save it as UTF-8",
+                bytes[valid]
+            ),
+        )
+    })?;
     parse_suite(path, &text)
 }
 
