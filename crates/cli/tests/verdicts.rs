@@ -444,3 +444,15 @@ fn a_suite_that_is_not_utf8_is_located_at_the_byte() {
         "suite.yaml:3:12: error: the suite is not UTF-8 text: byte 0xE9",
     );
 }
+
+#[test]
+fn a_double_negation_reports_the_inner_check_once() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scenario = "  - id: not-not\n    category: edge-case\n    steps: [\"hi\"]\n    expect: {not: {not: {shouldContain: [zzz], critical: true}}}\n";
+    let out = run_suite(dir.path(), r#"{"text": "ok"}"#, scenario);
+    assert_fails(
+        &out,
+        "does not hold (double negation): expected the reply to contain \"zzz\"",
+    );
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("as required"));
+}

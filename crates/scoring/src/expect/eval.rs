@@ -468,17 +468,31 @@ impl<'a> Ctx<'a> {
         match checks.as_slice() {
             [] => Vec::new(),
             [one] => {
+                // `not: {not: …}` says what the innermost check found, not two stacked prefixes.
+                let double = one.check.name.starts_with("not ");
+                let inner = |prefix: &str| {
+                    let message = one.check.message.as_str();
+                    message.strip_prefix(prefix).unwrap_or(message).to_owned()
+                };
                 let (verdict, message) = match one.verdict {
-                    Verdict::Holds => (
+                    Verdict::Holds if double => (
                         Verdict::Fails,
                         format!(
-                            "expected it not to hold, but it does: {}",
-                            one.check.message
+                            "does not hold (double negation): {}",
+                            inner(NOT_HOLDS_PREFIX)
                         ),
+                    ),
+                    Verdict::Holds => (
+                        Verdict::Fails,
+                        format!("{HOLDS_PREFIX}{}", one.check.message),
+                    ),
+                    Verdict::Fails if double => (
+                        Verdict::Holds,
+                        format!("holds (double negation): {}", inner(HOLDS_PREFIX)),
                     ),
                     Verdict::Fails => (
                         Verdict::Holds,
-                        format!("does not hold, as required: {}", one.check.message),
+                        format!("{NOT_HOLDS_PREFIX}{}", one.check.message),
                     ),
                     Verdict::Unknown => (
                         Verdict::Unknown,
@@ -1511,3 +1525,8 @@ fn valid_params_check(turn: &BotTurn, functions: Option<&FunctionSchemas>) -> (b
         (false, problems.join(" | "))
     }
 }
+
+/// How a `not` over one check that holds words its failure.
+const HOLDS_PREFIX: &str = "expected it not to hold, but it does: ";
+/// How a `not` over one check that fails words its pass.
+const NOT_HOLDS_PREFIX: &str = "does not hold, as required: ";
