@@ -456,3 +456,12 @@ fn a_double_negation_reports_the_inner_check_once() {
     );
     assert!(!String::from_utf8_lossy(&out.stdout).contains("as required"));
 }
+
+#[test]
+fn a_scenario_that_weighs_nothing_is_a_load_error() {
+    // It printed "All checks passed", then failed with score 0.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scenario = "  - id: weightless\n    category: edge-case\n    steps: [\"hi\"]\n    expect: {shouldContain: [ok], weight: 0}\n";
+    let out = run_suite(dir.path(), r#"{"text": "ok"}"#, scenario);
+    assert_load_error(&out, "every check has weight 0");
+}

@@ -357,6 +357,16 @@ fn build_scenario(
         separate_parts: combined,
         functions: functions.cloned(),
     };
+    if !weighs_something(&expectations.root, &expectations.defaults) {
+        return Err((
+            "expect",
+            format!(
+                "scenario `{id}`: every check has weight 0, so its score is 0 whatever the bot \
+                 does; give a check a weight above 0"
+            ),
+        )
+            .into());
+    }
     if let Some(problem) = expectations.problems().into_iter().next() {
         let mut tree_path = problem.path.into_iter();
         let prefix = if combined {
@@ -493,6 +503,23 @@ fn render_value(
         ),
         other => other.clone(),
     })
+}
+
+/// Whether some check of the tree has a weight above 0 (a scenario weighing nothing has no score).
+fn weighs_something(node: &Expect, defaults: &CheckDefaults) -> bool {
+    match node {
+        Expect::All(items) | Expect::Any(items) => {
+            items.iter().any(|n| weighs_something(n, defaults))
+        }
+        Expect::Not(inner) => weighs_something(inner, defaults),
+        Expect::Checks(set) => set.checks.iter().any(|spec| {
+            let kind = spec.kind();
+            set.weight
+                .or_else(|| defaults.weights.get(&kind).copied())
+                .unwrap_or_else(|| kind.default_weight())
+                > 0
+        }),
+    }
 }
 
 /// Most significant digits a plain (unquoted) number may have: an `f64` keeps 15 exactly, and a
