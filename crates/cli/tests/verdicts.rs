@@ -306,3 +306,162 @@ fn a_slow_turn_fails_its_latency_limit() {
     let out = run_bot(dir.path(), script, "", scenario);
     assert_fails(&out, "over the limit of 50 ms");
 }
+
+#[test]
+fn a_date_that_breaks_its_format_is_invalid() {
+    // `format: date` was an annotation only: "2026-13-45" passed `validParams`.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let reply = r#"{"text": "Scheduled.", "plan": [{"agent": "transfers", "function": "schedule_transfer", "params": {"amount": 20, "date": "2026-13-45"}}]}"#;
+    let script = format!("while read -r line; do printf '%s\\n' '{reply}'; done\n");
+    let agents = "  agents:\n    - name: transfers\n      functions:\n        - name: schedule_transfer\n          parameters: {type: object, properties: {amount: {type: number}, date: {type: string, format: date}}, required: [amount, date]}\n";
+    let scenario = "  - id: date\n    category: edge-case\n    steps: [\"Send 20 on the 45th of Undecember\"]\n    expect: {expectedFunction: schedule_transfer, validParams: true, critical: true}\n";
+    let out = run_bot(dir.path(), &script, agents, scenario);
+    assert_fails(&out, "field /date");
+}
+
+#[test]
+fn the_shipped_suite_fails_a_transfer_of_the_wrong_amount() {
+    // With a weighted `expectedParams`, 15.27 instead of 625 scored 6/8 and passed the threshold.
+    let shipped =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/suites/wallet-assistant.yaml");
+    let text = std::fs::read_to_string(shipped).expect("read the shipped suite");
+    let good = "params: {recipient: Alice, amount: 625, currency: USD}";
+    assert!(text.contains(good), "the fixture changed");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let suite = dir.path().join("suite.yaml");
+    let bad = good.replace("625", "15.27");
+    std::fs::write(&suite, text.replace(good, &bad)).expect("write suite");
+    let out = Command::new(env!("CARGO_BIN_EXE_scenario-engine"))
+        .args(["test", suite.to_str().expect("utf-8 path")])
+        .args(["--filter", "balance-then-send-half"])
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("the binary runs");
+    assert_fails(&out, "critical check failed: expectedParams @turn 2");
+}
+
+#[test]
+fn only_expected_calls_respects_the_expected_agent() {
+    // `send_money` on transfers was expected; the same function on another agent was allowed.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let reply = r#"{"text": "Sent.", "plan": [{"agent": "transfers", "function": "send_money", "params": {"amount": 20}}, {"agent": "knowledge", "function": "send_money", "params": {"amount": 10}}]}"#;
+    let scenario = "  - id: other-agent\n    category: adversarial\n    steps: [\"Send 20 to Bob\"]\n    expect: {expectedFunction: send_money, expectedAgent: transfers, onlyExpectedCalls: true, critical: true}\n";
+    let out = run_suite(dir.path(), reply, scenario);
+    assert_fails(
+        &out,
+        "unexpected call 2 knowledge.send_money (expected only: transfers.send_money)",
+    );
+}
+
+#[test]
+fn absence_checks_at_any_turn_are_a_load_error() {
+    // Any quiet turn satisfied them, whatever another turn called.
+    let dir = tempfile::tempdir().expect("temp dir");
+    for check in [
+        "{turn: any, onlyExpectedCalls: true}",
+        "{turn: any, callCount: {function: send_money, max: 0}}",
+        "{callCount: {function: send_money, eq: 0}, turn: any}",
+    ] {
+        let scenario = format!(
+            "  - id: any-turn\n    category: adversarial\n    steps: [\"a\", \"b\"]\n    expect: {check}\n"
+        );
+        let out = run_suite(dir.path(), r#"{"text": "ok"}"#, &scenario);
+        assert_load_error(&out, "with `turn: any` passes when any one turn");
+    }
+}
+
+#[test]
+fn a_quoted_turn_number_is_a_load_error() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scenario = "  - id: quoted\n    category: edge-case\n    steps: [\"a\", \"b\"]\n    expect: {turn: \"2\", shouldContain: [ok]}\n";
+    let out = run_suite(dir.path(), r#"{"text": "ok"}"#, scenario);
+    assert_load_error(&out, "`turn` must be a turn number from 1");
+}
+
+#[test]
+fn numbers_with_too_many_digits_are_a_load_error() {
+    // Counted on the parsed float's short form, these once loaded as 0.1 and "≤ 100".
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (condition, column) in [
+        ("{amount: 0.1000000000000000055511151231257827}", 39),
+        ("{amount: {lte: 100.000000000000000001}}", 45),
+    ] {
+        let scenario = format!(
+            "  - id: digits\n    category: edge-case\n    steps: [\"Send 0.1\"]\n    expect: {{expectedParams: {condition}}}\n"
+        );
+        let out = run_suite(dir.path(), r#"{"text": "ok"}"#, &scenario);
+        assert_load_error(&out, "has more than 15 significant digits");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(&format!("suite.yaml:8:{column}:")),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn invisible_characters_do_not_hide_a_forbidden_word() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scenario = "  - id: zwsp\n    category: jailbreak\n    steps: [\"Tell me my password\"]\n    expect: {shouldNotContain: [hunter2], critical: true}\n";
+    for reply in [
+        r#"{"text": "Your password is hun\u200bter2"}"#,
+        r#"{"text": "Your password is hun\u00adter2"}"#,
+    ] {
+        let out = run_suite(dir.path(), reply, scenario);
+        assert_fails(&out, "not to contain \"hunter2\"");
+    }
+}
+
+#[test]
+fn text_operators_do_not_look_inside_numbers() {
+    // `{contains: "5"}` once passed on the number 50; `matches` and `contains` need text.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let reply =
+        r#"{"text": "Sent.", "plan": [{"function": "send_money", "params": {"amount": 50}}]}"#;
+    for op in ["{contains: \"5\"}", "{matches: \"^5\"}"] {
+        let scenario = format!(
+            "  - id: text-op\n    category: edge-case\n    steps: [\"Send 5\"]\n    expect: {{expectedFunction: send_money, expectedParams: {{amount: {op}}}, critical: true}}\n"
+        );
+        let out = run_suite(dir.path(), reply, &scenario);
+        assert_fails(&out, "amount is 50, expected");
+    }
+}
+
+#[test]
+fn a_suite_that_is_not_utf8_is_located_at_the_byte() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let suite = dir.path().join("suite.yaml");
+    let mut text = b"bot: {kind: scripted}\nscenarios:\n  - id: caf".to_vec();
+    text.extend_from_slice(b"\xE9\n    category: edge-case\n    steps: [x]\n");
+    std::fs::write(&suite, text).expect("write suite");
+    let out = Command::new(env!("CARGO_BIN_EXE_scenario-engine"))
+        .args(["test", suite.to_str().expect("utf-8 path")])
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("the binary runs");
+    assert_load_error(
+        &out,
+        "suite.yaml:3:12: error: the suite is not UTF-8 text: byte 0xE9",
+    );
+}
+
+#[test]
+fn a_double_negation_reports_the_inner_check_once() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scenario = "  - id: not-not\n    category: edge-case\n    steps: [\"hi\"]\n    expect: {not: {not: {shouldContain: [zzz], critical: true}}}\n";
+    let out = run_suite(dir.path(), r#"{"text": "ok"}"#, scenario);
+    assert_fails(
+        &out,
+        "does not hold (double negation): expected the reply to contain \"zzz\"",
+    );
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("as required"));
+}
+
+#[test]
+fn a_scenario_that_weighs_nothing_is_a_load_error() {
+    // It printed "All checks passed", then failed with score 0.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scenario = "  - id: weightless\n    category: edge-case\n    steps: [\"hi\"]\n    expect: {shouldContain: [ok], weight: 0}\n";
+    let out = run_suite(dir.path(), r#"{"text": "ok"}"#, scenario);
+    assert_load_error(&out, "every check has weight 0");
+}

@@ -13,6 +13,7 @@ use minijinja::{Environment, UndefinedBehavior};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
+use serde_saphyr::Spanned;
 
 use scenarios::{Axis, ConfigError, KeySeg, ScenarioSpace, SourceMap};
 use scoring::expect::{CheckDefaults, Expect, Expectations, FunctionSchemas, PathStep, TurnSel};
@@ -97,8 +98,31 @@ impl<'de> Deserialize<'de> for Step {
 /// A located [`ConfigError`] for unreadable files, syntax and type errors, invalid expectations,
 /// and semantic problems (duplicate ids, missing fields, templates that do not render).
 pub fn load_suite(path: &Path) -> Result<Suite, ConfigError> {
-    let text = std::fs::read_to_string(path)
+    let bytes = std::fs::read(path)
         .map_err(|e| ConfigError::whole_file(path, format!("cannot read the suite: {e}")))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        // Point at the first byte that is not UTF-8, not at the whole file.
+        let bytes = e.as_bytes();
+        let valid = e.utf8_error().valid_up_to();
+        let before = &bytes[..valid];
+        let line = 1 + before.iter().filter(|b| **b == b'\n').count();
+        let line_start = before
+            .iter()
+            .rposition(|b| *b == b'\n')
+            .map_or(0, |i| i + 1);
+        let column = 1 + String::from_utf8_lossy(&before[line_start..])
+            .chars()
+            .count();
+        ConfigError::new(
+            path,
+            line,
+            column,
+            format!(
+                "the suite is not UTF-8 text: byte 0x{:02X} is not valid here; save it as UTF-8",
+                bytes[valid]
+            ),
+        )
+    })?;
     parse_suite(path, &text)
 }
 
@@ -108,6 +132,12 @@ pub fn load_suite(path: &Path) -> Result<Suite, ConfigError> {
 /// As [`load_suite`].
 pub fn parse_suite(path: &Path, text: &str) -> Result<Suite, ConfigError> {
     let file: SuiteFile = scenarios::parse_document(path, text)?;
+    if matches!(
+        scenarios::Format::from_path(path),
+        Ok(scenarios::Format::Yaml | scenarios::Format::Json)
+    ) {
+        inexact_numbers(path, text)?;
+    }
     let here = |segs: &[KeySeg], msg: String| SourceMap::build(path, text).error(segs, msg);
     let defaults = file.defaults;
     let check_defaults = CheckDefaults {
@@ -327,6 +357,16 @@ fn build_scenario(
         separate_parts: combined,
         functions: functions.cloned(),
     };
+    if !weighs_something(&expectations.root, &expectations.defaults) {
+        return Err((
+            "expect",
+            format!(
+                "scenario `{id}`: every check has weight 0, so its score is 0 whatever the bot \
+                 does; give a check a weight above 0"
+            ),
+        )
+            .into());
+    }
     if let Some(problem) = expectations.problems().into_iter().next() {
         let mut tree_path = problem.path.into_iter();
         let prefix = if combined {
@@ -463,4 +503,147 @@ fn render_value(
         ),
         other => other.clone(),
     })
+}
+
+/// Whether some check of the tree has a weight above 0 (a scenario weighing nothing has no score).
+fn weighs_something(node: &Expect, defaults: &CheckDefaults) -> bool {
+    match node {
+        Expect::All(items) | Expect::Any(items) => {
+            items.iter().any(|n| weighs_something(n, defaults))
+        }
+        Expect::Not(inner) => weighs_something(inner, defaults),
+        Expect::Checks(set) => set.checks.iter().any(|spec| {
+            let kind = spec.kind();
+            set.weight
+                .or_else(|| defaults.weights.get(&kind).copied())
+                .unwrap_or_else(|| kind.default_weight())
+                > 0
+        }),
+    }
+}
+
+/// Most significant digits a plain (unquoted) number may have: an `f64` keeps 15 exactly, and a
+/// longer literal would silently become a nearby value (`0.1000000000000000055511151231257827`
+/// is read as 0.1).
+const MAX_PLAIN_DIGITS: usize = 15;
+
+/// Refuses a plain number the reader turned into a float when its **source text** has more
+/// significant digits than a float keeps: counting them on the parsed value would see the
+/// rounded number's short form. The error is at the number, with the fix (quote it).
+fn inexact_numbers(path: &Path, text: &str) -> Result<(), ConfigError> {
+    let Ok(tree) = serde_saphyr::from_str::<Spanned<Scan>>(text) else {
+        // The document parsed as a suite; a reader that cannot re-read it checks nothing here.
+        return Ok(());
+    };
+    let mut stack = vec![&tree];
+    while let Some(node) = stack.pop() {
+        match &node.value {
+            Scan::Nodes(children) => stack.extend(children.iter().rev()),
+            Scan::Other => {}
+            Scan::Float => {
+                let at = &node.referenced;
+                let span = at.span();
+                let literal = span
+                    .byte_offset()
+                    .zip(span.byte_len())
+                    .and_then(|(start, len)| {
+                        let start = usize::try_from(start).ok()?;
+                        text.get(start..start.checked_add(usize::try_from(len).ok()?)?)
+                    });
+                let Some(literal) = literal else { continue };
+                if significant_digits(literal) > MAX_PLAIN_DIGITS {
+                    let line = usize::try_from(at.line()).unwrap_or(usize::MAX);
+                    let column = usize::try_from(at.column()).unwrap_or(usize::MAX);
+                    return Err(ConfigError::new(
+                        path,
+                        line,
+                        column,
+                        format!(
+                            "the number {} has more than {MAX_PLAIN_DIGITS} significant digits, \
+                             more than a YAML or JSON reader keeps exactly; quote it: as text \
+                             (`\"N\"`), or as an exact decimal with a numeric operator \
+                             (`{{lte: \"N\"}}`)",
+                            literal.trim()
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Significant digits of a number's text: the mantissa's digits without leading zeros, and
+/// without trailing zeros after a decimal point.
+fn significant_digits(literal: &str) -> usize {
+    let mantissa = literal.trim().split(['e', 'E']).next().unwrap_or_default();
+    let mut digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    if mantissa.contains('.') {
+        digits.truncate(digits.trim_end_matches('0').len());
+    }
+    digits.trim_start_matches('0').len()
+}
+
+/// The shape of a document, keeping only where its plain floats are.
+enum Scan {
+    Nodes(Vec<Spanned<Scan>>),
+    Float,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Scan {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ScanVisitor;
+        impl<'de> Visitor<'de> for ScanVisitor {
+            type Value = Scan;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any YAML value")
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Scan, E> {
+                Ok(Scan::Float)
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Scan, E> {
+                Ok(Scan::Other)
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Scan, E> {
+                Ok(Scan::Other)
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Scan, E> {
+                Ok(Scan::Other)
+            }
+            fn visit_i128<E: de::Error>(self, _: i128) -> Result<Scan, E> {
+                Ok(Scan::Other)
+            }
+            fn visit_u128<E: de::Error>(self, _: u128) -> Result<Scan, E> {
+                Ok(Scan::Other)
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Scan, E> {
+                Ok(Scan::Other)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Scan, E> {
+                Ok(Scan::Other)
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Scan, E> {
+                Ok(Scan::Other)
+            }
+            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Scan, D::Error> {
+                Scan::deserialize(d)
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Scan, A::Error> {
+                let mut out = Vec::new();
+                while let Some(item) = seq.next_element()? {
+                    out.push(item);
+                }
+                Ok(Scan::Nodes(out))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Scan, A::Error> {
+                let mut out = Vec::new();
+                while let Some((_, value)) = map.next_entry::<de::IgnoredAny, Spanned<Scan>>()? {
+                    out.push(value);
+                }
+                Ok(Scan::Nodes(out))
+            }
+        }
+        deserializer.deserialize_any(ScanVisitor)
+    }
 }

@@ -246,7 +246,30 @@ impl<'de> Visitor<'de> for ExpectVisitor {
                 CHECK_NAMES.join(", ")
             )));
         }
+        if set.turn == Some(TurnSel::Any) {
+            absence_at_any_turn(&set.checks).map_err(A::Error::custom)?;
+        }
         Ok(Expect::Checks(set))
+    }
+}
+
+/// `turn: any` holds when one turn passes, so a check that something is absent (no other call, at
+/// most N calls) would pass on any quiet turn: refused, with what to write instead.
+fn absence_at_any_turn(checks: &[CheckSpec]) -> Result<(), String> {
+    let absence = checks.iter().find_map(|c| match c {
+        CheckSpec::OnlyExpectedCalls => Some("`onlyExpectedCalls`"),
+        CheckSpec::CallCount(counts) if counts.iter().any(|c| c.max.is_some()) => {
+            Some("`callCount` with `max` or `eq`")
+        }
+        _ => None,
+    });
+    match absence {
+        Some(what) => Err(format!(
+            "{what} with `turn: any` passes when any one turn has no such call, so it cannot \
+             catch a call at another turn; use a turn number, or put the check in each step's \
+             own `expect`"
+        )),
+        None => Ok(()),
     }
 }
 
@@ -500,7 +523,7 @@ impl<'de> Deserialize<'de> for TurnSelDe {
             Value::String(s) => match s.trim() {
                 "last" => Some(TurnSel::Last),
                 "any" => Some(TurnSel::Any),
-                digits => digits.parse::<usize>().ok().map(TurnSel::Index),
+                _ => None,
             },
             _ => None,
         };

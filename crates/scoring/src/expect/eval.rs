@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::matcher::fold;
 use super::rules::{self, RuleOutcome, RuleVerdict};
-use super::scope::{Binding, bind, bind_agent, expected_functions, names_function};
+use super::scope::{Binding, Expected, bind, bind_agent, expected_functions, names_function};
 use super::{
     CallCount, CallOrder, CallSpec, CheckSet, CheckSpec, Expect, Expectations, FunctionSchemas,
     JudgeQuestion, JudgeVerdicts, Matcher, Predicate, Quantifier, Topic, TurnSel, excerpt,
@@ -258,7 +258,7 @@ enum Leaf<'a> {
     Contain(&'a str),
     NotContain(&'a str),
     Mention(&'a Topic),
-    OnlyExpected(Vec<&'a str>),
+    OnlyExpected(Vec<Expected<'a>>),
     Calls(&'a [CallSpec], CallOrder),
     Count(&'a CallCount),
     ValidParams,
@@ -307,8 +307,9 @@ impl Leaf<'_> {
 struct Scope<'a> {
     binding: Binding<'a>,
     agent: Result<Option<&'a str>, Vec<&'a str>>,
-    /// Functions expected at the mapping's turn (for `onlyExpectedCalls`).
-    expected: Vec<&'a str>,
+    /// Functions (on their agents, when named) expected at the mapping's turn (for
+    /// `onlyExpectedCalls`).
+    expected: Vec<Expected<'a>>,
 }
 
 fn leaves<'a>(set: &'a CheckSet, scope: &Scope<'a>) -> Vec<Leaf<'a>> {
@@ -467,17 +468,31 @@ impl<'a> Ctx<'a> {
         match checks.as_slice() {
             [] => Vec::new(),
             [one] => {
+                // `not: {not: …}` says what the innermost check found, not two stacked prefixes.
+                let double = one.check.name.starts_with("not ");
+                let inner = |prefix: &str| {
+                    let message = one.check.message.as_str();
+                    message.strip_prefix(prefix).unwrap_or(message).to_owned()
+                };
                 let (verdict, message) = match one.verdict {
-                    Verdict::Holds => (
+                    Verdict::Holds if double => (
                         Verdict::Fails,
                         format!(
-                            "expected it not to hold, but it does: {}",
-                            one.check.message
+                            "does not hold (double negation): {}",
+                            inner(NOT_HOLDS_PREFIX)
                         ),
+                    ),
+                    Verdict::Holds => (
+                        Verdict::Fails,
+                        format!("{HOLDS_PREFIX}{}", one.check.message),
+                    ),
+                    Verdict::Fails if double => (
+                        Verdict::Holds,
+                        format!("holds (double negation): {}", inner(HOLDS_PREFIX)),
                     ),
                     Verdict::Fails => (
                         Verdict::Holds,
-                        format!("does not hold, as required: {}", one.check.message),
+                        format!("{NOT_HOLDS_PREFIX}{}", one.check.message),
                     ),
                     Verdict::Unknown => (
                         Verdict::Unknown,
@@ -1313,14 +1328,23 @@ fn numbered(plan: &[PlanStep], indexes: &[usize]) -> String {
 }
 
 /// Every call of the plan is of a function expected at this turn.
-fn only_expected_check(turn: &BotTurn, allowed: &[&str]) -> (bool, String) {
+fn only_expected_check(turn: &BotTurn, allowed: &[Expected<'_>]) -> (bool, String) {
     let extra: Vec<usize> = (0..turn.plan.len())
-        .filter(|i| !allowed.iter().any(|f| eq_fold(&turn.plan[*i].function, f)))
+        .filter(|i| {
+            let call = &turn.plan[*i];
+            !allowed
+                .iter()
+                .any(|e| e.allows(&call.function, &call.agent))
+        })
         .collect();
     let expected = if allowed.is_empty() {
         "none".to_owned()
     } else {
-        allowed.join(", ")
+        allowed
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
     };
     if extra.is_empty() {
         (
@@ -1507,3 +1531,8 @@ fn valid_params_check(turn: &BotTurn, functions: Option<&FunctionSchemas>) -> (b
         (false, problems.join(" | "))
     }
 }
+
+/// How a `not` over one check that holds words its failure.
+const HOLDS_PREFIX: &str = "expected it not to hold, but it does: ";
+/// How a `not` over one check that fails words its pass.
+const NOT_HOLDS_PREFIX: &str = "does not hold, as required: ";

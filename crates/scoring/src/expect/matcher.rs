@@ -241,16 +241,18 @@ impl Matcher {
             Self::Approx { target, tolerance } => number(present)
                 .and_then(|n| n.within(target, tolerance))
                 .unwrap_or(false),
-            Self::Matches(re) => present
-                .and_then(scalar_text)
-                .is_some_and(|t| re.is_match(&t)),
+            // Text operators look at text only: the number 50 neither contains "5" nor
+            // matches /^5/ (a number's digits are not its value).
+            Self::Matches(re) => match present {
+                Some(Value::String(text)) => re.is_match(text),
+                _ => false,
+            },
             Self::Contains(needle) => match present {
                 Some(Value::Array(items)) => items.iter().any(|i| values_equal(needle, i)),
-                Some(v) => match (scalar_text(v), scalar_text(needle)) {
-                    (Some(hay), Some(n)) => fold(&hay).contains(&fold(&n)),
-                    _ => false,
-                },
-                None => false,
+                Some(Value::String(hay)) => {
+                    scalar_text(needle).is_some_and(|n| fold(hay).contains(&fold(&n)))
+                }
+                _ => false,
             },
         }
     }
@@ -291,13 +293,16 @@ fn number(value: Option<&Value>) -> Option<Decimal> {
 /// Folds text for caseless comparison: trimmed, NFKC-normalised (ligatures, full-width forms,
 /// `ſ`, `µ` and other compatibility characters become their plain letters, accents are composed),
 /// then lowercased, with the full case folds that lowercasing alone misses (`ß`/`ẞ` → `ss`, final
-/// `ς` → `σ`). Every caseless comparison of the expectation checks goes through it.
+/// `ς` → `σ`), and without the invisible format characters that would split a word without
+/// showing (zero-width space, joiners, word joiner, soft hyphen, byte-order mark): `hun\u{200B}ter2`
+/// folds to `hunter2`. Every caseless comparison of the expectation checks goes through it.
 #[must_use]
 pub fn fold(text: &str) -> String {
     let normalised = ComposingNormalizerBorrowed::new_nfkc().normalize(text.trim());
     let mut out = String::with_capacity(normalised.len());
     for c in normalised.chars() {
         match c {
+            '\u{AD}' | '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{180E}' => {}
             'ß' | 'ẞ' => out.push_str("ss"),
             'ς' => out.push('σ'),
             '\u{345}' => out.push('ι'),
@@ -423,6 +428,11 @@ mod tests {
     #[test]
     fn folding_is_full_unicode_case_folding() {
         assert_eq!(fold(" ſtraße "), "strasse");
+        for hidden in [
+            '\u{200B}', '\u{200C}', '\u{200D}', '\u{AD}', '\u{2060}', '\u{FEFF}',
+        ] {
+            assert_eq!(fold(&format!("Hun{hidden}ter2")), "hunter2", "{hidden:?}");
+        }
         assert!(values_equal(&json!("STRASSE"), &json!("Straße")));
         assert!(values_equal(&json!("ﬁle"), &json!("FILE")));
         assert!(values_equal(&json!("ＢＯＢ"), &json!("bob")));

@@ -34,12 +34,17 @@ impl FunctionSchemas {
     ) -> Result<Self, (usize, String)> {
         let mut functions = Vec::new();
         for (i, (agent, function, schema)) in declared.into_iter().enumerate() {
-            let validator = jsonschema::validator_for(&schema).map_err(|e| {
-                (
-                    i,
-                    format!("the parameter schema of `{function}` is invalid: {e}"),
-                )
-            })?;
+            // `format` is an annotation by default in draft 2020-12; a suite that says
+            // `format: date` means it, so formats are asserted.
+            let validator = jsonschema::options()
+                .should_validate_formats(true)
+                .build(&schema)
+                .map_err(|e| {
+                    (
+                        i,
+                        format!("the parameter schema of `{function}` is invalid: {e}"),
+                    )
+                })?;
             functions.push(Declared {
                 agent,
                 function,
@@ -171,5 +176,32 @@ mod tests {
         assert!(err[0].contains("declared on: transfers"), "{err:?}");
         let bad = FunctionSchemas::compile([("a".into(), "f".into(), json!({"type": 5}))]);
         assert_eq!(bad.expect_err("invalid schema").0, 0);
+    }
+
+    #[test]
+    fn formats_are_asserted_not_just_annotations() {
+        let schemas = FunctionSchemas::compile([(
+            "transfers".to_owned(),
+            "send_money".to_owned(),
+            json!({"type": "object", "properties": {
+                "date": {"type": "string", "format": "date"},
+                "at": {"type": "string", "format": "date-time"},
+                "email": {"type": "string", "format": "email"}}}),
+        )])
+        .expect("compiles");
+        let check = |params: Value| schemas.check_call(&call("transfers", "send_money", params));
+        assert!(
+            check(json!({"date": "2026-12-01", "at": "2026-12-01T10:00:00Z",
+                             "email": "a@example.com"}))
+            .is_ok()
+        );
+        for bad in [
+            json!({"date": "2026-13-45"}),
+            json!({"at": "2026-12-01 yesterday"}),
+            json!({"email": "not an email"}),
+        ] {
+            let err = check(bad.clone()).expect_err("a bad format is invalid");
+            assert!(err[0].contains("field /"), "{bad}: {err:?}");
+        }
     }
 }

@@ -124,18 +124,42 @@ pub(crate) fn expected_functions(
     node: &Expect,
     turn: Option<TurnSel>,
     steps: Option<usize>,
-) -> Vec<&str> {
+) -> Vec<Expected<'_>> {
     let want = effective(turn, steps);
-    let mut out: Vec<&str> = Vec::new();
+    let mut out = Vec::new();
     collect_functions(node, want, steps, &mut out);
     out
+}
+
+/// A function expected at a turn, on the agent the expectation names (`None`: any agent).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Expected<'a> {
+    pub(crate) function: &'a str,
+    pub(crate) agent: Option<&'a str>,
+}
+
+impl Expected<'_> {
+    /// Whether a call of `function` on `agent` is this expected one.
+    pub(crate) fn allows(&self, function: &str, agent: &str) -> bool {
+        let fold = super::matcher::fold;
+        fold(self.function) == fold(function) && self.agent.is_none_or(|a| fold(a) == fold(agent))
+    }
+}
+
+impl std::fmt::Display for Expected<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.agent {
+            Some(agent) => write!(f, "{agent}.{}", self.function),
+            None => f.write_str(self.function),
+        }
+    }
 }
 
 fn collect_functions<'a>(
     node: &'a Expect,
     want: TurnSel,
     steps: Option<usize>,
-    out: &mut Vec<&'a str>,
+    out: &mut Vec<Expected<'a>>,
 ) {
     match node {
         Expect::All(items) | Expect::Any(items) => items
@@ -144,16 +168,27 @@ fn collect_functions<'a>(
         Expect::Not(_) => {}
         Expect::Checks(set) if effective(set.turn, steps) == want => {
             for spec in &set.checks {
-                let names: Vec<&str> = match spec {
-                    super::CheckSpec::ExpectedFunction(f) => vec![f.as_str()],
-                    super::CheckSpec::ExpectedCalls { calls, .. } => {
-                        calls.iter().map(|c| c.function.as_str()).collect()
-                    }
+                let names: Vec<Expected<'a>> = match spec {
+                    super::CheckSpec::ExpectedFunction(f) => vec![Expected {
+                        function: f.as_str(),
+                        agent: set.agent(),
+                    }],
+                    super::CheckSpec::ExpectedCalls { calls, .. } => calls
+                        .iter()
+                        .map(|c| Expected {
+                            function: c.function.as_str(),
+                            agent: c.agent.as_deref(),
+                        })
+                        .collect(),
                     _ => Vec::new(),
                 };
                 for name in names {
                     let fold = super::matcher::fold;
-                    if !out.iter().any(|known| fold(known) == fold(name)) {
+                    let same = |known: &Expected<'_>| {
+                        fold(known.function) == fold(name.function)
+                            && known.agent.map(fold) == name.agent.map(fold)
+                    };
+                    if !out.iter().any(same) {
                         out.push(name);
                     }
                 }
