@@ -9,7 +9,9 @@
 //! `naturalness_result`, `cs_ratio_result`, `social_cultural_result`, `score`, `refine_count`)
 //! and what a dataset user needs beyond them: id, acceptance, every attempt with its judge
 //! results, the measurement, models, usage, cost and repairs. A parameter whose name collides
-//! with one of these fields is stored as `param_<name>` so neither is lost.
+//! with one of these fields is stored as `param_<name>` so neither is lost; a parameter whose own name
+//! would read back as such a renaming (`param_score`) is renamed the same way (`param_param_score`),
+//! so no two parameters ever land on one key.
 
 pub(crate) mod index;
 mod merge;
@@ -126,13 +128,21 @@ pub const RECORD_FIELDS: &[&str] = &[
     "notes",
 ];
 
-/// Flattens parameters for a record, renaming the ones that collide with record fields.
+/// Whether a parameter named `key` is stored as `param_<key>`: a record field's name, or a name
+/// that would itself read back as such a renaming (`param_score`, `param_param_score`, …).
+/// Escaped keys all satisfy this and unescaped ones do not, so the renaming is collision-free.
+fn needs_escape(key: &str) -> bool {
+    RECORD_FIELDS.contains(&key) || key.strip_prefix("param_").is_some_and(needs_escape)
+}
+
+/// Flattens parameters for a record, renaming the ones that collide with record fields (and the
+/// ones that would collide with such a renaming); [`unflatten_key`] undoes it.
 #[must_use]
 pub fn flat_params(params: &BTreeMap<String, Value>) -> BTreeMap<String, Value> {
     params
         .iter()
         .map(|(k, v)| {
-            let key = if RECORD_FIELDS.contains(&k.as_str()) {
+            let key = if needs_escape(k) {
                 format!("param_{k}")
             } else {
                 k.clone()
@@ -140,6 +150,16 @@ pub fn flat_params(params: &BTreeMap<String, Value>) -> BTreeMap<String, Value> 
             (key, v.clone())
         })
         .collect()
+}
+
+/// The parameter name a flattened record key stands for (the inverse of [`flat_params`]).
+#[must_use]
+pub fn unflatten_key(key: &str) -> &str {
+    if needs_escape(key) {
+        key.strip_prefix("param_").unwrap_or(key)
+    } else {
+        key
+    }
 }
 
 /// One text of the batch and what the judges made of it. Every field defaults when absent, so
@@ -398,4 +418,35 @@ pub struct FailureRecord {
     pub fatal: bool,
     /// Accounting of the calls made before the failure.
     pub totals: CallTotals,
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// Axes `score` and `param_score`: `score` is renamed `param_score`, which must not replace the
+    /// real `param_score` (it used to, losing its value).
+    #[test]
+    fn flattening_never_lets_one_parameter_overwrite_another() {
+        let params = BTreeMap::from([
+            ("score".to_string(), json!("1")),
+            ("param_score".to_string(), json!("zz")),
+            ("param_param_score".to_string(), json!("deep")),
+            ("param_other".to_string(), json!(3)),
+            ("topic".to_string(), json!("health")),
+        ]);
+        let flat = flat_params(&params);
+        assert_eq!(flat.len(), params.len(), "no key lost: {flat:?}");
+        assert_eq!(flat["param_score"], json!("1"));
+        assert_eq!(flat["param_param_score"], json!("zz"));
+        assert_eq!(flat["param_param_param_score"], json!("deep"));
+        assert_eq!(flat["param_other"], json!(3), "not a record field: kept");
+        let back: BTreeMap<String, Value> = flat
+            .iter()
+            .map(|(k, v)| (unflatten_key(k).to_string(), v.clone()))
+            .collect();
+        assert_eq!(back, params, "the renaming is undone exactly");
+    }
 }
