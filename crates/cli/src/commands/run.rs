@@ -99,8 +99,10 @@ fn check_budget(
         Some(cost) if cost > budget => {
             eprintln!("{}", render_estimate(&est));
             return Err(CliError::invalid(format!(
-                "the estimated cost ${cost:.2} (at the {price} price) exceeds the budget \
-                 ${budget:.2}; raise --budget or select fewer scenarios"
+                "the estimated cost {} (at the {price} price) exceeds the budget {}; raise \
+                 --budget or select fewer scenarios",
+                usd(cost),
+                usd(budget)
             )));
         }
         Some(_) => tracing::info!("{}", render_estimate(&est)),
@@ -193,6 +195,13 @@ async fn run(args: Args) -> CommandResult {
         model.resolved.name(),
         settings.ratio_judge,
     );
+    if let Some(budget) = settings.budget.filter(|b| stats.cost_usd() > *b) {
+        eprintln!(
+            "note: the budget {} was exceeded by the calls in flight when it was reached: spent {}",
+            usd(budget),
+            usd(stats.cost_usd())
+        );
+    }
     match report.stop {
         StopReason::Completed if report.sink.failures == 0 => Ok(Outcome::Success),
         StopReason::Completed => Err(CliError::run(format!(
@@ -200,6 +209,16 @@ async fn run(args: Args) -> CommandResult {
             report.sink.failures
         ))),
         other => Err(CliError::run(format!("the run stopped early: {other:?}"))),
+    }
+}
+
+/// Dollars with cents, and with enough digits that a small amount ($0.0001) does not read as $0.00.
+fn usd(amount: f64) -> String {
+    if amount == 0.0 || amount.abs() >= 0.01 {
+        format!("${amount:.2}")
+    } else {
+        let text = format!("{amount:.6}");
+        format!("${}", text.trim_end_matches('0'))
     }
 }
 
@@ -319,5 +338,16 @@ fn print_summary(
             report.sink.failures,
             agents::pipeline::errors_path(out).display()
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn small_amounts_keep_their_digits() {
+        assert_eq!(super::usd(0.0001), "$0.0001");
+        assert_eq!(super::usd(0.01), "$0.01");
+        assert_eq!(super::usd(151.234), "$151.23");
+        assert_eq!(super::usd(0.0), "$0.00");
     }
 }
