@@ -100,6 +100,78 @@ impl From<&PipelineSettings> for RecordSettings {
     }
 }
 
+impl RecordSettings {
+    /// What differs from `other`, in words (`threshold 8 here, 9.5 there`); empty when equal.
+    #[must_use]
+    pub fn differences(&self, other: &RecordSettings) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.threshold.total_cmp(&other.threshold).is_ne() {
+            out.push(format!(
+                "threshold {} vs {}",
+                self.threshold, other.threshold
+            ));
+        }
+        if self.weights != other.weights {
+            out.push(format!(
+                "weights {:?} vs {:?}",
+                self.weights.0, other.weights.0
+            ));
+        }
+        if self.ratio_judge != other.ratio_judge {
+            out.push(format!(
+                "ratio_judge {} vs {}",
+                self.ratio_judge.name(),
+                other.ratio_judge.name()
+            ));
+        }
+        if self.max_refinements != other.max_refinements {
+            out.push(format!(
+                "max_refinements {} vs {}",
+                self.max_refinements, other.max_refinements
+            ));
+        }
+        out
+    }
+}
+
+/// The run-settings view of a record line.
+#[derive(Deserialize)]
+struct SettingsView {
+    #[serde(default)]
+    run_settings: Option<RecordSettings>,
+}
+
+/// The first record of the results file `path` written under other accept rules than `current`
+/// (threshold, weights, ratio judge, max refinements): its line and settings. A missing file,
+/// records without settings (schema version 1) and unreadable lines are not a mismatch.
+///
+/// # Errors
+/// The file exists but cannot be read.
+pub fn first_settings_mismatch(
+    path: &std::path::Path,
+    current: &RecordSettings,
+) -> std::io::Result<Option<(usize, RecordSettings)>> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let reader: RecordReader<_, SettingsView> = RecordReader::open(path)?;
+    for item in reader {
+        match item {
+            Ok(Located {
+                line,
+                record:
+                    SettingsView {
+                        run_settings: Some(settings),
+                    },
+                ..
+            }) if !settings.differences(current).is_empty() => return Ok(Some((line, settings))),
+            Err(RecordError::Io { source, .. }) => return Err(source),
+            _ => {}
+        }
+    }
+    Ok(None)
+}
+
 /// Field names of a record; parameters with these names are renamed `param_<name>`.
 pub const RECORD_FIELDS: &[&str] = &[
     "schema_version",

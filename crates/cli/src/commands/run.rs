@@ -129,6 +129,7 @@ async fn run(args: Args) -> CommandResult {
         std::fs::create_dir_all(dir)
             .map_err(|e| CliError::run(format!("cannot create {}: {e}", dir.display())))?;
     }
+    refuse_other_accept_rules(&out, &settings)?;
     let checkpoint = open_checkpoint(&out).map_err(CliError::run)?;
     if !checkpoint.done.is_empty() {
         eprintln!(
@@ -209,6 +210,24 @@ async fn run(args: Args) -> CommandResult {
             report.sink.failures
         ))),
         other => Err(CliError::run(format!("the run stopped early: {other:?}"))),
+    }
+}
+
+/// Refuses to resume an output whose records were decided under other accept rules: one file
+/// would mix two (the report could not say what "accepted" means).
+fn refuse_other_accept_rules(out: &Path, settings: &RunSettings) -> Result<(), CliError> {
+    let current = agents::pipeline::record::RecordSettings::from(&settings.pipeline()?);
+    let mismatch = agents::pipeline::record::first_settings_mismatch(out, &current)
+        .map_err(|e| CliError::invalid(format!("cannot read {}: {e}", out.display())))?;
+    match mismatch {
+        None => Ok(()),
+        Some((line, recorded)) => Err(CliError::invalid(format!(
+            "{}:{line}: this record was written with other accept rules than this run's \
+             (the file's vs this run's: {}); resuming would mix two rules in one file\nhint: run with the settings the \
+             file was written with, or write to another --out",
+            out.display(),
+            recorded.differences(&current).join(", ")
+        ))),
     }
 }
 
