@@ -67,10 +67,26 @@ fn known_version<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<u3
     let version = u32::deserialize(deserializer)?;
     if (UNVERSIONED..=SCHEMA_VERSION).contains(&version) {
         Ok(version)
+    } else if version < UNVERSIONED {
+        Err(serde::de::Error::custom(format!(
+            "schema_version {version} is invalid (versions start at {UNVERSIONED})"
+        )))
     } else {
         Err(serde::de::Error::custom(format!(
             "schema_version {version} is not one this build reads (1 to {SCHEMA_VERSION}); \
              a newer scenario-engine wrote it"
+        )))
+    }
+}
+
+/// A final score on the judges' 0–10 scale; anything else is not a score this engine wrote.
+fn score_in_range<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
+    let score = f64::deserialize(deserializer)?;
+    if (0.0..=10.0).contains(&score) {
+        Ok(score)
+    } else {
+        Err(serde::de::Error::custom(format!(
+            "score {score} is outside 0–10"
         )))
     }
 }
@@ -385,7 +401,8 @@ pub struct ScenarioRecord {
     /// Final socio-cultural result.
     #[serde(default)]
     pub social_cultural_result: Value,
-    /// Final weighted score.
+    /// Final weighted score (0–10; a record outside that range is invalid).
+    #[serde(deserialize_with = "score_in_range")]
     pub score: f64,
     /// Final judge scores by weight name.
     #[serde(default)]
@@ -497,6 +514,24 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn a_score_outside_0_to_10_or_version_0_is_an_invalid_record() {
+        for (line, want) in [
+            (r#"{"id":"a","score":42,"accepted":true}"#, "outside 0–10"),
+            (r#"{"id":"a","score":-5,"accepted":false}"#, "outside 0–10"),
+            (
+                r#"{"id":"a","score":8,"accepted":true,"schema_version":0}"#,
+                "is invalid",
+            ),
+        ] {
+            let err = serde_json::from_str::<ScenarioRecord>(line).expect_err(line);
+            assert!(err.to_string().contains(want), "{err}");
+        }
+        let ok: ScenarioRecord =
+            serde_json::from_str(r#"{"id":"a","score":10,"accepted":true}"#).expect("in range");
+        assert!((ok.score - 10.0).abs() < f64::EPSILON);
+    }
 
     /// Axes `score` and `param_score`: `score` is renamed `param_score`, which must not replace the
     /// real `param_score` (it used to, losing its value).
