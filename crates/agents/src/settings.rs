@@ -319,6 +319,13 @@ impl RunSettings {
         if self.concurrency == 0 {
             return bad("concurrency", "must be at least 1");
         }
+        // A zero rate would never admit a request: the run would wait forever.
+        if self.rpm == Some(0) {
+            return bad("rpm", "must be at least 1 (leave it unset for no limit)");
+        }
+        if self.tpm == Some(0) {
+            return bad("tpm", "must be at least 1 (leave it unset for no limit)");
+        }
         if !(0.0..=10.0).contains(&self.threshold) {
             return bad("threshold", "must be within 0–10");
         }
@@ -496,6 +503,18 @@ mod tests {
         let err =
             RunSettings::layered(Some(&section), env(&[]), &Flags::default()).expect_err("bad");
         assert!(err.to_string().contains("threshold"), "{err}");
+    }
+
+    #[test]
+    fn zero_rate_limits_are_refused_naming_the_key() {
+        let err = RunSettings::layered(None, env(&[("APP__TPM", "0")]), &Flags::default())
+            .expect_err("tpm 0 would never admit a request");
+        assert!(err.to_string().contains("tpm"), "{err}");
+        let flags = Flags(vec![("rpm", 0_i64.into())]);
+        let err = RunSettings::layered(None, env(&[]), &flags).expect_err("rpm 0");
+        assert!(err.to_string().contains("rpm"), "{err}");
+        let flags = Flags(vec![("rpm", 1_i64.into()), ("tpm", 1_i64.into())]);
+        assert!(RunSettings::layered(None, env(&[]), &flags).is_ok());
     }
 
     #[test]

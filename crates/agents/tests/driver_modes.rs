@@ -407,6 +407,31 @@ async fn the_budget_stops_wave_and_online_back_ends_alike() {
     );
     assert!(stats.cost_usd() >= 3.0);
 
+    // The same budget reached by the only scenario: nothing was left unstarted, so nothing was
+    // stopped — the run completed, over budget by the calls in flight.
+    let model = Judges::new(false);
+    let mut online = OnlineBackend::new(Arc::new(Priced(model.clone())), 1);
+    let stats = RunStats::default();
+    let mut outcomes: Vec<((), RunOutcome)> = Vec::new();
+    let stop = drive(
+        &mut online,
+        &pipeline(),
+        (0..1).map(|i| (scenario(i), ())),
+        &policy,
+        &RunControl::default(),
+        &stats,
+        &mut outcomes,
+    )
+    .await
+    .expect("online");
+    assert_eq!(
+        stop,
+        StopReason::Completed,
+        "no scenario was left unfinished"
+    );
+    assert_eq!(outcomes.len(), 1);
+    assert!(stats.cost_usd() > 3.0, "the overspend is in the stats");
+
     let model = Judges::new(false);
     let mut waves = Waves {
         model: Arc::new(Priced(model.clone())),

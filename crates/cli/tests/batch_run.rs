@@ -314,3 +314,28 @@ fn plan_batch_shows_waves_and_the_batch_price() {
         "{section}"
     );
 }
+
+/// A server answering 500 naming `response_format` to `json_schema`: every scenario used to
+/// fail ("server error 0 after 3 attempts: server error 500 after 1 attempt"); the batch items
+/// it rejects now come back in the next wave in the next mode, as online negotiation does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_batch_falls_back_to_the_next_structured_mode() {
+    let cfg = FakeConfig::default()
+        .with_seed(4)
+        .with_batch_delay(Duration::from_millis(30))
+        .rejecting_json_schema()
+        .rejecting_with(fixtures::RejectStyle::ServerError);
+    let server = FakeServer::start(cfg).await.expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("grid.yaml");
+    std::fs::write(&config, CONFIG).expect("config");
+    let out = dir.path().join("batch.jsonl");
+    let o = run(&config, &out, &server.base_url(), &["--batch"]).await;
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("6 written, 0 failed"), "{stderr}");
+    let recs = records(&out);
+    assert_eq!(recs.len(), 6);
+    assert!(recs.iter().all(|r| r["score"].is_number()), "scored");
+    assert!(!stderr.contains("server error 0"), "{stderr}");
+}

@@ -442,6 +442,78 @@ async fn a_bad_setting_exits_2_naming_the_key() {
     assert!(stderr(&o).contains("max_refinements"), "{}", stderr(&o));
 }
 
+/// Resuming with another threshold used to mix two accept rules in one file without a word.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resuming_under_other_accept_rules_exits_2_with_a_hint() {
+    let server = FakeServer::start(FakeConfig::default())
+        .await
+        .expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let o = run(
+        &fixture("example.yaml"),
+        &out,
+        &server.base_url(),
+        &["--limit", "1"],
+    )
+    .await;
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run(
+        &fixture("example.yaml"),
+        &out,
+        &server.base_url(),
+        &["--limit", "2", "--threshold", "9.5"],
+    )
+    .await;
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains(":1: ") && err.contains("threshold 8 vs 9.5"),
+        "{err}"
+    );
+    assert!(err.contains("hint:"), "{err}");
+    assert_eq!(records(&out).len(), 1, "nothing was added");
+    // The same rules resume as before.
+    let o = run(
+        &fixture("example.yaml"),
+        &out,
+        &server.base_url(),
+        &["--limit", "2"],
+    )
+    .await;
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(records(&out).len(), 2);
+}
+
+/// A zero rate limit would never admit a request (the run used to wait forever at 0/N done).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_zero_rate_limit_exits_2_naming_the_setting() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("zero.jsonl");
+    for (flag, key) in [("--rpm", "rpm"), ("--tpm", "tpm")] {
+        let o = run(
+            &fixture("example.yaml"),
+            &out,
+            "http://127.0.0.1:9/v1",
+            &["--limit", "1", flag, "0"],
+        )
+        .await;
+        assert_eq!(o.status.code(), Some(2), "{flag}: {}", stderr(&o));
+        assert!(stderr(&o).contains(key), "{}", stderr(&o));
+    }
+    let mut cmd = command(
+        &fixture("example.yaml"),
+        &out,
+        "http://127.0.0.1:9/v1",
+        &["--limit", "1"],
+    );
+    cmd.env("SCENARIO_ENGINE__TPM", "0");
+    let o = cmd.output().await.expect("runs");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("tpm"), "{}", stderr(&o));
+    assert!(!out.exists(), "nothing was written");
+}
+
 /// llama-cpp-python's OpenAI server answers a `json_schema` request it cannot serve with a 500
 /// naming `response_format`: the run falls back at once (no retries spent), learns the mode
 /// into the cache's modes file, and a second run starts with it.

@@ -1,13 +1,16 @@
 //! The OpenAI Batch API: submit many chat requests as one file, poll, read the replies back.
 //!
 //! [`BatchClient`] owns the provider side of batch mode and nothing else: it encodes requests as
-//! JSONL lines with a `custom_id` (the body is built by the same wire code as online calls, with
-//! the endpoint's first structured-output mode), uploads the file to `/v1/files`
+//! JSONL lines with a `custom_id` (the body is built by the same wire code as online calls, in
+//! the forced structured-output mode, else the one remembered for the endpoint and model in the
+//! online client's modes file, else the provider's first), uploads the file to `/v1/files`
 //! (`purpose=batch`), creates the batch on `/v1/batches` (`completion_window: 24h`), reads its
 //! status, and downloads the output and error files through `/v1/files/{id}/content`. Replies
 //! are parsed, coerced and schema-validated by the same functions as online replies; a batch
 //! cannot hold a conversation, so there is no repair round: an invalid reply is
-//! [`LlmError::InvalidOutput`] and the caller decides whether to ask again. Which scenario a
+//! [`LlmError::InvalidOutput`] and the caller decides whether to ask again. An item the server
+//! rejects for its structured mode (as online negotiation recognises it) comes back retryable
+//! and the mode after it is learnt (and written to the modes file), so the next wave asks in it. Which scenario a
 //! request belongs to, waves and resuming are the caller's business (the agents crate).
 //!
 //! Only the OpenAI provider kind is supported: Azure and Anthropic batch APIs differ in routes
@@ -15,15 +18,17 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::client::{estimate_usage, structured_text};
+use crate::modes::ModeMemory;
 use crate::provider;
 use crate::retry::backoff;
-use crate::structured::{Validators, coerce_to_schema, parse_tolerant};
+use crate::structured::{StructuredMode, Validators, coerce_to_schema, parse_tolerant};
 use crate::{ChatRequest, ChatResponse, ClientConfig, FinishReason, LlmError, ProviderKind};
 
 /// The provider's per-file limit on requests.
@@ -163,6 +168,10 @@ pub struct BatchClient {
     /// `/v1/chat/completions`-style path written into every line.
     line_url: String,
     validators: Validators,
+    /// The structured modes learnt per endpoint and model (the online client's file).
+    modes: ModeMemory,
+    /// The mode the latest lines for each model were encoded in: the mode a rejection rejects.
+    encoded: Mutex<HashMap<String, StructuredMode>>,
 }
 
 impl fmt::Debug for BatchClient {
@@ -235,6 +244,8 @@ impl BatchClient {
             http,
             api_key: key.map(Secret),
             validators: Validators::default(),
+            modes: ModeMemory::load(cfg.modes_file.clone()),
+            encoded: Mutex::new(HashMap::new()),
             batch,
             cfg,
         })
@@ -246,15 +257,37 @@ impl BatchClient {
         &self.batch
     }
 
+    /// The structured mode of requests to `model`: the forced one, else the one remembered for
+    /// this endpoint and model (learnt online or by an earlier wave), else the provider's first.
+    #[must_use]
+    pub fn mode_for(&self, model: &str) -> StructuredMode {
+        self.cfg
+            .structured_mode
+            .or_else(|| self.modes.get(&self.cfg.provider.base_url, model))
+            .unwrap_or_else(|| provider::initial_mode(self.cfg.provider.kind))
+    }
+
+    /// The mode requests to `model` were sent in: the latest encoding's, else (lines encoded by
+    /// an earlier process) the current one, kept so that every reply of one batch reads alike.
+    fn encoded_mode(&self, model: &str) -> StructuredMode {
+        *self
+            .encoded
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(model.to_owned())
+            .or_insert_with(|| self.mode_for(model))
+    }
+
     /// The JSONL line (without newline) submitting `item`: the online wire body under `body`.
     ///
     /// # Errors
     /// [`LlmError::Protocol`] when the body cannot be encoded.
     pub fn encode_line(&self, item: &BatchItem) -> Result<String, LlmError> {
-        let mode = self
-            .cfg
-            .structured_mode
-            .unwrap_or_else(|| provider::initial_mode(self.cfg.provider.kind));
+        let mode = self.mode_for(&item.request.model);
+        self.encoded
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(item.request.model.clone(), mode);
         let wire = provider::build(&self.cfg.provider, &item.request, Some(mode));
         let line = json!({
             "custom_id": item.custom_id,
@@ -410,6 +443,29 @@ impl BatchClient {
         let body = response.get("body").unwrap_or(&Value::Null);
         if status != 200 {
             let message = provider::error_message(&body.to_string());
+            if request.output_schema.is_some()
+                && self.cfg.structured_mode.is_none()
+                && provider::rejects_structured_mode(status, &message)
+                && let Some(next) = self.encoded_mode(&request.model).next()
+            {
+                // Negotiation, batch style: the next wave asks in the next mode.
+                tracing::warn!(model = %request.model, mode = next.as_str(), %message, "the server rejected the structured mode; the next wave uses the next one");
+                // Once per rejected mode, however many items of the batch were rejected.
+                if self.mode_for(&request.model) != next {
+                    self.modes.learn(
+                        &self.cfg.provider.base_url,
+                        &request.model,
+                        next,
+                        &format!("batch item answered {status}: {message}"),
+                        true,
+                    );
+                }
+                return ItemReply::Retryable(LlmError::Server {
+                    status,
+                    attempts: 1,
+                    message,
+                });
+            }
             return match status {
                 429 => ItemReply::Retryable(LlmError::RateLimited {
                     attempts: 1,
@@ -451,10 +507,7 @@ impl BatchClient {
                 ..ChatResponse::default()
             });
         };
-        let mode = self
-            .cfg
-            .structured_mode
-            .unwrap_or_else(|| provider::initial_mode(self.cfg.provider.kind));
+        let mode = self.encoded_mode(&req.model);
         let (text, other_calls) = structured_text(&parsed, schema, mode);
         let interpreted = parse_tolerant(&text).and_then(|(mut value, mut coercions)| {
             coercions.extend(coerce_to_schema(&mut value, &schema.schema));

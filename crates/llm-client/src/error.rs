@@ -32,7 +32,7 @@ pub enum LlmError {
         retry_after: Option<Duration>,
     },
     /// 5xx after the retry budget was spent.
-    #[error("server error {status} after {attempts} attempts: {message}")]
+    #[error("server error{} after {attempts} attempts: {message}", status_text(*.status))]
     Server {
         /// HTTP status of the last attempt.
         status: u16,
@@ -93,5 +93,15 @@ impl LlmError {
             self,
             Self::Auth { .. } | Self::BudgetExceeded { .. } | Self::Config(_)
         )
+    }
+}
+
+/// ` 500` for an HTTP status; nothing for 0 (no status: a batch item that expired, went
+/// missing or failed without one).
+fn status_text(status: u16) -> String {
+    if status == 0 {
+        String::new()
+    } else {
+        format!(" {status}")
     }
 }

@@ -266,6 +266,26 @@ mod tests {
         assert_eq!(bucket.waits(), 1);
     }
 
+    /// `tpm` smaller than one request (≈400 tokens against a bucket of 100): each request is
+    /// admitted when the bucket is full, and the debt it leaves (at most one bucket) delays the
+    /// next by at most two minutes; it never waits forever.
+    #[tokio::test(start_paused = true)]
+    async fn requests_larger_than_the_bucket_keep_being_admitted() {
+        let bucket = TokenBucket::per_minute(100);
+        let start = Instant::now();
+        for _ in 0..3 {
+            let reserved = bucket.acquire(400).await;
+            assert_eq!(reserved, 100, "clamped to the capacity");
+            // The server reports 400 used: the bucket goes into debt, capped at one bucket.
+            bucket.adjust(i64::try_from(reserved).expect("small") - 400);
+        }
+        assert!(
+            Instant::now().duration_since(start) <= Duration::from_secs(2 * 2 * 60 + 1),
+            "each later request waits at most two minutes"
+        );
+        assert_eq!(bucket.waits(), 2);
+    }
+
     #[tokio::test(start_paused = true)]
     async fn debit_beyond_reservation_delays_later_calls() {
         let bucket = TokenBucket::per_minute(60);

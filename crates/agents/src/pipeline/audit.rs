@@ -25,7 +25,7 @@ use super::agent::AgentKind;
 use super::driver::{Backend, Dispatch, Policy, Progress, Reply, Slot, drive};
 use super::executor::{OnlineBackend, RunControl, RunStats, StopReason};
 use super::machine::{Pipeline, RunOutcome, SettingsError};
-use super::record::{RECORD_FIELDS, ScenarioRecord};
+use super::record::{ScenarioRecord, unflatten_key};
 
 /// A scenario is "near the threshold" when its original score is within this many points of it.
 pub const NEAR_THRESHOLD_MARGIN: f64 = 0.5;
@@ -73,13 +73,7 @@ impl AuditItem {
 #[must_use]
 pub fn unflatten_params(flat: &BTreeMap<String, Value>) -> BTreeMap<String, Value> {
     flat.iter()
-        .map(|(k, v)| {
-            let key = match k.strip_prefix("param_") {
-                Some(field) if RECORD_FIELDS.contains(&field) => field.to_string(),
-                _ => k.clone(),
-            };
-            (key, v.clone())
-        })
+        .map(|(k, v)| (unflatten_key(k).to_string(), v.clone()))
         .collect()
 }
 

@@ -110,10 +110,24 @@ pub enum BatchError {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 enum StoredReply {
-    Ok { response: Box<ChatResponse> },
-    InvalidOutput { reason: String, raw: String },
-    Rejected { status: u16, message: String },
-    Failed { message: String, attempts: u32 },
+    Ok {
+        response: Box<ChatResponse>,
+    },
+    InvalidOutput {
+        reason: String,
+        raw: String,
+    },
+    Rejected {
+        status: u16,
+        message: String,
+    },
+    Failed {
+        message: String,
+        attempts: u32,
+        /// The HTTP status of a server error (its message is then the server's own).
+        #[serde(default)]
+        status: u16,
+    },
 }
 
 impl StoredReply {
@@ -124,9 +138,18 @@ impl StoredReply {
             },
             Err(LlmError::InvalidOutput { reason, raw, .. }) => Self::InvalidOutput { reason, raw },
             Err(LlmError::Rejected { status, message }) => Self::Rejected { status, message },
+            // The server's own status and message: the batch's submissions are the attempts.
+            Err(LlmError::Server {
+                status, message, ..
+            }) => Self::Failed {
+                message,
+                attempts,
+                status,
+            },
             Err(other) => Self::Failed {
                 message: other.to_string(),
                 attempts,
+                status: 0,
             },
         }
     }
@@ -143,8 +166,12 @@ impl StoredReply {
                 status: *status,
                 message: message.clone(),
             }),
-            Self::Failed { message, attempts } => Err(LlmError::Server {
-                status: 0,
+            Self::Failed {
+                message,
+                attempts,
+                status,
+            } => Err(LlmError::Server {
+                status: *status,
                 attempts: *attempts,
                 message: message.clone(),
             }),

@@ -18,7 +18,8 @@
 //! - every reply a provider gives this process is counted once in [`RunStats`]
 //!   ([`RunStats::count_reply`]), whatever the back end; replayed replies (a batch state file's,
 //!   the audit's recorded batch) are absorbed but not counted again;
-//! - the spend reaching the budget stops the run ([`StopReason::Budget`]), checked before every
+//! - the spend reaching the budget stops the run ([`StopReason::Budget`]) — unless no scenario
+//!   was left unstarted, when the run completed (the calls in flight overspent) — checked before every
 //!   admission and after every reply;
 //! - a fatal failure (bad credentials, budget at the provider) stops it ([`StopReason::Fatal`]);
 //! - Ctrl-C (`RunControl::stop`) stops it; `RunControl::abort` drops what is in flight.
@@ -195,7 +196,7 @@ where
     I: IntoIterator<Item = (Scenario, T)>,
     O: Outcomes<T>,
 {
-    let mut jobs = jobs.into_iter();
+    let mut jobs = jobs.into_iter().peekable();
     let mut live: BTreeMap<Slot, Live<T>> = BTreeMap::new();
     let mut next_slot = 0u64;
     let mut touched: Vec<Slot> = Vec::new();
@@ -314,6 +315,12 @@ where
             // The first reason to stop is the one reported.
             Progress::Halt(reason) => return Ok(stop.unwrap_or(reason)),
         }
+    }
+    // The budget reached by the calls of the last scenarios in flight, with none left to start,
+    // stopped nothing: every scenario was written (the overspend is in the run's stats).
+    if stop == Some(StopReason::Budget) && live.is_empty() && jobs.peek().is_none() {
+        tracing::info!("the budget was reached by the last scenarios in flight; none was left");
+        stop = None;
     }
     Ok(stop.unwrap_or(StopReason::Completed))
 }

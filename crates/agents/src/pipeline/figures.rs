@@ -169,6 +169,14 @@ pub struct WorstScenario {
 pub struct RunFigures {
     /// The accept threshold.
     pub threshold: Threshold,
+    /// The threshold the run decided at, as far as the records tell (never `Given`).
+    pub run_threshold: Threshold,
+    /// The thresholds in the records' run settings and how many records hold each, ascending;
+    /// more than one when a run was resumed with another threshold.
+    pub recorded_thresholds: Vec<(f64, u64)>,
+    /// Records whose score is at or above [`RunFigures::threshold`] (differs from the accepted
+    /// count when the threshold was given and the run decided at another).
+    pub passing: u64,
     /// Records, acceptance, means, the score histogram and per-parameter-value aggregates.
     pub summary: RunSummary,
     /// Prompt tokens over all records.
@@ -336,8 +344,11 @@ pub struct FiguresBuilder {
     worst: BinaryHeap<Ranked<ScenarioRecord>>,
     lowest_accepted: Option<f64>,
     highest_rejected: Option<f64>,
-    /// `Some(Some(t))` while every record with settings says `t`; `Some(None)` once two disagree.
-    recorded_threshold: Option<Option<f64>>,
+    /// Records per threshold in their run settings (keyed by the bits of a non-negative `f64`,
+    /// whose order is the numeric order).
+    recorded_thresholds: BTreeMap<u64, u64>,
+    /// Every record's score, to count the ones that pass a given threshold.
+    scores: Vec<f64>,
 }
 
 impl FiguresBuilder {
@@ -372,13 +383,12 @@ impl FiguresBuilder {
             self.highest_rejected = Some(self.highest_rejected.map_or(r.score, |s| s.max(r.score)));
         }
         if let Some(settings) = &r.run_settings {
-            let t = settings.threshold;
-            self.recorded_threshold = match self.recorded_threshold {
-                None => Some(Some(t)),
-                Some(Some(seen)) if seen.total_cmp(&t).is_eq() => Some(Some(seen)),
-                Some(_) => Some(None),
-            };
+            *self
+                .recorded_thresholds
+                .entry(settings.threshold.abs().to_bits())
+                .or_default() += 1;
         }
+        self.scores.push(r.score);
         if self.worst.len() < WORST_SHOWN
             || self.worst.peek().is_some_and(|top| {
                 top.key
@@ -455,9 +465,13 @@ impl FiguresBuilder {
     }
 
     fn threshold(&self, given: Option<f64>) -> Threshold {
-        let (value, source) = match (given, self.recorded_threshold) {
+        let single = match self.recorded_thresholds.keys().collect::<Vec<_>>()[..] {
+            [&bits] => Some(f64::from_bits(bits)),
+            _ => None,
+        };
+        let (value, source) = match (given, single) {
             (Some(t), _) => (t, ThresholdSource::Given),
-            (None, Some(Some(t))) => (t, ThresholdSource::Recorded),
+            (None, Some(t)) => (t, ThresholdSource::Recorded),
             _ => match infer_threshold(self.lowest_accepted, self.highest_rejected) {
                 Some(t) => (t, ThresholdSource::Inferred),
                 None => (DEFAULT_THRESHOLD, ThresholdSource::Default),
@@ -469,7 +483,18 @@ impl FiguresBuilder {
     /// The figures; `threshold` overrides the recorded or inferred one.
     #[must_use]
     pub fn finish(self, threshold: Option<f64>) -> RunFigures {
+        let run_threshold = self.threshold(None);
         let threshold = self.threshold(threshold);
+        let passing = self
+            .scores
+            .iter()
+            .filter(|&&s| s >= threshold.value)
+            .count() as u64;
+        let recorded_thresholds = self
+            .recorded_thresholds
+            .iter()
+            .map(|(&bits, &n)| (f64::from_bits(bits), n))
+            .collect();
         let varying: BTreeSet<&String> = self
             .summary
             .params
@@ -521,6 +546,9 @@ impl FiguresBuilder {
         ratio.sort_by(|a, b| a.target.total_cmp(&b.target));
         let figures = RunFigures {
             threshold,
+            run_threshold,
+            recorded_thresholds,
+            passing,
             prompt_tokens: self.prompt_tokens,
             completion_tokens: self.completion_tokens,
             cost_usd: self.cost_usd,
@@ -776,6 +804,35 @@ mod tests {
             figures(&[a, b], Some(9.0)).threshold.source,
             ThresholdSource::Given
         );
+    }
+
+    /// A run resumed with another threshold: both are reported with their counts, and a given
+    /// threshold counts the records that pass it apart from the run's decisions.
+    #[test]
+    fn mixed_recorded_thresholds_are_counted_and_a_given_one_recounts_passing() {
+        let with = |id: &str, score: f64, accepted: bool, t: f64| {
+            let mut r = record(id, score, accepted, 0, "x");
+            r.run_settings = Some(super::super::record::RecordSettings::from(
+                &super::super::machine::PipelineSettings {
+                    threshold: t,
+                    ..Default::default()
+                },
+            ));
+            r
+        };
+        let rs = [
+            with("a", 8.5, true, 8.0),
+            with("b", 9.2, true, 8.0),
+            with("c", 9.0, false, 9.5),
+        ];
+        let f = figures(&rs, None);
+        assert_eq!(f.recorded_thresholds, [(8.0, 2), (9.5, 1)]);
+        assert_ne!(f.threshold.source, ThresholdSource::Recorded);
+        let f = figures(&rs, Some(9.0));
+        assert_eq!(f.summary.accepted, 2, "the run's decisions");
+        assert_eq!(f.passing, 2, "9.2 and 9.0 score ≥ 9");
+        let f = figures(&rs, Some(9.1));
+        assert_eq!(f.passing, 1);
     }
 
     #[test]

@@ -9,7 +9,9 @@
 //! `naturalness_result`, `cs_ratio_result`, `social_cultural_result`, `score`, `refine_count`)
 //! and what a dataset user needs beyond them: id, acceptance, every attempt with its judge
 //! results, the measurement, models, usage, cost and repairs. A parameter whose name collides
-//! with one of these fields is stored as `param_<name>` so neither is lost.
+//! with one of these fields is stored as `param_<name>` so neither is lost; a parameter whose own name
+//! would read back as such a renaming (`param_score`) is renamed the same way (`param_param_score`),
+//! so no two parameters ever land on one key.
 
 pub(crate) mod index;
 mod merge;
@@ -65,10 +67,26 @@ fn known_version<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<u3
     let version = u32::deserialize(deserializer)?;
     if (UNVERSIONED..=SCHEMA_VERSION).contains(&version) {
         Ok(version)
+    } else if version < UNVERSIONED {
+        Err(serde::de::Error::custom(format!(
+            "schema_version {version} is invalid (versions start at {UNVERSIONED})"
+        )))
     } else {
         Err(serde::de::Error::custom(format!(
             "schema_version {version} is not one this build reads (1 to {SCHEMA_VERSION}); \
              a newer scenario-engine wrote it"
+        )))
+    }
+}
+
+/// A final score on the judges' 0–10 scale; anything else is not a score this engine wrote.
+fn score_in_range<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
+    let score = f64::deserialize(deserializer)?;
+    if (0.0..=10.0).contains(&score) {
+        Ok(score)
+    } else {
+        Err(serde::de::Error::custom(format!(
+            "score {score} is outside 0–10"
         )))
     }
 }
@@ -96,6 +114,78 @@ impl From<&PipelineSettings> for RecordSettings {
             max_refinements: s.max_refinements,
         }
     }
+}
+
+impl RecordSettings {
+    /// What differs from `other`, in words (`threshold 8 here, 9.5 there`); empty when equal.
+    #[must_use]
+    pub fn differences(&self, other: &RecordSettings) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.threshold.total_cmp(&other.threshold).is_ne() {
+            out.push(format!(
+                "threshold {} vs {}",
+                self.threshold, other.threshold
+            ));
+        }
+        if self.weights != other.weights {
+            out.push(format!(
+                "weights {:?} vs {:?}",
+                self.weights.0, other.weights.0
+            ));
+        }
+        if self.ratio_judge != other.ratio_judge {
+            out.push(format!(
+                "ratio_judge {} vs {}",
+                self.ratio_judge.name(),
+                other.ratio_judge.name()
+            ));
+        }
+        if self.max_refinements != other.max_refinements {
+            out.push(format!(
+                "max_refinements {} vs {}",
+                self.max_refinements, other.max_refinements
+            ));
+        }
+        out
+    }
+}
+
+/// The run-settings view of a record line.
+#[derive(Deserialize)]
+struct SettingsView {
+    #[serde(default)]
+    run_settings: Option<RecordSettings>,
+}
+
+/// The first record of the results file `path` written under other accept rules than `current`
+/// (threshold, weights, ratio judge, max refinements): its line and settings. A missing file,
+/// records without settings (schema version 1) and unreadable lines are not a mismatch.
+///
+/// # Errors
+/// The file exists but cannot be read.
+pub fn first_settings_mismatch(
+    path: &std::path::Path,
+    current: &RecordSettings,
+) -> std::io::Result<Option<(usize, RecordSettings)>> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let reader: RecordReader<_, SettingsView> = RecordReader::open(path)?;
+    for item in reader {
+        match item {
+            Ok(Located {
+                line,
+                record:
+                    SettingsView {
+                        run_settings: Some(settings),
+                    },
+                ..
+            }) if !settings.differences(current).is_empty() => return Ok(Some((line, settings))),
+            Err(RecordError::Io { source, .. }) => return Err(source),
+            _ => {}
+        }
+    }
+    Ok(None)
 }
 
 /// Field names of a record; parameters with these names are renamed `param_<name>`.
@@ -126,13 +216,21 @@ pub const RECORD_FIELDS: &[&str] = &[
     "notes",
 ];
 
-/// Flattens parameters for a record, renaming the ones that collide with record fields.
+/// Whether a parameter named `key` is stored as `param_<key>`: a record field's name, or a name
+/// that would itself read back as such a renaming (`param_score`, `param_param_score`, …).
+/// Escaped keys all satisfy this and unescaped ones do not, so the renaming is collision-free.
+fn needs_escape(key: &str) -> bool {
+    RECORD_FIELDS.contains(&key) || key.strip_prefix("param_").is_some_and(needs_escape)
+}
+
+/// Flattens parameters for a record, renaming the ones that collide with record fields (and the
+/// ones that would collide with such a renaming); [`unflatten_key`] undoes it.
 #[must_use]
 pub fn flat_params(params: &BTreeMap<String, Value>) -> BTreeMap<String, Value> {
     params
         .iter()
         .map(|(k, v)| {
-            let key = if RECORD_FIELDS.contains(&k.as_str()) {
+            let key = if needs_escape(k) {
                 format!("param_{k}")
             } else {
                 k.clone()
@@ -140,6 +238,16 @@ pub fn flat_params(params: &BTreeMap<String, Value>) -> BTreeMap<String, Value> 
             (key, v.clone())
         })
         .collect()
+}
+
+/// The parameter name a flattened record key stands for (the inverse of [`flat_params`]).
+#[must_use]
+pub fn unflatten_key(key: &str) -> &str {
+    if needs_escape(key) {
+        key.strip_prefix("param_").unwrap_or(key)
+    } else {
+        key
+    }
 }
 
 /// One text of the batch and what the judges made of it. Every field defaults when absent, so
@@ -293,7 +401,8 @@ pub struct ScenarioRecord {
     /// Final socio-cultural result.
     #[serde(default)]
     pub social_cultural_result: Value,
-    /// Final weighted score.
+    /// Final weighted score (0–10; a record outside that range is invalid).
+    #[serde(deserialize_with = "score_in_range")]
     pub score: f64,
     /// Final judge scores by weight name.
     #[serde(default)]
@@ -398,4 +507,53 @@ pub struct FailureRecord {
     pub fatal: bool,
     /// Accounting of the calls made before the failure.
     pub totals: CallTotals,
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_score_outside_0_to_10_or_version_0_is_an_invalid_record() {
+        for (line, want) in [
+            (r#"{"id":"a","score":42,"accepted":true}"#, "outside 0–10"),
+            (r#"{"id":"a","score":-5,"accepted":false}"#, "outside 0–10"),
+            (
+                r#"{"id":"a","score":8,"accepted":true,"schema_version":0}"#,
+                "is invalid",
+            ),
+        ] {
+            let err = serde_json::from_str::<ScenarioRecord>(line).expect_err(line);
+            assert!(err.to_string().contains(want), "{err}");
+        }
+        let ok: ScenarioRecord =
+            serde_json::from_str(r#"{"id":"a","score":10,"accepted":true}"#).expect("in range");
+        assert!((ok.score - 10.0).abs() < f64::EPSILON);
+    }
+
+    /// Axes `score` and `param_score`: `score` is renamed `param_score`, which must not replace the
+    /// real `param_score` (it used to, losing its value).
+    #[test]
+    fn flattening_never_lets_one_parameter_overwrite_another() {
+        let params = BTreeMap::from([
+            ("score".to_string(), json!("1")),
+            ("param_score".to_string(), json!("zz")),
+            ("param_param_score".to_string(), json!("deep")),
+            ("param_other".to_string(), json!(3)),
+            ("topic".to_string(), json!("health")),
+        ]);
+        let flat = flat_params(&params);
+        assert_eq!(flat.len(), params.len(), "no key lost: {flat:?}");
+        assert_eq!(flat["param_score"], json!("1"));
+        assert_eq!(flat["param_param_score"], json!("zz"));
+        assert_eq!(flat["param_param_param_score"], json!("deep"));
+        assert_eq!(flat["param_other"], json!(3), "not a record field: kept");
+        let back: BTreeMap<String, Value> = flat
+            .iter()
+            .map(|(k, v)| (unflatten_key(k).to_string(), v.clone()))
+            .collect();
+        assert_eq!(back, params, "the renaming is undone exactly");
+    }
 }

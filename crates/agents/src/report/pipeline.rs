@@ -308,19 +308,67 @@ fn ratio(part: u64, whole: u64) -> Option<f64> {
     (whole > 0).then(|| part as f64 / whole as f64)
 }
 
+/// The run's own threshold in words: one recorded value, the mixed ones with their counts, or
+/// how it was inferred.
+fn run_threshold_text(f: &RunFigures) -> String {
+    match &f.recorded_thresholds[..] {
+        [_, _, ..] => {
+            let parts: Vec<String> = f
+                .recorded_thresholds
+                .iter()
+                .map(|(t, n)| format!("{} ({n} records)", trim_number(*t)))
+                .collect();
+            format!("mixed: {}", parts.join(", "))
+        }
+        _ => {
+            let t = trim_number(f.run_threshold.value);
+            match f.run_threshold.source {
+                ThresholdSource::Inferred => format!("{t}, inferred from the accept decisions"),
+                ThresholdSource::Default => {
+                    format!("{t}, the pipeline default; the records' decisions do not pin it down")
+                }
+                ThresholdSource::Recorded | ThresholdSource::Given => {
+                    format!("{t}, from the records' run settings")
+                }
+            }
+        }
+    }
+}
+
+/// Where the threshold came from; for a given one that differs from the run's, that the accepted
+/// count is the run's decisions and how many records pass the given threshold.
+fn threshold_note(f: &RunFigures) -> String {
+    let run = run_threshold_text(f);
+    if f.threshold.source != ThresholdSource::Given {
+        if f.recorded_thresholds.len() > 1 {
+            return format!("{run}; the run was resumed with another threshold");
+        }
+        return match f.threshold.source {
+            ThresholdSource::Recorded => "from the records' run settings",
+            ThresholdSource::Inferred => "inferred from the accept decisions",
+            ThresholdSource::Default | ThresholdSource::Given => {
+                "the pipeline default; the records' decisions do not pin it down"
+            }
+        }
+        .to_owned();
+    }
+    // The accepted count reads true at the given threshold when as many records pass it.
+    if f.recorded_thresholds.len() <= 1 && f.passing == f.summary.accepted {
+        return "given".to_owned();
+    }
+    format!(
+        "given; accepted as decided by the run at {run}; {}/{} score ≥ {}",
+        f.passing,
+        f.summary.done,
+        trim_number(f.threshold.value)
+    )
+}
+
 /// Lays out the figures of the run read from the file named `source`.
 #[must_use]
 pub fn build(source: &str, f: &RunFigures, heatmap: Option<&HeatmapFigures>) -> PipelineReport {
     let threshold = f.threshold.value;
-    let threshold_note = match f.threshold.source {
-        ThresholdSource::Given => "given",
-        ThresholdSource::Recorded => "from the records' run settings",
-        ThresholdSource::Inferred => "inferred from the accept decisions",
-        ThresholdSource::Default => {
-            "the pipeline default; the records' decisions do not pin it down"
-        }
-    }
-    .to_owned();
+    let threshold_note = threshold_note(f);
     let summary = &f.summary;
     let totals = Totals {
         records: summary.done,
@@ -727,5 +775,26 @@ mod tests {
         let rows: Vec<&str> = report.outcomes.iter().map(|o| o.outcome.as_str()).collect();
         assert_eq!(rows, ["attempt 0", "never"]);
         assert_eq!(report.threshold_note, "given");
+    }
+
+    /// `report --threshold 9` over records decided at 8: the header said "17/20 accepted at
+    /// threshold 9 (given)" though few scored ≥ 9.
+    #[test]
+    fn a_given_threshold_other_than_the_runs_says_how_many_pass_it() {
+        let mut b = FiguresBuilder::new();
+        for r in [
+            record("a", 9.0, true, 0, "food"),
+            record("b", 8.5, true, 1, "travel"),
+            record("c", 4.0, false, 2, "travel"),
+        ] {
+            b.add(&r);
+        }
+        let report = build("r", &b.finish(Some(9.0)), None);
+        assert_eq!(report.threshold, "9");
+        assert_eq!(
+            report.threshold_note,
+            "given; accepted as decided by the run at 8, inferred from the accept decisions; \
+             1/3 score ≥ 9"
+        );
     }
 }

@@ -310,4 +310,19 @@ mod tests {
             .expect("renders");
         assert_eq!(out, "a \\| b<br>  c");
     }
+
+    /// The worst scenarios' params line used to go out raw (`tense=</td><img …>`).
+    #[test]
+    fn the_params_line_of_a_worst_scenario_is_escaped() {
+        let env = ENV.as_ref().expect("templates load");
+        let out = env
+            .render_str(
+                "{{ p | join(\", \") | md }}",
+                context! { p => vec!["tense=</td><img src=x>"] },
+            )
+            .expect("renders");
+        assert_eq!(out, "tense=\\</td\\>\\<img src=x\\>");
+        let template = include_str!("templates/pipeline.md.j2");
+        assert!(template.contains("{{ w.params | join(\", \") | md }}"));
+    }
 }

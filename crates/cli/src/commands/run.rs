@@ -99,8 +99,10 @@ fn check_budget(
         Some(cost) if cost > budget => {
             errln!("{}", render_estimate(&est));
             return Err(CliError::invalid(format!(
-                "the estimated cost ${cost:.2} (at the {price} price) exceeds the budget \
-                 ${budget:.2}; raise --budget or select fewer scenarios"
+                "the estimated cost {} (at the {price} price) exceeds the budget {}; raise \
+                 --budget or select fewer scenarios",
+                usd(cost),
+                usd(budget)
             )));
         }
         Some(_) => tracing::info!("{}", render_estimate(&est)),
@@ -140,6 +142,7 @@ async fn run(args: Args) -> CommandResult {
         agents::pipeline::sink::SinkError::NotARecord { .. } => CliError::invalid(e),
         e => CliError::run(e),
     })?;
+    refuse_other_accept_rules(&out, &settings)?;
     if !checkpoint.done.is_empty() {
         errln!(
             "resuming: {} scenario(s) already in {}",
@@ -205,6 +208,13 @@ async fn run(args: Args) -> CommandResult {
         model.resolved.name(),
         settings.ratio_judge,
     );
+    if let Some(budget) = settings.budget.filter(|b| stats.cost_usd() > *b) {
+        eprintln!(
+            "note: the budget {} was exceeded by the calls in flight when it was reached: spent {}",
+            usd(budget),
+            usd(stats.cost_usd())
+        );
+    }
     match report.stop {
         StopReason::Completed if report.sink.failures == 0 => Ok(Outcome::Success),
         StopReason::Completed => Err(CliError::run(format!(
@@ -212,6 +222,34 @@ async fn run(args: Args) -> CommandResult {
             report.sink.failures
         ))),
         other => Err(CliError::run(format!("the run stopped early: {other:?}"))),
+    }
+}
+
+/// Refuses to resume an output whose records were decided under other accept rules: one file
+/// would mix two (the report could not say what "accepted" means).
+fn refuse_other_accept_rules(out: &Path, settings: &RunSettings) -> Result<(), CliError> {
+    let current = agents::pipeline::record::RecordSettings::from(&settings.pipeline()?);
+    let mismatch = agents::pipeline::record::first_settings_mismatch(out, &current)
+        .map_err(|e| CliError::invalid(format!("cannot read {}: {e}", out.display())))?;
+    match mismatch {
+        None => Ok(()),
+        Some((line, recorded)) => Err(CliError::invalid(format!(
+            "{}:{line}: this record was written with other accept rules than this run's \
+             (the file's vs this run's: {}); resuming would mix two rules in one file\nhint: run with the settings the \
+             file was written with, or write to another --out",
+            out.display(),
+            recorded.differences(&current).join(", ")
+        ))),
+    }
+}
+
+/// Dollars with cents, and with enough digits that a small amount ($0.0001) does not read as $0.00.
+fn usd(amount: f64) -> String {
+    if amount == 0.0 || amount.abs() >= 0.01 {
+        format!("${amount:.2}")
+    } else {
+        let text = format!("{amount:.6}");
+        format!("${}", text.trim_end_matches('0'))
     }
 }
 
@@ -334,5 +372,16 @@ fn print_summary(
             report.sink.failures,
             agents::pipeline::errors_path(out).display()
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn small_amounts_keep_their_digits() {
+        assert_eq!(super::usd(0.0001), "$0.0001");
+        assert_eq!(super::usd(0.01), "$0.01");
+        assert_eq!(super::usd(151.234), "$151.23");
+        assert_eq!(super::usd(0.0), "$0.00");
     }
 }
