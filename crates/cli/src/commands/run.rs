@@ -209,7 +209,7 @@ async fn run(args: Args) -> CommandResult {
         settings.ratio_judge,
     );
     if let Some(budget) = settings.budget.filter(|b| stats.cost_usd() > *b) {
-        eprintln!(
+        errln!(
             "note: the budget {} was exceeded by the calls in flight when it was reached: spent {}",
             usd(budget),
             usd(stats.cost_usd())
