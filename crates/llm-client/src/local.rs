@@ -330,7 +330,7 @@ mod tests {
             &FinishReason::Length,
         ) {
             Err(LlmError::InvalidOutput { reason, .. }) => {
-                assert!(reason.contains("token cap"), "{reason}")
+                assert!(reason.contains("token cap"), "{reason}");
             }
             other => panic!("expected InvalidOutput, got {other:?}"),
         }
