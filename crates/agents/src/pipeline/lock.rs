@@ -51,11 +51,20 @@ impl OutputLock {
     /// [`LockError::Held`] when another process holds it; [`LockError::Io`] when the lock file
     /// cannot be opened or locked.
     pub fn acquire(output: &Path) -> Result<Self, LockError> {
-        let path = lock_path(output);
+        // Keyed by the file, not the name: `--out alias.jsonl` (a link to `real.jsonl`) and
+        // `--out ./real.jsonl` take the same lock.
+        let path = lock_path(&canonical(output));
         let io = |source| LockError::Io {
             path: path.clone(),
             source,
         };
+        // A lock file that is a symbolic link would make this run write its holder line into
+        // whatever the link points at.
+        if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(io(std::io::Error::other(
+                "the lock file is a symbolic link; remove it",
+            )));
+        }
         let mut file = OpenOptions::new()
             .read(true)
             .write(true)
@@ -110,6 +119,22 @@ impl Drop for OutputLock {
     }
 }
 
+/// The output with its links followed and its directory made absolute (the file itself need not
+/// exist yet); the path as given when even its directory cannot be resolved.
+fn canonical(output: &Path) -> PathBuf {
+    if let Ok(path) = std::fs::canonicalize(output) {
+        return path;
+    }
+    let dir = output
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    match (std::fs::canonicalize(dir), output.file_name()) {
+        (Ok(dir), Some(name)) => dir.join(name),
+        _ => output.to_path_buf(),
+    }
+}
+
 /// `<output>.lock`, beside the output.
 #[must_use]
 pub fn lock_path(output: &Path) -> PathBuf {
@@ -152,5 +177,28 @@ mod tests {
         assert!(text.contains("run.jsonl"), "{text}");
         drop(first);
         OutputLock::acquire(&out).expect("free again after drop");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_to_the_output_takes_the_same_lock_and_a_linked_lock_file_is_refused() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let real = dir.path().join("real.jsonl");
+        std::fs::write(&real, "").expect("output");
+        let alias = dir.path().join("alias.jsonl");
+        std::os::unix::fs::symlink(&real, &alias).expect("link");
+        let _held = OutputLock::acquire(&real).expect("first lock");
+        assert!(matches!(
+            OutputLock::acquire(&alias),
+            Err(LockError::Held { .. })
+        ));
+
+        let victim = dir.path().join("victim.txt");
+        std::fs::write(&victim, "keep me").expect("victim");
+        let other = dir.path().join("v.jsonl");
+        std::os::unix::fs::symlink(&victim, dir.path().join("v.jsonl.lock")).expect("link");
+        let err = OutputLock::acquire(&other).expect_err("a linked lock file");
+        assert!(err.to_string().contains("symbolic link"), "{err}");
+        assert_eq!(std::fs::read_to_string(&victim).expect("victim"), "keep me");
     }
 }

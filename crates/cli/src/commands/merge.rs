@@ -52,6 +52,7 @@ pub(crate) fn execute(args: Args) -> CommandResult {
         message.push_str(&more(overlaps.len()));
         return Err(CliError::invalid(message));
     }
+    let mut checked_complete = false;
     if let Some(config) = &args.config {
         let mut config = scenarios::load_config(config)?;
         // `limit` caps each process after sharding, so the whole run's selection is not defined
@@ -73,11 +74,12 @@ pub(crate) fn execute(args: Args) -> CommandResult {
         if !coverage.is_complete() {
             return Err(CliError::invalid(incomplete(&coverage)));
         }
+        checked_complete = per_process_limit.is_none();
     }
     inputs
         .write(&args.into)
         .map_err(|e| CliError::write(&args.into, e))?;
-    print_summary(&args, &inputs);
+    print_summary(&args, &inputs, checked_complete);
     Ok(Outcome::Success)
 }
 
@@ -118,7 +120,7 @@ fn more(n: usize) -> String {
     }
 }
 
-fn print_summary(args: &Args, inputs: &MergeInputs) {
+fn print_summary(args: &Args, inputs: &MergeInputs, checked_complete: bool) {
     let mean = inputs
         .mean_score()
         .map_or_else(|| "-".to_owned(), |m| format!("{m:.3}"));
@@ -134,7 +136,7 @@ fn print_summary(args: &Args, inputs: &MergeInputs) {
         args.outputs.len(),
         args.into.display(),
         inputs.accepted,
-        if args.config.is_some() {
+        if checked_complete {
             " (complete for the config)"
         } else {
             ""
