@@ -251,5 +251,7 @@ async fn shards_of_a_limited_config_merge_against_it() {
         stderr.contains("completeness is not checked: 6 of the 12"),
         "{stderr}"
     );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(!stdout.contains("complete for the config"), "{stdout}");
     assert_eq!(ids(&into).len(), 6);
 }
