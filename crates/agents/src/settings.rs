@@ -108,8 +108,19 @@ pub fn load_config(
         rest: BTreeMap<String, serde::de::IgnoredAny>,
     }
     let config = scenarios::load_config(path)?;
-    if config.run.is_some() {
-        scenarios::read_document::<RunSectionOnly>(path)?;
+    if config.run.is_some()
+        && let Some(run) = scenarios::read_document::<RunSectionOnly>(path)?.run
+        && let Err(SettingsError(message)) = run.validate()
+    {
+        // A value of the right type but out of range (`threshold: 42`): located at its key.
+        let (key, reason) = message.split_once(": ").unwrap_or(("", message.as_str()));
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let map = scenarios::SourceMap::build(path, &text);
+        let at = [
+            scenarios::KeySeg::Key("run".to_owned()),
+            scenarios::KeySeg::Key(key.to_owned()),
+        ];
+        return Err(map.error(&at, format!("`{key}` {reason}")));
     }
     Ok(config)
 }
@@ -314,6 +325,7 @@ impl RunSettings {
         Ok(settings)
     }
 
+    /// Checks values of the right type for their range (every message starts `key: `).
     fn validate(&self) -> Result<(), SettingsError> {
         let bad = |key: &str, msg: &str| Err(SettingsError(format!("{key}: {msg}")));
         if self.concurrency == 0 {

@@ -172,6 +172,11 @@ fn run_section_mistakes_are_located_with_a_hint() {
             "did you mean `concurrency`?",
         ),
         (
+            "axes:\n  topic: [a, b]\nrun:\n  model: m\n  threshold: 42\n",
+            ":5:3: error: `threshold` must be within 0–10",
+            "",
+        ),
+        (
             "axes:\n  topic: [a, b]\nrun:\n  structured_mode: bogus\n",
             ":4:20: error: unknown value `bogus`",
             "`json_schema`",
