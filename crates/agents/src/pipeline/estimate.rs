@@ -230,6 +230,14 @@ fn prompt_tokens(
 /// The estimate as a few lines of text, for `plan` and `run --budget`.
 #[must_use]
 pub fn render_estimate(e: &Estimate) -> String {
+    // A count past u64 saturates: say so rather than print the ceiling as if it were counted.
+    let tokens = |n: u64| {
+        if n == u64::MAX {
+            "more than 1.8e19 (too many to count)".to_owned()
+        } else {
+            n.to_string()
+        }
+    };
     let cost = match e.cost_usd {
         Some(c) => format!("${c:.2}"),
         None => format!("unknown (no price for {})", e.unpriced_models.join(", ")),
@@ -240,8 +248,8 @@ pub fn render_estimate(e: &Estimate) -> String {
          {jot} tokens per judge reply, refine rate {rate:.0}% → {refs:.2} refinements per scenario)",
         scenarios = e.scenarios,
         calls = e.calls,
-        prompt = e.prompt_tokens,
-        completion = e.completion_tokens,
+        prompt = tokens(e.prompt_tokens),
+        completion = tokens(e.completion_tokens),
         sampled = e.sampled,
         tpt = e.assumptions.tokens_per_text,
         jot = e.assumptions.judge_output_tokens,
