@@ -185,14 +185,7 @@ async fn one_case(
     if !status.success() {
         bail!("{label}: scenario-engine exited with {status}");
     }
-    let t = std::fs::read_to_string(&times)?;
-    let fields: Vec<f64> = t
-        .split_whitespace()
-        .filter_map(|f| f.parse().ok())
-        .collect();
-    let [_, user, sys, rss] = fields[..] else {
-        bail!("unexpected /usr/bin/time output: {t}")
-    };
+    let [_, user, sys, rss] = read_times(&times)?;
     let records = std::fs::read_to_string(&out)?.lines().count() as u64;
     let requests = server.stats().total_requests;
     let _ = std::fs::remove_dir_all(&dir);
@@ -248,6 +241,19 @@ fn render(cases: &[Case], args: &Args) -> String {
 
 fn update_benchmarks(path: &Path, section: &str) -> anyhow::Result<()> {
     update_section(path, section, START, END)
+}
+
+/// The four figures `/usr/bin/time -f "%e %U %S %M"` wrote: wall s, user s, system s, max RSS KB.
+fn read_times(path: &Path) -> anyhow::Result<[f64; 4]> {
+    let t = std::fs::read_to_string(path)?;
+    let fields: Vec<f64> = t
+        .split_whitespace()
+        .filter_map(|f| f.parse().ok())
+        .collect();
+    let [wall, user, sys, rss] = fields[..] else {
+        bail!("unexpected /usr/bin/time output: {t}")
+    };
+    Ok([wall, user, sys, rss])
 }
 
 fn update_section(path: &Path, section: &str, start: &str, end: &str) -> anyhow::Result<()> {
@@ -388,14 +394,7 @@ async fn suite_sample(
     if !matches!(status.code(), Some(0 | 1)) {
         bail!("scenario-engine test exited with {status}");
     }
-    let t = std::fs::read_to_string(&times)?;
-    let fields: Vec<f64> = t
-        .split_whitespace()
-        .filter_map(|f| f.parse().ok())
-        .collect();
-    let [wall_s, user, sys, rss] = fields[..] else {
-        bail!("unexpected /usr/bin/time output: {t}")
-    };
+    let [wall_s, user, sys, rss] = read_times(&times)?;
     let results: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json)?)?;
     let tests = results["scenarios"].as_array().map_or(0, Vec::len) as u64;
     Ok(SuiteSample {
