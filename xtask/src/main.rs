@@ -7,6 +7,7 @@ mod dist;
 mod fake_server;
 mod fetch_model;
 mod fixtures;
+mod real_server;
 mod screenshot;
 #[cfg(test)]
 mod tidy;
@@ -36,6 +37,8 @@ enum Command {
     FetchModel(fetch_model::Args),
     /// Re-record the llm-client replay fixtures (fake server, or a live endpoint named by env vars).
     Fixtures(fixtures::Args),
+    /// Run the pipeline against a real llama-cpp-python server (installs it under target/).
+    RealServer(real_server::Args),
     /// Render a fixture run's HTML report in headless Chromium to a PNG; fail on a blank render.
     Screenshot(screenshot::Args),
 }
@@ -60,9 +63,13 @@ pub fn build_release_binary() -> anyhow::Result<std::path::PathBuf> {
     if !status.success() {
         anyhow::bail!("cargo build --release failed");
     }
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map_or_else(|| root.join("target"), std::path::PathBuf::from);
-    Ok(target.join("release/scenario-engine"))
+    Ok(target_dir(&root).join("release/scenario-engine"))
+}
+
+/// The cargo target directory: `$CARGO_TARGET_DIR`, else `target/` under the workspace root.
+pub fn target_dir(root: &std::path::Path) -> std::path::PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| root.join("target"), std::path::PathBuf::from)
 }
 
 fn main() -> anyhow::Result<()> {
@@ -74,6 +81,7 @@ fn main() -> anyhow::Result<()> {
         Command::Dist(args) => dist::run(args),
         Command::FetchModel(args) => fetch_model::run(args),
         Command::Fixtures(args) => fixtures::run(args),
+        Command::RealServer(args) => real_server::run(args),
         Command::Screenshot(args) => screenshot::run(args),
     }
 }

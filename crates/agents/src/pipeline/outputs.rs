@@ -260,8 +260,11 @@ pub fn schema_for(agent: AgentKind, min_instances: u32, max_instances: u32) -> V
         AgentKind::Generator | AgentKind::Refiner => object(
             json!({"instances": {
                 "type": "array",
-                // `pattern` rather than `minLength`: strict mode supports the former for strings.
-                "items": {"type": "string", "pattern": "\\S"},
+                // No `pattern`/`minLength`: OpenAI's strict mode lacks `minLength`, and grammar
+                // compilers (llama-cpp-python's, llama.cpp's) mistranslate or reject unanchored
+                // patterns, silently dropping the whole schema. Blank texts are dropped by
+                // `parse_instances`, which then enforces the minimum count.
+                "items": {"type": "string"},
                 "minItems": min_instances,
                 "maxItems": max_instances.max(min_instances),
             }}),

