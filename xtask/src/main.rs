@@ -7,6 +7,7 @@ mod dist;
 mod fake_server;
 mod fetch_model;
 mod fixtures;
+mod lexicon;
 mod real_server;
 mod screenshot;
 #[cfg(test)]
@@ -37,6 +38,8 @@ enum Command {
     FetchModel(fetch_model::Args),
     /// Re-record the llm-client replay fixtures (fake server, or a live endpoint named by env vars).
     Fixtures(fixtures::Args),
+    /// Build (or with --check, verify) the romanized-Hindi and English word lists from wordfreq.
+    Lexicon(lexicon::Args),
     /// Run the pipeline against a real llama-cpp-python server (installs it under target/).
     RealServer(real_server::Args),
     /// Render a fixture run's HTML report in headless Chromium to a PNG; fail on a blank render.
@@ -81,6 +84,7 @@ fn main() -> anyhow::Result<()> {
         Command::Dist(args) => dist::run(args),
         Command::FetchModel(args) => fetch_model::run(args),
         Command::Fixtures(args) => fixtures::run(args),
+        Command::Lexicon(args) => lexicon::run(args),
         Command::RealServer(args) => real_server::run(args),
         Command::Screenshot(args) => screenshot::run(args),
     }

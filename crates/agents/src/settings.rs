@@ -200,6 +200,8 @@ pub struct RunSettings {
     pub max_write_tries: u32,
     /// Sampling seed sent with every request.
     pub seed: Option<u64>,
+    /// The deterministic accept gate: `enabled` (default true), `min_switch_points` (default 1).
+    pub gate: crate::pipeline::GateSettings,
     /// The response cache.
     pub cache: CacheSettings,
     /// Refuse to start above this estimated cost, stop dispatching when the spend reaches it (USD).
@@ -241,6 +243,7 @@ impl Default for RunSettings {
             max_instances: pipeline.max_instances,
             max_write_tries: pipeline.max_write_tries,
             seed: None,
+            gate: pipeline.gate,
             cache: CacheSettings::default(),
             budget: None,
             prices: BTreeMap::new(),
@@ -380,6 +383,7 @@ impl RunSettings {
             max_instances: self.max_instances,
             ratio_judge: self.ratio_judge,
             seed: self.seed,
+            gate: self.gate,
         })
     }
 

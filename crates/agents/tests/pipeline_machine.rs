@@ -385,3 +385,114 @@ fn unknown_keys_are_refused() {
         .is_err()
     );
 }
+
+/// A batch with no Spanish word at all: monolingual English.
+fn monolingual_batch() -> Value {
+    json!({"instances": [
+        "The team played really well in the match today.",
+        "My brother says that the coach is amazing.",
+        "We are going to the stadium, it will be great.",
+    ]})
+}
+
+#[test]
+fn a_monolingual_batch_is_never_accepted_even_with_every_judge_at_ten() {
+    for mode in [RatioJudgeMode::Llm, RatioJudgeMode::Hybrid] {
+        let mut run = ScenarioRun::new(pipeline(mode, 1), scenario());
+        write(&mut run, AgentKind::Generator, monolingual_batch());
+        judge(&mut run, [10.0; 4]);
+        // The gate refused it: the refiner is asked, and told why.
+        let calls = run.pending();
+        assert_eq!(calls.len(), 1, "{mode:?}: a refinement, not acceptance");
+        assert_eq!(calls[0].agent, AgentKind::Refiner);
+        let prompt = serde_json::to_string(&calls[0].request.messages).expect("json");
+        assert!(prompt.contains("monolingual"), "{prompt}");
+        run.absorb(&calls[0].key, ok(monolingual_batch()))
+            .expect("known key");
+        judge(&mut run, [10.0; 4]);
+        let r = finished(run);
+        assert!(!r.accepted, "{mode:?}: accepted a monolingual batch");
+        assert!(r.score >= 8.0, "{:?}", r.scores);
+        let gate = r.gate.as_ref().expect("the gate's verdict is recorded");
+        assert_eq!(gate.passed, Some(false));
+        assert!(gate.reason.contains("no Spanish word"), "{}", gate.reason);
+        assert!(
+            r.attempts
+                .iter()
+                .all(|a| a.gate.as_ref().is_some_and(|g| g.passed == Some(false)))
+        );
+        assert!(
+            r.notes
+                .iter()
+                .any(|n| n.contains("not accepted by the gate")),
+            "{:?}",
+            r.notes
+        );
+    }
+}
+
+#[test]
+fn the_gate_passes_a_mixed_batch_and_can_be_turned_off() {
+    let mut run = ScenarioRun::new(pipeline(RatioJudgeMode::Llm, 0), scenario());
+    write(&mut run, AgentKind::Generator, batch("a"));
+    judge(&mut run, [10.0; 4]);
+    let r = finished(run);
+    assert!(r.accepted);
+    assert_eq!(r.gate.as_ref().and_then(|g| g.passed), Some(true));
+
+    let settings = PipelineSettings {
+        ratio_judge: RatioJudgeMode::Llm,
+        max_refinements: 0,
+        gate: agents::pipeline::GateSettings {
+            enabled: false,
+            ..agents::pipeline::GateSettings::default()
+        },
+        ..PipelineSettings::default()
+    };
+    let mut run = ScenarioRun::new(
+        Arc::new(Pipeline::new(settings).expect("valid")),
+        scenario(),
+    );
+    write(&mut run, AgentKind::Generator, monolingual_batch());
+    judge(&mut run, [10.0; 4]);
+    let r = finished(run);
+    assert!(r.accepted, "gate off: the judges decide");
+    assert_eq!(r.gate.as_ref().map(|g| g.reason.as_str()), Some("gate off"));
+}
+
+#[test]
+fn an_unmeasurable_pair_leaves_the_gate_undecided_and_says_why() {
+    let params: BTreeMap<String, Value> = [
+        ("first_language", json!("Mandarin")),
+        ("second_language", json!("Cantonese")),
+        ("cs_ratio", json!("30%")),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    let mut run = ScenarioRun::new(
+        pipeline(RatioJudgeMode::Measured, 0),
+        Scenario::new(1, params),
+    );
+    write(
+        &mut run,
+        AgentKind::Generator,
+        json!({"instances": ["我哋去食饭", "你食咗饭未", "今日好热"]}),
+    );
+    // Measured mode cannot measure: the LLM ratio judge is asked (four judges).
+    assert_eq!(judge(&mut run, [9.0; 4]).len(), 4);
+    let r = finished(run);
+    assert!(r.accepted);
+    let m = r
+        .measurement
+        .as_ref()
+        .expect("an unavailable measurement is recorded");
+    assert_eq!(m["status"], "unavailable");
+    assert!(m["embedded_ratio"].is_null(), "{m}");
+    assert_eq!(r.gate.as_ref().and_then(|g| g.passed), None);
+    assert!(
+        r.notes.iter().any(|n| n.contains("cannot tell them apart")),
+        "{:?}",
+        r.notes
+    );
+}

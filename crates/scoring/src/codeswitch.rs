@@ -93,12 +93,19 @@ mod language;
 mod lexicon;
 mod metrics;
 mod ratio;
+mod romanized;
 mod tagger;
 
 pub use language::{ALL_LANGUAGES, Language};
-pub use metrics::{LanguageCounts, Measurement, SentenceMeasurement, UntaggedCounts};
+pub use metrics::{
+    LanguageCounts, MIN_COVERAGE, Measurement, MeasurementStatus, SentenceMeasurement,
+    UntaggedCounts,
+};
 pub use ratio::{
     HIGH_RATIO, LOW_RATIO, MEDIUM_RATIO, RATIO_TOLERANCE, parse_target_ratio, ratio_score,
+};
+pub use romanized::{
+    DECISIVE_RANK_RATIO, OVERWHELMING_RANK_RATIO, has_detector as has_romanized_detector,
 };
 pub use tagger::{LATIN_CONFIDENCE_THRESHOLD, LanguagePair, TaggedWord, UntaggedReason, WordTag};
 
@@ -122,7 +129,56 @@ pub enum CodeSwitchError {
     },
 }
 
+/// The script the non-Latin language of a pair was asked to be written in (the scenario's
+/// `script` parameter).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScriptHint {
+    /// Each language in its own script (Hindi in Devanagari, Arabic in Arabic script).
+    Native,
+    /// The non-Latin language in Latin letters (Hinglish, Arabizi, pinyin).
+    Romanized,
+}
+
+impl std::str::FromStr for ScriptHint {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "native" => Ok(Self::Native),
+            "romanized" | "romanised" | "latin" => Ok(Self::Romanized),
+            other => Err(format!(
+                "unknown script {other:?}: expected native or romanized"
+            )),
+        }
+    }
+}
+
 impl LanguagePair {
+    /// Measures `batch` knowing the script it was asked to be written in: romanized text of a
+    /// language with no romanized detector is [`MeasurementStatus::Unavailable`] (Latin letters
+    /// would otherwise count as the Latin-script language: confidently wrong).
+    #[must_use]
+    pub fn measure_with(self, batch: &[String], script: Option<ScriptHint>) -> Measurement {
+        if script == Some(ScriptHint::Romanized) {
+            let undetected = [self.first(), self.second()].into_iter().find(|l| {
+                !l.uses_script(unicode_script::Script::Latin) && !has_romanized_detector(*l)
+            });
+            if let Some(language) = undetected {
+                tracing::debug!(%language, "romanized text of a language without a detector");
+                return Measurement::unavailable(
+                    self.first(),
+                    self.second(),
+                    format!(
+                        "romanized {language} cannot be told from the Latin-script language \
+                         (a romanized detector exists for Hindi only)"
+                    ),
+                );
+            }
+        }
+        self.measure(batch)
+    }
+
     /// Tags every item of `batch` and measures the result (see the module docs).
     #[must_use]
     pub fn measure(self, batch: &[String]) -> Measurement {

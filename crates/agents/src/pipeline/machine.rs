@@ -27,8 +27,10 @@ use serde_json::{Value, json};
 use llm_client::{ChatRequest, ChatResponse, LlmError, Message};
 use scenarios::Scenario;
 use scoring::JudgeWeights;
+use scoring::codeswitch::ScriptHint;
 
 use super::agent::{AgentKind, AgentSet};
+use super::gate::{self, GateSettings};
 use super::key::CallKey;
 use super::measure::{BatchMeasurement, measure_batch, ratio_score, target_ratio};
 use super::outputs::{
@@ -110,6 +112,9 @@ pub struct PipelineSettings {
     pub ratio_judge: RatioJudgeMode,
     /// Sampling seed sent with every request, when set.
     pub seed: Option<u64>,
+    /// The deterministic accept gate (see [`super::gate`]).
+    #[serde(default)]
+    pub gate: GateSettings,
 }
 
 impl Default for PipelineSettings {
@@ -124,6 +129,7 @@ impl Default for PipelineSettings {
             max_instances: 5,
             ratio_judge: RatioJudgeMode::default(),
             seed: None,
+            gate: GateSettings::default(),
         }
     }
 }
@@ -264,6 +270,10 @@ pub struct ScenarioRun {
     second: String,
     cs_ratio: Option<String>,
     target: Option<f64>,
+    /// The scenario's `script` parameter (native or romanized), when it has a valid one.
+    script: Option<ScriptHint>,
+    /// The scenario's `cs_type` parameter, for the gate.
+    cs_type: Option<String>,
     stage: Stage,
     outbox: Vec<AgentCall>,
     awaiting: Vec<CallKey>,
@@ -286,6 +296,13 @@ impl ScenarioRun {
         let second = scenario.param_str("second_language").unwrap_or_default();
         let cs_ratio = scenario.param_str("cs_ratio");
         let target = cs_ratio.as_deref().and_then(target_ratio);
+        let mut notes = Vec::new();
+        let script = scenario.param_str("script").and_then(|s| {
+            s.parse::<ScriptHint>()
+                .map_err(|e| notes.push(format!("script parameter: {e}; measured as written")))
+                .ok()
+        });
+        let cs_type = scenario.param_str("cs_type");
         let mut run = Self {
             pipeline,
             scenario,
@@ -293,6 +310,8 @@ impl ScenarioRun {
             second,
             cs_ratio,
             target,
+            script,
+            cs_type,
             stage: Stage::Writing {
                 agent: AgentKind::Generator,
                 tries: 0,
@@ -305,7 +324,7 @@ impl ScenarioRun {
             feedback: None,
             refine_count: 0,
             totals: CallTotals::default(),
-            notes: Vec::new(),
+            notes,
         };
         if run.first.trim().is_empty() || run.second.trim().is_empty() {
             run.fail(
@@ -617,7 +636,26 @@ impl ScenarioRun {
     }
 
     fn start_attempt(&mut self, produced_by: AgentKind, instances: Vec<String>) {
-        let measurement = measure_batch(&instances, &self.first, &self.second);
+        let number = self.attempt_number();
+        let measurement = match measure_batch(&instances, &self.first, &self.second, self.script) {
+            Ok(m) => {
+                if let Some(why) = &m.status_reason {
+                    self.notes.push(format!(
+                        "attempt {number}: measurement {}: {why}; the ratio is scored by the LLM judge and the gate cannot fail the batch",
+                        serde_json::to_value(m.status)
+                            .ok()
+                            .and_then(|v| v.as_str().map(str::to_owned))
+                            .unwrap_or_default()
+                    ));
+                }
+                Some(m)
+            }
+            Err(e) => {
+                self.notes
+                    .push(format!("attempt {number}: no measurement: {e}"));
+                None
+            }
+        };
         let measured_score = match (
             measurement.as_ref().and_then(|m| m.embedded_ratio),
             self.target,
@@ -710,7 +748,24 @@ impl ScenarioRun {
             scores,
             score,
             measurement: c.measurement.as_ref().map(|m| m.json.clone()),
+            gate: Some(gate::decide(
+                self.pipeline.settings.gate,
+                c.measurement.as_ref().map(|m| &m.json),
+                self.cs_type.as_deref(),
+            )),
         };
+        let blocked = attempt.gate.as_ref().is_some_and(gate::GateVerdict::blocks);
+        let gate_reason = attempt
+            .gate
+            .as_ref()
+            .filter(|g| g.blocks())
+            .map(|g| g.reason.clone());
+        if let Some(why) = &gate_reason {
+            self.notes.push(format!(
+                "attempt {}: not accepted by the gate: {why}",
+                attempt.attempt
+            ));
+        }
         self.attempts.push(attempt);
         if let Some(c) = self.current.take()
             && let (Some(fluency), Some(naturalness), Some(cs_ratio), Some(socio_cultural)) =
@@ -724,9 +779,10 @@ impl ScenarioRun {
                 socio_cultural,
                 score,
                 threshold,
+                gate: gate_reason,
             });
         }
-        if score >= threshold {
+        if score >= threshold && !blocked {
             self.stage = Stage::Done { accepted: true };
         } else if self.refine_count < self.pipeline.settings.max_refinements {
             self.queue_write(AgentKind::Refiner, 0, None);
@@ -767,6 +823,7 @@ impl ScenarioRun {
             scores: last.scores,
             refine_count: self.refine_count,
             measurement: last.measurement,
+            gate: last.gate,
             attempts: self.attempts,
             models,
             usage: t.usage,

@@ -1,57 +1,66 @@
 //! The bridge to `scoring::codeswitch`: measures a batch, reads the target ratio of a scenario,
 //! and scores |measured − target|.
 //!
-//! The measurement is kept as JSON (it goes into prompts and records unchanged); only the
-//! embedded-language share is read out of it.
+//! The measurement is kept as JSON (it goes into prompts and records unchanged), with its status
+//! and the embedded-language share (read only when the status is `ok`) beside it.
 
 use serde_json::Value;
 
-/// The key of the embedded-language share (0–1) in `scoring::codeswitch::Measurement`.
-const EMBEDDED_RATIO_KEY: &str = "embedded_ratio";
+use scoring::codeswitch::{
+    CodeSwitchError, LanguagePair, Measurement, MeasurementStatus, ScriptHint,
+};
 
-/// A batch's measurement as JSON plus the embedded-language share read from it.
+/// A batch's measurement as JSON plus what the pipeline reads from it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BatchMeasurement {
     /// The full measurement, as recorded.
     pub json: Value,
-    /// Embedded (second) language share of the tagged words, 0–1; `None` when nothing was tagged.
+    /// Embedded (second) language share of the tagged words, 0–1; `None` unless the status is
+    /// `ok`: a partial or impossible measurement does not score the ratio (the LLM judge does).
     pub embedded_ratio: Option<f64>,
+    /// How far the measurement can be trusted.
+    pub status: MeasurementStatus,
+    /// Why the status is not `ok`.
+    pub status_reason: Option<String>,
 }
 
-/// Measures a batch for the pair; `None` (logged) when the pair is not supported or the
-/// measurement cannot be made, since a missing measurement only means the LLM judge decides alone.
-#[must_use]
-pub fn measure_batch(instances: &[String], first: &str, second: &str) -> Option<BatchMeasurement> {
-    let measurement = match scoring::codeswitch::measure(instances, first, second) {
-        Ok(m) => m,
-        Err(e) => {
-            tracing::debug!(first, second, error = %e, "no code-switching measurement");
-            return None;
-        }
+/// Measures a batch for the pair, writing in `script` when the scenario says which.
+///
+/// A pair the tagger cannot separate ("Mandarin" and "Cantonese" are both Chinese to it) gives
+/// an `unavailable` measurement with the reason, so the record says why there are no figures.
+///
+/// # Errors
+/// A language the measurement does not know (the record then has no measurement; the reason is
+/// for its notes).
+pub fn measure_batch(
+    instances: &[String],
+    first: &str,
+    second: &str,
+    script: Option<ScriptHint>,
+) -> Result<BatchMeasurement, CodeSwitchError> {
+    let measurement = match LanguagePair::parse(first, second) {
+        Ok(pair) => pair.measure_with(instances, script),
+        Err(CodeSwitchError::SameLanguage { language }) => Measurement::unavailable(
+            language,
+            language,
+            format!(
+                "{first} and {second} are both {language} to the tagger, which cannot tell them apart"
+            ),
+        ),
+        Err(e) => return Err(e),
     };
-    let json = match serde_json::to_value(&measurement) {
-        Ok(v) => v,
-        Err(e) => {
-            tracing::warn!(error = %e, "measurement did not serialise");
-            return None;
-        }
-    };
-    // `embedded_ratio` is 0 when no word could be tagged; that is "unknown", not "no switching".
-    let tagged = json
-        .pointer("/tagged/first")
-        .and_then(Value::as_u64)
-        .unwrap_or(0)
-        + json
-            .pointer("/tagged/second")
-            .and_then(Value::as_u64)
-            .unwrap_or(0);
-    let embedded_ratio = json
-        .get(EMBEDDED_RATIO_KEY)
-        .and_then(Value::as_f64)
-        .filter(|r| r.is_finite() && tagged > 0);
-    Some(BatchMeasurement {
+    let json = serde_json::to_value(&measurement).unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "measurement did not serialise");
+        Value::Null
+    });
+    let embedded_ratio = (measurement.status == MeasurementStatus::Ok
+        && measurement.embedded_ratio.is_finite())
+    .then_some(measurement.embedded_ratio);
+    Ok(BatchMeasurement {
         json,
         embedded_ratio,
+        status: measurement.status,
+        status_reason: measurement.status_reason,
     })
 }
 

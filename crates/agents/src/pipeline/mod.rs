@@ -25,6 +25,7 @@ pub mod driver;
 pub mod estimate;
 pub mod executor;
 pub mod figures;
+pub mod gate;
 pub mod key;
 pub mod lock;
 pub mod machine;
@@ -49,6 +50,7 @@ pub use executor::{
     ExecutorError, ExecutorOptions, OnlineBackend, RunControl, RunReport, RunStats, StopReason,
     run_online,
 };
+pub use gate::{GateSettings, GateVerdict};
 pub use key::{CallKey, CallKeyError};
 pub use lock::{LockError, OutputLock};
 pub use machine::{

@@ -56,6 +56,8 @@ pub struct Feedback {
     pub score: f64,
     /// The accept threshold.
     pub threshold: f64,
+    /// Why the accept gate refused the batch, when it did (no code switching measured).
+    pub gate: Option<String>,
 }
 
 /// The variables of every agent's template (see the module docs and the crate README).

@@ -26,6 +26,7 @@ use llm_client::ChatResponse;
 use scoring::{Judge, JudgeWeights};
 
 use super::agent::AgentKind;
+use super::gate::{GateSettings, GateVerdict};
 use super::machine::{PipelineSettings, RatioJudgeMode};
 
 pub use index::{IndexEntry, IndexError, RunIndex};
@@ -103,6 +104,9 @@ pub struct RecordSettings {
     pub ratio_judge: RatioJudgeMode,
     /// Refinements allowed after the first attempt.
     pub max_refinements: u32,
+    /// The accept gate (absent in records written before it: the default).
+    #[serde(default)]
+    pub gate: GateSettings,
 }
 
 impl From<&PipelineSettings> for RecordSettings {
@@ -112,6 +116,7 @@ impl From<&PipelineSettings> for RecordSettings {
             weights: s.weights.clone(),
             ratio_judge: s.ratio_judge,
             max_refinements: s.max_refinements,
+            gate: s.gate,
         }
     }
 }
@@ -139,6 +144,9 @@ impl RecordSettings {
                 self.ratio_judge.name(),
                 other.ratio_judge.name()
             ));
+        }
+        if self.gate != other.gate {
+            out.push(format!("gate {:?} vs {:?}", self.gate, other.gate));
         }
         if self.max_refinements != other.max_refinements {
             out.push(format!(
@@ -284,6 +292,9 @@ pub struct AttemptRecord {
     /// Deterministic measurement of this attempt's texts (absent when the pair is unsupported).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub measurement: Option<Value>,
+    /// The accept gate's decision on this attempt (absent before the gate existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<GateVerdict>,
 }
 
 fn generator() -> AgentKind {
@@ -416,6 +427,9 @@ pub struct ScenarioRecord {
     /// Measurement of the final texts.
     #[serde(default)]
     pub measurement: Option<Value>,
+    /// The accept gate's decision on the final texts (absent before the gate existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<GateVerdict>,
     /// Model per agent.
     #[serde(default)]
     pub models: BTreeMap<String, String>,

@@ -74,12 +74,41 @@ pub struct SentenceMeasurement {
     pub cmi: f64,
 }
 
+/// Share of the language-bearing words (words that are not numbers or names) that must be
+/// tagged for a measurement to be [`MeasurementStatus::Ok`]; below it, `LowCoverage`.
+pub const MIN_COVERAGE: f64 = 0.7;
+
+/// How far a measurement can be trusted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MeasurementStatus {
+    /// At least [`MIN_COVERAGE`] of the language-bearing words were tagged.
+    Ok,
+    /// Fewer were: the figures describe only the words that could be tagged.
+    LowCoverage,
+    /// The text cannot be measured for this pair (the tagger cannot tell the languages apart,
+    /// the script asked for has no detector, or no word could be tagged). Every figure that
+    /// would be a guess is serialized as `null`; read none of them.
+    Unavailable,
+}
+
 /// The measurement of a batch of sentences for one language pair.
 ///
 /// Invariant: `words == tagged.total() + untagged.words()`. Serialized with these snake_case
-/// field names; they are part of the output record and stay stable.
+/// field names; they are part of the output record and stay stable. When `status` is
+/// [`MeasurementStatus::Unavailable`] the figures (`embedded_ratio`, `matrix_language`,
+/// `switch_points`, `cmi`, `m_index`, `i_index`, `burstiness`, `sentences`) are serialized as
+/// `null` (an empty list for `sentences`) and must not be read.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(into = "wire::Measurement", from = "wire::Measurement")]
 pub struct Measurement {
+    /// How far the figures can be trusted.
+    pub status: MeasurementStatus,
+    /// Why the status is not `ok`, in words; `None` when it is.
+    pub status_reason: Option<String>,
+    /// Share of the language-bearing words (not numbers, not names) tagged with a language of
+    /// the pair, in [0, 1]; `None` when there are none.
+    pub coverage: Option<f64>,
     /// The first (matrix per config) language.
     pub first_language: Language,
     /// The second (embedded per config) language.
@@ -103,7 +132,8 @@ pub struct Measurement {
     /// I-index (Guzmán et al. 2017): switch points per possible switch position, in [0, 1].
     pub i_index: f64,
     /// Burstiness (Goh & Barabási 2008) of language-span lengths, in [-1, 1]; `None` when there
-    /// are fewer than two spans.
+    /// is no switch point (spans of one language say nothing about switching) or fewer than
+    /// two spans.
     pub burstiness: Option<f64>,
     /// One entry per batch item, in order.
     pub sentences: Vec<SentenceMeasurement>,
@@ -185,7 +215,27 @@ impl Measurement {
             _ if tagged.second > tagged.first => Some(second),
             _ => Some(first),
         };
+        let language_words = tagged.total() + untagged.ambiguous + untagged.other_language;
+        let coverage = (language_words > 0).then(|| share(tagged.total(), language_words));
+        let (status, status_reason) = match coverage {
+            _ if tagged.total() == 0 => (
+                MeasurementStatus::Unavailable,
+                Some(format!("no word could be tagged as {first} or {second}")),
+            ),
+            Some(c) if c < MIN_COVERAGE => (
+                MeasurementStatus::LowCoverage,
+                Some(format!(
+                    "only {:.0}% of the words could be tagged as {first} or {second} (below {:.0}%)",
+                    c * 100.0,
+                    MIN_COVERAGE * 100.0
+                )),
+            ),
+            _ => (MeasurementStatus::Ok, None),
+        };
         Self {
+            status,
+            status_reason,
+            coverage,
             first_language: first,
             second_language: second,
             words: tagged.total() + untagged.words(),
@@ -197,8 +247,113 @@ impl Measurement {
             cmi,
             m_index: m_index(tagged),
             i_index: share(switch_points, switch_positions),
-            burstiness: burstiness(&span_lengths),
+            burstiness: if switch_points == 0 {
+                None
+            } else {
+                burstiness(&span_lengths)
+            },
             sentences: per_sentence,
+        }
+    }
+}
+
+impl Measurement {
+    /// A measurement that could not be made for `first` and `second`, with the reason. Counts
+    /// are zero and figures are not to be read (they serialize as `null`).
+    #[must_use]
+    pub fn unavailable(first: Language, second: Language, reason: impl Into<String>) -> Self {
+        let mut m = Self::from_tags(first, second, &[]);
+        m.status = MeasurementStatus::Unavailable;
+        m.status_reason = Some(reason.into());
+        m
+    }
+
+    /// Whether the figures may be read (the status is not `unavailable`).
+    #[must_use]
+    pub fn is_available(&self) -> bool {
+        self.status != MeasurementStatus::Unavailable
+    }
+}
+
+/// The serialized form: figures become `null` when the measurement is unavailable.
+mod wire {
+    use serde::{Deserialize, Serialize};
+
+    use super::{Language, LanguageCounts, MeasurementStatus, SentenceMeasurement, UntaggedCounts};
+
+    #[derive(Serialize, Deserialize)]
+    pub(super) struct Measurement {
+        #[serde(default = "ok")]
+        status: MeasurementStatus,
+        #[serde(default)]
+        status_reason: Option<String>,
+        #[serde(default)]
+        coverage: Option<f64>,
+        first_language: Language,
+        second_language: Language,
+        words: usize,
+        tagged: LanguageCounts,
+        untagged: UntaggedCounts,
+        embedded_ratio: Option<f64>,
+        matrix_language: Option<Language>,
+        switch_points: Option<usize>,
+        cmi: Option<f64>,
+        m_index: Option<f64>,
+        i_index: Option<f64>,
+        burstiness: Option<f64>,
+        #[serde(default)]
+        sentences: Vec<SentenceMeasurement>,
+    }
+
+    fn ok() -> MeasurementStatus {
+        MeasurementStatus::Ok
+    }
+
+    impl From<super::Measurement> for Measurement {
+        fn from(m: super::Measurement) -> Self {
+            let shown = m.is_available();
+            let some = |v: f64| shown.then_some(v);
+            Self {
+                status: m.status,
+                status_reason: m.status_reason,
+                coverage: m.coverage,
+                first_language: m.first_language,
+                second_language: m.second_language,
+                words: m.words,
+                tagged: m.tagged,
+                untagged: m.untagged,
+                embedded_ratio: some(m.embedded_ratio),
+                matrix_language: m.matrix_language.filter(|_| shown),
+                switch_points: shown.then_some(m.switch_points),
+                cmi: some(m.cmi),
+                m_index: some(m.m_index),
+                i_index: some(m.i_index),
+                burstiness: m.burstiness.filter(|_| shown),
+                sentences: if shown { m.sentences } else { Vec::new() },
+            }
+        }
+    }
+
+    impl From<Measurement> for super::Measurement {
+        fn from(w: Measurement) -> Self {
+            Self {
+                status: w.status,
+                status_reason: w.status_reason,
+                coverage: w.coverage,
+                first_language: w.first_language,
+                second_language: w.second_language,
+                words: w.words,
+                tagged: w.tagged,
+                untagged: w.untagged,
+                embedded_ratio: w.embedded_ratio.unwrap_or(0.0),
+                matrix_language: w.matrix_language,
+                switch_points: w.switch_points.unwrap_or(0),
+                cmi: w.cmi.unwrap_or(0.0),
+                m_index: w.m_index.unwrap_or(0.0),
+                i_index: w.i_index.unwrap_or(0.0),
+                burstiness: w.burstiness,
+                sentences: w.sentences,
+            }
         }
     }
 }

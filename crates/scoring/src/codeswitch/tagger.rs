@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use unicode_script::{Script, UnicodeScript};
 use unicode_segmentation::UnicodeSegmentation;
 
+use super::romanized::{self, DECISIVE_RANK_RATIO, Evidence, OVERWHELMING_RANK_RATIO};
 use super::{CodeSwitchError, Language, lexicon};
 
 /// Minimum lingua confidence (the two confidences of a pair sum to 1) for a Latin word to be
@@ -121,6 +122,15 @@ impl LanguagePair {
         // colon (dialogue "A: ...") or a line break (one turn per line); a capitalised word
         // there is not evidence of a name.
         let mut at_sentence_start = true;
+        // A text with no letter of the partner's own script is romanized: its Latin words go to
+        // the word lists. With native-script words present, Latin words are English by script.
+        let romanized_text = self.romanized_partner().is_some_and(|partner| {
+            !text
+                .chars()
+                .any(|c| c.is_alphabetic() && partner.uses_script(c.script()))
+        });
+        // Romanized words both word lists know, settled once their neighbours are known.
+        let mut contested: Vec<(usize, Evidence)> = Vec::new();
         for segment in text.split_word_bounds() {
             if segment.chars().all(char::is_whitespace) {
                 if segment.contains('\n') {
@@ -138,17 +148,88 @@ impl LanguagePair {
                 });
                 continue;
             }
-            let tag = self.tag_word(segment, at_sentence_start, names_apply);
+            let tag = match self.tag_word(segment, at_sentence_start, names_apply, romanized_text) {
+                Verdict::Tag(tag) => tag,
+                Verdict::Contested(evidence) => {
+                    contested.push((out.len(), evidence));
+                    WordTag::Untagged(UntaggedReason::Ambiguous)
+                }
+            };
             at_sentence_start = false;
             out.push(TaggedWord {
                 text: segment.to_owned(),
                 tag,
             });
         }
+        if let Some(partner) = self.romanized_partner() {
+            self.settle_contested(partner, &mut out, &contested);
+        }
         out
     }
 
-    fn tag_word(self, word: &str, sentence_start: bool, names_apply: bool) -> WordTag {
+    /// The pair's language whose romanized words [`romanized`] tells from English, if the pair
+    /// is that language and English.
+    fn romanized_partner(self) -> Option<Language> {
+        match (self.first, self.second) {
+            (Language::English, other) | (other, Language::English)
+                if romanized::has_detector(other) =>
+            {
+                Some(other)
+            }
+            _ => None,
+        }
+    }
+
+    /// Settles each contested word: by frequency when it is overwhelming
+    /// ([`OVERWHELMING_RANK_RATIO`]), else by its nearest firmly tagged neighbours on both sides
+    /// when they agree, else by frequency when decisive ([`DECISIVE_RANK_RATIO`]), else by its
+    /// one neighbour; otherwise it stays ambiguous. Only words tagged without contest count as neighbours, so the order in
+    /// which contested words are settled does not matter.
+    fn settle_contested(
+        self,
+        partner: Language,
+        out: &mut [TaggedWord],
+        contested: &[(usize, Evidence)],
+    ) {
+        let firm: Vec<Option<Language>> = out
+            .iter()
+            .enumerate()
+            .map(|(i, w)| match w.tag {
+                WordTag::Lang(l) if !contested.iter().any(|(c, _)| *c == i) => Some(l),
+                _ => None,
+            })
+            .collect();
+        for &(i, evidence) in contested {
+            let left = firm[..i].iter().rev().flatten().next().copied();
+            let right = firm[i + 1..].iter().flatten().next().copied();
+            let side = |romanized: bool| {
+                if romanized {
+                    partner
+                } else {
+                    Language::English
+                }
+            };
+            let by_frequency = evidence.decisive(DECISIVE_RANK_RATIO).map(side);
+            let overwhelming = evidence.decisive(OVERWHELMING_RANK_RATIO).map(side);
+            let language = match (left, right) {
+                _ if overwhelming.is_some() => overwhelming,
+                (Some(l), Some(r)) if l == r => Some(l),
+                (Some(one), None) | (None, Some(one)) => by_frequency.or(Some(one)),
+                _ => by_frequency,
+            };
+            if let Some(language) = language.filter(|l| *l == self.first || *l == self.second) {
+                out[i].tag = WordTag::Lang(language);
+            }
+        }
+    }
+
+    fn tag_word(
+        self,
+        word: &str,
+        sentence_start: bool,
+        names_apply: bool,
+        romanized_text: bool,
+    ) -> Verdict {
         let mut first_only = false;
         let mut second_only = false;
         let mut shared_script = None;
@@ -172,17 +253,23 @@ impl LanguagePair {
                 (false, false) => foreign = true,
             }
         }
-        // "3rd", "10am", "4G": a leading digit makes the token a number with a unit or suffix,
-        // not a word of either language.
-        if !has_letter || word.chars().next().is_some_and(char::is_numeric) {
-            return WordTag::Untagged(UntaggedReason::Number);
-        }
         let all_latin = word
             .chars()
             .filter(|c| c.is_alphabetic())
             .all(|c| c.script() == Script::Latin);
+        // Arabizi writes Arabic sounds with digits ("3ala", "7abibi", "ma3ak"): in a pair with
+        // Arabic such a word is not English, and not a number either.
+        let arabic_pair = self.first == Language::Arabic || self.second == Language::Arabic;
+        if arabic_pair && has_letter && all_latin && looks_arabizi(word) {
+            return Verdict::Tag(WordTag::Untagged(UntaggedReason::Ambiguous));
+        }
+        // "3rd", "10am", "4G": a leading digit makes the token a number with a unit or suffix,
+        // not a word of either language.
+        if !has_letter || word.chars().next().is_some_and(char::is_numeric) {
+            return Verdict::Tag(WordTag::Untagged(UntaggedReason::Number));
+        }
         if all_latin && lexicon::is_language_neutral(&normalise(word)) {
-            return WordTag::Untagged(UntaggedReason::Ambiguous);
+            return Verdict::Tag(WordTag::Untagged(UntaggedReason::Ambiguous));
         }
         if all_latin
             && names_apply
@@ -190,16 +277,27 @@ impl LanguagePair {
             && looks_like_name(word)
             && !self.is_function_word(word)
         {
-            return WordTag::Untagged(UntaggedReason::Name);
+            return Verdict::Tag(WordTag::Untagged(UntaggedReason::Name));
         }
-        match (first_only, second_only, shared_script, foreign) {
+        if all_latin
+            && romanized_text
+            && let Some(partner) = self.romanized_partner()
+        {
+            return match Evidence::of(partner, &normalise(word)) {
+                Evidence::Romanized => Verdict::Tag(WordTag::Lang(partner)),
+                Evidence::English => Verdict::Tag(WordTag::Lang(Language::English)),
+                Evidence::Neither => Verdict::Tag(WordTag::Untagged(UntaggedReason::Ambiguous)),
+                contested @ Evidence::Both { .. } => Verdict::Contested(contested),
+            };
+        }
+        Verdict::Tag(match (first_only, second_only, shared_script, foreign) {
             (true, true, _, _) => WordTag::Untagged(UntaggedReason::Ambiguous),
             (true, false, _, _) => WordTag::Lang(self.first),
             (false, true, _, _) => WordTag::Lang(self.second),
             (false, false, Some(Script::Latin), false) => self.tag_latin(word),
             (false, false, Some(_), false) => WordTag::Untagged(UntaggedReason::Ambiguous),
             (false, false, _, _) => WordTag::Untagged(UntaggedReason::OtherLanguage),
-        }
+        })
     }
 
     /// Whether either language of the pair lists `word` as a function word ("I'm" is not a name).
@@ -267,6 +365,54 @@ impl LanguagePair {
         });
         Some(Arc::clone(detector))
     }
+}
+
+/// What [`LanguagePair::tag`] makes of one word before context is considered.
+enum Verdict {
+    /// Settled.
+    Tag(WordTag),
+    /// A romanized word both word lists know; its neighbours decide.
+    Contested(Evidence),
+}
+
+/// A Latin word with Arabizi digits (2 ء, 3 ع, 5 خ, 6 ط, 7 ح, 8 ق, 9 ص) next to letters,
+/// other than a number with an English suffix ("2nd", "5th", "7pm", "3d", "9am", "6k").
+fn looks_arabizi(word: &str) -> bool {
+    let lower = word.to_lowercase();
+    if !lower
+        .chars()
+        .any(|c| matches!(c, '2' | '3' | '5' | '6' | '7' | '8' | '9'))
+    {
+        return false;
+    }
+    let suffix = lower.trim_start_matches(|c: char| c.is_ascii_digit());
+    let number_with_suffix = suffix.len() < lower.len()
+        && !suffix.chars().any(|c| c.is_ascii_digit())
+        && matches!(
+            suffix,
+            "st" | "nd"
+                | "rd"
+                | "th"
+                | "am"
+                | "pm"
+                | "s"
+                | "k"
+                | "m"
+                | "d"
+                | "g"
+                | "h"
+                | "x"
+                | "gb"
+                | "mb"
+                | "kg"
+                | "km"
+                | "cm"
+                | "mm"
+                | "min"
+                | "hr"
+                | "hrs"
+        );
+    !number_with_suffix
 }
 
 /// Capitalised with at least one lower-case letter after the first ("Dubai", "McDonald"), so
