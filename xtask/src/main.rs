@@ -4,6 +4,7 @@ mod bench;
 mod ci;
 mod demo;
 mod dist;
+mod export_check;
 mod fake_server;
 mod fetch_model;
 mod fixtures;
@@ -12,6 +13,7 @@ mod real_server;
 mod screenshot;
 #[cfg(test)]
 mod tidy;
+mod venv;
 
 use clap::{Parser, Subcommand};
 
@@ -40,6 +42,8 @@ enum Command {
     Fixtures(fixtures::Args),
     /// Build (or with --check, verify) the romanized-Hindi and English word lists from wordfreq.
     Lexicon(lexicon::Args),
+    /// Export a fixture run and load it with pyarrow and Hugging Face datasets (pip-installed).
+    ExportCheck,
     /// Run the pipeline against a real llama-cpp-python server (installs it under target/).
     RealServer(real_server::Args),
     /// Render a fixture run's HTML report in headless Chromium to a PNG; fail on a blank render.
@@ -85,6 +89,7 @@ fn main() -> anyhow::Result<()> {
         Command::FetchModel(args) => fetch_model::run(args),
         Command::Fixtures(args) => fixtures::run(args),
         Command::Lexicon(args) => lexicon::run(args),
+        Command::ExportCheck => export_check::run(),
         Command::RealServer(args) => real_server::run(args),
         Command::Screenshot(args) => screenshot::run(args),
     }

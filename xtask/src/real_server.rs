@@ -12,7 +12,7 @@
 use std::io::{Read as _, Write as _};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
@@ -92,54 +92,20 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
 }
 
 /// The virtual environment's python with llama-cpp-python's server importable, installing it
-/// when missing.
+/// (and building llama.cpp) when missing.
 fn ensure_server(dir: &Path) -> anyhow::Result<PathBuf> {
-    let venv = dir.join("venv");
-    let python = venv.join("bin/python");
-    let importable = |python: &Path| {
-        Command::new(python)
-            .args(["-c", "import llama_cpp.server"])
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    };
-    if python.exists() && importable(&python) {
-        eprintln!("    llama-cpp-python present in {}", venv.display());
-        return Ok(python);
-    }
     crate::demo::ensure_build_tools()?;
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    run_step(Command::new("python3").arg("-m").arg("venv").arg(&venv))?;
-    eprintln!("    pip install {PACKAGE} (builds llama.cpp from source: minutes)");
-    let started = Instant::now();
     let jobs = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
-    run_step(
-        Command::new(&python)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--disable-pip-version-check",
-                PACKAGE,
-            ])
-            .env("CMAKE_ARGS", CMAKE_ARGS)
-            .env("CMAKE_BUILD_PARALLEL_LEVEL", jobs.to_string()),
-    )?;
-    eprintln!("    installed in {:.0} s", started.elapsed().as_secs_f64());
-    if !importable(&python) {
-        bail!("llama_cpp.server does not import after installing {PACKAGE}");
-    }
-    Ok(python)
-}
-
-fn run_step(cmd: &mut Command) -> anyhow::Result<()> {
-    let status = cmd
-        .status()
-        .with_context(|| format!("could not run {cmd:?}"))?;
-    if !status.success() {
-        bail!("{cmd:?} failed ({status})");
-    }
-    Ok(())
+    eprintln!("    llama-cpp-python: pip builds llama.cpp from source the first time (minutes)");
+    crate::venv::ensure(
+        dir,
+        &[PACKAGE],
+        "import llama_cpp.server",
+        &[
+            ("CMAKE_ARGS", CMAKE_ARGS.to_owned()),
+            ("CMAKE_BUILD_PARALLEL_LEVEL", jobs.to_string()),
+        ],
+    )
 }
 
 /// A running llama-cpp-python server, killed when dropped.

@@ -13,6 +13,7 @@
 
 pub mod bot;
 pub mod compare;
+pub mod dataset;
 pub mod pipeline;
 pub mod plan;
 pub mod report;

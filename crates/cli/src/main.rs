@@ -56,6 +56,8 @@ enum Command {
     Diff(commands::diff::Args),
     /// Merge the outputs of a sharded run into one file (checked disjoint, and complete for a config).
     Merge(commands::merge::Args),
+    /// Export a run as a dataset folder: Parquet or JSONL splits and a dataset card.
+    Export(commands::export::Args),
     /// Re-judge a sample of a run K times (cache off): each judge's spread and the flip rate.
     AuditJudges(commands::audit_judges::Args),
     /// Write the man page or a shell completion script to stdout (used by `cargo xtask dist`).
@@ -85,6 +87,7 @@ fn main() -> ExitCode {
         Command::Report(args) => commands::report::execute(args),
         Command::Diff(args) => commands::diff::execute(args),
         Command::Merge(args) => commands::merge::execute(args),
+        Command::Export(args) => commands::export::execute(args),
         Command::AuditJudges(args) => commands::audit_judges::execute(args),
         Command::Generate { what } => {
             commands::generate::execute(Cli::command(), what, &mut output::Stdout)

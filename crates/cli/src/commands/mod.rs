@@ -4,6 +4,7 @@
 
 pub(crate) mod audit_judges;
 pub(crate) mod diff;
+pub(crate) mod export;
 pub(crate) mod generate;
 pub(crate) mod merge;
 pub(crate) mod plan;

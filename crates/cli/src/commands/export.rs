@@ -1,0 +1,107 @@
+//! `scenario-engine export RUN --out DIR`: a run's records as a dataset folder a researcher can
+//! publish (`agents::dataset`: splits, duplicates, the dataset card). Exit codes: 0 written,
+//! 2 bad flags, an unreadable or invalid run file, or an existing folder, 3 a write failure.
+
+use std::path::PathBuf;
+
+use agents::dataset::{DedupPolicy, ExportError, ExportOptions, Format, Splits, export};
+
+use crate::error::{CliError, CommandResult, Outcome};
+
+/// Flags of `export`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// The run's JSONL output.
+    pub run: PathBuf,
+    /// The dataset folder to write (refused if it exists and is not empty, unless --force).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// File format of the split files.
+    #[arg(long, value_enum, default_value_t = FormatArg::Parquet)]
+    pub format: FormatArg,
+    /// Split shares (train[,validation[,test]]), summing to 1.
+    #[arg(long, default_value = "0.8,0.1,0.1")]
+    pub splits: Splits,
+    /// Export only the records the run accepted.
+    #[arg(long)]
+    pub accepted_only: bool,
+    /// Duplicates (exact, and near by MinHash): keep unmarked, mark with `duplicate_of`, or drop.
+    #[arg(long, value_enum, default_value_t = DedupArg::Mark)]
+    pub dedup: DedupArg,
+    /// Seed of the split assignment.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Replace an existing folder.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// `--format`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub(crate) enum FormatArg {
+    /// Apache Parquet (Hugging Face datasets' format).
+    Parquet,
+    /// JSON lines.
+    Jsonl,
+}
+
+/// `--dedup`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub(crate) enum DedupArg {
+    /// Keep duplicates unmarked (still counted in the card).
+    Off,
+    /// Keep them with `duplicate_of`.
+    Mark,
+    /// Leave them out.
+    Drop,
+}
+
+/// Runs the command.
+///
+/// # Errors
+/// Exit 2 for bad input or an existing folder, 3 for a failed write.
+pub(crate) fn execute(args: Args) -> CommandResult {
+    let options = ExportOptions {
+        format: match args.format {
+            FormatArg::Parquet => Format::Parquet,
+            FormatArg::Jsonl => Format::Jsonl,
+        },
+        splits: args.splits,
+        accepted_only: args.accepted_only,
+        dedup: match args.dedup {
+            DedupArg::Off => DedupPolicy::Off,
+            DedupArg::Mark => DedupPolicy::Mark,
+            DedupArg::Drop => DedupPolicy::Drop,
+        },
+        seed: args.seed,
+        force: args.force,
+    };
+    let summary = export(&args.run, &args.out, &options).map_err(|e| match e {
+        ExportError::Write { path, source } => CliError::write(path, source),
+        other => CliError::invalid(other),
+    })?;
+    let splits: Vec<String> = summary
+        .splits
+        .iter()
+        .map(|(name, n)| format!("{name} {n}"))
+        .collect();
+    outln!(
+        "exported {} row(s) of {} record(s) to {}: {}",
+        summary.rows,
+        summary.read,
+        args.out.display(),
+        splits.join(", ")
+    );
+    outln!(
+        "duplicates: {} exact, {} near{}; card: {}",
+        summary.exact_duplicates,
+        summary.near_duplicates,
+        if summary.dropped > 0 {
+            format!(" ({} left out)", summary.dropped)
+        } else {
+            String::new()
+        },
+        args.out.join("README.md").display()
+    );
+    Ok(Outcome::Success)
+}

@@ -1,0 +1,321 @@
+//! `scenario-engine export` end to end: the folder, its splits, duplicates, the card, and every
+//! way it refuses bad input without leaving a half-written dataset. Parquet is read back with the
+//! parquet crate (CI also loads it with pyarrow and Hugging Face datasets: `cargo xtask
+//! export-check`).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use parquet::file::reader::{FileReader, SerializedFileReader};
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_scenario-engine");
+
+fn fixture_run() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/runs/pipeline-after.jsonl")
+}
+
+fn export(run: &Path, out: &Path, extra: &[&str]) -> Output {
+    std::process::Command::new(BIN)
+        .arg("export")
+        .arg(run)
+        .arg("--out")
+        .arg(out)
+        .args(extra)
+        .output()
+        .expect("the binary runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Every JSONL row of every split: split name → rows.
+fn jsonl_rows(out: &Path) -> BTreeMap<String, Vec<Value>> {
+    let mut rows = BTreeMap::new();
+    for entry in std::fs::read_dir(out.join("data")).expect("data folder") {
+        let path = entry.expect("entry").path();
+        let name = path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let split = name.split('-').next().unwrap_or_default().to_owned();
+        let text = std::fs::read_to_string(&path).expect("split file");
+        let parsed: Vec<Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("a JSON row"))
+            .collect();
+        rows.insert(split, parsed);
+    }
+    rows
+}
+
+fn records(run: &Path) -> Vec<Value> {
+    std::fs::read_to_string(run)
+        .expect("run")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("record"))
+        .collect()
+}
+
+fn write_run(path: &Path, records: &[Value]) {
+    let text: String = records.iter().map(|r| format!("{r}\n")).collect();
+    std::fs::write(path, text).expect("write run");
+}
+
+#[test]
+fn jsonl_export_has_every_record_once_in_disjoint_splits_and_a_card() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let out = dir.path().join("ds");
+    let o = export(
+        &fixture_run(),
+        &out,
+        &["--format", "jsonl", "--dedup", "off"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = jsonl_rows(&out);
+    assert_eq!(
+        rows.keys().collect::<Vec<_>>(),
+        ["test", "train", "validation"]
+    );
+    let ids: Vec<&str> = rows
+        .values()
+        .flatten()
+        .filter_map(|r| r["id"].as_str())
+        .collect();
+    let unique: BTreeSet<&str> = ids.iter().copied().collect();
+    assert_eq!(ids.len(), unique.len(), "an id in two splits");
+    let expected: BTreeSet<String> = records(&fixture_run())
+        .iter()
+        .filter_map(|r| r["id"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(unique.len(), expected.len());
+    assert!(rows["train"].len() >= rows["test"].len());
+    let row = &rows["train"][0];
+    assert!(
+        row["texts"].as_array().is_some_and(|t| !t.is_empty()),
+        "{row}"
+    );
+    assert!(serde_json::from_str::<Value>(row["params"].as_str().expect("params")).is_ok());
+    let card = std::fs::read_to_string(out.join("README.md")).expect("card");
+    assert!(card.starts_with("---\n"), "{card}");
+    for needle in [
+        "- ar\n",
+        "- en\n",
+        "- es\n",
+        "path: data/train-*",
+        "20 rows",
+        "Arabic–English",
+    ] {
+        assert!(
+            card.contains(needle),
+            "{needle} missing from the card:\n{card}"
+        );
+    }
+}
+
+#[test]
+fn parquet_export_reads_back_with_every_column() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let out = dir.path().join("ds");
+    let o = export(&fixture_run(), &out, &["--splits", "0.5,0.5"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut total = 0;
+    for split in ["train", "validation"] {
+        let path = out.join(format!("data/{split}-00000-of-00001.parquet"));
+        let reader = SerializedFileReader::new(std::fs::File::open(&path).expect("parquet"))
+            .expect("a Parquet file");
+        let meta = reader.metadata().file_metadata();
+        total += meta.num_rows();
+        let columns: Vec<&str> = meta
+            .schema_descr()
+            .root_schema()
+            .get_fields()
+            .iter()
+            .map(|f| f.name())
+            .collect();
+        for column in [
+            "id",
+            "texts",
+            "score",
+            "accepted",
+            "embedded_ratio",
+            "gate_passed",
+            "duplicate_of",
+            "params",
+        ] {
+            assert!(columns.contains(&column), "{column} missing: {columns:?}");
+        }
+    }
+    assert_eq!(total, 20);
+    assert!(!out.join("data/test-00000-of-00001.parquet").exists());
+}
+
+#[test]
+fn samples_of_one_scenario_share_a_split_and_pairs_are_stratified() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let run = dir.path().join("run.jsonl");
+    let base = records(&fixture_run());
+    let mut many = Vec::new();
+    for (i, record) in base.iter().enumerate() {
+        for sample in 0..3 {
+            let mut r = record.clone();
+            r["id"] = Value::from(format!("{i:04}-{sample}"));
+            r["sample"] = Value::from(sample);
+            r["data_generation_result"] =
+                Value::from(vec![format!("text {i} {sample} unique words here")]);
+            many.push(r);
+        }
+    }
+    write_run(&run, &many);
+    let out = dir.path().join("ds");
+    let o = export(
+        &run,
+        &out,
+        &[
+            "--format",
+            "jsonl",
+            "--splits",
+            "0.6,0.2,0.2",
+            "--seed",
+            "7",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut split_of_scenario: BTreeMap<String, String> = BTreeMap::new();
+    let mut pairs: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for (split, rows) in jsonl_rows(&out) {
+        for row in rows {
+            let scenario = row["id"].as_str().expect("id")[..4].to_owned();
+            let before = split_of_scenario.insert(scenario.clone(), split.clone());
+            assert!(
+                before.is_none_or(|b| b == split),
+                "scenario {scenario} in two splits"
+            );
+            *pairs
+                .entry((
+                    split.clone(),
+                    row["first_language"].as_str().unwrap_or("").to_owned(),
+                ))
+                .or_default() += 1;
+        }
+    }
+    // 9 Arabic and 11 Spanish scenarios, 3 samples each: 60/20/20 within each pair, ±1 scenario.
+    for (pair, scenarios) in [("Arabic", 9_usize), ("Spanish", 11)] {
+        let train = pairs
+            .get(&("train".into(), pair.into()))
+            .copied()
+            .unwrap_or(0)
+            / 3;
+        assert!(
+            train.abs_diff(scenarios * 6 / 10) <= 1,
+            "{pair}: {train} of {scenarios} in train"
+        );
+        assert!(
+            pairs.contains_key(&("test".into(), pair.into())),
+            "{pair} missing from test"
+        );
+    }
+}
+
+#[test]
+fn duplicates_are_marked_or_dropped_and_distinct_texts_never_are() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let run = dir.path().join("run.jsonl");
+    let mut rs = records(&fixture_run());
+    let long = "Mujhe lagta hai ki project deadline tak complete nahi hoga kyunki team ke paas abhi \
+                bhi bahut saara kaam pending hai aur client har din naye changes maang raha hai jo \
+                humne plan mein kabhi socha hi nahi tha aur ab sab log weekend pe bhi kaam kar rahe hain";
+    rs[0]["data_generation_result"] = Value::from(vec![long]);
+    let mut exact = rs[1].clone();
+    exact["id"] = Value::from("exact-copy");
+    exact["data_generation_result"] = Value::from(vec![long.to_uppercase()]);
+    let mut near = rs[2].clone();
+    near["id"] = Value::from("near-copy");
+    near["data_generation_result"] = Value::from(vec![long.replace("client", "customer")]);
+    rs.push(exact);
+    rs.push(near);
+    write_run(&run, &rs);
+    let first = rs[0]["id"].as_str().expect("id").to_owned();
+
+    let marked = dir.path().join("marked");
+    let o = export(&run, &marked, &["--format", "jsonl", "--dedup", "mark"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows: Vec<Value> = jsonl_rows(&marked).into_values().flatten().collect();
+    let of = |id: &str| {
+        rows.iter()
+            .find(|r| r["id"] == id)
+            .map(|r| r["duplicate_of"].clone())
+    };
+    assert_eq!(of("exact-copy"), Some(Value::from(first.clone())));
+    assert_eq!(of("near-copy"), Some(Value::from(first.clone())));
+    assert_eq!(of(&first), Some(Value::Null));
+    let marked_dups = rows.iter().filter(|r| !r["duplicate_of"].is_null()).count();
+
+    let dropped = dir.path().join("dropped");
+    let o = export(&run, &dropped, &["--format", "jsonl", "--dedup", "drop"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let kept: Vec<Value> = jsonl_rows(&dropped).into_values().flatten().collect();
+    assert_eq!(kept.len(), rows.len() - marked_dups);
+    assert!(
+        kept.iter().any(|r| r["id"] == first.as_str()),
+        "the original stays"
+    );
+    let card = std::fs::read_to_string(dropped.join("README.md")).expect("card");
+    assert!(card.contains("near duplicates 1"), "{card}");
+}
+
+#[test]
+fn bad_input_is_refused_and_leaves_no_dataset_behind() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let out = dir.path().join("ds");
+    for bad in [
+        "0.8,0.1",
+        "0.9,-0.1,0.2",
+        "0.25,0.25,0.25,0.25",
+        "NaN",
+        "a,b",
+        "",
+    ] {
+        let o = export(&fixture_run(), &out, &["--splits", bad]);
+        assert_eq!(o.status.code(), Some(2), "--splits {bad:?}: {}", stderr(&o));
+        assert!(!out.exists());
+    }
+    // A corrupt line: the error names the file and line; nothing is left.
+    let run = dir.path().join("corrupt.jsonl");
+    let mut text = std::fs::read_to_string(fixture_run()).expect("run");
+    text.push_str("{not json\n");
+    text.push_str(&std::fs::read_to_string(fixture_run()).expect("run"));
+    std::fs::write(&run, text).expect("write");
+    let o = export(&run, &out, &["--format", "jsonl"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("corrupt.jsonl:line 21"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!out.exists());
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("dir")
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().contains("partial"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    // An existing folder is replaced only with --force.
+    let o = export(&fixture_run(), &out, &["--format", "jsonl"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = export(&fixture_run(), &out, &["--format", "jsonl"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--force"), "{}", stderr(&o));
+    let o = export(
+        &fixture_run(),
+        &out,
+        &["--format", "jsonl", "--force", "--accepted-only"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows: Vec<Value> = jsonl_rows(&out).into_values().flatten().collect();
+    assert_eq!(rows.len(), 17);
+    assert!(rows.iter().all(|r| r["accepted"] == true));
+}

@@ -1,0 +1,44 @@
+//! `cargo xtask export-check`: `scenario-engine export` as its users read it. Exports the
+//! fixture run `fixtures/runs/pipeline-after.jsonl` to Parquet and runs
+//! `fixtures/python/check_export.py`, which loads it with pyarrow and with Hugging Face
+//! `datasets.load_dataset` (offline) and checks rows, splits and the card (pinned versions,
+//! pip-installed under `target/export-check/`). CI runs it.
+
+use std::process::Command;
+
+use anyhow::Context;
+
+/// The Python packages, pinned.
+const PACKAGES: &[&str] = &["pyarrow==21.0.0", "datasets==4.0.0"];
+
+pub(crate) fn run() -> anyhow::Result<()> {
+    let root = crate::workspace_root();
+    let dir = crate::target_dir(&root).join("export-check");
+    let python = crate::venv::ensure(&dir, PACKAGES, "import pyarrow, datasets, yaml", &[])?;
+    crate::venv::run(
+        Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .current_dir(&root)
+            .args(["build", "-q", "-p", "scenario-engine"]),
+    )?;
+    let bin = crate::target_dir(&root).join("debug/scenario-engine");
+    let run = root.join("fixtures/runs/pipeline-after.jsonl");
+    let out = dir.join("dataset");
+    crate::venv::run(
+        Command::new(&bin)
+            .arg("export")
+            .arg(&run)
+            .arg("--out")
+            .arg(&out)
+            .args(["--format", "parquet", "--force"]),
+    )
+    .context("scenario-engine export")?;
+    crate::venv::run(
+        Command::new(&python)
+            .arg(root.join("fixtures/python/check_export.py"))
+            .arg(&out)
+            .arg(&run)
+            .env("HF_DATASETS_CACHE", dir.join("hf-cache"))
+            .env("HF_HOME", dir.join("hf-home")),
+    )
+    .context("the exported dataset does not load as expected")
+}
