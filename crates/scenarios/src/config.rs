@@ -128,6 +128,8 @@ struct NativeFile {
     #[serde(default)]
     limit: Option<u64>,
     #[serde(default)]
+    samples_per_scenario: Option<u64>,
+    #[serde(default)]
     run: Option<Value>,
 }
 
@@ -142,12 +144,14 @@ struct LanguagePair {
 enum NativeOrigin {
     LanguagePairs,
     Axes { name: String, shorthand: bool },
+    Samples,
 }
 
 impl NativeOrigin {
     fn axis_path(&self) -> Vec<KeySeg> {
         match self {
             Self::LanguagePairs => vec!["language_pairs".into()],
+            Self::Samples => vec!["samples_per_scenario".into()],
             Self::Axes { name, .. } => vec!["axes".into(), name.clone().into()],
         }
     }
@@ -197,6 +201,15 @@ impl NativeFile {
                 values: spec.values,
                 merge: spec.merge,
             });
+        }
+        if let Some(axis) = samples_axis(
+            self.samples_per_scenario,
+            path,
+            text,
+            &["samples_per_scenario"],
+        )? {
+            origins.push(NativeOrigin::Samples);
+            axes.push(axis);
         }
         let single: Vec<Vec<(String, bool)>> = self
             .exclude
@@ -398,6 +411,41 @@ impl<'de> Deserialize<'de> for OneOrMany {
     }
 }
 
+/// The most samples per scenario a config may ask for.
+pub const MAX_SAMPLES_PER_SCENARIO: u64 = 1_000;
+
+/// The hidden axis of `samples_per_scenario: N` (SwitchLingua: `on_execute.round`): a `sample`
+/// parameter 0..N-1, so each sample is a scenario of its own (its own id, record, shard and cache
+/// key). `None` for N = 1 (or unset), so ids stay those of a config without it.
+fn samples_axis(
+    n: Option<u64>,
+    path: &Path,
+    text: &str,
+    key: &[&str],
+) -> Result<Option<Axis>, ConfigError> {
+    match n {
+        None | Some(1) => Ok(None),
+        Some(n) if (2..=MAX_SAMPLES_PER_SCENARIO).contains(&n) => Ok(Some(Axis::new(
+            SAMPLE_PARAM,
+            (0..n).map(Value::from).collect(),
+        ))),
+        Some(n) => {
+            let at: Vec<KeySeg> = key.iter().map(|s| KeySeg::from(*s)).collect();
+            Err(SourceMap::build(path, text)
+                .error(
+                    &at,
+                    format!(
+                        "samples per scenario must be 1 to {MAX_SAMPLES_PER_SCENARIO}, not {n}"
+                    ),
+                )
+                .with_hint("1 runs each scenario once; 3 gives three samples of each"))
+        }
+    }
+}
+
+/// The parameter naming a scenario's sample (`samples_per_scenario` > 1).
+pub const SAMPLE_PARAM: &str = "sample";
+
 // ---------------------------------------------------------------------------------------------
 // SwitchLingua format
 
@@ -491,10 +539,30 @@ impl SwitchLinguaFile {
             ),
             ("use_tools".to_string(), p.use_tools),
         ]);
-        let axes = axes
+        let round = self
+            .on_execute
+            .as_ref()
+            .and_then(|v| v.get("round"))
+            .map(|r| {
+                r.as_u64().ok_or_else(|| {
+                    SourceMap::build(path, text)
+                        .error(
+                            &["on_execute".into(), "round".into()],
+                            format!(
+                                "`round` must be a whole number of samples per scenario, not {r}"
+                            ),
+                        )
+                        .with_hint(
+                            "round: 1 runs each scenario once; round: 3 samples each three times",
+                        )
+                })
+            })
+            .transpose()?;
+        let mut axes: Vec<Axis> = axes
             .into_iter()
             .map(|(name, values, _)| Axis::new(name, values))
             .collect();
+        axes.extend(samples_axis(round, path, text, &["on_execute", "round"])?);
         let space = ScenarioSpace::new(axes, fixed, Vec::new()).map_err(|err| {
             let map = SourceMap::build(path, text);
             let located = match &err {

@@ -53,7 +53,10 @@ mod selection;
 mod source_map;
 mod space;
 
-pub use config::{ConfigKind, LANGUAGE_PAIR_AXIS, ScenarioConfig, load_config, parse_config};
+pub use config::{
+    ConfigKind, LANGUAGE_PAIR_AXIS, MAX_SAMPLES_PER_SCENARIO, SAMPLE_PARAM, ScenarioConfig,
+    load_config, parse_config,
+};
 pub use document::{Format, parse_document, read_document};
 pub use error::{ConfigError, closest, did_you_mean, edit_distance};
 pub use scenario::{Scenario, write_canonical};

@@ -360,3 +360,57 @@ fn empty_and_comment_only_configs_are_located_errors_not_one_empty_scenario() {
         assert_eq!(toml_err(text).message, "the config is empty", "{text:?}");
     }
 }
+
+#[test]
+fn samples_per_scenario_adds_a_sample_axis_and_keeps_ids_of_one_sample() {
+    let base = "axes:\n  topic: [food, travel]\n";
+    let one = parse_config(Path::new("c.yaml"), base).expect("loads");
+    let with_one = parse_config(
+        Path::new("c.yaml"),
+        &format!("{base}samples_per_scenario: 1\n"),
+    )
+    .expect("loads");
+    let ids = |c: &scenarios::ScenarioConfig| -> Vec<String> {
+        c.space
+            .select(&Selection::default())
+            .map(|s| s.id)
+            .collect()
+    };
+    assert_eq!(ids(&one), ids(&with_one), "N = 1 keeps the ids");
+    let three = parse_config(
+        Path::new("c.yaml"),
+        &format!("{base}samples_per_scenario: 3\n"),
+    )
+    .expect("loads");
+    assert_eq!(three.space.count(), 6);
+    let scenarios: Vec<_> = three.space.select(&Selection::default()).collect();
+    let samples: Vec<u64> = scenarios
+        .iter()
+        .map(|s| s.params["sample"].as_u64().expect("sample"))
+        .collect();
+    assert_eq!(samples, [0, 1, 2, 0, 1, 2]);
+    let distinct: std::collections::BTreeSet<&String> = scenarios.iter().map(|s| &s.id).collect();
+    assert_eq!(distinct.len(), 6);
+    // The SwitchLingua format's `on_execute.round` means the same.
+    let text = std::fs::read_to_string(fixture("switchlingua.yaml"))
+        .expect("fixture")
+        .replace("round: 1", "round: 2");
+    let c = parse_config(Path::new("s.yaml"), &text).expect("loads");
+    assert_eq!(c.space.count(), 2 * 233_280);
+}
+
+#[test]
+fn bad_sample_counts_and_a_clashing_axis_are_located() {
+    let err = yaml_err("axes:\n  topic: [a]\nsamples_per_scenario: 0\n");
+    assert_eq!(at(&err), (3, 1), "{err}");
+    assert!(err.to_string().contains("1 to 1000"), "{err}");
+    let err = yaml_err("axes:\n  topic: [a]\nsamples_per_scenario: -2\n");
+    assert_eq!(at(&err).0, 3, "{err}");
+    let err = yaml_err("axes:\n  sample: [a, b]\nsamples_per_scenario: 2\n");
+    assert!(err.to_string().contains("sample"), "{err}");
+    let text = std::fs::read_to_string(fixture("switchlingua.yaml"))
+        .expect("fixture")
+        .replace("round: 1", "round: many");
+    let err = parse_config(Path::new("s.yaml"), &text).expect_err("rejected");
+    assert!(err.to_string().contains("round"), "{err}");
+}

@@ -599,10 +599,21 @@ impl ScenarioRun {
         };
         let s = &self.pipeline.settings;
         let agent_settings = s.agents.get(agent);
+        // Each sample of a scenario (`samples_per_scenario`) samples with its own seed, so the
+        // samples differ even where the server is deterministic, and so do their cache keys.
+        let sample = self
+            .scenario
+            .params
+            .get(scenarios::SAMPLE_PARAM)
+            .and_then(Value::as_u64);
+        let seed = match sample {
+            Some(k) => Some(s.seed.unwrap_or(0).wrapping_add(k)),
+            None => s.seed,
+        };
         let request = ChatRequest {
             temperature: agent_settings.temperature,
             max_tokens: agent_settings.max_tokens,
-            seed: s.seed,
+            seed,
             output_schema: Some(output_schema(agent, s.min_instances, s.max_instances)),
             ..ChatRequest::new(agent_settings.model.clone(), vec![Message::user(prompt)])
         };
