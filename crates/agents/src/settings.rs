@@ -202,6 +202,8 @@ pub struct RunSettings {
     pub seed: Option<u64>,
     /// The deterministic accept gate: `enabled` (default true), `min_switch_points` (default 1).
     pub gate: crate::pipeline::GateSettings,
+    /// Which attempt a record keeps: `last` (default) or `best`.
+    pub keep: crate::pipeline::machine::Keep,
     /// The response cache.
     pub cache: CacheSettings,
     /// Refuse to start above this estimated cost, stop dispatching when the spend reaches it (USD).
@@ -244,6 +246,7 @@ impl Default for RunSettings {
             max_write_tries: pipeline.max_write_tries,
             seed: None,
             gate: pipeline.gate,
+            keep: pipeline.keep,
             cache: CacheSettings::default(),
             budget: None,
             prices: BTreeMap::new(),
@@ -384,6 +387,7 @@ impl RunSettings {
             ratio_judge: self.ratio_judge,
             seed: self.seed,
             gate: self.gate,
+            keep: self.keep,
         })
     }
 

@@ -496,3 +496,54 @@ fn an_unmeasurable_pair_leaves_the_gate_undecided_and_says_why() {
         r.notes
     );
 }
+
+#[test]
+fn keep_best_keeps_the_highest_scoring_attempt_and_decides_by_it() {
+    let settings = |keep| PipelineSettings {
+        ratio_judge: RatioJudgeMode::Llm,
+        max_refinements: 1,
+        keep,
+        ..PipelineSettings::default()
+    };
+    for (keep, kept, score) in [
+        (agents::pipeline::machine::Keep::Last, 1, 5.0),
+        (agents::pipeline::machine::Keep::Best, 0, 7.0),
+    ] {
+        let mut run = ScenarioRun::new(
+            Arc::new(Pipeline::new(settings(keep)).expect("valid")),
+            scenario(),
+        );
+        write(&mut run, AgentKind::Generator, batch("first"));
+        judge(&mut run, [7.0; 4]);
+        write(&mut run, AgentKind::Refiner, batch("second"));
+        judge(&mut run, [5.0; 4]);
+        let r = finished(run);
+        assert_eq!(r.kept_attempt, Some(kept), "{keep:?}");
+        assert!((r.score - score).abs() < 1e-9, "{keep:?}: {}", r.score);
+        assert!(r.data_generation_result[0].starts_with(if kept == 0 {
+            "first"
+        } else {
+            "second"
+        }));
+        assert!(!r.accepted);
+        assert_eq!(r.attempts.len(), 2);
+        assert!(r.summary.starts_with("not accepted"), "{}", r.summary);
+    }
+}
+
+#[test]
+fn records_carry_a_summary_and_the_prompt_hashes() {
+    let mut run = ScenarioRun::new(pipeline(RatioJudgeMode::Llm, 0), scenario());
+    write(&mut run, AgentKind::Generator, batch("a"));
+    judge(&mut run, [9.0; 4]);
+    let r = finished(run);
+    assert!(r.summary.contains("fluency 9/10: fluent"), "{}", r.summary);
+    assert!(
+        r.summary.starts_with("accepted (score 9.00, threshold 8)"),
+        "{}",
+        r.summary
+    );
+    assert_eq!(r.prompt_hashes.len(), 6, "{:?}", r.prompt_hashes);
+    assert!(r.prompt_hashes.values().all(|h| h.len() == 16));
+    assert_ne!(r.prompt_hashes["generator"], r.prompt_hashes["refiner"]);
+}

@@ -115,6 +115,21 @@ pub struct PipelineSettings {
     /// The deterministic accept gate (see [`super::gate`]).
     #[serde(default)]
     pub gate: GateSettings,
+    /// Which attempt a record keeps.
+    #[serde(default)]
+    pub keep: Keep,
+}
+
+/// Which attempt a record keeps as its final texts and scores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Keep {
+    /// The last attempt (the accepted one, or the last refinement).
+    #[default]
+    Last,
+    /// The best attempt: an acceptable one (score ≥ threshold, gate not refusing) before any
+    /// other, then the highest score, then the latest.
+    Best,
 }
 
 impl Default for PipelineSettings {
@@ -130,6 +145,7 @@ impl Default for PipelineSettings {
             ratio_judge: RatioJudgeMode::default(),
             seed: None,
             gate: GateSettings::default(),
+            keep: Keep::default(),
         }
     }
 }
@@ -803,9 +819,27 @@ impl ScenarioRun {
     }
 
     fn record(self, accepted: bool) -> RunOutcome {
-        let Some(last) = self.attempts.last().cloned() else {
+        let threshold = self.pipeline.settings.threshold;
+        let acceptable = |a: &AttemptRecord| {
+            a.score >= threshold && !a.gate.as_ref().is_some_and(gate::GateVerdict::blocks)
+        };
+        let kept = match self.pipeline.settings.keep {
+            Keep::Last => self.attempts.last(),
+            Keep::Best => self.attempts.iter().max_by(|a, b| {
+                (acceptable(a), a.score, a.attempt)
+                    .partial_cmp(&(acceptable(b), b.score, b.attempt))
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            }),
+        };
+        let Some(last) = kept.cloned() else {
             return self.failure("no attempt was judged".into(), None, false);
         };
+        // The decision follows the kept attempt (with `last`, the run's own decision).
+        let accepted = match self.pipeline.settings.keep {
+            Keep::Last => accepted,
+            Keep::Best => acceptable(&last),
+        };
+        let summary = summarise(&last, accepted, threshold);
         let mut models = BTreeMap::new();
         for agent in AgentKind::ALL {
             let configured = &self.pipeline.settings.agents.get(agent).model;
@@ -835,6 +869,9 @@ impl ScenarioRun {
             refine_count: self.refine_count,
             measurement: last.measurement,
             gate: last.gate,
+            kept_attempt: Some(last.attempt),
+            summary,
+            prompt_hashes: self.pipeline.prompts.hashes().clone(),
             attempts: self.attempts,
             models,
             usage: t.usage,
@@ -859,6 +896,38 @@ impl ScenarioRun {
             totals: self.totals,
         }))
     }
+}
+
+/// One paragraph on the kept attempt, composed from its judges' own summaries, the measurement
+/// and the decision (no model call): the record's `summary`.
+fn summarise(a: &AttemptRecord, accepted: bool, threshold: f64) -> String {
+    let judge = |name: &str, result: &Value, key: &str| {
+        let score = a
+            .scores
+            .get(name)
+            .map_or_else(|| "–".to_owned(), |s| format!("{s}"));
+        let text = result.get(key).and_then(Value::as_str).unwrap_or("").trim();
+        if text.is_empty() {
+            format!("{name} {score}/10")
+        } else {
+            format!("{name} {score}/10: {text}")
+        }
+    };
+    let mut parts = vec![
+        judge("fluency", &a.fluency_result, "summary"),
+        judge("naturalness", &a.naturalness_result, "summary"),
+        judge("cs_ratio", &a.cs_ratio_result, "notes"),
+        judge("socio_cultural", &a.social_cultural_result, "summary"),
+    ];
+    if let Some(g) = a.gate.as_ref().filter(|g| g.passed == Some(false)) {
+        parts.push(format!("gate: {}", g.reason));
+    }
+    let decision = if accepted { "accepted" } else { "not accepted" };
+    format!(
+        "{decision} (score {:.2}, threshold {threshold}) — {}",
+        a.score,
+        parts.join("; ")
+    )
 }
 
 /// The measured verdict of an attempt, when it has a measured score and share.

@@ -182,6 +182,8 @@ pub enum PromptError {
 #[derive(Debug)]
 pub struct Prompts {
     env: Environment<'static>,
+    /// blake3 (16 hex digits) of each agent's template text.
+    hashes: BTreeMap<String, String>,
 }
 
 impl Prompts {
@@ -203,11 +205,22 @@ impl Prompts {
     ) -> Result<Self, PromptError> {
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::Strict);
+        let mut hashes = BTreeMap::new();
         for agent in AgentKind::ALL {
-            env.add_template_owned(agent.name().to_string(), source(agent)?)
+            let text = source(agent)?;
+            let hash = blake3::hash(text.as_bytes()).to_hex();
+            hashes.insert(agent.name().to_string(), hash[..16].to_string());
+            env.add_template_owned(agent.name().to_string(), text)
                 .map_err(|source| PromptError::Compile { agent, source })?;
         }
-        Ok(Self { env })
+        Ok(Self { env, hashes })
+    }
+
+    /// blake3 (first 16 hex digits) of each agent's template text, by agent name: which prompts
+    /// made a record.
+    #[must_use]
+    pub fn hashes(&self) -> &BTreeMap<String, String> {
+        &self.hashes
     }
 
     /// Renders an agent's prompt with `ctx` (any serialisable value; the pipeline passes a

@@ -27,7 +27,7 @@ use scoring::{Judge, JudgeWeights};
 
 use super::agent::AgentKind;
 use super::gate::{GateSettings, GateVerdict};
-use super::machine::{PipelineSettings, RatioJudgeMode};
+use super::machine::{Keep, PipelineSettings, RatioJudgeMode};
 
 pub use index::{IndexEntry, IndexError, RunIndex};
 pub use merge::{Coverage, MergeError, MergeInputs};
@@ -107,6 +107,9 @@ pub struct RecordSettings {
     /// The accept gate (absent in records written before it: the default).
     #[serde(default)]
     pub gate: GateSettings,
+    /// Which attempt records keep (absent before `keep` existed: `last`).
+    #[serde(default)]
+    pub keep: Keep,
 }
 
 impl From<&PipelineSettings> for RecordSettings {
@@ -117,6 +120,7 @@ impl From<&PipelineSettings> for RecordSettings {
             ratio_judge: s.ratio_judge,
             max_refinements: s.max_refinements,
             gate: s.gate,
+            keep: s.keep,
         }
     }
 }
@@ -144,6 +148,9 @@ impl RecordSettings {
                 self.ratio_judge.name(),
                 other.ratio_judge.name()
             ));
+        }
+        if self.keep != other.keep {
+            out.push(format!("keep {:?} vs {:?}", self.keep, other.keep));
         }
         if self.gate != other.gate {
             out.push(format!("gate {:?} vs {:?}", self.gate, other.gate));
@@ -430,6 +437,16 @@ pub struct ScenarioRecord {
     /// The accept gate's decision on the final texts (absent before the gate existed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gate: Option<GateVerdict>,
+    /// The attempt whose texts and scores this record keeps (`keep: last | best`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept_attempt: Option<u32>,
+    /// One paragraph on the kept attempt: the decision and each judge's own summary.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub summary: String,
+    /// A hash (blake3, 16 hex digits) of every prompt template the run used, by agent: which
+    /// prompts made this record (an overridden template hashes its own text).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub prompt_hashes: BTreeMap<String, String>,
     /// Model per agent.
     #[serde(default)]
     pub models: BTreeMap<String, String>,
