@@ -36,11 +36,14 @@ pub(crate) struct Args {
 const LOCAL_TARGET_DIR: &str = "target/local-llm";
 
 /// The local-model packages and their feature flag.
+/// Without the default `parquet` feature: those steps test the model, and arrow-rs would add
+/// minutes to the release build.
 const LOCAL_PACKAGES: &[&str] = &[
     "-p",
     "llm-client",
     "-p",
     "scenario-engine",
+    "--no-default-features",
     "--features",
     "scenario-engine/local-llm",
 ];

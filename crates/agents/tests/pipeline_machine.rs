@@ -543,7 +543,62 @@ fn records_carry_a_summary_and_the_prompt_hashes() {
         "{}",
         r.summary
     );
-    assert_eq!(r.prompt_hashes.len(), 6, "{:?}", r.prompt_hashes);
+    assert_eq!(
+        r.prompt_hashes.len(),
+        7,
+        "six agents and the shared cs_guide: {:?}",
+        r.prompt_hashes
+    );
     assert!(r.prompt_hashes.values().all(|h| h.len() == 16));
     assert_ne!(r.prompt_hashes["generator"], r.prompt_hashes["refiner"]);
+}
+
+#[test]
+fn the_generator_is_told_what_each_switching_type_and_function_means_with_an_example() {
+    let cases = [
+        (
+            "Hindi",
+            "Intrasentential",
+            "Directive",
+            "Main office ja raha hoon",
+        ),
+        (
+            "Arabic",
+            "Extra-sentential / Tag switching",
+            "Poetic",
+            "you know?",
+        ),
+        (
+            "Chinese",
+            "Intersentential",
+            "Metalinguistic",
+            "这个周末我们去爬山",
+        ),
+        ("Tagalog", "Intrasentential", "Phatic", "Voy a la tienda"),
+    ];
+    for (first, cs_type, function, example) in cases {
+        let params: BTreeMap<String, Value> = [
+            ("first_language", json!(first)),
+            ("second_language", json!("English")),
+            ("cs_type", json!(cs_type)),
+            ("cs_function", json!(function)),
+            ("script", json!("romanized")),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        let mut run = ScenarioRun::new(pipeline(RatioJudgeMode::Llm, 0), Scenario::new(3, params));
+        let calls = run.pending();
+        let prompt = serde_json::to_string(&calls[0].request.messages).expect("json");
+        assert!(prompt.contains(example), "{first}: {prompt}");
+        assert!(
+            prompt.contains(&format!("Function of the switches: {function} — ")),
+            "{prompt}"
+        );
+        assert!(prompt.contains("Equivalence Constraint"), "{prompt}");
+        assert!(
+            prompt.contains("Latin letters"),
+            "script: romanized: {prompt}"
+        );
+    }
 }

@@ -178,6 +178,10 @@ pub enum PromptError {
     },
 }
 
+/// The name of the template the generator and refiner include: the switching types and
+/// functions with examples, and the structural constraints.
+pub const CS_GUIDE: &str = "cs_guide";
+
 /// The compiled templates of all six agents.
 #[derive(Debug)]
 pub struct Prompts {
@@ -206,6 +210,17 @@ impl Prompts {
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::Strict);
         let mut hashes = BTreeMap::new();
+        // The shared part of the generator's and refiner's prompts (`{% include "cs_guide" %}`).
+        env.add_template(CS_GUIDE, include_str!("../../prompts/cs_guide.j2"))
+            .map_err(|source| PromptError::Compile {
+                agent: AgentKind::Generator,
+                source,
+            })?;
+        hashes.insert(
+            CS_GUIDE.to_owned(),
+            blake3::hash(include_str!("../../prompts/cs_guide.j2").as_bytes()).to_hex()[..16]
+                .to_string(),
+        );
         for agent in AgentKind::ALL {
             let text = source(agent)?;
             let hash = blake3::hash(text.as_bytes()).to_hex();
