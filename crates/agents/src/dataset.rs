@@ -18,10 +18,11 @@
 //! so a killed export leaves no half dataset under `out`.
 
 pub mod dedup;
+pub mod diversity;
 #[cfg(feature = "parquet")]
 mod parquet;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{BufWriter, Write as _};
 use std::path::{Path, PathBuf};
 
@@ -493,11 +494,7 @@ struct Figures {
     ratio_sum: f64,
     cmi_sum: f64,
     switch_sum: f64,
-    unigrams: HashSet<u64>,
-    bigrams: HashSet<u64>,
-    unigram_total: u64,
-    bigram_total: u64,
-    embedded: BTreeMap<String, HashSet<u64>>,
+    diversity: diversity::DiversityBuilder,
 }
 
 impl Figures {
@@ -541,29 +538,8 @@ impl Figures {
                 s.languages.insert(code.to_owned());
             }
         }
-        let pair = match (row.first_language, row.second_language) {
-            (Some(a), Some(b)) => scoring::codeswitch::LanguagePair::parse(a, b).ok(),
-            _ => None,
-        };
-        for text in utterances(record) {
-            let words: Vec<u64> = dedup::words(text)
-                .map(|w| dedup::fnv(w.as_bytes()))
-                .collect();
-            self.unigram_total += words.len() as u64;
-            self.unigrams.extend(words.iter().copied());
-            for w in words.windows(2) {
-                self.bigram_total += 1;
-                self.bigrams.insert(w[0].rotate_left(17) ^ w[1]);
-            }
-            if let Some(pair) = pair {
-                let set = self.embedded.entry(pair_name(record)).or_default();
-                for word in pair.tag(text) {
-                    if word.tag == scoring::codeswitch::WordTag::Lang(pair.second()) {
-                        set.insert(dedup::fnv(word.text.to_lowercase().as_bytes()));
-                    }
-                }
-            }
-        }
+        self.diversity
+            .add(utterances(record), row.first_language, row.second_language);
     }
 
     fn finish(mut self) -> ExportSummary {
@@ -578,13 +554,10 @@ impl Figures {
         s.mean_embedded_ratio = mean(self.ratio_sum, s.measured);
         s.mean_cmi = mean(self.cmi_sum, s.measured);
         s.mean_switch_points = mean(self.switch_sum, s.measured);
-        s.distinct_1 = mean(self.unigrams.len() as f64, self.unigram_total);
-        s.distinct_2 = mean(self.bigrams.len() as f64, self.bigram_total);
-        s.embedded_vocabulary = self
-            .embedded
-            .into_iter()
-            .map(|(k, v)| (k, v.len() as u64))
-            .collect();
+        let d = self.diversity.finish();
+        s.distinct_1 = d.distinct_1;
+        s.distinct_2 = d.distinct_2;
+        s.embedded_vocabulary = d.embedded_vocabulary;
         self.summary
     }
 }

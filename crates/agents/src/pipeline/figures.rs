@@ -202,6 +202,8 @@ pub struct RunFigures {
     pub outcomes: Outcomes,
     /// The [`WORST_SHOWN`] lowest-scoring scenarios, lowest first (ties by id).
     pub worst: Vec<WorstScenario>,
+    /// Distinct-1/2 and the embedded vocabulary of the texts.
+    pub diversity: crate::dataset::diversity::Diversity,
 }
 
 impl RunFigures {
@@ -349,6 +351,7 @@ pub struct FiguresBuilder {
     recorded_thresholds: BTreeMap<u64, u64>,
     /// Every record's score, to count the ones that pass a given threshold.
     scores: Vec<f64>,
+    diversity: crate::dataset::diversity::DiversityBuilder,
 }
 
 impl FiguresBuilder {
@@ -370,6 +373,12 @@ impl FiguresBuilder {
         self.cache_hits += u64::from(r.cache_hits);
         self.add_judges(r);
         self.add_ratio(r);
+        let lang = |k: &str| r.params.get(k).and_then(serde_json::Value::as_str);
+        self.diversity.add(
+            &r.data_generation_result,
+            lang("first_language"),
+            lang("second_language"),
+        );
         for (agent, model) in &r.models {
             let entry = self.agents.entry(agent.clone()).or_default();
             *entry.0.entry(model.clone()).or_default() += 1;
@@ -572,6 +581,7 @@ impl FiguresBuilder {
             },
             worst,
             summary: self.summary,
+            diversity: self.diversity.finish(),
         };
         tracing::debug!(records = figures.summary.done, "run figures computed");
         figures

@@ -57,8 +57,40 @@ pub struct Totals {
     pub calls: u64,
     /// Calls served by the cache.
     pub cache_hits: u64,
+    /// Diversity of the texts, in words (`distinct-1 0.42, distinct-2 0.81 over 1,234 words; …`).
+    pub diversity: String,
 }
 
+/// The report's diversity line.
+fn diversity_line(d: &crate::dataset::diversity::Diversity) -> String {
+    let fig = |v: Option<f64>| v.map_or_else(|| "–".to_owned(), |v| format!("{v:.3}"));
+    let mut line = format!(
+        "distinct-1 ≈{}, distinct-2 ≈{} over {} words",
+        fig(d.distinct_1),
+        fig(d.distinct_2),
+        d.words
+    );
+    if !d.embedded_vocabulary.is_empty() {
+        let pairs: Vec<String> = d
+            .embedded_vocabulary
+            .iter()
+            .map(|(pair, n)| format!("{pair} ≈{n}"))
+            .collect();
+        line.push_str(&format!(
+            "; distinct embedded-language words: {}",
+            pairs.join(", ")
+        ));
+        if d.vocabulary_records >= crate::dataset::diversity::VOCABULARY_RECORDS
+            && d.vocabulary_records < d.records
+        {
+            line.push_str(&format!(
+                " (first {} of {} records)",
+                d.vocabulary_records, d.records
+            ));
+        }
+    }
+    line
+}
 /// One row of a histogram table.
 #[derive(Debug, Clone, Serialize)]
 pub struct BinRow {
@@ -381,6 +413,7 @@ pub fn build(source: &str, f: &RunFigures, heatmap: Option<&HeatmapFigures>) -> 
         cost: format!("${:.4}", f.cost_usd),
         calls: f.calls,
         cache_hits: f.cache_hits,
+        diversity: diversity_line(&f.diversity),
     };
     let (histogram, histogram_chart) = score_histogram(&summary.histogram, threshold);
     let (outcomes, outcomes_chart) = outcomes(f);

@@ -37,6 +37,7 @@ pub fn pipeline(r: &PipelineReport) -> String {
         t.completion_tokens,
         t.cost
     );
+    let _ = writeln!(out, "Diversity: {}", t.diversity);
     if !r.fixed.is_empty() {
         let _ = writeln!(out, "fixed: {}", r.fixed.join(", "));
     }
