@@ -154,6 +154,24 @@ pub enum ExportError {
         /// The folder.
         path: PathBuf,
     },
+    /// `--force` was given for a folder that is not an earlier export: it is never deleted.
+    #[error(
+        "{} is not a folder written by `export` (it has no {EXPORT_MARKER}); --force replaces \
+         only earlier exports: choose another --out, or remove it yourself",
+        path.display()
+    )]
+    NotAnExport {
+        /// The folder.
+        path: PathBuf,
+    },
+    /// The output folder is the run file, holds it, or is the current directory or one above it.
+    #[error("--out {} {why}; choose a new folder for the dataset", path.display())]
+    UnsafeOut {
+        /// The folder.
+        path: PathBuf,
+        /// Why it cannot be the output.
+        why: &'static str,
+    },
     /// Writing the dataset failed.
     #[error("writing {}: {source}", path.display())]
     Write {
@@ -286,14 +304,7 @@ pub fn export(
     if options.format == Format::Parquet && !cfg!(feature = "parquet") {
         return Err(ExportError::NoParquet);
     }
-    if out.exists()
-        && !std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_none())
-        && !options.force
-    {
-        return Err(ExportError::Exists {
-            path: out.to_path_buf(),
-        });
-    }
+    let out = &check_out(input, out, options.force)?;
     let (scanned, pair_names, read) = scan(input, options)?;
     let split_of = assign_splits(&scanned, pair_names.len(), options);
     let tmp = temp_dir_for(out);
@@ -312,14 +323,123 @@ pub fn export(
         }
     };
     summary.read = read;
-    let card = render_card(&summary, options, input)?;
-    std::fs::write(tmp.join("README.md"), card).map_err(write_err(&tmp))?;
-    if out.exists() {
-        std::fs::remove_dir_all(out).map_err(write_err(out))?;
+    let card = match render_card(&summary, options, input) {
+        Ok(card) => card,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Err(e);
+        }
+    };
+    let finished = std::fs::write(tmp.join("README.md"), card)
+        .and_then(|()| std::fs::write(tmp.join(EXPORT_MARKER), marker_text(input)))
+        .map_err(write_err(&tmp));
+    if let Err(e) = finished {
+        let _ = std::fs::remove_dir_all(&tmp);
+        return Err(e);
     }
-    std::fs::rename(&tmp, out).map_err(write_err(out))?;
+    replace_dir(&tmp, out).map_err(write_err(out))?;
     tracing::info!(out = %out.display(), rows = summary.rows, "exported the dataset");
     Ok(summary)
+}
+
+/// The file every export folder holds, so that `--force` can tell an earlier export (which it
+/// may replace) from any other folder (which it never deletes).
+pub const EXPORT_MARKER: &str = ".scenario-engine-export";
+
+fn marker_text(input: &Path) -> String {
+    format!(
+        "written by scenario-engine export from {}\n",
+        input.display()
+    )
+}
+
+/// The output folder as an absolute path, checked before anything is read or written: it must
+/// not be the run file, hold it, or be the current directory or one of its parents; an existing
+/// non-empty folder needs `force` and must be an earlier export.
+fn check_out(input: &Path, out: &Path, force: bool) -> Result<PathBuf, ExportError> {
+    let absolute = absolute(out);
+    let unsafe_out = |why| ExportError::UnsafeOut {
+        path: out.to_path_buf(),
+        why,
+    };
+    if absolute.file_name().is_none() {
+        return Err(unsafe_out("has no folder name of its own"));
+    }
+    let input = std::fs::canonicalize(input).unwrap_or_else(|_| absolute_of(input));
+    if input == absolute {
+        return Err(unsafe_out("is the run file itself"));
+    }
+    if input.starts_with(&absolute) {
+        return Err(unsafe_out("holds the run file"));
+    }
+    if let Ok(cwd) = std::env::current_dir().and_then(std::fs::canonicalize)
+        && cwd.starts_with(&absolute)
+    {
+        return Err(unsafe_out("is the current directory or one above it"));
+    }
+    match std::fs::symlink_metadata(&absolute) {
+        Err(_) => Ok(absolute),
+        Ok(meta) if !meta.is_dir() => Err(unsafe_out("exists and is not a folder")),
+        Ok(_) if std::fs::read_dir(&absolute).is_ok_and(|mut d| d.next().is_none()) => Ok(absolute),
+        Ok(_) if !force => Err(ExportError::Exists {
+            path: out.to_path_buf(),
+        }),
+        Ok(_) if !absolute.join(EXPORT_MARKER).is_file() => Err(ExportError::NotAnExport {
+            path: out.to_path_buf(),
+        }),
+        Ok(_) => Ok(absolute),
+    }
+}
+
+/// `path` made absolute with links resolved as far as it exists (its last component kept as
+/// given when it does not exist yet).
+fn absolute(path: &Path) -> PathBuf {
+    if let Ok(p) = std::fs::canonicalize(path) {
+        return p;
+    }
+    let joined = absolute_of(path);
+    match (joined.parent(), joined.file_name()) {
+        (Some(dir), Some(name)) => {
+            std::fs::canonicalize(dir).map_or(joined.clone(), |d| d.join(name))
+        }
+        _ => joined,
+    }
+}
+
+/// `path` joined to the current directory when relative, with `.` and `..` folded lexically.
+fn absolute_of(path: &Path) -> PathBuf {
+    let joined = std::env::current_dir().map_or_else(|_| path.to_path_buf(), |cwd| cwd.join(path));
+    let mut out = PathBuf::new();
+    for part in joined.components() {
+        match part {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Puts the finished folder `tmp` at `out`: an earlier `out` is first moved aside and removed
+/// only once the new one is in place (moved back if that fails).
+fn replace_dir(tmp: &Path, out: &Path) -> std::io::Result<()> {
+    if !out.exists() {
+        return std::fs::rename(tmp, out);
+    }
+    let name = out
+        .file_name()
+        .map_or_else(|| "dataset".into(), |n| n.to_string_lossy().into_owned());
+    let old = out.with_file_name(format!(".{name}.old-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&old);
+    std::fs::rename(out, &old)?;
+    if let Err(e) = std::fs::rename(tmp, out) {
+        let _ = std::fs::rename(&old, out);
+        let _ = std::fs::remove_dir_all(tmp);
+        return Err(e);
+    }
+    std::fs::remove_dir_all(&old)
 }
 
 fn temp_dir_for(out: &Path) -> PathBuf {
@@ -538,8 +658,12 @@ impl Figures {
                 s.languages.insert(code.to_owned());
             }
         }
-        self.diversity
-            .add(utterances(record), row.first_language, row.second_language);
+        let (first, second) = diversity::vocabulary_pair(
+            row.first_language,
+            row.second_language,
+            record.measurement.as_ref(),
+        );
+        self.diversity.add(utterances(record), first, second);
     }
 
     fn finish(mut self) -> ExportSummary {
@@ -662,7 +786,7 @@ fn write_splits(
             measurement_status: record
                 .measurement
                 .as_ref()
-                .map(|m| m.get("status").and_then(Value::as_str).unwrap_or("ok")),
+                .and_then(|m| m.get("status").and_then(Value::as_str)),
             coverage: measurement_figure(&record, "coverage").and_then(Value::as_f64),
             embedded_ratio: measurement_figure(&record, "embedded_ratio").and_then(Value::as_f64),
             switch_points: measurement_figure(&record, "switch_points").and_then(Value::as_i64),

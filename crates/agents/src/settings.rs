@@ -116,10 +116,11 @@ pub fn load_config(
         let (key, reason) = message.split_once(": ").unwrap_or(("", message.as_str()));
         let text = std::fs::read_to_string(path).unwrap_or_default();
         let map = scenarios::SourceMap::build(path, &text);
-        let at = [
-            scenarios::KeySeg::Key("run".to_owned()),
-            scenarios::KeySeg::Key(key.to_owned()),
-        ];
+        // A nested key (`gate.min_switch_points`) is located segment by segment.
+        let at: Vec<scenarios::KeySeg> = std::iter::once("run")
+            .chain(key.split('.'))
+            .map(|k| scenarios::KeySeg::Key(k.to_owned()))
+            .collect();
         return Err(map.error(&at, format!("`{key}` {reason}")));
     }
     Ok(config)
@@ -354,6 +355,13 @@ impl RunSettings {
         }
         if self.model.trim().is_empty() {
             return bad("model", "must not be empty");
+        }
+        if self.gate.min_switch_points == 0 {
+            return bad(
+                "gate.min_switch_points",
+                "must be at least 1 (a batch without a switch is not code-switched; turn the \
+                 gate off with `gate: {enabled: false}`)",
+            );
         }
         JudgeWeights::new(self.weights.clone())
             .map_err(|e| SettingsError(format!("weights: {e}")))?;

@@ -185,6 +185,27 @@ fn run_section_mistakes_are_located_with_a_hint() {
             ":4:20: error: unknown value `bogus`",
             "`json_schema`",
         ),
+        // Break-it findings: a gate that needs no switch, and configs with no parameters.
+        (
+            "axes:\n  topic: [a, b]\nrun:\n  gate:\n    min_switch_points: 0\n",
+            ":5:5: error: `gate.min_switch_points` must be at least 1",
+            "gate: {enabled: false}",
+        ),
+        (
+            "name: x\n",
+            ":1:1: error: the config defines no scenario parameters",
+            "at least one axis",
+        ),
+        (
+            "run:\n  threshold: 8\n",
+            ":1:1: error: the config defines no scenario parameters",
+            "at least one axis",
+        ),
+        (
+            "name: x\naxes: {}\n",
+            ":2:1: error: the config defines no scenario parameters",
+            "at least one axis",
+        ),
     ] {
         let config = dir.path().join("c.yaml");
         std::fs::write(&config, text).expect("config");

@@ -319,3 +319,107 @@ fn bad_input_is_refused_and_leaves_no_dataset_behind() {
     assert_eq!(rows.len(), 17);
     assert!(rows.iter().all(|r| r["accepted"] == true));
 }
+
+/// Break-it finding: `--force` with `--out .` (or the run's own folder, or a folder above it)
+/// deleted the run and everything beside it. `--force` now replaces only an earlier export, and
+/// never a folder holding the run file or the current directory; a refused export deletes
+/// nothing.
+#[test]
+fn force_never_deletes_the_run_or_a_folder_that_is_not_an_export() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let project = dir.path().join("proj");
+    std::fs::create_dir_all(project.join("sub")).expect("dirs");
+    let run = project.join("run.jsonl");
+    std::fs::copy(fixture_run(), &run).expect("copy");
+    std::fs::write(project.join("sub/notes.txt"), "keep me").expect("notes");
+    let kept = |why: &str| {
+        assert!(run.is_file(), "{why}: the run file was deleted");
+        assert_eq!(
+            std::fs::read_to_string(project.join("sub/notes.txt")).expect("notes"),
+            "keep me",
+            "{why}"
+        );
+    };
+    let in_project = |args: &[&str]| {
+        std::process::Command::new(BIN)
+            .current_dir(&project)
+            .arg("export")
+            .args(args)
+            .output()
+            .expect("the binary runs")
+    };
+    for out in [".", "./", "..", "sub/.."] {
+        let o = in_project(&["run.jsonl", "--out", out, "--format", "jsonl", "--force"]);
+        assert_eq!(o.status.code(), Some(2), "--out {out}: {}", stderr(&o));
+        kept(out);
+    }
+    // The run's own folder, named from elsewhere, and a folder above it.
+    for out in [project.clone(), dir.path().to_path_buf()] {
+        let o = export(&run, &out, &["--format", "jsonl", "--force"]);
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "{}: {}",
+            out.display(),
+            stderr(&o)
+        );
+        assert!(stderr(&o).contains("holds the run file"), "{}", stderr(&o));
+        kept("the run's folder");
+    }
+    // The run file itself.
+    let o = export(&run, &run, &["--format", "jsonl", "--force"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("is the run file itself"),
+        "{}",
+        stderr(&o)
+    );
+    kept("the run file");
+    // A folder that is not an export is never replaced, even with --force.
+    let o = export(
+        &run,
+        &project.join("sub"),
+        &["--format", "jsonl", "--force"],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("not a folder written by `export`"),
+        "{}",
+        stderr(&o)
+    );
+    kept("a folder that is not an export");
+    // An earlier export is replaced, and nothing is left beside it.
+    let ds = dir.path().join("ds");
+    assert!(export(&run, &ds, &["--format", "jsonl"]).status.success());
+    let o = export(
+        &run,
+        &ds,
+        &["--format", "jsonl", "--force", "--accepted-only"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(ds.join("README.md").is_file());
+    let leftovers: Vec<String> = std::fs::read_dir(dir.path())
+        .expect("dir")
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    kept("after a good export");
+}
+
+/// Break-it finding: records written before measurement statuses existed were exported as
+/// `measurement_status: "ok"` and averaged as trusted; they were never trust-checked.
+#[test]
+fn records_without_a_status_are_not_exported_as_ok() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let v1 = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/runs/record-v1.jsonl");
+    let out = dir.path().join("ds");
+    let o = export(&v1, &out, &["--format", "jsonl", "--splits", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows: Vec<Value> = jsonl_rows(&out).into_values().flatten().collect();
+    assert!(!rows.is_empty());
+    for row in &rows {
+        assert!(row["measurement_status"].is_null(), "{row}");
+    }
+}

@@ -202,6 +202,21 @@ impl NativeFile {
                 merge: spec.merge,
             });
         }
+        if axes.is_empty() && self.fixed.is_empty() {
+            // Serde filled every default: the file would run one scenario with no parameters.
+            let map = SourceMap::build(path, text);
+            // At `axes:` when the file has one (empty), else at the root.
+            return Err(map
+                .error(
+                    &["axes".into()],
+                    "the config defines no scenario parameters",
+                )
+                .with_hint(
+                    "a config needs at least one axis (`axes:` with values), `language_pairs:`, \
+                     `fixed:` parameters or a SwitchLingua `pre_execute:` section; see \
+                     docs/config.md",
+                ));
+        }
         if let Some(axis) = samples_axis(
             self.samples_per_scenario,
             path,

@@ -182,11 +182,8 @@ impl LanguagePair {
     /// Tags every item of `batch` and measures the result (see the module docs).
     #[must_use]
     pub fn measure(self, batch: &[String]) -> Measurement {
-        let tags: Vec<Vec<WordTag>> = batch
-            .iter()
-            .map(|sentence| self.tag(sentence).into_iter().map(|w| w.tag).collect())
-            .collect();
-        let measurement = Measurement::from_tags(self.first(), self.second(), &tags);
+        let words: Vec<Vec<TaggedWord>> = batch.iter().map(|sentence| self.tag(sentence)).collect();
+        let measurement = Measurement::from_tagged(self.first(), self.second(), &words);
         tracing::debug!(
             first = %self.first(),
             second = %self.second(),

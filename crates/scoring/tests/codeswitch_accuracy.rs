@@ -184,3 +184,79 @@ fn low_coverage_and_no_switch_are_said_not_guessed() {
     assert_eq!(m.status, MeasurementStatus::Ok);
     assert_eq!(m.coverage, Some(1.0));
 }
+
+/// Break-it findings: monolingual text must measure as monolingual. English sentences whose
+/// words are also frequent Hindi chat spellings ("he", "main", "has") and Hindi sentences whose
+/// words are also English ("to", "us", "hi") gave switch points, and the gate accepted them.
+#[test]
+fn monolingual_romanized_text_has_no_switch_points() {
+    let pair = LanguagePair::parse("Hindi", "English").expect("pair");
+    for english in [
+        "He is in the main hall.",
+        "The main reason is simple.",
+        "He has a car.",
+        "I will do it in the main office.",
+        "To do is to be.",
+        "I am so happy to see us here.",
+    ] {
+        let m = pair.measure_with(&[english.to_owned()], Some(ScriptHint::Romanized));
+        assert_eq!(m.tagged.first, 0, "{english}: {m:?}");
+        assert_eq!(m.switch_points, 0, "{english}: {m:?}");
+    }
+    let m = pair.measure_with(
+        &["Main to us din ghar par hi tha.".to_owned()],
+        Some(ScriptHint::Romanized),
+    );
+    assert_eq!(m.tagged.second, 0, "{m:?}");
+    assert_eq!(m.switch_points, 0, "{m:?}");
+    // Real switching keeps its switch points, and the contested words are marked inferred.
+    let words = pair.tag("Main kal office gaya tha");
+    assert!(
+        words.iter().any(|w| w.text == "Main" && w.inferred),
+        "{words:?}"
+    );
+    let m = pair.measure(&["Main kal office gaya tha".to_owned()]);
+    assert_eq!(m.switch_points, 2, "{m:?}");
+    // "Main", "kal" and "tha" are in both lists (settled Hindi); "gaya" and "office" are firm.
+    assert_eq!(m.sentences[0].inferred.first, 3, "{m:?}");
+    assert_eq!(m.sentences[0].inferred.second, 0, "{m:?}");
+}
+
+/// Break-it finding: in a pair of English with a non-Latin language, every Latin word counted
+/// as English with coverage 1.0 — gibberish, French, Arabizi without digits, pinyin.
+#[test]
+fn latin_words_beside_a_non_latin_language_must_be_english_words() {
+    let m = measure(&["xqzv blorf ptang zorp".to_owned()], "Arabic", "English").expect("pair");
+    assert_eq!(m.status, MeasurementStatus::Unavailable, "{m:?}");
+    for foreign in [
+        "je suis très content aujourd hui",
+        "ich bin sehr müde heute",
+    ] {
+        let m = measure(&[foreign.to_owned()], "Arabic", "English").expect("pair");
+        assert_ne!(m.status, MeasurementStatus::Ok, "{foreign}: {m:?}");
+    }
+    let m = measure(
+        &[
+            "أنا رايح el souk bokra".to_owned(),
+            "حبيبي enta fein".to_owned(),
+            "يلا nrouh el beit".to_owned(),
+        ],
+        "Arabic",
+        "English",
+    )
+    .expect("pair");
+    // Only "el" is an English word (of the list): the rest is left ambiguous, so the coverage
+    // is low and the gate cannot decide on it.
+    assert!(m.tagged.second <= 2, "{m:?}");
+    assert_ne!(m.status, MeasurementStatus::Ok, "{m:?}");
+    let m = measure(&["ni hao wo hen xiang ni".to_owned()], "Chinese", "English").expect("pair");
+    assert_ne!(m.status, MeasurementStatus::Ok, "{m:?}");
+    // English words keep their tag.
+    let m = measure(
+        &["أنا رايح الـ meeting بكرة".to_owned()],
+        "Arabic",
+        "English",
+    )
+    .expect("pair");
+    assert_eq!((m.tagged.first, m.tagged.second), (4, 1), "{m:?}");
+}

@@ -95,6 +95,26 @@ pub struct Diversity {
     pub records: u64,
 }
 
+/// The language pair whose embedded vocabulary a record may add to: its `first_language` and
+/// `second_language`, unless its measurement is `unavailable` (the tagger cannot read its texts,
+/// so counting their "embedded" words would be a guess).
+#[must_use]
+pub fn vocabulary_pair<'a>(
+    first: Option<&'a str>,
+    second: Option<&'a str>,
+    measurement: Option<&serde_json::Value>,
+) -> (Option<&'a str>, Option<&'a str>) {
+    let unavailable = measurement
+        .and_then(|m| m.get("status"))
+        .and_then(serde_json::Value::as_str)
+        == Some("unavailable");
+    if unavailable {
+        (None, None)
+    } else {
+        (first, second)
+    }
+}
+
 /// Folds texts into [`Diversity`], one record at a time.
 #[derive(Debug, Default)]
 pub struct DiversityBuilder {
@@ -108,7 +128,9 @@ pub struct DiversityBuilder {
 }
 
 impl DiversityBuilder {
-    /// Adds one record's texts, for the pair `first`/`second` (its parameters).
+    /// Adds one record's texts, for the pair `first`/`second` (its parameters). Pass the pair
+    /// only when the record's measurement could tag its texts ([`vocabulary_pair`]): words of an
+    /// `unavailable` measurement (romanized Chinese, a same-script pair) are not counted.
     pub fn add<S: AsRef<str>>(&mut self, texts: &[S], first: Option<&str>, second: Option<&str>) {
         self.records += 1;
         let pair = match (first, second) {
@@ -192,6 +214,22 @@ mod tests {
             d.embedded_vocabulary["Arabic–English"], 2,
             "meeting, boring"
         );
+    }
+
+    /// Break-it finding: pinyin of an `unavailable` romanized-Chinese record was counted as
+    /// English vocabulary.
+    #[test]
+    fn unavailable_measurements_add_no_vocabulary() {
+        let unavailable = serde_json::json!({"status": "unavailable"});
+        let ok = serde_json::json!({"status": "ok"});
+        let (c, e) = (Some("Chinese"), Some("English"));
+        assert_eq!(vocabulary_pair(c, e, Some(&unavailable)), (None, None));
+        assert_eq!(vocabulary_pair(c, e, Some(&ok)), (c, e));
+        assert_eq!(vocabulary_pair(c, e, None), (c, e));
+        let mut b = DiversityBuilder::default();
+        let (first, second) = vocabulary_pair(c, e, Some(&unavailable));
+        b.add(&["wo jintian hen busy"], first, second);
+        assert!(b.finish().embedded_vocabulary.is_empty());
     }
 
     #[test]

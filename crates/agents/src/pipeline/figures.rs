@@ -374,11 +374,12 @@ impl FiguresBuilder {
         self.add_judges(r);
         self.add_ratio(r);
         let lang = |k: &str| r.params.get(k).and_then(serde_json::Value::as_str);
-        self.diversity.add(
-            &r.data_generation_result,
+        let (first, second) = crate::dataset::diversity::vocabulary_pair(
             lang("first_language"),
             lang("second_language"),
+            r.measurement.as_ref(),
         );
+        self.diversity.add(&r.data_generation_result, first, second);
         for (agent, model) in &r.models {
             let entry = self.agents.entry(agent.clone()).or_default();
             *entry.0.entry(model.clone()).or_default() += 1;

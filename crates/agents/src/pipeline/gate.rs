@@ -6,10 +6,19 @@
 //! - Every other type (inter-sentential, extra-sentential/tag, or none given): the batch as a
 //!   whole needs words of both languages and at least `min_switch_points` switch points.
 //!
+//! For multi-turn conversations a change of language from one turn to the next is a switch
+//! point too (inter-sentential switching between speakers).
+//!
+//! A pass needs *firm* evidence of both languages (per text for intra-sentential types): words
+//! tagged by script, by one word list alone or by the detector, not only romanized words both
+//! word lists know, whose tag is inferred from context. Switches that rest on inferred tags
+//! alone leave the gate `undecided`.
+//!
 //! The gate decides only on evidence it can trust. An `unavailable` measurement (or none) makes
-//! it `undecided`: the judges decide alone, and the record says so. A `low_coverage`
-//! measurement can pass the gate (switch points between tagged words are real) but not fail it
-//! (the untagged words may hold the switches): a failure there is also `undecided`.
+//! it `undecided`: the judges decide alone, and the record says so. So does a `low_coverage`
+//! measurement, either way: the untagged words may hold the switches (so it cannot fail), and
+//! the few tagged ones may be loanwords or look-alikes ("el" is in the English word list), so it
+//! cannot pass either.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -57,6 +66,7 @@ pub fn decide(
     settings: GateSettings,
     measurement: Option<&Value>,
     cs_type: Option<&str>,
+    multi_turn: bool,
 ) -> GateVerdict {
     let undecided = |reason: String| GateVerdict {
         passed: None,
@@ -78,14 +88,19 @@ pub fn decide(
             .unwrap_or("the measurement is unavailable");
         return undecided(format!("undecided: {why}; the judges decide"));
     }
-    let low_coverage = status == "low_coverage";
-    let need = u64::from(settings.min_switch_points);
+    if status == "low_coverage" {
+        let why = m
+            .get("status_reason")
+            .and_then(Value::as_str)
+            .unwrap_or("the measurement has low coverage");
+        return undecided(format!("undecided: {why}; the judges decide"));
+    }
+    let need = u64::from(settings.min_switch_points.max(1));
     let intra = cs_type.is_some_and(|t| t.to_ascii_lowercase().contains("intra"));
+    let sentences = m.get("sentences").and_then(Value::as_array);
+    let all_sentences = || sentences.into_iter().flatten();
     let failure = if intra {
-        let sentences = m.get("sentences").and_then(Value::as_array);
-        let short: Vec<usize> = sentences
-            .into_iter()
-            .flatten()
+        let short: Vec<usize> = all_sentences()
             .enumerate()
             .filter(|(_, s)| s.get("switch_points").and_then(Value::as_u64).unwrap_or(0) < need)
             .map(|(i, _)| i + 1)
@@ -107,7 +122,12 @@ pub fn decide(
     } else {
         let count = |k: &str| m.pointer(k).and_then(Value::as_u64).unwrap_or(0);
         let (first, second) = (count("/tagged/first"), count("/tagged/second"));
-        let switches = count("/switch_points");
+        let boundaries = if multi_turn {
+            turn_boundary_switches(all_sentences())
+        } else {
+            0
+        };
+        let switches = count("/switch_points") + boundaries;
         if first == 0 || second == 0 {
             let language = |k: &str| m.get(k).and_then(Value::as_str).unwrap_or("?").to_owned();
             let missing = if first == 0 {
@@ -126,7 +146,41 @@ pub fn decide(
             None
         }
     };
+    // Firm evidence of both languages: per text for intra-sentential types, in the batch else.
+    let unfirm: Vec<usize> = if intra {
+        all_sentences()
+            .enumerate()
+            .filter(|(_, s)| !firm(s).iter().all(|&n| n > 0))
+            .map(|(i, _)| i + 1)
+            .collect()
+    } else {
+        let total = all_sentences().fold([0, 0], |acc, s| {
+            let f = firm(s);
+            [acc[0] + f[0], acc[1] + f[1]]
+        });
+        if total.iter().all(|&n| n > 0) {
+            Vec::new()
+        } else {
+            vec![0]
+        }
+    };
     match failure {
+        None if !unfirm.is_empty() => undecided(format!(
+            "undecided: the switches rest on romanized words both word lists know ({}); \
+             the judges decide",
+            if intra {
+                format!(
+                    "text(s) {} show no word that is only one of the languages",
+                    unfirm
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            } else {
+                "the batch shows no word that is only one of the languages".to_owned()
+            }
+        )),
         None => GateVerdict {
             passed: Some(true),
             reason: if intra {
@@ -135,14 +189,39 @@ pub fn decide(
                 "both languages are present with switch points".into()
             },
         },
-        Some(why) if low_coverage => undecided(format!(
-            "undecided: {why}, but the measurement has low coverage; the judges decide"
-        )),
         Some(why) => GateVerdict {
             passed: Some(false),
             reason: why,
         },
     }
+}
+
+/// Words of each language (first, second) tagged firmly in one measured sentence: tagged minus
+/// inferred.
+fn firm(sentence: &Value) -> [u64; 2] {
+    let count = |k: &str| sentence.pointer(k).and_then(Value::as_u64).unwrap_or(0);
+    [
+        count("/tagged/first").saturating_sub(count("/inferred/first")),
+        count("/tagged/second").saturating_sub(count("/inferred/second")),
+    ]
+}
+
+/// Turns whose first tagged word is in another language than the previous turn's last.
+fn turn_boundary_switches<'a>(sentences: impl Iterator<Item = &'a Value>) -> u64 {
+    let mut previous_end: Option<&'a str> = None;
+    let mut switches = 0;
+    for s in sentences {
+        let starts = s.get("starts_in").and_then(Value::as_str);
+        if let (Some(end), Some(start)) = (previous_end, starts)
+            && end != start
+        {
+            switches += 1;
+        }
+        if let Some(end) = s.get("ends_in").and_then(Value::as_str) {
+            previous_end = Some(end);
+        }
+    }
+    switches
 }
 
 #[cfg(test)]
@@ -157,7 +236,10 @@ mod tests {
             "first_language": "Hindi", "second_language": "English",
             "tagged": {"first": first, "second": second},
             "switch_points": per_text.iter().sum::<u64>(),
-            "sentences": per_text.iter().map(|s| json!({"switch_points": s})).collect::<Vec<_>>(),
+            "sentences": per_text.iter().map(|&s| json!({
+                "switch_points": s,
+                "tagged": {"first": u64::from(first > 0), "second": u64::from(second > 0 && s > 0)},
+            })).collect::<Vec<_>>(),
         })
     }
 
@@ -168,6 +250,7 @@ mod tests {
                 GateSettings::default(),
                 Some(&m("ok", 12, 0, &[0, 0, 0])),
                 cs_type,
+                false,
             );
             assert_eq!(v.passed, Some(false), "{cs_type:?}: {v:?}");
         }
@@ -179,6 +262,7 @@ mod tests {
             GateSettings::default(),
             Some(&m("ok", 10, 6, &[2, 0, 1])),
             Some("intra-sentential"),
+            false,
         );
         assert_eq!(v.passed, Some(false));
         assert!(v.reason.contains("text 2"), "{}", v.reason);
@@ -186,6 +270,7 @@ mod tests {
             GateSettings::default(),
             Some(&m("ok", 10, 6, &[2, 1, 1])),
             Some("Intrasentential"),
+            false,
         );
         assert_eq!(v.passed, Some(true));
         // Other types: the batch as a whole.
@@ -193,6 +278,7 @@ mod tests {
             GateSettings::default(),
             Some(&m("ok", 10, 6, &[2, 0, 0])),
             Some("Intersentential"),
+            false,
         );
         assert_eq!(v.passed, Some(true));
     }
@@ -200,27 +286,92 @@ mod tests {
     #[test]
     fn untrusted_measurements_never_fail_the_gate() {
         let unavailable = json!({"status": "unavailable", "status_reason": "romanized Chinese"});
-        let v = decide(GateSettings::default(), Some(&unavailable), None);
+        let v = decide(GateSettings::default(), Some(&unavailable), None, false);
         assert_eq!(v.passed, None);
         assert!(v.reason.contains("romanized Chinese"));
         let v = decide(
             GateSettings::default(),
             Some(&m("low_coverage", 5, 0, &[0])),
             None,
+            false,
         );
         assert_eq!(v.passed, None);
-        // A pass on low coverage stands: the switches seen are real.
+        // Nor pass it: the few tagged words may be look-alikes (Arabizi "el" is English to
+        // the word list).
         let v = decide(
             GateSettings::default(),
             Some(&m("low_coverage", 5, 3, &[2])),
             None,
+            false,
         );
-        assert_eq!(v.passed, Some(true));
-        assert_eq!(decide(GateSettings::default(), None, None).passed, None);
+        assert_eq!(v.passed, None);
+        assert_eq!(
+            decide(GateSettings::default(), None, None, false).passed,
+            None
+        );
         let off = GateSettings {
             enabled: false,
             ..GateSettings::default()
         };
-        assert_eq!(decide(off, Some(&m("ok", 5, 0, &[0])), None).passed, None);
+        assert_eq!(
+            decide(off, Some(&m("ok", 5, 0, &[0])), None, false).passed,
+            None
+        );
+    }
+
+    /// Break-it findings: switches that rest only on inferred tags never pass; a language
+    /// change between turns is a switch; `min_switch_points: 0` still needs a switch.
+    #[test]
+    fn inferred_evidence_turn_boundaries_and_a_zero_minimum() {
+        let inferred_only = json!({
+            "status": "ok", "tagged": {"first": 4, "second": 2}, "switch_points": 2,
+            "sentences": [{"switch_points": 2, "tagged": {"first": 4, "second": 2},
+                           "inferred": {"second": 2}}],
+        });
+        for cs_type in [Some("Intrasentential"), None] {
+            let v = decide(
+                GateSettings::default(),
+                Some(&inferred_only),
+                cs_type,
+                false,
+            );
+            assert_eq!(v.passed, None, "{v:?}");
+            assert!(v.reason.contains("both word lists know"), "{}", v.reason);
+        }
+        let turns = json!({
+            "status": "ok", "tagged": {"first": 17, "second": 10}, "switch_points": 0,
+            "sentences": [
+                {"switch_points": 0, "tagged": {"first": 9}, "starts_in": "Spanish", "ends_in": "Spanish"},
+                {"switch_points": 0, "tagged": {"second": 5}, "starts_in": "English", "ends_in": "English"},
+                {"switch_points": 0, "tagged": {"first": 8}, "starts_in": "Spanish", "ends_in": "Spanish"},
+                {"switch_points": 0, "tagged": {"second": 5}, "starts_in": "English", "ends_in": "English"},
+            ],
+        });
+        let v = decide(
+            GateSettings::default(),
+            Some(&turns),
+            Some("Intersentential"),
+            true,
+        );
+        assert_eq!(v.passed, Some(true), "{v:?}");
+        // Separate items of a single-turn batch are not one discourse.
+        let v = decide(
+            GateSettings::default(),
+            Some(&turns),
+            Some("Intersentential"),
+            false,
+        );
+        assert_eq!(v.passed, Some(false), "{v:?}");
+        let zero = GateSettings {
+            min_switch_points: 0,
+            ..GateSettings::default()
+        };
+        let v = decide(
+            zero,
+            Some(&m("ok", 12, 0, &[0, 0, 0])),
+            Some("Intrasentential"),
+            false,
+        );
+        assert_eq!(v.passed, Some(false), "{v:?}");
     }
 }

@@ -32,7 +32,9 @@ use scoring::codeswitch::ScriptHint;
 use super::agent::{AgentKind, AgentSet};
 use super::gate::{self, GateSettings};
 use super::key::CallKey;
-use super::measure::{BatchMeasurement, measure_batch, ratio_score, target_ratio};
+use super::measure::{
+    BatchMeasurement, measure_batch, ratio_score, target_ratio, without_speaker_label,
+};
 use super::outputs::{
     FluencyResult, NaturalnessResult, OutputError, RatioVerdict, SocioCulturalResult,
     output_schema, parse_fluency, parse_instances, parse_naturalness, parse_ratio,
@@ -290,6 +292,10 @@ pub struct ScenarioRun {
     script: Option<ScriptHint>,
     /// The scenario's `cs_type` parameter, for the gate.
     cs_type: Option<String>,
+    /// The scenario asks for a multi-turn conversation (`conversation_type: multi-turn`): the
+    /// texts are turns, measured without their speaker labels, and a language change between
+    /// turns is a switch for the gate.
+    multi_turn: bool,
     stage: Stage,
     outbox: Vec<AgentCall>,
     awaiting: Vec<CallKey>,
@@ -319,6 +325,9 @@ impl ScenarioRun {
                 .ok()
         });
         let cs_type = scenario.param_str("cs_type");
+        let multi_turn = scenario
+            .param_str("conversation_type")
+            .is_some_and(|c| c.trim().to_lowercase().replace('_', "-") == "multi-turn");
         let mut run = Self {
             pipeline,
             scenario,
@@ -328,6 +337,7 @@ impl ScenarioRun {
             target,
             script,
             cs_type,
+            multi_turn,
             stage: Stage::Writing {
                 agent: AgentKind::Generator,
                 tries: 0,
@@ -664,7 +674,15 @@ impl ScenarioRun {
 
     fn start_attempt(&mut self, produced_by: AgentKind, instances: Vec<String>) {
         let number = self.attempt_number();
-        let measurement = match measure_batch(&instances, &self.first, &self.second, self.script) {
+        let measured: Vec<String> = if self.multi_turn {
+            instances
+                .iter()
+                .map(|turn| without_speaker_label(turn).to_owned())
+                .collect()
+        } else {
+            instances.clone()
+        };
+        let measurement = match measure_batch(&measured, &self.first, &self.second, self.script) {
             Ok(m) => {
                 if let Some(why) = &m.status_reason {
                     self.notes.push(format!(
@@ -779,6 +797,7 @@ impl ScenarioRun {
                 self.pipeline.settings.gate,
                 c.measurement.as_ref().map(|m| &m.json),
                 self.cs_type.as_deref(),
+                self.multi_turn,
             )),
         };
         let blocked = attempt.gate.as_ref().is_some_and(gate::GateVerdict::blocks);
@@ -905,7 +924,11 @@ fn summarise(a: &AttemptRecord, accepted: bool, threshold: f64) -> String {
         let score = a
             .scores
             .get(name)
-            .map_or_else(|| "–".to_owned(), |s| format!("{s}"));
+            // Two decimals at most: a measured ratio score is 8.598333… unrounded.
+            .map_or_else(
+                || "–".to_owned(),
+                |s| format!("{}", (s * 100.0).round() / 100.0),
+            );
         let text = result.get(key).and_then(Value::as_str).unwrap_or("").trim();
         if text.is_empty() {
             format!("{name} {score}/10")

@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Language, UntaggedReason, WordTag};
+use super::{Language, TaggedWord, UntaggedReason, WordTag};
 
 /// Word counts for the two languages of the pair.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -23,6 +23,12 @@ impl LanguageCounts {
     #[must_use]
     pub fn total(&self) -> usize {
         self.first + self.second
+    }
+
+    /// Whether both counts are zero.
+    #[must_use]
+    pub fn is_zero(&self) -> bool {
+        self.total() == 0
     }
 }
 
@@ -72,6 +78,17 @@ pub struct SentenceMeasurement {
     pub switch_points: usize,
     /// Utterance code-mixing index, 0–100 (at most 50 for two languages).
     pub cmi: f64,
+    /// Of the tagged words, those whose tag was inferred (romanized words both word lists know,
+    /// settled by context or frequency): `tagged − inferred` is the firm evidence of each
+    /// language.
+    #[serde(default, skip_serializing_if = "LanguageCounts::is_zero")]
+    pub inferred: LanguageCounts,
+    /// The language of the first tagged word (where a switch from the previous turn would be).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub starts_in: Option<Language>,
+    /// The language of the last tagged word.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ends_in: Option<Language>,
 }
 
 /// Share of the language-bearing words (words that are not numbers or names) that must be
@@ -145,20 +162,47 @@ impl Measurement {
     /// [`UntaggedReason::OtherLanguage`].
     #[must_use]
     pub fn from_tags(first: Language, second: Language, sentences: &[Vec<WordTag>]) -> Self {
+        Self::from_words(
+            first,
+            second,
+            sentences.iter().map(|s| s.iter().map(|t| (*t, false))),
+        )
+    }
+
+    /// [`from_tags`](Self::from_tags) from the tagger's words, keeping which tags were
+    /// inferred ([`TaggedWord::inferred`]).
+    #[must_use]
+    pub fn from_tagged(first: Language, second: Language, sentences: &[Vec<TaggedWord>]) -> Self {
+        Self::from_words(
+            first,
+            second,
+            sentences
+                .iter()
+                .map(|s| s.iter().map(|w| (w.tag, w.inferred))),
+        )
+    }
+
+    fn from_words<S, W>(first: Language, second: Language, sentences: S) -> Self
+    where
+        S: IntoIterator<Item = W>,
+        W: IntoIterator<Item = (WordTag, bool)>,
+    {
         let mut tagged = LanguageCounts::default();
         let mut untagged = UntaggedCounts::default();
         let mut span_lengths = Vec::new();
         let mut switch_positions = 0usize;
-        let mut per_sentence = Vec::with_capacity(sentences.len());
+        let mut per_sentence = Vec::new();
 
         for tags in sentences {
             let mut counts = LanguageCounts::default();
+            let mut inferred = LanguageCounts::default();
             let mut words = 0usize;
             let mut switches = 0usize;
+            let mut starts_in = None;
             // (language of the current span, its length so far)
             let mut span: Option<(Language, usize)> = None;
-            for tag in tags {
-                let language = match *tag {
+            for (tag, was_inferred) in tags {
+                let language = match tag {
                     WordTag::Lang(l) if l == first || l == second => l,
                     WordTag::Lang(_) => {
                         untagged.add(UntaggedReason::OtherLanguage);
@@ -174,10 +218,15 @@ impl Measurement {
                     }
                 };
                 words += 1;
-                if language == first {
-                    counts.first += 1;
+                starts_in.get_or_insert(language);
+                let (count, inferred_count) = if language == first {
+                    (&mut counts.first, &mut inferred.first)
                 } else {
-                    counts.second += 1;
+                    (&mut counts.second, &mut inferred.second)
+                };
+                *count += 1;
+                if was_inferred {
+                    *inferred_count += 1;
                 }
                 span = match span {
                     Some((current, len)) if current == language => Some((current, len + 1)),
@@ -189,6 +238,7 @@ impl Measurement {
                     None => Some((language, 1)),
                 };
             }
+            let ends_in = span.map(|(language, _)| language);
             if let Some((_, len)) = span {
                 span_lengths.push(len);
             }
@@ -201,6 +251,9 @@ impl Measurement {
                 embedded_ratio: share(counts.second, counts.total()),
                 switch_points: switches,
                 cmi: utterance_cmi(counts),
+                inferred,
+                starts_in,
+                ends_in,
             });
         }
 

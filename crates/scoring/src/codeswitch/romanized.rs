@@ -57,6 +57,12 @@ static HINDI_LATIN: LazyLock<Ranks> = LazyLock::new(|| {
     ranks
 });
 
+/// Whether `word` (lower-cased, apostrophes normalised) is in the English word list.
+#[must_use]
+pub(crate) fn is_english_word(word: &str) -> bool {
+    ENGLISH.contains_key(word)
+}
+
 /// Whether Latin-script words of `language` can be told from English by this module.
 #[must_use]
 pub fn has_detector(language: Language) -> bool {

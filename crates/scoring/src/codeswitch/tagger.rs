@@ -65,6 +65,11 @@ pub struct TaggedWord {
     pub text: String,
     /// Its tag.
     pub tag: WordTag,
+    /// The tag was inferred rather than read off the word: a romanized word both word lists
+    /// know, settled by its neighbours or by frequency. Such a tag counts in the figures but is
+    /// not evidence on its own that a language is present (see the gate).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub inferred: bool,
 }
 
 /// An ordered (matrix, embedded) pair of different languages, ready to tag text.
@@ -145,6 +150,7 @@ impl LanguagePair {
                 out.push(TaggedWord {
                     text: segment.to_owned(),
                     tag: WordTag::Untagged(UntaggedReason::Symbol),
+                    inferred: false,
                 });
                 continue;
             }
@@ -159,6 +165,7 @@ impl LanguagePair {
             out.push(TaggedWord {
                 text: segment.to_owned(),
                 tag,
+                inferred: false,
             });
         }
         if let Some(partner) = self.romanized_partner() {
@@ -181,10 +188,14 @@ impl LanguagePair {
     }
 
     /// Settles each contested word: by frequency when it is overwhelming
-    /// ([`OVERWHELMING_RANK_RATIO`]), else by its nearest firmly tagged neighbours on both sides
-    /// when they agree, else by frequency when decisive ([`DECISIVE_RANK_RATIO`]), else by its
-    /// one neighbour; otherwise it stays ambiguous. Only words tagged without contest count as neighbours, so the order in
-    /// which contested words are settled does not matter.
+    /// ([`OVERWHELMING_RANK_RATIO`]); else, when every firmly tagged word of the text is one
+    /// language, by that language (a contested word in a monolingual text is no evidence of a
+    /// switch: "He is in the main hall" stays English although "he" and "main" are frequent
+    /// Hindi spellings); else by its nearest firmly tagged neighbours on both sides when they
+    /// agree, else by frequency when decisive ([`DECISIVE_RANK_RATIO`]), else by its one
+    /// neighbour; otherwise it stays ambiguous. Only words tagged without contest count as
+    /// neighbours, so the order in which contested words are settled does not matter. Every
+    /// settled word is marked [`TaggedWord::inferred`].
     fn settle_contested(
         self,
         partner: Language,
@@ -199,6 +210,11 @@ impl LanguagePair {
                 _ => None,
             })
             .collect();
+        let mut firm_languages = firm.iter().flatten();
+        let only_language = firm_languages
+            .next()
+            .copied()
+            .filter(|first| firm_languages.all(|l| l == first));
         for &(i, evidence) in contested {
             let left = firm[..i].iter().rev().flatten().next().copied();
             let right = firm[i + 1..].iter().flatten().next().copied();
@@ -213,12 +229,14 @@ impl LanguagePair {
             let overwhelming = evidence.decisive(OVERWHELMING_RANK_RATIO).map(side);
             let language = match (left, right) {
                 _ if overwhelming.is_some() => overwhelming,
+                _ if only_language.is_some() => only_language,
                 (Some(l), Some(r)) if l == r => Some(l),
                 (Some(one), None) | (None, Some(one)) => by_frequency.or(Some(one)),
                 _ => by_frequency,
             };
             if let Some(language) = language.filter(|l| *l == self.first || *l == self.second) {
                 out[i].tag = WordTag::Lang(language);
+                out[i].inferred = true;
             }
         }
     }
@@ -290,6 +308,15 @@ impl LanguagePair {
                 contested @ Evidence::Both { .. } => Verdict::Contested(contested),
             };
         }
+        // English beside a language in another script: Latin letters alone do not make a word
+        // English ("xqzv", French, pinyin or Arabizi without digits); the English word list
+        // does. A Latin word it does not know is ambiguous, which lowers the coverage.
+        if all_latin
+            && self.latin_is_english_only()
+            && !romanized::is_english_word(&normalise(word))
+        {
+            return Verdict::Tag(WordTag::Untagged(UntaggedReason::Ambiguous));
+        }
         Verdict::Tag(match (first_only, second_only, shared_script, foreign) {
             (true, true, _, _) => WordTag::Untagged(UntaggedReason::Ambiguous),
             (true, false, _, _) => WordTag::Lang(self.first),
@@ -298,6 +325,17 @@ impl LanguagePair {
             (false, false, Some(_), false) => WordTag::Untagged(UntaggedReason::Ambiguous),
             (false, false, _, _) => WordTag::Untagged(UntaggedReason::OtherLanguage),
         })
+    }
+
+    /// Whether Latin letters can only be English in this pair: one language is English and the
+    /// other is not written in Latin script (Arabic, Hindi, Chinese, Japanese, Korean, Russian).
+    fn latin_is_english_only(self) -> bool {
+        match (self.first, self.second) {
+            (Language::English, other) | (other, Language::English) => {
+                !other.uses_script(Script::Latin)
+            }
+            _ => false,
+        }
     }
 
     /// Whether either language of the pair lists `word` as a function word ("I'm" is not a name).
