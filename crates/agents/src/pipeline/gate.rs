@@ -88,6 +88,17 @@ pub fn decide(
             .unwrap_or("the measurement is unavailable");
         return undecided(format!("undecided: {why}; the judges decide"));
     }
+    // A language read by its script alone (Arabic, Chinese, Japanese, Korean, Russian: no
+    // romanized detector) is certainly absent when none of its script's words was found,
+    // however low the coverage: the untagged words are Latin look-alikes, not that language.
+    if let Some(absent) = absent_script_language(m) {
+        return GateVerdict {
+            passed: Some(false),
+            reason: format!(
+                "no {absent} word (in {absent} script) was found: the batch is monolingual"
+            ),
+        };
+    }
     if status == "low_coverage" {
         let why = m
             .get("status_reason")
@@ -194,6 +205,24 @@ pub fn decide(
             reason: why,
         },
     }
+}
+
+/// The language of the pair that is written in its own script, has no romanized detector, and
+/// has no tagged word in the measurement, if any.
+fn absent_script_language(m: &Value) -> Option<String> {
+    use scoring::codeswitch::{Language, has_romanized_detector};
+    [
+        ("first_language", "/tagged/first"),
+        ("second_language", "/tagged/second"),
+    ]
+    .into_iter()
+    .find_map(|(name_key, count_key)| {
+        let name = m.get(name_key).and_then(Value::as_str)?;
+        let language: Language = name.parse().ok()?;
+        let script_only = !language.is_latin() && !has_romanized_detector(language);
+        let count = m.pointer(count_key).and_then(Value::as_u64).unwrap_or(0);
+        (script_only && count == 0).then(|| name.to_owned())
+    })
 }
 
 /// Words of each language (first, second) tagged firmly in one measured sentence: tagged minus
@@ -373,5 +402,27 @@ mod tests {
             false,
         );
         assert_eq!(v.passed, Some(false), "{v:?}");
+    }
+
+    /// Break-it finding: Latin gibberish in an Arabic–English scenario had low coverage and was
+    /// accepted by the judges; with no Arabic-script word, Arabic is certainly absent.
+    #[test]
+    fn a_script_language_with_no_word_fails_even_on_low_coverage() {
+        let latin_only = json!({
+            "status": "low_coverage", "first_language": "Arabic", "second_language": "English",
+            "tagged": {"first": 0, "second": 5}, "switch_points": 0,
+            "sentences": [{"switch_points": 0, "tagged": {"second": 5}}],
+        });
+        let v = decide(GateSettings::default(), Some(&latin_only), None, false);
+        assert_eq!(v.passed, Some(false), "{v:?}");
+        assert!(v.reason.contains("no Arabic word"), "{}", v.reason);
+        // Romanized Hindi has a detector: its untagged words may be Hindi, so still undecided.
+        let hindi = json!({
+            "status": "low_coverage", "first_language": "Hindi", "second_language": "English",
+            "tagged": {"first": 0, "second": 5}, "switch_points": 0,
+            "sentences": [{"switch_points": 0, "tagged": {"second": 5}}],
+        });
+        let v = decide(GateSettings::default(), Some(&hindi), None, false);
+        assert_eq!(v.passed, None, "{v:?}");
     }
 }
