@@ -156,8 +156,9 @@ pub enum ExportError {
     },
     /// `--force` was given for a folder that is not an earlier export: it is never deleted.
     #[error(
-        "{} is not a folder written by `export` (it has no {EXPORT_MARKER}); --force replaces \
-         only earlier exports: choose another --out, or remove it yourself",
+        "{} is not a folder written by `export` (an export holds {EXPORT_MARKER}, README.md and \
+         data/ only); --force replaces only earlier exports, unchanged: choose another --out, or \
+         remove it yourself",
         path.display()
     )]
     NotAnExport {
@@ -384,11 +385,57 @@ fn check_out(input: &Path, out: &Path, force: bool) -> Result<PathBuf, ExportErr
         Ok(_) if !force => Err(ExportError::Exists {
             path: out.to_path_buf(),
         }),
-        Ok(_) if !absolute.join(EXPORT_MARKER).is_file() => Err(ExportError::NotAnExport {
+        Ok(_) if !is_export_folder(&absolute) => Err(ExportError::NotAnExport {
             path: out.to_path_buf(),
         }),
         Ok(_) => Ok(absolute),
     }
+}
+
+/// Whether `dir` holds exactly what an export writes and nothing else: the marker (a plain
+/// file, not a link), `README.md`, and `data/` with split files only. A folder with anything
+/// more — a planted marker beside the user's files, notes added to an earlier export — is not
+/// replaced: `--force` deletes only what `export` wrote.
+fn is_export_folder(dir: &Path) -> bool {
+    let plain_file = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file());
+    let plain_dir = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir());
+    if !plain_file(&dir.join(EXPORT_MARKER)) {
+        return false;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    for entry in entries {
+        let Ok(entry) = entry else { return false };
+        let path = entry.path();
+        let ok = match entry.file_name().to_str() {
+            Some(EXPORT_MARKER | "README.md") => plain_file(&path),
+            Some("data") => plain_dir(&path) && holds_only_split_files(&path),
+            _ => false,
+        };
+        if !ok {
+            return false;
+        }
+    }
+    true
+}
+
+/// Whether `data` holds only split files an export names (`train-00000-of-00001.parquet` …).
+fn holds_only_split_files(data: &Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(data) else {
+        return false;
+    };
+    entries.into_iter().all(|entry| {
+        entry.is_ok_and(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let is_split = SPLIT_NAMES.iter().any(|split| {
+                ["parquet", "jsonl"]
+                    .iter()
+                    .any(|ext| name == format!("{split}-00000-of-00001.{ext}"))
+            });
+            is_split && std::fs::symlink_metadata(e.path()).is_ok_and(|m| m.is_file())
+        })
+    })
 }
 
 /// `path` made absolute with links resolved as far as it exists (its last component kept as

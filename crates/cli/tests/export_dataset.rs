@@ -388,6 +388,39 @@ fn force_never_deletes_the_run_or_a_folder_that_is_not_an_export() {
         stderr(&o)
     );
     kept("a folder that is not an export");
+    // Second break-it round: a planted marker beside the user's files, a linked marker, and an
+    // earlier export the user added a file to are not replaced either.
+    let planted = dir.path().join("planted");
+    std::fs::create_dir_all(planted.join("sub")).expect("dirs");
+    std::fs::write(planted.join("mydata.csv"), "a,b").expect("data");
+    std::fs::write(planted.join(".scenario-engine-export"), "").expect("marker");
+    let o = export(&run, &planted, &["--format", "jsonl", "--force"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(planted.join("mydata.csv").is_file() && planted.join("sub").is_dir());
+    let earlier = dir.path().join("earlier");
+    assert!(
+        export(&run, &earlier, &["--format", "jsonl"])
+            .status
+            .success()
+    );
+    std::fs::write(earlier.join("notes.txt"), "mine").expect("notes");
+    let o = export(&run, &earlier, &["--format", "jsonl", "--force"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(earlier.join("notes.txt").is_file());
+    #[cfg(unix)]
+    {
+        let linked = dir.path().join("linked");
+        std::fs::create_dir_all(&linked).expect("dir");
+        std::fs::write(linked.join("mydata.csv"), "a,b").expect("data");
+        std::os::unix::fs::symlink(
+            earlier.join(".scenario-engine-export"),
+            linked.join(".scenario-engine-export"),
+        )
+        .expect("link");
+        let o = export(&run, &linked, &["--format", "jsonl", "--force"]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(linked.join("mydata.csv").is_file());
+    }
     // An earlier export is replaced, and nothing is left beside it.
     let ds = dir.path().join("ds");
     assert!(export(&run, &ds, &["--format", "jsonl"]).status.success());

@@ -80,8 +80,8 @@ pub fn parse_config(path: &Path, text: &str) -> Result<ScenarioConfig, ConfigErr
         // Serde would fill every default and run one scenario with no parameters.
         return Err(
             ConfigError::new(path, 1, 1, "the config is empty").with_hint(
-                "a config needs at least one axis (`axes:`), `language_pairs:` or a SwitchLingua \
-             `pre_execute:` section; see docs/config.md",
+                "a config needs at least one axis (`axes:`), `language_pairs:`, `fixed:` \
+             parameters or a SwitchLingua `pre_execute:` section; see docs/config.md",
             ),
         );
     }

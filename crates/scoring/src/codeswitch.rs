@@ -183,7 +183,10 @@ impl LanguagePair {
     #[must_use]
     pub fn measure(self, batch: &[String]) -> Measurement {
         let words: Vec<Vec<TaggedWord>> = batch.iter().map(|sentence| self.tag(sentence)).collect();
-        let measurement = Measurement::from_tagged(self.first(), self.second(), &words);
+        let mut measurement = Measurement::from_tagged(self.first(), self.second(), &words);
+        for (sentence, text) in measurement.sentences.iter_mut().zip(batch) {
+            sentence.romanized = self.reads_romanized(text);
+        }
         tracing::debug!(
             first = %self.first(),
             second = %self.second(),

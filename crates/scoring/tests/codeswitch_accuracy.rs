@@ -260,3 +260,34 @@ fn latin_words_beside_a_non_latin_language_must_be_english_words() {
     .expect("pair");
     assert_eq!((m.tagged.first, m.tagged.second), (4, 1), "{m:?}");
 }
+
+/// Second break-it round: a URL's words and acronyms were English evidence in a monolingual
+/// Russian, Chinese or Arabic text.
+#[test]
+fn links_and_acronyms_are_not_english_words() {
+    for (first, text) in [
+        ("Russian", "Посмотри тут: https://example.com/news/today"),
+        ("Russian", "Он работает в NASA и в IBM."),
+        ("Chinese", "我今天很忙，请看 https://example.com/news/today"),
+        ("Chinese", "他在NASA工作，以前在IBM。"),
+        (
+            "Arabic",
+            "أنا مشغول اليوم، شوف https://example.com/news/today",
+        ),
+        ("Arabic", "راسلني على ali@example.com"),
+    ] {
+        let m = measure(&[text.to_owned()], first, "English").expect("pair");
+        assert_eq!(m.tagged.second, 0, "{text}: {m:?}");
+        assert_eq!(m.switch_points, 0, "{text}: {m:?}");
+    }
+    // Romanized sentences say so; native-script ones do not.
+    let pair = LanguagePair::parse("Hindi", "English").expect("pair");
+    let m = pair.measure(&[
+        "Mere pass paise nahi hai".to_owned(),
+        "मैं घर जा रहा हूँ".to_owned(),
+    ]);
+    assert!(
+        m.sentences[0].romanized && !m.sentences[1].romanized,
+        "{m:?}"
+    );
+}

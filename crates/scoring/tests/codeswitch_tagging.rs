@@ -388,8 +388,10 @@ fn fallbacks_numbers_symbols_chat_tokens_and_foreign_scripts() {
     assert_tagged("Chinese", "Japanese", "我は", &[("我", AMB), ("は", JA)]);
 }
 
+/// Capitalised words mid-sentence are names; acronyms beside a non-Latin language ("CEO",
+/// "NASA", "IBM") are names too: an acronym is no evidence of a switch to English.
 #[test]
-fn names_follow_sentence_boundaries_and_skip_acronyms() {
+fn names_follow_sentence_boundaries_and_acronyms_are_names() {
     assert_tagged(
         "Arabic",
         "English",
@@ -400,7 +402,7 @@ fn names_follow_sentence_boundaries_and_skip_acronyms() {
             (".", SYM),
             ("Then", EN),
             ("رحنا", AR),
-            ("CEO", EN),
+            ("CEO", NAME),
             ("Maybe", EN),
         ],
     );

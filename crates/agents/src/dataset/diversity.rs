@@ -157,7 +157,9 @@ impl DiversityBuilder {
             }
             if let Some((name, pair)) = &pair {
                 let set = self.embedded.entry(name.clone()).or_default();
-                for word in pair.tag(text) {
+                // A speaker label ("Mom:") names a speaker: no word of the embedded language.
+                let spoken = crate::pipeline::measure::without_speaker_label(text);
+                for word in pair.tag(spoken) {
                     if word.tag == scoring::codeswitch::WordTag::Lang(pair.second()) {
                         set.add(fnv(word.text.to_lowercase().as_bytes()));
                     }

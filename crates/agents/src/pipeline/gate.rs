@@ -157,11 +157,17 @@ pub fn decide(
             None
         }
     };
-    // Firm evidence of both languages: per text for intra-sentential types, in the batch else.
+    // Firm evidence of both languages: per text for intra-sentential types, in the batch else;
+    // romanized text needs two words of each language, since one word of one list can be a
+    // spelling of the other language ("pass" for Hindi paas, a name such as "Priya").
+    let needed = |romanized: bool| if romanized { MIN_FIRM_ROMANIZED } else { 1 };
     let unfirm: Vec<usize> = if intra {
         all_sentences()
             .enumerate()
-            .filter(|(_, s)| !firm(s).iter().all(|&n| n > 0))
+            .filter(|(_, s)| {
+                let n = needed(is_romanized(s));
+                !firm(s).iter().all(|&f| f >= n)
+            })
             .map(|(i, _)| i + 1)
             .collect()
     } else {
@@ -169,7 +175,8 @@ pub fn decide(
             let f = firm(s);
             [acc[0] + f[0], acc[1] + f[1]]
         });
-        if total.iter().all(|&n| n > 0) {
+        let n = needed(all_sentences().any(is_romanized));
+        if total.iter().all(|&f| f >= n) {
             Vec::new()
         } else {
             vec![0]
@@ -177,11 +184,11 @@ pub fn decide(
     };
     match failure {
         None if !unfirm.is_empty() => undecided(format!(
-            "undecided: the switches rest on romanized words both word lists know ({}); \
-             the judges decide",
+            "undecided: too few words that only one language has ({}; romanized text needs \
+             {MIN_FIRM_ROMANIZED} of each); the judges decide",
             if intra {
                 format!(
-                    "text(s) {} show no word that is only one of the languages",
+                    "in text(s) {}",
                     unfirm
                         .iter()
                         .map(ToString::to_string)
@@ -189,7 +196,7 @@ pub fn decide(
                         .join(", ")
                 )
             } else {
-                "the batch shows no word that is only one of the languages".to_owned()
+                "in the batch".to_owned()
             }
         )),
         None => GateVerdict {
@@ -223,6 +230,13 @@ fn absent_script_language(m: &Value) -> Option<String> {
         let count = m.pointer(count_key).and_then(Value::as_u64).unwrap_or(0);
         (script_only && count == 0).then(|| name.to_owned())
     })
+}
+
+/// Firm words of each language a romanized text (or batch) needs for a pass.
+pub const MIN_FIRM_ROMANIZED: u64 = 2;
+
+fn is_romanized(sentence: &Value) -> bool {
+    sentence.get("romanized").and_then(Value::as_bool) == Some(true)
 }
 
 /// Words of each language (first, second) tagged firmly in one measured sentence: tagged minus
@@ -365,7 +379,12 @@ mod tests {
                 false,
             );
             assert_eq!(v.passed, None, "{v:?}");
-            assert!(v.reason.contains("both word lists know"), "{}", v.reason);
+            assert!(
+                v.reason
+                    .contains("too few words that only one language has"),
+                "{}",
+                v.reason
+            );
         }
         let turns = json!({
             "status": "ok", "tagged": {"first": 17, "second": 10}, "switch_points": 0,
@@ -424,5 +443,32 @@ mod tests {
         });
         let v = decide(GateSettings::default(), Some(&hindi), None, false);
         assert_eq!(v.passed, None, "{v:?}");
+    }
+
+    /// Second break-it round: one single-list word of romanized text ("pass" in "Mere pass paise
+    /// nahi hai", the name "Priya") is not enough for a pass.
+    #[test]
+    fn romanized_text_needs_two_firm_words_of_each_language() {
+        let one_english = json!({
+            "status": "ok", "first_language": "Hindi", "second_language": "English",
+            "tagged": {"first": 4, "second": 1}, "switch_points": 2,
+            "sentences": [{"switch_points": 2, "tagged": {"first": 4, "second": 1}, "romanized": true}],
+        });
+        for cs_type in [Some("Intrasentential"), None] {
+            let v = decide(GateSettings::default(), Some(&one_english), cs_type, false);
+            assert_eq!(v.passed, None, "{v:?}");
+        }
+        let two = json!({
+            "status": "ok", "first_language": "Hindi", "second_language": "English",
+            "tagged": {"first": 4, "second": 2}, "switch_points": 2,
+            "sentences": [{"switch_points": 2, "tagged": {"first": 4, "second": 2}, "romanized": true}],
+        });
+        let v = decide(
+            GateSettings::default(),
+            Some(&two),
+            Some("Intrasentential"),
+            false,
+        );
+        assert_eq!(v.passed, Some(true), "{v:?}");
     }
 }

@@ -89,6 +89,11 @@ pub struct SentenceMeasurement {
     /// The language of the last tagged word.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ends_in: Option<Language>,
+    /// The sentence was read with the romanized word lists (Hinglish): a word found in one
+    /// list only is weaker evidence than a script ("pass" is English, and a chat spelling of
+    /// Hindi पास).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub romanized: bool,
 }
 
 /// Share of the language-bearing words (words that are not numbers or names) that must be
@@ -254,6 +259,7 @@ impl Measurement {
                 inferred,
                 starts_in,
                 ends_in,
+                romanized: false,
             });
         }
 

@@ -129,14 +129,25 @@ impl LanguagePair {
         let mut at_sentence_start = true;
         // A text with no letter of the partner's own script is romanized: its Latin words go to
         // the word lists. With native-script words present, Latin words are English by script.
-        let romanized_text = self.romanized_partner().is_some_and(|partner| {
-            !text
-                .chars()
-                .any(|c| c.is_alphabetic() && partner.uses_script(c.script()))
-        });
+        let romanized_text = self.reads_romanized(text);
         // Romanized words both word lists know, settled once their neighbours are known.
         let mut contested: Vec<(usize, Evidence)> = Vec::new();
-        for segment in text.split_word_bounds() {
+        let links = link_spans(text);
+        for (at, segment) in text.split_word_bound_indices() {
+            // A URL or an e-mail address is no word of either language ("example", "news").
+            if links
+                .iter()
+                .any(|(start, end)| (*start..*end).contains(&at))
+            {
+                if !segment.chars().all(char::is_whitespace) {
+                    out.push(TaggedWord {
+                        text: segment.to_owned(),
+                        tag: WordTag::Untagged(UntaggedReason::Symbol),
+                        inferred: false,
+                    });
+                }
+                continue;
+            }
             if segment.chars().all(char::is_whitespace) {
                 if segment.contains('\n') {
                     at_sentence_start = true;
@@ -172,6 +183,18 @@ impl LanguagePair {
             self.settle_contested(partner, &mut out, &contested);
         }
         out
+    }
+
+    /// Whether `text` is read with the romanized word lists: the pair is a language with a
+    /// romanized detector and English, and the text holds no letter of that language's own
+    /// script.
+    #[must_use]
+    pub fn reads_romanized(self, text: &str) -> bool {
+        self.romanized_partner().is_some_and(|partner| {
+            !text
+                .chars()
+                .any(|c| c.is_alphabetic() && partner.uses_script(c.script()))
+        })
     }
 
     /// The pair's language whose romanized words [`romanized`] tells from English, if the pair
@@ -307,6 +330,11 @@ impl LanguagePair {
                 Evidence::Neither => Verdict::Tag(WordTag::Untagged(UntaggedReason::Ambiguous)),
                 contested @ Evidence::Both { .. } => Verdict::Contested(contested),
             };
+        }
+        // An acronym beside a language in another script ("NASA", "IBM") is a name, not
+        // evidence of English.
+        if all_latin && self.latin_is_english_only() && looks_like_acronym(word) {
+            return Verdict::Tag(WordTag::Untagged(UntaggedReason::Name));
         }
         // English beside a language in another script: Latin letters alone do not make a word
         // English ("xqzv", French, pinyin or Arabizi without digits); the English word list
@@ -451,6 +479,46 @@ fn looks_arabizi(word: &str) -> bool {
                 | "hrs"
         );
     !number_with_suffix
+}
+
+/// Two or more letters, all upper case ("NASA", "IBM", "CEO").
+fn looks_like_acronym(word: &str) -> bool {
+    let letters: Vec<char> = word.chars().filter(|c| c.is_alphabetic()).collect();
+    letters.len() >= 2 && letters.iter().all(|c| c.is_uppercase())
+}
+
+/// Byte ranges of the whitespace-delimited tokens of `text` that are links: starting with
+/// `http://`, `https://` or `www.`, or shaped like an e-mail address (`a@b.c`).
+fn link_spans(text: &str) -> Vec<(usize, usize)> {
+    let mut spans = Vec::new();
+    let mut start = None;
+    let mut check = |from: usize, to: usize, spans: &mut Vec<(usize, usize)>| {
+        let token = text[from..to].to_lowercase();
+        let email = token
+            .split_once('@')
+            .is_some_and(|(user, host)| !user.is_empty() && host.contains('.'));
+        if token.starts_with("http://")
+            || token.starts_with("https://")
+            || token.starts_with("www.")
+            || email
+        {
+            spans.push((from, to));
+        }
+    };
+    for (i, c) in text.char_indices() {
+        match (c.is_whitespace(), start) {
+            (true, Some(from)) => {
+                check(from, i, &mut spans);
+                start = None;
+            }
+            (false, None) => start = Some(i),
+            _ => {}
+        }
+    }
+    if let Some(from) = start {
+        check(from, text.len(), &mut spans);
+    }
+    spans
 }
 
 /// Capitalised with at least one lower-case letter after the first ("Dubai", "McDonald"), so
