@@ -492,7 +492,7 @@ fn looks_like_acronym(word: &str) -> bool {
 fn link_spans(text: &str) -> Vec<(usize, usize)> {
     let mut spans = Vec::new();
     let mut start = None;
-    let mut check = |from: usize, to: usize, spans: &mut Vec<(usize, usize)>| {
+    let check = |from: usize, to: usize, spans: &mut Vec<(usize, usize)>| {
         let token = text[from..to].to_lowercase();
         let email = token
             .split_once('@')
