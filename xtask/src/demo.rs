@@ -246,11 +246,7 @@ pub(crate) fn ensure_build_tools() -> anyhow::Result<()> {
         println!("cmake and libclang present");
         return Ok(());
     }
-    let is_root = Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
-    if !is_root {
+    if !is_root() {
         bail!(
             "building llama.cpp needs cmake and libclang: run `sudo apt-get install -y cmake libclang-dev` \
              (or `cargo xtask demo --fake` for the fake-server demo)"
@@ -523,4 +519,12 @@ fn run_cli(
         Some(code) if ok_codes.contains(&code) => Ok(()),
         _ => bail!("scenario-engine exited with {status}"),
     }
+}
+
+/// Whether this process runs as root (`id -u` is 0): apt-get works only then.
+pub(crate) fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
 }

@@ -15,12 +15,7 @@ pub(crate) fn run() -> anyhow::Result<()> {
     let root = crate::workspace_root();
     let dir = crate::target_dir(&root).join("export-check");
     let python = crate::venv::ensure(&dir, PACKAGES, "import pyarrow, datasets, yaml", &[])?;
-    crate::venv::run(
-        Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-            .current_dir(&root)
-            .args(["build", "-q", "-p", "scenario-engine"]),
-    )?;
-    let bin = crate::target_dir(&root).join("debug/scenario-engine");
+    let bin = debug_binary(&root)?;
     let run = root.join("fixtures/runs/pipeline-after.jsonl");
     let out = dir.join("dataset");
     crate::venv::run(
@@ -41,4 +36,14 @@ pub(crate) fn run() -> anyhow::Result<()> {
             .env("HF_HOME", dir.join("hf-home")),
     )
     .context("the exported dataset does not load as expected")
+}
+
+/// Builds the debug `scenario-engine` (default features) and returns its path.
+pub(crate) fn debug_binary(root: &std::path::Path) -> anyhow::Result<std::path::PathBuf> {
+    crate::venv::run(
+        Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .current_dir(root)
+            .args(["build", "-q", "-p", "scenario-engine"]),
+    )?;
+    Ok(crate::target_dir(root).join("debug/scenario-engine"))
 }

@@ -11,6 +11,7 @@ mod fixtures;
 mod lexicon;
 mod real_server;
 mod screenshot;
+mod slurm_check;
 #[cfg(test)]
 mod tidy;
 mod venv;
@@ -48,6 +49,8 @@ enum Command {
     RealServer(real_server::Args),
     /// Render a fixture run's HTML report in headless Chromium to a PNG; fail on a blank render.
     Screenshot(screenshot::Args),
+    /// Run a task-run job array on a real Slurm (Debian packages, daemons on localhost).
+    SlurmCheck,
 }
 
 /// The workspace root (the parent of this crate's folder).
@@ -91,6 +94,7 @@ fn main() -> anyhow::Result<()> {
         Command::Lexicon(args) => lexicon::run(args),
         Command::ExportCheck => export_check::run(),
         Command::RealServer(args) => real_server::run(args),
+        Command::SlurmCheck => slurm_check::run(),
         Command::Screenshot(args) => screenshot::run(args),
     }
 }

@@ -10,6 +10,9 @@
 //! - [`report`]: a run's report (formatted figures, charts) rendered as HTML, Markdown and
 //!   terminal tables; results files opened and compared.
 //! - [`compare`]: run-vs-run comparison; [`bot`] and [`suite`]: bots under test and their suites.
+//! - [`taskrun`]: a run split into tasks a scheduler hands out (Slurm arrays, Kubernetes
+//!   Indexed Jobs) over a shared run directory: the plan, create-only completion markers, status,
+//!   merge, and the sbatch script and Job manifest that launch it.
 
 pub mod bot;
 pub mod compare;
@@ -19,3 +22,4 @@ pub mod plan;
 pub mod report;
 pub mod settings;
 pub mod suite;
+pub mod taskrun;

@@ -332,6 +332,15 @@ impl RunSettings {
         Ok(settings)
     }
 
+    /// Gives this process its share of the rate limits when `workers` processes (the tasks of
+    /// one run) use one endpoint: `rpm` and `tpm` divided by `workers`, at least 1.
+    pub fn share_limits(&mut self, workers: u32) {
+        if workers > 1 {
+            self.rpm = self.rpm.map(|r| (r / workers).max(1));
+            self.tpm = self.tpm.map(|t| (t / u64::from(workers)).max(1));
+        }
+    }
+
     /// Checks values of the right type for their range (every message starts `key: `).
     fn validate(&self) -> Result<(), SettingsError> {
         let bad = |key: &str, msg: &str| Err(SettingsError(format!("{key}: {msg}")));

@@ -54,8 +54,12 @@ enum Command {
     Report(commands::report::Args),
     /// Compare two runs or suite results scenario by scenario; fail CI on regressions.
     Diff(commands::diff::Args),
-    /// Merge the outputs of a sharded run into one file (checked disjoint, and complete for a config).
+    /// Merge the outputs of a sharded run, or a run directory's tasks, into one file (checked).
     Merge(commands::merge::Args),
+    /// Show a run directory's tasks: done, running, stale, missing, and what to resubmit.
+    Status(commands::tasks::StatusArgs),
+    /// Write the sbatch script or Kubernetes Job that runs a run directory's tasks (never submits).
+    Launch(commands::tasks::LaunchArgs),
     /// Export a run as a dataset folder: Parquet or JSONL splits and a dataset card.
     Export(commands::export::Args),
     /// Re-judge a sample of a run K times (cache off): each judge's spread and the flip rate.
@@ -87,6 +91,8 @@ fn main() -> ExitCode {
         Command::Report(args) => commands::report::execute(args),
         Command::Diff(args) => commands::diff::execute(args),
         Command::Merge(args) => commands::merge::execute(args),
+        Command::Status(args) => commands::tasks::status(args),
+        Command::Launch(args) => commands::tasks::launch(args),
         Command::Export(args) => commands::export::execute(args),
         Command::AuditJudges(args) => commands::audit_judges::execute(args),
         Command::Generate { what } => {

@@ -72,7 +72,19 @@ impl OutputLock {
             .truncate(false)
             .open(&path)
             .map_err(io)?;
-        match file.try_lock() {
+        // A few short retries: `status` probes the lock with a shared lock for an instant, and
+        // a task starting in that instant must not be refused for it.
+        let mut attempt = 0;
+        let locked = loop {
+            match file.try_lock() {
+                Err(TryLockError::WouldBlock) if attempt < PROBE_RETRIES => {
+                    attempt += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                other => break other,
+            }
+        };
+        match locked {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
                 let mut holder = String::new();
@@ -119,6 +131,35 @@ impl Drop for OutputLock {
     }
 }
 
+/// Retries of a lock found held before a run gives up (20 ms apart).
+const PROBE_RETRIES: u32 = 5;
+
+/// Who holds the lock on `output` (the holder line: pid, host, start), or `None` when no run
+/// does. Probes with a shared lock held for an instant.
+///
+/// # Errors
+/// [`LockError::Io`] when the lock file exists but cannot be opened or probed.
+pub fn holder(output: &Path) -> Result<Option<String>, LockError> {
+    let path = lock_path(&canonical(output));
+    let file = match File::open(&path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(LockError::Io { path, source }),
+    };
+    match file.try_lock_shared() {
+        Ok(()) => {
+            let _ = file.unlock();
+            Ok(None)
+        }
+        Err(TryLockError::WouldBlock) => {
+            let mut text = String::new();
+            let _ = (&file).read_to_string(&mut text);
+            Ok(Some(text.trim().to_owned()))
+        }
+        Err(TryLockError::Error(source)) => Err(LockError::Io { path, source }),
+    }
+}
+
 /// The output with its links followed and its directory made absolute (the file itself need not
 /// exist yet); the path as given when even its directory cannot be resolved.
 fn canonical(output: &Path) -> PathBuf {
@@ -144,7 +185,7 @@ pub fn lock_path(output: &Path) -> PathBuf {
 }
 
 /// This machine's name, for the holder line (`HOSTNAME`, else the kernel's, else "this host").
-fn host_name() -> String {
+pub fn host_name() -> String {
     std::env::var("HOSTNAME")
         .ok()
         .filter(|h| !h.trim().is_empty())

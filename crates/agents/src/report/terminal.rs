@@ -5,8 +5,12 @@ use std::fmt::Write as _;
 
 use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
 
+use std::collections::BTreeMap;
+use std::path::Path;
+
 use super::pipeline::PipelineReport;
 use super::render::{DiffRow, DiffView};
+use crate::pipeline::{RatioJudgeMode, RunReport, RunStats};
 
 /// A table in the reports' style with `header`.
 #[must_use]
@@ -244,4 +248,122 @@ pub fn diff(v: &DiffView) -> String {
         );
     }
     out
+}
+
+/// What `run` prints when it ends: counts, calls and cost, the output's acceptance and judge
+/// means, the score histogram, the lowest-scoring parameter values, and where failures went.
+#[must_use]
+pub fn run_end(
+    out: &Path,
+    report: &RunReport,
+    stats: &RunStats,
+    provider: &str,
+    mode: RatioJudgeMode,
+) -> String {
+    use std::sync::atomic::Ordering::Relaxed;
+    let mut text = String::new();
+    let (summary, unreadable) = crate::pipeline::record::summarise_file(out);
+    let _ = writeln!(
+        text,
+        "\nrun: {} written, {} failed, {} skipped (already done); stop: {:?}",
+        report.sink.records, report.sink.failures, report.skipped, report.stop
+    );
+    let _ = writeln!(
+        text,
+        "calls {} ({} cache hits, {} errors), tokens {} prompt + {} completion, cost ${:.4} ({}, ratio judge {})",
+        stats.calls.load(Relaxed),
+        stats.cache_hits.load(Relaxed),
+        stats.call_errors.load(Relaxed),
+        stats.prompt_tokens.load(Relaxed),
+        stats.completion_tokens.load(Relaxed),
+        stats.cost_usd(),
+        provider,
+        mode.name(),
+    );
+    let rate = summary
+        .acceptance_rate()
+        .map_or("-".to_string(), |r| format!("{:.1}%", r * 100.0));
+    let _ = writeln!(
+        text,
+        "{}: {} record(s), accepted {} ({rate}), mean score {}, mean refinements {}",
+        out.display(),
+        summary.done,
+        summary.accepted,
+        summary
+            .score
+            .mean()
+            .map_or("-".into(), |m| format!("{m:.3}")),
+        summary
+            .refine_count
+            .mean()
+            .map_or("-".into(), |m| format!("{m:.2}")),
+    );
+    if unreadable > 0 {
+        let _ = writeln!(
+            text,
+            "warning: {unreadable} line(s) of the output are not records"
+        );
+    }
+    let mut judges = Table::new();
+    judges.set_header(vec!["judge", "mean"]);
+    let means: BTreeMap<_, _> = summary
+        .judges
+        .iter()
+        .map(|(k, m)| (k.clone(), m.mean()))
+        .collect();
+    for (judge, mean) in means {
+        judges.add_row(vec![judge, mean.map_or("-".into(), |m| format!("{m:.2}"))]);
+    }
+    let _ = writeln!(text, "{judges}");
+    let counts = &summary.histogram.counts;
+    // Only the range that holds scores: twenty rows of mostly zeros hide the distribution.
+    if let (Some(first), Some(last)) = (
+        counts.iter().position(|&c| c > 0),
+        counts.iter().rposition(|&c| c > 0),
+    ) {
+        let widest = counts.iter().copied().max().unwrap_or(1).max(1);
+        let mut histogram = Table::new();
+        histogram.set_header(vec!["score", "records", ""]);
+        for (i, &count) in counts.iter().enumerate().take(last + 1).skip(first) {
+            let (lo, hi) = scoring::summary::Histogram::bounds(i);
+            let bar = "█".repeat(usize::try_from(count * 30 / widest).unwrap_or(30));
+            histogram.add_row(vec![format!("{lo:.1}–{hi:.1}"), count.to_string(), bar]);
+        }
+        let _ = writeln!(text, "{histogram}");
+    }
+    let lowest = summary.lowest(5);
+    if !lowest.is_empty() {
+        let mut table = Table::new();
+        table.set_header(vec![
+            "parameter",
+            "value",
+            "records",
+            "mean score",
+            "accepted",
+        ]);
+        for p in lowest {
+            table.add_row(vec![
+                p.param.clone(),
+                p.value.clone(),
+                p.stats.records.to_string(),
+                p.stats
+                    .score
+                    .mean()
+                    .map_or("-".into(), |m| format!("{m:.3}")),
+                p.stats
+                    .acceptance_rate()
+                    .map_or("-".into(), |r| format!("{:.0}%", r * 100.0)),
+            ]);
+        }
+        let _ = writeln!(text, "lowest-scoring parameter values:\n{table}");
+    }
+    if report.sink.failures > 0 {
+        let _ = writeln!(
+            text,
+            "{} scenario(s) failed; see {} (they are retried by the next run)",
+            report.sink.failures,
+            crate::pipeline::errors_path(out).display()
+        );
+    }
+    text
 }

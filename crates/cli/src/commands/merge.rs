@@ -21,7 +21,8 @@ const SHOWN_IDS: usize = 20;
 /// Flags of `merge`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The shard outputs (JSONL files written by `run`).
+    /// The shard outputs (JSONL files written by `run`), or one run directory
+    /// (`plan --tasks T --into DIR`) whose tasks are all done.
     #[arg(required = true)]
     pub outputs: Vec<PathBuf>,
     /// The merged file to write.
@@ -38,6 +39,16 @@ pub(crate) struct Args {
 /// Unreadable input, overlap or incompleteness (exit 2, the ids named), or a merged file that
 /// cannot be written (exit 3).
 pub(crate) fn execute(args: Args) -> CommandResult {
+    if let [dir] = args.outputs.as_slice()
+        && agents::taskrun::RunDir::is_run_dir(dir)
+    {
+        if args.config.is_some() {
+            return Err(CliError::invalid(
+                "a run directory holds its own config and plan: drop --config",
+            ));
+        }
+        return super::tasks::merge_dir(dir, &args.into);
+    }
     let inputs = MergeInputs::read(&args.outputs).map_err(CliError::invalid)?;
     let overlaps = inputs.overlaps();
     if !overlaps.is_empty() {

@@ -25,6 +25,13 @@ pub(crate) struct Args {
     pub batch: bool,
     #[command(flatten)]
     pub selection: SelectionArgs,
+    /// Split the run into this many tasks for a scheduler (with --into): task N runs shard
+    /// N+1/T of the selection.
+    #[arg(long, value_name = "T", requires = "into", value_parser = clap::value_parser!(u32).range(1..))]
+    pub tasks: Option<u32>,
+    /// The run directory to plan (with --tasks): manifest, config copy, parts and markers.
+    #[arg(long, value_name = "DIR", requires = "tasks")]
+    pub into: Option<PathBuf>,
 }
 
 /// Runs the command.
@@ -32,6 +39,9 @@ pub(crate) struct Args {
 /// # Errors
 /// Invalid input (config, selection, settings).
 pub(crate) fn execute(args: Args) -> CommandResult {
+    if let (Some(tasks), Some(into)) = (args.tasks, &args.into) {
+        return super::tasks::plan_tasks(&args.config, &args.selection, tasks, into);
+    }
     let config = load_selected(&args.config, &args.selection)?;
     let mut report = plan_report(&config);
     // The settings `run` would use without flags: the config's `run:` section and the environment.

@@ -6,15 +6,12 @@
 //! the budget stopped the run, or it was interrupted. The model comes from
 //! [`provider::bootstrap`], like every command's.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use comfy_table::Table;
-
 use agents::pipeline::{
-    ExecutorOptions, RatioJudgeMode, RunControl, RunReport, RunStats, SinkConfig, StopReason,
-    open_checkpoint, render_estimate, run_online,
+    ExecutorOptions, RunControl, RunStats, SinkConfig, StopReason, open_checkpoint,
+    render_estimate, run_online,
 };
 
 use super::scenarios::{SelectionArgs, load_selected};
@@ -53,6 +50,14 @@ pub(crate) struct Args {
     /// Use the provider's Batch API: half price, waves of batches; rerun to resume polling.
     #[arg(long)]
     pub batch: bool,
+    /// With a run directory (`plan --tasks T --into DIR`) instead of a config: the task to run,
+    /// 0-based, or `auto` to read it from the scheduler (`SLURM_ARRAY_TASK_ID`,
+    /// `JOB_COMPLETION_INDEX`, `AWS_BATCH_JOB_ARRAY_INDEX`, `CLOUD_RUN_TASK_INDEX`).
+    #[arg(long, value_name = "N|auto")]
+    pub task: Option<String>,
+    /// Tasks running at once against the same endpoint: each takes 1/N of `rpm` and `tpm`.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub workers: Option<u32>,
 }
 
 /// Runs the command.
@@ -63,7 +68,7 @@ pub(crate) fn execute(args: Args) -> CommandResult {
     super::block_on(run(args))
 }
 
-fn flags(args: &Args) -> FlagOverrides {
+pub(crate) fn flags(args: &Args) -> FlagOverrides {
     let mut f = args.judging.overrides_with(&args.endpoint);
     f.set("budget", args.budget);
     f.set("max_refinements", args.max_refinements.map(u64::from));
@@ -115,16 +120,39 @@ fn check_budget(
 }
 
 async fn run(args: Args) -> CommandResult {
+    if agents::taskrun::RunDir::is_run_dir(&args.config) {
+        return super::tasks::run_task(args).await;
+    }
+    if args.task.is_some() {
+        return Err(CliError::invalid(format!(
+            "--task needs a run directory, and {} is not one (no manifest.json)\nhint: plan one \
+             with `scenario-engine plan CONFIG --tasks T --into DIR`",
+            args.config.display()
+        )));
+    }
     let config = load_selected(&args.config, &args.selection)?;
-    let settings = RunSettings::layered(config.run.as_ref(), None, &flags(&args))?;
+    let mut settings = RunSettings::layered(config.run.as_ref(), None, &flags(&args))?;
+    settings.share_limits(args.workers.unwrap_or(1));
     let out = settings.output.clone().ok_or_else(|| {
         CliError::invalid(
             "no output file: pass --out FILE or set `output` in the config's run section",
         )
     })?;
+    run_to(&config, &settings, &out, args.batch).await
+}
+
+/// Runs `config`'s selection into `out` with `settings`: the lock, the checkpoint, the model,
+/// the run and its summary.
+pub(crate) async fn run_to(
+    config: &scenarios::ScenarioConfig,
+    settings: &RunSettings,
+    out: &Path,
+    batch: bool,
+) -> CommandResult {
+    let out = out.to_path_buf();
     let pipeline = Arc::new(settings.build_pipeline()?);
     let total = config.space.selected_count(&config.selection);
-    check_budget(&settings, &config, &pipeline, args.batch)?;
+    check_budget(settings, config, &pipeline, batch)?;
     if let Some(dir) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
             .map_err(|e| CliError::run(format!("cannot create {}: {e}", dir.display())))?;
@@ -142,7 +170,7 @@ async fn run(args: Args) -> CommandResult {
         agents::pipeline::sink::SinkError::NotARecord { .. } => CliError::invalid(e),
         e => CliError::run(e),
     })?;
-    refuse_other_accept_rules(&out, &settings)?;
+    refuse_other_accept_rules(&out, settings)?;
     if !checkpoint.done.is_empty() {
         errln!(
             "resuming: {} scenario(s) already in {}",
@@ -150,8 +178,8 @@ async fn run(args: Args) -> CommandResult {
             out.display()
         );
     }
-    let model = provider::bootstrap(&settings, &out)?;
-    let batch_config = match (args.batch, &model.client_config) {
+    let model = provider::bootstrap(settings, &out)?;
+    let batch_config = match (batch, &model.client_config) {
         (false, _) => None,
         (true, Some(client)) => Some(client.clone()),
         (true, None) => {
@@ -201,12 +229,16 @@ async fn run(args: Args) -> CommandResult {
     progress.finish().await;
     signals.abort();
     let report = result?;
-    print_summary(
-        &out,
-        &report,
-        &stats,
-        model.resolved.name(),
-        settings.ratio_judge,
+    errln!(
+        "{}",
+        agents::report::terminal::run_end(
+            &out,
+            &report,
+            &stats,
+            model.resolved.name(),
+            settings.ratio_judge,
+        )
+        .trim_end()
     );
     if let Some(budget) = settings.budget.filter(|b| stats.cost_usd() > *b) {
         errln!(
@@ -253,9 +285,25 @@ fn usd(amount: f64) -> String {
     }
 }
 
-/// First Ctrl-C: stop dispatching; second: abort in-flight scenarios.
+/// The first stop request: Ctrl-C (SIGINT, which Slurm's `--signal=B:INT@…` sends before a
+/// time limit) or, on Unix, SIGTERM (what Kubernetes and Slurm send on preemption or cancel).
+async fn stop_requested() -> bool {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            return tokio::select! {
+                r = tokio::signal::ctrl_c() => r.is_ok(),
+                r = term.recv() => r.is_some(),
+            };
+        }
+    }
+    tokio::signal::ctrl_c().await.is_ok()
+}
+
+/// First Ctrl-C (or SIGTERM): stop dispatching; second Ctrl-C: abort in-flight scenarios.
 async fn watch_ctrl_c(control: RunControl) {
-    if tokio::signal::ctrl_c().await.is_err() {
+    if !stop_requested().await {
         return;
     }
     errln!("\ninterrupted: finishing scenarios in flight (Ctrl-C again to abort)");
@@ -263,115 +311,6 @@ async fn watch_ctrl_c(control: RunControl) {
     if tokio::signal::ctrl_c().await.is_ok() {
         errln!("aborting: dropping scenarios in flight");
         control.abort.cancel();
-    }
-}
-
-fn print_summary(
-    out: &Path,
-    report: &RunReport,
-    stats: &RunStats,
-    provider: &str,
-    mode: RatioJudgeMode,
-) {
-    use std::sync::atomic::Ordering::Relaxed;
-    let (summary, unreadable) = agents::pipeline::record::summarise_file(out);
-    errln!(
-        "\nrun: {} written, {} failed, {} skipped (already done); stop: {:?}",
-        report.sink.records,
-        report.sink.failures,
-        report.skipped,
-        report.stop
-    );
-    errln!(
-        "calls {} ({} cache hits, {} errors), tokens {} prompt + {} completion, cost ${:.4} ({}, ratio judge {})",
-        stats.calls.load(Relaxed),
-        stats.cache_hits.load(Relaxed),
-        stats.call_errors.load(Relaxed),
-        stats.prompt_tokens.load(Relaxed),
-        stats.completion_tokens.load(Relaxed),
-        stats.cost_usd(),
-        provider,
-        mode.name(),
-    );
-    let rate = summary
-        .acceptance_rate()
-        .map_or("-".to_string(), |r| format!("{:.1}%", r * 100.0));
-    errln!(
-        "{}: {} record(s), accepted {} ({rate}), mean score {}, mean refinements {}",
-        out.display(),
-        summary.done,
-        summary.accepted,
-        summary
-            .score
-            .mean()
-            .map_or("-".into(), |m| format!("{m:.3}")),
-        summary
-            .refine_count
-            .mean()
-            .map_or("-".into(), |m| format!("{m:.2}")),
-    );
-    if unreadable > 0 {
-        errln!("warning: {unreadable} line(s) of the output are not records");
-    }
-    let mut judges = Table::new();
-    judges.set_header(vec!["judge", "mean"]);
-    let means: BTreeMap<_, _> = summary
-        .judges
-        .iter()
-        .map(|(k, m)| (k.clone(), m.mean()))
-        .collect();
-    for (judge, mean) in means {
-        judges.add_row(vec![judge, mean.map_or("-".into(), |m| format!("{m:.2}"))]);
-    }
-    errln!("{judges}");
-    let counts = &summary.histogram.counts;
-    // Only the range that holds scores: twenty rows of mostly zeros hide the distribution.
-    if let (Some(first), Some(last)) = (
-        counts.iter().position(|&c| c > 0),
-        counts.iter().rposition(|&c| c > 0),
-    ) {
-        let widest = counts.iter().copied().max().unwrap_or(1).max(1);
-        let mut histogram = Table::new();
-        histogram.set_header(vec!["score", "records", ""]);
-        for (i, &count) in counts.iter().enumerate().take(last + 1).skip(first) {
-            let (lo, hi) = scoring::summary::Histogram::bounds(i);
-            let bar = "█".repeat(usize::try_from(count * 30 / widest).unwrap_or(30));
-            histogram.add_row(vec![format!("{lo:.1}–{hi:.1}"), count.to_string(), bar]);
-        }
-        errln!("{histogram}");
-    }
-    let lowest = summary.lowest(5);
-    if !lowest.is_empty() {
-        let mut table = Table::new();
-        table.set_header(vec![
-            "parameter",
-            "value",
-            "records",
-            "mean score",
-            "accepted",
-        ]);
-        for p in lowest {
-            table.add_row(vec![
-                p.param.clone(),
-                p.value.clone(),
-                p.stats.records.to_string(),
-                p.stats
-                    .score
-                    .mean()
-                    .map_or("-".into(), |m| format!("{m:.3}")),
-                p.stats
-                    .acceptance_rate()
-                    .map_or("-".into(), |r| format!("{:.0}%", r * 100.0)),
-            ]);
-        }
-        errln!("lowest-scoring parameter values:\n{table}");
-    }
-    if report.sink.failures > 0 {
-        errln!(
-            "{} scenario(s) failed; see {} (they are retried by the next run)",
-            report.sink.failures,
-            agents::pipeline::errors_path(out).display()
-        );
     }
 }
 

@@ -1,0 +1,332 @@
+//! Completion markers (`done/N.json`) and the totals of a part they record.
+
+use std::io::BufRead as _;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::{TaskRunError, create_only, io_err, unix_now};
+use crate::pipeline::record::DEFAULT_MAX_LINE_BYTES;
+
+/// An order-independent hash of a set of ids: the wrapping sum of each id's blake3 (first 16
+/// bytes), so a part's ids can be hashed in one pass in any order and compared with a marker's.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct IdsHash(u128);
+
+impl IdsHash {
+    /// Adds one id.
+    pub fn add(&mut self, id: &str) {
+        let digest = blake3::hash(id.as_bytes());
+        let mut low = [0u8; 16];
+        low.copy_from_slice(&digest.as_bytes()[..16]);
+        self.0 = self.0.wrapping_add(u128::from_le_bytes(low));
+    }
+
+    /// Combines two disjoint sets' hashes.
+    #[must_use]
+    pub fn combine(self, other: Self) -> Self {
+        Self(self.0.wrapping_add(other.0))
+    }
+
+    /// As 32 hex digits.
+    #[must_use]
+    pub fn to_hex(self) -> String {
+        format!("{:032x}", self.0)
+    }
+}
+
+/// What a part holds, counted from its lines.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PartTotals {
+    /// Records.
+    pub records: u64,
+    /// Accepted records.
+    pub accepted: u64,
+    /// The ids' hash.
+    pub ids: IdsHash,
+    /// Prompt tokens over the records.
+    pub prompt_tokens: u64,
+    /// Completion tokens over the records.
+    pub completion_tokens: u64,
+    /// Cost in USD over the records.
+    pub cost_usd: f64,
+}
+
+/// The fields of a record a part's totals need.
+#[derive(Deserialize)]
+struct PartLine {
+    id: String,
+    #[serde(default)]
+    accepted: bool,
+    #[serde(default)]
+    usage: PartUsage,
+    #[serde(default)]
+    cost_usd: f64,
+}
+
+/// The token counts of a record's `usage`.
+#[derive(Default, Deserialize)]
+struct PartUsage {
+    #[serde(default)]
+    prompt_tokens: u64,
+    #[serde(default)]
+    completion_tokens: u64,
+}
+
+/// Reads a part once, streaming (memory: one line), and calls `each` with every line's bytes
+/// (without its newline) after counting it.
+///
+/// # Errors
+/// An unreadable file, or a line that is not a record (located).
+pub fn scan_part(
+    path: &Path,
+    each: impl FnMut(&[u8]) -> std::io::Result<()>,
+) -> Result<PartTotals, TaskRunError> {
+    scan(path, false, each)
+}
+
+/// The totals of a part that may still be written, or was left by a killed task: a torn last
+/// line or a line that is not a record is skipped, not an error.
+///
+/// # Errors
+/// An unreadable file.
+pub fn partial_totals(path: &Path) -> Result<PartTotals, TaskRunError> {
+    scan(path, true, |_| Ok(()))
+}
+
+fn scan(
+    path: &Path,
+    lenient: bool,
+    mut each: impl FnMut(&[u8]) -> std::io::Result<()>,
+) -> Result<PartTotals, TaskRunError> {
+    let file = std::fs::File::open(path).map_err(io_err(path))?;
+    let mut reader = std::io::BufReader::with_capacity(256 * 1024, file);
+    let mut totals = PartTotals::default();
+    let mut line = Vec::new();
+    let mut number = 0usize;
+    loop {
+        line.clear();
+        number += 1;
+        let n = std::io::Read::take(&mut reader, DEFAULT_MAX_LINE_BYTES as u64 + 1)
+            .read_until(b'\n', &mut line)
+            .map_err(io_err(path))?;
+        if n == 0 {
+            return Ok(totals);
+        }
+        let text = line.trim_ascii();
+        if text.is_empty() {
+            continue;
+        }
+        let invalid = |reason: String| TaskRunError::Invalid {
+            path: path.to_path_buf(),
+            what: "part",
+            reason: format!("line {number}: {reason}"),
+        };
+        if !line.ends_with(b"\n") {
+            if lenient {
+                continue;
+            }
+            return Err(invalid(
+                "the last line is cut short (the task did not finish writing it)".into(),
+            ));
+        }
+        let record: PartLine = match serde_json::from_slice(text) {
+            Ok(r) => r,
+            Err(_) if lenient => continue,
+            Err(e) => return Err(invalid(format!("not a record: {e}"))),
+        };
+        totals.records += 1;
+        totals.accepted += u64::from(record.accepted);
+        totals.ids.add(&record.id);
+        totals.prompt_tokens += record.usage.prompt_tokens;
+        totals.completion_tokens += record.usage.completion_tokens;
+        totals.cost_usd += record.cost_usd;
+        each(text).map_err(io_err(path))?;
+    }
+}
+
+/// The totals of a part.
+///
+/// # Errors
+/// As [`scan_part`].
+pub fn part_totals(path: &Path) -> Result<PartTotals, TaskRunError> {
+    scan_part(path, |_| Ok(()))
+}
+
+/// A task's completion marker.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Marker {
+    /// The task.
+    pub task: u32,
+    /// Records in its part.
+    pub records: u64,
+    /// Accepted records.
+    pub accepted: u64,
+    /// [`IdsHash`] of the part's ids, hex.
+    pub ids_hash: String,
+    /// Prompt tokens of the part's records.
+    pub prompt_tokens: u64,
+    /// Completion tokens.
+    pub completion_tokens: u64,
+    /// Cost in USD.
+    pub cost_usd: f64,
+    /// When the task's first process started on it (Unix seconds, from the part's lock file
+    /// when known, else this process's start).
+    pub started_unix: u64,
+    /// When the marker was written.
+    pub finished_unix: u64,
+    /// The host and pid that wrote it.
+    pub written_by: String,
+    /// The engine version.
+    pub engine_version: String,
+}
+
+impl Marker {
+    /// A marker for `task` from its part's totals.
+    #[must_use]
+    pub fn new(task: u32, totals: &PartTotals, started_unix: u64, written_by: String) -> Self {
+        Self {
+            task,
+            records: totals.records,
+            accepted: totals.accepted,
+            ids_hash: totals.ids.to_hex(),
+            prompt_tokens: totals.prompt_tokens,
+            completion_tokens: totals.completion_tokens,
+            cost_usd: totals.cost_usd,
+            started_unix,
+            finished_unix: unix_now(),
+            written_by,
+            engine_version: env!("CARGO_PKG_VERSION").to_owned(),
+        }
+    }
+
+    /// Writes the marker only if none exists; returns whether this call wrote it.
+    ///
+    /// # Errors
+    /// An I/O error.
+    pub fn create(&self, path: &Path) -> Result<bool, TaskRunError> {
+        let text = serde_json::to_vec_pretty(self).map_err(|e| TaskRunError::Invalid {
+            path: path.to_path_buf(),
+            what: "marker",
+            reason: e.to_string(),
+        })?;
+        create_only(path, &text)
+    }
+
+    /// Reads a marker; `None` when there is none.
+    ///
+    /// # Errors
+    /// An unreadable or invalid marker.
+    pub fn read(path: &Path) -> Result<Option<Self>, TaskRunError> {
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(io_err(path)(e)),
+        };
+        serde_json::from_slice(&bytes)
+            .map(Some)
+            .map_err(|e| TaskRunError::Invalid {
+                path: path.to_path_buf(),
+                what: "marker",
+                reason: e.to_string(),
+            })
+    }
+
+    /// Whether `totals` are what this marker recorded; the first difference otherwise.
+    #[must_use]
+    pub fn mismatch(&self, totals: &PartTotals) -> Option<String> {
+        if self.records != totals.records {
+            return Some(format!(
+                "{} record(s), the marker says {}",
+                totals.records, self.records
+            ));
+        }
+        if self.ids_hash != totals.ids.to_hex() {
+            return Some("its ids are not the ones the marker recorded".into());
+        }
+        None
+    }
+}
+
+/// Writes task `task`'s marker once its part holds every one of its scenarios; returns the
+/// marker and whether this call created it (`false`: another copy marked it meanwhile).
+///
+/// # Errors
+/// [`TaskRunError::Unfinished`] when the part is short, or an unreadable part.
+pub fn finish_task(
+    run: &super::RunDir,
+    task: u32,
+    started_unix: u64,
+) -> Result<(Marker, bool), TaskRunError> {
+    let totals = part_totals(&run.part_path(task))?;
+    let scenarios = run.manifest().task_scenarios(task);
+    if totals.records != scenarios {
+        return Err(TaskRunError::Unfinished {
+            task,
+            records: totals.records,
+            scenarios,
+        });
+    }
+    let writer = format!(
+        "pid {} on {}",
+        std::process::id(),
+        crate::pipeline::lock::host_name()
+    );
+    let marker = Marker::new(task, &totals, started_unix, writer);
+    let created = marker.create(&run.marker_path(task))?;
+    Ok((marker, created))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_hash_ignores_order_and_sees_a_swap() {
+        let mut a = IdsHash::default();
+        let mut b = IdsHash::default();
+        for id in ["x", "y", "z"] {
+            a.add(id);
+        }
+        for id in ["z", "x", "y"] {
+            b.add(id);
+        }
+        assert_eq!(a, b);
+        let mut c = IdsHash::default();
+        for id in ["x", "y", "y"] {
+            c.add(id);
+        }
+        assert_ne!(a, c);
+    }
+
+    #[test]
+    fn a_marker_is_written_once_and_checks_its_part() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let part = dir.path().join("0.jsonl");
+        std::fs::write(
+            &part,
+            "{\"id\":\"a\",\"score\":9,\"accepted\":true,\"cost_usd\":0.5,\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":5}}\n{\"id\":\"b\",\"score\":3,\"accepted\":false}\n",
+        )
+        .expect("part");
+        let totals = part_totals(&part).expect("totals");
+        assert_eq!((totals.records, totals.accepted), (2, 1));
+        assert_eq!(totals.prompt_tokens, 10);
+        let marker = Marker::new(0, &totals, 1, "test".into());
+        let path = dir.path().join("0.json");
+        assert!(marker.create(&path).expect("create"));
+        let other = Marker::new(0, &PartTotals::default(), 1, "racer".into());
+        assert!(!other.create(&path).expect("second"), "create-only");
+        let read = Marker::read(&path).expect("read").expect("present");
+        assert_eq!(read.written_by, "test");
+        assert_eq!(read.mismatch(&totals), None);
+        std::fs::write(&part, "{\"id\":\"a\",\"score\":9,\"accepted\":true}\n{\"id\":\"c\",\"score\":1,\"accepted\":false}\n").expect("edit");
+        assert!(read.mismatch(&part_totals(&part).expect("t")).is_some());
+        // A torn last line is an error, not a shorter part.
+        std::fs::write(
+            &part,
+            "{\"id\":\"a\",\"score\":9,\"accepted\":true}\n{\"id\":",
+        )
+        .expect("torn");
+        assert!(part_totals(&part).is_err());
+    }
+}

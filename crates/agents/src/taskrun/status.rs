@@ -1,0 +1,322 @@
+//! What a run directory holds: each task done, running, stale or missing, and the totals.
+
+use super::index::array_spec;
+use super::manifest::RunDir;
+use super::marker::{Marker, partial_totals};
+use super::{TaskRunError, unix_now};
+use crate::pipeline::lock;
+
+/// One task's state.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TaskState {
+    /// Its marker exists.
+    Done(Marker),
+    /// A process holds its part's lock.
+    Running {
+        /// The lock's holder line (`pid 12 on node-3 since unix time …`).
+        holder: String,
+        /// Records in its part so far.
+        records: u64,
+        /// Their cost so far.
+        cost_usd: f64,
+    },
+    /// It has a part but no marker and no process: killed, preempted, or failed.
+    Stale {
+        /// Records in its part.
+        records: u64,
+        /// Their cost.
+        cost_usd: f64,
+    },
+    /// Never started.
+    Missing,
+}
+
+/// A task and its state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskStatus {
+    /// The index.
+    pub task: u32,
+    /// Scenarios it runs.
+    pub scenarios: u64,
+    /// Its state.
+    pub state: TaskState,
+}
+
+/// The state of every task of a run directory.
+#[derive(Debug, Clone)]
+pub struct RunStatus {
+    /// Scenarios of the run.
+    pub scenarios: u64,
+    /// One entry per task, in order.
+    pub tasks: Vec<TaskStatus>,
+    /// When it was read (Unix seconds).
+    pub read_unix: u64,
+}
+
+impl RunStatus {
+    /// Reads every marker and lock of `run` (parts of unfinished tasks are counted, leniently:
+    /// a task being written may end in half a line).
+    ///
+    /// # Errors
+    /// An unreadable or invalid marker, or an unreadable part or lock.
+    pub fn read(run: &RunDir) -> Result<Self, TaskRunError> {
+        let manifest = run.manifest();
+        let mut tasks = Vec::with_capacity(manifest.tasks as usize);
+        for task in 0..manifest.tasks {
+            let part = run.part_path(task);
+            let state = if let Some(marker) = Marker::read(&run.marker_path(task))? {
+                TaskState::Done(marker)
+            } else {
+                let holder = lock::holder(&part).map_err(|e| TaskRunError::Io {
+                    path: part.clone(),
+                    source: std::io::Error::other(e.to_string()),
+                })?;
+                let totals = if part.is_file() {
+                    Some(partial_totals(&part)?)
+                } else {
+                    None
+                };
+                match (holder, totals) {
+                    (Some(holder), totals) => {
+                        let totals = totals.unwrap_or_default();
+                        TaskState::Running {
+                            holder,
+                            records: totals.records,
+                            cost_usd: totals.cost_usd,
+                        }
+                    }
+                    (None, Some(totals)) => TaskState::Stale {
+                        records: totals.records,
+                        cost_usd: totals.cost_usd,
+                    },
+                    (None, None) => TaskState::Missing,
+                }
+            };
+            tasks.push(TaskStatus {
+                task,
+                scenarios: manifest.task_scenarios(task),
+                state,
+            });
+        }
+        Ok(Self {
+            scenarios: manifest.scenarios,
+            tasks,
+            read_unix: unix_now(),
+        })
+    }
+
+    fn count(&self, f: impl Fn(&TaskState) -> bool) -> usize {
+        self.tasks.iter().filter(|t| f(&t.state)).count()
+    }
+
+    /// Tasks with a marker.
+    #[must_use]
+    pub fn done(&self) -> usize {
+        self.count(|s| matches!(s, TaskState::Done(_)))
+    }
+
+    /// Tasks a process is running.
+    #[must_use]
+    pub fn running(&self) -> usize {
+        self.count(|s| matches!(s, TaskState::Running { .. }))
+    }
+
+    /// Tasks started and left unfinished by a process that is gone.
+    #[must_use]
+    pub fn stale(&self) -> usize {
+        self.count(|s| matches!(s, TaskState::Stale { .. }))
+    }
+
+    /// Tasks never started.
+    #[must_use]
+    pub fn missing(&self) -> usize {
+        self.count(|s| matches!(s, TaskState::Missing))
+    }
+
+    /// Whether every task has its marker.
+    #[must_use]
+    pub fn is_complete(&self) -> bool {
+        self.done() == self.tasks.len()
+    }
+
+    /// Records written: the markers' counts plus the records in unfinished parts.
+    #[must_use]
+    pub fn records(&self) -> u64 {
+        self.tasks
+            .iter()
+            .map(|t| match &t.state {
+                TaskState::Done(m) => m.records,
+                TaskState::Running { records, .. } | TaskState::Stale { records, .. } => *records,
+                TaskState::Missing => 0,
+            })
+            .sum()
+    }
+
+    /// Spend so far, USD: the markers' plus the records in unfinished parts.
+    #[must_use]
+    pub fn spend_usd(&self) -> f64 {
+        self.tasks
+            .iter()
+            .map(|t| match &t.state {
+                TaskState::Done(m) => m.cost_usd,
+                TaskState::Running { cost_usd, .. } | TaskState::Stale { cost_usd, .. } => {
+                    *cost_usd
+                }
+                TaskState::Missing => 0.0,
+            })
+            .sum()
+    }
+
+    /// Accepted records of finished tasks.
+    #[must_use]
+    pub fn accepted(&self) -> u64 {
+        self.tasks
+            .iter()
+            .filter_map(|t| match &t.state {
+                TaskState::Done(m) => Some(m.accepted),
+                _ => None,
+            })
+            .sum()
+    }
+
+    /// The tasks to submit again: neither done nor running.
+    #[must_use]
+    pub fn to_resubmit(&self) -> Vec<u32> {
+        self.tasks
+            .iter()
+            .filter(|t| matches!(t.state, TaskState::Stale { .. } | TaskState::Missing))
+            .map(|t| t.task)
+            .collect()
+    }
+
+    /// [`to_resubmit`](Self::to_resubmit) as an array spec (`3,7-9`).
+    #[must_use]
+    pub fn resubmit_spec(&self) -> String {
+        array_spec(&self.to_resubmit())
+    }
+
+    /// Seconds until every scenario has a record at the rate seen since the first task started
+    /// (markers' start times and running holders' `since`), if a rate can be seen.
+    #[must_use]
+    pub fn eta_secs(&self) -> Option<u64> {
+        let started = self
+            .tasks
+            .iter()
+            .filter_map(|t| match &t.state {
+                TaskState::Done(m) => Some(m.started_unix),
+                TaskState::Running { holder, .. } => holder
+                    .split("since unix time ")
+                    .nth(1)
+                    .and_then(|s| s.trim().parse().ok()),
+                _ => None,
+            })
+            .min()?;
+        let elapsed = self.read_unix.saturating_sub(started).max(1);
+        let records = self.records();
+        if records == 0 || self.running() == 0 {
+            return None;
+        }
+        let remaining = self.scenarios.saturating_sub(records);
+        Some(remaining.saturating_mul(elapsed) / records)
+    }
+}
+
+impl RunStatus {
+    /// The status as one JSON object (`status --json`).
+    #[must_use]
+    pub fn to_json(&self) -> serde_json::Value {
+        let per_task: Vec<serde_json::Value> = self
+            .tasks
+            .iter()
+            .map(|t| {
+                let (state, records, holder) = match &t.state {
+                    TaskState::Done(m) => ("done", m.records, None),
+                    TaskState::Running {
+                        holder, records, ..
+                    } => ("running", *records, Some(holder.as_str())),
+                    TaskState::Stale { records, .. } => ("stale", *records, None),
+                    TaskState::Missing => ("missing", 0, None),
+                };
+                serde_json::json!({"task": t.task, "scenarios": t.scenarios, "state": state,
+                                   "records": records, "holder": holder})
+            })
+            .collect();
+        serde_json::json!({
+            "tasks": self.tasks.len(),
+            "done": self.done(),
+            "running": self.running(),
+            "stale": self.stale(),
+            "missing": self.missing(),
+            "scenarios": self.scenarios,
+            "records": self.records(),
+            "accepted_in_done_tasks": self.accepted(),
+            "spend_usd": self.spend_usd(),
+            "eta_secs": self.eta_secs(),
+            "resubmit": self.resubmit_spec(),
+            "per_task": per_task,
+        })
+    }
+
+    /// The status as text for the terminal (`status`).
+    #[must_use]
+    pub fn render_text(&self, dir: &std::path::Path) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{}: {} task(s): {} done, {} running, {} stale, {} missing",
+            dir.display(),
+            self.tasks.len(),
+            self.done(),
+            self.running(),
+            self.stale(),
+            self.missing()
+        );
+        let eta = self.eta_secs().map_or(String::new(), |s| match s {
+            s if s < 120 => format!("; ETA {s} s"),
+            s if s < 7200 => format!("; ETA {} min", s / 60),
+            s => format!("; ETA {:.1} h", s as f64 / 3600.0),
+        });
+        let _ = writeln!(
+            out,
+            "records {} of {} scenario(s); spend ${:.4}{eta}",
+            self.records(),
+            self.scenarios,
+            self.spend_usd()
+        );
+        for t in &self.tasks {
+            let _ = match &t.state {
+                TaskState::Running {
+                    holder, records, ..
+                } => writeln!(
+                    out,
+                    "  task {}: running ({records}/{} records), {holder}",
+                    t.task, t.scenarios
+                ),
+                TaskState::Stale { records, .. } => writeln!(
+                    out,
+                    "  task {}: stale ({records}/{} records, no process holds it: killed or failed)",
+                    t.task, t.scenarios
+                ),
+                _ => Ok(()),
+            };
+        }
+        let resubmit = self.resubmit_spec();
+        let _ = if !resubmit.is_empty() {
+            writeln!(
+                out,
+                "resubmit: {resubmit}   (sbatch --array={resubmit} {}/launch/slurm.sbatch)",
+                dir.display()
+            )
+        } else if self.is_complete() {
+            writeln!(
+                out,
+                "complete: scenario-engine merge {} --into FILE",
+                dir.display()
+            )
+        } else {
+            Ok(())
+        };
+        out
+    }
+}

@@ -1,0 +1,193 @@
+//! Task runs over a shared run directory (`agents::taskrun`): `plan --tasks T --into DIR`,
+//! `run DIR --task N|auto`, `status DIR`, `launch slurm|k8s DIR` and `merge DIR --into FILE`.
+//! The protocol, its checks and its texts are the library's; this module maps flags and errors.
+
+use std::path::{Path, PathBuf};
+
+use agents::taskrun::{
+    LaunchOptions, Marker, RunDir, RunStatus, TaskRunError, finish_task, k8s_job, merge_run,
+    plan_config, slurm_script, task_from_flag,
+};
+
+use super::run::{self as run_cmd, run_to};
+use super::scenarios::{SelectionArgs, load_selected};
+use crate::error::{CliError, CommandResult, Outcome};
+use crate::settings::RunSettings;
+
+/// A task-run error as the exit code it deserves: the user's input 2, the machine's 3.
+fn cli(e: TaskRunError) -> CliError {
+    match e {
+        TaskRunError::Io { path, source } => CliError::write(path, source),
+        e if e.is_input() => CliError::invalid(e),
+        e => CliError::run(e),
+    }
+}
+
+/// `plan CONFIG --tasks T --into DIR`: writes the run directory's plan (create-only).
+pub(crate) fn plan_tasks(
+    config: &Path,
+    selection: &SelectionArgs,
+    tasks: u32,
+    into: &Path,
+) -> CommandResult {
+    let loaded = load_selected(config, selection)?;
+    let (run, planned) = plan_config(config, &loaded, tasks, into).map_err(cli)?;
+    outln!("{}", run.plan_summary(planned));
+    Ok(Outcome::Success)
+}
+
+/// `run DIR --task N|auto`: runs one task into its part, then writes its completion marker.
+pub(crate) async fn run_task(args: run_cmd::Args) -> CommandResult {
+    let run = RunDir::open(&args.config).map_err(cli)?;
+    let s = &args.selection;
+    if args.out.is_some()
+        || s.shard.is_some()
+        || s.sample.is_some()
+        || s.seed.is_some()
+        || s.limit.is_some()
+    {
+        return Err(CliError::invalid(
+            "a task runs its share of the plan into its own part: drop --out, --shard, --sample, --seed and --limit",
+        ));
+    }
+    let task =
+        task_from_flag(&run, args.task.as_deref(), |k| std::env::var(k).ok()).map_err(cli)?;
+    if let Some(marker) = Marker::read(&run.marker_path(task)).map_err(cli)? {
+        errln!(
+            "task {task} is already done ({} record(s)): nothing to do",
+            marker.records
+        );
+        return Ok(Outcome::Success);
+    }
+    let started = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let mut config = agents::settings::load_config(&run.config_path().map_err(cli)?)?;
+    config.selection = run
+        .manifest()
+        .task_selection(u64::from(task))
+        .map_err(cli)?;
+    let part = run.part_path(task);
+    let mut settings = RunSettings::layered(config.run.as_ref(), None, &run_cmd::flags(&args))?;
+    settings.share_limits(args.workers.unwrap_or(1));
+    if let Some(budget) = settings.budget {
+        // The run's budget: what every task has spent (this one's part included) comes off it.
+        let spent = RunStatus::read(&run).map_err(cli)?.spend_usd();
+        if budget - spent <= 0.0 {
+            return Err(CliError::run(format!(
+                "the run's budget ${budget:.2} is spent (${spent:.4} over its tasks): task {task} does not start"
+            )));
+        }
+        errln!(
+            "budget: ${:.4} of the run's ${budget:.2} left for task {task}",
+            budget - spent
+        );
+        settings.budget = Some(budget - spent);
+    }
+    errln!(
+        "task {task}: {} scenario(s) into {}",
+        run.manifest().task_scenarios(task),
+        part.display()
+    );
+    let outcome = run_to(&config, &settings, &part, args.batch).await?;
+    let (_, created) = finish_task(&run, task, started).map_err(cli)?;
+    let verb = if created {
+        "done"
+    } else {
+        "was marked done by another copy meanwhile"
+    };
+    errln!("task {task} {verb}: {}", run.marker_path(task).display());
+    Ok(outcome)
+}
+
+/// Flags of `status`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct StatusArgs {
+    /// The run directory (`plan --tasks T --into DIR`).
+    pub run_dir: PathBuf,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `status DIR`: exit 0 when every task is done, 1 while tasks are left.
+pub(crate) fn status(args: StatusArgs) -> CommandResult {
+    let status = RunStatus::read(&RunDir::open(&args.run_dir).map_err(cli)?).map_err(cli)?;
+    if args.json {
+        outln!("{}", status.to_json());
+    } else {
+        out!("{}", status.render_text(&args.run_dir));
+    }
+    Ok(if status.is_complete() {
+        Outcome::Success
+    } else {
+        Outcome::Failed
+    })
+}
+
+/// `launch`'s scheduler.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub(crate) enum Scheduler {
+    /// An sbatch script: a Slurm job array.
+    Slurm,
+    /// A Kubernetes Indexed Job manifest.
+    K8s,
+}
+
+/// Flags of `launch` (see docs/scale-out.md).
+#[derive(Debug, clap::Args)]
+pub(crate) struct LaunchArgs {
+    /// slurm or k8s.
+    #[arg(value_enum)]
+    pub scheduler: Scheduler,
+    /// The run directory.
+    pub run_dir: PathBuf,
+    /// Tasks at once; each task gets 1/N of rpm and tpm.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..))]
+    pub workers: u32,
+    /// KEY=VALUE, repeatable: name, binary, time, cpus (Slurm), image, claim, secret (Kubernetes),
+    /// grace_secs.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Flags for every task's `run`, after `--`.
+    #[arg(last = true)]
+    pub run_args: Vec<String>,
+}
+
+/// `launch slurm|k8s DIR`: writes `DIR/launch/slurm.sbatch` or `DIR/launch/job.yaml`, prints it,
+/// never submits.
+pub(crate) fn launch(a: LaunchArgs) -> CommandResult {
+    let run = RunDir::open(&a.run_dir).map_err(cli)?;
+    let mut o = LaunchOptions {
+        workers: a.workers,
+        run_args: a.run_args,
+        ..LaunchOptions::default()
+    };
+    for assignment in &a.set {
+        o.set(assignment).map_err(CliError::invalid)?;
+    }
+    let (text, file, submit) = match a.scheduler {
+        Scheduler::Slurm => (slurm_script(&run, &o), "slurm.sbatch", "sbatch"),
+        Scheduler::K8s => (k8s_job(&run, &o), "job.yaml", "kubectl apply -f"),
+    };
+    // Slurm opens `--output` before the script runs: its folder must exist at submission.
+    for dir in ["launch", "logs"].map(|d| run.root().join(d)) {
+        std::fs::create_dir_all(&dir).map_err(|e| CliError::write(&dir, e))?;
+    }
+    let path = run.root().join("launch").join(file);
+    std::fs::write(&path, &text).map_err(|e| CliError::write(&path, e))?;
+    out!("{text}");
+    errln!(
+        "wrote {}; submit with: {submit} {}",
+        path.display(),
+        path.display()
+    );
+    Ok(Outcome::Success)
+}
+
+/// `merge DIR --into FILE`: the marked parts, checked and streamed into one file.
+pub(crate) fn merge_dir(run_dir: &Path, into: &Path) -> CommandResult {
+    let report = merge_run(&RunDir::open(run_dir).map_err(cli)?, into).map_err(cli)?;
+    outln!("{}", report.summary(into));
+    Ok(Outcome::Success)
+}

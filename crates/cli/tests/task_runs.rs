@@ -1,0 +1,310 @@
+//! Task runs end to end with plain processes against the fake server (the real-Slurm version is
+//! `cargo xtask slurm-check`): plan, tasks killed, duplicated and resubmitted, status, merge.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::time::Duration;
+
+use fixtures::{FakeConfig, FakeServer};
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_scenario-engine");
+
+fn config() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/configs/example.yaml")
+}
+
+/// The binary with no settings from this machine's environment and fast retries.
+fn command(args: &[&str]) -> tokio::process::Command {
+    let mut cmd = tokio::process::Command::new(BIN);
+    for (key, _) in std::env::vars() {
+        if key.starts_with("SCENARIO_ENGINE")
+            || key.starts_with("OPENAI_")
+            || agents::taskrun::TASK_INDEX_VARS.contains(&key.as_str())
+        {
+            cmd.env_remove(key);
+        }
+    }
+    cmd.args(args)
+        .env("SCENARIO_ENGINE__RETRY__BASE_DELAY", "1")
+        .env("SCENARIO_ENGINE__RETRY__MAX_DELAY", "5")
+        .kill_on_drop(true);
+    cmd
+}
+
+/// `run DIR --task …` against the server.
+fn task(dir: &Path, url: &str, task: &str) -> tokio::process::Command {
+    let dir = dir.to_str().expect("utf-8");
+    command(&[
+        "run",
+        dir,
+        "--task",
+        task,
+        "--base-url",
+        url,
+        "--model",
+        "fake-model",
+        "--api-key-env",
+        "SCENARIO_ENGINE_TEST_NO_KEY",
+        "--concurrency",
+        "2",
+    ])
+}
+
+async fn output(mut cmd: tokio::process::Command) -> Output {
+    cmd.output().await.expect("the binary runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn status_json(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout).expect("status --json prints JSON")
+}
+
+fn lines(path: &Path) -> usize {
+    std::fs::read_to_string(path).map_or(0, |s| s.matches('\n').count())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tasks_killed_duplicated_and_resubmitted_merge_to_every_scenario_once() {
+    let server = FakeServer::start(FakeConfig::default().with_latency(Duration::from_millis(15)))
+        .await
+        .expect("server");
+    let url = server.base_url();
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("run");
+    let d = dir.to_str().expect("utf-8");
+    let cfg = config();
+    let cfg = cfg.to_str().expect("utf-8");
+
+    // Plan: created once; the same plan again is a no-op; another plan is refused.
+    let plan = |extra: &'static [&'static str]| {
+        let mut args = vec!["plan", cfg, "--tasks", "4", "--into", d, "--sample", "40"];
+        args.extend_from_slice(extra);
+        output(command(&args))
+    };
+    let o = plan(&[]).await;
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("40 scenario(s) in 4 task(s)"));
+    let o = plan(&[]).await;
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("already planned"));
+    let o = output(command(&[
+        "plan", cfg, "--tasks", "5", "--into", d, "--sample", "40",
+    ]))
+    .await;
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("different task count (4 vs 5)"),
+        "{}",
+        stderr(&o)
+    );
+
+    // Bad task indices.
+    let o = output(task(&dir, &url, "4")).await;
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("numbered 0 to 3"), "{}", stderr(&o));
+    let o = output(task(&dir, &url, "auto")).await;
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("JOB_COMPLETION_INDEX"),
+        "{}",
+        stderr(&o)
+    );
+
+    // Task 0 is killed mid-way (after some records, never timed).
+    let part0 = dir.join("parts/0.jsonl");
+    let mut child = task(&dir, &url, "0")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("task 0");
+    while lines(&part0) < 3 {
+        if let Some(status) = child.try_wait().expect("wait") {
+            panic!("task 0 ended before it could be killed: {status}");
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    child.kill().await.expect("kill");
+    let _ = child.wait().await;
+
+    // Task 1 is submitted twice at once: one copy runs it, the other is refused or finds it done.
+    let (a, b) = tokio::join!(output(task(&dir, &url, "1")), output(task(&dir, &url, "1")));
+    let codes = [a.status.code(), b.status.code()];
+    assert!(codes.contains(&Some(0)), "{}\n{}", stderr(&a), stderr(&b));
+    assert!(
+        codes.iter().all(|c| *c == Some(0) || *c == Some(2)),
+        "{}\n{}",
+        stderr(&a),
+        stderr(&b)
+    );
+    // Task 2 from the scheduler's variable, as in a Slurm array.
+    let mut slurm = task(&dir, &url, "auto");
+    slurm.env("SLURM_ARRAY_TASK_ID", "2");
+    let o = output(slurm).await;
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // Task 3 never ran.
+
+    let o = output(command(&["status", d, "--json"])).await;
+    assert_eq!(o.status.code(), Some(1), "incomplete: {}", stderr(&o));
+    let s = status_json(&o);
+    assert_eq!(
+        (
+            s["done"].as_u64(),
+            s["stale"].as_u64(),
+            s["missing"].as_u64()
+        ),
+        (Some(2), Some(1), Some(1)),
+        "{s}"
+    );
+    assert_eq!(s["resubmit"], "0,3", "{s}");
+    // Merge refuses an incomplete run, naming what is missing.
+    let merged = tmp.path().join("merged.jsonl");
+    let m = merged.to_str().expect("utf-8");
+    let o = output(command(&["merge", d, "--into", m])).await;
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("0,3"), "{}", stderr(&o));
+    assert!(!merged.exists());
+
+    // A finished task submitted again exits at once without a call.
+    let calls = server.stats().total_requests;
+    let o = output(task(&dir, &url, "2")).await;
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("already done"), "{}", stderr(&o));
+    assert_eq!(server.stats().total_requests, calls);
+
+    // Resubmit what status listed.
+    for t in ["0", "3"] {
+        let o = output(task(&dir, &url, t)).await;
+        assert_eq!(o.status.code(), Some(0), "task {t}: {}", stderr(&o));
+    }
+    let o = output(command(&["status", d, "--json"])).await;
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let s = status_json(&o);
+    assert_eq!(s["done"], 4, "{s}");
+
+    let o = output(command(&["merge", d, "--into", m])).await;
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&merged).expect("merged");
+    let ids: Vec<String> = text
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("record");
+            v["id"].as_str().expect("id").to_owned()
+        })
+        .collect();
+    let unique: HashSet<&String> = ids.iter().collect();
+    assert_eq!(
+        (ids.len(), unique.len()),
+        (40, 40),
+        "every scenario exactly once"
+    );
+    // The same ids as the planned selection.
+    let o = output(command(&["scenarios", cfg, "--sample", "40"])).await;
+    let planned: HashSet<String> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("scenario");
+            v["id"].as_str().expect("id").to_owned()
+        })
+        .collect();
+    assert_eq!(unique.into_iter().cloned().collect::<HashSet<_>>(), planned);
+    // The markers' totals are the merged records' totals.
+    let manifest: Value = serde_json::from_str(
+        &std::fs::read_to_string(tmp.path().join("merged.jsonl.manifest.json")).expect("manifest"),
+    )
+    .expect("json");
+    let mut marker_records = 0;
+    let mut marker_cost = 0.0;
+    for t in 0..4 {
+        let marker: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join(format!("done/{t}.json"))).expect("marker"),
+        )
+        .expect("json");
+        marker_records += marker["records"].as_u64().expect("records");
+        marker_cost += marker["cost_usd"].as_f64().expect("cost");
+    }
+    assert_eq!(manifest["records"].as_u64(), Some(marker_records));
+    assert!((manifest["cost_usd"].as_f64().expect("cost") - marker_cost).abs() < 1e-9);
+
+    // A part edited after its marker is caught by the merge.
+    let part = dir.join("parts/1.jsonl");
+    let kept = std::fs::read_to_string(&part).expect("part");
+    let first_line = kept.lines().next().expect("a line").to_owned();
+    std::fs::write(&part, format!("{kept}{first_line}\n")).expect("append a duplicate");
+    let o = output(command(&["merge", d, "--into", m])).await;
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("does not match its marker"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&merged).expect("kept"),
+        text,
+        "untouched"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn launch_renders_both_schedulers_into_the_run_directory() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("run");
+    let d = dir.to_str().expect("utf-8");
+    let cfg = config();
+    let o = output(command(&[
+        "plan",
+        cfg.to_str().expect("utf-8"),
+        "--tasks",
+        "8",
+        "--into",
+        d,
+    ]))
+    .await;
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = output(command(&[
+        "launch",
+        "slurm",
+        d,
+        "--workers",
+        "3",
+        "--",
+        "--model",
+        "m",
+    ]))
+    .await;
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let script = std::fs::read_to_string(dir.join("launch/slurm.sbatch")).expect("script");
+    assert!(script.contains("#SBATCH --array=0-7%3"), "{script}");
+    assert!(
+        script.contains("--task auto --workers 3 --model m"),
+        "{script}"
+    );
+    let o = output(command(&[
+        "launch",
+        "k8s",
+        d,
+        "--set",
+        "image=ghcr.io/x/se:1",
+    ]))
+    .await;
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let job = std::fs::read_to_string(dir.join("launch/job.yaml")).expect("job");
+    assert!(
+        job.contains("completionMode: Indexed") && job.contains("completions: 8"),
+        "{job}"
+    );
+    let o = output(command(&["launch", "k8s", d, "--set", "colour=blue"])).await;
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the keys are name, binary"),
+        "{}",
+        stderr(&o)
+    );
+    // Not a run directory: a clear error.
+    let o = output(command(&["status", tmp.path().to_str().expect("utf-8")])).await;
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
