@@ -137,7 +137,13 @@ impl TaskRunError {
     /// hold what it should) rather than the machine's (I/O).
     #[must_use]
     pub fn is_input(&self) -> bool {
-        !matches!(self, Self::Io { .. } | Self::Unfinished { .. })
+        match self {
+            // A file of the run directory that is not there is the directory's state, not the
+            // machine's failure.
+            Self::Io { source, .. } => source.kind() == std::io::ErrorKind::NotFound,
+            Self::Unfinished { .. } => false,
+            _ => true,
+        }
     }
 }
 
@@ -146,6 +152,25 @@ pub(crate) fn io_err(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> T
     move |source| TaskRunError::Io {
         path: path.to_path_buf(),
         source,
+    }
+}
+
+/// Whether `path` (which need not exist) lies inside `dir`, links resolved as far as they exist.
+pub(crate) fn inside(dir: &std::path::Path, path: &std::path::Path) -> bool {
+    let resolve = |p: &std::path::Path| {
+        std::fs::canonicalize(p).ok().or_else(|| {
+            let parent = p
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .unwrap_or(std::path::Path::new("."));
+            std::fs::canonicalize(parent)
+                .ok()
+                .map(|d| d.join(p.file_name().unwrap_or_default()))
+        })
+    };
+    match (resolve(dir), resolve(path)) {
+        (Some(d), Some(p)) => p.starts_with(d),
+        _ => false,
     }
 }
 
@@ -166,6 +191,14 @@ pub(crate) fn create_only(path: &std::path::Path, bytes: &[u8]) -> Result<bool, 
     tmp.write_all(bytes)
         .and_then(|()| tmp.as_file().sync_all())
         .map_err(io_err(tmp.path()))?;
+    // Readable by every user of a shared run directory, like the parts (a temporary file is
+    // created 0600).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))
+            .map_err(io_err(tmp.path()))?;
+    }
     let created = match std::fs::hard_link(tmp.path(), path) {
         Ok(()) => true,
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => false,

@@ -308,3 +308,128 @@ async fn launch_renders_both_schedulers_into_the_run_directory() {
     let o = output(command(&["status", tmp.path().to_str().expect("utf-8")])).await;
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
+
+/// Break-it findings on task runs: every way the run directory could be made to merge wrong
+/// data with exit 0, or to destroy itself, is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn damaged_or_foreign_run_directories_never_merge_wrong_data() {
+    let server = FakeServer::start(FakeConfig::default())
+        .await
+        .expect("server");
+    let url = server.base_url();
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("run");
+    let d = dir.to_str().expect("utf-8");
+    let cfg = config();
+    let cfg = cfg.to_str().expect("utf-8");
+    let plan = |tasks: &'static str, into: String| {
+        output(command(&[
+            "plan", cfg, "--tasks", tasks, "--into", &into, "--sample", "12",
+        ]))
+    };
+    assert_eq!(plan("3", d.to_owned()).await.status.code(), Some(0));
+    for t in ["0", "1", "2"] {
+        let o = output(task(&dir, &url, t)).await;
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    let merged = tmp.path().join("m.jsonl");
+    let m = merged.to_str().expect("utf-8");
+    assert_eq!(
+        output(command(&["merge", d, "--into", m]))
+            .await
+            .status
+            .code(),
+        Some(0)
+    );
+    let good = std::fs::read_to_string(&merged).expect("merged");
+
+    // merge --into a file of the run directory: refused, nothing overwritten.
+    let part0 = dir.join("parts/0.jsonl");
+    let before = std::fs::read_to_string(&part0).expect("part");
+    for into in [
+        part0.clone(),
+        dir.join("done/1.json"),
+        dir.join("manifest.json"),
+    ] {
+        let o = output(command(&[
+            "merge",
+            d,
+            "--into",
+            into.to_str().expect("utf-8"),
+        ]))
+        .await;
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("inside the run directory"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&part0).expect("part"), before);
+
+    // A record edited after its marker (not its id): caught.
+    let edited = before.replacen("\"accepted\":true", "\"accepted\":false", 1);
+    if edited != before {
+        std::fs::write(&part0, &edited).expect("edit");
+        let o = output(command(&["merge", d, "--into", m])).await;
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("changed after the marker"),
+            "{}",
+            stderr(&o)
+        );
+        std::fs::write(&part0, &before).expect("restore");
+    }
+    // One task's marker copied over another's: refused, not task 0's records twice.
+    let marker1 = std::fs::read_to_string(dir.join("done/1.json")).expect("marker");
+    std::fs::copy(dir.join("done/0.json"), dir.join("done/1.json")).expect("copy");
+    let o = output(command(&["merge", d, "--into", m])).await;
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("names task 0 in the file of task 1"),
+        "{}",
+        stderr(&o)
+    );
+    let o = output(command(&["status", d])).await;
+    assert_eq!(o.status.code(), Some(1), "not complete: {}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("broken"));
+    std::fs::write(dir.join("done/1.json"), &marker1).expect("restore");
+    assert_eq!(
+        std::fs::read_to_string(&merged).expect("kept"),
+        good,
+        "untouched"
+    );
+
+    // A part deleted under its marker: broken, the task refuses to call itself done.
+    let part2 = dir.join("parts/2.jsonl");
+    let kept2 = std::fs::read(&part2).expect("part");
+    std::fs::remove_file(&part2).expect("rm");
+    let o = output(command(&["status", d])).await;
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let o = output(task(&dir, &url, "2")).await;
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("its part is gone"), "{}", stderr(&o));
+    std::fs::write(&part2, kept2).expect("restore");
+
+    // Planning again over another plan's parts and markers (manifest removed): refused.
+    std::fs::remove_file(dir.join("manifest.json")).expect("rm");
+    let o = plan("2", d.to_owned()).await;
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no plan"), "{}", stderr(&o));
+
+    // More tasks than scenarios, and a newline smuggled into the sbatch script: refused.
+    let other = tmp.path().join("other").to_str().expect("utf-8").to_owned();
+    let o = plan("4294967295", other.clone()).await;
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(plan("2", other.clone()).await.status.code(), Some(0));
+    let o = output(command(&[
+        "launch",
+        "slurm",
+        &other,
+        "--set",
+        "name=x\n/usr/bin/touch /tmp/pwned #",
+    ]))
+    .await;
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("control character"), "{}", stderr(&o));
+}

@@ -68,6 +68,12 @@ impl LaunchOptions {
         let (key, value) = assignment
             .split_once('=')
             .ok_or_else(|| format!("--set {assignment:?}: expected KEY=VALUE"))?;
+        if value.chars().any(char::is_control) {
+            // A newline would end an `#SBATCH` line and start a shell command.
+            return Err(format!(
+                "--set {key}: the value holds a control character (newline, tab …)"
+            ));
+        }
         let value = value.to_owned();
         let number = |v: &str| {
             v.parse::<u32>()

@@ -12,6 +12,10 @@ pub const MANIFEST_FILE: &str = "manifest.json";
 /// The manifest format this version writes and reads.
 pub const MANIFEST_FORMAT: u32 = 1;
 
+/// The most tasks a plan may have (a scheduler array of more is unusual, and `status` reads
+/// every marker).
+pub const MAX_TASKS: u32 = 100_000;
+
 /// The plan of a task run: which config, which selection, how many tasks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -103,9 +107,13 @@ impl Manifest {
             return Some(format!("task count ({} vs {})", self.tasks, other.tasks));
         }
         if (self.sample, self.seed) != (other.sample, other.seed) {
+            let sample = |s: Option<u64>| s.map_or("all".to_owned(), |n| n.to_string());
             return Some(format!(
-                "selection (sample {:?} seed {} vs sample {:?} seed {})",
-                self.sample, self.seed, other.sample, other.seed
+                "selection (sample {} seed {} vs sample {} seed {})",
+                sample(self.sample),
+                self.seed,
+                sample(other.sample),
+                other.seed
             ));
         }
         None
@@ -146,6 +154,16 @@ impl RunDir {
         manifest: &Manifest,
         config: &[u8],
     ) -> Result<(Self, Planned), TaskRunError> {
+        let has_entries = |d: PathBuf| std::fs::read_dir(d).is_ok_and(|mut e| e.next().is_some());
+        if !root.join(MANIFEST_FILE).exists()
+            && (has_entries(root.join("parts")) || has_entries(root.join("done")))
+        {
+            return Err(TaskRunError::Refused(format!(
+                "{} holds parts or markers but no plan: they belong to another plan; plan into a \
+                 new directory",
+                root.display()
+            )));
+        }
         for dir in [root.to_path_buf(), root.join("parts"), root.join("done")] {
             std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
         }
@@ -169,7 +187,7 @@ impl RunDir {
             tracing::info!(dir = %root.display(), tasks = manifest.tasks, "run planned");
             return Ok((
                 Self {
-                    root: root.to_path_buf(),
+                    root: std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
                     manifest: manifest.clone(),
                 },
                 Planned::Created,
@@ -222,7 +240,8 @@ impl RunDir {
             });
         }
         Ok(Self {
-            root: root.to_path_buf(),
+            // Absolute, so the launch files and messages name it from anywhere.
+            root: std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
             manifest,
         })
     }
@@ -302,6 +321,13 @@ pub fn plan_config(
             config_path.display()
         )));
     }
+    let scenarios = config.space.selected_count(&config.selection);
+    if u64::from(tasks) > scenarios.max(1) || tasks > MAX_TASKS {
+        return Err(TaskRunError::Refused(format!(
+            "--tasks {tasks} for {scenarios} scenario(s): at most one task per scenario and \
+             {MAX_TASKS} tasks"
+        )));
+    }
     let bytes = std::fs::read(config_path).map_err(io_err(config_path))?;
     let extension = config_path
         .extension()
@@ -310,7 +336,7 @@ pub fn plan_config(
     let manifest = Manifest::new(
         config_hash(&bytes),
         extension,
-        config.space.selected_count(&config.selection),
+        scenarios,
         tasks,
         config.selection.sample,
         config.selection.seed,

@@ -50,6 +50,8 @@ pub struct PartTotals {
     pub completion_tokens: u64,
     /// Cost in USD over the records.
     pub cost_usd: f64,
+    /// blake3 of the part's record lines, in order (hex): any edit of a record changes it.
+    pub content_hash: String,
 }
 
 /// The fields of a record a part's totals need.
@@ -102,6 +104,7 @@ fn scan(
     let file = std::fs::File::open(path).map_err(io_err(path))?;
     let mut reader = std::io::BufReader::with_capacity(256 * 1024, file);
     let mut totals = PartTotals::default();
+    let mut content = blake3::Hasher::new();
     let mut line = Vec::new();
     let mut number = 0usize;
     loop {
@@ -111,6 +114,7 @@ fn scan(
             .read_until(b'\n', &mut line)
             .map_err(io_err(path))?;
         if n == 0 {
+            totals.content_hash = content.finalize().to_hex().to_string();
             return Ok(totals);
         }
         let text = line.trim_ascii();
@@ -141,6 +145,8 @@ fn scan(
         totals.prompt_tokens += record.usage.prompt_tokens;
         totals.completion_tokens += record.usage.completion_tokens;
         totals.cost_usd += record.cost_usd;
+        content.update(text);
+        content.update(b"\n");
         each(text).map_err(io_err(path))?;
     }
 }
@@ -156,6 +162,10 @@ pub fn part_totals(path: &Path) -> Result<PartTotals, TaskRunError> {
 /// A task's completion marker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Marker {
+    /// The plan it belongs to: the manifest's config hash.
+    pub config_hash: String,
+    /// The plan's task count.
+    pub tasks: u32,
     /// The task.
     pub task: u32,
     /// Records in its part.
@@ -164,6 +174,8 @@ pub struct Marker {
     pub accepted: u64,
     /// [`IdsHash`] of the part's ids, hex.
     pub ids_hash: String,
+    /// [`PartTotals::content_hash`] of the part.
+    pub content_hash: String,
     /// Prompt tokens of the part's records.
     pub prompt_tokens: u64,
     /// Completion tokens.
@@ -184,12 +196,21 @@ pub struct Marker {
 impl Marker {
     /// A marker for `task` from its part's totals.
     #[must_use]
-    pub fn new(task: u32, totals: &PartTotals, started_unix: u64, written_by: String) -> Self {
+    pub fn new(
+        manifest: &super::Manifest,
+        task: u32,
+        totals: &PartTotals,
+        started_unix: u64,
+        written_by: String,
+    ) -> Self {
         Self {
+            config_hash: manifest.config_hash.clone(),
+            tasks: manifest.tasks,
             task,
             records: totals.records,
             accepted: totals.accepted,
             ids_hash: totals.ids.to_hex(),
+            content_hash: totals.content_hash.clone(),
             prompt_tokens: totals.prompt_tokens,
             completion_tokens: totals.completion_tokens,
             cost_usd: totals.cost_usd,
@@ -244,7 +265,35 @@ impl Marker {
         if self.ids_hash != totals.ids.to_hex() {
             return Some("its ids are not the ones the marker recorded".into());
         }
+        if self.content_hash != totals.content_hash {
+            return Some("its records were changed after the marker was written".into());
+        }
         None
+    }
+
+    /// Why this marker, found as `done/{task}.json`, does not belong to `manifest`'s plan.
+    #[must_use]
+    pub fn foreign_to(&self, manifest: &super::Manifest, task: u32) -> Option<String> {
+        if self.config_hash != manifest.config_hash || self.tasks != manifest.tasks {
+            return Some(format!(
+                "it was written for another plan ({} task(s), config {}…)",
+                self.tasks,
+                &self.config_hash[..self.config_hash.len().min(12)]
+            ));
+        }
+        if self.task != task {
+            return Some(format!(
+                "it names task {} in the file of task {task}",
+                self.task
+            ));
+        }
+        let expected = manifest.task_scenarios(task);
+        (self.records != expected).then(|| {
+            format!(
+                "it counts {} record(s), the task has {expected} scenario(s)",
+                self.records
+            )
+        })
     }
 }
 
@@ -258,7 +307,12 @@ pub fn finish_task(
     task: u32,
     started_unix: u64,
 ) -> Result<(Marker, bool), TaskRunError> {
-    let totals = part_totals(&run.part_path(task))?;
+    let part = run.part_path(task);
+    // The records reach the disk before the marker that vouches for them.
+    std::fs::File::open(&part)
+        .and_then(|f| f.sync_all())
+        .map_err(io_err(&part))?;
+    let totals = part_totals(&part)?;
     let scenarios = run.manifest().task_scenarios(task);
     if totals.records != scenarios {
         return Err(TaskRunError::Unfinished {
@@ -272,7 +326,7 @@ pub fn finish_task(
         std::process::id(),
         crate::pipeline::lock::host_name()
     );
-    let marker = Marker::new(task, &totals, started_unix, writer);
+    let marker = Marker::new(run.manifest(), task, &totals, started_unix, writer);
     let created = marker.create(&run.marker_path(task))?;
     Ok((marker, created))
 }
@@ -311,10 +365,16 @@ mod tests {
         let totals = part_totals(&part).expect("totals");
         assert_eq!((totals.records, totals.accepted), (2, 1));
         assert_eq!(totals.prompt_tokens, 10);
-        let marker = Marker::new(0, &totals, 1, "test".into());
+        let manifest = super::super::Manifest::new("h".repeat(64), "yaml", 2, 1, None, 0);
+        let marker = Marker::new(&manifest, 0, &totals, 1, "test".into());
         let path = dir.path().join("0.json");
         assert!(marker.create(&path).expect("create"));
-        let other = Marker::new(0, &PartTotals::default(), 1, "racer".into());
+        let other = Marker::new(&manifest, 0, &PartTotals::default(), 1, "racer".into());
+        assert_eq!(marker.foreign_to(&manifest, 0), None);
+        assert!(
+            marker.foreign_to(&manifest, 1).is_some(),
+            "another task's file"
+        );
         assert!(!other.create(&path).expect("second"), "create-only");
         let read = Marker::read(&path).expect("read").expect("present");
         assert_eq!(read.written_by, "test");

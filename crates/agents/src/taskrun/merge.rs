@@ -68,11 +68,28 @@ pub fn merge_manifest_path(into: &Path) -> PathBuf {
 /// [`TaskRunError::Incomplete`], [`TaskRunError::PartMismatch`], or an I/O error.
 pub fn merge_run(run: &RunDir, into: &Path) -> Result<MergeReport, TaskRunError> {
     let manifest = run.manifest();
+    if super::inside(run.root(), into) {
+        return Err(TaskRunError::Refused(format!(
+            "--into {} is inside the run directory {}: merge into a file outside it (it would \
+             overwrite a part, a marker or the plan)",
+            into.display(),
+            run.root().display()
+        )));
+    }
     let mut markers = Vec::with_capacity(manifest.tasks as usize);
     let mut missing = Vec::new();
     for task in 0..manifest.tasks {
         match Marker::read(&run.marker_path(task))? {
-            Some(m) => markers.push(m),
+            Some(m) => {
+                if let Some(reason) = m.foreign_to(manifest, task) {
+                    return Err(TaskRunError::Invalid {
+                        path: run.marker_path(task),
+                        what: "marker of this plan",
+                        reason: format!("{reason}; remove it and run task {task} again"),
+                    });
+                }
+                markers.push(m);
+            }
             None => missing.push(task),
         }
     }
@@ -82,6 +99,14 @@ pub fn merge_run(run: &RunDir, into: &Path) -> Result<MergeReport, TaskRunError>
             tasks: manifest.tasks,
             spec: array_spec(&missing),
         });
+    }
+    // Each marker counts its task's share (checked above), so together they count the plan.
+    let counted: u64 = markers.iter().map(|m| m.records).sum();
+    if counted != manifest.scenarios {
+        return Err(TaskRunError::Refused(format!(
+            "the markers count {counted} record(s), the plan {} scenario(s); nothing merged",
+            manifest.scenarios
+        )));
     }
     let mut report = MergeReport {
         run_dir: run.root().to_path_buf(),

@@ -29,6 +29,12 @@ pub enum TaskState {
     },
     /// Never started.
     Missing,
+    /// Its marker cannot be trusted: unreadable, written for another plan, or its part is gone.
+    /// Resubmitting does not help until the marker is removed.
+    Broken {
+        /// Why, with what to do.
+        reason: String,
+    },
 }
 
 /// A task and its state.
@@ -64,32 +70,45 @@ impl RunStatus {
         let mut tasks = Vec::with_capacity(manifest.tasks as usize);
         for task in 0..manifest.tasks {
             let part = run.part_path(task);
-            let state = if let Some(marker) = Marker::read(&run.marker_path(task))? {
-                TaskState::Done(marker)
-            } else {
-                let holder = lock::holder(&part).map_err(|e| TaskRunError::Io {
-                    path: part.clone(),
-                    source: std::io::Error::other(e.to_string()),
-                })?;
-                let totals = if part.is_file() {
-                    Some(partial_totals(&part)?)
-                } else {
-                    None
-                };
-                match (holder, totals) {
-                    (Some(holder), totals) => {
-                        let totals = totals.unwrap_or_default();
-                        TaskState::Running {
-                            holder,
+            let marker_path = run.marker_path(task);
+            let broken = |why: String| TaskState::Broken {
+                reason: format!(
+                    "{}: {why}; remove it and run task {task} again",
+                    marker_path.display()
+                ),
+            };
+            let state = match Marker::read(&marker_path) {
+                Err(e) => broken(e.to_string()),
+                Ok(Some(marker)) => match marker.foreign_to(manifest, task) {
+                    Some(why) => broken(why),
+                    None if !part.is_file() => broken("its part is gone".into()),
+                    None => TaskState::Done(marker),
+                },
+                Ok(None) => {
+                    let holder = lock::holder(&part).map_err(|e| TaskRunError::Io {
+                        path: part.clone(),
+                        source: std::io::Error::other(e.to_string()),
+                    })?;
+                    let totals = if part.is_file() {
+                        Some(partial_totals(&part)?)
+                    } else {
+                        None
+                    };
+                    match (holder, totals) {
+                        (Some(holder), totals) => {
+                            let totals = totals.unwrap_or_default();
+                            TaskState::Running {
+                                holder,
+                                records: totals.records,
+                                cost_usd: totals.cost_usd,
+                            }
+                        }
+                        (None, Some(totals)) => TaskState::Stale {
                             records: totals.records,
                             cost_usd: totals.cost_usd,
-                        }
+                        },
+                        (None, None) => TaskState::Missing,
                     }
-                    (None, Some(totals)) => TaskState::Stale {
-                        records: totals.records,
-                        cost_usd: totals.cost_usd,
-                    },
-                    (None, None) => TaskState::Missing,
                 }
             };
             tasks.push(TaskStatus {
@@ -133,6 +152,12 @@ impl RunStatus {
         self.count(|s| matches!(s, TaskState::Missing))
     }
 
+    /// Tasks whose marker cannot be trusted.
+    #[must_use]
+    pub fn broken(&self) -> usize {
+        self.count(|s| matches!(s, TaskState::Broken { .. }))
+    }
+
     /// Whether every task has its marker.
     #[must_use]
     pub fn is_complete(&self) -> bool {
@@ -147,7 +172,7 @@ impl RunStatus {
             .map(|t| match &t.state {
                 TaskState::Done(m) => m.records,
                 TaskState::Running { records, .. } | TaskState::Stale { records, .. } => *records,
-                TaskState::Missing => 0,
+                TaskState::Missing | TaskState::Broken { .. } => 0,
             })
             .sum()
     }
@@ -162,7 +187,7 @@ impl RunStatus {
                 TaskState::Running { cost_usd, .. } | TaskState::Stale { cost_usd, .. } => {
                     *cost_usd
                 }
-                TaskState::Missing => 0.0,
+                TaskState::Missing | TaskState::Broken { .. } => 0.0,
             })
             .sum()
     }
@@ -236,6 +261,7 @@ impl RunStatus {
                     } => ("running", *records, Some(holder.as_str())),
                     TaskState::Stale { records, .. } => ("stale", *records, None),
                     TaskState::Missing => ("missing", 0, None),
+                    TaskState::Broken { reason } => ("broken", 0, Some(reason.as_str())),
                 };
                 serde_json::json!({"task": t.task, "scenarios": t.scenarios, "state": state,
                                    "records": records, "holder": holder})
@@ -247,6 +273,7 @@ impl RunStatus {
             "running": self.running(),
             "stale": self.stale(),
             "missing": self.missing(),
+            "broken": self.broken(),
             "scenarios": self.scenarios,
             "records": self.records(),
             "accepted_in_done_tasks": self.accepted(),
@@ -298,6 +325,9 @@ impl RunStatus {
                     "  task {}: stale ({records}/{} records, no process holds it: killed or failed)",
                     t.task, t.scenarios
                 ),
+                TaskState::Broken { reason } => {
+                    writeln!(out, "  task {}: broken: {reason}", t.task)
+                }
                 _ => Ok(()),
             };
         }

@@ -161,8 +161,8 @@ pub(crate) async fn run_to(
     // the checkpoint or spends anything. Held until this function returns.
     let _lock = agents::pipeline::OutputLock::acquire(&out).map_err(|e| match e {
         agents::pipeline::LockError::Held { .. } => CliError::invalid(format!(
-            "{e}\nhint: wait for it to finish, or write to another --out (shards: --shard k/n \
-             with one output each, then `scenario-engine merge`)"
+            "{e}\nhint: wait for it to finish (a task's second copy has nothing to do), or write \
+             to another output"
         )),
         agents::pipeline::LockError::Io { .. } => CliError::run(e),
     })?;

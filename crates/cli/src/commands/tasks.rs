@@ -16,10 +16,10 @@ use crate::settings::RunSettings;
 
 /// A task-run error as the exit code it deserves: the user's input 2, the machine's 3.
 fn cli(e: TaskRunError) -> CliError {
-    match e {
-        TaskRunError::Io { path, source } => CliError::write(path, source),
-        e if e.is_input() => CliError::invalid(e),
-        e => CliError::run(e),
+    if e.is_input() {
+        CliError::invalid(e)
+    } else {
+        CliError::run(e)
     }
 }
 
@@ -52,7 +52,24 @@ pub(crate) async fn run_task(args: run_cmd::Args) -> CommandResult {
     }
     let task =
         task_from_flag(&run, args.task.as_deref(), |k| std::env::var(k).ok()).map_err(cli)?;
-    if let Some(marker) = Marker::read(&run.marker_path(task)).map_err(cli)? {
+    let marker_path = run.marker_path(task);
+    let stale_marker = |why: String| {
+        CliError::invalid(format!(
+            "{}: {why}\nhint: remove it to run task {task} again",
+            marker_path.display()
+        ))
+    };
+    let marker = Marker::read(&marker_path).map_err(|e| stale_marker(e.to_string()))?;
+    if let Some(why) = marker
+        .as_ref()
+        .and_then(|m| m.foreign_to(run.manifest(), task))
+    {
+        return Err(stale_marker(why));
+    }
+    if marker.is_some() && !run.part_path(task).is_file() {
+        return Err(stale_marker("its part is gone".into()));
+    }
+    if let Some(marker) = marker {
         errln!(
             "task {task} is already done ({} record(s)): nothing to do",
             marker.records
@@ -71,18 +88,18 @@ pub(crate) async fn run_task(args: run_cmd::Args) -> CommandResult {
     let mut settings = RunSettings::layered(config.run.as_ref(), None, &run_cmd::flags(&args))?;
     settings.share_limits(args.workers.unwrap_or(1));
     if let Some(budget) = settings.budget {
-        // The run's budget: what every task has spent (this one's part included) comes off it.
+        // The run's budget: what every task has spent (this one's part included) comes off it,
+        // and with --workers W each task may spend at most 1/W of it, so W tasks at once stay
+        // within it.
         let spent = RunStatus::read(&run).map_err(cli)?.spend_usd();
         if budget - spent <= 0.0 {
             return Err(CliError::run(format!(
-                "the run's budget ${budget:.2} is spent (${spent:.4} over its tasks): task {task} does not start"
+                "the run's budget ${budget:.4} is spent (${spent:.4} over its tasks): task {task} does not start"
             )));
         }
-        errln!(
-            "budget: ${:.4} of the run's ${budget:.2} left for task {task}",
-            budget - spent
-        );
-        settings.budget = Some(budget - spent);
+        let share = (budget - spent).min(budget / f64::from(args.workers.unwrap_or(1)));
+        errln!("budget: ${share:.4} for task {task} (the run's ${budget:.4}, ${spent:.4} spent)");
+        settings.budget = Some(share);
     }
     errln!(
         "task {task}: {} scenario(s) into {}",
@@ -187,7 +204,10 @@ pub(crate) fn launch(a: LaunchArgs) -> CommandResult {
 
 /// `merge DIR --into FILE`: the marked parts, checked and streamed into one file.
 pub(crate) fn merge_dir(run_dir: &Path, into: &Path) -> CommandResult {
-    let report = merge_run(&RunDir::open(run_dir).map_err(cli)?, into).map_err(cli)?;
+    let report = merge_run(&RunDir::open(run_dir).map_err(cli)?, into).map_err(|e| match e {
+        TaskRunError::Io { path, source } if path == into => CliError::write(path, source),
+        e => cli(e),
+    })?;
     outln!("{}", report.summary(into));
     Ok(Outcome::Success)
 }
