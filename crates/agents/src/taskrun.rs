@@ -155,23 +155,11 @@ pub(crate) fn io_err(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> T
     }
 }
 
-/// Whether `path` (which need not exist) lies inside `dir`, links resolved as far as they exist.
+/// Whether `path` (which need not exist) lies inside `dir`, links resolved as far as they exist
+/// (the output lock's resolution, [`crate::pipeline::lock::canonical`]).
 pub(crate) fn inside(dir: &std::path::Path, path: &std::path::Path) -> bool {
-    let resolve = |p: &std::path::Path| {
-        std::fs::canonicalize(p).ok().or_else(|| {
-            let parent = p
-                .parent()
-                .filter(|d| !d.as_os_str().is_empty())
-                .unwrap_or(std::path::Path::new("."));
-            std::fs::canonicalize(parent)
-                .ok()
-                .map(|d| d.join(p.file_name().unwrap_or_default()))
-        })
-    };
-    match (resolve(dir), resolve(path)) {
-        (Some(d), Some(p)) => p.starts_with(d),
-        _ => false,
-    }
+    use crate::pipeline::lock::canonical;
+    canonical(path).starts_with(canonical(dir))
 }
 
 /// Seconds since the Unix epoch.

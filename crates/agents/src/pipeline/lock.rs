@@ -162,7 +162,7 @@ pub fn holder(output: &Path) -> Result<Option<String>, LockError> {
 
 /// The output with its links followed and its directory made absolute (the file itself need not
 /// exist yet); the path as given when even its directory cannot be resolved.
-fn canonical(output: &Path) -> PathBuf {
+pub(crate) fn canonical(output: &Path) -> PathBuf {
     if let Ok(path) = std::fs::canonicalize(output) {
         return path;
     }
