@@ -12,6 +12,11 @@
 //! N single-turn tool-call tests (default 400, one suite template over a grid) against the fake
 //! server, each sample a fresh process under `/usr/bin/time`: CPU per test and max RSS, the median
 //! of `--samples` runs. `--bin` measures another build of the binary (to compare versions).
+//!
+//! `cargo xtask bench --batch N` measures `scenario-engine run --batch` over N scenarios of the
+//! same config against the fake Batch API (its input log off, so the server's memory stays
+//! sane at hundreds of thousands of lines): wall, CPU, max RSS, waves and batches. The full
+//! grid is `--batch 233280`; the target is max RSS under 256 MB.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -23,6 +28,8 @@ const START: &str = "<!-- bench:pipeline:start -->";
 const END: &str = "<!-- bench:pipeline:end -->";
 const SUITE_START: &str = "<!-- bench:suite:start -->";
 const SUITE_END: &str = "<!-- bench:suite:end -->";
+const BATCH_START: &str = "<!-- bench:batch:start -->";
+const BATCH_END: &str = "<!-- bench:batch:end -->";
 
 /// Flags of `cargo xtask bench`.
 #[derive(Debug, clap::Args)]
@@ -51,6 +58,9 @@ pub(crate) struct Args {
     /// Measurements of `--suite`; the median is reported.
     #[arg(long, default_value_t = 5)]
     pub samples: usize,
+    /// Measure a batch run (`run --batch`) of this many scenarios instead (233280: the grid).
+    #[arg(long, value_name = "N")]
+    pub batch: Option<u64>,
     /// Measure this binary instead of building the release binary (e.g. an older version).
     #[arg(long, value_name = "PATH")]
     pub bin: Option<PathBuf>,
@@ -89,6 +99,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     };
     if args.suite {
         return suite_bench(&root, &bin, &args);
+    }
+    if let Some(scenarios) = args.batch {
+        return batch_bench(&root, &bin, scenarios, args.no_write);
     }
     let config = root.join("fixtures/configs/switchlingua.yaml");
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -199,6 +212,87 @@ async fn one_case(
         requests,
         records,
     })
+}
+
+/// `--batch N`: one batch run of N scenarios under `/usr/bin/time`.
+fn batch_bench(root: &Path, bin: &Path, scenarios: u64, no_write: bool) -> anyhow::Result<()> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let server = rt
+        .block_on(FakeServer::start(
+            FakeConfig::default()
+                .with_batch_delay(Duration::from_millis(300))
+                .without_batch_log(),
+        ))
+        .context("starting the fake server")?;
+    let dir = tempdir()?;
+    let out = dir.join("batch.jsonl");
+    let times = dir.join("time.txt");
+    eprintln!("bench: batch run of {scenarios} scenarios …");
+    let started = Instant::now();
+    let status = std::process::Command::new("/usr/bin/time")
+        .args(["-f", "%e %U %S %M", "-o"])
+        .arg(&times)
+        .arg(bin)
+        .arg("run")
+        .arg(root.join("fixtures/configs/switchlingua.yaml"))
+        .arg("--out")
+        .arg(&out)
+        .args(["--limit", &scenarios.to_string(), "--batch"])
+        .args(["--base-url", &server.base_url(), "--model", "fake-model"])
+        .args([
+            "--no-cache",
+            "--api-key-env",
+            "SCENARIO_ENGINE_BENCH_NO_KEY",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(dir.join("stderr.txt"))?)
+        .status()
+        .context("running the batch benchmark")?;
+    let wall = started.elapsed().as_secs_f64();
+    if !status.success() {
+        let stderr = std::fs::read_to_string(dir.join("stderr.txt")).unwrap_or_default();
+        let tail: Vec<&str> = stderr.lines().rev().take(20).collect();
+        bail!(
+            "the batch run exited with {status}:\n{}",
+            tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+        );
+    }
+    let [_, user, sys, rss_kb] = read_times(&times)?;
+    let records =
+        std::io::BufRead::lines(std::io::BufReader::new(std::fs::File::open(&out)?)).count();
+    let stats = server.stats();
+    let batches = server
+        .requests()
+        .iter()
+        .filter(|r| r.method == "POST" && r.route == "/v1/batches")
+        .count();
+    let _ = std::fs::remove_dir_all(&dir);
+    let section = format!(
+        "## Batch mode at full scale (`scenario-engine run --batch` against the fake Batch API)\n\n\
+         Command: `cargo xtask bench --batch {scenarios}` (SwitchLingua config, default window \
+         of live scenarios, 300 ms per fake batch, release build, child measured with \
+         `/usr/bin/time`).\n\n\
+         | scenarios | records | batches | calls | wall s | CPU ms/scenario | max RSS MB |\n\
+         |---:|---:|---:|---:|---:|---:|---:|\n\
+         | {scenarios} | {records} | {batches} | {calls} | {wall:.0} | {cpu:.3} | {rss:.1} |\n\n\
+         Target: max RSS under 256 MB, whatever the number of scenarios (memory is bounded by \
+         the window).\n",
+        calls = stats.completions,
+        cpu = (user + sys) * 1000.0 / records.max(1) as f64,
+        rss = rss_kb / 1024.0,
+    );
+    println!("{section}");
+    if !no_write {
+        update_section(
+            &root.join("BENCHMARKS.md"),
+            &section,
+            BATCH_START,
+            BATCH_END,
+        )?;
+    }
+    Ok(())
 }
 
 fn tempdir() -> anyhow::Result<PathBuf> {

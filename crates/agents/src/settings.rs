@@ -209,6 +209,9 @@ pub struct RunSettings {
     pub cache: CacheSettings,
     /// Refuse to start above this estimated cost, stop dispatching when the spend reaches it (USD).
     pub budget: Option<f64>,
+    /// `run --batch`: scenarios live at once; memory is bounded by it, and each wave holds
+    /// about this many scenarios' calls (default 2,000).
+    pub batch_window: usize,
     /// USD per million tokens by model (prefix match), added to the built-in table.
     pub prices: BTreeMap<String, llm_client::ModelPrice>,
     /// Transport retries (`max_retries`, `base_delay`, `max_delay`).
@@ -250,6 +253,7 @@ impl Default for RunSettings {
             keep: pipeline.keep,
             cache: CacheSettings::default(),
             budget: None,
+            batch_window: crate::pipeline::batch::DEFAULT_BATCH_WINDOW,
             prices: BTreeMap::new(),
             retry: RetryPolicy::default(),
             structured_mode: StructuredModeSetting::Auto,
@@ -346,6 +350,9 @@ impl RunSettings {
         let bad = |key: &str, msg: &str| Err(SettingsError(format!("{key}: {msg}")));
         if self.concurrency == 0 {
             return bad("concurrency", "must be at least 1");
+        }
+        if self.batch_window == 0 {
+            return bad("batch_window", "must be at least 1");
         }
         // A zero rate would never admit a request: the run would wait forever.
         if self.rpm == Some(0) {

@@ -297,3 +297,203 @@ async fn an_item_failing_past_the_bound_fails_its_scenario() {
         "{errors}"
     );
 }
+
+/// Every call key submitted at most once over the server's whole life.
+fn assert_no_key_twice(server: &FakeServer) {
+    let inputs = server.batch_inputs();
+    let mut per_key: BTreeMap<&str, u32> = BTreeMap::new();
+    for input in &inputs {
+        *per_key.entry(key_of(&input.custom_id)).or_default() += 1;
+    }
+    let repeated: Vec<_> = per_key.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(repeated.is_empty(), "submitted twice: {repeated:?}");
+}
+
+fn read_state(out: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(batch_state_path(out)).expect("state")).expect("json")
+}
+
+fn record_ids(out: &Path) -> BTreeSet<String> {
+    records(out)
+        .iter()
+        .map(|r| r["id"].as_str().expect("id").to_owned())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_window_bounds_live_scenarios_and_written_ones_leave_the_state() {
+    let server = server(FakeConfig::default().with_seed(21)).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let client = batch_client(&server, 50_000);
+    let windowed = |stop_after_waves| BatchOptions {
+        window: 5,
+        stop_after_waves,
+        sink: SinkConfig {
+            sync_every_records: 1,
+            ..SinkConfig::new(&out)
+        },
+        ..BatchOptions::new(&out)
+    };
+
+    // Four waves: the first five scenarios are written (or under way), the rest wait.
+    let first = batch_run(&client, &out, 17, windowed(Some(4))).await;
+    assert_eq!(first.stop, StopReason::Interrupted);
+    let written = record_ids(&out);
+    assert!(!written.is_empty(), "some scenarios finished in four waves");
+    let state = read_state(&out);
+    let calls = state["calls"].as_object().expect("calls");
+    let live: BTreeSet<&str> = calls
+        .values()
+        .map(|c| c["scenario"].as_str().expect("scenario"))
+        .collect();
+    assert!(
+        live.iter().all(|id| !written.contains(*id)),
+        "written scenarios left the state: {live:?} vs {written:?}"
+    );
+    assert!(live.len() <= 5, "at most the window is live: {live:?}");
+
+    // Wave 1 held exactly the window's generations.
+    let inputs = server.batch_inputs();
+    let first_batch = &inputs[0].batch_id;
+    let first_wave = inputs.iter().filter(|i| &i.batch_id == first_batch).count();
+    assert_eq!(first_wave, 5);
+
+    let rest = batch_run(&client, &out, 17, windowed(None)).await;
+    assert_eq!(rest.stop, StopReason::Completed);
+    assert_eq!(record_ids(&out).len(), 17);
+    assert!(!batch_state_path(&out).exists());
+    assert_no_key_twice(&server);
+}
+
+/// Rewrites the state as a process killed after the provider created its only batch, but
+/// before it recorded it, left it: an intent naming the batch's calls, the batch unrecorded.
+fn unrecord_the_batch(out: &Path, wave_override: Option<u64>) {
+    let mut state = read_state(out);
+    let batches = state["batches"].as_object().expect("batches").clone();
+    assert_eq!(batches.len(), 1, "{batches:?}");
+    let (_, batch) = batches.into_iter().next().expect("one batch");
+    state["intent"] = serde_json::json!({
+        "wave": wave_override.unwrap_or(batch["wave"].as_u64().expect("wave")),
+        "file": 0,
+        "custom_ids": batch["custom_ids"],
+    });
+    state["batches"] = serde_json::json!({});
+    // Calls enter the state when their batch is recorded.
+    state["calls"] = serde_json::json!({});
+    std::fs::write(batch_state_path(out), state.to_string()).expect("write state");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn killed_between_creating_a_batch_and_recording_it_it_submits_nothing_twice() {
+    let server = server(FakeConfig::default().with_seed(23)).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let client = batch_client(&server, 50_000);
+    let stop_after = |waves| BatchOptions {
+        stop_after_waves: waves,
+        ..BatchOptions::new(&out)
+    };
+    let first = batch_run(&client, &out, 6, stop_after(Some(1))).await;
+    assert_eq!(first.stop, StopReason::Interrupted);
+    unrecord_the_batch(&out, None);
+
+    // The resumed run finds the batch by its metadata and polls it instead of creating another.
+    let second = batch_run(&client, &out, 6, stop_after(None)).await;
+    assert_eq!(second.stop, StopReason::Completed);
+    assert_eq!(record_ids(&out).len(), 6);
+    assert_no_key_twice(&server);
+    let listed = server
+        .requests()
+        .iter()
+        .filter(|r| r.method == "GET" && r.route == "/v1/batches")
+        .count();
+    assert_eq!(listed, 1, "one lookup");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_intent_whose_batch_was_never_created_submits_its_calls_once() {
+    let server = server(FakeConfig::default().with_seed(25)).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let client = batch_client(&server, 50_000);
+    let stop_after = |waves| BatchOptions {
+        stop_after_waves: waves,
+        ..BatchOptions::new(&out)
+    };
+    let first = batch_run(&client, &out, 4, stop_after(Some(1))).await;
+    assert_eq!(first.stop, StopReason::Interrupted);
+    // The intent names a wave no batch was created for: the process died before the create.
+    unrecord_the_batch(&out, Some(77));
+    let inputs_before = server.batch_inputs().len();
+
+    let second = batch_run(&client, &out, 4, stop_after(None)).await;
+    assert_eq!(second.stop, StopReason::Completed);
+    assert_eq!(record_ids(&out).len(), 4);
+    // The generations went out again (the provider never had them under this run's tag) —
+    // and the first batch, which this rewritten state no longer knows, was never polled.
+    let inputs = server.batch_inputs();
+    assert!(inputs.len() > inputs_before);
+    let regenerated = inputs[inputs_before..]
+        .iter()
+        .filter(|i| i.custom_id.ends_with(":0:generator#1"))
+        .count();
+    assert_eq!(regenerated, 4);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replies_of_scenarios_a_resumed_run_did_not_select_wait_in_the_state() {
+    let server = server(FakeConfig::default().with_seed(27)).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let client = batch_client(&server, 50_000);
+    let stop_after = |waves| BatchOptions {
+        stop_after_waves: waves,
+        ..BatchOptions::new(&out)
+    };
+    // Ten generations in flight; the next run selects six of them, the last all ten.
+    let first = batch_run(&client, &out, 10, stop_after(Some(1))).await;
+    assert_eq!(first.stop, StopReason::Interrupted);
+    let second = batch_run(&client, &out, 6, stop_after(None)).await;
+    assert_eq!(second.stop, StopReason::Completed);
+    assert_eq!(record_ids(&out).len(), 6);
+    let state = read_state(&out);
+    let unread = state["calls"]
+        .as_object()
+        .expect("calls")
+        .values()
+        .filter(|c| c["status"] == "unread")
+        .count();
+    assert_eq!(unread, 4, "{state}");
+
+    let third = batch_run(&client, &out, 10, stop_after(None)).await;
+    assert_eq!(third.stop, StopReason::Completed);
+    assert_eq!(record_ids(&out).len(), 10);
+    assert!(!batch_state_path(&out).exists());
+    assert_no_key_twice(&server);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_creation_reply_is_looked_up_not_retried_into_a_second_batch() {
+    // The provider creates the first two batches but the replies are lost (500): a plain retry
+    // would create each batch twice.
+    let server = server(
+        FakeConfig::default()
+            .with_seed(29)
+            .losing_batch_creations(2),
+    )
+    .await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let client = batch_client(&server, 50_000);
+    let report = batch_run(&client, &out, 5, BatchOptions::new(&out)).await;
+    assert_eq!(report.stop, StopReason::Completed);
+    assert_eq!(record_ids(&out).len(), 5);
+    assert_no_key_twice(&server);
+    let lookups = server
+        .requests()
+        .iter()
+        .filter(|r| r.method == "GET" && r.route == "/v1/batches")
+        .count();
+    assert_eq!(lookups, 2, "one lookup per lost reply");
+}

@@ -339,3 +339,64 @@ async fn run_batch_falls_back_to_the_next_structured_mode() {
     assert!(recs.iter().all(|r| r["score"].is_number()), "scored");
     assert!(!stderr.contains("server error 0"), "{stderr}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_run_killed_at_any_moment_submits_no_call_twice() {
+    let server = FakeServer::start(
+        FakeConfig::default()
+            .with_seed(8)
+            .with_batch_delay(Duration::from_millis(120)),
+    )
+    .await
+    .expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("grid.yaml");
+    // A window of two scenarios: waves mix judges of earlier scenarios with new generations.
+    std::fs::write(&config, format!("{CONFIG}run:\n  batch_window: 2\n")).expect("config");
+    let out = dir.path().join("killed.jsonl");
+    // SIGKILL at spread offsets: while polling, between waves, while writing records, at start.
+    for offset_ms in [15u64, 60, 110, 170, 240, 320, 410, 510] {
+        let mut cmd = tokio::process::Command::new(BIN);
+        for (key, _) in std::env::vars() {
+            if key.starts_with("SCENARIO_ENGINE") {
+                cmd.env_remove(key);
+            }
+        }
+        let mut child = cmd
+            .arg("run")
+            .arg(&config)
+            .arg("--out")
+            .arg(&out)
+            .args(["--base-url", &server.base_url(), "--model", "fake-model"])
+            .args(["--api-key-env", "SCENARIO_ENGINE_TEST_NO_KEY", "--no-cache"])
+            .arg("--batch")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("spawn");
+        tokio::time::sleep(Duration::from_millis(offset_ms)).await;
+        let _ = child.start_kill();
+        let _ = child.wait().await;
+    }
+    let o = run(&config, &out, &server.base_url(), &["--batch"]).await;
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    let ids: Vec<String> = records(&out)
+        .iter()
+        .map(|r| r["id"].as_str().expect("id").to_owned())
+        .collect();
+    let unique: BTreeSet<&String> = ids.iter().collect();
+    assert_eq!((ids.len(), unique.len()), (6, 6), "every scenario once");
+    let mut per_key: std::collections::BTreeMap<String, u32> = std::collections::BTreeMap::new();
+    for input in server.batch_inputs() {
+        let key = input
+            .custom_id
+            .rsplit_once('#')
+            .map_or(input.custom_id.clone(), |(k, _)| k.to_owned());
+        *per_key.entry(key).or_default() += 1;
+    }
+    let twice: Vec<_> = per_key.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(twice.is_empty(), "submitted twice: {twice:?}");
+    assert!(!dir.path().join("killed.jsonl.batch-state.json").exists());
+}

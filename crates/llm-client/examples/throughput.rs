@@ -67,9 +67,9 @@ fn request(i: usize, structured: bool) -> ChatRequest {
     if structured {
         req.output_schema = Some(OutputSchema {
             name: "verdict".into(),
-            schema: json!({"type": "object", "properties": {
+            schema: std::sync::Arc::new(json!({"type": "object", "properties": {
                 "fluency_score": {"type": "number", "minimum": 0, "maximum": 10}, "reason": {"type": "string"}},
-                "required": ["fluency_score", "reason"]}),
+                "required": ["fluency_score", "reason"]})),
             strict: true,
         });
     }

@@ -35,6 +35,10 @@ use crate::{ChatRequest, ChatResponse, ClientConfig, FinishReason, LlmError, Pro
 pub const MAX_BATCH_REQUESTS: usize = 50_000;
 /// The provider's per-file limit on bytes.
 pub const MAX_BATCH_BYTES: usize = 200 * 1024 * 1024;
+/// Bytes per batch file by default: below the provider's limit, so that a wave's file, which
+/// is held in memory while it is uploaded, keeps the run's memory small; a wave larger than this
+/// is simply several batches, which the provider runs side by side.
+pub const DEFAULT_BATCH_BYTES: usize = 8 * 1024 * 1024;
 
 /// How batches are submitted and priced.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -53,7 +57,7 @@ pub struct BatchConfig {
     pub completion_window: String,
     /// Most requests per batch file (at most [`MAX_BATCH_REQUESTS`]).
     pub max_requests: usize,
-    /// Most bytes per batch file (at most [`MAX_BATCH_BYTES`]).
+    /// Most bytes per batch file (at most [`MAX_BATCH_BYTES`]; default [`DEFAULT_BATCH_BYTES`]).
     pub max_bytes: usize,
 }
 
@@ -65,7 +69,7 @@ impl Default for BatchConfig {
             first_poll: Duration::from_millis(50),
             completion_window: "24h".to_owned(),
             max_requests: MAX_BATCH_REQUESTS,
-            max_bytes: MAX_BATCH_BYTES,
+            max_bytes: DEFAULT_BATCH_BYTES,
         }
     }
 }
@@ -119,7 +123,23 @@ pub struct BatchStatus {
     /// Requests that failed or expired.
     #[serde(default)]
     pub error_file_id: Option<String>,
+    /// The tag the batch was created with ([`BatchClient::submit`]), if any.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub metadata: BTreeMap<String, String>,
 }
+
+/// A page of `GET /v1/batches`.
+#[derive(Debug, Deserialize)]
+struct BatchPage {
+    #[serde(default)]
+    data: Vec<BatchStatus>,
+    #[serde(default)]
+    has_more: bool,
+}
+
+/// Pages of `GET /v1/batches` (100 batches each) [`BatchClient::find_batch`] reads at most:
+/// the account's 5,000 newest batches. A batch created by a crashed run is among the newest.
+pub const FIND_MAX_PAGES: usize = 50;
 
 /// One request of a batch.
 #[derive(Debug, Clone, PartialEq)]
@@ -148,6 +168,17 @@ pub struct ItemResult {
     pub custom_id: String,
     /// Its reply.
     pub reply: ItemReply,
+}
+
+/// What a terminal batch's files said.
+#[derive(Debug, Default)]
+pub struct BatchResults {
+    /// One per `custom_id` the caller asked about.
+    pub items: Vec<ItemResult>,
+    /// Result lines (`custom_id`, the line) for ids the caller did not ask about: the calls of
+    /// scenarios a resumed run has not taken up yet; read them later with
+    /// [`BatchClient::read_result_line`].
+    pub unclaimed: Vec<(String, String)>,
 }
 
 /// An API key; `Debug` never shows it.
@@ -299,19 +330,28 @@ impl BatchClient {
             .map_err(|e| LlmError::Protocol(format!("encoding a batch line: {e}")))
     }
 
-    /// Uploads `lines` as one file and creates a batch over it.
+    /// Uploads `lines` as one file and creates a batch over it, tagged with `metadata` (at most
+    /// 16 pairs, as OpenAI allows) so that [`BatchClient::find_batch`] can find it again.
     ///
     /// # Errors
     /// Transport errors after the retry policy, or [`LlmError::Protocol`] for replies without
     /// the expected ids.
-    pub async fn submit(&self, lines: &[String]) -> Result<BatchStatus, LlmError> {
-        let mut content = Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
+    pub async fn submit(
+        &self,
+        lines: &[String],
+        metadata: &BTreeMap<String, String>,
+    ) -> Result<BatchStatus, LlmError> {
+        // The boundary is a hash of the lines: it cannot occur in them. The body is built
+        // once and shared by every retry (a batch file is up to `max_bytes`).
+        let mut hasher = blake3::Hasher::new();
+        let mut content_len = 0usize;
         for line in lines {
-            content.extend_from_slice(line.as_bytes());
-            content.push(b'\n');
+            hasher.update(line.as_bytes());
+            hasher.update(b"\n");
+            content_len += line.len() + 1;
         }
-        let boundary = format!("scenario-engine-{}", &blake3::hash(&content).to_hex()[..32]);
-        let body = multipart_body(&boundary, &content);
+        let boundary = format!("scenario-engine-{}", &hasher.finalize().to_hex()[..32]);
+        let body = multipart_body(&boundary, lines, content_len);
         let file = self
             .send(
                 reqwest::Method::POST,
@@ -324,25 +364,93 @@ impl BatchClient {
             .get("id")
             .and_then(Value::as_str)
             .ok_or_else(|| LlmError::Protocol(format!("file upload without an id: {file}")))?;
-        let create = json!({
+        let mut create = json!({
             "input_file_id": file_id,
             "endpoint": self.line_url,
             "completion_window": self.batch.completion_window,
         });
-        let created = self
-            .send(
-                reqwest::Method::POST,
-                "batches",
-                Some((
-                    "application/json".to_owned(),
-                    create.to_string().into_bytes(),
-                )),
-            )
+        if !metadata.is_empty() {
+            create["metadata"] = json!(metadata);
+        }
+        let status = self
+            .create_batch(bytes::Bytes::from(create.to_string()), metadata)
             .await?;
-        let status: BatchStatus = serde_json::from_slice(&created)
-            .map_err(|e| LlmError::Protocol(format!("batch creation reply: {e}")))?;
-        tracing::info!(batch = %status.id, requests = lines.len(), bytes = content.len(), "batch submitted");
+        tracing::info!(batch = %status.id, requests = lines.len(), bytes = content_len, "batch submitted");
         Ok(status)
+    }
+
+    /// `POST /v1/batches`, never twice for one tag: a transient failure may hide a batch the
+    /// provider did create, so before each retry the tagged batch is looked up first.
+    async fn create_batch(
+        &self,
+        body: bytes::Bytes,
+        tag: &BTreeMap<String, String>,
+    ) -> Result<BatchStatus, LlmError> {
+        let policy = &self.cfg.retry;
+        let mut retries = 0u32;
+        loop {
+            let body = Some(("application/json".to_owned(), body.clone()));
+            match self
+                .send_with_retries(reqwest::Method::POST, "batches", body, 0)
+                .await
+            {
+                Ok(created) => {
+                    return serde_json::from_slice(&created)
+                        .map_err(|e| LlmError::Protocol(format!("batch creation reply: {e}")));
+                }
+                Err(e) if e.is_transient() && retries < policy.max_retries => {
+                    if !tag.is_empty()
+                        && let Some(found) = self.find_batch(tag).await?
+                    {
+                        tracing::info!(batch = %found.id, error = %e, "the batch was created despite the error");
+                        return Ok(found);
+                    }
+                    let delay = backoff(policy, retries);
+                    retries += 1;
+                    tracing::warn!(retry = retries, error = %e, "creating a batch failed, retrying");
+                    tokio::time::sleep(delay).await;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// The newest batch whose metadata holds every pair of `tag`, among the account's
+    /// [`FIND_MAX_PAGES`] newest pages of batches: how a run that crashed between creating a
+    /// batch and recording it finds that batch instead of creating it again.
+    ///
+    /// # Errors
+    /// Transport errors after the retry policy, or an unreadable page.
+    pub async fn find_batch(
+        &self,
+        tag: &BTreeMap<String, String>,
+    ) -> Result<Option<BatchStatus>, LlmError> {
+        let mut after: Option<String> = None;
+        for _ in 0..FIND_MAX_PAGES {
+            let path = match &after {
+                Some(id) => format!("batches?limit=100&after={id}"),
+                None => "batches?limit=100".to_owned(),
+            };
+            let raw = self.send(reqwest::Method::GET, &path, None).await?;
+            let page: BatchPage = serde_json::from_slice(&raw)
+                .map_err(|e| LlmError::Protocol(format!("batch list: {e}")))?;
+            if let Some(found) = page
+                .data
+                .iter()
+                .find(|b| tag.iter().all(|(k, v)| b.metadata.get(k) == Some(v)))
+            {
+                return Ok(Some(found.clone()));
+            }
+            match page.data.last() {
+                Some(last) if page.has_more => after = Some(last.id.clone()),
+                _ => return Ok(None),
+            }
+        }
+        tracing::warn!(
+            pages = FIND_MAX_PAGES,
+            "no tagged batch among the newest batches; assuming it was never created"
+        );
+        Ok(None)
     }
 
     /// The current status of batch `id`.
@@ -356,18 +464,20 @@ impl BatchClient {
         serde_json::from_slice(&raw).map_err(|e| LlmError::Protocol(format!("batch status: {e}")))
     }
 
-    /// Reads the replies of a terminal batch. `requests` maps every `custom_id` the batch was
-    /// given to its request (for schema validation and usage estimates); an id that appears in
-    /// neither file comes back as [`ItemReply::Retryable`].
+    /// Reads the replies of a terminal batch. `requests` maps every `custom_id` the caller
+    /// wants a reply for to its request (for schema validation and usage estimates); such an id
+    /// that appears in neither file comes back as [`ItemReply::Retryable`]. Lines of other ids
+    /// come back unread in [`BatchResults::unclaimed`].
     ///
     /// # Errors
     /// When a file cannot be downloaded (transport errors after the retry policy).
     pub async fn results(
         &self,
         status: &BatchStatus,
-        requests: &HashMap<String, ChatRequest>,
-    ) -> Result<Vec<ItemResult>, LlmError> {
+        requests: &HashMap<String, &ChatRequest>,
+    ) -> Result<BatchResults, LlmError> {
         let mut seen: BTreeMap<String, ItemReply> = BTreeMap::new();
+        let mut unclaimed = Vec::new();
         for file in [&status.output_file_id, &status.error_file_id]
             .into_iter()
             .flatten()
@@ -385,11 +495,12 @@ impl BatchClient {
                             tracing::warn!(batch = %status.id, "a result line without custom_id");
                             continue;
                         };
-                        let Some(request) = requests.get(id) else {
-                            tracing::warn!(batch = %status.id, custom_id = id, "a result for an unknown custom_id");
-                            continue;
-                        };
-                        seen.insert(id.to_owned(), self.read_line(&v, request));
+                        match requests.get(id) {
+                            Some(request) => {
+                                seen.insert(id.to_owned(), self.read_line(&v, request));
+                            }
+                            None => unclaimed.push((id.to_owned(), line.to_owned())),
+                        }
                     }
                     Err(e) => {
                         tracing::warn!(batch = %status.id, error = %e, "an unreadable result line");
@@ -403,7 +514,7 @@ impl BatchClient {
             BatchState::Cancelled => "the batch was cancelled before this request ran",
             _ => "the request is missing from the batch's result files",
         };
-        let mut out: Vec<ItemResult> = Vec::with_capacity(requests.len());
+        let mut items: Vec<ItemResult> = Vec::with_capacity(requests.len());
         for id in requests.keys() {
             let reply = seen.remove(id).unwrap_or_else(|| {
                 ItemReply::Retryable(LlmError::Server {
@@ -412,12 +523,24 @@ impl BatchClient {
                     message: why.to_owned(),
                 })
             });
-            out.push(ItemResult {
+            items.push(ItemResult {
                 custom_id: id.clone(),
                 reply,
             });
         }
-        Ok(out)
+        Ok(BatchResults { items, unclaimed })
+    }
+
+    /// A result line kept unread ([`BatchResults::unclaimed`]), read now that its request is
+    /// known.
+    #[must_use]
+    pub fn read_result_line(&self, line: &str, request: &ChatRequest) -> ItemReply {
+        match serde_json::from_str::<Value>(line) {
+            Ok(v) => self.read_line(&v, request),
+            Err(e) => ItemReply::Retryable(LlmError::Protocol(format!(
+                "an unreadable stored result line: {e}"
+            ))),
+        }
     }
 
     /// One line of an output or error file.
@@ -544,9 +667,24 @@ impl BatchClient {
         &self,
         method: reqwest::Method,
         path: &str,
-        body: Option<(String, Vec<u8>)>,
+        body: Option<(String, bytes::Bytes)>,
     ) -> Result<Vec<u8>, LlmError> {
-        let url = provider::endpoint_url(&self.cfg.provider.base_url, path, None);
+        self.send_with_retries(method, path, body, self.cfg.retry.max_retries)
+            .await
+    }
+
+    /// [`Self::send`] with at most `max_retries` retries.
+    async fn send_with_retries(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<(String, bytes::Bytes)>,
+        max_retries: u32,
+    ) -> Result<Vec<u8>, LlmError> {
+        let (path, query) = path
+            .split_once('?')
+            .map_or((path, None), |(p, q)| (p, Some(q)));
+        let url = provider::endpoint_url(&self.cfg.provider.base_url, path, query);
         let policy = &self.cfg.retry;
         let mut retries = 0u32;
         loop {
@@ -602,7 +740,7 @@ impl BatchClient {
                     message: self.scrub(e.to_string()),
                 },
             };
-            if retries >= policy.max_retries {
+            if retries >= max_retries {
                 return Err(error);
             }
             let delay = backoff(policy, retries);
@@ -653,8 +791,8 @@ pub fn split_batches<T>(
 
 /// A `multipart/form-data` body with `purpose=batch` and the JSONL file (hand-built: two fixed
 /// parts do not justify another HTTP feature).
-fn multipart_body(boundary: &str, content: &[u8]) -> Vec<u8> {
-    let mut body = Vec::with_capacity(content.len() + 512);
+fn multipart_body(boundary: &str, lines: &[String], content_len: usize) -> bytes::Bytes {
+    let mut body = Vec::with_capacity(content_len + 512);
     body.extend_from_slice(
         format!(
             "--{boundary}\r\nContent-Disposition: form-data; name=\"purpose\"\r\n\r\nbatch\r\n\
@@ -663,9 +801,12 @@ fn multipart_body(boundary: &str, content: &[u8]) -> Vec<u8> {
         )
         .as_bytes(),
     );
-    body.extend_from_slice(content);
+    for line in lines {
+        body.extend_from_slice(line.as_bytes());
+        body.push(b'\n');
+    }
     body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
-    body
+    bytes::Bytes::from(body)
 }
 
 fn json_of(raw: &[u8]) -> Result<Value, LlmError> {
@@ -702,7 +843,9 @@ mod tests {
         let mut request = ChatRequest::new("m", vec![crate::Message::user("hi")]);
         request.output_schema = Some(crate::OutputSchema {
             name: "answer".into(),
-            schema: json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}),
+            schema: std::sync::Arc::new(
+                json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}),
+            ),
             strict: true,
         });
         let line = client

@@ -94,6 +94,19 @@ impl LlmError {
             Self::Auth { .. } | Self::BudgetExceeded { .. } | Self::Config(_)
         )
     }
+
+    /// Transport failures worth another try: rate limits, server errors, timeouts, connection
+    /// failures.
+    #[must_use]
+    pub fn is_transient(&self) -> bool {
+        matches!(
+            self,
+            Self::RateLimited { .. }
+                | Self::Server { .. }
+                | Self::Timeout { .. }
+                | Self::Connect { .. }
+        )
+    }
 }
 
 /// ` 500` for an HTTP status; nothing for 0 (no status: a batch item that expired, went

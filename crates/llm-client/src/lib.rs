@@ -47,7 +47,8 @@ mod types;
 
 pub use atomic::write_atomic;
 pub use batch::{
-    BatchClient, BatchConfig, BatchItem, BatchState, BatchStatus, ItemReply, ItemResult,
+    BatchClient, BatchConfig, BatchItem, BatchResults, BatchState, BatchStatus, ItemReply,
+    ItemResult,
 };
 pub use cache::{cache_key, canonical_json, replay_key};
 pub use client::Client;

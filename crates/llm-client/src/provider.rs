@@ -180,7 +180,7 @@ fn openai_body(req: &ChatRequest, mode: Option<StructuredMode>) -> Value {
                 let wire_schema = if schema.strict {
                     strict_schema(&schema.schema)
                 } else {
-                    schema.schema.clone()
+                    schema.schema.as_ref().clone()
                 };
                 body.insert(
                     "response_format".into(),
@@ -548,7 +548,9 @@ mod tests {
         req.seed = Some(7);
         req.output_schema = Some(OutputSchema {
             name: "verdict".into(),
-            schema: json!({"type": "object", "properties": {"score": {"type": "number", "maximum": 10}}, "required": ["score"]}),
+            schema: std::sync::Arc::new(
+                json!({"type": "object", "properties": {"score": {"type": "number", "maximum": 10}}, "required": ["score"]}),
+            ),
             strict: true,
         });
         req

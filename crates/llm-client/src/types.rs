@@ -108,8 +108,9 @@ pub enum ToolChoice {
 pub struct OutputSchema {
     /// Name sent to the provider (`[a-zA-Z0-9_-]`, as OpenAI requires).
     pub name: String,
-    /// The JSON Schema; local validation always uses it as written.
-    pub schema: Value,
+    /// The JSON Schema; local validation always uses it as written. Shared: every request of
+    /// one agent carries the same schema, and a parsed schema is kilobytes in memory.
+    pub schema: std::sync::Arc<Value>,
     /// Ask for strict enforcement where the provider supports it.
     #[serde(default = "default_true")]
     pub strict: bool,

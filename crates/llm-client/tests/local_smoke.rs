@@ -40,7 +40,7 @@ fn model(max_tokens_cap: u32) -> LocalModel {
 fn judge_schema() -> OutputSchema {
     OutputSchema {
         name: "fluency_output".into(),
-        schema: json!({
+        schema: std::sync::Arc::new(json!({
             "type": "object",
             "properties": {
                 "fluency_score": {"type": "number", "minimum": 0, "maximum": 10},
@@ -48,7 +48,7 @@ fn judge_schema() -> OutputSchema {
             },
             "required": ["fluency_score", "summary"],
             "additionalProperties": false
-        }),
+        })),
         strict: true,
     }
 }

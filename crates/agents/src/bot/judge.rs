@@ -86,7 +86,7 @@ impl LlmJudge {
                         ChatRequest::new(self.model_name.clone(), vec![Message::user(prompt)]);
                     req.output_schema = Some(OutputSchema {
                         name: "verdict".to_owned(),
-                        schema,
+                        schema: std::sync::Arc::new(schema),
                         strict: true,
                     });
                     req.temperature = Some(0.0);

@@ -16,10 +16,34 @@
 //! stored replies, which regenerates exactly the calls still open; calls already in a batch are
 //! polled for, never submitted again. Custom ids are `key#n` for the n-th submission, so a
 //! failed or expired item can be resubmitted (up to `max_item_submissions` in all) while a
-//! call key is never in two live batches. The state keeps the replies of finished scenarios
-//! until the run ends (so a record lost in a crash is rebuilt without a call) and is deleted
-//! once every scenario is written. A run stopped by the budget, a fatal error or Ctrl-C submits
-//! no further wave and keeps the state, so a later run (with a larger budget) resumes it.
+//! call key is never in two live batches.
+//!
+//! At full scale (hundreds of thousands of scenarios) memory is bounded by the window, not by
+//! the run:
+//!
+//! - **A window of live scenarios** ([`BatchOptions::window`], default
+//!   [`DEFAULT_BATCH_WINDOW`]): a scenario is admitted when one leaves, so a wave holds the
+//!   judge calls of earlier scenarios beside the generations of new ones. (A resumed run admits
+//!   past the window until every scenario with calls in the state is back, so no stored reply
+//!   is stranded.)
+//! - **Finished scenarios leave the state** once the writer has made their outcome durable
+//!   ([`super::sink::WrittenIds`]): a crash never loses both a record and the replies that
+//!   rebuild it. The state file is then the window's size, and is deleted once every scenario
+//!   is written.
+//! - **Waves are encoded a batch file at a time**, each at most the client's `max_bytes`.
+//! - A batch holding calls of scenarios this process has not admitted yet (a resumed run)
+//!   keeps their result lines unread in the state until those scenarios are admitted.
+//!
+//! **Batch creation is idempotent.** Before creating a batch the state records the intent
+//! (wave, file number, custom ids) and the batch is created with metadata naming the run (a
+//! random id kept in the state), the wave and the file. A run that finds an intent on resume
+//! (it was killed between creating a batch and recording it) looks the batch up by that
+//! metadata: found, it is polled as any other; not found, it was never created and its calls go
+//! into the next wave. A lookup that fails stops the run (exit 1) rather than risk paying twice.
+//! So a kill at any moment submits no call twice.
+//!
+//! A run stopped by the budget, a fatal error or Ctrl-C submits no further wave and keeps the
+//! state, so a later run (with a larger budget) resumes it.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write as _;
@@ -30,10 +54,9 @@ use std::sync::atomic::Ordering;
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
-use llm_client::batch::split_batches;
 use llm_client::{
-    BatchClient, BatchConfig, BatchItem, BatchState, ChatRequest, ChatResponse, ClientConfig,
-    ItemReply, LlmError,
+    BatchClient, BatchConfig, BatchItem, BatchState, BatchStatus, ChatRequest, ChatResponse,
+    ClientConfig, ItemReply, LlmError,
 };
 use scenarios::Scenario;
 
@@ -42,7 +65,11 @@ use super::estimate::Estimate;
 use super::executor::{RunControl, RunReport, RunStats, StopReason, not_done};
 use super::key::CallKey;
 use super::machine::{AgentCall, Pipeline, RunOutcome};
-use super::sink::{Checkpoint, SinkConfig, SinkError, spawn_writer};
+use super::sink::{Checkpoint, SinkConfig, SinkError, WrittenIds, spawn_writer};
+
+/// Scenarios live at once in a batch run by default (see the module docs): the first wave
+/// holds this many generations, and memory is bounded by it.
+pub const DEFAULT_BATCH_WINDOW: usize = 2_000;
 
 /// The run-state file next to an output file: `<out>.batch-state.json`.
 #[must_use]
@@ -70,6 +97,8 @@ pub struct BatchOptions {
     pub stop_after_waves: Option<u32>,
     /// Stop submitting waves once the spend reaches this many USD (the driver's policy).
     pub budget_usd: Option<f64>,
+    /// Scenarios live at once (default [`DEFAULT_BATCH_WINDOW`]; at least 1).
+    pub window: usize,
 }
 
 impl BatchOptions {
@@ -83,6 +112,7 @@ impl BatchOptions {
             max_item_submissions: 3,
             stop_after_waves: None,
             budget_usd: None,
+            window: DEFAULT_BATCH_WINDOW,
         }
     }
 }
@@ -96,6 +126,9 @@ pub enum BatchError {
     /// The batch client could not be built (provider kind, URL, limits).
     #[error("batch client: {0}")]
     Client(#[from] LlmError),
+    /// The batch being created when the previous run stopped could not be looked up.
+    #[error(transparent)]
+    Recovery(#[from] RecoveryError),
     /// The run-state file could not be read or written.
     #[error("batch state {path}: {message}")]
     State {
@@ -188,6 +221,9 @@ enum CallStatus {
     Resubmit,
     /// Answered (or given up on).
     Answered { reply: StoredReply },
+    /// Answered in a batch collected before this process took up the scenario: the result
+    /// line, read once the call's request is known again.
+    Unread { line: String },
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -205,11 +241,27 @@ struct SubmittedBatch {
     custom_ids: Vec<String>,
 }
 
+/// A batch about to be created: recorded before the provider is asked, so a crash between
+/// the two is recovered by a lookup instead of a second batch.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Intent {
+    wave: u32,
+    /// The batch file's number within its wave.
+    file: u32,
+    custom_ids: Vec<String>,
+}
+
 /// The run state saved to `<out>.batch-state.json`.
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct RunState {
+    /// A random id naming this run in its batches' metadata (set when the state is created).
+    #[serde(default)]
+    run_id: String,
     /// Waves submitted so far (over every process of the run).
     waves: u32,
+    /// A batch being created (see [`Intent`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    intent: Option<Intent>,
     /// Every call key handed out, by key (its text form, see [`CallKey`]).
     calls: BTreeMap<CallKey, CallState>,
     /// Batches submitted and not yet collected, by batch id.
@@ -218,18 +270,73 @@ struct RunState {
 
 impl RunState {
     fn load(path: &Path) -> Result<Self, BatchError> {
-        match std::fs::read(path) {
-            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| state_error(path, &e)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
-            Err(e) => Err(state_error(path, &e)),
+        let mut state: Self = match std::fs::File::open(path) {
+            Ok(file) => serde_json::from_reader(std::io::BufReader::new(file))
+                .map_err(|e| state_error(path, &e))?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Self::default(),
+            Err(e) => return Err(state_error(path, &e)),
+        };
+        if state.run_id.is_empty() {
+            state.run_id = new_run_id(path);
         }
+        Ok(state)
     }
 
-    /// Atomic replace: a crash leaves the old state or the new one, never a torn file.
+    /// Atomic replace: a crash leaves the old state or the new one, never a torn file. Streamed:
+    /// the state is never held twice in memory.
     fn save(&self, path: &Path) -> Result<(), BatchError> {
-        let bytes = serde_json::to_vec(self).map_err(|e| state_error(path, &e))?;
-        llm_client::write_atomic(path, |w| w.write_all(&bytes)).map_err(|e| state_error(path, &e))
+        llm_client::write_atomic(path, |w| {
+            let mut w = std::io::BufWriter::new(w);
+            serde_json::to_writer(&mut w, self).map_err(std::io::Error::other)?;
+            w.flush()
+        })
+        .map_err(|e| state_error(path, &e))
     }
+
+    /// The metadata of batch file `file` of wave `wave`.
+    fn tag(&self, wave: u32, file: u32) -> BTreeMap<String, String> {
+        [
+            ("scenario_engine_run", self.run_id.clone()),
+            ("scenario_engine_wave", wave.to_string()),
+            ("scenario_engine_file", file.to_string()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect()
+    }
+
+    /// Records that `batch` holds `custom_ids` (submission `n` of each call, as the id says).
+    fn record_batch(&mut self, batch: &str, wave: u32, custom_ids: Vec<String>) {
+        for id in &custom_ids {
+            let Some(key) = key_of(id) else {
+                continue;
+            };
+            let n = id
+                .rsplit_once('#')
+                .and_then(|(_, n)| n.parse::<u32>().ok())
+                .unwrap_or(1);
+            let entry = self.calls.entry(key).or_insert_with_key(|key| CallState {
+                scenario: key.scenario.clone(),
+                submissions: 0,
+                status: CallStatus::Resubmit,
+            });
+            entry.submissions = entry.submissions.max(n);
+            entry.status = CallStatus::InBatch {
+                batch: batch.to_owned(),
+            };
+        }
+        self.batches
+            .insert(batch.to_owned(), SubmittedBatch { wave, custom_ids });
+    }
+}
+
+/// A run id unlikely to repeat: a hash of the state file's path, the process and the time.
+fn new_run_id(path: &Path) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let seed = format!("{}|{}|{nanos}", path.display(), std::process::id());
+    blake3::hash(seed.as_bytes()).to_hex()[..16].to_owned()
 }
 
 fn state_error(path: &Path, e: &dyn std::fmt::Display) -> BatchError {
@@ -256,9 +363,14 @@ pub struct BatchBackend<'c> {
     client: &'c BatchClient,
     max_item_submissions: u32,
     stop_after_waves: Option<u32>,
+    window: usize,
     control: RunControl,
     state: RunState,
     state_path: PathBuf,
+    /// Scenarios whose outcome the writer made durable: their calls leave the state.
+    written: WrittenIds,
+    /// Scenarios with calls in the state that this process has not taken up yet.
+    unadmitted: HashSet<String>,
     /// Calls handed out by a machine and not yet answered, by key.
     waiting: BTreeMap<CallKey, (Slot, AgentCall)>,
     /// Replies known without a batch (stored in the state, or requests that cannot be encoded).
@@ -276,9 +388,23 @@ impl std::fmt::Debug for BatchBackend<'_> {
     }
 }
 
+/// Why a run could not tell whether the batch it was creating when it stopped exists.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "could not look up the batch being created when the previous run stopped (wave {wave}): \
+     {source}\nhint: nothing was resubmitted; run again once the provider answers"
+)]
+pub struct RecoveryError {
+    /// The wave of the batch.
+    pub wave: u32,
+    /// The lookup's failure.
+    pub source: LlmError,
+}
+
 impl<'c> BatchBackend<'c> {
     /// A back end on `client`, resuming the state file of `options` when there is one; calls of
-    /// scenarios in `done` (already written) are forgotten.
+    /// scenarios in `done` (already written) are forgotten, and so are those of scenarios
+    /// `written` reports durable later. Call [`BatchBackend::recover`] before driving it.
     ///
     /// # Errors
     /// When the state file cannot be read.
@@ -287,14 +413,18 @@ impl<'c> BatchBackend<'c> {
         options: &BatchOptions,
         control: RunControl,
         done: &HashSet<String>,
+        written: WrittenIds,
     ) -> Result<Self, BatchError> {
         let mut state = RunState::load(&options.state_path)?;
         // Calls of scenarios already written are of no further use.
         state.calls.retain(|_, c| !done.contains(&c.scenario));
+        let unadmitted: HashSet<String> =
+            state.calls.values().map(|c| c.scenario.clone()).collect();
         if !state.batches.is_empty() || !state.calls.is_empty() {
             tracing::info!(
                 batches = state.batches.len(),
                 calls = state.calls.len(),
+                scenarios = unadmitted.len(),
                 "resuming a batch run"
             );
         }
@@ -302,16 +432,65 @@ impl<'c> BatchBackend<'c> {
             client,
             max_item_submissions: options.max_item_submissions,
             stop_after_waves: options.stop_after_waves,
+            window: options.window.max(1),
             control,
             state,
             state_path: options.state_path.clone(),
+            written,
+            unadmitted,
             waiting: BTreeMap::new(),
             ready: Vec::new(),
             submitted_here: 0,
         })
     }
 
-    fn save(&self) -> Result<(), BatchError> {
+    /// Settles a batch the previous process was creating when it stopped: found by its
+    /// metadata, it is polled like any other; not found, it was never created.
+    ///
+    /// # Errors
+    /// [`BatchError::Recovery`] when the provider cannot be asked (nothing is resubmitted then),
+    /// or the state file cannot be written.
+    pub async fn recover(&mut self) -> Result<(), BatchError> {
+        let Some(intent) = self.state.intent.clone() else {
+            return Ok(());
+        };
+        let tag = self.state.tag(intent.wave, intent.file);
+        match self.client.find_batch(&tag).await {
+            Ok(Some(status)) => {
+                tracing::info!(batch = %status.id, wave = intent.wave, "found the batch created just before the previous run stopped; polling it");
+                self.state
+                    .record_batch(&status.id, intent.wave, intent.custom_ids);
+            }
+            Ok(None) => tracing::info!(
+                wave = intent.wave,
+                "the batch being created when the previous run stopped does not exist; its calls go into the next wave"
+            ),
+            Err(source) => {
+                return Err(BatchError::Recovery(RecoveryError {
+                    wave: intent.wave,
+                    source,
+                }));
+            }
+        }
+        self.state.intent = None;
+        self.save()
+    }
+
+    /// Nothing left to resume: no call, batch or intent in the state.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.state.calls.is_empty() && self.state.batches.is_empty() && self.state.intent.is_none()
+    }
+
+    /// Saves the state, first forgetting the scenarios whose outcome is durable.
+    fn save(&mut self) -> Result<(), BatchError> {
+        let durable = self.written.take();
+        if !durable.is_empty() {
+            let durable: HashSet<String> = durable.into_iter().collect();
+            self.state
+                .calls
+                .retain(|_, c| !durable.contains(&c.scenario));
+        }
         self.state.save(&self.state_path)
     }
 
@@ -335,15 +514,57 @@ impl<'c> BatchBackend<'c> {
         }
     }
 
-    /// Submits every waiting call as one wave (split at the provider's limits), saving the state
-    /// after every batch so a crash never forgets a submitted one. `Some` when the provider
-    /// refused a batch (the batches submitted before it stay in the state).
+    /// Stores a batch item's reply; true when the call is answered (else it is resubmitted in
+    /// the next wave).
+    fn settle(&mut self, key: &CallKey, reply: ItemReply) -> bool {
+        let max = self.max_item_submissions;
+        let Some(call) = self.state.calls.get_mut(key) else {
+            return false;
+        };
+        let submissions = call.submissions;
+        match reply {
+            ItemReply::Answered(mut result) => {
+                if let Ok(resp) = &mut result {
+                    // Resubmissions are the batch form of transport retries.
+                    resp.retries = submissions.saturating_sub(1);
+                }
+                call.status = CallStatus::Answered {
+                    reply: StoredReply::from_result(result, submissions),
+                };
+                true
+            }
+            ItemReply::Retryable(e) if submissions < max => {
+                tracing::info!(call = %key, submissions, error = %e, "batch item failed; resubmitting next wave");
+                call.status = CallStatus::Resubmit;
+                false
+            }
+            ItemReply::Retryable(e) => {
+                tracing::warn!(call = %key, submissions, error = %e, "batch item failed; no submissions left");
+                call.status = CallStatus::Answered {
+                    reply: StoredReply::from_result(Err(e), submissions),
+                };
+                true
+            }
+        }
+    }
+
+    /// Submits every waiting call as one wave, a batch file at a time (each within the
+    /// client's limits). `Some` when the provider refused a batch (the batches submitted before
+    /// it stay in the state; the one refused stays an intent, looked up by the next run).
     async fn submit_wave(&mut self) -> Result<Option<LlmError>, BatchError> {
         let keys: Vec<CallKey> = self.waiting.keys().cloned().collect();
         self.state.waves += 1;
         let wave = self.state.waves;
-        let mut lines: Vec<(String, String)> = Vec::with_capacity(keys.len());
+        let (max_requests, max_bytes) = {
+            let cfg = self.client.batch_config();
+            (cfg.max_requests, cfg.max_bytes)
+        };
+        tracing::info!(wave, calls = keys.len(), "submitting a wave");
+        let mut file: Vec<(String, String)> = Vec::new();
+        let mut bytes = 0usize;
+        let mut files = 0u32;
         let mut unencodable = Vec::new();
+        let mut refused = None;
         for key in &keys {
             let Some((_, call)) = self.waiting.get(key) else {
                 continue;
@@ -354,8 +575,8 @@ impl<'c> BatchBackend<'c> {
                 custom_id: custom_id.clone(),
                 request: call.request.clone(),
             };
-            match self.client.encode_line(&item) {
-                Ok(line) => lines.push((custom_id, line)),
+            let line = match self.client.encode_line(&item) {
+                Ok(line) => line,
                 Err(e) => {
                     // Cannot be encoded now, cannot be later: the machine gets the error.
                     tracing::error!(call = %key, error = %e, "request not encodable");
@@ -370,49 +591,57 @@ impl<'c> BatchBackend<'c> {
                         },
                     );
                     unencodable.push(key.clone());
-                }
-            }
-        }
-        self.answer_stored(&unencodable, false);
-        let cfg = self.client.batch_config();
-        let chunks = split_batches(lines, |(_, l)| l.len(), cfg.max_requests, cfg.max_bytes);
-        tracing::info!(
-            wave,
-            calls = keys.len(),
-            batches = chunks.len(),
-            "submitting a wave"
-        );
-        for chunk in chunks {
-            let text: Vec<String> = chunk.iter().map(|(_, l)| l.clone()).collect();
-            let status = match self.client.submit(&text).await {
-                Ok(status) => status,
-                Err(e) => {
-                    self.save()?;
-                    return Ok(Some(e));
+                    continue;
                 }
             };
-            let custom_ids: Vec<String> = chunk.into_iter().map(|(id, _)| id).collect();
-            for key in custom_ids.iter().filter_map(|id| key_of(id)) {
-                let entry = self
-                    .state
-                    .calls
-                    .entry(key)
-                    .or_insert_with_key(|key| CallState {
-                        scenario: key.scenario.clone(),
-                        submissions: 0,
-                        status: CallStatus::Resubmit,
-                    });
-                entry.submissions += 1;
-                entry.status = CallStatus::InBatch {
-                    batch: status.id.clone(),
-                };
+            if !file.is_empty()
+                && (file.len() >= max_requests || bytes + line.len() + 1 > max_bytes)
+            {
+                refused = self
+                    .submit_file(wave, files, std::mem::take(&mut file))
+                    .await?;
+                if refused.is_some() {
+                    break;
+                }
+                files += 1;
+                bytes = 0;
             }
-            self.state
-                .batches
-                .insert(status.id.clone(), SubmittedBatch { wave, custom_ids });
-            self.save()?;
+            bytes += line.len() + 1;
+            file.push((custom_id, line));
         }
-        Ok(None)
+        if refused.is_none() && !file.is_empty() {
+            refused = self.submit_file(wave, files, file).await?;
+        }
+        self.answer_stored(&unencodable, false);
+        Ok(refused)
+    }
+
+    /// Creates one batch of `file` (custom id, line), recording the intent first and the batch
+    /// once the provider has it.
+    async fn submit_file(
+        &mut self,
+        wave: u32,
+        number: u32,
+        file: Vec<(String, String)>,
+    ) -> Result<Option<LlmError>, BatchError> {
+        let (custom_ids, lines): (Vec<String>, Vec<String>) = file.into_iter().unzip();
+        self.state.intent = Some(Intent {
+            wave,
+            file: number,
+            custom_ids: custom_ids.clone(),
+        });
+        self.save()?;
+        let tag = self.state.tag(wave, number);
+        match self.client.submit(&lines, &tag).await {
+            Ok(status) => {
+                self.state.intent = None;
+                self.state.record_batch(&status.id, wave, custom_ids);
+                self.save()?;
+                Ok(None)
+            }
+            // Whether the provider created it is unknown: the intent stays for the next run.
+            Err(e) => Ok(Some(e)),
+        }
     }
 
     /// Polls batch `batch_id` until it ends, then stores its replies and makes them ready.
@@ -420,22 +649,9 @@ impl<'c> BatchBackend<'c> {
     /// state then.
     async fn collect(&mut self, batch_id: &str) -> Result<Option<StopReason>, BatchError> {
         let client = self.client;
-        let max_wait = client.batch_config().poll_interval;
-        let mut wait = client.batch_config().first_poll.min(max_wait);
-        let status = loop {
-            match client.status(batch_id).await {
-                Ok(s) if s.status.is_terminal() => break s,
-                Ok(s) => tracing::debug!(batch = batch_id, status = ?s.status, "batch running"),
-                Err(e) => {
-                    tracing::error!(batch = batch_id, error = %e, "polling a batch failed");
-                    return Ok(Some(StopReason::Fatal(e.to_string())));
-                }
-            }
-            tokio::select! {
-                () = self.control.stop.cancelled() => return Ok(Some(StopReason::Interrupted)),
-                () = tokio::time::sleep(wait) => {}
-            }
-            wait = wait.saturating_mul(2).min(max_wait);
+        let status = match self.poll(batch_id).await {
+            Ok(status) => status,
+            Err(stop) => return Ok(Some(stop)),
         };
         if status.status == BatchState::Failed {
             tracing::warn!(
@@ -446,12 +662,12 @@ impl<'c> BatchBackend<'c> {
         let Some(batch) = self.state.batches.get(batch_id).cloned() else {
             return Ok(None);
         };
-        let requests: HashMap<String, ChatRequest> = batch
+        let requests: HashMap<String, &ChatRequest> = batch
             .custom_ids
             .iter()
             .filter_map(|id| {
                 let (_, call) = self.waiting.get(&key_of(id)?)?;
-                Some((id.clone(), call.request.clone()))
+                Some((id.clone(), &call.request))
             })
             .collect();
         let results = match client.results(&status, &requests).await {
@@ -461,37 +677,32 @@ impl<'c> BatchBackend<'c> {
                 return Ok(Some(StopReason::Fatal(e.to_string())));
             }
         };
-        let mut answered = Vec::with_capacity(results.len());
-        for item in results {
+        drop(requests);
+        let mut answered = Vec::with_capacity(results.items.len());
+        for item in results.items {
             let Some(key) = key_of(&item.custom_id) else {
                 continue;
             };
-            let Some(call) = self.state.calls.get_mut(&key) else {
-                continue;
-            };
-            let submissions = call.submissions;
-            match item.reply {
-                ItemReply::Answered(mut result) => {
-                    if let Ok(resp) = &mut result {
-                        // Resubmissions are the batch form of transport retries.
-                        resp.retries = submissions.saturating_sub(1);
-                    }
-                    call.status = CallStatus::Answered {
-                        reply: StoredReply::from_result(result, submissions),
-                    };
-                    answered.push(key);
-                }
-                ItemReply::Retryable(e) if submissions < self.max_item_submissions => {
-                    tracing::info!(call = %key, submissions, error = %e, "batch item failed; resubmitting next wave");
-                    call.status = CallStatus::Resubmit;
-                }
-                ItemReply::Retryable(e) => {
-                    tracing::warn!(call = %key, submissions, error = %e, "batch item failed; no submissions left");
-                    call.status = CallStatus::Answered {
-                        reply: StoredReply::from_result(Err(e), submissions),
-                    };
-                    answered.push(key);
-                }
+            if self.settle(&key, item.reply) {
+                answered.push(key);
+            }
+        }
+        let in_this_batch =
+            |c: &CallState| matches!(&c.status, CallStatus::InBatch { batch } if batch == batch_id);
+        // Calls of scenarios not taken up yet: their lines wait, unread, for their requests.
+        for (id, line) in results.unclaimed {
+            if let Some(call) = key_of(&id).and_then(|k| self.state.calls.get_mut(&k))
+                && in_this_batch(call)
+            {
+                call.status = CallStatus::Unread { line };
+            }
+        }
+        // Calls in neither file (and not taken up) go into a later wave.
+        for id in &batch.custom_ids {
+            if let Some(call) = key_of(id).and_then(|k| self.state.calls.get_mut(&k))
+                && in_this_batch(call)
+            {
+                call.status = CallStatus::Resubmit;
             }
         }
         self.state.batches.remove(batch_id);
@@ -499,29 +710,70 @@ impl<'c> BatchBackend<'c> {
         self.save()?;
         Ok(None)
     }
+
+    /// Polls batch `batch_id` until it is terminal; `Err` with why the run must stop.
+    async fn poll(&self, batch_id: &str) -> Result<BatchStatus, StopReason> {
+        let client = self.client;
+        let max_wait = client.batch_config().poll_interval;
+        let mut wait = client.batch_config().first_poll.min(max_wait);
+        loop {
+            match client.status(batch_id).await {
+                Ok(s) if s.status.is_terminal() => return Ok(s),
+                Ok(s) => tracing::debug!(batch = batch_id, status = ?s.status, "batch running"),
+                Err(e) => {
+                    tracing::error!(batch = batch_id, error = %e, "polling a batch failed");
+                    return Err(StopReason::Fatal(e.to_string()));
+                }
+            }
+            tokio::select! {
+                () = self.control.stop.cancelled() => return Err(StopReason::Interrupted),
+                () = tokio::time::sleep(wait) => {}
+            }
+            wait = wait.saturating_mul(2).min(max_wait);
+        }
+    }
 }
 
 impl Backend<()> for BatchBackend<'_> {
     type Error = BatchError;
 
-    /// Every scenario is live at once: a wave holds every call the machines wait for.
+    /// The window; unbounded while scenarios with calls in the state (a resumed run) are not
+    /// all taken up again, so none of their stored replies is stranded.
     fn capacity(&self) -> usize {
-        usize::MAX
+        if self.unadmitted.is_empty() {
+            self.window
+        } else {
+            usize::MAX
+        }
     }
 
     fn submit(&mut self, calls: Vec<Dispatch>) -> Result<(), BatchError> {
         let mut stored = Vec::new();
+        let mut read_now = Vec::new();
         for Dispatch { slot, call } in calls {
-            if matches!(
-                self.state.calls.get(&call.key).map(|c| &c.status),
-                Some(CallStatus::Answered { .. })
-            ) {
+            if !self.unadmitted.is_empty() {
+                self.unadmitted.remove(&call.key.scenario);
+            }
+            match self.state.calls.get(&call.key).map(|c| &c.status) {
                 // Replay: the reply came in an earlier process.
-                stored.push(call.key.clone());
+                Some(CallStatus::Answered { .. }) => stored.push(call.key.clone()),
+                Some(CallStatus::Unread { line }) => {
+                    let reply = self.client.read_result_line(line, &call.request);
+                    read_now.push((call.key.clone(), reply));
+                }
+                _ => {}
             }
             self.waiting.insert(call.key.clone(), (slot, call));
         }
         self.answer_stored(&stored, true);
+        // Collected by this process but not read until now: counted as this process's replies.
+        let mut answered = Vec::new();
+        for (key, reply) in read_now {
+            if self.settle(&key, reply) {
+                answered.push(key);
+            }
+        }
+        self.answer_stored(&answered, false);
         Ok(())
     }
 
@@ -584,12 +836,19 @@ where
     I: IntoIterator<Item = Scenario>,
 {
     let done = checkpoint.done;
-    let mut backend = BatchBackend::open(client, &options, control.clone(), &done)?;
-    // Every scenario is live at once, so ids are unique by construction here.
+    let written = WrittenIds::default();
+    let mut backend =
+        BatchBackend::open(client, &options, control.clone(), &done, written.clone())?;
+    backend.recover().await?;
+    // A scenario id twice in the selection would share call keys: the first one runs.
     let mut seen = HashSet::new();
     let jobs = not_done(scenarios, &done, &stats).filter(|(s, ())| seen.insert(s.id.clone()));
     let (mut tx, rx) = mpsc::channel::<RunOutcome>(256);
-    let writer = spawn_writer(options.sink.clone(), checkpoint.previous_failures, rx)?;
+    let sink = SinkConfig {
+        written: Some(written),
+        ..options.sink.clone()
+    };
+    let writer = spawn_writer(sink, checkpoint.previous_failures, rx)?;
     let policy = Policy {
         budget_usd: options.budget_usd,
     };
@@ -604,17 +863,27 @@ where
     )
     .await;
     drop(tx);
+    // The writer's last sync makes the last outcomes durable: the state saved after it no
+    // longer holds their calls.
+    let sink = writer.finish().await;
     let saved = backend.save();
-    let sink = writer.finish().await?;
+    let sink = sink?;
     let stop = result?;
     saved?;
-    if stop == StopReason::Completed {
+    if stop == StopReason::Completed && backend.is_empty() {
         // Every scenario is written: the state has nothing left to resume.
         if let Err(e) = std::fs::remove_file(&options.state_path)
             && e.kind() != std::io::ErrorKind::NotFound
         {
             tracing::warn!(error = %e, "could not remove the batch state file");
         }
+    } else if stop == StopReason::Completed {
+        // Calls of scenarios outside this run's selection (an earlier run chose more): kept
+        // for the run that takes them up again.
+        tracing::info!(
+            path = %options.state_path.display(),
+            "the batch state keeps calls of scenarios this run did not select"
+        );
     }
     Ok(RunReport {
         stop,

@@ -24,7 +24,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use llm_client::{ChatRequest, ChatResponse, LlmError, Message};
+use llm_client::{ChatRequest, ChatResponse, LlmError, Message, OutputSchema};
 use scenarios::Scenario;
 use scoring::JudgeWeights;
 use scoring::codeswitch::ScriptHint;
@@ -176,6 +176,8 @@ pub enum SettingsError {
 pub struct Pipeline {
     settings: PipelineSettings,
     prompts: Prompts,
+    /// Each agent's output schema, built once and shared by every request.
+    schemas: Vec<(AgentKind, OutputSchema)>,
 }
 
 impl Pipeline {
@@ -205,13 +207,33 @@ impl Pipeline {
             });
         }
         let prompts = Prompts::from_settings(&settings.agents)?;
-        Ok(Self { settings, prompts })
+        let schemas = AgentKind::ALL
+            .iter()
+            .map(|&a| {
+                let schema = output_schema(a, settings.min_instances, settings.max_instances);
+                (a, schema)
+            })
+            .collect();
+        Ok(Self {
+            settings,
+            prompts,
+            schemas,
+        })
     }
 
     /// The settings.
     #[must_use]
     pub fn settings(&self) -> &PipelineSettings {
         &self.settings
+    }
+
+    /// The output schema of `agent`'s requests (its schema shared, not copied).
+    #[must_use]
+    pub fn schema(&self, agent: AgentKind) -> Option<OutputSchema> {
+        self.schemas
+            .iter()
+            .find(|(a, _)| *a == agent)
+            .map(|(_, s)| s.clone())
     }
 
     /// The compiled prompts.
@@ -640,7 +662,7 @@ impl ScenarioRun {
             temperature: agent_settings.temperature,
             max_tokens: agent_settings.max_tokens,
             seed,
-            output_schema: Some(output_schema(agent, s.min_instances, s.max_instances)),
+            output_schema: self.pipeline.schema(agent),
             ..ChatRequest::new(agent_settings.model.clone(), vec![Message::user(prompt)])
         };
         self.awaiting.push(key.clone());

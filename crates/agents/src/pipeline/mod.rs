@@ -57,4 +57,4 @@ pub use machine::{
     AgentCall, Pipeline, PipelineSettings, RatioJudgeMode, RunOutcome, ScenarioRun, SettingsError,
 };
 pub use record::{AttemptRecord, FailureRecord, ScenarioRecord};
-pub use sink::{Checkpoint, SinkConfig, errors_path, open_checkpoint};
+pub use sink::{Checkpoint, SinkConfig, WrittenIds, errors_path, open_checkpoint};

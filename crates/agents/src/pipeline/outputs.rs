@@ -308,7 +308,7 @@ pub fn schema_for(agent: AgentKind, min_instances: u32, max_instances: u32) -> V
 pub fn output_schema(agent: AgentKind, min_instances: u32, max_instances: u32) -> OutputSchema {
     OutputSchema {
         name: format!("{}_output", agent.name()),
-        schema: schema_for(agent, min_instances, max_instances),
+        schema: std::sync::Arc::new(schema_for(agent, min_instances, max_instances)),
         strict: true,
     }
 }

@@ -7,11 +7,17 @@
 //! every `sync_every_records` records or `sync_interval` and at the end. Failed scenarios go to
 //! `<out>.errors.jsonl`; the errors file is rewritten each run: this run's failures, plus the
 //! previous failures this run did not get to (so none is forgotten after a Ctrl-C).
+//!
+//! A [`WrittenIds`] in the config learns the ids the writer made durable: a record's id after
+//! the `sync_data` that covers it, a failure's after its line is flushed (a failed scenario
+//! runs again on resume either way). The batch back end forgets a scenario's stored replies
+//! only then, so a crash never loses both a record and the replies to rebuild it.
 
 use std::collections::{HashMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
@@ -183,6 +189,29 @@ pub struct SinkConfig {
     pub sync_every_records: u32,
     /// … or after this much time (default 2 s).
     pub sync_interval: Duration,
+    /// Told the ids of scenarios whose outcome is durable (see the module docs).
+    pub written: Option<WrittenIds>,
+}
+
+/// Ids of scenarios whose outcome the writer has made durable, taken by whoever needs them.
+#[derive(Debug, Clone, Default)]
+pub struct WrittenIds(Arc<Mutex<Vec<String>>>);
+
+impl WrittenIds {
+    /// The ids made durable since the last call.
+    #[must_use]
+    pub fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    fn extend(&self, ids: &mut Vec<String>) {
+        if !ids.is_empty() {
+            self.0
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .append(ids);
+        }
+    }
 }
 
 impl SinkConfig {
@@ -193,6 +222,7 @@ impl SinkConfig {
             out: out.into(),
             sync_every_records: 256,
             sync_interval: Duration::from_secs(2),
+            written: None,
         }
     }
 }
@@ -263,6 +293,10 @@ fn write_loop(
     let mut unsynced = 0u32;
     let mut last_sync = Instant::now();
     let mut line = Vec::with_capacity(4096);
+    // Records written since the last sync: durable at the next one.
+    let mut unsynced_ids: Vec<String> = Vec::new();
+    let mut failed_ids: Vec<String> = Vec::new();
+    let tell = config.written.is_some();
     while let Some(outcome) = rx.blocking_recv() {
         line.clear();
         match outcome {
@@ -274,6 +308,9 @@ fn write_loop(
                 out.flush().map_err(io("writing", &config.out))?;
                 report.records += 1;
                 unsynced += 1;
+                if tell {
+                    unsynced_ids.push(record.id.clone());
+                }
             }
             RunOutcome::Failed(failure) => {
                 previous.remove(&failure.id);
@@ -284,7 +321,13 @@ fn write_loop(
                     .map_err(io("writing", errors_file))?;
                 errors.flush().map_err(io("writing", errors_file))?;
                 report.failures += 1;
+                if tell {
+                    failed_ids.push(failure.id.clone());
+                }
             }
+        }
+        if let Some(written) = &config.written {
+            written.extend(&mut failed_ids);
         }
         if unsynced >= config.sync_every_records
             || (unsynced > 0 && last_sync.elapsed() >= config.sync_interval)
@@ -294,6 +337,9 @@ fn write_loop(
                 .map_err(io("syncing", &config.out))?;
             unsynced = 0;
             last_sync = Instant::now();
+            if let Some(written) = &config.written {
+                written.extend(&mut unsynced_ids);
+            }
         }
     }
     for (_, raw) in previous {
@@ -309,6 +355,9 @@ fn write_loop(
     out.get_ref()
         .sync_data()
         .map_err(io("syncing", &config.out))?;
+    if let Some(written) = &config.written {
+        written.extend(&mut unsynced_ids);
+    }
     errors.flush().map_err(io("writing", errors_file))?;
     errors
         .get_ref()

@@ -201,6 +201,7 @@ pub(crate) async fn run_to(
             checkpoint,
             agents::pipeline::BatchOptions {
                 budget_usd: settings.budget,
+                window: settings.batch_window,
                 ..agents::pipeline::BatchOptions::new(&out)
             },
             control,

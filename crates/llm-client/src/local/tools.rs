@@ -59,7 +59,7 @@ fn rewrite_with(req: &mut ChatRequest, tools: &[ToolDef], must_call: bool) -> bo
     }
     req.output_schema = Some(OutputSchema {
         name: SCHEMA_NAME.into(),
-        schema: reply_schema(tools, must_call),
+        schema: std::sync::Arc::new(reply_schema(tools, must_call)),
         strict: true,
     });
     true
@@ -223,7 +223,7 @@ mod tests {
         let mut own = request(None);
         own.output_schema = Some(OutputSchema {
             name: "x".into(),
-            schema: json!({"type": "object"}),
+            schema: std::sync::Arc::new(json!({"type": "object"})),
             strict: true,
         });
         let mut plain = ChatRequest::new("local", vec![Message::user("hi")]);

@@ -36,7 +36,7 @@ pub(crate) fn verdict_request(n: u32) -> ChatRequest {
     req.max_tokens = Some(200);
     req.output_schema = Some(OutputSchema {
         name: "verdict".into(),
-        schema: verdict_schema(),
+        schema: std::sync::Arc::new(verdict_schema()),
         strict: true,
     });
     req
