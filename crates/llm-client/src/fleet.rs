@@ -338,12 +338,14 @@ impl Fleet {
         );
     }
 
-    /// The cooldown after the `streak`-th failure in a row (1-based).
+    /// The cooldown after the `streak`-th failure in a row (1-based); at least a millisecond,
+    /// so a zero policy cannot turn failed health checks into a loop.
     fn cooldown(&self, streak: u32) -> Duration {
         self.policy
             .cooldown
             .saturating_mul(2u32.saturating_pow(streak.saturating_sub(1).min(20)))
             .min(self.policy.max_cooldown)
+            .max(Duration::from_millis(1))
     }
 
     /// The counters of every endpoint (empty for a fleet of one).
@@ -476,6 +478,15 @@ mod tests {
             expected = (expected * 2).min(Duration::from_secs(60));
         }
         assert_eq!(expected, Duration::from_secs(60));
+        let zero = Fleet::new(
+            &urls(2),
+            FleetPolicy {
+                cooldown: Duration::ZERO,
+                ..policy()
+            },
+            16,
+        );
+        assert_eq!(zero.cooldown(1), Duration::from_millis(1));
         // Reinstated by a check, then a successful request: the next cooldown is short again.
         let until = match fleet.endpoints[0].health().state {
             State::Cooling { until } => until,
