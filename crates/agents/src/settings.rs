@@ -20,7 +20,7 @@ use crate::pipeline::{
 use llm_client::{ClientConfig, Limits, PriceTable, ProviderConfig, RetryPolicy, StructuredMode};
 use scoring::JudgeWeights;
 
-use provider::{Explicit, LocalSettings, ProviderName};
+use provider::{BaseUrls, Explicit, LocalSettings, ProviderName};
 
 /// Per-agent overrides; unset fields fall back to the run-wide `model` and built-in defaults.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -168,7 +168,8 @@ pub struct RunSettings {
     /// model). Unset: resolved as [`provider`] documents (never a silent default).
     pub provider: Option<ProviderName>,
     /// Endpoint base URL, e.g. `https://api.openai.com/v1`; setting it selects that endpoint.
-    pub base_url: Option<String>,
+    /// A list is a fleet of OpenAI-compatible servers of the same models (docs/scale-out.md).
+    pub base_url: Option<BaseUrls>,
     /// The embedded model's settings (`provider: local`).
     pub local: LocalSettings,
     /// Name of the environment variable holding the API key (never the key itself).
@@ -372,6 +373,14 @@ impl RunSettings {
         if self.model.trim().is_empty() {
             return bad("model", "must not be empty");
         }
+        if let Some(urls) = &self.base_url {
+            if urls.0.is_empty() {
+                return bad("base_url", "an empty list names no endpoint");
+            }
+            if let Some(twice) = urls.duplicate() {
+                return bad("base_url", &format!("{twice} is given twice"));
+            }
+        }
         if self.gate.min_switch_points == 0 {
             return bad(
                 "gate.min_switch_points",
@@ -438,7 +447,7 @@ impl RunSettings {
     pub fn explicit_provider(&self) -> Explicit {
         Explicit {
             provider: self.provider,
-            base_url: self.base_url.clone(),
+            base_urls: self.base_url.clone().map(|b| b.0).unwrap_or_default(),
             api_key_env: self.api_key_env.clone(),
             api_version: self.api_version.clone(),
             local: self.local.clone(),
@@ -506,6 +515,36 @@ mod tests {
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
         )
+    }
+
+    #[test]
+    fn base_url_is_one_url_or_a_list_and_a_flag_list_replaces_the_file_list() {
+        let section =
+            serde_json::json!({"base_url": ["http://a/v1", "http://b/v1", "http://c/v1"]});
+        let s = RunSettings::layered(Some(&section), env(&[]), &Flags::default()).expect("list");
+        assert_eq!(
+            s.explicit_provider().base_urls,
+            ["http://a/v1", "http://b/v1", "http://c/v1"]
+        );
+        let flags = Flags(vec![(
+            "base_url",
+            config::Value::from(vec!["http://d/v1".to_owned()]),
+        )]);
+        let s = RunSettings::layered(Some(&section), env(&[]), &flags).expect("flag list");
+        assert_eq!(s.explicit_provider().base_urls, ["http://d/v1"]);
+        let s = RunSettings::layered(
+            Some(&section),
+            env(&[("APP__BASE_URL", "http://e/v1")]),
+            &Flags::default(),
+        )
+        .expect("env string");
+        assert_eq!(s.explicit_provider().base_urls, ["http://e/v1"]);
+        let twice = serde_json::json!({"base_url": ["http://a/v1", "http://a/v1/"]});
+        let err = RunSettings::layered(Some(&twice), env(&[]), &Flags::default()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid run settings: base_url: http://a/v1/ is given twice"
+        );
     }
 
     #[test]

@@ -727,3 +727,149 @@ async fn a_corrupt_line_inside_the_output_stops_the_resume_with_its_location() {
         "the file is left as it was"
     );
 }
+
+/// `--base-url` three times: every request of a scenario reaches the one server rendezvous
+/// hashing prefers for its id (two in flight never overload one: no fallback), and every
+/// server gets scenarios.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn several_base_urls_keep_each_scenario_on_one_server_and_spread_the_run() {
+    let mut servers = Vec::new();
+    for seed in 0..3 {
+        servers.push(
+            FakeServer::start(FakeConfig::default().with_seed(seed))
+                .await
+                .expect("server"),
+        );
+    }
+    let urls: Vec<String> = servers.iter().map(FakeServer::base_url).collect();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("fleet.jsonl");
+    let o = run(
+        &fixture("example.yaml"),
+        &out,
+        &urls[0],
+        &[
+            "--base-url",
+            &urls[1],
+            "--base-url",
+            &urls[2],
+            "--limit",
+            "24",
+            "--concurrency",
+            "2",
+            "--log",
+            "llm_client=info",
+        ],
+    )
+    .await;
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let recs = records(&out);
+    assert_eq!(recs.len(), 24);
+    let refs: Vec<&str> = urls.iter().map(String::as_str).collect();
+    let mut expected = [0u64; 3];
+    for r in &recs {
+        let id = r["id"].as_str().expect("id");
+        let requests = ["calls", "repairs", "retries"]
+            .iter()
+            .map(|k| r[*k].as_u64().expect("a count"))
+            .sum::<u64>()
+            - r["cache_hits"].as_u64().expect("cache hits");
+        expected[llm_client::preferred_endpoint(id, &refs).expect("an endpoint")] += requests;
+    }
+    let served: Vec<u64> = servers
+        .iter()
+        .map(|s| {
+            s.stats()
+                .by_route
+                .get("/v1/chat/completions")
+                .copied()
+                .unwrap_or(0)
+        })
+        .collect();
+    assert_eq!(
+        served, expected,
+        "requests per server vs the scenarios it is affine to"
+    );
+    assert!(served.iter().all(|&n| n > 0), "{served:?}");
+    let err = stderr(&o);
+    assert!(
+        err.contains("provider openai at http://127.0.0.1:"),
+        "{err}"
+    );
+    assert_eq!(err.matches("endpoint totals").count(), 3, "{err}");
+}
+
+/// One of two endpoints is a closed port: it is cooled down (a warning), its scenarios go to
+/// the other, and the run completes with every scenario written once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dead_base_url_is_cooled_down_and_every_scenario_is_written_once() {
+    let server = FakeServer::start(FakeConfig::default())
+        .await
+        .expect("server");
+    let dead = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        format!("http://{}/v1", listener.local_addr().expect("addr"))
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("failover.jsonl");
+    let o = run(
+        &fixture("example.yaml"),
+        &out,
+        &dead,
+        &[
+            "--base-url",
+            &server.base_url(),
+            "--limit",
+            "20",
+            "--concurrency",
+            "4",
+        ],
+    )
+    .await;
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let recs = records(&out);
+    recs.iter().for_each(check_record);
+    let ids: std::collections::HashSet<&str> =
+        recs.iter().filter_map(|r| r["id"].as_str()).collect();
+    assert_eq!((recs.len(), ids.len()), (20, 20));
+    assert!(
+        err.lines()
+            .any(|l| l.contains("endpoint failed; cooling down") && l.contains(&dead)),
+        "{err}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn several_base_urls_are_refused_with_batch_and_twice_the_same_url_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("refused.jsonl");
+    let args = ["--base-url", "http://127.0.0.1:10/v1", "--limit", "1"];
+    let o = run(
+        &fixture("example.yaml"),
+        &out,
+        "http://127.0.0.1:9/v1",
+        &[&args[..], &["--batch"]].concat(),
+    )
+    .await;
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the Batch API talks to one provider"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(
+        &fixture("example.yaml"),
+        &out,
+        "http://127.0.0.1:10/v1/",
+        &args,
+    )
+    .await;
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("base_url: http://127.0.0.1:10/v1 is given twice"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!out.exists(), "nothing was written");
+}

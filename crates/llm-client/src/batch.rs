@@ -215,12 +215,29 @@ impl fmt::Debug for BatchClient {
     }
 }
 
+/// Refuses a configuration with several base URLs: a batch lives at one provider, which holds
+/// its files and its results.
+///
+/// # Errors
+/// [`LlmError::Config`] when `cfg` names more than one endpoint.
+pub fn check_one_endpoint(cfg: &ClientConfig) -> Result<(), LlmError> {
+    if cfg.provider.extra_base_urls.is_empty() {
+        Ok(())
+    } else {
+        Err(LlmError::Config(
+            "the Batch API talks to one provider: give one base URL with --batch (several are \
+             for online runs over a fleet of servers)"
+                .to_owned(),
+        ))
+    }
+}
+
 impl BatchClient {
     /// Builds a client, reading the API key from the configured environment variable.
     ///
     /// # Errors
-    /// [`LlmError::Config`] for a provider other than OpenAI, an invalid base URL or limits
-    /// above the provider's.
+    /// [`LlmError::Config`] for a provider other than OpenAI, several base URLs
+    /// ([`check_one_endpoint`]), an invalid base URL or limits above the provider's.
     pub fn new(cfg: ClientConfig, batch: BatchConfig) -> Result<Self, LlmError> {
         let key = std::env::var(&cfg.provider.api_key_env)
             .ok()
@@ -242,6 +259,7 @@ impl BatchClient {
     }
 
     fn build(cfg: ClientConfig, batch: BatchConfig, key: Option<String>) -> Result<Self, LlmError> {
+        check_one_endpoint(&cfg)?;
         if cfg.provider.kind != ProviderKind::OpenAi {
             return Err(LlmError::Config(format!(
                 "batch mode supports the openai provider only, not {}",

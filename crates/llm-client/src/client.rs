@@ -19,6 +19,7 @@ use tokio::time::Instant;
 use tracing::Instrument as _;
 
 use crate::cache::{DiskCache, cache_key, replay_key};
+use crate::fleet::{Fleet, Pick};
 use crate::limits::{Concurrency, TokenBucket};
 use crate::modes::ModeMemory;
 use crate::provider::{self, Parsed, WireRequest};
@@ -58,8 +59,12 @@ pub struct Client {
     tpm: Option<TokenBucket>,
     cache: Option<DiskCache>,
     recorder: Option<Recorder>,
-    /// Structured mode that worked per (base URL, model).
+    /// Structured mode that worked per (endpoint or fleet, model).
     modes: ModeMemory,
+    /// The endpoints (one, or a fleet) and their health.
+    fleet: Fleet,
+    /// The fleet's order-independent identity: what cache keys and remembered modes name.
+    identity: String,
     validators: Validators,
     stats: StatsCell,
 }
@@ -113,24 +118,7 @@ impl Client {
     }
 
     fn build(cfg: ClientConfig, key: Option<String>) -> Result<Self, LlmError> {
-        let url = reqwest::Url::parse(&cfg.provider.base_url).map_err(|e| {
-            LlmError::Config(format!(
-                "invalid base URL {:?}: {e}",
-                crate::redact_url(&cfg.provider.base_url)
-            ))
-        })?;
-        // The URL's `user:password@` becomes HTTP basic authentication, which takes the
-        // `Authorization` header the API key needs: with both, the key would silently never
-        // be sent.
-        if key.is_some() && (!url.username().is_empty() || url.password().is_some()) {
-            return Err(LlmError::Config(format!(
-                "the base URL {} carries user:password@ credentials and ${} holds an API key; \
-                 both would need the Authorization header, so the key would never be sent: \
-                 keep one (drop the credentials from the URL, or unset the key variable)",
-                crate::redact_url(&cfg.provider.base_url),
-                cfg.provider.api_key_env
-            )));
-        }
+        let base_urls = check_base_urls(&cfg, key.is_some())?;
         let mut extra_headers = HeaderMap::new();
         for (name, value) in &cfg.provider.headers {
             let header = HeaderName::from_bytes(name.as_bytes())
@@ -154,7 +142,10 @@ impl Client {
             has_key = key.is_some(),
             "llm client ready"
         );
+        let fleet = Fleet::new(&base_urls, cfg.fleet.clone(), limits.max_in_flight);
         Ok(Self {
+            identity: fleet.identity(),
+            fleet,
             window: Concurrency::new(limits.max_in_flight, limits.adaptive, limits.adaptive_step),
             rpm: limits.rpm.map(|n| TokenBucket::per_minute(u64::from(n))),
             tpm: limits.tpm.map(TokenBucket::per_minute),
@@ -183,6 +174,7 @@ impl Client {
         s.rpm_waits = self.rpm.as_ref().map_or(0, TokenBucket::waits);
         s.tpm_waits = self.tpm.as_ref().map_or(0, TokenBucket::waits);
         s.in_flight_limit = self.window.limit();
+        s.endpoints = self.fleet.stats();
         s
     }
 
@@ -190,7 +182,7 @@ impl Client {
     /// has settled one.
     #[must_use]
     pub fn structured_mode(&self, model: &str) -> Option<StructuredMode> {
-        self.modes.get(&self.cfg.provider.base_url, model)
+        self.modes.get(&self.identity, model)
     }
 
     /// Replaces every occurrence of the API key in server-provided text.
@@ -208,11 +200,9 @@ impl Client {
         bump(&self.stats.calls);
         let started = Instant::now();
         let key = match &self.cache {
-            Some(_) if !req.no_cache => Some(cache_key(
-                &self.cfg.provider.base_url,
-                self.cfg.provider.kind,
-                &req,
-            )),
+            Some(_) if !req.no_cache => {
+                Some(cache_key(&self.identity, self.cfg.provider.kind, &req))
+            }
             _ => None,
         };
         if let (Some(cache), Some(key)) = (&self.cache, &key) {
@@ -307,7 +297,8 @@ impl Client {
         schema: &OutputSchema,
         mut log: Option<&mut Vec<Exchange>>,
     ) -> Result<ChatResponse, LlmError> {
-        let base_url = &self.cfg.provider.base_url;
+        // Modes are remembered per fleet: its servers serve the same models the same way.
+        let base_url = &self.identity;
         let forced = self.cfg.structured_mode;
         let remembered = self.modes.get(base_url, &req.model);
         let mut mode = forced
@@ -503,11 +494,21 @@ impl Client {
                 Some(tpm) => tpm.acquire(reserve).await,
                 None => 0,
             };
+            let (endpoint, epoch) = self.route(req.affinity.as_deref()).await;
+            let url = self.url_for(endpoint, wire);
+            let in_flight = self.fleet.begin(endpoint);
             bump(&self.stats.http_requests);
-            let outcome = self.attempt(wire, body.clone()).await;
+            let outcome = self.attempt(&url, wire, body.clone()).await;
+            drop(in_flight);
             drop(slot);
             if let Some(log) = log.as_deref_mut() {
-                log.push(self.exchange(wire, &outcome));
+                log.push(self.exchange(&url, wire, &outcome));
+            }
+            match &outcome {
+                Ok(reply) if !matches!(reply.status, 408 | 429 | 500..=599) => {
+                    self.fleet.succeeded(endpoint, epoch);
+                }
+                _ => {}
             }
             let attempts = retries + 1;
             let (delay_hint, error) = match outcome {
@@ -557,7 +558,7 @@ impl Client {
                         401 | 403 => {
                             return Err(LlmError::Auth {
                                 status: reply.status,
-                                endpoint: endpoint_of(&wire.url),
+                                endpoint: endpoint_of(&url),
                                 env_var: self.cfg.provider.api_key_env.clone(),
                             });
                         }
@@ -578,6 +579,7 @@ impl Client {
                         status @ 500..=599
                             if structured && provider::names_structured_feature(&message) =>
                         {
+                            self.fleet.succeeded(endpoint, epoch);
                             return Err(LlmError::Rejected { status, message });
                         }
                         status @ 500..=599 => (
@@ -604,13 +606,25 @@ impl Client {
                     (None, error)
                 }
             };
+            // The endpoint is cooled down (in a fleet), so the retry goes elsewhere.
+            self.fleet.failed(
+                endpoint,
+                epoch,
+                std::time::Instant::now(),
+                &error.to_string(),
+            );
             if retries >= max_retries {
                 return Err(error);
             }
-            let delay = delay_hint.unwrap_or_else(|| backoff(policy, retries));
+            // Another healthy endpoint can take the retry at once; the wait is for this one.
+            let delay = if self.fleet.has_other_healthy(endpoint) {
+                std::time::Duration::ZERO
+            } else {
+                delay_hint.unwrap_or_else(|| backoff(policy, retries))
+            };
             retries += 1;
             bump(&self.stats.retries);
-            tracing::warn!(url = %endpoint_of(&wire.url), retry = retries, delay_ms = delay.as_millis() as u64, error = %error, "retrying");
+            tracing::warn!(url = %endpoint_of(&url), retry = retries, delay_ms = delay.as_millis() as u64, error = %error, "retrying");
             tokio::time::sleep(delay).await;
         }
     }
@@ -621,17 +635,54 @@ impl Client {
         }
     }
 
-    /// Sends one HTTP request with credentials.
-    async fn attempt(&self, wire: &WireRequest, body: Vec<u8>) -> Result<RawReply, reqwest::Error> {
-        let mut rb = self
-            .http
-            .post(&wire.url)
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .headers(self.extra_headers.clone())
-            .body(body);
-        for (name, value) in &wire.headers {
-            rb = rb.header(*name, value);
+    /// The endpoint a request goes to, with its state epoch; runs the health checks that fall
+    /// due on the way (never more than one per endpoint at a time).
+    async fn route(&self, affinity: Option<&str>) -> (usize, u64) {
+        loop {
+            match self.fleet.pick(affinity, std::time::Instant::now()) {
+                Pick::Send { index, epoch } => return (index, epoch),
+                Pick::Check { index } => {
+                    let passed = self.health_check(index).await;
+                    self.fleet.checked(index, passed, std::time::Instant::now());
+                }
+            }
         }
+    }
+
+    /// `GET {base}/models`, else `{base without /v1}/health` (llama.cpp's server): a 2xx from
+    /// either passes.
+    async fn health_check(&self, index: usize) -> bool {
+        let base = self.fleet.base_url(index);
+        for url in health_urls(base) {
+            let request = self
+                .http
+                .get(&url)
+                .timeout(self.cfg.fleet.health_timeout)
+                .headers(self.extra_headers.clone());
+            match self.authorize(request).send().await {
+                Ok(resp) if resp.status().is_success() => return true,
+                Ok(resp) => {
+                    tracing::debug!(url = %endpoint_of(&url), status = resp.status().as_u16(), "health check refused");
+                }
+                Err(e) => {
+                    tracing::debug!(url = %endpoint_of(&url), error = %self.scrub(error_chain(&e)), "health check failed");
+                }
+            }
+        }
+        false
+    }
+
+    /// The URL of `wire` at endpoint `index` (a fleet is OpenAI-compatible: one path).
+    fn url_for(&self, index: usize, wire: &WireRequest) -> String {
+        if self.fleet.len() == 1 {
+            wire.url.clone()
+        } else {
+            provider::endpoint_url(self.fleet.base_url(index), provider::OPENAI_CHAT_PATH, None)
+        }
+    }
+
+    /// Adds the API key header, marked sensitive.
+    fn authorize(&self, mut rb: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
         if let Some(ApiKey(key)) = &self.api_key {
             let (name, value) = match self.cfg.provider.kind {
                 ProviderKind::OpenAi => ("authorization", format!("Bearer {key}")),
@@ -643,7 +694,26 @@ impl Client {
                 rb = rb.header(name, value);
             }
         }
-        let resp = rb.send().await?;
+        rb
+    }
+
+    /// Sends one HTTP request with credentials.
+    async fn attempt(
+        &self,
+        url: &str,
+        wire: &WireRequest,
+        body: Vec<u8>,
+    ) -> Result<RawReply, reqwest::Error> {
+        let mut rb = self
+            .http
+            .post(url)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .headers(self.extra_headers.clone())
+            .body(body);
+        for (name, value) in &wire.headers {
+            rb = rb.header(*name, value);
+        }
+        let resp = self.authorize(rb).send().await?;
         let status = resp.status().as_u16();
         let headers = resp.headers().clone();
         let body = resp.bytes().await?.to_vec();
@@ -655,7 +725,12 @@ impl Client {
     }
 
     /// The recorded form of one attempt, with credentials redacted.
-    fn exchange(&self, wire: &WireRequest, outcome: &Result<RawReply, reqwest::Error>) -> Exchange {
+    fn exchange(
+        &self,
+        url: &str,
+        wire: &WireRequest,
+        outcome: &Result<RawReply, reqwest::Error>,
+    ) -> Exchange {
         let mut headers = BTreeMap::new();
         headers.insert("content-type".to_owned(), "application/json".to_owned());
         for (name, value) in &self.cfg.provider.headers {
@@ -690,13 +765,88 @@ impl Client {
         let request = serde_json::from_str(&self.scrub(wire.body.to_string()))
             .unwrap_or_else(|_| wire.body.clone());
         Exchange {
-            url: wire.url.clone(),
+            url: url.to_owned(),
             headers,
             request,
             status,
             response,
         }
     }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        // The end of a run: what each endpoint of a fleet did.
+        for e in self.fleet.stats() {
+            tracing::info!(
+                endpoint = %e.base_url,
+                requests = e.requests,
+                failures = e.failures,
+                cooldowns = e.cooldowns,
+                health_checks = e.health_checks,
+                "endpoint totals"
+            );
+        }
+    }
+}
+
+/// Every base URL of `cfg`, checked: each parses, none twice, several only for an
+/// OpenAI-compatible provider, no `user:password@` beside an API key.
+fn check_base_urls(cfg: &ClientConfig, has_key: bool) -> Result<Vec<String>, LlmError> {
+    let urls: Vec<String> = cfg.provider.base_urls().map(str::to_owned).collect();
+    if urls.len() > 1 && cfg.provider.kind != ProviderKind::OpenAi {
+        return Err(LlmError::Config(format!(
+            "several base URLs are a fleet of OpenAI-compatible servers (vLLM, llama.cpp); \
+             provider {} takes one",
+            cfg.provider.kind.as_str()
+        )));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for base_url in &urls {
+        let url = reqwest::Url::parse(base_url).map_err(|e| {
+            LlmError::Config(format!(
+                "invalid base URL {:?}: {e}",
+                crate::redact_url(base_url)
+            ))
+        })?;
+        if !seen.insert(crate::fleet::normalize(base_url)) {
+            return Err(LlmError::Config(format!(
+                "the base URL {} is given twice",
+                crate::redact_url(base_url)
+            )));
+        }
+        // The URL's `user:password@` becomes HTTP basic authentication, which takes the
+        // `Authorization` header the API key needs: with both, the key would silently never
+        // be sent.
+        if has_key && (!url.username().is_empty() || url.password().is_some()) {
+            return Err(LlmError::Config(format!(
+                "the base URL {} carries user:password@ credentials and ${} holds an API key; \
+                 both would need the Authorization header, so the key would never be sent: \
+                 keep one (drop the credentials from the URL, or unset the key variable)",
+                crate::redact_url(base_url),
+                cfg.provider.api_key_env
+            )));
+        }
+    }
+    Ok(urls)
+}
+
+/// The health-check URLs of an endpoint: `{base}/models`, then `{base without /v1}/health`.
+fn health_urls(base_url: &str) -> [String; 2] {
+    let (base, query) = match base_url.split_once('?') {
+        Some((base, query)) => (base, Some(query)),
+        None => (base_url, None),
+    };
+    let base = base.trim_end_matches('/');
+    let root = base.strip_suffix("/v1").unwrap_or(base);
+    let root = match query {
+        Some(q) => format!("{root}?{q}"),
+        None => root.to_owned(),
+    };
+    [
+        provider::endpoint_url(base_url, "models", None),
+        provider::endpoint_url(&root, "health", None),
+    ]
 }
 
 impl ChatModel for Client {
@@ -829,6 +979,44 @@ mod tests {
             "{text}"
         );
         Client::with_api_key(cfg, "").expect("URL credentials alone are basic auth");
+    }
+
+    #[test]
+    fn several_base_urls_are_checked() {
+        let mut cfg = ClientConfig::openai_compatible("http://127.0.0.1:9/v1");
+        cfg.provider.extra_base_urls = vec!["http://127.0.0.2:9/v1".into()];
+        Client::new(cfg.clone()).expect("two distinct endpoints");
+        cfg.provider.extra_base_urls = vec!["http://127.0.0.1:9/v1/".into()];
+        let err = Client::new(cfg.clone()).unwrap_err().to_string();
+        assert!(err.contains("given twice"), "{err}");
+        cfg.provider.extra_base_urls = vec!["http://k:SECRET@h/v1".into()];
+        let err = Client::with_api_key(cfg.clone(), "sk-1")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("user:password@") && !err.contains("SECRET"),
+            "{err}"
+        );
+        cfg.provider.extra_base_urls = vec!["http://127.0.0.2:9/v1".into()];
+        cfg.provider.kind = ProviderKind::Anthropic;
+        let err = Client::new(cfg).unwrap_err().to_string();
+        assert!(err.contains("provider anthropic takes one"), "{err}");
+    }
+
+    #[test]
+    fn health_urls_try_models_then_the_server_root() {
+        assert_eq!(
+            health_urls("http://h:8080/v1/"),
+            ["http://h:8080/v1/models", "http://h:8080/health"]
+        );
+        assert_eq!(
+            health_urls("http://h/v1?key=k"),
+            ["http://h/v1/models?key=k", "http://h/health?key=k"]
+        );
+        assert_eq!(
+            health_urls("http://h/api"),
+            ["http://h/api/models", "http://h/api/health"]
+        );
     }
 
     #[test]

@@ -53,6 +53,11 @@ pub struct ProviderConfig {
     /// Base URL up to and including the API version segment, e.g. `https://api.openai.com/v1`,
     /// `http://localhost:11434/v1`; for Azure the resource URL `https://NAME.openai.azure.com`.
     pub base_url: String,
+    /// More OpenAI-compatible servers of the same models beside `base_url` (a fleet of vLLM or
+    /// llama.cpp servers sharing the key and the model names): requests are spread over all of
+    /// them with per-key affinity and failover (see [`FleetPolicy`]). Empty: one endpoint.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub extra_base_urls: Vec<String>,
     /// Name of the environment variable holding the API key. A missing or empty variable is
     /// fine for local servers: no credential header is sent then.
     pub api_key_env: String,
@@ -89,6 +94,7 @@ impl std::fmt::Debug for ProviderConfig {
         f.debug_struct("ProviderConfig")
             .field("kind", &self.kind)
             .field("base_url", &self.base_url)
+            .field("extra_base_urls", &self.extra_base_urls)
             .field("api_key_env", &self.api_key_env)
             .field("api_version", &self.api_version)
             .field("deployment", &self.deployment)
@@ -104,12 +110,49 @@ impl Default for ProviderConfig {
         Self {
             kind: ProviderKind::OpenAi,
             base_url: "https://api.openai.com/v1".to_owned(),
+            extra_base_urls: Vec::new(),
             api_key_env: "OPENAI_API_KEY".to_owned(),
             api_version: None,
             deployment: None,
             headers: BTreeMap::new(),
             connect_timeout: Duration::from_secs(10),
             read_timeout: Duration::from_secs(120),
+        }
+    }
+}
+
+impl ProviderConfig {
+    /// Every endpoint: `base_url`, then `extra_base_urls`.
+    pub fn base_urls(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.base_url.as_str())
+            .chain(self.extra_base_urls.iter().map(String::as_str))
+    }
+}
+
+/// How a client with several endpoints ([`ProviderConfig::extra_base_urls`]) treats one that
+/// fails: it cools down for `cooldown`, doubling with every failure in a row up to
+/// `max_cooldown`, and is health-checked (`GET {base}/models`, else `{base without /v1}/health`,
+/// each within `health_timeout`) before it gets traffic again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct FleetPolicy {
+    /// The first cooldown of an endpoint that failed.
+    #[serde(with = "duration_serde")]
+    pub cooldown: Duration,
+    /// The longest cooldown.
+    #[serde(with = "duration_serde")]
+    pub max_cooldown: Duration,
+    /// Time allowed to each health-check request.
+    #[serde(with = "duration_serde")]
+    pub health_timeout: Duration,
+}
+
+impl Default for FleetPolicy {
+    fn default() -> Self {
+        Self {
+            cooldown: Duration::from_secs(1),
+            max_cooldown: Duration::from_secs(60),
+            health_timeout: Duration::from_secs(5),
         }
     }
 }
@@ -187,6 +230,8 @@ pub struct ClientConfig {
     pub retry: RetryPolicy,
     /// Shared concurrency, RPM and TPM limits.
     pub limits: Limits,
+    /// Cooldowns and health checks of a client with several endpoints.
+    pub fleet: FleetPolicy,
     /// On-disk response cache directory; `None` disables caching.
     pub cache_dir: Option<PathBuf>,
     /// USD prices per model.
@@ -209,6 +254,7 @@ impl Default for ClientConfig {
             provider: ProviderConfig::default(),
             retry: RetryPolicy::default(),
             limits: Limits::default(),
+            fleet: FleetPolicy::default(),
             cache_dir: None,
             prices: PriceTable::default(),
             max_repairs: 1,

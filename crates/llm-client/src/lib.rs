@@ -31,6 +31,7 @@ mod cache;
 mod client;
 mod config;
 mod error;
+mod fleet;
 mod limits;
 #[cfg(feature = "local-llm")]
 pub mod local;
@@ -53,9 +54,11 @@ pub use batch::{
 pub use cache::{cache_key, canonical_json, replay_key};
 pub use client::Client;
 pub use config::{
-    ClientConfig, Limits, ProviderConfig, ProviderKind, RetryPolicy, duration_serde, parse_duration,
+    ClientConfig, FleetPolicy, Limits, ProviderConfig, ProviderKind, RetryPolicy, duration_serde,
+    parse_duration,
 };
 pub use error::LlmError;
+pub use fleet::{EndpointStats, preferred_endpoint};
 pub use price::{ModelPrice, PriceTable};
 pub use record::{Exchange, Recording, Replay};
 pub use redact::{redact_url, redact_urls_in};

@@ -117,11 +117,14 @@ impl ModeMemory {
     }
 }
 
-fn key(base_url: &str, model: &str) -> Key {
-    (
-        crate::redact_url(base_url.trim_end_matches('/')),
-        model.to_owned(),
-    )
+/// The key of `model` at `endpoint`: one base URL, or a fleet's identity (its URLs, sorted,
+/// joined by spaces: modes are remembered per fleet of identical servers), each URL redacted.
+fn key(endpoint: &str, model: &str) -> Key {
+    let redacted: Vec<String> = endpoint
+        .split(' ')
+        .map(|url| crate::redact_url(url.trim_end_matches('/')))
+        .collect();
+    (redacted.join(" "), model.to_owned())
 }
 
 /// The file's entries; a missing file is empty, an unreadable one is empty with a warning.
@@ -183,6 +186,20 @@ mod tests {
             Some(StructuredMode::JsonObject)
         );
         assert_eq!(second.get(url, "guess"), None, "guesses are not persisted");
+    }
+
+    #[test]
+    fn a_fleet_is_one_key_with_every_url_redacted() {
+        let memory = ModeMemory::load(None);
+        let fleet = "http://a/v1?api-key=sk-1 http://u:pw@b/v1";
+        memory.learn(fleet, "m", StructuredMode::JsonObject, "422", false);
+        assert_eq!(memory.get(fleet, "m"), Some(StructuredMode::JsonObject));
+        assert_eq!(memory.get("http://a/v1?api-key=sk-1", "m"), None);
+        let (endpoint, _) = key(fleet, "m");
+        assert_eq!(
+            endpoint,
+            "http://a/v1?api-key=[redacted] http://[redacted]@b/v1"
+        );
     }
 
     #[test]

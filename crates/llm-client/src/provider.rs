@@ -20,6 +20,9 @@ const DEFAULT_ANTHROPIC_VERSION: &str = "2023-06-01";
 /// Anthropic requires `max_tokens`; used when the request leaves it open.
 const DEFAULT_ANTHROPIC_MAX_TOKENS: u32 = 4096;
 
+/// The path of OpenAI chat completions below the base URL.
+pub(crate) const OPENAI_CHAT_PATH: &str = "chat/completions";
+
 /// A request ready to send (minus credentials).
 #[derive(Debug, Clone)]
 pub(crate) struct WireRequest {
@@ -58,7 +61,7 @@ pub(crate) fn build(
     let mode = req.output_schema.as_ref().and(mode);
     match cfg.kind {
         ProviderKind::OpenAi => WireRequest {
-            url: endpoint_url(&cfg.base_url, "chat/completions", None),
+            url: endpoint_url(&cfg.base_url, OPENAI_CHAT_PATH, None),
             headers: Vec::new(),
             body: openai_body(req, mode),
         },

@@ -63,6 +63,9 @@ pub struct ClientStats {
     pub in_flight_limit: usize,
     /// Per-model breakdown.
     pub by_model: BTreeMap<String, ModelStats>,
+    /// Per-endpoint counters of a client with several endpoints (empty with one).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub endpoints: Vec<crate::EndpointStats>,
 }
 
 /// The live counters behind [`ClientStats`].
@@ -147,6 +150,7 @@ impl StatsCell {
             rpm_waits: 0,
             tpm_waits: 0,
             in_flight_limit: 0,
+            endpoints: Vec::new(),
             by_model: self
                 .by_model
                 .lock()

@@ -151,6 +151,11 @@ pub struct ChatRequest {
     /// Skip the response cache for this call (e.g. judge-reliability audits).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub no_cache: bool,
+    /// Requests with the same key go to the same endpoint of a client with several (the
+    /// pipeline passes the scenario id, so a server's prompt-prefix cache is reused). Only
+    /// steers routing: never sent, recorded or part of a cache key.
+    #[serde(skip)]
+    pub affinity: Option<String>,
 }
 
 impl ChatRequest {

@@ -663,6 +663,8 @@ impl ScenarioRun {
             max_tokens: agent_settings.max_tokens,
             seed,
             output_schema: self.pipeline.schema(agent),
+            // Every call of a scenario to one server of a fleet: its prompt-prefix cache is warm.
+            affinity: Some(self.scenario.id.clone()),
             ..ChatRequest::new(agent_settings.model.clone(), vec![Message::user(prompt)])
         };
         self.awaiting.push(key.clone());

@@ -4,7 +4,8 @@
 //!
 //! The first rule that applies wins:
 //! 1. **Explicit configuration**: `provider` / `base_url` in the settings (flags, the config's
-//!    `run:` section, the environment). `local` uses the embedded model (`local.model_path`,
+//!    `run:` section, the environment). Several base URLs are a fleet of OpenAI-compatible
+//!    servers of the same models ([`BaseUrls`]). `local` uses the embedded model (`local.model_path`,
 //!    else the file the application finds).
 //! 2. **The OpenAI environment**: `OPENAI_BASE_URL` (any OpenAI-compatible server, key optional)
 //!    or `OPENAI_API_KEY` (api.openai.com).
@@ -63,6 +64,49 @@ impl ProviderName {
     }
 }
 
+/// `base_url` as settings write it: one URL, or a list of OpenAI-compatible servers of the
+/// same models (`--base-url` given several times; `base_url: [URL, URL]` in the `run:`
+/// section). The first is the primary; the order changes nothing else.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BaseUrls(pub Vec<String>);
+
+impl BaseUrls {
+    /// A URL given twice (trailing `/` ignored), if any, redacted.
+    #[must_use]
+    pub fn duplicate(&self) -> Option<String> {
+        let mut seen = std::collections::BTreeSet::new();
+        self.0
+            .iter()
+            .find(|u| !seen.insert(u.trim_end_matches('/')))
+            .map(|u| redact_url(u))
+    }
+}
+
+impl Serialize for BaseUrls {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0.as_slice() {
+            [one] => s.serialize_str(one),
+            many => many.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for BaseUrls {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            One(String),
+            Many(Vec<String>),
+        }
+        match Raw::deserialize(d) {
+            Ok(Raw::One(url)) => Ok(Self(vec![url])),
+            Ok(Raw::Many(urls)) => Ok(Self(urls)),
+            Err(_) => Err(serde::de::Error::custom("expected a URL or a list of URLs")),
+        }
+    }
+}
+
 /// Settings of the embedded model (`run: { local: { … } }`, `--model-path`, `--chat-template`).
 /// Always compiled, so a config naming them parses whether or not the feature is built in.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -83,8 +127,8 @@ pub struct LocalSettings {
 pub struct Explicit {
     /// `--provider` / `provider`.
     pub provider: Option<ProviderName>,
-    /// `--base-url` / `base_url`.
-    pub base_url: Option<String>,
+    /// `--base-url` / `base_url`: one URL, or several (a fleet); empty when unset.
+    pub base_urls: Vec<String>,
     /// `--api-key-env` / `api_key_env` (has a default, so it never counts as explicit).
     pub api_key_env: String,
     /// `api_version` for Azure / Anthropic.
@@ -139,7 +183,11 @@ impl Resolved {
             Self::Remote { config, source } => format!(
                 "provider {} at {} ({})",
                 config.kind.as_str(),
-                redact_url(&config.base_url),
+                config
+                    .base_urls()
+                    .map(redact_url)
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 why(*source)
             ),
             Self::Local {
@@ -195,17 +243,19 @@ pub fn resolve(
     built_in: bool,
 ) -> Result<Resolved, ResolveError> {
     let env = |k: &str| env(k).filter(|v| !v.trim().is_empty());
+    let extra_base_urls = explicit.base_urls.get(1..).unwrap_or_default().to_vec();
     let remote = |kind: ProviderKind, base_url: String, source| Resolved::Remote {
         config: ProviderConfig {
             kind,
             base_url,
+            extra_base_urls: extra_base_urls.clone(),
             api_key_env: explicit.api_key_env.clone(),
             api_version: explicit.api_version.clone(),
             ..ProviderConfig::default()
         },
         source,
     };
-    match (explicit.provider, &explicit.base_url) {
+    match (explicit.provider, explicit.base_urls.first()) {
         (Some(ProviderName::Local), _) => {
             if !built_in {
                 return Err(ResolveError::LocalNotBuilt);
@@ -282,7 +332,7 @@ mod tests {
     fn explicit() -> Explicit {
         Explicit {
             provider: None,
-            base_url: None,
+            base_urls: Vec::new(),
             api_key_env: "OPENAI_API_KEY".into(),
             api_version: None,
             local: LocalSettings::default(),
@@ -322,7 +372,7 @@ mod tests {
     #[test]
     fn explicit_beats_environment_and_local() {
         let mut e = explicit();
-        e.base_url = Some("http://127.0.0.1:8080/v1".into());
+        e.base_urls = vec!["http://127.0.0.1:8080/v1".into()];
         let r = resolve(&e, env(&[("OPENAI_API_KEY", "k")]), gguf, true).expect("resolves");
         assert_eq!(r.name(), "openai");
         assert!(
@@ -400,7 +450,7 @@ mod tests {
     #[test]
     fn credentials_in_the_base_url_are_never_shown() {
         let mut e = explicit();
-        e.base_url = Some("https://bob:hunter2@proxy.example/v1?api-key=sk-123&x=1".into());
+        e.base_urls = vec!["https://bob:hunter2@proxy.example/v1?api-key=sk-123&x=1".into()];
         let r = resolve(&e, env(&[]), || None, false).expect("resolves");
         let shown = r.describe();
         assert!(
@@ -409,6 +459,37 @@ mod tests {
         );
         assert!(shown.contains("proxy.example/v1"), "{shown}");
         assert!(shown.contains("x=1"), "{shown}");
+    }
+
+    #[test]
+    fn several_base_urls_make_a_fleet_behind_the_first() {
+        let mut e = explicit();
+        e.base_urls = vec!["http://a:8000/v1".into(), "http://u:pw@b:8000/v1".into()];
+        let r = resolve(&e, env(&[]), || None, false).expect("resolves");
+        let Resolved::Remote { config, .. } = &r else {
+            panic!("{r:?}")
+        };
+        assert_eq!(config.base_url, "http://a:8000/v1");
+        assert_eq!(config.extra_base_urls, ["http://u:pw@b:8000/v1"]);
+        let shown = r.describe();
+        assert!(
+            shown.contains("http://a:8000/v1, http://[redacted]@b:8000/v1"),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn base_urls_read_one_or_a_list_and_find_duplicates() {
+        let one: BaseUrls = serde_json::from_value(serde_json::json!("http://a/v1")).unwrap();
+        assert_eq!(one.0, ["http://a/v1"]);
+        assert_eq!(serde_json::to_value(&one).unwrap(), "http://a/v1");
+        let many: BaseUrls =
+            serde_json::from_value(serde_json::json!(["http://a/v1", "http://b/v1/"])).unwrap();
+        assert_eq!(many.duplicate(), None);
+        let twice = BaseUrls(vec!["http://a/v1".into(), "http://a/v1/".into()]);
+        assert_eq!(twice.duplicate().as_deref(), Some("http://a/v1/"));
+        let err = serde_json::from_value::<BaseUrls>(serde_json::json!(3)).unwrap_err();
+        assert!(err.to_string().contains("a URL or a list of URLs"), "{err}");
     }
 
     #[test]

@@ -42,9 +42,9 @@ pub(crate) struct EndpointArgs {
     /// Requests in flight at once (for `test`: scenarios run at once).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub concurrency: Option<u64>,
-    /// Endpoint base URL (OpenAI-compatible: up to `/v1`).
+    /// Endpoint base URL (OpenAI-compatible: up to `/v1`); repeat it for a fleet of servers.
     #[arg(long, value_name = "URL")]
-    pub base_url: Option<String>,
+    pub base_url: Vec<String>,
     /// Model for every agent (per-agent models come from settings).
     #[arg(long)]
     pub model: Option<String>,
@@ -75,7 +75,10 @@ impl EndpointArgs {
     /// Sets the flags that were given as settings overrides.
     pub(crate) fn apply(&self, f: &mut FlagOverrides) {
         f.set("concurrency", self.concurrency);
-        f.set("base_url", self.base_url.clone());
+        f.set(
+            "base_url",
+            Some(self.base_url.clone()).filter(|u| !u.is_empty()),
+        );
         f.set("model", self.model.clone());
         f.set("api_key_env", self.api_key_env.clone());
         f.set(

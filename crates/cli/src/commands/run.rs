@@ -181,7 +181,10 @@ pub(crate) async fn run_to(
     let model = provider::bootstrap(settings, &out)?;
     let batch_config = match (batch, &model.client_config) {
         (false, _) => None,
-        (true, Some(client)) => Some(client.clone()),
+        (true, Some(client)) => {
+            llm_client::batch::check_one_endpoint(client).map_err(CliError::invalid)?;
+            Some(client.clone())
+        }
         (true, None) => {
             return Err(CliError::invalid(
                 "--batch needs a remote provider with a Batch API, not the local model",
