@@ -1,12 +1,13 @@
 //! `cargo xtask s3-check`: the task-run protocol on a run directory in an S3-compatible object
-//! store. Pip-installs a pinned `moto[server]` into `target/s3-check/venv`, starts its server on a
+//! store. Pip-installs a pinned moto (its S3 and server) into `target/s3-check/venv`, starts its server on a
 //! free loopback port, creates a bucket, and runs 4 tasks of `fixtures/configs/example.yaml`
 //! (`--sample 40`) planned into `s3://se-check/run` against the fake server, as separate
 //! processes: task 2 twice at once (two racers: one marker, one part, the loser exits 0), task 1
 //! killed with SIGKILL once its checkpoint is in the store and then run again (it resumes from the
 //! checkpoint), task 3 from `JOB_COMPLETION_INDEX`. `status` must list the unfinished tasks, then
 //! report the run complete; `merge` must give every planned scenario once, with the markers'
-//! totals equal to the merged records; exactly one part object per task must remain.
+//! totals equal to the merged records; exactly one part object per task must remain. A missing
+//! bucket must be exit 2, named as such.
 //!
 //! When moto cannot be installed or started it fails under CI (`CI` set), so a broken install
 //! never passes silently, and skips with the reason elsewhere; the protocol is also tested
@@ -19,8 +20,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 
-/// The moto release: its S3 honours `If-None-Match: *` on PutObject (conditional create).
-const MOTO: &str = "moto[server]==5.2.5";
+/// moto's S3 and the Flask its server runs on, pinned: moto 5.2.5's S3 honours
+/// `If-None-Match: *` on PutObject (conditional create). `moto[server]` would pull every
+/// service's dependencies (minutes of pip); S3 needs only these (seconds).
+const MOTO: &[&str] = &["moto[s3]==5.2.5", "flask==3.1.3", "flask-cors==6.0.5"];
 
 /// How long any one wait may take.
 const TIMEOUT: Duration = Duration::from_secs(120);
@@ -61,7 +64,7 @@ struct Moto {
 
 impl Moto {
     fn start(dir: &Path) -> anyhow::Result<Self> {
-        let python = crate::venv::ensure(dir, &[MOTO], "import moto.server, boto3", &[])?;
+        let python = crate::venv::ensure(dir, MOTO, "import moto.server, boto3", &[])?;
         let port = std::net::TcpListener::bind("127.0.0.1:0")?
             .local_addr()?
             .port();
@@ -91,7 +94,7 @@ impl Moto {
             std::thread::sleep(Duration::from_millis(100));
         }
         moto.boto(&format!("s3.create_bucket(Bucket='{BUCKET}')"))?;
-        eprintln!("    s3: moto ({MOTO}) on {}", moto.endpoint);
+        eprintln!("    s3: moto ({}) on {}", MOTO[0], moto.endpoint);
         Ok(moto)
     }
 
@@ -158,6 +161,14 @@ fn check(root: &Path, dir: &Path, bin: &Path, url: &str, moto: &Moto) -> anyhow:
         ])
         .stdout(Stdio::null()),
     )?;
+    let missing = se(&["status", "s3://se-check-missing/run"]).output()?;
+    let said = String::from_utf8_lossy(&missing.stderr);
+    if missing.status.code() != Some(2) || !said.contains("bucket (or container) does not exist") {
+        bail!(
+            "a missing bucket should be exit 2 naming it: {:?} {said}",
+            missing.status.code()
+        );
+    }
     let task = |n: &str, concurrency: &str| {
         let mut args = vec!["run", &run, "--task", n, "--base-url", url];
         args.extend(["--model", "fake-model", "--concurrency", concurrency]);

@@ -95,6 +95,20 @@ fn is_input(e: &object_store::Error) -> bool {
     )
 }
 
+/// Whether the error says the bucket (S3, GCS) or container (Azure) does not exist: a 404 for
+/// the run, not for one of its objects.
+fn no_bucket(e: &object_store::Error) -> bool {
+    let text = e.to_string();
+    ["NoSuchBucket", "ContainerNotFound", "bucket does not exist"]
+        .iter()
+        .any(|m| text.contains(m))
+}
+
+/// A 404 for an object of the run (absent), not for its bucket.
+fn absent(e: &object_store::Error) -> bool {
+    matches!(e, object_store::Error::NotFound { .. }) && !no_bucket(e)
+}
+
 impl Io {
     fn key(&self, rel: &str) -> Key {
         if self.prefix.is_empty() {
@@ -110,6 +124,15 @@ impl Io {
     }
 
     fn err(&self, rel: &str, e: &object_store::Error) -> TaskRunError {
+        if no_bucket(e) {
+            return TaskRunError::Store {
+                location: self.url.clone(),
+                reason: "the bucket (or container) does not exist; create it first, or check \
+                         the URL and the region"
+                    .into(),
+                input: true,
+            };
+        }
         TaskRunError::Store {
             location: self.label(rel),
             reason: llm_client::redact_urls_in(&e.to_string()),
@@ -133,7 +156,7 @@ impl Io {
         self.block(async {
             match self.store.get(&key).await {
                 Ok(r) => r.bytes().await.map(|b| Some(b.to_vec())),
-                Err(object_store::Error::NotFound { .. }) => Ok(None),
+                Err(e) if absent(&e) => Ok(None),
                 Err(e) => Err(e),
             }
         })
@@ -188,7 +211,7 @@ impl Io {
         self.block(async {
             let mut stream = match self.store.get(&key).await {
                 Ok(r) => r.into_stream(),
-                Err(object_store::Error::NotFound { .. }) => return Ok(false),
+                Err(e) if absent(&e) => return Ok(false),
                 Err(e) => return Err(self.err(rel, &e)),
             };
             let mut out = std::fs::File::create(file).map_err(local)?;
@@ -204,7 +227,8 @@ impl Io {
     /// Deletes the object (gone already is fine).
     fn delete(&self, rel: &str) -> Result<(), TaskRunError> {
         match self.block(self.store.delete(&self.key(rel))) {
-            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Ok(()) => Ok(()),
+            Err(e) if absent(&e) => Ok(()),
             Err(e) => Err(self.err(rel, &e)),
         }
     }
@@ -386,7 +410,7 @@ impl Remote {
             Ok(meta) => Ok(Some(super::unix_now().saturating_sub(
                 u64::try_from(meta.last_modified.timestamp()).unwrap_or(0),
             ))),
-            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) if absent(&e) => Ok(None),
             Err(e) => Err(self.io.err(rel, &e)),
         }
     }
