@@ -436,6 +436,7 @@ async fn damaged_or_foreign_run_directories_never_merge_wrong_data() {
 
 /// Object-store locations that cannot be a run directory are refused before any request, with
 /// exit 2 (`cargo xtask s3-check` runs the protocol on a real S3-compatible server).
+#[cfg(feature = "object-store")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn object_store_urls_without_bucket_or_with_another_scheme_exit_2() {
     let dir = tempfile::tempdir().expect("tmp");

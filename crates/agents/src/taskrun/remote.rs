@@ -267,7 +267,7 @@ impl Remote {
     pub(crate) fn connect(url: &str) -> Result<Self, TaskRunError> {
         let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
         let rest = rest.trim_end_matches('/');
-        let url = &url[..scheme.len() + 3 + rest.len()];
+        let url = &format!("{scheme}://{rest}");
         let shown = llm_client::redact_url(url);
         let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
         if bucket.is_empty() {
