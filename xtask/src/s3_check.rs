@@ -4,7 +4,8 @@
 //! (`--sample 40`) planned into `s3://se-check/run` against the fake server, as separate
 //! processes: task 2 twice at once (two racers: one marker, one part, the loser exits 0), task 1
 //! killed with SIGKILL once its checkpoint is in the store and then run again (it resumes from the
-//! checkpoint), task 3 from `JOB_COMPLETION_INDEX`. `status` must list the unfinished tasks, then
+//! checkpoint), task 3 from `JOB_COMPLETION_INDEX`, stopped by SIGTERM (its stop uploads the
+//! checkpoint) and run again. `status` must list the unfinished tasks, then
 //! report the run complete; `merge` must give every planned scenario once, with the markers'
 //! totals equal to the merged records; exactly one part object per task must remain. A missing
 //! bucket must be exit 2, named as such.
@@ -49,7 +50,7 @@ pub(crate) fn run() -> anyhow::Result<()> {
     let server = runtime.block_on(fixtures::FakeServer::start(
         fixtures::FakeConfig::default().with_latency(Duration::from_millis(200)),
     ))?;
-    let result = check(&root, &dir, &bin, &server.base_url(), &moto);
+    let result = check(&root, &dir, &bin, &server, &moto);
     runtime.block_on(server.shutdown());
     drop(moto);
     result
@@ -144,7 +145,14 @@ impl Drop for Moto {
     }
 }
 
-fn check(root: &Path, dir: &Path, bin: &Path, url: &str, moto: &Moto) -> anyhow::Result<()> {
+fn check(
+    root: &Path,
+    dir: &Path,
+    bin: &Path,
+    server: &fixtures::FakeServer,
+    moto: &Moto,
+) -> anyhow::Result<()> {
+    let url = &server.base_url();
     let run = format!("s3://{BUCKET}/run");
     let config = root.join("fixtures/configs/example.yaml");
     let cfg = config.to_str().context("utf-8 path")?;
@@ -225,10 +233,36 @@ fn check(root: &Path, dir: &Path, bin: &Path, url: &str, moto: &Moto) -> anyhow:
     if !ok || !stderr.contains(&format!("resuming: {checkpointed} scenario(s)")) {
         bail!("task 1 did not resume from its checkpoint of {checkpointed} record(s):\n{stderr}");
     }
-    let (ok, stderr) = finish(task("auto", "2").env("JOB_COMPLETION_INDEX", "3").spawn()?)?;
-    if !ok {
-        bail!("task 3 (JOB_COMPLETION_INDEX) failed:\n{stderr}");
+    // Task 3 uploads a checkpoint only when it stops (an hour's interval): SIGTERM once it has
+    // called the model; it finishes the scenario in flight, and its stop uploads the checkpoint.
+    let before = server.stats().total_requests;
+    let mut stopped = task("auto", "1")
+        .env("JOB_COMPLETION_INDEX", "3")
+        .env("SCENARIO_ENGINE__CHECKPOINT_EVERY", "1h")
+        .spawn()?;
+    let deadline = Instant::now() + TIMEOUT;
+    while server.stats().total_requests == before {
+        if Instant::now() > deadline || stopped.try_wait()?.is_some() {
+            bail!("task 3 made no request to the model");
+        }
+        std::thread::sleep(Duration::from_millis(20));
     }
+    crate::venv::run(Command::new("kill").args(["-TERM", &stopped.id().to_string()]))?;
+    let (ok, stderr) = finish(stopped)?;
+    let task3 = status()?["per_task"][3].clone();
+    let saved = task3["records"].as_u64().unwrap_or(0);
+    if ok || task3["state"] != "checkpointed" || saved == 0 {
+        bail!(
+            "task 3 stopped by SIGTERM should exit 3 and leave its checkpoint: {task3}\n{stderr}"
+        );
+    }
+    let (ok, stderr) = finish(task("auto", "2").env("JOB_COMPLETION_INDEX", "3").spawn()?)?;
+    if !ok || !stderr.contains(&format!("resuming: {saved} scenario(s)")) {
+        bail!("task 3 (JOB_COMPLETION_INDEX) did not resume from its {saved} record(s):\n{stderr}");
+    }
+    eprintln!(
+        "    s3: task 3 stopped by SIGTERM with {saved} record(s) checkpointed, then resumed"
+    );
     let done = se(&["status", &run]).output()?;
     if !done.status.success() {
         bail!("not complete: {}", String::from_utf8_lossy(&done.stdout));
