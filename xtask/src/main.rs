@@ -10,6 +10,7 @@ mod fetch_model;
 mod fixtures;
 mod lexicon;
 mod real_server;
+mod s3_check;
 mod screenshot;
 mod slurm_check;
 #[cfg(test)]
@@ -51,6 +52,8 @@ enum Command {
     Screenshot(screenshot::Args),
     /// Run a task-run job array on a real Slurm (Debian packages, daemons on localhost).
     SlurmCheck,
+    /// Run a task-run directory on an S3-compatible store (moto's server, pip-installed).
+    S3Check,
 }
 
 /// The workspace root (the parent of this crate's folder).
@@ -95,6 +98,7 @@ fn main() -> anyhow::Result<()> {
         Command::ExportCheck => export_check::run(),
         Command::RealServer(args) => real_server::run(args),
         Command::SlurmCheck => slurm_check::run(),
+        Command::S3Check => s3_check::run(),
         Command::Screenshot(args) => screenshot::run(args),
     }
 }

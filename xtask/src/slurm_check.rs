@@ -306,7 +306,31 @@ fn check(root: &Path, dir: &Path, bin: &Path, url: &str, slurm: &Daemons) -> any
         bin,
         &["merge", rd, "--into", merged.to_str().context("utf-8")?],
     ))?;
-    let ids: Vec<String> = std::fs::read_to_string(&merged)?
+    merged_once_each(bin, cfg, &merged)?;
+    let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(
+        dir.join("merged.jsonl.manifest.json"),
+    )?)?;
+    let mut records = 0;
+    for t in 0..4 {
+        let marker: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(
+            run_dir.join(format!("done/{t}.json")),
+        )?)?;
+        records += marker["records"].as_u64().unwrap_or(0);
+    }
+    if manifest["records"].as_u64() != Some(records) || records != 40 {
+        bail!(
+            "the markers count {records} record(s), the merge {}",
+            manifest["records"]
+        );
+    }
+    eprintln!("    slurm-check: 40 scenarios once each after a cancelled and a duplicated task");
+    Ok(())
+}
+
+/// Checks the merged file `merged` holds the 40 scenarios `scenarios CFG --sample 40` plans,
+/// each exactly once (shared with `s3-check`).
+pub(crate) fn merged_once_each(bin: &Path, cfg: &str, merged: &Path) -> anyhow::Result<()> {
+    let ids: Vec<String> = std::fs::read_to_string(merged)?
         .lines()
         .map(|l| {
             serde_json::from_str::<serde_json::Value>(l)
@@ -332,22 +356,5 @@ fn check(root: &Path, dir: &Path, bin: &Path, url: &str, slurm: &Daemons) -> any
             unique.len()
         );
     }
-    let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(
-        dir.join("merged.jsonl.manifest.json"),
-    )?)?;
-    let mut records = 0;
-    for t in 0..4 {
-        let marker: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(
-            run_dir.join(format!("done/{t}.json")),
-        )?)?;
-        records += marker["records"].as_u64().unwrap_or(0);
-    }
-    if manifest["records"].as_u64() != Some(records) || records != 40 {
-        bail!(
-            "the markers count {records} record(s), the merge {}",
-            manifest["records"]
-        );
-    }
-    eprintln!("    slurm-check: 40 scenarios once each after a cancelled and a duplicated task");
     Ok(())
 }

@@ -225,6 +225,10 @@ pub struct RunSettings {
     pub read_timeout: Duration,
     /// The JSONL output file.
     pub output: Option<PathBuf>,
+    /// How often a task of a run directory on an object store uploads its part as its
+    /// checkpoint (while the part grows; and once more when the task stops short).
+    #[serde(with = "llm_client::duration_serde")]
+    pub checkpoint_every: Duration,
 }
 
 impl Default for RunSettings {
@@ -260,6 +264,7 @@ impl Default for RunSettings {
             structured_mode: StructuredModeSetting::Auto,
             read_timeout: provider.read_timeout,
             output: None,
+            checkpoint_every: Duration::from_secs(30),
         }
     }
 }

@@ -28,13 +28,18 @@
 //! - [`status`]: what is done, running, stale and missing.
 //! - [`merge`]: one output from the marked parts, streamed and checked against the markers.
 //! - [`launch`]: the sbatch script and the Kubernetes Indexed Job that run the tasks.
+//! - [`store`]: where the run directory lives — a path, or an object store (`s3://`, `gs://`,
+//!   `az://`; `remote.rs`, feature `object-store`) — and the operations that differ there.
 
 pub mod index;
 pub mod launch;
 pub mod manifest;
 pub mod marker;
 pub mod merge;
+#[cfg(feature = "object-store")]
+mod remote;
 pub mod status;
+pub mod store;
 
 pub use index::{IndexError, TASK_INDEX_VARS, array_spec, task_from_flag, task_index_from_env};
 pub use launch::{LaunchOptions, k8s_job, slurm_script};
@@ -42,6 +47,7 @@ pub use manifest::{Manifest, Planned, RunDir, plan_config};
 pub use marker::{IdsHash, Marker, PartTotals, finish_task, part_totals};
 pub use merge::{MergeReport, merge_run};
 pub use status::{RunStatus, TaskState};
+pub use store::url_scheme;
 
 use std::path::PathBuf;
 
@@ -120,6 +126,27 @@ pub enum TaskRunError {
         /// Scenarios of the task.
         scenarios: u64,
     },
+    /// An object store refused or failed a request (the message never holds credentials).
+    #[error("{location}: {reason}")]
+    Store {
+        /// The URL of the object or run directory.
+        location: String,
+        /// The store's error, URLs redacted.
+        reason: String,
+        /// Whether it is the user's (no bucket or object, credentials refused, a bad option)
+        /// rather than the network's or the service's.
+        input: bool,
+    },
+    /// A task's marker that cannot be trusted: `run` refuses the task until it is removed.
+    #[error("{marker}: {reason}\nhint: remove it to run task {task} again")]
+    StaleMarker {
+        /// The marker's path or URL.
+        marker: String,
+        /// The task.
+        task: u32,
+        /// Why.
+        reason: String,
+    },
     /// A part does not match its marker.
     #[error("{path} does not match its marker {marker}: {reason}")]
     PartMismatch {
@@ -142,6 +169,7 @@ impl TaskRunError {
             // machine's failure.
             Self::Io { source, .. } => source.kind() == std::io::ErrorKind::NotFound,
             Self::Unfinished { .. } => false,
+            Self::Store { input, .. } => *input,
             _ => true,
         }
     }

@@ -433,3 +433,35 @@ async fn damaged_or_foreign_run_directories_never_merge_wrong_data() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("control character"), "{}", stderr(&o));
 }
+
+/// Object-store locations that cannot be a run directory are refused before any request, with
+/// exit 2 (`cargo xtask s3-check` runs the protocol on a real S3-compatible server).
+#[cfg(feature = "object-store")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn object_store_urls_without_bucket_or_with_another_scheme_exit_2() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let out = dir.path().join("m.jsonl");
+    let out = out.to_str().expect("utf-8");
+    let cfg = config();
+    let cfg = cfg.to_str().expect("utf-8");
+    for (args, expected) in [
+        (
+            vec!["status", "s3://"],
+            "s3://: no bucket: expected s3://BUCKET/PREFIX",
+        ),
+        (vec!["merge", "gs:///run", "--into", out], "no bucket"),
+        (
+            vec!["run", "ftp://host/run", "--task", "0"],
+            "unknown scheme `ftp://`",
+        ),
+        (
+            vec!["plan", cfg, "--tasks", "2", "--into", "ftp://host/run"],
+            "unknown scheme `ftp://`",
+        ),
+        (vec!["launch", "slurm", "s3:///run"], "no bucket"),
+    ] {
+        let o = output(command(&args)).await;
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(expected), "{args:?}: {}", stderr(&o));
+    }
+}

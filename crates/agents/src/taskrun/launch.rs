@@ -117,7 +117,7 @@ fn run_words(run: &RunDir, options: &LaunchOptions) -> Vec<String> {
     let mut words = vec![
         options.binary.clone(),
         "run".into(),
-        run.root().display().to_string(),
+        run.location(),
         "--task".into(),
         "auto".into(),
         "--workers".into(),
@@ -133,7 +133,8 @@ fn run_words(run: &RunDir, options: &LaunchOptions) -> Vec<String> {
 #[must_use]
 pub fn slurm_script(run: &RunDir, options: &LaunchOptions) -> String {
     let m = run.manifest();
-    let dir = run.root().display().to_string();
+    let dir = run.location();
+    let logs = run.logs_dir().display().to_string();
     let command: Vec<String> = run_words(run, options)
         .iter()
         .map(|w| shell_word(w))
@@ -151,22 +152,22 @@ pub fn slurm_script(run: &RunDir, options: &LaunchOptions) -> String {
          #SBATCH --requeue\n\
          #SBATCH --signal=B:INT@{grace}\n\
          #SBATCH --open-mode=append\n\
-         #SBATCH --output={dir_quoted}/logs/%A_%a.log\n\
+         #SBATCH --output={logs_quoted}/%A_%a.log\n\
          set -euo pipefail\n\
-         mkdir -p {dir_quoted}/logs\n\
+         mkdir -p {logs_quoted}\n\
          # The task index comes from SLURM_ARRAY_TASK_ID (`--task auto`). `exec` makes\n\
          # scenario-engine the batch shell, so it receives the SIGINT itself.\n\
          exec {command}\n",
         tasks = m.tasks,
         scenarios = m.scenarios,
-        script = shell_word(&format!("{dir}/launch/slurm.sbatch")),
+        script = shell_word(&run.launch_dir().join("slurm.sbatch").display().to_string()),
         name = shell_word(&options.name),
         last = m.tasks - 1,
         workers = options.workers.max(1),
         cpus = options.cpus.max(1),
         time = shell_word(&options.time),
         grace = options.grace_secs,
-        dir_quoted = shell_word(&dir),
+        logs_quoted = shell_word(&logs),
         command = command.join(" "),
     )
 }
@@ -183,15 +184,32 @@ fn yaml_str(s: &str) -> String {
 #[must_use]
 pub fn k8s_job(run: &RunDir, options: &LaunchOptions) -> String {
     let m = run.manifest();
-    let dir = run.root().display().to_string();
+    let dir = run.location();
     let command: Vec<String> = run_words(run, options)
         .iter()
         .map(|w| yaml_str(w))
         .collect();
+    // A shared directory is mounted from a claim at its path; a store is reached over the
+    // network (its credentials come from the secret, like the API key).
+    let volumes = if run.is_remote() {
+        String::new()
+    } else {
+        format!(
+            "\x20         volumeMounts:\n\
+             \x20           - name: runs\n\
+             \x20             mountPath: {dir_yaml}\n\
+             \x20     volumes:\n\
+             \x20       - name: runs\n\
+             \x20         persistentVolumeClaim:\n\
+             \x20           claimName: {claim}\n",
+            dir_yaml = yaml_str(&dir),
+            claim = yaml_str(&options.claim),
+        )
+    };
     format!(
         "# Runs the {tasks} task(s) of {dir} ({scenarios} scenarios) as a Kubernetes Indexed Job.\n\
          # Needs Kubernetes 1.33+ (backoffLimitPerIndex and podFailurePolicy are GA there).\n\
-         # Submit:   kubectl apply -f {dir}/launch/job.yaml\n\
+         # Submit:   kubectl apply -f {job_file}\n\
          # Progress: scenario-engine status {dir}\n\
          apiVersion: batch/v1\n\
          kind: Job\n\
@@ -224,13 +242,7 @@ pub fn k8s_job(run: &RunDir, options: &LaunchOptions) -> String {
          \x20         envFrom:\n\
          \x20           - secretRef:\n\
          \x20               name: {secret}\n\
-         \x20         volumeMounts:\n\
-         \x20           - name: runs\n\
-         \x20             mountPath: {dir_yaml}\n\
-         \x20     volumes:\n\
-         \x20       - name: runs\n\
-         \x20         persistentVolumeClaim:\n\
-         \x20           claimName: {claim}\n",
+         {volumes}",
         tasks = m.tasks,
         scenarios = m.scenarios,
         name = yaml_str(&k8s_name(&options.name)),
@@ -239,8 +251,7 @@ pub fn k8s_job(run: &RunDir, options: &LaunchOptions) -> String {
         image = yaml_str(&options.image),
         command = command.join(", "),
         secret = yaml_str(&options.secret),
-        dir_yaml = yaml_str(&dir),
-        claim = yaml_str(&options.claim),
+        job_file = run.launch_dir().join("job.yaml").display(),
     )
 }
 

@@ -94,8 +94,29 @@ impl Manifest {
             .map_or(0, |s| s.share_of(self.scenarios))
     }
 
+    /// A manifest's bytes (read from `path`), checked to be one this version reads.
+    pub(crate) fn parse(bytes: &[u8], path: &Path) -> Result<Self, TaskRunError> {
+        let manifest: Manifest =
+            serde_json::from_slice(bytes).map_err(|e| TaskRunError::Invalid {
+                path: path.to_path_buf(),
+                what: "manifest",
+                reason: e.to_string(),
+            })?;
+        if manifest.format != MANIFEST_FORMAT || manifest.tasks == 0 {
+            return Err(TaskRunError::Invalid {
+                path: path.to_path_buf(),
+                what: "manifest",
+                reason: format!(
+                    "format {} with {} task(s) (this version reads format {MANIFEST_FORMAT})",
+                    manifest.format, manifest.tasks
+                ),
+            });
+        }
+        Ok(manifest)
+    }
+
     /// How this plan differs from `other` in what matters (config, selection, layout), if it does.
-    fn difference(&self, other: &Manifest) -> Option<String> {
+    pub(crate) fn difference(&self, other: &Manifest) -> Option<String> {
         if self.config_hash != other.config_hash {
             return Some(format!(
                 "config (hash {} vs {})",
@@ -129,27 +150,40 @@ pub enum Planned {
     AlreadyPlanned,
 }
 
-/// A planned run directory.
+/// A planned run directory: a local or shared folder, or an object store mirrored in a local
+/// working directory (`root`) where a task runs.
 #[derive(Debug, Clone)]
 pub struct RunDir {
     root: PathBuf,
     manifest: Manifest,
+    #[cfg(feature = "object-store")]
+    remote: Option<std::sync::Arc<super::remote::Remote>>,
 }
 
 impl RunDir {
-    /// Whether `path` is a run directory (a folder holding a manifest).
-    #[must_use]
-    pub fn is_run_dir(path: &Path) -> bool {
-        path.join(MANIFEST_FILE).is_file()
+    pub(crate) fn from_parts(
+        root: PathBuf,
+        manifest: Manifest,
+        #[cfg(feature = "object-store")] remote: Option<std::sync::Arc<super::remote::Remote>>,
+    ) -> Self {
+        Self {
+            root,
+            manifest,
+            #[cfg(feature = "object-store")]
+            remote,
+        }
     }
 
-    /// Plans `root` with `manifest` and the config's bytes: creates the folders, writes the
-    /// config copy, then the manifest — create-only, so two racing plans leave one. A directory
-    /// already planned the same way is left as it is; one planned otherwise is refused.
-    ///
-    /// # Errors
-    /// [`TaskRunError::PlannedOtherwise`], or an I/O error.
-    pub fn plan(
+    /// The object store, when the run directory is on one.
+    #[cfg(feature = "object-store")]
+    pub(crate) fn remote_store(&self) -> Option<&super::remote::Remote> {
+        self.remote.as_deref()
+    }
+
+    /// Plans the folder `root` with `manifest` and the config's bytes: creates the folders,
+    /// writes the config copy, then the manifest — create-only, so two racing plans leave one. A
+    /// directory already planned the same way is left as it is; one planned otherwise is refused.
+    pub(crate) fn plan_local(
         root: &Path,
         manifest: &Manifest,
         config: &[u8],
@@ -185,15 +219,16 @@ impl RunDir {
         })?;
         if create_only(&root.join(MANIFEST_FILE), &text)? {
             tracing::info!(dir = %root.display(), tasks = manifest.tasks, "run planned");
+            let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+            #[cfg(feature = "object-store")]
             return Ok((
-                Self {
-                    root: std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
-                    manifest: manifest.clone(),
-                },
+                Self::from_parts(root, manifest.clone(), None),
                 Planned::Created,
             ));
+            #[cfg(not(feature = "object-store"))]
+            return Ok((Self::from_parts(root, manifest.clone()), Planned::Created));
         }
-        let existing = Self::open(root)?;
+        let existing = Self::open_local(root)?;
         match existing.manifest.difference(manifest) {
             None => Ok((existing, Planned::AlreadyPlanned)),
             Some(difference) => Err(TaskRunError::PlannedOtherwise {
@@ -203,11 +238,8 @@ impl RunDir {
         }
     }
 
-    /// Opens a planned run directory.
-    ///
-    /// # Errors
-    /// An unreadable or invalid manifest.
-    pub fn open(root: &Path) -> Result<Self, TaskRunError> {
+    /// Opens the planned folder `root`.
+    pub(crate) fn open_local(root: &Path) -> Result<Self, TaskRunError> {
         let path = root.join(MANIFEST_FILE);
         let text = match std::fs::read(&path) {
             Ok(t) => t,
@@ -223,27 +255,13 @@ impl RunDir {
             }
             Err(e) => return Err(io_err(&path)(e)),
         };
-        let manifest: Manifest =
-            serde_json::from_slice(&text).map_err(|e| TaskRunError::Invalid {
-                path: path.clone(),
-                what: "manifest",
-                reason: e.to_string(),
-            })?;
-        if manifest.format != MANIFEST_FORMAT || manifest.tasks == 0 {
-            return Err(TaskRunError::Invalid {
-                path,
-                what: "manifest",
-                reason: format!(
-                    "format {} with {} task(s) (this version reads format {MANIFEST_FORMAT})",
-                    manifest.format, manifest.tasks
-                ),
-            });
-        }
-        Ok(Self {
-            // Absolute, so the launch files and messages name it from anywhere.
-            root: std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
-            manifest,
-        })
+        let manifest = Manifest::parse(&text, &path)?;
+        // Absolute, so the launch files and messages name it from anywhere.
+        let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+        #[cfg(feature = "object-store")]
+        return Ok(Self::from_parts(root, manifest, None));
+        #[cfg(not(feature = "object-store"))]
+        Ok(Self::from_parts(root, manifest))
     }
 
     /// The plan.
@@ -252,7 +270,8 @@ impl RunDir {
         &self.manifest
     }
 
-    /// The run directory.
+    /// The run directory on disk (for a run on an object store, the local working directory
+    /// that mirrors it; [`location`](Self::location) names the store).
     #[must_use]
     pub fn root(&self) -> &Path {
         &self.root
@@ -364,7 +383,7 @@ impl RunDir {
             m.tasks - 1,
             m.task_scenarios(m.tasks - 1),
             m.task_scenarios(0),
-            dir = self.root.display()
+            dir = self.location()
         )
     }
 }

@@ -191,6 +191,10 @@ pub struct Marker {
     pub written_by: String,
     /// The engine version.
     pub engine_version: String,
+    /// The part it vouches for, relative to the run directory, when it is not
+    /// `parts/{task}.jsonl`: on an object store, `parts/{task}/{attempt}.jsonl`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part: Option<String>,
 }
 
 impl Marker {
@@ -218,7 +222,20 @@ impl Marker {
             finished_unix: unix_now(),
             written_by,
             engine_version: env!("CARGO_PKG_VERSION").to_owned(),
+            part: None,
         }
+    }
+
+    /// A marker's bytes, read from `path` (a path or a URL).
+    ///
+    /// # Errors
+    /// [`TaskRunError::Invalid`].
+    pub fn parse(bytes: &[u8], path: &Path) -> Result<Self, TaskRunError> {
+        serde_json::from_slice(bytes).map_err(|e| TaskRunError::Invalid {
+            path: path.to_path_buf(),
+            what: "marker",
+            reason: e.to_string(),
+        })
     }
 
     /// Writes the marker only if none exists; returns whether this call wrote it.
@@ -244,13 +261,7 @@ impl Marker {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(io_err(path)(e)),
         };
-        serde_json::from_slice(&bytes)
-            .map(Some)
-            .map_err(|e| TaskRunError::Invalid {
-                path: path.to_path_buf(),
-                what: "marker",
-                reason: e.to_string(),
-            })
+        Self::parse(&bytes, path).map(Some)
     }
 
     /// Whether `totals` are what this marker recorded; the first difference otherwise.
@@ -327,6 +338,19 @@ pub fn finish_task(
         crate::pipeline::lock::host_name()
     );
     let marker = Marker::new(run.manifest(), task, &totals, started_unix, writer);
+    #[cfg(feature = "object-store")]
+    if let Some(remote) = run.remote_store() {
+        let mut marker = marker;
+        let created = remote.publish(task, &part, |name| {
+            marker.part = Some(name.to_owned());
+            serde_json::to_vec_pretty(&marker).map_err(|e| TaskRunError::Invalid {
+                path: part.clone(),
+                what: "marker",
+                reason: e.to_string(),
+            })
+        })?;
+        return Ok((marker, created));
+    }
     let created = marker.create(&run.marker_path(task))?;
     Ok((marker, created))
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::manifest::RunDir;
-use super::marker::{IdsHash, Marker, scan_part};
+use super::marker::{IdsHash, scan_part};
 use super::{TaskRunError, index::array_spec};
 
 /// What a merge wrote (also written beside the output as `<output>.manifest.json`).
@@ -79,11 +79,11 @@ pub fn merge_run(run: &RunDir, into: &Path) -> Result<MergeReport, TaskRunError>
     let mut markers = Vec::with_capacity(manifest.tasks as usize);
     let mut missing = Vec::new();
     for task in 0..manifest.tasks {
-        match Marker::read(&run.marker_path(task))? {
+        match run.read_marker(task)? {
             Some(m) => {
                 if let Some(reason) = m.foreign_to(manifest, task) {
                     return Err(TaskRunError::Invalid {
-                        path: run.marker_path(task),
+                        path: PathBuf::from(run.marker_label(task)),
                         what: "marker of this plan",
                         reason: format!("{reason}; remove it and run task {task} again"),
                     });
@@ -109,7 +109,7 @@ pub fn merge_run(run: &RunDir, into: &Path) -> Result<MergeReport, TaskRunError>
         )));
     }
     let mut report = MergeReport {
-        run_dir: run.root().to_path_buf(),
+        run_dir: PathBuf::from(run.location()),
         config_hash: manifest.config_hash.clone(),
         tasks: manifest.tasks,
         records: 0,
@@ -123,8 +123,14 @@ pub fn merge_run(run: &RunDir, into: &Path) -> Result<MergeReport, TaskRunError>
     let mut failure: Option<TaskRunError> = None;
     let written = llm_client::write_atomic(into, |out| {
         for marker in &markers {
-            let part = run.part_path(marker.task);
-            let totals = match scan_part(&part, |line| {
+            let part = match run.fetch_part(marker) {
+                Ok(p) => p,
+                Err(e) => {
+                    failure = Some(e);
+                    return Err(std::io::Error::other("part unreadable"));
+                }
+            };
+            let totals = match scan_part(part.path(), |line| {
                 out.write_all(line)?;
                 out.write_all(b"\n")
             }) {
@@ -136,8 +142,8 @@ pub fn merge_run(run: &RunDir, into: &Path) -> Result<MergeReport, TaskRunError>
             };
             if let Some(reason) = marker.mismatch(&totals) {
                 failure = Some(TaskRunError::PartMismatch {
-                    path: part,
-                    marker: run.marker_path(marker.task),
+                    path: PathBuf::from(run.part_label(marker)),
+                    marker: PathBuf::from(run.marker_label(marker.task)),
                     reason,
                 });
                 return Err(std::io::Error::other("part differs from its marker"));

@@ -2,9 +2,8 @@
 
 use super::index::array_spec;
 use super::manifest::RunDir;
-use super::marker::{Marker, partial_totals};
+use super::marker::Marker;
 use super::{TaskRunError, unix_now};
-use crate::pipeline::lock;
 
 /// One task's state.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,6 +25,16 @@ pub enum TaskState {
         records: u64,
         /// Their cost.
         cost_usd: f64,
+    },
+    /// On an object store: a checkpoint and no marker. Its task is running, or was stopped
+    /// (a store has no lock to tell which); resubmitting it is safe either way.
+    Checkpointed {
+        /// Records in its checkpoint.
+        records: u64,
+        /// Their cost.
+        cost_usd: f64,
+        /// Seconds since the checkpoint was uploaded.
+        age_secs: u64,
     },
     /// Never started.
     Missing,
@@ -57,6 +66,8 @@ pub struct RunStatus {
     pub tasks: Vec<TaskStatus>,
     /// When it was read (Unix seconds).
     pub read_unix: u64,
+    /// Where `launch` writes the sbatch script ([`RunDir::launch_dir`]).
+    pub launch_dir: std::path::PathBuf,
 }
 
 impl RunStatus {
@@ -69,47 +80,21 @@ impl RunStatus {
         let manifest = run.manifest();
         let mut tasks = Vec::with_capacity(manifest.tasks as usize);
         for task in 0..manifest.tasks {
-            let part = run.part_path(task);
-            let marker_path = run.marker_path(task);
             let broken = |why: String| TaskState::Broken {
                 reason: format!(
                     "{}: {why}; remove it and run task {task} again",
-                    marker_path.display()
+                    run.marker_label(task)
                 ),
             };
-            let state = match Marker::read(&marker_path) {
+            let state = match run.read_marker(task) {
+                Err(e @ TaskRunError::Store { .. }) => return Err(e),
                 Err(e) => broken(e.to_string()),
                 Ok(Some(marker)) => match marker.foreign_to(manifest, task) {
                     Some(why) => broken(why),
-                    None if !part.is_file() => broken("its part is gone".into()),
+                    None if !run.marked_part_exists(&marker)? => broken("its part is gone".into()),
                     None => TaskState::Done(marker),
                 },
-                Ok(None) => {
-                    let holder = lock::holder(&part).map_err(|e| TaskRunError::Io {
-                        path: part.clone(),
-                        source: std::io::Error::other(e.to_string()),
-                    })?;
-                    let totals = if part.is_file() {
-                        Some(partial_totals(&part)?)
-                    } else {
-                        None
-                    };
-                    match (holder, totals) {
-                        (Some(holder), totals) => {
-                            let totals = totals.unwrap_or_default();
-                            TaskState::Running {
-                                holder,
-                                records: totals.records,
-                                cost_usd: totals.cost_usd,
-                            }
-                        }
-                        (None, Some(totals)) => TaskState::Stale {
-                            records: totals.records,
-                            cost_usd: totals.cost_usd,
-                        },
-                        (None, None) => TaskState::Missing,
-                    }
-                }
+                Ok(None) => run.unfinished(task)?,
             };
             tasks.push(TaskStatus {
                 task,
@@ -121,6 +106,7 @@ impl RunStatus {
             scenarios: manifest.scenarios,
             tasks,
             read_unix: unix_now(),
+            launch_dir: run.launch_dir(),
         })
     }
 
@@ -140,10 +126,11 @@ impl RunStatus {
         self.count(|s| matches!(s, TaskState::Running { .. }))
     }
 
-    /// Tasks started and left unfinished by a process that is gone.
+    /// Tasks started and left unfinished by a process that is gone (on an object store: with
+    /// a checkpoint, which may still be running).
     #[must_use]
     pub fn stale(&self) -> usize {
-        self.count(|s| matches!(s, TaskState::Stale { .. }))
+        self.count(|s| matches!(s, TaskState::Stale { .. } | TaskState::Checkpointed { .. }))
     }
 
     /// Tasks never started.
@@ -171,7 +158,9 @@ impl RunStatus {
             .iter()
             .map(|t| match &t.state {
                 TaskState::Done(m) => m.records,
-                TaskState::Running { records, .. } | TaskState::Stale { records, .. } => *records,
+                TaskState::Running { records, .. }
+                | TaskState::Stale { records, .. }
+                | TaskState::Checkpointed { records, .. } => *records,
                 TaskState::Missing | TaskState::Broken { .. } => 0,
             })
             .sum()
@@ -184,9 +173,9 @@ impl RunStatus {
             .iter()
             .map(|t| match &t.state {
                 TaskState::Done(m) => m.cost_usd,
-                TaskState::Running { cost_usd, .. } | TaskState::Stale { cost_usd, .. } => {
-                    *cost_usd
-                }
+                TaskState::Running { cost_usd, .. }
+                | TaskState::Stale { cost_usd, .. }
+                | TaskState::Checkpointed { cost_usd, .. } => *cost_usd,
                 TaskState::Missing | TaskState::Broken { .. } => 0.0,
             })
             .sum()
@@ -209,7 +198,12 @@ impl RunStatus {
     pub fn to_resubmit(&self) -> Vec<u32> {
         self.tasks
             .iter()
-            .filter(|t| matches!(t.state, TaskState::Stale { .. } | TaskState::Missing))
+            .filter(|t| {
+                matches!(
+                    t.state,
+                    TaskState::Stale { .. } | TaskState::Checkpointed { .. } | TaskState::Missing
+                )
+            })
             .map(|t| t.task)
             .collect()
     }
@@ -260,6 +254,7 @@ impl RunStatus {
                         holder, records, ..
                     } => ("running", *records, Some(holder.as_str())),
                     TaskState::Stale { records, .. } => ("stale", *records, None),
+                    TaskState::Checkpointed { records, .. } => ("checkpointed", *records, None),
                     TaskState::Missing => ("missing", 0, None),
                     TaskState::Broken { reason } => ("broken", 0, Some(reason.as_str())),
                 };
@@ -325,6 +320,14 @@ impl RunStatus {
                     "  task {}: stale ({records}/{} records, no process holds it: killed or failed)",
                     t.task, t.scenarios
                 ),
+                TaskState::Checkpointed {
+                    records, age_secs, ..
+                } => writeln!(
+                    out,
+                    "  task {}: checkpointed ({records}/{} records, uploaded {age_secs} s ago: \
+                     running, or stopped)",
+                    t.task, t.scenarios
+                ),
                 TaskState::Broken { reason } => {
                     writeln!(out, "  task {}: broken: {reason}", t.task)
                 }
@@ -335,8 +338,8 @@ impl RunStatus {
         let _ = if !resubmit.is_empty() {
             writeln!(
                 out,
-                "resubmit: {resubmit}   (sbatch --array={resubmit} {}/launch/slurm.sbatch)",
-                dir.display()
+                "resubmit: {resubmit}   (sbatch --array={resubmit} {})",
+                self.launch_dir.join("slurm.sbatch").display()
             )
         } else if self.is_complete() {
             writeln!(

@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use agents::taskrun::{
-    LaunchOptions, Marker, RunDir, RunStatus, TaskRunError, finish_task, k8s_job, merge_run,
-    plan_config, slurm_script, task_from_flag,
+    LaunchOptions, RunDir, RunStatus, TaskRunError, finish_task, k8s_job, merge_run, plan_config,
+    slurm_script, task_from_flag,
 };
 
 use super::run::{self as run_cmd, run_to};
@@ -52,24 +52,7 @@ pub(crate) async fn run_task(args: run_cmd::Args) -> CommandResult {
     }
     let task =
         task_from_flag(&run, args.task.as_deref(), |k| std::env::var(k).ok()).map_err(cli)?;
-    let marker_path = run.marker_path(task);
-    let stale_marker = |why: String| {
-        CliError::invalid(format!(
-            "{}: {why}\nhint: remove it to run task {task} again",
-            marker_path.display()
-        ))
-    };
-    let marker = Marker::read(&marker_path).map_err(|e| stale_marker(e.to_string()))?;
-    if let Some(why) = marker
-        .as_ref()
-        .and_then(|m| m.foreign_to(run.manifest(), task))
-    {
-        return Err(stale_marker(why));
-    }
-    if marker.is_some() && !run.part_path(task).is_file() {
-        return Err(stale_marker("its part is gone".into()));
-    }
-    if let Some(marker) = marker {
+    if let Some(marker) = run.done_marker(task).map_err(cli)? {
         errln!(
             "task {task} is already done ({} record(s)): nothing to do",
             marker.records
@@ -101,6 +84,8 @@ pub(crate) async fn run_task(args: run_cmd::Args) -> CommandResult {
         errln!("budget: ${share:.4} for task {task} (the run's ${budget:.4}, ${spent:.4} spent)");
         settings.budget = Some(share);
     }
+    run.begin_task(task, settings.checkpoint_every)
+        .map_err(cli)?;
     errln!(
         "task {task}: {} scenario(s) into {}",
         run.manifest().task_scenarios(task),
@@ -113,7 +98,7 @@ pub(crate) async fn run_task(args: run_cmd::Args) -> CommandResult {
     } else {
         "was marked done by another copy meanwhile"
     };
-    errln!("task {task} {verb}: {}", run.marker_path(task).display());
+    errln!("task {task} {verb}: {}", run.marker_label(task));
     Ok(outcome)
 }
 
@@ -188,10 +173,10 @@ pub(crate) fn launch(a: LaunchArgs) -> CommandResult {
         Scheduler::K8s => (k8s_job(&run, &o), "job.yaml", "kubectl apply -f"),
     };
     // Slurm opens `--output` before the script runs: its folder must exist at submission.
-    for dir in ["launch", "logs"].map(|d| run.root().join(d)) {
+    for dir in [run.launch_dir(), run.logs_dir()] {
         std::fs::create_dir_all(&dir).map_err(|e| CliError::write(&dir, e))?;
     }
-    let path = run.root().join("launch").join(file);
+    let path = run.launch_dir().join(file);
     std::fs::write(&path, &text).map_err(|e| CliError::write(&path, e))?;
     out!("{text}");
     errln!(
