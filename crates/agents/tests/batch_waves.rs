@@ -298,6 +298,14 @@ async fn an_item_failing_past_the_bound_fails_its_scenario() {
     );
 }
 
+/// Options that stop after `waves` waves (a process "killed" with batches in flight).
+fn stopping_after(out: &Path, waves: Option<u32>) -> BatchOptions {
+    BatchOptions {
+        stop_after_waves: waves,
+        ..BatchOptions::new(out)
+    }
+}
+
 /// Every call key submitted at most once over the server's whole life.
 fn assert_no_key_twice(server: &FakeServer) {
     let inputs = server.batch_inputs();
@@ -390,10 +398,7 @@ async fn killed_between_creating_a_batch_and_recording_it_it_submits_nothing_twi
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
     let client = batch_client(&server, 50_000);
-    let stop_after = |waves| BatchOptions {
-        stop_after_waves: waves,
-        ..BatchOptions::new(&out)
-    };
+    let stop_after = |waves| stopping_after(&out, waves);
     let first = batch_run(&client, &out, 6, stop_after(Some(1))).await;
     assert_eq!(first.stop, StopReason::Interrupted);
     unrecord_the_batch(&out, None);
@@ -417,10 +422,7 @@ async fn an_intent_whose_batch_was_never_created_submits_its_calls_once() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
     let client = batch_client(&server, 50_000);
-    let stop_after = |waves| BatchOptions {
-        stop_after_waves: waves,
-        ..BatchOptions::new(&out)
-    };
+    let stop_after = |waves| stopping_after(&out, waves);
     let first = batch_run(&client, &out, 4, stop_after(Some(1))).await;
     assert_eq!(first.stop, StopReason::Interrupted);
     // The intent names a wave no batch was created for: the process died before the create.
@@ -447,10 +449,7 @@ async fn replies_of_scenarios_a_resumed_run_did_not_select_wait_in_the_state() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
     let client = batch_client(&server, 50_000);
-    let stop_after = |waves| BatchOptions {
-        stop_after_waves: waves,
-        ..BatchOptions::new(&out)
-    };
+    let stop_after = |waves| stopping_after(&out, waves);
     // Ten generations in flight; the next run selects six of them, the last all ten.
     let first = batch_run(&client, &out, 10, stop_after(Some(1))).await;
     assert_eq!(first.stop, StopReason::Interrupted);
