@@ -6,8 +6,11 @@
 //! llama-cpp-python there (PyPI ships it as source only, so pip builds llama.cpp with cmake: about
 //! ten minutes on two cores, once; later calls reuse the environment), starts the server on a free
 //! loopback port, waits for `/v1/models`, and runs `crates/cli/tests/real_server.rs` (ignored by
-//! default) with `SCENARIO_ENGINE_REAL_SERVER_URL` pointing at it. The server is stopped however
-//! the test ends; its log is `target/real-server/server.log`.
+//! default) with `SCENARIO_ENGINE_REAL_SERVER_URL` pointing at it. A second server on another
+//! port makes a fleet of two for the several-endpoints test (`SCENARIO_ENGINE_REAL_FLEET`: both
+//! URLs, and `SCENARIO_ENGINE_REAL_FLEET_LOGS`: their logs, which count the requests each
+//! served). The servers are stopped however the tests end; their logs are
+//! `target/real-server/server.log` and `server2.log`.
 
 use std::io::{Read as _, Write as _};
 use std::net::{TcpListener, TcpStream};
@@ -56,6 +59,11 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     };
     let server = Server::start(&python, &model, &dir.join("server.log"))?;
     let url = format!("http://127.0.0.1:{}/v1", server.port);
+    let second = if args.serve {
+        None
+    } else {
+        Some(Server::start(&python, &model, &dir.join("server2.log"))?)
+    };
     eprintln!("    llama-cpp-python serving {} at {url}", model.display());
     if args.serve {
         eprintln!("    serving until interrupted (Ctrl-C)");
@@ -74,8 +82,26 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             "real_server",
             "--",
             "--ignored",
+            // One at a time: the fleet test counts what each server served.
+            "--test-threads=1",
         ])
         .env("SCENARIO_ENGINE_REAL_SERVER_URL", &url)
+        .envs(
+            second
+                .as_ref()
+                .map(|s2| {
+                    let url2 = format!("http://127.0.0.1:{}/v1", s2.port);
+                    [
+                        ("SCENARIO_ENGINE_REAL_FLEET", format!("{url} {url2}")),
+                        (
+                            "SCENARIO_ENGINE_REAL_FLEET_LOGS",
+                            format!("{} {}", server.log.display(), s2.log.display()),
+                        ),
+                    ]
+                })
+                .into_iter()
+                .flatten(),
+        )
         .env("INSTA_UPDATE", "no")
         .status()
         .context("could not start cargo test")?;
