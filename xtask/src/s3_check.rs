@@ -177,6 +177,15 @@ fn check(
             missing.status.code()
         );
     }
+    // A batch run keeps its state beside its part, in the task's temporary folder: refused.
+    let batch = se(&["run", &run, "--task", "0", "--batch", "--base-url", url]).output()?;
+    let said = String::from_utf8_lossy(&batch.stderr);
+    if batch.status.code() != Some(2) || !said.contains("--batch with an object-store") {
+        bail!(
+            "--batch on an object store should be exit 2: {:?} {said}",
+            batch.status.code()
+        );
+    }
     let task = |n: &str, concurrency: &str| {
         let mut args = vec!["run", &run, "--task", n, "--base-url", url];
         args.extend(["--model", "fake-model", "--concurrency", concurrency]);

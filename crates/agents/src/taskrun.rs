@@ -47,7 +47,7 @@ pub use manifest::{Manifest, Planned, RunDir, plan_config};
 pub use marker::{IdsHash, Marker, PartTotals, finish_task, part_totals};
 pub use merge::{MergeReport, merge_run};
 pub use status::{RunStatus, TaskState};
-pub use store::url_scheme;
+pub use store::{refuse_url, url_scheme};
 
 use std::path::PathBuf;
 
@@ -116,7 +116,9 @@ pub enum TaskRunError {
     /// A task's part does not hold all of its scenarios, so no marker is written.
     #[error(
         "task {task}'s part holds {records} record(s) but the task has {scenarios} scenario(s); \
-         no marker written (run the task again)"
+         no marker written. Fewer: run the task again (failed scenarios run again). More: the \
+         part (or, on an object store, `checkpoints/{task}.jsonl`) holds lines that are not this \
+         task's; remove it and run the task again"
     )]
     Unfinished {
         /// The task.

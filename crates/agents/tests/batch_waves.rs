@@ -496,3 +496,49 @@ async fn a_lost_creation_reply_is_looked_up_not_retried_into_a_second_batch() {
         .count();
     assert_eq!(lookups, 2, "one lookup per lost reply");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resume_with_another_model_asks_again_instead_of_replaying() {
+    let server = server(FakeConfig::default().with_seed(31)).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let client = batch_client(&server, 50_000);
+    let with_model = |model: &str| {
+        Arc::new(
+            Pipeline::new(PipelineSettings {
+                ratio_judge: RatioJudgeMode::Llm,
+                agents: agents::pipeline::AgentSet::uniform(model),
+                ..PipelineSettings::default()
+            })
+            .expect("settings"),
+        )
+    };
+    let run_with = |model: &str, waves: Option<u32>| {
+        run_batch(
+            &client,
+            with_model(model),
+            scenarios(5),
+            open_checkpoint(&out).expect("checkpoint"),
+            stopping_after(&out, waves),
+            RunControl::default(),
+            Arc::new(RunStats::default()),
+        )
+    };
+    // Generations answered and judges in flight for `model-a`; then the run is resumed with
+    // `model-b`: nothing of model-a's may reach a record.
+    let first = run_with("model-a", Some(2)).await.expect("first run");
+    assert_eq!(first.stop, StopReason::Interrupted);
+    let second = run_with("model-b", None).await.expect("second run");
+    assert_eq!(second.stop, StopReason::Completed);
+    let records = records(&out);
+    assert_eq!(records.len(), 5);
+    for r in &records {
+        let models: BTreeSet<&str> = r["models"]
+            .as_object()
+            .expect("models")
+            .values()
+            .filter_map(Value::as_str)
+            .collect();
+        assert_eq!(models, BTreeSet::from(["model-b"]), "{r}");
+    }
+}

@@ -459,6 +459,24 @@ async fn object_store_urls_without_bucket_or_with_another_scheme_exit_2() {
             "unknown scheme `ftp://`",
         ),
         (vec!["launch", "slurm", "s3:///run"], "no bucket"),
+        // Outputs are local files: a URL there would be written under a folder named `s3:`.
+        (
+            vec!["run", cfg, "--out", "s3://bkt/run.jsonl", "--limit", "1"],
+            "looks like a URL",
+        ),
+        (
+            vec!["merge", out, "--into", "s3://bkt/merged.jsonl"],
+            "looks like a URL",
+        ),
+        // A mistyped URL is not a local run directory named `s3:`.
+        (
+            vec!["plan", cfg, "--tasks", "2", "--into", "s3:/bkt/run"],
+            "looks like a URL",
+        ),
+        (
+            vec!["plan", cfg, "--tasks", "2", "--into", "gs:bkt/run"],
+            "looks like a URL",
+        ),
     ] {
         let o = output(command(&args)).await;
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));

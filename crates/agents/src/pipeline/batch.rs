@@ -231,8 +231,18 @@ struct CallState {
     scenario: String,
     /// Submissions so far; submission n used the custom id `key#n`.
     submissions: u32,
+    /// A hash of the request last submitted ([`fingerprint`]): a resumed run whose request
+    /// differs (another model, prompt or setting) asks again instead of replaying the reply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    request: Option<String>,
     #[serde(flatten)]
     status: CallStatus,
+}
+
+/// A short hash of everything a request asks (model, messages, sampling, schema, tools).
+fn fingerprint(request: &ChatRequest) -> String {
+    let bytes = serde_json::to_vec(request).unwrap_or_default();
+    blake3::hash(&bytes).to_hex()[..16].to_owned()
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -318,6 +328,7 @@ impl RunState {
             let entry = self.calls.entry(key).or_insert_with_key(|key| CallState {
                 scenario: key.scenario.clone(),
                 submissions: 0,
+                request: None,
                 status: CallStatus::Resubmit,
             });
             entry.submissions = entry.submissions.max(n);
@@ -585,6 +596,7 @@ impl<'c> BatchBackend<'c> {
                         CallState {
                             scenario: key.scenario.clone(),
                             submissions,
+                            request: None,
                             status: CallStatus::Answered {
                                 reply: StoredReply::from_result(Err(e), submissions),
                             },
@@ -635,7 +647,15 @@ impl<'c> BatchBackend<'c> {
         match self.client.submit(&lines, &tag).await {
             Ok(status) => {
                 self.state.intent = None;
+                let keys: Vec<CallKey> = custom_ids.iter().filter_map(|id| key_of(id)).collect();
                 self.state.record_batch(&status.id, wave, custom_ids);
+                for key in keys {
+                    if let (Some((_, call)), Some(state)) =
+                        (self.waiting.get(&key), self.state.calls.get_mut(&key))
+                    {
+                        state.request = Some(fingerprint(&call.request));
+                    }
+                }
                 self.save()?;
                 Ok(None)
             }
@@ -666,7 +686,13 @@ impl<'c> BatchBackend<'c> {
             .custom_ids
             .iter()
             .filter_map(|id| {
-                let (_, call) = self.waiting.get(&key_of(id)?)?;
+                let key = key_of(id)?;
+                // A call asked again since (its request changed) is not this batch's any more.
+                let mine = matches!(
+                    self.state.calls.get(&key).map(|c| &c.status),
+                    Some(CallStatus::InBatch { batch }) if batch == batch_id
+                );
+                let (_, call) = self.waiting.get(&key).filter(|_| mine)?;
                 Some((id.clone(), &call.request))
             })
             .collect();
@@ -720,6 +746,18 @@ impl<'c> BatchBackend<'c> {
             match client.status(batch_id).await {
                 Ok(s) if s.status.is_terminal() => return Ok(s),
                 Ok(s) => tracing::debug!(batch = batch_id, status = ?s.status, "batch running"),
+                Err(LlmError::Rejected {
+                    status: 404,
+                    message,
+                }) => {
+                    tracing::error!(batch = batch_id, %message, "the provider does not know this batch");
+                    return Err(StopReason::Fatal(format!(
+                        "the provider does not know batch {batch_id} ({message}): it was created \
+                         with another API key or project, or deleted. Run with the key that \
+                         created it, or delete {} to ask its calls again (they are paid again)",
+                        self.state_path.display()
+                    )));
+                }
                 Err(e) => {
                     tracing::error!(batch = batch_id, error = %e, "polling a batch failed");
                     return Err(StopReason::Fatal(e.to_string()));
@@ -753,6 +791,16 @@ impl Backend<()> for BatchBackend<'_> {
         for Dispatch { slot, call } in calls {
             if !self.unadmitted.is_empty() {
                 self.unadmitted.remove(&call.key.scenario);
+            }
+            if let Some(state) = self.state.calls.get_mut(&call.key)
+                && let Some(known) = &state.request
+                && *known != fingerprint(&call.request)
+            {
+                // Another model, prompt or setting than the one submitted: its reply (stored or
+                // in flight) answers another question. Asked again in the next wave.
+                tracing::warn!(call = %call.key, "the request changed since it was submitted; asking again");
+                state.request = None;
+                state.status = CallStatus::Resubmit;
             }
             match self.state.calls.get(&call.key).map(|c| &c.status) {
                 // Replay: the reply came in an earlier process.
@@ -995,6 +1043,7 @@ mod tests {
             CallState {
                 scenario: "s".into(),
                 submissions: 1,
+                request: None,
                 status: CallStatus::Answered {
                     reply: StoredReply::InvalidOutput {
                         reason: "bad".into(),
@@ -1008,6 +1057,7 @@ mod tests {
             CallState {
                 scenario: "s".into(),
                 submissions: 2,
+                request: None,
                 status: CallStatus::InBatch {
                     batch: "batch_1".into(),
                 },

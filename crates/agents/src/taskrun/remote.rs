@@ -33,6 +33,22 @@ use tokio::io::AsyncWriteExt as _;
 
 use super::TaskRunError;
 
+/// One store request may take this long (an 8 MiB part of an upload included) …
+const REQUEST_TIMEOUT: &str = "30s";
+/// … and connecting this long.
+const CONNECT_TIMEOUT: &str = "5s";
+
+/// Store requests are retried for a minute at most (object_store's default: three minutes):
+/// a store that stops answering fails the task (exit 3) instead of holding it past a
+/// scheduler's grace period.
+fn retry() -> object_store::RetryConfig {
+    object_store::RetryConfig {
+        max_retries: 4,
+        retry_timeout: Duration::from_secs(60),
+        ..object_store::RetryConfig::default()
+    }
+}
+
 /// The object store's upload buffer: a part smaller than this is one PUT, a larger one a
 /// multipart upload of parts this size.
 const UPLOAD_BUFFER: usize = 8 * 1024 * 1024;
@@ -275,18 +291,35 @@ impl Remote {
                 "{shown}: no bucket: expected {scheme}://BUCKET/PREFIX"
             )));
         }
+        use object_store::ClientConfigKey::{ConnectTimeout, Timeout};
         let built = match scheme {
-            "s3" | "s3a" => object_store::aws::AmazonS3Builder::from_env()
-                .with_url(url)
-                .build()
-                .map(|s| Arc::new(s) as Arc<dyn ObjectStore>),
-            "gs" => object_store::gcp::GoogleCloudStorageBuilder::from_env()
-                .with_url(url)
-                .build()
-                .map(|s| Arc::new(s) as Arc<dyn ObjectStore>),
+            "s3" | "s3a" => {
+                use object_store::aws::AmazonS3ConfigKey::Client;
+                object_store::aws::AmazonS3Builder::from_env()
+                    .with_url(url)
+                    .with_retry(retry())
+                    .with_config(Client(Timeout), REQUEST_TIMEOUT)
+                    .with_config(Client(ConnectTimeout), CONNECT_TIMEOUT)
+                    .build()
+                    .map(|s| Arc::new(s) as Arc<dyn ObjectStore>)
+            }
+            "gs" => {
+                use object_store::gcp::GoogleConfigKey::Client;
+                object_store::gcp::GoogleCloudStorageBuilder::from_env()
+                    .with_url(url)
+                    .with_retry(retry())
+                    .with_config(Client(Timeout), REQUEST_TIMEOUT)
+                    .with_config(Client(ConnectTimeout), CONNECT_TIMEOUT)
+                    .build()
+                    .map(|s| Arc::new(s) as Arc<dyn ObjectStore>)
+            }
             "az" | "abfs" | "abfss" | "azure" => {
+                use object_store::azure::AzureConfigKey::Client;
                 object_store::azure::MicrosoftAzureBuilder::from_env()
                     .with_url(url)
+                    .with_retry(retry())
+                    .with_config(Client(Timeout), REQUEST_TIMEOUT)
+                    .with_config(Client(ConnectTimeout), CONNECT_TIMEOUT)
                     .build()
                     .map(|s| Arc::new(s) as Arc<dyn ObjectStore>)
             }
@@ -487,7 +520,8 @@ impl Remote {
 
     /// Publishes task `task`'s finished part: uploads it under this attempt's name, then creates
     /// the marker (`marker` is called with that name). Returns whether this copy created it; a
-    /// copy that lost deletes its own part, the winner every other part and the checkpoint.
+    /// copy that lost deletes its own part and the checkpoint, the winner every other part and the
+    /// checkpoint.
     pub(crate) fn publish(
         &self,
         task: u32,
@@ -509,6 +543,9 @@ impl Remote {
             self.io.delete(&Self::checkpoint(task))?;
         } else {
             self.io.delete(&name)?;
+            // This copy's last checkpoint may have landed after the winner cleared them; the
+            // task is done, so no checkpoint of it is of use.
+            self.io.delete(&Self::checkpoint(task))?;
         }
         Ok(created)
     }

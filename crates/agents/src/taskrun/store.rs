@@ -20,6 +20,35 @@ pub fn url_scheme(location: &Path) -> Option<&str> {
     (scheme.len() >= 2 && scheme.chars().all(|c| c.is_ascii_alphanumeric())).then_some(scheme)
 }
 
+/// Store schemes, and ones a URL-like argument most likely meant.
+const URL_SCHEMES: &[&str] = &[
+    "s3", "s3a", "gs", "az", "abfs", "abfss", "adl", "azure", "http", "https", "file",
+];
+
+/// Refuses a path that is a URL or looks like a mistyped one (`s3:/bucket/x`, `gs:bucket`):
+/// `what` (an output file, a run directory) is a local path here, and writing it under a folder
+/// named `s3:` would look like success.
+///
+/// # Errors
+/// [`TaskRunError::Refused`] naming the path and what to do instead.
+pub fn refuse_url(path: &Path, what: &str) -> Result<(), TaskRunError> {
+    let text = path.to_string_lossy();
+    // `s3:/bucket`, `gs:bucket/x`: a store scheme and a colon before any separator.
+    let looks_like_url = url_scheme(path).is_some()
+        || text.split_once(':').is_some_and(|(scheme, _)| {
+            !scheme.contains(['/', '\\'])
+                && URL_SCHEMES.contains(&scheme.to_ascii_lowercase().as_str())
+        });
+    if looks_like_url {
+        return Err(TaskRunError::Refused(format!(
+            "{}: {what} is a local path here, and this looks like a URL; write it locally and \
+             copy it to the store (e.g. `aws s3 cp`), or fix the URL (`s3://bucket/prefix`)",
+            llm_client::redact_url(&text)
+        )));
+    }
+    Ok(())
+}
+
 /// A part as a local file: the shared directory's own, or a download from the store that is
 /// removed when this is dropped.
 #[derive(Debug)]
@@ -70,6 +99,7 @@ impl RunDir {
         config: &[u8],
     ) -> Result<(Self, Planned), TaskRunError> {
         if url_scheme(location).is_none() {
+            refuse_url(location, "a run directory")?;
             return Self::plan_local(location, manifest, config);
         }
         #[cfg(not(feature = "object-store"))]

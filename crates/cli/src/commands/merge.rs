@@ -39,6 +39,7 @@ pub(crate) struct Args {
 /// Unreadable input, overlap or incompleteness (exit 2, the ids named), or a merged file that
 /// cannot be written (exit 3).
 pub(crate) fn execute(args: Args) -> CommandResult {
+    agents::taskrun::refuse_url(&args.into, "--into").map_err(CliError::invalid)?;
     if let [dir] = args.outputs.as_slice()
         && agents::taskrun::RunDir::is_run_dir(dir)
     {

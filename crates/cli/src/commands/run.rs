@@ -149,6 +149,7 @@ pub(crate) async fn run_to(
     out: &Path,
     batch: bool,
 ) -> CommandResult {
+    agents::taskrun::refuse_url(out, "--out").map_err(CliError::invalid)?;
     let out = out.to_path_buf();
     let pipeline = Arc::new(settings.build_pipeline()?);
     let total = config.space.selected_count(&config.selection);

@@ -50,6 +50,11 @@ pub(crate) async fn run_task(args: run_cmd::Args) -> CommandResult {
             "a task runs its share of the plan into its own part: drop --out, --shard, --sample, --seed and --limit",
         ));
     }
+    if args.batch && run.is_remote() {
+        return Err(CliError::invalid(
+            "--batch with an object-store run directory: the batch state would live in the task's temporary folder, so a stopped task would pay its batches again; use a shared directory",
+        ));
+    }
     let task =
         task_from_flag(&run, args.task.as_deref(), |k| std::env::var(k).ok()).map_err(cli)?;
     if let Some(marker) = run.done_marker(task).map_err(cli)? {
