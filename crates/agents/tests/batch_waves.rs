@@ -542,3 +542,27 @@ async fn a_resume_with_another_model_asks_again_instead_of_replaying() {
         assert_eq!(models, BTreeSet::from(["model-b"]), "{r}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_tagged_by_another_run_is_not_taken_for_ours() {
+    // As a provider that reused a batch id after a restart would make it look: the batch the
+    // state names carries another run's tag.
+    let server = server(FakeConfig::default().with_seed(33)).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let client = batch_client(&server, 50_000);
+    let first = batch_run(&client, &out, 3, stopping_after(&out, Some(1))).await;
+    assert_eq!(first.stop, StopReason::Interrupted);
+    let mut state = read_state(&out);
+    state["run_id"] = "0123456789abcdef".into();
+    std::fs::write(batch_state_path(&out), state.to_string()).expect("write state");
+    let second = batch_run(&client, &out, 3, stopping_after(&out, None)).await;
+    match &second.stop {
+        StopReason::Fatal(why) => assert!(why.contains("belongs to another run"), "{why}"),
+        other => panic!("expected a fatal stop, got {other:?}"),
+    }
+    assert!(
+        records(&out).is_empty(),
+        "nothing of the other run's replies is written"
+    );
+}

@@ -67,6 +67,9 @@ use super::key::CallKey;
 use super::machine::{AgentCall, Pipeline, RunOutcome};
 use super::sink::{Checkpoint, SinkConfig, SinkError, WrittenIds, spawn_writer};
 
+/// The metadata key naming the run that created a batch.
+const RUN_TAG: &str = "scenario_engine_run";
+
 /// Scenarios live at once in a batch run by default (see the module docs): the first wave
 /// holds this many generations, and memory is bounded by it.
 pub const DEFAULT_BATCH_WINDOW: usize = 2_000;
@@ -306,7 +309,7 @@ impl RunState {
     /// The metadata of batch file `file` of wave `wave`.
     fn tag(&self, wave: u32, file: u32) -> BTreeMap<String, String> {
         [
-            ("scenario_engine_run", self.run_id.clone()),
+            (RUN_TAG, self.run_id.clone()),
             ("scenario_engine_wave", wave.to_string()),
             ("scenario_engine_file", file.to_string()),
         ]
@@ -673,6 +676,18 @@ impl<'c> BatchBackend<'c> {
             Ok(status) => status,
             Err(stop) => return Ok(Some(stop)),
         };
+        // A batch tagged by another run is not ours, whatever its id (a provider that reused
+        // the id after a restart): its replies answer other requests.
+        if let Some(run) = status.metadata.get(RUN_TAG)
+            && *run != self.state.run_id
+        {
+            return Ok(Some(StopReason::Fatal(format!(
+                "batch {batch_id} belongs to another run ({RUN_TAG} {run}, this run's {}): the \
+                 provider reused its id. Delete {} to ask its calls again (they are paid again)",
+                self.state.run_id,
+                self.state_path.display()
+            ))));
+        }
         if status.status == BatchState::Failed {
             tracing::warn!(
                 batch = batch_id,

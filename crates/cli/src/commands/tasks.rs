@@ -38,6 +38,11 @@ pub(crate) fn plan_tasks(
 
 /// `run DIR --task N|auto`: runs one task into its part, then writes its completion marker.
 pub(crate) async fn run_task(args: run_cmd::Args) -> CommandResult {
+    if args.batch && agents::taskrun::url_scheme(&args.config).is_some() {
+        return Err(CliError::invalid(
+            "--batch with an object-store run directory: the batch state would live in the task's temporary folder, so a stopped task would pay its batches again; use a shared directory",
+        ));
+    }
     let run = RunDir::open(&args.config).map_err(cli)?;
     let s = &args.selection;
     if args.out.is_some()
@@ -48,11 +53,6 @@ pub(crate) async fn run_task(args: run_cmd::Args) -> CommandResult {
     {
         return Err(CliError::invalid(
             "a task runs its share of the plan into its own part: drop --out, --shard, --sample, --seed and --limit",
-        ));
-    }
-    if args.batch && run.is_remote() {
-        return Err(CliError::invalid(
-            "--batch with an object-store run directory: the batch state would live in the task's temporary folder, so a stopped task would pay its batches again; use a shared directory",
         ));
     }
     let task =
