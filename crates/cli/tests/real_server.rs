@@ -13,6 +13,30 @@ use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_scenario-engine");
 
+/// `scenario-engine run` of the example config into `out`, its cache in `cache`, over the
+/// servers at `urls`, with the developer's `SCENARIO_ENGINE*` and `OPENAI_*` variables removed
+/// (the shell must not change what is tested).
+fn run_example(out: &Path, cache: &Path, urls: &[&str]) -> std::process::Command {
+    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/configs/example.yaml");
+    let mut cmd = std::process::Command::new(BIN);
+    for (key, _) in std::env::vars() {
+        if key.starts_with("SCENARIO_ENGINE") || key.starts_with("OPENAI_") {
+            cmd.env_remove(key);
+        }
+    }
+    cmd.arg("run")
+        .arg(&config)
+        .arg("--out")
+        .arg(out)
+        .arg("--cache-dir")
+        .arg(cache)
+        .args(["--provider", "openai"]);
+    for url in urls {
+        cmd.args(["--base-url", url]);
+    }
+    cmd
+}
+
 #[test]
 #[ignore = "needs llama-cpp-python's server: run `cargo xtask real-server`"]
 fn run_three_scenarios_through_llama_cpp_python() {
@@ -22,22 +46,7 @@ fn run_three_scenarios_through_llama_cpp_python() {
     let dir = tempfile::tempdir().expect("temp dir");
     let out = dir.path().join("real.jsonl");
     let cache = dir.path().join("cache");
-    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/configs/example.yaml");
-    let mut cmd = std::process::Command::new(BIN);
-    for (key, _) in std::env::vars() {
-        // The developer's shell must not change what is tested.
-        if key.starts_with("SCENARIO_ENGINE") || key.starts_with("OPENAI_") {
-            cmd.env_remove(key);
-        }
-    }
-    let output = cmd
-        .arg("run")
-        .arg(&config)
-        .arg("--out")
-        .arg(&out)
-        .arg("--cache-dir")
-        .arg(&cache)
-        .args(["--provider", "openai", "--base-url", &url])
+    let output = run_example(&out, &cache, &[&url])
         .args(["--model", "smollm2", "--sample", "3", "--seed", "7"])
         .args(["--max-refinements", "0", "--ratio-judge", "measured"])
         .args(["--concurrency", "2", "--log", "info"])
@@ -125,28 +134,7 @@ fn run_two_llama_cpp_python_servers_as_one_fleet() {
     let before: Vec<usize> = logs.iter().map(|l| chat_requests(l)).collect();
     let dir = tempfile::tempdir().expect("temp dir");
     let out = dir.path().join("fleet.jsonl");
-    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/configs/example.yaml");
-    let mut cmd = std::process::Command::new(BIN);
-    for (key, _) in std::env::vars() {
-        if key.starts_with("SCENARIO_ENGINE") || key.starts_with("OPENAI_") {
-            cmd.env_remove(key);
-        }
-    }
-    let output = cmd
-        .arg("run")
-        .arg(&config)
-        .arg("--out")
-        .arg(&out)
-        .arg("--cache-dir")
-        .arg(dir.path().join("cache"))
-        .args([
-            "--provider",
-            "openai",
-            "--base-url",
-            urls[0],
-            "--base-url",
-            urls[1],
-        ])
+    let output = run_example(&out, &dir.path().join("cache"), &urls)
         .args(["--model", "smollm2", "--sample", "8", "--seed", "11"])
         .args(["--max-refinements", "0", "--ratio-judge", "measured"])
         .args(["--concurrency", "2", "--log", "info"])

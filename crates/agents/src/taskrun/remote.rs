@@ -49,6 +49,23 @@ fn retry() -> object_store::RetryConfig {
     }
 }
 
+/// A store builder with [`retry`] and the request and connect timeouts; `$client` wraps a
+/// client setting in the builder's own config key.
+macro_rules! bounded {
+    ($builder:expr, $client:path) => {
+        $builder
+            .with_retry(retry())
+            .with_config(
+                $client(object_store::ClientConfigKey::Timeout),
+                REQUEST_TIMEOUT,
+            )
+            .with_config(
+                $client(object_store::ClientConfigKey::ConnectTimeout),
+                CONNECT_TIMEOUT,
+            )
+    };
+}
+
 /// The object store's upload buffer: a part smaller than this is one PUT, a larger one a
 /// multipart upload of parts this size.
 const UPLOAD_BUFFER: usize = 8 * 1024 * 1024;
@@ -291,38 +308,25 @@ impl Remote {
                 "{shown}: no bucket: expected {scheme}://BUCKET/PREFIX"
             )));
         }
-        use object_store::ClientConfigKey::{ConnectTimeout, Timeout};
         let built = match scheme {
-            "s3" | "s3a" => {
-                use object_store::aws::AmazonS3ConfigKey::Client;
-                object_store::aws::AmazonS3Builder::from_env()
-                    .with_url(url)
-                    .with_retry(retry())
-                    .with_config(Client(Timeout), REQUEST_TIMEOUT)
-                    .with_config(Client(ConnectTimeout), CONNECT_TIMEOUT)
-                    .build()
-                    .map(|s| Arc::new(s) as Arc<dyn ObjectStore>)
-            }
-            "gs" => {
-                use object_store::gcp::GoogleConfigKey::Client;
-                object_store::gcp::GoogleCloudStorageBuilder::from_env()
-                    .with_url(url)
-                    .with_retry(retry())
-                    .with_config(Client(Timeout), REQUEST_TIMEOUT)
-                    .with_config(Client(ConnectTimeout), CONNECT_TIMEOUT)
-                    .build()
-                    .map(|s| Arc::new(s) as Arc<dyn ObjectStore>)
-            }
-            "az" | "abfs" | "abfss" | "azure" => {
-                use object_store::azure::AzureConfigKey::Client;
-                object_store::azure::MicrosoftAzureBuilder::from_env()
-                    .with_url(url)
-                    .with_retry(retry())
-                    .with_config(Client(Timeout), REQUEST_TIMEOUT)
-                    .with_config(Client(ConnectTimeout), CONNECT_TIMEOUT)
-                    .build()
-                    .map(|s| Arc::new(s) as Arc<dyn ObjectStore>)
-            }
+            "s3" | "s3a" => bounded!(
+                object_store::aws::AmazonS3Builder::from_env().with_url(url),
+                object_store::aws::AmazonS3ConfigKey::Client
+            )
+            .build()
+            .map(|s| Arc::new(s) as Arc<dyn ObjectStore>),
+            "gs" => bounded!(
+                object_store::gcp::GoogleCloudStorageBuilder::from_env().with_url(url),
+                object_store::gcp::GoogleConfigKey::Client
+            )
+            .build()
+            .map(|s| Arc::new(s) as Arc<dyn ObjectStore>),
+            "az" | "abfs" | "abfss" | "azure" => bounded!(
+                object_store::azure::MicrosoftAzureBuilder::from_env().with_url(url),
+                object_store::azure::AzureConfigKey::Client
+            )
+            .build()
+            .map(|s| Arc::new(s) as Arc<dyn ObjectStore>),
             other => {
                 return Err(TaskRunError::Refused(format!(
                     "{shown}: unknown scheme `{other}://`: a run directory is a path or an \
