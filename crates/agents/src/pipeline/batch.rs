@@ -697,16 +697,15 @@ impl<'c> BatchBackend<'c> {
         let Some(batch) = self.state.batches.get(batch_id).cloned() else {
             return Ok(None);
         };
+        let in_this_batch =
+            |c: &CallState| matches!(&c.status, CallStatus::InBatch { batch } if batch == batch_id);
         let requests: HashMap<String, &ChatRequest> = batch
             .custom_ids
             .iter()
             .filter_map(|id| {
                 let key = key_of(id)?;
                 // A call asked again since (its request changed) is not this batch's any more.
-                let mine = matches!(
-                    self.state.calls.get(&key).map(|c| &c.status),
-                    Some(CallStatus::InBatch { batch }) if batch == batch_id
-                );
+                let mine = self.state.calls.get(&key).is_some_and(in_this_batch);
                 let (_, call) = self.waiting.get(&key).filter(|_| mine)?;
                 Some((id.clone(), &call.request))
             })
@@ -728,8 +727,6 @@ impl<'c> BatchBackend<'c> {
                 answered.push(key);
             }
         }
-        let in_this_batch =
-            |c: &CallState| matches!(&c.status, CallStatus::InBatch { batch } if batch == batch_id);
         // Calls of scenarios not taken up yet: their lines wait, unread, for their requests.
         for (id, line) in results.unclaimed {
             if let Some(call) = key_of(&id).and_then(|k| self.state.calls.get_mut(&k))
