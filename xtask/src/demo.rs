@@ -61,28 +61,7 @@ fn run_local(args: &Args) -> anyhow::Result<()> {
     let model = fetch_model(&root)?;
     println!("model: {}", model.display());
 
-    let target_dir = root.join(&args.target_dir);
-    banner(&format!(
-        "cargo build --release -p scenario-engine --features local-llm (into {}; the first build compiles llama.cpp: minutes)",
-        rel(&root, &target_dir)
-    ));
-    let status = Command::new(env!("CARGO"))
-        .args([
-            "build",
-            "--release",
-            "-p",
-            "scenario-engine",
-            "--features",
-            "local-llm",
-        ])
-        .env("CARGO_TARGET_DIR", &target_dir)
-        .current_dir(&root)
-        .status()
-        .context("could not run cargo build")?;
-    if !status.success() {
-        bail!("cargo build --features local-llm failed (see the compiler output above)");
-    }
-    let bin = target_dir.join("release/scenario-engine");
+    let bin = build_local_binary(&root, &root.join(&args.target_dir))?;
     let out_dir = root.join(&args.out_dir);
     std::fs::create_dir_all(&out_dir)?;
 
@@ -120,8 +99,6 @@ fn run_local(args: &Args) -> anyhow::Result<()> {
         "1".as_ref(),
         "--ratio-judge".as_ref(),
         "measured".as_ref(),
-        "--concurrency".as_ref(),
-        "2".as_ref(),
         "--no-cache".as_ref(),
         "--out".as_ref(),
         records.as_os_str(),
@@ -196,15 +173,41 @@ fn run_local(args: &Args) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Builds `scenario-engine` in release with the embedded model into `target_dir` (kept apart so
+/// the default `target/` is not rebuilt with another feature set) and returns the binary.
+pub(crate) fn build_local_binary(root: &Path, target_dir: &Path) -> anyhow::Result<PathBuf> {
+    banner(&format!(
+        "cargo build --release -p scenario-engine --features local-llm (into {}; the first build compiles llama.cpp: minutes)",
+        rel(root, target_dir)
+    ));
+    let status = Command::new(env!("CARGO"))
+        .args([
+            "build",
+            "--release",
+            "-p",
+            "scenario-engine",
+            "--features",
+            "local-llm",
+        ])
+        .env("CARGO_TARGET_DIR", target_dir)
+        .current_dir(root)
+        .status()
+        .context("could not run cargo build")?;
+    if !status.success() {
+        bail!("cargo build --features local-llm failed (see the compiler output above)");
+    }
+    Ok(target_dir.join("release/scenario-engine"))
+}
+
 /// Totals over the run's records.
-struct RunFigures {
-    records: u64,
-    prompt_tokens: u64,
-    completion_tokens: u64,
+pub(crate) struct RunFigures {
+    pub(crate) records: u64,
+    pub(crate) prompt_tokens: u64,
+    pub(crate) completion_tokens: u64,
 }
 
 impl RunFigures {
-    fn read(records: &Path) -> anyhow::Result<Self> {
+    pub(crate) fn read(records: &Path) -> anyhow::Result<Self> {
         let text = std::fs::read_to_string(records)
             .with_context(|| format!("no records in {}", records.display()))?;
         let mut f = Self {
@@ -301,7 +304,7 @@ fn libclang_present() -> bool {
 }
 
 /// Runs `fetch-model` (this xtask binary) and returns the GGUF path it prints.
-fn fetch_model(root: &Path) -> anyhow::Result<PathBuf> {
+pub(crate) fn fetch_model(root: &Path) -> anyhow::Result<PathBuf> {
     let me = std::env::current_exe().context("cannot find the xtask binary")?;
     let out = Command::new(me)
         .arg("fetch-model")
@@ -490,11 +493,11 @@ fn run_fake(args: &Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn banner(title: &str) {
+pub(crate) fn banner(title: &str) {
     println!("\n=== {title}");
 }
 
-fn rel(root: &Path, path: &Path) -> String {
+pub(crate) fn rel(root: &Path, path: &Path) -> String {
     path.strip_prefix(root)
         .unwrap_or(path)
         .display()

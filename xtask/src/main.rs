@@ -1,6 +1,7 @@
 //! Repository chores, run as `cargo xtask <command>`.
 
 mod bench;
+mod bench_local;
 mod ci;
 mod demo;
 mod dist;
@@ -34,6 +35,8 @@ enum Command {
     FakeServer(fake_server::Args),
     /// Run the benchmarks against the fake server and update BENCHMARKS.md.
     Bench(bench::Args),
+    /// Time the embedded model serialised, batched, and llama-cpp-python's server on the same work.
+    BenchLocal(bench_local::Args),
     /// Build the release binary and generate its man page and shell completions (target/dist).
     Dist(dist::Args),
     /// Run the pipeline and the example suite end to end with no API key.
@@ -90,6 +93,7 @@ fn main() -> anyhow::Result<()> {
         Command::Ci(args) => ci::run(args),
         Command::FakeServer(args) => fake_server::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::BenchLocal(args) => bench_local::run(&args),
         Command::Demo(args) => demo::run(args),
         Command::Dist(args) => dist::run(args),
         Command::FetchModel(args) => fetch_model::run(args),

@@ -119,7 +119,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
 
 /// The virtual environment's python with llama-cpp-python's server importable, installing it
 /// (and building llama.cpp) when missing.
-fn ensure_server(dir: &Path) -> anyhow::Result<PathBuf> {
+pub(crate) fn ensure_server(dir: &Path) -> anyhow::Result<PathBuf> {
     crate::demo::ensure_build_tools()?;
     let jobs = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
     eprintln!("    llama-cpp-python: pip builds llama.cpp from source the first time (minutes)");
@@ -135,14 +135,14 @@ fn ensure_server(dir: &Path) -> anyhow::Result<PathBuf> {
 }
 
 /// A running llama-cpp-python server, killed when dropped.
-struct Server {
+pub(crate) struct Server {
     child: Child,
-    port: u16,
+    pub(crate) port: u16,
     log: PathBuf,
 }
 
 impl Server {
-    fn start(python: &Path, model: &Path, log: &Path) -> anyhow::Result<Self> {
+    pub(crate) fn start(python: &Path, model: &Path, log: &Path) -> anyhow::Result<Self> {
         // A free port: bound and released; the server binds it a moment later.
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
@@ -167,6 +167,15 @@ impl Server {
         };
         server.wait_ready()?;
         Ok(server)
+    }
+
+    /// The server's peak resident memory so far (`VmHWM`), in kB.
+    pub(crate) fn max_rss_kb(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
     }
 
     fn wait_ready(&mut self) -> anyhow::Result<()> {

@@ -360,6 +360,9 @@ impl RunSettings {
         if self.batch_window == 0 {
             return bad("batch_window", "must be at least 1");
         }
+        if self.local.slots.is_some_and(|n| !(1..=64).contains(&n)) {
+            return bad("local.slots", "must be within 1–64");
+        }
         // A zero rate would never admit a request: the run would wait forever.
         if self.rpm == Some(0) {
             return bad("rpm", "must be at least 1 (leave it unset for no limit)");
@@ -591,6 +594,26 @@ mod tests {
         let err =
             RunSettings::layered(Some(&section), env(&[]), &Flags::default()).expect_err("bad");
         assert!(err.to_string().contains("threshold"), "{err}");
+    }
+
+    #[test]
+    fn local_slots_outside_1_to_64_are_refused_and_reuse_can_be_turned_off() {
+        for bad in [0, 65] {
+            let section = serde_json::json!({"local": {"slots": bad}});
+            let err = RunSettings::layered(Some(&section), env(&[]), &Flags::default())
+                .expect_err("out of range");
+            assert!(err.to_string().contains("local.slots"), "{err}");
+        }
+        let s = RunSettings::layered(
+            None,
+            env(&[
+                ("APP__LOCAL__SLOTS", "3"),
+                ("APP__LOCAL__PREFIX_REUSE", "false"),
+            ]),
+            &Flags::default(),
+        )
+        .expect("valid");
+        assert_eq!((s.local.slots(), s.local.prefix_reuse), (3, Some(false)));
     }
 
     #[test]

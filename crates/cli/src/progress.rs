@@ -46,10 +46,12 @@ struct Snapshot {
     accepted: u64,
     failed: u64,
     tokens: u64,
+    /// Generated tokens per second since the start.
+    tok_per_s: f64,
     cost: f64,
 }
 
-fn snapshot(stats: &RunStats, total: u64) -> Snapshot {
+fn snapshot(stats: &RunStats, total: u64, started: Instant) -> Snapshot {
     let finished = stats.finished.load(Ordering::Relaxed);
     let failed = stats.failed.load(Ordering::Relaxed);
     let skipped = stats.skipped.load(Ordering::Relaxed);
@@ -61,6 +63,8 @@ fn snapshot(stats: &RunStats, total: u64) -> Snapshot {
         failed,
         tokens: stats.prompt_tokens.load(Ordering::Relaxed)
             + stats.completion_tokens.load(Ordering::Relaxed),
+        tok_per_s: stats.completion_tokens.load(Ordering::Relaxed) as f64
+            / started.elapsed().as_secs_f64().max(1e-3),
         cost: stats.cost_usd(),
     }
 }
@@ -70,13 +74,14 @@ async fn bar(stats: Arc<RunStats>, total: u64, stop: CancellationToken) {
     let style = ProgressStyle::with_template("{bar:30} {pos}/{len} {per_sec} ETA {eta} {msg}")
         .unwrap_or_else(|_| ProgressStyle::default_bar());
     pb.set_style(style);
+    let started = Instant::now();
     loop {
-        let s = snapshot(&stats, total);
+        let s = snapshot(&stats, total, started);
         pb.set_length(s.done + s.remaining);
         pb.set_position(s.done);
         pb.set_message(format!(
-            "accepted {} failed {} tokens {} ${:.4}",
-            s.accepted, s.failed, s.tokens, s.cost
+            "accepted {} failed {} tokens {} ({:.1} tok/s) ${:.4}",
+            s.accepted, s.failed, s.tokens, s.tok_per_s, s.cost
         ));
         tokio::select! {
             () = stop.cancelled() => break,
@@ -93,7 +98,7 @@ async fn lines(stats: Arc<RunStats>, total: u64, stop: CancellationToken) {
             () = stop.cancelled() => break,
             () = tokio::time::sleep(LINE_EVERY) => {}
         }
-        let s = snapshot(&stats, total);
+        let s = snapshot(&stats, total, started);
         let secs = started.elapsed().as_secs_f64().max(1e-3);
         let rate = s.done as f64 / secs;
         let eta = if rate > 0.0 {
@@ -102,12 +107,13 @@ async fn lines(stats: Arc<RunStats>, total: u64, stop: CancellationToken) {
             "?".into()
         };
         errln!(
-            "progress: {}/{} done, {} accepted, {} failed, {rate:.1}/s, ETA {eta}, {} tokens, ${:.4}",
+            "progress: {}/{} done, {} accepted, {} failed, {rate:.1}/s, ETA {eta}, {} tokens ({:.1} generated tok/s), ${:.4}",
             s.done,
             s.done + s.remaining,
             s.accepted,
             s.failed,
             s.tokens,
+            s.tok_per_s,
             s.cost
         );
     }

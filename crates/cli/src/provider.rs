@@ -177,6 +177,10 @@ fn load_local(
         if settings.threads.is_some() {
             cfg.threads = settings.threads;
         }
+        cfg.slots = Some(settings.slots());
+        if let Some(reuse) = settings.prefix_reuse {
+            cfg.prefix_reuse = reuse;
+        }
         let model = llm_client::local::LocalModel::load(cfg).map_err(|e| match e {
             llm_client::local::LocalError::ModelNotFound { .. } => ProviderError::Build(format!(
                 "{e}: run `cargo xtask fetch-model`, set {MODEL_PATH_ENV}=FILE.gguf, or pass --model-path FILE.gguf"

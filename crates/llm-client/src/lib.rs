@@ -35,6 +35,16 @@ mod fleet;
 mod limits;
 #[cfg(feature = "local-llm")]
 pub mod local;
+
+/// Sequence slots the embedded model (`local-llm`) serves at once by default: two per core, from
+/// 2 to 8. On a CPU one decode step costs about the same for one sequence as for a few (the
+/// weights are read once per step), so a few slots multiply throughput; beyond that the step
+/// grows with the slots. Outside the feature so settings can show it without the model.
+#[must_use]
+pub fn default_local_slots() -> u32 {
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    u32::try_from(cores.saturating_mul(2).clamp(2, 8)).unwrap_or(8)
+}
 mod modes;
 mod price;
 mod provider;

@@ -9,16 +9,16 @@
 //! tools get the same treatment through a synthetic reply schema (see `tools`), so the model can
 //! act as a bot. Token counts come from the model's own tokenizer, so `Usage::estimated` is false.
 //!
-//! Concurrency: llama.cpp inference is CPU-bound and blocking, so each call runs on
-//! `tokio::task::spawn_blocking`. One model is loaded and shared; calls are serialised by a mutex
-//! and each gets a fresh context (KV cache) while it holds it. A pool of contexts would not speed
-//! anything up on the machines this targets: llama.cpp already spreads one decode over all the
-//! configured threads, and a fresh context per call means no state can leak between requests.
-//! Callers may therefore issue requests concurrently; they queue, and the queueing time is part
-//! of `latency_ms`.
+//! Concurrency: one long-lived llama.cpp context serves several requests at once (continuous
+//! batching over [`LocalConfig::slots`] sequence slots, one `llama_decode` per step for all of
+//! them), and requests that share a prompt prefix with one decoded before reuse its KV cells
+//! instead of reading it again (see `scheduler`). Inference runs on one dedicated thread; callers
+//! may issue requests concurrently and more than the slots wait in a queue, whose time is
+//! reported. At temperature 0 a request's reply does not depend on what else is being served.
 
 mod engine;
 mod grammar;
+mod scheduler;
 mod tools;
 
 use std::path::{Path, PathBuf};
@@ -57,6 +57,12 @@ pub struct LocalConfig {
     /// Penalty on tokens repeated within the last 64 (1.0 disables it). Small models otherwise
     /// repeat one phrase inside a JSON string until the token cap cuts the reply.
     pub repeat_penalty: f32,
+    /// Sequences decoded together (continuous batching); `None`: [`crate::default_local_slots`]. The KV
+    /// cache holds `slots × n_ctx` tokens, so memory grows with this, not with the requests.
+    pub slots: Option<u32>,
+    /// Reuse the KV cells of a prompt prefix another request already decoded (the judges of one
+    /// attempt share their instructions and the text they judge). Off only to measure it.
+    pub prefix_reuse: bool,
 }
 
 impl Default for LocalConfig {
@@ -69,6 +75,8 @@ impl Default for LocalConfig {
             max_tokens_cap: 512,
             seed: 0,
             repeat_penalty: 1.2,
+            slots: None,
+            prefix_reuse: true,
         }
     }
 }
@@ -82,6 +90,23 @@ impl LocalConfig {
             ..Self::default()
         }
     }
+}
+
+/// What the local model has done since it was loaded (answered requests only).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct LocalStats {
+    /// Requests answered.
+    pub answered: u64,
+    /// Prompt tokens of those requests.
+    pub prompt_tokens: u64,
+    /// Of those, tokens whose KV cells were reused from the prefix cache instead of decoded.
+    pub reused_prompt_tokens: u64,
+    /// Tokens generated.
+    pub completion_tokens: u64,
+    /// `llama_decode` calls.
+    pub decode_steps: u64,
+    /// The most sequences one decode step advanced (1 when nothing ran concurrently).
+    pub most_sequences_in_a_step: u64,
 }
 
 /// Why the local model could not be loaded or used.
@@ -170,6 +195,18 @@ impl LocalModel {
         &self.engine.config().model_path
     }
 
+    /// Sequence slots served at once.
+    #[must_use]
+    pub fn slots(&self) -> usize {
+        self.engine.slots()
+    }
+
+    /// Totals since the model was loaded.
+    #[must_use]
+    pub fn stats(&self) -> LocalStats {
+        self.engine.stats()
+    }
+
     /// Number of tokens the model's tokenizer makes of `text` (no special tokens added).
     #[must_use]
     pub fn count_tokens(&self, text: &str) -> usize {
@@ -196,9 +233,12 @@ impl ChatModel for LocalModel {
             let cancelled = Arc::new(AtomicBool::new(false));
             let guard = CancelOnDrop(Arc::clone(&cancelled));
             let schema = req.output_schema.as_ref().map(|s| s.schema.clone());
-            let generation = tokio::task::spawn_blocking(move || engine.generate(&req, &cancelled))
+            let answer = tokio::task::spawn_blocking(move || engine.submit(&req, cancelled))
                 .await
                 .map_err(|e| LlmError::Protocol(format!("local inference task failed: {e}")))??;
+            let generation = answer.await.map_err(|_| {
+                LlmError::Protocol("local model: the inference thread stopped".into())
+            })??;
             // Generation is over, so the flag this sets is read by nobody.
             drop(guard);
             let latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
@@ -206,10 +246,12 @@ impl ChatModel for LocalModel {
             tracing::info!(
                 model = %self.name(),
                 prompt_tokens = generation.prompt_tokens,
+                reused_prompt_tokens = generation.reused_prompt_tokens,
                 completion_tokens = generation.completion_tokens,
                 queued_ms = generation.queued_ms,
                 prompt_ms = generation.prompt_ms,
                 generate_ms = generation.generate_ms,
+                resampled = generation.resampled,
                 tokens_per_s = format_args!("{tokens_per_s:.1}"),
                 latency_ms,
                 "local completion"

@@ -20,6 +20,10 @@ use serde_json::{Value, json};
 const JUDGE_PROMPT: &str = include_str!("local_judge_prompt.txt");
 
 fn model(max_tokens_cap: u32) -> LocalModel {
+    model_with(max_tokens_cap, |_| {})
+}
+
+fn model_with(max_tokens_cap: u32, tune: impl FnOnce(&mut LocalConfig)) -> LocalModel {
     // `RUST_LOG=llm_client=info` with `--nocapture` shows the provider's timing events
     // (tokens/s, prompt and generation time) that BENCHMARKS.md quotes.
     let _ = tracing_subscriber::fmt()
@@ -29,11 +33,12 @@ fn model(max_tokens_cap: u32) -> LocalModel {
     let path = std::env::var_os(MODEL_PATH_ENV).unwrap_or_else(|| {
         panic!("{MODEL_PATH_ENV} must name the GGUF file: run `cargo xtask fetch-model` and export its output")
     });
-    let config = LocalConfig {
+    let mut config = LocalConfig {
         n_ctx: 2048,
         max_tokens_cap,
         ..LocalConfig::new(path)
     };
+    tune(&mut config);
     LocalModel::load(config).unwrap_or_else(|e| panic!("loading the local model: {e}"))
 }
 
@@ -178,4 +183,108 @@ async fn greedy_decoding_is_deterministic() {
     let second = model.chat(req).await.expect("second call");
     assert_eq!(first.content, second.content);
     assert_eq!(first.usage, second.usage);
+}
+
+/// The mixed work of the batching test: four judges sharing the long prompt and differing only
+/// at the end (as a scenario's four judges do), free text, and seeded temperature sampling.
+fn mixed_requests() -> Vec<ChatRequest> {
+    let mut requests = Vec::new();
+    for aspect in ["fluency", "naturalness", "the switching ratio", "tense"] {
+        let mut req = judge_request(48);
+        req.messages
+            .push(Message::user(format!("Judge {aspect} only.")));
+        requests.push(req);
+    }
+    for (question, temperature) in [
+        ("Name three colours.", None),
+        ("Write one sentence about rain.", Some(0.8)),
+    ] {
+        let mut req = ChatRequest::new("local", vec![Message::user(question)]);
+        req.max_tokens = Some(24);
+        req.temperature = temperature;
+        req.seed = Some(7);
+        requests.push(req);
+    }
+    requests
+}
+
+#[tokio::test]
+#[ignore = "needs the GGUF model: set SCENARIO_ENGINE_MODEL and pass --ignored"]
+async fn batched_replies_equal_serialised_replies_and_grammars_hold() {
+    // (a) one slot, no prefix reuse, one request at a time: the reference.
+    let serial = model_with(64, |c| {
+        c.slots = Some(1);
+        c.prefix_reuse = false;
+    });
+    let mut expected = Vec::new();
+    for req in mixed_requests() {
+        expected.push(outcome(serial.chat(req).await));
+    }
+    assert_eq!(serial.stats().reused_prompt_tokens, 0);
+    assert_eq!(serial.stats().most_sequences_in_a_step, 1);
+
+    // (b) several slots, with and without prefix reuse, everything at once, twice (the second
+    // round also finds the prompts cached in idle slots).
+    for (slots, reuse) in [(4, true), (3, false)] {
+        let batched: Arc<dyn ChatModel> = Arc::new(model_with(64, |c| {
+            c.slots = Some(slots);
+            c.prefix_reuse = reuse;
+        }));
+        for round in 0..2 {
+            let replies = futures::future::join_all(
+                mixed_requests().into_iter().map(|req| batched.chat(req)),
+            )
+            .await;
+            for (i, (got, want)) in replies.into_iter().zip(&expected).enumerate() {
+                assert_eq!(
+                    &outcome(got),
+                    want,
+                    "{slots} slots, reuse {reuse}, round {round}, request {i}"
+                );
+            }
+        }
+    }
+}
+
+/// What a test compares of a reply: the text, tokens and finish reason, or the raw text of a
+/// reply the schema check refused (a judge cut at the token cap); the judges' JSON is checked
+/// against the schema on the way.
+fn outcome(result: Result<llm_client::ChatResponse, LlmError>) -> String {
+    match result {
+        Ok(resp) => {
+            if let Some(json) = &resp.json {
+                assert_valid(json, &judge_schema().schema);
+            }
+            format!(
+                "ok {:?} {:?} {:?}",
+                resp.content, resp.usage, resp.finish_reason
+            )
+        }
+        Err(LlmError::InvalidOutput { raw, .. }) => format!("invalid {raw:?}"),
+        Err(other) => panic!("unexpected error: {other}"),
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs the GGUF model: set SCENARIO_ENGINE_MODEL and pass --ignored"]
+async fn judges_sharing_a_prompt_decode_it_once_and_share_decode_steps() {
+    let model = Arc::new(model_with(64, |c| c.slots = Some(4)));
+    let replies = futures::future::join_all(
+        mixed_requests()
+            .into_iter()
+            .take(4)
+            .map(|req| model.chat(req)),
+    )
+    .await;
+    assert!(replies.iter().all(Result::is_ok), "{replies:?}");
+    let stats = model.stats();
+    assert_eq!(stats.answered, 4);
+    // The three later judges reuse the shared prompt: all but its last few tokens.
+    let shared = model.count_tokens(JUDGE_PROMPT) as u64;
+    assert!(
+        stats.reused_prompt_tokens >= 3 * shared,
+        "{stats:?}, shared prompt {shared} tokens"
+    );
+    assert!(stats.most_sequences_in_a_step >= 2, "{stats:?}");
+    assert!(stats.decode_steps < stats.completion_tokens, "{stats:?}");
 }

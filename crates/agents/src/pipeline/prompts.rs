@@ -182,6 +182,21 @@ pub enum PromptError {
 /// functions with examples, and the structural constraints.
 pub const CS_GUIDE: &str = "cs_guide";
 
+/// The name of the template the four judges begin with: the languages, the target and the texts.
+/// It comes first and renders the same for the four judges of an attempt, so their prompts share
+/// that prefix and a server with a prefix cache (llama.cpp, vLLM, the embedded model, OpenAI's
+/// prompt caching) reads it once.
+pub const JUDGE_CONTEXT: &str = "judge_context";
+
+/// The templates the agents' templates include, by name.
+const SHARED: [(&str, &str); 2] = [
+    (CS_GUIDE, include_str!("../../prompts/cs_guide.j2")),
+    (
+        JUDGE_CONTEXT,
+        include_str!("../../prompts/judge_context.j2"),
+    ),
+];
+
 /// The compiled templates of all six agents.
 #[derive(Debug)]
 pub struct Prompts {
@@ -210,17 +225,18 @@ impl Prompts {
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::Strict);
         let mut hashes = BTreeMap::new();
-        // The shared part of the generator's and refiner's prompts (`{% include "cs_guide" %}`).
-        env.add_template(CS_GUIDE, include_str!("../../prompts/cs_guide.j2"))
-            .map_err(|source| PromptError::Compile {
-                agent: AgentKind::Generator,
-                source,
-            })?;
-        hashes.insert(
-            CS_GUIDE.to_owned(),
-            blake3::hash(include_str!("../../prompts/cs_guide.j2").as_bytes()).to_hex()[..16]
-                .to_string(),
-        );
+        // The shared parts (`{% include "cs_guide" %}`, `{% include "judge_context" %}`).
+        for (name, text) in SHARED {
+            env.add_template(name, text)
+                .map_err(|source| PromptError::Compile {
+                    agent: AgentKind::Generator,
+                    source,
+                })?;
+            hashes.insert(
+                name.to_owned(),
+                blake3::hash(text.as_bytes()).to_hex()[..16].to_string(),
+            );
+        }
         for agent in AgentKind::ALL {
             let text = source(agent)?;
             let hash = blake3::hash(text.as_bytes()).to_hex();

@@ -12,10 +12,11 @@
 //! 3. **The embedded local model**, when it is compiled in and a model file is found.
 //! 4. Otherwise a [`ResolveError`].
 //!
-//! The local model computes on this machine's CPU, one request at a time (llama.cpp spreads one
-//! decode over every core), so more requests in flight only queue: [`LOCAL_MAX_IN_FLIGHT`] caps
-//! them ([`cap_concurrency`]). A base URL is shown only through [`llm_client::redact_url`], so
-//! `user:password@` and key-like query parameters never reach a terminal or a log.
+//! The local model serves [`LocalSettings::slots`] requests at once (continuous batching on this
+//! machine's CPU); more scenarios in flight than [`LOCAL_SCENARIOS_PER_SLOT`] per slot would only
+//! queue, so [`cap_concurrency`] caps them. A base URL is shown only through
+//! [`llm_client::redact_url`], so `user:password@` and key-like query parameters never reach a
+//! terminal or a log.
 
 use std::path::PathBuf;
 
@@ -27,8 +28,9 @@ use llm_client::{ProviderConfig, ProviderKind, redact_url};
 /// `OPENAI_API_KEY` is set.
 pub const OPENAI_URL: &str = "https://api.openai.com/v1";
 
-/// Requests in flight against the local model: one decodes while the next one is tokenised.
-pub const LOCAL_MAX_IN_FLIGHT: usize = 2;
+/// Scenarios in flight per slot of the local model: a scenario alternates between one call (the
+/// generator, the refiner) and four (the judges), so two per slot keep every slot busy.
+pub const LOCAL_SCENARIOS_PER_SLOT: usize = 2;
 
 /// A provider name as written in settings and flags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -120,6 +122,21 @@ pub struct LocalSettings {
     pub max_tokens_cap: Option<u32>,
     /// CPU threads; default every core.
     pub threads: Option<u32>,
+    /// Sequences decoded together (continuous batching); default
+    /// [`llm_client::default_local_slots`].
+    pub slots: Option<u32>,
+    /// Reuse the KV cells of a prompt prefix already decoded; default on (off only to measure).
+    pub prefix_reuse: Option<bool>,
+}
+
+impl LocalSettings {
+    /// The sequence slots the embedded model will serve at once.
+    #[must_use]
+    pub fn slots(&self) -> u32 {
+        self.slots
+            .unwrap_or_else(llm_client::default_local_slots)
+            .max(1)
+    }
 }
 
 /// What the user configured, before resolution.
@@ -310,18 +327,27 @@ pub fn resolve(
     })
 }
 
-/// The in-flight cap to use: `requested`, lowered to [`LOCAL_MAX_IN_FLIGHT`] for the local model.
-/// Returns the cap and, when it was lowered, a note for the user.
+/// The in-flight cap to use: `requested`, lowered for the local model to
+/// [`LOCAL_SCENARIOS_PER_SLOT`] per slot. Returns the cap and, when it was lowered, a note for the
+/// user.
 #[must_use]
 pub fn cap_concurrency(resolved: &Resolved, requested: usize) -> (usize, Option<String>) {
     match resolved {
-        Resolved::Local { .. } if requested > LOCAL_MAX_IN_FLIGHT => (
-            LOCAL_MAX_IN_FLIGHT,
-            Some(format!(
-                "note: the local model runs one request at a time on this CPU; concurrency lowered from {requested} to {LOCAL_MAX_IN_FLIGHT} (more would only queue)"
-            )),
-        ),
-        _ => (requested, None),
+        Resolved::Local { settings, .. } => {
+            let slots = settings.slots() as usize;
+            let cap = slots.saturating_mul(LOCAL_SCENARIOS_PER_SLOT);
+            if requested > cap {
+                (
+                    cap,
+                    Some(format!(
+                        "note: the local model decodes {slots} request(s) at once on this machine; concurrency lowered from {requested} to {cap} scenarios (more would only queue)"
+                    )),
+                )
+            } else {
+                (requested, None)
+            }
+        }
+        Resolved::Remote { .. } => (requested, None),
     }
 }
 
@@ -506,12 +532,15 @@ mod tests {
     fn local_concurrency_is_capped_with_a_note() {
         let local = Resolved::Local {
             model_path: "/m.gguf".into(),
-            settings: LocalSettings::default(),
+            settings: LocalSettings {
+                slots: Some(3),
+                ..LocalSettings::default()
+            },
             source: Source::Explicit,
         };
         let (n, note) = cap_concurrency(&local, 16);
-        assert_eq!(n, LOCAL_MAX_IN_FLIGHT);
-        assert!(note.is_some_and(|n| n.contains("16")));
+        assert_eq!(n, 3 * LOCAL_SCENARIOS_PER_SLOT);
+        assert!(note.is_some_and(|n| n.contains("16") && n.contains("3 request")));
         assert_eq!(cap_concurrency(&local, 1), (1, None));
     }
 }

@@ -60,6 +60,9 @@ pub(crate) struct EndpointArgs {
     /// llama.cpp built-in chat template for a GGUF without one (e.g. `gemma`).
     #[arg(long, value_name = "NAME")]
     pub chat_template: Option<String>,
+    /// Local model: requests decoded together (default two per core, 2 to 8).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub local_slots: Option<u32>,
     /// Requests per minute cap.
     #[arg(long)]
     pub rpm: Option<u32>,
@@ -90,6 +93,7 @@ impl EndpointArgs {
             self.model_path.as_ref().map(|p| p.display().to_string()),
         );
         f.set("local.chat_template", self.chat_template.clone());
+        f.set("local.slots", self.local_slots.map(u64::from));
         f.set("rpm", self.rpm.map(u64::from));
         f.set("tpm", self.tpm);
         f.set("structured_mode", self.structured_mode.clone());

@@ -1,5 +1,6 @@
-//! The blocking side of the local provider: the process-wide llama.cpp backend, the loaded model
-//! and one generation (render the chat, decode the prompt, sample under the grammar, stop).
+//! The blocking side of the local provider: the process-wide llama.cpp backend, the loaded model,
+//! and the preparation of one request (render the chat, tokenize, choose the samplers) before it
+//! goes to the scheduler thread (`scheduler`), which owns the one llama.cpp context.
 //!
 //! Sampling under a grammar follows llama.cpp's `common_sampler`: the token is chosen by the
 //! ordinary chain (repetition penalty, then greedy or temperature sampling) over the raw logits,
@@ -10,32 +11,23 @@
 //! first. Under greedy decoding the result is the same token either way (the unconstrained
 //! argmax, when allowed, is also the constrained one); under temperature sampling the
 //! distribution differs slightly from full masking, as it does in llama.cpp.
-//!
-//! Everything here runs on a blocking thread; nothing is async. The `gate` mutex serialises
-//! generations because a llama.cpp context is created from the shared model for each call, and
-//! creating contexts from one model concurrently is unsound in llama.cpp (it mutates the model).
 
 use std::num::NonZeroU32;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{Sender, sync_channel};
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::context::params::LlamaContextParams;
 use llama_cpp_2::llama_backend::LlamaBackend;
-use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::params::LlamaModelParams;
 use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
 use llama_cpp_2::sampling::LlamaSampler;
-use llama_cpp_2::token::LlamaToken;
-use llama_cpp_2::token::data::LlamaTokenData;
-use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 
+use super::scheduler::{self, Job, PROMPT_CHUNK, Samplers, Sampling};
 use super::{LocalConfig, LocalError, grammar_for_schema};
 use crate::{ChatRequest, FinishReason, LlmError, Message, Role};
-
-/// Tokens decoded per `llama_decode` call while reading the prompt.
-const PROMPT_BATCH: usize = 512;
 
 /// How many recent tokens the repetition penalty looks at.
 const PENALTY_WINDOW: i32 = 64;
@@ -55,16 +47,50 @@ fn backend() -> Result<&'static LlamaBackend, LocalError> {
         .map_err(|e| LocalError::Backend(e.clone()))
 }
 
-/// A loaded model and what is needed to prompt it.
-pub(super) struct Engine {
-    model: LlamaModel,
+/// What the scheduler thread and the callers share: the model and how to run it.
+pub(super) struct Shared {
+    pub(super) model: LlamaModel,
     template: LlamaChatTemplate,
-    config: LocalConfig,
+    pub(super) config: LocalConfig,
     name: String,
-    /// Context window actually used (the configured one capped at the training context).
+    /// Context window of one request (the configured one capped at the training context).
     n_ctx: u32,
     threads: i32,
-    gate: Mutex<()>,
+    /// Sequence slots of the context.
+    pub(super) slots: usize,
+    /// Running totals of what the scheduler did.
+    pub(super) stats: Counters,
+}
+
+/// Totals since the model was loaded, updated by the scheduler thread.
+#[derive(Default)]
+pub(super) struct Counters {
+    pub(super) answered: AtomicU64,
+    pub(super) prompt_tokens: AtomicU64,
+    pub(super) reused_prompt_tokens: AtomicU64,
+    pub(super) completion_tokens: AtomicU64,
+    pub(super) decode_steps: AtomicU64,
+    pub(super) most_sequences_in_a_step: AtomicU64,
+}
+
+impl Counters {
+    pub(super) fn snapshot(&self) -> super::LocalStats {
+        let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        super::LocalStats {
+            answered: get(&self.answered),
+            prompt_tokens: get(&self.prompt_tokens),
+            reused_prompt_tokens: get(&self.reused_prompt_tokens),
+            completion_tokens: get(&self.completion_tokens),
+            decode_steps: get(&self.decode_steps),
+            most_sequences_in_a_step: get(&self.most_sequences_in_a_step),
+        }
+    }
+}
+
+/// A loaded model and the queue of its scheduler thread.
+pub(super) struct Engine {
+    shared: Arc<Shared>,
+    jobs: Sender<Job>,
 }
 
 /// What one generation produced, with its timings.
@@ -72,13 +98,17 @@ pub(super) struct Generation {
     pub(super) text: String,
     pub(super) finish: FinishReason,
     pub(super) prompt_tokens: u64,
+    /// Prompt tokens whose KV cells were reused from the prefix cache (not decoded again).
+    pub(super) reused_prompt_tokens: u64,
     pub(super) completion_tokens: u64,
-    /// Time spent waiting for the model to be free.
+    /// Time spent waiting for a free slot.
     pub(super) queued_ms: u64,
-    /// Time to read the prompt (context creation included).
+    /// Time to read the prompt, in steps shared with the other slots.
     pub(super) prompt_ms: u64,
-    /// Time spent sampling and decoding the reply.
+    /// Time spent sampling and decoding the reply, in steps shared with the other slots.
     pub(super) generate_ms: u64,
+    /// Steps where the grammar rejected the unconstrained choice.
+    pub(super) resampled: u64,
 }
 
 impl Generation {
@@ -92,11 +122,11 @@ impl Generation {
     }
 }
 
-fn elapsed_ms(since: Instant) -> u64 {
+pub(super) fn elapsed_ms(since: Instant) -> u64 {
     u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
-fn inference(what: &str, e: impl std::fmt::Display) -> LlmError {
+pub(super) fn inference(what: &str, e: impl std::fmt::Display) -> LlmError {
     LlmError::Protocol(format!("local model: {what}: {e}"))
 }
 
@@ -109,11 +139,19 @@ impl Engine {
         }
         let backend = backend()?;
         let started = Instant::now();
+        // With a GPU build (`cuda`) every layer goes to the GPU when one is present.
+        let gpu_layers = if backend.supports_gpu_offload() {
+            u32::MAX
+        } else {
+            0
+        };
+        let params = LlamaModelParams::default().with_n_gpu_layers(gpu_layers);
         let model =
-            LlamaModel::load_from_file(backend, &config.model_path, &LlamaModelParams::default())
-                .map_err(|e| LocalError::Load {
-                path: config.model_path.clone(),
-                reason: e.to_string(),
+            LlamaModel::load_from_file(backend, &config.model_path, &params).map_err(|e| {
+                LocalError::Load {
+                    path: config.model_path.clone(),
+                    reason: e.to_string(),
+                }
             })?;
         let template = match &config.chat_template {
             Some(name) => LlamaChatTemplate::new(name)
@@ -142,43 +180,163 @@ impl Engine {
                 |t| t as usize,
             )
             .clamp(1, 256);
+        let slots = config
+            .slots
+            .unwrap_or_else(crate::default_local_slots)
+            .clamp(1, 64) as usize;
         let name = config
             .model_path
             .file_stem()
             .map_or_else(|| "local".to_owned(), |s| s.to_string_lossy().into_owned());
-        tracing::info!(
-            model = %name,
-            path = %config.model_path.display(),
-            params = model.n_params(),
-            n_ctx,
-            threads,
-            load_ms = elapsed_ms(started),
-            "local model loaded"
-        );
-        Ok(Self {
+        let shared = Arc::new(Shared {
             model,
             template,
             n_ctx,
             threads: i32::try_from(threads).unwrap_or(1),
             name,
             config,
-            gate: Mutex::new(()),
-        })
+            slots,
+            stats: Counters::default(),
+        });
+        let jobs = spawn_scheduler(&shared)?;
+        tracing::info!(
+            model = %shared.name,
+            path = %shared.config.model_path.display(),
+            params = shared.model.n_params(),
+            n_ctx,
+            slots,
+            prefix_reuse = shared.config.prefix_reuse,
+            threads,
+            gpu_layers = if gpu_layers == 0 { 0 } else { shared.model.n_layer() },
+            load_ms = elapsed_ms(started),
+            "local model loaded"
+        );
+        Ok(Self { shared, jobs })
     }
 
     pub(super) fn name(&self) -> &str {
-        &self.name
+        &self.shared.name
     }
 
     pub(super) fn config(&self) -> &LocalConfig {
-        &self.config
+        &self.shared.config
+    }
+
+    pub(super) fn slots(&self) -> usize {
+        self.shared.slots
+    }
+
+    pub(super) fn stats(&self) -> super::LocalStats {
+        self.shared.stats.snapshot()
     }
 
     pub(super) fn count_tokens(&self, text: &str) -> usize {
-        self.model
+        self.shared
+            .model
             .vocab()
             .tokenize(text.as_bytes(), false, false)
             .len()
+    }
+
+    /// Renders and tokenizes the request and queues it for a slot (blocking: tokenizing and the
+    /// schema conversion take a few milliseconds). The answer comes on the returned channel.
+    pub(super) fn submit(
+        &self,
+        req: &ChatRequest,
+        cancelled: Arc<AtomicBool>,
+    ) -> Result<tokio::sync::oneshot::Receiver<Result<Generation, LlmError>>, LlmError> {
+        let shared = &self.shared;
+        let prompt = shared.render(&req.messages)?;
+        let tokens = shared.model.vocab().tokenize(prompt.as_bytes(), true, true);
+        let n_prompt = tokens.len();
+        let n_ctx = shared.n_ctx as usize;
+        if n_prompt == 0 || n_prompt >= n_ctx {
+            return Err(LlmError::Rejected {
+                status: 400,
+                message: format!(
+                    "local model: the prompt has {n_prompt} tokens; the context window holds {n_ctx}"
+                ),
+            });
+        }
+        let requested = req.max_tokens.unwrap_or(shared.config.max_tokens_cap);
+        // At least one token: a sequence ends after a sampled token.
+        let max_new = (requested.min(shared.config.max_tokens_cap) as usize)
+            .min(n_ctx - n_prompt)
+            .max(1);
+        let grammar = match &req.output_schema {
+            Some(schema) => Some((
+                grammar_for_schema(&integer_bounded_numbers(&schema.schema))?,
+                schema.name.clone(),
+            )),
+            None => None,
+        };
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        let job = Job {
+            prompt: tokens,
+            max_new,
+            sampling: Sampling {
+                grammar,
+                temperature: req.temperature,
+                seed: req.seed.unwrap_or(shared.config.seed),
+            },
+            cancelled,
+            enqueued: Instant::now(),
+            reply,
+        };
+        self.jobs
+            .send(job)
+            .map_err(|_| inference("scheduler", "the inference thread has stopped"))?;
+        Ok(answer)
+    }
+}
+
+/// Starts the scheduler thread and waits until it has created its context (so a context that
+/// cannot be created fails the load, not every call).
+fn spawn_scheduler(shared: &Arc<Shared>) -> Result<Sender<Job>, LocalError> {
+    let (jobs, receiver) = std::sync::mpsc::channel::<Job>();
+    let (ready, started) = sync_channel::<Result<(), String>>(1);
+    let thread_shared = Arc::clone(shared);
+    std::thread::Builder::new()
+        .name("llama-scheduler".into())
+        .spawn(move || {
+            let mut ctx = match thread_shared.new_context() {
+                Ok(ctx) => {
+                    let _ = ready.send(Ok(()));
+                    ctx
+                }
+                Err(e) => {
+                    let _ = ready.send(Err(e.to_string()));
+                    return;
+                }
+            };
+            scheduler::run(&thread_shared, &mut ctx, &receiver);
+        })
+        .map_err(|e| LocalError::Backend(format!("cannot start the inference thread: {e}")))?;
+    match started.recv() {
+        Ok(Ok(())) => Ok(jobs),
+        Ok(Err(e)) => Err(LocalError::Backend(e)),
+        Err(_) => Err(LocalError::Backend(
+            "the inference thread stopped while creating its context".into(),
+        )),
+    }
+}
+
+impl Shared {
+    /// The one context: `slots` sequences, each with its own KV stream of `n_ctx` cells.
+    pub(super) fn new_context(&self) -> Result<LlamaContext<'_>, LlmError> {
+        let slots = u32::try_from(self.slots).unwrap_or(1);
+        let params = LlamaContextParams::default()
+            .with_n_ctx(NonZeroU32::new(self.n_ctx.saturating_mul(slots)))
+            .with_n_batch(u32::try_from(PROMPT_CHUNK.max(self.slots)).unwrap_or(u32::MAX))
+            .with_n_seq_max(slots)
+            .with_kv_unified(false)
+            // Off: see the scheduler's docs (llama.cpp's `LLAMA_FLASH_ATTN_TYPE_DISABLED`).
+            .with_flash_attention_policy(0)
+            .with_n_threads(self.threads)
+            .with_n_threads_batch(self.threads);
+        self.model
+            .new_context(backend().map_err(LlmError::from)?, params)
+            .map_err(|e| inference("context", e))
     }
 
     /// Renders the conversation with the chat template, ending with the assistant's turn opened.
@@ -218,199 +376,45 @@ impl Engine {
             .map_err(|e| inference("chat template", e))
     }
 
-    /// Builds the samplers: the grammar of the request's schema (if any), kept apart, and the
-    /// chain of the repetition penalty, then greedy decoding, or temperature plus seeded sampling
-    /// when the request asks for it.
-    fn sampler(&self, req: &ChatRequest) -> Result<Samplers, LlmError> {
-        let grammar = match &req.output_schema {
-            Some(schema) => {
-                let grammar = grammar_for_schema(&integer_bounded_numbers(&schema.schema))?;
-                Some(
-                    LlamaSampler::grammar(&self.model, &grammar, "root").map_err(|e| {
-                        LlmError::Rejected {
-                            status: 422,
-                            message: format!(
-                                "local model: grammar for schema {:?}: {e}",
-                                schema.name
-                            ),
-                        }
-                    })?,
-                )
-            }
+    /// Builds the samplers of one job: its grammar (if any), kept apart, the repetition penalty,
+    /// then greedy decoding, or temperature plus seeded sampling.
+    pub(super) fn samplers(&self, sampling: &Sampling) -> Result<Samplers, LlmError> {
+        let grammar = match &sampling.grammar {
+            Some((grammar, name)) => Some(
+                LlamaSampler::grammar(&self.model, grammar, "root").map_err(|e| {
+                    LlmError::Rejected {
+                        status: 422,
+                        message: format!("local model: grammar for schema {name:?}: {e}"),
+                    }
+                })?,
+            ),
             None => None,
         };
-        let mut chain = Vec::with_capacity(3);
         let penalty = self.config.repeat_penalty;
-        if penalty.is_finite() && penalty > 0.0 && (penalty - 1.0).abs() > f32::EPSILON {
-            chain.push(LlamaSampler::penalties(
-                self.model.n_vocab(),
-                PENALTY_WINDOW,
-                penalty,
-                0.0,
-                0.0,
-            ));
-        }
-        match req.temperature {
+        let penalties =
+            (penalty.is_finite() && penalty > 0.0 && (penalty - 1.0).abs() > f32::EPSILON).then(
+                || LlamaSampler::penalties(self.model.n_vocab(), PENALTY_WINDOW, penalty, 0.0, 0.0),
+            );
+        let (pick, greedy) = match sampling.temperature {
             Some(t) if t > 0.0 => {
-                let seed = req.seed.unwrap_or(self.config.seed);
+                let seed = sampling.seed;
                 // llama.cpp seeds are 32-bit; fold the high half in so distinct u64 seeds differ.
                 let seed32 = (seed ^ (seed >> 32)) as u32;
-                chain.push(LlamaSampler::temp(t));
-                chain.push(LlamaSampler::dist(seed32));
+                (
+                    LlamaSampler::chain_simple([LlamaSampler::temp(t), LlamaSampler::dist(seed32)]),
+                    false,
+                )
             }
-            _ => chain.push(LlamaSampler::greedy()),
-        }
+            _ => (LlamaSampler::greedy(), true),
+        };
         Ok(Samplers {
             grammar,
-            chain: LlamaSampler::chain_simple(chain),
+            penalties,
+            pick,
+            greedy,
             resampled: 0,
         })
     }
-
-    /// Runs one request to completion (or to the token cap, or until `cancelled` is set).
-    pub(super) fn generate(
-        &self,
-        req: &ChatRequest,
-        cancelled: &AtomicBool,
-    ) -> Result<Generation, LlmError> {
-        let prompt = self.render(&req.messages)?;
-        let mut sampler = self.sampler(req)?;
-        let vocab = self.model.vocab();
-        let tokens = vocab.tokenize(prompt.as_bytes(), true, true);
-        let n_prompt = tokens.len();
-        let n_ctx = self.n_ctx as usize;
-        if n_prompt == 0 || n_prompt >= n_ctx {
-            return Err(LlmError::Rejected {
-                status: 400,
-                message: format!(
-                    "local model: the prompt has {n_prompt} tokens; the context window holds {n_ctx}"
-                ),
-            });
-        }
-        let requested = req.max_tokens.unwrap_or(self.config.max_tokens_cap);
-        let max_new = (requested.min(self.config.max_tokens_cap) as usize).min(n_ctx - n_prompt);
-
-        let queued = Instant::now();
-        let _gate = self.gate.lock().unwrap_or_else(PoisonError::into_inner);
-        let queued_ms = elapsed_ms(queued);
-        if cancelled.load(Ordering::Relaxed) {
-            return Err(LlmError::Cancelled);
-        }
-
-        let started = Instant::now();
-        let params = LlamaContextParams::default()
-            .with_n_ctx(NonZeroU32::new(self.n_ctx))
-            .with_n_batch(PROMPT_BATCH as u32)
-            .with_n_threads(self.threads)
-            .with_n_threads_batch(self.threads);
-        let mut ctx = self
-            .model
-            .new_context(backend().map_err(LlmError::from)?, params)
-            .map_err(|e| inference("context", e))?;
-        let mut batch = LlamaBatch::new(PROMPT_BATCH, 1);
-        for (chunk_index, chunk) in tokens.chunks(PROMPT_BATCH).enumerate() {
-            batch.clear();
-            for (i, token) in chunk.iter().enumerate() {
-                let pos = chunk_index * PROMPT_BATCH + i;
-                // Logits are needed only after the prompt's last token.
-                batch
-                    .add(*token, pos_i32(pos)?, &[0], pos + 1 == n_prompt)
-                    .map_err(|e| inference("batch", e))?;
-            }
-            ctx.decode(&mut batch)
-                .map_err(|e| inference("decode prompt", e))?;
-        }
-        let prompt_ms = elapsed_ms(started);
-
-        let started = Instant::now();
-        let mut bytes = Vec::new();
-        let mut generated = 0_usize;
-        let mut pos = n_prompt;
-        let finish = loop {
-            if generated >= max_new {
-                break FinishReason::Length;
-            }
-            if cancelled.load(Ordering::Relaxed) {
-                return Err(LlmError::Cancelled);
-            }
-            let token = sampler.next(&ctx, batch.n_tokens() - 1)?;
-            if vocab.is_eog(token) {
-                break FinishReason::Stop;
-            }
-            vocab.token_to_piece_into(token, &mut bytes, false, None);
-            generated += 1;
-            if generated >= max_new {
-                // No need to decode a token nothing will follow.
-                break FinishReason::Length;
-            }
-            batch.clear();
-            batch
-                .add(token, pos_i32(pos)?, &[0], true)
-                .map_err(|e| inference("batch", e))?;
-            pos += 1;
-            ctx.decode(&mut batch).map_err(|e| inference("decode", e))?;
-        };
-        tracing::debug!(
-            generated,
-            resampled = sampler.resampled,
-            "grammar rejected the unconstrained choice this many times"
-        );
-        Ok(Generation {
-            text: String::from_utf8_lossy(&bytes).into_owned(),
-            finish,
-            prompt_tokens: n_prompt as u64,
-            completion_tokens: generated as u64,
-            queued_ms,
-            prompt_ms,
-            generate_ms: elapsed_ms(started),
-        })
-    }
-}
-
-/// The samplers of one generation (see the module docs for why the grammar is not in the chain).
-struct Samplers {
-    /// The request's schema as a grammar; `None` for free text.
-    grammar: Option<LlamaSampler>,
-    /// Penalty, then greedy or temperature sampling.
-    chain: LlamaSampler,
-    /// Steps where the grammar rejected the chain's choice and the step was resampled.
-    resampled: u64,
-}
-
-impl Samplers {
-    /// Chooses the next token from the logits of batch position `idx` and accepts it into the
-    /// grammar and the chain, each exactly once (accepting twice corrupts the grammar's stacks).
-    fn next(&mut self, ctx: &LlamaContext<'_>, idx: i32) -> Result<LlamaToken, LlmError> {
-        let mut candidates = ctx.token_data_array_ith(idx);
-        candidates.apply_sampler(&mut self.chain);
-        let mut token = selected(&candidates)?;
-        if let Some(grammar) = &mut self.grammar {
-            // The grammar sets a forbidden candidate's logit to -inf (an end-of-generation token
-            // too, until the JSON is complete).
-            let mut single =
-                LlamaTokenDataArray::new(vec![LlamaTokenData::new(token, 1.0, 0.0)], false);
-            single.apply_sampler(grammar);
-            let allowed = single.data.first().is_some_and(|d| d.logit().is_finite());
-            if !allowed {
-                self.resampled += 1;
-                let mut candidates = ctx.token_data_array_ith(idx);
-                candidates.apply_sampler(grammar);
-                candidates.apply_sampler(&mut self.chain);
-                token = selected(&candidates)?;
-            }
-            grammar.try_accept(token).map_err(|e| {
-                inference("grammar", format!("token {} not accepted: {e:?}", token.0))
-            })?;
-        }
-        self.chain.accept(token);
-        Ok(token)
-    }
-}
-
-fn selected(candidates: &LlamaTokenDataArray) -> Result<LlamaToken, LlmError> {
-    candidates
-        .selected_token()
-        .ok_or_else(|| inference("sampling", "the sampler chose no token"))
 }
 
 /// The schema the grammar is built from: every `"type": "number"` with integral `minimum` and
@@ -448,11 +452,6 @@ fn integer_bounded_numbers(schema: &serde_json::Value) -> serde_json::Value {
         Value::Array(items) => Value::Array(items.iter().map(integer_bounded_numbers).collect()),
         other => other.clone(),
     }
-}
-
-fn pos_i32(pos: usize) -> Result<i32, LlmError> {
-    i32::try_from(pos)
-        .map_err(|_| inference("position", format!("{pos} does not fit llama.cpp's i32")))
 }
 
 #[cfg(test)]

@@ -1,0 +1,612 @@
+//! Continuous batching: one long-lived llama.cpp context with several sequence slots, driven by
+//! one thread, as llama.cpp's own server does with `--parallel N`.
+//!
+//! Requests ([`Job`]s) arrive on a channel and a free slot takes the oldest waiting one. Each
+//! step is one `llama_decode`: either the next token of **every** generating sequence at once (the
+//! weights are read once for all of them, which is where batching pays on a CPU), or the next
+//! chunk of one sequence's prompt; the two alternate while both kinds of work wait. Each sequence
+//! has its own samplers (penalty, greedy or seeded sampling, grammar); a finished sequence
+//! answers its caller and frees its slot at once.
+//!
+//! **Prefix reuse.** A slot keeps the tokens whose KV cells it holds after its request ends (the
+//! prefix cache: at most `n_ctx` tokens per slot, the memory the context was sized for). A new
+//! request takes the free slot sharing the longest prefix with its prompt, or copies the cells of
+//! the slot that shares the most (`llama_memory_seq_cp`), and decodes only the rest. When a slot
+//! is still reading a prompt that shares a long prefix with a waiting request (a scenario's four
+//! judges arrive together), the request waits until that prefix is decoded instead of decoding
+//! it a second time.
+//!
+//! **The same reply, batched or not.** At temperature 0 a request's reply does not depend on the
+//! other requests being served, nor on what was reused. llama.cpp's results depend on the shape
+//! of the computation, so the shape is fixed: each slot has its own KV stream (not a unified
+//! cache, where a sequence's cells interleave with others' and sums run in another order), so
+//! its cells sit at the same places as in a context of its own; flash attention is off (its CPU
+//! kernel changes algorithm with the number of queries); the build disables llamafile's sgemm
+//! (`.cargo/config.toml`), whose kernels differ from ggml's for one row and for several; and a
+//! prompt chunk never has a single token unless the whole prompt is one token (a one-row product
+//! takes another kernel), so at least two prompt tokens are always decoded. The smoke test
+//! `batched_replies_equal_serialised_replies_and_grammars_hold` checks it on the real model.
+//!
+//! The KV cache holds `slots × n_ctx` cells and every slot holds at most `n_ctx` tokens (the
+//! prompt plus its capped reply), so the slots can never run out of cells; memory is bounded by
+//! slots × context, not by the number of requests waiting.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Receiver;
+use std::time::Instant;
+
+use llama_cpp_2::context::LlamaContext;
+use llama_cpp_2::llama_batch::LlamaBatch;
+use llama_cpp_2::sampling::LlamaSampler;
+use llama_cpp_2::token::LlamaToken;
+use llama_cpp_2::token::data::LlamaTokenData;
+use llama_cpp_2::token::data_array::LlamaTokenDataArray;
+
+use super::engine::{Generation, Shared, elapsed_ms, inference};
+use crate::{FinishReason, LlmError};
+
+/// Prompt tokens decoded per `llama_decode` call at most.
+pub(super) const PROMPT_CHUNK: usize = 512;
+
+/// A waiting request is held back for a slot that is still reading a prompt sharing at least
+/// this many more tokens with it than any decoded prefix does.
+const WAIT_FOR_PREFIX: usize = 32;
+
+/// How a job samples.
+pub(super) struct Sampling {
+    /// GBNF grammar of the output schema, if any.
+    pub(super) grammar: Option<(String, String)>,
+    /// `Some(t)` with `t > 0`: temperature sampling with `seed`; otherwise greedy.
+    pub(super) temperature: Option<f32>,
+    pub(super) seed: u64,
+}
+
+/// One request for the scheduler.
+pub(super) struct Job {
+    pub(super) prompt: Vec<LlamaToken>,
+    pub(super) max_new: usize,
+    pub(super) sampling: Sampling,
+    pub(super) cancelled: Arc<AtomicBool>,
+    pub(super) enqueued: Instant,
+    pub(super) reply: tokio::sync::oneshot::Sender<Result<Generation, LlmError>>,
+}
+
+/// A request being served by a slot.
+struct Active {
+    job: Job,
+    samplers: Samplers,
+    /// Prompt tokens whose KV cells are in the slot (reused or decoded).
+    n_past: usize,
+    /// Prompt tokens reused from the prefix cache.
+    reused: usize,
+    /// The sampled token still to be decoded, while generating.
+    pending: Option<LlamaToken>,
+    /// Index of this sequence's logits in the batch just decoded.
+    logits_at: Option<i32>,
+    bytes: Vec<u8>,
+    generated: usize,
+    queued_ms: u64,
+    admitted: Instant,
+    first_token: Option<Instant>,
+}
+
+/// A sequence of the context.
+struct Slot {
+    seq: i32,
+    /// The tokens whose KV cells this sequence holds, in position order.
+    cached: Vec<LlamaToken>,
+    active: Option<Active>,
+    /// When the slot last finished a request (least recently used is evicted first).
+    last_used: u64,
+}
+
+/// Prompt tokens that may come from the cache: all but the last two (see the module docs).
+fn reusable(prompt: &[LlamaToken]) -> usize {
+    prompt.len().saturating_sub(2)
+}
+
+/// The next prompt chunk when `remaining` tokens are left: never leaves a single token for later.
+fn chunk_len(remaining: usize) -> usize {
+    let chunk = remaining.min(PROMPT_CHUNK);
+    if remaining - chunk == 1 {
+        chunk - 1
+    } else {
+        chunk
+    }
+}
+
+fn common_prefix(a: &[LlamaToken], b: &[LlamaToken]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
+/// Serves jobs on `ctx` until every sender of `jobs` is gone and no request is left.
+pub(super) fn run(shared: &Arc<Shared>, ctx: &mut LlamaContext<'_>, jobs: &Receiver<Job>) {
+    let mut state = Scheduler {
+        shared,
+        slots: (0..shared.slots)
+            .map(|i| Slot {
+                seq: i32::try_from(i).unwrap_or(i32::MAX),
+                cached: Vec::new(),
+                active: None,
+                last_used: 0,
+            })
+            .collect(),
+        waiting: std::collections::VecDeque::new(),
+        clock: 0,
+        batch: LlamaBatch::new(PROMPT_CHUNK.max(shared.slots), 1),
+        prompt_turn: true,
+    };
+    loop {
+        let idle = state.slots.iter().all(|s| s.active.is_none()) && state.waiting.is_empty();
+        if idle {
+            match jobs.recv() {
+                Ok(job) => state.waiting.push_back(job),
+                Err(_) => return,
+            }
+        }
+        while let Ok(job) = jobs.try_recv() {
+            state.waiting.push_back(job);
+        }
+        state.drop_cancelled();
+        state.admit(ctx);
+        state.step(ctx);
+    }
+}
+
+struct Scheduler<'s> {
+    shared: &'s Arc<Shared>,
+    slots: Vec<Slot>,
+    waiting: std::collections::VecDeque<Job>,
+    clock: u64,
+    batch: LlamaBatch<'static>,
+    /// Whether the next step reads a prompt chunk (when generation waits too, they alternate).
+    prompt_turn: bool,
+}
+
+impl Scheduler<'_> {
+    /// Answers cancelled requests (waiting or active) and frees their slots; the KV cells a
+    /// cancelled sequence decoded stay valid and stay cached.
+    fn drop_cancelled(&mut self) {
+        // A waiting request's caller is gone; nobody reads an answer.
+        self.waiting
+            .retain(|job| !job.cancelled.load(Ordering::Relaxed));
+        for slot in &mut self.slots {
+            if slot
+                .active
+                .as_ref()
+                .is_some_and(|a| a.job.cancelled.load(Ordering::Relaxed))
+                && let Some(active) = slot.active.take()
+            {
+                // The decoded tokens stay cached; a pending token was never decoded.
+                let _ = active.job.reply.send(Err(LlmError::Cancelled));
+            }
+        }
+    }
+
+    /// Moves waiting jobs into free slots, reusing the longest cached prefix.
+    fn admit(&mut self, ctx: &mut LlamaContext<'_>) {
+        let mut i = 0;
+        while i < self.waiting.len() {
+            if !self.slots.iter().any(|s| s.active.is_none()) {
+                return;
+            }
+            let prompt = &self.waiting[i].prompt;
+            let reusable = reusable(prompt);
+            let reuse = self.shared.config.prefix_reuse;
+            // The longest decoded prefix anywhere, and the longest one still being read.
+            let (src, best) = if reuse {
+                self.slots
+                    .iter()
+                    .map(|s| (s.seq, common_prefix(&s.cached, prompt).min(reusable)))
+                    .max_by_key(|&(_, n)| n)
+                    .unwrap_or((0, 0))
+            } else {
+                (0, 0)
+            };
+            let coming = if reuse {
+                self.slots
+                    .iter()
+                    .filter_map(|s| s.active.as_ref())
+                    .filter(|a| a.n_past < a.job.prompt.len())
+                    .map(|a| common_prefix(&a.job.prompt, prompt).min(reusable))
+                    .max()
+                    .unwrap_or(0)
+            } else {
+                0
+            };
+            if coming >= best + WAIT_FOR_PREFIX {
+                i += 1;
+                continue;
+            }
+            let Some(job) = self.waiting.remove(i) else {
+                return;
+            };
+            self.start(ctx, job, src, best);
+        }
+    }
+
+    /// Puts `job` in the free slot that keeps the most of `best` tokens from slot `src`.
+    fn start(&mut self, ctx: &mut LlamaContext<'_>, job: Job, src: i32, best: usize) {
+        let reusable = if self.shared.config.prefix_reuse {
+            reusable(&job.prompt)
+        } else {
+            0
+        };
+        // Prefer the free slot already holding the most of the prompt, then the least recently
+        // used one (so useful prefixes stay cached longest).
+        let Some(dest) = self
+            .slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.active.is_none())
+            .max_by_key(|(_, s)| {
+                (
+                    common_prefix(&s.cached, &job.prompt).min(reusable),
+                    std::cmp::Reverse(s.last_used),
+                )
+            })
+            .map(|(i, _)| i)
+        else {
+            self.waiting.push_front(job);
+            return;
+        };
+        let own = common_prefix(&self.slots[dest].cached, &job.prompt).min(reusable);
+        let seq = self.slots[dest].seq;
+        let kept = if best > own && src != seq {
+            // Between streams llama.cpp copies whole sequences only: copy, then cut the tail.
+            let _ = ctx.clear_kv_cache_seq(Some(seq_u32(seq)), None, None);
+            let _ = ctx.copy_kv_cache_seq(src, seq, None, None);
+            let cut = ctx.clear_kv_cache_seq(Some(seq_u32(seq)), u32::try_from(best).ok(), None);
+            if matches!(cut, Ok(true)) {
+                best
+            } else {
+                let _ = ctx.clear_kv_cache_seq(Some(seq_u32(seq)), None, None);
+                0
+            }
+        } else {
+            let removed = ctx.clear_kv_cache_seq(Some(seq_u32(seq)), u32::try_from(own).ok(), None);
+            if matches!(removed, Ok(true)) {
+                own
+            } else {
+                let _ = ctx.clear_kv_cache_seq(Some(seq_u32(seq)), None, None);
+                0
+            }
+        };
+        let slot = &mut self.slots[dest];
+        slot.cached = job.prompt[..kept].to_vec();
+        let samplers = match self.shared.samplers(&job.sampling) {
+            Ok(s) => s,
+            Err(e) => {
+                let _ = job.reply.send(Err(e));
+                return;
+            }
+        };
+        let queued_ms = elapsed_ms(job.enqueued);
+        tracing::debug!(
+            seq,
+            reused = kept,
+            prompt = job.prompt.len(),
+            "local slot admitted"
+        );
+        slot.active = Some(Active {
+            job,
+            samplers,
+            n_past: kept,
+            reused: kept,
+            pending: None,
+            logits_at: None,
+            bytes: Vec::new(),
+            generated: 0,
+            queued_ms,
+            admitted: Instant::now(),
+            first_token: None,
+        });
+    }
+
+    /// One `llama_decode` over every active sequence, then sampling.
+    fn step(&mut self, ctx: &mut LlamaContext<'_>) {
+        if let Err(e) = self.fill_batch() {
+            self.fail_all(ctx, &e);
+            return;
+        }
+        if self.batch.n_tokens() == 0 {
+            return;
+        }
+        if let Err(e) = ctx.decode(&mut self.batch) {
+            self.fail_all(ctx, &inference("decode", e));
+            return;
+        }
+        let stats = &self.shared.stats;
+        stats.decode_steps.fetch_add(1, Ordering::Relaxed);
+        let sequences = self.slots.iter().filter(|s| s.active.is_some()).count() as u64;
+        stats
+            .most_sequences_in_a_step
+            .fetch_max(sequences, Ordering::Relaxed);
+        let vocab = self.shared.model.vocab();
+        for slot in &mut self.slots {
+            let Some(active) = &mut slot.active else {
+                continue;
+            };
+            let Some(idx) = active.logits_at.take() else {
+                continue;
+            };
+            if active.first_token.is_none() {
+                active.first_token = Some(Instant::now());
+            }
+            let token = match active.samplers.next(ctx, idx) {
+                Ok(t) => t,
+                Err(e) => {
+                    finish(slot, Err(e), &mut self.clock);
+                    continue;
+                }
+            };
+            let done = if vocab.is_eog(token) {
+                Some(FinishReason::Stop)
+            } else {
+                vocab.token_to_piece_into(token, &mut active.bytes, false, None);
+                active.generated += 1;
+                // No need to decode a token nothing will follow.
+                (active.generated >= active.job.max_new).then_some(FinishReason::Length)
+            };
+            match done {
+                Some(reason) => {
+                    let generation = active.generation(reason);
+                    stats.answered.fetch_add(1, Ordering::Relaxed);
+                    stats
+                        .prompt_tokens
+                        .fetch_add(generation.prompt_tokens, Ordering::Relaxed);
+                    stats
+                        .reused_prompt_tokens
+                        .fetch_add(generation.reused_prompt_tokens, Ordering::Relaxed);
+                    stats
+                        .completion_tokens
+                        .fetch_add(generation.completion_tokens, Ordering::Relaxed);
+                    finish(slot, Ok(generation), &mut self.clock);
+                }
+                None => active.pending = Some(token),
+            }
+        }
+    }
+
+    /// The next batch: the next token of every generating sequence, or the next prompt chunk of
+    /// the longest-waiting sequence still reading its prompt (alternating when both wait).
+    fn fill_batch(&mut self) -> Result<(), LlmError> {
+        self.batch.clear();
+        let generating = self
+            .slots
+            .iter()
+            .any(|s| s.active.as_ref().is_some_and(|a| a.pending.is_some()));
+        let reading = self
+            .slots
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| s.active.as_ref().map(|a| (i, a)))
+            .filter(|(_, a)| a.n_past < a.job.prompt.len())
+            .min_by_key(|(_, a)| a.admitted)
+            .map(|(i, _)| i);
+        let prompt_step = match reading {
+            Some(_) if !generating => true,
+            Some(_) => {
+                self.prompt_turn = !self.prompt_turn;
+                !self.prompt_turn
+            }
+            None => false,
+        };
+        if prompt_step && let Some(i) = reading {
+            let slot = &mut self.slots[i];
+            if let Some(active) = &mut slot.active {
+                let prompt_len = active.job.prompt.len();
+                let end = active.n_past + chunk_len(prompt_len - active.n_past);
+                for pos in active.n_past..end {
+                    let last = pos + 1 == prompt_len;
+                    if last {
+                        active.logits_at = Some(self.batch.n_tokens());
+                    }
+                    let token = active.job.prompt[pos];
+                    self.batch
+                        .add(token, pos_i32(pos)?, &[slot.seq], last)
+                        .map_err(|e| inference("batch", e))?;
+                    slot.cached.push(token);
+                }
+                active.n_past = end;
+            }
+            return Ok(());
+        }
+        for slot in &mut self.slots {
+            let Some(active) = &mut slot.active else {
+                continue;
+            };
+            if let Some(token) = active.pending.take() {
+                let pos = slot.cached.len();
+                active.logits_at = Some(self.batch.n_tokens());
+                self.batch
+                    .add(token, pos_i32(pos)?, &[slot.seq], true)
+                    .map_err(|e| inference("batch", e))?;
+                slot.cached.push(token);
+            }
+        }
+        Ok(())
+    }
+
+    /// A decode failed: every active request gets the error and its slot's cells are dropped
+    /// (their state is unknown).
+    fn fail_all(&mut self, ctx: &mut LlamaContext<'_>, error: &LlmError) {
+        tracing::warn!(%error, "local model: a decode step failed; its requests fail");
+        for slot in &mut self.slots {
+            if slot.active.is_some() {
+                let _ = ctx.clear_kv_cache_seq(Some(seq_u32(slot.seq)), None, None);
+                slot.cached.clear();
+                finish(slot, Err(error.clone()), &mut self.clock);
+            }
+        }
+    }
+}
+
+/// Answers the slot's request and frees the slot; its cached tokens stay for reuse.
+fn finish(slot: &mut Slot, result: Result<Generation, LlmError>, clock: &mut u64) {
+    if let Some(active) = slot.active.take() {
+        *clock += 1;
+        slot.last_used = *clock;
+        let _ = active.job.reply.send(result);
+    }
+}
+
+impl Active {
+    fn generation(&mut self, finish: FinishReason) -> Generation {
+        let first = self.first_token.unwrap_or(self.admitted);
+        Generation {
+            text: String::from_utf8_lossy(&self.bytes).into_owned(),
+            finish,
+            prompt_tokens: self.job.prompt.len() as u64,
+            reused_prompt_tokens: self.reused as u64,
+            completion_tokens: self.generated as u64,
+            queued_ms: self.queued_ms,
+            prompt_ms: u64::try_from(first.duration_since(self.admitted).as_millis())
+                .unwrap_or(u64::MAX),
+            generate_ms: elapsed_ms(first),
+            resampled: self.samplers.resampled,
+        }
+    }
+}
+
+fn seq_u32(seq: i32) -> u32 {
+    u32::try_from(seq).unwrap_or(0)
+}
+
+fn pos_i32(pos: usize) -> Result<i32, LlmError> {
+    i32::try_from(pos)
+        .map_err(|_| inference("position", format!("{pos} does not fit llama.cpp's i32")))
+}
+
+/// The samplers of one generation (see the engine's docs for why the grammar is not in the
+/// chain).
+pub(super) struct Samplers {
+    /// The request's schema as a grammar; `None` for free text.
+    pub(super) grammar: Option<LlamaSampler>,
+    /// The repetition penalty, if any.
+    pub(super) penalties: Option<LlamaSampler>,
+    /// Greedy, or temperature plus seeded sampling.
+    pub(super) pick: LlamaSampler,
+    /// Whether `pick` is greedy (the grammar's fallback can then walk the best candidates).
+    pub(super) greedy: bool,
+    /// Steps where the grammar rejected the first choice and the step was resampled.
+    pub(super) resampled: u64,
+}
+
+/// Candidates a greedy step checks one by one, best first, when the grammar rejected the best
+/// one, before masking the whole vocabulary.
+const GREEDY_WALK: usize = 64;
+
+impl Samplers {
+    /// Chooses the next token from the logits of batch position `idx` and accepts it into the
+    /// grammar and the other samplers, each exactly once (accepting twice corrupts the grammar's
+    /// stacks).
+    fn next(&mut self, ctx: &LlamaContext<'_>, idx: i32) -> Result<LlamaToken, LlmError> {
+        let mut candidates = ctx.token_data_array_ith(idx);
+        if let Some(penalties) = &mut self.penalties {
+            candidates.apply_sampler(penalties);
+        }
+        let penalized = self.greedy.then(|| candidates.data.clone());
+        candidates.apply_sampler(&mut self.pick);
+        let mut token = selected(&candidates)?;
+        if let Some(grammar) = &mut self.grammar
+            && !allows(grammar, token)
+        {
+            self.resampled += 1;
+            token = match penalized {
+                // Greedy under a grammar is the best candidate the grammar allows: walk the best
+                // few (the same token full masking would pick, ties going to the lower id, as
+                // llama.cpp's greedy sampler breaks them), and mask everything only if none is.
+                Some(data) => match best_allowed(&data, grammar) {
+                    Some(t) => t,
+                    None => {
+                        let mut all = LlamaTokenDataArray::new(data, false);
+                        all.apply_sampler(grammar);
+                        all.apply_sampler(&mut self.pick);
+                        selected(&all)?
+                    }
+                },
+                None => {
+                    let mut all = ctx.token_data_array_ith(idx);
+                    all.apply_sampler(grammar);
+                    if let Some(penalties) = &mut self.penalties {
+                        all.apply_sampler(penalties);
+                    }
+                    all.apply_sampler(&mut self.pick);
+                    selected(&all)?
+                }
+            };
+        }
+        if let Some(grammar) = &mut self.grammar {
+            grammar.try_accept(token).map_err(|e| {
+                inference("grammar", format!("token {} not accepted: {e:?}", token.0))
+            })?;
+        }
+        if let Some(penalties) = &mut self.penalties {
+            penalties.accept(token);
+        }
+        self.pick.accept(token);
+        Ok(token)
+    }
+}
+
+/// Whether the grammar allows `token` next (it sets a forbidden candidate's logit to -inf; an
+/// end-of-generation token too, until the JSON is complete).
+fn allows(grammar: &mut LlamaSampler, token: LlamaToken) -> bool {
+    let mut single = LlamaTokenDataArray::new(vec![LlamaTokenData::new(token, 1.0, 0.0)], false);
+    single.apply_sampler(grammar);
+    single.data.first().is_some_and(|d| d.logit().is_finite())
+}
+
+/// The highest-logit candidate among the best [`GREEDY_WALK`] that the grammar allows.
+fn best_allowed(data: &[LlamaTokenData], grammar: &mut LlamaSampler) -> Option<LlamaToken> {
+    let better = |a: &LlamaTokenData, b: &LlamaTokenData| {
+        b.logit()
+            .total_cmp(&a.logit())
+            .then_with(|| a.id().0.cmp(&b.id().0))
+    };
+    let mut best: Vec<&LlamaTokenData> = data.iter().collect();
+    let k = GREEDY_WALK.min(best.len());
+    if k == 0 {
+        return None;
+    }
+    best.select_nth_unstable_by(k - 1, |a, b| better(a, b));
+    best.truncate(k);
+    best.sort_by(|a, b| better(a, b));
+    best.into_iter()
+        .map(LlamaTokenData::id)
+        .find(|&t| allows(grammar, t))
+}
+
+fn selected(candidates: &LlamaTokenDataArray) -> Result<LlamaToken, LlmError> {
+    candidates
+        .selected_token()
+        .ok_or_else(|| inference("sampling", "the sampler chose no token"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_common_prefix_stops_at_the_first_difference() {
+        let t = |v: &[i32]| v.iter().map(|&x| LlamaToken(x)).collect::<Vec<_>>();
+        assert_eq!(common_prefix(&t(&[1, 2, 3]), &t(&[1, 2, 4])), 2);
+        assert_eq!(common_prefix(&t(&[1, 2]), &t(&[1, 2, 3])), 2);
+        assert_eq!(common_prefix(&t(&[]), &t(&[1])), 0);
+    }
+
+    #[test]
+    fn a_prompt_chunk_never_leaves_a_single_token() {
+        assert_eq!(chunk_len(1), 1);
+        assert_eq!(chunk_len(2), 2);
+        assert_eq!(chunk_len(PROMPT_CHUNK), PROMPT_CHUNK);
+        assert_eq!(chunk_len(PROMPT_CHUNK + 1), PROMPT_CHUNK - 1);
+        assert_eq!(chunk_len(PROMPT_CHUNK + 2), PROMPT_CHUNK);
+        assert_eq!(chunk_len(3 * PROMPT_CHUNK), PROMPT_CHUNK);
+        let t: Vec<_> = (0..5).map(LlamaToken).collect();
+        assert_eq!(reusable(&t), 3);
+        assert_eq!(reusable(&t[..1]), 0);
+    }
+}
