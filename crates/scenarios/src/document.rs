@@ -71,7 +71,7 @@ impl Format {
 pub fn parse_document<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, ConfigError> {
     match Format::from_path(path)? {
         Format::Yaml => serde_saphyr::from_str_with_options(text, yaml_options())
-            .map_err(|e| yaml_error(path, &e)),
+            .map_err(|e| yaml_error(path, text, &e)),
         Format::Toml => toml::from_str(text).map_err(|e| toml_error(path, text, &e)),
         Format::Json => serde_json::from_str(text).map_err(|e| json_error(path, &e)),
     }
@@ -117,7 +117,7 @@ fn innermost(mut err: &serde_saphyr::Error) -> &serde_saphyr::Error {
     }
 }
 
-fn yaml_error(path: &Path, err: &serde_saphyr::Error) -> ConfigError {
+fn yaml_error(path: &Path, text: &str, err: &serde_saphyr::Error) -> ConfigError {
     let inner = innermost(err);
     // Prefer the outermost location: for alias errors it is the use site, which is where the
     // author has to look first.
@@ -143,8 +143,28 @@ fn yaml_error(path: &Path, err: &serde_saphyr::Error) -> ConfigError {
         other => serde_saphyr::DefaultMessageFormatter.format_message(other),
     };
     // The formatter may return control characters from the document; keep the message one line.
-    let message = message.replace(['\n', '\r'], " ");
+    let mut message = message.replace(['\n', '\r'], " ");
+    // A value of the wrong type ("invalid value", "invalid boolean", "invalid type"): name its
+    // key, which the parser's message leaves out.
+    if message.starts_with("invalid ")
+        && let Some(key) = key_before(text, line, column)
+    {
+        message = format!("`{key}`: {message}");
+    }
     ConfigError::from_serde_message(path, line, column, &message)
+}
+
+/// The key whose value starts at `line`:`column` (1-based), read from the text before it on that
+/// line: `slots` in `local: {slots: "x"}`. `None` when the value is not on its key's line.
+fn key_before(text: &str, line: usize, column: usize) -> Option<String> {
+    let row = text.lines().nth(line.checked_sub(1)?)?;
+    let before: String = row.chars().take(column.checked_sub(1)?).collect();
+    let before = before.trim_end().strip_suffix(':')?;
+    let key = before
+        .rsplit(|c: char| c == '{' || c == ',' || c == '-' || c.is_whitespace())
+        .next()?
+        .trim_matches(|c| c == '"' || c == '\'');
+    (!key.is_empty()).then(|| key.to_owned())
 }
 
 /// A Rust scalar type name as a config author knows it.
@@ -209,6 +229,19 @@ mod tests {
         count: u32,
         #[serde(default)]
         inner: Option<Inner>,
+    }
+
+    #[test]
+    fn a_value_of_the_wrong_type_names_its_key() {
+        let path = PathBuf::from("d.yaml");
+        let err = parse_document::<Doc>(&path, "name: x\ncount: \"many\"\n").expect_err("bad");
+        assert!(err.to_string().contains("`count`: invalid value"), "{err}");
+        assert_eq!((err.line, err.column), (2, 8), "{err}");
+        assert_eq!(
+            key_before("run:\n  local: {slots: \"x\"}\n", 2, 18).as_deref(),
+            Some("slots")
+        );
+        assert_eq!(key_before("a:\n  - 1\n", 2, 5), None);
     }
 
     #[test]

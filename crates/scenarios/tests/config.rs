@@ -178,7 +178,7 @@ fn wrong_types_are_located() {
     let err = yaml_err("axes:\n  a: [1]\nsample: lots\n");
     assert_eq!(
         err.message,
-        "invalid value: expected a non-negative integer"
+        "`sample`: invalid value: expected a non-negative integer"
     );
     assert_eq!(at(&err), (3, 9));
 
