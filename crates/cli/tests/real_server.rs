@@ -59,11 +59,23 @@ fn run_three_scenarios_through_llama_cpp_python() {
         .lines()
         .map(|l| serde_json::from_str(l).expect("a JSON record"))
         .collect();
+    // A 135M model in `json_object` mode (no grammar) now and then writes a judge reply that is
+    // not JSON even after a repair; that scenario fails with the reason and the run exits 3.
+    // What is tested is that a real server's replies make whole, scored records, and that
+    // every scenario is written or failed for its model output.
+    let failures =
+        std::fs::read_to_string(dir.path().join("real.jsonl.errors.jsonl")).unwrap_or_default();
+    let failed: Vec<&str> = failures.lines().collect();
     assert_eq!(
-        records.len(),
+        records.len() + failed.len(),
         3,
-        "three scored records expected; exit {:?}\n{stderr}",
+        "three scenarios written or failed; exit {:?}\n{stderr}",
         output.status.code()
+    );
+    assert!(records.len() >= 2, "most scenarios written: {stderr}");
+    assert!(
+        failed.iter().all(|f| f.contains("invalid output")),
+        "only model-output failures: {failed:?}"
     );
     for record in &records {
         // A 135M model writes poor text; what is tested is that a real server's replies make
@@ -106,7 +118,8 @@ fn run_three_scenarios_through_llama_cpp_python() {
             .is_some_and(|r| r.contains("500") && r.contains("response_format")),
         "{modes}"
     );
-    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let expected_code = if failed.is_empty() { 0 } else { 3 };
+    assert_eq!(output.status.code(), Some(expected_code), "{stderr}");
 }
 
 /// Requests for chat completions a llama-cpp-python server's log shows (uvicorn's access lines).
