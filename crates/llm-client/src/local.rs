@@ -60,8 +60,8 @@ pub struct LocalConfig {
     /// Sequences decoded together (continuous batching); `None`: [`crate::default_local_slots`]. The KV
     /// cache holds `slots × n_ctx` tokens, so memory grows with this, not with the requests.
     pub slots: Option<u32>,
-    /// Reuse the KV cells of a prompt prefix another request already decoded (the judges of one
-    /// attempt share their instructions and the text they judge). Off only to measure it.
+    /// Reuse the KV cells of a prompt prefix another request already decoded (the four judges of
+    /// an attempt begin with the same context and texts). Off only to measure it.
     pub prefix_reuse: bool,
 }
 
