@@ -257,21 +257,9 @@ impl Scheduler<'_> {
             // Between streams llama.cpp copies whole sequences only: copy, then cut the tail.
             let _ = ctx.clear_kv_cache_seq(Some(seq_u32(seq)), None, None);
             let _ = ctx.copy_kv_cache_seq(src, seq, None, None);
-            let cut = ctx.clear_kv_cache_seq(Some(seq_u32(seq)), u32::try_from(best).ok(), None);
-            if matches!(cut, Ok(true)) {
-                best
-            } else {
-                let _ = ctx.clear_kv_cache_seq(Some(seq_u32(seq)), None, None);
-                0
-            }
+            keep_prefix(ctx, seq, best)
         } else {
-            let removed = ctx.clear_kv_cache_seq(Some(seq_u32(seq)), u32::try_from(own).ok(), None);
-            if matches!(removed, Ok(true)) {
-                own
-            } else {
-                let _ = ctx.clear_kv_cache_seq(Some(seq_u32(seq)), None, None);
-                0
-            }
+            keep_prefix(ctx, seq, own)
         };
         let slot = &mut self.slots[dest];
         slot.cached = job.prompt[..kept].to_vec();
@@ -306,11 +294,14 @@ impl Scheduler<'_> {
 
     /// One `llama_decode` over every active sequence, then sampling.
     fn step(&mut self, ctx: &mut LlamaContext<'_>) {
-        if let Err(e) = self.fill_batch() {
-            self.fail_all(ctx, &e);
-            return;
-        }
-        if self.batch.n_tokens() == 0 {
+        let sequences = match self.fill_batch() {
+            Ok(n) => n,
+            Err(e) => {
+                self.fail_all(ctx, &e);
+                return;
+            }
+        };
+        if sequences == 0 {
             return;
         }
         if let Err(e) = ctx.decode(&mut self.batch) {
@@ -319,7 +310,6 @@ impl Scheduler<'_> {
         }
         let stats = &self.shared.stats;
         stats.decode_steps.fetch_add(1, Ordering::Relaxed);
-        let sequences = self.slots.iter().filter(|s| s.active.is_some()).count() as u64;
         stats
             .most_sequences_in_a_step
             .fetch_max(sequences, Ordering::Relaxed);
@@ -371,7 +361,8 @@ impl Scheduler<'_> {
 
     /// The next batch: the next token of every generating sequence, or the next prompt chunk of
     /// the longest-waiting sequence still reading its prompt (alternating when both wait).
-    fn fill_batch(&mut self) -> Result<(), LlmError> {
+    /// Returns how many sequences the batch advances.
+    fn fill_batch(&mut self) -> Result<u64, LlmError> {
         self.batch.clear();
         let generating = self
             .slots
@@ -411,8 +402,9 @@ impl Scheduler<'_> {
                 }
                 active.n_past = end;
             }
-            return Ok(());
+            return Ok(1);
         }
+        let mut sequences = 0;
         for slot in &mut self.slots {
             let Some(active) = &mut slot.active else {
                 continue;
@@ -424,9 +416,10 @@ impl Scheduler<'_> {
                     .add(token, pos_i32(pos)?, &[slot.seq], true)
                     .map_err(|e| inference("batch", e))?;
                 slot.cached.push(token);
+                sequences += 1;
             }
         }
-        Ok(())
+        Ok(sequences)
     }
 
     /// A decode failed: every active request gets the error and its slot's cells are dropped
@@ -440,6 +433,18 @@ impl Scheduler<'_> {
                 finish(slot, Err(error.clone()), &mut self.clock);
             }
         }
+    }
+}
+
+/// Drops sequence `seq`'s cells from position `n` on and returns `n`; when llama.cpp cannot cut
+/// there, drops them all and returns 0.
+fn keep_prefix(ctx: &mut LlamaContext<'_>, seq: i32, n: usize) -> usize {
+    let cut = ctx.clear_kv_cache_seq(Some(seq_u32(seq)), u32::try_from(n).ok(), None);
+    if matches!(cut, Ok(true)) {
+        n
+    } else {
+        let _ = ctx.clear_kv_cache_seq(Some(seq_u32(seq)), None, None);
+        0
     }
 }
 
