@@ -512,14 +512,15 @@ impl Samplers {
         if let Some(penalties) = &mut self.penalties {
             candidates.apply_sampler(penalties);
         }
-        let penalized = self.greedy.then(|| candidates.data.clone());
+        // The greedy sampler only marks the best candidate, so after it `candidates` still holds
+        // the penalized logits the fallback walks.
         candidates.apply_sampler(&mut self.pick);
         let mut token = selected(&candidates)?;
         if let Some(grammar) = &mut self.grammar
             && !allows(grammar, token)
         {
             self.resampled += 1;
-            token = match penalized {
+            token = match self.greedy.then_some(candidates.data) {
                 // Greedy under a grammar is the best candidate the grammar allows: walk the best
                 // few (the same token full masking would pick, ties going to the lower id, as
                 // llama.cpp's greedy sampler breaks them), and mask everything only if none is.
