@@ -464,7 +464,9 @@ impl Client {
         Ok((value, coercions))
     }
 
-    /// One logical request with retries and limits. `prompt` is what the estimate counts.
+    /// One logical request with retries and limits. `prompt` is what the estimate counts;
+    /// `max_retries` bounds the retries after a 5xx (a mode probe allows one), other transient
+    /// errors get the policy's whole budget.
     async fn send(
         &self,
         req: &ChatRequest,
@@ -613,7 +615,13 @@ impl Client {
                 std::time::Instant::now(),
                 &error.to_string(),
             );
-            if retries >= max_retries {
+            // A probe's small budget is for 5xx only: a rate limit, a timeout or a refused
+            // connection says nothing about the mode and gets the whole budget.
+            let limit = match error {
+                LlmError::Server { .. } => max_retries,
+                _ => policy.max_retries,
+            };
+            if retries >= limit {
                 return Err(error);
             }
             // Another healthy endpoint can take the retry at once; the wait is for this one.

@@ -107,6 +107,15 @@ pub struct LocalStats {
     pub decode_steps: u64,
     /// The most sequences one decode step advanced (1 when nothing ran concurrently).
     pub most_sequences_in_a_step: u64,
+    /// Prefixes copied to a spare sequence before a slot's new request overwrote them.
+    pub spared_prefixes: u64,
+    /// Milliseconds spent in decode steps reading prompt chunks (sampling included).
+    pub prompt_steps_ms: u64,
+    /// Decode steps that generated tokens, and the milliseconds they took (sampling included):
+    /// `completion_tokens / generation_steps` is the mean batch.
+    pub generation_steps: u64,
+    /// See `generation_steps`.
+    pub generation_steps_ms: u64,
 }
 
 /// Why the local model could not be loaded or used.

@@ -106,6 +106,27 @@ async fn rate_limit_with_retry_after_is_waited_out() {
 }
 
 #[tokio::test]
+async fn rate_limits_while_probing_the_mode_get_the_whole_retry_budget() {
+    // A fresh client probes the structured mode with one retry for a 5xx; rate limits say
+    // nothing about the mode, so three in a row are waited out like any others.
+    let fake = FakeServer::start(FakeConfig::default().with_script(
+        [Fault::RateLimited {
+            retry_after_secs: 0,
+        }; 3],
+    ))
+    .await
+    .expect("fake server");
+    let client = Client::new(fast_config(&fake.base_url())).expect("client");
+    let resp = client
+        .chat(verdict_request(1))
+        .await
+        .expect("the fourth attempt succeeds");
+    assert_eq!(resp.retries, 3);
+    assert_eq!(fake.stats().status_count(429), 3);
+    assert!(resp.json.is_some());
+}
+
+#[tokio::test]
 async fn server_errors_are_retried_then_succeed_or_exhaust_the_budget() {
     let fake = FakeServer::start(
         FakeConfig::default().with_script([Fault::ServerError, Fault::ServerError]),

@@ -246,6 +246,45 @@ async fn batched_replies_equal_serialised_replies_and_grammars_hold() {
     }
 }
 
+#[tokio::test]
+#[ignore = "needs the GGUF model: set SCENARIO_ENGINE_MODEL and pass --ignored"]
+async fn a_prefix_a_slot_gives_up_is_kept_in_a_spare_and_reused_with_the_same_replies() {
+    // Two prompt families on one slot: a judge, then another long prompt that overwrites the
+    // judge's cells, then the judge again (as the pipeline's six prompt families do on few slots).
+    let requests = || {
+        let mut first = judge_request(24);
+        first.messages.push(Message::user("Judge fluency only."));
+        let mut other = ChatRequest::new(
+            "local",
+            vec![Message::user(format!(
+                "Summarise this in one sentence.\n{JUDGE_PROMPT}"
+            ))],
+        );
+        other.max_tokens = Some(16);
+        let mut again = judge_request(24);
+        again.messages.push(Message::user("Judge the tense only."));
+        [first, other, again]
+    };
+    let serial = model_with(64, |c| {
+        c.slots = Some(1);
+        c.prefix_reuse = false;
+    });
+    let reused = model_with(64, |c| c.slots = Some(1));
+    for (i, req) in requests().into_iter().enumerate() {
+        let want = outcome(serial.chat(req.clone()).await);
+        let got = outcome(reused.chat(req).await);
+        assert_eq!(got, want, "request {i}");
+    }
+    let stats = reused.stats();
+    assert_eq!(stats.spared_prefixes, 1, "{stats:?}");
+    // The judge's second call found its prompt in the spare: all of it but the ending.
+    let shared = reused.count_tokens(JUDGE_PROMPT) as u64;
+    assert!(
+        stats.reused_prompt_tokens >= shared,
+        "{stats:?}, shared prompt {shared} tokens"
+    );
+}
+
 /// What a test compares of a reply: the text, tokens and finish reason, or the raw text of a
 /// reply the schema check refused (a judge cut at the token cap); the judges' JSON is checked
 /// against the schema on the way.

@@ -182,15 +182,27 @@ pub enum PromptError {
 /// functions with examples, and the structural constraints.
 pub const CS_GUIDE: &str = "cs_guide";
 
-/// The name of the template the four judges begin with: the languages, the target and the texts.
-/// It comes first and renders the same for the four judges of an attempt, so their prompts share
-/// that prefix and a server with a prefix cache (llama.cpp, vLLM, the embedded model, OpenAI's
-/// prompt caching) reads it once.
+/// The name of the template the four judges begin with: their role and the languages. It
+/// depends on the language pair only, so every judge prompt of a run begins with the same text.
+///
+/// Every built-in prompt puts what is the same for every scenario of a run first, then what a
+/// grid dimension decides, then what is unique to the attempt (the texts last), so the prompts
+/// share long prefixes that a server with a prefix cache (llama.cpp, vLLM, the embedded model,
+/// OpenAI's prompt caching) reads once.
+pub const JUDGE_INTRO: &str = "judge_intro";
+
+/// The name of the template the four judges end with: the numbered texts under judgement.
+pub const JUDGE_TEXTS: &str = "judge_texts";
+
+/// The name of the template that is [`JUDGE_INTRO`] then [`JUDGE_TEXTS`], kept for prompt files
+/// that include it.
 pub const JUDGE_CONTEXT: &str = "judge_context";
 
 /// The templates the agents' templates include, by name.
-const SHARED: [(&str, &str); 2] = [
+const SHARED: [(&str, &str); 4] = [
     (CS_GUIDE, include_str!("../../prompts/cs_guide.j2")),
+    (JUDGE_INTRO, include_str!("../../prompts/judge_intro.j2")),
+    (JUDGE_TEXTS, include_str!("../../prompts/judge_texts.j2")),
     (
         JUDGE_CONTEXT,
         include_str!("../../prompts/judge_context.j2"),
@@ -225,7 +237,7 @@ impl Prompts {
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::Strict);
         let mut hashes = BTreeMap::new();
-        // The shared parts (`{% include "cs_guide" %}`, `{% include "judge_context" %}`).
+        // The shared parts (`{% include "cs_guide" %}`, `{% include "judge_intro" %}`, …).
         for (name, text) in SHARED {
             env.add_template(name, text)
                 .map_err(|source| PromptError::Compile {

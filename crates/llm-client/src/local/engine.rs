@@ -16,6 +16,7 @@ use std::num::NonZeroU32;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Sender, sync_channel};
 use std::sync::{Arc, OnceLock};
+use std::thread::JoinHandle;
 use std::time::Instant;
 
 use llama_cpp_2::context::LlamaContext;
@@ -71,6 +72,10 @@ pub(super) struct Counters {
     pub(super) completion_tokens: AtomicU64,
     pub(super) decode_steps: AtomicU64,
     pub(super) most_sequences_in_a_step: AtomicU64,
+    pub(super) spared_prefixes: AtomicU64,
+    pub(super) prompt_steps_us: AtomicU64,
+    pub(super) generation_steps: AtomicU64,
+    pub(super) generation_steps_us: AtomicU64,
 }
 
 impl Counters {
@@ -83,6 +88,10 @@ impl Counters {
             completion_tokens: get(&self.completion_tokens),
             decode_steps: get(&self.decode_steps),
             most_sequences_in_a_step: get(&self.most_sequences_in_a_step),
+            spared_prefixes: get(&self.spared_prefixes),
+            prompt_steps_ms: get(&self.prompt_steps_us) / 1000,
+            generation_steps: get(&self.generation_steps),
+            generation_steps_ms: get(&self.generation_steps_us) / 1000,
         }
     }
 }
@@ -90,7 +99,21 @@ impl Counters {
 /// A loaded model and the queue of its scheduler thread.
 pub(super) struct Engine {
     shared: Arc<Shared>,
-    jobs: Sender<Job>,
+    /// `None` only while dropping.
+    jobs: Option<Sender<Job>>,
+    scheduler: Option<JoinHandle<()>>,
+}
+
+impl Drop for Engine {
+    /// Closes the queue and waits for the scheduler thread to answer what it holds and free the
+    /// context. Freeing it on that thread while the process exits races the CUDA runtime's own
+    /// teardown (ggml aborts, exit code 134, seen on an H100); waiting here frees it first.
+    fn drop(&mut self) {
+        drop(self.jobs.take());
+        if let Some(thread) = self.scheduler.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 /// What one generation produced, with its timings.
@@ -198,7 +221,7 @@ impl Engine {
             slots,
             stats: Counters::default(),
         });
-        let jobs = spawn_scheduler(&shared)?;
+        let (jobs, scheduler) = spawn_scheduler(&shared)?;
         tracing::info!(
             model = %shared.name,
             path = %shared.config.model_path.display(),
@@ -211,7 +234,11 @@ impl Engine {
             load_ms = elapsed_ms(started),
             "local model loaded"
         );
-        Ok(Self { shared, jobs })
+        Ok(Self {
+            shared,
+            jobs: Some(jobs),
+            scheduler: Some(scheduler),
+        })
     }
 
     pub(super) fn name(&self) -> &str {
@@ -284,19 +311,20 @@ impl Engine {
             reply,
         };
         self.jobs
-            .send(job)
-            .map_err(|_| inference("scheduler", "the inference thread has stopped"))?;
+            .as_ref()
+            .and_then(|jobs| jobs.send(job).ok())
+            .ok_or_else(|| inference("scheduler", "the inference thread has stopped"))?;
         Ok(answer)
     }
 }
 
 /// Starts the scheduler thread and waits until it has created its context (so a context that
 /// cannot be created fails the load, not every call).
-fn spawn_scheduler(shared: &Arc<Shared>) -> Result<Sender<Job>, LocalError> {
+fn spawn_scheduler(shared: &Arc<Shared>) -> Result<(Sender<Job>, JoinHandle<()>), LocalError> {
     let (jobs, receiver) = std::sync::mpsc::channel::<Job>();
     let (ready, started) = sync_channel::<Result<(), String>>(1);
     let thread_shared = Arc::clone(shared);
-    std::thread::Builder::new()
+    let thread = std::thread::Builder::new()
         .name("llama-scheduler".into())
         .spawn(move || {
             let mut ctx = match thread_shared.new_context() {
@@ -313,7 +341,7 @@ fn spawn_scheduler(shared: &Arc<Shared>) -> Result<Sender<Job>, LocalError> {
         })
         .map_err(|e| LocalError::Backend(format!("cannot start the inference thread: {e}")))?;
     match started.recv() {
-        Ok(Ok(())) => Ok(jobs),
+        Ok(Ok(())) => Ok((jobs, thread)),
         Ok(Err(e)) => Err(LocalError::Backend(e)),
         Err(_) => Err(LocalError::Backend(
             "the inference thread stopped while creating its context".into(),
@@ -322,13 +350,23 @@ fn spawn_scheduler(shared: &Arc<Shared>) -> Result<Sender<Job>, LocalError> {
 }
 
 impl Shared {
-    /// The one context: `slots` sequences, each with its own KV stream of `n_ctx` cells.
+    /// Spare sequences that only keep prefixes (see the scheduler's docs): none without prefix
+    /// reuse, else as many as slots, at most [`scheduler::MAX_SPARES`].
+    pub(super) fn spares(&self) -> usize {
+        if self.config.prefix_reuse {
+            self.slots.min(scheduler::MAX_SPARES)
+        } else {
+            0
+        }
+    }
+
+    /// The one context: `slots + spares` sequences, each with its own KV stream of `n_ctx` cells.
     pub(super) fn new_context(&self) -> Result<LlamaContext<'_>, LlmError> {
-        let slots = u32::try_from(self.slots).unwrap_or(1);
+        let streams = u32::try_from(self.slots + self.spares()).unwrap_or(1);
         let params = LlamaContextParams::default()
-            .with_n_ctx(NonZeroU32::new(self.n_ctx.saturating_mul(slots)))
+            .with_n_ctx(NonZeroU32::new(self.n_ctx.saturating_mul(streams)))
             .with_n_batch(u32::try_from(PROMPT_CHUNK.max(self.slots)).unwrap_or(u32::MAX))
-            .with_n_seq_max(slots)
+            .with_n_seq_max(streams)
             .with_kv_unified(false)
             // Off: see the scheduler's docs (llama.cpp's `LLAMA_FLASH_ATTN_TYPE_DISABLED`).
             .with_flash_attention_policy(0)

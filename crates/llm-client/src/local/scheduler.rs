@@ -8,13 +8,17 @@
 //! has its own samplers (penalty, greedy or seeded sampling, grammar); a finished sequence
 //! answers its caller and frees its slot at once.
 //!
-//! **Prefix reuse.** A slot keeps the tokens whose KV cells it holds after its request ends (the
-//! prefix cache: at most `n_ctx` tokens per slot, the memory the context was sized for). A new
-//! request takes the free slot sharing the longest prefix with its prompt, or copies the cells of
-//! the slot that shares the most (`llama_memory_seq_cp`), and decodes only the rest. When a slot
-//! is still reading a prompt that shares a long prefix with a waiting request (a scenario's four
-//! judges arrive together), the request waits until that prefix is decoded instead of decoding
-//! it a second time.
+//! **Prefix reuse.** A slot keeps the tokens whose KV cells it holds after its request ends (at
+//! most `n_ctx` tokens per slot, the memory the context was sized for). A new request takes the
+//! free slot sharing the longest prefix with its prompt, or copies the cells of the sequence that
+//! shares the most (`llama_memory_seq_cp`), and decodes only the rest. Before a new request
+//! overwrites a slot's cells, the slot is copied to a **spare** sequence (at most
+//! [`MAX_SPARES`], least recently used first) when at least [`SPARE_MIN`] of its tokens are held
+//! by no other sequence: the pipeline has six prompt families (a generator, four judges, a
+//! refiner), each beginning with instructions every scenario shares, more than the slots alone
+//! keep. When a slot is still reading a prompt that shares a long prefix with a waiting request
+//! (a scenario's four judges arrive together), the request waits until that prefix is decoded
+//! instead of decoding it a second time.
 //!
 //! **The same reply, batched or not.** At temperature 0 a request's reply does not depend on the
 //! other requests being served, nor on what was reused. llama.cpp's results depend on the shape
@@ -27,9 +31,9 @@
 //! takes another kernel), so at least two prompt tokens are always decoded. The smoke test
 //! `batched_replies_equal_serialised_replies_and_grammars_hold` checks it on the real model.
 //!
-//! The KV cache holds `slots × n_ctx` cells and every slot holds at most `n_ctx` tokens (the
-//! prompt plus its capped reply), so the slots can never run out of cells; memory is bounded by
-//! slots × context, not by the number of requests waiting.
+//! The KV cache holds `(slots + spares) × n_ctx` cells and every sequence holds at most `n_ctx`
+//! tokens (the prompt plus its capped reply), so no sequence can run out of cells; memory is
+//! bounded by sequences × context, not by the number of requests waiting.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -48,6 +52,13 @@ use crate::{FinishReason, LlmError};
 
 /// Prompt tokens decoded per `llama_decode` call at most.
 pub(super) const PROMPT_CHUNK: usize = 512;
+
+/// Spare sequences at most (see the module docs).
+pub(super) const MAX_SPARES: usize = 4;
+
+/// A slot's cells are copied to a spare before a new request overwrites them when at least this
+/// many of its tokens are held by no other sequence.
+const SPARE_MIN: usize = 64;
 
 /// A waiting request is held back for a slot that is still reading a prompt sharing at least
 /// this many more tokens with it than any decoded prefix does.
@@ -101,6 +112,17 @@ struct Slot {
     last_used: u64,
 }
 
+impl Slot {
+    fn new(i: usize) -> Self {
+        Self {
+            seq: i32::try_from(i).unwrap_or(i32::MAX),
+            cached: Vec::new(),
+            active: None,
+            last_used: 0,
+        }
+    }
+}
+
 /// Prompt tokens that may come from the cache: all but the last two (see the module docs).
 fn reusable(prompt: &[LlamaToken]) -> usize {
     prompt.len().saturating_sub(2)
@@ -124,13 +146,9 @@ fn common_prefix(a: &[LlamaToken], b: &[LlamaToken]) -> usize {
 pub(super) fn run(shared: &Arc<Shared>, ctx: &mut LlamaContext<'_>, jobs: &Receiver<Job>) {
     let mut state = Scheduler {
         shared,
-        slots: (0..shared.slots)
-            .map(|i| Slot {
-                seq: i32::try_from(i).unwrap_or(i32::MAX),
-                cached: Vec::new(),
-                active: None,
-                last_used: 0,
-            })
+        slots: (0..shared.slots).map(Slot::new).collect(),
+        spares: (shared.slots..shared.slots + shared.spares())
+            .map(Slot::new)
             .collect(),
         waiting: std::collections::VecDeque::new(),
         clock: 0,
@@ -142,7 +160,11 @@ pub(super) fn run(shared: &Arc<Shared>, ctx: &mut LlamaContext<'_>, jobs: &Recei
         if idle {
             match jobs.recv() {
                 Ok(job) => state.waiting.push_back(job),
-                Err(_) => return,
+                Err(_) => {
+                    let totals = shared.stats.snapshot();
+                    tracing::info!(?totals, "local model totals");
+                    return;
+                }
             }
         }
         while let Ok(job) = jobs.try_recv() {
@@ -157,6 +179,8 @@ pub(super) fn run(shared: &Arc<Shared>, ctx: &mut LlamaContext<'_>, jobs: &Recei
 struct Scheduler<'s> {
     shared: &'s Arc<Shared>,
     slots: Vec<Slot>,
+    /// Sequences that only keep prefixes a slot was about to overwrite (never active).
+    spares: Vec<Slot>,
     waiting: std::collections::VecDeque<Job>,
     clock: u64,
     batch: LlamaBatch<'static>,
@@ -198,6 +222,7 @@ impl Scheduler<'_> {
             let (src, best) = if reuse {
                 self.slots
                     .iter()
+                    .chain(&self.spares)
                     .map(|s| (s.seq, common_prefix(&s.cached, prompt).min(reusable)))
                     .max_by_key(|&(_, n)| n)
                     .unwrap_or((0, 0))
@@ -253,6 +278,13 @@ impl Scheduler<'_> {
         };
         let own = common_prefix(&self.slots[dest].cached, &job.prompt).min(reusable);
         let seq = self.slots[dest].seq;
+        let used = if best > own && src != seq { src } else { seq };
+        if reusable > 0 {
+            self.keep_in_spare(ctx, dest, own, used);
+        }
+        if let Some(spare) = self.spares.iter_mut().find(|s| s.seq == used) {
+            spare.last_used = self.clock;
+        }
         let kept = if best > own && src != seq {
             // Between streams llama.cpp copies whole sequences only: copy, then cut the tail.
             let _ = ctx.clear_kv_cache_seq(Some(seq_u32(seq)), None, None);
@@ -292,10 +324,74 @@ impl Scheduler<'_> {
         });
     }
 
+    /// Before slot `dest` keeps only `own` of its cached tokens, copies its cells to a spare
+    /// when that keeps more than it drops. A sequence's worth is the part of its tokens no other
+    /// sequence holds: the slot's must be at least [`SPARE_MIN`], and more than that of the spare
+    /// it replaces, the one worth least (then least recently used; never `source`, which the new
+    /// request is about to read). A spare holding the same instructions with other texts is worth
+    /// only its texts, so the spares keep different prompt families rather than copies of one.
+    fn keep_in_spare(&mut self, ctx: &mut LlamaContext<'_>, dest: usize, own: usize, source: i32) {
+        let content = &self.slots[dest].cached;
+        let held = self
+            .slots
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != dest)
+            .map(|(_, s)| s)
+            .chain(&self.spares)
+            .map(|s| common_prefix(&s.cached, content))
+            .fold(own, usize::max);
+        let worth = content.len().saturating_sub(held);
+        if worth < SPARE_MIN {
+            return;
+        }
+        // What losing spare `k` would drop: its tokens that no other sequence (the slot's content
+        // included, once copied) holds.
+        let spares = &self.spares;
+        let loss = |k: usize| {
+            let cells = &spares[k].cached;
+            let kept = self
+                .slots
+                .iter()
+                .chain(
+                    spares
+                        .iter()
+                        .enumerate()
+                        .filter(|&(j, _)| j != k)
+                        .map(|(_, s)| s),
+                )
+                .map(|s| common_prefix(&s.cached, cells))
+                .fold(0, usize::max);
+            cells.len() - kept
+        };
+        let Some((victim, lost)) = (0..spares.len())
+            .filter(|&k| spares[k].seq != source)
+            .map(|k| (k, loss(k)))
+            .min_by_key(|&(k, lost)| (lost, spares[k].last_used))
+        else {
+            return;
+        };
+        if worth <= lost {
+            return;
+        }
+        let spare = &mut self.spares[victim];
+        let _ = ctx.clear_kv_cache_seq(Some(seq_u32(spare.seq)), None, None);
+        spare.last_used = self.clock;
+        match ctx.copy_kv_cache_seq(self.slots[dest].seq, spare.seq, None, None) {
+            Ok(()) => {
+                spare.cached.clone_from(&self.slots[dest].cached);
+                let stats = &self.shared.stats;
+                stats.spared_prefixes.fetch_add(1, Ordering::Relaxed);
+            }
+            Err(_) => spare.cached.clear(),
+        }
+    }
+
     /// One `llama_decode` over every active sequence, then sampling.
     fn step(&mut self, ctx: &mut LlamaContext<'_>) {
-        let sequences = match self.fill_batch() {
-            Ok(n) => n,
+        let started = Instant::now();
+        let (sequences, prompt_step) = match self.fill_batch() {
+            Ok(step) => step,
             Err(e) => {
                 self.fail_all(ctx, &e);
                 return;
@@ -357,12 +453,19 @@ impl Scheduler<'_> {
                 None => active.pending = Some(token),
             }
         }
+        let us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        if prompt_step {
+            stats.prompt_steps_us.fetch_add(us, Ordering::Relaxed);
+        } else {
+            stats.generation_steps.fetch_add(1, Ordering::Relaxed);
+            stats.generation_steps_us.fetch_add(us, Ordering::Relaxed);
+        }
     }
 
     /// The next batch: the next token of every generating sequence, or the next prompt chunk of
     /// the longest-waiting sequence still reading its prompt (alternating when both wait).
-    /// Returns how many sequences the batch advances.
-    fn fill_batch(&mut self) -> Result<u64, LlmError> {
+    /// Returns how many sequences the batch advances and whether it reads a prompt chunk.
+    fn fill_batch(&mut self) -> Result<(u64, bool), LlmError> {
         self.batch.clear();
         let generating = self
             .slots
@@ -402,7 +505,7 @@ impl Scheduler<'_> {
                 }
                 active.n_past = end;
             }
-            return Ok(1);
+            return Ok((1, true));
         }
         let mut sequences = 0;
         for slot in &mut self.slots {
@@ -419,7 +522,7 @@ impl Scheduler<'_> {
                 sequences += 1;
             }
         }
-        Ok(sequences)
+        Ok((sequences, false))
     }
 
     /// A decode failed: every active request gets the error and its slot's cells are dropped
