@@ -109,7 +109,9 @@ pub struct LocalStats {
     pub most_sequences_in_a_step: u64,
     /// Prefixes copied to a spare sequence before a slot's new request overwrote them.
     pub spared_prefixes: u64,
-    /// Milliseconds spent in decode steps reading prompt chunks (sampling included).
+    /// Milliseconds spent in decode steps reading prompt chunks (sampling included). The step
+    /// figures count every step, also those of requests cancelled before their answer, which
+    /// the token counts above leave out.
     pub prompt_steps_ms: u64,
     /// Decode steps that generated tokens, and the milliseconds they took (sampling included):
     /// `completion_tokens / generation_steps` is the mean batch.
