@@ -13,10 +13,10 @@
 //! free slot sharing the longest prefix with its prompt, or copies the cells of the sequence that
 //! shares the most (`llama_memory_seq_cp`), and decodes only the rest. Before a new request
 //! overwrites a slot's cells, the slot is copied to a **spare** sequence (at most
-//! [`MAX_SPARES`], least recently used first) when at least [`SPARE_MIN`] of its tokens are held
-//! by no other sequence: the pipeline has six prompt families (a generator, four judges, a
-//! refiner), each beginning with instructions every scenario shares, more than the slots alone
-//! keep. When a slot is still reading a prompt that shares a long prefix with a waiting request
+//! [`MAX_SPARES`]) when at least [`SPARE_MIN`] of its tokens are held by no other sequence and
+//! that is more than the spare it replaces holds alone (see `keep_in_spare`): the pipeline has
+//! six prompt families (a generator, four judges, a refiner), each beginning with instructions
+//! every scenario shares, more than the slots alone keep. When a slot is still reading a prompt that shares a long prefix with a waiting request
 //! (a scenario's four judges arrive together), the request waits until that prefix is decoded
 //! instead of decoding it a second time.
 //!
