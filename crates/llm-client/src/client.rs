@@ -465,15 +465,15 @@ impl Client {
     }
 
     /// One logical request with retries and limits. `prompt` is what the estimate counts;
-    /// `max_retries` bounds the retries after a 5xx (a mode probe allows one), other transient
-    /// errors get the policy's whole budget.
+    /// `server_retries` bounds the retries after a 5xx (a mode probe allows one); other
+    /// transient errors get the policy's whole budget.
     async fn send(
         &self,
         req: &ChatRequest,
         prompt: &[Message],
         wire: &WireRequest,
         mut log: Option<&mut Vec<Exchange>>,
-        max_retries: u32,
+        server_retries: u32,
     ) -> Result<Answer, LlmError> {
         let structured = req.output_schema.is_some();
         let body = serde_json::to_vec(&wire.body)
@@ -618,7 +618,7 @@ impl Client {
             // A probe's small budget is for 5xx only: a rate limit, a timeout or a refused
             // connection says nothing about the mode and gets the whole budget.
             let limit = match error {
-                LlmError::Server { .. } => max_retries,
+                LlmError::Server { .. } => server_retries,
                 _ => policy.max_retries,
             };
             if retries >= limit {

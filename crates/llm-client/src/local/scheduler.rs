@@ -332,37 +332,16 @@ impl Scheduler<'_> {
     /// only its texts, so the spares keep different prompt families rather than copies of one.
     fn keep_in_spare(&mut self, ctx: &mut LlamaContext<'_>, dest: usize, own: usize, source: i32) {
         let content = &self.slots[dest].cached;
-        let held = self
-            .slots
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| i != dest)
-            .map(|(_, s)| s)
-            .chain(&self.spares)
-            .map(|s| common_prefix(&s.cached, content))
-            .fold(own, usize::max);
+        let held = self.held_elsewhere(content, self.slots[dest].seq).max(own);
         let worth = content.len().saturating_sub(held);
         if worth < SPARE_MIN {
             return;
         }
-        // What losing spare `k` would drop: its tokens that no other sequence (the slot's content
+        // What losing a spare would drop: its tokens that no other sequence (the slot's content
         // included, once copied) holds.
         let spares = &self.spares;
         let loss = |k: usize| {
-            let cells = &spares[k].cached;
-            let kept = self
-                .slots
-                .iter()
-                .chain(
-                    spares
-                        .iter()
-                        .enumerate()
-                        .filter(|&(j, _)| j != k)
-                        .map(|(_, s)| s),
-                )
-                .map(|s| common_prefix(&s.cached, cells))
-                .fold(0, usize::max);
-            cells.len() - kept
+            spares[k].cached.len() - self.held_elsewhere(&spares[k].cached, spares[k].seq)
         };
         let Some((victim, lost)) = (0..spares.len())
             .filter(|&k| spares[k].seq != source)
@@ -385,6 +364,17 @@ impl Scheduler<'_> {
             }
             Err(_) => spare.cached.clear(),
         }
+    }
+
+    /// The longest prefix of `cells` that a sequence other than `seq` (slot or spare) holds.
+    fn held_elsewhere(&self, cells: &[LlamaToken], seq: i32) -> usize {
+        self.slots
+            .iter()
+            .chain(&self.spares)
+            .filter(|s| s.seq != seq)
+            .map(|s| common_prefix(&s.cached, cells))
+            .max()
+            .unwrap_or(0)
     }
 
     /// One `llama_decode` over every active sequence, then sampling.
