@@ -319,6 +319,12 @@ fn a_judge_recovering_on_retry_completes_the_scenario() {
                 reason: "truncated".into(),
                 repairs: 1,
                 raw: "{".into(),
+                usage: Usage {
+                    prompt_tokens: 1_000,
+                    completion_tokens: 300,
+                    estimated: false,
+                },
+                cost_usd: Some(0.25),
             })
         } else {
             ok(judge_reply(call.agent, 9.0))
@@ -332,6 +338,13 @@ fn a_judge_recovering_on_retry_completes_the_scenario() {
         r.calls, 5,
         "the failed call returned no response to account"
     );
+    // But its replies were generated and paid for: the record counts their tokens, cost and
+    // repair on top of the five answers'.
+    let answers = 5.0 * ok(json!({})).expect("ok").cost_usd.unwrap_or(0.0);
+    assert!(r.usage.prompt_tokens >= 1_000, "{:?}", r.usage);
+    assert!(r.usage.completion_tokens >= 300, "{:?}", r.usage);
+    assert!((r.cost_usd - 0.25 - answers).abs() < 1e-9, "{}", r.cost_usd);
+    assert_eq!(r.repairs, 1);
 }
 
 #[test]

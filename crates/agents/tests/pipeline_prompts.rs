@@ -169,3 +169,85 @@ fn undefined_variables_fail_loudly() {
     });
     assert!(missing.is_err_and(|e| e.to_string().contains("missing.j2")));
 }
+
+/// A pipeline whose `agent` prompt is `text`, in a file of `dir`.
+fn with_prompt(dir: &std::path::Path, agent: AgentKind, text: &str) -> Arc<Pipeline> {
+    let path = dir.join(format!("{agent}.j2"));
+    std::fs::write(&path, text).expect("write");
+    let mut settings = PipelineSettings::default();
+    let mut set = settings.agents.get(agent).clone();
+    set.prompt = Some(path);
+    match agent {
+        AgentKind::Generator => settings.agents.generator = set,
+        AgentKind::Fluency => settings.agents.fluency = set,
+        AgentKind::Naturalness => settings.agents.naturalness = set,
+        AgentKind::CsRatio => settings.agents.cs_ratio = set,
+        AgentKind::SocioCultural => settings.agents.socio_cultural = set,
+        AgentKind::Refiner => settings.agents.refiner = set,
+    }
+    Arc::new(Pipeline::new(settings).expect("the template compiles"))
+}
+
+#[test]
+fn the_builtin_prompts_and_a_sound_override_rehearse_cleanly() {
+    let builtin = Arc::new(Pipeline::new(PipelineSettings::default()).expect("settings"));
+    builtin
+        .rehearse_prompts(&scenario())
+        .expect("built-in prompts");
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Every variable a refiner may read, the feedback's fields included.
+    let refiner = with_prompt(
+        dir.path(),
+        AgentKind::Refiner,
+        "{% include \"cs_guide\" %}{{ params.topic }} {{ retry }} {{ retry_reason }} \
+         {{ instances | length }} {{ measured_ratio }} {{ measurement }} \
+         {{ feedback.fluency.fluency_score }} {{ feedback.naturalness.observations[0].note }} \
+         {{ feedback.cs_ratio.ratio_score }} {{ feedback.socio_cultural.issues }} \
+         {{ feedback.score }} {{ feedback.threshold }} {{ feedback.gate }}",
+    );
+    refiner
+        .rehearse_prompts(&scenario())
+        .expect("a sound refiner prompt");
+}
+
+#[test]
+fn a_prompt_that_cannot_render_is_refused_before_any_call_naming_its_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (agent, text, why) in [
+        (
+            AgentKind::Generator,
+            "Write {{ no_such_variable }}",
+            "undefined",
+        ),
+        (
+            AgentKind::Fluency,
+            "{% include \"no_such_part\" %}",
+            "no_such_part",
+        ),
+        (
+            AgentKind::SocioCultural,
+            "again {% include \"socio_cultural\" %}",
+            "include",
+        ),
+        (
+            AgentKind::Refiner,
+            "{{ feedback.fluency.no_such_field }}",
+            "undefined",
+        ),
+        (
+            AgentKind::Naturalness,
+            "{{ params.no_such_axis }}",
+            "undefined",
+        ),
+    ] {
+        let pipeline = with_prompt(dir.path(), agent, text);
+        let err = pipeline
+            .rehearse_prompts(&scenario())
+            .expect_err("does not render");
+        let message = err.to_string();
+        let file = dir.path().join(format!("{agent}.j2"));
+        assert!(message.contains(&file.display().to_string()), "{message}");
+        assert!(message.contains(agent.name()), "{message}");
+        assert!(message.to_lowercase().contains(why), "{why}: {message}");
+    }
+}

@@ -59,10 +59,12 @@ fn run_three_scenarios_through_llama_cpp_python() {
         .lines()
         .map(|l| serde_json::from_str(l).expect("a JSON record"))
         .collect();
-    // A 135M model in `json_object` mode (no grammar) now and then writes a judge reply that is
-    // not JSON even after a repair; that scenario fails with the reason and the run exits 3.
-    // What is tested is that a real server's replies make whole, scored records, and that
-    // every scenario is written or failed for its model output.
+    // A 135M model writes judge replies the schema refuses (a score of 50: llama.cpp's grammar
+    // shapes JSON but not a number's bounds) even after a repair; that scenario fails with the
+    // reason and the run exits 3. How many do is the model's doing, and it differs between
+    // CPUs (the floats do), so it is not asserted. What is: every scenario is written or failed
+    // for its model output with what it spent, the server's replies were parsed and validated
+    // (judges answered), and what is written is whole.
     let failures =
         std::fs::read_to_string(dir.path().join("real.jsonl.errors.jsonl")).unwrap_or_default();
     let failed: Vec<&str> = failures.lines().collect();
@@ -72,10 +74,11 @@ fn run_three_scenarios_through_llama_cpp_python() {
         "three scenarios written or failed; exit {:?}\n{stderr}",
         output.status.code()
     );
-    assert!(records.len() >= 2, "most scenarios written: {stderr}");
+    assert_model_output_failures(&failed);
+    let (answered, _) = summary_calls(&stderr);
     assert!(
-        failed.iter().all(|f| f.contains("invalid output")),
-        "only model-output failures: {failed:?}"
+        answered > 3,
+        "valid judge replies beyond the three generators' expected: {stderr}"
     );
     for record in &records {
         // A 135M model writes poor text; what is tested is that a real server's replies make
@@ -122,6 +125,53 @@ fn run_three_scenarios_through_llama_cpp_python() {
     assert_eq!(output.status.code(), Some(expected_code), "{stderr}");
 }
 
+/// What the pipeline says of a scenario that failed for its model's replies (invalid output
+/// after the repair, a judge's score out of range, a generator's batch with too few texts),
+/// as opposed to the server or the transport.
+const MODEL_OUTPUT: [&str; 6] = [
+    "invalid output",
+    "no usable batch",
+    "does not match its schema",
+    "outside 0–10",
+    "usable text",
+    "carried no JSON",
+];
+
+/// Failures the model caused, each with the tokens it spent: the failed calls' replies were
+/// generated and are counted.
+fn assert_model_output_failures(failed: &[&str]) {
+    for line in failed {
+        let f: Value = serde_json::from_str(line).expect("a failure record");
+        let reason = f["reason"].as_str().unwrap_or_default();
+        assert!(
+            MODEL_OUTPUT.iter().any(|m| reason.contains(m)),
+            "a model-output failure: {line}"
+        );
+        assert!(
+            f["totals"]["usage"]["completion_tokens"]
+                .as_u64()
+                .is_some_and(|n| n > 0),
+            "the failed scenario's tokens are counted: {line}"
+        );
+    }
+}
+
+/// The calls answered and failed by the run's summary line (`calls N (C cache hits, E errors)`).
+fn summary_calls(stderr: &str) -> (u64, u64) {
+    let line = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("calls "))
+        .unwrap_or_else(|| panic!("no summary line: {stderr}"));
+    let number = |s: &str| s.trim().parse::<u64>().expect("a count");
+    let (answered, rest) = line.split_once(" (").expect("calls N (");
+    let errors = rest
+        .split(", ")
+        .nth(1)
+        .and_then(|e| e.strip_suffix(" errors)"))
+        .expect("E errors)");
+    (number(answered), number(errors))
+}
+
 /// Requests for chat completions a llama-cpp-python server's log shows (uvicorn's access lines).
 fn chat_requests(log: &str) -> usize {
     std::fs::read_to_string(log)
@@ -159,18 +209,15 @@ fn run_two_llama_cpp_python_servers_as_one_fleet() {
         .lines()
         .map(|l| serde_json::from_str(l).expect("a JSON record"))
         .collect();
-    // A 135M model now and then writes a judge reply the schema refuses (a score of 50) even
-    // after a repair; that scenario fails with the reason, and the run exits 3. What is tested
-    // here is the routing: every scenario is written or failed for its model output.
+    // A 135M model writes judge replies the schema refuses (a score of 50) even after a
+    // repair; that scenario fails with the reason, and the run exits 3 (how many is the
+    // model's doing on this CPU: not asserted). What is tested here is the routing: every
+    // scenario is written or failed for its model output.
     let failures =
         std::fs::read_to_string(dir.path().join("fleet.jsonl.errors.jsonl")).unwrap_or_default();
     let failed: Vec<&str> = failures.lines().collect();
     assert_eq!(records.len() + failed.len(), 8, "{stderr}");
-    assert!(records.len() >= 4, "most scenarios written: {stderr}");
-    assert!(
-        failed.iter().all(|f| f.contains("invalid output")),
-        "only model-output failures: {failed:?}"
-    );
+    assert_model_output_failures(&failed);
     let expected_code = if failed.is_empty() { 0 } else { 3 };
     assert_eq!(output.status.code(), Some(expected_code), "{stderr}");
     // Both servers served (the scenarios are spread by their ids), and neither was cooled
@@ -185,9 +232,10 @@ fn run_two_llama_cpp_python_servers_as_one_fleet() {
         "requests per server: {served:?}\n{stderr}"
     );
     assert!(!stderr.contains("cooling down"), "{stderr}");
-    let calls: u64 = records.iter().filter_map(|r| r["calls"].as_u64()).sum();
+    // Every call of the run, answered or failed, was a request to one of the two.
+    let (answered, errors) = summary_calls(&stderr);
     assert!(
-        served.iter().sum::<usize>() as u64 >= calls,
-        "the servers served every call: {served:?} vs {calls}"
+        served.iter().sum::<usize>() as u64 >= answered + errors,
+        "the servers served every call: {served:?} vs {answered} + {errors}\n{stderr}"
     );
 }

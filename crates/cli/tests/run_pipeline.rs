@@ -442,6 +442,37 @@ async fn a_bad_setting_exits_2_naming_the_key() {
     assert!(stderr(&o).contains("max_refinements"), "{}", stderr(&o));
 }
 
+/// A prompt file that cannot render used to fail every scenario after its paid generator call,
+/// as "failed at the provider" (exit 3); it is refused before any call, naming the file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prompt_file_that_cannot_render_exits_2_before_any_call() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("prompt.jsonl");
+    let prompt = dir.path().join("fluency.j2");
+    std::fs::write(
+        &prompt,
+        "Judge {{ instances }} {% include \"judge_outro\" %}",
+    )
+    .expect("write");
+    // No server: the run must stop before any request.
+    let mut cmd = command(
+        &fixture("example.yaml"),
+        &out,
+        "http://127.0.0.1:9/v1",
+        &["--limit", "1"],
+    );
+    cmd.env("SCENARIO_ENGINE__AGENTS__FLUENCY__PROMPT", &prompt);
+    let o = cmd.output().await.expect("runs");
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("fluency") && err.contains(&prompt.display().to_string()),
+        "{err}"
+    );
+    assert!(err.contains("judge_outro"), "{err}");
+    assert!(!out.exists(), "nothing was written");
+}
+
 /// Resuming with another threshold used to mix two accept rules in one file without a word.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn resuming_under_other_accept_rules_exits_2_with_a_hint() {

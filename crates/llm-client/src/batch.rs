@@ -676,6 +676,8 @@ impl BatchClient {
                 reason,
                 repairs: 0,
                 raw: text,
+                usage,
+                cost_usd,
             }),
         }
     }

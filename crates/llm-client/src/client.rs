@@ -226,8 +226,16 @@ impl Client {
         };
         let mut resp = match result {
             Ok(resp) => resp,
-            Err(e) => {
+            Err(mut e) => {
                 bump(&self.stats.failed_calls);
+                if let LlmError::InvalidOutput {
+                    usage, cost_usd, ..
+                } = &mut e
+                {
+                    *cost_usd = self.cfg.prices.cost(&req.model, usage);
+                    self.stats
+                        .record_spend(&req.model, *usage, *cost_usd, false);
+                }
                 tracing::warn!(model = %req.model, error = %e, "model call failed");
                 return Err(e);
             }
@@ -408,6 +416,8 @@ impl Client {
                         reason,
                         repairs,
                         raw: text,
+                        usage,
+                        cost_usd: None,
                     });
                 }
                 Err(reason) => {
@@ -418,14 +428,14 @@ impl Client {
                         path: String::new(),
                         reason: format!("repair request after: {reason}"),
                     });
-                    conversation.push(Message::assistant(text));
+                    conversation.push(Message::assistant(text.clone()));
                     conversation.push(Message::user(
                         REPAIR_PROMPT.replace("{reason}", &reason).trim_end(),
                     ));
                     let mut repair_req = req.clone();
                     repair_req.messages.clone_from(&conversation);
                     let wire = provider::build(&self.cfg.provider, &repair_req, Some(mode));
-                    answer = self
+                    answer = match self
                         .send(
                             &repair_req,
                             &wire_messages(&repair_req, &wire),
@@ -433,7 +443,23 @@ impl Client {
                             log.as_deref_mut(),
                             self.cfg.retry.max_retries,
                         )
-                        .await?;
+                        .await
+                    {
+                        Ok(answer) => answer,
+                        // The replies so far were paid for: a repair request that fails for
+                        // the transport ends the call as invalid output with their usage (a
+                        // fatal error still stops the run).
+                        Err(e) if !e.is_fatal() => {
+                            return Err(LlmError::InvalidOutput {
+                                reason: format!("{reason}; the repair request failed: {e}"),
+                                repairs,
+                                raw: text,
+                                usage,
+                                cost_usd: None,
+                            });
+                        }
+                        Err(e) => return Err(e),
+                    };
                     usage = Usage {
                         // Saturating: a buggy server's usage must not panic the client.
                         prompt_tokens: usage

@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use crate::types::Usage;
+
 /// Everything a model call can fail with.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum LlmError {
@@ -64,6 +66,11 @@ pub enum LlmError {
         repairs: u32,
         /// The last reply as received.
         raw: String,
+        /// Tokens of every reply behind this error (the first and each repair's): they were
+        /// generated, and paid for, even though none was usable.
+        usage: Usage,
+        /// What `usage` cost at the configured prices, when they are known.
+        cost_usd: Option<f64>,
     },
     /// The provider's reply was not the expected wire format.
     #[error("malformed provider response: {0}")]
@@ -93,6 +100,19 @@ impl LlmError {
             self,
             Self::Auth { .. } | Self::BudgetExceeded { .. } | Self::Config(_)
         )
+    }
+
+    /// The tokens and cost of replies that were generated but ended in this error (invalid
+    /// output after repairs), so that runs count what they spent; `None` for errors no reply
+    /// was paid for.
+    #[must_use]
+    pub fn spent(&self) -> Option<(Usage, Option<f64>)> {
+        match self {
+            Self::InvalidOutput {
+                usage, cost_usd, ..
+            } => Some((*usage, *cost_usd)),
+            _ => None,
+        }
     }
 
     /// Transport failures worth another try: rate limits, server errors, timeouts, connection

@@ -267,11 +267,17 @@ impl ChatModel for LocalModel {
                 latency_ms,
                 "local completion"
             );
+            let usage = Usage {
+                prompt_tokens: generation.prompt_tokens,
+                completion_tokens: generation.completion_tokens,
+                estimated: false,
+            };
             let json = match &schema {
                 Some(schema) => Some(parse_and_validate(
                     &generation.text,
                     schema,
                     &generation.finish,
+                    usage,
                 )?),
                 None => None,
             };
@@ -288,11 +294,7 @@ impl ChatModel for LocalModel {
                 json,
                 tool_calls,
                 finish_reason,
-                usage: Usage {
-                    prompt_tokens: generation.prompt_tokens,
-                    completion_tokens: generation.completion_tokens,
-                    estimated: false,
-                },
+                usage,
                 latency_ms,
                 ..ChatResponse::default()
             })
@@ -306,11 +308,14 @@ fn parse_and_validate(
     text: &str,
     schema: &Value,
     finish: &FinishReason,
+    usage: Usage,
 ) -> Result<Value, LlmError> {
     let invalid = |reason: String| LlmError::InvalidOutput {
         reason,
         repairs: 0,
         raw: text.to_owned(),
+        usage,
+        cost_usd: None,
     };
     let value: Value = serde_json::from_str(text).map_err(|e| {
         if *finish == FinishReason::Length {
@@ -355,6 +360,7 @@ mod tests {
             r#"{"fluency_score": 7, "summary": "ok"}"#,
             &judge_schema(),
             &FinishReason::Stop,
+            Usage::default(),
         );
         assert_eq!(v.ok(), Some(json!({"fluency_score": 7, "summary": "ok"})));
     }
@@ -362,12 +368,23 @@ mod tests {
     #[test]
     fn out_of_range_numbers_are_invalid_output_with_the_path() {
         let text = r#"{"fluency_score": 1e15, "summary": "ok"}"#;
-        match parse_and_validate(text, &judge_schema(), &FinishReason::Stop) {
+        let usage = Usage {
+            prompt_tokens: 40,
+            completion_tokens: 9,
+            estimated: false,
+        };
+        match parse_and_validate(text, &judge_schema(), &FinishReason::Stop, usage) {
             Err(LlmError::InvalidOutput {
                 reason,
                 repairs: 0,
                 raw,
+                usage: spent,
+                ..
             }) => {
+                assert_eq!(
+                    spent, usage,
+                    "the tokens of an invalid reply are still counted"
+                );
                 assert!(reason.starts_with("/fluency_score: "), "{reason}");
                 assert_eq!(raw, text);
             }
@@ -381,6 +398,7 @@ mod tests {
             r#"{"fluency_score": 7, "summ"#,
             &judge_schema(),
             &FinishReason::Length,
+            Usage::default(),
         ) {
             Err(LlmError::InvalidOutput { reason, .. }) => {
                 assert!(reason.contains("token cap"), "{reason}");

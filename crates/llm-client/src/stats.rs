@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 
-use crate::ChatResponse;
+use crate::{ChatResponse, Usage};
 
 /// Totals for one model.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -97,7 +97,13 @@ pub(crate) fn bump(counter: &AtomicU64) {
 impl StatsCell {
     /// Accounts a finished call's usage and cost.
     pub(crate) fn record_response(&self, resp: &ChatResponse) {
-        let u = resp.usage;
+        self.record_spend(&resp.model, resp.usage, resp.cost_usd, true);
+    }
+
+    /// Counts tokens and cost that were generated for `model`: by a call that answered, or by
+    /// one that ended in invalid output after its repairs (`answered` false: not a call of the
+    /// model's, but paid for all the same).
+    pub(crate) fn record_spend(&self, model: &str, u: Usage, cost: Option<f64>, answered: bool) {
         self.prompt_tokens
             .fetch_add(u.prompt_tokens, Ordering::Relaxed);
         self.completion_tokens
@@ -108,7 +114,7 @@ impl StatsCell {
             self.estimated_completion_tokens
                 .fetch_add(u.completion_tokens, Ordering::Relaxed);
         }
-        let cost = resp.cost_usd.unwrap_or(0.0);
+        let cost = cost.unwrap_or(0.0);
         if cost != 0.0 {
             // The closure always returns Some, so fetch_update cannot fail.
             let _ = self
@@ -121,8 +127,8 @@ impl StatsCell {
             .by_model
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let m = by_model.entry(resp.model.clone()).or_default();
-        m.calls += 1;
+        let m = by_model.entry(model.to_owned()).or_default();
+        m.calls += u64::from(answered);
         // Saturating: token counts come from the server and may be absurd.
         m.prompt_tokens = m.prompt_tokens.saturating_add(u.prompt_tokens);
         m.completion_tokens = m.completion_tokens.saturating_add(u.completion_tokens);

@@ -245,10 +245,21 @@ async fn schema_violation_is_reported_after_the_bounded_repair() {
         .expect_err("still invalid after one repair");
     match &err {
         LlmError::InvalidOutput {
-            reason, repairs, ..
+            reason,
+            repairs,
+            usage,
+            ..
         } => {
             assert_eq!(*repairs, 1);
             assert!(reason.starts_with("schema violation:"), "{reason}");
+            // Both replies were generated: the error carries their tokens, and the client's
+            // totals count them.
+            assert!(usage.completion_tokens > 0, "{usage:?}");
+            let stats = client.stats();
+            assert_eq!(
+                (stats.prompt_tokens, stats.completion_tokens),
+                (usage.prompt_tokens, usage.completion_tokens)
+            );
         }
         other => panic!("expected InvalidOutput, got {other:?}"),
     }

@@ -132,7 +132,13 @@ async fn the_token_cap_bounds_the_reply_and_a_cut_json_is_invalid_output() {
             reason,
             repairs: 0,
             raw,
+            usage,
+            ..
         }) => {
+            assert_eq!(
+                usage.completion_tokens, 6,
+                "the cut reply's tokens are counted"
+            );
             assert!(reason.contains("token cap"), "{reason}");
             assert!(
                 raw.starts_with('{'),

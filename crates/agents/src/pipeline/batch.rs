@@ -56,7 +56,7 @@ use tokio::sync::mpsc;
 
 use llm_client::{
     BatchClient, BatchConfig, BatchItem, BatchState, BatchStatus, ChatRequest, ChatResponse,
-    ClientConfig, ItemReply, LlmError,
+    ClientConfig, ItemReply, LlmError, Usage,
 };
 use scenarios::Scenario;
 
@@ -152,6 +152,11 @@ enum StoredReply {
     InvalidOutput {
         reason: String,
         raw: String,
+        /// What the invalid reply cost (absent in state written before it was kept).
+        #[serde(default)]
+        usage: Usage,
+        #[serde(default)]
+        cost_usd: Option<f64>,
     },
     Rejected {
         status: u16,
@@ -172,7 +177,18 @@ impl StoredReply {
             Ok(response) => Self::Ok {
                 response: Box::new(response),
             },
-            Err(LlmError::InvalidOutput { reason, raw, .. }) => Self::InvalidOutput { reason, raw },
+            Err(LlmError::InvalidOutput {
+                reason,
+                raw,
+                usage,
+                cost_usd,
+                ..
+            }) => Self::InvalidOutput {
+                reason,
+                raw,
+                usage,
+                cost_usd,
+            },
             Err(LlmError::Rejected { status, message }) => Self::Rejected { status, message },
             // The server's own status and message: the batch's submissions are the attempts.
             Err(LlmError::Server {
@@ -193,10 +209,17 @@ impl StoredReply {
     fn to_result(&self) -> Result<ChatResponse, LlmError> {
         match self {
             Self::Ok { response } => Ok(response.as_ref().clone()),
-            Self::InvalidOutput { reason, raw } => Err(LlmError::InvalidOutput {
+            Self::InvalidOutput {
+                reason,
+                raw,
+                usage,
+                cost_usd,
+            } => Err(LlmError::InvalidOutput {
                 reason: reason.clone(),
                 repairs: 0,
                 raw: raw.clone(),
+                usage: *usage,
+                cost_usd: *cost_usd,
             }),
             Self::Rejected { status, message } => Err(LlmError::Rejected {
                 status: *status,
@@ -1060,6 +1083,8 @@ mod tests {
                     reply: StoredReply::InvalidOutput {
                         reason: "bad".into(),
                         raw: "{".into(),
+                        usage: Usage::default(),
+                        cost_usd: None,
                     },
                 },
             },

@@ -21,7 +21,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use llm_client::{ChatModel, ChatRequest, ChatResponse, LlmError};
+use llm_client::{ChatModel, ChatRequest, ChatResponse, LlmError, Usage};
 use scenarios::Scenario;
 
 use super::driver::{Backend, Dispatch, Policy, Progress, Reply, Slot, drive};
@@ -63,6 +63,15 @@ impl RunStats {
         self.cost_nano_usd.load(Ordering::Relaxed) as f64 / 1e9
     }
 
+    fn add_spend(&self, usage: Usage, cost_usd: Option<f64>) {
+        self.prompt_tokens
+            .fetch_add(usage.prompt_tokens, Ordering::Relaxed);
+        self.completion_tokens
+            .fetch_add(usage.completion_tokens, Ordering::Relaxed);
+        let nano = (cost_usd.unwrap_or(0.0).max(0.0) * 1e9).round() as u64;
+        self.cost_nano_usd.fetch_add(nano, Ordering::Relaxed);
+    }
+
     /// Counts one reply a machine absorbs: every mode counts through here, once per reply.
     pub fn count_reply(&self, reply: &Result<ChatResponse, LlmError>) {
         match reply {
@@ -71,16 +80,16 @@ impl RunStats {
                 if resp.cached {
                     self.cache_hits.fetch_add(1, Ordering::Relaxed);
                 } else {
-                    self.prompt_tokens
-                        .fetch_add(resp.usage.prompt_tokens, Ordering::Relaxed);
-                    self.completion_tokens
-                        .fetch_add(resp.usage.completion_tokens, Ordering::Relaxed);
-                    let nano = (resp.cost_usd.unwrap_or(0.0).max(0.0) * 1e9).round() as u64;
-                    self.cost_nano_usd.fetch_add(nano, Ordering::Relaxed);
+                    self.add_spend(resp.usage, resp.cost_usd);
                 }
             }
-            Err(_) => {
+            Err(err) => {
                 self.call_errors.fetch_add(1, Ordering::Relaxed);
+                // Invalid output after repairs was generated, and paid for: the budget and
+                // the summary count it.
+                if let Some((usage, cost)) = err.spent() {
+                    self.add_spend(usage, cost);
+                }
             }
         }
     }

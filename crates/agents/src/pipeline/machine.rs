@@ -36,7 +36,7 @@ use super::measure::{
     BatchMeasurement, measure_batch, ratio_score, target_ratio, without_speaker_label,
 };
 use super::outputs::{
-    FluencyResult, NaturalnessResult, OutputError, RatioVerdict, SocioCulturalResult,
+    FluencyResult, NaturalnessResult, Observation, OutputError, RatioVerdict, SocioCulturalResult,
     output_schema, parse_fluency, parse_instances, parse_naturalness, parse_ratio,
     parse_socio_cultural,
 };
@@ -241,6 +241,18 @@ impl Pipeline {
     pub fn prompts(&self) -> &Prompts {
         &self.prompts
     }
+
+    /// Renders every agent's prompt once for `scenario`, with stand-in texts and verdicts, as a
+    /// run would: a template that names a variable the context lacks, or includes a template
+    /// that does not exist or itself, fails here — before any call is paid for — rather than
+    /// in every scenario after its generator call. Only the branches `scenario` takes are
+    /// rendered.
+    ///
+    /// # Errors
+    /// The first prompt that does not render.
+    pub fn rehearse_prompts(self: &Arc<Self>, scenario: &Scenario) -> Result<(), PromptError> {
+        ScenarioRun::new(Arc::clone(self), scenario.clone()).rehearse_prompts()
+    }
 }
 
 /// One model call the machine needs.
@@ -435,6 +447,12 @@ impl ScenarioRun {
                 resp
             }
             Err(err) => {
+                if let Some((usage, cost)) = err.spent() {
+                    self.totals.add_spend(usage, cost);
+                }
+                if let LlmError::InvalidOutput { repairs, .. } = &err {
+                    self.totals.repairs += repairs;
+                }
                 self.on_error(agent, err);
                 return Ok(());
             }
@@ -614,6 +632,63 @@ impl ScenarioRun {
                 false,
             );
         }
+    }
+
+    /// See [`Pipeline::rehearse_prompts`].
+    fn rehearse_prompts(&self) -> Result<(), PromptError> {
+        let prompts = &self.pipeline.prompts;
+        let settings = &self.pipeline.settings;
+        let texts: Vec<String> = (1..=settings.min_instances.max(1))
+            .map(|i| format!("{} text {i}, with one {} word.", self.first, self.second))
+            .collect();
+        let measurement = measure_batch(&texts, &self.first, &self.second, self.script).ok();
+        let facts = self.facts();
+        let reason = Some("a stand-in reason for a rejected try");
+        for (retry, reason) in [(0, None), (1, reason)] {
+            let ctx = PromptContext::generator(facts, retry, reason);
+            prompts.render(AgentKind::Generator, &ctx)?;
+        }
+        let judged = PromptContext::judge(facts, &texts, measurement.as_ref());
+        for judge in AgentKind::JUDGES {
+            prompts.render(judge, &judged)?;
+        }
+        let summary = || "a stand-in verdict".to_owned();
+        let feedback = Feedback {
+            fluency: FluencyResult {
+                fluency_score: 5.0,
+                errors: vec![summary()],
+                summary: summary(),
+            },
+            naturalness: NaturalnessResult {
+                naturalness_score: 5.0,
+                observations: vec![Observation {
+                    sentence: 1,
+                    note: summary(),
+                }],
+                summary: summary(),
+            },
+            cs_ratio: RatioVerdict::measured(5.0, 0.3, self.target.unwrap_or(0.3)),
+            socio_cultural: SocioCulturalResult {
+                socio_cultural_score: 5.0,
+                issues: vec![summary()],
+                summary: summary(),
+            },
+            score: 5.0,
+            threshold: settings.threshold,
+            gate: None,
+        };
+        for (retry, reason) in [(0, None), (1, reason)] {
+            let ctx = PromptContext::refiner(
+                facts,
+                retry,
+                reason,
+                &texts,
+                measurement.as_ref(),
+                Some(&feedback),
+            );
+            prompts.render(AgentKind::Refiner, &ctx)?;
+        }
+        Ok(())
     }
 
     /// What every prompt of this scenario is told about it.

@@ -161,18 +161,22 @@ pub enum PromptError {
         source: std::io::Error,
     },
     /// The template does not compile.
-    #[error("prompt template of {agent} is invalid: {source:#}")]
+    #[error("prompt template of {agent} ({file}) is invalid: {source:#}")]
     Compile {
         /// The agent whose prompt it is.
         agent: AgentKind,
+        /// The template's file, or `built-in`.
+        file: String,
         /// The template error (with line).
         source: minijinja::Error,
     },
-    /// Rendering failed, typically an undefined variable.
-    #[error("rendering the {agent} prompt failed: {source:#}")]
+    /// Rendering failed: an undefined variable, a missing or recursive include.
+    #[error("rendering the {agent} prompt ({file}) failed: {source:#}")]
     Render {
         /// The agent whose prompt it is.
         agent: AgentKind,
+        /// The template's file, or `built-in`.
+        file: String,
         /// The template error (with line).
         source: minijinja::Error,
     },
@@ -215,24 +219,40 @@ pub struct Prompts {
     env: Environment<'static>,
     /// blake3 (16 hex digits) of each agent's template text.
     hashes: BTreeMap<String, String>,
+    /// The file of each agent's template that is not the built-in one.
+    files: BTreeMap<AgentKind, String>,
 }
+
+/// What a built-in template is called in errors.
+const BUILT_IN: &str = "built-in";
 
 impl Prompts {
     /// The built-in templates only.
     pub fn builtin() -> Result<Self, PromptError> {
-        Self::build(|agent| Ok(builtin_template(agent).to_string()))
+        Self::build(
+            |agent| Ok(builtin_template(agent).to_string()),
+            BTreeMap::new(),
+        )
     }
 
     /// The built-in templates, each replaced by the agent's `prompt` file when one is set.
     pub fn from_settings(agents: &AgentSet) -> Result<Self, PromptError> {
-        Self::build(|agent| match &agents.get(agent).prompt {
-            Some(path) => read(agent, path),
-            None => Ok(builtin_template(agent).to_string()),
-        })
+        let files = AgentKind::ALL
+            .into_iter()
+            .filter_map(|a| Some((a, agents.get(a).prompt.as_ref()?.display().to_string())))
+            .collect();
+        Self::build(
+            |agent| match &agents.get(agent).prompt {
+                Some(path) => read(agent, path),
+                None => Ok(builtin_template(agent).to_string()),
+            },
+            files,
+        )
     }
 
     fn build(
         source: impl Fn(AgentKind) -> Result<String, PromptError>,
+        files: BTreeMap<AgentKind, String>,
     ) -> Result<Self, PromptError> {
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::Strict);
@@ -242,6 +262,7 @@ impl Prompts {
             env.add_template(name, text)
                 .map_err(|source| PromptError::Compile {
                     agent: AgentKind::Generator,
+                    file: BUILT_IN.to_owned(),
                     source,
                 })?;
             hashes.insert(
@@ -254,9 +275,23 @@ impl Prompts {
             let hash = blake3::hash(text.as_bytes()).to_hex();
             hashes.insert(agent.name().to_string(), hash[..16].to_string());
             env.add_template_owned(agent.name().to_string(), text)
-                .map_err(|source| PromptError::Compile { agent, source })?;
+                .map_err(|source| PromptError::Compile {
+                    agent,
+                    file: files
+                        .get(&agent)
+                        .map_or(BUILT_IN, String::as_str)
+                        .to_owned(),
+                    source,
+                })?;
         }
-        Ok(Self { env, hashes })
+        Ok(Self { env, hashes, files })
+    }
+
+    fn file(&self, agent: AgentKind) -> String {
+        self.files
+            .get(&agent)
+            .map_or(BUILT_IN, String::as_str)
+            .to_owned()
     }
 
     /// blake3 (first 16 hex digits) of each agent's template text, by agent name: which prompts
@@ -269,13 +304,15 @@ impl Prompts {
     /// Renders an agent's prompt with `ctx` (any serialisable value; the pipeline passes a
     /// [`PromptContext`]).
     pub fn render(&self, agent: AgentKind, ctx: &impl Serialize) -> Result<String, PromptError> {
-        let template = self
-            .env
-            .get_template(agent.name())
-            .map_err(|source| PromptError::Render { agent, source })?;
+        let failed = |source| PromptError::Render {
+            agent,
+            file: self.file(agent),
+            source,
+        };
+        let template = self.env.get_template(agent.name()).map_err(failed)?;
         template
             .render(minijinja::value::Serde(ctx))
-            .map_err(|source| PromptError::Render { agent, source })
+            .map_err(failed)
     }
 }
 

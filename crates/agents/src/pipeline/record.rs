@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use llm_client::ChatResponse;
+use llm_client::{ChatResponse, Usage};
 use scoring::{Judge, JudgeWeights};
 
 use super::agent::AgentKind;
@@ -352,23 +352,26 @@ pub struct CallTotals {
 }
 
 impl CallTotals {
+    /// Adds tokens and cost that were generated: by a reply, or by a call that ended in
+    /// invalid output after its repairs (see [`llm_client::LlmError::spent`]).
+    pub fn add_spend(&mut self, usage: Usage, cost_usd: Option<f64>) {
+        // Saturating: token counts come from the server and may be absurd.
+        self.usage.prompt_tokens = self.usage.prompt_tokens.saturating_add(usage.prompt_tokens);
+        self.usage.completion_tokens = self
+            .usage
+            .completion_tokens
+            .saturating_add(usage.completion_tokens);
+        self.usage.estimated |= usage.estimated;
+        self.cost_usd += cost_usd.unwrap_or(0.0);
+    }
+
     /// Adds one response.
     pub fn add(&mut self, key: &str, agent: AgentKind, resp: &ChatResponse) {
         self.calls += 1;
         if resp.cached {
             self.cache_hits += 1;
         } else {
-            // Saturating: token counts come from the server and may be absurd.
-            self.usage.prompt_tokens = self
-                .usage
-                .prompt_tokens
-                .saturating_add(resp.usage.prompt_tokens);
-            self.usage.completion_tokens = self
-                .usage
-                .completion_tokens
-                .saturating_add(resp.usage.completion_tokens);
-            self.usage.estimated |= resp.usage.estimated;
-            self.cost_usd += resp.cost_usd.unwrap_or(0.0);
+            self.add_spend(resp.usage, resp.cost_usd);
         }
         self.retries += resp.retries;
         self.repairs += resp.repairs;

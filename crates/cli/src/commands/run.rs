@@ -154,6 +154,11 @@ pub(crate) async fn run_to(
     let pipeline = Arc::new(settings.build_pipeline()?);
     let total = config.space.selected_count(&config.selection);
     check_budget(settings, config, &pipeline, batch)?;
+    if let Some(first) = config.space.select(&config.selection).next() {
+        pipeline.rehearse_prompts(&first).map_err(|e| {
+            CliError::invalid(format!("{e}\nhint: see `agents.<agent>` in docs/config.md"))
+        })?;
+    }
     if let Some(dir) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
             .map_err(|e| CliError::run(format!("cannot create {}: {e}", dir.display())))?;
