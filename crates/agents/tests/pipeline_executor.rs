@@ -201,3 +201,79 @@ async fn a_stop_request_dispatches_nothing_new() {
     assert_eq!(report.stop, StopReason::Interrupted);
     assert_eq!(model.calls.load(Ordering::Relaxed), 0);
 }
+
+/// Asks the run to stop (as Ctrl-C does) from inside its first call, then answers as `Canned`.
+struct StopsOnFirstCall {
+    canned: Canned,
+    stop: tokio_util::sync::CancellationToken,
+}
+
+impl ChatModel for StopsOnFirstCall {
+    fn chat(&self, req: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, LlmError>> {
+        self.stop.cancel();
+        self.canned.chat(req)
+    }
+}
+
+#[tokio::test]
+async fn a_stop_asked_for_after_the_last_scenario_started_completes_the_run() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let control = RunControl::default();
+    let model = Arc::new(StopsOnFirstCall {
+        canned: Canned {
+            calls: AtomicU64::new(0),
+            auth_fails: false,
+        },
+        stop: control.stop.clone(),
+    });
+    // Both scenarios start at once; the stop arrives with the first call, when none is left to
+    // start: both are finished and written, and the run used to say "stopped early" (exit 3).
+    let options = ExecutorOptions {
+        scenarios_in_flight: 2,
+        budget_usd: None,
+        sink: SinkConfig::new(&out),
+    };
+    let report = run_online(
+        model,
+        pipeline(),
+        scenarios(2),
+        open_checkpoint(&out).expect("checkpoint"),
+        options,
+        control,
+        Arc::new(RunStats::default()),
+    )
+    .await
+    .expect("run");
+    assert_eq!(report.stop, StopReason::Completed);
+    assert_eq!(report.sink.records, 2, "{report:?}");
+
+    // With a scenario left unstarted, the same stop still stops the run early.
+    let out = dir.path().join("early.jsonl");
+    let control = RunControl::default();
+    let model = Arc::new(StopsOnFirstCall {
+        canned: Canned {
+            calls: AtomicU64::new(0),
+            auth_fails: false,
+        },
+        stop: control.stop.clone(),
+    });
+    let options = ExecutorOptions {
+        scenarios_in_flight: 1,
+        budget_usd: None,
+        sink: SinkConfig::new(&out),
+    };
+    let report = run_online(
+        model,
+        pipeline(),
+        scenarios(2),
+        open_checkpoint(&out).expect("checkpoint"),
+        options,
+        control,
+        Arc::new(RunStats::default()),
+    )
+    .await
+    .expect("run");
+    assert_eq!(report.stop, StopReason::Interrupted);
+    assert_eq!(report.sink.records, 1, "{report:?}");
+}

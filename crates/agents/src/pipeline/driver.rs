@@ -318,9 +318,22 @@ where
     }
     // The budget reached by the calls of the last scenarios in flight, with none left to start,
     // stopped nothing: every scenario was written (the overspend is in the run's stats).
-    if stop == Some(StopReason::Budget) && live.is_empty() && jobs.peek().is_none() {
-        tracing::info!("the budget was reached by the last scenarios in flight; none was left");
-        stop = None;
+    // Likewise a stop asked for (Ctrl-C) once the last scenario had started: it was finished
+    // and written like the others, so the run is complete.
+    if live.is_empty() && jobs.peek().is_none() {
+        match stop {
+            Some(StopReason::Budget) => {
+                tracing::info!(
+                    "the budget was reached by the last scenarios in flight; none was left"
+                );
+                stop = None;
+            }
+            Some(StopReason::Interrupted) => {
+                tracing::info!("stop asked for after the last scenario started; none was left");
+                stop = None;
+            }
+            _ => {}
+        }
     }
     Ok(stop.unwrap_or(StopReason::Completed))
 }
