@@ -208,6 +208,17 @@ fn the_builtin_prompts_and_a_sound_override_rehearse_cleanly() {
     refiner
         .rehearse_prompts(&scenario())
         .expect("a sound refiner prompt");
+    // The verdict the run's ratio mode gives (hybrid by default: the LLM judge's score too).
+    let hybrid = with_prompt(
+        dir.path(),
+        AgentKind::Refiner,
+        "{{ feedback.cs_ratio.llm_ratio_score }} {{ feedback.cs_ratio.method }} \
+         {% if measured_ratio is not none %}{{ measured_ratio * 100 }}{% endif %} \
+         {% if feedback.gate %}{{ feedback.gate }}{% endif %}",
+    );
+    hybrid
+        .rehearse_prompts(&scenario())
+        .expect("the LLM judge's score is in a hybrid verdict");
 }
 
 #[test]
@@ -239,6 +250,23 @@ fn a_prompt_that_cannot_render_is_refused_before_any_call_naming_its_file() {
             "{{ params.no_such_axis }}",
             "undefined",
         ),
+        // Cases a run meets only now and then: each is rendered before the run.
+        (
+            AgentKind::Fluency,
+            "{{ measured_ratio * 100 }}",
+            "could not be measured",
+        ),
+        (
+            AgentKind::Refiner,
+            "Rewrite. {% if feedback.gate %}{{ feedback.gate.reason }}{% endif %}",
+            "refused by the gate",
+        ),
+        (
+            AgentKind::Generator,
+            "Write. {% if retry %}{{ retry_reson }}{% endif %}",
+            "asked again",
+        ),
+        (AgentKind::CsRatio, "  \n{# nothing #}\n", "rendered empty"),
     ] {
         let pipeline = with_prompt(dir.path(), agent, text);
         let err = pipeline

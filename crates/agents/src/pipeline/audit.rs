@@ -25,6 +25,7 @@ use super::agent::AgentKind;
 use super::driver::{Backend, Dispatch, Policy, Progress, Reply, Slot, drive};
 use super::executor::{OnlineBackend, RunControl, RunStats, StopReason};
 use super::machine::{Pipeline, RunOutcome, SettingsError};
+use super::prompts::PromptError;
 use super::record::{ScenarioRecord, unflatten_key};
 
 /// A scenario is "near the threshold" when its original score is within this many points of it.
@@ -263,6 +264,9 @@ pub enum AuditError {
     /// The pipeline settings, with refinement switched off, are invalid.
     #[error(transparent)]
     Settings(#[from] SettingsError),
+    /// A judge's prompt does not render (checked before any call, as `run` does).
+    #[error(transparent)]
+    Prompt(#[from] PromptError),
 }
 
 /// Re-judges every item `options.repeats` times (see the module docs); the result is in item
@@ -285,6 +289,9 @@ pub async fn rejudge(
     let mut settings = pipeline.settings().clone();
     settings.max_refinements = 0;
     let replay = Arc::new(Pipeline::new(settings)?);
+    if let Some(first) = items.first() {
+        replay.rehearse_prompts(&first.scenario)?;
+    }
     let mut backend = ReplayBackend::new(model, items, options, replay.settings().seed);
     let jobs = items.iter().enumerate().flat_map(|(i, item)| {
         (0..options.repeats).map(move |repeat| (item.scenario.clone(), (i, repeat)))

@@ -54,6 +54,9 @@ pub struct RunStats {
     pub completion_tokens: AtomicU64,
     /// Spend in nano-USD (integer, so it can be an atomic).
     pub cost_nano_usd: AtomicU64,
+    /// Paid replies with no known price (the model is not in the price table): their cost is
+    /// not in `cost_nano_usd`, and `--budget` cannot count it.
+    pub unpriced: AtomicU64,
 }
 
 impl RunStats {
@@ -63,13 +66,21 @@ impl RunStats {
         self.cost_nano_usd.load(Ordering::Relaxed) as f64 / 1e9
     }
 
+    /// Adds a spend, saturating: a server's absurd token counts must not wrap the totals
+    /// (records saturate the same way, so the summary and `--budget` agree with them).
     fn add_spend(&self, usage: Usage, cost_usd: Option<f64>) {
-        self.prompt_tokens
-            .fetch_add(usage.prompt_tokens, Ordering::Relaxed);
-        self.completion_tokens
-            .fetch_add(usage.completion_tokens, Ordering::Relaxed);
+        let add = |counter: &AtomicU64, n: u64| {
+            // The closure always returns Some, so fetch_update cannot fail.
+            let _ = counter.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| {
+                Some(v.saturating_add(n))
+            });
+        };
+        add(&self.prompt_tokens, usage.prompt_tokens);
+        add(&self.completion_tokens, usage.completion_tokens);
+        // `as` saturates a float too large for u64 (and maps NaN to 0).
         let nano = (cost_usd.unwrap_or(0.0).max(0.0) * 1e9).round() as u64;
-        self.cost_nano_usd.fetch_add(nano, Ordering::Relaxed);
+        add(&self.cost_nano_usd, nano);
+        add(&self.unpriced, u64::from(cost_usd.is_none()));
     }
 
     /// Counts one reply a machine absorbs: every mode counts through here, once per reply.

@@ -36,9 +36,9 @@ use super::measure::{
     BatchMeasurement, measure_batch, ratio_score, target_ratio, without_speaker_label,
 };
 use super::outputs::{
-    FluencyResult, NaturalnessResult, Observation, OutputError, RatioVerdict, SocioCulturalResult,
-    output_schema, parse_fluency, parse_instances, parse_naturalness, parse_ratio,
-    parse_socio_cultural,
+    FluencyResult, NaturalnessResult, Observation, OutputError, RatioResult, RatioVerdict,
+    SocioCulturalResult, output_schema, parse_fluency, parse_instances, parse_naturalness,
+    parse_ratio, parse_socio_cultural,
 };
 use super::prompts::{Feedback, PromptContext, PromptError, Prompts, ScenarioFacts};
 use super::record::{
@@ -634,59 +634,105 @@ impl ScenarioRun {
         }
     }
 
-    /// See [`Pipeline::rehearse_prompts`].
+    /// See [`Pipeline::rehearse_prompts`]. Every case a run can meet is rendered: a first and
+    /// a repeated try; texts measured and texts that could not be; the ratio verdict this run's
+    /// `ratio_judge` gives in each; a batch the gate passed and one it refused.
     fn rehearse_prompts(&self) -> Result<(), PromptError> {
         let prompts = &self.pipeline.prompts;
         let settings = &self.pipeline.settings;
         let texts: Vec<String> = (1..=settings.min_instances.max(1))
             .map(|i| format!("{} text {i}, with one {} word.", self.first, self.second))
             .collect();
-        let measurement = measure_batch(&texts, &self.first, &self.second, self.script).ok();
+        let measured = measure_batch(&texts, &self.first, &self.second, self.script).ok();
         let facts = self.facts();
-        let reason = Some("a stand-in reason for a rejected try");
-        for (retry, reason) in [(0, None), (1, reason)] {
+        let render = |agent: AgentKind, ctx: &PromptContext<'_>, case: &str| {
+            prompts
+                .render(agent, ctx)
+                .map(drop)
+                .map_err(|e| PromptError::Rehearsal {
+                    case: case.to_owned(),
+                    source: Box::new(e),
+                })
+        };
+        let tries = [
+            (0, None, "a first try"),
+            (1, Some("a stand-in reason"), "a try asked again"),
+        ];
+        for (retry, reason, case) in tries {
             let ctx = PromptContext::generator(facts, retry, reason);
-            prompts.render(AgentKind::Generator, &ctx)?;
-        }
-        let judged = PromptContext::judge(facts, &texts, measurement.as_ref());
-        for judge in AgentKind::JUDGES {
-            prompts.render(judge, &judged)?;
+            render(AgentKind::Generator, &ctx, case)?;
         }
         let summary = || "a stand-in verdict".to_owned();
-        let feedback = Feedback {
-            fluency: FluencyResult {
-                fluency_score: 5.0,
-                errors: vec![summary()],
-                summary: summary(),
-            },
-            naturalness: NaturalnessResult {
-                naturalness_score: 5.0,
-                observations: vec![Observation {
-                    sentence: 1,
-                    note: summary(),
-                }],
-                summary: summary(),
-            },
-            cs_ratio: RatioVerdict::measured(5.0, 0.3, self.target.unwrap_or(0.3)),
-            socio_cultural: SocioCulturalResult {
-                socio_cultural_score: 5.0,
-                issues: vec![summary()],
-                summary: summary(),
-            },
-            score: 5.0,
-            threshold: settings.threshold,
-            gate: None,
-        };
-        for (retry, reason) in [(0, None), (1, reason)] {
-            let ctx = PromptContext::refiner(
-                facts,
-                retry,
-                reason,
-                &texts,
-                measurement.as_ref(),
-                Some(&feedback),
-            );
-            prompts.render(AgentKind::Refiner, &ctx)?;
+        for (measurement, case) in [
+            (measured.as_ref(), "measured texts"),
+            (None, "texts that could not be measured"),
+        ] {
+            let ctx = PromptContext::judge(facts, &texts, measurement);
+            for judge in AgentKind::JUDGES {
+                render(judge, &ctx, case)?;
+            }
+            let share = measurement.and_then(|m| m.embedded_ratio);
+            let cs_ratio = match (settings.ratio_judge, share, self.target) {
+                (RatioJudgeMode::Measured, Some(share), Some(target)) => {
+                    RatioVerdict::measured(5.0, share, target)
+                }
+                (mode, share, _) => RatioVerdict::from_judge(
+                    RatioResult {
+                        ratio_score: 5.0,
+                        computed_ratio: 0.3,
+                        notes: summary(),
+                    },
+                    mode == RatioJudgeMode::Hybrid,
+                    share.map(|_| 5.0),
+                    share,
+                ),
+            };
+            for gate in [None, Some("no code switching was measured".to_owned())] {
+                let feedback = Feedback {
+                    fluency: FluencyResult {
+                        fluency_score: 5.0,
+                        errors: vec![summary()],
+                        summary: summary(),
+                    },
+                    naturalness: NaturalnessResult {
+                        naturalness_score: 5.0,
+                        observations: vec![Observation {
+                            sentence: 1,
+                            note: summary(),
+                        }],
+                        summary: summary(),
+                    },
+                    cs_ratio: cs_ratio.clone(),
+                    socio_cultural: SocioCulturalResult {
+                        socio_cultural_score: 5.0,
+                        issues: vec![summary()],
+                        summary: summary(),
+                    },
+                    score: 5.0,
+                    threshold: settings.threshold,
+                    gate: gate.clone(),
+                };
+                let refused = if gate.is_some() {
+                    ", refused by the gate"
+                } else {
+                    ""
+                };
+                for (retry, reason, try_case) in tries {
+                    let ctx = PromptContext::refiner(
+                        facts,
+                        retry,
+                        reason,
+                        &texts,
+                        measurement,
+                        Some(&feedback),
+                    );
+                    render(
+                        AgentKind::Refiner,
+                        &ctx,
+                        &format!("{case}{refused}, {try_case}"),
+                    )?;
+                }
+            }
         }
         Ok(())
     }

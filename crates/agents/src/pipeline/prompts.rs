@@ -170,6 +170,22 @@ pub enum PromptError {
         /// The template error (with line).
         source: minijinja::Error,
     },
+    /// The template rendered to nothing but whitespace: the model would get an empty prompt.
+    #[error("the {agent} prompt ({file}) rendered empty")]
+    Blank {
+        /// The agent whose prompt it is.
+        agent: AgentKind,
+        /// The template's file, or `built-in`.
+        file: String,
+    },
+    /// A prompt failed in one of the cases `run` renders before any call.
+    #[error("{source} (rendered before the run, for {case})")]
+    Rehearsal {
+        /// The case: e.g. `texts that could not be measured, refused by the gate`.
+        case: String,
+        /// The failure.
+        source: Box<PromptError>,
+    },
     /// Rendering failed: an undefined variable, a missing or recursive include.
     #[error("rendering the {agent} prompt ({file}) failed: {source:#}")]
     Render {
@@ -310,9 +326,16 @@ impl Prompts {
             source,
         };
         let template = self.env.get_template(agent.name()).map_err(failed)?;
-        template
+        let text = template
             .render(minijinja::value::Serde(ctx))
-            .map_err(failed)
+            .map_err(failed)?;
+        if text.trim().is_empty() {
+            return Err(PromptError::Blank {
+                agent,
+                file: self.file(agent),
+            });
+        }
+        Ok(text)
     }
 }
 

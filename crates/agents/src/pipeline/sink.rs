@@ -5,8 +5,12 @@
 //! writer ([`spawn_writer`]) runs on its own thread so file I/O never blocks the async workers:
 //! it appends one line per finished scenario, flushes after each record, calls `sync_data`
 //! every `sync_every_records` records or `sync_interval` and at the end. Failed scenarios go to
-//! `<out>.errors.jsonl`; the errors file is rewritten each run: this run's failures, plus the
-//! previous failures this run did not get to (so none is forgotten after a Ctrl-C).
+//! `<out>.errors.jsonl`; the errors file is rewritten at the end of each run: this run's
+//! failures, plus the previous failures this run did not get to (so none is forgotten after a
+//! Ctrl-C). During the run the new failures are appended to the previous file, and the rewrite
+//! is atomic, so a run killed at any moment leaves every failure in the file (a scenario that
+//! failed twice has two lines then; the checkpoint reads the last, and skips the ids that have
+//! a record).
 //!
 //! A [`WrittenIds`] in the config learns the ids the writer made durable: a record's id after
 //! the `sync_data` that covers it, a failure's after its line is flushed (a failed scenario
@@ -271,12 +275,63 @@ pub fn spawn_writer(
         .open(&config.out)
         .map_err(io("opening", &config.out))?;
     let errors_file = errors_path(&config.out);
-    let errors = File::create(&errors_file).map_err(io("creating", &errors_file))?;
+    let (errors, new_from) = open_errors(&errors_file)?;
     let handle = std::thread::Builder::new()
         .name("jsonl-writer".into())
-        .spawn(move || write_loop(&config, out, &errors_file, errors, previous_failures, rx))
+        .spawn(move || {
+            let mut previous = previous_failures;
+            let report = write_loop(&config, out, &errors_file, errors, &mut previous, rx)?;
+            rewrite_errors(&errors_file, new_from, previous)?;
+            Ok(report)
+        })
         .map_err(io("starting the writer for", Path::new("output")))?;
     Ok(Writer { handle })
+}
+
+/// Opens the errors file for appending, keeping the previous run's failures until this run
+/// rewrites it; returns it and the offset where this run's lines begin. A torn last line (a
+/// crash mid-write) gets its newline, so it cannot swallow the first new line.
+fn open_errors(path: &Path) -> Result<(File, u64), SinkError> {
+    let mut file = OpenOptions::new()
+        .create(true)
+        .read(true)
+        .append(true)
+        .open(path)
+        .map_err(io("opening", path))?;
+    let mut len = file.metadata().map_err(io("reading", path))?.len();
+    if len > 0 {
+        let mut last = [0u8; 1];
+        file.seek(SeekFrom::Start(len - 1))
+            .and_then(|_| file.read_exact(&mut last))
+            .map_err(io("reading", path))?;
+        if last[0] != b'\n' {
+            file.write_all(b"\n").map_err(io("writing", path))?;
+            len += 1;
+        }
+    }
+    Ok((file, len))
+}
+
+/// The errors file at the end of a run, replaced atomically: this run's failures (the lines
+/// from `new_from` on) and the previous failures it did not get to.
+fn rewrite_errors(
+    path: &Path,
+    new_from: u64,
+    carried: HashMap<String, String>,
+) -> Result<(), SinkError> {
+    let mut current = File::open(path).map_err(io("opening", path))?;
+    current
+        .seek(SeekFrom::Start(new_from))
+        .map_err(io("reading", path))?;
+    llm_client::write_atomic(path, |w| {
+        std::io::copy(&mut current, w)?;
+        for raw in carried.values() {
+            w.write_all(raw.as_bytes())?;
+            w.write_all(b"\n")?;
+        }
+        Ok(())
+    })
+    .map_err(io("rewriting", path))
 }
 
 fn write_loop(
@@ -284,7 +339,7 @@ fn write_loop(
     out: File,
     errors_file: &Path,
     errors: File,
-    mut previous: HashMap<String, String>,
+    previous: &mut HashMap<String, String>,
     mut rx: mpsc::Receiver<RunOutcome>,
 ) -> Result<SinkReport, SinkError> {
     let mut out = BufWriter::new(out);
@@ -342,15 +397,7 @@ fn write_loop(
             }
         }
     }
-    for (_, raw) in previous {
-        errors
-            .write_all(raw.as_bytes())
-            .map_err(io("writing", errors_file))?;
-        errors
-            .write_all(b"\n")
-            .map_err(io("writing", errors_file))?;
-        report.carried_failures += 1;
-    }
+    report.carried_failures = previous.len() as u64;
     out.flush().map_err(io("writing", &config.out))?;
     out.get_ref()
         .sync_data()
@@ -428,6 +475,52 @@ mod tests {
         assert_eq!(
             errors_path(&out).file_name().and_then(|n| n.to_str()),
             Some("out.jsonl.errors.jsonl")
+        );
+    }
+
+    /// A resumed run killed before its end used to leave an empty errors file: the previous
+    /// failures, their reasons and what they spent were gone.
+    #[test]
+    fn a_run_killed_before_its_end_loses_no_failure() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let out = dir.path().join("out.jsonl");
+        std::fs::write(&out, "").expect("write");
+        // The last run's failures, the last line torn by a crash.
+        std::fs::write(
+            errors_path(&out),
+            "{\"id\":\"a\",\"reason\":\"old\"}\n{\"id\":\"b\",\"reason\":\"old\"}\n{\"id\":\"c\",\"rea",
+        )
+        .expect("write");
+        // This run appends a new failure of `a`, and is killed (no end-of-run rewrite).
+        let (mut errors, new_from) = open_errors(&errors_path(&out)).expect("open");
+        errors
+            .write_all(b"{\"id\":\"a\",\"reason\":\"new\"}\n")
+            .expect("append");
+        drop(errors);
+        let cp = open_checkpoint(&out).expect("checkpoint");
+        let mut reasons: Vec<(&str, &str)> = cp
+            .previous_failures
+            .iter()
+            .map(|(id, line)| {
+                (
+                    id.as_str(),
+                    if line.contains("new") { "new" } else { "old" },
+                )
+            })
+            .collect();
+        reasons.sort_unstable();
+        assert_eq!(reasons, [("a", "new"), ("b", "old")]);
+
+        // At a run's end the file is rewritten: this run's failures, then those carried.
+        let carried: HashMap<String, String> = [(
+            "b".to_owned(),
+            "{\"id\":\"b\",\"reason\":\"old\"}".to_owned(),
+        )]
+        .into();
+        rewrite_errors(&errors_path(&out), new_from, carried).expect("rewrite");
+        assert_eq!(
+            std::fs::read_to_string(errors_path(&out)).expect("read"),
+            "{\"id\":\"a\",\"reason\":\"new\"}\n{\"id\":\"b\",\"reason\":\"old\"}\n"
         );
     }
 }

@@ -270,13 +270,20 @@ pub fn run_end(
     );
     let _ = writeln!(
         text,
-        "calls {} ({} cache hits, {} errors), tokens {} prompt + {} completion, cost ${:.4} ({}, ratio judge {})",
+        "calls {} ({} cache hits, {} errors), tokens {} prompt + {} completion, cost ${:.4}{} ({}, ratio judge {})",
         stats.calls.load(Relaxed),
         stats.cache_hits.load(Relaxed),
         stats.call_errors.load(Relaxed),
         stats.prompt_tokens.load(Relaxed),
         stats.completion_tokens.load(Relaxed),
         stats.cost_usd(),
+        match stats.unpriced.load(Relaxed) {
+            0 => String::new(),
+            n => format!(
+                " + unknown ({n} paid repl{} had no price: set `prices` for the model)",
+                if n == 1 { "y" } else { "ies" }
+            ),
+        },
         provider,
         mode.name(),
     );

@@ -41,7 +41,8 @@ pub(crate) struct Args {
     /// Response cache directory (default: `.scenario-engine-cache` next to the output).
     #[arg(long, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
-    /// Refuse to start above this estimated cost, stop when the spend reaches it (USD).
+    /// Refuse to start above this estimated cost; start no scenario once the spend reaches it
+    /// (USD). Scenarios in flight then finish, refinements included.
     #[arg(long, value_name = "USD")]
     pub budget: Option<f64>,
     /// Refinements allowed after the first attempt.
@@ -112,7 +113,8 @@ fn check_budget(
         }
         Some(_) => tracing::info!("{}", render_estimate(&est)),
         None => errln!(
-            "warning: cannot check the budget before starting: {}",
+            "warning: the budget cannot be enforced: {}; spend with no price counts nothing \
+             (set `prices` for the model)",
             render_estimate(&est)
         ),
     }
@@ -252,7 +254,7 @@ pub(crate) async fn run_to(
     );
     if let Some(budget) = settings.budget.filter(|b| stats.cost_usd() > *b) {
         errln!(
-            "note: the budget {} was exceeded by the calls in flight when it was reached: spent {}",
+            "note: the budget {} was exceeded by the scenarios in flight when it was reached (they finish): spent {}",
             usd(budget),
             usd(stats.cost_usd())
         );
@@ -260,7 +262,7 @@ pub(crate) async fn run_to(
     match report.stop {
         StopReason::Completed if report.sink.failures == 0 => Ok(Outcome::Success),
         StopReason::Completed => Err(CliError::run(format!(
-            "{} scenario(s) failed at the provider",
+            "{} scenario(s) failed: the errors file gives each reason",
             report.sink.failures
         ))),
         other => Err(CliError::run(format!("the run stopped early: {other:?}"))),
@@ -291,7 +293,10 @@ fn usd(amount: f64) -> String {
         format!("${amount:.2}")
     } else {
         let text = format!("{amount:.6}");
-        format!("${}", text.trim_end_matches('0'))
+        match text.trim_end_matches('0') {
+            "0." | "-0." => format!("${amount:.1e}"),
+            text => format!("${text}"),
+        }
     }
 }
 
@@ -332,5 +337,6 @@ mod tests {
         assert_eq!(super::usd(0.01), "$0.01");
         assert_eq!(super::usd(151.234), "$151.23");
         assert_eq!(super::usd(0.0), "$0.00");
+        assert_eq!(super::usd(0.000_000_1), "$1.0e-7");
     }
 }
