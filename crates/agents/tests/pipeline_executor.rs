@@ -277,3 +277,33 @@ async fn a_stop_asked_for_after_the_last_scenario_started_completes_the_run() {
     assert_eq!(report.stop, StopReason::Interrupted);
     assert_eq!(report.sink.records, 1, "{report:?}");
 }
+
+/// A server's absurd usage wrapped the run's token totals (the summary showed small numbers
+/// while records saturated), and the spend was capped near $1.8e10 while records summed more.
+#[test]
+fn run_totals_saturate_and_sum_the_spend_as_records_do() {
+    let stats = RunStats::default();
+    let huge = || {
+        Ok(ChatResponse {
+            usage: Usage {
+                prompt_tokens: u64::MAX,
+                completion_tokens: u64::MAX,
+                estimated: false,
+            },
+            cost_usd: Some(6.9e13),
+            ..ChatResponse::default()
+        })
+    };
+    stats.count_reply(&huge());
+    stats.count_reply(&huge());
+    assert_eq!(stats.prompt_tokens.load(Ordering::Relaxed), u64::MAX);
+    assert_eq!(stats.completion_tokens.load(Ordering::Relaxed), u64::MAX);
+    assert!(
+        (stats.cost_usd() - 1.38e14).abs() < 1.0,
+        "{}",
+        stats.cost_usd()
+    );
+    // A reply with no price counts as unknown, not as free.
+    stats.count_reply(&Ok(ChatResponse::default()));
+    assert_eq!(stats.unpriced.load(Ordering::Relaxed), 1);
+}

@@ -52,8 +52,8 @@ pub struct RunStats {
     pub prompt_tokens: AtomicU64,
     /// Completion tokens (paid calls).
     pub completion_tokens: AtomicU64,
-    /// Spend in nano-USD (integer, so it can be an atomic).
-    pub cost_nano_usd: AtomicU64,
+    /// Spend in USD, as the bits of an `f64` (so it can be an atomic and sums as records do).
+    cost_usd_bits: AtomicU64,
     /// Paid replies with no known price (the model is not in the price table): their cost is
     /// not in `cost_nano_usd`, and `--budget` cannot count it.
     pub unpriced: AtomicU64,
@@ -63,7 +63,7 @@ impl RunStats {
     /// Spend so far in USD.
     #[must_use]
     pub fn cost_usd(&self) -> f64 {
-        self.cost_nano_usd.load(Ordering::Relaxed) as f64 / 1e9
+        f64::from_bits(self.cost_usd_bits.load(Ordering::Relaxed))
     }
 
     /// Adds a spend, saturating: a server's absurd token counts must not wrap the totals
@@ -77,9 +77,17 @@ impl RunStats {
         };
         add(&self.prompt_tokens, usage.prompt_tokens);
         add(&self.completion_tokens, usage.completion_tokens);
-        // `as` saturates a float too large for u64 (and maps NaN to 0).
-        let nano = (cost_usd.unwrap_or(0.0).max(0.0) * 1e9).round() as u64;
-        add(&self.cost_nano_usd, nano);
+        let cost = cost_usd
+            .filter(|c| c.is_finite() && *c > 0.0)
+            .unwrap_or(0.0);
+        if cost > 0.0 {
+            // The closure always returns Some, so fetch_update cannot fail.
+            let _ = self
+                .cost_usd_bits
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |bits| {
+                    Some((f64::from_bits(bits) + cost).to_bits())
+                });
+        }
         add(&self.unpriced, u64::from(cost_usd.is_none()));
     }
 

@@ -179,7 +179,7 @@ pub enum PromptError {
         file: String,
     },
     /// A prompt failed in one of the cases `run` renders before any call.
-    #[error("{source} (rendered before the run, for {case})")]
+    #[error("before the run, for {case}: {source}")]
     Rehearsal {
         /// The case: e.g. `texts that could not be measured, refused by the gate`.
         case: String,
