@@ -245,8 +245,9 @@ impl Pipeline {
     /// Renders every agent's prompt once for `scenario`, with stand-in texts and verdicts, as a
     /// run would: a template that names a variable the context lacks, or includes a template
     /// that does not exist or itself, fails here — before any call is paid for — rather than
-    /// in every scenario after its generator call. Only the branches `scenario` takes are
-    /// rendered.
+    /// in every scenario after its generator call. Every case a run can meet is rendered (a
+    /// repeated try, unmeasurable texts, a gate refusal …); a branch on a parameter value only
+    /// as `scenario` takes it.
     ///
     /// # Errors
     /// The first prompt that does not render.
