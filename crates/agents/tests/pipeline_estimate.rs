@@ -68,3 +68,23 @@ fn measured_ratio_judge_saves_a_call_and_unpriced_models_are_named() {
     assert_eq!(e.unpriced_models, ["gpt-4o-mini"]);
     assert!(render_estimate(&e).contains("no price for gpt-4o-mini"));
 }
+
+#[test]
+fn an_estimate_below_a_cent_is_not_shown_as_zero() {
+    let pipeline = Arc::new(Pipeline::new(PipelineSettings::default()).expect("settings"));
+    let mut e = estimate(&sample(), 2, &pipeline, Assumptions::default(), |_, _| {
+        Some(0.0)
+    });
+    e.cost_usd = Some(0.002_519);
+    assert!(
+        render_estimate(&e).contains("cost $0.0025\n"),
+        "{}",
+        render_estimate(&e)
+    );
+    e.cost_usd = Some(12.345);
+    assert!(
+        render_estimate(&e).contains("cost $12.35\n"),
+        "{}",
+        render_estimate(&e)
+    );
+}

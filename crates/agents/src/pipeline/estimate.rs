@@ -239,6 +239,8 @@ pub fn render_estimate(e: &Estimate) -> String {
         }
     };
     let cost = match e.cost_usd {
+        // Cents, or four decimals below a cent (a tiny estimate is not $0.00).
+        Some(c) if c > 0.0 && c < 0.01 => format!("${c:.4}"),
         Some(c) => format!("${c:.2}"),
         None => format!("unknown (no price for {})", e.unpriced_models.join(", ")),
     };
