@@ -904,3 +904,57 @@ async fn several_base_urls_are_refused_with_batch_and_twice_the_same_url_is_refu
     );
     assert!(!out.exists(), "nothing was written");
 }
+
+/// A Ctrl-C soon after the start was lost: a shell's background job inherits SIGINT ignored,
+/// and the run listened only from its first dispatch on. The listeners now exist before the
+/// provider line, so a SIGINT sent once it is printed stops the run early (exit 3), in a
+/// process started with SIGINT ignored too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ctrl_c_right_after_the_start_stops_the_run_even_when_sigint_was_ignored() {
+    use tokio::io::{AsyncBufReadExt as _, BufReader};
+    let server = FakeServer::start(FakeConfig::default().with_latency(Duration::from_millis(200)))
+        .await
+        .expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("int.jsonl");
+    let args = ["--limit", "6", "--concurrency", "1"];
+    let inner = command(&fixture("example.yaml"), &out, &server.base_url(), &args);
+    let inner = inner.as_std();
+    let mut cmd = tokio::process::Command::new("sh");
+    cmd.arg("-c")
+        .arg("trap '' INT; exec \"$0\" \"$@\"")
+        .arg(inner.get_program())
+        .args(inner.get_args())
+        .envs(inner.get_envs().filter_map(|(k, v)| Some((k, v?))))
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    for (key, _) in std::env::vars() {
+        if key.starts_with("SCENARIO_ENGINE") {
+            cmd.env_remove(key);
+        }
+    }
+    let mut child = cmd.spawn().expect("spawn");
+    let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
+    let mut seen = Vec::new();
+    while let Some(line) = lines.next_line().await.expect("read") {
+        let provider = line.starts_with("provider ");
+        seen.push(line);
+        if provider {
+            break;
+        }
+    }
+    let pid = child.id().expect("pid").to_string();
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .expect("kill");
+    assert!(sent.success());
+    while let Some(line) = lines.next_line().await.expect("read") {
+        seen.push(line);
+    }
+    let status = child.wait().await.expect("wait");
+    let stderr = seen.join("\n");
+    assert_eq!(status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    assert!(records_lenient(&out) < 6, "{stderr}");
+}

@@ -250,6 +250,20 @@ pub fn diff(v: &DiffView) -> String {
     out
 }
 
+/// Dollars with cents, and with enough digits that a small amount ($0.0001) does not read as $0.00.
+#[must_use]
+pub fn usd(amount: f64) -> String {
+    if amount == 0.0 || amount.abs() >= 0.01 {
+        format!("${amount:.2}")
+    } else {
+        let text = format!("{amount:.6}");
+        match text.trim_end_matches('0') {
+            "0." | "-0." => format!("${amount:.1e}"),
+            text => format!("${text}"),
+        }
+    }
+}
+
 /// What `run` prints when it ends: counts, calls and cost, the output's acceptance and judge
 /// means, the score histogram, the lowest-scoring parameter values, and where failures went.
 #[must_use]
@@ -373,4 +387,18 @@ pub fn run_end(
         );
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::usd;
+
+    #[test]
+    fn small_amounts_keep_their_digits() {
+        assert_eq!(usd(0.0001), "$0.0001");
+        assert_eq!(usd(0.01), "$0.01");
+        assert_eq!(usd(151.234), "$151.23");
+        assert_eq!(usd(0.0), "$0.00");
+        assert_eq!(usd(0.000_000_1), "$1.0e-7");
+    }
 }

@@ -13,6 +13,7 @@ use agents::pipeline::{
     ExecutorOptions, RunControl, RunStats, SinkConfig, StopReason, open_checkpoint,
     render_estimate, run_online,
 };
+use agents::report::terminal::usd;
 
 use super::scenarios::{SelectionArgs, load_selected};
 use super::{EndpointArgs, JudgingArgs};
@@ -151,6 +152,8 @@ pub(crate) async fn run_to(
     out: &Path,
     batch: bool,
 ) -> CommandResult {
+    let control = RunControl::default();
+    let signals = watch_ctrl_c(control.clone());
     agents::taskrun::refuse_url(out, "--out").map_err(CliError::invalid)?;
     let out = out.to_path_buf();
     let pipeline = Arc::new(settings.build_pipeline()?);
@@ -199,8 +202,6 @@ pub(crate) async fn run_to(
             ));
         }
     };
-    let control = RunControl::default();
-    let signals = tokio::spawn(watch_ctrl_c(control.clone()));
     let stats = Arc::new(RunStats::default());
     let progress = Progress::start(stats.clone(), total);
     let scenarios = config.space.select(&config.selection);
@@ -287,56 +288,42 @@ fn refuse_other_accept_rules(out: &Path, settings: &RunSettings) -> Result<(), C
     }
 }
 
-/// Dollars with cents, and with enough digits that a small amount ($0.0001) does not read as $0.00.
-fn usd(amount: f64) -> String {
-    if amount == 0.0 || amount.abs() >= 0.01 {
-        format!("${amount:.2}")
-    } else {
-        let text = format!("{amount:.6}");
-        match text.trim_end_matches('0') {
-            "0." | "-0." => format!("${amount:.1e}"),
-            text => format!("${text}"),
-        }
-    }
-}
-
-/// The first stop request: Ctrl-C (SIGINT, which Slurm's `--signal=B:INT@…` sends before a
-/// time limit) or, on Unix, SIGTERM (what Kubernetes and Slurm send on preemption or cancel).
-async fn stop_requested() -> bool {
+/// The first Ctrl-C (SIGINT, which Slurm's `--signal=B:INT@…` sends before a time limit) or,
+/// on Unix, SIGTERM (what Kubernetes and Slurm send on preemption or cancel): stop dispatching;
+/// a second Ctrl-C: abort in-flight scenarios. The listeners exist when this returns, so a
+/// signal sent at once is not lost (nor ignored, as a shell's background job inherits SIGINT).
+fn watch_ctrl_c(control: RunControl) -> tokio::task::JoinHandle<()> {
     #[cfg(unix)]
-    {
+    let (mut int, mut term) = {
         use tokio::signal::unix::{SignalKind, signal};
-        if let Ok(mut term) = signal(SignalKind::terminate()) {
-            return tokio::select! {
-                r = tokio::signal::ctrl_c() => r.is_ok(),
-                r = term.recv() => r.is_some(),
-            };
+        let listen = |kind| signal(kind).ok();
+        (
+            listen(SignalKind::interrupt()),
+            listen(SignalKind::terminate()),
+        )
+    };
+    #[cfg(unix)]
+    async fn next(signal: &mut Option<tokio::signal::unix::Signal>) {
+        match signal {
+            Some(s) => drop(s.recv().await),
+            None => std::future::pending().await,
         }
     }
-    tokio::signal::ctrl_c().await.is_ok()
-}
-
-/// First Ctrl-C (or SIGTERM): stop dispatching; second Ctrl-C: abort in-flight scenarios.
-async fn watch_ctrl_c(control: RunControl) {
-    if !stop_requested().await {
-        return;
-    }
-    errln!("\ninterrupted: finishing scenarios in flight (Ctrl-C again to abort)");
-    control.stop.cancel();
-    if tokio::signal::ctrl_c().await.is_ok() {
+    tokio::spawn(async move {
+        #[cfg(unix)]
+        tokio::select! {
+            () = next(&mut int) => {}
+            () = next(&mut term) => {}
+        }
+        #[cfg(not(unix))]
+        let _ = tokio::signal::ctrl_c().await;
+        errln!("\ninterrupted: finishing scenarios in flight (Ctrl-C again to abort)");
+        control.stop.cancel();
+        #[cfg(unix)]
+        next(&mut int).await;
+        #[cfg(not(unix))]
+        let _ = tokio::signal::ctrl_c().await;
         errln!("aborting: dropping scenarios in flight");
         control.abort.cancel();
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn small_amounts_keep_their_digits() {
-        assert_eq!(super::usd(0.0001), "$0.0001");
-        assert_eq!(super::usd(0.01), "$0.01");
-        assert_eq!(super::usd(151.234), "$151.23");
-        assert_eq!(super::usd(0.0), "$0.00");
-        assert_eq!(super::usd(0.000_000_1), "$1.0e-7");
-    }
+    })
 }
