@@ -215,8 +215,8 @@ impl ChatModel for StopsOnFirstCall {
     }
 }
 
-#[tokio::test]
-async fn a_stop_asked_for_after_the_last_scenario_started_completes_the_run() {
+/// Two scenarios, `in_flight` at once, with a stop asked for from inside the first call.
+async fn two_scenarios_stopped_at_the_first_call(in_flight: usize) -> agents::pipeline::RunReport {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
     let control = RunControl::default();
@@ -227,53 +227,33 @@ async fn a_stop_asked_for_after_the_last_scenario_started_completes_the_run() {
         },
         stop: control.stop.clone(),
     });
+    let options = ExecutorOptions {
+        scenarios_in_flight: in_flight,
+        budget_usd: None,
+        sink: SinkConfig::new(&out),
+    };
+    run_online(
+        model,
+        pipeline(),
+        scenarios(2),
+        open_checkpoint(&out).expect("checkpoint"),
+        options,
+        control,
+        Arc::new(RunStats::default()),
+    )
+    .await
+    .expect("run")
+}
+
+#[tokio::test]
+async fn a_stop_asked_for_after_the_last_scenario_started_completes_the_run() {
     // Both scenarios start at once; the stop arrives with the first call, when none is left to
     // start: both are finished and written, and the run used to say "stopped early" (exit 3).
-    let options = ExecutorOptions {
-        scenarios_in_flight: 2,
-        budget_usd: None,
-        sink: SinkConfig::new(&out),
-    };
-    let report = run_online(
-        model,
-        pipeline(),
-        scenarios(2),
-        open_checkpoint(&out).expect("checkpoint"),
-        options,
-        control,
-        Arc::new(RunStats::default()),
-    )
-    .await
-    .expect("run");
+    let report = two_scenarios_stopped_at_the_first_call(2).await;
     assert_eq!(report.stop, StopReason::Completed);
     assert_eq!(report.sink.records, 2, "{report:?}");
-
     // With a scenario left unstarted, the same stop still stops the run early.
-    let out = dir.path().join("early.jsonl");
-    let control = RunControl::default();
-    let model = Arc::new(StopsOnFirstCall {
-        canned: Canned {
-            calls: AtomicU64::new(0),
-            auth_fails: false,
-        },
-        stop: control.stop.clone(),
-    });
-    let options = ExecutorOptions {
-        scenarios_in_flight: 1,
-        budget_usd: None,
-        sink: SinkConfig::new(&out),
-    };
-    let report = run_online(
-        model,
-        pipeline(),
-        scenarios(2),
-        open_checkpoint(&out).expect("checkpoint"),
-        options,
-        control,
-        Arc::new(RunStats::default()),
-    )
-    .await
-    .expect("run");
+    let report = two_scenarios_stopped_at_the_first_call(1).await;
     assert_eq!(report.stop, StopReason::Interrupted);
     assert_eq!(report.sink.records, 1, "{report:?}");
 }
