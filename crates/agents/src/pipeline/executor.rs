@@ -55,7 +55,7 @@ pub struct RunStats {
     /// Spend in USD, as the bits of an `f64` (so it can be an atomic and sums as records do).
     cost_usd_bits: AtomicU64,
     /// Paid replies with no known price (the model is not in the price table): their cost is
-    /// not in `cost_nano_usd`, and `--budget` cannot count it.
+    /// not in the spend, and `--budget` cannot count it.
     pub unpriced: AtomicU64,
 }
 
