@@ -293,10 +293,7 @@ impl Prompts {
             env.add_template_owned(agent.name().to_string(), text)
                 .map_err(|source| PromptError::Compile {
                     agent,
-                    file: files
-                        .get(&agent)
-                        .map_or(BUILT_IN, String::as_str)
-                        .to_owned(),
+                    file: file_of(&files, agent),
                     source,
                 })?;
         }
@@ -304,10 +301,7 @@ impl Prompts {
     }
 
     fn file(&self, agent: AgentKind) -> String {
-        self.files
-            .get(&agent)
-            .map_or(BUILT_IN, String::as_str)
-            .to_owned()
+        file_of(&self.files, agent)
     }
 
     /// blake3 (first 16 hex digits) of each agent's template text, by agent name: which prompts
@@ -337,6 +331,14 @@ impl Prompts {
         }
         Ok(text)
     }
+}
+
+/// The file an agent's template came from, or `built-in`.
+fn file_of(files: &BTreeMap<AgentKind, String>, agent: AgentKind) -> String {
+    files
+        .get(&agent)
+        .map_or(BUILT_IN, String::as_str)
+        .to_owned()
 }
 
 fn read(agent: AgentKind, path: &Path) -> Result<String, PromptError> {
