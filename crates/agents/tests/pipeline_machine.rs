@@ -75,8 +75,17 @@ fn judge_reply(agent: AgentKind, score: f64) -> Value {
 
 /// Answers every pending judge call with the given scores; returns the keys answered.
 fn judge(run: &mut ScenarioRun, scores: [f64; 4]) -> Vec<String> {
+    judge_with_prompts(run, scores)
+        .into_iter()
+        .map(|(key, _)| key)
+        .collect()
+}
+
+/// Answers every pending judge call with `scores` (in `AgentKind::JUDGES` order); the keys and
+/// prompts of the calls, sorted by key.
+fn judge_with_prompts(run: &mut ScenarioRun, scores: [f64; 4]) -> Vec<(String, String)> {
     let calls = run.pending();
-    let mut keys = Vec::new();
+    let mut answered = Vec::new();
     for call in calls {
         let i = AgentKind::JUDGES
             .iter()
@@ -84,10 +93,10 @@ fn judge(run: &mut ScenarioRun, scores: [f64; 4]) -> Vec<String> {
             .expect("a judge call");
         run.absorb(&call.key, ok(judge_reply(call.agent, scores[i])))
             .expect("known key");
-        keys.push(call.key.to_string());
+        answered.push((call.key.to_string(), call.request.messages[0].content.clone()));
     }
-    keys.sort();
-    keys
+    answered.sort();
+    answered
 }
 
 fn write(run: &mut ScenarioRun, expected: AgentKind, reply: Value) -> String {
@@ -295,12 +304,31 @@ fn an_invalid_judge_reply_is_asked_again_then_fails_the_scenario() {
     let id = s.id.clone();
     let mut run = ScenarioRun::new(pipeline(RatioJudgeMode::Llm, 2), s);
     write(&mut run, AgentKind::Generator, batch("g"));
-    judge(&mut run, [12.0, 9.0, 9.0, 9.0]);
-    // Only the fluency judge is asked again, with the same request.
-    let again = judge(&mut run, [11.0, 9.0, 9.0, 9.0]);
-    assert_eq!(again, [format!("{id}:0:fluency~2")]);
-    let last = judge(&mut run, [10.5, 9.0, 9.0, 9.0]);
-    assert_eq!(last, [format!("{id}:0:fluency~3")]);
+    let first = judge_with_prompts(&mut run, [12.0, 9.0, 9.0, 9.0]);
+    let fluency = |calls: &[(String, String)]| {
+        calls
+            .iter()
+            .find(|(key, _)| key.contains(":fluency"))
+            .map(|(_, prompt)| prompt.clone())
+            .expect("a fluency call")
+    };
+    let first_prompt = fluency(&first);
+    assert!(!first_prompt.contains("retry"), "{first_prompt}");
+    // Only the fluency judge is asked again. Its prompt keeps the first one as its prefix (for
+    // prefix caches) and ends with the reason: a deterministic server (the embedded model at
+    // temperature 0) would answer the same request with the same invalid reply.
+    let again = judge_with_prompts(&mut run, [11.0, 9.0, 9.0, 9.0]);
+    assert_eq!(again.len(), 1);
+    assert_eq!(again[0].0, format!("{id}:0:fluency~2"));
+    let second_prompt = fluency(&again);
+    assert!(second_prompt.starts_with(&first_prompt), "{second_prompt}");
+    let tail = &second_prompt[first_prompt.len()..];
+    assert!(tail.contains("This is retry 1:"), "{tail}");
+    assert!(tail.contains("outside 0–10"), "the reason is given: {tail}");
+    let last = judge_with_prompts(&mut run, [10.5, 9.0, 9.0, 9.0]);
+    assert_eq!(last.len(), 1);
+    assert_eq!(last[0].0, format!("{id}:0:fluency~3"));
+    assert!(fluency(&last).contains("This is retry 2:"));
     assert!(run.is_done());
     match run.finish() {
         RunOutcome::Failed(f) => assert!(f.reason.contains("outside 0–10"), "{}", f.reason),

@@ -14,7 +14,9 @@
 //!   attempt (not accepted) and notes why.
 //! - The refined batch replaces the text and all four judges run again on it.
 //! - A judge's invalid reply (after the transport's repair round, or outside 0–10) is asked
-//!   again, up to `max_write_tries` in all. A judge's transport error, or invalid replies beyond
+//!   again, up to `max_write_tries` in all, with the reason at the end of the prompt (a
+//!   deterministic server would repeat the same reply to the same request). A judge's transport
+//!   error, or invalid replies beyond
 //!   that bound, fail the scenario: it goes to the errors file and is retried by the next run.
 
 use std::collections::BTreeMap;
@@ -310,8 +312,8 @@ struct Judging {
     naturalness: Option<NaturalnessResult>,
     ratio: Option<RatioVerdict>,
     socio: Option<SocioCulturalResult>,
-    /// Each judge's request and the tries spent, so an invalid reply can be asked again.
-    requests: Vec<(AgentKind, ChatRequest, u32)>,
+    /// The tries each judge asked has spent, so an invalid reply can be asked again.
+    tries: Vec<(AgentKind, u32)>,
 }
 
 /// One scenario's state machine. See the module docs.
@@ -581,35 +583,42 @@ impl ScenarioRun {
         }
     }
 
-    /// Asks a judge again after an invalid reply (the same request: faults such as truncated
-    /// JSON are transient), up to `max_write_tries` in all; then the scenario fails.
+    /// Asks a judge again after an invalid reply, up to `max_write_tries` in all; then the
+    /// scenario fails. The prompt is rendered again with `retry` and `retry_reason` (the built-in
+    /// judges end with them): a deterministic server (the embedded model at temperature 0, any
+    /// server with a fixed seed) would otherwise answer the same request with the same reply,
+    /// paid for again and as invalid.
     fn retry_judge(&mut self, agent: AgentKind, reason: String) {
         let max = self.pipeline.settings.max_write_tries;
-        let id = &self.scenario.id;
-        let retry = self.current.as_mut().and_then(|c| {
-            let number = c.number;
-            let (_, request, tries) = c.requests.iter_mut().find(|(a, _, _)| *a == agent)?;
-            *tries += 1;
-            (*tries < max).then(|| {
-                (
-                    CallKey::new(id.clone(), number, agent).with_try(*tries + 1),
-                    request.clone(),
-                )
-            })
-        });
-        match retry {
-            Some((key, request)) => {
-                self.notes
-                    .push(format!("{agent} asked again after: {reason}"));
-                self.awaiting.push(key.clone());
-                self.outbox.push(AgentCall {
-                    key,
-                    agent,
-                    request,
-                });
-            }
-            None => self.fail(format!("{agent}: {reason}"), Some(agent), false),
+        let Some(c) = self.current.as_mut() else {
+            return;
+        };
+        let Some((_, tries)) = c.tries.iter_mut().find(|(a, _)| *a == agent) else {
+            return;
+        };
+        *tries += 1;
+        let retry = *tries;
+        if retry >= max {
+            self.fail(format!("{agent}: {reason}"), Some(agent), false);
+            return;
         }
+        let number = c.number;
+        self.notes
+            .push(format!("{agent} asked again after: {reason}"));
+        let prompt = {
+            let Some(c) = self.current.as_ref() else {
+                return;
+            };
+            let reason = brief(&reason);
+            let ctx = PromptContext {
+                retry,
+                retry_reason: Some(&reason),
+                ..PromptContext::judge(self.facts(), &c.instances, c.measurement.as_ref())
+            };
+            self.pipeline.prompts.render(agent, &ctx)
+        };
+        let key = CallKey::new(self.scenario.id.clone(), number, agent).with_try(retry + 1);
+        self.queue(key, prompt);
     }
 
     fn retry_write(&mut self, agent: AgentKind, reason: String) {
@@ -668,9 +677,15 @@ impl ScenarioRun {
             (measured.as_ref(), "measured texts"),
             (None, "texts that could not be measured"),
         ] {
-            let ctx = PromptContext::judge(facts, &texts, measurement);
-            for judge in AgentKind::JUDGES {
-                render(judge, &ctx, case)?;
+            for (retry, reason, try_case) in tries {
+                let ctx = PromptContext {
+                    retry,
+                    retry_reason: reason,
+                    ..PromptContext::judge(facts, &texts, measurement)
+                };
+                for judge in AgentKind::JUDGES {
+                    render(judge, &ctx, &format!("{case}, {try_case}"))?;
+                }
             }
             let share = measurement.and_then(|m| m.embedded_ratio);
             let cs_ratio = match (settings.ratio_judge, share, self.target) {
@@ -800,6 +815,7 @@ impl ScenarioRun {
 
     fn queue_write(&mut self, agent: AgentKind, tries: u32, reason: Option<String>) {
         self.stage = Stage::Writing { agent, tries };
+        let reason = reason.as_deref().map(brief);
         let facts = self.facts();
         let ctx = match (agent, self.attempts.last()) {
             (AgentKind::Refiner, Some(last)) => PromptContext::refiner(
@@ -864,7 +880,7 @@ impl ScenarioRun {
             naturalness: None,
             ratio: None,
             socio: None,
-            requests: Vec::new(),
+            tries: Vec::new(),
         };
         let mode = self.pipeline.settings.ratio_judge;
         let measured_only = mode == RatioJudgeMode::Measured && judging.measured_score.is_some();
@@ -896,9 +912,7 @@ impl ScenarioRun {
             if !self.queue(key, prompt) {
                 return;
             }
-            if let (Some(call), Some(c)) = (self.outbox.last(), self.current.as_mut()) {
-                c.requests.push((judge, call.request.clone(), 0));
-            }
+            self.with_current(|c| c.tries.push((judge, 0)));
         }
     }
 
@@ -1108,4 +1122,32 @@ fn measured_verdict(c: &Judging, target: Option<f64>) -> Option<RatioVerdict> {
         measured,
         target.unwrap_or(f64::NAN),
     ))
+}
+
+/// Most characters of a rejection reason put in a prompt asked again: a validator's message can
+/// quote the whole rejected value, which would bloat every later prompt.
+const REASON_IN_PROMPT: usize = 300;
+
+/// `reason` cut to [`REASON_IN_PROMPT`] characters, marked with `…` where cut.
+fn brief(reason: &str) -> String {
+    match reason.char_indices().nth(REASON_IN_PROMPT) {
+        Some((end, _)) => format!("{}…", &reason[..end]),
+        None => reason.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reason_put_in_a_prompt_is_cut_at_a_character_boundary() {
+        assert_eq!(brief("short"), "short");
+        let long = "é".repeat(REASON_IN_PROMPT + 50);
+        let cut = brief(&long);
+        assert_eq!(cut.chars().count(), REASON_IN_PROMPT + 1);
+        assert!(cut.ends_with('…'));
+        let exact = "x".repeat(REASON_IN_PROMPT);
+        assert_eq!(brief(&exact), exact);
+    }
 }

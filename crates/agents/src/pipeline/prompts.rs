@@ -67,9 +67,9 @@ pub struct PromptContext<'a> {
     /// `target_ratio`, `min_instances`, `max_instances`.
     #[serde(flatten)]
     pub scenario: ScenarioFacts<'a>,
-    /// 0, or the number of the try for a write asked again.
+    /// 0, or the number of the try for a write or a judge asked again.
     pub retry: u32,
-    /// Why the previous write was rejected.
+    /// Why the previous reply was rejected (at most 300 characters).
     pub retry_reason: Option<&'a str>,
     /// The texts judged (judges) or to rewrite (refiner).
     pub instances: &'a [String],
