@@ -10,6 +10,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tokio_util::sync::CancellationToken;
 
 use agents::pipeline::RunStats;
+use agents::report::terminal::spend;
 
 /// How often the plain progress line is printed when stderr is not a terminal.
 const LINE_EVERY: Duration = Duration::from_secs(5);
@@ -48,7 +49,7 @@ struct Snapshot {
     tokens: u64,
     /// Generated tokens per second since the start.
     tok_per_s: f64,
-    cost: f64,
+    cost: String,
 }
 
 fn snapshot(stats: &RunStats, total: u64, started: Instant) -> Snapshot {
@@ -65,7 +66,7 @@ fn snapshot(stats: &RunStats, total: u64, started: Instant) -> Snapshot {
             + stats.completion_tokens.load(Ordering::Relaxed),
         tok_per_s: stats.completion_tokens.load(Ordering::Relaxed) as f64
             / started.elapsed().as_secs_f64().max(1e-3),
-        cost: stats.cost_usd(),
+        cost: spend(stats.cost_usd(), stats.unpriced.load(Ordering::Relaxed)),
     }
 }
 
@@ -80,7 +81,7 @@ async fn bar(stats: Arc<RunStats>, total: u64, stop: CancellationToken) {
         pb.set_length(s.done + s.remaining);
         pb.set_position(s.done);
         pb.set_message(format!(
-            "accepted {} failed {} tokens {} ({:.1} tok/s) ${:.4}",
+            "accepted {} failed {} tokens {} ({:.1} tok/s) {}",
             s.accepted, s.failed, s.tokens, s.tok_per_s, s.cost
         ));
         tokio::select! {
@@ -107,7 +108,7 @@ async fn lines(stats: Arc<RunStats>, total: u64, stop: CancellationToken) {
             "?".into()
         };
         errln!(
-            "progress: {}/{} done, {} accepted, {} failed, {rate:.1}/s, ETA {eta}, {} tokens ({:.1} generated tok/s), ${:.4}",
+            "progress: {}/{} done, {} accepted, {} failed, {rate:.1}/s, ETA {eta}, {} tokens ({:.1} generated tok/s), {}",
             s.done,
             s.done + s.remaining,
             s.accepted,

@@ -264,6 +264,17 @@ pub fn usd(amount: f64) -> String {
     }
 }
 
+/// The spend so far, for a progress line: [`usd`], marked `+ ?` when some paid replies had no
+/// price (`$?` when none had one), so an unpriced model never reads as free.
+#[must_use]
+pub fn spend(cost: f64, unpriced: u64) -> String {
+    match (unpriced, cost == 0.0) {
+        (0, _) => usd(cost),
+        (_, true) => "$? (no price)".to_owned(),
+        (_, false) => format!("{} + ?", usd(cost)),
+    }
+}
+
 /// What `run` prints when it ends: counts, calls and cost, the output's acceptance and judge
 /// means, the score histogram, the lowest-scoring parameter values, and where failures went.
 #[must_use]
@@ -391,7 +402,7 @@ pub fn run_end(
 
 #[cfg(test)]
 mod tests {
-    use super::usd;
+    use super::{spend, usd};
 
     #[test]
     fn small_amounts_keep_their_digits() {
@@ -400,5 +411,13 @@ mod tests {
         assert_eq!(usd(151.234), "$151.23");
         assert_eq!(usd(0.0), "$0.00");
         assert_eq!(usd(0.000_000_1), "$1.0e-7");
+    }
+
+    #[test]
+    fn a_spend_with_unpriced_replies_never_reads_as_free() {
+        assert_eq!(spend(0.0, 0), "$0.00");
+        assert_eq!(spend(1.5, 0), "$1.50");
+        assert_eq!(spend(0.0, 3), "$? (no price)");
+        assert_eq!(spend(1.5, 1), "$1.50 + ?");
     }
 }
