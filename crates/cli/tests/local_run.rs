@@ -53,6 +53,9 @@ fn run_one_scenario_on_the_local_model() {
         .expect("the binary runs");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("provider local"), "{stderr}");
+    // The embedded model is free: no reply of it reads as unpriced.
+    assert!(!stderr.contains("no price"), "{stderr}");
+    assert!(!stderr.contains("+ unknown"), "{stderr}");
     let text = std::fs::read_to_string(&out)
         .unwrap_or_else(|e| panic!("no output ({e}); exit {:?}\n{stderr}", output.status.code()));
     let records: Vec<Value> = text

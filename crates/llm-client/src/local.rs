@@ -295,6 +295,8 @@ impl ChatModel for LocalModel {
                 tool_calls,
                 finish_reason,
                 usage,
+                // Free, not unpriced: the run's summary and progress ask for a price otherwise.
+                cost_usd: Some(0.0),
                 latency_ms,
                 ..ChatResponse::default()
             })
@@ -315,7 +317,8 @@ fn parse_and_validate(
         repairs: 0,
         raw: text.to_owned(),
         usage,
-        cost_usd: None,
+        // The embedded model costs nothing: free, not unpriced (which the summary flags).
+        cost_usd: Some(0.0),
     };
     let value: Value = serde_json::from_str(text).map_err(|e| {
         if *finish == FinishReason::Length {

@@ -103,6 +103,8 @@ async fn a_judge_request_gets_schema_valid_json_and_real_token_counts() {
         "the grammar ends the object before the cap"
     );
     assert_eq!(resp.model, "SmolLM2-135M-Instruct.Q4_1");
+    // Free, not unpriced: the run's summary must not ask for a price.
+    assert_eq!(resp.cost_usd, Some(0.0));
 
     assert!(
         !resp.usage.estimated,
@@ -133,12 +135,13 @@ async fn the_token_cap_bounds_the_reply_and_a_cut_json_is_invalid_output() {
             repairs: 0,
             raw,
             usage,
-            ..
+            cost_usd,
         }) => {
             assert_eq!(
                 usage.completion_tokens, 6,
                 "the cut reply's tokens are counted"
             );
+            assert_eq!(cost_usd, Some(0.0), "a local reply is free, not unpriced");
             assert!(reason.contains("token cap"), "{reason}");
             assert!(
                 raw.starts_with('{'),
