@@ -153,6 +153,8 @@ fn local_model(root: &Path, tests_only: bool) -> anyhow::Result<()> {
     let mut test = vec!["test", "--release"];
     test.extend(LOCAL_PACKAGES);
     test.extend([
+        // The scheduler's unit tests compare its sampling with llama.cpp's own samplers.
+        "--lib",
         "--test",
         "local_offline",
         "--test",

@@ -93,7 +93,10 @@ fn judge_with_prompts(run: &mut ScenarioRun, scores: [f64; 4]) -> Vec<(String, S
             .expect("a judge call");
         run.absorb(&call.key, ok(judge_reply(call.agent, scores[i])))
             .expect("known key");
-        answered.push((call.key.to_string(), call.request.messages[0].content.clone()));
+        answered.push((
+            call.key.to_string(),
+            call.request.messages[0].content.clone(),
+        ));
     }
     answered.sort();
     answered

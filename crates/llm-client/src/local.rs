@@ -118,6 +118,9 @@ pub struct LocalStats {
     pub generation_steps: u64,
     /// See `generation_steps`.
     pub generation_steps_ms: u64,
+    /// Of the step figures above, the milliseconds spent choosing tokens from the logits
+    /// (penalty, greedy or sampled choice, grammar) rather than in `llama_decode`.
+    pub sampling_ms: u64,
 }
 
 /// Why the local model could not be loaded or used.

@@ -26,12 +26,12 @@ use llama_cpp_2::model::params::LlamaModelParams;
 use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
 use llama_cpp_2::sampling::LlamaSampler;
 
-use super::scheduler::{self, Job, PROMPT_CHUNK, Samplers, Sampling};
+use super::scheduler::{self, Job, PROMPT_CHUNK, Penalty, Samplers, Sampling};
 use super::{LocalConfig, LocalError, grammar_for_schema};
 use crate::{ChatRequest, FinishReason, LlmError, Message, Role};
 
 /// How many recent tokens the repetition penalty looks at.
-const PENALTY_WINDOW: i32 = 64;
+const PENALTY_WINDOW: usize = 64;
 
 /// llama.cpp allows one backend per process; it lives as long as the process.
 static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
@@ -76,6 +76,7 @@ pub(super) struct Counters {
     pub(super) prompt_steps_us: AtomicU64,
     pub(super) generation_steps: AtomicU64,
     pub(super) generation_steps_us: AtomicU64,
+    pub(super) sampling_us: AtomicU64,
 }
 
 impl Counters {
@@ -92,6 +93,7 @@ impl Counters {
             prompt_steps_ms: get(&self.prompt_steps_us) / 1000,
             generation_steps: get(&self.generation_steps),
             generation_steps_ms: get(&self.generation_steps_us) / 1000,
+            sampling_ms: get(&self.sampling_us) / 1000,
         }
     }
 }
@@ -429,10 +431,9 @@ impl Shared {
             None => None,
         };
         let penalty = self.config.repeat_penalty;
-        let penalties =
-            (penalty.is_finite() && penalty > 0.0 && (penalty - 1.0).abs() > f32::EPSILON).then(
-                || LlamaSampler::penalties(self.model.n_vocab(), PENALTY_WINDOW, penalty, 0.0, 0.0),
-            );
+        let penalty =
+            (penalty.is_finite() && penalty > 0.0 && (penalty - 1.0).abs() > f32::EPSILON)
+                .then(|| Penalty::new(penalty, PENALTY_WINDOW));
         let (pick, greedy) = match sampling.temperature {
             Some(t) if t > 0.0 => {
                 let seed = sampling.seed;
@@ -447,7 +448,8 @@ impl Shared {
         };
         Ok(Samplers {
             grammar,
-            penalties,
+            penalty,
+            scratch: Vec::new(),
             pick,
             greedy,
             resampled: 0,
