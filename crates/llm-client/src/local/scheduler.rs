@@ -399,6 +399,9 @@ impl Scheduler<'_> {
         stats
             .most_sequences_in_a_step
             .fetch_max(sequences, Ordering::Relaxed);
+        // A GPU decodes asynchronously: wait for it here, so the sampling time below is the
+        // choosing of tokens and not the decode.
+        ctx.synchronize();
         let vocab = self.shared.model.vocab();
         let sampling = Instant::now();
         for slot in &mut self.slots {
