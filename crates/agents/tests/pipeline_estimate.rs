@@ -67,6 +67,12 @@ fn measured_ratio_judge_saves_a_call_and_unpriced_models_are_named() {
     assert_eq!(e.cost_usd, None);
     assert_eq!(e.unpriced_models, ["gpt-4o-mini"]);
     assert!(render_estimate(&e).contains("no price for gpt-4o-mini"));
+    // No refinement: 0, not the empty sum's -0.
+    assert!(
+        render_estimate(&e).contains("→ 0.00 refinements per scenario"),
+        "{}",
+        render_estimate(&e)
+    );
 }
 
 #[test]

@@ -379,6 +379,54 @@ fn a_judge_recovering_on_retry_completes_the_scenario() {
 }
 
 #[test]
+fn a_judge_failing_on_paid_invalid_output_names_its_model_in_the_failure() {
+    let mut run = ScenarioRun::new(pipeline(RatioJudgeMode::Llm, 0), scenario());
+    write(&mut run, AgentKind::Generator, batch("g"));
+    let invalid = || LlmError::InvalidOutput {
+        reason: "reply is not JSON".into(),
+        repairs: 1,
+        raw: "{".into(),
+        usage: Usage {
+            prompt_tokens: 100,
+            completion_tokens: 10,
+            estimated: false,
+        },
+        cost_usd: None,
+    };
+    // Every fluency try is paid and invalid; the other judges answer.
+    while !run.is_done() {
+        let calls = run.pending();
+        assert!(
+            !calls.is_empty(),
+            "a call is pending until the scenario ends"
+        );
+        for call in calls {
+            let reply = if call.agent == AgentKind::Fluency {
+                Err(invalid())
+            } else {
+                ok(judge_reply(call.agent, 9.0))
+            };
+            run.absorb(&call.key, reply).expect("known key");
+        }
+    }
+    match run.finish() {
+        RunOutcome::Failed(f) => {
+            assert_eq!(f.agent, Some(AgentKind::Fluency));
+            // The paid, unusable replies are accounted, and their model named: a user reading
+            // the errors file can price it.
+            assert!(f.totals.usage.prompt_tokens >= 300, "{:?}", f.totals.usage);
+            assert_eq!(
+                f.totals.models.get("fluency").map(String::as_str),
+                Some("gpt-4o-mini"),
+                "{:?}",
+                f.totals.models
+            );
+        }
+        RunOutcome::Finished(_) => panic!("must fail"),
+    }
+}
+
+#[test]
 fn measured_mode_scores_the_ratio_without_a_call() {
     let mut run = ScenarioRun::new(pipeline(RatioJudgeMode::Measured, 0), scenario());
     write(&mut run, AgentKind::Generator, batch("g"));

@@ -427,6 +427,37 @@ async fn an_estimate_above_the_budget_refuses_to_start() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_budget_does_not_price_the_free_embedded_model() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("local.jsonl");
+    // Any existing file will do: the budget is checked before the model is loaded.
+    let model = dir.path().join("model.gguf");
+    std::fs::write(&model, b"GGUF").expect("write");
+    let mut cmd = tokio::process::Command::new(BIN);
+    for (key, _) in std::env::vars() {
+        if key.starts_with("SCENARIO_ENGINE") {
+            cmd.env_remove(key);
+        }
+    }
+    let o = cmd
+        .arg("run")
+        .arg(fixture("switchlingua.yaml"))
+        .arg("--out")
+        .arg(&out)
+        .args(["--provider", "local", "--model-path"])
+        .arg(&model)
+        .args(["--budget", "0.0000001", "--limit", "10000"])
+        .output()
+        .await
+        .expect("runs");
+    let err = stderr(&o);
+    // It then fails to load the stand-in file (or, without the feature, the model is not built
+    // in), but never for the budget: the embedded model costs nothing.
+    assert!(!err.contains("budget"), "{err}");
+    assert!(!err.contains("estimate"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bad_setting_exits_2_naming_the_key() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("bad.jsonl");

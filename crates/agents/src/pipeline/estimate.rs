@@ -89,7 +89,11 @@ pub fn estimate(
 ) -> Estimate {
     let s = pipeline.settings();
     let rate = assumptions.refine_rate.clamp(0.0, 1.0);
-    let refinements: f64 = (1..=s.max_refinements).map(|k| rate.powi(k as i32)).sum();
+    // `+ 0.0`: an empty sum of floats is -0.0, printed "-0.00".
+    let refinements = (1..=s.max_refinements)
+        .map(|k| rate.powi(k as i32))
+        .sum::<f64>()
+        + 0.0;
     let judges: Vec<AgentKind> = AgentKind::JUDGES
         .into_iter()
         .filter(|j| !(*j == AgentKind::CsRatio && s.ratio_judge == RatioJudgeMode::Measured))

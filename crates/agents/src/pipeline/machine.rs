@@ -452,6 +452,13 @@ impl ScenarioRun {
             Err(err) => {
                 if let Some((usage, cost)) = err.spent() {
                     self.totals.add_spend(usage, cost);
+                    // Paid for, so the model is named (the one asked: no usable reply named it),
+                    // also in the errors file of a scenario that fails for it.
+                    let asked = &self.pipeline.settings.agents.get(agent).model;
+                    self.totals
+                        .models
+                        .entry(agent.name().to_owned())
+                        .or_insert_with(|| asked.clone());
                 }
                 if let LlmError::InvalidOutput { repairs, .. } = &err {
                     self.totals.repairs += repairs;
@@ -1128,12 +1135,16 @@ fn measured_verdict(c: &Judging, target: Option<f64>) -> Option<RatioVerdict> {
 /// quote the whole rejected value, which would bloat every later prompt.
 const REASON_IN_PROMPT: usize = 300;
 
-/// `reason` cut to [`REASON_IN_PROMPT`] characters, marked with `…` where cut.
+/// `reason` in at most [`REASON_IN_PROMPT`] characters, ending with `…` where it was cut.
 fn brief(reason: &str) -> String {
-    match reason.char_indices().nth(REASON_IN_PROMPT) {
-        Some((end, _)) => format!("{}…", &reason[..end]),
-        None => reason.to_owned(),
+    if reason.chars().count() <= REASON_IN_PROMPT {
+        return reason.to_owned();
     }
+    let end = reason
+        .char_indices()
+        .nth(REASON_IN_PROMPT - 1)
+        .map_or(reason.len(), |(i, _)| i);
+    format!("{}…", &reason[..end])
 }
 
 #[cfg(test)]
@@ -1145,9 +1156,11 @@ mod tests {
         assert_eq!(brief("short"), "short");
         let long = "é".repeat(REASON_IN_PROMPT + 50);
         let cut = brief(&long);
-        assert_eq!(cut.chars().count(), REASON_IN_PROMPT + 1);
+        assert_eq!(cut.chars().count(), REASON_IN_PROMPT);
         assert!(cut.ends_with('…'));
         let exact = "x".repeat(REASON_IN_PROMPT);
         assert_eq!(brief(&exact), exact);
+        let over = "x".repeat(REASON_IN_PROMPT + 1);
+        assert_eq!(brief(&over).chars().count(), REASON_IN_PROMPT);
     }
 }

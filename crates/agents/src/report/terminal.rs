@@ -264,7 +264,7 @@ pub fn usd(amount: f64) -> String {
     }
 }
 
-/// The spend so far, for a progress line: [`usd`], marked `+ ?` when some paid replies had no
+/// The spend so far, for a progress line: [`usd`], marked `+ ?` when some paid calls had no
 /// price (`$?` when none had one), so an unpriced model never reads as free.
 #[must_use]
 pub fn spend(cost: f64, unpriced: u64) -> String {
@@ -305,8 +305,8 @@ pub fn run_end(
         match stats.unpriced.load(Relaxed) {
             0 => String::new(),
             n => format!(
-                " + unknown ({n} paid repl{} had no price: set `prices` for the model)",
-                if n == 1 { "y" } else { "ies" }
+                " + unknown ({n} paid call{} had no price: set `prices` for the model)",
+                if n == 1 { "" } else { "s" }
             ),
         },
         provider,

@@ -154,6 +154,14 @@ pub struct Explicit {
     pub local: LocalSettings,
 }
 
+impl Explicit {
+    /// Whether the embedded model was asked for by name (`--provider local`).
+    #[must_use]
+    pub fn local_named(&self) -> bool {
+        self.provider == Some(ProviderName::Local)
+    }
+}
+
 /// Which rule chose the provider (shown to the user).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
@@ -187,6 +195,12 @@ pub enum Resolved {
 }
 
 impl Resolved {
+    /// Whether the embedded model answers (it is free: a budget has nothing to limit).
+    #[must_use]
+    pub fn is_local(&self) -> bool {
+        matches!(self, Self::Local { .. })
+    }
+
     /// A short description for the user: provider, endpoint (credentials redacted) or file, and
     /// why.
     #[must_use]

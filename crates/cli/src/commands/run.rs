@@ -86,14 +86,17 @@ pub(crate) fn flags(args: &Args) -> FlagOverrides {
 }
 
 /// Refuses to start when the estimated cost of the selection exceeds the budget (at the Batch
-/// API's price with `batch`, which is what such a run pays).
+/// API's price with `batch`, which is what such a run pays). The embedded model is free.
 fn check_budget(
     settings: &RunSettings,
     config: &scenarios::ScenarioConfig,
     pipeline: &Arc<agents::pipeline::Pipeline>,
     batch: bool,
 ) -> Result<(), CliError> {
-    let Some(budget) = settings.budget else {
+    let explicit = settings.explicit_provider();
+    let local =
+        explicit.local_named() || provider::resolve_from_env(&explicit).is_ok_and(|r| r.is_local());
+    let Some(budget) = settings.budget.filter(|_| !local) else {
         return Ok(());
     };
     let est = agents::plan::estimate_selection(config, pipeline, &settings.price_table());
