@@ -386,7 +386,11 @@ impl Client {
         let mut repair_notes = Vec::new();
         loop {
             let (text, other_calls) = structured_text(&answer.parsed, schema, mode);
-            match self.interpret(&text, schema) {
+            let finish = &answer.parsed.finish_reason;
+            match self
+                .interpret(&text, schema)
+                .map_err(|reason| cut_short(reason, finish))
+            {
                 Ok((json, mut coercions)) => {
                     repair_notes.append(&mut coercions);
                     let finish_reason = match answer.parsed.finish_reason {
@@ -972,9 +976,31 @@ fn error_chain(e: &dyn std::error::Error) -> String {
     out
 }
 
+/// An invalid structured reply's reason, saying so when the server cut the reply at its token
+/// limit (`finish_reason: "length"`): the JSON was not wrong, it was unfinished, and the repair
+/// request then asks for a shorter answer rather than for other JSON.
+fn cut_short(reason: String, finish: &FinishReason) -> String {
+    if *finish == FinishReason::Length {
+        format!(
+            "the reply was cut at max_tokens before the JSON was complete ({reason}); answer shorter"
+        )
+    } else {
+        reason
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reply_cut_at_the_token_limit_says_so() {
+        let cut = cut_short("EOF while parsing a string".into(), &FinishReason::Length);
+        assert!(cut.starts_with("the reply was cut at max_tokens"), "{cut}");
+        assert!(cut.contains("EOF while parsing a string"), "{cut}");
+        let whole = cut_short("schema violation: x".into(), &FinishReason::Stop);
+        assert_eq!(whole, "schema violation: x");
+    }
 
     #[test]
     fn client_is_shareable_and_debug_hides_the_key() {
