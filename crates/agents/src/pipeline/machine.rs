@@ -597,24 +597,21 @@ impl ScenarioRun {
     /// paid for again and as invalid.
     fn retry_judge(&mut self, agent: AgentKind, reason: String) {
         let max = self.pipeline.settings.max_write_tries;
-        let Some(c) = self.current.as_mut() else {
-            return;
-        };
-        let Some((_, tries)) = c.tries.iter_mut().find(|(a, _)| *a == agent) else {
-            return;
-        };
-        *tries += 1;
-        let retry = *tries;
-        if retry >= max {
+        let spent = self.current.as_mut().and_then(|c| {
+            let (_, tries) = c.tries.iter_mut().find(|(a, _)| *a == agent)?;
+            *tries += 1;
+            Some((*tries, c.number))
+        });
+        // Out of tries (or a judge this attempt never asked): the scenario fails with the reason.
+        let Some((retry, number)) = spent.filter(|&(retry, _)| retry < max) else {
             self.fail(format!("{agent}: {reason}"), Some(agent), false);
             return;
-        }
-        let number = c.number;
+        };
         self.notes
             .push(format!("{agent} asked again after: {reason}"));
         let prompt = {
             let Some(c) = self.current.as_ref() else {
-                return;
+                return self.fail(format!("{agent}: {reason}"), Some(agent), false);
             };
             let reason = brief(&reason);
             let ctx = PromptContext {
