@@ -597,30 +597,30 @@ impl ScenarioRun {
     /// paid for again and as invalid.
     fn retry_judge(&mut self, agent: AgentKind, reason: String) {
         let max = self.pipeline.settings.max_write_tries;
-        let spent = self.current.as_mut().and_then(|c| {
-            let (_, tries) = c.tries.iter_mut().find(|(a, _)| *a == agent)?;
-            *tries += 1;
-            Some((*tries, c.number))
+        // The next try's number and prompt, when a try is left for a judge this attempt asked.
+        let next = self.current.as_ref().and_then(|c| {
+            let retry = c.tries.iter().find(|(a, _)| *a == agent)?.1 + 1;
+            (retry < max).then(|| {
+                let reason = brief(&reason);
+                let ctx = PromptContext {
+                    retry,
+                    retry_reason: Some(&reason),
+                    ..PromptContext::judge(self.facts(), &c.instances, c.measurement.as_ref())
+                };
+                (retry, c.number, self.pipeline.prompts.render(agent, &ctx))
+            })
         });
-        // Out of tries (or a judge this attempt never asked): the scenario fails with the reason.
-        let Some((retry, number)) = spent.filter(|&(retry, _)| retry < max) else {
+        let Some((retry, number, prompt)) = next else {
             self.fail(format!("{agent}: {reason}"), Some(agent), false);
             return;
         };
+        self.with_current(|c| {
+            if let Some((_, tries)) = c.tries.iter_mut().find(|(a, _)| *a == agent) {
+                *tries = retry;
+            }
+        });
         self.notes
             .push(format!("{agent} asked again after: {reason}"));
-        let prompt = {
-            let Some(c) = self.current.as_ref() else {
-                return self.fail(format!("{agent}: {reason}"), Some(agent), false);
-            };
-            let reason = brief(&reason);
-            let ctx = PromptContext {
-                retry,
-                retry_reason: Some(&reason),
-                ..PromptContext::judge(self.facts(), &c.instances, c.measurement.as_ref())
-            };
-            self.pipeline.prompts.render(agent, &ctx)
-        };
         let key = CallKey::new(self.scenario.id.clone(), number, agent).with_try(retry + 1);
         self.queue(key, prompt);
     }
