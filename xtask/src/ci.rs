@@ -89,7 +89,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         )?;
     }
     // The shipped word lists are exactly what their pinned source gives.
-    eprintln!("\n==> lexicon: verify crates/scoring/data/lexicon against wordfreq (PyPI)");
+    eprintln!("\n==> lexicon: verify crates/codeswitch/data/lexicon against wordfreq (PyPI)");
     crate::lexicon::run(crate::lexicon::Args { check: true })?;
     // The README's test command.
     cargo(

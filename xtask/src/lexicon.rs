@@ -1,4 +1,4 @@
-//! `cargo xtask lexicon`: builds the word lists `scoring::codeswitch` uses to tag romanized
+//! `cargo xtask lexicon`: builds the word lists `codeswitch` uses to tag romanized
 //! Hindi (Hinglish) against English, from a pinned, documented source, and `--check` verifies
 //! that the committed files are exactly what the source gives (CI runs the check).
 //!
@@ -33,7 +33,7 @@ const MAX_VARIANTS: usize = 12;
 const EXTRA_SPELLINGS: &str = "xtask/data/hinglish-spellings.txt";
 
 /// Where the lists live, relative to the workspace root.
-const DATA_DIR: &str = "crates/scoring/data/lexicon";
+const DATA_DIR: &str = "crates/codeswitch/data/lexicon";
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {

@@ -12,7 +12,7 @@
 //!
 //! When moto cannot be installed or started it fails under CI (`CI` set), so a broken install
 //! never passes silently, and skips with the reason elsewhere; the protocol is also tested
-//! against an in-memory store in `cargo test` (`agents::taskrun::store`).
+//! against an in-memory store in `cargo test` (`taskrun::store`).
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};

@@ -12,8 +12,8 @@
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
-use agents::pipeline::PipelineSettings;
-use agents::pipeline::record::{RecordSettings, SCHEMA_VERSION, ScenarioRecord};
+use agents::PipelineSettings;
+use runlog::record::{RecordSettings, SCHEMA_VERSION, ScenarioRecord};
 use serde_json::json;
 
 const TOPICS: [&str; 12] = [

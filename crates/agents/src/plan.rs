@@ -14,7 +14,7 @@ use scenarios::{ConfigKind, Format, Scenario, ScenarioConfig};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::pipeline::{Assumptions, Estimate, Pipeline, estimate, plan_batch, render_estimate};
+use crate::{Assumptions, Estimate, Pipeline, estimate, plan_batch, render_estimate};
 
 /// How many scenarios a plan shows.
 const FIRST_SCENARIOS: usize = 5;

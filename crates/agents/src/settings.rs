@@ -14,10 +14,9 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::pipeline::{
-    AgentKind, AgentSet, AgentSettings, PerAgent, Pipeline, PipelineSettings, RatioJudgeMode,
-};
+use crate::{AgentSet, AgentSettings, PerAgent, Pipeline, PipelineSettings};
 use llm_client::{ClientConfig, Limits, PriceTable, ProviderConfig, RetryPolicy, StructuredMode};
+use runlog::{AgentKind, RatioJudgeMode};
 use scoring::JudgeWeights;
 
 use provider::{BaseUrls, Explicit, LocalSettings, ProviderName};
@@ -203,9 +202,9 @@ pub struct RunSettings {
     /// Sampling seed sent with every request.
     pub seed: Option<u64>,
     /// The deterministic accept gate: `enabled` (default true), `min_switch_points` (default 1).
-    pub gate: crate::pipeline::GateSettings,
+    pub gate: runlog::GateSettings,
     /// Which attempt a record keeps: `last` (default) or `best`.
-    pub keep: crate::pipeline::machine::Keep,
+    pub keep: runlog::Keep,
     /// The response cache.
     pub cache: CacheSettings,
     /// Refuse to start above this estimated cost, stop dispatching when the spend reaches it (USD).
@@ -221,13 +220,13 @@ pub struct RunSettings {
     /// rejects a mode), or one forced mode: `json_schema`, `json_object`, `tool`, `prompt`.
     pub structured_mode: StructuredModeSetting,
     /// Per-request read timeout.
-    #[serde(with = "llm_client::duration_serde")]
+    #[serde(with = "stdx::duration_serde")]
     pub read_timeout: Duration,
     /// The JSONL output file.
     pub output: Option<PathBuf>,
     /// How often a task of a run directory on an object store uploads its part as its
     /// checkpoint (while the part grows; and once more when the task stops short).
-    #[serde(with = "llm_client::duration_serde")]
+    #[serde(with = "stdx::duration_serde")]
     pub checkpoint_every: Duration,
 }
 
@@ -258,7 +257,7 @@ impl Default for RunSettings {
             keep: pipeline.keep,
             cache: CacheSettings::default(),
             budget: None,
-            batch_window: crate::pipeline::batch::DEFAULT_BATCH_WINDOW,
+            batch_window: crate::batch::DEFAULT_BATCH_WINDOW,
             prices: BTreeMap::new(),
             retry: RetryPolicy::default(),
             structured_mode: StructuredModeSetting::Auto,

@@ -6,13 +6,13 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agents::pipeline::{
-    BatchOptions, ExecutorOptions, Pipeline, PipelineSettings, RatioJudgeMode, RunControl,
-    RunStats, SinkConfig, StopReason, batch_state_path, errors_path, open_checkpoint, run_batch,
-    run_online,
+use agents::{
+    BatchOptions, ExecutorOptions, Pipeline, PipelineSettings, RunControl, RunStats, SinkConfig,
+    StopReason, batch_state_path, errors_path, open_checkpoint, run_batch, run_online,
 };
 use fixtures::{BatchItemFault, FakeConfig, FakeServer};
 use llm_client::{BatchClient, BatchConfig, ChatModel, Client, ClientConfig};
+use runlog::RatioJudgeMode;
 use scenarios::Scenario;
 use serde_json::{Value, json};
 
@@ -75,7 +75,7 @@ async fn batch_run(
     out: &Path,
     n: u64,
     options: BatchOptions,
-) -> agents::pipeline::RunReport {
+) -> agents::RunReport {
     run_batch(
         client,
         pipeline(),
@@ -507,7 +507,7 @@ async fn a_resume_with_another_model_asks_again_instead_of_replaying() {
         Arc::new(
             Pipeline::new(PipelineSettings {
                 ratio_judge: RatioJudgeMode::Llm,
-                agents: agents::pipeline::AgentSet::uniform(model),
+                agents: agents::AgentSet::uniform(model),
                 ..PipelineSettings::default()
             })
             .expect("settings"),

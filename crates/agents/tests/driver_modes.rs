@@ -6,10 +6,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use agents::pipeline::{
+use agents::{
     AuditItem, AuditOptions, Backend, BatchOptions, Dispatch, ExecutorOptions, OnlineBackend,
-    Pipeline, PipelineSettings, Policy, Progress, RatioJudgeMode, ReplayBackend, Reply, RunControl,
-    RunOutcome, RunStats, SinkConfig, StopReason, drive, open_checkpoint, run_batch, run_online,
+    Pipeline, PipelineSettings, Policy, Progress, ReplayBackend, Reply, RunControl, RunOutcome,
+    RunStats, SinkConfig, StopReason, drive, open_checkpoint, run_batch, run_online,
 };
 use fixtures::{FakeConfig, FakeServer};
 use futures::future::BoxFuture;
@@ -17,6 +17,7 @@ use llm_client::{
     BatchClient, BatchConfig, ChatModel, ChatRequest, ChatResponse, Client, ClientConfig, LlmError,
     Usage,
 };
+use runlog::RatioJudgeMode;
 use scenarios::Scenario;
 use serde_json::{Value, json};
 

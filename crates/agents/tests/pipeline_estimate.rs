@@ -3,9 +3,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use agents::pipeline::{
-    Assumptions, Pipeline, PipelineSettings, RatioJudgeMode, estimate, render_estimate,
-};
+use agents::{Assumptions, Pipeline, PipelineSettings, estimate, render_estimate};
+use runlog::RatioJudgeMode;
 use scenarios::Scenario;
 use serde_json::json;
 

@@ -4,12 +4,13 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use agents::pipeline::{
-    ExecutorOptions, Pipeline, PipelineSettings, RatioJudgeMode, RunControl, RunStats, SinkConfig,
-    StopReason, open_checkpoint, run_online,
+use agents::{
+    ExecutorOptions, Pipeline, PipelineSettings, RunControl, RunStats, SinkConfig, StopReason,
+    open_checkpoint, run_online,
 };
 use futures::future::BoxFuture;
 use llm_client::{ChatModel, ChatRequest, ChatResponse, LlmError, Usage};
+use runlog::RatioJudgeMode;
 use scenarios::Scenario;
 use serde_json::{Value, json};
 
@@ -216,7 +217,7 @@ impl ChatModel for StopsOnFirstCall {
 }
 
 /// Two scenarios, `in_flight` at once, with a stop asked for from inside the first call.
-async fn two_scenarios_stopped_at_the_first_call(in_flight: usize) -> agents::pipeline::RunReport {
+async fn two_scenarios_stopped_at_the_first_call(in_flight: usize) -> agents::RunReport {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
     let control = RunControl::default();

@@ -3,10 +3,9 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use agents::pipeline::{
-    AgentKind, CallKey, Pipeline, PipelineSettings, RatioJudgeMode, RunOutcome, ScenarioRun,
-};
+use agents::{CallKey, Pipeline, PipelineSettings, RunOutcome, ScenarioRun};
 use llm_client::{ChatResponse, LlmError, Usage};
+use runlog::{AgentKind, RatioJudgeMode};
 use scenarios::Scenario;
 use serde_json::{Value, json};
 
@@ -110,7 +109,7 @@ fn write(run: &mut ScenarioRun, expected: AgentKind, reply: Value) -> String {
     calls[0].key.to_string()
 }
 
-fn finished(run: ScenarioRun) -> agents::pipeline::ScenarioRecord {
+fn finished(run: ScenarioRun) -> runlog::ScenarioRecord {
     match run.finish() {
         RunOutcome::Finished(r) => *r,
         RunOutcome::Failed(f) => panic!("failed: {}", f.reason),
@@ -439,7 +438,7 @@ fn measured_mode_scores_the_ratio_without_a_call() {
         .as_ref()
         .and_then(|m| m["embedded_ratio"].as_f64())
         .expect("a measurement");
-    let expected = scoring::codeswitch::ratio_score(measured, 0.3);
+    let expected = codeswitch::ratio_score(measured, 0.3);
     assert!((r.scores["cs_ratio"] - expected).abs() < 1e-9);
     assert_eq!(r.calls, 4);
 }
@@ -535,9 +534,9 @@ fn the_gate_passes_a_mixed_batch_and_can_be_turned_off() {
     let settings = PipelineSettings {
         ratio_judge: RatioJudgeMode::Llm,
         max_refinements: 0,
-        gate: agents::pipeline::GateSettings {
+        gate: runlog::GateSettings {
             enabled: false,
-            ..agents::pipeline::GateSettings::default()
+            ..runlog::GateSettings::default()
         },
         ..PipelineSettings::default()
     };
@@ -597,10 +596,7 @@ fn keep_best_keeps_the_highest_scoring_attempt_and_decides_by_it() {
         keep,
         ..PipelineSettings::default()
     };
-    for (keep, kept, score) in [
-        (agents::pipeline::machine::Keep::Last, 1, 5.0),
-        (agents::pipeline::machine::Keep::Best, 0, 7.0),
-    ] {
+    for (keep, kept, score) in [(runlog::Keep::Last, 1, 5.0), (runlog::Keep::Best, 0, 7.0)] {
         let mut run = ScenarioRun::new(
             Arc::new(Pipeline::new(settings(keep)).expect("valid")),
             scenario(),

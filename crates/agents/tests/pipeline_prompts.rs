@@ -4,11 +4,10 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use agents::pipeline::prompts::Prompts;
-use agents::pipeline::{
-    AgentKind, AgentSettings, Pipeline, PipelineSettings, RatioJudgeMode, ScenarioRun,
-};
+use agents::prompts::Prompts;
+use agents::{AgentSettings, Pipeline, PipelineSettings, ScenarioRun};
 use llm_client::ChatResponse;
+use runlog::{AgentKind, RatioJudgeMode};
 use scenarios::Scenario;
 use serde_json::{Value, json};
 

@@ -7,8 +7,8 @@
 //! `format` are missing from OpenAI's strict mode. Whatever such a keyword would add is checked
 //! locally instead (blank texts are dropped by `parse_instances`, which enforces the minimum).
 
-use agents::pipeline::AgentKind;
-use agents::pipeline::outputs::schema_for;
+use agents::outputs::schema_for;
+use runlog::AgentKind;
 use serde_json::Value;
 
 /// Keywords grammar converters or strict mode cannot honour.

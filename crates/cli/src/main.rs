@@ -13,7 +13,6 @@ mod commands;
 mod error;
 mod progress;
 mod provider;
-mod report;
 mod settings;
 
 use std::process::ExitCode;

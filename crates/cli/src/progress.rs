@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tokio_util::sync::CancellationToken;
 
-use agents::pipeline::RunStats;
-use agents::report::terminal::spend;
+use agents::RunStats;
+use runlog::money::spend;
 
 /// How often the plain progress line is printed when stderr is not a terminal.
 const LINE_EVERY: Duration = Duration::from_secs(5);

@@ -21,7 +21,7 @@ fn command(args: &[&str]) -> tokio::process::Command {
     for (key, _) in std::env::vars() {
         if key.starts_with("SCENARIO_ENGINE")
             || key.starts_with("OPENAI_")
-            || agents::taskrun::TASK_INDEX_VARS.contains(&key.as_str())
+            || taskrun::TASK_INDEX_VARS.contains(&key.as_str())
         {
             cmd.env_remove(key);
         }

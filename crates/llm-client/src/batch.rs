@@ -47,11 +47,11 @@ pub struct BatchConfig {
     /// Factor applied to the online price table (the provider charges half for batches).
     pub price_factor: f64,
     /// Longest wait between two status polls of a running batch.
-    #[serde(with = "crate::config::duration_serde")]
+    #[serde(with = "stdx::duration_serde")]
     pub poll_interval: Duration,
     /// First wait between polls; it doubles up to `poll_interval`, so short batches are
     /// noticed quickly and long ones are not polled needlessly.
-    #[serde(with = "crate::config::duration_serde")]
+    #[serde(with = "stdx::duration_serde")]
     pub first_poll: Duration,
     /// `completion_window` sent when creating a batch.
     pub completion_window: String,
@@ -280,7 +280,7 @@ impl BatchClient {
         let url = reqwest::Url::parse(&wire.url).map_err(|e| {
             LlmError::Config(format!(
                 "invalid base URL {:?}: {e}",
-                crate::redact_url(&cfg.provider.base_url)
+                stdx::redact_url(&cfg.provider.base_url)
             ))
         })?;
         let http = reqwest::Client::builder()
@@ -765,13 +765,13 @@ impl BatchClient {
             }
             let delay = backoff(policy, retries);
             retries += 1;
-            tracing::warn!(url = %crate::redact_url(&url), retry = retries, error = %error, "batch API call failed, retrying");
+            tracing::warn!(url = %stdx::redact_url(&url), retry = retries, error = %error, "batch API call failed, retrying");
             tokio::time::sleep(delay).await;
         }
     }
 
     fn scrub(&self, text: String) -> String {
-        let text = crate::redact_urls_in(&text);
+        let text = stdx::redact_urls_in(&text);
         match &self.api_key {
             Some(Secret(k)) if k.len() >= 4 && text.contains(k.as_str()) => {
                 text.replace(k.as_str(), "[redacted]")

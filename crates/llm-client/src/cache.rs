@@ -124,7 +124,7 @@ impl DiskCache {
         let path = self.path_of(key);
         let bytes = serde_json::to_vec_pretty(resp).map_err(|e| LlmError::Cache(e.to_string()))?;
         tokio::task::spawn_blocking(move || {
-            crate::write_atomic(&path, |w| std::io::Write::write_all(w, &bytes))
+            stdx::write_atomic(&path, |w| std::io::Write::write_all(w, &bytes))
         })
         .await
         .map_err(|e| LlmError::Cache(e.to_string()))?

@@ -138,7 +138,7 @@ impl Client {
         let limits = &cfg.limits;
         tracing::debug!(
             provider = cfg.provider.kind.as_str(),
-            base_url = %crate::redact_url(&cfg.provider.base_url),
+            base_url = %stdx::redact_url(&cfg.provider.base_url),
             has_key = key.is_some(),
             "llm client ready"
         );
@@ -187,7 +187,7 @@ impl Client {
 
     /// Replaces every occurrence of the API key in server-provided text.
     fn scrub(&self, text: String) -> String {
-        let text = crate::redact_urls_in(&text);
+        let text = stdx::redact_urls_in(&text);
         match &self.api_key {
             Some(ApiKey(k)) if k.len() >= 4 && text.contains(k.as_str()) => {
                 text.replace(k.as_str(), REDACTED)
@@ -844,13 +844,13 @@ fn check_base_urls(cfg: &ClientConfig, has_key: bool) -> Result<Vec<String>, Llm
         let url = reqwest::Url::parse(base_url).map_err(|e| {
             LlmError::Config(format!(
                 "invalid base URL {:?}: {e}",
-                crate::redact_url(base_url)
+                stdx::redact_url(base_url)
             ))
         })?;
         if !seen.insert(crate::fleet::normalize(base_url)) {
             return Err(LlmError::Config(format!(
                 "the base URL {} is given twice",
-                crate::redact_url(base_url)
+                stdx::redact_url(base_url)
             )));
         }
         // The URL's `user:password@` becomes HTTP basic authentication, which takes the
@@ -861,7 +861,7 @@ fn check_base_urls(cfg: &ClientConfig, has_key: bool) -> Result<Vec<String>, Llm
                 "the base URL {} carries user:password@ credentials and ${} holds an API key; \
                  both would need the Authorization header, so the key would never be sent: \
                  keep one (drop the credentials from the URL, or unset the key variable)",
-                crate::redact_url(base_url),
+                stdx::redact_url(base_url),
                 cfg.provider.api_key_env
             )));
         }
@@ -949,7 +949,7 @@ pub(crate) fn estimate_usage(prompt: &[Message], parsed: &Parsed) -> Usage {
 
 /// Scheme, host and path of a URL, without the query string or user information.
 fn endpoint_of(url: &str) -> String {
-    crate::redact_url(url.split('?').next().unwrap_or(url))
+    stdx::redact_url(url.split('?').next().unwrap_or(url))
 }
 
 fn elapsed_ms(started: Instant) -> u64 {

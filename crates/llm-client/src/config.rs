@@ -69,10 +69,10 @@ pub struct ProviderConfig {
     /// treated as secrets in recordings when the name looks like a credential.
     pub headers: BTreeMap<String, String>,
     /// TCP/TLS connect timeout.
-    #[serde(with = "duration_serde")]
+    #[serde(with = "stdx::duration_serde")]
     pub connect_timeout: Duration,
     /// Maximum time between two reads of the response.
-    #[serde(with = "duration_serde")]
+    #[serde(with = "stdx::duration_serde")]
     pub read_timeout: Duration,
 }
 
@@ -137,13 +137,13 @@ impl ProviderConfig {
 #[serde(default)]
 pub struct FleetPolicy {
     /// The first cooldown of an endpoint that failed.
-    #[serde(with = "duration_serde")]
+    #[serde(with = "stdx::duration_serde")]
     pub cooldown: Duration,
     /// The longest cooldown.
-    #[serde(with = "duration_serde")]
+    #[serde(with = "stdx::duration_serde")]
     pub max_cooldown: Duration,
     /// Time allowed to each health-check request.
-    #[serde(with = "duration_serde")]
+    #[serde(with = "stdx::duration_serde")]
     pub health_timeout: Duration,
 }
 
@@ -164,11 +164,11 @@ pub struct RetryPolicy {
     /// Retries after the first attempt; 0 disables retrying.
     pub max_retries: u32,
     /// First backoff ceiling; doubles per attempt (full jitter picks a delay below the ceiling).
-    #[serde(with = "duration_serde")]
+    #[serde(with = "stdx::duration_serde")]
     pub base_delay: Duration,
     /// Upper bound of the computed backoff. A server's `Retry-After` may ask for longer and is
     /// honoured up to [`RetryPolicy::max_server_delay`].
-    #[serde(with = "duration_serde")]
+    #[serde(with = "stdx::duration_serde")]
     pub max_delay: Duration,
 }
 
@@ -275,110 +275,9 @@ impl ClientConfig {
     }
 }
 
-/// Parses `"1m30s"`, `"500ms"`, `"2h"`, `"45"` (plain number = milliseconds): the one duration
-/// syntax of the workspace, for every setting that takes a duration.
-///
-/// # Errors
-/// A message naming the text when it is empty, has a number without a known unit (`ns`, `us`,
-/// `ms`, `s`, `m`, `h`), or overflows.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let text = text.trim();
-    if text.is_empty() {
-        return Err("empty duration".to_owned());
-    }
-    if let Ok(ms) = text.parse::<u64>() {
-        return Ok(Duration::from_millis(ms));
-    }
-    let mut total = Duration::ZERO;
-    let mut rest = text;
-    while !rest.is_empty() {
-        let digits_end = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(rest.len());
-        if digits_end == 0 {
-            return Err(format!(
-                "invalid duration {text:?}: expected a number before the unit"
-            ));
-        }
-        let number: f64 = rest[..digits_end]
-            .parse()
-            .map_err(|_| format!("invalid duration {text:?}: bad number"))?;
-        rest = &rest[digits_end..];
-        let unit_end = rest
-            .find(|c: char| c.is_ascii_digit() || c == '.')
-            .unwrap_or(rest.len());
-        let unit = rest[..unit_end].trim();
-        rest = &rest[unit_end..];
-        let secs = match unit {
-            "ms" => number / 1000.0,
-            "s" | "sec" | "secs" => number,
-            "m" | "min" | "mins" => number * 60.0,
-            "h" | "hr" | "hrs" => number * 3600.0,
-            "us" | "µs" => number / 1_000_000.0,
-            "ns" => number / 1_000_000_000.0,
-            other => return Err(format!("invalid duration {text:?}: unknown unit {other:?}")),
-        };
-        let part = Duration::try_from_secs_f64(secs)
-            .map_err(|e| format!("invalid duration {text:?}: {e}"))?;
-        // `+=` on Duration panics on overflow; a config file must get an error instead.
-        total = total
-            .checked_add(part)
-            .ok_or_else(|| format!("invalid duration {text:?}: too long"))?;
-    }
-    Ok(total)
-}
-
-/// Serde adapter (`#[serde(with = "llm_client::duration_serde")]`): integers are milliseconds,
-/// strings follow [`parse_duration`]; serializes as a string of milliseconds (`"1500ms"`).
-pub mod duration_serde {
-    use std::time::Duration;
-
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Raw {
-        Millis(u64),
-        Text(String),
-    }
-
-    /// Writes `"<milliseconds>ms"`.
-    ///
-    /// # Errors
-    /// The serializer's.
-    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&format!("{}ms", d.as_millis()))
-    }
-
-    /// Reads milliseconds or a duration string.
-    ///
-    /// # Errors
-    /// Neither an integer nor a valid duration string.
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
-        match Raw::deserialize(d)? {
-            Raw::Millis(ms) => Ok(Duration::from_millis(ms)),
-            Raw::Text(t) => super::parse_duration(&t).map_err(serde::de::Error::custom),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn durations_parse_with_units_and_plain_millis() {
-        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
-        assert_eq!(parse_duration("6m0s"), Ok(Duration::from_secs(360)));
-        assert_eq!(parse_duration("1m30s"), Ok(Duration::from_secs(90)));
-        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
-        assert_eq!(parse_duration("250"), Ok(Duration::from_millis(250)));
-        assert!(parse_duration("soon").is_err());
-        assert!(parse_duration("5 parsecs").is_err());
-        // Each part fits in a Duration but their sum does not: an error, not an overflow panic.
-        assert!(parse_duration("10000000000000000000s10000000000000000000s").is_err());
-        assert!(parse_duration("").is_err());
-    }
 
     #[test]
     fn debug_redacts_credential_headers() {

@@ -288,7 +288,7 @@ impl Fleet {
         if health.state != State::Healthy {
             health.state = State::Healthy;
             health.epoch += 1;
-            tracing::info!(endpoint = %crate::redact_url(&endpoint.base_url), "endpoint answered again; reinstated");
+            tracing::info!(endpoint = %stdx::redact_url(&endpoint.base_url), "endpoint answered again; reinstated");
         }
     }
 
@@ -316,7 +316,7 @@ impl Fleet {
         if passed {
             health.state = State::Healthy;
             health.epoch += 1;
-            tracing::info!(endpoint = %crate::redact_url(&endpoint.base_url), "endpoint passed its health check; reinstated");
+            tracing::info!(endpoint = %stdx::redact_url(&endpoint.base_url), "endpoint passed its health check; reinstated");
         } else {
             self.cool(endpoint, &mut health, now, "health check failed");
         }
@@ -331,9 +331,9 @@ impl Fleet {
         health.epoch += 1;
         endpoint.cooldowns.fetch_add(1, Ordering::Relaxed);
         tracing::warn!(
-            endpoint = %crate::redact_url(&endpoint.base_url),
+            endpoint = %stdx::redact_url(&endpoint.base_url),
             cooldown_ms = u64::try_from(cooldown.as_millis()).unwrap_or(u64::MAX),
-            error = %crate::redact_urls_in(error),
+            error = %stdx::redact_urls_in(error),
             "endpoint failed; cooling down"
         );
     }
@@ -356,7 +356,7 @@ impl Fleet {
         self.endpoints
             .iter()
             .map(|e| EndpointStats {
-                base_url: crate::redact_url(&e.base_url),
+                base_url: stdx::redact_url(&e.base_url),
                 requests: e.requests.load(Ordering::Relaxed),
                 failures: e.failures.load(Ordering::Relaxed),
                 cooldowns: e.cooldowns.load(Ordering::Relaxed),

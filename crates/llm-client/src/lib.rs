@@ -25,7 +25,6 @@
 //! # Ok::<(), llm_client::LlmError>(())
 //! ```
 
-mod atomic;
 pub mod batch;
 mod cache;
 mod client;
@@ -49,29 +48,23 @@ mod modes;
 mod price;
 mod provider;
 mod record;
-mod redact;
 mod retry;
 mod stats;
 mod structured;
 mod tokens;
 mod types;
 
-pub use atomic::write_atomic;
 pub use batch::{
     BatchClient, BatchConfig, BatchItem, BatchResults, BatchState, BatchStatus, ItemReply,
     ItemResult,
 };
 pub use cache::{cache_key, canonical_json, replay_key};
 pub use client::Client;
-pub use config::{
-    ClientConfig, FleetPolicy, Limits, ProviderConfig, ProviderKind, RetryPolicy, duration_serde,
-    parse_duration,
-};
+pub use config::{ClientConfig, FleetPolicy, Limits, ProviderConfig, ProviderKind, RetryPolicy};
 pub use error::LlmError;
 pub use fleet::{EndpointStats, preferred_endpoint};
 pub use price::{ModelPrice, PriceTable};
 pub use record::{Exchange, Recording, Replay};
-pub use redact::{redact_url, redact_urls_in};
 pub use stats::{ClientStats, ModelStats};
 pub use structured::{StructuredMode, coerce_to_schema, parse_tolerant, strict_schema};
 pub use tokens::{count_prompt_tokens, count_tokens};

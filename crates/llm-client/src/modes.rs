@@ -3,7 +3,7 @@
 //! a file ([`crate::ClientConfig::modes_file`]).
 //!
 //! The file is small JSON (`{"version": 1, "modes": [{endpoint, model, mode, reason}]}`), keyed
-//! by the endpoint as [`crate::redact_url`] shows it, so no credential in a base URL is ever
+//! by the endpoint as [`stdx::redact_url`] shows it, so no credential in a base URL is ever
 //! written. It is re-read and merged before every write and replaced atomically, so runs sharing
 //! it never tear it; a file that cannot be read is reported (`tracing` warning) and ignored — the
 //! worst case is one negotiation more. Deleting the file, or forcing a mode, undoes a lesson.
@@ -83,7 +83,7 @@ impl ModeMemory {
             endpoint: k.0.clone(),
             model: k.1.clone(),
             mode,
-            reason: crate::redact_urls_in(reason),
+            reason: stdx::redact_urls_in(reason),
         };
         {
             let mut known = self.known.lock().unwrap_or_else(PoisonError::into_inner);
@@ -102,7 +102,7 @@ impl ModeMemory {
             version: FILE_VERSION,
             modes: on_disk.into_values().collect(),
         };
-        let written = crate::write_atomic(path, |w| {
+        let written = stdx::write_atomic(path, |w| {
             serde_json::to_writer_pretty(&mut *w, &file)?;
             w.write_all(b"\n")
         });
@@ -122,7 +122,7 @@ impl ModeMemory {
 fn key(endpoint: &str, model: &str) -> Key {
     let redacted: Vec<String> = endpoint
         .split(' ')
-        .map(|url| crate::redact_url(url.trim_end_matches('/')))
+        .map(|url| stdx::redact_url(url.trim_end_matches('/')))
         .collect();
     (redacted.join(" "), model.to_owned())
 }

@@ -10,7 +10,7 @@ use rand::Rng as _;
 use reqwest::header::HeaderMap;
 
 use crate::RetryPolicy;
-use crate::config::parse_duration;
+use stdx::parse_duration;
 
 /// Full-jitter backoff before retry number `retry` (0-based): uniform in
 /// `[0, min(max_delay, base_delay * 2^retry)]`.

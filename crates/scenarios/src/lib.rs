@@ -58,7 +58,7 @@ pub use config::{
     load_config, parse_config,
 };
 pub use document::{Format, parse_document, read_document};
-pub use error::{ConfigError, closest, did_you_mean, edit_distance};
+pub use error::ConfigError;
 pub use scenario::{Scenario, write_canonical};
 pub use selection::{Permutation, Selected, Selection, SelectionError, Shard};
 pub use source_map::{KeySeg, Position, SourceMap};

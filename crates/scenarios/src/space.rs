@@ -179,11 +179,11 @@ impl SpaceError {
             }
             Self::UnknownExcludeKey { key, known, .. } => {
                 let names: Vec<&str> = known.iter().map(String::as_str).collect();
-                crate::error::did_you_mean(key, &names)
+                stdx::did_you_mean(key, &names)
             }
             Self::UnknownExcludeValue { value, known, .. } => {
                 let names: Vec<&str> = known.iter().map(String::as_str).collect();
-                crate::error::did_you_mean(value.trim_matches('"'), &names)
+                stdx::did_you_mean(value.trim_matches('"'), &names)
             }
             Self::DuplicateValue { .. } => Some("remove the repeated value".to_string()),
             Self::EmptyAxis { .. } => {

@@ -1,4 +1,5 @@
-//! Weighted checks, score cards and their reports; judge weighting; code-switching measurements.
+//! Weighted checks, score cards and their reports; bot-test expectations and text rules; judge
+//! weighting; run summaries. (Code-switching measurement is the `codeswitch` crate.)
 //!
 //! The crate is pure: it does no I/O and never prints. It turns evaluated [`Check`]s into a
 //! [`ScoreCard`] (weighted score, the seed's ≥ 3-checks visibility rule, threshold, critical checks,
@@ -27,16 +28,20 @@
 
 pub mod card;
 pub mod check;
-#[cfg(feature = "codeswitch")]
-pub mod codeswitch;
 pub mod expect;
 pub mod judge;
+pub mod outcome;
 pub mod report;
+pub mod suite_figures;
+pub mod suite_result;
 pub mod summary;
 pub mod transcript;
 
 pub use card::{FailReason, ScoreCard, ScorePolicy};
 pub use check::{Check, CheckKind};
 pub use judge::{Judge, JudgeWeights, UnknownJudge, WeightError};
+pub use outcome::OutcomeMismatch;
 pub use report::{ReportFormat, ScenarioReport};
+pub use suite_figures::{CategoryFigures, ScenarioFigures, SuiteFigures};
+pub use suite_result::{Expected, JudgeTally, RunResult, ScenarioResult, SuiteResult};
 pub use summary::{RecordFacts, RunSummary, SuiteSummary};

@@ -15,14 +15,15 @@
 //! The local model serves [`LocalSettings::slots`] requests at once (continuous batching on this
 //! machine's CPU); more scenarios in flight than [`LOCAL_SCENARIOS_PER_SLOT`] per slot would only
 //! queue, so [`cap_concurrency`] caps them. A base URL is shown only through
-//! [`llm_client::redact_url`], so `user:password@` and key-like query parameters never reach a
+//! [`stdx::redact_url`], so `user:password@` and key-like query parameters never reach a
 //! terminal or a log.
 
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use llm_client::{ProviderConfig, ProviderKind, redact_url};
+use llm_client::{ProviderConfig, ProviderKind};
+use stdx::redact_url;
 
 /// The default OpenAI endpoint, used only when `openai` was chosen explicitly or
 /// `OPENAI_API_KEY` is set.

@@ -1,7 +1,7 @@
 //! `scenario-engine audit-judges RESULTS --config CONFIG --repeat K --sample N`: re-judges a
 //! seeded sample of a pipeline run's records K times with the response cache off and reports
 //! each judge's spread and the flip rate of the accept decision (see
-//! `agents::pipeline::audit`).
+//! `agents::audit`).
 //!
 //! Settings are layered exactly as `run` layers them (defaults → the config's `run:` section →
 //! `SCENARIO_ENGINE__*` → flags), so the judges are the run's judges unless a flag says otherwise.
@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 
 use comfy_table::Table;
 
-use agents::pipeline::ScenarioSpread;
-use agents::pipeline::audit::{self, AuditItem, AuditOptions, AuditReport, FailureKind};
-use agents::report::load::{self, Results};
+use agents::ScenarioSpread;
+use agents::audit::{self, AuditItem, AuditOptions, AuditReport, FailureKind};
+use reports::load::{self, Results};
 
 use super::{EndpointArgs, JudgingArgs};
 use crate::error::{CliError, CommandResult, Outcome};

@@ -7,13 +7,13 @@
 
 use std::path::PathBuf;
 
-use agents::report::diff::diff;
-use agents::report::load::load;
-use agents::report::render::{DiffView, diff_markdown};
-use agents::report::terminal;
+use reports::diff::diff;
+use reports::load::load;
+use reports::render::{DiffView, diff_markdown};
+use reports::terminal;
 
 use crate::error::{CliError, CommandResult, Outcome};
-use crate::report::display_name;
+use reports::display_name;
 
 /// Flags of `diff`.
 #[derive(Debug, clap::Args)]

@@ -1,10 +1,10 @@
 //! `scenario-engine export RUN --out DIR`: a run's records as a dataset folder a researcher can
-//! publish (`agents::dataset`: splits, duplicates, the dataset card). Exit codes: 0 written,
+//! publish (`dataset`: splits, duplicates, the dataset card). Exit codes: 0 written,
 //! 2 bad flags, an unreadable or invalid run file, or an existing folder, 3 a write failure.
 
 use std::path::PathBuf;
 
-use agents::dataset::{DedupPolicy, ExportError, ExportOptions, Format, Splits, export};
+use dataset::{DedupPolicy, ExportError, ExportOptions, Format, Splits, export};
 
 use crate::error::{CliError, CommandResult, Outcome};
 

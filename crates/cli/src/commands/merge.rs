@@ -4,14 +4,14 @@
 //! The inputs must be disjoint (no id in two files, or twice in one); with `--config` they must
 //! also be complete for the config's selection (every selected id present, none foreign). The
 //! merged file holds every record once, sorted by id, written atomically (temp file + rename),
-//! and a summary goes to stdout; the merge itself is `agents::pipeline::record::MergeInputs`.
+//! and a summary goes to stdout; the merge itself is `runlog::record::MergeInputs`.
 //! Exit codes: 0 merged, 2 unreadable input, overlap or incompleteness (with the ids named), 3
 //! the merged file could not be written.
 
 use std::path::PathBuf;
 
-use agents::pipeline::record::{Coverage, MergeInputs};
 use comfy_table::Table;
+use runlog::record::{Coverage, MergeInputs};
 
 use crate::error::{CliError, CommandResult, Outcome};
 
@@ -39,9 +39,9 @@ pub(crate) struct Args {
 /// Unreadable input, overlap or incompleteness (exit 2, the ids named), or a merged file that
 /// cannot be written (exit 3).
 pub(crate) fn execute(args: Args) -> CommandResult {
-    agents::taskrun::refuse_url(&args.into, "--into").map_err(CliError::invalid)?;
+    taskrun::refuse_url(&args.into, "--into").map_err(CliError::invalid)?;
     if let [dir] = args.outputs.as_slice()
-        && agents::taskrun::RunDir::is_run_dir(dir)
+        && taskrun::RunDir::is_run_dir(dir)
     {
         if args.config.is_some() {
             return Err(CliError::invalid(

@@ -16,9 +16,9 @@ pub(crate) mod test;
 
 use std::path::PathBuf;
 
-use agents::bot::BotKind;
-use agents::pipeline::RatioJudgeMode;
 use agents::settings::provider::ProviderName;
+use bottest::bot::BotKind;
+use runlog::RatioJudgeMode;
 
 use crate::error::{CliError, CommandResult};
 use crate::settings::FlagOverrides;

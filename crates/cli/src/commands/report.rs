@@ -5,14 +5,14 @@
 
 use std::path::{Path, PathBuf};
 
-use agents::report::load::{Results, load};
-use agents::report::pipeline::{self, PipelineOptions};
-use agents::report::render;
-use agents::report::terminal::{self, table};
+use reports::load::{Results, load};
+use reports::pipeline::{self, PipelineOptions};
+use reports::render;
+use reports::terminal::{self, table};
 
 use crate::error::{CliError, CommandResult, Outcome};
-use crate::report::suite::SuiteReport;
-use crate::report::{display_name, suite};
+use reports::display_name;
+use reports::suite::{self, SuiteReport};
 
 /// Flags of `report`.
 #[derive(Debug, clap::Args)]

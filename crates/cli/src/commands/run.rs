@@ -9,11 +9,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use agents::pipeline::{
+use agents::{
     ExecutorOptions, RunControl, RunStats, SinkConfig, StopReason, open_checkpoint,
     render_estimate, run_online,
 };
-use agents::report::terminal::usd;
+use runlog::money::usd;
 
 use super::scenarios::{SelectionArgs, load_selected};
 use super::{EndpointArgs, JudgingArgs};
@@ -90,7 +90,7 @@ pub(crate) fn flags(args: &Args) -> FlagOverrides {
 fn check_budget(
     settings: &RunSettings,
     config: &scenarios::ScenarioConfig,
-    pipeline: &Arc<agents::pipeline::Pipeline>,
+    pipeline: &Arc<agents::Pipeline>,
     batch: bool,
 ) -> Result<(), CliError> {
     let explicit = settings.explicit_provider();
@@ -126,7 +126,7 @@ fn check_budget(
 }
 
 async fn run(args: Args) -> CommandResult {
-    if agents::taskrun::RunDir::is_run_dir(&args.config) {
+    if taskrun::RunDir::is_run_dir(&args.config) {
         return super::tasks::run_task(args).await;
     }
     if args.task.is_some() {
@@ -157,7 +157,7 @@ pub(crate) async fn run_to(
 ) -> CommandResult {
     let control = RunControl::default();
     let signals = watch_ctrl_c(control.clone());
-    agents::taskrun::refuse_url(out, "--out").map_err(CliError::invalid)?;
+    taskrun::refuse_url(out, "--out").map_err(CliError::invalid)?;
     let out = out.to_path_buf();
     let pipeline = Arc::new(settings.build_pipeline()?);
     let total = config.space.selected_count(&config.selection);
@@ -173,15 +173,15 @@ pub(crate) async fn run_to(
     }
     // One writer per output: a second run on it is refused at once (exit 2), before it reads
     // the checkpoint or spends anything. Held until this function returns.
-    let _lock = agents::pipeline::OutputLock::acquire(&out).map_err(|e| match e {
-        agents::pipeline::LockError::Held { .. } => CliError::invalid(format!(
+    let _lock = runlog::OutputLock::acquire(&out).map_err(|e| match e {
+        runlog::LockError::Held { .. } => CliError::invalid(format!(
             "{e}\nhint: wait for it to finish (a task's second copy has nothing to do), or write \
              to another output"
         )),
-        agents::pipeline::LockError::Io { .. } => CliError::run(e),
+        runlog::LockError::Io { .. } => CliError::run(e),
     })?;
     let checkpoint = open_checkpoint(&out).map_err(|e| match e {
-        agents::pipeline::sink::SinkError::NotARecord { .. } => CliError::invalid(e),
+        agents::sink::SinkError::NotARecord { .. } => CliError::invalid(e),
         e => CliError::run(e),
     })?;
     refuse_other_accept_rules(&out, settings)?;
@@ -209,15 +209,15 @@ pub(crate) async fn run_to(
     let progress = Progress::start(stats.clone(), total);
     let scenarios = config.space.select(&config.selection);
     let result = if let Some(client) = batch_config {
-        agents::pipeline::batch::run_batch_with_config(
+        agents::batch::run_batch_with_config(
             client,
             pipeline,
             scenarios,
             checkpoint,
-            agents::pipeline::BatchOptions {
+            agents::BatchOptions {
                 budget_usd: settings.budget,
                 window: settings.batch_window,
-                ..agents::pipeline::BatchOptions::new(&out)
+                ..agents::BatchOptions::new(&out)
             },
             control,
             stats.clone(),
@@ -247,12 +247,9 @@ pub(crate) async fn run_to(
     let report = result?;
     errln!(
         "{}",
-        agents::report::terminal::run_end(
+        reports::terminal::run_end(
             &out,
-            &report,
-            &stats,
-            model.resolved.name(),
-            settings.ratio_judge,
+            &report.totals(&stats, model.resolved.name(), settings.ratio_judge)
         )
         .trim_end()
     );
@@ -276,8 +273,8 @@ pub(crate) async fn run_to(
 /// Refuses to resume an output whose records were decided under other accept rules: one file
 /// would mix two (the report could not say what "accepted" means).
 fn refuse_other_accept_rules(out: &Path, settings: &RunSettings) -> Result<(), CliError> {
-    let current = agents::pipeline::record::RecordSettings::from(&settings.pipeline()?);
-    let mismatch = agents::pipeline::record::first_settings_mismatch(out, &current)
+    let current = runlog::record::RecordSettings::from(&settings.pipeline()?);
+    let mismatch = runlog::record::first_settings_mismatch(out, &current)
         .map_err(|e| CliError::invalid(format!("cannot read {}: {e}", out.display())))?;
     match mismatch {
         None => Ok(()),

@@ -1,10 +1,10 @@
-//! Task runs over a shared run directory (`agents::taskrun`): `plan --tasks T --into DIR`,
+//! Task runs over a shared run directory (`taskrun`): `plan --tasks T --into DIR`,
 //! `run DIR --task N|auto`, `status DIR`, `launch slurm|k8s DIR` and `merge DIR --into FILE`.
 //! The protocol, its checks and its texts are the library's; this module maps flags and errors.
 
 use std::path::{Path, PathBuf};
 
-use agents::taskrun::{
+use taskrun::{
     LaunchOptions, RunDir, RunStatus, TaskRunError, finish_task, k8s_job, merge_run, plan_config,
     slurm_script, task_from_flag,
 };
@@ -38,7 +38,7 @@ pub(crate) fn plan_tasks(
 
 /// `run DIR --task N|auto`: runs one task into its part, then writes its completion marker.
 pub(crate) async fn run_task(args: run_cmd::Args) -> CommandResult {
-    if args.batch && agents::taskrun::url_scheme(&args.config).is_some() {
+    if args.batch && taskrun::url_scheme(&args.config).is_some() {
         return Err(CliError::invalid(
             "--batch with an object-store run directory: the batch state would live in the task's temporary folder, so a stopped task would pay its batches again; use a shared directory",
         ));

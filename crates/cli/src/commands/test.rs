@@ -5,7 +5,7 @@
 //! builds the LLM through the one provider bootstrap (honouring `--config`'s `run:` settings)
 //! when one is needed, writes the `--json` and `--junit` files (atomically, before printing
 //! anything), then prints the per-scenario reports and a summary table laid out from
-//! `agents::suite::SuiteFigures`. `--self-check` verifies the scripted outcomes instead. Exit
+//! `scoring::SuiteFigures`. `--self-check` verifies the scripted outcomes instead. Exit
 //! codes: 0 all scenarios passed (self-check: every outcome as declared), 1 a scenario failed (a
 //! mismatch), 2 invalid input (suite, flags, bot settings), 3 the run could not start, the judge
 //! could not be reached, or a CI file could not be written.
@@ -15,21 +15,20 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use agents::bot::BotKind;
-use agents::bot::judge::LlmJudge;
-use agents::suite::{
-    RunOptions, ScenarioFigures, Suite, SuiteBots, SuiteFigures, SuiteResult, junit_xml,
-    load_suite, run_suite,
-};
+use bottest::bot::BotKind;
+use bottest::bot::judge::LlmJudge;
+use bottest::suite::{RunOptions, Suite, SuiteBots, load_suite, run_suite};
 use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use llm_client::ChatModel;
+use scoring::report::junit::junit_xml;
 use scoring::report::render_text;
+use scoring::{ScenarioFigures, SuiteFigures, SuiteResult};
 
 use super::{Bot, EndpointArgs};
 use crate::error::{CliError, CommandResult, Outcome};
 use crate::provider::{self, Resolved};
-use crate::report::pipeline::pct;
 use crate::settings::{CacheSettings, FlagOverrides, RunSettings};
+use reports::pipeline::pct;
 
 /// Scenarios run at once unless the settings say otherwise.
 const DEFAULT_CONCURRENCY: usize = 4;
@@ -216,7 +215,7 @@ async fn run(args: Args, suite: Suite, kind: BotKind, settings: RunSettings) -> 
 
 /// Writes a CI file atomically (a reader never sees half of it).
 fn write_file(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    llm_client::write_atomic(path, |out| {
+    stdx::write_atomic(path, |out| {
         out.write_all(bytes)?;
         out.write_all(b"\n")
     })

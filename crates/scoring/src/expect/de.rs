@@ -208,7 +208,7 @@ impl<'de> Visitor<'de> for ExpectVisitor {
                         .chain(&MODIFIERS)
                         .chain(&LOGICAL)
                         .copied();
-                    let hint = scenarios::closest(unknown, all)
+                    let hint = stdx::closest(unknown, all)
                         .map(|s| format!("; did you mean `{s}`?"))
                         .unwrap_or_default();
                     return Err(A::Error::custom(format!(

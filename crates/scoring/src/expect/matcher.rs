@@ -139,7 +139,7 @@ impl Matcher {
                 other => return Err(format!("`{op}` takes no operand (or `true`), got {other}")),
             },
             unknown => {
-                let hint = scenarios::closest(unknown, OPERATORS.iter().copied())
+                let hint = stdx::closest(unknown, OPERATORS.iter().copied())
                     .map(|s| format!("; did you mean `{s}`?"))
                     .unwrap_or_default();
                 return Err(format!(

@@ -6,6 +6,8 @@
 //! show and the escaping filters. Layout decisions (one line per check, markers for critical and
 //! zero-weight checks, the PASS/FAIL line with its reasons) live in the templates.
 
+pub mod junit;
+
 use crate::card::ScoreCard;
 use minijinja::{Environment, UndefinedBehavior, syntax::SyntaxConfig};
 use serde::{Deserialize, Serialize};

@@ -1,0 +1,339 @@
+//! The driver: one loop that moves every [`ScenarioRun`] of a run between its state machine and
+//! a [`Backend`], with one policy for outcomes, whatever answers the calls.
+//!
+//! The loop: admit scenarios while the back end has room ([`Backend::capacity`]) and nothing
+//! asked to stop; hand every call the machines want to the back end ([`Backend::submit`]); wait
+//! for replies ([`Backend::next`]); count each reply, give it to its machine, and write every
+//! machine that is done with no call outstanding. The back ends only decide *how* calls get
+//! answered:
+//!
+//! - online ([`crate::executor::OnlineBackend`]): each call sent at once to a `ChatModel`;
+//!   capacity is the number of scenarios in flight, so memory is bounded by it;
+//! - batch ([`crate::batch::BatchBackend`]): calls gathered into waves of provider batches, with
+//!   a resumable state file; every scenario is live at once;
+//! - replay ([`crate::audit::ReplayBackend`]): a recorded batch stands in for the generator and
+//!   the judges are asked again (the audit).
+//!
+//! The policy ([`Policy`]) is the same for all of them:
+//! - every reply a provider gives this process is counted once in [`RunStats`]
+//!   ([`RunStats::count_reply`]), whatever the back end; replayed replies (a batch state file's,
+//!   the audit's recorded batch) are absorbed but not counted again;
+//! - the spend reaching the budget stops the run ([`StopReason::Budget`]) — unless no scenario
+//!   was left unstarted, when the run completed (the calls in flight overspent) — checked before every
+//!   admission and after every reply;
+//! - a fatal failure (bad credentials, budget at the provider) stops it ([`StopReason::Fatal`]);
+//! - Ctrl-C (`RunControl::stop`) stops it; `RunControl::abort` drops what is in flight.
+//!
+//! Stopping means no new work starts: no scenario is admitted, and the back end starts nothing
+//! new (online: calls of scenarios already running still go out so they finish; batch: no new
+//! wave is submitted, batches in flight are collected and unfinished scenarios stay in the state
+//! file for the next run). Retries are the transport's (online) or the batch back end's
+//! resubmissions, and the machine's own asking again for invalid replies.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use llm_client::{ChatResponse, LlmError};
+use scenarios::Scenario;
+
+use crate::executor::{RunControl, RunStats, StopReason};
+use crate::key::CallKey;
+use crate::machine::{AgentCall, Pipeline, RunOutcome, ScenarioRun};
+
+/// A live scenario in the driver; never reused within a run, so a late reply cannot reach
+/// another scenario.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Slot(pub u64);
+
+/// A call handed to a back end: the machine's call and the slot of its scenario.
+#[derive(Debug, Clone)]
+pub struct Dispatch {
+    /// Whose call it is.
+    pub slot: Slot,
+    /// The call.
+    pub call: AgentCall,
+}
+
+/// A call's result, handed back by a back end.
+#[derive(Debug)]
+pub struct Reply {
+    /// Whose call it was.
+    pub slot: Slot,
+    /// The call's key.
+    pub key: CallKey,
+    /// The model's reply or the transport's error.
+    pub result: Result<ChatResponse, LlmError>,
+    /// Not a provider's answer in this process: a reply stored by an earlier process (batch
+    /// resume) or a recorded one (audit). The machine absorbs it; the run's counters and spend
+    /// do not count it again.
+    pub replayed: bool,
+}
+
+/// What a back end's wait produced.
+#[derive(Debug)]
+pub enum Progress {
+    /// Replies to absorb (possibly none, when the back end only advanced its own state).
+    Replies(Vec<Reply>),
+    /// Nothing is outstanding and nothing will arrive without new calls or dispatching.
+    Idle,
+    /// The back end cannot go on (a provider failure, Ctrl-C while polling, a wave limit).
+    Halt(StopReason),
+}
+
+/// How calls get answered (see the module docs). `T` is the caller's tag of a scenario (the
+/// audit's item and repeat; `()` for a run).
+pub trait Backend<T> {
+    /// A failure that ends the run (e.g. the batch state file cannot be written).
+    type Error;
+
+    /// Scenarios live at once.
+    fn capacity(&self) -> usize;
+
+    /// A scenario was admitted in `slot`.
+    fn admitted(&mut self, _slot: Slot, _tag: &T) {}
+
+    /// Takes calls to answer; answers may come from the next [`Backend::next`].
+    ///
+    /// # Errors
+    /// When the back end's own state fails.
+    fn submit(&mut self, calls: Vec<Dispatch>) -> Result<(), Self::Error>;
+
+    /// Waits for replies. `dispatching` is false once the run stops: start nothing new.
+    fn next(&mut self, dispatching: bool) -> impl Future<Output = Result<Progress, Self::Error>>;
+
+    /// The scenario in `slot` was written; its calls are of no further use.
+    fn finished(&mut self, _slot: Slot, _scenario: &str) {}
+
+    /// Drops everything in flight (second Ctrl-C).
+    fn abort(&mut self) {}
+}
+
+/// Where outcomes go: the output writer for a run, a list for the audit.
+pub trait Outcomes<T> {
+    /// Takes one outcome; false when the receiver is gone (the run then stops).
+    fn deliver(&mut self, tag: T, outcome: RunOutcome) -> impl Future<Output = bool>;
+}
+
+impl Outcomes<()> for tokio::sync::mpsc::Sender<RunOutcome> {
+    async fn deliver(&mut self, (): (), outcome: RunOutcome) -> bool {
+        self.send(outcome).await.is_ok()
+    }
+}
+
+impl<T> Outcomes<T> for Vec<(T, RunOutcome)> {
+    async fn deliver(&mut self, tag: T, outcome: RunOutcome) -> bool {
+        self.push((tag, outcome));
+        true
+    }
+}
+
+/// The outcome policy shared by every back end (see the module docs).
+#[derive(Debug, Clone, Default)]
+pub struct Policy {
+    /// Stop once the spend reaches this many USD.
+    pub budget_usd: Option<f64>,
+}
+
+impl Policy {
+    /// Why the run must stop after this spend, if it must.
+    #[must_use]
+    pub fn over_budget(&self, stats: &RunStats) -> Option<StopReason> {
+        let budget = self.budget_usd?;
+        let spent = stats.cost_usd();
+        (spent >= budget).then(|| {
+            tracing::warn!(budget, spent, "budget reached: no new work is started");
+            StopReason::Budget
+        })
+    }
+
+    /// Counts a written outcome; why the run must stop after it, if it must.
+    #[must_use]
+    pub fn on_outcome(&self, outcome: &RunOutcome, stats: &RunStats) -> Option<StopReason> {
+        match outcome {
+            RunOutcome::Finished(r) => {
+                stats.finished.fetch_add(1, Ordering::Relaxed);
+                if r.accepted {
+                    stats.accepted.fetch_add(1, Ordering::Relaxed);
+                }
+                None
+            }
+            RunOutcome::Failed(f) => {
+                stats.failed.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(scenario = %f.id, reason = %f.reason, "scenario failed");
+                f.fatal.then(|| {
+                    tracing::error!(reason = %f.reason, "fatal error: no new work is started");
+                    StopReason::Fatal(f.reason.clone())
+                })
+            }
+        }
+    }
+}
+
+struct Live<T> {
+    run: ScenarioRun,
+    tag: T,
+}
+
+/// Runs `jobs` (scenario and tag) through the pipeline on `backend` until every job is written
+/// or the run stops; returns why it ended. Outcomes go to `outcomes` in the order the scenarios
+/// finish.
+///
+/// # Errors
+/// The back end's own failures.
+pub async fn drive<T, B, I, O>(
+    backend: &mut B,
+    pipeline: &Arc<Pipeline>,
+    jobs: I,
+    policy: &Policy,
+    control: &RunControl,
+    stats: &RunStats,
+    outcomes: &mut O,
+) -> Result<StopReason, B::Error>
+where
+    B: Backend<T>,
+    I: IntoIterator<Item = (Scenario, T)>,
+    O: Outcomes<T>,
+{
+    let mut jobs = jobs.into_iter().peekable();
+    let mut live: BTreeMap<Slot, Live<T>> = BTreeMap::new();
+    let mut next_slot = 0u64;
+    let mut touched: Vec<Slot> = Vec::new();
+    let mut stop: Option<StopReason> = None;
+    let mut exhausted = false;
+    loop {
+        if stop.is_none() && control.stop.is_cancelled() {
+            stop = Some(StopReason::Interrupted);
+        }
+        if stop.is_none() {
+            stop = policy.over_budget(stats);
+        }
+        while stop.is_none() && !exhausted && live.len() < backend.capacity().max(1) {
+            let Some((scenario, tag)) = jobs.next() else {
+                exhausted = true;
+                break;
+            };
+            stats.started.fetch_add(1, Ordering::Relaxed);
+            let slot = Slot(next_slot);
+            next_slot += 1;
+            backend.admitted(slot, &tag);
+            let run = ScenarioRun::new(pipeline.clone(), scenario);
+            live.insert(slot, Live { run, tag });
+            touched.push(slot);
+        }
+        // Hand out what the touched machines ask for, and write the ones that are done.
+        let mut calls = Vec::new();
+        let mut freed = false;
+        touched.sort_unstable();
+        touched.dedup();
+        for slot in touched.drain(..) {
+            let Some(l) = live.get_mut(&slot) else {
+                continue;
+            };
+            calls.extend(
+                l.run
+                    .pending()
+                    .into_iter()
+                    .map(|call| Dispatch { slot, call }),
+            );
+            if l.run.is_done() && l.run.awaiting() == 0 {
+                let Some(l) = live.remove(&slot) else {
+                    continue;
+                };
+                backend.finished(slot, &l.run.scenario().id);
+                let outcome = l.run.finish();
+                if let Some(reason) = policy.on_outcome(&outcome, stats) {
+                    stop.get_or_insert(reason);
+                }
+                if !outcomes.deliver(l.tag, outcome).await {
+                    tracing::error!("the output writer stopped; its error is reported at the end");
+                    stop.get_or_insert(StopReason::Interrupted);
+                    backend.abort();
+                    return Ok(stop.unwrap_or(StopReason::Interrupted));
+                }
+                freed = true;
+            }
+        }
+        if !calls.is_empty() {
+            backend.submit(calls)?;
+        }
+        if freed && stop.is_none() && !exhausted {
+            continue;
+        }
+        if live.is_empty() && (exhausted || stop.is_some()) {
+            break;
+        }
+        let progress = tokio::select! {
+            biased;
+            () = control.abort.cancelled() => {
+                tracing::warn!(in_flight = live.len(), "aborted: dropping scenarios in flight");
+                backend.abort();
+                return Ok(StopReason::Aborted);
+            }
+            () = control.stop.cancelled(), if stop.is_none() => continue,
+            progress = backend.next(stop.is_none()) => progress?,
+        };
+        match progress {
+            Progress::Replies(replies) => {
+                for reply in replies {
+                    if !reply.replayed {
+                        stats.count_reply(&reply.result);
+                    }
+                    let Some(l) = live.get_mut(&reply.slot) else {
+                        continue;
+                    };
+                    if let Err(e) = l.run.absorb(&reply.key, reply.result) {
+                        tracing::error!(error = %e, "reply for an unknown call");
+                    }
+                    touched.push(reply.slot);
+                }
+                if stop.is_none() {
+                    stop = policy.over_budget(stats);
+                }
+            }
+            Progress::Idle if stop.is_some() => break,
+            Progress::Idle => {
+                // A machine neither done nor waiting would be a machine bug; end it as a
+                // failure rather than loop forever.
+                tracing::error!(
+                    scenarios = live.len(),
+                    "scenarios with no call outstanding; ending them"
+                );
+                for (slot, l) in std::mem::take(&mut live) {
+                    backend.finished(slot, &l.run.scenario().id);
+                    let outcome = l.run.finish();
+                    if let Some(reason) = policy.on_outcome(&outcome, stats) {
+                        stop.get_or_insert(reason);
+                    }
+                    if !outcomes.deliver(l.tag, outcome).await {
+                        stop.get_or_insert(StopReason::Interrupted);
+                        return Ok(stop.unwrap_or(StopReason::Interrupted));
+                    }
+                }
+            }
+            // The first reason to stop is the one reported.
+            Progress::Halt(reason) => return Ok(stop.unwrap_or(reason)),
+        }
+    }
+    // The budget reached by the calls of the last scenarios in flight, with none left to start,
+    // stopped nothing: every scenario was written (the overspend is in the run's stats).
+    // Likewise a stop asked for (Ctrl-C) once the last scenario had started: it was finished
+    // and written like the others, so the run is complete.
+    if live.is_empty() && jobs.peek().is_none() {
+        match stop {
+            Some(StopReason::Budget) => {
+                tracing::info!(
+                    "the budget was reached by the last scenarios in flight; none was left"
+                );
+                stop = None;
+            }
+            Some(StopReason::Interrupted) => {
+                tracing::info!("stop asked for after the last scenario started; none was left");
+                stop = None;
+            }
+            _ => {}
+        }
+    }
+    Ok(stop.unwrap_or(StopReason::Completed))
+}

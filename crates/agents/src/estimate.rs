@@ -1,0 +1,265 @@
+//! Before spending: how many calls, tokens and dollars a run will take.
+//!
+//! Prompt tokens are counted with tiktoken (`o200k_base`) on real renders of the prompts for a
+//! few sampled scenarios; what the model will write cannot be rendered, so output sizes and the
+//! refine rate are the documented [`Assumptions`]. Judges and the refiner are rendered over a
+//! synthetic batch of `max_instances` texts of `assumed_words_per_text` words.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use llm_client::Usage;
+use scenarios::Scenario;
+
+use crate::machine::Pipeline;
+use runlog::AgentKind;
+use runlog::RatioJudgeMode;
+
+/// Counts tokens like OpenAI's current models (o200k), or chars/4 if the tokenizer is missing:
+/// the transport's counter, so estimates and TPM reservations agree.
+pub use llm_client::count_tokens;
+
+/// What the estimate assumes about things it cannot measure before the run.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Assumptions {
+    /// Completion tokens per generated text (default 45: one or two sentences).
+    pub tokens_per_text: u64,
+    /// Words per text in the synthetic batch the judge prompts are rendered with (default 25).
+    pub assumed_words_per_text: u64,
+    /// Completion tokens of one judge reply (default 180).
+    pub judge_output_tokens: u64,
+    /// Share of attempts that score below the threshold and are refined (default 0.3). Expected
+    /// refinements per scenario = Σ_{k=1..max_refinements} rate^k.
+    pub refine_rate: f64,
+    /// Scenarios whose prompts are rendered and counted (default 5).
+    pub sampled_scenarios: usize,
+}
+
+impl Default for Assumptions {
+    fn default() -> Self {
+        Self {
+            tokens_per_text: 45,
+            assumed_words_per_text: 25,
+            judge_output_tokens: 180,
+            refine_rate: 0.3,
+            sampled_scenarios: 5,
+        }
+    }
+}
+
+/// Expected calls, tokens and cost of a run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Estimate {
+    /// Scenarios to run.
+    pub scenarios: u64,
+    /// Expected refinements per scenario.
+    pub refinements_per_scenario: f64,
+    /// Expected model calls in all.
+    pub calls: u64,
+    /// Expected prompt tokens in all.
+    pub prompt_tokens: u64,
+    /// Expected completion tokens in all.
+    pub completion_tokens: u64,
+    /// Expected cost in USD; `None` when a model has no price.
+    pub cost_usd: Option<f64>,
+    /// Models without a price in the table.
+    pub unpriced_models: Vec<String>,
+    /// Scenarios whose prompts were rendered.
+    pub sampled: usize,
+    /// The assumptions used.
+    pub assumptions: Assumptions,
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct PerScenario {
+    calls: f64,
+    prompt: f64,
+    completion: f64,
+}
+
+/// Estimates a run of `total` scenarios from renders of `sample` (the first few scenarios of the
+/// selection). `price(model, usage)` prices a model's tokens (the transport's price table).
+pub fn estimate(
+    sample: &[Scenario],
+    total: u64,
+    pipeline: &Arc<Pipeline>,
+    assumptions: Assumptions,
+    price: impl Fn(&str, &Usage) -> Option<f64>,
+) -> Estimate {
+    let s = pipeline.settings();
+    let rate = assumptions.refine_rate.clamp(0.0, 1.0);
+    // `+ 0.0`: an empty sum of floats is -0.0, printed "-0.00".
+    let refinements = (1..=s.max_refinements)
+        .map(|k| rate.powi(k as i32))
+        .sum::<f64>()
+        + 0.0;
+    let judges: Vec<AgentKind> = AgentKind::JUDGES
+        .into_iter()
+        .filter(|j| !(*j == AgentKind::CsRatio && s.ratio_judge == RatioJudgeMode::Measured))
+        .collect();
+    let writer_out = assumptions.tokens_per_text * u64::from(s.max_instances) + 10;
+    let batch: Vec<String> = (0..s.max_instances)
+        .map(|i| {
+            (0..assumptions.assumed_words_per_text)
+                .map(|w| {
+                    if (w + u64::from(i)) % 3 == 0 {
+                        "palabra"
+                    } else {
+                        "word"
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+
+    let sampled: Vec<&Scenario> = sample
+        .iter()
+        .take(assumptions.sampled_scenarios.max(1))
+        .collect();
+    // Per agent: mean prompt tokens over the sample.
+    let mut per_agent: Vec<(AgentKind, f64)> = Vec::new();
+    for agent in AgentKind::ALL {
+        let mut sum = 0u64;
+        let mut n = 0u64;
+        for scenario in &sampled {
+            if let Some(tokens) = prompt_tokens(pipeline, agent, scenario, &batch) {
+                sum += tokens;
+                n += 1;
+            }
+        }
+        per_agent.push((agent, if n == 0 { 0.0 } else { sum as f64 / n as f64 }));
+    }
+    let prompt_of = |agent: AgentKind| {
+        per_agent
+            .iter()
+            .find(|(a, _)| *a == agent)
+            .map_or(0.0, |(_, t)| *t)
+    };
+
+    // Cost per agent, accumulated as expected calls × tokens.
+    let mut totals = PerScenario::default();
+    let mut cost = Some(0.0);
+    let mut unpriced = Vec::new();
+    let mut add = |agent: AgentKind, calls: f64, out_tokens: f64| {
+        let p = prompt_of(agent);
+        totals.calls += calls;
+        totals.prompt += calls * p;
+        totals.completion += calls * out_tokens;
+        let model = &s.agents.get(agent).model;
+        let usage = Usage {
+            prompt_tokens: (calls * p * total as f64).round() as u64,
+            completion_tokens: (calls * out_tokens * total as f64).round() as u64,
+            estimated: true,
+        };
+        match (price(model, &usage), cost.as_mut()) {
+            (Some(c), Some(acc)) => *acc += c,
+            (None, _) => {
+                if !unpriced.contains(model) {
+                    unpriced.push(model.clone());
+                }
+                cost = None;
+            }
+            _ => {}
+        }
+    };
+    add(AgentKind::Generator, 1.0, writer_out as f64);
+    for judge in &judges {
+        add(
+            *judge,
+            1.0 + refinements,
+            assumptions.judge_output_tokens as f64,
+        );
+    }
+    add(AgentKind::Refiner, refinements, writer_out as f64);
+
+    Estimate {
+        scenarios: total,
+        refinements_per_scenario: refinements,
+        calls: (totals.calls * total as f64).round() as u64,
+        prompt_tokens: (totals.prompt * total as f64).round() as u64,
+        completion_tokens: (totals.completion * total as f64).round() as u64,
+        cost_usd: cost,
+        unpriced_models: unpriced,
+        sampled: sampled.len(),
+        assumptions,
+    }
+}
+
+fn prompt_tokens(
+    pipeline: &Pipeline,
+    agent: AgentKind,
+    scenario: &Scenario,
+    batch: &[String],
+) -> Option<u64> {
+    let s = pipeline.settings();
+    let feedback = json!({
+        "fluency": {"fluency_score": 7.0, "errors": ["text 2: agreement error"], "summary": "mostly fluent"},
+        "naturalness": {"naturalness_score": 7.0, "observations": [{"sentence": 1, "note": "natural switch"}], "summary": "fairly natural"},
+        "cs_ratio": {"ratio_score": 6.0, "computed_ratio": 0.4, "notes": "a little high"},
+        "socio_cultural": {"socio_cultural_score": 8.0, "issues": [], "summary": "appropriate"},
+        "score": 7.0,
+        "threshold": s.threshold,
+    });
+    let ctx = json!({
+        "params": scenario.params,
+        "first_language": scenario.param_str("first_language").unwrap_or_default(),
+        "second_language": scenario.param_str("second_language").unwrap_or_default(),
+        "cs_ratio": scenario.param_str("cs_ratio"),
+        "target_ratio": Value::Null,
+        "min_instances": s.min_instances,
+        "max_instances": s.max_instances,
+        "retry": 0,
+        "retry_reason": Value::Null,
+        "instances": if agent == AgentKind::Generator { json!([]) } else { json!(batch) },
+        "measurement": Value::Null,
+        "measured_ratio": Value::Null,
+        "feedback": feedback,
+    });
+    match pipeline.prompts().render(agent, &ctx) {
+        Ok(prompt) => {
+            let schema =
+                crate::outputs::schema_for(agent, s.min_instances, s.max_instances).to_string();
+            // Chat framing (role markers) costs a few tokens per message.
+            Some(count_tokens(&prompt) + count_tokens(&schema) + 7)
+        }
+        Err(e) => {
+            tracing::debug!(%agent, error = %e, "prompt not rendered for the estimate");
+            None
+        }
+    }
+}
+
+/// The estimate as a few lines of text, for `plan` and `run --budget`.
+#[must_use]
+pub fn render_estimate(e: &Estimate) -> String {
+    // A count past u64 saturates: say so rather than print the ceiling as if it were counted.
+    let tokens = |n: u64| {
+        if n == u64::MAX {
+            "more than 1.8e19 (too many to count)".to_owned()
+        } else {
+            n.to_string()
+        }
+    };
+    let cost = match e.cost_usd {
+        // Cents, or the significant digits below a cent (a tiny estimate is not $0.00).
+        Some(c) => runlog::money::usd(c),
+        None => format!("unknown (no price for {})", e.unpriced_models.join(", ")),
+    };
+    format!(
+        "estimate for {scenarios} scenarios: {calls} calls, {prompt} prompt + {completion} completion tokens, cost {cost}\n\
+         (prompts counted with tiktoken o200k on {sampled} sampled scenario(s); assumed {tpt} tokens per generated text, \
+         {jot} tokens per judge reply, refine rate {rate:.0}% → {refs:.2} refinements per scenario)",
+        scenarios = e.scenarios,
+        calls = e.calls,
+        prompt = tokens(e.prompt_tokens),
+        completion = tokens(e.completion_tokens),
+        sampled = e.sampled,
+        tpt = e.assumptions.tokens_per_text,
+        jot = e.assumptions.judge_output_tokens,
+        rate = e.assumptions.refine_rate * 100.0,
+        refs = e.refinements_per_scenario,
+    )
+}

@@ -1,0 +1,1149 @@
+//! `ScenarioRun`: one scenario's pass through the pipeline graph as a pure state machine.
+//!
+//! Stages: Generate → Judge (all four at once) → Decide → Refine → Judge → … → Done. The machine
+//! never awaits: [`ScenarioRun::pending`] hands out the calls it needs next, each with a stable
+//! [`CallKey`] (`scenario_id:attempt:agent`, a call asked again adds `~try`), and
+//! [`ScenarioRun::absorb`] takes their replies in any order. The driver
+//! ([`crate::driver`]) only moves requests and replies between the machines and a back end.
+//!
+//! Decisions kept here, so every executor behaves the same:
+//! - A generator or refiner reply with fewer usable texts than `min_instances` (empty list,
+//!   blank strings, wrong shape) is asked again, up to `max_write_tries` in all, with the reason
+//!   in the prompt (which also makes the request differ from the cached one). A generator that
+//!   never succeeds fails the scenario; a refiner that never succeeds keeps the last judged
+//!   attempt (not accepted) and notes why.
+//! - The refined batch replaces the text and all four judges run again on it.
+//! - A judge's invalid reply (after the transport's repair round, or outside 0–10) is asked
+//!   again, up to `max_write_tries` in all, with the reason at the end of the prompt (a
+//!   deterministic server would repeat the same reply to the same request). A judge's transport
+//!   error, or invalid replies beyond
+//!   that bound, fail the scenario: it goes to the errors file and is retried by the next run.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use codeswitch::ScriptHint;
+use llm_client::{ChatRequest, ChatResponse, LlmError, Message, OutputSchema};
+use scenarios::Scenario;
+use scoring::JudgeWeights;
+
+use codeswitch::without_speaker_label;
+use llm_client::Usage;
+use runlog::record::{CallReply, UsageTotals};
+use runlog::{AgentKind, GateSettings, Keep, RatioJudgeMode};
+
+use crate::agent::AgentSet;
+use crate::gate;
+use crate::key::CallKey;
+use crate::measure::{BatchMeasurement, measure_batch, ratio_score, target_ratio};
+use crate::outputs::{
+    FluencyResult, NaturalnessResult, Observation, OutputError, RatioResult, RatioVerdict,
+    SocioCulturalResult, output_schema, parse_fluency, parse_instances, parse_naturalness,
+    parse_ratio, parse_socio_cultural,
+};
+use crate::prompts::{Feedback, PromptContext, PromptError, Prompts, ScenarioFacts};
+use runlog::record::{
+    AttemptRecord, CallTotals, FailureRecord, RecordSettings, SCHEMA_VERSION, ScenarioRecord,
+    flat_params,
+};
+
+/// Everything that shapes one scenario's run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PipelineSettings {
+    /// Per-agent model settings and prompt overrides.
+    pub agents: AgentSet,
+    /// Judge weights (names fluency, naturalness, cs_ratio, socio_cultural).
+    pub weights: JudgeWeights,
+    /// Accept at a weighted score ≥ this (default 8.0).
+    pub threshold: f64,
+    /// Refinements allowed after the first attempt (default 2).
+    pub max_refinements: u32,
+    /// Tries of a generator or refiner call before giving up on empty output (default 3).
+    pub max_write_tries: u32,
+    /// Fewest usable texts in a batch (default 3).
+    pub min_instances: u32,
+    /// Most texts asked for (default 5).
+    pub max_instances: u32,
+    /// How the ratio score is obtained.
+    pub ratio_judge: RatioJudgeMode,
+    /// Sampling seed sent with every request, when set.
+    pub seed: Option<u64>,
+    /// The deterministic accept gate (see [`crate::gate`]).
+    #[serde(default)]
+    pub gate: GateSettings,
+    /// Which attempt a record keeps.
+    #[serde(default)]
+    pub keep: Keep,
+}
+
+impl Default for PipelineSettings {
+    fn default() -> Self {
+        Self {
+            agents: AgentSet::uniform("gpt-4o-mini"),
+            weights: JudgeWeights::default(),
+            threshold: 8.0,
+            max_refinements: 2,
+            max_write_tries: 3,
+            min_instances: 3,
+            max_instances: 5,
+            ratio_judge: RatioJudgeMode::default(),
+            seed: None,
+            gate: GateSettings::default(),
+            keep: Keep::default(),
+        }
+    }
+}
+
+/// Settings that cannot run.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    /// A prompt override is unreadable or does not compile.
+    #[error(transparent)]
+    Prompt(#[from] PromptError),
+    /// The weights do not cover the four judges.
+    #[error("weights: {0}")]
+    Weights(#[from] scoring::WeightError),
+    /// Another bad value, with the setting's name.
+    #[error("{key}: {message}")]
+    Invalid {
+        /// Setting name.
+        key: &'static str,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// Compiled settings shared by every scenario of a run.
+#[derive(Debug)]
+pub struct Pipeline {
+    settings: PipelineSettings,
+    prompts: Prompts,
+    /// Each agent's output schema, built once and shared by every request.
+    schemas: Vec<(AgentKind, OutputSchema)>,
+}
+
+impl Pipeline {
+    /// Checks the settings and compiles the prompts.
+    pub fn new(settings: PipelineSettings) -> Result<Self, SettingsError> {
+        let probe: BTreeMap<String, f64> = AgentKind::JUDGES
+            .iter()
+            .map(|j| (j.weight_name().to_string(), 10.0))
+            .collect();
+        settings.weights.weighted_score(&probe)?;
+        if !settings.threshold.is_finite() || !(0.0..=10.0).contains(&settings.threshold) {
+            return Err(SettingsError::Invalid {
+                key: "threshold",
+                message: "must be within 0–10".into(),
+            });
+        }
+        if settings.min_instances == 0 || settings.max_instances < settings.min_instances {
+            return Err(SettingsError::Invalid {
+                key: "min_instances",
+                message: "need 1 ≤ min_instances ≤ max_instances".into(),
+            });
+        }
+        if settings.max_write_tries == 0 {
+            return Err(SettingsError::Invalid {
+                key: "max_write_tries",
+                message: "must be at least 1".into(),
+            });
+        }
+        let prompts = Prompts::from_settings(&settings.agents)?;
+        let schemas = AgentKind::ALL
+            .iter()
+            .map(|&a| {
+                let schema = output_schema(a, settings.min_instances, settings.max_instances);
+                (a, schema)
+            })
+            .collect();
+        Ok(Self {
+            settings,
+            prompts,
+            schemas,
+        })
+    }
+
+    /// The settings.
+    #[must_use]
+    pub fn settings(&self) -> &PipelineSettings {
+        &self.settings
+    }
+
+    /// The output schema of `agent`'s requests (its schema shared, not copied).
+    #[must_use]
+    pub fn schema(&self, agent: AgentKind) -> Option<OutputSchema> {
+        self.schemas
+            .iter()
+            .find(|(a, _)| *a == agent)
+            .map(|(_, s)| s.clone())
+    }
+
+    /// The compiled prompts.
+    #[must_use]
+    pub fn prompts(&self) -> &Prompts {
+        &self.prompts
+    }
+
+    /// Renders every agent's prompt once for `scenario`, with stand-in texts and verdicts, as a
+    /// run would: a template that names a variable the context lacks, or includes a template
+    /// that does not exist or itself, fails here — before any call is paid for — rather than
+    /// in every scenario after its generator call. Every case a run can meet is rendered (a
+    /// repeated try, unmeasurable texts, a gate refusal …); a branch on a parameter value only
+    /// as `scenario` takes it.
+    ///
+    /// # Errors
+    /// The first prompt that does not render.
+    pub fn rehearse_prompts(self: &Arc<Self>, scenario: &Scenario) -> Result<(), PromptError> {
+        ScenarioRun::new(Arc::clone(self), scenario.clone()).rehearse_prompts()
+    }
+}
+
+/// One model call the machine needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentCall {
+    /// Which call of which scenario (the agent is also [`CallKey::agent`]).
+    pub key: CallKey,
+    /// Which agent.
+    pub agent: AgentKind,
+    /// The rendered request.
+    pub request: ChatRequest,
+}
+
+/// A reply the machine cannot place.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("no call with key `{0}` is awaited")]
+pub struct UnknownCall(pub CallKey);
+
+/// How a scenario ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunOutcome {
+    /// Judged to the end (accepted or not): a record for the output file.
+    Finished(Box<ScenarioRecord>),
+    /// Could not be completed: a record for the errors file.
+    Failed(Box<FailureRecord>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Stage {
+    Writing {
+        agent: AgentKind,
+        tries: u32,
+    },
+    Judging,
+    Done {
+        accepted: bool,
+    },
+    Failed {
+        reason: String,
+        agent: Option<AgentKind>,
+        fatal: bool,
+    },
+}
+
+/// The attempt being judged.
+#[derive(Debug, Clone)]
+struct Judging {
+    number: u32,
+    produced_by: AgentKind,
+    instances: Vec<String>,
+    measurement: Option<BatchMeasurement>,
+    measured_score: Option<f64>,
+    fluency: Option<FluencyResult>,
+    naturalness: Option<NaturalnessResult>,
+    ratio: Option<RatioVerdict>,
+    socio: Option<SocioCulturalResult>,
+    /// The tries each judge asked has spent, so an invalid reply can be asked again.
+    tries: Vec<(AgentKind, u32)>,
+}
+
+/// One scenario's state machine. See the module docs.
+#[derive(Debug)]
+pub struct ScenarioRun {
+    pipeline: Arc<Pipeline>,
+    scenario: Scenario,
+    first: String,
+    second: String,
+    cs_ratio: Option<String>,
+    target: Option<f64>,
+    /// The scenario's `script` parameter (native or romanized), when it has a valid one.
+    script: Option<ScriptHint>,
+    /// The scenario's `cs_type` parameter, for the gate.
+    cs_type: Option<String>,
+    /// The scenario asks for a multi-turn conversation (`conversation_type: multi-turn`): the
+    /// texts are turns, measured without their speaker labels, and a language change between
+    /// turns is a switch for the gate.
+    multi_turn: bool,
+    stage: Stage,
+    outbox: Vec<AgentCall>,
+    awaiting: Vec<CallKey>,
+    current: Option<Judging>,
+    attempts: Vec<AttemptRecord>,
+    /// The typed measurement of the last judged attempt, for the refiner's prompt.
+    last_measurement: Option<BatchMeasurement>,
+    feedback: Option<Feedback>,
+    refine_count: u32,
+    totals: CallTotals,
+    notes: Vec<String>,
+}
+
+impl ScenarioRun {
+    /// Starts a scenario: the generator call is pending at once. A scenario without
+    /// `first_language`/`second_language` fails immediately with that reason.
+    #[must_use]
+    pub fn new(pipeline: Arc<Pipeline>, scenario: Scenario) -> Self {
+        let first = scenario.param_str("first_language").unwrap_or_default();
+        let second = scenario.param_str("second_language").unwrap_or_default();
+        let cs_ratio = scenario.param_str("cs_ratio");
+        let target = cs_ratio.as_deref().and_then(target_ratio);
+        let mut notes = Vec::new();
+        let script = scenario.param_str("script").and_then(|s| {
+            s.parse::<ScriptHint>()
+                .map_err(|e| notes.push(format!("script parameter: {e}; measured as written")))
+                .ok()
+        });
+        let cs_type = scenario.param_str("cs_type");
+        let multi_turn = scenario
+            .param_str("conversation_type")
+            .is_some_and(|c| c.trim().to_lowercase().replace('_', "-") == "multi-turn");
+        let mut run = Self {
+            pipeline,
+            scenario,
+            first,
+            second,
+            cs_ratio,
+            target,
+            script,
+            cs_type,
+            multi_turn,
+            stage: Stage::Writing {
+                agent: AgentKind::Generator,
+                tries: 0,
+            },
+            outbox: Vec::new(),
+            awaiting: Vec::new(),
+            current: None,
+            attempts: Vec::new(),
+            last_measurement: None,
+            feedback: None,
+            refine_count: 0,
+            totals: CallTotals::default(),
+            notes,
+        };
+        if run.first.trim().is_empty() || run.second.trim().is_empty() {
+            run.fail(
+                "scenario lacks the parameters first_language and second_language".into(),
+                None,
+                false,
+            );
+        } else {
+            run.queue_write(AgentKind::Generator, 0, None);
+        }
+        run
+    }
+
+    /// The scenario.
+    #[must_use]
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// Accounting of the calls absorbed so far.
+    #[must_use]
+    pub fn totals(&self) -> &CallTotals {
+        &self.totals
+    }
+
+    /// The calls to make now. Each call is handed out once; an empty list while
+    /// [`ScenarioRun::is_done`] is false means replies are still awaited.
+    pub fn pending(&mut self) -> Vec<AgentCall> {
+        std::mem::take(&mut self.outbox)
+    }
+
+    /// Keys handed out (or about to be) and not yet absorbed.
+    #[must_use]
+    pub fn awaiting(&self) -> usize {
+        self.awaiting.len()
+    }
+
+    /// True once the scenario is accepted, rejected with its budget spent, or failed.
+    #[must_use]
+    pub fn is_done(&self) -> bool {
+        matches!(self.stage, Stage::Done { .. } | Stage::Failed { .. })
+    }
+
+    /// Takes the reply to the call `key`. Replies arriving after the scenario failed (the other
+    /// judges of the same attempt) are accounted and otherwise ignored.
+    pub fn absorb(
+        &mut self,
+        key: &CallKey,
+        reply: Result<ChatResponse, LlmError>,
+    ) -> Result<(), UnknownCall> {
+        let pos = self
+            .awaiting
+            .iter()
+            .position(|k| k == key)
+            .ok_or_else(|| UnknownCall(key.clone()))?;
+        let agent = self.awaiting.swap_remove(pos).agent;
+        let resp = match reply {
+            Ok(resp) => {
+                self.totals
+                    .add_call(&key.to_string(), agent, call_reply(&resp));
+                resp
+            }
+            Err(err) => {
+                if let Some((usage, cost)) = err.spent() {
+                    self.totals.add_spend(usage_totals(usage), cost);
+                    // Paid for, so the model is named (the one asked: no usable reply named it),
+                    // also in the errors file of a scenario that fails for it.
+                    let asked = &self.pipeline.settings.agents.get(agent).model;
+                    self.totals
+                        .models
+                        .entry(agent.name().to_owned())
+                        .or_insert_with(|| asked.clone());
+                }
+                if let LlmError::InvalidOutput { repairs, .. } = &err {
+                    self.totals.repairs += repairs;
+                }
+                self.on_error(agent, err);
+                return Ok(());
+            }
+        };
+        if self.is_done() {
+            return Ok(());
+        }
+        let Some(json) = resp
+            .json
+            .clone()
+            .or_else(|| serde_json::from_str::<Value>(resp.content.trim()).ok())
+        else {
+            self.on_bad_output(agent, OutputError::NoJson { agent });
+            return Ok(());
+        };
+        match agent {
+            AgentKind::Generator | AgentKind::Refiner => {
+                match parse_instances(agent, &json, self.pipeline.settings.min_instances as usize) {
+                    Ok(out) => {
+                        if agent == AgentKind::Refiner {
+                            self.refine_count += 1;
+                        }
+                        self.start_attempt(agent, out.instances);
+                    }
+                    Err(e) => self.on_bad_output(agent, e),
+                }
+            }
+            AgentKind::Fluency => match parse_fluency(&json) {
+                Ok(r) => self.with_current(|c| c.fluency = Some(r)),
+                Err(e) => self.on_bad_output(agent, e),
+            },
+            AgentKind::Naturalness => match parse_naturalness(&json) {
+                Ok(r) => self.with_current(|c| c.naturalness = Some(r)),
+                Err(e) => self.on_bad_output(agent, e),
+            },
+            AgentKind::CsRatio => match parse_ratio(&json) {
+                Ok(r) => {
+                    let hybrid = self.pipeline.settings.ratio_judge == RatioJudgeMode::Hybrid;
+                    self.with_current(|c| {
+                        let measured = c.measurement.as_ref().and_then(|m| m.embedded_ratio);
+                        c.ratio = Some(RatioVerdict::from_judge(
+                            r,
+                            hybrid,
+                            c.measured_score,
+                            measured,
+                        ));
+                    });
+                }
+                Err(e) => self.on_bad_output(agent, e),
+            },
+            AgentKind::SocioCultural => match parse_socio_cultural(&json) {
+                Ok(r) => self.with_current(|c| c.socio = Some(r)),
+                Err(e) => self.on_bad_output(agent, e),
+            },
+        }
+        if matches!(self.stage, Stage::Judging) {
+            self.decide_if_judged();
+        }
+        Ok(())
+    }
+
+    /// Ends the run: the record, or the failure (also for a run stopped before it was done).
+    #[must_use]
+    pub fn finish(self) -> RunOutcome {
+        match self.stage {
+            Stage::Done { accepted } => self.record(accepted),
+            Stage::Failed {
+                ref reason,
+                agent,
+                fatal,
+            } => {
+                let reason = reason.clone();
+                self.failure(reason, agent, fatal)
+            }
+            _ => self.failure(
+                "the run stopped before this scenario was done".into(),
+                None,
+                false,
+            ),
+        }
+    }
+
+    fn with_current(&mut self, f: impl FnOnce(&mut Judging)) {
+        if let Some(c) = self.current.as_mut() {
+            f(c);
+        }
+    }
+
+    fn fail(&mut self, reason: String, agent: Option<AgentKind>, fatal: bool) {
+        tracing::debug!(scenario = %self.scenario.id, %reason, "scenario failed");
+        // Calls not handed out yet will never be answered: no longer awaited.
+        for call in self.outbox.drain(..) {
+            self.awaiting.retain(|k| *k != call.key);
+        }
+        self.stage = Stage::Failed {
+            reason,
+            agent,
+            fatal,
+        };
+    }
+
+    fn on_error(&mut self, agent: AgentKind, err: LlmError) {
+        if self.is_done() {
+            return;
+        }
+        // Invalid output after the transport's repairs is one more empty write for a writer:
+        // asking again with the reason in the prompt may well succeed.
+        if let LlmError::InvalidOutput { reason, .. } = &err {
+            let reason = format!("invalid output: {reason}");
+            match self.stage {
+                Stage::Writing { .. } => self.retry_write(agent, reason),
+                _ => self.retry_judge(agent, reason),
+            }
+            return;
+        }
+        let fatal = err.is_fatal();
+        self.fail(format!("{agent}: {err}"), Some(agent), fatal);
+    }
+
+    fn on_bad_output(&mut self, agent: AgentKind, err: OutputError) {
+        if matches!(self.stage, Stage::Writing { .. }) {
+            self.retry_write(agent, err.to_string());
+        } else {
+            self.retry_judge(agent, err.to_string());
+        }
+    }
+
+    /// Asks a judge again after an invalid reply, up to `max_write_tries` in all; then the
+    /// scenario fails. The prompt is rendered again with `retry` and `retry_reason` (the built-in
+    /// judges end with them): a deterministic server (the embedded model at temperature 0, any
+    /// server with a fixed seed) would otherwise answer the same request with the same reply,
+    /// paid for again and as invalid.
+    fn retry_judge(&mut self, agent: AgentKind, reason: String) {
+        let max = self.pipeline.settings.max_write_tries;
+        // The next try's number and prompt, when a try is left for a judge this attempt asked.
+        let next = self.current.as_ref().and_then(|c| {
+            let retry = c.tries.iter().find(|(a, _)| *a == agent)?.1 + 1;
+            (retry < max).then(|| {
+                let reason = brief(&reason);
+                let ctx = PromptContext {
+                    retry,
+                    retry_reason: Some(&reason),
+                    ..PromptContext::judge(self.facts(), &c.instances, c.measurement.as_ref())
+                };
+                (retry, c.number, self.pipeline.prompts.render(agent, &ctx))
+            })
+        });
+        let Some((retry, number, prompt)) = next else {
+            self.fail(format!("{agent}: {reason}"), Some(agent), false);
+            return;
+        };
+        self.with_current(|c| {
+            if let Some((_, tries)) = c.tries.iter_mut().find(|(a, _)| *a == agent) {
+                *tries = retry;
+            }
+        });
+        self.notes
+            .push(format!("{agent} asked again after: {reason}"));
+        let key = CallKey::new(self.scenario.id.clone(), number, agent).with_try(retry + 1);
+        self.queue(key, prompt);
+    }
+
+    fn retry_write(&mut self, agent: AgentKind, reason: String) {
+        let Stage::Writing { tries, .. } = self.stage else {
+            return;
+        };
+        let next = tries + 1;
+        if next < self.pipeline.settings.max_write_tries {
+            self.notes
+                .push(format!("{agent} try {} rejected: {reason}", tries + 1));
+            self.queue_write(agent, next, Some(reason));
+        } else if agent == AgentKind::Refiner && !self.attempts.is_empty() {
+            self.notes.push(format!(
+                "refinement gave up after {next} tries: {reason}; last attempt kept"
+            ));
+            self.stage = Stage::Done { accepted: false };
+        } else {
+            self.fail(
+                format!("{agent} gave no usable batch in {next} tries: {reason}"),
+                Some(agent),
+                false,
+            );
+        }
+    }
+
+    /// See [`Pipeline::rehearse_prompts`]. Every case a run can meet is rendered: a first and
+    /// a repeated try; texts measured and texts that could not be; the ratio verdict this run's
+    /// `ratio_judge` gives in each; a batch the gate passed and one it refused.
+    fn rehearse_prompts(&self) -> Result<(), PromptError> {
+        let prompts = &self.pipeline.prompts;
+        let settings = &self.pipeline.settings;
+        let texts: Vec<String> = (1..=settings.min_instances.max(1))
+            .map(|i| format!("{} text {i}, with one {} word.", self.first, self.second))
+            .collect();
+        let measured = measure_batch(&texts, &self.first, &self.second, self.script).ok();
+        let facts = self.facts();
+        let render = |agent: AgentKind, ctx: &PromptContext<'_>, case: &str| {
+            prompts
+                .render(agent, ctx)
+                .map(drop)
+                .map_err(|e| PromptError::Rehearsal {
+                    case: case.to_owned(),
+                    source: Box::new(e),
+                })
+        };
+        let tries = [
+            (0, None, "a first try"),
+            (1, Some("a stand-in reason"), "a try asked again"),
+        ];
+        for (retry, reason, case) in tries {
+            let ctx = PromptContext::generator(facts, retry, reason);
+            render(AgentKind::Generator, &ctx, case)?;
+        }
+        let summary = || "a stand-in verdict".to_owned();
+        for (measurement, case) in [
+            (measured.as_ref(), "measured texts"),
+            (None, "texts that could not be measured"),
+        ] {
+            for (retry, reason, try_case) in tries {
+                let ctx = PromptContext {
+                    retry,
+                    retry_reason: reason,
+                    ..PromptContext::judge(facts, &texts, measurement)
+                };
+                for judge in AgentKind::JUDGES {
+                    render(judge, &ctx, &format!("{case}, {try_case}"))?;
+                }
+            }
+            let share = measurement.and_then(|m| m.embedded_ratio);
+            let cs_ratio = match (settings.ratio_judge, share, self.target) {
+                (RatioJudgeMode::Measured, Some(share), Some(target)) => {
+                    RatioVerdict::measured(5.0, share, target)
+                }
+                (mode, share, _) => RatioVerdict::from_judge(
+                    RatioResult {
+                        ratio_score: 5.0,
+                        computed_ratio: 0.3,
+                        notes: summary(),
+                    },
+                    mode == RatioJudgeMode::Hybrid,
+                    share.map(|_| 5.0),
+                    share,
+                ),
+            };
+            for gate in [None, Some("no code switching was measured".to_owned())] {
+                let feedback = Feedback {
+                    fluency: FluencyResult {
+                        fluency_score: 5.0,
+                        errors: vec![summary()],
+                        summary: summary(),
+                    },
+                    naturalness: NaturalnessResult {
+                        naturalness_score: 5.0,
+                        observations: vec![Observation {
+                            sentence: 1,
+                            note: summary(),
+                        }],
+                        summary: summary(),
+                    },
+                    cs_ratio: cs_ratio.clone(),
+                    socio_cultural: SocioCulturalResult {
+                        socio_cultural_score: 5.0,
+                        issues: vec![summary()],
+                        summary: summary(),
+                    },
+                    score: 5.0,
+                    threshold: settings.threshold,
+                    gate: gate.clone(),
+                };
+                let refused = if gate.is_some() {
+                    ", refused by the gate"
+                } else {
+                    ""
+                };
+                for (retry, reason, try_case) in tries {
+                    let ctx = PromptContext::refiner(
+                        facts,
+                        retry,
+                        reason,
+                        &texts,
+                        measurement,
+                        Some(&feedback),
+                    );
+                    render(
+                        AgentKind::Refiner,
+                        &ctx,
+                        &format!("{case}{refused}, {try_case}"),
+                    )?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// What every prompt of this scenario is told about it.
+    fn facts(&self) -> ScenarioFacts<'_> {
+        let s = &self.pipeline.settings;
+        ScenarioFacts {
+            params: &self.scenario.params,
+            first_language: &self.first,
+            second_language: &self.second,
+            cs_ratio: self.cs_ratio.as_deref(),
+            target_ratio: self.target,
+            min_instances: s.min_instances,
+            max_instances: s.max_instances,
+        }
+    }
+
+    fn attempt_number(&self) -> u32 {
+        u32::try_from(self.attempts.len()).unwrap_or(u32::MAX)
+    }
+
+    /// Queues the call `key` with the rendered prompt (`Err` with the reason when the prompt
+    /// does not render).
+    fn queue(&mut self, key: CallKey, prompt: Result<String, PromptError>) -> bool {
+        let agent = key.agent;
+        let prompt = match prompt {
+            Ok(p) => p,
+            Err(e) => {
+                self.fail(e.to_string(), Some(agent), false);
+                return false;
+            }
+        };
+        let s = &self.pipeline.settings;
+        let agent_settings = s.agents.get(agent);
+        // Each sample of a scenario (`samples_per_scenario`) samples with its own seed, so the
+        // samples differ even where the server is deterministic, and so do their cache keys.
+        let sample = self
+            .scenario
+            .params
+            .get(scenarios::SAMPLE_PARAM)
+            .and_then(Value::as_u64);
+        let seed = match sample {
+            Some(k) => Some(s.seed.unwrap_or(0).wrapping_add(k)),
+            None => s.seed,
+        };
+        let request = ChatRequest {
+            temperature: agent_settings.temperature,
+            max_tokens: agent_settings.max_tokens,
+            seed,
+            output_schema: self.pipeline.schema(agent),
+            // Every call of a scenario to one server of a fleet: its prompt-prefix cache is warm.
+            affinity: Some(self.scenario.id.clone()),
+            ..ChatRequest::new(agent_settings.model.clone(), vec![Message::user(prompt)])
+        };
+        self.awaiting.push(key.clone());
+        self.outbox.push(AgentCall {
+            key,
+            agent,
+            request,
+        });
+        true
+    }
+
+    fn queue_write(&mut self, agent: AgentKind, tries: u32, reason: Option<String>) {
+        self.stage = Stage::Writing { agent, tries };
+        let reason = reason.as_deref().map(brief);
+        let facts = self.facts();
+        let ctx = match (agent, self.attempts.last()) {
+            (AgentKind::Refiner, Some(last)) => PromptContext::refiner(
+                facts,
+                tries,
+                reason.as_deref(),
+                &last.data_generation_result,
+                self.last_measurement.as_ref(),
+                self.feedback.as_ref(),
+            ),
+            _ => PromptContext::generator(facts, tries, reason.as_deref()),
+        };
+        let prompt = self.pipeline.prompts.render(agent, &ctx);
+        let key = CallKey::new(self.scenario.id.clone(), self.attempt_number(), agent)
+            .with_try(tries + 1);
+        self.queue(key, prompt);
+    }
+
+    fn start_attempt(&mut self, produced_by: AgentKind, instances: Vec<String>) {
+        let number = self.attempt_number();
+        let measured: Vec<String> = if self.multi_turn {
+            instances
+                .iter()
+                .map(|turn| without_speaker_label(turn).to_owned())
+                .collect()
+        } else {
+            instances.clone()
+        };
+        let measurement = match measure_batch(&measured, &self.first, &self.second, self.script) {
+            Ok(m) => {
+                if let Some(why) = &m.status_reason {
+                    self.notes.push(format!(
+                        "attempt {number}: measurement {}: {why}; the ratio is scored by the LLM judge and the gate cannot fail the batch",
+                        serde_json::to_value(m.status)
+                            .ok()
+                            .and_then(|v| v.as_str().map(str::to_owned))
+                            .unwrap_or_default()
+                    ));
+                }
+                Some(m)
+            }
+            Err(e) => {
+                self.notes
+                    .push(format!("attempt {number}: no measurement: {e}"));
+                None
+            }
+        };
+        let measured_score = match (
+            measurement.as_ref().and_then(|m| m.embedded_ratio),
+            self.target,
+        ) {
+            (Some(measured), Some(target)) => Some(ratio_score(measured, target)),
+            _ => None,
+        };
+        let mut judging = Judging {
+            number: self.attempt_number(),
+            produced_by,
+            instances,
+            measurement,
+            measured_score,
+            fluency: None,
+            naturalness: None,
+            ratio: None,
+            socio: None,
+            tries: Vec::new(),
+        };
+        let mode = self.pipeline.settings.ratio_judge;
+        let measured_only = mode == RatioJudgeMode::Measured && judging.measured_score.is_some();
+        if measured_only {
+            judging.ratio = measured_verdict(&judging, self.target);
+        } else if mode == RatioJudgeMode::Measured {
+            self.notes.push(format!(
+                "attempt {}: no measurement or target for the ratio, the LLM ratio judge was asked",
+                judging.number
+            ));
+        }
+        let number = judging.number;
+        let prompts: Vec<(AgentKind, Result<String, PromptError>)> = {
+            let ctx = PromptContext::judge(
+                self.facts(),
+                &judging.instances,
+                judging.measurement.as_ref(),
+            );
+            AgentKind::JUDGES
+                .into_iter()
+                .filter(|judge| !(*judge == AgentKind::CsRatio && measured_only))
+                .map(|judge| (judge, self.pipeline.prompts.render(judge, &ctx)))
+                .collect()
+        };
+        self.current = Some(judging);
+        self.stage = Stage::Judging;
+        for (judge, prompt) in prompts {
+            let key = CallKey::new(self.scenario.id.clone(), number, judge);
+            if !self.queue(key, prompt) {
+                return;
+            }
+            self.with_current(|c| c.tries.push((judge, 0)));
+        }
+    }
+
+    fn decide_if_judged(&mut self) {
+        let Some(c) = self.current.as_ref() else {
+            return;
+        };
+        let (Some(fluency), Some(naturalness), Some(ratio), Some(socio)) =
+            (&c.fluency, &c.naturalness, &c.ratio, &c.socio)
+        else {
+            return;
+        };
+        let scores: BTreeMap<String, f64> = [
+            (AgentKind::Fluency, fluency.fluency_score),
+            (AgentKind::Naturalness, naturalness.naturalness_score),
+            (AgentKind::CsRatio, ratio.ratio_score),
+            (AgentKind::SocioCultural, socio.socio_cultural_score),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.weight_name().to_string(), v))
+        .collect();
+        let score = match self.pipeline.settings.weights.weighted_score(&scores) {
+            Ok(s) => s,
+            Err(e) => {
+                self.fail(format!("weighting the judge scores: {e}"), None, false);
+                return;
+            }
+        };
+        let threshold = self.pipeline.settings.threshold;
+        let attempt = AttemptRecord {
+            attempt: c.number,
+            produced_by: c.produced_by,
+            data_generation_result: c.instances.clone(),
+            fluency_result: json!(fluency),
+            naturalness_result: naturalness.to_record_value(),
+            cs_ratio_result: ratio.to_record_value(),
+            social_cultural_result: json!(socio),
+            scores,
+            score,
+            measurement: c.measurement.as_ref().map(|m| m.json.clone()),
+            gate: Some(gate::decide(
+                self.pipeline.settings.gate,
+                c.measurement.as_ref().map(|m| &m.json),
+                self.cs_type.as_deref(),
+                self.multi_turn,
+            )),
+        };
+        let blocked = attempt
+            .gate
+            .as_ref()
+            .is_some_and(runlog::GateVerdict::blocks);
+        let gate_reason = attempt
+            .gate
+            .as_ref()
+            .filter(|g| g.blocks())
+            .map(|g| g.reason.clone());
+        if let Some(why) = &gate_reason {
+            self.notes.push(format!(
+                "attempt {}: not accepted by the gate: {why}",
+                attempt.attempt
+            ));
+        }
+        self.attempts.push(attempt);
+        if let Some(c) = self.current.take()
+            && let (Some(fluency), Some(naturalness), Some(cs_ratio), Some(socio_cultural)) =
+                (c.fluency, c.naturalness, c.ratio, c.socio)
+        {
+            self.last_measurement = c.measurement;
+            self.feedback = Some(Feedback {
+                fluency,
+                naturalness,
+                cs_ratio,
+                socio_cultural,
+                score,
+                threshold,
+                gate: gate_reason,
+            });
+        }
+        if score >= threshold && !blocked {
+            self.stage = Stage::Done { accepted: true };
+        } else if self.refine_count < self.pipeline.settings.max_refinements {
+            self.queue_write(AgentKind::Refiner, 0, None);
+        } else {
+            self.stage = Stage::Done { accepted: false };
+        }
+    }
+
+    fn record(self, accepted: bool) -> RunOutcome {
+        let threshold = self.pipeline.settings.threshold;
+        let acceptable = |a: &AttemptRecord| {
+            a.score >= threshold && !a.gate.as_ref().is_some_and(runlog::GateVerdict::blocks)
+        };
+        let kept = match self.pipeline.settings.keep {
+            Keep::Last => self.attempts.last(),
+            Keep::Best => self.attempts.iter().max_by(|a, b| {
+                (acceptable(a), a.score, a.attempt)
+                    .partial_cmp(&(acceptable(b), b.score, b.attempt))
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            }),
+        };
+        let Some(last) = kept.cloned() else {
+            return self.failure("no attempt was judged".into(), None, false);
+        };
+        // The decision follows the kept attempt (with `last`, the run's own decision).
+        let accepted = match self.pipeline.settings.keep {
+            Keep::Last => accepted,
+            Keep::Best => acceptable(&last),
+        };
+        let summary = summarise(&last, accepted, threshold);
+        let mut models = BTreeMap::new();
+        for agent in AgentKind::ALL {
+            let configured = &self.pipeline.settings.agents.get(agent).model;
+            let answered = self.totals.models.get(agent.name());
+            if answered.is_some() || agent != AgentKind::Refiner || self.refine_count > 0 {
+                models.insert(
+                    agent.name().to_string(),
+                    answered.unwrap_or(configured).clone(),
+                );
+            }
+        }
+        let t = self.totals;
+        RunOutcome::Finished(Box::new(ScenarioRecord {
+            schema_version: SCHEMA_VERSION,
+            run_settings: Some(RecordSettings::from(&self.pipeline.settings)),
+            id: self.scenario.id.clone(),
+            index: self.scenario.index,
+            params: flat_params(&self.scenario.params),
+            accepted,
+            data_generation_result: last.data_generation_result,
+            fluency_result: last.fluency_result,
+            naturalness_result: last.naturalness_result,
+            cs_ratio_result: last.cs_ratio_result,
+            social_cultural_result: last.social_cultural_result,
+            score: last.score,
+            scores: last.scores,
+            refine_count: self.refine_count,
+            measurement: last.measurement,
+            gate: last.gate,
+            kept_attempt: Some(last.attempt),
+            summary,
+            prompt_hashes: self.pipeline.prompts.hashes().clone(),
+            attempts: self.attempts,
+            models,
+            usage: t.usage,
+            cost_usd: t.cost_usd,
+            calls: t.calls,
+            cache_hits: t.cache_hits,
+            retries: t.retries,
+            repairs: t.repairs,
+            coercions: t.coercions,
+            notes: self.notes,
+        }))
+    }
+
+    fn failure(self, reason: String, agent: Option<AgentKind>, fatal: bool) -> RunOutcome {
+        RunOutcome::Failed(Box::new(FailureRecord {
+            id: self.scenario.id.clone(),
+            index: self.scenario.index,
+            params: self.scenario.params,
+            reason,
+            agent,
+            fatal,
+            totals: self.totals,
+        }))
+    }
+}
+
+/// One paragraph on the kept attempt, composed from its judges' own summaries, the measurement
+/// and the decision (no model call): the record's `summary`.
+fn summarise(a: &AttemptRecord, accepted: bool, threshold: f64) -> String {
+    let judge = |name: &str, result: &Value, key: &str| {
+        let score = a
+            .scores
+            .get(name)
+            // Two decimals at most: a measured ratio score is 8.598333… unrounded.
+            .map_or_else(
+                || "–".to_owned(),
+                |s| format!("{}", (s * 100.0).round() / 100.0),
+            );
+        let text = result.get(key).and_then(Value::as_str).unwrap_or("").trim();
+        if text.is_empty() {
+            format!("{name} {score}/10")
+        } else {
+            format!("{name} {score}/10: {text}")
+        }
+    };
+    let mut parts = vec![
+        judge("fluency", &a.fluency_result, "summary"),
+        judge("naturalness", &a.naturalness_result, "summary"),
+        judge("cs_ratio", &a.cs_ratio_result, "notes"),
+        judge("socio_cultural", &a.social_cultural_result, "summary"),
+    ];
+    if let Some(g) = a.gate.as_ref().filter(|g| g.passed == Some(false)) {
+        parts.push(format!("gate: {}", g.reason));
+    }
+    let decision = if accepted { "accepted" } else { "not accepted" };
+    format!(
+        "{decision} (score {:.2}, threshold {threshold}) — {}",
+        a.score,
+        parts.join("; ")
+    )
+}
+
+/// The measured verdict of an attempt, when it has a measured score and share.
+fn measured_verdict(c: &Judging, target: Option<f64>) -> Option<RatioVerdict> {
+    let score = c.measured_score?;
+    let measured = c.measurement.as_ref().and_then(|m| m.embedded_ratio)?;
+    Some(RatioVerdict::measured(
+        score,
+        measured,
+        target.unwrap_or(f64::NAN),
+    ))
+}
+
+/// Most characters of a rejection reason put in a prompt asked again: a validator's message can
+/// quote the whole rejected value, which would bloat every later prompt.
+const REASON_IN_PROMPT: usize = 300;
+
+/// `reason` in at most [`REASON_IN_PROMPT`] characters, ending with `…` where it was cut.
+fn brief(reason: &str) -> String {
+    if reason.chars().count() <= REASON_IN_PROMPT {
+        return reason.to_owned();
+    }
+    let end = reason
+        .char_indices()
+        .nth(REASON_IN_PROMPT - 1)
+        .map_or(reason.len(), |(i, _)| i);
+    format!("{}…", &reason[..end])
+}
+
+impl From<&PipelineSettings> for RecordSettings {
+    fn from(s: &PipelineSettings) -> Self {
+        Self {
+            threshold: s.threshold,
+            weights: s.weights.clone(),
+            ratio_judge: s.ratio_judge,
+            max_refinements: s.max_refinements,
+            gate: s.gate,
+            keep: s.keep,
+        }
+    }
+}
+
+/// The facts of one reply that a record's totals keep.
+fn call_reply(resp: &ChatResponse) -> CallReply<'_> {
+    CallReply {
+        cached: resp.cached,
+        usage: usage_totals(resp.usage),
+        cost_usd: resp.cost_usd,
+        retries: resp.retries,
+        repairs: resp.repairs,
+        coercions: resp
+            .coercions
+            .iter()
+            .map(|c| (c.path.clone(), c.reason.clone()))
+            .collect(),
+        model: &resp.model,
+    }
+}
+
+/// The transport's token counts as a record writes them.
+fn usage_totals(usage: Usage) -> UsageTotals {
+    UsageTotals {
+        prompt_tokens: usage.prompt_tokens,
+        completion_tokens: usage.completion_tokens,
+        estimated: usage.estimated,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reason_put_in_a_prompt_is_cut_at_a_character_boundary() {
+        assert_eq!(brief("short"), "short");
+        let long = "é".repeat(REASON_IN_PROMPT + 50);
+        let cut = brief(&long);
+        assert_eq!(cut.chars().count(), REASON_IN_PROMPT);
+        assert!(cut.ends_with('…'));
+        let exact = "x".repeat(REASON_IN_PROMPT);
+        assert_eq!(brief(&exact), exact);
+        let over = "x".repeat(REASON_IN_PROMPT + 1);
+        assert_eq!(brief(&over).chars().count(), REASON_IN_PROMPT);
+    }
+}

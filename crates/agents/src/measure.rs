@@ -1,0 +1,75 @@
+//! The bridge to `codeswitch`: measures a batch, reads the target ratio of a scenario,
+//! and scores |measured − target|.
+//!
+//! The measurement is kept as JSON (it goes into prompts and records unchanged), with its status
+//! and the embedded-language share (read only when the status is `ok`) beside it.
+
+use serde_json::Value;
+
+use codeswitch::{CodeSwitchError, LanguagePair, Measurement, MeasurementStatus, ScriptHint};
+
+/// A batch's measurement as JSON plus what the pipeline reads from it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchMeasurement {
+    /// The full measurement, as recorded.
+    pub json: Value,
+    /// Embedded (second) language share of the tagged words, 0–1; `None` unless the status is
+    /// `ok`: a partial or impossible measurement does not score the ratio (the LLM judge does).
+    pub embedded_ratio: Option<f64>,
+    /// How far the measurement can be trusted.
+    pub status: MeasurementStatus,
+    /// Why the status is not `ok`.
+    pub status_reason: Option<String>,
+}
+
+/// Measures a batch for the pair, writing in `script` when the scenario says which.
+///
+/// A pair the tagger cannot separate ("Mandarin" and "Cantonese" are both Chinese to it) gives
+/// an `unavailable` measurement with the reason, so the record says why there are no figures.
+///
+/// # Errors
+/// A language the measurement does not know (the record then has no measurement; the reason is
+/// for its notes).
+pub fn measure_batch(
+    instances: &[String],
+    first: &str,
+    second: &str,
+    script: Option<ScriptHint>,
+) -> Result<BatchMeasurement, CodeSwitchError> {
+    let measurement = match LanguagePair::parse(first, second) {
+        Ok(pair) => pair.measure_with(instances, script),
+        Err(CodeSwitchError::SameLanguage { language }) => Measurement::unavailable(
+            language,
+            language,
+            format!(
+                "{first} and {second} are both {language} to the tagger, which cannot tell them apart"
+            ),
+        ),
+        Err(e) => return Err(e),
+    };
+    let json = serde_json::to_value(&measurement).unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "measurement did not serialise");
+        Value::Null
+    });
+    let embedded_ratio = (measurement.status == MeasurementStatus::Ok
+        && measurement.embedded_ratio.is_finite())
+    .then_some(measurement.embedded_ratio);
+    Ok(BatchMeasurement {
+        json,
+        embedded_ratio,
+        status: measurement.status,
+        status_reason: measurement.status_reason,
+    })
+}
+
+/// The target embedded share of a `cs_ratio` parameter ("30%", "0.3", "Low" …).
+#[must_use]
+pub fn target_ratio(cs_ratio: &str) -> Option<f64> {
+    codeswitch::parse_target_ratio(cs_ratio)
+}
+
+/// 0–10 score of a measured share against the target (`codeswitch::ratio_score`).
+#[must_use]
+pub fn ratio_score(measured: f64, target: f64) -> f64 {
+    codeswitch::ratio_score(measured, target)
+}

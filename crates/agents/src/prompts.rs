@@ -1,0 +1,348 @@
+//! The agents' prompt templates: built-in `prompts/*.j2` files, optionally replaced per agent by
+//! a file from the settings, compiled once and rendered with strict undefined variables.
+//!
+//! Strict rendering means a template that names a variable the context lacks fails loudly
+//! (the scenario fails with the reason) instead of sending a prompt with a hole in it. Optional
+//! scenario parameters are reached through `params` with `is defined` tests.
+//!
+//! The variables are one typed struct, [`PromptContext`], built per agent by
+//! [`PromptContext::generator`], [`PromptContext::judge`] and [`PromptContext::refiner`]. Every
+//! agent sees every variable (`null`, `0` or `[]` where it does not apply): an override template
+//! may test any of them, and strict rendering would fail on one that is missing.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use minijinja::{Environment, UndefinedBehavior};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::agent::AgentSet;
+use crate::measure::BatchMeasurement;
+use crate::outputs::{FluencyResult, NaturalnessResult, RatioVerdict, SocioCulturalResult};
+use runlog::AgentKind;
+
+/// What every prompt of one scenario is told about it.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct ScenarioFacts<'a> {
+    /// Every scenario parameter.
+    pub params: &'a BTreeMap<String, Value>,
+    /// The matrix language.
+    pub first_language: &'a str,
+    /// The embedded language.
+    pub second_language: &'a str,
+    /// The `cs_ratio` parameter as written (e.g. `30%`).
+    pub cs_ratio: Option<&'a str>,
+    /// The embedded share it asks for, 0–1, when it can be read.
+    pub target_ratio: Option<f64>,
+    /// Fewest usable texts in a batch.
+    pub min_instances: u32,
+    /// Most texts asked for.
+    pub max_instances: u32,
+}
+
+/// The judges' verdicts on the last attempt, for the refiner (`feedback` in its template). The
+/// naturalness observations keep the list shape the judge answered with.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Feedback {
+    /// The fluency judge's answer.
+    pub fluency: FluencyResult,
+    /// The naturalness judge's answer.
+    pub naturalness: NaturalnessResult,
+    /// The ratio verdict.
+    pub cs_ratio: RatioVerdict,
+    /// The socio-cultural judge's answer.
+    pub socio_cultural: SocioCulturalResult,
+    /// The attempt's weighted score.
+    pub score: f64,
+    /// The accept threshold.
+    pub threshold: f64,
+    /// Why the accept gate refused the batch, when it did (no code switching measured).
+    pub gate: Option<String>,
+}
+
+/// The variables of every agent's template (see the module docs and the crate README).
+#[derive(Debug, Clone, Serialize)]
+pub struct PromptContext<'a> {
+    /// The scenario, flattened: `params`, `first_language`, `second_language`, `cs_ratio`,
+    /// `target_ratio`, `min_instances`, `max_instances`.
+    #[serde(flatten)]
+    pub scenario: ScenarioFacts<'a>,
+    /// 0, or the number of the try for a write or a judge asked again.
+    pub retry: u32,
+    /// Why the previous reply was rejected (at most 300 characters).
+    pub retry_reason: Option<&'a str>,
+    /// The texts judged (judges) or to rewrite (refiner).
+    pub instances: &'a [String],
+    /// The deterministic measurement of `instances`, as recorded.
+    pub measurement: Option<&'a Value>,
+    /// Its embedded share, 0–1.
+    pub measured_ratio: Option<f64>,
+    /// The judges' verdicts (refiner only).
+    pub feedback: Option<&'a Feedback>,
+}
+
+impl<'a> PromptContext<'a> {
+    /// The generator's context: try `retry` (0 for the first), with the previous rejection.
+    #[must_use]
+    pub fn generator(
+        scenario: ScenarioFacts<'a>,
+        retry: u32,
+        retry_reason: Option<&'a str>,
+    ) -> Self {
+        Self {
+            scenario,
+            retry,
+            retry_reason,
+            instances: &[],
+            measurement: None,
+            measured_ratio: None,
+            feedback: None,
+        }
+    }
+
+    /// A judge's context: the batch and its measurement.
+    #[must_use]
+    pub fn judge(
+        scenario: ScenarioFacts<'a>,
+        instances: &'a [String],
+        measurement: Option<&'a BatchMeasurement>,
+    ) -> Self {
+        Self {
+            instances,
+            measurement: measurement.map(|m| &m.json),
+            measured_ratio: measurement.and_then(|m| m.embedded_ratio),
+            ..Self::generator(scenario, 0, None)
+        }
+    }
+
+    /// The refiner's context: the last judged batch, its measurement and the judges' feedback.
+    #[must_use]
+    pub fn refiner(
+        scenario: ScenarioFacts<'a>,
+        retry: u32,
+        retry_reason: Option<&'a str>,
+        instances: &'a [String],
+        measurement: Option<&'a BatchMeasurement>,
+        feedback: Option<&'a Feedback>,
+    ) -> Self {
+        Self {
+            retry,
+            retry_reason,
+            feedback,
+            ..Self::judge(scenario, instances, measurement)
+        }
+    }
+}
+
+/// The built-in template of an agent, embedded at compile time.
+#[must_use]
+pub fn builtin_template(agent: AgentKind) -> &'static str {
+    match agent {
+        AgentKind::Generator => include_str!("../prompts/generator.j2"),
+        AgentKind::Fluency => include_str!("../prompts/fluency.j2"),
+        AgentKind::Naturalness => include_str!("../prompts/naturalness.j2"),
+        AgentKind::CsRatio => include_str!("../prompts/cs_ratio.j2"),
+        AgentKind::SocioCultural => include_str!("../prompts/socio_cultural.j2"),
+        AgentKind::Refiner => include_str!("../prompts/refiner.j2"),
+    }
+}
+
+/// A prompt that could not be loaded, compiled or rendered.
+#[derive(Debug, thiserror::Error)]
+pub enum PromptError {
+    /// The override file could not be read.
+    #[error("cannot read prompt file {path} for {agent}: {source}")]
+    Read {
+        /// The agent whose prompt it is.
+        agent: AgentKind,
+        /// The file.
+        path: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The template does not compile.
+    #[error("prompt template of {agent} ({file}) is invalid: {source:#}")]
+    Compile {
+        /// The agent whose prompt it is.
+        agent: AgentKind,
+        /// The template's file, or `built-in`.
+        file: String,
+        /// The template error (with line).
+        source: minijinja::Error,
+    },
+    /// The template rendered to nothing but whitespace: the model would get an empty prompt.
+    #[error("the {agent} prompt ({file}) rendered empty")]
+    Blank {
+        /// The agent whose prompt it is.
+        agent: AgentKind,
+        /// The template's file, or `built-in`.
+        file: String,
+    },
+    /// A prompt failed in one of the cases `run` renders before any call.
+    #[error("before the run, for {case}: {source}")]
+    Rehearsal {
+        /// The case: e.g. `texts that could not be measured, refused by the gate`.
+        case: String,
+        /// The failure.
+        source: Box<PromptError>,
+    },
+    /// Rendering failed: an undefined variable, a missing or recursive include.
+    #[error("rendering the {agent} prompt ({file}) failed: {source:#}")]
+    Render {
+        /// The agent whose prompt it is.
+        agent: AgentKind,
+        /// The template's file, or `built-in`.
+        file: String,
+        /// The template error (with line).
+        source: minijinja::Error,
+    },
+}
+
+/// The name of the template the generator and refiner include: the switching types and
+/// functions with examples, and the structural constraints.
+pub const CS_GUIDE: &str = "cs_guide";
+
+/// The name of the template the four judges begin with: their role and the languages. It
+/// depends on the language pair only, so every judge prompt of a run begins with the same text.
+///
+/// Every built-in prompt puts what is the same for every scenario of a run first, then what a
+/// grid dimension decides, then what is unique to the attempt (the texts last), so the prompts
+/// share long prefixes that a server with a prefix cache (llama.cpp, vLLM, the embedded model,
+/// OpenAI's prompt caching) reads once.
+pub const JUDGE_INTRO: &str = "judge_intro";
+
+/// The name of the template the four judges end with: the numbered texts under judgement.
+pub const JUDGE_TEXTS: &str = "judge_texts";
+
+/// The name of the template that is [`JUDGE_INTRO`] then [`JUDGE_TEXTS`], kept for prompt files
+/// that include it.
+pub const JUDGE_CONTEXT: &str = "judge_context";
+
+/// The templates the agents' templates include, by name.
+const SHARED: [(&str, &str); 4] = [
+    (CS_GUIDE, include_str!("../prompts/cs_guide.j2")),
+    (JUDGE_INTRO, include_str!("../prompts/judge_intro.j2")),
+    (JUDGE_TEXTS, include_str!("../prompts/judge_texts.j2")),
+    (JUDGE_CONTEXT, include_str!("../prompts/judge_context.j2")),
+];
+
+/// The compiled templates of all six agents.
+#[derive(Debug)]
+pub struct Prompts {
+    env: Environment<'static>,
+    /// blake3 (16 hex digits) of each agent's template text.
+    hashes: BTreeMap<String, String>,
+    /// The file of each agent's template that is not the built-in one.
+    files: BTreeMap<AgentKind, String>,
+}
+
+/// What a built-in template is called in errors.
+const BUILT_IN: &str = "built-in";
+
+impl Prompts {
+    /// The built-in templates only.
+    pub fn builtin() -> Result<Self, PromptError> {
+        Self::build(
+            |agent| Ok(builtin_template(agent).to_string()),
+            BTreeMap::new(),
+        )
+    }
+
+    /// The built-in templates, each replaced by the agent's `prompt` file when one is set.
+    pub fn from_settings(agents: &AgentSet) -> Result<Self, PromptError> {
+        let files = AgentKind::ALL
+            .into_iter()
+            .filter_map(|a| Some((a, agents.get(a).prompt.as_ref()?.display().to_string())))
+            .collect();
+        Self::build(
+            |agent| match &agents.get(agent).prompt {
+                Some(path) => read(agent, path),
+                None => Ok(builtin_template(agent).to_string()),
+            },
+            files,
+        )
+    }
+
+    fn build(
+        source: impl Fn(AgentKind) -> Result<String, PromptError>,
+        files: BTreeMap<AgentKind, String>,
+    ) -> Result<Self, PromptError> {
+        let mut env = Environment::new();
+        env.set_undefined_behavior(UndefinedBehavior::Strict);
+        let mut hashes = BTreeMap::new();
+        // The shared parts (`{% include "cs_guide" %}`, `{% include "judge_intro" %}`, …).
+        for (name, text) in SHARED {
+            env.add_template(name, text)
+                .map_err(|source| PromptError::Compile {
+                    agent: AgentKind::Generator,
+                    file: BUILT_IN.to_owned(),
+                    source,
+                })?;
+            hashes.insert(
+                name.to_owned(),
+                blake3::hash(text.as_bytes()).to_hex()[..16].to_string(),
+            );
+        }
+        for agent in AgentKind::ALL {
+            let text = source(agent)?;
+            let hash = blake3::hash(text.as_bytes()).to_hex();
+            hashes.insert(agent.name().to_string(), hash[..16].to_string());
+            env.add_template_owned(agent.name().to_string(), text)
+                .map_err(|source| PromptError::Compile {
+                    agent,
+                    file: file_of(&files, agent),
+                    source,
+                })?;
+        }
+        Ok(Self { env, hashes, files })
+    }
+
+    fn file(&self, agent: AgentKind) -> String {
+        file_of(&self.files, agent)
+    }
+
+    /// blake3 (first 16 hex digits) of each agent's template text, by agent name: which prompts
+    /// made a record.
+    #[must_use]
+    pub fn hashes(&self) -> &BTreeMap<String, String> {
+        &self.hashes
+    }
+
+    /// Renders an agent's prompt with `ctx` (any serialisable value; the pipeline passes a
+    /// [`PromptContext`]).
+    pub fn render(&self, agent: AgentKind, ctx: &impl Serialize) -> Result<String, PromptError> {
+        let failed = |source| PromptError::Render {
+            agent,
+            file: self.file(agent),
+            source,
+        };
+        let template = self.env.get_template(agent.name()).map_err(failed)?;
+        let text = template
+            .render(minijinja::value::Serde(ctx))
+            .map_err(failed)?;
+        if text.trim().is_empty() {
+            return Err(PromptError::Blank {
+                agent,
+                file: self.file(agent),
+            });
+        }
+        Ok(text)
+    }
+}
+
+/// The file an agent's template came from, or `built-in`.
+fn file_of(files: &BTreeMap<AgentKind, String>, agent: AgentKind) -> String {
+    files
+        .get(&agent)
+        .map_or(BUILT_IN, String::as_str)
+        .to_owned()
+}
+
+fn read(agent: AgentKind, path: &Path) -> Result<String, PromptError> {
+    std::fs::read_to_string(path).map_err(|source| PromptError::Read {
+        agent,
+        path: path.display().to_string(),
+        source,
+    })
+}

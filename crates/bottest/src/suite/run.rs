@@ -1,0 +1,283 @@
+//! Running a suite: each scenario run is a fresh conversation with a fresh bot from the
+//! [`BotFactory`]; steps are sent in order, each under the scenario's turn timeout. A bot error or
+//! timeout becomes a failed turn (and stops the conversation), never a pass. The transcript is then
+//! scored with `scoring::expect::evaluate` (after the optional LLM judge answered its questions)
+//! and a `ScoreCard` under the suite's policy. A judge question that got no answer adds a failed
+//! critical `judgeError` check (the text rules never silently stand in for the judge). Scenarios run concurrently, bounded by
+//! [`RunOptions::concurrency`]; results keep the suite's order.
+
+use std::time::Instant;
+
+use futures::StreamExt;
+
+use scoring::expect::{JudgeQuestion, evaluate, judge_questions};
+use scoring::transcript::{BotTurn, Transcript};
+use scoring::{
+    Check, JudgeTally, RunResult, ScenarioReport, ScenarioResult, ScoreCard, ScorePolicy,
+    SuiteResult,
+};
+
+use super::{Suite, SuiteScenario};
+use crate::bot::judge::{JudgeAnswers, LlmJudge};
+use crate::bot::{Bot, BotError};
+
+/// Makes a fresh bot for one run of one scenario.
+pub trait BotFactory: Send + Sync {
+    /// A bot for a new conversation of `scenario`.
+    ///
+    /// # Errors
+    /// A [`BotError`] when the bot cannot be built (recorded as the run's failure).
+    fn create(&self, scenario: &SuiteScenario) -> Result<Box<dyn Bot>, BotError>;
+}
+
+impl<F> BotFactory for F
+where
+    F: Fn(&SuiteScenario) -> Result<Box<dyn Bot>, BotError> + Send + Sync,
+{
+    fn create(&self, scenario: &SuiteScenario) -> Result<Box<dyn Bot>, BotError> {
+        self(scenario)
+    }
+}
+
+/// How to run a suite.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Runs per scenario (≥ 1); more than one measures flakiness.
+    pub repeat: u32,
+    /// Scenarios in flight at once (≥ 1).
+    pub concurrency: usize,
+    /// Only scenarios matching this pattern (see [`SuiteScenario::matches`]).
+    pub filter: Option<String>,
+    /// Overrides the suite's strict mode.
+    pub strict: Option<bool>,
+    /// Overrides the suite's threshold.
+    pub threshold: Option<u32>,
+    /// Ask this judge the askFor/warn/reject questions.
+    pub judge: Option<LlmJudge>,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        Self {
+            repeat: 1,
+            concurrency: 4,
+            filter: None,
+            strict: None,
+            threshold: None,
+            judge: None,
+        }
+    }
+}
+
+/// Runs the selected scenarios of `suite`, `opts.repeat` times each.
+pub async fn run_suite(suite: &Suite, factory: &dyn BotFactory, opts: &RunOptions) -> SuiteResult {
+    let policy = ScorePolicy {
+        threshold: opts.threshold.unwrap_or(suite.defaults.threshold),
+        strict: opts.strict.unwrap_or(suite.defaults.strict),
+        ..ScorePolicy::default()
+    };
+    let selected: Vec<&SuiteScenario> = suite
+        .scenarios
+        .iter()
+        .filter(|s| opts.filter.as_deref().is_none_or(|p| s.matches(p)))
+        .collect();
+    let repeat = opts.repeat.max(1);
+    let jobs = selected
+        .iter()
+        .enumerate()
+        .flat_map(|(i, s)| (0..repeat).map(move |r| (i, r, *s)));
+    let policy = &policy;
+    let mut done: Vec<(usize, u32, RunResult)> = futures::stream::iter(jobs)
+        .map(|(i, r, scenario)| async move {
+            (
+                i,
+                r,
+                run_scenario(scenario, factory, policy, opts.judge.as_ref()).await,
+            )
+        })
+        .buffer_unordered(opts.concurrency.max(1))
+        .collect()
+        .await;
+    done.sort_by_key(|(i, r, _)| (*i, *r));
+    let mut scenarios: Vec<ScenarioResult> = selected
+        .iter()
+        .map(|s| ScenarioResult {
+            id: s.id.clone(),
+            name: s.name.clone(),
+            category: s.category.as_str().to_owned(),
+            tags: s.tags.clone(),
+            expected_outcome: s.script.as_ref().and_then(|sc| sc.expect_outcome),
+            runs: Vec::new(),
+        })
+        .collect();
+    for (i, _, run) in done {
+        if let Some(s) = scenarios.get_mut(i) {
+            s.runs.push(run);
+        }
+    }
+    tracing::info!(suite = %suite.name, scenarios = scenarios.len(), repeat, "suite run finished");
+    SuiteResult {
+        suite: suite.name.clone(),
+        repeat,
+        scenarios,
+    }
+}
+
+/// Plays one scenario once with a fresh bot and scores it.
+pub async fn run_scenario(
+    scenario: &SuiteScenario,
+    factory: &dyn BotFactory,
+    policy: &ScorePolicy,
+    judge: Option<&LlmJudge>,
+) -> RunResult {
+    let mut transcript = Transcript::default();
+    match factory.create(scenario) {
+        Ok(mut bot) => {
+            for step in &scenario.steps {
+                let turn = play_turn(bot.as_mut(), &transcript, step, scenario).await;
+                let failed = turn.error.is_some();
+                transcript.push(step.clone(), turn);
+                if failed {
+                    // Later steps would answer a conversation the bot never held; they are
+                    // reported as "not reached" by the checks that target them.
+                    break;
+                }
+            }
+        }
+        Err(e) => {
+            let first = scenario.steps.first().cloned().unwrap_or_default();
+            transcript.push(
+                first,
+                BotTurn::failed(format!("the bot could not be started: {e}")),
+            );
+        }
+    }
+    let questions = judge.map(|_| judge_questions(&scenario.expectations, &transcript));
+    let answers = match (judge, &questions) {
+        (Some(judge), Some(questions)) if !questions.is_empty() => judge.answer(questions).await,
+        _ => JudgeAnswers::default(),
+    };
+    let mut checks = evaluate(&scenario.expectations, &transcript, &answers.verdicts);
+    let questions = questions.unwrap_or_default();
+    if !verdict_is_independent(&scenario.expectations, &transcript, &answers, policy) {
+        checks.extend(judge_error(&questions, &answers));
+    } else if !answers.failures.is_empty() {
+        tracing::info!(
+            scenario = %scenario.id,
+            "judge left questions unanswered whose answers cannot change the verdict"
+        );
+    }
+    let tally = JudgeTally {
+        asked: questions.len() as u64,
+        answered: answers.verdicts.0.len() as u64,
+        first_error: answers.failures.first().map(|(_, reason)| reason.clone()),
+    };
+    let card = ScoreCard::new(checks, policy);
+    tracing::debug!(scenario = %scenario.id, score = card.score(), passed = card.passed(), "scenario scored");
+    let report = ScenarioReport::new(
+        &scenario.id,
+        &scenario.name,
+        scenario.category.as_str(),
+        card,
+    );
+    RunResult {
+        transcript,
+        report,
+        judge: tally,
+    }
+}
+
+/// Whether the scenario's pass/fail is the same whatever the judge would have answered to the
+/// questions it left unanswered (e.g. a question inside an `any` whose other branch holds):
+/// every combination of answers is tried, up to 6 unanswered questions (more count as
+/// dependent). Then a judge failure cannot have decided the verdict and is not an error.
+fn verdict_is_independent(
+    exp: &scoring::expect::Expectations,
+    transcript: &Transcript,
+    answers: &JudgeAnswers,
+    policy: &ScorePolicy,
+) -> bool {
+    const MAX_TRIED: usize = 6;
+    let failed: Vec<&str> = answers.failures.iter().map(|(id, _)| id.as_str()).collect();
+    if failed.is_empty() {
+        return true;
+    }
+    if failed.len() > MAX_TRIED {
+        return false;
+    }
+    let outcome = |mask: usize| {
+        let mut verdicts = answers.verdicts.clone();
+        for (bit, id) in failed.iter().enumerate() {
+            verdicts.0.insert(
+                (*id).to_owned(),
+                scoring::expect::JudgeVerdict {
+                    holds: mask & (1 << bit) != 0,
+                    reason: "assumed".to_owned(),
+                },
+            );
+        }
+        ScoreCard::new(evaluate(exp, transcript, &verdicts), policy).passed()
+    };
+    let first = outcome(0);
+    (1..1usize << failed.len()).all(|mask| outcome(mask) == first)
+}
+
+/// The failed critical `judgeError` check of a run whose judge left questions unanswered: the
+/// checks it was asked about were decided by the text rules instead, which must not pass the
+/// scenario.
+fn judge_error(questions: &[JudgeQuestion], answers: &JudgeAnswers) -> Option<Check> {
+    let (first_id, first_reason) = answers.failures.first()?;
+    let kind = questions
+        .iter()
+        .find(|q| &q.id == first_id)
+        .map_or(scoring::CheckKind::ShouldAskFor, |q| q.kind);
+    let ids: Vec<&str> = answers.failures.iter().map(|(id, _)| id.as_str()).collect();
+    Some(
+        Check::fail(
+            kind,
+            "judgeError",
+            format!(
+                "judge unavailable: {first_reason} (no verdict for {}); the text rules' verdicts \
+                 for these checks are not trusted",
+                ids.join(", ")
+            ),
+        )
+        .critical()
+        .at("judge"),
+    )
+}
+
+async fn play_turn(
+    bot: &mut dyn Bot,
+    transcript: &Transcript,
+    message: &str,
+    scenario: &SuiteScenario,
+) -> BotTurn {
+    let started = Instant::now();
+    let outcome =
+        tokio::time::timeout(scenario.turn_timeout, bot.turn(&transcript.turns, message)).await;
+    let elapsed = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    match outcome {
+        Ok(Ok(mut turn)) => {
+            turn.latency_ms = elapsed;
+            turn
+        }
+        Ok(Err(e)) => {
+            tracing::warn!(scenario = %scenario.id, error = %e, "bot turn failed");
+            BotTurn {
+                latency_ms: elapsed,
+                ..BotTurn::failed(e.to_string())
+            }
+        }
+        Err(_) => {
+            tracing::warn!(scenario = %scenario.id, "bot turn timed out");
+            BotTurn {
+                latency_ms: elapsed,
+                ..BotTurn::failed(format!(
+                    "timed out after {} ms",
+                    scenario.turn_timeout.as_millis()
+                ))
+            }
+        }
+    }
+}

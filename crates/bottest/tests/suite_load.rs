@@ -1,0 +1,96 @@
+//! Suite loading errors come out located (`file:line:col`) and say what to fix.
+
+use std::path::Path;
+
+use bottest::suite::parse_suite;
+
+fn load_err(yaml: &str) -> String {
+    parse_suite(Path::new("suite.yaml"), yaml)
+        .expect_err("invalid suite")
+        .to_string()
+}
+
+const HEAD: &str = "scenarios:\n  - id: a\n    category: happy-path\n    steps: [hi]\n";
+
+#[test]
+fn unknown_checks_are_located_with_a_suggestion() {
+    let err = load_err(&format!("{HEAD}    expect:\n      shouldContian: [x]\n"));
+    assert!(err.starts_with("suite.yaml:6:"), "{err}");
+    assert!(err.contains("did you mean `shouldContain`?"), "{err}");
+}
+
+#[test]
+fn fields_beside_logical_operators_are_located() {
+    let err = load_err(&format!(
+        "{HEAD}    expect:\n      any:\n        - {{shouldContain: [x]}}\n      shouldReject: true\n"
+    ));
+    assert!(err.starts_with("suite.yaml:"), "{err}");
+    assert!(err.contains("beside `any`"), "{err}");
+}
+
+#[test]
+fn malformed_operators_and_categories_are_located() {
+    let err = load_err(&format!(
+        "{HEAD}    expect:\n      expectedParams: {{amount: {{gte: ten}}}}\n"
+    ));
+    assert!(err.contains("`gte` needs a number"), "{err}");
+    assert!(err.starts_with("suite.yaml:6:"), "{err}");
+    // A near miss of a known category is a typo; anything else is a free-form category.
+    let err = load_err(
+        "scenarios:\n  - id: a\n    category: happy_path\n    steps: [hi]\n    expect: {shouldReject: true}\n",
+    );
+    assert!(err.starts_with("suite.yaml:3:"), "{err}");
+    assert!(err.contains("did you mean `happy-path`?"), "{err}");
+    let suite = parse_suite(
+        Path::new("suite.yaml"),
+        "scenarios:\n  - id: a\n    category: billing\n    steps: [hi]\n    expect: {shouldReject: true}\n",
+    )
+    .expect("a free-form category loads");
+    assert_eq!(suite.scenarios[0].category.as_str(), "billing");
+    assert!(!suite.scenarios[0].category.is_known());
+    let err =
+        load_err("scenarios:\n  - id: a\n    steps: [hi]\n    expect: {shouldReject: true}\n");
+    assert!(
+        err.contains("needs a `category`: one of happy-path"),
+        "{err}"
+    );
+}
+
+#[test]
+fn semantic_errors_point_at_the_scenario() {
+    let dup = format!(
+        "{HEAD}    expect: {{shouldReject: true}}\n{}",
+        HEAD.replacen("scenarios:\n", "", 1)
+    );
+    let err = load_err(&format!("{dup}    expect: {{shouldReject: true}}\n"));
+    assert!(err.contains("duplicate scenario id `a`"), "{err}");
+    assert!(err.starts_with("suite.yaml:6:"), "{err}");
+    let err = load_err(HEAD);
+    assert!(err.contains("declares no expectation"), "{err}");
+    let err = load_err(&format!(
+        "{HEAD}    expect: {{shouldReject: true}}\n    script: {{turns: [{{text: a}}, {{text: b}}]}}\n"
+    ));
+    assert!(err.contains("the script has 2 turns for 1 steps"), "{err}");
+    let err = load_err(
+        "scenarios:\n  - template: {id: t, category: custom, steps: [x], expect: {shouldReject: true}}\n",
+    );
+    assert!(err.contains("needs a `grid`"), "{err}");
+    let err = load_err(
+        "scenarios:\n  - template: {id: t, category: custom, steps: ['{{ nope }}'], expect: {shouldReject: true}}\n    grid: {n: [1]}\n",
+    );
+    assert!(err.contains("undefined"), "{err}");
+}
+
+#[test]
+fn templates_expand_with_typed_values_and_per_step_turns() {
+    let suite = parse_suite(
+        Path::new("suite.yaml"),
+        "scenarios:\n  - template:\n      id: t\n      category: edge-case\n      steps:\n        - say: 'send {{ n }}'\n          expect: {expectedParams: {amount: '{{ n }}'}}\n    grid: {n: [1, 2]}\n",
+    )
+    .expect("valid suite");
+    assert_eq!(suite.scenarios.len(), 2);
+    assert_eq!(suite.scenarios[0].steps, ["send 1"]);
+    assert!(suite.scenarios[0].id.starts_with("t-"));
+    assert_eq!(suite.scenarios[1].params["n"], 2);
+    assert_ne!(suite.scenarios[0].id, suite.scenarios[1].id);
+}

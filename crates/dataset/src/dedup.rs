@@ -1,0 +1,188 @@
+//! Duplicate detection over a run's texts: exact duplicates after normalisation, and near
+//! duplicates by MinHash over word 3-shingles with LSH banding.
+//!
+//! Normalisation: lower-cased, words are runs of letters and digits (each Han, Hiragana or
+//! Katakana character is a word of its own, as in `codeswitch`), so punctuation,
+//! spacing and case do not make two texts differ. A record's text is all its utterances.
+//!
+//! Near duplicates: [`SIGNATURE`] min-hashes (32-bit) per record, split into [`BANDS`] bands of
+//! [`ROWS`]; two records sharing a band are compared, and one whose estimated Jaccard similarity
+//! with an earlier record is at least [`NEAR_DUPLICATE_JACCARD`] is its near duplicate. The
+//! earlier record (in file order) is the original. Memory: the signature (128 bytes) and
+//! [`BANDS`] + 1 index entries per record; texts are never kept.
+
+use std::collections::HashMap;
+
+pub use codeswitch::words::{fnv, words};
+
+/// Min-hashes per record.
+pub const SIGNATURE: usize = 32;
+/// LSH bands (each of [`ROWS`] min-hashes).
+pub const BANDS: usize = 8;
+/// Min-hashes per band.
+pub const ROWS: usize = SIGNATURE / BANDS;
+/// Estimated Jaccard similarity of word 3-shingle sets from which a record is a near duplicate.
+pub const NEAR_DUPLICATE_JACCARD: f64 = 0.8;
+
+/// What a record duplicates, if anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Duplicate {
+    /// The same text as record `0` (an index in insertion order) after normalisation.
+    Exact(u32),
+    /// Estimated Jaccard ≥ [`NEAR_DUPLICATE_JACCARD`] with record `0`.
+    Near(u32),
+}
+
+impl Duplicate {
+    /// The index of the original record.
+    #[must_use]
+    pub fn original(self) -> u32 {
+        match self {
+            Self::Exact(i) | Self::Near(i) => i,
+        }
+    }
+}
+
+/// SplitMix64's finaliser: spreads one hash into independent-looking ones.
+fn mix(mut x: u64) -> u64 {
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+/// The MinHash signature of a text's word 3-shingles (a text of fewer than three words is one
+/// shingle).
+#[must_use]
+pub fn signature(text: &str) -> [u32; SIGNATURE] {
+    let words: Vec<u64> = words(text).map(|w| fnv(w.as_bytes())).collect();
+    let shingles: Vec<u64> = if words.len() < 3 {
+        vec![words.iter().fold(0, |h, w| mix(h ^ w))]
+    } else {
+        words
+            .windows(3)
+            .map(|w| mix(mix(mix(w[0]) ^ w[1]) ^ w[2]))
+            .collect()
+    };
+    let mut sig = [u32::MAX; SIGNATURE];
+    for s in shingles {
+        for (i, slot) in sig.iter_mut().enumerate() {
+            // The high half of a mixed 64-bit value, one seed per position.
+            let h = (mix(s ^ mix(i as u64 + 1)) >> 32) as u32;
+            *slot = (*slot).min(h);
+        }
+    }
+    sig
+}
+
+/// Estimated Jaccard similarity of two signatures: the share of equal positions.
+#[must_use]
+pub fn similarity(a: &[u32; SIGNATURE], b: &[u32; SIGNATURE]) -> f64 {
+    a.iter().zip(b).filter(|(x, y)| x == y).count() as f64 / SIGNATURE as f64
+}
+
+/// The running index of texts seen so far.
+#[derive(Debug, Default)]
+pub struct DedupIndex {
+    exact: HashMap<u64, u32>,
+    bands: HashMap<u64, u32>,
+    signatures: Vec<[u32; SIGNATURE]>,
+}
+
+impl DedupIndex {
+    /// An empty index.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds the next record's text (index = the number added before it) and says what it
+    /// duplicates, if anything.
+    pub fn add(&mut self, text: &str) -> Option<Duplicate> {
+        let index = u32::try_from(self.signatures.len()).unwrap_or(u32::MAX);
+        let normal = words(text).collect::<Vec<_>>().join(" ");
+        let exact_key = fnv(normal.as_bytes());
+        let sig = signature(text);
+        self.signatures.push(sig);
+        if let Some(&original) = self.exact.get(&exact_key) {
+            return Some(Duplicate::Exact(original));
+        }
+        self.exact.insert(exact_key, index);
+        let mut found = None;
+        for band in 0..BANDS {
+            let rows = &sig[band * ROWS..(band + 1) * ROWS];
+            let mut bytes = Vec::with_capacity(ROWS * 4 + 1);
+            bytes.push(band as u8);
+            for r in rows {
+                bytes.extend_from_slice(&r.to_le_bytes());
+            }
+            let key = fnv(&bytes);
+            match self.bands.get(&key) {
+                Some(&other) if found.is_none() => {
+                    let other_sig = &self.signatures[other as usize];
+                    if similarity(&sig, other_sig) >= NEAR_DUPLICATE_JACCARD {
+                        found = Some(Duplicate::Near(other));
+                    }
+                }
+                Some(_) => {}
+                None => {
+                    self.bands.insert(key, index);
+                }
+            }
+        }
+        found
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    #[test]
+    fn exact_duplicates_ignore_case_spacing_and_punctuation() {
+        let mut index = DedupIndex::new();
+        assert_eq!(index.add("Yaar, aaj ka meeting bahut boring tha!"), None);
+        assert_eq!(
+            index.add("yaar aaj ka   MEETING bahut boring tha"),
+            Some(Duplicate::Exact(0))
+        );
+        assert_eq!(index.add("Kal subah gym jaana hai"), None);
+    }
+
+    #[test]
+    fn a_one_word_edit_in_a_long_text_is_a_near_duplicate_and_a_new_text_is_not() {
+        let base = "Mujhe lagta hai ki project deadline tak complete nahi hoga kyunki team \
+                    ke paas abhi bhi bahut saara kaam pending hai aur client har din naye \
+                    changes maang raha hai jo humne plan mein kabhi socha hi nahi tha";
+        let edited = base.replace("client", "customer");
+        let other = "Chalo coffee peene chalte hain, phir shaam ko movie dekhenge aur dinner \
+                     bhi bahar hi karenge kyunki ghar mein kuch bhi nahi hai";
+        let mut index = DedupIndex::new();
+        assert_eq!(index.add(base), None);
+        assert_eq!(index.add(&edited), Some(Duplicate::Near(0)));
+        assert_eq!(index.add(other), None);
+    }
+
+    #[test]
+    fn chinese_characters_are_words() {
+        let w: Vec<String> = words("我今天很 Busy,没有time").collect();
+        assert_eq!(w, ["我", "今", "天", "很", "busy", "没", "有", "time"]);
+    }
+
+    proptest! {
+        #[test]
+        fn identical_texts_have_similarity_one(text in "[a-z ]{0,80}") {
+            prop_assert_eq!(similarity(&signature(&text), &signature(&text)), 1.0);
+        }
+
+        #[test]
+        fn texts_with_no_shared_word_are_dissimilar(
+            a in proptest::collection::vec("[a-m]{3,8}", 6..20),
+            b in proptest::collection::vec("[n-z]{3,8}", 6..20),
+        ) {
+            let s = similarity(&signature(&a.join(" ")), &signature(&b.join(" ")));
+            prop_assert!(s < NEAR_DUPLICATE_JACCARD, "similarity {}", s);
+        }
+    }
+}

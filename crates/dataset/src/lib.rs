@@ -1,0 +1,904 @@
+//! `export`: a run's records as a dataset a researcher can publish — a Hugging Face
+//! datasets-compatible folder with one file per split (JSONL, or Parquet with the `parquet`
+//! feature) and a dataset card (`README.md` with YAML metadata).
+//!
+//! Two streaming passes over the run file, so memory is bounded by a few dozen bytes per record
+//! (the record's id, its scenario key and pair, its MinHash signature: see [`dedup`]), never by
+//! the texts:
+//! 1. **Scan**: which records are exported (`accepted_only`), what each duplicates
+//!    ([`dedup::DedupIndex`]), and each scenario's key: the hash of its parameters without
+//!    `sample`, so every sample of one scenario lands in the same split.
+//! 2. **Write**: each record to its split's file.
+//!
+//! **Splits** are stratified by language pair and disjoint by scenario: within each pair the
+//! scenario keys are ordered by a seeded hash and cut at the requested shares (largest
+//! remainder), so each split holds its share of every pair (±1 scenario).
+//!
+//! The folder is written under a temporary name beside `out` and renamed into place at the end,
+//! so a killed export leaves no half dataset under `out`.
+
+pub mod dedup;
+#[cfg(feature = "parquet")]
+mod parquet;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::io::{BufWriter, Write as _};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use dedup::{DedupIndex, Duplicate};
+use runlog::record::{RecordError, RecordReader, RecordSettings};
+use runlog::{GateVerdict, ScenarioRecord};
+
+/// The split names, in order, for one, two or three shares.
+pub const SPLIT_NAMES: [&str; 3] = ["train", "validation", "test"];
+
+/// The dataset card template (minijinja).
+const CARD_TEMPLATE: &str = include_str!("card.md.j2");
+
+/// File format of the split files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// One JSON object per line.
+    Jsonl,
+    /// Apache Parquet (needs the `parquet` feature).
+    Parquet,
+}
+
+impl Format {
+    fn extension(self) -> &'static str {
+        match self {
+            Self::Jsonl => "jsonl",
+            Self::Parquet => "parquet",
+        }
+    }
+}
+
+/// What to do with duplicates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DedupPolicy {
+    /// Keep them, unmarked (they are still counted in the card).
+    Off,
+    /// Keep them with `duplicate_of` naming the original's id.
+    #[default]
+    Mark,
+    /// Leave them out.
+    Drop,
+}
+
+/// The split shares, e.g. `0.8,0.1,0.1`: one to three positive numbers summing to 1.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Splits(Vec<f64>);
+
+impl std::str::FromStr for Splits {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let shares: Vec<f64> = s
+            .split(',')
+            .map(|p| {
+                p.trim()
+                    .parse::<f64>()
+                    .map_err(|_| format!("{p:?} is not a number"))
+            })
+            .collect::<Result<_, _>>()?;
+        if shares.is_empty() || shares.len() > SPLIT_NAMES.len() {
+            return Err(format!(
+                "give 1 to 3 shares (train, validation, test), not {}",
+                shares.len()
+            ));
+        }
+        if let Some(bad) = shares.iter().find(|x| !(x.is_finite() && **x > 0.0)) {
+            return Err(format!("every share must be a positive number, not {bad}"));
+        }
+        let sum: f64 = shares.iter().sum();
+        if (sum - 1.0).abs() > 1e-6 {
+            return Err(format!("the shares must sum to 1, not {sum}"));
+        }
+        Ok(Self(shares))
+    }
+}
+
+impl Splits {
+    /// The shares.
+    #[must_use]
+    pub fn shares(&self) -> &[f64] {
+        &self.0
+    }
+}
+
+/// How to export.
+#[derive(Debug, Clone)]
+pub struct ExportOptions {
+    /// File format.
+    pub format: Format,
+    /// Split shares.
+    pub splits: Splits,
+    /// Only accepted records.
+    pub accepted_only: bool,
+    /// Duplicate policy.
+    pub dedup: DedupPolicy,
+    /// Seed of the split assignment.
+    pub seed: u64,
+    /// Replace an existing non-empty `out`.
+    pub force: bool,
+}
+
+/// Why an export failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    /// The run file could not be opened.
+    #[error("{}: {source}", path.display())]
+    Open {
+        /// The run file.
+        path: PathBuf,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A line of the run file is not a record (or could not be read).
+    #[error("{}:{source}", path.display())]
+    Record {
+        /// The run file.
+        path: PathBuf,
+        /// The located error.
+        #[source]
+        source: RecordError,
+    },
+    /// The output folder exists and is not empty.
+    #[error("{} exists and is not empty; pass --force to replace it", path.display())]
+    Exists {
+        /// The folder.
+        path: PathBuf,
+    },
+    /// `--force` was given for a folder that is not an earlier export: it is never deleted.
+    #[error(
+        "{} is not a folder written by `export` (an export holds {EXPORT_MARKER}, README.md and \
+         data/ only); --force replaces only earlier exports, unchanged: choose another --out, or \
+         remove it yourself",
+        path.display()
+    )]
+    NotAnExport {
+        /// The folder.
+        path: PathBuf,
+    },
+    /// The output folder is the run file, holds it, or is the current directory or one above it.
+    #[error("--out {} {why}; choose a new folder for the dataset", path.display())]
+    UnsafeOut {
+        /// The folder.
+        path: PathBuf,
+        /// Why it cannot be the output.
+        why: &'static str,
+    },
+    /// Writing the dataset failed.
+    #[error("writing {}: {source}", path.display())]
+    Write {
+        /// What was being written.
+        path: PathBuf,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Parquet was asked for in a build without it.
+    #[error("this build has no Parquet support (feature `parquet`); use --format jsonl")]
+    NoParquet,
+    /// The dataset card could not be rendered.
+    #[error("rendering the dataset card: {0}")]
+    Card(String),
+}
+
+/// One exported row (the JSONL line; the Parquet columns have the same names and types).
+#[derive(Debug, Serialize)]
+pub struct Row<'a> {
+    /// Record id (one scenario, or one sample of it).
+    pub id: &'a str,
+    /// Matrix language.
+    pub first_language: Option<&'a str>,
+    /// Embedded language.
+    pub second_language: Option<&'a str>,
+    /// The texts (one element per utterance).
+    pub texts: &'a [String],
+    /// Weighted judge score, 0–10.
+    pub score: f64,
+    /// Accepted by the run.
+    pub accepted: bool,
+    /// Judge scores.
+    pub fluency: Option<f64>,
+    /// Judge scores.
+    pub naturalness: Option<f64>,
+    /// Judge scores.
+    pub cs_ratio: Option<f64>,
+    /// Judge scores.
+    pub socio_cultural: Option<f64>,
+    /// `ok`, `low_coverage`, `unavailable`, or null (no measurement).
+    pub measurement_status: Option<&'a str>,
+    /// Share of words tagged with a language of the pair.
+    pub coverage: Option<f64>,
+    /// Embedded-language share (null unless measured).
+    pub embedded_ratio: Option<f64>,
+    /// Switch points (null unless measured).
+    pub switch_points: Option<i64>,
+    /// Code-Mixing Index (null unless measured).
+    pub cmi: Option<f64>,
+    /// The accept gate's decision (null: undecided, off, or absent).
+    pub gate_passed: Option<bool>,
+    /// Id of the record this one duplicates (`--dedup mark`).
+    pub duplicate_of: Option<&'a str>,
+    /// Every scenario parameter, as a JSON object text.
+    pub params: String,
+    /// Model per agent, as a JSON object text.
+    pub models: String,
+}
+
+/// What an export wrote, for the card and the command's summary.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ExportSummary {
+    /// Records read.
+    pub read: u64,
+    /// Rows written per split, in split order.
+    pub splits: Vec<(String, u64)>,
+    /// Rows written per language pair ("Hindi–English").
+    pub pairs: BTreeMap<String, u64>,
+    /// Exact duplicates found (among exported records).
+    pub exact_duplicates: u64,
+    /// Near duplicates found.
+    pub near_duplicates: u64,
+    /// Duplicates left out (`--dedup drop`).
+    pub dropped: u64,
+    /// Rows written.
+    pub rows: u64,
+    /// Rows accepted by the run.
+    pub accepted: u64,
+    /// Mean judge score per judge.
+    pub judge_means: BTreeMap<String, f64>,
+    /// Mean weighted score.
+    pub mean_score: Option<f64>,
+    /// Measurement figures over rows whose measurement status is `ok`.
+    pub measured: u64,
+    /// Rows whose measurement is `low_coverage`.
+    pub low_coverage: u64,
+    /// Rows whose measurement is `unavailable` or absent.
+    pub unmeasured: u64,
+    /// Mean embedded share (status `ok`).
+    pub mean_embedded_ratio: Option<f64>,
+    /// Mean CMI (status `ok`).
+    pub mean_cmi: Option<f64>,
+    /// Mean switch points per record (status `ok`).
+    pub mean_switch_points: Option<f64>,
+    /// Distinct words ÷ words, over every utterance written.
+    pub distinct_1: Option<f64>,
+    /// Distinct word bigrams ÷ bigrams.
+    pub distinct_2: Option<f64>,
+    /// Distinct embedded-language words per pair (tagged by `codeswitch`).
+    pub embedded_vocabulary: BTreeMap<String, u64>,
+    /// Models per agent (every model seen).
+    pub models: BTreeMap<String, BTreeSet<String>>,
+    /// The run settings of the records (the first seen), and whether others differ.
+    pub run_settings: Option<RecordSettings>,
+    /// Records carried settings other than `run_settings`.
+    pub mixed_settings: bool,
+    /// ISO 639 codes of the languages.
+    pub languages: BTreeSet<String>,
+}
+
+/// Per record, what the scan learnt (about 40 bytes, plus its id).
+struct Scanned {
+    id: Box<str>,
+    pair: u32,
+    key: u64,
+    duplicate: Option<Duplicate>,
+}
+
+/// Exports the run file `input` into the folder `out`.
+///
+/// # Errors
+/// See [`ExportError`]: an unreadable or invalid run file (with its line), an existing folder,
+/// a write failure, Parquet without the feature.
+pub fn export(
+    input: &Path,
+    out: &Path,
+    options: &ExportOptions,
+) -> Result<ExportSummary, ExportError> {
+    if options.format == Format::Parquet && !cfg!(feature = "parquet") {
+        return Err(ExportError::NoParquet);
+    }
+    let out = &check_out(input, out, options.force)?;
+    let (scanned, pair_names, read) = scan(input, options)?;
+    let split_of = assign_splits(&scanned, pair_names.len(), options);
+    let tmp = temp_dir_for(out);
+    let write_err = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| ExportError::Write { path, source }
+    };
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(tmp.join("data")).map_err(write_err(&tmp))?;
+    let result = write_splits(input, &tmp, options, &scanned, &split_of, read);
+    let mut summary = match result {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Err(e);
+        }
+    };
+    summary.read = read;
+    let card = match render_card(&summary, options, input) {
+        Ok(card) => card,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Err(e);
+        }
+    };
+    let finished = std::fs::write(tmp.join("README.md"), card)
+        .and_then(|()| std::fs::write(tmp.join(EXPORT_MARKER), marker_text(input)))
+        .map_err(write_err(&tmp));
+    if let Err(e) = finished {
+        let _ = std::fs::remove_dir_all(&tmp);
+        return Err(e);
+    }
+    replace_dir(&tmp, out).map_err(write_err(out))?;
+    tracing::info!(out = %out.display(), rows = summary.rows, "exported the dataset");
+    Ok(summary)
+}
+
+/// The file every export folder holds, so that `--force` can tell an earlier export (which it
+/// may replace) from any other folder (which it never deletes).
+pub const EXPORT_MARKER: &str = ".scenario-engine-export";
+
+fn marker_text(input: &Path) -> String {
+    format!(
+        "written by scenario-engine export from {}\n",
+        input.display()
+    )
+}
+
+/// The output folder as an absolute path, checked before anything is read or written: it must
+/// not be the run file, hold it, or be the current directory or one of its parents; an existing
+/// non-empty folder needs `force` and must be an earlier export.
+fn check_out(input: &Path, out: &Path, force: bool) -> Result<PathBuf, ExportError> {
+    let absolute = absolute(out);
+    let unsafe_out = |why| ExportError::UnsafeOut {
+        path: out.to_path_buf(),
+        why,
+    };
+    if absolute.file_name().is_none() {
+        return Err(unsafe_out("has no folder name of its own"));
+    }
+    let input = std::fs::canonicalize(input).unwrap_or_else(|_| absolute_of(input));
+    if input == absolute {
+        return Err(unsafe_out("is the run file itself"));
+    }
+    if input.starts_with(&absolute) {
+        return Err(unsafe_out("holds the run file"));
+    }
+    if let Ok(cwd) = std::env::current_dir().and_then(std::fs::canonicalize)
+        && cwd.starts_with(&absolute)
+    {
+        return Err(unsafe_out("is the current directory or one above it"));
+    }
+    match std::fs::symlink_metadata(&absolute) {
+        Err(_) => Ok(absolute),
+        Ok(meta) if !meta.is_dir() => Err(unsafe_out("exists and is not a folder")),
+        Ok(_) if std::fs::read_dir(&absolute).is_ok_and(|mut d| d.next().is_none()) => Ok(absolute),
+        Ok(_) if !force => Err(ExportError::Exists {
+            path: out.to_path_buf(),
+        }),
+        Ok(_) if !is_export_folder(&absolute) => Err(ExportError::NotAnExport {
+            path: out.to_path_buf(),
+        }),
+        Ok(_) => Ok(absolute),
+    }
+}
+
+/// Whether `dir` holds exactly what an export writes and nothing else: the marker (a plain
+/// file, not a link), `README.md`, and `data/` with split files only. A folder with anything
+/// more — a planted marker beside the user's files, notes added to an earlier export — is not
+/// replaced: `--force` deletes only what `export` wrote.
+fn is_export_folder(dir: &Path) -> bool {
+    let plain_file = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file());
+    let plain_dir = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir());
+    if !plain_file(&dir.join(EXPORT_MARKER)) {
+        return false;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    for entry in entries {
+        let Ok(entry) = entry else { return false };
+        let path = entry.path();
+        let ok = match entry.file_name().to_str() {
+            Some(EXPORT_MARKER | "README.md") => plain_file(&path),
+            Some("data") => plain_dir(&path) && holds_only_split_files(&path),
+            _ => false,
+        };
+        if !ok {
+            return false;
+        }
+    }
+    true
+}
+
+/// Whether `data` holds only split files an export names (`train-00000-of-00001.parquet` …).
+fn holds_only_split_files(data: &Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(data) else {
+        return false;
+    };
+    entries.into_iter().all(|entry| {
+        entry.is_ok_and(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let is_split = SPLIT_NAMES.iter().any(|split| {
+                ["parquet", "jsonl"]
+                    .iter()
+                    .any(|ext| name == format!("{split}-00000-of-00001.{ext}"))
+            });
+            is_split && std::fs::symlink_metadata(e.path()).is_ok_and(|m| m.is_file())
+        })
+    })
+}
+
+/// `path` made absolute with links resolved as far as it exists (its last component kept as
+/// given when it does not exist yet).
+fn absolute(path: &Path) -> PathBuf {
+    if let Ok(p) = std::fs::canonicalize(path) {
+        return p;
+    }
+    let joined = absolute_of(path);
+    match (joined.parent(), joined.file_name()) {
+        (Some(dir), Some(name)) => {
+            std::fs::canonicalize(dir).map_or(joined.clone(), |d| d.join(name))
+        }
+        _ => joined,
+    }
+}
+
+/// `path` joined to the current directory when relative, with `.` and `..` folded lexically.
+fn absolute_of(path: &Path) -> PathBuf {
+    let joined = std::env::current_dir().map_or_else(|_| path.to_path_buf(), |cwd| cwd.join(path));
+    let mut out = PathBuf::new();
+    for part in joined.components() {
+        match part {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Puts the finished folder `tmp` at `out`: an earlier `out` is first moved aside and removed
+/// only once the new one is in place (moved back if that fails).
+fn replace_dir(tmp: &Path, out: &Path) -> std::io::Result<()> {
+    if !out.exists() {
+        return std::fs::rename(tmp, out);
+    }
+    let name = out
+        .file_name()
+        .map_or_else(|| "dataset".into(), |n| n.to_string_lossy().into_owned());
+    let old = out.with_file_name(format!(".{name}.old-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&old);
+    std::fs::rename(out, &old)?;
+    if let Err(e) = std::fs::rename(tmp, out) {
+        let _ = std::fs::rename(&old, out);
+        let _ = std::fs::remove_dir_all(tmp);
+        return Err(e);
+    }
+    std::fs::remove_dir_all(&old)
+}
+
+fn temp_dir_for(out: &Path) -> PathBuf {
+    let name = out
+        .file_name()
+        .map_or_else(|| "dataset".into(), |n| n.to_string_lossy().into_owned());
+    out.with_file_name(format!(".{name}.partial-{}", std::process::id()))
+}
+
+fn records(
+    input: &Path,
+) -> Result<impl Iterator<Item = Result<ScenarioRecord, ExportError>>, ExportError> {
+    let reader: RecordReader<_, ScenarioRecord> =
+        RecordReader::open(input).map_err(|source| ExportError::Open {
+            path: input.to_path_buf(),
+            source,
+        })?;
+    let path = input.to_path_buf();
+    Ok(reader.map(move |r| {
+        r.map(|l| l.record).map_err(|source| ExportError::Record {
+            path: path.clone(),
+            source,
+        })
+    }))
+}
+
+/// All utterances of a record, one per element.
+fn utterances(record: &ScenarioRecord) -> &[String] {
+    &record.data_generation_result
+}
+
+fn param_str<'a>(record: &'a ScenarioRecord, key: &str) -> Option<&'a str> {
+    record.params.get(key).and_then(Value::as_str)
+}
+
+fn pair_name(record: &ScenarioRecord) -> String {
+    format!(
+        "{}–{}",
+        param_str(record, "first_language").unwrap_or("?"),
+        param_str(record, "second_language").unwrap_or("?")
+    )
+}
+
+/// Pass 1: the exported records' ids, pairs, scenario keys and duplicates.
+fn scan(
+    input: &Path,
+    options: &ExportOptions,
+) -> Result<(Vec<Scanned>, Vec<String>, u64), ExportError> {
+    let mut scanned = Vec::new();
+    let mut pairs: Vec<String> = Vec::new();
+    let mut pair_index: HashMap<String, u32> = HashMap::new();
+    let mut index = DedupIndex::new();
+    let mut read = 0;
+    for record in records(input)? {
+        let record = record?;
+        read += 1;
+        if options.accepted_only && !record.accepted {
+            continue;
+        }
+        let name = pair_name(&record);
+        let next = u32::try_from(pairs.len()).unwrap_or(u32::MAX);
+        let pair = *pair_index.entry(name.clone()).or_insert_with(|| {
+            pairs.push(name);
+            next
+        });
+        // The scenario's identity: its parameters without the sample number.
+        let identity: BTreeMap<&String, &Value> = record
+            .params
+            .iter()
+            .filter(|(k, _)| *k != "sample")
+            .collect();
+        let key = dedup::fnv(
+            serde_json::to_string(&identity)
+                .unwrap_or_default()
+                .as_bytes(),
+        );
+        let duplicate = index.add(&utterances(&record).join("\n"));
+        scanned.push(Scanned {
+            id: record.id.into_boxed_str(),
+            pair,
+            key,
+            duplicate,
+        });
+    }
+    Ok((scanned, pairs, read))
+}
+
+/// The split of each scenario key: within each pair, keys in seeded-hash order, cut at the
+/// shares by largest remainder.
+fn assign_splits(scanned: &[Scanned], pairs: usize, options: &ExportOptions) -> HashMap<u64, u8> {
+    let mut keys_by_pair: Vec<BTreeSet<(u64, u64)>> = vec![BTreeSet::new(); pairs];
+    for s in scanned {
+        let order = dedup::fnv(&[s.key.to_le_bytes(), options.seed.to_le_bytes()].concat());
+        keys_by_pair[s.pair as usize].insert((order, s.key));
+    }
+    let shares = options.splits.shares();
+    let mut split_of = HashMap::new();
+    for keys in keys_by_pair {
+        let n = keys.len();
+        let exact: Vec<f64> = shares.iter().map(|s| s * n as f64).collect();
+        let mut counts: Vec<usize> = exact.iter().map(|x| x.floor() as usize).collect();
+        let mut left = n - counts.iter().sum::<usize>();
+        let mut by_remainder: Vec<usize> = (0..shares.len()).collect();
+        by_remainder.sort_by(|&a, &b| {
+            (exact[b] - exact[b].floor()).total_cmp(&(exact[a] - exact[a].floor()))
+        });
+        for &i in by_remainder.iter().cycle() {
+            if left == 0 {
+                break;
+            }
+            counts[i] += 1;
+            left -= 1;
+        }
+        let mut iter = keys.into_iter();
+        for (split, count) in counts.into_iter().enumerate() {
+            for (_, key) in iter.by_ref().take(count) {
+                split_of.insert(key, u8::try_from(split).unwrap_or(0));
+            }
+        }
+    }
+    split_of
+}
+
+/// A split's file being written.
+enum SplitFile {
+    Jsonl(BufWriter<std::fs::File>),
+    #[cfg(feature = "parquet")]
+    Parquet(Box<parquet::ParquetSplit>),
+}
+
+impl SplitFile {
+    fn create(path: &Path, format: Format) -> std::io::Result<Self> {
+        let file = std::fs::File::create(path)?;
+        match format {
+            Format::Jsonl => Ok(Self::Jsonl(BufWriter::new(file))),
+            #[cfg(feature = "parquet")]
+            Format::Parquet => Ok(Self::Parquet(Box::new(parquet::ParquetSplit::new(file)?))),
+            #[cfg(not(feature = "parquet"))]
+            Format::Parquet => Err(std::io::Error::other("no Parquet support")),
+        }
+    }
+
+    fn write(&mut self, row: &Row<'_>) -> std::io::Result<()> {
+        match self {
+            Self::Jsonl(w) => {
+                serde_json::to_writer(&mut *w, row)?;
+                w.write_all(b"\n")
+            }
+            #[cfg(feature = "parquet")]
+            Self::Parquet(p) => p.push(row),
+        }
+    }
+
+    fn finish(self) -> std::io::Result<()> {
+        match self {
+            Self::Jsonl(mut w) => {
+                w.flush()?;
+                w.get_ref().sync_all()
+            }
+            #[cfg(feature = "parquet")]
+            Self::Parquet(p) => p.finish(),
+        }
+    }
+}
+
+/// Running figures of the rows written.
+#[derive(Default)]
+struct Figures {
+    summary: ExportSummary,
+    score_sum: f64,
+    judge_sums: BTreeMap<String, (f64, u64)>,
+    ratio_sum: f64,
+    cmi_sum: f64,
+    switch_sum: f64,
+    diversity: codeswitch::diversity::DiversityBuilder,
+}
+
+impl Figures {
+    fn add(&mut self, record: &ScenarioRecord, row: &Row<'_>) {
+        let s = &mut self.summary;
+        s.rows += 1;
+        s.accepted += u64::from(record.accepted);
+        *s.pairs.entry(pair_name(record)).or_default() += 1;
+        self.score_sum += record.score;
+        for (judge, score) in &record.scores {
+            let e = self.judge_sums.entry(judge.clone()).or_default();
+            e.0 += score;
+            e.1 += 1;
+        }
+        match row.measurement_status {
+            Some("ok") => {
+                s.measured += 1;
+                self.ratio_sum += row.embedded_ratio.unwrap_or(0.0);
+                self.cmi_sum += row.cmi.unwrap_or(0.0);
+                self.switch_sum += row.switch_points.unwrap_or(0) as f64;
+            }
+            Some("low_coverage") => s.low_coverage += 1,
+            _ => s.unmeasured += 1,
+        }
+        for (agent, model) in &record.models {
+            s.models
+                .entry(agent.clone())
+                .or_default()
+                .insert(model.clone());
+        }
+        match (&s.run_settings, &record.run_settings) {
+            (None, Some(rs)) => s.run_settings = Some(rs.clone()),
+            (Some(a), Some(b)) if a != b => s.mixed_settings = true,
+            _ => {}
+        }
+        for name in [row.first_language, row.second_language]
+            .into_iter()
+            .flatten()
+        {
+            if let Some(code) = iso_code(name) {
+                s.languages.insert(code.to_owned());
+            }
+        }
+        let (first, second) = codeswitch::diversity::vocabulary_pair(
+            row.first_language,
+            row.second_language,
+            record.measurement_unavailable(),
+        );
+        self.diversity.add(utterances(record), first, second);
+    }
+
+    fn finish(mut self) -> ExportSummary {
+        let s = &mut self.summary;
+        let mean = |sum: f64, n: u64| (n > 0).then(|| sum / n as f64);
+        s.mean_score = mean(self.score_sum, s.rows);
+        s.judge_means = self
+            .judge_sums
+            .into_iter()
+            .map(|(k, (sum, n))| (k, sum / n as f64))
+            .collect();
+        s.mean_embedded_ratio = mean(self.ratio_sum, s.measured);
+        s.mean_cmi = mean(self.cmi_sum, s.measured);
+        s.mean_switch_points = mean(self.switch_sum, s.measured);
+        let d = self.diversity.finish();
+        s.distinct_1 = d.distinct_1;
+        s.distinct_2 = d.distinct_2;
+        s.embedded_vocabulary = d.embedded_vocabulary;
+        self.summary
+    }
+}
+
+/// ISO 639 code of a language name the pipeline knows.
+fn iso_code(name: &str) -> Option<&'static str> {
+    Some(match name.trim().to_ascii_lowercase().as_str() {
+        "arabic" => "ar",
+        "english" => "en",
+        "hindi" => "hi",
+        "chinese" | "mandarin" => "zh",
+        "cantonese" => "yue",
+        "spanish" => "es",
+        "french" => "fr",
+        "german" => "de",
+        "italian" => "it",
+        "malay" => "ms",
+        "japanese" => "ja",
+        "korean" => "ko",
+        "russian" => "ru",
+        "urdu" => "ur",
+        "tagalog" => "tl",
+        _ => return None,
+    })
+}
+
+fn measurement_figure<'a>(record: &'a ScenarioRecord, key: &str) -> Option<&'a Value> {
+    record
+        .measurement
+        .as_ref()
+        .and_then(|m| m.get(key))
+        .filter(|v| !v.is_null())
+}
+
+/// Pass 2: every exported record into its split's file.
+fn write_splits(
+    input: &Path,
+    dir: &Path,
+    options: &ExportOptions,
+    scanned: &[Scanned],
+    split_of: &HashMap<u64, u8>,
+    read: u64,
+) -> Result<ExportSummary, ExportError> {
+    let names = &SPLIT_NAMES[..options.splits.shares().len()];
+    let paths: Vec<PathBuf> = names
+        .iter()
+        .map(|n| {
+            dir.join("data")
+                .join(format!("{n}-00000-of-00001.{}", options.format.extension()))
+        })
+        .collect();
+    let mut files = Vec::new();
+    for path in &paths {
+        files.push(SplitFile::create(path, options.format).map_err(|source| {
+            ExportError::Write {
+                path: path.clone(),
+                source,
+            }
+        })?);
+    }
+    let mut counts = vec![0_u64; names.len()];
+    let mut figures = Figures::default();
+    let mut next = scanned.iter();
+    let mut seen = 0;
+    for record in records(input)? {
+        let record = record?;
+        seen += 1;
+        if seen > read {
+            break; // Lines appended after the scan are not part of this export.
+        }
+        if options.accepted_only && !record.accepted {
+            continue;
+        }
+        let Some(meta) = next.next() else { break };
+        match meta.duplicate {
+            Some(Duplicate::Exact(_)) => figures.summary.exact_duplicates += 1,
+            Some(Duplicate::Near(_)) => figures.summary.near_duplicates += 1,
+            None => {}
+        }
+        if meta.duplicate.is_some() && options.dedup == DedupPolicy::Drop {
+            figures.summary.dropped += 1;
+            continue;
+        }
+        let duplicate_of = meta
+            .duplicate
+            .filter(|_| options.dedup == DedupPolicy::Mark)
+            .and_then(|d| scanned.get(d.original() as usize))
+            .map(|o| &*o.id);
+        let split = usize::from(split_of.get(&meta.key).copied().unwrap_or(0));
+        let score = |j: &str| record.scores.get(j).copied();
+        let row = Row {
+            id: &record.id,
+            first_language: param_str(&record, "first_language"),
+            second_language: param_str(&record, "second_language"),
+            texts: utterances(&record),
+            score: record.score,
+            accepted: record.accepted,
+            fluency: score("fluency"),
+            naturalness: score("naturalness"),
+            cs_ratio: score("cs_ratio"),
+            socio_cultural: score("socio_cultural"),
+            measurement_status: record
+                .measurement
+                .as_ref()
+                .and_then(|m| m.get("status").and_then(Value::as_str)),
+            coverage: measurement_figure(&record, "coverage").and_then(Value::as_f64),
+            embedded_ratio: measurement_figure(&record, "embedded_ratio").and_then(Value::as_f64),
+            switch_points: measurement_figure(&record, "switch_points").and_then(Value::as_i64),
+            cmi: measurement_figure(&record, "cmi").and_then(Value::as_f64),
+            gate_passed: record.gate.as_ref().and_then(|g: &GateVerdict| g.passed),
+            duplicate_of,
+            params: serde_json::to_string(&record.params).unwrap_or_default(),
+            models: serde_json::to_string(&record.models).unwrap_or_default(),
+        };
+        files[split]
+            .write(&row)
+            .map_err(|source| ExportError::Write {
+                path: paths[split].clone(),
+                source,
+            })?;
+        counts[split] += 1;
+        figures.add(&record, &row);
+    }
+    for (file, path) in files.into_iter().zip(&paths) {
+        file.finish().map_err(|source| ExportError::Write {
+            path: path.clone(),
+            source,
+        })?;
+    }
+    let mut summary = figures.finish();
+    summary.splits = names
+        .iter()
+        .zip(counts)
+        .map(|(n, c)| ((*n).to_owned(), c))
+        .collect();
+    Ok(summary)
+}
+
+/// The Hugging Face size category of `n` rows.
+fn size_category(n: u64) -> &'static str {
+    match n {
+        0..1_000 => "n<1K",
+        1_000..10_000 => "1K<n<10K",
+        10_000..100_000 => "10K<n<100K",
+        100_000..1_000_000 => "100K<n<1M",
+        _ => "1M<n<10M",
+    }
+}
+
+fn render_card(
+    summary: &ExportSummary,
+    options: &ExportOptions,
+    input: &Path,
+) -> Result<String, ExportError> {
+    let mut env = minijinja::Environment::new();
+    env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
+    env.add_template("card", CARD_TEMPLATE)
+        .map_err(|e| ExportError::Card(e.to_string()))?;
+    let ctx = serde_json::json!({
+        "s": summary,
+        "size_category": size_category(summary.rows),
+        "format": options.format.extension(),
+        "accepted_only": options.accepted_only,
+        "dedup": format!("{:?}", options.dedup).to_lowercase(),
+        "seed": options.seed,
+        "shares": options.splits.shares(),
+        "source": input.file_name().map(|n| n.to_string_lossy().into_owned()),
+        "version": env!("CARGO_PKG_VERSION"),
+        "near_jaccard": dedup::NEAR_DUPLICATE_JACCARD,
+    });
+    env.get_template("card")
+        .and_then(|t| t.render(minijinja::Value::from(minijinja::value::Serde(&ctx))))
+        .map_err(|e| ExportError::Card(e.to_string()))
+}

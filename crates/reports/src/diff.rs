@@ -1,0 +1,60 @@
+//! Run-vs-run comparison of two results files: opens both, checks they are of one kind, and
+//! hands them to [`crate::compare`] (pipeline runs streamed, suite results in memory). The types
+//! of a comparison are the library's; the command decides what to print and which exit code
+//! follows.
+
+use crate::compare::{Diff, compare_runs, compare_suites};
+use runlog::record::RecordReader;
+
+use super::load::{LoadError, Results};
+
+/// Why two files cannot be compared.
+#[derive(Debug, thiserror::Error)]
+pub enum DiffError {
+    /// One file is a pipeline run and the other a suite result.
+    #[error("cannot compare a {before} with a {after}")]
+    KindMismatch {
+        /// Kind of the first file.
+        before: &'static str,
+        /// Kind of the second file.
+        after: &'static str,
+    },
+    /// A file could not be read.
+    #[error(transparent)]
+    Load(#[from] LoadError),
+}
+
+/// Compares `before` with `after`. `min_score_delta`, when set, makes a score drop larger than
+/// it a regression.
+///
+/// # Errors
+/// [`DiffError`]: mismatched kinds, or an unreadable file or record.
+pub fn diff(
+    before: &Results,
+    after: &Results,
+    min_score_delta: Option<f64>,
+) -> Result<Diff, DiffError> {
+    match (before, after) {
+        (Results::Pipeline(a), Results::Pipeline(b)) => {
+            let open = |path: &std::path::Path| {
+                RecordReader::open(path).map_err(|source| LoadError::Io {
+                    path: path.to_owned(),
+                    source,
+                })
+            };
+            compare_runs(open(a.path())?, open(b.path())?, min_score_delta).map_err(|(which, e)| {
+                let path = if which == 0 { a.path() } else { b.path() };
+                DiffError::Load(LoadError::Invalid {
+                    path: path.to_owned(),
+                    line: e.line(),
+                    message: e.reason(),
+                })
+            })
+        }
+        (Results::Suite(a), Results::Suite(b)) => Ok(compare_suites(a, b, min_score_delta)),
+        _ => Err(DiffError::KindMismatch {
+            before: before.kind().name(),
+            after: after.kind().name(),
+        }),
+    }
+}

@@ -1,0 +1,369 @@
+//! The terminal form of reports and diffs: comfy-table tables laid out from the same values the
+//! HTML and Markdown renderers read, returned as text for the command line to print.
+
+use std::fmt::Write as _;
+
+use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::pipeline::PipelineReport;
+use super::render::{DiffRow, DiffView};
+use runlog::RunTotals;
+
+/// A table in the reports' style with `header`.
+#[must_use]
+pub fn table(header: &[&str]) -> Table {
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED);
+    t.set_header(header.to_vec());
+    t
+}
+
+/// The terminal form of a pipeline report: totals, then one table per figure.
+#[must_use]
+pub fn pipeline(r: &PipelineReport) -> String {
+    let mut out = String::new();
+    let t = &r.totals;
+    let _ = writeln!(
+        out,
+        "{}: {}/{} accepted ({}) at threshold {} ({}); mean score {}, mean refinements {}; {} + {} tokens, {}",
+        r.source,
+        t.accepted,
+        t.records,
+        t.acceptance,
+        r.threshold,
+        r.threshold_note,
+        t.mean_score,
+        t.mean_refinements,
+        t.prompt_tokens,
+        t.completion_tokens,
+        t.cost
+    );
+    let _ = writeln!(out, "Diversity: {}", t.diversity);
+    if !r.fixed.is_empty() {
+        let _ = writeln!(out, "fixed: {}", r.fixed.join(", "));
+    }
+    let mut hist = table(&["score", "records", ""]);
+    for b in &r.histogram {
+        hist.add_row(vec![
+            b.range.clone(),
+            b.count.to_string(),
+            if b.accepted { "≥ threshold" } else { "" }.to_owned(),
+        ]);
+    }
+    let mut outcomes = table(&["accepted at", "records", "share"]);
+    for o in &r.outcomes {
+        outcomes.add_row(vec![
+            o.outcome.clone(),
+            o.count.to_string(),
+            o.share.clone(),
+        ]);
+    }
+    let mut judges = table(&["judge", "n", "mean", "min", "max"]);
+    for j in &r.judges {
+        judges.add_row(vec![
+            j.name.clone(),
+            j.count.to_string(),
+            j.mean.clone(),
+            j.min.clone(),
+            j.max.clone(),
+        ]);
+    }
+    let mut params = table(&[
+        "parameter",
+        "value",
+        "records",
+        "accepted",
+        "rate",
+        "mean score",
+    ]);
+    for p in &r.params {
+        for v in &p.values {
+            params.add_row(vec![
+                p.name.clone(),
+                v.value.clone(),
+                v.records.to_string(),
+                v.accepted.to_string(),
+                v.rate.clone(),
+                v.mean_score.clone(),
+            ]);
+        }
+    }
+    let _ = writeln!(out, "\nFinal scores\n{hist}\n\nRefine outcomes\n{outcomes}");
+    let _ = writeln!(
+        out,
+        "\nJudges\n{judges}\n\nAcceptance by parameter value\n{params}"
+    );
+    if let Some(h) = &r.heatmap {
+        let mut header = vec![format!("{} \\ {}", h.rows_axis, h.cols_axis)];
+        header.extend(h.cols.iter().cloned());
+        let mut heat = Table::new();
+        heat.load_style(UTF8_FULL_CONDENSED);
+        heat.set_header(header);
+        for (row, cells) in &h.rows {
+            let mut line = vec![row.clone()];
+            line.extend(
+                cells
+                    .iter()
+                    .map(|c| format!("{} ({}/{})", c.rate, c.accepted, c.records)),
+            );
+            heat.add_row(line);
+        }
+        let _ = writeln!(
+            out,
+            "\nAcceptance {} × {}\n{heat}",
+            h.rows_axis, h.cols_axis
+        );
+    }
+    if let Some(ratio) = &r.ratio {
+        let mut t = table(&[
+            "target",
+            "records",
+            "measured",
+            "mean",
+            "min",
+            "max",
+            "mean error",
+        ]);
+        for row in &ratio.rows {
+            t.add_row(vec![
+                row.target.clone(),
+                row.records.to_string(),
+                row.measured.to_string(),
+                row.mean.clone(),
+                row.min.clone(),
+                row.max.clone(),
+                row.mean_error.clone(),
+            ]);
+        }
+        let _ = writeln!(out, "\nMeasured vs target code-switching ratio\n{t}");
+    }
+    let mut cost = table(&["agent", "model", "scenarios"]);
+    for a in &r.cost.agents {
+        cost.add_row(vec![
+            a.agent.clone(),
+            a.models.clone(),
+            a.scenarios.to_string(),
+        ]);
+    }
+    let _ = writeln!(
+        out,
+        "\nModels by agent\n{cost}\nper scenario: {} tokens, {}; per accepted scenario: {}",
+        r.cost.tokens_per_scenario, r.cost.cost_per_scenario, r.cost.cost_per_accepted
+    );
+    let mut worst = table(&["scenario", "score", "accepted", "refinements", "parameters"]);
+    for w in &r.worst {
+        worst.add_row(vec![
+            w.id.clone(),
+            w.score.clone(),
+            if w.accepted { "yes" } else { "no" }.to_owned(),
+            w.refine_count.to_string(),
+            w.params.join(", "),
+        ]);
+    }
+    let _ = writeln!(out, "\nLowest-scoring scenarios\n{worst}");
+    out
+}
+
+/// The terminal form: a headline, the regressions table, then the other sections that have rows.
+#[must_use]
+pub fn diff(v: &DiffView) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} → {} ({}): {} matched, {} {}, mean score {}, {} new, {} missing",
+        v.before,
+        v.after,
+        v.kind,
+        v.matched,
+        v.ok_word,
+        v.ok_line,
+        v.mean_line,
+        v.new_total,
+        v.missing_total
+    );
+    let rows = |title: &str, rows: &[DiffRow], total: usize, last: &str| {
+        let mut t = table(&["scenario", "before", "after", "Δ", last]);
+        for r in rows {
+            t.add_row(vec![
+                r.id.clone(),
+                r.before.clone(),
+                r.after.clone(),
+                r.delta.clone(),
+                if last == "why" {
+                    r.note.clone()
+                } else {
+                    r.decision.clone()
+                },
+            ]);
+        }
+        format!("\n{title} ({total})\n{t}\n")
+    };
+    if v.regressions.is_empty() {
+        out.push_str("no regressions\n");
+    } else {
+        out.push_str(&rows(
+            "Regressions",
+            &v.regressions,
+            v.regressed_total,
+            "why",
+        ));
+    }
+    if !v.improvements.is_empty() {
+        out.push_str(&rows(
+            "Improvements",
+            &v.improvements,
+            v.improved_total,
+            "decision",
+        ));
+    }
+    if !v.flips.is_empty() {
+        let mut t = table(&["scenario", "check", ""]);
+        for (id, check, change) in &v.flips {
+            t.add_row(vec![id.clone(), check.clone(), change.clone()]);
+        }
+        let _ = writeln!(out, "\nChecks that flipped ({})\n{t}", v.flips.len());
+    }
+    if !v.other_changes.is_empty() {
+        out.push_str(&rows(
+            "Other score changes",
+            &v.other_changes,
+            v.other_total,
+            "decision",
+        ));
+    }
+    if !v.new.is_empty() {
+        let _ = writeln!(out, "\nnew: {}", v.new.join(", "));
+    }
+    if !v.missing.is_empty() {
+        let _ = writeln!(out, "\nmissing: {}", v.missing.join(", "));
+    }
+    if v.not_shown > 0 {
+        let _ = writeln!(
+            out,
+            "\n{} more row(s) not listed (each list keeps its first rows by id)",
+            v.not_shown
+        );
+    }
+    out
+}
+
+/// What `run` prints when it ends: counts, calls and cost, the output's acceptance and judge
+/// means, the score histogram, the lowest-scoring parameter values, and where failures went.
+#[must_use]
+pub fn run_end(out: &Path, t: &RunTotals) -> String {
+    let mut text = String::new();
+    let (summary, unreadable) = runlog::record::summarise_file(out);
+    let _ = writeln!(
+        text,
+        "\nrun: {} written, {} failed, {} skipped (already done); stop: {:?}",
+        t.records, t.failures, t.skipped, t.stop
+    );
+    let _ = writeln!(
+        text,
+        "calls {} ({} cache hits, {} errors), tokens {} prompt + {} completion, cost ${:.4}{} ({}, ratio judge {})",
+        t.calls,
+        t.cache_hits,
+        t.call_errors,
+        t.prompt_tokens,
+        t.completion_tokens,
+        t.cost_usd,
+        match t.unpriced {
+            0 => String::new(),
+            n => format!(
+                " + unknown ({n} paid call{} had no price: set `prices` for the model)",
+                if n == 1 { "" } else { "s" }
+            ),
+        },
+        t.provider,
+        t.ratio_judge,
+    );
+    let rate = summary
+        .acceptance_rate()
+        .map_or("-".to_string(), |r| format!("{:.1}%", r * 100.0));
+    let _ = writeln!(
+        text,
+        "{}: {} record(s), accepted {} ({rate}), mean score {}, mean refinements {}",
+        out.display(),
+        summary.done,
+        summary.accepted,
+        summary
+            .score
+            .mean()
+            .map_or("-".into(), |m| format!("{m:.3}")),
+        summary
+            .refine_count
+            .mean()
+            .map_or("-".into(), |m| format!("{m:.2}")),
+    );
+    if unreadable > 0 {
+        let _ = writeln!(
+            text,
+            "warning: {unreadable} line(s) of the output are not records"
+        );
+    }
+    let mut judges = Table::new();
+    judges.set_header(vec!["judge", "mean"]);
+    let means: BTreeMap<_, _> = summary
+        .judges
+        .iter()
+        .map(|(k, m)| (k.clone(), m.mean()))
+        .collect();
+    for (judge, mean) in means {
+        judges.add_row(vec![judge, mean.map_or("-".into(), |m| format!("{m:.2}"))]);
+    }
+    let _ = writeln!(text, "{judges}");
+    let counts = &summary.histogram.counts;
+    // Only the range that holds scores: twenty rows of mostly zeros hide the distribution.
+    if let (Some(first), Some(last)) = (
+        counts.iter().position(|&c| c > 0),
+        counts.iter().rposition(|&c| c > 0),
+    ) {
+        let widest = counts.iter().copied().max().unwrap_or(1).max(1);
+        let mut histogram = Table::new();
+        histogram.set_header(vec!["score", "records", ""]);
+        for (i, &count) in counts.iter().enumerate().take(last + 1).skip(first) {
+            let (lo, hi) = scoring::summary::Histogram::bounds(i);
+            let bar = "█".repeat(usize::try_from(count * 30 / widest).unwrap_or(30));
+            histogram.add_row(vec![format!("{lo:.1}–{hi:.1}"), count.to_string(), bar]);
+        }
+        let _ = writeln!(text, "{histogram}");
+    }
+    let lowest = summary.lowest(5);
+    if !lowest.is_empty() {
+        let mut table = Table::new();
+        table.set_header(vec![
+            "parameter",
+            "value",
+            "records",
+            "mean score",
+            "accepted",
+        ]);
+        for p in lowest {
+            table.add_row(vec![
+                p.param.clone(),
+                p.value.clone(),
+                p.stats.records.to_string(),
+                p.stats
+                    .score
+                    .mean()
+                    .map_or("-".into(), |m| format!("{m:.3}")),
+                p.stats
+                    .acceptance_rate()
+                    .map_or("-".into(), |r| format!("{:.0}%", r * 100.0)),
+            ]);
+        }
+        let _ = writeln!(text, "lowest-scoring parameter values:\n{table}");
+    }
+    if t.failures > 0 {
+        let _ = writeln!(
+            text,
+            "{} scenario(s) failed; see {} (they are retried by the next run)",
+            t.failures,
+            runlog::record::errors_path(out).display()
+        );
+    }
+    text
+}

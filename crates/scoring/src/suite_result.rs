@@ -1,0 +1,185 @@
+//! A bot-test suite's results: one [`SuiteResult`] per run of `scenario-engine test`, with each
+//! scenario's runs (transcript and scored report) and what the LLM judge was asked. It is the
+//! bot-test log: written as JSON, read back by `report` and `diff`, rendered as JUnit
+//! ([`crate::report::junit`]) and folded into figures ([`crate::suite_figures`]); the runner that
+//! produces it lives in the `bottest` crate.
+
+use serde::{Deserialize, Serialize};
+
+use crate::summary::{FlippingCheck, RepeatSummary};
+use crate::transcript::Transcript;
+use crate::{Check, ScenarioReport};
+
+/// The outcome a scripted scenario is expected to have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Expected {
+    /// Every run should pass.
+    Pass,
+    /// Every run should fail (the script is bad behaviour the checks must catch).
+    Fail,
+}
+
+/// One run of one scenario.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunResult {
+    /// What was said.
+    pub transcript: Transcript,
+    /// The scored verdict.
+    pub report: ScenarioReport,
+    /// What the LLM judge was asked in this run and how many it answered (absent without a
+    /// judge, or when it had nothing to ask).
+    #[serde(default, skip_serializing_if = "JudgeTally::is_empty")]
+    pub judge: JudgeTally,
+}
+
+/// Questions put to the LLM judge and what came back.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JudgeTally {
+    /// Questions asked.
+    pub asked: u64,
+    /// Questions answered with a verdict.
+    pub answered: u64,
+    /// Why the first unanswered question got no verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_error: Option<String>,
+}
+
+impl JudgeTally {
+    /// True when nothing was asked.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.asked == 0
+    }
+
+    /// Adds another tally (the first error stays the first).
+    pub fn add(&mut self, other: &JudgeTally) {
+        self.asked += other.asked;
+        self.answered += other.answered;
+        if self.first_error.is_none() {
+            self.first_error.clone_from(&other.first_error);
+        }
+    }
+}
+
+/// All runs of one scenario.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ScenarioResult {
+    /// Scenario id.
+    pub id: String,
+    /// Scenario name.
+    pub name: String,
+    /// Category name.
+    pub category: String,
+    /// Tags.
+    pub tags: Vec<String>,
+    /// The outcome the scenario's script declares, when run scripted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_outcome: Option<Expected>,
+    /// One entry per repeat.
+    pub runs: Vec<RunResult>,
+}
+
+impl ScenarioResult {
+    /// Passed when every run passed.
+    #[must_use]
+    pub fn passed(&self) -> bool {
+        !self.runs.is_empty() && self.runs.iter().all(|r| r.report.card.passed())
+    }
+
+    /// The run that decides the scenario's verdict: the first failing run, else the first run.
+    #[must_use]
+    pub fn verdict_run(&self) -> Option<&RunResult> {
+        self.runs
+            .iter()
+            .find(|r| !r.report.card.passed())
+            .or_else(|| self.runs.first())
+    }
+
+    /// Runs that passed.
+    #[must_use]
+    pub fn passed_runs(&self) -> usize {
+        self.runs.iter().filter(|r| r.report.card.passed()).count()
+    }
+
+    /// Its runs summarised: pass rate, score spread, flipping checks (by tree position).
+    #[must_use]
+    pub fn repeat_summary(&self) -> RepeatSummary {
+        let mut summary = RepeatSummary::default();
+        for run in &self.runs {
+            summary.add(&run.report);
+        }
+        summary
+    }
+
+    /// The checks that passed in some runs and failed in others, keyed by their position in the
+    /// expectation tree (see [`RepeatSummary`]).
+    #[must_use]
+    pub fn flipping_checks(&self) -> Vec<FlippingCheck> {
+        self.repeat_summary().flipping()
+    }
+
+    /// Whether some run's bot failed to answer (a `botError` check failed).
+    #[must_use]
+    pub fn bot_error(&self) -> Option<&Check> {
+        self.runs
+            .iter()
+            .flat_map(|r| r.report.card.checks())
+            .find(|c| !c.passed && is_bot_error(c))
+    }
+}
+
+/// A `botError` check: by its path (`bot…`), or by its name in results written before paths.
+fn is_bot_error(check: &Check) -> bool {
+    check.path == "bot"
+        || check.path.starts_with("bot.")
+        || (check.path.is_empty() && check.name.starts_with("botError"))
+}
+
+impl ScenarioResult {
+    /// The first failed `judgeError` check of its runs.
+    #[must_use]
+    pub fn judge_error(&self) -> Option<&Check> {
+        self.runs
+            .iter()
+            .flat_map(|r| r.report.card.checks())
+            .find(|c| !c.passed && c.path == "judge")
+    }
+}
+
+/// The outcome of a whole suite.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SuiteResult {
+    /// Suite name.
+    pub suite: String,
+    /// Runs per scenario.
+    pub repeat: u32,
+    /// One entry per selected scenario, in suite order.
+    pub scenarios: Vec<ScenarioResult>,
+}
+
+impl SuiteResult {
+    /// True when every scenario passed every run.
+    #[must_use]
+    pub fn passed(&self) -> bool {
+        self.scenarios.iter().all(ScenarioResult::passed)
+    }
+
+    /// What the LLM judge was asked over the whole suite and how much it answered.
+    #[must_use]
+    pub fn judge_tally(&self) -> JudgeTally {
+        let mut tally = JudgeTally::default();
+        for run in self.scenarios.iter().flat_map(|s| &s.runs) {
+            tally.add(&run.judge);
+        }
+        tally
+    }
+
+    /// Why the judge could not be reached, when it was asked questions and answered none.
+    #[must_use]
+    pub fn judge_unreachable(&self) -> Option<String> {
+        let tally = self.judge_tally();
+        (tally.asked > 0 && tally.answered == 0)
+            .then(|| tally.first_error.unwrap_or_else(|| "no answer".to_owned()))
+    }
+}

@@ -1,0 +1,21 @@
+//! The workspace's small shared helpers, each too small for a crate and needed by several:
+//!
+//! - [`did_you_mean`], [`closest`], [`edit_distance`]: the one rule for typo hints (config keys,
+//!   suite checks, CLI values).
+//! - [`write_atomic`]: a file replaced whole or not at all (temporary file, fsync, rename).
+//! - [`redact_url`], [`redact_urls_in`]: URLs with their credentials and key-like query
+//!   parameters masked, for logs and errors.
+//! - [`parse_duration`], [`duration_serde`]: the one duration syntax (`"1m30s"`, `"500ms"`, a
+//!   plain number of milliseconds).
+//!
+//! It depends on `serde` alone, so any crate can use it without growing its dependency tree.
+
+mod atomic;
+mod duration;
+mod hint;
+mod redact;
+
+pub use atomic::write_atomic;
+pub use duration::{duration_serde, parse_duration};
+pub use hint::{closest, did_you_mean, edit_distance};
+pub use redact::{redact_url, redact_urls_in};
