@@ -996,10 +996,7 @@ impl BatchPlan {
     #[must_use]
     pub fn render(&self) -> String {
         let usd = |c: Option<f64>| {
-            c.map_or_else(
-                || "unknown (unpriced model)".to_owned(),
-                |c| runlog::money::usd(c),
-            )
+            c.map_or_else(|| "unknown (unpriced model)".to_owned(), runlog::money::usd)
         };
         format!(
             "  waves: {:.1} expected, {} at most\n  cost: {} at the batch price ({:.0}% of online {})",

@@ -17,6 +17,7 @@
 //! - [`mod@estimate`]: calls, tokens and cost of a run before it starts; [`plan`]: what a config
 //!   expands to and what it would cost.
 //! - [`audit`]: judge reliability, re-judging recorded batches K times (spread, flip rate).
+//! - [`run`]: one run into one output, in the one order every front end follows ([`OutputRun`]).
 //! - [`settings`]: a run's settings (layered defaults → config → the application's environment
 //!   and flags) and the rules that choose the model provider.
 //!
@@ -36,6 +37,7 @@ pub mod measure;
 pub mod outputs;
 pub mod plan;
 pub mod prompts;
+pub mod run;
 pub mod settings;
 pub mod sink;
 
@@ -56,4 +58,5 @@ pub use executor::{
 };
 pub use key::{CallKey, CallKeyError};
 pub use machine::{AgentCall, Pipeline, PipelineSettings, RunOutcome, ScenarioRun, SettingsError};
+pub use run::{BudgetCheck, OutputRun, RunError, RunShape};
 pub use sink::{Checkpoint, SinkConfig, WrittenIds, errors_path, open_checkpoint};

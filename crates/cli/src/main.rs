@@ -85,6 +85,10 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Plan(args) => commands::plan::execute(args),
         Command::Scenarios(args) => commands::scenarios::execute(args),
+        // A run directory (`plan --tasks T --into DIR`) runs one of its tasks.
+        Command::Run(args) if taskrun::RunDir::is_run_dir(&args.config) => {
+            commands::tasks::execute_task(args)
+        }
         Command::Run(args) => commands::run::execute(args),
         Command::Test(args) => commands::test::execute(args),
         Command::Report(args) => commands::report::execute(args),

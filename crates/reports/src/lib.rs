@@ -5,7 +5,8 @@
 //! - [`pipeline`], [`chart`]: those figures as formatted values and inline-SVG charts.
 //! - [`compare`], [`diff`]: two results files compared, regressions named.
 //! - [`render`]: self-contained HTML and Markdown (templates in `templates/`).
-//! - [`terminal`]: terminal tables and summary lines of a run; [`suite`]: the bot-suite report.
+//! - [`terminal`]: terminal tables and summary lines of a run; [`suite`]: the bot-suite report;
+//!   [`suite_terminal`]: a suite's results in a terminal (`test`'s output).
 //!
 //! It reads records through `runlog` and suite results through `scoring`; it never runs a
 //! model or a bot. The command line decides what is printed and where files go.
@@ -18,6 +19,7 @@ pub mod load;
 pub mod pipeline;
 pub mod render;
 pub mod suite;
+pub mod suite_terminal;
 pub mod terminal;
 
 /// The name a report shows for a results file: its file name only, so reports and their

@@ -9,10 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use agents::{
-    ExecutorOptions, RunControl, RunStats, SinkConfig, StopReason, open_checkpoint,
-    render_estimate, run_online,
-};
+use agents::{BudgetCheck, OutputRun, RunControl, RunError, RunShape, RunStats, StopReason};
 use runlog::money::usd;
 
 use super::scenarios::{SelectionArgs, load_selected};
@@ -62,7 +59,7 @@ pub(crate) struct Args {
     pub workers: Option<u32>,
 }
 
-/// Runs the command.
+/// Runs the command on a config (a run directory goes to `tasks::run_task` instead).
 ///
 /// # Errors
 /// Invalid input (exit 2), or a run that did not complete (exit 3).
@@ -85,50 +82,7 @@ pub(crate) fn flags(args: &Args) -> FlagOverrides {
     f
 }
 
-/// Refuses to start when the estimated cost of the selection exceeds the budget (at the Batch
-/// API's price with `batch`, which is what such a run pays). The embedded model is free.
-fn check_budget(
-    settings: &RunSettings,
-    config: &scenarios::ScenarioConfig,
-    pipeline: &Arc<agents::Pipeline>,
-    batch: bool,
-) -> Result<(), CliError> {
-    let explicit = settings.explicit_provider();
-    let local =
-        explicit.local_named() || provider::resolve_from_env(&explicit).is_ok_and(|r| r.is_local());
-    let Some(budget) = settings.budget.filter(|_| !local) else {
-        return Ok(());
-    };
-    let est = agents::plan::estimate_selection(config, pipeline, &settings.price_table());
-    let (factor, price) = if batch {
-        (llm_client::BatchConfig::default().price_factor, "batch")
-    } else {
-        (1.0, "online")
-    };
-    match est.cost_usd.map(|c| c * factor) {
-        Some(cost) if cost > budget => {
-            errln!("{}", render_estimate(&est));
-            return Err(CliError::invalid(format!(
-                "the estimated cost {} (at the {price} price) exceeds the budget {}; raise \
-                 --budget or select fewer scenarios",
-                usd(cost),
-                usd(budget)
-            )));
-        }
-        Some(_) => tracing::info!("{}", render_estimate(&est)),
-        None => errln!(
-            "warning: the budget cannot be enforced: {}; spend with no price counts nothing \
-             (set `prices` for the model)",
-            render_estimate(&est)
-        ),
-    }
-    Ok(())
-}
-
 async fn run(args: Args) -> CommandResult {
-    if taskrun::RunDir::is_run_dir(&args.config) {
-        return super::tasks::run_task(args).await;
-    }
     if args.task.is_some() {
         return Err(CliError::invalid(format!(
             "--task needs a run directory, and {} is not one (no manifest.json)\nhint: plan one \
@@ -147,8 +101,9 @@ async fn run(args: Args) -> CommandResult {
     run_to(&config, &settings, &out, args.batch).await
 }
 
-/// Runs `config`'s selection into `out` with `settings`: the lock, the checkpoint, the model,
-/// the run and its summary.
+/// Runs `config`'s selection into `out` with `settings` (the library's [`OutputRun`]): prints
+/// what it found before the run, builds the model, shows progress and the summary, and maps the
+/// end to an exit code.
 pub(crate) async fn run_to(
     config: &scenarios::ScenarioConfig,
     settings: &RunSettings,
@@ -158,101 +113,68 @@ pub(crate) async fn run_to(
     let control = RunControl::default();
     let signals = watch_ctrl_c(control.clone());
     taskrun::refuse_url(out, "--out").map_err(CliError::invalid)?;
-    let out = out.to_path_buf();
-    let pipeline = Arc::new(settings.build_pipeline()?);
-    let total = config.space.selected_count(&config.selection);
-    check_budget(settings, config, &pipeline, batch)?;
-    if let Some(first) = config.space.select(&config.selection).next() {
-        pipeline.rehearse_prompts(&first).map_err(|e| {
-            CliError::invalid(format!("{e}\nhint: see `agents.<agent>` in docs/config.md"))
-        })?;
+    let explicit = settings.explicit_provider();
+    let shape = RunShape {
+        batch,
+        local_model: explicit.local_named()
+            || provider::resolve_from_env(&explicit).is_ok_and(|r| r.is_local()),
+        budget: settings.budget,
+        batch_window: settings.batch_window,
+    };
+    let prices = settings.price_table();
+    let opened = OutputRun::open(config, settings.build_pipeline()?, out, shape, |pipeline| {
+        agents::plan::estimate_selection(config, pipeline, &prices)
+    });
+    let run = match opened {
+        Err(e @ RunError::OverBudget { .. }) => {
+            if let RunError::OverBudget { estimate, .. } = &e {
+                errln!("{estimate}");
+            }
+            return Err(CliError::invalid(e));
+        }
+        Err(e) if e.is_input() => return Err(CliError::invalid(e)),
+        Err(e) => return Err(CliError::run(e)),
+        Ok(run) => run,
+    };
+    match &run.budget {
+        BudgetCheck::Within(estimate) => tracing::info!("{estimate}"),
+        BudgetCheck::Unenforceable(estimate) => errln!(
+            "warning: the budget cannot be enforced: {estimate}; spend with no price counts \
+             nothing (set `prices` for the model)"
+        ),
+        BudgetCheck::None => {}
     }
-    if let Some(dir) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| CliError::run(format!("cannot create {}: {e}", dir.display())))?;
-    }
-    // One writer per output: a second run on it is refused at once (exit 2), before it reads
-    // the checkpoint or spends anything. Held until this function returns.
-    let _lock = runlog::OutputLock::acquire(&out).map_err(|e| match e {
-        runlog::LockError::Held { .. } => CliError::invalid(format!(
-            "{e}\nhint: wait for it to finish (a task's second copy has nothing to do), or write \
-             to another output"
-        )),
-        runlog::LockError::Io { .. } => CliError::run(e),
-    })?;
-    let checkpoint = open_checkpoint(&out).map_err(|e| match e {
-        agents::sink::SinkError::NotARecord { .. } => CliError::invalid(e),
-        e => CliError::run(e),
-    })?;
-    refuse_other_accept_rules(&out, settings)?;
-    if !checkpoint.done.is_empty() {
+    if run.resumed() > 0 {
         errln!(
             "resuming: {} scenario(s) already in {}",
-            checkpoint.done.len(),
+            run.resumed(),
             out.display()
         );
     }
-    let model = provider::bootstrap(settings, &out)?;
-    let batch_config = match (batch, &model.client_config) {
-        (false, _) => None,
-        (true, Some(client)) => {
-            llm_client::batch::check_one_endpoint(client).map_err(CliError::invalid)?;
-            Some(client.clone())
-        }
-        (true, None) => {
-            return Err(CliError::invalid(
-                "--batch needs a remote provider with a Batch API, not the local model",
-            ));
-        }
-    };
+    let model = provider::bootstrap(settings, out)?;
     let stats = Arc::new(RunStats::default());
-    let progress = Progress::start(stats.clone(), total);
-    let scenarios = config.space.select(&config.selection);
-    let result = if let Some(client) = batch_config {
-        agents::batch::run_batch_with_config(
-            client,
-            pipeline,
-            scenarios,
-            checkpoint,
-            agents::BatchOptions {
-                budget_usd: settings.budget,
-                window: settings.batch_window,
-                ..agents::BatchOptions::new(&out)
-            },
-            control,
-            stats.clone(),
-        )
-        .await
-        .map_err(CliError::run)
-    } else {
-        let options = ExecutorOptions {
-            scenarios_in_flight: model.in_flight,
-            budget_usd: settings.budget,
-            sink: SinkConfig::new(&out),
-        };
-        run_online(
+    let progress = Progress::start(stats.clone(), run.total);
+    let result = run
+        .execute(
+            config,
             model.model,
-            pipeline,
-            scenarios,
-            checkpoint,
-            options,
+            model.client_config.as_ref(),
+            model.in_flight,
             control,
             stats.clone(),
         )
-        .await
-        .map_err(CliError::run)
-    };
+        .await;
     progress.finish().await;
     signals.abort();
-    let report = result?;
-    errln!(
-        "{}",
-        reports::terminal::run_end(
-            &out,
-            &report.totals(&stats, model.resolved.name(), settings.ratio_judge)
-        )
-        .trim_end()
-    );
+    let report = result.map_err(|e| {
+        if e.is_input() {
+            CliError::invalid(e)
+        } else {
+            CliError::run(e)
+        }
+    })?;
+    let totals = report.totals(&stats, model.resolved.name(), settings.ratio_judge);
+    errln!("{}", reports::terminal::run_end(out, &totals).trim_end());
     if let Some(budget) = settings.budget.filter(|b| stats.cost_usd() > *b) {
         errln!(
             "note: the budget {} was exceeded by the scenarios in flight when it was reached (they finish): spent {}",
@@ -267,24 +189,6 @@ pub(crate) async fn run_to(
             report.sink.failures
         ))),
         other => Err(CliError::run(format!("the run stopped early: {other:?}"))),
-    }
-}
-
-/// Refuses to resume an output whose records were decided under other accept rules: one file
-/// would mix two (the report could not say what "accepted" means).
-fn refuse_other_accept_rules(out: &Path, settings: &RunSettings) -> Result<(), CliError> {
-    let current = runlog::record::RecordSettings::from(&settings.pipeline()?);
-    let mismatch = runlog::record::first_settings_mismatch(out, &current)
-        .map_err(|e| CliError::invalid(format!("cannot read {}: {e}", out.display())))?;
-    match mismatch {
-        None => Ok(()),
-        Some((line, recorded)) => Err(CliError::invalid(format!(
-            "{}:{line}: this record was written with other accept rules than this run's \
-             (the file's vs this run's: {}); resuming would mix two rules in one file\nhint: run with the settings the \
-             file was written with, or write to another --out",
-            out.display(),
-            recorded.differences(&current).join(", ")
-        ))),
     }
 }
 

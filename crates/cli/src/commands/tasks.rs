@@ -36,8 +36,16 @@ pub(crate) fn plan_tasks(
     Ok(Outcome::Success)
 }
 
+/// `run DIR --task N|auto`, as a command.
+///
+/// # Errors
+/// Invalid input (exit 2), or a task that did not complete (exit 3).
+pub(crate) fn execute_task(args: run_cmd::Args) -> CommandResult {
+    super::block_on(run_task(args))
+}
+
 /// `run DIR --task N|auto`: runs one task into its part, then writes its completion marker.
-pub(crate) async fn run_task(args: run_cmd::Args) -> CommandResult {
+async fn run_task(args: run_cmd::Args) -> CommandResult {
     if args.batch && taskrun::url_scheme(&args.config).is_some() {
         return Err(CliError::invalid(
             "--batch with an object-store run directory: the batch state would live in the task's temporary folder, so a stopped task would pay its batches again; use a shared directory",

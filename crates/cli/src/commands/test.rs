@@ -10,7 +10,6 @@
 //! mismatch), 2 invalid input (suite, flags, bot settings), 3 the run could not start, the judge
 //! could not be reached, or a CI file could not be written.
 
-use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -18,17 +17,15 @@ use std::sync::Arc;
 use bottest::bot::BotKind;
 use bottest::bot::judge::LlmJudge;
 use bottest::suite::{RunOptions, Suite, SuiteBots, load_suite, run_suite};
-use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use llm_client::ChatModel;
 use scoring::report::junit::junit_xml;
-use scoring::report::render_text;
-use scoring::{ScenarioFigures, SuiteFigures, SuiteResult};
+use scoring::{SuiteFigures, SuiteResult};
 
 use super::{Bot, EndpointArgs};
 use crate::error::{CliError, CommandResult, Outcome};
 use crate::provider::{self, Resolved};
 use crate::settings::{CacheSettings, FlagOverrides, RunSettings};
-use reports::pipeline::pct;
+use reports::suite_terminal::{scenario_reports, summary_table, totals_line};
 
 /// Scenarios run at once unless the settings say otherwise.
 const DEFAULT_CONCURRENCY: usize = 4;
@@ -195,7 +192,7 @@ async fn run(args: Args, suite: Suite, kind: BotKind, settings: RunSettings) -> 
         let figures = SuiteFigures::of(&result);
         out!(
             "{}",
-            print_reports(&result, &figures).map_err(CliError::run)?
+            scenario_reports(&result, &figures).map_err(CliError::run)?
         );
         outln!("{}", summary_table(&figures));
         outln!("{}", totals_line(&figures));
@@ -239,92 +236,4 @@ fn self_check(result: &SuiteResult) -> Outcome {
     } else {
         Outcome::Failed
     }
-}
-
-/// The report of each scenario: its first failing run (or its first run), in the seed's format.
-fn print_reports(
-    result: &SuiteResult,
-    figures: &SuiteFigures,
-) -> Result<String, scoring::report::ReportError> {
-    let mut out = String::new();
-    for (s, f) in result.scenarios.iter().zip(&figures.scenarios) {
-        let Some(run) = s.verdict_run() else {
-            continue;
-        };
-        out.push_str(&render_text(&run.report)?);
-        if result.repeat > 1 {
-            let _ = writeln!(out, "Runs: {}/{} passed", f.runs.passed_runs, f.runs.runs);
-            if !f.flipping.is_empty() {
-                let _ = writeln!(out, "Flaky checks: {}", flips(f));
-            }
-        }
-        out.push('\n');
-    }
-    Ok(out)
-}
-
-/// The flipping checks of a scenario: name, place in the expectation tree, failed runs.
-fn flips(f: &ScenarioFigures) -> String {
-    let runs = f.runs.runs;
-    f.flipping
-        .iter()
-        .map(|c| format!("{} at {} (failed {}/{runs})", c.name, c.path, c.failed_runs))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// One row per scenario. With `--repeat`, the verdict run's failed checks, the pass rate
-/// (passed runs / N), the min and median shown score over the runs, and the flipping checks.
-fn summary_table(figures: &SuiteFigures) -> Table {
-    let mut table = Table::new();
-    table
-        .load_style(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled);
-    let repeated = figures.repeat > 1;
-    let mut header = vec!["scenario", "category", "result"];
-    if repeated {
-        header.extend(["pass rate", "min score", "median score"]);
-    } else {
-        header.push("score");
-    }
-    header.push("failed checks");
-    if repeated {
-        header.push("flipping checks");
-    }
-    table.set_header(header);
-    let shown = |score: Option<f64>| score.map_or_else(|| "-".to_owned(), |s| s.to_string());
-    for f in &figures.scenarios {
-        let mut row = vec![
-            f.id.clone(),
-            f.category.clone(),
-            if f.passed { "PASS" } else { "FAIL" }.to_owned(),
-        ];
-        if repeated {
-            row.push(format!(
-                "{}/{} ({})",
-                f.runs.passed_runs,
-                f.runs.runs,
-                pct(f.runs.pass_rate())
-            ));
-            row.push(shown(f.runs.min_score().map(f64::from)));
-            row.push(shown(f.runs.median_score()));
-        } else {
-            row.push(shown(f.score.map(f64::from)));
-        }
-        row.push(f.failed_checks().count().to_string());
-        if repeated {
-            row.push(flips(f));
-        }
-        table.add_row(row);
-    }
-    table
-}
-
-fn totals_line(figures: &SuiteFigures) -> String {
-    let passed = figures.passed();
-    let total = passed + figures.failed();
-    format!(
-        "{passed}/{total} scenarios passed ({} failed)",
-        total - passed
-    )
 }
