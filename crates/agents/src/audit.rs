@@ -22,7 +22,8 @@ use llm_client::{ChatModel, ChatResponse, LlmError};
 use scenarios::Scenario;
 
 use crate::driver::{Backend, Dispatch, Policy, Progress, Reply, Slot, drive};
-use crate::executor::{OnlineBackend, RunControl, RunStats, StopReason};
+use crate::driver::{RunControl, RunStats, StopReason};
+use crate::executor::OnlineBackend;
 use crate::machine::{Pipeline, RunOutcome, SettingsError};
 use crate::prompts::PromptError;
 use runlog::AgentKind;

@@ -61,8 +61,9 @@ use llm_client::{
 use scenarios::Scenario;
 
 use crate::driver::{Backend, Dispatch, Policy, Progress, Reply, Slot, drive};
+use crate::driver::{RunControl, RunReport, RunStats, StopReason};
 use crate::estimate::Estimate;
-use crate::executor::{RunControl, RunReport, RunStats, StopReason, not_done};
+use crate::executor::not_done;
 use crate::key::CallKey;
 use crate::machine::{AgentCall, Pipeline, RunOutcome};
 use crate::sink::{Checkpoint, SinkConfig, SinkError, WrittenIds, spawn_writer};

@@ -33,14 +33,163 @@
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use llm_client::{ChatResponse, LlmError};
+use llm_client::{ChatResponse, LlmError, Usage};
 use scenarios::Scenario;
+use tokio_util::sync::CancellationToken;
 
-use crate::executor::{RunControl, RunStats, StopReason};
 use crate::key::CallKey;
 use crate::machine::{AgentCall, Pipeline, RunOutcome, ScenarioRun};
+use crate::sink::SinkReport;
+
+/// Live counters of a run, shared with the progress display.
+#[derive(Debug, Default)]
+pub struct RunStats {
+    /// Scenarios skipped because the checkpoint had them.
+    pub skipped: AtomicU64,
+    /// Scenarios started.
+    pub started: AtomicU64,
+    /// Scenarios written to the output (accepted or not).
+    pub finished: AtomicU64,
+    /// Of those, accepted.
+    pub accepted: AtomicU64,
+    /// Scenarios written to the errors file.
+    pub failed: AtomicU64,
+    /// Calls answered (cache hits included).
+    pub calls: AtomicU64,
+    /// Calls served from the cache.
+    pub cache_hits: AtomicU64,
+    /// Calls that failed after the transport's retries.
+    pub call_errors: AtomicU64,
+    /// Prompt tokens (paid calls).
+    pub prompt_tokens: AtomicU64,
+    /// Completion tokens (paid calls).
+    pub completion_tokens: AtomicU64,
+    /// Spend in USD, as the bits of an `f64` (so it can be an atomic and sums as records do).
+    cost_usd_bits: AtomicU64,
+    /// Paid replies with no known price (the model is not in the price table): their cost is
+    /// not in the spend, and `--budget` cannot count it.
+    pub unpriced: AtomicU64,
+}
+
+impl RunStats {
+    /// Spend so far in USD.
+    #[must_use]
+    pub fn cost_usd(&self) -> f64 {
+        f64::from_bits(self.cost_usd_bits.load(Ordering::Relaxed))
+    }
+
+    /// Adds a spend, saturating: a server's absurd token counts must not wrap the totals
+    /// (records saturate the same way, so the summary and `--budget` agree with them).
+    fn add_spend(&self, usage: Usage, cost_usd: Option<f64>) {
+        let add = |counter: &AtomicU64, n: u64| {
+            // The closure always returns Some, so fetch_update cannot fail.
+            let _ = counter.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| {
+                Some(v.saturating_add(n))
+            });
+        };
+        add(&self.prompt_tokens, usage.prompt_tokens);
+        add(&self.completion_tokens, usage.completion_tokens);
+        let cost = cost_usd
+            .filter(|c| c.is_finite() && *c > 0.0)
+            .unwrap_or(0.0);
+        if cost > 0.0 {
+            // The closure always returns Some, so fetch_update cannot fail.
+            let _ = self
+                .cost_usd_bits
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |bits| {
+                    Some((f64::from_bits(bits) + cost).to_bits())
+                });
+        }
+        add(&self.unpriced, u64::from(cost_usd.is_none()));
+    }
+
+    /// Counts one reply a machine absorbs: every mode counts through here, once per reply.
+    pub fn count_reply(&self, reply: &Result<ChatResponse, LlmError>) {
+        match reply {
+            Ok(resp) => {
+                self.calls.fetch_add(1, Ordering::Relaxed);
+                if resp.cached {
+                    self.cache_hits.fetch_add(1, Ordering::Relaxed);
+                } else {
+                    self.add_spend(resp.usage, resp.cost_usd);
+                }
+            }
+            Err(err) => {
+                self.call_errors.fetch_add(1, Ordering::Relaxed);
+                // Invalid output after repairs was generated, and paid for: the budget and
+                // the summary count it.
+                if let Some((usage, cost)) = err.spent() {
+                    self.add_spend(usage, cost);
+                }
+            }
+        }
+    }
+}
+
+/// Stop signals from outside (the CLI wires Ctrl-C to them).
+#[derive(Debug, Clone, Default)]
+pub struct RunControl {
+    /// Stop dispatching; finish and write what is in flight.
+    pub stop: CancellationToken,
+    /// Drop in-flight scenarios; the writer still flushes what it has.
+    pub abort: CancellationToken,
+}
+
+/// Why dispatching ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StopReason {
+    /// Every selected scenario was dispatched.
+    Completed,
+    /// `RunControl::stop` (first Ctrl-C).
+    Interrupted,
+    /// `RunControl::abort` (second Ctrl-C): in-flight scenarios were dropped.
+    Aborted,
+    /// A fatal error (e.g. bad credentials) from one scenario's call.
+    Fatal(String),
+    /// The spend reached the budget.
+    Budget,
+}
+
+/// The result of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunReport {
+    /// Why dispatching ended.
+    pub stop: StopReason,
+    /// What the writer wrote.
+    pub sink: SinkReport,
+    /// Ids skipped because they were already in the output.
+    pub skipped: u64,
+}
+
+impl RunReport {
+    /// The run's counters as plain numbers, for its closing summary.
+    #[must_use]
+    pub fn totals(
+        &self,
+        stats: &RunStats,
+        provider: &str,
+        ratio_judge: runlog::RatioJudgeMode,
+    ) -> runlog::RunTotals {
+        use std::sync::atomic::Ordering::Relaxed;
+        runlog::RunTotals {
+            records: self.sink.records,
+            failures: self.sink.failures,
+            skipped: self.skipped,
+            stop: format!("{:?}", self.stop),
+            calls: stats.calls.load(Relaxed),
+            cache_hits: stats.cache_hits.load(Relaxed),
+            call_errors: stats.call_errors.load(Relaxed),
+            prompt_tokens: stats.prompt_tokens.load(Relaxed),
+            completion_tokens: stats.completion_tokens.load(Relaxed),
+            cost_usd: stats.cost_usd(),
+            unpriced: stats.unpriced.load(Relaxed),
+            provider: provider.to_owned(),
+            ratio_judge: ratio_judge.name(),
+        }
+    }
+}
 
 /// A live scenario in the driver; never reused within a run, so a late reply cannot reach
 /// another scenario.

@@ -50,12 +50,12 @@ pub use audit::{
 pub use batch::{
     BatchBackend, BatchError, BatchOptions, BatchPlan, batch_state_path, plan_batch, run_batch,
 };
-pub use driver::{Backend, Dispatch, Outcomes, Policy, Progress, Reply, Slot, drive};
-pub use estimate::{Assumptions, Estimate, estimate, render_estimate};
-pub use executor::{
-    ExecutorError, ExecutorOptions, OnlineBackend, RunControl, RunReport, RunStats, StopReason,
-    run_online,
+pub use driver::{
+    Backend, Dispatch, Outcomes, Policy, Progress, Reply, RunControl, RunReport, RunStats, Slot,
+    StopReason, drive,
 };
+pub use estimate::{Assumptions, Estimate, estimate, render_estimate};
+pub use executor::{ExecutorError, ExecutorOptions, OnlineBackend, run_online};
 pub use key::{CallKey, CallKeyError};
 pub use machine::{AgentCall, Pipeline, PipelineSettings, RunOutcome, ScenarioRun, SettingsError};
 pub use run::{BudgetCheck, OutputRun, RunError, RunShape};

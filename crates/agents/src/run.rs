@@ -18,7 +18,8 @@ use runlog::{LockError, OutputLock};
 use scenarios::ScenarioConfig;
 
 use crate::batch::{BatchOptions, run_batch_with_config};
-use crate::executor::{ExecutorOptions, RunControl, RunReport, RunStats, run_online};
+use crate::driver::{RunControl, RunReport, RunStats};
+use crate::executor::{ExecutorOptions, run_online};
 use crate::sink::{Checkpoint, SinkConfig, SinkError, open_checkpoint};
 use crate::{Estimate, Pipeline, render_estimate};
 
