@@ -12,30 +12,139 @@ use std::path::{Path, PathBuf};
 
 /// The library crates, by folder under `crates/`, with their package names.
 pub(crate) const LIBRARIES: &[(&str, &str)] = &[
+    ("stdx", "stdx"),
     ("scenarios", "scenarios"),
     ("scoring", "scoring"),
+    ("codeswitch", "codeswitch"),
     ("llm-client", "llm-client"),
+    ("runlog", "runlog"),
     ("agents", "agents"),
+    ("bottest", "bottest"),
+    ("reports", "reports"),
+    ("dataset", "dataset"),
+    ("taskrun", "taskrun"),
 ];
 
 /// The workspace crates each crate may depend on (normal dependencies). Anything else is a back
-/// edge or a new edge that ARCHITECTURE.md must first describe.
+/// edge or a new edge that ARCHITECTURE.md must first describe. Read top to bottom, every edge
+/// points up this list: no crate depends on one below it.
 pub(crate) const ALLOWED_EDGES: &[(&str, &[&str])] = &[
-    ("scenarios", &[]),
-    ("scoring", &["scenarios"]),
-    ("llm-client", &[]),
-    ("agents", &["scenarios", "scoring", "llm-client"]),
+    ("stdx", &[]),
+    ("codeswitch", &[]),
+    ("scenarios", &["stdx"]),
+    ("scoring", &["stdx"]),
+    ("llm-client", &["stdx"]),
+    ("runlog", &["stdx", "scoring"]),
+    (
+        "agents",
+        &[
+            "stdx",
+            "scenarios",
+            "scoring",
+            "codeswitch",
+            "llm-client",
+            "runlog",
+        ],
+    ),
+    ("bottest", &["stdx", "scenarios", "scoring", "llm-client"]),
+    ("reports", &["scoring", "codeswitch", "runlog"]),
+    ("dataset", &["codeswitch", "runlog"]),
+    ("taskrun", &["stdx", "scenarios", "runlog"]),
     (
         "scenario-engine",
-        &["scenarios", "scoring", "llm-client", "agents"],
+        &[
+            "stdx",
+            "scenarios",
+            "scoring",
+            "codeswitch",
+            "llm-client",
+            "runlog",
+            "agents",
+            "bottest",
+            "reports",
+            "dataset",
+            "taskrun",
+        ],
     ),
     ("fixtures", &[]),
     ("xtask", &["fixtures"]),
 ];
 
-/// The CLI is thin: its sources (tests excluded) stay under this many lines, the goal of issue
-/// 15 (met: report rendering, the plan, the merge and the run settings live in `agents`). A
-/// ratchet: lower it when the CLI shrinks, never raise it; new domain logic goes in a library.
+/// Heavy third-party dependencies and the only crates that may name them in `[dependencies]`,
+/// with whether there they must be optional (behind a feature). A library user who does not
+/// need an idea never pays for its dependencies.
+pub(crate) const HEAVY_DEPENDENCIES: &[(&str, &[(&str, bool)])] = &[
+    // Six language models: code-switching measurement only.
+    ("lingua", &[("codeswitch", false)]),
+    // llama.cpp, built from source: the embedded model only.
+    ("llama-cpp-2", &[("llm-client", true)]),
+    // arrow-rs: Parquet export only.
+    ("parquet", &[("dataset", true)]),
+    ("arrow-array", &[("dataset", true)]),
+    ("arrow-schema", &[("dataset", true)]),
+    // Cloud SDKs: task runs on object stores only.
+    ("object_store", &[("taskrun", true)]),
+    // HTTP: the transport, the HTTP bot and the CLI.
+    ("reqwest", &[("llm-client", false), ("bottest", false)]),
+    // An async runtime: never in the crates that only compute or read files.
+    (
+        "tokio",
+        &[
+            ("llm-client", false),
+            ("agents", false),
+            ("bottest", false),
+            ("taskrun", true),
+            ("scenario-engine", false),
+            ("fixtures", false),
+            ("xtask", false),
+        ],
+    ),
+];
+
+/// No crate's sources (tests excluded) hold more than this share of all the libraries' and the
+/// CLI's lines: one idea per crate, none a catch-all.
+pub(crate) const MAX_CRATE_SHARE: f64 = 0.25;
+
+/// Library functions over [`LONG_FUNCTION_LINES`] lines (tests excluded), as `file:function`:
+/// the ones that existed when the limit came. A ratchet: a new long function fails, and a listed
+/// one that got shorter must leave the list.
+pub(crate) const LONG_FUNCTIONS: &[&str] = &[
+    "crates/agents/src/driver.rs:drive",
+    "crates/agents/src/estimate.rs:estimate",
+    "crates/agents/src/gate.rs:decide",
+    "crates/agents/src/machine.rs:rehearse_prompts",
+    "crates/bottest/src/suite/load.rs:build_scenario",
+    "crates/codeswitch/src/metrics.rs:from_words",
+    "crates/dataset/src/lib.rs:write_splits",
+    "crates/llm-client/src/client.rs:send",
+    "crates/llm-client/src/client.rs:structured",
+    "crates/reports/src/render.rs:new",
+    "crates/reports/src/suite.rs:build",
+    "crates/reports/src/terminal.rs:pipeline",
+    "crates/reports/src/terminal.rs:run_end",
+    "crates/scenarios/src/config.rs:into_config",
+    "crates/scoring/src/expect/de.rs:visit_map",
+    "crates/scoring/src/expect/eval.rs:not",
+    "crates/scoring/src/expect/scope.rs:walk",
+    "crates/taskrun/src/merge.rs:merge_run",
+];
+
+/// A library function longer than this is split (see [`LONG_FUNCTIONS`]).
+pub(crate) const LONG_FUNCTION_LINES: usize = 100;
+
+/// The reusable crates and the example of each, built by `cargo test` (which builds every
+/// example) and so by CI: each shows the crate used alone.
+pub(crate) const EXAMPLES: &[(&str, &str)] = &[
+    ("scenarios", "expand.rs"),
+    ("scoring", "score_transcript.rs"),
+    ("codeswitch", "measure.rs"),
+    ("llm-client", "chat.rs"),
+    ("runlog", "read_run.rs"),
+];
+
+/// The CLI is thin: its sources (tests excluded) stay under this many lines (report rendering,
+/// the plan, the merge, the run sequence and the run settings live in the libraries). A ratchet:
+/// lower it when the CLI shrinks, never raise it; new domain logic goes in a library.
 pub(crate) const CLI_MAX_LINES: usize = 3000;
 
 /// Macros and calls that print; only the CLI (and xtask) may use them.
@@ -163,6 +272,123 @@ pub(crate) fn architecture_section<'a>(architecture: &'a str, folder: &str) -> O
     let rest = &architecture[start + heading.len()..];
     let end = rest.find("\n##").unwrap_or(rest.len());
     Some(&rest[..end])
+}
+
+/// The functions of a source file (tests excluded) with their length in lines, from their
+/// signature to the closing brace at their indentation (the workspace is `rustfmt`ed).
+pub(crate) fn function_lengths(text: &str) -> Vec<(String, usize)> {
+    let lines: Vec<&str> = non_test_lines(text).into_iter().map(|(_, l)| l).collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let trimmed = line.trim_start();
+        let indent = &line[..line.len() - trimmed.len()];
+        let Some(name) = fn_name(trimmed) else {
+            continue;
+        };
+        // A declaration without a body (trait method) ends with `;` before any `{`.
+        let Some(open) = lines[i..]
+            .iter()
+            .position(|l| l.trim_end().ends_with('{') || l.trim_end().ends_with(';'))
+        else {
+            continue;
+        };
+        if lines[i + open].trim_end().ends_with(';') {
+            continue;
+        }
+        let close = format!("{indent}}}");
+        if let Some(end) = lines[i + open..].iter().position(|l| *l == close) {
+            out.push((name, open + end + 1));
+        }
+    }
+    out
+}
+
+/// The name of the function a (trimmed) line starts, if it starts one.
+fn fn_name(line: &str) -> Option<String> {
+    let mut rest = line;
+    for prefix in [
+        "pub(crate) ",
+        "pub(super) ",
+        "pub ",
+        "const ",
+        "async ",
+        "unsafe ",
+    ] {
+        rest = rest.strip_prefix(prefix).unwrap_or(rest);
+    }
+    let rest = rest.strip_prefix("fn ")?;
+    let name: String = rest
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    (!name.is_empty()).then_some(name)
+}
+
+/// The files of one crate's `src/` that each file names through `crate::…` or `super::…` (its
+/// own module tree), resolved to the longest module path that is a file.
+pub(crate) fn module_imports(src: &Path) -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
+    let files = rust_files(src);
+    let module_of = |file: &Path| -> Vec<String> {
+        let inner = file.strip_prefix(src).unwrap_or(file);
+        let mut parts: Vec<String> = inner
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        if let Some(last) = parts.last_mut() {
+            *last = last.trim_end_matches(".rs").to_owned();
+        }
+        if matches!(
+            parts.last().map(String::as_str),
+            Some("lib" | "main" | "mod")
+        ) {
+            parts.pop();
+        }
+        parts
+    };
+    let by_module: HashMap<Vec<String>, PathBuf> =
+        files.iter().map(|f| (module_of(f), f.clone())).collect();
+    let mut out: BTreeMap<PathBuf, BTreeSet<PathBuf>> = BTreeMap::new();
+    for file in &files {
+        let here = module_of(file);
+        let Ok(text) = fs::read_to_string(file) else {
+            continue;
+        };
+        for (_, line) in non_test_lines(&text) {
+            let code = line.split("//").next().unwrap_or("");
+            for (start, _) in code
+                .match_indices("crate::")
+                .chain(code.match_indices("super::"))
+            {
+                let path: Vec<&str> = code[start..]
+                    .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+                    .next()
+                    .unwrap_or("")
+                    .split("::")
+                    .filter(|s| !s.is_empty())
+                    .collect();
+                let mut module: Vec<String> = match path.first() {
+                    Some(&"crate") => Vec::new(),
+                    _ => here[..here.len().saturating_sub(1)].to_vec(),
+                };
+                let mut rest = &path[1..];
+                while rest.first() == Some(&"super") {
+                    module.pop();
+                    rest = &rest[1..];
+                }
+                let mut best = by_module.get(&module);
+                for seg in rest {
+                    module.push((*seg).to_owned());
+                    if let Some(f) = by_module.get(&module) {
+                        best = Some(f);
+                    }
+                }
+                if let Some(target) = best.filter(|t| *t != file) {
+                    out.entry(file.clone()).or_default().insert(target.clone());
+                }
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -445,5 +671,183 @@ agents = { path = "../agents" }
             }
         }
         assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    #[test]
+    fn no_crate_holds_more_than_a_quarter_of_the_lines() {
+        let mut folders: Vec<PathBuf> = LIBRARIES
+            .iter()
+            .map(|(folder, _)| root().join("crates").join(folder))
+            .collect();
+        folders.push(root().join("crates/cli"));
+        let lines: Vec<(String, usize)> = folders
+            .iter()
+            .map(|folder| {
+                let n = rust_files(&folder.join("src"))
+                    .iter()
+                    .map(|f| non_test_lines(&read(f)).len())
+                    .sum();
+                (rel(folder), n)
+            })
+            .collect();
+        let total: usize = lines.iter().map(|(_, n)| n).sum();
+        let over: Vec<String> = lines
+            .iter()
+            .filter(|(_, n)| *n as f64 > MAX_CRATE_SHARE * total as f64)
+            .map(|(name, n)| {
+                format!(
+                    "{name}: {n} of {total} lines ({:.0}%)",
+                    100.0 * *n as f64 / total as f64
+                )
+            })
+            .collect();
+        assert!(
+            over.is_empty(),
+            "a crate holds more than {:.0}% of the code: split it by idea\n{}",
+            MAX_CRATE_SHARE * 100.0,
+            over.join("\n")
+        );
+    }
+
+    /// Two files that import each other are one idea in two places, or two ideas tangled: move
+    /// the shared names to where both can take them. The embedded engine's two halves
+    /// (`llm-client/src/local/`: llama.cpp calls and the scheduler that owns the context) are
+    /// the one pair allowed.
+    #[test]
+    fn no_two_file_import_circles() {
+        let mut folders: Vec<PathBuf> = LIBRARIES
+            .iter()
+            .map(|(folder, _)| root().join("crates").join(folder))
+            .collect();
+        folders.push(root().join("crates/cli"));
+        let mut circles = Vec::new();
+        for folder in folders {
+            let imports = module_imports(&folder.join("src"));
+            for (a, targets) in &imports {
+                for b in targets {
+                    let back = imports.get(b).is_some_and(|t| t.contains(a));
+                    let allowed = rel(a).starts_with("crates/llm-client/src/local/")
+                        && rel(b).starts_with("crates/llm-client/src/local/");
+                    if back && a < b && !allowed {
+                        circles.push(format!("{} <-> {}", rel(a), rel(b)));
+                    }
+                }
+            }
+        }
+        assert!(
+            circles.is_empty(),
+            "files that import each other:\n{}",
+            circles.join("\n")
+        );
+    }
+
+    #[test]
+    fn no_new_long_library_functions() {
+        let mut long = BTreeSet::new();
+        for (folder, _) in LIBRARIES {
+            for file in rust_files(&root().join("crates").join(folder).join("src")) {
+                for (name, n) in function_lengths(&read(&file)) {
+                    if n > LONG_FUNCTION_LINES {
+                        long.insert(format!("{}:{name}", rel(&file)));
+                    }
+                }
+            }
+        }
+        let listed: BTreeSet<String> = LONG_FUNCTIONS.iter().map(|s| (*s).to_owned()).collect();
+        let new: Vec<&String> = long.difference(&listed).collect();
+        let gone: Vec<&String> = listed.difference(&long).collect();
+        assert!(
+            new.is_empty(),
+            "library functions over {LONG_FUNCTION_LINES} lines: split them\n{}",
+            new.iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+        assert!(
+            gone.is_empty(),
+            "no longer over {LONG_FUNCTION_LINES} lines (or gone): remove from LONG_FUNCTIONS\n{}",
+            gone.iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
+
+    #[test]
+    fn heavy_dependencies_only_where_declared() {
+        let mut offences = Vec::new();
+        for (folder, name) in crate_folders() {
+            let manifest = read(&folder.join("Cargo.toml"));
+            let Ok(doc) = manifest.parse::<toml::Table>() else {
+                offences.push(format!("{name}: Cargo.toml does not parse"));
+                continue;
+            };
+            let Some(deps) = doc.get("dependencies").and_then(|d| d.as_table()) else {
+                continue;
+            };
+            for (heavy, allowed) in HEAVY_DEPENDENCIES {
+                let Some(dep) = deps.get(*heavy) else {
+                    continue;
+                };
+                let optional = dep
+                    .get("optional")
+                    .and_then(toml::Value::as_bool)
+                    .unwrap_or(false);
+                match allowed.iter().find(|(c, _)| *c == name) {
+                    None => offences.push(format!("{name} depends on {heavy}")),
+                    Some((_, true)) if !optional => {
+                        offences.push(format!("{name} depends on {heavy} without a feature"));
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+        assert!(
+            offences.is_empty(),
+            "heavy dependencies outside the crates that own their idea (tidy.rs, \
+             HEAVY_DEPENDENCIES):\n{}",
+            offences.join("\n")
+        );
+    }
+
+    #[test]
+    fn each_reusable_crate_has_an_example() {
+        let missing: Vec<String> = EXAMPLES
+            .iter()
+            .filter(|(folder, file)| {
+                !root()
+                    .join("crates")
+                    .join(folder)
+                    .join("examples")
+                    .join(file)
+                    .exists()
+            })
+            .map(|(folder, file)| format!("crates/{folder}/examples/{file}"))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "missing examples: {}",
+            missing.join(", ")
+        );
+    }
+
+    #[test]
+    fn function_lengths_and_imports_are_read_from_the_text() {
+        let text = "fn a() {\n    1;\n}\n\npub(crate) async fn b(\n    x: u8,\n) {\n}\ntrait T {\n    fn c(&self);\n}\n#[cfg(test)]\nfn d() {\n}\n";
+        assert_eq!(
+            function_lengths(text),
+            vec![("a".to_owned(), 3), ("b".to_owned(), 4)]
+        );
+        let dir = tempfile::tempdir().expect("temp dir");
+        let src = dir.path();
+        fs::create_dir_all(src.join("m")).expect("dir");
+        fs::write(src.join("lib.rs"), "mod a;\nmod m;\n").expect("write");
+        fs::write(src.join("a.rs"), "use crate::m::b::Thing;\n").expect("write");
+        fs::write(src.join("m/mod.rs"), "pub mod b;\n").expect("write");
+        fs::write(src.join("m/b.rs"), "use super::super::a::X;\n").expect("write");
+        let imports = module_imports(src);
+        assert!(imports[&src.join("a.rs")].contains(&src.join("m/b.rs")));
+        assert!(imports[&src.join("m/b.rs")].contains(&src.join("a.rs")));
     }
 }

@@ -258,7 +258,7 @@ pub fn run_end(out: &Path, t: &RunTotals) -> String {
     let (summary, unreadable) = runlog::record::summarise_file(out);
     let _ = writeln!(
         text,
-        "\nrun: {} written, {} failed, {} skipped (already done); stop: {:?}",
+        "\nrun: {} written, {} failed, {} skipped (already done); stop: {}",
         t.records, t.failures, t.skipped, t.stop
     );
     let _ = writeln!(

@@ -1,8 +1,13 @@
 //! The JSON schemas of the functions a suite declares, compiled once when the suite loads, and the
 //! `validParams` judgement of one plan call against them: which declared function the call names,
 //! and which fields of its parameters break that function's schema.
+//!
+//! Validation needs the `schema` feature (the `jsonschema` crate, ~80 crates of dependencies; on
+//! in the suite runner and the CLI). Built without it, a call to a declared function is never
+//! passed on its parameters: `validParams` fails with the reason, it does not guess.
 
 use std::fmt;
+#[cfg(feature = "schema")]
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -21,6 +26,7 @@ struct Declared {
     agent: String,
     function: String,
     schema: Value,
+    #[cfg(feature = "schema")]
     validator: Arc<jsonschema::Validator>,
 }
 
@@ -36,6 +42,7 @@ impl FunctionSchemas {
         for (i, (agent, function, schema)) in declared.into_iter().enumerate() {
             // `format` is an annotation by default in draft 2020-12; a suite that says
             // `format: date` means it, so formats are asserted.
+            #[cfg(feature = "schema")]
             let validator = jsonschema::options()
                 .should_validate_formats(true)
                 .build(&schema)
@@ -45,10 +52,13 @@ impl FunctionSchemas {
                         format!("the parameter schema of `{function}` is invalid: {e}"),
                     )
                 })?;
+            #[cfg(not(feature = "schema"))]
+            let _ = i;
             functions.push(Declared {
                 agent,
                 function,
                 schema,
+                #[cfg(feature = "schema")]
                 validator: Arc::new(validator),
             });
         }
@@ -92,8 +102,16 @@ impl FunctionSchemas {
                 )
             }]);
         };
-        let params = Value::Object(call.params.clone());
-        let problems: Vec<String> = declared
+        declared.check_params(&call.params)
+    }
+}
+
+impl Declared {
+    /// Every field of `params` that breaks the schema (the first five).
+    #[cfg(feature = "schema")]
+    fn check_params(&self, params: &serde_json::Map<String, Value>) -> Result<(), Vec<String>> {
+        let params = Value::Object(params.clone());
+        let problems: Vec<String> = self
             .validator
             .iter_errors(&params)
             .take(5)
@@ -107,6 +125,17 @@ impl FunctionSchemas {
         } else {
             Err(problems)
         }
+    }
+
+    /// Without a validator the parameters cannot be judged: a failure that says so, never a pass.
+    #[cfg(not(feature = "schema"))]
+    #[allow(clippy::unused_self, clippy::unnecessary_wraps)]
+    fn check_params(&self, _params: &serde_json::Map<String, Value>) -> Result<(), Vec<String>> {
+        Err(vec![format!(
+            "the parameters of `{}` were not validated: this build of `scoring` has no JSON \
+             schema support (feature `schema`)",
+            self.function
+        )])
     }
 }
 
