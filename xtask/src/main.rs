@@ -20,6 +20,21 @@ mod venv;
 
 use clap::{Parser, Subcommand};
 
+/// The library crates, by folder under `crates/`, with their package names.
+pub(crate) const LIBRARIES: &[(&str, &str)] = &[
+    ("stdx", "stdx"),
+    ("scenarios", "scenarios"),
+    ("scoring", "scoring"),
+    ("codeswitch", "codeswitch"),
+    ("llm-client", "llm-client"),
+    ("runlog", "runlog"),
+    ("agents", "agents"),
+    ("bottest", "bottest"),
+    ("reports", "reports"),
+    ("dataset", "dataset"),
+    ("taskrun", "taskrun"),
+];
+
 #[derive(Debug, Parser)]
 #[command(name = "xtask", about = "ScenarioEngine repository chores")]
 struct Xtask {

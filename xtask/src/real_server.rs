@@ -45,7 +45,7 @@ pub(crate) struct Args {
 
 pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     let root = crate::workspace_root();
-    let dir = crate::target_dir(&root).join("real-server");
+    let dir = dir(&root);
     let python = ensure_server(&dir)?;
     let model = match args.model {
         Some(model) => model,
@@ -120,10 +120,16 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
 /// The virtual environment's python with llama-cpp-python's server importable, installing it
 /// (and building llama.cpp) when missing.
 pub(crate) fn ensure_server(dir: &Path) -> anyhow::Result<PathBuf> {
+    prepare(dir, None)
+}
+
+/// The server's environment in `dir`, installed in the background at the lowest CPU priority
+/// with pip's output in `log` when given (CI starts it early: see `ci.rs`).
+pub(crate) fn prepare(dir: &Path, log: Option<&Path>) -> anyhow::Result<PathBuf> {
     crate::demo::ensure_build_tools()?;
     let jobs = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
     eprintln!("    llama-cpp-python: pip builds llama.cpp from source the first time (minutes)");
-    crate::venv::ensure(
+    crate::venv::ensure_with(
         dir,
         &[PACKAGE],
         "import llama_cpp.server",
@@ -131,7 +137,13 @@ pub(crate) fn ensure_server(dir: &Path) -> anyhow::Result<PathBuf> {
             ("CMAKE_ARGS", CMAKE_ARGS.to_owned()),
             ("CMAKE_BUILD_PARALLEL_LEVEL", jobs.to_string()),
         ],
+        log,
     )
+}
+
+/// Where `run` keeps the server's environment and logs.
+pub(crate) fn dir(root: &Path) -> PathBuf {
+    crate::target_dir(root).join("real-server")
 }
 
 /// A running llama-cpp-python server, killed when dropped.

@@ -14,6 +14,19 @@ pub(crate) fn ensure(
     probe: &str,
     env: &[(&str, String)],
 ) -> anyhow::Result<PathBuf> {
+    ensure_with(dir, packages, probe, env, None)
+}
+
+/// [`ensure`], in the background when `background_log` is given: pip runs at the lowest CPU
+/// priority (`nice -n 19`, inherited by the compilers of a source build), so it only takes time
+/// the foreground leaves idle, and its output goes to that file instead of the terminal.
+pub(crate) fn ensure_with(
+    dir: &Path,
+    packages: &[&str],
+    probe: &str,
+    env: &[(&str, String)],
+    background_log: Option<&Path>,
+) -> anyhow::Result<PathBuf> {
     let venv = dir.join("venv");
     let python = venv.join("bin/python");
     let works = |python: &Path| {
@@ -31,10 +44,30 @@ pub(crate) fn ensure(
     run(Command::new("python3").arg("-m").arg("venv").arg(&venv))?;
     eprintln!("    pip install {}", packages.join(" "));
     let started = std::time::Instant::now();
-    run(Command::new(&python)
-        .args(["-m", "pip", "install", "--disable-pip-version-check"])
+    let mut pip = match background_log {
+        Some(_) => {
+            let mut nice = Command::new("nice");
+            nice.args(["-n", "19"]).arg(&python);
+            nice
+        }
+        None => Command::new(&python),
+    };
+    pip.args(["-m", "pip", "install", "--disable-pip-version-check"])
         .args(packages)
-        .envs(env.iter().map(|(k, v)| (*k, v.as_str()))))?;
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())));
+    if let Some(log) = background_log {
+        let out =
+            std::fs::File::create(log).with_context(|| format!("creating {}", log.display()))?;
+        pip.stdout(out.try_clone()?).stderr(out);
+    }
+    run(&mut pip).with_context(|| match background_log {
+        Some(log) => format!(
+            "pip install {} (log: {})",
+            packages.join(" "),
+            log.display()
+        ),
+        None => format!("pip install {}", packages.join(" ")),
+    })?;
     eprintln!("    installed in {:.0} s", started.elapsed().as_secs_f64());
     if !works(&python) {
         bail!("`{probe}` fails after installing {}", packages.join(" "));
