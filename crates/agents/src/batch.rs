@@ -78,12 +78,7 @@ pub const DEFAULT_BATCH_WINDOW: usize = 2_000;
 /// The run-state file next to an output file: `<out>.batch-state.json`.
 #[must_use]
 pub fn batch_state_path(out: &Path) -> PathBuf {
-    let mut name = out
-        .file_name()
-        .map(std::ffi::OsStr::to_os_string)
-        .unwrap_or_default();
-    name.push(".batch-state.json");
-    out.with_file_name(name)
+    stdx::beside(out, ".batch-state.json")
 }
 
 /// How the batch executor runs.

@@ -179,9 +179,7 @@ pub fn canonical(output: &Path) -> PathBuf {
 /// `<output>.lock`, beside the output.
 #[must_use]
 pub fn lock_path(output: &Path) -> PathBuf {
-    let mut name = output.file_name().unwrap_or_default().to_os_string();
-    name.push(".lock");
-    output.with_file_name(name)
+    stdx::beside(output, ".lock")
 }
 
 /// This machine's name, for the holder line (`HOSTNAME`, else the kernel's, else "this host").

@@ -62,12 +62,7 @@ pub fn summarise_file(path: &std::path::Path) -> (scoring::summary::RunSummary, 
 /// The errors file next to an output file: `<out>.errors.jsonl`.
 #[must_use]
 pub fn errors_path(out: &std::path::Path) -> std::path::PathBuf {
-    let mut name = out
-        .file_name()
-        .map(std::ffi::OsStr::to_os_string)
-        .unwrap_or_default();
-    name.push(".errors.jsonl");
-    out.with_file_name(name)
+    stdx::beside(out, ".errors.jsonl")
 }
 
 /// A `schema_version` this build can read: 1 to [`SCHEMA_VERSION`]. A newer record may mean

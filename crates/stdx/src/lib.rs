@@ -5,6 +5,7 @@
 //! - [`write_atomic`]: a file replaced whole or not at all (temporary file, fsync, rename).
 //! - [`redact_url`], [`redact_urls_in`]: URLs with their credentials and key-like query
 //!   parameters masked, for logs and errors.
+//! - [`beside`]: the name of a file that lives beside another (`run.jsonl.lock`).
 //! - [`parse_duration`], [`duration_serde`]: the one duration syntax (`"1m30s"`, `"500ms"`, a
 //!   plain number of milliseconds).
 //!
@@ -13,9 +14,11 @@
 mod atomic;
 mod duration;
 mod hint;
+mod path;
 mod redact;
 
 pub use atomic::write_atomic;
 pub use duration::{duration_serde, parse_duration};
 pub use hint::{closest, did_you_mean, edit_distance};
+pub use path::beside;
 pub use redact::{redact_url, redact_urls_in};

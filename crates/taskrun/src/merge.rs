@@ -53,9 +53,7 @@ impl MergeReport {
 /// The merge manifest's path for `into`.
 #[must_use]
 pub fn merge_manifest_path(into: &Path) -> PathBuf {
-    let mut name = into.file_name().unwrap_or_default().to_os_string();
-    name.push(".manifest.json");
-    into.with_file_name(name)
+    stdx::beside(into, ".manifest.json")
 }
 
 /// Merges every task's part of `run` into `into` (atomically: a temporary file renamed at the
