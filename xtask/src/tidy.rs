@@ -98,7 +98,6 @@ pub(crate) const MAX_CRATE_SHARE: f64 = 0.25;
 pub(crate) const LONG_FUNCTIONS: &[&str] = &[
     "crates/agents/src/driver.rs:drive",
     "crates/agents/src/estimate.rs:estimate",
-    "crates/agents/src/gate.rs:decide",
     "crates/agents/src/machine.rs:rehearse_prompts",
     "crates/bottest/src/suite/load.rs:build_scenario",
     "crates/codeswitch/src/metrics.rs:from_words",

@@ -20,16 +20,17 @@
 //! the few tagged ones may be loanwords or look-alikes ("el" is in the English word list), so it
 //! cannot pass either.
 
-use serde_json::Value;
-
+use codeswitch::{
+    Language, Measurement, MeasurementStatus, SentenceMeasurement, has_romanized_detector,
+};
 use runlog::{GateSettings, GateVerdict};
 
-/// Decides the gate for one attempt from its measurement JSON (`codeswitch::Measurement`
-/// as recorded), the scenario's `cs_type` and the settings.
+/// Decides the gate for one attempt from its measurement, the scenario's `cs_type` and the
+/// settings.
 #[must_use]
 pub fn decide(
     settings: GateSettings,
-    measurement: Option<&Value>,
+    measurement: Option<&Measurement>,
     cs_type: Option<&str>,
     multi_turn: bool,
 ) -> GateVerdict {
@@ -45,12 +46,13 @@ pub fn decide(
             "undecided: no measurement for this language pair; the judges decide".into(),
         );
     };
-    let status = m.get("status").and_then(Value::as_str).unwrap_or("ok");
-    if status == "unavailable" {
-        let why = m
-            .get("status_reason")
-            .and_then(Value::as_str)
-            .unwrap_or("the measurement is unavailable");
+    let why = |fallback: &str| {
+        m.status_reason
+            .clone()
+            .unwrap_or_else(|| fallback.to_owned())
+    };
+    if m.status == MeasurementStatus::Unavailable {
+        let why = why("the measurement is unavailable");
         return undecided(format!("undecided: {why}; the judges decide"));
     }
     // A language read by its script alone (Arabic, Chinese, Japanese, Korean, Russian: no
@@ -64,89 +66,18 @@ pub fn decide(
             ),
         };
     }
-    if status == "low_coverage" {
-        let why = m
-            .get("status_reason")
-            .and_then(Value::as_str)
-            .unwrap_or("the measurement has low coverage");
+    if m.status == MeasurementStatus::LowCoverage {
+        let why = why("the measurement has low coverage");
         return undecided(format!("undecided: {why}; the judges decide"));
     }
-    let need = u64::from(settings.min_switch_points.max(1));
+    let need = usize::try_from(settings.min_switch_points.max(1)).unwrap_or(usize::MAX);
     let intra = cs_type.is_some_and(|t| t.to_ascii_lowercase().contains("intra"));
-    let sentences = m.get("sentences").and_then(Value::as_array);
-    let all_sentences = || sentences.into_iter().flatten();
     let failure = if intra {
-        let short: Vec<usize> = all_sentences()
-            .enumerate()
-            .filter(|(_, s)| s.get("switch_points").and_then(Value::as_u64).unwrap_or(0) < need)
-            .map(|(i, _)| i + 1)
-            .collect();
-        match (sentences.map_or(0, Vec::len), short.as_slice()) {
-            (0, _) => Some("no text was measured".to_owned()),
-            (_, []) => None,
-            (_, [one]) => Some(format!(
-                "text {one} has fewer than {need} switch point(s) (intra-sentential switching asked for)"
-            )),
-            (_, many) => Some(format!(
-                "texts {} have fewer than {need} switch point(s) each (intra-sentential switching asked for)",
-                many.iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )),
-        }
+        intra_failure(&m.sentences, need)
     } else {
-        let count = |k: &str| m.pointer(k).and_then(Value::as_u64).unwrap_or(0);
-        let (first, second) = (count("/tagged/first"), count("/tagged/second"));
-        let boundaries = if multi_turn {
-            turn_boundary_switches(all_sentences())
-        } else {
-            0
-        };
-        let switches = count("/switch_points") + boundaries;
-        if first == 0 || second == 0 {
-            let language = |k: &str| m.get(k).and_then(Value::as_str).unwrap_or("?").to_owned();
-            let missing = if first == 0 {
-                language("first_language")
-            } else {
-                language("second_language")
-            };
-            Some(format!(
-                "no {missing} word was found: the batch is monolingual"
-            ))
-        } else if switches < need {
-            Some(format!(
-                "{switches} switch point(s) in the batch, fewer than {need}"
-            ))
-        } else {
-            None
-        }
+        batch_failure(m, need, multi_turn)
     };
-    // Firm evidence of both languages: per text for intra-sentential types, in the batch else;
-    // romanized text needs two words of each language, since one word of one list can be a
-    // spelling of the other language ("pass" for Hindi paas, a name such as "Priya").
-    let needed = |romanized: bool| if romanized { MIN_FIRM_ROMANIZED } else { 1 };
-    let unfirm: Vec<usize> = if intra {
-        all_sentences()
-            .enumerate()
-            .filter(|(_, s)| {
-                let n = needed(is_romanized(s));
-                !firm(s).iter().all(|&f| f >= n)
-            })
-            .map(|(i, _)| i + 1)
-            .collect()
-    } else {
-        let total = all_sentences().fold([0, 0], |acc, s| {
-            let f = firm(s);
-            [acc[0] + f[0], acc[1] + f[1]]
-        });
-        let n = needed(all_sentences().any(is_romanized));
-        if total.iter().all(|&f| f >= n) {
-            Vec::new()
-        } else {
-            vec![0]
-        }
-    };
+    let unfirm = unfirm_texts(&m.sentences, intra);
     match failure {
         None if !unfirm.is_empty() => undecided(format!(
             "undecided: too few words that only one language has ({}; romanized text needs \
@@ -179,53 +110,124 @@ pub fn decide(
     }
 }
 
+/// Intra-sentential switching: every text needs `need` switch points.
+fn intra_failure(sentences: &[SentenceMeasurement], need: usize) -> Option<String> {
+    let short: Vec<usize> = sentences
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.switch_points < need)
+        .map(|(i, _)| i + 1)
+        .collect();
+    match (sentences.len(), short.as_slice()) {
+        (0, _) => Some("no text was measured".to_owned()),
+        (_, []) => None,
+        (_, [one]) => Some(format!(
+            "text {one} has fewer than {need} switch point(s) (intra-sentential switching asked for)"
+        )),
+        (_, many) => Some(format!(
+            "texts {} have fewer than {need} switch point(s) each (intra-sentential switching asked for)",
+            many.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
+/// Every other type: the batch needs words of both languages and `need` switch points (turn
+/// boundaries count in a conversation).
+fn batch_failure(m: &Measurement, need: usize, multi_turn: bool) -> Option<String> {
+    let boundaries = if multi_turn {
+        turn_boundary_switches(&m.sentences)
+    } else {
+        0
+    };
+    let switches = m.switch_points + boundaries;
+    if m.tagged.first == 0 || m.tagged.second == 0 {
+        let missing = if m.tagged.first == 0 {
+            m.first_language
+        } else {
+            m.second_language
+        };
+        Some(format!(
+            "no {missing} word was found: the batch is monolingual"
+        ))
+    } else if switches < need {
+        Some(format!(
+            "{switches} switch point(s) in the batch, fewer than {need}"
+        ))
+    } else {
+        None
+    }
+}
+
+/// Firm evidence of both languages: per text for intra-sentential types, in the batch else;
+/// romanized text needs two words of each language, since one word of one list can be a
+/// spelling of the other language ("pass" for Hindi paas, a name such as "Priya"). The texts
+/// (1-based; `[0]` for the batch) without it.
+fn unfirm_texts(sentences: &[SentenceMeasurement], intra: bool) -> Vec<usize> {
+    let needed = |romanized: bool| if romanized { MIN_FIRM_ROMANIZED } else { 1 };
+    if intra {
+        sentences
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| {
+                let n = needed(s.romanized);
+                !firm(s).iter().all(|&f| f >= n)
+            })
+            .map(|(i, _)| i + 1)
+            .collect()
+    } else {
+        let total = sentences.iter().fold([0, 0], |acc, s| {
+            let f = firm(s);
+            [acc[0] + f[0], acc[1] + f[1]]
+        });
+        let n = needed(sentences.iter().any(|s| s.romanized));
+        if total.iter().all(|&f| f >= n) {
+            Vec::new()
+        } else {
+            vec![0]
+        }
+    }
+}
+
 /// The language of the pair that is written in its own script, has no romanized detector, and
 /// has no tagged word in the measurement, if any.
-fn absent_script_language(m: &Value) -> Option<String> {
-    use codeswitch::{Language, has_romanized_detector};
+fn absent_script_language(m: &Measurement) -> Option<Language> {
     [
-        ("first_language", "/tagged/first"),
-        ("second_language", "/tagged/second"),
+        (m.first_language, m.tagged.first),
+        (m.second_language, m.tagged.second),
     ]
     .into_iter()
-    .find_map(|(name_key, count_key)| {
-        let name = m.get(name_key).and_then(Value::as_str)?;
-        let language: Language = name.parse().ok()?;
+    .find_map(|(language, count)| {
         let script_only = !language.is_latin() && !has_romanized_detector(language);
-        let count = m.pointer(count_key).and_then(Value::as_u64).unwrap_or(0);
-        (script_only && count == 0).then(|| name.to_owned())
+        (script_only && count == 0).then_some(language)
     })
 }
 
 /// Firm words of each language a romanized text (or batch) needs for a pass.
-pub const MIN_FIRM_ROMANIZED: u64 = 2;
-
-fn is_romanized(sentence: &Value) -> bool {
-    sentence.get("romanized").and_then(Value::as_bool) == Some(true)
-}
+pub const MIN_FIRM_ROMANIZED: usize = 2;
 
 /// Words of each language (first, second) tagged firmly in one measured sentence: tagged minus
 /// inferred.
-fn firm(sentence: &Value) -> [u64; 2] {
-    let count = |k: &str| sentence.pointer(k).and_then(Value::as_u64).unwrap_or(0);
+fn firm(s: &SentenceMeasurement) -> [usize; 2] {
     [
-        count("/tagged/first").saturating_sub(count("/inferred/first")),
-        count("/tagged/second").saturating_sub(count("/inferred/second")),
+        s.tagged.first.saturating_sub(s.inferred.first),
+        s.tagged.second.saturating_sub(s.inferred.second),
     ]
 }
 
 /// Turns whose first tagged word is in another language than the previous turn's last.
-fn turn_boundary_switches<'a>(sentences: impl Iterator<Item = &'a Value>) -> u64 {
-    let mut previous_end: Option<&'a str> = None;
+fn turn_boundary_switches(sentences: &[SentenceMeasurement]) -> usize {
+    let mut previous_end: Option<Language> = None;
     let mut switches = 0;
     for s in sentences {
-        let starts = s.get("starts_in").and_then(Value::as_str);
-        if let (Some(end), Some(start)) = (previous_end, starts)
+        if let (Some(end), Some(start)) = (previous_end, s.starts_in)
             && end != start
         {
             switches += 1;
         }
-        if let Some(end) = s.get("ends_in").and_then(Value::as_str) {
+        if let Some(end) = s.ends_in {
             previous_end = Some(end);
         }
     }
@@ -234,12 +236,71 @@ fn turn_boundary_switches<'a>(sentences: impl Iterator<Item = &'a Value>) -> u64
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use codeswitch::{LanguageCounts, UntaggedCounts};
+    use serde_json::{Value, json};
 
     use super::*;
 
-    fn m(status: &str, first: u64, second: u64, per_text: &[u64]) -> Value {
-        json!({
+    /// A measurement from the fields a test names, as a record holds them (absent counts are 0,
+    /// the pair defaults to Hindi–English).
+    fn typed(v: &Value) -> Measurement {
+        let n = |v: Option<&Value>, k: &str| {
+            v.and_then(|v| v.get(k))
+                .and_then(Value::as_u64)
+                .and_then(|n| usize::try_from(n).ok())
+                .unwrap_or(0)
+        };
+        let counts = |v: Option<&Value>| LanguageCounts {
+            first: n(v, "first"),
+            second: n(v, "second"),
+        };
+        let language = |v: &Value, k: &str| {
+            v.get(k)
+                .and_then(Value::as_str)
+                .and_then(|s| s.parse::<Language>().ok())
+        };
+        let sentences = v
+            .get("sentences")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|s| SentenceMeasurement {
+                words: 0,
+                tagged: counts(s.get("tagged")),
+                embedded_ratio: 0.0,
+                switch_points: n(Some(s), "switch_points"),
+                cmi: 0.0,
+                inferred: counts(s.get("inferred")),
+                starts_in: language(s, "starts_in"),
+                ends_in: language(s, "ends_in"),
+                romanized: s.get("romanized").and_then(Value::as_bool) == Some(true),
+            })
+            .collect();
+        Measurement {
+            status: serde_json::from_value(v["status"].clone()).expect("a status"),
+            status_reason: v
+                .get("status_reason")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            coverage: None,
+            first_language: language(v, "first_language").unwrap_or(Language::Hindi),
+            second_language: language(v, "second_language").unwrap_or(Language::English),
+            words: 0,
+            tagged: counts(v.get("tagged")),
+            untagged: UntaggedCounts::default(),
+            embedded_ratio: 0.0,
+            matrix_language: None,
+            switch_points: n(Some(v), "switch_points"),
+            cmi: 0.0,
+            m_index: 0.0,
+            i_index: 0.0,
+            burstiness: None,
+            sentences,
+        }
+    }
+
+    fn m(status: &str, first: u64, second: u64, per_text: &[u64]) -> Measurement {
+        typed(&json!({
             "status": status,
             "first_language": "Hindi", "second_language": "English",
             "tagged": {"first": first, "second": second},
@@ -248,7 +309,7 @@ mod tests {
                 "switch_points": s,
                 "tagged": {"first": u64::from(first > 0), "second": u64::from(second > 0 && s > 0)},
             })).collect::<Vec<_>>(),
-        })
+        }))
     }
 
     #[test]
@@ -293,7 +354,8 @@ mod tests {
 
     #[test]
     fn untrusted_measurements_never_fail_the_gate() {
-        let unavailable = json!({"status": "unavailable", "status_reason": "romanized Chinese"});
+        let unavailable =
+            typed(&json!({"status": "unavailable", "status_reason": "romanized Chinese"}));
         let v = decide(GateSettings::default(), Some(&unavailable), None, false);
         assert_eq!(v.passed, None);
         assert!(v.reason.contains("romanized Chinese"));
@@ -331,11 +393,11 @@ mod tests {
     /// change between turns is a switch; `min_switch_points: 0` still needs a switch.
     #[test]
     fn inferred_evidence_turn_boundaries_and_a_zero_minimum() {
-        let inferred_only = json!({
+        let inferred_only = typed(&json!({
             "status": "ok", "tagged": {"first": 4, "second": 2}, "switch_points": 2,
             "sentences": [{"switch_points": 2, "tagged": {"first": 4, "second": 2},
                            "inferred": {"second": 2}}],
-        });
+        }));
         for cs_type in [Some("Intrasentential"), None] {
             let v = decide(
                 GateSettings::default(),
@@ -351,7 +413,7 @@ mod tests {
                 v.reason
             );
         }
-        let turns = json!({
+        let turns = typed(&json!({
             "status": "ok", "tagged": {"first": 17, "second": 10}, "switch_points": 0,
             "sentences": [
                 {"switch_points": 0, "tagged": {"first": 9}, "starts_in": "Spanish", "ends_in": "Spanish"},
@@ -359,7 +421,7 @@ mod tests {
                 {"switch_points": 0, "tagged": {"first": 8}, "starts_in": "Spanish", "ends_in": "Spanish"},
                 {"switch_points": 0, "tagged": {"second": 5}, "starts_in": "English", "ends_in": "English"},
             ],
-        });
+        }));
         let v = decide(
             GateSettings::default(),
             Some(&turns),
@@ -392,20 +454,20 @@ mod tests {
     /// accepted by the judges; with no Arabic-script word, Arabic is certainly absent.
     #[test]
     fn a_script_language_with_no_word_fails_even_on_low_coverage() {
-        let latin_only = json!({
+        let latin_only = typed(&json!({
             "status": "low_coverage", "first_language": "Arabic", "second_language": "English",
             "tagged": {"first": 0, "second": 5}, "switch_points": 0,
             "sentences": [{"switch_points": 0, "tagged": {"second": 5}}],
-        });
+        }));
         let v = decide(GateSettings::default(), Some(&latin_only), None, false);
         assert_eq!(v.passed, Some(false), "{v:?}");
         assert!(v.reason.contains("no Arabic word"), "{}", v.reason);
         // Romanized Hindi has a detector: its untagged words may be Hindi, so still undecided.
-        let hindi = json!({
+        let hindi = typed(&json!({
             "status": "low_coverage", "first_language": "Hindi", "second_language": "English",
             "tagged": {"first": 0, "second": 5}, "switch_points": 0,
             "sentences": [{"switch_points": 0, "tagged": {"second": 5}}],
-        });
+        }));
         let v = decide(GateSettings::default(), Some(&hindi), None, false);
         assert_eq!(v.passed, None, "{v:?}");
     }
@@ -414,20 +476,20 @@ mod tests {
     /// nahi hai", the name "Priya") is not enough for a pass.
     #[test]
     fn romanized_text_needs_two_firm_words_of_each_language() {
-        let one_english = json!({
+        let one_english = typed(&json!({
             "status": "ok", "first_language": "Hindi", "second_language": "English",
             "tagged": {"first": 4, "second": 1}, "switch_points": 2,
             "sentences": [{"switch_points": 2, "tagged": {"first": 4, "second": 1}, "romanized": true}],
-        });
+        }));
         for cs_type in [Some("Intrasentential"), None] {
             let v = decide(GateSettings::default(), Some(&one_english), cs_type, false);
             assert_eq!(v.passed, None, "{v:?}");
         }
-        let two = json!({
+        let two = typed(&json!({
             "status": "ok", "first_language": "Hindi", "second_language": "English",
             "tagged": {"first": 4, "second": 2}, "switch_points": 2,
             "sentences": [{"switch_points": 2, "tagged": {"first": 4, "second": 2}, "romanized": true}],
-        });
+        }));
         let v = decide(
             GateSettings::default(),
             Some(&two),

@@ -903,7 +903,7 @@ impl ScenarioRun {
             measurement: c.measurement.as_ref().map(|m| m.json.clone()),
             gate: Some(gate::decide(
                 self.pipeline.settings.gate,
-                c.measurement.as_ref().map(|m| &m.json),
+                c.measurement.as_ref().map(|m| &m.measurement),
                 self.cs_type.as_deref(),
                 self.multi_turn,
             )),

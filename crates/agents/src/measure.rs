@@ -11,7 +11,9 @@ use codeswitch::{CodeSwitchError, LanguagePair, Measurement, MeasurementStatus, 
 /// A batch's measurement as JSON plus what the pipeline reads from it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BatchMeasurement {
-    /// The full measurement, as recorded.
+    /// The measurement, typed (the gate reads it).
+    pub measurement: Measurement,
+    /// The full measurement as recorded and shown to the ratio judge.
     pub json: Value,
     /// Embedded (second) language share of the tagged words, 0–1; `None` unless the status is
     /// `ok`: a partial or impossible measurement does not score the ratio (the LLM judge does).
@@ -54,11 +56,14 @@ pub fn measure_batch(
     let embedded_ratio = (measurement.status == MeasurementStatus::Ok
         && measurement.embedded_ratio.is_finite())
     .then_some(measurement.embedded_ratio);
+    let status = measurement.status;
+    let status_reason = measurement.status_reason.clone();
     Ok(BatchMeasurement {
+        measurement,
         json,
         embedded_ratio,
-        status: measurement.status,
-        status_reason: measurement.status_reason,
+        status,
+        status_reason,
     })
 }
 

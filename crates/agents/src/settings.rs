@@ -109,10 +109,12 @@ pub fn load_config(
     let config = scenarios::load_config(path)?;
     if config.run.is_some()
         && let Some(run) = scenarios::read_document::<RunSectionOnly>(path)?.run
-        && let Err(SettingsError(message)) = run.validate()
+        && let Err(SettingsError {
+            key: Some(key),
+            reason,
+        }) = run.validate()
     {
         // A value of the right type but out of range (`threshold: 42`): located at its key.
-        let (key, reason) = message.split_once(": ").unwrap_or(("", message.as_str()));
         let text = std::fs::read_to_string(path).unwrap_or_default();
         let map = scenarios::SourceMap::build(path, &text);
         // A nested key (`gate.min_switch_points`) is located segment by segment.
@@ -268,10 +270,33 @@ impl Default for RunSettings {
     }
 }
 
-/// Bad settings: the message names the key.
+/// Bad settings: the key at fault, when one is, and why.
 #[derive(Debug, thiserror::Error)]
-#[error("invalid run settings: {0}")]
-pub struct SettingsError(pub String);
+#[error("invalid run settings: {}{reason}", key.as_deref().map(|k| format!("{k}: ")).unwrap_or_default())]
+pub struct SettingsError {
+    /// The settings key (`threshold`, `gate.min_switch_points`), when one is at fault.
+    pub key: Option<String>,
+    /// Why, in words.
+    pub reason: String,
+}
+
+impl SettingsError {
+    /// An error of the settings as a whole.
+    pub fn new(reason: impl Into<String>) -> Self {
+        Self {
+            key: None,
+            reason: reason.into(),
+        }
+    }
+
+    /// An error of one key.
+    pub fn at(key: impl Into<String>, reason: impl Into<String>) -> Self {
+        Self {
+            key: Some(key.into()),
+            reason: reason.into(),
+        }
+    }
+}
 
 /// What the application layers over the defaults and the config's `run:` section: the prefix of
 /// its environment variables and the flags given on its command line (the library knows no
@@ -310,14 +335,15 @@ impl RunSettings {
         env: Option<config::Map<String, String>>,
         app: &impl AppLayers,
     ) -> Result<Self, SettingsError> {
-        let defaults = config::Config::try_from(base).map_err(|e| SettingsError(e.to_string()))?;
+        let defaults =
+            config::Config::try_from(base).map_err(|e| SettingsError::new(e.to_string()))?;
         let mut builder = config::Config::builder().add_source(defaults);
         if let Some(section) = run_section {
             if !section.is_object() {
-                return Err(SettingsError("`run` must be a mapping of settings".into()));
+                return Err(SettingsError::new("`run` must be a mapping of settings"));
             }
             let file = config::Config::try_from(section)
-                .map_err(|e| SettingsError(format!("run: {e}")))?;
+                .map_err(|e| SettingsError::at("run", e.to_string()))?;
             builder = builder.add_source(file);
         }
         let mut environment = config::Environment::with_prefix(app.env_prefix())
@@ -331,12 +357,14 @@ impl RunSettings {
         for (key, value) in app.flags() {
             builder = builder
                 .set_override(*key, value.clone())
-                .map_err(|e| SettingsError(format!("{key}: {e}")))?;
+                .map_err(|e| SettingsError::at(*key, e.to_string()))?;
         }
-        let merged = builder.build().map_err(|e| SettingsError(e.to_string()))?;
+        let merged = builder
+            .build()
+            .map_err(|e| SettingsError::new(e.to_string()))?;
         let settings: RunSettings = merged
             .try_deserialize()
-            .map_err(|e| SettingsError(e.to_string()))?;
+            .map_err(|e| SettingsError::new(e.to_string()))?;
         settings.validate()?;
         Ok(settings)
     }
@@ -350,9 +378,9 @@ impl RunSettings {
         }
     }
 
-    /// Checks values of the right type for their range (every message starts `key: `).
+    /// Checks values of the right type for their range (every error names its key).
     fn validate(&self) -> Result<(), SettingsError> {
-        let bad = |key: &str, msg: &str| Err(SettingsError(format!("{key}: {msg}")));
+        let bad = |key: &str, msg: &str| Err(SettingsError::at(key, msg));
         if self.concurrency == 0 {
             return bad("concurrency", "must be at least 1");
         }
@@ -396,7 +424,7 @@ impl RunSettings {
             );
         }
         JudgeWeights::new(self.weights.clone())
-            .map_err(|e| SettingsError(format!("weights: {e}")))?;
+            .map_err(|e| SettingsError::at("weights", e.to_string()))?;
         Ok(())
     }
 
@@ -418,7 +446,7 @@ impl RunSettings {
         Ok(PipelineSettings {
             agents,
             weights: JudgeWeights::new(self.weights.clone())
-                .map_err(|e| SettingsError(format!("weights: {e}")))?,
+                .map_err(|e| SettingsError::at("weights", e.to_string()))?,
             threshold: self.threshold,
             max_refinements: self.max_refinements,
             max_write_tries: self.max_write_tries,
@@ -436,7 +464,7 @@ impl RunSettings {
     /// # Errors
     /// Invalid weights, or a prompt override that cannot be read or compiled.
     pub fn build_pipeline(&self) -> Result<Pipeline, SettingsError> {
-        Pipeline::new(self.pipeline()?).map_err(|e| SettingsError(e.to_string()))
+        Pipeline::new(self.pipeline()?).map_err(|e| SettingsError::new(e.to_string()))
     }
 
     /// The price table: built-in prices plus `prices`.
