@@ -112,8 +112,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         r.accepted = s >= 8.0;
         r.refine_count = u32::try_from(h % 3).unwrap_or(0);
         for (k, judge) in scoring::Judge::ALL.iter().enumerate() {
-            r.scores
-                .insert(judge.name().to_owned(), score(h ^ (k as u64 + 7)));
+            r.scores.insert((*judge).into(), score(h ^ (k as u64 + 7)));
         }
         let file = &mut files[(i % shards.max(1) as u64) as usize];
         serde_json::to_writer(&mut *file, &r)?;

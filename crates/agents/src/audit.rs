@@ -238,7 +238,7 @@ pub struct RepeatScores {
     /// 0-based repeat number.
     pub repeat: u32,
     /// The four judge scores by weight name.
-    pub scores: BTreeMap<String, f64>,
+    pub scores: scoring::JudgeScores,
     /// The weighted score of this repeat.
     pub score: f64,
 }
@@ -721,7 +721,7 @@ fn scenario_spread(audit: &ScenarioAudit, threshold: f64) -> ScenarioSpread {
     let mut by_judge: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for r in &audit.repeats {
         for (judge, score) in &r.scores {
-            by_judge.entry(judge.clone()).or_default().push(*score);
+            by_judge.entry(judge.to_string()).or_default().push(*score);
         }
     }
     let judges = by_judge
@@ -783,10 +783,7 @@ mod tests {
     fn repeat(repeat: u32, fluency: f64, score: f64) -> RepeatScores {
         RepeatScores {
             repeat,
-            scores: BTreeMap::from([
-                ("fluency".to_string(), fluency),
-                ("cs_ratio".to_string(), 7.0),
-            ]),
+            scores: BTreeMap::from([("fluency".into(), fluency), ("cs_ratio".into(), 7.0)]),
             score,
         }
     }

@@ -128,9 +128,9 @@ pub struct Pipeline {
 impl Pipeline {
     /// Checks the settings and compiles the prompts.
     pub fn new(settings: PipelineSettings) -> Result<Self, SettingsError> {
-        let probe: BTreeMap<String, f64> = AgentKind::JUDGES
+        let probe: scoring::JudgeScores = AgentKind::JUDGES
             .iter()
-            .map(|j| (j.weight_name().to_string(), 10.0))
+            .map(|j| (scoring::JudgeName::from(j.weight_name()), 10.0))
             .collect();
         settings.weights.weighted_score(&probe)?;
         if !settings.threshold.is_finite() || !(0.0..=10.0).contains(&settings.threshold) {
@@ -873,14 +873,14 @@ impl ScenarioRun {
         else {
             return;
         };
-        let scores: BTreeMap<String, f64> = [
+        let scores: scoring::JudgeScores = [
             (AgentKind::Fluency, fluency.fluency_score),
             (AgentKind::Naturalness, naturalness.naturalness_score),
             (AgentKind::CsRatio, ratio.ratio_score),
             (AgentKind::SocioCultural, socio.socio_cultural_score),
         ]
         .into_iter()
-        .map(|(k, v)| (k.weight_name().to_string(), v))
+        .map(|(k, v)| (scoring::JudgeName::from(k.weight_name()), v))
         .collect();
         let score = match self.pipeline.settings.weights.weighted_score(&scores) {
             Ok(s) => s,

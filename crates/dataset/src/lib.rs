@@ -671,7 +671,7 @@ impl Figures {
         *s.pairs.entry(pair_name(record)).or_default() += 1;
         self.score_sum += record.score;
         for (judge, score) in &record.scores {
-            let e = self.judge_sums.entry(judge.clone()).or_default();
+            let e = self.judge_sums.entry(judge.to_string()).or_default();
             e.0 += score;
             e.1 += 1;
         }

@@ -419,9 +419,9 @@ impl FiguresBuilder {
 
     fn add_judges(&mut self, r: &ScenarioRecord) {
         for (judge, &s) in r.scores.iter().filter(|(_, s)| s.is_finite()) {
-            let acc = match self.judges.get_mut(judge) {
+            let acc = match self.judges.get_mut(judge.as_str()) {
                 Some(acc) => acc,
-                None => self.judges.entry(judge.clone()).or_insert(JudgeAcc {
+                None => self.judges.entry(judge.to_string()).or_insert(JudgeAcc {
                     min: f64::INFINITY,
                     max: f64::NEG_INFINITY,
                     ..JudgeAcc::default()

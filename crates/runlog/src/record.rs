@@ -282,7 +282,7 @@ pub struct AttemptRecord {
     pub social_cultural_result: Value,
     /// The four judge scores by weight name.
     #[serde(default)]
-    pub scores: BTreeMap<String, f64>,
+    pub scores: scoring::JudgeScores,
     /// Weighted score of this attempt.
     #[serde(default)]
     pub score: f64,
@@ -446,7 +446,7 @@ pub struct ScenarioRecord {
     pub score: f64,
     /// Final judge scores by weight name.
     #[serde(default)]
-    pub scores: BTreeMap<String, f64>,
+    pub scores: scoring::JudgeScores,
     /// Refinements made.
     #[serde(default)]
     pub refine_count: u32,

@@ -76,6 +76,61 @@ impl std::fmt::Display for Judge {
     }
 }
 
+/// The name of a judge as records key its score: one of the built-in four ([`Judge::name`]) or,
+/// for judges a user defines, their own name. Serialized as the plain string, so records keep
+/// their shape; ordered, hashed and borrowed as that string, so a map keyed by it is read with
+/// `scores["fluency"]` or `scores.get(Judge::Fluency.name())`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct JudgeName(String);
+
+impl JudgeName {
+    /// The name as written.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The built-in judge of this name, if it is one.
+    #[must_use]
+    pub fn builtin(&self) -> Option<Judge> {
+        Judge::from_name(&self.0)
+    }
+}
+
+impl From<Judge> for JudgeName {
+    fn from(judge: Judge) -> Self {
+        Self(judge.name().to_owned())
+    }
+}
+
+impl From<&str> for JudgeName {
+    fn from(name: &str) -> Self {
+        Self(name.to_owned())
+    }
+}
+
+impl From<String> for JudgeName {
+    fn from(name: String) -> Self {
+        Self(name)
+    }
+}
+
+impl std::borrow::Borrow<str> for JudgeName {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for JudgeName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Scores by judge: what a record keeps of its judges' verdicts.
+pub type JudgeScores = BTreeMap<JudgeName, f64>;
+
 /// A name that is not one of [`Judge::ALL`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown judge `{0}` (judges: fluency, naturalness, cs_ratio, socio_cultural)")]
@@ -160,10 +215,9 @@ impl JudgeWeights {
     /// ignored (a judge may be run for information only).
     ///
     /// ```
-    /// use scoring::JudgeWeights;
-    /// use std::collections::BTreeMap;
-    /// let scores: BTreeMap<String, f64> = [("fluency", 9.0), ("naturalness", 8.5), ("cs_ratio", 7.0), ("socio_cultural", 9.0)]
-    ///     .into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+    /// use scoring::{JudgeScores, JudgeWeights};
+    /// let scores: JudgeScores = [("fluency", 9.0), ("naturalness", 8.5), ("cs_ratio", 7.0), ("socio_cultural", 9.0)]
+    ///     .into_iter().map(|(k, v)| (k.into(), v)).collect();
     /// let score = JudgeWeights::default().weighted_score(&scores)?;
     /// assert!((score - 8.475).abs() < 1e-9);
     /// # Ok::<(), scoring::WeightError>(())
@@ -172,13 +226,13 @@ impl JudgeWeights {
     /// # Errors
     /// The validation errors of [`JudgeWeights::new`] (the field is public), [`WeightError::Missing`]
     /// when a weighted judge has no score, [`WeightError::InvalidScore`] when its score is not finite.
-    pub fn weighted_score(&self, scores: &BTreeMap<String, f64>) -> Result<f64, WeightError> {
+    pub fn weighted_score(&self, scores: &JudgeScores) -> Result<f64, WeightError> {
         validate(&self.0)?;
         let mut weighted_sum = 0.0;
         let mut weight_sum = 0.0;
         for (judge, &weight) in self.0.iter().filter(|(_, w)| **w > 0.0) {
             let score = *scores
-                .get(judge)
+                .get(judge.as_str())
                 .ok_or_else(|| WeightError::Missing(judge.clone()))?;
             if !score.is_finite() {
                 return Err(WeightError::InvalidScore(judge.clone()));
@@ -211,8 +265,9 @@ fn validate(weights: &BTreeMap<String, f64>) -> Result<(), WeightError> {
 mod tests {
     use super::*;
 
-    fn map(pairs: &[(&str, f64)]) -> BTreeMap<String, f64> {
-        pairs.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect()
+    /// Weights (`String` keys) or scores (`JudgeName` keys) from pairs.
+    fn map<K: for<'a> From<&'a str> + Ord>(pairs: &[(&str, f64)]) -> BTreeMap<K, f64> {
+        pairs.iter().map(|(k, v)| (K::from(k), *v)).collect()
     }
 
     #[test]

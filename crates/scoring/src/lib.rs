@@ -39,7 +39,7 @@ pub mod transcript;
 
 pub use card::{FailReason, ScoreCard, ScorePolicy};
 pub use check::{Check, CheckKind};
-pub use judge::{Judge, JudgeWeights, UnknownJudge, WeightError};
+pub use judge::{Judge, JudgeName, JudgeScores, JudgeWeights, UnknownJudge, WeightError};
 pub use outcome::OutcomeMismatch;
 pub use report::{ReportFormat, ScenarioReport};
 pub use suite_figures::{CategoryFigures, ScenarioFigures, SuiteFigures};

@@ -106,7 +106,7 @@ pub struct RecordFacts<'a> {
     /// Whether the record failed (provider or parse error) instead of finishing.
     pub failed: bool,
     /// The final score of each judge (0–10).
-    pub judge_scores: &'a BTreeMap<String, f64>,
+    pub judge_scores: &'a crate::JudgeScores,
     /// How many refinement rounds the record went through.
     pub refine_count: u32,
 }
@@ -198,12 +198,12 @@ impl RunSummary {
             self.refine_count.add(f64::from(record.refine_count));
             for (judge, &s) in record.judge_scores.iter().filter(|(_, s)| s.is_finite()) {
                 // get_mut first so the common case does not allocate a key.
-                match self.judges.get_mut(judge) {
+                match self.judges.get_mut(judge.as_str()) {
                     Some(mean) => mean.add(s),
                     None => {
                         let mut mean = Mean::default();
                         mean.add(s);
-                        self.judges.insert(judge.clone(), mean);
+                        self.judges.insert(judge.to_string(), mean);
                     }
                 }
             }
@@ -544,8 +544,8 @@ mod tests {
             .collect()
     }
 
-    fn judges(pairs: &[(&str, f64)]) -> BTreeMap<String, f64> {
-        pairs.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect()
+    fn judges(pairs: &[(&str, f64)]) -> crate::JudgeScores {
+        pairs.iter().map(|(k, v)| ((*k).into(), *v)).collect()
     }
 
     #[test]

@@ -85,7 +85,7 @@ proptest! {
     ) {
         prop_assume!(entries.values().any(|(w, _)| *w > 0.0));
         let weights: BTreeMap<String, f64> = entries.iter().map(|(k, (w, _))| (k.clone(), *w)).collect();
-        let scores: BTreeMap<String, f64> = entries.iter().map(|(k, (_, s))| (k.clone(), *s)).collect();
+        let scores: scoring::JudgeScores = entries.iter().map(|(k, (_, s))| (k.clone().into(), *s)).collect();
         let counted: Vec<f64> = entries.values().filter(|(w, _)| *w > 0.0).map(|(_, s)| *s).collect();
         let min = counted.iter().copied().fold(f64::INFINITY, f64::min);
         let max = counted.iter().copied().fold(f64::NEG_INFINITY, f64::max);

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 /// One record's data, owned so `RecordFacts` can borrow it.
 struct Record {
     params: BTreeMap<String, Value>,
-    judges: BTreeMap<String, f64>,
+    judges: scoring::JudgeScores,
     score: Option<f64>,
     failed: bool,
     refine_count: u32,
@@ -27,12 +27,7 @@ fn record(
         ("cs_level".to_owned(), level),
     ]);
     let judges = score
-        .map(|s| {
-            BTreeMap::from([
-                ("fluency".to_owned(), s + 0.5),
-                ("naturalness".to_owned(), s - 0.5),
-            ])
-        })
+        .map(|s| BTreeMap::from([("fluency".into(), s + 0.5), ("naturalness".into(), s - 0.5)]))
         .unwrap_or_default();
     Record {
         params,
