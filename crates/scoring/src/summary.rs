@@ -148,7 +148,7 @@ pub struct ParamValueStats {
 /// use scoring::summary::{RecordFacts, RunSummary};
 /// use std::collections::BTreeMap;
 /// let params = BTreeMap::from([("topic".to_owned(), serde_json::json!("travel"))]);
-/// let judges = BTreeMap::from([("fluency".to_owned(), 9.0)]);
+/// let judges = BTreeMap::from([("fluency".into(), 9.0)]);
 /// let mut summary = RunSummary::default();
 /// summary.add(&RecordFacts { params: &params, score: Some(8.5), accepted: true, failed: false, judge_scores: &judges, refine_count: 1 });
 /// assert_eq!(summary.done, 1);
