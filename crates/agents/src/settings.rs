@@ -106,16 +106,18 @@ pub fn load_config(
         #[allow(dead_code)]
         rest: BTreeMap<String, serde::de::IgnoredAny>,
     }
-    let config = scenarios::load_config(path)?;
+    // Read once: the config, its `run:` section and the location of an error all come from
+    // the same text.
+    let text = scenarios::read_text(path)?;
+    let config = scenarios::parse_config(path, &text)?;
     if config.run.is_some()
-        && let Some(run) = scenarios::read_document::<RunSectionOnly>(path)?.run
+        && let Some(run) = scenarios::parse_document::<RunSectionOnly>(path, &text)?.run
         && let Err(SettingsError {
             key: Some(key),
             reason,
         }) = run.validate()
     {
         // A value of the right type but out of range (`threshold: 42`): located at its key.
-        let text = std::fs::read_to_string(path).unwrap_or_default();
         let map = scenarios::SourceMap::build(path, &text);
         // A nested key (`gate.min_switch_points`) is located segment by segment.
         let at: Vec<scenarios::KeySeg> = std::iter::once("run")

@@ -122,9 +122,8 @@ pub(crate) struct Bootstrapped {
     pub client_config: Option<ClientConfig>,
 }
 
-/// The one start-up of a model for every command: resolves the provider of `settings`, tells the user which one on stderr (credentials redacted) and builds the model
-/// with the settings' retry, limits, cache, prices and timeout. `cache_base` is the file next to
-/// which the default cache directory goes.
+/// The one start-up of a model for every command: resolves the provider of `settings`, then
+/// [`bootstrap_resolved`].
 ///
 /// # Errors
 /// No provider, or a model that cannot be built.
@@ -132,7 +131,25 @@ pub(crate) fn bootstrap(
     settings: &RunSettings,
     cache_base: &Path,
 ) -> Result<Bootstrapped, ProviderError> {
-    let resolved = resolve_from_env(&settings.explicit_provider())?;
+    bootstrap_resolved(
+        settings,
+        resolve_from_env(&settings.explicit_provider())?,
+        cache_base,
+    )
+}
+
+/// Builds the model of a provider already resolved from `settings` (a command that needs to know
+/// the provider earlier resolves it once): tells the user which one answers on stderr
+/// (credentials redacted) and builds the model with the settings' retry, limits, cache, prices
+/// and timeout. `cache_base` is the file next to which the default cache directory goes.
+///
+/// # Errors
+/// A model that cannot be built.
+pub(crate) fn bootstrap_resolved(
+    settings: &RunSettings,
+    resolved: Resolved,
+    cache_base: &Path,
+) -> Result<Bootstrapped, ProviderError> {
     errln!("{}", resolved.describe());
     let (in_flight, note) = cap_concurrency(&resolved, settings.concurrency);
     if let Some(note) = note {

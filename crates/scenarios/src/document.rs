@@ -98,7 +98,7 @@ pub fn read_document<T: DeserializeOwned>(path: &Path) -> Result<T, ConfigError>
 }
 
 /// Reads a file as UTF-8 text, mapping I/O errors to a [`ConfigError`].
-pub(crate) fn read_text(path: &Path) -> Result<String, ConfigError> {
+pub fn read_text(path: &Path) -> Result<String, ConfigError> {
     std::fs::read_to_string(path)
         .map_err(|e| ConfigError::whole_file(path, format!("cannot read the file: {e}")))
 }

@@ -57,7 +57,7 @@ pub use config::{
     ConfigKind, LANGUAGE_PAIR_AXIS, MAX_SAMPLES_PER_SCENARIO, SAMPLE_PARAM, ScenarioConfig,
     load_config, parse_config,
 };
-pub use document::{Format, parse_document, read_document};
+pub use document::{Format, parse_document, read_document, read_text};
 pub use error::ConfigError;
 pub use scenario::{Scenario, write_canonical};
 pub use selection::{Permutation, Selected, Selection, SelectionError, Shard};

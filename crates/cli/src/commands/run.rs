@@ -16,7 +16,7 @@ use super::scenarios::{SelectionArgs, load_selected};
 use super::{EndpointArgs, JudgingArgs};
 use crate::error::{CliError, CommandResult, Outcome};
 use crate::progress::Progress;
-use crate::provider;
+use crate::provider::{self, Resolved};
 use crate::settings::{FlagOverrides, RunSettings};
 
 /// Flags of `run`; every setting flag overrides the config's `run:` section and the environment.
@@ -114,10 +114,11 @@ pub(crate) async fn run_to(
     let signals = watch_ctrl_c(control.clone());
     taskrun::refuse_url(out, "--out").map_err(CliError::invalid)?;
     let explicit = settings.explicit_provider();
+    // Resolved once; an error waits for the model's start-up below, after the output's checks.
+    let resolved = provider::resolve_from_env(&explicit);
     let shape = RunShape {
         batch,
-        local_model: explicit.local_named()
-            || provider::resolve_from_env(&explicit).is_ok_and(|r| r.is_local()),
+        local_model: explicit.local_named() || resolved.as_ref().is_ok_and(Resolved::is_local),
         budget: settings.budget,
         batch_window: settings.batch_window,
     };
@@ -151,7 +152,7 @@ pub(crate) async fn run_to(
             out.display()
         );
     }
-    let model = provider::bootstrap(settings, out)?;
+    let model = provider::bootstrap_resolved(settings, resolved?, out)?;
     let stats = Arc::new(RunStats::default());
     let progress = Progress::start(stats.clone(), run.total);
     let result = run
