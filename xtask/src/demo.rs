@@ -15,6 +15,8 @@ use std::process::Command;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
+use runlog::ScenarioRecord;
+use runlog::record::RecordReader;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -208,21 +210,17 @@ pub(crate) struct RunFigures {
 
 impl RunFigures {
     pub(crate) fn read(records: &Path) -> anyhow::Result<Self> {
-        let text = std::fs::read_to_string(records)
+        let reader = RecordReader::<_, ScenarioRecord>::open(records)
             .with_context(|| format!("no records in {}", records.display()))?;
         let mut f = Self {
             records: 0,
             prompt_tokens: 0,
             completion_tokens: 0,
         };
-        for line in text.lines() {
-            let Ok(record) = serde_json::from_str::<serde_json::Value>(line) else {
-                continue;
-            };
-            let usage = |k: &str| record["usage"][k].as_u64().unwrap_or(0);
+        for record in reader.flatten().map(|located| located.record) {
             f.records += 1;
-            f.prompt_tokens += usage("prompt_tokens");
-            f.completion_tokens += usage("completion_tokens");
+            f.prompt_tokens += record.usage.prompt_tokens;
+            f.completion_tokens += record.usage.completion_tokens;
         }
         Ok(f)
     }
@@ -331,36 +329,45 @@ pub(crate) fn fetch_model(root: &Path) -> anyhow::Result<PathBuf> {
     Ok(path)
 }
 
-/// Prints the first record of a run, abridged.
+/// Prints the first record of a run, abridged: its id, parameters, verdict and texts.
 fn print_first_record(records: &Path) -> anyhow::Result<()> {
-    let Some(first) = std::fs::read_to_string(records)?
-        .lines()
+    let first = RecordReader::<_, ScenarioRecord>::open(records)?
+        .flatten()
         .next()
-        .map(str::to_owned)
-    else {
+        .map(|located| located.record);
+    let Some(record) = first else {
         println!("(no records written)");
         return Ok(());
     };
-    let record: serde_json::Value = serde_json::from_str(&first)?;
     banner("first record (abridged)");
-    for key in ["id", "score", "scores", "accepted", "refine_count", "usage"] {
-        println!(
-            "  {key}: {}",
-            record.get(key).unwrap_or(&serde_json::Value::Null)
-        );
-    }
+    println!("  id: {}", record.id);
     for key in ["topic", "first_language", "second_language", "cs_ratio"] {
-        if let Some(v) = record["params"].get(key) {
+        if let Some(v) = record.params.get(key) {
             println!("  {key}: {v}");
         }
     }
-    if let Some(text) = record
-        .get("data_generation_result")
-        .and_then(|v| v.as_array())
-    {
-        for sentence in text {
-            println!("  | {}", sentence.as_str().unwrap_or_default());
-        }
+    println!(
+        "  score: {:.2} ({}), refinements: {}",
+        record.score,
+        if record.accepted {
+            "accepted"
+        } else {
+            "rejected"
+        },
+        record.refine_count
+    );
+    let scores: Vec<String> = record
+        .scores
+        .iter()
+        .map(|(judge, score)| format!("{judge} {score:.1}"))
+        .collect();
+    println!("  judges: {}", scores.join(", "));
+    println!(
+        "  usage: {} prompt + {} completion tokens",
+        record.usage.prompt_tokens, record.usage.completion_tokens
+    );
+    for sentence in &record.data_generation_result {
+        println!("  | {sentence}");
     }
     Ok(())
 }
@@ -434,33 +441,7 @@ fn run_fake(args: &Args) -> anyhow::Result<()> {
         &[],
         &[0],
     )?;
-    if let Some(first) = std::fs::read_to_string(&records)?.lines().next() {
-        let record: serde_json::Value = serde_json::from_str(first)?;
-        banner("first record (abridged)");
-        for key in [
-            "id",
-            "topic",
-            "first_language",
-            "second_language",
-            "cs_ratio",
-            "score",
-            "accepted",
-            "refine_count",
-        ] {
-            println!(
-                "  {key}: {}",
-                record.get(key).unwrap_or(&serde_json::Value::Null)
-            );
-        }
-        if let Some(text) = record
-            .get("data_generation_result")
-            .and_then(|v| v.as_array())
-        {
-            for sentence in text {
-                println!("  | {}", sentence.as_str().unwrap_or_default());
-            }
-        }
-    }
+    print_first_record(&records)?;
 
     let suite = root.join("fixtures/suites/wallet-assistant.yaml");
     let junit = out_dir.join("wallet-assistant.junit.xml");

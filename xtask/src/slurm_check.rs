@@ -330,14 +330,9 @@ fn check(root: &Path, dir: &Path, bin: &Path, url: &str, slurm: &Daemons) -> any
 /// Checks the merged file `merged` holds the 40 scenarios `scenarios CFG --sample 40` plans,
 /// each exactly once (shared with `s3-check`).
 pub(crate) fn merged_once_each(bin: &Path, cfg: &str, merged: &Path) -> anyhow::Result<()> {
-    let ids: Vec<String> = std::fs::read_to_string(merged)?
-        .lines()
-        .map(|l| {
-            serde_json::from_str::<serde_json::Value>(l)
-                .ok()
-                .and_then(|v| v["id"].as_str().map(str::to_owned))
-                .unwrap_or_default()
-        })
+    // Every line, read as the record it must be: an unreadable one counts (as an empty id).
+    let ids: Vec<String> = runlog::record::RecordReader::<_, runlog::ScenarioRecord>::open(merged)?
+        .map(|r| r.map(|located| located.record.id).unwrap_or_default())
         .collect();
     let unique: HashSet<&String> = ids.iter().collect();
     let planned = se(bin, &["scenarios", cfg, "--sample", "40"]).output()?;
