@@ -1,7 +1,7 @@
 //! Opening result files: detects whether a file is a data-pipeline output (JSONL, one
 //! `ScenarioRecord` per line) or a bot-suite result (the `--json` output of `test`). A suite
 //! result is small and parsed whole; a pipeline output is never held: [`PipelineRun`] streams its
-//! records through `agents`' [`RecordReader`] as often as a command needs to read them. Every
+//! records through `runlog`'s [`RecordReader`] as often as a command needs to read them. Every
 //! error names the file and, where there is one, the line.
 
 use std::io::BufReader;

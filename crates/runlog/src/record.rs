@@ -1,7 +1,7 @@
 //! The output record of one scenario (one JSONL line) and the failure record of the errors file:
 //! the contract between a run and everything that reads its output. [`ScenarioRecord`] is the one
-//! type written ([`sink`](super::sink)) and read ([`RecordReader`], tolerant and streaming);
-//! records carry a [`ScenarioRecord::schema_version`] and, from version 2, the run settings needed
+//! type written (by the pipeline's sink, `agents::sink`) and read ([`RecordReader`], tolerant
+//! and streaming); records carry a [`ScenarioRecord::schema_version`] and, from version 2, the run settings needed
 //! to read them alone ([`RecordSettings`]).
 //!
 //! A record carries every scenario parameter flat at the top level, as the seed's records do,
