@@ -1,8 +1,8 @@
 //! The output record of one scenario (one JSONL line) and the failure record of the errors file:
 //! the contract between a run and everything that reads its output. [`ScenarioRecord`] is the one
 //! type written (by the pipeline's sink, `agents::sink`) and read ([`RecordReader`], tolerant
-//! and streaming); records carry a [`ScenarioRecord::schema_version`] and, from version 2, the run settings needed
-//! to read them alone ([`RecordSettings`]).
+//! and streaming); records carry a [`ScenarioRecord::schema_version`] and, from version 2, the
+//! run settings needed to read them alone ([`RecordSettings`]).
 //!
 //! A record carries every scenario parameter flat at the top level, as the seed's records do,
 //! next to the seed's result fields (`data_generation_result`, `fluency_result`,
