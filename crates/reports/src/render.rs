@@ -1,5 +1,5 @@
 //! Rendering of reports and diffs to HTML and Markdown with minijinja. The templates live in
-//! `report/templates/` and are embedded at compile time; this module loads them once, hands them
+//! `templates/` and are embedded at compile time; this module loads them once, hands them
 //! the report values, and adds the few view values only a renderer needs (the diff's rows).
 
 use std::sync::LazyLock;

@@ -1,6 +1,6 @@
 //! `scenario-engine test SUITE`: runs a bot test suite and reports weighted checks per scenario.
 //!
-//! Composition only: the suite is loaded and run by `agents::suite`, checks are scored by
+//! Composition only: the suite is loaded and run by `bottest::suite`, checks are scored by
 //! `scoring`, reports are rendered by `scoring::report`. This command picks the bot adapter,
 //! builds the LLM through the one provider bootstrap (honouring `--config`'s `run:` settings)
 //! when one is needed, writes the `--json` and `--junit` files (atomically, before printing
