@@ -5,7 +5,7 @@
 
 use scoring::expect::{measure, read_labelled};
 
-const CORPORA: [(&str, &str); 2] = [
+const CORPORA: [(&str, &str); 3] = [
     (
         "replies.jsonl",
         include_str!("../../../fixtures/labelled/replies.jsonl"),
@@ -13,6 +13,10 @@ const CORPORA: [(&str, &str); 2] = [
     (
         "heldout.jsonl",
         include_str!("../../../fixtures/labelled/heldout.jsonl"),
+    ),
+    (
+        "heldout2.jsonl",
+        include_str!("../../../fixtures/labelled/heldout2.jsonl"),
     ),
 ];
 
@@ -35,17 +39,19 @@ fn main() {
         all.extend(replies.iter().cloned());
         println!("fixtures/labelled/{name}: {} replies\n", replies.len());
         println!(
-            "| rule | labelled yes | accuracy | precision | recall | unsure | accuracy when sure |"
+            "| rule | labelled yes | accuracy | precision | recall | sure and wrong | unsure | accuracy when sure |"
         );
-        println!("|---|---:|---:|---:|---:|---:|---:|");
+        println!("|---|---:|---:|---:|---:|---:|---:|---:|");
         for f in &figures {
             println!(
-                "| `{}` | {} | {} | {} | {} | {} ({}) | {} |",
+                "| `{}` | {} | {} | {} | {} | {} ({}) | {} ({}) | {} |",
                 f.kind,
                 f.true_pos + f.false_neg,
                 pct(f.accuracy()),
                 pct(f.precision()),
                 pct(f.recall()),
+                f.sure_wrong(),
+                pct(f.sure_wrong_rate()),
                 f.unsure,
                 pct(f.unsure_rate()),
                 pct(f.sure_accuracy()),
