@@ -235,7 +235,7 @@ static NOT_A_CLARIFICATION: LazyLock<Regex> = LazyLock::new(|| {
 /// be charged. With a live mention of the topic it makes a sure "yes".
 static WARNING_CUE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:warning|warn|warns|careful|caution|beware|heads[ -]?up|be aware|danger\w*|hazard\w*|risk\w*|achtung|vorsicht|attention|attenzione|cuidado|ojo|atención|atenção|uwaga|let op|pas op|avertissement|advertencia|warnung|irreversible|(?:cannot|can't|can not) be (?:undone|reversed|recalled|cancell?ed|corrected|recovered|carried over)|not reversible|permanent|permanently|final|lost for good|gone forever|never share|exceeds?|exceeding|over your|insufficient|not enough|don't have enough|too low|overdraw\w*|suspicious|scam|scams|scammers?|fraud\w*|phishing|applies|apply|will be charged|are charged|is charged|be charged|charged at|will pay|incurs?|deducted|was added|can fail|may fail|almost reached|nearly reached|about to go over|may change|otherwise|or else|lose|losing|forfeit\w*|penalty|penalties|fined|fines|a fine|surcharge|liable|towed|voids?|expires?|expiring|non-refundable|nonrefundable|not refundable|not recommended|unpaid|overdue|disconnect\w*|cut off|blocked|suspended|must not|mustn't|should not|shouldn't|not be valid|won't be valid|stops? working|unusable|emergency|immediately|carried over|not included|only \d+ minutes|may mean|could mean|means you|(?:is|are|running) low)\b|\b(?:will|may|might|can|could) (?:cause|lead to|result in|raise|void|invalidate|damage|harm|interact|affect|increase|miss|leave|make you|be refused|be declined|be fined|be towed|be blocked|be suspended|be cancell?ed|be deducted|be lost|go up|rise)\b|\bor (?:you|it|we|your|the) (?:\w+ )?(?:will|may|might|can|could|won't|cannot|can't)\b|(?:^|[:;,—–-]\s*)(?:please )?(?:do not|don't|never|avoid) (?:take|drink|eat|drive|use|share|give|open|unplug|mix|exceed|leave|operate|combine|touch|send|click|reply|store|switch|turn|remove|pay|let)\b|\b(?:no tome|no tomar|no beba|non assumere|non prendere|non bere|ne pas|ne prenez pas|nicht \w+ einnehmen|nicht zusammen|nie należy)\b|\bgoes up\b|⚠",
+        r"\b(?:warning|warn|warns|careful|caution|beware|heads[ -]?up|be aware|danger\w*|hazard\w*|risk\w*|achtung|vorsicht|attention|attenzione|cuidado|ojo|atención|atenção|uwaga|let op|pas op|avertissement|advertencia|warnung|irreversible|(?:cannot|can't|can not) be (?:undone|reversed|recalled|cancell?ed|corrected|recovered|carried over)|not reversible|permanent|permanently|final|lost for good|gone forever|never share|exceeds?|exceeding|over your|insufficient|not enough|don't have enough|too low|overdraw\w*|suspicious|scam|scams|scammers?|fraud\w*|phishing|applies|apply|will be charged|are charged|is charged|be charged|charged at|will pay|incurs?|deducted|was added|can fail|may fail|almost reached|nearly reached|about to go over|may change|otherwise|or else|lose|losing|forfeit\w*|penalty|penalties|fined|fines|a fine|surcharge|liable|towed|voids?|expires?|expiring|non-refundable|nonrefundable|not refundable|not recommended|unpaid|overdue|disconnect\w*|cut off|blocked|suspended|must not|mustn't|should not|shouldn't|not be valid|won't be valid|stops? working|unusable|emergency|immediately|carried over|not included|only \d+ minutes|may mean|could mean|means you|(?:is|are|running) low|billed at|use up|owe|overdraft|turned away|refused entry|not be considered|won't be considered|(?:won't|will not) (?:arrive|work|be accepted|be valid|be refunded|be delivered|be available)|only valid|no later than|at the latest|much more|extra (?:cost|charge|fee)s?|feel (?:dizzy|sick|nauseous|drowsy|faint)|side effects?|drowsy|dizz\w+|bleeding|avoid \w+ing|is due|are due|due by|tenga en cuenta|tenha em conta|bitte beachten|beachten sie|nicht mehr möglich|keine \w+ mehr|s'appliquent|s'applique|se aplica|se aplican|si applica|si applicano|gilt|gelten|ne plus)\b|\b(?:will|may|might|can|could) (?:cause|lead to|result in|raise|void|invalidate|damage|harm|interact|affect|increase|miss|leave|make you|be refused|be declined|be fined|be towed|be blocked|be suspended|be cancell?ed|be deducted|be lost|go up|rise)\b|\bor (?:you|it|we|your|the) (?:\w+ )?(?:will|may|might|can|could|won't|cannot|can't)\b|(?:^|[:;,—–-]\s*)(?:please )?(?:do not|don't|never|avoid) (?:take|drink|eat|drive|use|share|give|open|unplug|mix|exceed|leave|operate|combine|touch|send|click|reply|store|switch|turn|remove|pay|let)\b|\b(?:no tome|no tomar|no beba|non assumere|non prendere|non bere|ne pas|ne prenez pas|nicht \w+ einnehmen|nicht zusammen|nie należy)\b|\bgoes up\b|⚠",
     )
 });
 
@@ -265,7 +265,7 @@ static STRONG_CUE: LazyLock<Regex> = LazyLock::new(|| {
 /// A cost word with a non-zero number ("a 1% fee", "costs 4.99 USD", "€40 admin fee").
 static STATED_COST: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"(?:[$€£]\s?[1-9][\d,.]*|\b[1-9][\d,.]*\s?(?:%|usd|eur|gbp|dollars?|euros?|pounds?|€|£)?)\s?(?:\w+\s){0,2}?(?:fee|charge|commission|surcharge|penalty|fine|deposit)s?\b|\b(?:fee|charge|costs?|commission|surcharge|penalty|fine|deposit)s?\b[^.]{0,20}?(?:[$€£]\s?[1-9]|\b[1-9][\d,.]*|\b0[.,]\d*[1-9])",
+        r"(?:[$€£]\s?[1-9][\d,.]*|\b[1-9][\d,.]*\s?(?:%|usd|eur|gbp|dollars?|euros?|pounds?|€|£)?)\s?(?:\w+\s){0,2}?(?:fee|charge|commission|surcharge|penalty|fine|deposit|frais|gebühr\w*|tasa|comisión|commissione|taxa|opłata)s?\b|\b(?:fee|charge|costs?|commission|surcharge|penalty|fine|deposit|frais|gebühr\w*|kosten|kostet|cuesta|cuestan|coûte|coûtent|costa|costano|custa|tasa|comisión|commissione|taxa|opłata)s?\b[^.]{0,20}?(?:[$€£]\s?[1-9]|\b[1-9][\d,.]*|\b0[.,]\d*[1-9])",
     )
 });
 
@@ -292,7 +292,7 @@ static NEVER_IMPERATIVE: LazyLock<Regex> = LazyLock::new(|| {
 /// After a mention: what says it does not apply ("the fee is zero", "fee: none", "waived").
 static NEGATED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^\W*(?:\w+\s+){0,2}?(?:is |are |was |were |of )?(?:zero|none|nil|free|waived|0(?:[.,]0+)?(?:[^\d.,]|[.,](?:\D|$)|$)|not (?:apply|applied|charged))",
+        r"^\W*(?:\w+\s+){0,2}?(?:is |are |was |were |of )?(?:zero|none|nil|free|waived|0(?:[.,]0+)?(?:[^\d.,]|[.,](?:\D|$)|$)|not (?:apply|applied|charged)|(?:does not|doesn't|do not|don't|will not|won't) (?:apply|be charged))",
     )
 });
 
@@ -654,6 +654,8 @@ pub fn warns(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
     let mut doubt: Option<String> = None;
     let mut named = false;
     let mut hinted: Option<&String> = None;
+    // The topic is mentioned and said not to apply ("you won't be charged any fee").
+    let mut negated = false;
     for s in &all {
         let imperative = NEVER_IMPERATIVE.replace_all(s, "avoid $1");
         let imperative = EMPTY_NEGATION.replace_all(&imperative, " ");
@@ -663,11 +665,14 @@ pub fn warns(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
             .collect();
         // Every mention must be live: "we charge no fee" negates the topic through `fee` even
         // though its synonym `charge` is not negated.
+        let consequence = WARNING_CUE.is_match(s);
         let live = !spans.is_empty()
             && spans.iter().all(|&(at, end)| {
-                !negated_before(&imperative, at) && !NEGATED_AFTER.is_match(&imperative[end..])
+                !negated_before(&imperative, at, consequence)
+                    && !NEGATED_AFTER.is_match(&imperative[end..])
             });
         if !live {
+            negated |= !spans.is_empty();
             continue;
         }
         named = true;
@@ -716,7 +721,11 @@ pub fn warns(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
         .iter()
         .find(|s| STRONG_CUE.is_match(s) || WARNING_CUE.is_match(s))
     {
-        return RuleOutcome::unsure(named, format!("warns without naming {topic:?}: {s:?}"));
+        // The warning may be about the topic in other words, unless it names another known
+        // topic (as for questions).
+        let likely = named
+            || (!negated && !CANCELLED_ANYWHERE.is_match(s) && other_topic(s, topic).is_none());
+        return RuleOutcome::unsure(likely, format!("warns without naming {topic:?}: {s:?}"));
     }
     // No cue the rule knows: sure only when nothing hints at one it cannot read (a modal or a
     // condition beside the topic, or a statement in another language with one).
@@ -768,8 +777,10 @@ fn warning_doubt(sentence: &str, plain: &str, phrases: &[String]) -> Option<Stri
     None
 }
 
-/// True when one of the four words before byte `at` negates what follows.
-fn negated_before(sentence: &str, at: usize) -> bool {
+/// True when one of the four words before byte `at` negates what follows. In a sentence that
+/// states a consequence, "without" is its condition ("without a visa you'll be turned away"), not
+/// a negation.
+fn negated_before(sentence: &str, at: usize, consequence: bool) -> bool {
     let words: Vec<&str> = sentence[..at]
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
         .filter(|w| !w.is_empty())
@@ -778,7 +789,7 @@ fn negated_before(sentence: &str, at: usize) -> bool {
         .iter()
         .rev()
         .take(4)
-        .any(|w| NEGATIONS.contains(w) || w.ends_with("n't"))
+        .any(|w| (NEGATIONS.contains(w) && !(consequence && *w == "without")) || w.ends_with("n't"))
 }
 
 #[cfg(test)]
@@ -869,8 +880,12 @@ mod tests {
         let stated = warns("Your fee is 2 USD.", "fee", &[]);
         assert!(stated.is_unsure() && stated.decision());
         assert!(no(&warns("Your fee was set up.", "fee", &[])));
+        // A warning that does not name the topic: unsure; it may be about the topic in other
+        // words (guess yes) unless it names another known topic (guess no).
         let unnamed = warns("Warning: check the details.", "fee", &[]);
-        assert!(unnamed.is_unsure() && !unnamed.decision());
+        assert!(unnamed.is_unsure() && unnamed.decision());
+        let other = warns("Warning: check the amount.", "fee", &[]);
+        assert!(other.is_unsure() && !other.decision());
         assert!(yes(&warns("Never share your PIN.", "password", &[])));
         assert!(yes(&warns(
             "Be aware: this exceeds your balance.",
