@@ -228,3 +228,26 @@ fn yaml_core_schema_booleans_are_the_only_booleans() {
         assert!(yaml_expect(yaml).is_err(), "{yaml} is not a boolean");
     }
 }
+
+#[test]
+fn the_agent_of_an_expected_calls_entry_scopes_expected_params_too() {
+    // Found in the break-it review: the entry names travel.book_flight; a book_flight call on
+    // another agent with `to: OSL` must not satisfy the parameters.
+    let t = one_turn(BotTurn {
+        text: "Booked.".into(),
+        plan: vec![
+            step("partner", "book_flight", json!({"to": "OSL"})),
+            step("travel", "book_flight", json!({"to": "LIS"})),
+        ],
+        ..BotTurn::default()
+    });
+    let e = exp(json!({
+        "expectedCalls": [{"function": "book_flight", "agent": "travel"}],
+        "expectedParams": {"to": "OSL"}
+    }));
+    let checks = eval(&e, &t);
+    assert!(
+        !check(&checks, CheckKind::ExpectedParams).passed,
+        "{checks:?}"
+    );
+}

@@ -65,10 +65,12 @@ pub(crate) fn bind_agent<'a>(
     enclosing: &[&'a [Expect]],
     steps: Option<usize>,
 ) -> Result<Option<&'a str>, Vec<&'a str>> {
-    if let Some(a) = set.agent() {
-        return Ok(Some(a));
+    match set.scoping_agents().as_slice() {
+        [] => {}
+        [a] => return Ok(Some(a)),
+        several => return Err(several.to_vec()),
     }
-    match nearest(set, enclosing, steps, |m| m.agent().into_iter().collect()) {
+    match nearest(set, enclosing, steps, CheckSet::scoping_agents) {
         Some(found) if found.len() == 1 => Ok(Some(found[0])),
         Some(found) => Err(found),
         None => Ok(None),
