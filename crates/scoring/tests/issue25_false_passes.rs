@@ -191,6 +191,8 @@ fn absence_checks_refuse_turn_any() {
     for e in [
         json!({"turn": "any", "shouldNotContain": ["hunter2"]}),
         json!({"turn": "any", "shouldReject": false}),
+        // Found in the break-it review: the same trap through a predicate.
+        json!({"turn": "any", "customValidator": {"path": "/outcome/secret", "op": "absent"}}),
     ] {
         let err = serde_json::from_value::<Expectations>(e.clone())
             .expect_err("an absence check at turn any is refused");

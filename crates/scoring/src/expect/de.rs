@@ -265,6 +265,13 @@ fn absence_at_any_turn(checks: &[CheckSpec]) -> Result<(), String> {
             Some("`callCount` with `max` or `eq`")
         }
         CheckSpec::ShouldNotContain(_) => Some("`shouldNotContain`"),
+        CheckSpec::CustomValidator(preds)
+            if preds
+                .iter()
+                .any(|p| matches!(p.matcher, super::Matcher::Absent)) =>
+        {
+            Some("`customValidator` with `absent`")
+        }
         CheckSpec::ShouldReject(false) => Some("`shouldReject: false`"),
         _ => None,
     });
