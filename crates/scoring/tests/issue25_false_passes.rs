@@ -93,7 +93,17 @@ fn a_function_named_only_in_call_count_scopes_expected_params_and_agent() {
 
 #[test]
 fn should_not_contain_drops_every_format_character() {
-    for sep in ['\u{200E}', '\u{2063}', '\u{202E}', '\u{2066}', '\u{E0041}'] {
+    // U+034F, U+FE0F, U+3164: default-ignorable but not Cf (found in the break-it review).
+    for sep in [
+        '\u{200E}',
+        '\u{2063}',
+        '\u{202E}',
+        '\u{2066}',
+        '\u{E0041}',
+        '\u{34F}',
+        '\u{FE0F}',
+        '\u{3164}',
+    ] {
         let t = one_turn(BotTurn::text(format!("Your password is hun{sep}ter2.")));
         let checks = eval(&exp(json!({"shouldNotContain": ["hunter2"]})), &t);
         assert!(!checks[0].passed, "U+{:04X} hid the secret", u32::from(sep));

@@ -10,8 +10,8 @@
 use std::fmt;
 
 use icu_normalizer::ComposingNormalizerBorrowed;
-use icu_properties::CodePointMapData;
-use icu_properties::props::GeneralCategory;
+use icu_properties::props::{DefaultIgnorableCodePoint, GeneralCategory};
+use icu_properties::{CodePointMapData, CodePointSetData};
 use regex::Regex;
 use serde_json::Value;
 
@@ -297,16 +297,18 @@ fn number(value: Option<&Value>) -> Option<Decimal> {
 /// then lowercased, with the full case folds that lowercasing alone misses (`ß`/`ẞ` → `ss`, final
 /// `ς` → `σ`), and without any Unicode format character (general category Cf: zero-width
 /// space, joiners, soft hyphen, byte-order mark, direction marks and isolates, invisible
-/// operators, tag characters, …), which would split a word without showing: `hun\u{200E}ter2`
-/// folds to `hunter2`. Every text comparison of the expectation checks goes through it, and the
+/// operators, tag characters, …) or other default-ignorable code point (combining grapheme
+/// joiner, variation selectors, Hangul fillers), which would split a word without showing:
+/// `hun\u{200E}ter2` and `hun\u{34F}ter2` fold to `hunter2`. Every text comparison of the expectation checks goes through it, and the
 /// text rules read replies through it too.
 #[must_use]
 pub fn fold(text: &str) -> String {
     let category = CodePointMapData::<GeneralCategory>::new();
+    let ignorable = CodePointSetData::new::<DefaultIgnorableCodePoint>();
     // Dropped before normalising, so that a hidden character cannot block a composition either.
     let visible: String = text
         .chars()
-        .filter(|&c| category.get(c) != GeneralCategory::Format)
+        .filter(|&c| category.get(c) != GeneralCategory::Format && !ignorable.contains(c))
         .collect();
     let normalised = ComposingNormalizerBorrowed::new_nfkc().normalize(visible.trim());
     let mut out = String::with_capacity(normalised.len());
@@ -513,6 +515,11 @@ mod tests {
             '\u{2066}',
             '\u{E0041}',
             '\u{180E}',
+            '\u{34F}',
+            '\u{FE0F}',
+            '\u{3164}',
+            '\u{115F}',
+            '\u{E0100}',
         ] {
             assert_eq!(fold(&format!("Hun{hidden}ter2")), "hunter2", "{hidden:?}");
         }
