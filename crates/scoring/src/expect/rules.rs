@@ -2,34 +2,34 @@
 //! response type, used when a bot gives no structured signals. Each rule answers
 //! [`RuleVerdict::Yes`], [`RuleVerdict::No`] or [`RuleVerdict::Unsure`]; an unsure answer carries
 //! the rule's best guess ([`RuleOutcome::fallback`]), which decides the check when no LLM judge
-//! answers, and the check is then marked low-confidence. docs/suites.md ("Text rules") is the
-//! user's description of every step below; `fixtures/labelled/replies.jsonl` measures them.
+//! answers, and the check is then marked low-confidence. The rules are calibrated (issue 25): a
+//! sure *yes* or *no* needs positive evidence for that answer, anything else is *unsure*.
+//! docs/suites.md ("Text rules") is the user's description of every step below;
+//! `fixtures/labelled/` measures them (`heldout2.jsonl` is never used to tune them).
 //!
 //! The rules drop quoted text (`"…"`, `“…”`, `'…'` opened after a space: quoted words are not
-//! the bot's own), then read the reply sentence by sentence (split at `.`, `!`, `?` and line breaks, not
-//! inside numbers such as `1.50`), lower-cased, with curly quotes and common contractions
-//! unified and leading list markers, Markdown and emoji dropped:
-//! - **asks for X**: *yes* when a sentence is a request (ends with `?`, or "please tell me…",
-//!   "could you…", "let me know…", "I need…", …) and names X or a synonym, unless it is a
-//!   confirmation ("shall I go ahead?"), a courtesy ("anything else?"), rhetorical ("who
-//!   knew…?", "could you believe…?") or a negated request ("please don't tell me…"); *unsure* when the reply asks something but names X only elsewhere (guess: yes) or
-//!   not at all (guess: no); otherwise *no*.
-//! - **refuses**: *yes* for a first-person negative ("I can't", "we won't", "I'm not able to", …)
-//!   before an action verb within three words or at the end of the sentence, or a fixed refusal
-//!   phrase ("not something I can help with", "I must decline", "sorry, no", a few non-English
-//!   ones), unless the refusal is conditional ("… without the amount", "… until you confirm") or
-//!   an idiom ("I can't wait", "I won't charge you") or an empty negation ("not only", "not
-//!   against"); *unsure* for any other first-person negative (guess: yes when the reply
-//!   apologises and asks nothing) and for a refusal followed by compliance ("so I sent it", "Here is…", guess:
-//!   no); otherwise *no*.
-//! - **warns about X**: *yes* when a sentence has a warning cue ("note", "be aware", "careful",
-//!   "irreversible", "fee applies", "⚠", …) and names X, where X is not negated ("no fee", "won't
-//!   be charged a fee", "the fee is zero", "fee waived"; but "never share your PIN" warns about
-//!   the PIN; every mention of X and its synonyms must be un-negated: "we charge no fee");
-//!   *unsure* when a cost is stated with a number but no cue ("there is a 1% fee", guess: yes),
-//!   when a cue and X come with "waived"/"stopped"/"no longer", a request to hand X over ("send
-//!   me your PIN") or "final" before a noun (guess: no), or a strong cue ("warning", "⚠",
-//!   "never share…") does not name X (guess: no); otherwise *no*.
+//! the bot's own), read the reply through [`super::matcher::fold`] (the normal form of every
+//! comparison), then sentence by sentence (split at `.`, `!`, `?` and line breaks, not inside
+//! numbers such as `1.50`), with contractions unified and list markers, Markdown and emoji
+//! dropped:
+//! - **asks for X**: *yes* when a sentence asks (ends with `?`, or holds a request anywhere:
+//!   "just let me know…", "could you send…", "I still need…"; "please" alone is not one) and
+//!   names X or a synonym, unless it is a confirmation, a courtesy, rhetorical or a negated
+//!   request; *unsure* when X is named in another sentence or not at all (guess: yes unless the
+//!   question names another built-in topic), or only in an imperative; *no* when nothing is
+//!   asked.
+//! - **refuses**: *yes* for a first-person or the bot's third-person negative ("I can't", "This
+//!   assistant can't", "I'm not allowed to") before any verb but one of failing to find or
+//!   perceive, or a refusal phrase ("beyond my reach", "I'll have to pass", "I'm going to
+//!   decline", a few languages), unless conditional, an idiom or an empty negation; *unsure* for
+//!   impersonal refusals ("is not permitted", "can't be refunded"), other negatives and
+//!   apologies, and a refusal followed by compliance; *no* when nothing hints at a refusal, or
+//!   the refusal is taken back ("Just kidding: …").
+//! - **warns about X**: *yes* when a sentence with warning evidence (a warning word, a risk or
+//!   consequence, a prohibition, a cost with a weak cue) names X un-negated; *unsure* for a cost
+//!   alone, a weak cue ("note", "FYI") with stakes, evidence without X (guess: yes unless X is
+//!   negated or another topic is named), doubts ("waived", "send me your PIN"), and modals or
+//!   conditions beside X or in another language (guess: no); *no* otherwise.
 
 use std::sync::LazyLock;
 
