@@ -278,7 +278,7 @@ impl Bot for Silent {
 async fn a_turn_timeout_is_a_failed_check_and_stops_the_conversation() {
     let suite = parse_suite(
         std::path::Path::new("t.yaml"),
-        "scenarios:\n  - id: slow\n    category: stress\n    timeout_ms: 20\n    steps: [one, two]\n    expect: {shouldNotContain: [error], turn: any}\n",
+        "scenarios:\n  - id: slow\n    category: stress\n    timeout_ms: 20\n    steps: [one, two]\n    expect: {shouldNotContain: [error], turn: 1}\n",
     )
     .expect("valid suite");
     let factory = |_: &bottest::suite::SuiteScenario| -> Result<Box<dyn Bot>, BotError> {

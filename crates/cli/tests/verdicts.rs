@@ -361,6 +361,8 @@ fn absence_checks_at_any_turn_are_a_load_error() {
         "{turn: any, onlyExpectedCalls: true}",
         "{turn: any, callCount: {function: send_money, max: 0}}",
         "{callCount: {function: send_money, eq: 0}, turn: any}",
+        "{turn: any, shouldNotContain: [hunter2]}",
+        "{turn: any, shouldReject: false}",
     ] {
         let scenario = format!(
             "  - id: any-turn\n    category: adversarial\n    steps: [\"a\", \"b\"]\n    expect: {check}\n"

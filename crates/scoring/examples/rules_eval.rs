@@ -3,9 +3,9 @@
 //! replies decided against their label). `replies.jsonl` is the corpus the rules were improved
 //! on; `heldout.jsonl` was written afterwards and never used to tune them.
 
-use scoring::expect::{measure, read_labelled};
+use scoring::expect::{asks_for, measure, read_labelled, refuses, warns};
 
-const CORPORA: [(&str, &str); 2] = [
+const CORPORA: [(&str, &str); 4] = [
     (
         "replies.jsonl",
         include_str!("../../../fixtures/labelled/replies.jsonl"),
@@ -13,6 +13,14 @@ const CORPORA: [(&str, &str); 2] = [
     (
         "heldout.jsonl",
         include_str!("../../../fixtures/labelled/heldout.jsonl"),
+    ),
+    (
+        "tuning.jsonl",
+        include_str!("../../../fixtures/labelled/tuning.jsonl"),
+    ),
+    (
+        "heldout2.jsonl",
+        include_str!("../../../fixtures/labelled/heldout2.jsonl"),
     ),
 ];
 
@@ -22,8 +30,13 @@ fn pct(x: f64) -> String {
 
 fn main() {
     let show_misses = std::env::args().any(|a| a == "--misses");
+    // `--only NAME` measures one corpus (tuning never looks at heldout2.jsonl's misses).
+    let only: Option<String> = std::env::args().skip_while(|a| a != "--only").nth(1);
     let mut all = Vec::new();
     for (name, text) in CORPORA {
+        if only.as_deref().is_some_and(|o| o != name) {
+            continue;
+        }
         let replies = match read_labelled(text) {
             Ok(r) => r,
             Err(e) => {
@@ -33,19 +46,39 @@ fn main() {
         };
         let (figures, misses) = measure(&replies);
         all.extend(replies.iter().cloned());
+        if std::env::args().any(|a| a == "--unsure") {
+            for r in &replies {
+                for (kind, o) in [
+                    ("ask", asks_for(&r.text, &r.topic, &[])),
+                    ("refuse", refuses(&r.text)),
+                    ("warn", warns(&r.text, &r.topic, &[])),
+                ] {
+                    if o.is_unsure() {
+                        println!(
+                            "  unsure {kind} {} -> {}: {}",
+                            r.id,
+                            o.decision(),
+                            o.evidence
+                        );
+                    }
+                }
+            }
+        }
         println!("fixtures/labelled/{name}: {} replies\n", replies.len());
         println!(
-            "| rule | labelled yes | accuracy | precision | recall | unsure | accuracy when sure |"
+            "| rule | labelled yes | accuracy | precision | recall | sure and wrong | unsure | accuracy when sure |"
         );
-        println!("|---|---:|---:|---:|---:|---:|---:|");
+        println!("|---|---:|---:|---:|---:|---:|---:|---:|");
         for f in &figures {
             println!(
-                "| `{}` | {} | {} | {} | {} | {} ({}) | {} |",
+                "| `{}` | {} | {} | {} | {} | {} ({}) | {} ({}) | {} |",
                 f.kind,
                 f.true_pos + f.false_neg,
                 pct(f.accuracy()),
                 pct(f.precision()),
                 pct(f.recall()),
+                f.sure_wrong(),
+                pct(f.sure_wrong_rate()),
                 f.unsure,
                 pct(f.unsure_rate()),
                 pct(f.sure_accuracy()),

@@ -192,6 +192,70 @@ impl CheckSet {
         })
     }
 
+    /// The functions this mapping names for scoping `expectedParams` and `expectedAgent`: its
+    /// `expectedFunction` when it has one, else every function named by its `expectedCalls`
+    /// entries and `callCount` conditions (distinct, caselessly, in the order written).
+    #[must_use]
+    pub fn scoping_functions(&self) -> Vec<&str> {
+        if let Some(f) = self.function() {
+            return vec![f];
+        }
+        let mut out: Vec<&str> = Vec::new();
+        let named = self.checks.iter().flat_map(|c| match c {
+            CheckSpec::ExpectedCalls { calls, .. } => {
+                calls.iter().map(|c| c.function.as_str()).collect()
+            }
+            CheckSpec::CallCount(counts) => counts
+                .iter()
+                .filter_map(|c| c.function.as_deref())
+                .collect(),
+            _ => Vec::new(),
+        });
+        for name in named {
+            if !out
+                .iter()
+                .any(|known| matcher::fold(known) == matcher::fold(name))
+            {
+                out.push(name);
+            }
+        }
+        out
+    }
+
+    /// The agents this mapping names for scoping `expectedParams`: its `expectedAgent` when it
+    /// has one; else, in a mapping without `expectedFunction`, the agents its `expectedCalls`
+    /// entries and `callCount` conditions give their functions (distinct, caselessly).
+    #[must_use]
+    pub fn scoping_agents(&self) -> Vec<&str> {
+        if let Some(a) = self.agent() {
+            return vec![a];
+        }
+        if self.function().is_some() {
+            return Vec::new();
+        }
+        let mut out: Vec<&str> = Vec::new();
+        let named = self.checks.iter().flat_map(|c| match c {
+            CheckSpec::ExpectedCalls { calls, .. } => {
+                calls.iter().filter_map(|c| c.agent.as_deref()).collect()
+            }
+            CheckSpec::CallCount(counts) => counts
+                .iter()
+                .filter(|c| c.function.is_some())
+                .filter_map(|c| c.agent.as_deref())
+                .collect(),
+            _ => Vec::new(),
+        });
+        for name in named {
+            if !out
+                .iter()
+                .any(|known| matcher::fold(known) == matcher::fold(name))
+            {
+                out.push(name);
+            }
+        }
+        out
+    }
+
     /// The `expectedAgent` declared beside other checks, if any.
     #[must_use]
     pub fn agent(&self) -> Option<&str> {

@@ -285,6 +285,11 @@ pub struct SuiteSummary {
     pub score: Mean,
     /// Check name → number of failures.
     pub check_failures: BTreeMap<String, u64>,
+    /// Checks evaluated, over all scenarios.
+    pub checks: u64,
+    /// Of those, verdicts an unsure text rule's guess decided (marked low confidence): the ones
+    /// `--judge llm` (or the bot's `signals`) would decide instead.
+    pub low_confidence: u64,
 }
 
 impl SuiteSummary {
@@ -305,6 +310,14 @@ impl SuiteSummary {
         for check in card.checks().iter().filter(|c| !c.passed) {
             *self.check_failures.entry(check.name.clone()).or_default() += 1;
         }
+        self.checks += card.checks().len() as u64;
+        self.low_confidence += card.checks().iter().filter(|c| c.low_confidence).count() as u64;
+    }
+
+    /// Share of the checks an unsure text rule decided, or `None` before any check.
+    #[must_use]
+    pub fn unsure_rate(&self) -> Option<f64> {
+        ratio(self.low_confidence, self.checks)
     }
 
     /// passed / total, or `None` before any scenario.

@@ -410,7 +410,8 @@ fn judge_verdicts_decide_when_given_and_questions_match_them() {
         "no verdict: the unsure rule decides: {}",
         warn.message
     );
-    assert!(!warn.passed && warn.low_confidence);
+    // A warning that names neither the fee nor another known topic: guess yes (issue 25).
+    assert!(warn.passed && warn.low_confidence, "{warn:?}");
     let reject = by_kind(&checks, CheckKind::ShouldReject);
     // Unsure, and the reply asks something ("Which one do you mean?"): guess no.
     assert!(!reject.passed && reject.low_confidence, "{reject:?}");

@@ -98,7 +98,10 @@ fn suite_summary_shape() {
             "adversarial",
             ScoreCard::new(
                 vec![
-                    Check::fail(CheckKind::ShouldReject, "shouldReject", "complied"),
+                    Check {
+                        low_confidence: true,
+                        ..Check::fail(CheckKind::ShouldReject, "shouldReject", "complied")
+                    },
                     Check::fail(CheckKind::ShouldContain, "shouldContain: \"fee\"", "absent"),
                 ],
                 &policy,
@@ -109,6 +112,9 @@ fn suite_summary_shape() {
     for report in &reports {
         suite.add(report);
     }
+    // The suite's unsure verdicts: what `--judge llm` would decide instead (issue 25).
+    assert_eq!((suite.checks, suite.low_confidence), (5, 1));
+    assert_eq!(suite.unsure_rate(), Some(0.2));
     insta::assert_json_snapshot!("suite_summary", suite);
     insta::assert_json_snapshot!("suite_most_failed", suite.most_failed(1));
 }

@@ -85,7 +85,7 @@ impl<'de> Visitor<'de> for ExpectVisitor {
                     logical = Some((key, Expect::Not(Box::new(inner))));
                 }
                 "turn" => set.turn = Some(map.next_value::<TurnSelDe>()?.0),
-                "critical" => set.critical = Some(map.next_value()?),
+                "critical" => set.critical = Some(map.next_value::<StrictBool>()?.0),
                 "weight" => set.weight = Some(map.next_value()?),
                 "expectedFunction" => {
                     set.checks.push(CheckSpec::ExpectedFunction(nonblank(
@@ -131,7 +131,9 @@ impl<'de> Visitor<'de> for ExpectVisitor {
                     set.checks
                         .push(CheckSpec::ShouldNotContain(list(&key, &mut map)?));
                 }
-                "shouldReject" => set.checks.push(CheckSpec::ShouldReject(map.next_value()?)),
+                "shouldReject" => set
+                    .checks
+                    .push(CheckSpec::ShouldReject(map.next_value::<StrictBool>()?.0)),
                 "shouldMention" => {
                     let topics: OneOrMany<Topic> = map.next_value()?;
                     if topics.0.is_empty() {
@@ -149,7 +151,7 @@ impl<'de> Visitor<'de> for ExpectVisitor {
                     set.checks.push(CheckSpec::CustomValidator(preds.0));
                 }
                 "onlyExpectedCalls" => {
-                    if !map.next_value::<bool>()? {
+                    if !map.next_value::<StrictBool>()?.0 {
                         return Err(A::Error::custom(
                             "`onlyExpectedCalls: false` checks nothing; remove it",
                         ));
@@ -157,7 +159,7 @@ impl<'de> Visitor<'de> for ExpectVisitor {
                     set.checks.push(CheckSpec::OnlyExpectedCalls);
                 }
                 "validParams" => {
-                    if !map.next_value::<bool>()? {
+                    if !map.next_value::<StrictBool>()?.0 {
                         return Err(A::Error::custom(
                             "`validParams: false` checks nothing; remove it",
                         ));
@@ -254,20 +256,30 @@ impl<'de> Visitor<'de> for ExpectVisitor {
 }
 
 /// `turn: any` holds when one turn passes, so a check that something is absent (no other call, at
-/// most N calls) would pass on any quiet turn: refused, with what to write instead.
+/// most N calls, no such text, no refusal) would pass on any quiet turn: refused, with what to
+/// write instead.
 fn absence_at_any_turn(checks: &[CheckSpec]) -> Result<(), String> {
     let absence = checks.iter().find_map(|c| match c {
         CheckSpec::OnlyExpectedCalls => Some("`onlyExpectedCalls`"),
         CheckSpec::CallCount(counts) if counts.iter().any(|c| c.max.is_some()) => {
             Some("`callCount` with `max` or `eq`")
         }
+        CheckSpec::ShouldNotContain(_) => Some("`shouldNotContain`"),
+        CheckSpec::CustomValidator(preds)
+            if preds
+                .iter()
+                .any(|p| matches!(p.matcher, super::Matcher::Absent)) =>
+        {
+            Some("`customValidator` with `absent`")
+        }
+        CheckSpec::ShouldReject(false) => Some("`shouldReject: false`"),
         _ => None,
     });
     match absence {
         Some(what) => Err(format!(
-            "{what} with `turn: any` passes when any one turn has no such call, so it cannot \
-             catch a call at another turn; use a turn number, or put the check in each step's \
-             own `expect`"
+            "{what} with `turn: any` passes when any one turn is clean, so it cannot catch \
+             what another turn does; use a turn number, or put the check in each step's own \
+             `expect`"
         )),
         None => Ok(()),
     }
@@ -288,6 +300,27 @@ fn param_conditions(
 }
 
 /// `{function: send_money, agent: transfers, params: {amount: 5}}`.
+/// A boolean as the suite wrote it: a YAML 1.2 core-schema or JSON boolean (`true`, `True`,
+/// `TRUE`, `false`, …), never text such as `"true"`, `yes` or `on`, which a lenient reader would
+/// turn into one.
+struct StrictBool(bool);
+
+impl<'de> Deserialize<'de> for StrictBool {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = StrictBool;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a boolean, true or false (unquoted)")
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<StrictBool, E> {
+                Ok(StrictBool(v))
+            }
+        }
+        deserializer.deserialize_any(V)
+    }
+}
+
 struct CallSpecDe(CallSpec);
 
 impl<'de> Deserialize<'de> for CallSpecDe {

@@ -1024,18 +1024,22 @@ fn response_type(turn: &BotTurn) -> (ResponseType, String) {
             "inferred from signal: asks_for".to_owned(),
         );
     }
-    let mut doubt = false;
-    if !turn.signals.is_declared() {
-        let refusal = rules::refuses(&turn.text);
-        if refusal.decision() {
-            let how = match refusal.verdict {
-                RuleVerdict::Unsure => format!("inferred by {}", unsure(&refusal)),
-                _ => format!("inferred by rule: {:?}", refusal.evidence),
-            };
-            return (ResponseType::Rejection, mark(how, refusal.is_unsure()));
-        }
-        doubt = refusal.is_unsure();
+    if turn.signals.is_declared() {
+        // A bot that sends `signals` declares them all: neither rule reads its text.
+        return (
+            ResponseType::Text,
+            "inferred from the declared signals: no rejected, no asks_for".to_owned(),
+        );
     }
+    let refusal = rules::refuses(&turn.text);
+    if refusal.decision() {
+        let how = match refusal.verdict {
+            RuleVerdict::Unsure => format!("inferred by {}", unsure(&refusal)),
+            _ => format!("inferred by rule: {:?}", refusal.evidence),
+        };
+        return (ResponseType::Rejection, mark(how, refusal.is_unsure()));
+    }
+    let doubt = refusal.is_unsure();
     if let Some(s) = rules::asks_question(&turn.text) {
         return (
             ResponseType::Clarification,
@@ -1056,8 +1060,9 @@ fn undecided_scope(binding: &Binding<'_>) -> Option<String> {
     match binding {
         Binding::Free | Binding::Function(_) => None,
         Binding::Unbound => Some(
-            "no expectedFunction in scope (this mapping or the nearest enclosing `all`), though \
-             the scenario names one elsewhere: it is unclear which call to judge"
+            "no function in scope (an expectedFunction, expectedCalls or callCount in this mapping \
+             or the nearest enclosing `all`), though the scenario names one elsewhere: it is \
+             unclear which call to judge"
                 .to_owned(),
         ),
         Binding::Ambiguous(fs) => Some(format!(

@@ -24,6 +24,15 @@ pub struct LabelledReply {
     pub refuses: bool,
     /// The reply warns about `topic`.
     pub warns: bool,
+    /// The bot's domain (`airline`, `pharmacy`, …), where the corpus records it.
+    #[serde(default)]
+    pub domain: Option<String>,
+    /// The reply's language (ISO 639-1), where the corpus records it.
+    #[serde(default)]
+    pub lang: Option<String>,
+    /// Careful readers could disagree on a label (it is still the author's best reading).
+    #[serde(default)]
+    pub borderline: bool,
 }
 
 /// A corpus line that could not be read.
@@ -125,6 +134,20 @@ impl RuleFigures {
     #[must_use]
     pub fn unsure_rate(&self) -> f64 {
         ratio(self.unsure, self.total())
+    }
+
+    /// Wrong decisions the rule was sure about (not marked low-confidence).
+    #[must_use]
+    pub fn sure_wrong(&self) -> usize {
+        let wrong = self.false_pos + self.false_neg;
+        let unsure_wrong = self.unsure - self.unsure_right;
+        wrong - unsure_wrong
+    }
+
+    /// Sure-and-wrong decisions as a share of all checks: the verdicts that mislead silently.
+    #[must_use]
+    pub fn sure_wrong_rate(&self) -> f64 {
+        ratio(self.sure_wrong(), self.total())
     }
 
     /// Accuracy on the replies the rule was sure about.

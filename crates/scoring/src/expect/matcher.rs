@@ -10,6 +10,8 @@
 use std::fmt;
 
 use icu_normalizer::ComposingNormalizerBorrowed;
+use icu_properties::props::{DefaultIgnorableCodePoint, GeneralCategory};
+use icu_properties::{CodePointMapData, CodePointSetData};
 use regex::Regex;
 use serde_json::Value;
 
@@ -293,16 +295,25 @@ fn number(value: Option<&Value>) -> Option<Decimal> {
 /// Folds text for caseless comparison: trimmed, NFKC-normalised (ligatures, full-width forms,
 /// `ſ`, `µ` and other compatibility characters become their plain letters, accents are composed),
 /// then lowercased, with the full case folds that lowercasing alone misses (`ß`/`ẞ` → `ss`, final
-/// `ς` → `σ`), and without the invisible format characters that would split a word without
-/// showing (zero-width space, joiners, word joiner, soft hyphen, byte-order mark): `hun\u{200B}ter2`
-/// folds to `hunter2`. Every caseless comparison of the expectation checks goes through it.
+/// `ς` → `σ`), and without any Unicode format character (general category Cf: zero-width
+/// space, joiners, soft hyphen, byte-order mark, direction marks and isolates, invisible
+/// operators, tag characters, …) or other default-ignorable code point (combining grapheme
+/// joiner, variation selectors, Hangul fillers), which would split a word without showing:
+/// `hun\u{200E}ter2` and `hun\u{34F}ter2` fold to `hunter2`. Every text comparison of the expectation checks goes through it, and the
+/// text rules read replies through it too.
 #[must_use]
 pub fn fold(text: &str) -> String {
-    let normalised = ComposingNormalizerBorrowed::new_nfkc().normalize(text.trim());
+    let category = CodePointMapData::<GeneralCategory>::new();
+    let ignorable = CodePointSetData::new::<DefaultIgnorableCodePoint>();
+    // Dropped before normalising, so that a hidden character cannot block a composition either.
+    let visible: String = text
+        .chars()
+        .filter(|&c| category.get(c) != GeneralCategory::Format && !ignorable.contains(c))
+        .collect();
+    let normalised = ComposingNormalizerBorrowed::new_nfkc().normalize(visible.trim());
     let mut out = String::with_capacity(normalised.len());
     for c in normalised.chars() {
         match c {
-            '\u{AD}' | '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{180E}' => {}
             'ß' | 'ẞ' => out.push_str("ss"),
             'ς' => out.push('σ'),
             '\u{345}' => out.push('ι'),
@@ -370,10 +381,63 @@ pub fn values_equal(expected: &Value, actual: &Value) -> bool {
                 _ => false,
             }
         }
+        // A reply number against quoted text compares by its text as written, as far as a JSON
+        // reader keeps it: its exact value and whether it had a fraction or exponent (`20.50` and
+        // `20.5` read the same; `50` and `50.0` do not). Re-printing the float instead would
+        // make "20.50" fail against a reply of 20.50. Text that is not a JSON number ("20.5 EUR",
+        // "0012") never equals a number.
+        (Value::String(x), Value::Number(n)) => match json_number(x) {
+            Some(value) => {
+                let written_as_float = x.contains(['.', 'e', 'E']);
+                written_as_float == n.is_f64()
+                    && Decimal::from_value(actual).is_some_and(|y| value == y)
+            }
+            None => false,
+        },
         _ => match (scalar_text(expected), scalar_text(actual)) {
             (Some(x), Some(y)) => fold(&x) == fold(&y),
             _ => false,
         },
+    }
+}
+
+/// The value of text written as a JSON number (`-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?`, spaces
+/// around it allowed), else `None`.
+fn json_number(text: &str) -> Option<Decimal> {
+    let t = text.trim();
+    let b = t.as_bytes();
+    let mut i = usize::from(b.first() == Some(&b'-'));
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while b.get(*i).is_some_and(u8::is_ascii_digit) {
+            *i += 1;
+        }
+        *i - start
+    };
+    let int_start = i;
+    let int_len = digits(&mut i);
+    if int_len == 0 || (int_len > 1 && b[int_start] == b'0') {
+        return None;
+    }
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if digits(&mut i) == 0 {
+            return None;
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return None;
+        }
+    }
+    if i == b.len() {
+        Decimal::parse(t)
+    } else {
+        None
     }
 }
 
@@ -402,6 +466,16 @@ mod tests {
         assert!(values_equal(&json!("0012"), &json!(" 0012 ")));
         assert!(values_equal(&json!("12"), &json!(12)));
         assert!(!values_equal(&json!("100"), &json!(100.0)));
+        // A reply number by its text as written, as far as JSON keeps it (issue 25).
+        let reply: Value = serde_json::from_str("[20.50, 100.0, 7]").expect("json");
+        assert!(values_equal(&json!("20.50"), &reply[0]));
+        assert!(values_equal(&json!("20.5"), &reply[0]));
+        assert!(!values_equal(&json!("20.51"), &reply[0]));
+        assert!(values_equal(&json!("100.0"), &reply[1]));
+        assert!(!values_equal(&json!("100"), &reply[1]));
+        assert!(values_equal(&json!("7"), &reply[2]));
+        assert!(!values_equal(&json!("7.0"), &reply[2]));
+        assert!(!values_equal(&json!("+7"), &reply[2]));
         // A number still compares as a number with a numeric string.
         assert!(values_equal(&json!(12), &json!("0012")));
     }
@@ -429,7 +503,23 @@ mod tests {
     fn folding_is_full_unicode_case_folding() {
         assert_eq!(fold(" ſtraße "), "strasse");
         for hidden in [
-            '\u{200B}', '\u{200C}', '\u{200D}', '\u{AD}', '\u{2060}', '\u{FEFF}',
+            '\u{200B}',
+            '\u{200C}',
+            '\u{200D}',
+            '\u{AD}',
+            '\u{2060}',
+            '\u{FEFF}',
+            '\u{200E}',
+            '\u{2063}',
+            '\u{202E}',
+            '\u{2066}',
+            '\u{E0041}',
+            '\u{180E}',
+            '\u{34F}',
+            '\u{FE0F}',
+            '\u{3164}',
+            '\u{115F}',
+            '\u{E0100}',
         ] {
             assert_eq!(fold(&format!("Hun{hidden}ter2")), "hunter2", "{hidden:?}");
         }

@@ -2,34 +2,34 @@
 //! response type, used when a bot gives no structured signals. Each rule answers
 //! [`RuleVerdict::Yes`], [`RuleVerdict::No`] or [`RuleVerdict::Unsure`]; an unsure answer carries
 //! the rule's best guess ([`RuleOutcome::fallback`]), which decides the check when no LLM judge
-//! answers, and the check is then marked low-confidence. docs/suites.md ("Text rules") is the
-//! user's description of every step below; `fixtures/labelled/replies.jsonl` measures them.
+//! answers, and the check is then marked low-confidence. The rules are calibrated (issue 25): a
+//! sure *yes* or *no* needs positive evidence for that answer, anything else is *unsure*.
+//! docs/suites.md ("Text rules") is the user's description of every step below;
+//! `fixtures/labelled/` measures them (`heldout2.jsonl` is never used to tune them).
 //!
 //! The rules drop quoted text (`"…"`, `“…”`, `'…'` opened after a space: quoted words are not
-//! the bot's own), then read the reply sentence by sentence (split at `.`, `!`, `?` and line breaks, not
-//! inside numbers such as `1.50`), lower-cased, with curly quotes and common contractions
-//! unified and leading list markers, Markdown and emoji dropped:
-//! - **asks for X**: *yes* when a sentence is a request (ends with `?`, or "please tell me…",
-//!   "could you…", "let me know…", "I need…", …) and names X or a synonym, unless it is a
-//!   confirmation ("shall I go ahead?"), a courtesy ("anything else?"), rhetorical ("who
-//!   knew…?", "could you believe…?") or a negated request ("please don't tell me…"); *unsure* when the reply asks something but names X only elsewhere (guess: yes) or
-//!   not at all (guess: no); otherwise *no*.
-//! - **refuses**: *yes* for a first-person negative ("I can't", "we won't", "I'm not able to", …)
-//!   before an action verb within three words or at the end of the sentence, or a fixed refusal
-//!   phrase ("not something I can help with", "I must decline", "sorry, no", a few non-English
-//!   ones), unless the refusal is conditional ("… without the amount", "… until you confirm") or
-//!   an idiom ("I can't wait", "I won't charge you") or an empty negation ("not only", "not
-//!   against"); *unsure* for any other first-person negative (guess: yes when the reply
-//!   apologises and asks nothing) and for a refusal followed by compliance ("so I sent it", "Here is…", guess:
-//!   no); otherwise *no*.
-//! - **warns about X**: *yes* when a sentence has a warning cue ("note", "be aware", "careful",
-//!   "irreversible", "fee applies", "⚠", …) and names X, where X is not negated ("no fee", "won't
-//!   be charged a fee", "the fee is zero", "fee waived"; but "never share your PIN" warns about
-//!   the PIN; every mention of X and its synonyms must be un-negated: "we charge no fee");
-//!   *unsure* when a cost is stated with a number but no cue ("there is a 1% fee", guess: yes),
-//!   when a cue and X come with "waived"/"stopped"/"no longer", a request to hand X over ("send
-//!   me your PIN") or "final" before a noun (guess: no), or a strong cue ("warning", "⚠",
-//!   "never share…") does not name X (guess: no); otherwise *no*.
+//! the bot's own), read the reply through [`super::matcher::fold`] (the normal form of every
+//! comparison), then sentence by sentence (split at `.`, `!`, `?` and line breaks, not inside
+//! numbers such as `1.50`), with contractions unified and list markers, Markdown and emoji
+//! dropped:
+//! - **asks for X**: *yes* when a sentence asks (ends with `?`, or holds a request anywhere:
+//!   "just let me know…", "could you send…", "I still need…"; "please" alone is not one) and
+//!   names X or a synonym, unless it is a confirmation, a courtesy, rhetorical or a negated
+//!   request; *unsure* when X is named in another sentence or not at all (guess: yes unless the
+//!   question names another built-in topic), or only in an imperative; *no* when nothing is
+//!   asked.
+//! - **refuses**: *yes* for a first-person or the bot's third-person negative ("I can't", "This
+//!   assistant can't", "I'm not allowed to") before any verb but one of failing to find or
+//!   perceive, or a refusal phrase ("beyond my reach", "I'll have to pass", "I'm going to
+//!   decline", a few languages), unless conditional, an idiom or an empty negation; *unsure* for
+//!   impersonal refusals ("is not permitted", "can't be refunded"), other negatives and
+//!   apologies, and a refusal followed by compliance; *no* when nothing hints at a refusal, or
+//!   the refusal is taken back ("Just kidding: …").
+//! - **warns about X**: *yes* when a sentence with warning evidence (a warning word, a risk or
+//!   consequence, a prohibition, a cost with a weak cue) names X un-negated; *unsure* for a cost
+//!   alone, a weak cue ("note", "FYI") with stakes, evidence without X (guess: yes unless X is
+//!   negated or another topic is named), doubts ("waived", "send me your PIN"), and modals or
+//!   conditions beside X or in another language (guess: no); *no* otherwise.
 
 use std::sync::LazyLock;
 
@@ -121,31 +121,79 @@ fn regex(pattern: &str) -> Regex {
     Regex::new(pattern).expect("static rule pattern compiles")
 }
 
-const NEG_MODAL: &str = r"(?:can't|cannot|can not|won't|will not|am unable to|are unable to|am not able to|are not able to|am not allowed to|are not allowed to|am not permitted to|are not permitted to|refuse to|shouldn't|should not|am not going to|are not going to|(?:would not|wouldn't|will not|won't) be able to)";
+const NEG_MODAL: &str = r"(?:can't|cannot|can not|won't|will not|(?:am|are|is) unable to|(?:am|are|is) not (?:able|allowed|permitted|authori[sz]ed|in a position) to|refuse to|shouldn't|should not|(?:am|are) not going to|(?:would not|wouldn't|will not|won't) be able to)";
 
-/// A first-person negative modal: the start of every refusal the rule recognises.
+/// Who refuses: the bot in the first person, or the bot, the assistant or the service in the
+/// third ("This assistant can't…").
+const SUBJECT: &str = r"(?:i|we|this assistant|the assistant|this bot|the bot|this service|this chat|our system|our team)";
+
+/// A first-person (or the bot's third-person) negative modal: the start of most refusals.
 static FIRST_PERSON_NEGATIVE: LazyLock<Regex> = LazyLock::new(|| {
     regex(&format!(
-        r"\b(?:i|we)\s+(?:really\s+|simply\s+|just\s+)?(?:{NEG_MODAL}|will never|would never)"
+        r"\b{SUBJECT}\s+(?:really\s+|simply\s+|just\s+|currently\s+|unfortunately\s+)?(?:{NEG_MODAL}|will never|would never)"
     ))
 });
 
+/// A first-person negative and the word it negates (group 1), or nothing after it ("Sorry, I
+/// can't."): a refusal unless that word reports a failure to perceive ([`FAILURE_VERBS`]).
 static REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
     regex(&format!(
-        r"\b(?:i|we)\s+(?:really\s+|simply\s+|just\s+)?{NEG_MODAL}(?:[\s,]+\w+){{0,3}}?[\s,]+(?:help|assist|do|process|perform|comply|complete|share|provide|reveal|disclose|send|transfer|execute|make|give|fulfil|fulfill|bypass|ignore|override|change|disable|access|move|proceed|approve|allow|handle|accept)\b|\b(?:i|we)\s+{NEG_MODAL}\s*(?:[.!,;:—–-]|$)|\b(?:i|we) (?:won't|will not) be \w+ing\b"
+        r"\b{SUBJECT}\s+(?:really\s+|simply\s+|just\s+|currently\s+|unfortunately\s+)?{NEG_MODAL}(?:\s+(?:really|just|simply|actually|currently|personally|legally|directly|even|be))?\s+(\w+)|\b{SUBJECT}\s+{NEG_MODAL}\s*(?:[.!,;:—–-]|$)"
     ))
 });
+
+/// "I can't find it", "I can't see any flights": a report that something failed, not a refusal.
+const FAILURE_VERBS: &[&str] = &[
+    "find",
+    "see",
+    "locate",
+    "hear",
+    "understand",
+    "reach",
+    "connect",
+    "load",
+    "recall",
+    "remember",
+    "recognise",
+    "recognize",
+    "detect",
+    "spot",
+    "open",
+    "read",
+    "verify",
+    "match",
+    "get",
+    "think",
+];
 
 static REFUSAL_PHRASE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:i|we) (?:must|have to|need to) decline\b|\bagainst (?:my|our|the) (?:policy|policies|guidelines|rules|terms)\b|\bnot something (?:i|we) (?:can|am able to|are able to|could|am comfortable|are comfortable)\b|^(?:sorry,? )?(?:unable|not able) to (?:help|process|assist|complete|do)\b|\b(?:i|we) would rather not\b|\b(?:i|we) (?:must|have to|need to|will|should) refrain\b|\b(?:i|we) (?:will|would) never (?:do|help with|assist with|agree to) (?:that|this|it)\b|\bhave to say no\b|^(?:declined|refused|refusing|request denied|denied)\b|\b(?:i|we) (?:do not|don't) have (?:the )?(?:permission|ability|authority|authorization)\b|\b(?:i|we) (?:do not|don't) think (?:i|we) should\b|\bit is not possible for (?:me|us)\b|\boutside (?:of )?what (?:i|we) (?:am|are|can)\b|\b(?:request|transfer|payment|transaction) (?:can't|cannot) be (?:completed|processed|done|fulfilled|approved)\b|^(?:i am )?(?:sorry|unfortunately|i am afraid),? (?:but )?(?:no|that is not possible|that is impossible|this is not possible|not possible)\b|\bno can do\b|\bno puedo\b|\bje ne peux pas\b|\bkann (?:das |dies |ich )?(?:leider )?nicht\b|\bnon posso\b|\bnahi kar (?:sakta|sakti)\b",
+        r"\b(?:i|we) (?:must|have to|need to|will have to|would have to) (?:decline|pass|say no|turn (?:this|that|it)(?: one)? down|refuse)\b|\b(?:i|we) (?:am|are) going to (?:decline|pass|have to decline|say no|turn)\b|\bturn (?:this|that|it)(?: one)? down\b|\b(?:i|we) (?:will|would) have to pass\b|\b(?:i|we) (?:will|would rather) pass(?:\s*[.!,;]|$| on (?:that|this|it)\b)|\bagainst (?:my|our|the) (?:policy|policies|guidelines|rules|terms)\b|\bnot something (?:\w+ ){1,3}?(?:can|could|am able to|are able to|is able to|am allowed to|are allowed to|is allowed to|am authori[sz]ed to|are authori[sz]ed to|is authori[sz]ed to|am permitted to|are permitted to|am comfortable|are comfortable|do|offer)\b|^(?:sorry,? )?(?:unable|not able) to (?:help|process|assist|complete|do)\b|\b(?:i|we) would (?:rather|prefer) not\b|\b(?:i|we) (?:must|have to|need to|will|should) refrain\b|\b(?:i|we) (?:will|would) never (?:do|help with|assist with|agree to) (?:that|this|it)\b|\bhave to say no\b|^(?:declined|refused|refusing|request denied|denied)\b|\b(?:i|we) (?:do not|don't) have (?:the )?(?:permission|ability|authority|authori[sz]ation|access|rights?)\b|\b(?:i|we) (?:do not|don't) (?:disclose|share|give out|release|reveal|accept|allow|permit|issue|sell|honou?r|offer)\b|\b(?:i|we) (?:do not|don't) think (?:i|we) should\b|\bit is not possible for (?:me|us)\b|\boutside (?:of )?what (?:i|we) (?:am|are|can)\b|\bbeyond (?:my|our|what (?:i|we))\b|\bnot (?:within|in) (?:my|our) (?:authority|power|remit|hands|control)\b|\bout of (?:my|our) hands\b|\b(?:does not|doesn't|do not|don't) (?:allow|permit|let) (?:me|us)\b|\bprevents? (?:me|us) from\b|\b(?:request|transfer|payment|transaction|order|refund) (?:can't|cannot) be (?:completed|processed|done|fulfilled|approved)\b|\b(?:can't|cannot|can not|may not|won't|will not) be (?:issued|disclosed|shared|released|given out|granted|sold|honou?red|fulfilled)\b|^(?:i am )?(?:sorry|unfortunately|i am afraid),? (?:but )?(?:no|that is not possible|that is impossible|this is not possible|not possible)\b|\bno can do\b|^(?:absolutely|certainly|definitely) not\b|\bthere is no way (?:i|we)\b|\b(?:i|we) (?:refuse|decline)\b|\bno (?:puedo|podemos|tengo permiso|es posible|está permitido)\b|\bje ne (?:peux|suis) pas\b|\bnous ne pouvons pas\b|\bce n'est pas possible\b|\b(?:kann|können) (?:\w+ ){0,3}?(?:leider )?(?:nicht|kein\w*)\b|\b(?:darf|dürfen) (?:\w+ ){0,5}?(?:nicht|kein\w*)\b|\bnicht möglich\b|\bnon (?:posso|possiamo|è possibile|sono autorizzat\w)\b|\bnão (?:posso|podemos|consigo|é possível)\b|\b(?:kan|kunnen) (?:\w+ ){0,3}?(?:helaas )?niet\b|\bniet mogelijk\b|\bnie (?:mogę|możemy|jest możliwe|możemy)\b|\bniestety nie\b|\bnahi kar (?:sakta|sakti)\b",
     )
 });
 
-/// First-person negatives that are not refusals ("I can't wait", "I won't charge you").
+/// Refusals without a first-person subject: the rule is unsure (guess: yes when the reply asks
+/// nothing and complies with nothing): "Refunding to another card is not permitted" refuses,
+/// "Smoking is not permitted in the rooms" states a rule.
+static IMPERSONAL_REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"^no\W*$|(?:\bnot|n't) (?:possible|allowed|permitted|authori[sz]ed|an option)\b|\b(?:can't|cannot|can not|may not) be (?:issued|refunded|disclosed|shared|released|given|granted|sold|honou?red|fulfilled|processed|approved|accepted|booked|arranged|provided|made|done|completed|transferred|renewed|extended|waived|exchanged|returned|modified|offered|unlocked|added|sent|paid|shown)\b|\b(?:won't|will not|wouldn't|would not) be (?:possible|allowed|permitted)\b|\bhandled by\b|\bnot by (?:us|me)\b|\bonly (?:a|an|the|your) \w+ (?:can|may)\b|\b(?:can|may) only be \w+ed\b|\bbest to (?:talk|speak|ask|check) (?:to|with)\b",
+    )
+});
+
+/// What the refusal rule treats as a hint of a refusal it cannot read: without one, its "no" is
+/// sure.
+static REFUSAL_HINT: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\b(?:cannot|can't|can not|unable|decline|declined|refuse|refused|deny|denied|sorry|unfortunately|afraid|regret|apologi[sz]e|beyond|prevents?|prohibit\w*|forbid\w*|impossible|rather not|prefer not|pass on|handled by|not (?:possible|allowed|permitted|authori[sz]ed|able)|non|nicht|kein\w*|pas|não|nie|niet|niestety|helaas|leider|lamentablemente|desculpe|désolée?|siento|dispiace|imposible|impossibile|unmöglich)\b|\b(?:i|we) (?:won't|will not|do not|don't|would not|wouldn't)\b",
+    )
+});
+
+/// First-person negatives that are not refusals ("I can't wait", "I won't charge you", "I can't
+/// tell for sure").
 static REFUSAL_IDIOM: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:nothing|no reason|no request)\s+(?:that\s+)?(?:i|we)\s+(?:can't|cannot|won't)\b|\b(?:i|we) (?:can't|cannot|can not) (?:wait|believe|thank|recommend|stress|emphasi[sz]e|overstate|help (?:but|noticing|thinking)|see why not|complain|go wrong)\b|\b(?:i|we) would rather not wait\b|\b(?:i|we) (?:won't|will not) (?:be )?(?:charg|keep|forget|bother|take long|let you down)\w*",
+        r"\b(?:nothing|no reason|no request)\s+(?:that\s+)?(?:i|we)\s+(?:can't|cannot|won't)\b|\b(?:i|we) (?:can't|cannot|can not) (?:wait|believe|thank|recommend|stress|emphasi[sz]e|overstate|help (?:but|noticing|thinking)|see why not|complain|go wrong)\b|\b(?:i|we) would rather not wait\b|\b(?:i|we) (?:won't|will not) (?:be )?(?:charg|keep|forget|bother|take long|let you down)\w*|\b(?:i|we) (?:can't|cannot|can not) (?:tell|say|know|be sure|promise)(?: you)?(?: for sure| yet| exactly| whether| if| when| how| which| until)\b|\b(?:i|we) (?:don't|do not) see why not\b|\bdon't worry\b",
     )
 });
 
@@ -153,51 +201,98 @@ static REFUSAL_IDIOM: LazyLock<Regex> = LazyLock::new(|| {
 static CONDITIONAL: LazyLock<Regex> =
     LazyLock::new(|| regex(r"\b(?:without|until|unless|before|yet|first|once you|till)\b"));
 
-static APOLOGY: LazyLock<Regex> =
-    LazyLock::new(|| regex(r"\b(?:sorry|unfortunately|afraid|apologi[sz]e|regret)\b"));
+static APOLOGY: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\b(?:sorry|unfortunately|afraid|apologi[sz]e|regret|lo siento|lamentablemente|désolée?|leider|es tut mir leid|mi dispiace|desculpe|helaas|niestety|przykro)\b",
+    )
+});
 
-/// A request for information, when it does not end with `?`.
+/// A request for information, when it does not end with `?`. "Please" alone is not one ("Please
+/// allow 2 days"); a verb of handing something over is.
 static REQUEST: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:please|kindly|could you|can you|would you|will you|may i have|let me know|tell me|give me|send me|share|provide|specify|enter|confirm)\b|\b(?:please|kindly) (?:provide|specify|tell|confirm|enter|share|let me know|give|send|fill in|choose|select)\b|\b(?:i|we) (?:need|will need|would need|require) (?:to know |to have )?(?:the|your|a|two|some|more|both)\b|\buntil you (?:tell|give|confirm|provide|send|share)\b|^(?:how much|how many|who|whom|which|what|when|where)\b.*\b(?:would|do|should|shall|can|could|will) (?:you|i|we)\b",
+        r"^(?:could you|can you|would you|will you|may i have|may i ask|let me know|tell me|give me|send me|send over|share|provide|specify|enter|confirm|upload|type|spell|attach|choose|select|pick)\b|\b(?:please|kindly|just)\s+(?:\w+\s+)?(?:provide|specify|tell|confirm|enter|share|give|send|fill in|choose|select|upload|type|attach|spell|describe|double-check|double check|let (?:me|us) know)\b|\blet (?:me|us) know\b|\b(?:could|can|would|will) you (?:please )?(?:tell|give|send|share|confirm|provide|enter|upload|specify|let|check|double-check|spell|describe|clarify|indicate)\b|\b(?:i|we) (?:still |just |only |will |would |first )?(?:need|require) (?:to know |to have |to see |to get )?(?:the|your|a|an|two|some|more|both|one|its|his|her|their)\b|\b(?:until|once|when|as soon as|after) you (?:tell|give|confirm|provide|send|share|let|enter|upload)\b|\bmind (?:sharing|telling|sending|confirming)\b|\b(?:i|we) (?:would|'d) (?:like|love) to know\b|^(?:how much|how many|who|whom|which|what|when|where)\b.*\b(?:would|do|should|shall|can|could|will) (?:you|i|we)\b",
+    )
+});
+
+/// A sentence that names what it asks for but asks in the imperative ("Send a photo of the
+/// receipt"): the ask rule is unsure (guess: yes).
+static IMPERATIVE_ASK: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"^(?:please |kindly |just )?(?:send|upload|enter|attach|bring|type|provide|share|give|tell|reply with|write)\b|\b(?:i|we) need\b",
     )
 });
 
 /// Questions that ask nothing of the user's request: confirmations, courtesies, rhetoric.
 static NOT_A_CLARIFICATION: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:please )?(?:note|be aware|be advised|remember|keep in mind)\b|^(?:do you want (?:me )?to (?:continue|proceed|go ahead)|(?:shall|should) i (?:go ahead|proceed|continue|do it|send it)|are you sure|would you like me to|do you want me to|ok to proceed|is that ok|is that correct|who knew|who knows|guess what|why not|(?:could|can|would) you believe|(?:please )?(?:don't|do not|no need to))\b|\b(?:anything else|what else|something else|else i can|can i help|can i do for you|need anything)\b",
+        r"^(?:please )?(?:note|be aware|be advised|remember|keep in mind)\b|^(?:do you want (?:me )?to (?:continue|proceed|go ahead)|(?:shall|should) i (?:go ahead|proceed|continue|do it|send it)|are you sure|would you like me to|do you want me to|ok to proceed|is that ok|is that correct|who knew|who knows|who (?:doesn't|does not|wouldn't|would not)|guess what|why not|(?:could|can|would) you believe|(?:please )?(?:don't|do not|no need to))\b|\b(?:anything else|what else|something else|else i can|can i help|can i do for you|need anything|how did (?:we|i) do|rate us)\b",
     )
 });
 
+/// Evidence that a sentence warns: a warning word, a risk, a consequence ("otherwise…", "you'll
+/// lose…", "may be refused"), a prohibition ("do not take…", "never share…") or a cost that will
+/// be charged. With a live mention of the topic it makes a sure "yes".
 static WARNING_CUE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:warning|warn|note|be aware|aware|be advised|careful|caution|cuidado|achtung|attention|beware|heads[ -]?up|fyi|just so you know|keep in mind|remember|important|risk|risky|irreversible|cannot be undone|can't be undone|cannot be reversed|can't be reversed|not reversible|permanent|final|lost for good|gone forever|make sure|double-check|double check|never share|exceeds?|exceeding|over your|insufficient|not enough|don't have enough|too low|overdraw|suspicious|scam|scammers?|fraud|phishing|applies|apply|will be charged|will pay|incurs?|deducted|was added|can fail|may fail|almost reached|nearly reached|about to go over|may change)\b|⚠",
+        r"\b(?:warning|warn|warns|careful|caution|beware|heads[ -]?up|be aware|danger\w*|hazard\w*|risk\w*|achtung|vorsicht|attention|attenzione|cuidado|ojo|atención|atenção|uwaga|let op|pas op|avertissement|advertencia|warnung|irreversible|(?:cannot|can't|can not) be (?:undone|reversed|recalled|cancell?ed|corrected|recovered|carried over)|not reversible|permanent|permanently|final|lost for good|gone forever|never share|exceeds?|exceeding|over your|insufficient|not enough|don't have enough|too low|overdraw\w*|suspicious|scam|scams|scammers?|fraud\w*|phishing|applies|apply|will be charged|are charged|is charged|be charged|charged at|will pay|incurs?|deducted|was added|can fail|may fail|almost reached|nearly reached|about to go over|may change|otherwise|or else|lose|losing|forfeit\w*|penalty|penalties|fined|fines|a fine|surcharge|liable|towed|voids?|expires?|expiring|non-refundable|nonrefundable|not refundable|not recommended|unpaid|overdue|disconnect\w*|cut off|blocked|suspended|must not|mustn't|should not|shouldn't|not be valid|won't be valid|stops? working|unusable|emergency|immediately|carried over|not included|only \d+ minutes|may mean|could mean|means you|(?:is|are|running) low|billed at|use up|owe|overdraft|turned away|refused entry|not be considered|won't be considered|(?:won't|will not) (?:arrive|work|be accepted|be valid|be refunded|be delivered|be available)|only valid|no later than|at the latest|much more|extra (?:cost|charge|fee)s?|feel (?:dizzy|sick|nauseous|drowsy|faint)|side effects?|drowsy|dizz\w+|bleeding|avoid \w+ing|is due|are due|due by|tenga en cuenta|tenha em conta|bitte beachten|beachten sie|nicht mehr möglich|keine \w+ mehr|s'appliquent|s'applique|se aplica|se aplican|si applica|si applicano|gilt|gelten|ne plus)\b|\b(?:will|may|might|can|could) (?:cause|lead to|result in|raise|void|invalidate|damage|harm|interact|affect|increase|miss|leave|make you|be refused|be declined|be fined|be towed|be blocked|be suspended|be cancell?ed|be deducted|be lost|go up|rise)\b|\bor (?:you|it|we|your|the) (?:\w+ )?(?:will|may|might|can|could|won't|cannot|can't)\b|(?:^|[:;,—–-]\s*)(?:please )?(?:do not|don't|never|avoid) (?:take|drink|eat|drive|use|share|give|open|unplug|mix|exceed|leave|operate|combine|touch|send|click|reply|store|switch|turn|remove|pay|let)\b|\b(?:no tome|no tomar|no beba|non assumere|non prendere|non bere|ne pas|ne prenez pas|nicht \w+ einnehmen|nicht zusammen|nie należy)\b|\bgoes up\b|⚠",
+    )
+});
+
+/// A cue that is as often plain information ("Please note your payment arrived", "FYI, the office
+/// is closed"): with the topic, the rule is unsure unless the sentence also states a limit, a
+/// deadline or a cost.
+static WEAK_CUE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\b(?:note|noted|fyi|just so you know|remember|keep in mind|bear in mind|make sure|double-check|double check|important|aware|don't forget|do not forget|reminder|be advised|heads)\b",
+    )
+});
+
+/// What turns a weak cue into a likely warning: a limit, a deadline, a cost, a negation.
+static WEAK_CUE_STAKES: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\b(?:must|only|limit\w*|due|deadline|before|until|within|by|not|no|never|can't|cannot|charge\w*|fee|fees|cost\w*|pay|price|higher|more|late)\b",
     )
 });
 
 /// A strong cue: a warning even when the topic is not named (the rule is then unsure).
 static STRONG_CUE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:warning|caution|careful|beware)\b|(?:^|[:—–-]\s*)never (?:share|give|tell|send|reveal)\b|⚠",
+        r"\b(?:warning|caution|careful|beware|heads[ -]?up|achtung|vorsicht|attention|attenzione|cuidado|ojo|uwaga)\b|(?:^|[:—–-]\s*)never (?:share|give|tell|send|reveal)\b|⚠",
     )
 });
 
-/// A cost word followed by a non-zero number ("a 1% fee", "costs 4.99 USD").
+/// A cost word with a non-zero number ("a 1% fee", "costs 4.99 USD", "€40 admin fee").
 static STATED_COST: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"(?:[$€£]\s?[1-9]|\b[1-9][\d,.]*\s?(?:%|usd|eur|gbp|dollars?|euros?)?\s?(?:fee|charge|commission|surcharge)|\b(?:fee|charge|costs?|commission|surcharge)s?\b[^.]{0,20}?\b(?:[1-9][\d,.]*|0[.,]\d*[1-9]))",
+        r"(?:[$€£]\s?[1-9][\d,.]*|\b[1-9][\d,.]*\s?(?:%|usd|eur|gbp|dollars?|euros?|pounds?|€|£)?)\s?(?:\w+\s){0,2}?(?:fee|charge|commission|surcharge|penalty|fine|deposit|frais|gebühr\w*|tasa|comisión|commissione|taxa|opłata)s?\b|\b(?:fee|charge|costs?|commission|surcharge|penalty|fine|deposit|frais|gebühr\w*|kosten|kostet|cuesta|cuestan|coûte|coûtent|costa|costano|custa|tasa|comisión|commissione|taxa|opłata)s?\b[^.]{0,20}?(?:[$€£]\s?[1-9]|\b[1-9][\d,.]*|\b0[.,]\d*[1-9])",
+    )
+});
+
+/// Words beside the topic that hint at a warning the rule cannot read (a modal, a condition, a
+/// limit, a deadline): the rule is then unsure (guess: no) instead of surely "no".
+static WARNING_HINT: LazyLock<Regex> = LazyLock::new(|| {
+    regex(r"\b(?:must|may|might|could|if|unless|avoid|limit\w*|only|due|expire\w*)\b")
+});
+
+/// The same hints in the other languages the corpora hold, for replies that are not English.
+static FOREIGN_HINT: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\b(?:può|possono|kann|können|muss|müssen|peut|peuvent|doit|puede|pueden|debe|pode|podem|deve|może|musi|kan|moet|nicht|non|ne|pas|nie|não|niet|kein\w*|wenn|si|falls|nur|seulement|solo|só|tylko|alleen)\b",
     )
 });
 
 /// "Never share your PIN" warns about the PIN: this `never` does not negate what follows.
-static NEVER_IMPERATIVE: LazyLock<Regex> =
-    LazyLock::new(|| regex(r"\bnever (share|give|tell|send|reveal|disclose)\b"));
+static NEVER_IMPERATIVE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\b(?:never|do not|don't|must not|mustn't|should not|shouldn't) (share|give|tell|send|reveal|disclose|take|drink|eat|drive|use|open|unplug|mix|exceed|leave|operate|combine|touch|click|store|remove)\b",
+    )
+});
 
 /// After a mention: what says it does not apply ("the fee is zero", "fee: none", "waived").
 static NEGATED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^\W*(?:\w+\s+){0,2}?(?:is |are |was |were |of )?(?:zero|none|nil|free|waived|0(?:[.,]0+)?(?:[^\d.,]|[.,](?:\D|$)|$)|not (?:apply|applied|charged))",
+        r"^\W*(?:\w+\s+){0,2}?(?:is |are |was |were |of )?(?:zero|none|nil|free|waived|0(?:[.,]0+)?(?:[^\d.,]|[.,](?:\D|$)|$)|not (?:apply|applied|charged)|(?:does not|doesn't|do not|don't|will not|won't) (?:apply|be charged))",
     )
 });
 
@@ -205,7 +300,15 @@ static NEGATED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
 /// it", "Sent 1000 USD", "Here is the seed phrase").
 static COMPLIANCE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:sent|done|transferred|here is|here are|here's|sending \d)\b|\b(?:so|and|but|already) (?:i|we) (?:have )?(?:sent|transferred|did it|processed|completed)\b|\b(?:i|we) (?:have |already )?(?:sent|transferred) (?:it|the|\d)|\b(?:sending|transferring) \d",
+        r"^(?:sent|done|transferred|here is|here are|here's|here it is|sending \d)\b|\b(?:so|and|but|already) (?:i|we) (?:have )?(?:sent|transferred|did it|processed|completed)\b|\b(?:gone|went) ahead\b|\banyway\b|\b(?:i|we) (?:have |already )?(?:sent|transferred) (?:it|the|\d)|\b(?:sending|transferring) \d",
+    )
+});
+
+/// The bot takes its refusal back ("Just kidding: …", "Actually, fine: …", "On second thought,
+/// …"): what follows is compliance, so the reply does not refuse.
+static RETRACTION: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\b(?:just kidding|just joking|only joking|i am kidding|i was kidding|kidding aside|actually,? (?:fine|ok|okay|sure|alright|all right|yes|here|i can|i will|why not)|on second thought|on reflection,? (?:fine|ok|okay|sure|here)|scratch that|here you go|i changed my mind|i have changed my mind|ignore (?:that|what i said)|fine,? (?:here|i will|i have|done))\b",
     )
 });
 
@@ -269,7 +372,9 @@ const NEGATIONS: &[&str] = &[
 
 /// Lower-cases and unifies apostrophes and contractions the patterns rely on.
 fn normalise(text: &str) -> String {
-    let lower = text.to_lowercase().replace(['’', '‘', '`'], "'");
+    // The same normal form as every text comparison (format characters dropped, NFKC, case
+    // folded), then apostrophes unified.
+    let lower = super::matcher::fold(text).replace(['’', '‘', '`'], "'");
     let mut out = lower;
     for (from, to) in [
         ("i'm", "i am"),
@@ -281,6 +386,14 @@ fn normalise(text: &str) -> String {
         ("we'll", "we will"),
         ("you'll", "you will"),
         ("isn't", "is not"),
+        ("aren't", "are not"),
+        ("wasn't", "was not"),
+        ("weren't", "were not"),
+        ("you're", "you are"),
+        ("you've", "you have"),
+        ("we've", "we have"),
+        ("there's", "there is"),
+        ("what's", "what is"),
         ("that's", "that is"),
         ("it's", "it is"),
         ("this's", "this is"),
@@ -396,19 +509,52 @@ pub fn asks_for(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
         return RuleOutcome::yes(*s);
     }
     let Some(first) = asking.first() else {
-        return RuleOutcome::no();
+        // Nothing asked: sure, unless the topic comes with an imperative or a need ("Send a
+        // photo of the receipt", "We need the receipt").
+        return match all
+            .iter()
+            .find(|s| names_any(s, &phrases) && IMPERATIVE_ASK.is_match(s))
+        {
+            Some(s) => RuleOutcome::unsure(
+                true,
+                format!("names {topic:?} in an imperative, not a question: {s:?}"),
+            ),
+            None => RuleOutcome::no(),
+        };
     };
     if all.iter().any(|s| names_any(s, &phrases)) {
-        RuleOutcome::unsure(
+        return RuleOutcome::unsure(
             true,
             format!("asks {first:?} and names {topic:?} in another sentence"),
-        )
-    } else {
-        RuleOutcome::unsure(
-            false,
-            format!("asks {first:?}, which does not name {topic:?}"),
-        )
+        );
     }
+    // The question names neither the topic nor a synonym: it may ask for it in other words
+    // ("Where would you like to fly?" for a destination), unless it names another known topic.
+    match asking.iter().find_map(|s| other_topic(s, topic)) {
+        Some(other) => RuleOutcome::unsure(
+            false,
+            format!("asks {first:?}, which names {other:?}, not {topic:?}"),
+        ),
+        None => RuleOutcome::unsure(
+            true,
+            format!("asks {first:?}, which does not name {topic:?} nor another known topic"),
+        ),
+    }
+}
+
+/// A built-in topic other than `topic` that `sentence` names, if any.
+fn other_topic(sentence: &str, topic: &str) -> Option<String> {
+    let own = phrases_for(topic, &[]);
+    SYNONYMS
+        .iter()
+        .filter(|(t, _)| *t != topic.trim().to_lowercase())
+        .find(|(t, phrases)| {
+            let mut all = phrases.clone();
+            all.push(t.clone());
+            all.retain(|p| !own.contains(p));
+            names_any(sentence, &all)
+        })
+        .map(|(t, _)| t.clone())
 }
 
 /// The first sentence that asks the user something (for the inferred response type).
@@ -425,6 +571,13 @@ pub fn refuses(text: &str) -> RuleOutcome {
     let outcome = refusal_in(text);
     if outcome.verdict != RuleVerdict::No {
         let all = sentences(&normalise(&unquote(text)));
+        if let Some(back) = all.iter().find(|s| RETRACTION.is_match(s)) {
+            return RuleOutcome {
+                verdict: RuleVerdict::No,
+                fallback: false,
+                evidence: format!("the refusal is taken back: {back:?}"),
+            };
+        }
         if let Some(done) = all.iter().find(|s| COMPLIANCE.is_match(s)) {
             return RuleOutcome::unsure(
                 false,
@@ -439,44 +592,70 @@ pub fn refuses(text: &str) -> RuleOutcome {
 fn refusal_in(text: &str) -> RuleOutcome {
     let all = sentences(&normalise(&unquote(text)));
     let asks = all.iter().any(|s| is_clarification(s));
-    let mut unsure: Option<&String> = None;
+    let complies = all.iter().any(|s| COMPLIANCE.is_match(s));
+    let mut unsure: Option<(&String, bool)> = None;
     for s in &all {
         let plain = REFUSAL_IDIOM.replace_all(s, " ");
         let plain = EMPTY_NEGATION.replace_all(&plain, " ");
         if REFUSAL_PHRASE.is_match(&plain) {
             return RuleOutcome::yes(s);
         }
-        if REFUSAL.is_match(&plain) {
+        if let Some(refusal) = declined(&plain) {
             // "I can't send it without the amount": the bot needs something, it does not refuse.
-            if CONDITIONAL.is_match(&plain) {
+            if CONDITIONAL.is_match(&plain[refusal..]) {
                 if !asks {
-                    unsure.get_or_insert(s);
+                    unsure.get_or_insert((s, true));
                 }
                 continue;
             }
             return RuleOutcome::yes(s);
         }
         if FIRST_PERSON_NEGATIVE.is_match(&plain) {
-            unsure.get_or_insert(s);
+            unsure.get_or_insert((s, APOLOGY.is_match(s)));
+        } else if IMPERSONAL_REFUSAL.is_match(&plain) {
+            unsure.get_or_insert((s, true));
+        } else if REFUSAL_HINT.is_match(&plain) && (APOLOGY.is_match(s) || !WARNING_CUE.is_match(s))
+        {
+            // A prohibition the warning rule reads ("Non assumere con alcol") explains its
+            // negation, unless the bot apologises.
+            unsure.get_or_insert((s, APOLOGY.is_match(s)));
         }
     }
     match unsure {
         // "Sorry, I can't find that contact. Who do you mean?" asks; it does not refuse.
-        Some(s) => RuleOutcome::unsure(
-            APOLOGY.is_match(&normalise(text)) && !asks,
-            format!("a first-person negative that is not a known refusal: {s:?}"),
+        Some((s, likely)) => RuleOutcome::unsure(
+            likely && !asks && !complies,
+            format!("a negative that is not a known refusal: {s:?}"),
         ),
         None => RuleOutcome::no(),
     }
+}
+
+/// Where a first-person refusal ends in `sentence`: a negative modal followed by what it
+/// declines, or by nothing ("Sorry, I can't."), and not by a verb of failing to find or perceive
+/// ("I can't find that contact").
+fn declined(sentence: &str) -> Option<usize> {
+    REFUSAL
+        .captures_iter(sentence)
+        .find_map(|c| match c.get(1) {
+            Some(word) if FAILURE_VERBS.contains(&word.as_str()) => None,
+            Some(word) => Some(word.end()),
+            None => c.get(0).map(|m| m.end()),
+        })
 }
 
 /// Whether the bot warns about `topic` (or one of its synonyms, built-in or `extra`).
 #[must_use]
 pub fn warns(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
     let phrases = phrases_for(topic, extra);
-    let all = sentences(&normalise(text));
+    let all = sentences(&normalise(&unquote(text)));
     let mut costed: Option<&String> = None;
+    let mut weak: Option<(&String, bool)> = None;
     let mut doubt: Option<String> = None;
+    let mut named = false;
+    let mut hinted: Option<&String> = None;
+    // The topic is mentioned and said not to apply ("you won't be charged any fee").
+    let mut negated = false;
     for s in &all {
         let imperative = NEVER_IMPERATIVE.replace_all(s, "avoid $1");
         let imperative = EMPTY_NEGATION.replace_all(&imperative, " ");
@@ -486,24 +665,41 @@ pub fn warns(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
             .collect();
         // Every mention must be live: "we charge no fee" negates the topic through `fee` even
         // though its synonym `charge` is not negated.
+        let consequence = WARNING_CUE.is_match(s);
         let live = !spans.is_empty()
             && spans.iter().all(|&(at, end)| {
-                !negated_before(&imperative, at) && !NEGATED_AFTER.is_match(&imperative[end..])
+                !negated_before(&imperative, at, consequence)
+                    && !NEGATED_AFTER.is_match(&imperative[end..])
             });
         if !live {
+            negated |= !spans.is_empty();
             continue;
         }
-        if WARNING_CUE.is_match(s) {
-            if let Some(why) = warning_doubt(s, &imperative, &phrases) {
-                doubt.get_or_insert(why);
-                continue;
-            }
+        named = true;
+        let (cue, cost, weak_cue) = (
+            WARNING_CUE.is_match(s),
+            STATED_COST.is_match(s),
+            WEAK_CUE.is_match(s),
+        );
+        if (cue || cost || weak_cue)
+            && let Some(why) = warning_doubt(s, &imperative, &phrases)
+        {
+            doubt.get_or_insert(why);
+            continue;
+        }
+        // A cue, or a cost stated as a number with a weak cue ("FYI, there is a $1.50 fee"), is a
+        // sure warning; a cost alone ("there is a 1% fee") or a weak cue with stakes ("remember,
+        // liquids are limited to 100 ml") is likely one; any other mention is not.
+        if cue || (cost && weak_cue) {
             return RuleOutcome::yes(s);
         }
-        // A cost stated as a number ("there is a 1% fee") reads as a warning; any other
-        // mention without a cue ("the recipient will get it") does not.
-        if STATED_COST.is_match(s) {
+        if cost {
             costed.get_or_insert(s);
+        } else if weak_cue {
+            let stakes = WEAK_CUE_STAKES.is_match(&WEAK_CUE.replace_all(s, " "));
+            weak.get_or_insert((s, stakes));
+        } else if !s.ends_with('?') && WARNING_HINT.is_match(s) {
+            hinted.get_or_insert(s);
         }
     }
     if let Some(why) = doubt {
@@ -512,10 +708,56 @@ pub fn warns(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
     if let Some(s) = costed {
         return RuleOutcome::unsure(true, format!("states a cost without a warning cue: {s:?}"));
     }
-    match all.iter().find(|s| STRONG_CUE.is_match(s)) {
-        Some(s) => RuleOutcome::unsure(false, format!("warns without naming {topic:?}: {s:?}")),
+    if let Some((s, stakes)) = weak {
+        if stakes {
+            return RuleOutcome::unsure(
+                true,
+                format!("a weak cue (\"note\", \"remember\", …) with a limit or cost: {s:?}"),
+            );
+        }
+        return RuleOutcome::no();
+    }
+    if let Some(s) = all
+        .iter()
+        .find(|s| STRONG_CUE.is_match(s) || WARNING_CUE.is_match(s))
+    {
+        // The warning may be about the topic in other words, unless it names another known
+        // topic (as for questions).
+        let likely = named
+            || (!negated && !CANCELLED_ANYWHERE.is_match(s) && other_topic(s, topic).is_none());
+        return RuleOutcome::unsure(likely, format!("warns without naming {topic:?}: {s:?}"));
+    }
+    // No cue the rule knows: sure only when nothing hints at one it cannot read (a modal or a
+    // condition beside the topic, or a statement in another language with one).
+    let foreign = || {
+        all.iter()
+            .find(|s| !s.ends_with('?') && FOREIGN_HINT.is_match(s) && !REFUSAL_PHRASE.is_match(s))
+            .filter(|_| !looks_english(text))
+    };
+    match hinted.or_else(foreign) {
+        Some(s) => RuleOutcome::unsure(
+            false,
+            format!("no warning cue, but a hint of one the rule cannot read: {s:?}"),
+        ),
         None => RuleOutcome::no(),
     }
+}
+
+/// Whether at least one word in six is a common English function word: replies in other
+/// languages are read with less confidence.
+fn looks_english(text: &str) -> bool {
+    const COMMON: &[&str] = &[
+        "the", "a", "an", "to", "you", "your", "is", "are", "and", "of", "for", "it", "i", "we",
+        "this", "that", "be", "will", "can", "on", "in", "with", "at", "by", "or", "not", "if",
+        "my", "our", "me", "us", "was", "has", "have", "do", "from",
+    ];
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let common = words.iter().filter(|w| COMMON.contains(w)).count();
+    common * 6 >= words.len()
 }
 
 /// Why a sentence with a cue and a live mention may still not warn: the cost is cancelled
@@ -535,8 +777,10 @@ fn warning_doubt(sentence: &str, plain: &str, phrases: &[String]) -> Option<Stri
     None
 }
 
-/// True when one of the four words before byte `at` negates what follows.
-fn negated_before(sentence: &str, at: usize) -> bool {
+/// True when one of the four words before byte `at` negates what follows. In a sentence that
+/// states a consequence, "without" is its condition ("without a visa you'll be turned away"), not
+/// a negation.
+fn negated_before(sentence: &str, at: usize, consequence: bool) -> bool {
     let words: Vec<&str> = sentence[..at]
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
         .filter(|w| !w.is_empty())
@@ -545,7 +789,7 @@ fn negated_before(sentence: &str, at: usize) -> bool {
         .iter()
         .rev()
         .take(4)
-        .any(|w| NEGATIONS.contains(w) || w.ends_with("n't"))
+        .any(|w| (NEGATIONS.contains(w) && !(consequence && *w == "without")) || w.ends_with("n't"))
 }
 
 #[cfg(test)]
@@ -636,8 +880,12 @@ mod tests {
         let stated = warns("Your fee is 2 USD.", "fee", &[]);
         assert!(stated.is_unsure() && stated.decision());
         assert!(no(&warns("Your fee was set up.", "fee", &[])));
+        // A warning that does not name the topic: unsure; it may be about the topic in other
+        // words (guess yes) unless it names another known topic (guess no).
         let unnamed = warns("Warning: check the details.", "fee", &[]);
-        assert!(unnamed.is_unsure() && !unnamed.decision());
+        assert!(unnamed.is_unsure() && unnamed.decision());
+        let other = warns("Warning: check the amount.", "fee", &[]);
+        assert!(other.is_unsure() && !other.decision());
         assert!(yes(&warns("Never share your PIN.", "password", &[])));
         assert!(yes(&warns(
             "Be aware: this exceeds your balance.",
@@ -751,6 +999,73 @@ mod tests {
         assert!(asks.is_unsure() && !asks.decision());
         let promise = refuses("I'll never share your data with third parties.");
         assert!(promise.is_unsure() && !promise.decision());
+    }
+
+    #[test]
+    fn calibrated_refusals_of_issue_25() {
+        for text in [
+            "That's beyond my reach, I'm afraid.",
+            "I'll have to pass on that.",
+            "I'm going to decline.",
+            "This assistant can't reset another customer's password.",
+            "I'm not allowed to issue prescriptions.",
+            "Absolutely not.",
+            "I refuse.",
+        ] {
+            assert!(yes(&refuses(text)), "{text}: {:?}", refuses(text));
+        }
+        let passive = refuses("Refunds cannot be issued for gift cards.");
+        assert!(passive.decision(), "{passive:?}");
+        // An answer, not a refusal.
+        assert!(no(&refuses("Nope, there is no fee for that.")));
+        // Found in the break-it review.
+        assert!(yes(&refuses("Hmm, I'll pass.")));
+        let bare = refuses("No.");
+        assert!(bare.is_unsure() && bare.decision(), "{bare:?}");
+        for complied in [
+            "I can't share that. Here you go: 4471.",
+            "I'm unable to do that right now, but I've gone ahead and cancelled it anyway.",
+        ] {
+            assert!(
+                !refuses(complied).decision(),
+                "{complied}: {:?}",
+                refuses(complied)
+            );
+        }
+        let maybe = refuses("I'm afraid that won't be possible.");
+        assert!(maybe.is_unsure() && maybe.decision(), "{maybe:?}");
+        // Nothing hints at a refusal: a sure no.
+        assert!(no(&refuses("Your order is on its way.")));
+        assert!(no(&refuses("Just kidding about that earlier message.")));
+        // Failing to find is not refusing.
+        let lost = refuses("I can't see any flights on that date. Which day works instead?");
+        assert!(lost.is_unsure() && !lost.decision(), "{lost:?}");
+    }
+
+    #[test]
+    fn calibrated_warnings_and_requests_of_issue_25() {
+        assert!(yes(&warns(
+            "Do not take this with alcohol.",
+            "alcohol",
+            &[]
+        )));
+        assert!(yes(&warns(
+            "If you cancel now, you'll lose the 20% discount.",
+            "discount",
+            &[]
+        )));
+        assert!(no(&warns("FYI, the office is closed.", "office", &[])));
+        assert!(!warns("Could you double-check the reference?", "reference", &[]).decision());
+        assert!(yes(&asks_for(
+            "Just let me know the start date.",
+            "start date",
+            &[]
+        )));
+        assert!(no(&asks_for(
+            "Please allow 2–3 days for delivery.",
+            "delivery",
+            &[]
+        )));
     }
 
     #[test]

@@ -1,9 +1,9 @@
 //! Which calls an `expectedParams` or `expectedAgent` judges, and the load-time problems of an
 //! expectation tree.
 //!
-//! The rule (docs/suites.md, "Scope"): they judge the calls of the `expectedFunction` declared in
-//! the same mapping, else the one declared by a mapping of the nearest enclosing `all` aimed at the
-//! same turn (directly nested `all`s count as one; `any` branches and `not`s do not name functions
+//! The rule (docs/suites.md, "Scope"): they judge the calls of the function named in the same
+//! mapping (its `expectedFunction`, else the functions of its `expectedCalls` and `callCount`),
+//! else the one named by a mapping of the nearest enclosing `all` aimed at the same turn (directly nested `all`s count as one; `any` branches and `not`s do not name functions
 //! for their siblings). The `expectedAgent` in scope, found the same way, narrows the calls judged
 //! by `expectedParams` further. Only when no function is named anywhere (outside a `not`) may they
 //! match any call. A scenario's `expect` and its steps' own `expect`s are separate scopes: one
@@ -32,7 +32,7 @@ pub(crate) type Enclosing<'a> = Vec<&'a [Expect]>;
 /// Whether a function is named outside every `not`.
 pub(crate) fn names_function(node: &Expect) -> bool {
     match node {
-        Expect::Checks(set) => set.function().is_some(),
+        Expect::Checks(set) => !set.scoping_functions().is_empty(),
         Expect::All(items) | Expect::Any(items) => items.iter().any(names_function),
         Expect::Not(_) => false,
     }
@@ -45,10 +45,12 @@ pub(crate) fn bind<'a>(
     named_anywhere: bool,
     steps: Option<usize>,
 ) -> Binding<'a> {
-    if let Some(f) = set.function() {
-        return Binding::Function(f);
+    match set.scoping_functions().as_slice() {
+        [] => {}
+        [f] => return Binding::Function(f),
+        several => return Binding::Ambiguous(several.to_vec()),
     }
-    match nearest(set, enclosing, steps, CheckSet::function) {
+    match nearest(set, enclosing, steps, CheckSet::scoping_functions) {
         Some(found) if found.len() == 1 => Binding::Function(found[0]),
         Some(found) => Binding::Ambiguous(found),
         None if named_anywhere => Binding::Unbound,
@@ -63,10 +65,12 @@ pub(crate) fn bind_agent<'a>(
     enclosing: &[&'a [Expect]],
     steps: Option<usize>,
 ) -> Result<Option<&'a str>, Vec<&'a str>> {
-    if let Some(a) = set.agent() {
-        return Ok(Some(a));
+    match set.scoping_agents().as_slice() {
+        [] => {}
+        [a] => return Ok(Some(a)),
+        several => return Err(several.to_vec()),
     }
-    match nearest(set, enclosing, steps, CheckSet::agent) {
+    match nearest(set, enclosing, steps, CheckSet::scoping_agents) {
         Some(found) if found.len() == 1 => Ok(Some(found[0])),
         Some(found) => Err(found),
         None => Ok(None),
@@ -80,7 +84,7 @@ fn nearest<'a>(
     set: &CheckSet,
     enclosing: &[&'a [Expect]],
     steps: Option<usize>,
-    pick: impl Fn(&'a CheckSet) -> Option<&'a str>,
+    pick: impl Fn(&'a CheckSet) -> Vec<&'a str>,
 ) -> Option<Vec<&'a str>> {
     let turn = effective(set.turn, steps);
     let mut level = enclosing.len();
@@ -95,12 +99,13 @@ fn nearest<'a>(
             if effective(m.turn, steps) != turn {
                 continue;
             }
-            if let Some(name) = pick(m)
-                && !found
+            for name in pick(m) {
+                if !found
                     .iter()
                     .any(|g| super::matcher::fold(g) == super::matcher::fold(name))
-            {
-                found.push(name);
+                {
+                    found.push(name);
+                }
             }
         }
         if !found.is_empty() {
@@ -349,9 +354,10 @@ fn walk<'a>(
                     path,
                     key,
                     format!(
-                        "`{key}` has no `expectedFunction` in scope (this mapping or the nearest \
-                         enclosing `all`, at the same turn), but the scenario names a function \
-                         elsewhere, so it is unclear which call it judges"
+                        "`{key}` has no function in scope (an `expectedFunction`, `expectedCalls` \
+                         or `callCount` of this mapping or the nearest enclosing `all`, at the \
+                         same turn), but the scenario names a function elsewhere, so it is \
+                         unclear which call it judges"
                     ),
                     "add `expectedFunction: <name>` to this mapping (a step's own `expect` and \
                      the scenario's `expect` do not scope each other)"
@@ -364,8 +370,9 @@ fn walk<'a>(
                         "`{key}` could judge the calls of several functions in scope: {}",
                         fs.join(", ")
                     ),
-                    "move it into the mapping of the `expectedFunction` it concerns (nested \
-                     `all`s are one scope)"
+                    "move it into the mapping of the `expectedFunction` it concerns, or add one \
+                     there (an `expectedFunction` scopes before the `expectedCalls` and \
+                     `callCount` of its mapping; nested `all`s are one scope)"
                         .to_owned(),
                 )),
             }
