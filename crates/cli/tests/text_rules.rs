@@ -85,6 +85,11 @@ fn an_unsure_rule_decides_and_the_check_is_marked_low_confidence() {
     let out = run_suite(dir.path(), reply, "{shouldWarn: [fee]}", Some(&json));
     let stdout = assert_exit(&out, 0, "[low confidence: rule unsure]");
     assert!(stdout.contains("rule unsure: states a cost"), "{stdout}");
+    // The summary line says how many verdicts were guesses, and how to decide them.
+    assert!(
+        stdout.contains("1 of 1 verdicts unsure") && stdout.contains("`--judge llm`"),
+        "{stdout}"
+    );
     let written = std::fs::read_to_string(&json).expect("the --json file is written");
     assert!(written.contains("\"low_confidence\": true"), "{written}");
 }

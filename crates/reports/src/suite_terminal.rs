@@ -93,13 +93,24 @@ pub fn summary_table(figures: &SuiteFigures) -> String {
     table.to_string()
 }
 
-/// `P/T scenarios passed (F failed)`.
+/// `P/T scenarios passed (F failed)`, and how many verdicts were unsure — decided by a text
+/// rule's guess and marked low confidence — with how to decide them.
 #[must_use]
 pub fn totals_line(figures: &SuiteFigures) -> String {
     let passed = figures.passed();
     let total = passed + figures.failed();
-    format!(
+    let mut line = format!(
         "{passed}/{total} scenarios passed ({} failed)",
         total - passed
-    )
+    );
+    let s = &figures.summary;
+    if s.low_confidence > 0 {
+        let _ = write!(
+            line,
+            "; {} of {} verdicts unsure (a text rule's guess decided, marked low confidence): \
+             decide them with `--judge llm`, or have the bot send `signals`",
+            s.low_confidence, s.checks
+        );
+    }
+    line
 }
