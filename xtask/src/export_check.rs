@@ -38,12 +38,14 @@ pub(crate) fn run() -> anyhow::Result<()> {
     .context("the exported dataset does not load as expected")
 }
 
-/// Builds the debug `scenario-engine` (default features) and returns its path.
+/// Builds the debug `scenario-engine` (default features) and returns its path. It is built as
+/// `cargo test --workspace` builds it (the same feature resolution), so after the README's test
+/// command, as in CI, nothing is compiled again.
 pub(crate) fn debug_binary(root: &std::path::Path) -> anyhow::Result<std::path::PathBuf> {
     crate::venv::run(
         Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
             .current_dir(root)
-            .args(["build", "-q", "-p", "scenario-engine"]),
+            .args(["test", "-q", "--workspace", "--no-run"]),
     )?;
     Ok(crate::target_dir(root).join("debug/scenario-engine"))
 }

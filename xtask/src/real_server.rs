@@ -76,8 +76,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         .current_dir(&root)
         .args([
             "test",
-            "-p",
-            "scenario-engine",
+            // The whole workspace's feature resolution, as the README's test command builds it:
+            // nothing is compiled again after it.
+            "--workspace",
             "--test",
             "real_server",
             "--",
