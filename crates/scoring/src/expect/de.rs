@@ -299,7 +299,6 @@ fn param_conditions(
         .collect()
 }
 
-/// `{function: send_money, agent: transfers, params: {amount: 5}}`.
 /// A boolean as the suite wrote it: a YAML 1.2 core-schema or JSON boolean (`true`, `True`,
 /// `TRUE`, `false`, …), never text such as `"true"`, `yes` or `on`, which a lenient reader would
 /// turn into one.
@@ -321,6 +320,7 @@ impl<'de> Deserialize<'de> for StrictBool {
     }
 }
 
+/// `{function: send_money, agent: transfers, params: {amount: 5}}`.
 struct CallSpecDe(CallSpec);
 
 impl<'de> Deserialize<'de> for CallSpecDe {
