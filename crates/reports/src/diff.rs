@@ -19,6 +19,16 @@ pub enum DiffError {
         /// Kind of the second file.
         after: &'static str,
     },
+    /// A file is a run's errors file, not its records.
+    #[error(
+        "{}: an errors file (a run's failed scenarios); diff the run's output file, whose \
+         report counts these failures",
+        path.display()
+    )]
+    ErrorsFile {
+        /// The errors file.
+        path: std::path::PathBuf,
+    },
     /// A file could not be read.
     #[error(transparent)]
     Load(#[from] LoadError),
@@ -52,6 +62,9 @@ pub fn diff(
             })
         }
         (Results::Suite(a), Results::Suite(b)) => Ok(compare_suites(a, b, min_score_delta)),
+        (Results::Failures(path), _) | (_, Results::Failures(path)) => {
+            Err(DiffError::ErrorsFile { path: path.clone() })
+        }
         _ => Err(DiffError::KindMismatch {
             before: before.kind().name(),
             after: after.kind().name(),

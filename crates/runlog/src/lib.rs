@@ -5,6 +5,8 @@
 //!   the merge of several outputs into one.
 //! - [`vocab`]: the words records are written in — agent roles, the ratio judge's mode, which
 //!   attempt is kept, the gate's settings and verdict.
+//! - [`failure`]: why scenarios failed — each errors-file reason's cause, and the failures of a
+//!   run counted by agent and cause.
 //! - [`lock`]: one writer per output file (an advisory lock with its holder's host and pid).
 //! - [`money`]: one way to show US dollars; [`totals`]: a finished run's counters.
 //!
@@ -12,12 +14,14 @@
 //! HTTP), so a reader of records — reports, dataset export, task runs, a user's own script in
 //! Rust — pays only for `serde_json`.
 
+pub mod failure;
 pub mod lock;
 pub mod money;
 pub mod record;
 pub mod totals;
 pub mod vocab;
 
+pub use failure::{FailureCause, FailureTally};
 pub use lock::{LockError, OutputLock};
 pub use record::{
     AttemptRecord, CallTotals, CoercionNote, FailureRecord, RecordSettings, ScenarioRecord,
