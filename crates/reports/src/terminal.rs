@@ -229,6 +229,9 @@ pub fn diff(v: &DiffView) -> String {
         v.new_total,
         v.missing_total
     );
+    if !v.yield_line.is_empty() {
+        let _ = writeln!(out, "{}", v.yield_line);
+    }
     let rows = |title: &str, rows: &[DiffRow], total: usize, last: &str| {
         let mut t = table(&["scenario", "before", "after", "Δ", last]);
         for r in rows {
