@@ -255,3 +255,65 @@ async fn shards_of_a_limited_config_merge_against_it() {
     assert!(!stdout.contains("complete for the config"), "{stdout}");
     assert_eq!(ids(&into).len(), 6);
 }
+
+/// Issue 27: the README's `merge out/shard*.jsonl` glob picks up `shardN.jsonl.errors.jsonl`,
+/// which the merge refused as "not a record". Errors files are skipped with a note, and the
+/// shards' current failures (not those a resume did) go beside the merged file, where `report`
+/// counts them in the yield.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_glob_with_errors_files_merges_and_keeps_the_failures() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let a = dir.path().join("shard1.jsonl");
+    let b = dir.path().join("shard2.jsonl");
+    std::fs::write(&a, [record("a1"), record("a2")].concat()).expect("shard");
+    std::fs::write(&b, record("b1")).expect("shard");
+    let failure = |id: &str| {
+        format!(
+            "{}\n",
+            serde_json::json!({"id": id, "index": 0, "params": {}, "agent": "fluency",
+                "reason": "fluency: server error 500 after 5 attempts: boom", "fatal": false,
+                "totals": {"usage": {"prompt_tokens": 1, "completion_tokens": 0, "estimated": false},
+                           "cost_usd": 0.0, "calls": 1, "cache_hits": 0, "retries": 4,
+                           "repairs": 0, "coercions": [], "models": {}}})
+        )
+    };
+    let a_errors = dir.path().join("shard1.jsonl.errors.jsonl");
+    // a2 failed once, then a resume wrote its record: only x1 is failed now.
+    std::fs::write(&a_errors, [failure("x1"), failure("a2")].concat()).expect("errors");
+    let b_errors = dir.path().join("shard2.jsonl.errors.jsonl");
+    std::fs::write(&b_errors, failure("x2")).expect("errors");
+    let into = dir.path().join("merged.jsonl");
+    // What `out/shard*.jsonl` expands to, in the shell's order.
+    let o = merge(&[&a, &a_errors, &b, &b_errors, Path::new("--into"), &into]).await;
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(stderr.matches("skipped ").count(), 2, "{stderr}");
+    assert!(stderr.contains("shard1.jsonl.errors.jsonl: an errors file"), "{stderr}");
+    assert_eq!(ids(&into), ["a1", "a2", "b1"]);
+    let merged_errors = dir.path().join("merged.jsonl.errors.jsonl");
+    let failed: Vec<String> = std::fs::read_to_string(&merged_errors)
+        .expect("the merged failures")
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("json")["id"].to_string())
+        .collect();
+    assert_eq!(failed, ["\"x1\"", "\"x2\""]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("2 failed scenario(s)"), "{}", text(&o));
+
+    let report = tokio::process::Command::new(BIN)
+        .arg("report")
+        .arg(&into)
+        .output()
+        .await
+        .expect("report");
+    let out = String::from_utf8_lossy(&report.stdout);
+    assert!(
+        out.contains("yield 3/5 (60%) of the scenarios tried: 3 written, 2 failed"),
+        "{out}"
+    );
+
+    // Only errors files: nothing to merge (exit 2), nothing written.
+    let lone = dir.path().join("lone.jsonl");
+    let o = merge(&[&a_errors, Path::new("--into"), &lone]).await;
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(!lone.exists());
+}

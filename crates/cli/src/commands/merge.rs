@@ -10,7 +10,6 @@
 
 use std::path::PathBuf;
 
-use comfy_table::Table;
 use runlog::record::{Coverage, MergeInputs};
 
 use crate::error::{CliError, CommandResult, Outcome};
@@ -50,7 +49,21 @@ pub(crate) fn execute(args: Args) -> CommandResult {
         }
         return super::tasks::merge_dir(dir, &args.into);
     }
-    let inputs = MergeInputs::read(&args.outputs).map_err(CliError::invalid)?;
+    let (outputs, skipped) = without_errors_files(&args.outputs);
+    for path in &skipped {
+        errln!(
+            "skipped {}: an errors file (a run's failed scenarios, not records); the failures \
+             of the merged outputs go to {}",
+            path.display(),
+            runlog::record::errors_path(&args.into).display()
+        );
+    }
+    if outputs.is_empty() {
+        return Err(CliError::invalid(
+            "no output to merge: every input is an errors file",
+        ));
+    }
+    let inputs = MergeInputs::read(&outputs).map_err(CliError::invalid)?;
     let overlaps = inputs.overlaps();
     if !overlaps.is_empty() {
         let mut message = format!(
@@ -91,8 +104,31 @@ pub(crate) fn execute(args: Args) -> CommandResult {
     inputs
         .write(&args.into)
         .map_err(|e| CliError::write(&args.into, e))?;
-    print_summary(&args, &inputs, checked_complete);
+    let failed = inputs
+        .write_failures(&args.into)
+        .map_err(|e| CliError::write(&runlog::record::errors_path(&args.into), e))?;
+    print_summary(&outputs, &args.into, &inputs, checked_complete);
+    if failed > 0 {
+        outln!(
+            "{failed} failed scenario(s) of the inputs written to {} (report {} counts them)",
+            runlog::record::errors_path(&args.into).display(),
+            args.into.display()
+        );
+    }
     Ok(Outcome::Success)
+}
+
+/// The inputs that are outputs, and those that are errors files (`*.errors.jsonl`, or a file
+/// whose first line is a failure): a shell glob such as `out/shard*.jsonl` picks up both.
+fn without_errors_files(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    paths.iter().cloned().partition(|path| {
+        let named = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.ends_with(".errors.jsonl"));
+        let kind = || reports::load::load(path).map(|r| r.kind()).ok();
+        !named && kind() != Some(reports::load::ResultsKind::Failures)
+    })
 }
 
 /// What is missing and what is foreign, one `error:` paragraph each (`main` adds the first
@@ -132,21 +168,25 @@ fn more(n: usize) -> String {
     }
 }
 
-fn print_summary(args: &Args, inputs: &MergeInputs, checked_complete: bool) {
+fn print_summary(
+    outputs: &[PathBuf],
+    into: &std::path::Path,
+    inputs: &MergeInputs,
+    checked_complete: bool,
+) {
     let mean = inputs
         .mean_score()
         .map_or_else(|| "-".to_owned(), |m| format!("{m:.3}"));
-    let mut table = Table::new();
-    table.set_header(vec!["input", "records"]);
-    for (path, n) in args.outputs.iter().zip(&inputs.per_file) {
+    let mut table = reports::terminal::table(&["input", "records"]);
+    for (path, n) in outputs.iter().zip(&inputs.per_file) {
         table.add_row(vec![path.display().to_string(), n.to_string()]);
     }
     outln!("{table}");
     outln!(
         "merged {} record(s) from {} file(s) into {}: {} accepted, mean score {mean}{}",
         inputs.len(),
-        args.outputs.len(),
-        args.into.display(),
+        outputs.len(),
+        into.display(),
         inputs.accepted,
         if checked_complete {
             " (complete for the config)"

@@ -199,6 +199,53 @@ impl MergeInputs {
     }
 }
 
+impl MergeInputs {
+    /// Writes the inputs' current failures beside `into` (`<into>.errors.jsonl`), so the merged
+    /// run reports its yield over the scenarios tried: each input's errors-file lines, the last
+    /// line per scenario, less the scenarios the merge holds a record of. With none, a stale
+    /// `<into>.errors.jsonl` of an earlier merge is removed. Returns the failures written.
+    ///
+    /// Memory: one line per failed scenario (never the records).
+    ///
+    /// # Errors
+    /// Any I/O error.
+    pub fn write_failures(&self, into: &Path) -> std::io::Result<u64> {
+        let mut current: std::collections::BTreeMap<String, String> =
+            std::collections::BTreeMap::new();
+        for path in &self.paths {
+            let errors = super::errors_path(path);
+            let file = match std::fs::File::open(&errors) {
+                Ok(file) => file,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(e),
+            };
+            for line in std::io::BufReader::new(file).lines() {
+                let line = line?;
+                if let Ok(r) = serde_json::from_str::<super::RecordId>(&line)
+                    && self.index.position(&r.id).is_none()
+                {
+                    current.insert(r.id, line);
+                }
+            }
+        }
+        let target = super::errors_path(into);
+        if current.is_empty() {
+            match std::fs::remove_file(&target) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+                _ => return Ok(0),
+            }
+        }
+        stdx::write_atomic(&target, |out| {
+            for line in current.values() {
+                out.write_all(line.trim_ascii().as_bytes())?;
+                out.write_all(b"\n")?;
+            }
+            Ok(())
+        })?;
+        Ok(current.len() as u64)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
