@@ -1119,6 +1119,7 @@ mod tests {
             completion_tokens: 0,
             cost_usd: Some(10.0),
             unpriced_models: Vec::new(),
+            models: Vec::new(),
             sampled: 0,
             assumptions: crate::Assumptions::default(),
         };

@@ -116,6 +116,10 @@ fn invalid_replies_are_filed_as_invalid_output() {
         "the run stopped before this scenario was done",
         "no attempt was judged",
     ] {
-        assert_ne!(FailureCause::of_reason(reason), FailureCause::Other, "{reason}");
+        assert_ne!(
+            FailureCause::of_reason(reason),
+            FailureCause::Other,
+            "{reason}"
+        );
     }
 }

@@ -267,7 +267,12 @@ fn failed_scenarios_show_in_the_diff_as_a_yield_over_the_scenarios_tried() {
         after.to_str().expect("utf-8"),
     ]);
     let text = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(o.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert!(text.contains("over the 19 matched scenario(s)"), "{text}");
     assert!(
         text.contains("yield over the scenarios tried 17/20 → 17/22 (0 → 2 failed)"),

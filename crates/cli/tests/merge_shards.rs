@@ -288,7 +288,10 @@ async fn a_glob_with_errors_files_merges_and_keeps_the_failures() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(stderr.matches("skipped ").count(), 2, "{stderr}");
-    assert!(stderr.contains("shard1.jsonl.errors.jsonl: an errors file"), "{stderr}");
+    assert!(
+        stderr.contains("shard1.jsonl.errors.jsonl: an errors file"),
+        "{stderr}"
+    );
     assert_eq!(ids(&into), ["a1", "a2", "b1"]);
     let merged_errors = dir.path().join("merged.jsonl.errors.jsonl");
     let failed: Vec<String> = std::fs::read_to_string(&merged_errors)
@@ -297,7 +300,11 @@ async fn a_glob_with_errors_files_merges_and_keeps_the_failures() {
         .map(|l| serde_json::from_str::<Value>(l).expect("json")["id"].to_string())
         .collect();
     assert_eq!(failed, ["\"x1\"", "\"x2\""]);
-    assert!(String::from_utf8_lossy(&o.stdout).contains("2 failed scenario(s)"), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("2 failed scenario(s)"),
+        "{}",
+        text(&o)
+    );
 
     let report = tokio::process::Command::new(BIN)
         .arg("report")

@@ -254,8 +254,16 @@ fn a_run_with_failures_reports_the_yield_over_the_scenarios_tried_and_why() {
     let out = dir.path().join("run.jsonl");
     std::fs::copy(runs("pipeline-before.jsonl"), &out).expect("copy");
     let errors = [
-        failure_line("f1", Some("fluency"), "fluency: rate limited after 5 attempts"),
-        failure_line("f2", Some("generator"), "generator: timed out after 5 attempts"),
+        failure_line(
+            "f1",
+            Some("fluency"),
+            "fluency: rate limited after 5 attempts",
+        ),
+        failure_line(
+            "f2",
+            Some("generator"),
+            "generator: timed out after 5 attempts",
+        ),
         // f2 failed again later: its last line is current.
         failure_line(
             "f2",
@@ -283,13 +291,21 @@ fn a_run_with_failures_reports_the_yield_over_the_scenarios_tried_and_why() {
         html.to_str().expect("utf-8"),
     ]);
     let text = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(o.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     // pipeline-before: 20 records, 17 accepted; 3 failed now → 17 of 23 tried.
     assert!(
         text.contains("yield 17/23 (74%) of the scenarios tried: 20 written, 3 failed"),
         "{text}"
     );
-    assert!(text.contains("Why scenarios failed (3 of 23 tried"), "{text}");
+    assert!(
+        text.contains("Why scenarios failed (3 of 23 tried"),
+        "{text}"
+    );
     for row in [
         "fluency        ┆ rate limited (429)",
         "generator      ┆ server error (5xx)",
@@ -302,7 +318,10 @@ fn a_run_with_failures_reports_the_yield_over_the_scenarios_tried_and_why() {
             .collect::<Vec<_>>();
         assert!(squeezed.iter().any(|l| l.contains(&row)), "{row} in {text}");
     }
-    assert!(!text.contains("timed out"), "f2's older line is not current: {text}");
+    assert!(
+        !text.contains("timed out"),
+        "f2's older line is not current: {text}"
+    );
     let md = std::fs::read_to_string(&md).expect("markdown");
     assert!(md.contains("Yield: 17/23 (74%)"), "{md}");
     assert!(md.contains("## Why scenarios failed"), "{md}");
@@ -313,6 +332,14 @@ fn a_run_with_failures_reports_the_yield_over_the_scenarios_tried_and_why() {
     // The errors file alone is read as what it is, not refused as "not a record".
     let o = report(&[errors_file.to_str().expect("utf-8")]);
     let text = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(o.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&o.stderr));
-    assert!(text.contains("an errors file: 4 failed scenario(s)"), "{text}");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        text.contains("an errors file: 4 failed scenario(s)"),
+        "{text}"
+    );
 }

@@ -48,12 +48,11 @@ fn failed(out: &std::path::Path) -> Result<u64, DiffError> {
     if tally.failed() == 0 {
         return Ok(0);
     }
-    let reader = RecordReader::<_, runlog::record::RecordId>::open(out).map_err(|source| {
-        LoadError::Io {
+    let reader =
+        RecordReader::<_, runlog::record::RecordId>::open(out).map_err(|source| LoadError::Io {
             path: out.to_owned(),
             source,
-        }
-    })?;
+        })?;
     // The records were just read whole by the comparison: a line that fails here was valid.
     for r in reader.flatten() {
         tally.succeeded(&r.record.id);
@@ -79,15 +78,16 @@ pub fn diff(
                     source,
                 })
             };
-            let mut d = compare_runs(open(a.path())?, open(b.path())?, min_score_delta)
-                .map_err(|(which, e)| {
+            let mut d = compare_runs(open(a.path())?, open(b.path())?, min_score_delta).map_err(
+                |(which, e)| {
                     let path = if which == 0 { a.path() } else { b.path() };
                     DiffError::Load(LoadError::Invalid {
                         path: path.to_owned(),
                         line: e.line(),
                         message: e.reason(),
                     })
-                })?;
+                },
+            )?;
             d.failed_before = failed(a.path())?;
             d.failed_after = failed(b.path())?;
             Ok(d)

@@ -127,7 +127,10 @@ mod tests {
                 id: id.into(),
                 index: 0,
                 params: std::collections::BTreeMap::new(),
-                reason: format!("generator: rate limited after 5 attempts {}", "x".repeat(200)),
+                reason: format!(
+                    "generator: rate limited after 5 attempts {}",
+                    "x".repeat(200)
+                ),
                 agent: Some(AgentKind::Generator),
                 fatal: false,
                 totals: CallTotals::default(),
@@ -139,6 +142,10 @@ mod tests {
         assert_eq!(v.rows.len(), 1);
         assert_eq!(v.rows[0].cause, "rate limited (429)");
         assert_eq!(v.rows[0].example.chars().count(), EXAMPLE_CHARS);
-        assert!(v.sentence().contains("6 written, 2 failed"), "{}", v.sentence());
+        assert!(
+            v.sentence().contains("6 written, 2 failed"),
+            "{}",
+            v.sentence()
+        );
     }
 }

@@ -409,7 +409,10 @@ pub fn run_end(out: &Path, t: &RunTotals) -> String {
     }
     if failed.any() {
         text.push_str(&failures(&failed));
-        let _ = writeln!(text, "the next run on this output retries the failed scenarios");
+        let _ = writeln!(
+            text,
+            "the next run on this output retries the failed scenarios"
+        );
     }
     text
 }
