@@ -324,3 +324,78 @@ async fn a_glob_with_errors_files_merges_and_keeps_the_failures() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(!lone.exists());
 }
+
+/// The README's recipe with a failure: shards run, one scenario failed (it is in its shard's
+/// errors file, not its output). `merge out/shard*.jsonl --into … --config …` merges, counting
+/// the failed scenario as accounted for (not "missing"), and `report` shows the yield over the
+/// scenarios tried.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_readme_recipe_merges_shards_with_a_failure_against_the_config() {
+    let server = FakeServer::start(FakeConfig::default().with_seed(2))
+        .await
+        .expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("grid.yaml");
+    std::fs::write(&config, CONFIG).expect("config");
+    for k in 1..=2 {
+        let out = dir.path().join(format!("shard{k}.jsonl"));
+        let o = run(
+            &config,
+            &out,
+            &server.base_url(),
+            &["--shard", &format!("{k}/2")],
+        )
+        .await;
+        assert_eq!(o.status.code(), Some(0), "shard {k}: {}", text(&o));
+    }
+    // Shard 1's last scenario failed instead: its record becomes an errors-file line.
+    let shard1 = dir.path().join("shard1.jsonl");
+    let text1 = std::fs::read_to_string(&shard1).expect("shard 1");
+    let (kept, last) = text1.trim_end().rsplit_once('\n').expect("several records");
+    std::fs::write(&shard1, format!("{kept}\n")).expect("rewrite");
+    let record: Value = serde_json::from_str(last).expect("record");
+    let failure = serde_json::json!({"id": record["id"], "index": record["index"], "params": {},
+        "agent": "generator", "reason": "generator: rate limited after 5 attempts", "fatal": false,
+        "totals": {"usage": {"prompt_tokens": 1, "completion_tokens": 0, "estimated": false},
+                   "cost_usd": 0.0, "calls": 1, "cache_hits": 0, "retries": 4, "repairs": 0,
+                   "coercions": [], "models": {}}});
+    std::fs::write(
+        dir.path().join("shard1.jsonl.errors.jsonl"),
+        format!("{failure}\n"),
+    )
+    .expect("errors");
+    // `out/shard*.jsonl`, as the shell expands it.
+    let mut glob: Vec<PathBuf> = std::fs::read_dir(dir.path())
+        .expect("dir")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            name.starts_with("shard") && name.ends_with(".jsonl")
+        })
+        .collect();
+    glob.sort();
+    // Every run leaves an errors file (empty when nothing failed): the glob takes both.
+    assert_eq!(glob.len(), 4, "{glob:?}");
+    let into = dir.path().join("all.jsonl");
+    let mut args: Vec<&Path> = glob.iter().map(PathBuf::as_path).collect();
+    args.extend([Path::new("--into"), &into, Path::new("--config"), &config]);
+    let o = merge(&args).await;
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("merged 11 record(s) from 2 file(s)")
+            && stdout.contains("complete for the config with the 1 failed scenario(s)"),
+        "{stdout}"
+    );
+    let report = tokio::process::Command::new(BIN)
+        .arg("report")
+        .arg(&into)
+        .output()
+        .await
+        .expect("report");
+    let out = String::from_utf8_lossy(&report.stdout);
+    assert!(
+        out.contains("of the scenarios tried: 11 written, 1 failed"),
+        "{out}"
+    );
+}

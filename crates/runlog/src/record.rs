@@ -27,7 +27,7 @@ use scoring::{Judge, JudgeWeights};
 use crate::vocab::{AgentKind, GateSettings, GateVerdict, Keep, RatioJudgeMode};
 
 pub use index::{IndexEntry, IndexError, RunIndex};
-pub use merge::{Coverage, MergeError, MergeInputs};
+pub use merge::{Coverage, CurrentFailures, MergeError, MergeInputs};
 pub use read::{DEFAULT_MAX_LINE_BYTES, Located, RecordError, RecordId, RecordReader};
 
 /// The schema version this build writes. Version 1 (records written before the field existed,

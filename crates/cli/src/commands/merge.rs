@@ -77,6 +77,9 @@ pub(crate) fn execute(args: Args) -> CommandResult {
         message.push_str(&more(overlaps.len()));
         return Err(CliError::invalid(message));
     }
+    let failures = inputs
+        .failures()
+        .map_err(|e| CliError::invalid(format!("reading the inputs' errors files: {e}")))?;
     let mut checked_complete = false;
     if let Some(config) = &args.config {
         let mut config = scenarios::load_config(config)?;
@@ -84,7 +87,13 @@ pub(crate) fn execute(args: Args) -> CommandResult {
         // by the config alone: the ids are checked against the selection without it (none may
         // be foreign), and completeness cannot be checked.
         let per_process_limit = config.selection.limit.take();
-        let selected = config.space.select(&config.selection).map(|s| s.id);
+        // A selected scenario that failed (in an input's errors file) is accounted for: it is
+        // neither missing nor merged, and its failure goes beside the merged file.
+        let selected = config
+            .space
+            .select(&config.selection)
+            .map(|s| s.id)
+            .filter(|id| !failures.contains_key(id));
         let mut coverage = inputs.coverage(selected, SHOWN_IDS);
         if per_process_limit.is_some() && coverage.foreign.is_empty() {
             errln!(
@@ -104,13 +113,19 @@ pub(crate) fn execute(args: Args) -> CommandResult {
     inputs
         .write(&args.into)
         .map_err(|e| CliError::write(&args.into, e))?;
-    let failed = inputs
-        .write_failures(&args.into)
+    MergeInputs::write_failures(&args.into, &failures)
         .map_err(|e| CliError::write(&runlog::record::errors_path(&args.into), e))?;
-    print_summary(&outputs, &args.into, &inputs, checked_complete);
-    if failed > 0 {
+    print_summary(
+        &outputs,
+        &args.into,
+        &inputs,
+        checked_complete.then_some(failures.len()),
+    );
+    if !failures.is_empty() {
         outln!(
-            "{failed} failed scenario(s) of the inputs written to {} (report {} counts them)",
+            "{} failed scenario(s) of the inputs written to {} (`report {}` counts them; run \
+             the shards again to retry them, then merge again)",
+            failures.len(),
             runlog::record::errors_path(&args.into).display(),
             args.into.display()
         );
@@ -172,7 +187,7 @@ fn print_summary(
     outputs: &[PathBuf],
     into: &std::path::Path,
     inputs: &MergeInputs,
-    checked_complete: bool,
+    complete_with_failed: Option<usize>,
 ) {
     let mean = inputs
         .mean_score()
@@ -188,10 +203,10 @@ fn print_summary(
         outputs.len(),
         into.display(),
         inputs.accepted,
-        if checked_complete {
-            " (complete for the config)"
-        } else {
-            ""
+        match complete_with_failed {
+            Some(0) => " (complete for the config)".to_owned(),
+            Some(n) => format!(" (complete for the config with the {n} failed scenario(s))"),
+            None => String::new(),
         }
     );
 }

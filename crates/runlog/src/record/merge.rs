@@ -199,19 +199,20 @@ impl MergeInputs {
     }
 }
 
+/// The failures of a merge's inputs that no input holds a record of: scenario id → its last
+/// errors-file line.
+pub type CurrentFailures = std::collections::BTreeMap<String, String>;
+
 impl MergeInputs {
-    /// Writes the inputs' current failures beside `into` (`<into>.errors.jsonl`), so the merged
-    /// run reports its yield over the scenarios tried: each input's errors-file lines, the last
-    /// line per scenario, less the scenarios the merge holds a record of. With none, a stale
-    /// `<into>.errors.jsonl` of an earlier merge is removed. Returns the failures written.
+    /// The inputs' current failures: each input's errors-file lines (`<input>.errors.jsonl`),
+    /// the last line per scenario, less the scenarios the merge holds a record of.
     ///
     /// Memory: one line per failed scenario (never the records).
     ///
     /// # Errors
-    /// Any I/O error.
-    pub fn write_failures(&self, into: &Path) -> std::io::Result<u64> {
-        let mut current: std::collections::BTreeMap<String, String> =
-            std::collections::BTreeMap::new();
+    /// An errors file that exists but cannot be read.
+    pub fn failures(&self) -> std::io::Result<CurrentFailures> {
+        let mut current = CurrentFailures::new();
         for path in &self.paths {
             let errors = super::errors_path(path);
             let file = match std::fs::File::open(&errors) {
@@ -228,21 +229,30 @@ impl MergeInputs {
                 }
             }
         }
+        Ok(current)
+    }
+
+    /// Writes `failures` beside `into` (`<into>.errors.jsonl`, atomically), so the merged run
+    /// reports its yield over the scenarios tried; with none, a stale `<into>.errors.jsonl` of an
+    /// earlier merge is removed.
+    ///
+    /// # Errors
+    /// Any I/O error.
+    pub fn write_failures(into: &Path, failures: &CurrentFailures) -> std::io::Result<()> {
         let target = super::errors_path(into);
-        if current.is_empty() {
-            match std::fs::remove_file(&target) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
-                _ => return Ok(0),
-            }
+        if failures.is_empty() {
+            return match std::fs::remove_file(&target) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+                _ => Ok(()),
+            };
         }
         stdx::write_atomic(&target, |out| {
-            for line in current.values() {
+            for line in failures.values() {
                 out.write_all(line.trim_ascii().as_bytes())?;
                 out.write_all(b"\n")?;
             }
             Ok(())
-        })?;
-        Ok(current.len() as u64)
+        })
     }
 }
 
