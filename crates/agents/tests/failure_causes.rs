@@ -51,7 +51,7 @@ fn transport_errors() -> Vec<(LlmError, FailureCause)> {
                 reason: "EOF while parsing".into(),
                 repairs: 1,
                 raw: String::new(),
-                usage: Default::default(),
+                usage: llm_client::Usage::default(),
                 cost_usd: None,
             },
             FailureCause::InvalidOutput,

@@ -79,7 +79,7 @@ impl FailuresView {
     pub fn alone(tally: &FailureTally, errors_file: &str) -> Self {
         let mut view = Self::new(tally, 0, 0, errors_file);
         view.attempted = 0;
-        view.yield_text = "unknown without the run's output file".to_owned();
+        "unknown without the run's output file".clone_into(&mut view.yield_text);
         view
     }
 

@@ -258,7 +258,7 @@ impl FailureTally {
                     .unwrap_or_default(),
             })
             .collect();
-        rows.sort_by(|a, b| b.scenarios.cmp(&a.scenarios));
+        rows.sort_by_key(|r| std::cmp::Reverse(r.scenarios));
         rows
     }
 }

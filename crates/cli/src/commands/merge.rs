@@ -114,7 +114,7 @@ pub(crate) fn execute(args: Args) -> CommandResult {
         .write(&args.into)
         .map_err(|e| CliError::write(&args.into, e))?;
     MergeInputs::write_failures(&args.into, &failures)
-        .map_err(|e| CliError::write(&runlog::record::errors_path(&args.into), e))?;
+        .map_err(|e| CliError::write(runlog::record::errors_path(&args.into), e))?;
     print_summary(
         &outputs,
         &args.into,
