@@ -56,7 +56,7 @@ impl FailuresView {
             accepted,
             yield_text: format!(
                 "{accepted}/{attempted} ({})",
-                crate::pipeline::pct(share(accepted, attempted))
+                pct(share(accepted, attempted))
             ),
             errors_file: errors_file.to_owned(),
             unreadable: tally.unreadable(),
@@ -97,6 +97,11 @@ impl FailuresView {
             self.yield_text, self.records, self.failed, self.errors_file
         )
     }
+}
+
+/// A share as a whole percentage, as every report prints it (`-` for none).
+fn pct(share: Option<f64>) -> String {
+    share.map_or_else(|| "-".to_owned(), |s| format!("{:.0}%", s * 100.0))
 }
 
 fn share(part: u64, whole: u64) -> Option<f64> {

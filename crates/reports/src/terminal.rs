@@ -303,7 +303,7 @@ pub fn diff(v: &DiffView) -> String {
 #[must_use]
 pub fn run_end(out: &Path, t: &RunTotals) -> String {
     let mut text = String::new();
-    let (summary, unreadable, tally) = runlog::record::summarise_file(out);
+    let (summary, unreadable, tally) = runlog::summary::summarise_file(out);
     let _ = writeln!(
         text,
         "\nrun: {} written, {} failed, {} skipped (already done); stop: {}",

@@ -8,6 +8,7 @@
 //! - [`failure`]: why scenarios failed — each errors-file reason's cause, and the failures of a
 //!   run counted by agent and cause.
 //! - [`lock`]: one writer per output file (an advisory lock with its holder's host and pid).
+//! - [`summary`]: a finished run's summary, read back from its output and errors files.
 //! - [`money`]: one way to show US dollars; [`totals`]: a finished run's counters.
 //!
 //! It depends on neither the pipeline's state machine nor the model transport (no `tokio`, no
@@ -18,6 +19,7 @@ pub mod failure;
 pub mod lock;
 pub mod money;
 pub mod record;
+pub mod summary;
 pub mod totals;
 pub mod vocab;
 
