@@ -189,6 +189,10 @@ fn steps(root: &Path, args: &Args, t: &mut Timings) -> anyhow::Result<()> {
         "s3: a task run in an S3-compatible object store (moto, PyPI)",
         crate::s3_check::run,
     )?;
+    t.step(
+        "k8s: launch's Job valid for Kubernetes 1.33–1.37 (kubernetes-validate, PyPI)",
+        crate::k8s_check::run,
+    )?;
     match server_env {
         None => eprintln!("\n==> real server: skipped (--no-real-server)"),
         Some(prepared) => {

@@ -9,6 +9,7 @@ mod export_check;
 mod fake_server;
 mod fetch_model;
 mod fixtures;
+mod k8s_check;
 mod lexicon;
 mod real_server;
 mod s3_check;
@@ -72,6 +73,8 @@ enum Command {
     SlurmCheck,
     /// Run a task-run directory on an S3-compatible store (moto's server, pip-installed).
     S3Check,
+    /// Validate `launch k8s`'s Job against the Kubernetes versions it claims (offline schemas, PyPI).
+    K8sCheck,
 }
 
 /// The workspace root (the parent of this crate's folder).
@@ -118,6 +121,7 @@ fn main() -> anyhow::Result<()> {
         Command::RealServer(args) => real_server::run(args),
         Command::SlurmCheck => slurm_check::run(),
         Command::S3Check => s3_check::run(),
+        Command::K8sCheck => k8s_check::run(),
         Command::Screenshot(args) => screenshot::run(args),
     }
 }

@@ -408,6 +408,8 @@ pub struct BatchBackend<'c> {
     waiting: BTreeMap<CallKey, (Slot, AgentCall)>,
     /// Replies known without a batch (stored in the state, or requests that cannot be encoded).
     ready: Vec<Reply>,
+    /// Calls new to the state, not yet looked up in the response cache.
+    uncached: Vec<CallKey>,
     submitted_here: u32,
 }
 
@@ -473,6 +475,7 @@ impl<'c> BatchBackend<'c> {
             unadmitted,
             waiting: BTreeMap::new(),
             ready: Vec::new(),
+            uncached: Vec::new(),
             submitted_here: 0,
         })
     }
@@ -542,6 +545,30 @@ impl<'c> BatchBackend<'c> {
                     key: key.clone(),
                     result,
                     replayed,
+                });
+            }
+        }
+    }
+
+    /// Answers the waiting calls new to this run from the response cache (what an online run or
+    /// an earlier batch already paid for): they are never submitted. A hit is a cache hit like
+    /// the online client's: no cost, counted as cached.
+    async fn answer_from_cache(&mut self) {
+        for key in std::mem::take(&mut self.uncached) {
+            let Some((_, call)) = self.waiting.get(&key) else {
+                continue;
+            };
+            if self.state.calls.contains_key(&key) {
+                continue;
+            }
+            if let Some(hit) = self.client.cached(&call.request).await
+                && let Some((slot, _)) = self.waiting.remove(&key)
+            {
+                self.ready.push(Reply {
+                    slot,
+                    key,
+                    result: Ok(hit),
+                    replayed: false,
                 });
             }
         }
@@ -763,6 +790,16 @@ impl<'c> BatchBackend<'c> {
             }
         }
         self.state.batches.remove(batch_id);
+        // Paid replies go into the response cache before they leave `waiting` (their requests).
+        for key in &answered {
+            if let (Some((_, call)), Some(CallStatus::Answered { reply })) = (
+                self.waiting.get(key),
+                self.state.calls.get(key).map(|c| &c.status),
+            ) && let Ok(resp) = reply.to_result()
+            {
+                client.remember(&call.request, &resp).await;
+            }
+        }
         self.answer_stored(&answered, false);
         self.save()?;
         Ok(None)
@@ -840,6 +877,8 @@ impl Backend<()> for BatchBackend<'_> {
                     let reply = self.client.read_result_line(line, &call.request);
                     read_now.push((call.key.clone(), reply));
                 }
+                // Never submitted: the response cache may know it (`next` looks).
+                None => self.uncached.push(call.key.clone()),
                 _ => {}
             }
             self.waiting.insert(call.key.clone(), (slot, call));
@@ -857,6 +896,7 @@ impl Backend<()> for BatchBackend<'_> {
     }
 
     async fn next(&mut self, dispatching: bool) -> Result<Progress, BatchError> {
+        self.answer_from_cache().await;
         if !self.ready.is_empty() {
             return Ok(Progress::Replies(std::mem::take(&mut self.ready)));
         }
@@ -1119,6 +1159,7 @@ mod tests {
             completion_tokens: 0,
             cost_usd: Some(10.0),
             unpriced_models: Vec::new(),
+            models: Vec::new(),
             sampled: 0,
             assumptions: crate::Assumptions::default(),
         };

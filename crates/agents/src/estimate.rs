@@ -66,10 +66,37 @@ pub struct Estimate {
     pub cost_usd: Option<f64>,
     /// Models without a price in the table.
     pub unpriced_models: Vec<String>,
+    /// Each model the run calls: the agents it plays, its prices and its share of the cost.
+    pub models: Vec<ModelCost>,
     /// Scenarios whose prompts were rendered.
     pub sampled: usize,
     /// The assumptions used.
     pub assumptions: Assumptions,
+}
+
+/// A price per million tokens: cents as cents (`0.60`), finer prices as given (`0.075`).
+fn per_mtok(usd: f64) -> String {
+    let cents = usd * 100.0;
+    if (cents - cents.round()).abs() < 1e-9 {
+        format!("{usd:.2}")
+    } else {
+        format!("{usd}")
+    }
+}
+
+/// One model of an estimate: what it costs and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelCost {
+    /// The model name as configured.
+    pub model: String,
+    /// The agents it plays.
+    pub agents: Vec<AgentKind>,
+    /// USD per million prompt tokens, `None` when the price table has no price for it.
+    pub input_per_mtok: Option<f64>,
+    /// USD per million completion tokens, `None` when unknown.
+    pub output_per_mtok: Option<f64>,
+    /// Its expected cost, `None` when its price is unknown.
+    pub cost_usd: Option<f64>,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -143,6 +170,7 @@ pub fn estimate(
     let mut totals = PerScenario::default();
     let mut cost = Some(0.0);
     let mut unpriced = Vec::new();
+    let mut models: Vec<ModelCost> = Vec::new();
     let mut add = |agent: AgentKind, calls: f64, out_tokens: f64| {
         let p = prompt_of(agent);
         totals.calls += calls;
@@ -154,7 +182,35 @@ pub fn estimate(
             completion_tokens: (calls * out_tokens * total as f64).round() as u64,
             estimated: true,
         };
-        match (price(model, &usage), cost.as_mut()) {
+        let agent_cost = price(model, &usage);
+        let line = match models.iter().position(|m| m.model == *model) {
+            Some(i) => &mut models[i],
+            None => {
+                // The table's prices per million tokens, read back through `price`.
+                let per_mtok = |prompt_tokens, completion_tokens| {
+                    let one = Usage {
+                        prompt_tokens,
+                        completion_tokens,
+                        estimated: true,
+                    };
+                    price(model, &one)
+                };
+                models.push(ModelCost {
+                    model: model.clone(),
+                    agents: Vec::new(),
+                    input_per_mtok: per_mtok(1_000_000, 0),
+                    output_per_mtok: per_mtok(0, 1_000_000),
+                    cost_usd: Some(0.0),
+                });
+                models.last_mut().expect("just pushed")
+            }
+        };
+        line.agents.push(agent);
+        line.cost_usd = match (line.cost_usd, agent_cost) {
+            (Some(a), Some(c)) => Some(a + c),
+            _ => None,
+        };
+        match (agent_cost, cost.as_mut()) {
             (Some(c), Some(acc)) => *acc += c,
             (None, _) => {
                 if !unpriced.contains(model) {
@@ -183,6 +239,7 @@ pub fn estimate(
         completion_tokens: (totals.completion * total as f64).round() as u64,
         cost_usd: cost,
         unpriced_models: unpriced,
+        models,
         sampled: sampled.len(),
         assumptions,
     }
@@ -248,8 +305,29 @@ pub fn render_estimate(e: &Estimate) -> String {
         Some(c) => runlog::money::usd(c),
         None => format!("unknown (no price for {})", e.unpriced_models.join(", ")),
     };
+    let mut models = String::new();
+    for m in &e.models {
+        let agents: Vec<String> = m.agents.iter().map(ToString::to_string).collect();
+        let line = match (m.input_per_mtok, m.output_per_mtok, m.cost_usd) {
+            (Some(input), Some(output), Some(cost)) => format!(
+                "\n{} ({}): ${}/${} per million prompt/completion tokens → {}",
+                m.model,
+                agents.join(", "),
+                per_mtok(input),
+                per_mtok(output),
+                runlog::money::usd(cost)
+            ),
+            _ => format!(
+                "\n{} ({}): no price known — set `run.prices` in the config for its cost, or \
+                 plan with --model NAME",
+                m.model,
+                agents.join(", ")
+            ),
+        };
+        models.push_str(&line);
+    }
     format!(
-        "estimate for {scenarios} scenarios: {calls} calls, {prompt} prompt + {completion} completion tokens, cost {cost}\n\
+        "estimate for {scenarios} scenarios: {calls} calls, {prompt} prompt + {completion} completion tokens, cost {cost}{models}\n\
          (prompts counted with tiktoken o200k on {sampled} sampled scenario(s); assumed {tpt} tokens per generated text, \
          {jot} tokens per judge reply, refine rate {rate:.0}% → {refs:.2} refinements per scenario)",
         scenarios = e.scenarios,

@@ -54,7 +54,7 @@ pub use driver::{
     Backend, Dispatch, Outcomes, Policy, Progress, Reply, RunControl, RunReport, RunStats, Slot,
     StopReason, drive,
 };
-pub use estimate::{Assumptions, Estimate, estimate, render_estimate};
+pub use estimate::{Assumptions, Estimate, ModelCost, estimate, render_estimate};
 pub use executor::{ExecutorError, ExecutorOptions, OnlineBackend, run_online};
 pub use key::{CallKey, CallKeyError};
 pub use machine::{AgentCall, Pipeline, PipelineSettings, RunOutcome, ScenarioRun, SettingsError};

@@ -400,3 +400,99 @@ async fn a_batch_run_killed_at_any_moment_submits_no_call_twice() {
     assert!(twice.is_empty(), "submitted twice: {twice:?}");
     assert!(!dir.path().join("killed.jsonl.batch-state.json").exists());
 }
+
+/// `run` with the response cache on (no `--no-cache`), every other flag as [`run`].
+async fn run_cached(config: &Path, out: &Path, base_url: &str, extra: &[&str]) -> Output {
+    let mut cmd = tokio::process::Command::new(BIN);
+    for (key, _) in std::env::vars() {
+        if key.starts_with("SCENARIO_ENGINE") {
+            cmd.env_remove(key);
+        }
+    }
+    cmd.arg("run")
+        .arg(config)
+        .arg("--out")
+        .arg(out)
+        .args(["--base-url", base_url, "--model", "fake-model"])
+        .args(["--api-key-env", "SCENARIO_ENGINE_TEST_NO_KEY"])
+        .args(extra)
+        .env("SCENARIO_ENGINE__RETRY__BASE_DELAY", "1")
+        .env("SCENARIO_ENGINE__RETRY__MAX_DELAY", "5")
+        .kill_on_drop(true)
+        .output()
+        .await
+        .expect("the binary runs")
+}
+
+/// Issue 27: a batch run whose sample included an earlier online run's scenarios submitted
+/// those items again (paid twice). Now the batch answers from the response cache what it can
+/// and submits only the rest; its own replies go into the cache, so a later run pays nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_run_answers_from_the_response_cache_and_fills_it() {
+    let cfg = FakeConfig::default()
+        .with_seed(4)
+        .with_batch_delay(Duration::from_millis(30));
+    let server = FakeServer::start(cfg).await.expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("grid.yaml");
+    std::fs::write(&config, CONFIG).expect("config");
+
+    // An online run of the first three scenarios, cached.
+    let online = dir.path().join("online.jsonl");
+    let o = run_cached(&config, &online, &server.base_url(), &["--limit", "3"]).await;
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let known: BTreeSet<String> = records(&online)
+        .iter()
+        .map(|r| r["id"].as_str().expect("id").to_owned())
+        .collect();
+    assert_eq!(known.len(), 3);
+
+    // The whole grid in a batch: the three are answered from the cache, never submitted.
+    let batch = dir.path().join("batch.jsonl");
+    let o = run_cached(&config, &batch, &server.base_url(), &["--batch"]).await;
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("6 written, 0 failed"), "{stderr}");
+    let submitted: BTreeSet<String> = server
+        .batch_inputs()
+        .iter()
+        .map(|i| i.custom_id.split(':').next().expect("scenario").to_owned())
+        .collect();
+    assert_eq!(submitted.len(), 3, "{submitted:?}");
+    assert!(submitted.is_disjoint(&known), "{submitted:?} vs {known:?}");
+    let by_id = |path: &Path| -> std::collections::BTreeMap<String, Value> {
+        records(path)
+            .into_iter()
+            .map(|r| (r["id"].as_str().expect("id").to_owned(), r))
+            .collect()
+    };
+    let (online, batch) = (by_id(&online), by_id(&batch));
+    for (id, r) in &online {
+        assert_eq!(
+            batch[id]["data_generation_result"],
+            r["data_generation_result"]
+        );
+        assert!(batch[id]["cache_hits"].as_u64() > Some(0), "{}", batch[id]);
+    }
+
+    // The batch's own replies were cached: an online run of the whole grid calls nothing.
+    let chat_before = server.stats().by_route.get(fixtures::ROUTE_CHAT).copied();
+    let again = dir.path().join("again.jsonl");
+    let o = run_cached(&config, &again, &server.base_url(), &[]).await;
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(
+        server.stats().by_route.get(fixtures::ROUTE_CHAT).copied(),
+        chat_before,
+        "every call was a cache hit"
+    );
+}

@@ -225,3 +225,40 @@ fn run_section_mistakes_are_located_with_a_hint() {
         }
     }
 }
+
+/// Issue 27: `plan` printed "cost $293.88" without naming the model whose prices it used, and
+/// had no `--model`. Now each model is named with the agents it plays, its prices and its cost;
+/// an unknown price is said to be unknown, with how to give one.
+#[test]
+fn plan_names_the_models_and_prices_behind_its_cost() {
+    let config = fixture("configs/example.yaml");
+    let config = config.to_str().expect("utf-8");
+    let stdout = |args: &[&str]| {
+        let o = command(args).output().expect("the binary runs");
+        let text = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{text}{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        text
+    };
+    let text = stdout(&["plan", config, "--model", "gpt-4o"]);
+    assert!(
+        text.contains(
+            "gpt-4o (generator, fluency, naturalness, cs_ratio, socio_cultural, refiner): \
+             $2.50/$10.00 per million prompt/completion tokens → $"
+        ),
+        "{text}"
+    );
+    let text = stdout(&["plan", config, "--model", "my-own-model"]);
+    assert!(
+        text.contains("cost unknown (no price for my-own-model)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("my-own-model (generator, fluency, naturalness, cs_ratio, socio_cultural, refiner): no price known"),
+        "{text}"
+    );
+}

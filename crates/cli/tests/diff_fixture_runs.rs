@@ -238,3 +238,44 @@ fn section_counts_stay_exact_past_the_listed_rows() {
     let markdown = std::fs::read_to_string(&md).expect("markdown written");
     assert!(markdown.contains("**1200 regression(s)**"), "{markdown}");
 }
+
+/// Issue 27: `diff`'s headline mean is over the matched scenarios (it says so), and failed
+/// scenarios — in either run's errors file, less those a resume did — show as a yield over the
+/// scenarios tried instead of vanishing.
+#[test]
+fn failed_scenarios_show_in_the_diff_as_a_yield_over_the_scenarios_tried() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let before = dir.path().join("before.jsonl");
+    let after = dir.path().join("after.jsonl");
+    std::fs::copy(runs("pipeline-before.jsonl"), &before).expect("copy");
+    std::fs::copy(runs("pipeline-after.jsonl"), &after).expect("copy");
+    let line = |id: &str| {
+        format!(
+            "{}\n",
+            serde_json::json!({"id": id, "index": 0, "params": {}, "agent": "generator",
+                "reason": "generator: rate limited after 5 attempts", "fatal": false,
+                "totals": {"usage": {"prompt_tokens": 1, "completion_tokens": 0, "estimated": false},
+                           "cost_usd": 0.0, "calls": 1, "cache_hits": 0, "retries": 4,
+                           "repairs": 0, "coercions": [], "models": {}}})
+        )
+    };
+    // Two failed now; a third has a record in the after run (done by a resume).
+    let errors = [line("x1"), line("x2"), line("135dd798613952b9")].concat();
+    std::fs::write(dir.path().join("after.jsonl.errors.jsonl"), errors).expect("write");
+    let o = diff(&[
+        before.to_str().expect("utf-8"),
+        after.to_str().expect("utf-8"),
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(text.contains("over the 19 matched scenario(s)"), "{text}");
+    assert!(
+        text.contains("yield over the scenarios tried 17/20 → 17/22 (0 → 2 failed)"),
+        "{text}"
+    );
+}

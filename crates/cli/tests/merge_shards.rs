@@ -255,3 +255,147 @@ async fn shards_of_a_limited_config_merge_against_it() {
     assert!(!stdout.contains("complete for the config"), "{stdout}");
     assert_eq!(ids(&into).len(), 6);
 }
+
+/// Issue 27: the README's `merge out/shard*.jsonl` glob picks up `shardN.jsonl.errors.jsonl`,
+/// which the merge refused as "not a record". Errors files are skipped with a note, and the
+/// shards' current failures (not those a resume did) go beside the merged file, where `report`
+/// counts them in the yield.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_glob_with_errors_files_merges_and_keeps_the_failures() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let a = dir.path().join("shard1.jsonl");
+    let b = dir.path().join("shard2.jsonl");
+    std::fs::write(&a, [record("a1"), record("a2")].concat()).expect("shard");
+    std::fs::write(&b, record("b1")).expect("shard");
+    let failure = |id: &str| {
+        format!(
+            "{}\n",
+            serde_json::json!({"id": id, "index": 0, "params": {}, "agent": "fluency",
+                "reason": "fluency: server error 500 after 5 attempts: boom", "fatal": false,
+                "totals": {"usage": {"prompt_tokens": 1, "completion_tokens": 0, "estimated": false},
+                           "cost_usd": 0.0, "calls": 1, "cache_hits": 0, "retries": 4,
+                           "repairs": 0, "coercions": [], "models": {}}})
+        )
+    };
+    let a_errors = dir.path().join("shard1.jsonl.errors.jsonl");
+    // a2 failed once, then a resume wrote its record: only x1 is failed now.
+    std::fs::write(&a_errors, [failure("x1"), failure("a2")].concat()).expect("errors");
+    let b_errors = dir.path().join("shard2.jsonl.errors.jsonl");
+    std::fs::write(&b_errors, failure("x2")).expect("errors");
+    let into = dir.path().join("merged.jsonl");
+    // What `out/shard*.jsonl` expands to, in the shell's order.
+    let o = merge(&[&a, &a_errors, &b, &b_errors, Path::new("--into"), &into]).await;
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(stderr.matches("skipped ").count(), 2, "{stderr}");
+    assert!(
+        stderr.contains("shard1.jsonl.errors.jsonl: an errors file"),
+        "{stderr}"
+    );
+    assert_eq!(ids(&into), ["a1", "a2", "b1"]);
+    let merged_errors = dir.path().join("merged.jsonl.errors.jsonl");
+    let failed: Vec<String> = std::fs::read_to_string(&merged_errors)
+        .expect("the merged failures")
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("json")["id"].to_string())
+        .collect();
+    assert_eq!(failed, ["\"x1\"", "\"x2\""]);
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("2 failed scenario(s)"),
+        "{}",
+        text(&o)
+    );
+
+    let report = tokio::process::Command::new(BIN)
+        .arg("report")
+        .arg(&into)
+        .output()
+        .await
+        .expect("report");
+    let out = String::from_utf8_lossy(&report.stdout);
+    assert!(
+        out.contains("yield 3/5 (60%) of the scenarios tried: 3 written, 2 failed"),
+        "{out}"
+    );
+
+    // Only errors files: nothing to merge (exit 2), nothing written.
+    let lone = dir.path().join("lone.jsonl");
+    let o = merge(&[&a_errors, Path::new("--into"), &lone]).await;
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(!lone.exists());
+}
+
+/// The README's recipe with a failure: shards run, one scenario failed (it is in its shard's
+/// errors file, not its output). `merge out/shard*.jsonl --into … --config …` merges, counting
+/// the failed scenario as accounted for (not "missing"), and `report` shows the yield over the
+/// scenarios tried.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_readme_recipe_merges_shards_with_a_failure_against_the_config() {
+    let server = FakeServer::start(FakeConfig::default().with_seed(2))
+        .await
+        .expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("grid.yaml");
+    std::fs::write(&config, CONFIG).expect("config");
+    for k in 1..=2 {
+        let out = dir.path().join(format!("shard{k}.jsonl"));
+        let o = run(
+            &config,
+            &out,
+            &server.base_url(),
+            &["--shard", &format!("{k}/2")],
+        )
+        .await;
+        assert_eq!(o.status.code(), Some(0), "shard {k}: {}", text(&o));
+    }
+    // Shard 1's last scenario failed instead: its record becomes an errors-file line.
+    let shard1 = dir.path().join("shard1.jsonl");
+    let text1 = std::fs::read_to_string(&shard1).expect("shard 1");
+    let (kept, last) = text1.trim_end().rsplit_once('\n').expect("several records");
+    std::fs::write(&shard1, format!("{kept}\n")).expect("rewrite");
+    let record: Value = serde_json::from_str(last).expect("record");
+    let failure = serde_json::json!({"id": record["id"], "index": record["index"], "params": {},
+        "agent": "generator", "reason": "generator: rate limited after 5 attempts", "fatal": false,
+        "totals": {"usage": {"prompt_tokens": 1, "completion_tokens": 0, "estimated": false},
+                   "cost_usd": 0.0, "calls": 1, "cache_hits": 0, "retries": 4, "repairs": 0,
+                   "coercions": [], "models": {}}});
+    std::fs::write(
+        dir.path().join("shard1.jsonl.errors.jsonl"),
+        format!("{failure}\n"),
+    )
+    .expect("errors");
+    // `out/shard*.jsonl`, as the shell expands it.
+    let mut glob: Vec<PathBuf> = std::fs::read_dir(dir.path())
+        .expect("dir")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            name.starts_with("shard") && name.ends_with(".jsonl")
+        })
+        .collect();
+    glob.sort();
+    // Every run leaves an errors file (empty when nothing failed): the glob takes both.
+    assert_eq!(glob.len(), 4, "{glob:?}");
+    let into = dir.path().join("all.jsonl");
+    let mut args: Vec<&Path> = glob.iter().map(PathBuf::as_path).collect();
+    args.extend([Path::new("--into"), &into, Path::new("--config"), &config]);
+    let o = merge(&args).await;
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("merged 11 record(s) from 2 file(s)")
+            && stdout.contains("complete for the config with the 1 failed scenario(s)"),
+        "{stdout}"
+    );
+    let report = tokio::process::Command::new(BIN)
+        .arg("report")
+        .arg(&into)
+        .output()
+        .await
+        .expect("report");
+    let out = String::from_utf8_lossy(&report.stdout);
+    assert!(
+        out.contains("of the scenarios tried: 11 written, 1 failed"),
+        "{out}"
+    );
+}

@@ -230,3 +230,116 @@ fn low_confidence_verdicts_are_listed_for_passed_and_failed_scenarios() {
     assert!(stdout.contains("Low-confidence verdicts"), "{stdout}");
     assert!(stdout.contains("unsure-pass"), "{stdout}");
 }
+
+/// A failure line of an errors file, as the pipeline writes it.
+fn failure_line(id: &str, agent: Option<&str>, reason: &str) -> String {
+    let mut line = serde_json::json!({
+        "id": id, "index": 0, "params": {}, "reason": reason, "fatal": false,
+        "totals": {"usage": {"prompt_tokens": 10, "completion_tokens": 0, "estimated": false}, "cost_usd": 0.0,
+                   "calls": 1, "cache_hits": 0, "retries": 4, "repairs": 0, "coercions": [],
+                   "models": {}},
+    });
+    if let Some(agent) = agent {
+        line["agent"] = agent.into();
+    }
+    format!("{line}\n")
+}
+
+/// Issue 27: a run with "20 written, 4 failed" reported "19/20 accepted"; the yield over the
+/// scenarios tried, and why they failed, were nowhere. The errors file's stale line (a scenario
+/// that failed, then was done by a resume) and a scenario's older line do not count.
+#[test]
+fn a_run_with_failures_reports_the_yield_over_the_scenarios_tried_and_why() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("run.jsonl");
+    std::fs::copy(runs("pipeline-before.jsonl"), &out).expect("copy");
+    let errors = [
+        failure_line(
+            "f1",
+            Some("fluency"),
+            "fluency: rate limited after 5 attempts",
+        ),
+        failure_line(
+            "f2",
+            Some("generator"),
+            "generator: timed out after 5 attempts",
+        ),
+        // f2 failed again later: its last line is current.
+        failure_line(
+            "f2",
+            Some("generator"),
+            "generator: server error 503 after 5 attempts: rate limited after 3 tries",
+        ),
+        failure_line("f3", None, "the run stopped before this scenario was done"),
+        // Done by a later resume: it has a record, so it is not failed.
+        failure_line(
+            "135dd798613952b9",
+            Some("fluency"),
+            "fluency: rate limited after 5 attempts",
+        ),
+    ]
+    .concat();
+    let errors_file = dir.path().join("run.jsonl.errors.jsonl");
+    std::fs::write(&errors_file, errors).expect("write");
+    let md = dir.path().join("r.md");
+    let html = dir.path().join("r.html");
+    let o = report(&[
+        out.to_str().expect("utf-8"),
+        "--markdown",
+        md.to_str().expect("utf-8"),
+        "--html",
+        html.to_str().expect("utf-8"),
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // pipeline-before: 20 records, 17 accepted; 3 failed now → 17 of 23 tried.
+    assert!(
+        text.contains("yield 17/23 (74%) of the scenarios tried: 20 written, 3 failed"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Why scenarios failed (3 of 23 tried"),
+        "{text}"
+    );
+    for row in [
+        "fluency        ┆ rate limited (429)",
+        "generator      ┆ server error (5xx)",
+        "–              ┆ run stopped first",
+    ] {
+        let row = row.split_whitespace().collect::<Vec<_>>().join(" ");
+        let squeezed = text
+            .lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect::<Vec<_>>();
+        assert!(squeezed.iter().any(|l| l.contains(&row)), "{row} in {text}");
+    }
+    assert!(
+        !text.contains("timed out"),
+        "f2's older line is not current: {text}"
+    );
+    let md = std::fs::read_to_string(&md).expect("markdown");
+    assert!(md.contains("Yield: 17/23 (74%)"), "{md}");
+    assert!(md.contains("## Why scenarios failed"), "{md}");
+    let html = std::fs::read_to_string(&html).expect("html");
+    assert!(html.contains("<section id=\"failures\">"), "{html}");
+    assert!(html.contains("yield over tried (3 failed)"), "{html}");
+
+    // The errors file alone is read as what it is, not refused as "not a record".
+    let o = report(&[errors_file.to_str().expect("utf-8")]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        text.contains("an errors file: 4 failed scenario(s)"),
+        "{text}"
+    );
+}

@@ -161,6 +161,13 @@ async fn tasks_killed_duplicated_and_resubmitted_merge_to_every_scenario_once() 
         "{s}"
     );
     assert_eq!(s["resubmit"], "0,3", "{s}");
+    // `launch` was never run: the text names no sbatch script that does not exist (issue 27).
+    let o = output(command(&["status", d])).await;
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("resubmit: 0,3   (scenario-engine run ") && !text.contains("sbatch"),
+        "{text}"
+    );
     // Merge refuses an incomplete run, naming what is missing.
     let merged = tmp.path().join("merged.jsonl");
     let m = merged.to_str().expect("utf-8");

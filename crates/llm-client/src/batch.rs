@@ -203,6 +203,9 @@ pub struct BatchClient {
     modes: ModeMemory,
     /// The mode the latest lines for each model were encoded in: the mode a rejection rejects.
     encoded: Mutex<HashMap<String, StructuredMode>>,
+    /// The response cache the online client uses (same directory, same keys): a batch answers
+    /// what an online run (or an earlier batch) already paid for, and feeds it in turn.
+    cache: Option<crate::cache::DiskCache>,
 }
 
 impl fmt::Debug for BatchClient {
@@ -295,9 +298,49 @@ impl BatchClient {
             validators: Validators::default(),
             modes: ModeMemory::load(cfg.modes_file.clone()),
             encoded: Mutex::new(HashMap::new()),
+            cache: cfg.cache_dir.clone().map(crate::cache::DiskCache::new),
             batch,
             cfg,
         })
+    }
+
+    /// The cache key of `req`: the online client's for the same single endpoint.
+    fn cache_key(&self, req: &ChatRequest) -> Option<String> {
+        (self.cache.is_some() && !req.no_cache).then(|| {
+            crate::cache::cache_key(
+                crate::fleet::normalize(&self.cfg.provider.base_url),
+                self.cfg.provider.kind,
+                req,
+            )
+        })
+    }
+
+    /// The cached reply to `req` (an online run's or an earlier batch's), marked cached and
+    /// free, or `None` when the cache is off, bypassed for the request, or has no entry.
+    pub async fn cached(&self, req: &ChatRequest) -> Option<ChatResponse> {
+        let (cache, key) = (self.cache.as_ref()?, self.cache_key(req)?);
+        let mut hit = cache.get(&key).await?;
+        tracing::debug!(model = %req.model, "batch call answered from the response cache");
+        hit.cached = true;
+        hit.cost_usd = Some(0.0);
+        hit.retries = 0;
+        hit.repairs = 0;
+        hit.latency_ms = 0;
+        Some(hit)
+    }
+
+    /// Stores a batch item's reply in the response cache (when it is on), so a later run — online
+    /// or batch — does not pay for the same request again. A cache that cannot be written is a
+    /// warning, never a failed call.
+    pub async fn remember(&self, req: &ChatRequest, resp: &ChatResponse) {
+        if resp.cached {
+            return;
+        }
+        if let (Some(cache), Some(key)) = (self.cache.as_ref(), self.cache_key(req))
+            && let Err(e) = cache.put(&key, resp).await
+        {
+            tracing::warn!(error = %e, "batch reply not cached");
+        }
     }
 
     /// The batch settings.

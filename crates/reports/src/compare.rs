@@ -151,6 +151,11 @@ pub struct Diff {
     pub mean_before: Option<f64>,
     /// See `mean_before`.
     pub mean_after: Option<f64>,
+    /// Scenarios failed now in each run (its errors file, less the scenarios with a record);
+    /// always 0 for suites.
+    pub failed_before: u64,
+    /// See `failed_before`.
+    pub failed_after: u64,
 }
 
 impl Diff {
@@ -204,6 +209,8 @@ impl DiffBuilder {
                 total_after: 0,
                 mean_before: None,
                 mean_after: None,
+                failed_before: 0,
+                failed_after: 0,
             },
             decision_kind: match kind {
                 ComparedKind::Pipeline => RegressionKind::Rejected,

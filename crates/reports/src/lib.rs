@@ -14,6 +14,7 @@
 pub mod chart;
 pub mod compare;
 pub mod diff;
+pub mod failures;
 pub mod figures;
 pub mod load;
 pub mod pipeline;

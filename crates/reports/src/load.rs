@@ -77,6 +77,8 @@ pub enum ResultsKind {
     Pipeline,
     /// Bot-suite JSON.
     Suite,
+    /// A run's errors file (`<out>.errors.jsonl`): its failed scenarios.
+    Failures,
 }
 
 impl ResultsKind {
@@ -86,6 +88,7 @@ impl ResultsKind {
         match self {
             Self::Pipeline => "pipeline run",
             Self::Suite => "bot suite",
+            Self::Failures => "errors file",
         }
     }
 }
@@ -97,6 +100,8 @@ pub enum Results {
     Pipeline(PipelineRun),
     /// A bot-suite result.
     Suite(SuiteResult),
+    /// A run's errors file: its failed scenarios, without the run's records.
+    Failures(PathBuf),
 }
 
 impl Results {
@@ -106,6 +111,7 @@ impl Results {
         match self {
             Self::Pipeline(_) => ResultsKind::Pipeline,
             Self::Suite(_) => ResultsKind::Suite,
+            Self::Failures(_) => ResultsKind::Failures,
         }
     }
 }
@@ -142,10 +148,22 @@ impl PipelineRun {
 struct Probe {
     #[serde(default)]
     scenarios: Option<IgnoredAny>,
+    #[serde(default)]
+    reason: Option<IgnoredAny>,
+    #[serde(default)]
+    score: Option<IgnoredAny>,
+}
+
+impl Probe {
+    /// An errors-file line: a failure's reason, and no score.
+    fn is_failure(&self) -> bool {
+        self.reason.is_some() && self.score.is_none() && self.scenarios.is_none()
+    }
 }
 
 /// Opens a results file, detecting its kind from its first line: a line that is a whole JSON
-/// value starts a pipeline output (unless it has a `scenarios` field: a one-line suite result);
+/// value starts a pipeline output (unless it has a `scenarios` field: a one-line suite result;
+/// or a `reason` and no `score`: a run's errors file);
 /// anything else must be a (usually pretty-printed) suite document, parsed whole. A pipeline
 /// output's records are checked when they are read ([`PipelineRun::for_each`]).
 ///
@@ -166,6 +184,7 @@ pub fn load(path: &Path) -> Result<Results, LoadError> {
                 path: path.to_owned(),
             });
         }
+        Some(Ok(probe)) if probe.record.is_failure() => Results::Failures(path.to_owned()),
         Some(Ok(probe)) if probe.record.scenarios.is_none() => Results::Pipeline(PipelineRun {
             path: path.to_owned(),
         }),

@@ -11,6 +11,7 @@ use scoring::summary::Histogram;
 use serde::Serialize;
 
 use super::chart::{BarSpec, Chart, bar_chart, trim_number, unit_scatter};
+use super::failures::FailuresView;
 use super::load::{LoadError, PipelineRun};
 
 /// Choices the user makes about a pipeline report.
@@ -32,6 +33,9 @@ pub enum PipelineReportError {
     /// The figures could not be made (an unknown `--axes` name).
     #[error(transparent)]
     Figures(#[from] FiguresError),
+    /// The errors file beside the run could not be read.
+    #[error(transparent)]
+    Failures(#[from] runlog::failure::TallyError),
 }
 
 /// Run totals.
@@ -301,18 +305,40 @@ pub struct PipelineReport {
     pub outcomes_chart: Chart,
     /// The lowest-scoring scenarios.
     pub worst: Vec<WorstView>,
+    /// The failed scenarios and the yield over those tried.
+    pub failures: FailuresView,
 }
 
-/// Reads a run's figures and, when two axes are asked for or exist, its heatmap (a second pass).
+/// What a report reads of a run: its records' figures, the acceptance heatmap when one is drawn,
+/// and its current failures.
+#[derive(Debug, Clone)]
+pub struct Collected {
+    /// The records' figures.
+    pub figures: RunFigures,
+    /// The heatmap, when two axes are asked for or exist.
+    pub heatmap: Option<HeatmapFigures>,
+    /// The errors file's failures, less the scenarios that have a record.
+    pub failures: runlog::FailureTally,
+    /// The errors file's name.
+    pub errors_file: String,
+}
+
+/// Reads a run's errors file (beside it; none is a run without failures), then its records for
+/// the figures and, when two axes are asked for or exist, its heatmap (a second pass).
 ///
 /// # Errors
 /// [`PipelineReportError`]: an unreadable file or line, or an unknown axis.
 pub fn collect(
     run: &PipelineRun,
     options: &PipelineOptions,
-) -> Result<(RunFigures, Option<HeatmapFigures>), PipelineReportError> {
+) -> Result<Collected, PipelineReportError> {
+    let errors = runlog::record::errors_path(run.path());
+    let mut failures = runlog::FailureTally::read(&errors)?;
     let mut builder = FiguresBuilder::new();
-    run.for_each(|r| builder.add(&r.record))?;
+    run.for_each(|r| {
+        failures.succeeded(&r.record.id);
+        builder.add(&r.record);
+    })?;
     let figures = builder.finish(options.threshold);
     let heatmap = match figures.heatmap_axes(options.axes.as_ref())? {
         Some((rows, cols)) => {
@@ -322,7 +348,12 @@ pub fn collect(
         }
         None => None,
     };
-    Ok((figures, heatmap))
+    Ok(Collected {
+        figures,
+        heatmap,
+        failures,
+        errors_file: crate::display_name(&errors),
+    })
 }
 
 /// Formats a 0–1 share as a percentage.
@@ -396,9 +427,11 @@ fn threshold_note(f: &RunFigures) -> String {
     )
 }
 
-/// Lays out the figures of the run read from the file named `source`.
+/// Lays out what was read of the run in the file named `source`.
 #[must_use]
-pub fn build(source: &str, f: &RunFigures, heatmap: Option<&HeatmapFigures>) -> PipelineReport {
+pub fn build(source: &str, run: &Collected) -> PipelineReport {
+    let f = &run.figures;
+    let heatmap = run.heatmap.as_ref();
     let threshold = f.threshold.value;
     let threshold_note = threshold_note(f);
     let summary = &f.summary;
@@ -438,6 +471,12 @@ pub fn build(source: &str, f: &RunFigures, heatmap: Option<&HeatmapFigures>) -> 
         outcomes,
         outcomes_chart,
         worst: worst(f),
+        failures: FailuresView::new(
+            &run.failures,
+            summary.done,
+            summary.accepted,
+            &run.errors_file,
+        ),
     }
 }
 
@@ -748,6 +787,16 @@ fn worst(f: &RunFigures) -> Vec<WorstView> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What `collect` gives for a run without an errors file.
+    fn records_only(figures: RunFigures) -> Collected {
+        Collected {
+            figures,
+            heatmap: None,
+            failures: runlog::FailureTally::default(),
+            errors_file: "r.jsonl.errors.jsonl".into(),
+        }
+    }
     use runlog::record::ScenarioRecord;
     use serde_json::json;
 
@@ -771,7 +820,7 @@ mod tests {
         ] {
             b.add(&r);
         }
-        let report = build("run.jsonl", &b.finish(None), None);
+        let report = build("run.jsonl", &records_only(b.finish(None)));
         let outcomes: Vec<(&str, u64, &str)> = report
             .outcomes
             .iter()
@@ -804,7 +853,7 @@ mod tests {
     fn a_run_with_no_acceptance_still_shows_attempt_0() {
         let mut b = FiguresBuilder::new();
         b.add(&record("a", 4.0, false, 2, "food"));
-        let report = build("r", &b.finish(Some(8.0)), None);
+        let report = build("r", &records_only(b.finish(Some(8.0))));
         let rows: Vec<&str> = report.outcomes.iter().map(|o| o.outcome.as_str()).collect();
         assert_eq!(rows, ["attempt 0", "never"]);
         assert_eq!(report.threshold_note, "given");
@@ -822,7 +871,7 @@ mod tests {
         ] {
             b.add(&r);
         }
-        let report = build("r", &b.finish(Some(9.0)), None);
+        let report = build("r", &records_only(b.finish(Some(9.0))));
         assert_eq!(report.threshold, "9");
         assert_eq!(
             report.threshold_note,

@@ -131,8 +131,11 @@ pub struct DiffView {
     pub matched: usize,
     /// `12/20 → 10/20`.
     pub ok_line: String,
-    /// `8.12 → 7.90 (-0.22)`.
+    /// `8.12 → 7.90 (-0.22) over the 18 matched scenarios`.
     pub mean_line: String,
+    /// `yield over the scenarios tried 17/23 → 19/21 (3 → 2 failed)`, or empty when neither
+    /// run has failed scenarios.
+    pub yield_line: String,
     /// The minimum score delta in force, or empty.
     pub min_delta: String,
     /// Regressions, one row per scenario.
@@ -231,6 +234,19 @@ impl DiffView {
             (Some(a), Some(b)) => format!("{a:.2} → {b:.2} ({:+.2})", b - a),
             _ => "-".to_owned(),
         };
+        // Means are over the matched scenarios only: say so, since `report`'s are over all.
+        let mean_line = format!("{mean_line} over the {} matched scenario(s)", diff.matched);
+        let yield_line = if diff.failed_before + diff.failed_after == 0 {
+            String::new()
+        } else {
+            let tried_before = diff.total_before as u64 + diff.failed_before;
+            let tried_after = diff.total_after as u64 + diff.failed_after;
+            format!(
+                "yield over the scenarios tried {}/{tried_before} → {}/{tried_after} \
+                 ({} → {} failed)",
+                diff.ok_before, diff.ok_after, diff.failed_before, diff.failed_after
+            )
+        };
         Self {
             before: before.to_owned(),
             after: after.to_owned(),
@@ -247,6 +263,7 @@ impl DiffView {
                 diff.ok_before, diff.total_before, diff.ok_after, diff.total_after
             ),
             mean_line,
+            yield_line,
             min_delta: min_delta.map(|d| d.to_string()).unwrap_or_default(),
             regressions,
             improvements,

@@ -41,6 +41,9 @@ pub fn pipeline(r: &PipelineReport) -> String {
         t.completion_tokens,
         t.cost
     );
+    if r.failures.any() {
+        let _ = writeln!(out, "{}", r.failures.sentence());
+    }
     let _ = writeln!(out, "Diversity: {}", t.diversity);
     if !r.fixed.is_empty() {
         let _ = writeln!(out, "fixed: {}", r.fixed.join(", "));
@@ -164,6 +167,48 @@ pub fn pipeline(r: &PipelineReport) -> String {
         ]);
     }
     let _ = writeln!(out, "\nLowest-scoring scenarios\n{worst}");
+    out.push_str(&failures(&r.failures));
+    out
+}
+
+/// The "why scenarios failed" table of a run (empty text when none failed).
+#[must_use]
+pub fn failures(f: &crate::failures::FailuresView) -> String {
+    let mut out = String::new();
+    if !f.any() {
+        return out;
+    }
+    if !f.rows.is_empty() {
+        let mut t = table(&["agent", "cause", "scenarios", "example reason"]);
+        for row in &f.rows {
+            t.add_row(vec![
+                row.agent.clone(),
+                row.cause.clone(),
+                row.scenarios.to_string(),
+                row.example.clone(),
+            ]);
+        }
+        let _ = if f.attempted == 0 {
+            writeln!(
+                out,
+                "\nWhy scenarios failed ({} scenarios; from {})\n{t}",
+                f.failed, f.errors_file
+            )
+        } else {
+            writeln!(
+                out,
+                "\nWhy scenarios failed ({} of {} tried; from {})\n{t}",
+                f.failed, f.attempted, f.errors_file
+            )
+        };
+    }
+    if f.unreadable > 0 {
+        let _ = writeln!(
+            out,
+            "{} line(s) of {} are not failure records and were skipped",
+            f.unreadable, f.errors_file
+        );
+    }
     out
 }
 
@@ -184,6 +229,9 @@ pub fn diff(v: &DiffView) -> String {
         v.new_total,
         v.missing_total
     );
+    if !v.yield_line.is_empty() {
+        let _ = writeln!(out, "{}", v.yield_line);
+    }
     let rows = |title: &str, rows: &[DiffRow], total: usize, last: &str| {
         let mut t = table(&["scenario", "before", "after", "Δ", last]);
         for r in rows {
@@ -255,7 +303,7 @@ pub fn diff(v: &DiffView) -> String {
 #[must_use]
 pub fn run_end(out: &Path, t: &RunTotals) -> String {
     let mut text = String::new();
-    let (summary, unreadable) = runlog::record::summarise_file(out);
+    let (summary, unreadable, tally) = runlog::summary::summarise_file(out);
     let _ = writeln!(
         text,
         "\nrun: {} written, {} failed, {} skipped (already done); stop: {}",
@@ -298,14 +346,22 @@ pub fn run_end(out: &Path, t: &RunTotals) -> String {
             .mean()
             .map_or("-".into(), |m| format!("{m:.2}")),
     );
+    let failed = crate::failures::FailuresView::new(
+        &tally,
+        summary.done,
+        summary.accepted,
+        &runlog::record::errors_path(out).display().to_string(),
+    );
+    if failed.any() {
+        let _ = writeln!(text, "{}", failed.sentence());
+    }
     if unreadable > 0 {
         let _ = writeln!(
             text,
             "warning: {unreadable} line(s) of the output are not records"
         );
     }
-    let mut judges = Table::new();
-    judges.set_header(vec!["judge", "mean"]);
+    let mut judges = table(&["judge", "mean"]);
     let means: BTreeMap<_, _> = summary
         .judges
         .iter()
@@ -314,7 +370,9 @@ pub fn run_end(out: &Path, t: &RunTotals) -> String {
     for (judge, mean) in means {
         judges.add_row(vec![judge, mean.map_or("-".into(), |m| format!("{m:.2}"))]);
     }
-    let _ = writeln!(text, "{judges}");
+    if !judges.is_empty() {
+        let _ = writeln!(text, "{judges}");
+    }
     let counts = &summary.histogram.counts;
     // Only the range that holds scores: twenty rows of mostly zeros hide the distribution.
     if let (Some(first), Some(last)) = (
@@ -322,8 +380,7 @@ pub fn run_end(out: &Path, t: &RunTotals) -> String {
         counts.iter().rposition(|&c| c > 0),
     ) {
         let widest = counts.iter().copied().max().unwrap_or(1).max(1);
-        let mut histogram = Table::new();
-        histogram.set_header(vec!["score", "records", ""]);
+        let mut histogram = table(&["score", "records", ""]);
         for (i, &count) in counts.iter().enumerate().take(last + 1).skip(first) {
             let (lo, hi) = scoring::summary::Histogram::bounds(i);
             let bar = "█".repeat(usize::try_from(count * 30 / widest).unwrap_or(30));
@@ -333,16 +390,9 @@ pub fn run_end(out: &Path, t: &RunTotals) -> String {
     }
     let lowest = summary.lowest(5);
     if !lowest.is_empty() {
-        let mut table = Table::new();
-        table.set_header(vec![
-            "parameter",
-            "value",
-            "records",
-            "mean score",
-            "accepted",
-        ]);
+        let mut lows = table(&["parameter", "value", "records", "mean score", "accepted"]);
         for p in lowest {
-            table.add_row(vec![
+            lows.add_row(vec![
                 p.param.clone(),
                 p.value.clone(),
                 p.stats.records.to_string(),
@@ -355,14 +405,13 @@ pub fn run_end(out: &Path, t: &RunTotals) -> String {
                     .map_or("-".into(), |r| format!("{:.0}%", r * 100.0)),
             ]);
         }
-        let _ = writeln!(text, "lowest-scoring parameter values:\n{table}");
+        let _ = writeln!(text, "lowest-scoring parameter values:\n{lows}");
     }
-    if t.failures > 0 {
+    if failed.any() {
+        text.push_str(&failures(&failed));
         let _ = writeln!(
             text,
-            "{} scenario(s) failed; see {} (they are retried by the next run)",
-            t.failures,
-            runlog::record::errors_path(out).display()
+            "the next run on this output retries the failed scenarios"
         );
     }
     text

@@ -27,7 +27,7 @@ use scoring::{Judge, JudgeWeights};
 use crate::vocab::{AgentKind, GateSettings, GateVerdict, Keep, RatioJudgeMode};
 
 pub use index::{IndexEntry, IndexError, RunIndex};
-pub use merge::{Coverage, MergeError, MergeInputs};
+pub use merge::{Coverage, CurrentFailures, MergeError, MergeInputs};
 pub use read::{DEFAULT_MAX_LINE_BYTES, Located, RecordError, RecordId, RecordReader};
 
 /// The schema version this build writes. Version 1 (records written before the field existed,
@@ -39,24 +39,6 @@ const UNVERSIONED: u32 = 1;
 
 fn unversioned() -> u32 {
     UNVERSIONED
-}
-
-/// The run summary of every readable record in a run's output file, and how many lines could not
-/// be read (a file that cannot be opened summarises as empty).
-#[must_use]
-pub fn summarise_file(path: &std::path::Path) -> (scoring::summary::RunSummary, u64) {
-    let mut summary = scoring::summary::RunSummary::default();
-    let mut unreadable = 0u64;
-    let Ok(reader) = RecordReader::<_, ScenarioRecord>::open(path) else {
-        return (summary, 0);
-    };
-    for item in reader {
-        match item {
-            Ok(located) => summary.add(&located.record.facts()),
-            Err(_) => unreadable += 1,
-        }
-    }
-    (summary, unreadable)
 }
 
 /// The errors file next to an output file: `<out>.errors.jsonl`.

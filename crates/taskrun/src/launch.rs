@@ -226,6 +226,7 @@ pub fn k8s_job(run: &RunDir, options: &LaunchOptions) -> String {
          \x20     - action: Ignore\n\
          \x20       onPodConditions:\n\
          \x20         - type: DisruptionTarget\n\
+         \x20           status: \"True\"\n\
          \x20     - action: FailIndex\n\
          \x20       onExitCodes:\n\
          \x20         containerName: scenario-engine\n\
@@ -245,7 +246,7 @@ pub fn k8s_job(run: &RunDir, options: &LaunchOptions) -> String {
          {volumes}",
         tasks = m.tasks,
         scenarios = m.scenarios,
-        name = yaml_str(&k8s_name(&options.name)),
+        name = yaml_str(&k8s_name(&options.name, m.tasks)),
         workers = options.workers.max(1),
         grace = options.grace_secs,
         image = yaml_str(&options.image),
@@ -255,14 +256,18 @@ pub fn k8s_job(run: &RunDir, options: &LaunchOptions) -> String {
     )
 }
 
-/// A DNS-1123 label from `name` (lower case, `-` for anything else, at most 63 characters).
-fn k8s_name(name: &str) -> String {
+/// The Job's name from `name`: a DNS-1123 label (lower case, `-` for anything else) short
+/// enough that each pod's hostname, `<name>-<index>` for indices below `tasks`, is one too (at
+/// most 63 characters), which the API server checks when it creates the pods.
+fn k8s_name(name: &str, tasks: u32) -> String {
+    let index_digits = tasks.saturating_sub(1).to_string().len();
+    let max = 63 - 1 - index_digits;
     let mut out: String = name
         .to_lowercase()
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
         .collect();
-    out.truncate(63);
+    out.truncate(max);
     let trimmed = out.trim_matches('-');
     if trimmed.is_empty() {
         "scenario-engine".into()
@@ -301,6 +306,24 @@ mod tests {
         insta::assert_snapshot!("sbatch", script);
         let job = k8s_job(&run, &options).replace(&root, "RUN_DIR");
         insta::assert_snapshot!("k8s_job", job);
-        assert_eq!(k8s_name("My Run_1"), "my-run-1");
+        assert_eq!(k8s_name("My Run_1", 4), "my-run-1");
+    }
+
+    /// Issue 27: a long name was cut to 63 characters, but an Indexed Job's pods are named
+    /// `<name>-<index>` as hostnames, which must be DNS labels too: the API server refused them.
+    #[test]
+    fn a_long_job_name_leaves_room_for_every_pod_index() {
+        let long = "A".repeat(100);
+        for tasks in [1, 10, 11, 1000, 1001, u32::MAX] {
+            let name = k8s_name(&long, tasks);
+            let last = format!("{name}-{}", tasks - 1);
+            assert!(last.len() <= 63, "{last}");
+            assert!(!name.ends_with('-') && !name.is_empty(), "{name}");
+        }
+        assert_eq!(k8s_name(&long, 10).len(), 61);
+        assert_eq!(
+            k8s_name(&format!("{}--x", "a".repeat(59)), 10),
+            "a".repeat(59)
+        );
     }
 }

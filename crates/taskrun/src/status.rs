@@ -279,6 +279,27 @@ impl RunStatus {
         })
     }
 
+    /// How to resubmit `spec`: with the launcher `launch` wrote (the sbatch script, else the
+    /// Kubernetes Job), or, when `launch` was never run, by running the tasks.
+    fn resubmit_hint(&self, spec: &str, dir: &std::path::Path) -> String {
+        let sbatch = self.launch_dir.join("slurm.sbatch");
+        let job = self.launch_dir.join("job.yaml");
+        if sbatch.is_file() {
+            format!("sbatch --array={spec} {}", sbatch.display())
+        } else if job.is_file() {
+            format!(
+                "kubectl delete -f {job} && kubectl apply -f {job}: done tasks exit at once",
+                job = job.display()
+            )
+        } else {
+            format!(
+                "scenario-engine run {} --task N for each, or `scenario-engine launch` for a \
+                 scheduler",
+                dir.display()
+            )
+        }
+    }
+
     /// The status as text for the terminal (`status`).
     #[must_use]
     pub fn render_text(&self, dir: &std::path::Path) -> String {
@@ -286,13 +307,17 @@ impl RunStatus {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "{}: {} task(s): {} done, {} running, {} stale, {} missing",
+            "{}: {} task(s): {} done, {} running, {} stale, {} missing{}",
             dir.display(),
             self.tasks.len(),
             self.done(),
             self.running(),
             self.stale(),
-            self.missing()
+            self.missing(),
+            match self.broken() {
+                0 => String::new(),
+                n => format!(", {n} broken"),
+            }
         );
         let eta = self.eta_secs().map_or(String::new(), |s| match s {
             s if s < 120 => format!("; ETA {s} s"),
@@ -336,11 +361,7 @@ impl RunStatus {
         }
         let resubmit = self.resubmit_spec();
         let _ = if !resubmit.is_empty() {
-            writeln!(
-                out,
-                "resubmit: {resubmit}   (sbatch --array={resubmit} {})",
-                self.launch_dir.join("slurm.sbatch").display()
-            )
+            writeln!(out, "resubmit: {resubmit}   ({})", self.resubmit_hint(&resubmit, dir))
         } else if self.is_complete() {
             writeln!(
                 out,

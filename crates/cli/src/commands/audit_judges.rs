@@ -77,6 +77,13 @@ fn items(path: &Path, sample: usize, seed: u64) -> Result<(Vec<AuditItem>, usize
                 path.display()
             )));
         }
+        Results::Failures(_) => {
+            return Err(CliError::invalid(format!(
+                "{}: an errors file (failed scenarios have no texts to judge); audit-judges \
+                 re-judges a run's output file",
+                path.display()
+            )));
+        }
     };
     // Streamed: only the sample is held, whatever the file's size.
     let mut sampler = audit::Sampler::new(sample, seed);

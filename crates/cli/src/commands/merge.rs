@@ -10,7 +10,6 @@
 
 use std::path::PathBuf;
 
-use comfy_table::Table;
 use runlog::record::{Coverage, MergeInputs};
 
 use crate::error::{CliError, CommandResult, Outcome};
@@ -50,7 +49,21 @@ pub(crate) fn execute(args: Args) -> CommandResult {
         }
         return super::tasks::merge_dir(dir, &args.into);
     }
-    let inputs = MergeInputs::read(&args.outputs).map_err(CliError::invalid)?;
+    let (outputs, skipped) = without_errors_files(&args.outputs);
+    for path in &skipped {
+        errln!(
+            "skipped {}: an errors file (a run's failed scenarios, not records); the failures \
+             of the merged outputs go to {}",
+            path.display(),
+            runlog::record::errors_path(&args.into).display()
+        );
+    }
+    if outputs.is_empty() {
+        return Err(CliError::invalid(
+            "no output to merge: every input is an errors file",
+        ));
+    }
+    let inputs = MergeInputs::read(&outputs).map_err(CliError::invalid)?;
     let overlaps = inputs.overlaps();
     if !overlaps.is_empty() {
         let mut message = format!(
@@ -64,6 +77,9 @@ pub(crate) fn execute(args: Args) -> CommandResult {
         message.push_str(&more(overlaps.len()));
         return Err(CliError::invalid(message));
     }
+    let failures = inputs
+        .failures()
+        .map_err(|e| CliError::invalid(format!("reading the inputs' errors files: {e}")))?;
     let mut checked_complete = false;
     if let Some(config) = &args.config {
         let mut config = scenarios::load_config(config)?;
@@ -71,7 +87,13 @@ pub(crate) fn execute(args: Args) -> CommandResult {
         // by the config alone: the ids are checked against the selection without it (none may
         // be foreign), and completeness cannot be checked.
         let per_process_limit = config.selection.limit.take();
-        let selected = config.space.select(&config.selection).map(|s| s.id);
+        // A selected scenario that failed (in an input's errors file) is accounted for: it is
+        // neither missing nor merged, and its failure goes beside the merged file.
+        let selected = config
+            .space
+            .select(&config.selection)
+            .map(|s| s.id)
+            .filter(|id| !failures.contains_key(id));
         let mut coverage = inputs.coverage(selected, SHOWN_IDS);
         if per_process_limit.is_some() && coverage.foreign.is_empty() {
             errln!(
@@ -91,8 +113,37 @@ pub(crate) fn execute(args: Args) -> CommandResult {
     inputs
         .write(&args.into)
         .map_err(|e| CliError::write(&args.into, e))?;
-    print_summary(&args, &inputs, checked_complete);
+    MergeInputs::write_failures(&args.into, &failures)
+        .map_err(|e| CliError::write(runlog::record::errors_path(&args.into), e))?;
+    print_summary(
+        &outputs,
+        &args.into,
+        &inputs,
+        checked_complete.then_some(failures.len()),
+    );
+    if !failures.is_empty() {
+        outln!(
+            "{} failed scenario(s) of the inputs written to {} (`report {}` counts them; run \
+             the shards again to retry them, then merge again)",
+            failures.len(),
+            runlog::record::errors_path(&args.into).display(),
+            args.into.display()
+        );
+    }
     Ok(Outcome::Success)
+}
+
+/// The inputs that are outputs, and those that are errors files (`*.errors.jsonl`, or a file
+/// whose first line is a failure): a shell glob such as `out/shard*.jsonl` picks up both.
+fn without_errors_files(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    paths.iter().cloned().partition(|path| {
+        let named = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.ends_with(".errors.jsonl"));
+        let kind = || reports::load::load(path).map(|r| r.kind()).ok();
+        !named && kind() != Some(reports::load::ResultsKind::Failures)
+    })
 }
 
 /// What is missing and what is foreign, one `error:` paragraph each (`main` adds the first
@@ -132,26 +183,30 @@ fn more(n: usize) -> String {
     }
 }
 
-fn print_summary(args: &Args, inputs: &MergeInputs, checked_complete: bool) {
+fn print_summary(
+    outputs: &[PathBuf],
+    into: &std::path::Path,
+    inputs: &MergeInputs,
+    complete_with_failed: Option<usize>,
+) {
     let mean = inputs
         .mean_score()
         .map_or_else(|| "-".to_owned(), |m| format!("{m:.3}"));
-    let mut table = Table::new();
-    table.set_header(vec!["input", "records"]);
-    for (path, n) in args.outputs.iter().zip(&inputs.per_file) {
+    let mut table = reports::terminal::table(&["input", "records"]);
+    for (path, n) in outputs.iter().zip(&inputs.per_file) {
         table.add_row(vec![path.display().to_string(), n.to_string()]);
     }
     outln!("{table}");
     outln!(
         "merged {} record(s) from {} file(s) into {}: {} accepted, mean score {mean}{}",
         inputs.len(),
-        args.outputs.len(),
-        args.into.display(),
+        outputs.len(),
+        into.display(),
         inputs.accepted,
-        if checked_complete {
-            " (complete for the config)"
-        } else {
-            ""
+        match complete_with_failed {
+            Some(0) => " (complete for the config)".to_owned(),
+            Some(n) => format!(" (complete for the config with the {n} failed scenario(s))"),
+            None => String::new(),
         }
     );
 }

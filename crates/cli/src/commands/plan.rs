@@ -23,6 +23,10 @@ pub(crate) struct Args {
     /// Add the Batch API plan: expected waves and the batch price.
     #[arg(long)]
     pub batch: bool,
+    /// Price the estimate for this model (every agent), as `run --model` would run it;
+    /// default: the config's `run:` section and the environment.
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
     #[command(flatten)]
     pub selection: SelectionArgs,
     /// Split the run into this many tasks for a scheduler (with --into): task N runs shard
@@ -44,8 +48,11 @@ pub(crate) fn execute(args: Args) -> CommandResult {
     }
     let config = load_selected(&args.config, &args.selection)?;
     let mut report = plan_report(&config);
-    // The settings `run` would use without flags: the config's `run:` section and the environment.
-    let settings = RunSettings::layered(config.run.as_ref(), None, &FlagOverrides::default())?;
+    // The settings `run` would use with the same `--model`: the config's `run:` section and the
+    // environment, under the flag.
+    let mut flags = FlagOverrides::default();
+    flags.set("model", args.model.clone());
+    let settings = RunSettings::layered(config.run.as_ref(), None, &flags)?;
     let pipeline = Arc::new(settings.build_pipeline()?);
     for section in cost_sections(&config, &pipeline, &settings.price_table(), args.batch)
         .map_err(CliError::run)?

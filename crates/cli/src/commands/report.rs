@@ -58,15 +58,31 @@ pub(crate) fn execute(args: Args) -> CommandResult {
                 threshold: args.threshold,
                 axes,
             };
-            let (figures, heatmap) =
-                pipeline::collect(&run, &options).map_err(CliError::invalid)?;
-            let report = pipeline::build(&source, &figures, heatmap.as_ref());
+            let collected = pipeline::collect(&run, &options).map_err(CliError::invalid)?;
+            let report = pipeline::build(&source, &collected);
             out!("{}", terminal::pipeline(&report));
             (
                 args.html.map(|p| (p, render::pipeline_html(&report))),
                 args.markdown
                     .map(|p| (p, render::pipeline_markdown(&report))),
             )
+        }
+        Results::Failures(path) => {
+            let tally = runlog::FailureTally::read(&path).map_err(CliError::invalid)?;
+            let view = reports::failures::FailuresView::alone(&tally, &source);
+            out!(
+                "{source}: an errors file: {} failed scenario(s); `report` on the run's output \
+                 file shows them beside its records, with the yield over the scenarios tried",
+                view.failed
+            );
+            out!("{}", terminal::failures(&view));
+            if args.html.is_some() || args.markdown.is_some() {
+                return Err(CliError::invalid(
+                    "--html and --markdown report a run's output file (with its failures), not \
+                     an errors file alone",
+                ));
+            }
+            (None, None)
         }
         Results::Suite(result) => {
             let report = suite::build(&source, &result);

@@ -199,6 +199,63 @@ impl MergeInputs {
     }
 }
 
+/// The failures of a merge's inputs that no input holds a record of: scenario id → its last
+/// errors-file line.
+pub type CurrentFailures = std::collections::BTreeMap<String, String>;
+
+impl MergeInputs {
+    /// The inputs' current failures: each input's errors-file lines (`<input>.errors.jsonl`),
+    /// the last line per scenario, less the scenarios the merge holds a record of.
+    ///
+    /// Memory: one line per failed scenario (never the records).
+    ///
+    /// # Errors
+    /// An errors file that exists but cannot be read.
+    pub fn failures(&self) -> std::io::Result<CurrentFailures> {
+        let mut current = CurrentFailures::new();
+        for path in &self.paths {
+            let errors = super::errors_path(path);
+            let file = match std::fs::File::open(&errors) {
+                Ok(file) => file,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(e),
+            };
+            for line in std::io::BufReader::new(file).lines() {
+                let line = line?;
+                if let Ok(r) = serde_json::from_str::<super::RecordId>(&line)
+                    && self.index.position(&r.id).is_none()
+                {
+                    current.insert(r.id, line);
+                }
+            }
+        }
+        Ok(current)
+    }
+
+    /// Writes `failures` beside `into` (`<into>.errors.jsonl`, atomically), so the merged run
+    /// reports its yield over the scenarios tried; with none, a stale `<into>.errors.jsonl` of an
+    /// earlier merge is removed.
+    ///
+    /// # Errors
+    /// Any I/O error.
+    pub fn write_failures(into: &Path, failures: &CurrentFailures) -> std::io::Result<()> {
+        let target = super::errors_path(into);
+        if failures.is_empty() {
+            return match std::fs::remove_file(&target) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+                _ => Ok(()),
+            };
+        }
+        stdx::write_atomic(&target, |out| {
+            for line in failures.values() {
+                out.write_all(line.trim_ascii().as_bytes())?;
+                out.write_all(b"\n")?;
+            }
+            Ok(())
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
