@@ -776,7 +776,10 @@ fn an_unreachable_bot_exits_3_and_a_bot_answering_500_is_a_failing_test() {
     ]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{stderr}");
-    assert!(stderr.contains("the bot could not be reached (2 run(s))"), "{stderr}");
+    assert!(
+        stderr.contains("the bot could not be reached (2 run(s))"),
+        "{stderr}"
+    );
     assert!(junit.exists(), "the CI files are written first");
 
     // A server that answers 500 to everything: the bot was reached and answered badly.
@@ -813,7 +816,11 @@ fn only_failed_reruns_exactly_the_failed_set_and_filters_combine() {
     let path = suite.to_str().expect("utf-8");
     let json = dir.path().join("first.json");
     let out = run(&[path, "--json", json.to_str().expect("utf-8")]);
-    assert_eq!(out.status.code(), Some(1), "the example suite has failing scenarios");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the example suite has failing scenarios"
+    );
     let first: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("valid");
     let failed: std::collections::BTreeSet<String> = first["scenarios"]
@@ -852,7 +859,12 @@ fn only_failed_reruns_exactly_the_failed_set_and_filters_combine() {
     // Repeated and comma-separated filters select the union; a glob matches a whole field.
     let listed = |args: &[&str]| -> Vec<String> {
         let out = run(&[&[path, "--dry-run"], args].concat());
-        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8_lossy(&out.stdout)
             .lines()
             .skip(1)
@@ -862,7 +874,11 @@ fn only_failed_reruns_exactly_the_failed_set_and_filters_combine() {
     let both = listed(&["--filter", "send-basic", "--filter", "balance-check"]);
     assert_eq!(both, ["send-basic", "balance-check"]);
     assert_eq!(listed(&["--filter", "send-basic,balance-check"]), both);
-    assert!(listed(&["--filter", "send-*"]).iter().all(|id| id.starts_with("send-")));
+    assert!(
+        listed(&["--filter", "send-*"])
+            .iter()
+            .all(|id| id.starts_with("send-"))
+    );
     // Nothing selected: exit 2, naming the selection.
     let out = run(&[path, "--filter", "no-such-*"]);
     assert_eq!(out.status.code(), Some(2));
@@ -883,7 +899,11 @@ fn an_unwritable_ci_file_stops_the_run_before_it_starts() {
     ]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{stderr}");
-    assert!(out.stdout.is_empty(), "no scenario ran: {}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        out.stdout.is_empty(),
+        "no scenario ran: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     // `--threshold` points at the flag `test` has.
     let out = run(&[suite.to_str().expect("utf-8"), "--threshold", "80"]);
     assert_eq!(out.status.code(), Some(2));

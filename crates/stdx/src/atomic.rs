@@ -29,10 +29,7 @@ pub fn check_writable(path: &Path) -> std::io::Result<()> {
         }
         Ok(meta) if !meta.is_file() => {
             // A device or pipe is written in place: it must open for writing.
-            return std::fs::OpenOptions::new()
-                .write(true)
-                .open(path)
-                .map(drop);
+            return std::fs::OpenOptions::new().write(true).open(path).map(drop);
         }
         _ => {}
     }

@@ -154,7 +154,8 @@ pub async fn run_scenario(
     match factory.create(scenario) {
         Ok(mut bot) => {
             for step in &scenario.steps {
-                let (turn, not_reached) = play_turn(bot.as_mut(), &transcript, step, scenario).await;
+                let (turn, not_reached) =
+                    play_turn(bot.as_mut(), &transcript, step, scenario).await;
                 let failed = turn.error.is_some();
                 unreachable = unreachable.or(not_reached);
                 transcript.push(step.clone(), turn);

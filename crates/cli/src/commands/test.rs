@@ -205,9 +205,15 @@ fn no_match(args: &Args) -> CliError {
         what.push(format!("--filter {}", args.filter.join(",")));
     }
     if let Some(path) = &args.only_failed {
-        what.push(format!("--only-failed {} (its failed scenarios)", path.display()));
+        what.push(format!(
+            "--only-failed {} (its failed scenarios)",
+            path.display()
+        ));
     }
-    CliError::invalid(format!("no scenario of the suite matches {}", what.join(" and ")))
+    CliError::invalid(format!(
+        "no scenario of the suite matches {}",
+        what.join(" and ")
+    ))
 }
 
 /// The run settings of the LLM and of the scenarios in flight: `run`'s layers over `test`'s
