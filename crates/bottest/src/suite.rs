@@ -42,7 +42,7 @@ use crate::bot::{BotSpec, Script};
 
 pub use bots::SuiteBots;
 pub use load::{load_suite, parse_suite};
-pub use run::{BotFactory, RunOptions, run_scenario, run_suite};
+pub use run::{BotFactory, RunOptions, Selection, run_scenario, run_suite};
 
 /// A loaded, validated suite.
 #[derive(Debug, Clone)]
@@ -180,14 +180,70 @@ pub struct SuiteScenario {
 }
 
 impl SuiteScenario {
-    /// Whether `pattern` selects this scenario: a case-insensitive substring of its id, name,
-    /// category or one of its tags.
+    /// Whether `pattern` selects this scenario, matched case-insensitively against its id, name,
+    /// category and each of its tags: a pattern with `*` or `?` is a glob that must match a whole
+    /// field (`send-*`, `*eur*`, `refund?`); any other pattern is a substring of a field.
     #[must_use]
     pub fn matches(&self, pattern: &str) -> bool {
         let p = pattern.to_lowercase();
+        let is_glob = p.contains(['*', '?']);
         [self.id.as_str(), self.name.as_str(), self.category.as_str()]
             .into_iter()
             .chain(self.tags.iter().map(String::as_str))
-            .any(|field| field.to_lowercase().contains(&p))
+            .any(|field| {
+                let field = field.to_lowercase();
+                if is_glob {
+                    glob_matches(&p, &field)
+                } else {
+                    field.contains(&p)
+                }
+            })
+    }
+}
+
+/// Whether `text` matches the glob `pattern` as a whole (`*` any run of characters, `?` one
+/// character; no other special character). Linear in practice: the classic two-pointer match
+/// with one backtrack point.
+fn glob_matches(pattern: &str, text: &str) -> bool {
+    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
+    let (mut pi, mut ti) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some((pi, ti));
+            pi += 1;
+        } else if let Some((sp, st)) = star {
+            pi = sp + 1;
+            ti = st + 1;
+            star = Some((sp, st + 1));
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|c| *c == '*')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::glob_matches;
+
+    #[test]
+    fn globs_match_whole_fields() {
+        for (pattern, text, want) in [
+            ("send-*", "send-basic", true),
+            ("send-*", "resend-basic", false),
+            ("*eur*", "fee-question-eur", true),
+            ("refund?", "refunds", true),
+            ("refund?", "refund", false),
+            ("*", "", true),
+            ("a*b*c", "axxbyyc", true),
+            ("a*b*c", "axxbyy", false),
+            ("**x", "x", true),
+        ] {
+            assert_eq!(glob_matches(pattern, text), want, "{pattern} vs {text}");
+        }
     }
 }

@@ -731,3 +731,181 @@ fn a_judge_error_that_cannot_change_the_verdict_is_not_a_failure() {
         "{checks:?}"
     );
 }
+
+/// A two-scenario suite against an HTTP bot at `url`.
+fn http_suite(dir: &Path, url: &str) -> PathBuf {
+    write_suite(
+        dir,
+        &format!(
+            "name: http-bot
+bot:
+  kind: http
+  http: {{url: \"{url}\", reply: {{text: /text}}}}
+scenarios:
+  - id: hello
+    category: happy-path
+    steps: [\"Hi\"]
+    expect: {{shouldContain: [hello]}}
+  - id: bye
+    category: happy-path
+    steps: [\"Bye\"]
+    expect: {{shouldContain: [bye]}}
+"
+        ),
+    )
+}
+
+/// Issue 29: an HTTP bot on a closed port gave "0/2 passed", exit 1 — the same as a failing
+/// test. A bot that cannot be reached is a run failure (exit 3), saying so, with the CI files
+/// written; a bot that answers badly (HTTP 500) stays a failing test (exit 1).
+#[test]
+fn an_unreachable_bot_exits_3_and_a_bot_answering_500_is_a_failing_test() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // A port nothing listens on: bound, then released.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port();
+    let suite = http_suite(dir.path(), &format!("http://127.0.0.1:{port}/chat"));
+    let junit = dir.path().join("junit.xml");
+    let out = run(&[
+        suite.to_str().expect("utf-8"),
+        "--junit",
+        junit.to_str().expect("utf-8"),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("the bot could not be reached (2 run(s))"),
+        "{stderr}"
+    );
+    assert!(junit.exists(), "the CI files are written first");
+
+    // A server that answers 500 to everything: the bot was reached and answered badly.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    std::thread::spawn(move || {
+        use std::io::{Read as _, Write as _};
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            let mut buf = [0u8; 4096];
+            let _ = stream.read(&mut buf);
+            let _ = stream.write_all(
+                b"HTTP/1.1 500 Internal Server Error\r\ncontent-length: 4\r\nconnection: close\r\n\r\noops",
+            );
+        }
+    });
+    let suite = http_suite(dir.path(), &format!("http://{addr}/chat"));
+    let out = run(&[suite.to_str().expect("utf-8")]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Issue 29: `--only-failed PREVIOUS.json` reruns exactly the failed (and errored) scenarios of
+/// an earlier result; `--filter` is repeatable and comma-separated, with globs.
+#[test]
+fn only_failed_reruns_exactly_the_failed_set_and_filters_combine() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let suite = suite();
+    let path = suite.to_str().expect("utf-8");
+    let json = dir.path().join("first.json");
+    let out = run(&[path, "--json", json.to_str().expect("utf-8")]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the example suite has failing scenarios"
+    );
+    let first: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("valid");
+    let failed: std::collections::BTreeSet<String> = first["scenarios"]
+        .as_array()
+        .expect("scenarios")
+        .iter()
+        .filter(|s| {
+            s["runs"]
+                .as_array()
+                .expect("runs")
+                .iter()
+                .any(|r| r["report"]["passed"] == false)
+        })
+        .map(|s| s["id"].as_str().expect("id").to_owned())
+        .collect();
+    assert!(!failed.is_empty());
+    let second = dir.path().join("second.json");
+    let out = run(&[
+        path,
+        "--only-failed",
+        json.to_str().expect("utf-8"),
+        "--json",
+        second.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let rerun: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&second).expect("json")).expect("valid");
+    let ids: std::collections::BTreeSet<String> = rerun["scenarios"]
+        .as_array()
+        .expect("scenarios")
+        .iter()
+        .map(|s| s["id"].as_str().expect("id").to_owned())
+        .collect();
+    assert_eq!(ids, failed);
+
+    // Repeated and comma-separated filters select the union; a glob matches a whole field.
+    let listed = |args: &[&str]| -> Vec<String> {
+        let out = run(&[&[path, "--dry-run"], args].concat());
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .skip(1)
+            .map(|l| l.split_whitespace().next().expect("id").to_owned())
+            .collect()
+    };
+    let both = listed(&["--filter", "send-basic", "--filter", "balance-check"]);
+    assert_eq!(both, ["send-basic", "balance-check"]);
+    assert_eq!(listed(&["--filter", "send-basic,balance-check"]), both);
+    assert!(
+        listed(&["--filter", "send-*"])
+            .iter()
+            .all(|id| id.starts_with("send-"))
+    );
+    // Nothing selected: exit 2, naming the selection.
+    let out = run(&[path, "--filter", "no-such-*"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--filter no-such-*"));
+}
+
+/// Issue 29: an unwritable `--junit` path was found only after the whole (paid) suite had run.
+/// It is checked before the first bot turn (exit 3, nothing run).
+#[test]
+fn an_unwritable_ci_file_stops_the_run_before_it_starts() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let suite = suite();
+    // The CI file's path is a directory.
+    let out = run(&[
+        suite.to_str().expect("utf-8"),
+        "--junit",
+        dir.path().to_str().expect("utf-8"),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        out.stdout.is_empty(),
+        "no scenario ran: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // `--threshold` points at the flag `test` has.
+    let out = run(&[suite.to_str().expect("utf-8"), "--threshold", "80"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--pass-score"));
+}

@@ -31,6 +31,10 @@ pub struct RunResult {
     /// judge, or when it had nothing to ask).
     #[serde(default, skip_serializing_if = "JudgeTally::is_empty")]
     pub judge: JudgeTally,
+    /// Why the bot could not be reached in this run (connection refused, no such host or
+    /// program), when that ended it: the run says nothing about the bot, and `test` exits 3.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unreachable: Option<String>,
 }
 
 /// Questions put to the LLM judge and what came back.
@@ -173,6 +177,19 @@ impl SuiteResult {
             tally.add(&run.judge);
         }
         tally
+    }
+
+    /// Why the bot could not be reached, when some run could not reach it: the first reason and
+    /// how many runs it ended.
+    #[must_use]
+    pub fn bot_unreachable(&self) -> Option<(String, usize)> {
+        let mut runs = self
+            .scenarios
+            .iter()
+            .flat_map(|s| &s.runs)
+            .filter_map(|r| r.unreachable.as_ref());
+        let first = runs.next()?.clone();
+        Some((first, 1 + runs.count()))
     }
 
     /// Why the judge could not be reached, when it was asked questions and answered none.

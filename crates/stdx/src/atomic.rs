@@ -11,6 +11,43 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// Distinguishes the temp files of one process.
 static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
+/// Checks now that [`write_atomic`] could write `path` later: not a directory, its directory
+/// creatable and writable (a probe file is created there and removed), an existing file or
+/// device writable. Run it before work whose result goes to `path`, so an unwritable path is
+/// found before the work is paid for, not after.
+///
+/// # Errors
+/// Why `path` could not be written.
+pub fn check_writable(path: &Path) -> std::io::Result<()> {
+    let path = &resolve_links(path)?;
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::IsADirectory,
+                format!("{} is a directory", path.display()),
+            ));
+        }
+        Ok(meta) if !meta.is_file() => {
+            // A device or pipe is written in place: it must open for writing.
+            return std::fs::OpenOptions::new().write(true).open(path).map(drop);
+        }
+        _ => {}
+    }
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let probe = dir.join(format!(
+        ".{}.probe-{}-{}",
+        path.file_name().unwrap_or_default().to_string_lossy(),
+        std::process::id(),
+        TMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    File::create(&probe)?;
+    std::fs::remove_file(&probe)
+}
+
 /// Replaces `path` with what `write` writes, atomically; creates the parent directory. No temp
 /// file is left behind, whether it succeeds or fails.
 ///

@@ -17,7 +17,7 @@ mod hint;
 mod path;
 mod redact;
 
-pub use atomic::write_atomic;
+pub use atomic::{check_writable, write_atomic};
 pub use duration::{duration_serde, parse_duration};
 pub use hint::{closest, did_you_mean, edit_distance};
 pub use path::beside;

@@ -361,7 +361,11 @@ impl RunStatus {
         }
         let resubmit = self.resubmit_spec();
         let _ = if !resubmit.is_empty() {
-            writeln!(out, "resubmit: {resubmit}   ({})", self.resubmit_hint(&resubmit, dir))
+            writeln!(
+                out,
+                "resubmit: {resubmit}   ({})",
+                self.resubmit_hint(&resubmit, dir)
+            )
         } else if self.is_complete() {
             writeln!(
                 out,

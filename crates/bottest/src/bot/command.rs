@@ -57,7 +57,18 @@ impl CommandBot {
             .stderr(Stdio::inherit())
             .kill_on_drop(true)
             .spawn()
-            .map_err(|e| BotError::Command(format!("cannot start `{}`: {e}", spec.program)))?;
+            .map_err(|e| {
+                let why = format!("cannot start `{}`: {e}", spec.program);
+                // No such program (or not executable): the bot does not exist here.
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied
+                ) {
+                    BotError::Unreachable(why)
+                } else {
+                    BotError::Command(why)
+                }
+            })?;
         let stdin = child
             .stdin
             .take()

@@ -154,10 +154,14 @@ impl Bot for HttpBot {
             for (k, v) in &self.headers {
                 req = req.header(k, v);
             }
-            let resp = req
-                .send()
-                .await
-                .map_err(|e| BotError::Http(e.to_string()))?;
+            let resp = req.send().await.map_err(|e| {
+                // Nothing listening, or no such host: the bot was never reached.
+                if e.is_connect() {
+                    BotError::Unreachable(stdx::redact_urls_in(&e.to_string()))
+                } else {
+                    BotError::Http(e.to_string())
+                }
+            })?;
             let status = resp.status();
             let max = self.spec.max_reply_bytes;
             if resp

@@ -66,6 +66,23 @@ pub enum BotError {
     /// The bot's settings are incomplete or invalid.
     #[error("bot configuration: {0}")]
     Config(String),
+    /// The bot cannot be reached at all: connection refused, a name that does not resolve, a
+    /// program that does not exist, a model endpoint that does not answer. Not a bot that
+    /// answers badly: a run where this happens cannot say anything about the bot (exit 3).
+    #[error("bot unreachable: {0}")]
+    Unreachable(String),
+}
+
+impl BotError {
+    /// Why the bot could not be reached, when that is what happened.
+    #[must_use]
+    pub fn unreachable(&self) -> Option<&str> {
+        match self {
+            Self::Unreachable(why) => Some(why),
+            Self::Llm(llm_client::LlmError::Connect { message, .. }) => Some(message),
+            _ => None,
+        }
+    }
 }
 
 /// Which adapter runs the bot.
@@ -81,6 +98,19 @@ pub enum BotKind {
     Http,
     /// A process speaking JSON lines.
     Command,
+}
+
+impl BotKind {
+    /// The kind as the suite writes it.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Scripted => "scripted",
+            Self::Llm => "llm",
+            Self::Http => "http",
+            Self::Command => "command",
+        }
+    }
 }
 
 impl std::str::FromStr for BotKind {

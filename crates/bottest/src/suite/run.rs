@@ -46,8 +46,8 @@ pub struct RunOptions {
     pub repeat: u32,
     /// Scenarios in flight at once (≥ 1).
     pub concurrency: usize,
-    /// Only scenarios matching this pattern (see [`SuiteScenario::matches`]).
-    pub filter: Option<String>,
+    /// Which scenarios run.
+    pub selection: Selection,
     /// Overrides the suite's strict mode.
     pub strict: Option<bool>,
     /// Overrides the suite's threshold.
@@ -61,11 +61,34 @@ impl Default for RunOptions {
         Self {
             repeat: 1,
             concurrency: 4,
-            filter: None,
+            selection: Selection::default(),
             strict: None,
             threshold: None,
             judge: None,
         }
+    }
+}
+
+/// Which scenarios of a suite run: those matching any of the patterns (all without any), and of
+/// those, only the ids listed when a list is given (`test --only-failed`).
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// Patterns (see [`SuiteScenario::matches`]); a scenario matching any of them is selected.
+    pub patterns: Vec<String>,
+    /// Only these scenario ids, when set.
+    pub only: Option<std::collections::BTreeSet<String>>,
+}
+
+impl Selection {
+    /// The selected scenarios of `suite`, in suite order.
+    #[must_use]
+    pub fn of<'s>(&self, suite: &'s Suite) -> Vec<&'s SuiteScenario> {
+        suite
+            .scenarios
+            .iter()
+            .filter(|s| self.patterns.is_empty() || self.patterns.iter().any(|p| s.matches(p)))
+            .filter(|s| self.only.as_ref().is_none_or(|ids| ids.contains(&s.id)))
+            .collect()
     }
 }
 
@@ -76,11 +99,7 @@ pub async fn run_suite(suite: &Suite, factory: &dyn BotFactory, opts: &RunOption
         strict: opts.strict.unwrap_or(suite.defaults.strict),
         ..ScorePolicy::default()
     };
-    let selected: Vec<&SuiteScenario> = suite
-        .scenarios
-        .iter()
-        .filter(|s| opts.filter.as_deref().is_none_or(|p| s.matches(p)))
-        .collect();
+    let selected = opts.selection.of(suite);
     let repeat = opts.repeat.max(1);
     let jobs = selected
         .iter()
@@ -131,11 +150,14 @@ pub async fn run_scenario(
     judge: Option<&LlmJudge>,
 ) -> RunResult {
     let mut transcript = Transcript::default();
+    let mut unreachable = None;
     match factory.create(scenario) {
         Ok(mut bot) => {
             for step in &scenario.steps {
-                let turn = play_turn(bot.as_mut(), &transcript, step, scenario).await;
+                let (turn, not_reached) =
+                    play_turn(bot.as_mut(), &transcript, step, scenario).await;
                 let failed = turn.error.is_some();
+                unreachable = unreachable.or(not_reached);
                 transcript.push(step.clone(), turn);
                 if failed {
                     // Later steps would answer a conversation the bot never held; they are
@@ -145,6 +167,7 @@ pub async fn run_scenario(
             }
         }
         Err(e) => {
+            unreachable = e.unreachable().map(str::to_owned);
             let first = scenario.steps.first().cloned().unwrap_or_default();
             transcript.push(
                 first,
@@ -184,6 +207,7 @@ pub async fn run_scenario(
         transcript,
         report,
         judge: tally,
+        unreachable,
     }
 }
 
@@ -247,12 +271,13 @@ fn judge_error(questions: &[JudgeQuestion], answers: &JudgeAnswers) -> Option<Ch
     )
 }
 
+/// One turn, and why the bot could not be reached when that is why it failed.
 async fn play_turn(
     bot: &mut dyn Bot,
     transcript: &Transcript,
     message: &str,
     scenario: &SuiteScenario,
-) -> BotTurn {
+) -> (BotTurn, Option<String>) {
     let started = Instant::now();
     let outcome =
         tokio::time::timeout(scenario.turn_timeout, bot.turn(&transcript.turns, message)).await;
@@ -260,24 +285,26 @@ async fn play_turn(
     match outcome {
         Ok(Ok(mut turn)) => {
             turn.latency_ms = elapsed;
-            turn
+            (turn, None)
         }
         Ok(Err(e)) => {
             tracing::warn!(scenario = %scenario.id, error = %e, "bot turn failed");
-            BotTurn {
+            let turn = BotTurn {
                 latency_ms: elapsed,
                 ..BotTurn::failed(e.to_string())
-            }
+            };
+            (turn, e.unreachable().map(str::to_owned))
         }
         Err(_) => {
             tracing::warn!(scenario = %scenario.id, "bot turn timed out");
-            BotTurn {
+            let turn = BotTurn {
                 latency_ms: elapsed,
                 ..BotTurn::failed(format!(
                     "timed out after {} ms",
                     scenario.turn_timeout.as_millis()
                 ))
-            }
+            };
+            (turn, None)
         }
     }
 }

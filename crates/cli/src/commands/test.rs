@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use bottest::bot::BotKind;
 use bottest::bot::judge::LlmJudge;
-use bottest::suite::{RunOptions, Suite, SuiteBots, load_suite, run_suite};
+use bottest::suite::{RunOptions, Selection, Suite, SuiteBots, load_suite, run_suite};
 use llm_client::ChatModel;
 use scoring::report::junit::junit_xml;
 use scoring::{SuiteFigures, SuiteResult};
@@ -57,9 +57,22 @@ pub(crate) struct Args {
     /// Run every scenario N times and report pass rates and flipping checks.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub repeat: u32,
-    /// Only scenarios whose id, name, category or tag contains this text.
+    /// Only scenarios whose id, name, category or a tag contains this text, or matches this glob
+    /// (`*`, `?`: `send-*`, `*-eur`). Repeatable, or comma-separated: a scenario matching any is
+    /// selected.
+    #[arg(long, value_name = "PATTERN", value_delimiter = ',')]
+    pub filter: Vec<String>,
+    /// Only the scenarios that failed (a failed check or a bot error, in any run) in an earlier
+    /// `--json` result; with `--filter`, those of them that match.
+    #[arg(long, value_name = "PREVIOUS.json")]
+    pub only_failed: Option<PathBuf>,
+    /// Load and check the suite, print what would run (scenarios, bot, checks), and exit
+    /// without calling the bot or a model.
     #[arg(long)]
-    pub filter: Option<String>,
+    pub dry_run: bool,
+    /// Not a flag of `test`: the suite's passing score is `--pass-score` (0–100).
+    #[arg(long, hide = true, value_name = "SCORE")]
+    pub threshold: Option<String>,
     /// Any failed check fails its scenario.
     #[arg(long)]
     pub strict: bool,
@@ -92,14 +105,115 @@ pub(crate) enum Judge {
 /// Invalid input (exit 2), or results that cannot be written (exit 3). A failed scenario is
 /// [`Outcome::Failed`].
 pub(crate) fn execute(args: Args) -> CommandResult {
+    if args.threshold.is_some() {
+        return Err(CliError::invalid(
+            "`test` has no --threshold (that is the pipeline's accept threshold, 0–10); a \
+             suite's passing score is --pass-score SCORE (0–100)",
+        ));
+    }
     let suite = load_suite(&args.suite)?;
+    let selection = selection(&args)?;
+    if args.dry_run {
+        return dry_run(&args, &suite, &selection);
+    }
+    // Output files are checked now, not after the whole (paid) suite has run.
+    for path in [&args.json, &args.junit].into_iter().flatten() {
+        stdx::check_writable(path).map_err(|e| CliError::write(path, e))?;
+    }
     let kind = if args.self_check {
         BotKind::Scripted
     } else {
         args.bot.map_or(suite.bot.kind, BotKind::from)
     };
     let settings = settings(&args)?;
-    super::block_on(run(args, suite, kind, settings))
+    super::block_on(run(args, suite, kind, settings, selection))
+}
+
+/// The scenarios `--filter` and `--only-failed` select.
+fn selection(args: &Args) -> Result<Selection, CliError> {
+    let only = match &args.only_failed {
+        None => None,
+        Some(path) => {
+            let previous = match reports::load::load(path).map_err(CliError::invalid)? {
+                reports::load::Results::Suite(result) => result,
+                other => {
+                    return Err(CliError::invalid(format!(
+                        "{}: a {}, not a suite result (`test --json`)",
+                        path.display(),
+                        other.kind().name()
+                    )));
+                }
+            };
+            Some(
+                previous
+                    .scenarios
+                    .iter()
+                    .filter(|s| !s.passed())
+                    .map(|s| s.id.clone())
+                    .collect(),
+            )
+        }
+    };
+    Ok(Selection {
+        patterns: args
+            .filter
+            .iter()
+            .map(|p| p.trim().to_owned())
+            .filter(|p| !p.is_empty())
+            .collect(),
+        only,
+    })
+}
+
+/// `--dry-run`: the suite loaded and checked, what would run, and nothing run.
+fn dry_run(args: &Args, suite: &Suite, selection: &Selection) -> CommandResult {
+    let selected = selection.of(suite);
+    let kind = if args.self_check {
+        BotKind::Scripted
+    } else {
+        args.bot.map_or(suite.bot.kind, BotKind::from)
+    };
+    outln!(
+        "{}: suite {:?} is valid; {} of {} scenario(s) would run {} time(s) each with the {} bot",
+        args.suite.display(),
+        suite.name,
+        selected.len(),
+        suite.scenarios.len(),
+        args.repeat,
+        kind.as_str()
+    );
+    for s in &selected {
+        outln!(
+            "  {}  [{}]  {} turn(s), {} check(s)  {}",
+            s.id,
+            s.category.as_str(),
+            s.steps.len(),
+            s.expectations.declared_checks(),
+            s.name
+        );
+    }
+    if selected.is_empty() {
+        return Err(no_match(args));
+    }
+    Ok(Outcome::Success)
+}
+
+/// The error for a selection that selects nothing.
+fn no_match(args: &Args) -> CliError {
+    let mut what = Vec::new();
+    if !args.filter.is_empty() {
+        what.push(format!("--filter {}", args.filter.join(",")));
+    }
+    if let Some(path) = &args.only_failed {
+        what.push(format!(
+            "--only-failed {} (its failed scenarios)",
+            path.display()
+        ));
+    }
+    CliError::invalid(format!(
+        "no scenario of the suite matches {}",
+        what.join(" and ")
+    ))
 }
 
 /// The run settings of the LLM and of the scenarios in flight: `run`'s layers over `test`'s
@@ -149,7 +263,13 @@ fn build_model(
     Ok((model, name))
 }
 
-async fn run(args: Args, suite: Suite, kind: BotKind, settings: RunSettings) -> CommandResult {
+async fn run(
+    args: Args,
+    suite: Suite,
+    kind: BotKind,
+    settings: RunSettings,
+    selection: Selection,
+) -> CommandResult {
     let mut concurrency = settings.concurrency;
     let needs_model = kind == BotKind::Llm || args.judge.is_some();
     let model: Option<(Arc<dyn ChatModel>, String)> = if needs_model {
@@ -164,7 +284,7 @@ async fn run(args: Args, suite: Suite, kind: BotKind, settings: RunSettings) -> 
     let opts = RunOptions {
         repeat: args.repeat,
         concurrency,
-        filter: args.filter.clone(),
+        selection,
         strict: args.strict.then_some(true),
         threshold: args.pass_score,
         judge: model
@@ -173,10 +293,7 @@ async fn run(args: Args, suite: Suite, kind: BotKind, settings: RunSettings) -> 
     };
     let result = run_suite(&suite, &bots, &opts).await;
     if result.scenarios.is_empty() {
-        return Err(CliError::invalid(format!(
-            "no scenario matches the filter {:?}",
-            args.filter.unwrap_or_default()
-        )));
+        return Err(no_match(&args));
     }
     // The CI files first: a reader of stdout that goes away must not cost them.
     if let Some(path) = &args.json {
@@ -202,6 +319,13 @@ async fn run(args: Args, suite: Suite, kind: BotKind, settings: RunSettings) -> 
             Outcome::Failed
         }
     };
+    if let Some((reason, runs)) = result.bot_unreachable() {
+        // Not a regression: nothing was learnt about the bot in those runs.
+        return Err(CliError::run(format!(
+            "the bot could not be reached ({runs} run(s)): {reason}; the results say nothing \
+             about it (a bot that answers badly is a failed test, exit 1)"
+        )));
+    }
     match result.judge_unreachable() {
         Some(reason) => Err(CliError::run(format!(
             "the judge could not be reached: {reason}; its checks failed as judgeError"

@@ -219,6 +219,7 @@ mod tests {
                 transcript,
                 report,
                 judge: crate::suite_result::JudgeTally::default(),
+                unreachable: None,
             }],
         };
         let out = system_out(&s);
