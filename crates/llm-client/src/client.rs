@@ -18,6 +18,8 @@ use serde_json::Value;
 use tokio::time::Instant;
 use tracing::Instrument as _;
 
+pub(crate) mod embeddings;
+
 use crate::cache::{DiskCache, cache_key, replay_key};
 use crate::fleet::{Fleet, Pick};
 use crate::limits::{Concurrency, TokenBucket};
@@ -891,6 +893,14 @@ impl ChatModel for Client {
     fn chat(&self, req: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, LlmError>> {
         let span = tracing::debug_span!("llm_call", model = %req.model, provider = self.cfg.provider.kind.as_str());
         Box::pin(self.call(req).instrument(span))
+    }
+
+    fn embed(
+        &self,
+        req: embeddings::EmbeddingRequest,
+    ) -> BoxFuture<'_, Result<embeddings::EmbeddingResponse, LlmError>> {
+        let span = tracing::debug_span!("llm_embed", model = %req.model);
+        Box::pin(self.embed_call(req).instrument(span))
     }
 }
 

@@ -31,6 +31,58 @@ pub struct RunResult {
     /// judge, or when it had nothing to ask).
     #[serde(default, skip_serializing_if = "JudgeTally::is_empty")]
     pub judge: JudgeTally,
+    /// What the user's own checks cost in this run: model calls of `llmRubric` and `similar`,
+    /// how many the response cache answered, their cost (absent when none was made).
+    #[serde(default, skip_serializing_if = "CheckSpend::is_empty")]
+    pub checks: CheckSpend,
+}
+
+/// Model calls made by the checks of a run (`llmRubric`, `similar`) and what they cost.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CheckSpend {
+    /// Calls made (a cached answer counts as a call, and in `cached`).
+    pub calls: u64,
+    /// Calls the response cache answered (free).
+    pub cached: u64,
+    /// Cost of the priced calls, in USD.
+    pub cost_usd: f64,
+    /// Calls whose model has no price: the cost is a lower bound.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unpriced: u64,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` passes a reference
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl CheckSpend {
+    /// True when no call was made.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.calls == 0
+    }
+
+    /// Adds another run's spend.
+    pub fn add(&mut self, other: &CheckSpend) {
+        self.calls += other.calls;
+        self.cached += other.cached;
+        self.cost_usd += other.cost_usd;
+        self.unpriced += other.unpriced;
+    }
+
+    /// Counts one call: cached or not, and its cost when priced.
+    pub fn record(&mut self, cached: bool, cost_usd: Option<f64>) {
+        self.calls += 1;
+        if cached {
+            self.cached += 1;
+        }
+        match cost_usd {
+            Some(c) => self.cost_usd += c,
+            None if cached => {}
+            None => self.unpriced += 1,
+        }
+    }
 }
 
 /// Questions put to the LLM judge and what came back.

@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use bottest::bot::BotKind;
 use bottest::bot::judge::LlmJudge;
+use bottest::checks::{CheckRunner, DEFAULT_EMBEDDING_MODEL};
 use bottest::suite::{RunOptions, Suite, SuiteBots, load_suite, run_suite};
 use llm_client::ChatModel;
 use scoring::report::junit::junit_xml;
@@ -149,8 +150,42 @@ fn build_model(
     Ok((model, name))
 }
 
+/// What the user's own checks need: a model when the suite has `llmRubric` or `similar` checks
+/// (built with the response cache on, so a rerun asks nothing already answered), the suite's
+/// folder for `command` checks.
+fn check_runner(
+    args: &Args,
+    suite: &Suite,
+    settings: &RunSettings,
+) -> Result<CheckRunner, CliError> {
+    let dir = args
+        .suite
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let mut runner = CheckRunner::without_model(dir);
+    if let Some(model) = &suite.defaults.embedding_model {
+        model.clone_into(&mut runner.embedding_model);
+    } else {
+        DEFAULT_EMBEDDING_MODEL.clone_into(&mut runner.embedding_model);
+    }
+    let needs_model = suite.scenarios.iter().any(|s| {
+        [scoring::CheckKind::LlmRubric, scoring::CheckKind::Similar]
+            .into_iter()
+            .any(|k| scoring::expect::declares(&s.expectations, k))
+    });
+    if needs_model {
+        let mut cached = settings.clone();
+        cached.cache.enabled = true;
+        let (built, name) = build_model(args, suite, &cached)?;
+        runner.model = Some(built.model);
+        runner.model_name = name;
+    }
+    Ok(runner)
+}
+
 async fn run(args: Args, suite: Suite, kind: BotKind, settings: RunSettings) -> CommandResult {
     let mut concurrency = settings.concurrency;
+    let checks = check_runner(&args, &suite, &settings)?;
     let needs_model = kind == BotKind::Llm || args.judge.is_some();
     let model: Option<(Arc<dyn ChatModel>, String)> = if needs_model {
         let (built, name) = build_model(&args, &suite, &settings)?;
@@ -170,6 +205,7 @@ async fn run(args: Args, suite: Suite, kind: BotKind, settings: RunSettings) -> 
         judge: model
             .filter(|_| args.judge.is_some())
             .map(|(model, model_name)| LlmJudge { model, model_name }),
+        checks: Some(checks),
     };
     let result = run_suite(&suite, &bots, &opts).await;
     if result.scenarios.is_empty() {

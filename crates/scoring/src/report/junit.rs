@@ -219,6 +219,7 @@ mod tests {
                 transcript,
                 report,
                 judge: crate::suite_result::JudgeTally::default(),
+                checks: crate::suite_result::CheckSpend::default(),
             }],
         };
         let out = system_out(&s);
