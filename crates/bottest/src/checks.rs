@@ -137,7 +137,8 @@ impl CheckRunner {
             user_message => user,
             reply => bot.text.clone(),
         };
-        env.render_str(RUBRIC_PROMPT, ctx).map_err(|e| e.to_string())
+        env.render_str(RUBRIC_PROMPT, ctx)
+            .map_err(|e| e.to_string())
     }
 
     async fn rubric(
@@ -153,7 +154,9 @@ impl CheckRunner {
         };
         let prompt = match Self::rubric_prompt(&rubric.rubric, t, turn) {
             Ok(p) => p,
-            Err(e) => return CustomOutcome::Error(format!("the rubric prompt did not render: {e}")),
+            Err(e) => {
+                return CustomOutcome::Error(format!("the rubric prompt did not render: {e}"));
+            }
         };
         let schema = serde_json::json!({
             "type": "object",

@@ -141,7 +141,11 @@ async fn own_checks_decide_both_ways_and_never_pass_on_an_error() {
     // (not even under `not`).
     let slow = check(&result, "slow", CheckKind::Command);
     assert!(!slow.passed);
-    assert!(slow.message.contains("timed out after 300 ms"), "{}", slow.message);
+    assert!(
+        slow.message.contains("timed out after 300 ms"),
+        "{}",
+        slow.message
+    );
     let garbage = check(&result, "garbage", CheckKind::Command);
     assert!(!garbage.passed);
     assert!(
@@ -156,14 +160,22 @@ async fn own_checks_decide_both_ways_and_never_pass_on_an_error() {
     // llmRubric: the judge's reasoning is in the check's message, both ways.
     let yes = check(&result, "polite", CheckKind::LlmRubric);
     assert!(yes.passed, "{yes:?}");
-    assert!(yes.message.contains("judge: the reply has"), "{}", yes.message);
+    assert!(
+        yes.message.contains("judge: the reply has"),
+        "{}",
+        yes.message
+    );
     let no = check(&result, "rude", CheckKind::LlmRubric);
     assert!(!no.passed, "{no:?}");
 
     // similar, through /embeddings: above and below the threshold.
     let near = check(&result, "polite", CheckKind::Similar);
     assert!(near.passed, "{near:?}");
-    assert!(near.message.contains("cosine similarity"), "{}", near.message);
+    assert!(
+        near.message.contains("cosine similarity"),
+        "{}",
+        near.message
+    );
     let far = check(&result, "rude", CheckKind::Similar);
     assert!(!far.passed, "{far:?}");
     assert!(far.message.contains("< threshold 0.6"), "{}", far.message);
@@ -205,7 +217,11 @@ async fn model_checks_without_a_model_fail_with_the_reason() {
     let result = run(&suite, CheckRunner::without_model(dir.path().to_path_buf())).await;
     let rubric = check(&result, "polite", CheckKind::LlmRubric);
     assert!(!rubric.passed);
-    assert!(rubric.message.contains("needs a model"), "{}", rubric.message);
+    assert!(
+        rubric.message.contains("needs a model"),
+        "{}",
+        rubric.message
+    );
     // The command check still ran.
     assert!(check(&result, "polite", CheckKind::Command).passed);
 }

@@ -104,7 +104,11 @@ fn the_users_own_checks_are_validated_where_written() {
     assert!(err.starts_with("suite.yaml:"), "{err}");
     assert!(err.contains("timeout"), "{err}");
     assert!(err.contains("timeoutMs"), "{err}");
-    let line: usize = err.split(':').nth(1).and_then(|l| l.parse().ok()).unwrap_or(0);
+    let line: usize = err
+        .split(':')
+        .nth(1)
+        .and_then(|l| l.parse().ok())
+        .unwrap_or(0);
     assert!((6..=8).contains(&line), "{err}");
     let err = load_err(&format!(
         "{HEAD}    expect:\n      similar: {{to: [hello], treshold: 0.8}}\n"
@@ -119,7 +123,10 @@ fn the_users_own_checks_are_validated_where_written() {
     // Values out of range, and a check name typo with its suggestion.
     for (yaml, wanted) in [
         ("similar: {to: [hello], threshold: 1.5}", "in (0, 1]"),
-        ("similar: {to: [], threshold: 0.5}", "at least one reference"),
+        (
+            "similar: {to: [], threshold: 0.5}",
+            "at least one reference",
+        ),
         ("command: {run: []}", "needs a program"),
         ("command: {run: [python3], timeoutMs: 0}", "at least 1"),
         ("llmRubric: \"  \"", "blank"),

@@ -65,7 +65,10 @@ fn the_own_checks_suite_gets_its_declared_outcomes_and_reruns_from_the_cache() {
         "{stdout}"
     );
     assert!(stdout.contains("judge: the reply has"), "{stdout}");
-    assert!(stdout.contains("does not name the recipient 'Bob'"), "{stdout}");
+    assert!(
+        stdout.contains("does not name the recipient 'Bob'"),
+        "{stdout}"
+    );
     let result = std::fs::read_to_string(&json).expect("json written");
     assert!(result.contains("judge: the reply has"), "{result}");
     let xml = std::fs::read_to_string(&junit).expect("junit written");

@@ -82,10 +82,7 @@ pub trait ChatModel: Send + Sync {
 
     /// Embeds texts (an OpenAI-compatible `/embeddings` endpoint). A model that serves none
     /// answers [`LlmError::Config`], the default.
-    fn embed(
-        &self,
-        req: EmbeddingRequest,
-    ) -> BoxFuture<'_, Result<EmbeddingResponse, LlmError>> {
+    fn embed(&self, req: EmbeddingRequest) -> BoxFuture<'_, Result<EmbeddingResponse, LlmError>> {
         let model = req.model;
         Box::pin(async move {
             Err(LlmError::Config(format!(
@@ -100,10 +97,7 @@ impl<T: ChatModel + ?Sized> ChatModel for std::sync::Arc<T> {
         (**self).chat(req)
     }
 
-    fn embed(
-        &self,
-        req: EmbeddingRequest,
-    ) -> BoxFuture<'_, Result<EmbeddingResponse, LlmError>> {
+    fn embed(&self, req: EmbeddingRequest) -> BoxFuture<'_, Result<EmbeddingResponse, LlmError>> {
         (**self).embed(req)
     }
 }

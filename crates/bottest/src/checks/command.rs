@@ -87,10 +87,7 @@ pub async fn run(check: &CommandCheck, dir: &Path, input: &Value) -> CustomOutco
     let mut child = match spawned {
         Ok(c) => c,
         Err(e) => {
-            return CustomOutcome::Error(format!(
-                "cannot start `{}`: {e}",
-                check.argv.join(" ")
-            ));
+            return CustomOutcome::Error(format!("cannot start `{}`: {e}", check.argv.join(" ")));
         }
     };
     let (Some(mut stdin), Some(stdout), Some(stderr)) =
@@ -221,7 +218,11 @@ mod tests {
     fn answers_are_strict() {
         assert!(matches!(
             parse_answer(br#"{"pass": true, "score": 0.5, "reason": "ok"}"#),
-            CustomOutcome::Verdict { passed: true, score: Some(_), .. }
+            CustomOutcome::Verdict {
+                passed: true,
+                score: Some(_),
+                ..
+            }
         ));
         for bad in [
             &br#"{"pass": "true", "reason": "ok"}"#[..],

@@ -21,8 +21,8 @@ use scoring::{
 
 use super::{Suite, SuiteScenario};
 use crate::bot::judge::{JudgeAnswers, LlmJudge};
-use crate::checks::CheckRunner;
 use crate::bot::{Bot, BotError};
+use crate::checks::CheckRunner;
 
 /// Makes a fresh bot for one run of one scenario.
 pub trait BotFactory: Send + Sync {
@@ -95,7 +95,10 @@ pub async fn run_suite(suite: &Suite, factory: &dyn BotFactory, opts: &RunOption
         .flat_map(|(i, s)| (0..repeat).map(move |r| (i, r, *s)));
     let policy = &policy;
     let checks = opts.checks.clone().unwrap_or_else(|| {
-        let dir = suite.path.parent().unwrap_or_else(|| std::path::Path::new("."));
+        let dir = suite
+            .path
+            .parent()
+            .unwrap_or_else(|| std::path::Path::new("."));
         CheckRunner::without_model(dir.to_path_buf())
     });
     let checks = &checks;
@@ -196,7 +199,13 @@ pub async fn run_scenario_with(
         &custom,
     );
     let questions = questions.unwrap_or_default();
-    if !verdict_is_independent(&scenario.expectations, &transcript, &answers, &custom, policy) {
+    if !verdict_is_independent(
+        &scenario.expectations,
+        &transcript,
+        &answers,
+        &custom,
+        policy,
+    ) {
         checks.extend(judge_error(&questions, &answers));
     } else if !answers.failures.is_empty() {
         tracing::info!(

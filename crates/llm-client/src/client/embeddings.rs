@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::{Client, elapsed_ms, endpoint_of, error_chain, lossy_snippet};
+use super::{Client, elapsed_ms, endpoint_of, lossy_snippet};
 use crate::cache::canonical_json;
 use crate::retry::{backoff, server_delay};
 use crate::stats::bump;
@@ -101,10 +101,7 @@ impl Client {
         let policy = &self.cfg.retry;
         let mut retries = 0u32;
         loop {
-            let slot = self.window.acquire().await;
-            if let Some(rpm) = &self.rpm {
-                rpm.acquire(1).await;
-            }
+            let slot = self.admit().await;
             let (endpoint, epoch) = self.route(None).await;
             let url = provider::endpoint_url(self.fleet.base_url(endpoint), "embeddings", None);
             bump(&self.stats.http_requests);
@@ -121,17 +118,19 @@ impl Client {
                 Ok(reply) => {
                     let status = reply.status().as_u16();
                     let headers = reply.headers().clone();
-                    let bytes = reply.bytes().await.map_or_else(|_| Vec::new(), |b| b.to_vec());
+                    let bytes = reply
+                        .bytes()
+                        .await
+                        .map_or_else(|_| Vec::new(), |b| b.to_vec());
                     if (200..300).contains(&status) {
                         self.fleet.succeeded(endpoint, epoch);
                         return self.parse_embeddings(req, &bytes);
                     }
-                    let message = self.scrub(provider::error_message(&String::from_utf8_lossy(
-                        &bytes,
-                    )));
+                    let message =
+                        self.scrub(provider::error_message(&String::from_utf8_lossy(&bytes)));
                     let hint = server_delay(&headers, std::time::SystemTime::now())
                         .map(|d| d.min(policy.max_server_delay()));
-                    match status {
+                    let error = match status {
                         401 | 403 => {
                             return Err(LlmError::Auth {
                                 status,
@@ -141,41 +140,24 @@ impl Client {
                         }
                         429 => {
                             bump(&self.stats.rate_limited);
-                            (
-                                hint,
-                                LlmError::RateLimited {
-                                    attempts,
-                                    retry_after: hint,
-                                },
-                            )
-                        }
-                        408 => (hint, LlmError::Timeout { attempts }),
-                        500..=599 => (
-                            hint,
-                            LlmError::Server {
-                                status,
+                            LlmError::RateLimited {
                                 attempts,
-                                message,
-                            },
-                        ),
-                        status => return Err(LlmError::Rejected { status, message }),
-                    }
+                                retry_after: hint,
+                            }
+                        }
+                        408 => LlmError::Timeout { attempts },
+                        500..=599 => LlmError::Server {
+                            status,
+                            attempts,
+                            message,
+                        },
+                        _ => return Err(LlmError::Rejected { status, message }),
+                    };
+                    (hint, error)
                 }
-                Err(e) if e.is_timeout() => (None, LlmError::Timeout { attempts }),
-                Err(e) => (
-                    None,
-                    LlmError::Connect {
-                        attempts,
-                        message: self.scrub(error_chain(&e)),
-                    },
-                ),
+                Err(e) => (None, self.transport_error(&e, attempts)),
             };
-            self.fleet.failed(
-                endpoint,
-                epoch,
-                std::time::Instant::now(),
-                &error.to_string(),
-            );
+            self.cool_down(endpoint, epoch, &error);
             if retries >= policy.max_retries {
                 return Err(error);
             }

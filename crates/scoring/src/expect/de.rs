@@ -207,15 +207,18 @@ impl<'de> Visitor<'de> for ExpectVisitor {
                 }
                 "command" => {
                     let c: CommandDe = map.next_value()?;
-                    set.checks.push(CheckSpec::Custom(CustomCheck::Command(c.0)));
+                    set.checks
+                        .push(CheckSpec::Custom(CustomCheck::Command(c.0)));
                 }
                 "llmRubric" => {
                     let r: RubricDe = map.next_value()?;
-                    set.checks.push(CheckSpec::Custom(CustomCheck::LlmRubric(r.0)));
+                    set.checks
+                        .push(CheckSpec::Custom(CustomCheck::LlmRubric(r.0)));
                 }
                 "similar" => {
                     let c: SimilarDe = map.next_value()?;
-                    set.checks.push(CheckSpec::Custom(CustomCheck::Similar(c.0)));
+                    set.checks
+                        .push(CheckSpec::Custom(CustomCheck::Similar(c.0)));
                 }
                 unknown => {
                     let all = CHECK_NAMES
@@ -618,7 +621,9 @@ impl<'de> Deserialize<'de> for CommandDe {
         }
         let timeout_ms = raw.timeout_ms.unwrap_or(DEFAULT_COMMAND_TIMEOUT_MS);
         if timeout_ms == 0 {
-            return Err(D::Error::custom("`command`'s `timeoutMs` must be at least 1"));
+            return Err(D::Error::custom(
+                "`command`'s `timeoutMs` must be at least 1",
+            ));
         }
         Ok(CommandDe(CommandCheck {
             argv,

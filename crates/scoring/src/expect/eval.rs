@@ -959,12 +959,18 @@ fn custom_verdict(outcome: Option<&CustomOutcome>) -> (Verdict, String) {
             reason,
         }) => {
             let head = if *passed { "passed" } else { "failed" };
-            let score = score.map(|s| format!(" (score {s:.3})")).unwrap_or_default();
-            (Verdict::from_bool(*passed), format!("{head}{score}: {reason}"))
+            let score = score
+                .map(|s| format!(" (score {s:.3})"))
+                .unwrap_or_default();
+            (
+                Verdict::from_bool(*passed),
+                format!("{head}{score}: {reason}"),
+            )
         }
-        Some(CustomOutcome::Error(reason)) => {
-            (Verdict::Unknown, format!("could not be evaluated: {reason}"))
-        }
+        Some(CustomOutcome::Error(reason)) => (
+            Verdict::Unknown,
+            format!("could not be evaluated: {reason}"),
+        ),
         None => (Verdict::Unknown, NOT_EVALUATED.to_owned()),
     }
 }
