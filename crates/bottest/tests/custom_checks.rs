@@ -26,6 +26,8 @@ print(json.dumps({"pass": ok, "score": 1.0 if ok else 0.0,
 const SLOW_PY: &str = "import time\ntime.sleep(30)\n";
 const GARBAGE_PY: &str = "print('PASS')\n";
 const NONZERO_PY: &str = "import sys\nsys.stderr.write('boom\\n')\nsys.exit(3)\n";
+const HUGE_PY: &str =
+    "import sys\nsys.stdout.write('{\"pass\": true, \"reason\": \"' + 'x' * 200000 + '\"}')\n";
 
 fn suite(dir: &Path) -> Suite {
     for (name, body) in [
@@ -33,6 +35,7 @@ fn suite(dir: &Path) -> Suite {
         ("slow.py", SLOW_PY),
         ("garbage.py", GARBAGE_PY),
         ("nonzero.py", NONZERO_PY),
+        ("huge.py", HUGE_PY),
     ] {
         std::fs::write(dir.join(name), body).expect("write a check");
     }
@@ -75,6 +78,11 @@ scenarios:
     category: custom
     steps: ["hi"]
     expect: {not: {command: {run: [python3, nonzero.py]}}}
+    script: {turns: [{text: "hello"}]}
+  - id: huge
+    category: custom
+    steps: ["hi"]
+    expect: {command: {run: [python3, huge.py]}}
     script: {turns: [{text: "hello"}]}
 "#;
     let path = dir.join("suite.yaml");
@@ -156,6 +164,14 @@ async fn own_checks_decide_both_ways_and_never_pass_on_an_error() {
     let nonzero = check(&result, "nonzero", CheckKind::Command);
     assert!(!nonzero.passed, "an error under `not` is no pass");
     assert!(nonzero.message.contains("boom"), "{}", nonzero.message);
+    // A passing answer beyond the size cap is not read, so it is no pass.
+    let huge = check(&result, "huge", CheckKind::Command);
+    assert!(!huge.passed);
+    assert!(
+        huge.message.contains("more than 65536 bytes"),
+        "{}",
+        huge.message
+    );
 
     // llmRubric: the judge's reasoning is in the check's message, both ways.
     let yes = check(&result, "polite", CheckKind::LlmRubric);
