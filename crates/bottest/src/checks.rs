@@ -176,7 +176,11 @@ impl CheckRunner {
                 spend.record(resp.cached, resp.cost_usd);
                 rubric_verdict(&resp)
             }
-            Err(e) => CustomOutcome::Error(format!("the rubric judge could not answer: {e}")),
+            Err(e) => {
+                let reason = format!("the rubric judge could not answer: {e}");
+                spend.record_failure(&reason);
+                CustomOutcome::Error(reason)
+            }
         }
     }
 
@@ -202,7 +206,11 @@ impl CheckRunner {
         };
         let resp = match model.embed(req).await {
             Ok(resp) => resp,
-            Err(e) => return CustomOutcome::Error(format!("no embeddings: {e}")),
+            Err(e) => {
+                let reason = format!("no embeddings: {e}");
+                spend.record_failure(&reason);
+                return CustomOutcome::Error(reason);
+            }
         };
         spend.record(resp.cached, resp.cost_usd);
         similarity_verdict(check, &resp.embeddings)

@@ -95,3 +95,29 @@ fn a_typo_in_an_own_check_exits_2_located() {
     assert!(stderr.contains("s.yaml:6:"), "{stderr}");
     assert!(stderr.contains("treshold"), "{stderr}");
 }
+
+#[test]
+fn an_unreachable_check_model_is_a_run_failure_not_a_pass() {
+    // A port nothing listens on: bind one, then free it.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = Command::new(env!("CARGO_BIN_EXE_scenario-engine"))
+        .arg("test")
+        .arg(suite())
+        .args(["--base-url", &format!("http://127.0.0.1:{port}/v1")])
+        .args(["--api-key-env", "SCENARIO_ENGINE_TEST_NO_KEY"])
+        .env("SCENARIO_ENGINE__CACHE__DIR", dir.path())
+        .env("SCENARIO_ENGINE__RETRY__MAX_RETRIES", "0")
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("the binary runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stdout}\n{stderr}");
+    assert!(stderr.contains("could not be reached"), "{stderr}");
+    assert!(stdout.contains("0/2 scenarios passed"), "{stdout}");
+    assert!(stdout.contains("could not be evaluated"), "{stdout}");
+}

@@ -49,6 +49,12 @@ pub struct CheckSpend {
     /// Calls whose model has no price: the cost is a lower bound.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub unpriced: u64,
+    /// Calls that got no answer (their checks failed as not evaluated).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub failed: u64,
+    /// Why the first of them got none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_error: Option<String>,
 }
 
 #[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` passes a reference
@@ -57,10 +63,10 @@ fn is_zero(n: &u64) -> bool {
 }
 
 impl CheckSpend {
-    /// True when no call was made.
+    /// True when no call was made (answered or not).
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.calls == 0
+        self.calls == 0 && self.failed == 0
     }
 
     /// Adds another run's spend.
@@ -69,6 +75,18 @@ impl CheckSpend {
         self.cached += other.cached;
         self.cost_usd += other.cost_usd;
         self.unpriced += other.unpriced;
+        self.failed += other.failed;
+        if self.first_error.is_none() {
+            self.first_error.clone_from(&other.first_error);
+        }
+    }
+
+    /// Counts a call that got no answer.
+    pub fn record_failure(&mut self, reason: &str) {
+        self.failed += 1;
+        if self.first_error.is_none() {
+            self.first_error = Some(reason.to_owned());
+        }
     }
 
     /// Counts one call: cached or not, and its cost when priced.
@@ -225,6 +243,18 @@ impl SuiteResult {
             tally.add(&run.judge);
         }
         tally
+    }
+
+    /// Why the model of the checks (`llmRubric`, `similar`) could not be reached, when they
+    /// called it and got no answer at all.
+    #[must_use]
+    pub fn check_model_unreachable(&self) -> Option<String> {
+        let mut spend = CheckSpend::default();
+        for run in self.scenarios.iter().flat_map(|s| &s.runs) {
+            spend.add(&run.checks);
+        }
+        (spend.calls == 0 && spend.failed > 0)
+            .then(|| spend.first_error.unwrap_or_else(|| "no answer".to_owned()))
     }
 
     /// Why the judge could not be reached, when it was asked questions and answered none.

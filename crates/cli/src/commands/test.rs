@@ -8,7 +8,8 @@
 //! `scoring::SuiteFigures`. `--self-check` verifies the scripted outcomes instead. Exit
 //! codes: 0 all scenarios passed (self-check: every outcome as declared), 1 a scenario failed (a
 //! mismatch), 2 invalid input (suite, flags, bot settings), 3 the run could not start, the judge
-//! could not be reached, or a CI file could not be written.
+//! (or the model of the `llmRubric`/`similar` checks) could not be reached, or a CI file could
+//! not be written.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -238,9 +239,15 @@ async fn run(args: Args, suite: Suite, kind: BotKind, settings: RunSettings) -> 
             Outcome::Failed
         }
     };
-    match result.judge_unreachable() {
-        Some(reason) => Err(CliError::run(format!(
+    if let Some(reason) = result.judge_unreachable() {
+        return Err(CliError::run(format!(
             "the judge could not be reached: {reason}; its checks failed as judgeError"
+        )));
+    }
+    match result.check_model_unreachable() {
+        Some(reason) => Err(CliError::run(format!(
+            "the model of the llmRubric/similar checks could not be reached: {reason}; those \
+             checks failed as not evaluated"
         ))),
         None => Ok(outcome),
     }
