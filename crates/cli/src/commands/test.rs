@@ -164,11 +164,11 @@ fn check_runner(
         .parent()
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
     let mut runner = CheckRunner::without_model(dir);
-    if let Some(model) = &suite.defaults.embedding_model {
-        model.clone_into(&mut runner.embedding_model);
-    } else {
-        DEFAULT_EMBEDDING_MODEL.clone_into(&mut runner.embedding_model);
-    }
+    runner.embedding_model = suite
+        .defaults
+        .embedding_model
+        .clone()
+        .unwrap_or_else(|| DEFAULT_EMBEDDING_MODEL.to_owned());
     let needs_model = suite.scenarios.iter().any(|s| {
         [scoring::CheckKind::LlmRubric, scoring::CheckKind::Similar]
             .into_iter()

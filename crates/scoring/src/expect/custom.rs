@@ -153,7 +153,8 @@ fn collect(node: &Expect, turn: Option<TurnSel>, t: &Transcript, out: &mut Vec<C
             let sel = set.turn.or(turn).unwrap_or(TurnSel::Last);
             let len = t.turns.len();
             let turns: Vec<usize> = match sel {
-                TurnSel::Index(n) if n <= len => vec![n],
+                // Turn 0 is refused when a suite loads; a tree built by hand may still hold it.
+                TurnSel::Index(n) if (1..=len).contains(&n) => vec![n],
                 TurnSel::Index(_) => Vec::new(),
                 TurnSel::Last => (len > 0).then_some(len).into_iter().collect(),
                 TurnSel::Any => (1..=len).collect(),
@@ -252,6 +253,33 @@ mod tests {
         assert_ne!(a.id(1), a.id(2));
         assert_ne!(a.id(1), b.id(1));
         assert_eq!(a.name(), "llmRubric: \"polite\"");
+    }
+
+    #[test]
+    fn requests_skip_turns_not_reached_and_turn_zero() {
+        use crate::transcript::BotTurn;
+        let rubric = CustomCheck::LlmRubric(RubricCheck {
+            rubric: "polite".to_owned(),
+            label: None,
+        });
+        let mut t = Transcript::default();
+        t.push("hi", BotTurn::text("hello"));
+        t.push("again", BotTurn::failed("down"));
+        for (turn, wanted) in [
+            (TurnSel::Index(0), vec![]),
+            (TurnSel::Index(3), vec![]),
+            (TurnSel::Index(1), vec![1]),
+            (TurnSel::Last, vec![]),
+            (TurnSel::Any, vec![1]),
+        ] {
+            let exp = Expectations::new(Expect::Checks(super::super::CheckSet {
+                checks: vec![CheckSpec::Custom(rubric.clone())],
+                turn: Some(turn),
+                ..Default::default()
+            }));
+            let turns: Vec<usize> = custom_requests(&exp, &t).iter().map(|r| r.turn).collect();
+            assert_eq!(turns, wanted, "{turn:?}");
+        }
     }
 
     #[test]
