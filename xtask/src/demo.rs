@@ -465,6 +465,26 @@ fn run_fake(args: &Args) -> anyhow::Result<()> {
         &[0, 1],
     )?;
 
+    let own = root.join("fixtures/suites/own-checks.yaml");
+    let cache = out_dir.join("own-checks-cache");
+    banner(&format!(
+        "scenario-engine test fixtures/suites/own-checks.yaml --self-check --base-url {base_url}"
+    ));
+    println!("(a Python `command` check, an `llmRubric` and a `similar` check; a rerun is cached)");
+    run_cli(
+        &bin,
+        &root,
+        &[
+            "test".as_ref(),
+            own.as_os_str(),
+            "--self-check".as_ref(),
+            "--base-url".as_ref(),
+            base_url.as_ref(),
+        ],
+        &[("SCENARIO_ENGINE__CACHE__DIR", &cache.to_string_lossy())],
+        &[0],
+    )?;
+
     banner("outputs");
     println!("  records      {}", rel(&root, &records));
     println!("  suite JUnit  {}", rel(&root, &junit));

@@ -7,4 +7,5 @@
 //! ([`scoring::SuiteResult`]); reports read those without this crate.
 
 pub mod bot;
+pub mod checks;
 pub mod suite;

@@ -42,7 +42,7 @@ use crate::bot::{BotSpec, Script};
 
 pub use bots::SuiteBots;
 pub use load::{load_suite, parse_suite};
-pub use run::{BotFactory, RunOptions, Selection, run_scenario, run_suite};
+pub use run::{BotFactory, RunOptions, Selection, run_scenario, run_scenario_with, run_suite};
 
 /// A loaded, validated suite.
 #[derive(Debug, Clone)]
@@ -75,6 +75,9 @@ pub struct Defaults {
     pub weights: std::collections::BTreeMap<CheckKind, u32>,
     /// Timeout of one bot turn, in milliseconds.
     pub turn_timeout_ms: u64,
+    /// The embedding model `similar` checks ask for (default `text-embedding-3-small`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embedding_model: Option<String>,
 }
 
 impl Default for Defaults {
@@ -85,6 +88,7 @@ impl Default for Defaults {
             critical: Vec::new(),
             weights: std::collections::BTreeMap::new(),
             turn_timeout_ms: 30_000,
+            embedding_model: None,
         }
     }
 }

@@ -94,3 +94,46 @@ fn templates_expand_with_typed_values_and_per_step_turns() {
     assert_eq!(suite.scenarios[1].params["n"], 2);
     assert_ne!(suite.scenarios[0].id, suite.scenarios[1].id);
 }
+
+#[test]
+fn the_users_own_checks_are_validated_where_written() {
+    // A typo'd key inside a check is named, at its line.
+    let err = load_err(&format!(
+        "{HEAD}    expect:\n      command:\n        run: [python3, c.py]\n        timeout: 5\n"
+    ));
+    assert!(err.starts_with("suite.yaml:"), "{err}");
+    assert!(err.contains("timeout"), "{err}");
+    assert!(err.contains("timeoutMs"), "{err}");
+    let line: usize = err
+        .split(':')
+        .nth(1)
+        .and_then(|l| l.parse().ok())
+        .unwrap_or(0);
+    assert!((6..=8).contains(&line), "{err}");
+    let err = load_err(&format!(
+        "{HEAD}    expect:\n      similar: {{to: [hello], treshold: 0.8}}\n"
+    ));
+    assert!(err.starts_with("suite.yaml:6:"), "{err}");
+    assert!(err.contains("treshold"), "{err}");
+    let err = load_err(&format!(
+        "{HEAD}    expect:\n      llmRubric: {{rubrik: polite}}\n"
+    ));
+    assert!(err.starts_with("suite.yaml:6:"), "{err}");
+    assert!(err.contains("rubrik"), "{err}");
+    // Values out of range, and a check name typo with its suggestion.
+    for (yaml, wanted) in [
+        ("similar: {to: [hello], threshold: 1.5}", "in (0, 1]"),
+        (
+            "similar: {to: [], threshold: 0.5}",
+            "at least one reference",
+        ),
+        ("command: {run: []}", "needs a program"),
+        ("command: {run: [python3], timeoutMs: 0}", "at least 1"),
+        ("llmRubric: \"  \"", "blank"),
+        ("llmRubrik: polite", "did you mean `llmRubric`?"),
+    ] {
+        let err = load_err(&format!("{HEAD}    expect:\n      {yaml}\n"));
+        assert!(err.starts_with("suite.yaml:6:"), "{yaml}: {err}");
+        assert!(err.contains(wanted), "{yaml}: {err}");
+    }
+}

@@ -108,6 +108,11 @@ impl DiskCache {
 
     /// The cached response, if any. A corrupt entry counts as a miss (and is overwritten later).
     pub(crate) async fn get(&self, key: &str) -> Option<ChatResponse> {
+        self.get_any(key).await
+    }
+
+    /// The cached value of any type (a chat response, an embedding response), if any.
+    pub(crate) async fn get_any<T: serde::de::DeserializeOwned>(&self, key: &str) -> Option<T> {
         let path = self.path_of(key);
         let bytes = tokio::fs::read(&path).await.ok()?;
         match serde_json::from_slice(&bytes) {
@@ -121,6 +126,15 @@ impl DiskCache {
 
     /// Stores `resp` under `key` atomically.
     pub(crate) async fn put(&self, key: &str, resp: &ChatResponse) -> Result<(), LlmError> {
+        self.put_any(key, resp).await
+    }
+
+    /// Stores a value of any type under `key` atomically.
+    pub(crate) async fn put_any<T: serde::Serialize>(
+        &self,
+        key: &str,
+        resp: &T,
+    ) -> Result<(), LlmError> {
         let path = self.path_of(key);
         let bytes = serde_json::to_vec_pretty(resp).map_err(|e| LlmError::Cache(e.to_string()))?;
         tokio::task::spawn_blocking(move || {

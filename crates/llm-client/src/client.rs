@@ -18,6 +18,8 @@ use serde_json::Value;
 use tokio::time::Instant;
 use tracing::Instrument as _;
 
+pub(crate) mod embeddings;
+
 use crate::cache::{DiskCache, cache_key, replay_key};
 use crate::fleet::{Fleet, Pick};
 use crate::limits::{Concurrency, TokenBucket};
@@ -518,10 +520,7 @@ impl Client {
         let policy = &self.cfg.retry;
         let mut retries = 0u32;
         loop {
-            let slot = self.window.acquire().await;
-            if let Some(rpm) = &self.rpm {
-                rpm.acquire(1).await;
-            }
+            let slot = self.admit().await;
             let reserved = match &self.tpm {
                 Some(tpm) => tpm.acquire(reserve).await,
                 None => 0,
@@ -627,24 +626,11 @@ impl Client {
                 }
                 Err(e) => {
                     self.refund(reserved);
-                    let error = if e.is_timeout() {
-                        LlmError::Timeout { attempts }
-                    } else {
-                        LlmError::Connect {
-                            attempts,
-                            message: self.scrub(error_chain(&e)),
-                        }
-                    };
-                    (None, error)
+                    (None, self.transport_error(&e, attempts))
                 }
             };
             // The endpoint is cooled down (in a fleet), so the retry goes elsewhere.
-            self.fleet.failed(
-                endpoint,
-                epoch,
-                std::time::Instant::now(),
-                &error.to_string(),
-            );
+            self.cool_down(endpoint, epoch, &error);
             // A probe's small budget is for 5xx only: a rate limit, a timeout or a refused
             // connection says nothing about the mode and gets the whole budget.
             let limit = match error {
@@ -665,6 +651,37 @@ impl Client {
             tracing::warn!(url = %endpoint_of(&url), retry = retries, delay_ms = delay.as_millis() as u64, error = %error, "retrying");
             tokio::time::sleep(delay).await;
         }
+    }
+
+    /// The error of an attempt that got no HTTP reply.
+    fn transport_error(&self, e: &reqwest::Error, attempts: u32) -> LlmError {
+        if e.is_timeout() {
+            LlmError::Timeout { attempts }
+        } else {
+            LlmError::Connect {
+                attempts,
+                message: self.scrub(error_chain(e)),
+            }
+        }
+    }
+
+    /// Records a failed attempt on `endpoint` (a fleet cools it down).
+    fn cool_down(&self, endpoint: usize, epoch: u64, error: &LlmError) {
+        self.fleet.failed(
+            endpoint,
+            epoch,
+            std::time::Instant::now(),
+            &error.to_string(),
+        );
+    }
+
+    /// A place in the in-flight window, after the RPM limit let one more request go.
+    async fn admit(&self) -> crate::limits::Slot {
+        let slot = self.window.acquire().await;
+        if let Some(rpm) = &self.rpm {
+            rpm.acquire(1).await;
+        }
+        slot
     }
 
     fn refund(&self, reserved: u64) {
@@ -891,6 +908,14 @@ impl ChatModel for Client {
     fn chat(&self, req: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, LlmError>> {
         let span = tracing::debug_span!("llm_call", model = %req.model, provider = self.cfg.provider.kind.as_str());
         Box::pin(self.call(req).instrument(span))
+    }
+
+    fn embed(
+        &self,
+        req: embeddings::EmbeddingRequest,
+    ) -> BoxFuture<'_, Result<embeddings::EmbeddingResponse, LlmError>> {
+        let span = tracing::debug_span!("llm_embed", model = %req.model);
+        Box::pin(self.embed_call(req).instrument(span))
     }
 }
 

@@ -60,6 +60,7 @@ pub use batch::{
 };
 pub use cache::{cache_key, canonical_json, replay_key};
 pub use client::Client;
+pub use client::embeddings::{EmbeddingRequest, EmbeddingResponse};
 pub use config::{ClientConfig, FleetPolicy, Limits, ProviderConfig, ProviderKind, RetryPolicy};
 pub use error::LlmError;
 pub use fleet::{EndpointStats, preferred_endpoint};
@@ -78,10 +79,25 @@ use futures::future::BoxFuture;
 pub trait ChatModel: Send + Sync {
     /// Answers one request.
     fn chat(&self, req: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, LlmError>>;
+
+    /// Embeds texts (an OpenAI-compatible `/embeddings` endpoint). A model that serves none
+    /// answers [`LlmError::Config`], the default.
+    fn embed(&self, req: EmbeddingRequest) -> BoxFuture<'_, Result<EmbeddingResponse, LlmError>> {
+        let model = req.model;
+        Box::pin(async move {
+            Err(LlmError::Config(format!(
+                "this model client serves no embeddings (asked for {model:?})"
+            )))
+        })
+    }
 }
 
 impl<T: ChatModel + ?Sized> ChatModel for std::sync::Arc<T> {
     fn chat(&self, req: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, LlmError>> {
         (**self).chat(req)
+    }
+
+    fn embed(&self, req: EmbeddingRequest) -> BoxFuture<'_, Result<EmbeddingResponse, LlmError>> {
+        (**self).embed(req)
     }
 }

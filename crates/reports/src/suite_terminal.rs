@@ -112,5 +112,15 @@ pub fn totals_line(figures: &SuiteFigures) -> String {
             s.low_confidence, s.checks
         );
     }
+    let spend = &figures.check_spend;
+    if !spend.is_empty() {
+        let _ = write!(
+            line,
+            "; checks' model calls: {} ({} from the cache), cost {}",
+            spend.calls,
+            spend.cached,
+            runlog::money::spend(spend.cost_usd, spend.unpriced)
+        );
+    }
     line
 }

@@ -42,11 +42,17 @@ pub enum CheckKind {
     ValidParams,
     /// The turn's reply came within this many milliseconds, wall clock (weight 1).
     MaxLatencyMs,
+    /// The user's own program judged the conversation (weight 2).
+    Command,
+    /// An LLM judge found the reply meets the suite's rubric (weight 2).
+    LlmRubric,
+    /// The reply's embedding is close enough to a reference's (weight 2).
+    Similar,
 }
 
 impl CheckKind {
     /// Every kind, in declaration order (the order of the seed's weight table).
-    pub const ALL: [CheckKind; 16] = [
+    pub const ALL: [CheckKind; 19] = [
         Self::ExpectedFunction,
         Self::ResponseType,
         Self::ExpectedAgent,
@@ -63,12 +69,16 @@ impl CheckKind {
         Self::CallCount,
         Self::ValidParams,
         Self::MaxLatencyMs,
+        Self::Command,
+        Self::LlmRubric,
+        Self::Similar,
     ];
 
     /// Default weight: expectedFunction 3; responseType, expectedAgent, expectedParams,
     /// shouldAskFor, shouldWarn, shouldReject, customValidator 2; shouldContain,
     /// shouldNotContain, shouldMention 1; the call checks: expectedCalls 3, onlyExpectedCalls,
-    /// callCount, validParams 2; maxLatencyMs 1.
+    /// callCount, validParams 2; maxLatencyMs 1; the user's own checks: command, llmRubric,
+    /// similar 2.
     #[must_use]
     pub fn default_weight(self) -> u32 {
         match self {
@@ -82,7 +92,10 @@ impl CheckKind {
             | Self::CustomValidator
             | Self::OnlyExpectedCalls
             | Self::CallCount
-            | Self::ValidParams => 2,
+            | Self::ValidParams
+            | Self::Command
+            | Self::LlmRubric
+            | Self::Similar => 2,
             Self::ShouldContain
             | Self::ShouldNotContain
             | Self::ShouldMention
@@ -111,6 +124,9 @@ impl CheckKind {
             Self::CallCount => "callCount",
             Self::ValidParams => "validParams",
             Self::MaxLatencyMs => "maxLatencyMs",
+            Self::Command => "command",
+            Self::LlmRubric => "llmRubric",
+            Self::Similar => "similar",
         }
     }
 }

@@ -38,6 +38,7 @@
 //! assert!(!checks[1].passed);
 //! ```
 
+mod custom;
 mod de;
 mod decimal;
 mod eval;
@@ -49,8 +50,12 @@ mod scope;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+pub use custom::{
+    CommandCheck, CustomCheck, CustomOutcome, CustomRequest, CustomVerdicts,
+    DEFAULT_COMMAND_TIMEOUT_MS, RubricCheck, SimilarCheck, cosine, custom_requests, declares,
+};
 pub use decimal::Decimal;
-pub use eval::{evaluate, judge_questions};
+pub use eval::{evaluate, evaluate_with, judge_questions};
 pub use labelled::{LabelledError, LabelledReply, Miss, RuleFigures, measure, read_labelled};
 pub use matcher::{Matcher, OPERATORS, fold, values_equal};
 pub use rules::{
@@ -306,6 +311,8 @@ pub enum CheckSpec {
     ValidParams,
     /// The turn took at most this many milliseconds (wall clock).
     MaxLatencyMs(u64),
+    /// The user's own check (a command, an LLM rubric, a similarity), evaluated by the caller.
+    Custom(CustomCheck),
 }
 
 /// One call of an `expectedCalls` list: a function, optionally its agent and parameter conditions.
@@ -401,6 +408,7 @@ impl CheckSpec {
             Self::CallCount(_) => CheckKind::CallCount,
             Self::ValidParams => CheckKind::ValidParams,
             Self::MaxLatencyMs(_) => CheckKind::MaxLatencyMs,
+            Self::Custom(c) => c.kind(),
         }
     }
 
@@ -526,8 +534,9 @@ pub struct JudgeVerdict {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct JudgeVerdicts(pub BTreeMap<String, JudgeVerdict>);
 
-/// The check names a suite may use: the seed's, then the call and latency checks.
-pub const CHECK_NAMES: [&str; 16] = [
+/// The check names a suite may use: the seed's, then the call and latency checks, then the
+/// user's own.
+pub const CHECK_NAMES: [&str; 19] = [
     "expectedFunction",
     "responseType",
     "expectedAgent",
@@ -544,6 +553,9 @@ pub const CHECK_NAMES: [&str; 16] = [
     "callCount",
     "validParams",
     "maxLatencyMs",
+    "command",
+    "llmRubric",
+    "similar",
 ];
 
 /// Shortens a reply for messages.

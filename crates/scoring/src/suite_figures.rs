@@ -13,7 +13,7 @@ use serde::Serialize;
 use crate::Check;
 use crate::summary::{FailedCheck, FlippingCheck, PassFail, RepeatSummary, SuiteSummary};
 
-use crate::suite_result::{RunResult, ScenarioResult, SuiteResult};
+use crate::suite_result::{CheckSpend, RunResult, ScenarioResult, SuiteResult};
 
 /// The figures of one suite result.
 #[derive(Debug, Clone, Serialize)]
@@ -26,6 +26,9 @@ pub struct SuiteFigures {
     pub summary: SuiteSummary,
     /// One entry per scenario, in suite order.
     pub scenarios: Vec<ScenarioFigures>,
+    /// Model calls of the user's own checks over every run (`llmRubric`, `similar`), and
+    /// their cost.
+    pub check_spend: CheckSpend,
 }
 
 /// The figures of one scenario.
@@ -78,7 +81,11 @@ impl SuiteFigures {
     pub fn of(result: &SuiteResult) -> Self {
         let mut summary = SuiteSummary::default();
         let mut scenarios = Vec::with_capacity(result.scenarios.len());
+        let mut check_spend = CheckSpend::default();
         for s in &result.scenarios {
+            for run in &s.runs {
+                check_spend.add(&run.checks);
+            }
             let Some(run) = s.verdict_run() else {
                 continue;
             };
@@ -90,6 +97,7 @@ impl SuiteFigures {
             repeat: result.repeat,
             summary,
             scenarios,
+            check_spend,
         }
     }
 

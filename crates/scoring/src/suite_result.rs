@@ -35,6 +35,76 @@ pub struct RunResult {
     /// program), when that ended it: the run says nothing about the bot, and `test` exits 3.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unreachable: Option<String>,
+    /// What the user's own checks cost in this run: model calls of `llmRubric` and `similar`,
+    /// how many the response cache answered, their cost (absent when none was made).
+    #[serde(default, skip_serializing_if = "CheckSpend::is_empty")]
+    pub checks: CheckSpend,
+}
+
+/// Model calls made by the checks of a run (`llmRubric`, `similar`) and what they cost.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CheckSpend {
+    /// Calls made (a cached answer counts as a call, and in `cached`).
+    pub calls: u64,
+    /// Calls the response cache answered (free).
+    pub cached: u64,
+    /// Cost of the priced calls, in USD.
+    pub cost_usd: f64,
+    /// Calls whose model has no price: the cost is a lower bound.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unpriced: u64,
+    /// Calls that got no answer (their checks failed as not evaluated).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub failed: u64,
+    /// Why the first of them got none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_error: Option<String>,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` passes a reference
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl CheckSpend {
+    /// True when no call was made (answered or not).
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.calls == 0 && self.failed == 0
+    }
+
+    /// Adds another run's spend.
+    pub fn add(&mut self, other: &CheckSpend) {
+        self.calls += other.calls;
+        self.cached += other.cached;
+        self.cost_usd += other.cost_usd;
+        self.unpriced += other.unpriced;
+        self.failed += other.failed;
+        if self.first_error.is_none() {
+            self.first_error.clone_from(&other.first_error);
+        }
+    }
+
+    /// Counts a call that got no answer.
+    pub fn record_failure(&mut self, reason: &str) {
+        self.failed += 1;
+        if self.first_error.is_none() {
+            self.first_error = Some(reason.to_owned());
+        }
+    }
+
+    /// Counts one call: cached or not, and its cost when priced.
+    pub fn record(&mut self, cached: bool, cost_usd: Option<f64>) {
+        self.calls += 1;
+        if cached {
+            self.cached += 1;
+        }
+        match cost_usd {
+            Some(c) => self.cost_usd += c,
+            None if cached => {}
+            None => self.unpriced += 1,
+        }
+    }
 }
 
 /// Questions put to the LLM judge and what came back.
@@ -190,6 +260,18 @@ impl SuiteResult {
             .filter_map(|r| r.unreachable.as_ref());
         let first = runs.next()?.clone();
         Some((first, 1 + runs.count()))
+    }
+
+    /// Why the model of the checks (`llmRubric`, `similar`) could not be reached, when they
+    /// called it and got no answer at all.
+    #[must_use]
+    pub fn check_model_unreachable(&self) -> Option<String> {
+        let mut spend = CheckSpend::default();
+        for run in self.scenarios.iter().flat_map(|s| &s.runs) {
+            spend.add(&run.checks);
+        }
+        (spend.calls == 0 && spend.failed > 0)
+            .then(|| spend.first_error.unwrap_or_else(|| "no answer".to_owned()))
     }
 
     /// Why the judge could not be reached, when it was asked questions and answered none.

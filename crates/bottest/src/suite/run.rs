@@ -10,7 +10,9 @@ use std::time::Instant;
 
 use futures::StreamExt;
 
-use scoring::expect::{JudgeQuestion, evaluate, judge_questions};
+use scoring::expect::{
+    CustomVerdicts, JudgeQuestion, custom_requests, evaluate_with, judge_questions,
+};
 use scoring::transcript::{BotTurn, Transcript};
 use scoring::{
     Check, JudgeTally, RunResult, ScenarioReport, ScenarioResult, ScoreCard, ScorePolicy,
@@ -20,6 +22,7 @@ use scoring::{
 use super::{Suite, SuiteScenario};
 use crate::bot::judge::{JudgeAnswers, LlmJudge};
 use crate::bot::{Bot, BotError};
+use crate::checks::CheckRunner;
 
 /// Makes a fresh bot for one run of one scenario.
 pub trait BotFactory: Send + Sync {
@@ -54,6 +57,9 @@ pub struct RunOptions {
     pub threshold: Option<u32>,
     /// Ask this judge the askFor/warn/reject questions.
     pub judge: Option<LlmJudge>,
+    /// What the user's own checks (`command`, `llmRubric`, `similar`) need; `None` runs
+    /// commands in the suite's folder and fails the model-backed checks for want of a model.
+    pub checks: Option<CheckRunner>,
 }
 
 impl Default for RunOptions {
@@ -65,6 +71,7 @@ impl Default for RunOptions {
             strict: None,
             threshold: None,
             judge: None,
+            checks: None,
         }
     }
 }
@@ -106,12 +113,21 @@ pub async fn run_suite(suite: &Suite, factory: &dyn BotFactory, opts: &RunOption
         .enumerate()
         .flat_map(|(i, s)| (0..repeat).map(move |r| (i, r, *s)));
     let policy = &policy;
+    let checks = opts.checks.clone().unwrap_or_else(|| {
+        let dir = suite
+            .path
+            .parent()
+            .unwrap_or_else(|| std::path::Path::new("."));
+        CheckRunner::without_model(dir.to_path_buf())
+    });
+    let checks = &checks;
     let mut done: Vec<(usize, u32, RunResult)> = futures::stream::iter(jobs)
         .map(|(i, r, scenario)| async move {
             (
                 i,
                 r,
-                run_scenario(scenario, factory, policy, opts.judge.as_ref()).await,
+                run_scenario_with(scenario, factory, policy, opts.judge.as_ref(), Some(checks))
+                    .await,
             )
         })
         .buffer_unordered(opts.concurrency.max(1))
@@ -142,12 +158,24 @@ pub async fn run_suite(suite: &Suite, factory: &dyn BotFactory, opts: &RunOption
     }
 }
 
-/// Plays one scenario once with a fresh bot and scores it.
+/// Plays one scenario once with a fresh bot and scores it. The user's own checks are not
+/// evaluated (they fail as such); [`run_scenario_with`] evaluates them.
 pub async fn run_scenario(
     scenario: &SuiteScenario,
     factory: &dyn BotFactory,
     policy: &ScorePolicy,
     judge: Option<&LlmJudge>,
+) -> RunResult {
+    run_scenario_with(scenario, factory, policy, judge, None).await
+}
+
+/// [`run_scenario`], evaluating the user's own checks with `checks`.
+pub async fn run_scenario_with(
+    scenario: &SuiteScenario,
+    factory: &dyn BotFactory,
+    policy: &ScorePolicy,
+    judge: Option<&LlmJudge>,
+    checks: Option<&CheckRunner>,
 ) -> RunResult {
     let mut transcript = Transcript::default();
     let mut unreachable = None;
@@ -180,9 +208,27 @@ pub async fn run_scenario(
         (Some(judge), Some(questions)) if !questions.is_empty() => judge.answer(questions).await,
         _ => JudgeAnswers::default(),
     };
-    let mut checks = evaluate(&scenario.expectations, &transcript, &answers.verdicts);
+    let requests = custom_requests(&scenario.expectations, &transcript);
+    let (custom, spend) = match checks {
+        Some(runner) if !requests.is_empty() => {
+            runner.answer(scenario, &transcript, &requests).await
+        }
+        _ => Default::default(),
+    };
+    let mut checks = evaluate_with(
+        &scenario.expectations,
+        &transcript,
+        &answers.verdicts,
+        &custom,
+    );
     let questions = questions.unwrap_or_default();
-    if !verdict_is_independent(&scenario.expectations, &transcript, &answers, policy) {
+    if !verdict_is_independent(
+        &scenario.expectations,
+        &transcript,
+        &answers,
+        &custom,
+        policy,
+    ) {
         checks.extend(judge_error(&questions, &answers));
     } else if !answers.failures.is_empty() {
         tracing::info!(
@@ -208,6 +254,7 @@ pub async fn run_scenario(
         report,
         judge: tally,
         unreachable,
+        checks: spend,
     }
 }
 
@@ -219,6 +266,7 @@ fn verdict_is_independent(
     exp: &scoring::expect::Expectations,
     transcript: &Transcript,
     answers: &JudgeAnswers,
+    custom: &CustomVerdicts,
     policy: &ScorePolicy,
 ) -> bool {
     const MAX_TRIED: usize = 6;
@@ -240,7 +288,7 @@ fn verdict_is_independent(
                 },
             );
         }
-        ScoreCard::new(evaluate(exp, transcript, &verdicts), policy).passed()
+        ScoreCard::new(evaluate_with(exp, transcript, &verdicts, custom), policy).passed()
     };
     let first = outcome(0);
     (1..1usize << failed.len()).all(|mask| outcome(mask) == first)

@@ -8,7 +8,8 @@
 //! `scoring::SuiteFigures`. `--self-check` verifies the scripted outcomes instead. Exit
 //! codes: 0 all scenarios passed (self-check: every outcome as declared), 1 a scenario failed (a
 //! mismatch), 2 invalid input (suite, flags, bot settings), 3 the run could not start, the judge
-//! could not be reached, or a CI file could not be written.
+//! (or the model of the `llmRubric`/`similar` checks) could not be reached, or a CI file could
+//! not be written.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -16,6 +17,7 @@ use std::sync::Arc;
 
 use bottest::bot::BotKind;
 use bottest::bot::judge::LlmJudge;
+use bottest::checks::{CheckRunner, DEFAULT_EMBEDDING_MODEL};
 use bottest::suite::{RunOptions, Selection, Suite, SuiteBots, load_suite, run_suite};
 use llm_client::ChatModel;
 use scoring::report::junit::junit_xml;
@@ -263,6 +265,39 @@ fn build_model(
     Ok((model, name))
 }
 
+/// What the user's own checks need: a model when the suite has `llmRubric` or `similar` checks
+/// (built with the response cache on, so a rerun asks nothing already answered), the suite's
+/// folder for `command` checks.
+fn check_runner(
+    args: &Args,
+    suite: &Suite,
+    settings: &RunSettings,
+) -> Result<CheckRunner, CliError> {
+    let dir = args
+        .suite
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let mut runner = CheckRunner::without_model(dir);
+    runner.embedding_model = suite
+        .defaults
+        .embedding_model
+        .clone()
+        .unwrap_or_else(|| DEFAULT_EMBEDDING_MODEL.to_owned());
+    let needs_model = suite.scenarios.iter().any(|s| {
+        [scoring::CheckKind::LlmRubric, scoring::CheckKind::Similar]
+            .into_iter()
+            .any(|k| scoring::expect::declares(&s.expectations, k))
+    });
+    if needs_model {
+        let mut cached = settings.clone();
+        cached.cache.enabled = true;
+        let (built, name) = build_model(args, suite, &cached)?;
+        runner.model = Some(built.model);
+        runner.model_name = name;
+    }
+    Ok(runner)
+}
+
 async fn run(
     args: Args,
     suite: Suite,
@@ -271,6 +306,7 @@ async fn run(
     selection: Selection,
 ) -> CommandResult {
     let mut concurrency = settings.concurrency;
+    let checks = check_runner(&args, &suite, &settings)?;
     let needs_model = kind == BotKind::Llm || args.judge.is_some();
     let model: Option<(Arc<dyn ChatModel>, String)> = if needs_model {
         let (built, name) = build_model(&args, &suite, &settings)?;
@@ -290,6 +326,7 @@ async fn run(
         judge: model
             .filter(|_| args.judge.is_some())
             .map(|(model, model_name)| LlmJudge { model, model_name }),
+        checks: Some(checks),
     };
     let result = run_suite(&suite, &bots, &opts).await;
     if result.scenarios.is_empty() {
@@ -326,9 +363,15 @@ async fn run(
              about it (a bot that answers badly is a failed test, exit 1)"
         )));
     }
-    match result.judge_unreachable() {
-        Some(reason) => Err(CliError::run(format!(
+    if let Some(reason) = result.judge_unreachable() {
+        return Err(CliError::run(format!(
             "the judge could not be reached: {reason}; its checks failed as judgeError"
+        )));
+    }
+    match result.check_model_unreachable() {
+        Some(reason) => Err(CliError::run(format!(
+            "the model of the llmRubric/similar checks could not be reached: {reason}; those \
+             checks failed as not evaluated"
         ))),
         None => Ok(outcome),
     }

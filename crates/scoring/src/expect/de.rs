@@ -10,8 +10,9 @@ use serde::{Deserialize, de::Error as _};
 use serde_json::Value;
 
 use super::{
-    CHECK_NAMES, CallCount, CallOrder, CallSpec, CheckSet, CheckSpec, Expect, Expectations,
-    Matcher, Predicate, Quantifier, Topic, TurnSel,
+    CHECK_NAMES, CallCount, CallOrder, CallSpec, CheckSet, CheckSpec, CommandCheck, CustomCheck,
+    DEFAULT_COMMAND_TIMEOUT_MS, Expect, Expectations, Matcher, Predicate, Quantifier, RubricCheck,
+    SimilarCheck, Topic, TurnSel,
 };
 use crate::transcript::ResponseType;
 
@@ -203,6 +204,21 @@ impl<'de> Visitor<'de> for ExpectVisitor {
                         return Err(A::Error::custom("`maxLatencyMs` must be at least 1"));
                     }
                     set.checks.push(CheckSpec::MaxLatencyMs(ms));
+                }
+                "command" => {
+                    let c: CommandDe = map.next_value()?;
+                    set.checks
+                        .push(CheckSpec::Custom(CustomCheck::Command(c.0)));
+                }
+                "llmRubric" => {
+                    let r: RubricDe = map.next_value()?;
+                    set.checks
+                        .push(CheckSpec::Custom(CustomCheck::LlmRubric(r.0)));
+                }
+                "similar" => {
+                    let c: SimilarDe = map.next_value()?;
+                    set.checks
+                        .push(CheckSpec::Custom(CustomCheck::Similar(c.0)));
                 }
                 unknown => {
                     let all = CHECK_NAMES
@@ -572,4 +588,120 @@ impl<'de> Deserialize<'de> for TurnSelDe {
 /// Deserializes a field that was present (even as `null`) into `Some`.
 fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
     Value::deserialize(deserializer).map(Some)
+}
+
+/// `command: {run: [python3, check.py], timeoutMs: 5000, name: polite}`; `run` may be one string,
+/// split at white space (no shell).
+struct CommandDe(CommandCheck);
+
+impl<'de> Deserialize<'de> for CommandDe {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields, rename_all = "camelCase")]
+        struct Raw {
+            run: OneOrMany<String>,
+            #[serde(default)]
+            timeout_ms: Option<u64>,
+            #[serde(default)]
+            name: Option<String>,
+        }
+        let raw = Raw::deserialize(deserializer).map_err(|e| {
+            D::Error::custom(format!(
+                "`command` is {{run: [program, args...], timeoutMs: N, name: ...}}: {e}"
+            ))
+        })?;
+        let argv: Vec<String> = match raw.run.0.as_slice() {
+            [one] => one.split_whitespace().map(str::to_owned).collect(),
+            many => many.to_vec(),
+        };
+        if argv.is_empty() || argv.iter().any(|a| a.trim().is_empty()) {
+            return Err(D::Error::custom(
+                "`command`'s `run` needs a program (and no blank argument)",
+            ));
+        }
+        let timeout_ms = raw.timeout_ms.unwrap_or(DEFAULT_COMMAND_TIMEOUT_MS);
+        if timeout_ms == 0 {
+            return Err(D::Error::custom(
+                "`command`'s `timeoutMs` must be at least 1",
+            ));
+        }
+        Ok(CommandDe(CommandCheck {
+            argv,
+            timeout_ms,
+            label: raw.name,
+        }))
+    }
+}
+
+/// `llmRubric: "what the reply must do"` or `{rubric: ..., name: ...}`.
+struct RubricDe(RubricCheck);
+
+impl<'de> Deserialize<'de> for RubricDe {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Long {
+            rubric: String,
+            #[serde(default)]
+            name: Option<String>,
+        }
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RubricCheck;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a rubric (a string) or {rubric: ..., name: ...}")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RubricCheck, E> {
+                Ok(RubricCheck {
+                    rubric: nonblank("llmRubric", v.to_owned())?,
+                    label: None,
+                })
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<RubricCheck, A::Error> {
+                let long = Long::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                Ok(RubricCheck {
+                    rubric: nonblank("llmRubric", long.rubric)?,
+                    label: long.name,
+                })
+            }
+        }
+        deserializer.deserialize_any(V).map(RubricDe)
+    }
+}
+
+/// `similar: {to: ["reference", ...], threshold: 0.8, name: ...}`.
+struct SimilarDe(SimilarCheck);
+
+impl<'de> Deserialize<'de> for SimilarDe {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Raw {
+            to: OneOrMany<String>,
+            threshold: f64,
+            #[serde(default)]
+            name: Option<String>,
+        }
+        let raw = Raw::deserialize(deserializer).map_err(|e| {
+            D::Error::custom(format!(
+                "`similar` is {{to: [reference, ...], threshold: 0.8, name: ...}}: {e}"
+            ))
+        })?;
+        if raw.to.0.is_empty() || raw.to.0.iter().any(|r| r.trim().is_empty()) {
+            return Err(D::Error::custom(
+                "`similar` needs at least one reference in `to`, none blank",
+            ));
+        }
+        if !(raw.threshold > 0.0 && raw.threshold <= 1.0) {
+            return Err(D::Error::custom(format!(
+                "`similar`'s `threshold` is a cosine similarity in (0, 1], got {}",
+                raw.threshold
+            )));
+        }
+        Ok(SimilarDe(SimilarCheck {
+            references: raw.to.0,
+            threshold: raw.threshold,
+            label: raw.name,
+        }))
+    }
 }

@@ -17,20 +17,36 @@ use super::matcher::fold;
 use super::rules::{self, RuleOutcome, RuleVerdict};
 use super::scope::{Binding, Expected, bind, bind_agent, expected_functions, names_function};
 use super::{
-    CallCount, CallOrder, CallSpec, CheckSet, CheckSpec, Expect, Expectations, FunctionSchemas,
-    JudgeQuestion, JudgeVerdicts, Matcher, Predicate, Quantifier, Topic, TurnSel, excerpt,
+    CallCount, CallOrder, CallSpec, CheckSet, CheckSpec, CustomCheck, CustomOutcome,
+    CustomVerdicts, Expect, Expectations, FunctionSchemas, JudgeQuestion, JudgeVerdicts, Matcher,
+    Predicate, Quantifier, Topic, TurnSel, excerpt,
 };
 use crate::check::{Check, CheckKind};
 use crate::transcript::{BotTurn, PlanStep, ResponseType, Transcript};
 
 /// Evaluates `exp` against the transcript, with judge verdicts for the askFor/warn/reject
-/// checks that have one (pass [`JudgeVerdicts::default`] for none).
+/// checks that have one (pass [`JudgeVerdicts::default`] for none). The user's own checks
+/// (`command`, `llmRubric`, `similar`) need answers this crate cannot get: here they fail as not
+/// evaluated; see [`evaluate_with`].
 #[must_use]
 pub fn evaluate(exp: &Expectations, t: &Transcript, verdicts: &JudgeVerdicts) -> Vec<Check> {
+    evaluate_with(exp, t, verdicts, &CustomVerdicts::default())
+}
+
+/// [`evaluate`] with the answers to the user's own checks (from
+/// [`super::custom_requests`]); a check with no answer or an error fails, never passes.
+#[must_use]
+pub fn evaluate_with(
+    exp: &Expectations,
+    t: &Transcript,
+    verdicts: &JudgeVerdicts,
+    custom: &CustomVerdicts,
+) -> Vec<Check> {
     let ctx = Ctx {
         exp,
         t,
         verdicts,
+        custom,
         named_anywhere: names_function(&exp.root),
     };
     let judged = match (&exp.root, exp.separate_parts) {
@@ -209,6 +225,7 @@ struct Ctx<'a> {
     exp: &'a Expectations,
     t: &'a Transcript,
     verdicts: &'a JudgeVerdicts,
+    custom: &'a CustomVerdicts,
     /// Whether a function is named outside every `not` (decides [`Binding::Free`]).
     named_anywhere: bool,
 }
@@ -263,6 +280,7 @@ enum Leaf<'a> {
     Count(&'a CallCount),
     ValidParams,
     Latency(u64),
+    Custom(&'a CustomCheck),
 }
 
 impl Leaf<'_> {
@@ -284,6 +302,7 @@ impl Leaf<'_> {
             Self::Count(_) => CheckKind::CallCount,
             Self::ValidParams => CheckKind::ValidParams,
             Self::Latency(_) => CheckKind::MaxLatencyMs,
+            Self::Custom(c) => c.kind(),
         }
     }
 
@@ -298,6 +317,7 @@ impl Leaf<'_> {
             Self::Validator(p) => format!("{kind}: {:?}", p.label()),
             Self::Count(c) => format!("{kind}: {:?}", c.label()),
             Self::Latency(ms) => format!("{kind}: {ms}"),
+            Self::Custom(c) => c.name(),
             _ => kind.to_string(),
         }
     }
@@ -343,6 +363,7 @@ fn leaves<'a>(set: &'a CheckSet, scope: &Scope<'a>) -> Vec<Leaf<'a>> {
             CheckSpec::CallCount(v) => out.extend(v.iter().map(Leaf::Count)),
             CheckSpec::ValidParams => out.push(Leaf::ValidParams),
             CheckSpec::MaxLatencyMs(ms) => out.push(Leaf::Latency(*ms)),
+            CheckSpec::Custom(c) => out.push(Leaf::Custom(c)),
         }
     }
     out
@@ -685,6 +706,9 @@ impl<'a> Ctx<'a> {
                 ),
             );
         }
+        if let Leaf::Custom(check) = leaf {
+            return custom_verdict(self.custom.0.get(&check.id(turn_no)));
+        }
         let (ok, message) = self.judge_leaf(leaf, turn, turn_no);
         (Verdict::from_bool(ok), message)
     }
@@ -721,6 +745,8 @@ impl<'a> Ctx<'a> {
             Leaf::Calls(calls, order) => calls_check(turn, calls, *order),
             Leaf::Count(count) => count_check(turn, count),
             Leaf::ValidParams => valid_params_check(turn, self.exp.functions.as_ref()),
+            // Answered by the caller (see `on_turn`); never decided here.
+            Leaf::Custom(_) => (false, NOT_EVALUATED.to_owned()),
             Leaf::Latency(max) => {
                 let took = turn.latency_ms;
                 if took <= *max {
@@ -919,6 +945,35 @@ impl<'a> Ctx<'a> {
 /// into [`Check::low_confidence`]. A NUL never occurs in a message otherwise (replies are quoted
 /// with escapes).
 const LOW_CONFIDENCE: &str = "\u{0}low confidence";
+
+const NOT_EVALUATED: &str = "not evaluated: this check runs a program or asks a model, which \
+     the bot-test runner does (scoring alone cannot)";
+
+/// The verdict of a user's own check from its answer: an error or no answer is "could not be
+/// evaluated" (a failed check that `not` does not turn into a pass).
+fn custom_verdict(outcome: Option<&CustomOutcome>) -> (Verdict, String) {
+    match outcome {
+        Some(CustomOutcome::Verdict {
+            passed,
+            score,
+            reason,
+        }) => {
+            let head = if *passed { "passed" } else { "failed" };
+            let score = score
+                .map(|s| format!(" (score {s:.3})"))
+                .unwrap_or_default();
+            (
+                Verdict::from_bool(*passed),
+                format!("{head}{score}: {reason}"),
+            )
+        }
+        Some(CustomOutcome::Error(reason)) => (
+            Verdict::Unknown,
+            format!("could not be evaluated: {reason}"),
+        ),
+        None => (Verdict::Unknown, NOT_EVALUATED.to_owned()),
+    }
+}
 
 fn mark(message: String, unsure: bool) -> String {
     if unsure {

@@ -220,6 +220,7 @@ mod tests {
                 report,
                 judge: crate::suite_result::JudgeTally::default(),
                 unreachable: None,
+                checks: crate::suite_result::CheckSpend::default(),
             }],
         };
         let out = system_out(&s);

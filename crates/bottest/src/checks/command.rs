@@ -1,0 +1,245 @@
+//! The `command` check: a program in any language judges the conversation. It is started in the
+//! suite file's folder (no shell), gets one JSON document on stdin — the scenario, the turn the
+//! check looks at, the transcript and the plan's calls — and must print one JSON object
+//! `{"pass": bool, "score": number?, "reason": string}` on stdout and exit 0 (docs/suites.md,
+//! "Your own checks"). Anything else is an error with where it went wrong, never a pass: a
+//! program that cannot start, exits non-zero (with the end of its stderr), runs past its timeout
+//! (it is killed), prints more than [`MAX_OUTPUT_BYTES`] (read no further), or prints something
+//! that is not that object (the parser's line and column, unknown fields named).
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::process::Command;
+
+use scoring::expect::{CommandCheck, CustomOutcome};
+use scoring::transcript::Transcript;
+
+use crate::suite::SuiteScenario;
+
+/// Largest answer read from a check's stdout (and kept of its stderr).
+pub const MAX_OUTPUT_BYTES: usize = 64 * 1024;
+
+/// The document a `command` check reads on stdin.
+#[must_use]
+pub fn input(scenario: &SuiteScenario, t: &Transcript, turn: usize) -> Value {
+    let transcript: Vec<Value> = t
+        .turns
+        .iter()
+        .map(|(user, bot)| json!({"user": user, "bot": bot}))
+        .collect();
+    let calls: Vec<Value> = t
+        .turns
+        .iter()
+        .enumerate()
+        .flat_map(|(i, (_, bot))| {
+            bot.plan.iter().map(move |step| {
+                json!({"turn": i + 1, "agent": step.agent, "function": step.function, "params": step.params})
+            })
+        })
+        .collect();
+    json!({
+        "scenario": {
+            "id": scenario.id,
+            "name": scenario.name,
+            "category": scenario.category.as_str(),
+            "tags": scenario.tags,
+            "params": scenario.params,
+        },
+        "turn": turn,
+        "transcript": transcript,
+        "calls": calls,
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Answer {
+    pass: bool,
+    #[serde(default)]
+    score: Option<f64>,
+    reason: String,
+}
+
+/// Runs the check with `input` on stdin; its verdict, or an error saying what went wrong.
+pub async fn run(check: &CommandCheck, dir: &Path, input: &Value) -> CustomOutcome {
+    let Some((program, args)) = check.argv.split_first() else {
+        return CustomOutcome::Error("the command is empty".to_owned());
+    };
+    // A relative program path with a folder in it is the suite's, like the arguments.
+    let program = if program.contains('/') && Path::new(program).is_relative() {
+        dir.join(program).into_os_string()
+    } else {
+        program.into()
+    };
+    let spawned = Command::new(&program)
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn();
+    let mut child = match spawned {
+        Ok(c) => c,
+        Err(e) => {
+            return CustomOutcome::Error(format!("cannot start `{}`: {e}", check.argv.join(" ")));
+        }
+    };
+    let (Some(mut stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        return CustomOutcome::Error("the command's pipes could not be opened".to_owned());
+    };
+    let body = input.to_string();
+    let work = async {
+        // A check that never reads its stdin must not block the write: it gets what it reads.
+        let write = async {
+            let _ = stdin.write_all(body.as_bytes()).await;
+            drop(stdin);
+        };
+        let ((), out, err, status) = tokio::join!(
+            write,
+            read_capped(stdout),
+            read_capped(stderr),
+            child.wait()
+        );
+        (out, err, status)
+    };
+    let Ok((out, err, status)) =
+        tokio::time::timeout(Duration::from_millis(check.timeout_ms), work).await
+    else {
+        // Dropping the future drops the child, which `kill_on_drop` kills.
+        return CustomOutcome::Error(format!(
+            "timed out after {} ms (the process was killed)",
+            check.timeout_ms
+        ));
+    };
+    let (out, out_truncated) = out;
+    let (err, _) = err;
+    match status {
+        Ok(s) if s.success() => {}
+        Ok(s) => {
+            return CustomOutcome::Error(format!(
+                "the command exited with {s}{}",
+                stderr_tail(&err)
+            ));
+        }
+        Err(e) => return CustomOutcome::Error(format!("waiting for the command: {e}")),
+    }
+    if out_truncated {
+        return CustomOutcome::Error(format!(
+            "the command printed more than {MAX_OUTPUT_BYTES} bytes; an answer is one JSON \
+             object {{pass, score?, reason}}"
+        ));
+    }
+    parse_answer(&out)
+}
+
+/// The verdict in a check's stdout, or where it is not one.
+fn parse_answer(out: &[u8]) -> CustomOutcome {
+    let text = String::from_utf8_lossy(out);
+    match serde_json::from_str::<Answer>(text.trim()) {
+        Ok(a) => match a.score {
+            Some(s) if !(s.is_finite() && (0.0..=1.0).contains(&s)) => CustomOutcome::Error(
+                format!("the command's `score` must be a number from 0 to 1, got {s}"),
+            ),
+            score => CustomOutcome::Verdict {
+                passed: a.pass,
+                score,
+                reason: a.reason.trim().to_owned(),
+            },
+        },
+        Err(e) => CustomOutcome::Error(format!(
+            "the command's answer is not {{\"pass\": bool, \"score\": number?, \"reason\": \
+             string}}: {e} (stdout: {})",
+            preview(&text)
+        )),
+    }
+}
+
+/// Reads at most [`MAX_OUTPUT_BYTES`], then drains the rest (so the process is not blocked on
+/// a full pipe) without keeping it; whether anything was cut.
+async fn read_capped<R: AsyncRead + Unpin>(mut r: R) -> (Vec<u8>, bool) {
+    let mut kept = Vec::new();
+    let mut buf = [0u8; 8192];
+    let mut truncated = false;
+    loop {
+        match r.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                let room = MAX_OUTPUT_BYTES.saturating_sub(kept.len());
+                if n > room {
+                    truncated = true;
+                }
+                kept.extend_from_slice(&buf[..n.min(room)]);
+            }
+        }
+    }
+    (kept, truncated)
+}
+
+fn stderr_tail(err: &[u8]) -> String {
+    let text = String::from_utf8_lossy(err);
+    let text = text.trim();
+    if text.is_empty() {
+        return String::new();
+    }
+    let tail: String = text
+        .chars()
+        .rev()
+        .take(300)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    format!("; stderr: {tail}")
+}
+
+fn preview(text: &str) -> String {
+    let flat = text.trim();
+    if flat.chars().count() <= 80 {
+        format!("{flat:?}")
+    } else {
+        let cut: String = flat.chars().take(77).collect();
+        format!("\"{cut}...\"")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_are_strict() {
+        assert!(matches!(
+            parse_answer(br#"{"pass": true, "score": 0.5, "reason": "ok"}"#),
+            CustomOutcome::Verdict {
+                passed: true,
+                score: Some(_),
+                ..
+            }
+        ));
+        for bad in [
+            &br#"{"pass": "true", "reason": "ok"}"#[..],
+            br#"{"pass": true}"#,
+            br#"{"pass": true, "reason": "ok", "extra": 1}"#,
+            br#"{"pass": true, "score": 2, "reason": "ok"}"#,
+            b"PASS",
+            b"",
+        ] {
+            match parse_answer(bad) {
+                CustomOutcome::Error(e) => assert!(!e.is_empty()),
+                v @ CustomOutcome::Verdict { .. } => panic!("{v:?} from {bad:?}"),
+            }
+        }
+        match parse_answer(b"{\"pass\": true,\n \"reasn\": \"x\"}") {
+            CustomOutcome::Error(e) => assert!(e.contains("line 2"), "{e}"),
+            v @ CustomOutcome::Verdict { .. } => panic!("{v:?}"),
+        }
+    }
+}
