@@ -311,7 +311,7 @@ impl Fleet {
             let mut health = endpoint.health();
             match health.state {
                 State::Healthy => healthy.push((index, health.epoch)),
-                State::Cooling { until } if until <= now && !self.breaker().down => {
+                State::Cooling { until } if until <= now && !(health.out && self.given_up(now)) => {
                     health.state = State::Checking;
                     health.epoch += 1;
                     endpoint.health_checks.fetch_add(1, Ordering::Relaxed);
@@ -394,6 +394,15 @@ impl Fleet {
         Pick::Wait {
             until: next_check.min(deadline),
         }
+    }
+
+    /// Whether the pause has lasted `probe_for` (or the fleet is down already): no more checks.
+    fn given_up(&self, now: Instant) -> bool {
+        let breaker = self.breaker();
+        breaker.down
+            || breaker
+                .paused_since
+                .is_some_and(|since| now >= since + self.policy.probe_for)
     }
 
     /// An endpoint is in the rotation again: a pause, if any, is over.
@@ -498,6 +507,8 @@ impl Fleet {
             health.epoch += 1;
             health.out = false;
             health.in_a_row = 0;
+            drop(health);
+            self.unpause();
             tracing::info!(endpoint = %stdx::redact_url(&endpoint.base_url), "endpoint passed its health check; reinstated");
         } else if health.out {
             health.state = State::Cooling {
@@ -752,6 +763,92 @@ mod tests {
         assert_eq!(send(&fleet, Some("k"), now), (0, 0));
         assert!(fleet.stats().is_empty());
         assert_eq!(fleet.identity(), "http://10.0.0.0:8000/v1");
+    }
+
+    fn breaker() -> FleetPolicy {
+        FleetPolicy {
+            trip_after: 3,
+            probe_for: Duration::from_secs(25),
+            probe_every: Duration::from_secs(1),
+            ..policy()
+        }
+    }
+
+    #[test]
+    fn failures_in_a_row_across_requests_trip_the_breaker_and_rate_limits_do_not() {
+        let fleet = Fleet::new(&urls(1), breaker(), 16);
+        let now = Instant::now();
+        // Two failures, an answer, two failures: never three in a row.
+        fleet.failed(0, 0, now, "refused", false);
+        fleet.failed(0, 0, now, "refused", false);
+        fleet.succeeded(0, 0);
+        fleet.failed(0, 0, now, "refused", false);
+        // A 429 neither counts nor resets.
+        fleet.failed(0, 0, now, "429", true);
+        fleet.failed(0, 0, now, "refused", false);
+        assert!(!fleet.is_out(0));
+        assert_eq!(send(&fleet, Some("k"), now).0, 0);
+        // Three in a row, from requests sent under any state: out, its check due at once.
+        fleet.failed(0, 0, now, "503", false);
+        assert!(fleet.is_out(0));
+        assert_eq!(fleet.breaker_counts(), (1, 0));
+        assert_eq!(fleet.pick(Some("k"), now), Pick::Check { index: 0 });
+        // While the check runs, every other request waits (the pause begins).
+        assert!(matches!(fleet.pick(Some("k"), now), Pick::Wait { .. }));
+        assert!(fleet.paused());
+        fleet.checked(0, true, now);
+        assert!(!fleet.is_out(0));
+        assert_eq!(send(&fleet, Some("k"), now).0, 0);
+        assert!(!fleet.paused(), "an endpoint back ends the pause");
+        assert_eq!(fleet.breaker_counts(), (1, 1));
+    }
+
+    #[test]
+    fn with_every_endpoint_out_requests_wait_then_the_fleet_is_down_for_good() {
+        let fleet = Fleet::new(&urls(2), breaker(), 16);
+        let start = Instant::now();
+        fleet.take_out(0, start, "connection refused");
+        for _ in 0..3 {
+            fleet.failed(1, 0, start, "connection refused", false);
+        }
+        assert!(fleet.is_out(0) && fleet.is_out(1));
+        // Endpoint 1's check is due at once, endpoint 0's after `probe_every`.
+        assert_eq!(fleet.pick(None, start), Pick::Check { index: 1 });
+        fleet.checked(1, false, start);
+        let until = match fleet.pick(None, start) {
+            Pick::Wait { until } => until,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(until, start + Duration::from_secs(1));
+        assert_eq!(fleet.pick(None, until), Pick::Check { index: 0 });
+        fleet.checked(0, false, until);
+        assert_eq!(fleet.pick(None, until), Pick::Check { index: 1 });
+        fleet.checked(1, false, until);
+        // No check passed within `probe_for`: down, with the last failure, and it stays down.
+        let late = start + Duration::from_secs(25);
+        for _ in 0..2 {
+            match fleet.pick(Some("k"), late) {
+                Pick::Down { reason } => assert_eq!(reason, "connection refused"),
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(fleet.redacted_urls(), "http://10.0.0.0:8000/v1, http://10.0.0.1:8000/v1");
+    }
+
+    #[test]
+    fn a_healthy_endpoint_keeps_the_fleet_going_while_another_is_out() {
+        let fleet = Fleet::new(&urls(2), breaker(), 16);
+        let now = Instant::now();
+        fleet.take_out(0, now, "refused");
+        for key in keys() {
+            assert_eq!(send(&fleet, Some(&key), now).0, 1, "{key}");
+        }
+        assert!(!fleet.paused());
+        // Its check comes due with a request, which then goes on to pick again.
+        let later = now + Duration::from_secs(1);
+        assert_eq!(fleet.pick(None, later), Pick::Check { index: 0 });
+        fleet.checked(0, true, later);
+        assert!(!fleet.is_out(0));
     }
 
     #[test]
