@@ -359,7 +359,9 @@ impl Client {
                 }) if probing && mode.next().is_some() => {
                     let next = mode.next().unwrap_or(StructuredMode::Prompt);
                     bump(&self.stats.fallbacks);
-                    tracing::warn!(model = %req.model, mode = mode.as_str(), next = next.as_str(), status, reason = %message, "first structured request failed with a server error, trying the next mode");
+                    // Not a warning: a flaky server's 500 makes this happen without anything
+                    // for a person to do, and the lesson is kept for this run only.
+                    tracing::info!(model = %req.model, mode = mode.as_str(), next = next.as_str(), status, reason = %message, "first structured request failed with a server error, trying the next mode");
                     // An opaque 5xx may be an outage, not a verdict on the mode: kept for this
                     // run only, never written to the modes file.
                     lesson = Some((
