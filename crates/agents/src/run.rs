@@ -219,7 +219,11 @@ impl OutputRun {
             .map_err(|e| RunError::Failed(e.to_string()))
         } else {
             if shape.preflight {
-                let generator = &pipeline.settings().agents.get(runlog::AgentKind::Generator).model;
+                let generator = &pipeline
+                    .settings()
+                    .agents
+                    .get(runlog::AgentKind::Generator)
+                    .model;
                 model
                     .preflight(generator)
                     .await

@@ -87,7 +87,10 @@ async fn a_dead_endpoint_fails_the_preflight_with_exit_3_and_nothing_failed() {
     let o = run(&out, &url, "25s", &["--limit", "20"]).await;
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(3), "{err}");
-    assert!(err.contains("error: preflight: no endpoint answers"), "{err}");
+    assert!(
+        err.contains("error: preflight: no endpoint answers"),
+        "{err}"
+    );
     let host = url.rsplit('@').next().expect("host");
     assert!(
         err.contains(&format!("no endpoint answers: http://[redacted]@{host}")),
@@ -95,10 +98,16 @@ async fn a_dead_endpoint_fails_the_preflight_with_exit_3_and_nothing_failed() {
     );
     assert!(!err.contains("S3CRET"), "{err}");
     assert!(err.contains("--no-preflight"), "{err}");
-    assert!(!err.contains("Completed") && !err.contains("completed"), "{err}");
+    assert!(
+        !err.contains("Completed") && !err.contains("completed"),
+        "{err}"
+    );
     assert!(err.lines().count() < 10, "{err}");
     assert!(lines(&out).is_empty(), "nothing written");
-    assert!(lines(&errors_file(&out)).is_empty(), "nothing marked failed");
+    assert!(
+        lines(&errors_file(&out)).is_empty(),
+        "nothing marked failed"
+    );
 }
 
 /// The endpoint goes down for good after some calls: the breaker takes it out, the run waits
@@ -154,22 +163,27 @@ async fn an_endpoint_dying_mid_run_stops_it_with_pending_scenarios_left_pending(
 /// every scenario written once and none failed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flapping_endpoint_loses_nothing_and_the_run_completes() {
-    let flapping = FakeServer::start(
-        FakeConfig::default().with_outage(60, Some(Duration::from_millis(1500))),
-    )
-    .await
-    .expect("server");
+    let flapping =
+        FakeServer::start(FakeConfig::default().with_outage(60, Some(Duration::from_millis(1500))))
+            .await
+            .expect("server");
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("flap.jsonl");
     let args = ["--limit", "30", "--concurrency", "4"];
     let o = run(&out, &flapping.base_url(), "20s", &args).await;
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(0), "{err}");
-    assert!(flapping.stats().status_count(503) > 0, "the outage happened");
+    assert!(
+        flapping.stats().status_count(503) > 0,
+        "the outage happened"
+    );
     let all = lines(&out);
     assert_eq!((all.len(), ids(&all).len()), (30, 30), "{err}");
     assert!(lines(&errors_file(&out)).is_empty(), "{err}");
-    assert!(err.contains("paused 1×"), "the summary counts the pause: {err}");
+    assert!(
+        err.contains("paused 1×"),
+        "the summary counts the pause: {err}"
+    );
 }
 
 /// Half of all calls fail (429 or 500) at random: the run is never stopped (with the default

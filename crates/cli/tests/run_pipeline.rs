@@ -902,9 +902,10 @@ async fn a_dead_base_url_is_cooled_down_and_every_scenario_is_written_once() {
         recs.iter().filter_map(|r| r["id"].as_str()).collect();
     assert_eq!((recs.len(), ids.len()), (20, 20));
     assert!(
-        err.lines()
-            .any(|l| l.contains("endpoint does not answer; it starts out of the rotation")
-                && l.contains(&dead)),
+        err.lines().any(
+            |l| l.contains("endpoint does not answer; it starts out of the rotation")
+                && l.contains(&dead)
+        ),
         "{err}"
     );
 }

@@ -832,7 +832,10 @@ mod tests {
                 other => panic!("{other:?}"),
             }
         }
-        assert_eq!(fleet.redacted_urls(), "http://10.0.0.0:8000/v1, http://10.0.0.1:8000/v1");
+        assert_eq!(
+            fleet.redacted_urls(),
+            "http://10.0.0.0:8000/v1, http://10.0.0.1:8000/v1"
+        );
     }
 
     #[test]

@@ -161,7 +161,9 @@ mod tests {
         };
         assert_eq!(
             busy.summary().as_deref(),
-            Some("transport: retries 12 (rate limits 4), cooldowns 1, out of rotation 2×, paused 1×")
+            Some(
+                "transport: retries 12 (rate limits 4), cooldowns 1, out of rotation 2×, paused 1×"
+            )
         );
     }
 
@@ -188,7 +190,10 @@ mod tests {
         assert!(line.contains("retries 3 (rate limits 0)"), "{line}");
         assert!(line.ends_with("waiting for a health check"), "{line}");
         let message = reading.message();
-        assert!(message.starts_with("accepted 7 failed 1 tokens 1200"), "{message}");
+        assert!(
+            message.starts_with("accepted 7 failed 1 tokens 1200"),
+            "{message}"
+        );
         assert!(message.contains("PAUSED"), "{message}");
     }
 }

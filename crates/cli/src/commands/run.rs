@@ -164,9 +164,8 @@ pub(crate) async fn run_to(
     let stats = Arc::new(RunStats::default());
     let tally = model.model.clone();
     let (shown, transport, total) = (stats.clone(), model.model.clone(), run.total);
-    let progress = Progress::start(move |elapsed| {
-        shown.reading(total, transport.transport(), elapsed)
-    });
+    let progress =
+        Progress::start(move |elapsed| shown.reading(total, transport.transport(), elapsed));
     let result = run
         .execute(
             config,
