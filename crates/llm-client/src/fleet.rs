@@ -257,11 +257,11 @@ impl Fleet {
     pub(crate) fn take_out(&self, index: usize, now: Instant, error: &str) {
         let endpoint = &self.endpoints[index];
         let mut health = endpoint.health();
-        self.trip(endpoint, &mut health, now + self.policy.probe_every);
+        Self::trip(endpoint, &mut health, now + self.policy.probe_every);
         self.breaker().last_error = stdx::redact_urls_in(error);
     }
 
-    fn trip(&self, endpoint: &Endpoint, health: &mut Health, check_at: Instant) {
+    fn trip(endpoint: &Endpoint, health: &mut Health, check_at: Instant) {
         health.out = true;
         health.state = State::Cooling { until: check_at };
         health.epoch += 1;
@@ -480,7 +480,7 @@ impl Fleet {
             if limit > 0 && health.in_a_row >= limit && !health.out {
                 // Its first check is due at once: a server that only stumbled is back in the
                 // time of one request.
-                self.trip(endpoint, &mut health, now);
+                Self::trip(endpoint, &mut health, now);
                 tracing::info!(
                     endpoint = %stdx::redact_url(&endpoint.base_url),
                     failures = health.in_a_row,
