@@ -553,3 +553,56 @@ where
     }
     Ok(stop.unwrap_or(StopReason::Completed))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(stop: StopReason, records: u64, failures: u64) -> RunReport {
+        RunReport {
+            stop,
+            sink: SinkReport {
+                records,
+                failures,
+                carried_failures: 0,
+            },
+            skipped: 0,
+        }
+    }
+
+    /// "240 failed … stop: Completed" and `Fatal("generator: …")`: a run that wrote nothing
+    /// said it completed, and a stop was shown in Rust's debug formatting.
+    #[test]
+    fn a_stop_is_said_in_words_and_a_run_that_wrote_nothing_never_completed() {
+        assert_eq!(
+            report(StopReason::Completed, 3, 0).stop_words(),
+            "completed"
+        );
+        assert_eq!(
+            report(StopReason::Completed, 3, 2).stop_words(),
+            "completed, 2 scenario(s) failed"
+        );
+        assert_eq!(
+            report(StopReason::Completed, 0, 240).stop_words(),
+            "every scenario failed"
+        );
+        assert_eq!(
+            report(StopReason::Completed, 0, 0).stop_words(),
+            "nothing left to run"
+        );
+        let fatal = report(StopReason::Fatal("generator: bad key".into()), 0, 1);
+        assert_eq!(fatal.stop_words(), "a fatal error: generator: bad key");
+        for stop in [
+            StopReason::Interrupted,
+            StopReason::Aborted,
+            StopReason::Budget,
+            StopReason::Unavailable("no endpoint answers: http://h/v1 (refused)".into()),
+        ] {
+            let words = report(stop.clone(), 0, 0).stop_words();
+            assert!(
+                !words.contains("completed") && !words.contains(&format!("{stop:?}")),
+                "{words}"
+            );
+        }
+    }
+}
