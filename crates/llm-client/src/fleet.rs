@@ -381,7 +381,8 @@ impl Fleet {
         let deadline = since + self.policy.probe_for;
         if now >= deadline {
             breaker.down = true;
-            tracing::error!(
+            // The caller reports it (the run's stop names the endpoints): not logged twice.
+            tracing::info!(
                 endpoints = %self.redacted_urls(),
                 error = %breaker.last_error,
                 "no endpoint answered a health check in {:?}; giving up",
