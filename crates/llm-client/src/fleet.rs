@@ -338,7 +338,23 @@ impl Fleet {
             }
         }
         if healthy.is_empty() && soonest.is_none() {
-            return self.paused_pick(now, next_check.unwrap_or(now + CHECK_POLL));
+            let mut next_check = next_check.unwrap_or(now + CHECK_POLL);
+            if self.breaker().paused_since.is_none() {
+                // The pause begins: checks that backed off while other endpoints carried the
+                // run come due within `probe_every`.
+                let soon = now + self.policy.probe_every;
+                for endpoint in &self.endpoints {
+                    let mut health = endpoint.health();
+                    if let State::Cooling { until } = health.state
+                        && health.out
+                        && until > soon
+                    {
+                        health.state = State::Cooling { until: soon };
+                        next_check = next_check.min(soon);
+                    }
+                }
+            }
+            return self.paused_pick(now, next_check);
         }
         self.unpause();
         let Some(least) = self.least_loaded(&healthy) else {
@@ -455,6 +471,7 @@ impl Fleet {
         health.streak = 0;
         if health.state != State::Healthy {
             health.state = State::Healthy;
+            health.out = false;
             health.epoch += 1;
             tracing::info!(endpoint = %stdx::redact_url(&endpoint.base_url), "endpoint answered again; reinstated");
         }
@@ -512,9 +529,17 @@ impl Fleet {
             self.unpause();
             tracing::info!(endpoint = %stdx::redact_url(&endpoint.base_url), "endpoint passed its health check; reinstated");
         } else if health.out {
-            health.state = State::Cooling {
-                until: now + self.policy.probe_every.max(Duration::from_millis(1)),
+            // Paused (no endpoint left), it is checked every `probe_every`; while others carry
+            // the run, its checks back off like a cooldown (a check holds the request that
+            // runs it, up to `health_timeout`), and a pause brings them forward.
+            let paused = self.breaker().paused_since.is_some();
+            let wait = if paused {
+                self.policy.probe_every.max(Duration::from_millis(1))
+            } else {
+                health.streak = health.streak.saturating_add(1);
+                self.cooldown(health.streak)
             };
+            health.state = State::Cooling { until: now + wait };
             health.epoch += 1;
             drop(health);
             let mut breaker = self.breaker();
@@ -853,6 +878,41 @@ mod tests {
         assert_eq!(fleet.pick(None, later), Pick::Check { index: 0 });
         fleet.checked(0, true, later);
         assert!(!fleet.is_out(0));
+    }
+
+    #[test]
+    fn an_out_endpoint_backs_off_while_others_carry_the_run_and_a_pause_brings_its_check_forward() {
+        let fleet = Fleet::new(&urls(2), breaker(), 16);
+        let mut now = Instant::now();
+        fleet.take_out(0, now, "refused");
+        let mut waits = Vec::new();
+        for _ in 0..3 {
+            let due = match fleet.endpoints[0].health().state {
+                State::Cooling { until } => until,
+                other => panic!("{other:?}"),
+            };
+            waits.push(due - now);
+            now = due;
+            assert_eq!(fleet.pick(None, now), Pick::Check { index: 0 });
+            fleet.checked(0, false, now);
+        }
+        assert_eq!(
+            waits,
+            [1, 1, 2].map(Duration::from_secs),
+            "probe_every, then backing off"
+        );
+        // Endpoint 1 goes out too: the pause pulls endpoint 0's 4 s wait to `probe_every`.
+        for _ in 0..3 {
+            fleet.failed(1, 0, now, "503", false);
+        }
+        assert_eq!(fleet.pick(None, now), Pick::Check { index: 1 });
+        fleet.checked(1, false, now);
+        assert_eq!(
+            fleet.pick(None, now),
+            Pick::Wait {
+                until: now + Duration::from_secs(1)
+            }
+        );
     }
 
     #[test]
