@@ -28,10 +28,12 @@
 //! - **Out of the rotation.** After `trip_after` connect errors, timeouts or 5xx in a row
 //!   (counted over every request, whatever scenario or caller sent it; any other answer resets
 //!   the count, a 429 neither counts nor resets), the endpoint is out: no request goes to it
-//!   until a health check passes. Its first check is due at once, later ones every
-//!   `probe_every`.
+//!   until a health check passes. Its first check is due at once (the preflight's, after
+//!   `probe_every`); while other endpoints carry the requests, later checks back off like
+//!   cooldowns (a check holds the request that runs it).
 //! - **Paused.** With every endpoint out, [`Fleet::pick`] answers [`Pick::Wait`]: requests wait
-//!   while the checks run. A passed check reinstates its endpoint and the requests go on.
+//!   while the checks run, each endpoint's every `probe_every` (a pause brings a check that
+//!   backed off forward). A passed check reinstates its endpoint and the requests go on.
 //! - **Down.** When no check has passed `probe_for` after the pause began, every pick from then
 //!   on answers [`Pick::Down`]: the client fails those requests with
 //!   [`crate::LlmError::Unavailable`], which a caller treats as "not done", never as a failure
