@@ -58,11 +58,19 @@ pub enum RunError {
     Failed(String),
     /// The preflight found no endpoint answering (or one refusing the key); nothing was
     /// spent or written.
-    #[error(
-        "preflight: {0}\nhint: check that the server is up and the base URL; the preflight \
-         (a model list, else a one-token call) is skipped with `preflight: false`"
-    )]
+    #[error("preflight: {0}{hint}", hint = preflight_hint(.0))]
     Preflight(llm_client::LlmError),
+}
+
+/// What to do about a failed preflight: a refused key names its variable already.
+fn preflight_hint(e: &llm_client::LlmError) -> &'static str {
+    match e {
+        llm_client::LlmError::Auth { .. } => "",
+        _ => {
+            "\nhint: check that the server is up and the base URL; the preflight (a model \
+             list, else a one-token call) is skipped with `preflight: false`"
+        }
+    }
 }
 
 impl RunError {

@@ -110,6 +110,30 @@ async fn a_dead_endpoint_fails_the_preflight_with_exit_3_and_nothing_failed() {
     );
 }
 
+/// A refused key stops the run at the preflight as well, naming the variable, not the key.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_key_fails_the_preflight_with_exit_3() {
+    let server = FakeServer::start(FakeConfig::default().with_api_key("sk-right"))
+        .await
+        .expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("auth.jsonl");
+    let o = run(&out, &server.base_url(), "25s", &["--limit", "5"]).await;
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("error: preflight: authentication failed (401)"),
+        "{err}"
+    );
+    assert!(err.contains("$SCENARIO_ENGINE_TEST_NO_KEY"), "{err}");
+    assert!(
+        !err.contains("server is up") && !err.contains("--no-preflight"),
+        "{err}"
+    );
+    assert_eq!(server.stats().completions, 0, "no paid call");
+    assert!(lines(&errors_file(&out)).is_empty());
+}
+
 /// The endpoint goes down for good after some calls: the breaker takes it out, the run waits
 /// `probe_for`, then stops with exit 3 naming it; the scenarios not written are not in the
 /// errors file, and a rerun against a working endpoint does them without redoing the others.

@@ -179,7 +179,7 @@ pub(crate) async fn run_to(
     progress.finish().await;
     signals.abort();
     let report = result.map_err(|e| {
-        if matches!(e, RunError::Preflight(_)) {
+        if matches!(&e, RunError::Preflight(inner) if !matches!(inner, llm_client::LlmError::Auth { .. })) {
             CliError::run(format!("{e} (`--no-preflight`)"))
         } else if e.is_input() {
             CliError::invalid(e)
