@@ -52,6 +52,12 @@ pub(crate) struct Args {
     /// Leave `usage` out of replies.
     #[arg(long)]
     pub omit_usage: bool,
+    /// Go down (503 to completions and the model list) after this many completion requests.
+    #[arg(long, value_name = "N")]
+    pub outage_after: Option<u64>,
+    /// With `--outage-after`: come back after this many seconds (default: stay down).
+    #[arg(long, value_name = "SECS", requires = "outage_after")]
+    pub outage_secs: Option<u64>,
 }
 
 fn parse_reject_style(s: &str) -> Result<RejectStyle, String> {
@@ -86,6 +92,8 @@ impl Args {
             reject_style: self.reject_style,
             api_key: self.api_key.clone(),
             omit_usage: self.omit_usage,
+            outage_after: self.outage_after,
+            outage_for: self.outage_secs.map(Duration::from_secs),
             ..FakeConfig::default()
         }
         .with_fail_rate(self.fail_rate)
@@ -149,6 +157,11 @@ mod tests {
         assert!((cfg.rate_500 - 0.1).abs() < 1e-12);
         assert_eq!(cfg.latency, Duration::from_millis(50));
         assert_eq!(cfg.seed, 3);
+        assert_eq!(cfg.outage_after, None);
+        let cli = Cli::parse_from(["x", "--outage-after", "100", "--outage-secs", "20"]);
+        let cfg = cli.args.config();
+        assert_eq!(cfg.outage_after, Some(100));
+        assert_eq!(cfg.outage_for, Some(Duration::from_secs(20)));
     }
 
     #[test]

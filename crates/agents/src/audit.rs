@@ -340,7 +340,7 @@ pub async fn rejudge(
         // A fatal error stopped the audit: the repeats never started say why.
         let reason = match &stop {
             StopReason::Fatal(reason) => format!("not judged: the audit stopped after {reason}"),
-            other => format!("not judged: the audit stopped ({other:?})"),
+            other => format!("not judged: the audit stopped: {other}"),
         };
         for (i, audit) in audits.iter_mut().enumerate() {
             for repeat in (0..options.repeats).filter(|r| !judged.contains(&(i, *r))) {

@@ -105,6 +105,29 @@ impl RunStats {
         add(&self.unpriced, u64::from(cost_usd.is_none()));
     }
 
+    /// A reading for a progress display (`stdx::progress`): of `total` selected scenarios,
+    /// `elapsed` since the start, with what the model's transport absorbed.
+    #[must_use]
+    pub fn reading(
+        &self,
+        total: u64,
+        transport: Option<llm_client::TransportTally>,
+        elapsed: std::time::Duration,
+    ) -> stdx::progress::Reading {
+        let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        let failed = get(&self.failed);
+        let done = get(&self.finished) + failed;
+        stdx::progress::Reading {
+            done,
+            total: total.saturating_sub(get(&self.skipped)),
+            counts: vec![("accepted", get(&self.accepted)), ("failed", failed)],
+            tokens: get(&self.prompt_tokens) + get(&self.completion_tokens),
+            tok_per_s: get(&self.completion_tokens) as f64 / elapsed.as_secs_f64().max(1e-3),
+            cost: runlog::money::spend(self.cost_usd(), get(&self.unpriced)),
+            transport: transport.unwrap_or_default(),
+        }
+    }
+
     /// Counts one reply a machine absorbs: every mode counts through here, once per reply.
     pub fn count_reply(&self, reply: &Result<ChatResponse, LlmError>) {
         match reply {
@@ -137,7 +160,7 @@ pub struct RunControl {
     pub abort: CancellationToken,
 }
 
-/// Why dispatching ended.
+/// Why dispatching ended. `Display` says it in words (what a run's summary prints).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StopReason {
     /// Every selected scenario was dispatched.
@@ -150,6 +173,25 @@ pub enum StopReason {
     Fatal(String),
     /// The spend reached the budget.
     Budget,
+    /// No endpoint answers ([`LlmError::Unavailable`]): the scenarios that met it were left
+    /// unwritten, pending for the next run, not failed.
+    Unavailable(String),
+}
+
+impl std::fmt::Display for StopReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Completed => f.write_str("completed"),
+            Self::Interrupted => f.write_str("interrupted (no new scenario was started)"),
+            Self::Aborted => f.write_str("aborted (the scenarios in flight were dropped)"),
+            Self::Fatal(reason) => write!(f, "a fatal error: {reason}"),
+            Self::Budget => f.write_str("the budget was reached"),
+            Self::Unavailable(reason) => write!(
+                f,
+                "{reason}; the scenarios not written are still to do: run again to resume"
+            ),
+        }
+    }
 }
 
 /// The result of a run.
@@ -164,6 +206,18 @@ pub struct RunReport {
 }
 
 impl RunReport {
+    /// Why the run ended, in words; a run that wrote no record never says "completed".
+    #[must_use]
+    pub fn stop_words(&self) -> String {
+        match (&self.stop, self.sink.records, self.sink.failures) {
+            (StopReason::Completed, 0, 0) => "nothing left to run".to_owned(),
+            (StopReason::Completed, 0, _) => "every scenario failed".to_owned(),
+            (StopReason::Completed, _, 0) => "completed".to_owned(),
+            (StopReason::Completed, _, n) => format!("completed, {n} scenario(s) failed"),
+            (other, _, _) => other.to_string(),
+        }
+    }
+
     /// The run's counters as plain numbers, for its closing summary.
     #[must_use]
     pub fn totals(
@@ -177,7 +231,7 @@ impl RunReport {
             records: self.sink.records,
             failures: self.sink.failures,
             skipped: self.skipped,
-            stop: format!("{:?}", self.stop),
+            stop: self.stop_words(),
             calls: stats.calls.load(Relaxed),
             cache_hits: stats.cache_hits.load(Relaxed),
             call_errors: stats.call_errors.load(Relaxed),
@@ -310,7 +364,9 @@ impl Policy {
             }
             RunOutcome::Failed(f) => {
                 stats.failed.fetch_add(1, Ordering::Relaxed);
-                tracing::warn!(scenario = %f.id, reason = %f.reason, "scenario failed");
+                // Counted in the progress and the summary, and kept in the errors file: one
+                // line per failure buried the progress of large runs.
+                tracing::info!(scenario = %f.id, reason = %f.reason, "scenario failed");
                 f.fatal.then(|| {
                     tracing::error!(reason = %f.reason, "fatal error: no new work is started");
                     StopReason::Fatal(f.reason.clone())
@@ -426,6 +482,17 @@ where
         match progress {
             Progress::Replies(replies) => {
                 for reply in replies {
+                    // No endpoint answers: the scenario is not failed, it is still to do. It is
+                    // dropped unwritten (a later reply of its finds no slot) and the run stops.
+                    if let Err(LlmError::Unavailable { endpoints, reason }) = &reply.result {
+                        live.remove(&reply.slot);
+                        stop.get_or_insert_with(|| {
+                            StopReason::Unavailable(format!(
+                                "no endpoint answers: {endpoints} ({reason})"
+                            ))
+                        });
+                        continue;
+                    }
                     if !reply.replayed {
                         stats.count_reply(&reply.result);
                     }
@@ -485,4 +552,57 @@ where
         }
     }
     Ok(stop.unwrap_or(StopReason::Completed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(stop: StopReason, records: u64, failures: u64) -> RunReport {
+        RunReport {
+            stop,
+            sink: SinkReport {
+                records,
+                failures,
+                carried_failures: 0,
+            },
+            skipped: 0,
+        }
+    }
+
+    /// "240 failed … stop: Completed" and `Fatal("generator: …")`: a run that wrote nothing
+    /// said it completed, and a stop was shown in Rust's debug formatting.
+    #[test]
+    fn a_stop_is_said_in_words_and_a_run_that_wrote_nothing_never_completed() {
+        assert_eq!(
+            report(StopReason::Completed, 3, 0).stop_words(),
+            "completed"
+        );
+        assert_eq!(
+            report(StopReason::Completed, 3, 2).stop_words(),
+            "completed, 2 scenario(s) failed"
+        );
+        assert_eq!(
+            report(StopReason::Completed, 0, 240).stop_words(),
+            "every scenario failed"
+        );
+        assert_eq!(
+            report(StopReason::Completed, 0, 0).stop_words(),
+            "nothing left to run"
+        );
+        let fatal = report(StopReason::Fatal("generator: bad key".into()), 0, 1);
+        assert_eq!(fatal.stop_words(), "a fatal error: generator: bad key");
+        for stop in [
+            StopReason::Interrupted,
+            StopReason::Aborted,
+            StopReason::Budget,
+            StopReason::Unavailable("no endpoint answers: http://h/v1 (refused)".into()),
+        ] {
+            let words = report(stop.clone(), 0, 0).stop_words();
+            assert!(
+                !words.contains("completed") && !words.contains(&format!("{stop:?}")),
+                "{words}"
+            );
+        }
+    }
 }

@@ -56,6 +56,21 @@ pub enum RunError {
     /// Reading or writing the output failed, or the back end did.
     #[error("{0}")]
     Failed(String),
+    /// The preflight found no endpoint answering (or one refusing the key); nothing was
+    /// spent or written.
+    #[error("preflight: {0}{hint}", hint = preflight_hint(.0))]
+    Preflight(llm_client::LlmError),
+}
+
+/// What to do about a failed preflight: a refused key names its variable already.
+fn preflight_hint(e: &llm_client::LlmError) -> &'static str {
+    match e {
+        llm_client::LlmError::Auth { .. } => "",
+        _ => {
+            "\nhint: check that the server is up and the base URL; the preflight (a model \
+             list, else a one-token call) is skipped with `preflight: false`"
+        }
+    }
 }
 
 impl RunError {
@@ -63,7 +78,7 @@ impl RunError {
     /// nothing was spent, and running again unchanged fails the same way.
     #[must_use]
     pub fn is_input(&self) -> bool {
-        !matches!(self, Self::Failed(_))
+        !matches!(self, Self::Failed(_) | Self::Preflight(_))
     }
 }
 
@@ -89,6 +104,9 @@ pub struct RunShape {
     pub budget: Option<f64>,
     /// Live scenarios of a `--batch` run (its window).
     pub batch_window: usize,
+    /// Check, before the first paid call of an online run, that the model answers
+    /// ([`ChatModel::preflight`]).
+    pub preflight: bool,
 }
 
 /// A run ready to start: its output locked, its checkpoint read.
@@ -208,6 +226,17 @@ impl OutputRun {
             .await
             .map_err(|e| RunError::Failed(e.to_string()))
         } else {
+            if shape.preflight {
+                let generator = &pipeline
+                    .settings()
+                    .agents
+                    .get(runlog::AgentKind::Generator)
+                    .model;
+                model
+                    .preflight(generator)
+                    .await
+                    .map_err(RunError::Preflight)?;
+            }
             let options = ExecutorOptions {
                 scenarios_in_flight: in_flight,
                 budget_usd: shape.budget,

@@ -86,6 +86,34 @@ impl Default for CacheSettings {
     }
 }
 
+/// The endpoint's circuit breaker (see [`llm_client::FleetPolicy`]): after `trip_after`
+/// connection failures, timeouts or 5xx in a row an endpoint leaves the rotation; with none
+/// left, calls wait up to `probe_for` while it is checked every `probe_every`, then the run stops
+/// with the scenarios not written still to do.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BreakerSettings {
+    /// Failures in a row that take an endpoint out (default 5; 0: never).
+    pub trip_after: u32,
+    /// How long a run with no endpoint left waits for one (default 25 s).
+    #[serde(with = "stdx::duration_serde")]
+    pub probe_for: Duration,
+    /// How often an endpoint out of the rotation is checked (default 1 s).
+    #[serde(with = "stdx::duration_serde")]
+    pub probe_every: Duration,
+}
+
+impl Default for BreakerSettings {
+    fn default() -> Self {
+        let policy = llm_client::FleetPolicy::default();
+        Self {
+            trip_after: policy.trip_after,
+            probe_for: policy.probe_for,
+            probe_every: policy.probe_every,
+        }
+    }
+}
+
 /// Loads a config ([`scenarios::load_config`]) and checks its `run:` section as settings, so a
 /// mistake there is reported like any other config mistake: `file:line:column`, the key, a
 /// hint (a did-you-mean for an unknown key, the allowed values of an enum), exit 2 in the CLI.
@@ -226,6 +254,11 @@ pub struct RunSettings {
     /// Per-request read timeout.
     #[serde(with = "stdx::duration_serde")]
     pub read_timeout: Duration,
+    /// Check that the endpoint answers (its model list, else a one-token call) before the
+    /// first paid call (default true).
+    pub preflight: bool,
+    /// The endpoints' circuit breaker.
+    pub breaker: BreakerSettings,
     /// The JSONL output file.
     pub output: Option<PathBuf>,
     /// How often a task of a run directory on an object store uploads its part as its
@@ -266,6 +299,8 @@ impl Default for RunSettings {
             retry: RetryPolicy::default(),
             structured_mode: StructuredModeSetting::Auto,
             read_timeout: provider.read_timeout,
+            preflight: true,
+            breaker: BreakerSettings::default(),
             output: None,
             checkpoint_every: Duration::from_secs(30),
         }
@@ -523,6 +558,12 @@ impl RunSettings {
             },
             cache_dir,
             prices: self.price_table(),
+            fleet: llm_client::FleetPolicy {
+                trip_after: self.breaker.trip_after,
+                probe_for: self.breaker.probe_for,
+                probe_every: self.breaker.probe_every,
+                ..llm_client::FleetPolicy::default()
+            },
             ..ClientConfig::default()
         }
     }

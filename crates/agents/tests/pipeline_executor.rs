@@ -288,3 +288,95 @@ fn run_totals_saturate_and_sum_the_spend_as_records_do() {
     stats.count_reply(&Ok(ChatResponse::default()));
     assert_eq!(stats.unpriced.load(Ordering::Relaxed), 1);
 }
+
+/// Answers as `Canned` for the first `answered` calls, then `Unavailable` (the transport's
+/// circuit breaker gave up: no endpoint answers).
+struct GoesDown {
+    canned: Canned,
+    answered: u64,
+}
+
+impl ChatModel for GoesDown {
+    fn chat(&self, req: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, LlmError>> {
+        if self.canned.calls.load(Ordering::Relaxed) < self.answered {
+            return self.canned.chat(req);
+        }
+        Box::pin(async {
+            Err(LlmError::Unavailable {
+                endpoints: "http://gpu-1:8000/v1".into(),
+                reason: "connection refused".into(),
+            })
+        })
+    }
+}
+
+/// No endpoint answering is not a scenario's failure: the scenarios that met it are left
+/// unwritten (not in the errors file), the run stops saying why in words, and a resume does them.
+#[tokio::test]
+async fn an_unavailable_endpoint_stops_the_run_leaving_its_scenarios_to_do() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let options = || ExecutorOptions {
+        scenarios_in_flight: 1,
+        budget_usd: None,
+        sink: SinkConfig::new(&out),
+    };
+    let model = Arc::new(GoesDown {
+        canned: Canned {
+            calls: AtomicU64::new(0),
+            auth_fails: false,
+        },
+        // Two scenarios' calls (a generator and four judges each, all accepted at 9).
+        answered: 10,
+    });
+    let report = run_online(
+        model,
+        pipeline(),
+        scenarios(5),
+        open_checkpoint(&out).expect("checkpoint"),
+        options(),
+        RunControl::default(),
+        Arc::new(RunStats::default()),
+    )
+    .await
+    .expect("run");
+    let StopReason::Unavailable(reason) = &report.stop else {
+        panic!("{report:?}");
+    };
+    assert!(
+        reason.contains("no endpoint answers: http://gpu-1:8000/v1"),
+        "{reason}"
+    );
+    assert_eq!(
+        (report.sink.records, report.sink.failures),
+        (2, 0),
+        "{report:?}"
+    );
+    let words = report.stop_words();
+    assert!(
+        words.contains("still to do") && !words.contains("completed"),
+        "{words}"
+    );
+    let errors = std::fs::read_to_string(runlog::record::errors_path(&out)).unwrap_or_default();
+    assert_eq!(errors.trim(), "", "nothing marked failed");
+
+    let checkpoint = open_checkpoint(&out).expect("checkpoint");
+    assert_eq!(checkpoint.done.len(), 2);
+    let report = run_online(
+        Arc::new(Canned {
+            calls: AtomicU64::new(0),
+            auth_fails: false,
+        }),
+        pipeline(),
+        scenarios(5),
+        checkpoint,
+        options(),
+        RunControl::default(),
+        Arc::new(RunStats::default()),
+    )
+    .await
+    .expect("resume");
+    assert_eq!(report.stop, StopReason::Completed);
+    assert_eq!((report.sink.records, report.skipped), (3, 2));
+    assert_eq!(report.stop_words(), "completed");
+}

@@ -190,7 +190,7 @@ async fn run_batch_stops_at_the_budget_and_resumes_later() {
         Some(3),
         "a budget stop is a run failure: {stderr}"
     );
-    assert!(stderr.contains("stop: Budget"), "{stderr}");
+    assert!(stderr.contains("stop: the budget was reached"), "{stderr}");
     let spent = reported_cost(&stderr);
     let submitted = server.batch_inputs().len();
     assert!(

@@ -238,7 +238,9 @@ impl Client {
                     self.stats
                         .record_spend(&req.model, *usage, *cost_usd, false);
                 }
-                tracing::warn!(model = %req.model, error = %e, "model call failed");
+                // The caller decides what a failed call means (a scenario's failure, a stop):
+                // not a warning of the transport's.
+                tracing::debug!(model = %req.model, error = %e, "model call failed");
                 return Err(e);
             }
         };
@@ -359,7 +361,9 @@ impl Client {
                 }) if probing && mode.next().is_some() => {
                     let next = mode.next().unwrap_or(StructuredMode::Prompt);
                     bump(&self.stats.fallbacks);
-                    tracing::warn!(model = %req.model, mode = mode.as_str(), next = next.as_str(), status, reason = %message, "first structured request failed with a server error, trying the next mode");
+                    // Not a warning: a flaky server's 500 makes this happen without anything
+                    // for a person to do, and the lesson is kept for this run only.
+                    tracing::info!(model = %req.model, mode = mode.as_str(), next = next.as_str(), status, reason = %message, "first structured request failed with a server error, trying the next mode");
                     // An opaque 5xx may be an outage, not a verdict on the mode: kept for this
                     // run only, never written to the modes file.
                     lesson = Some((
@@ -519,13 +523,20 @@ impl Client {
             prompt_estimate + req.max_tokens.map_or(DEFAULT_COMPLETION_RESERVE, u64::from);
         let policy = &self.cfg.retry;
         let mut retries = 0u32;
+        let mut waited_out = false;
         loop {
             let slot = self.admit().await;
             let reserved = match &self.tpm {
                 Some(tpm) => tpm.acquire(reserve).await,
                 None => 0,
             };
-            let (endpoint, epoch) = self.route(req.affinity.as_deref()).await;
+            let (endpoint, epoch) = match self.route(req.affinity.as_deref(), &req.model).await {
+                Ok(routed) => routed,
+                Err(e) => {
+                    self.refund(reserved);
+                    return Err(e);
+                }
+            };
             let url = self.url_for(endpoint, wire);
             let in_flight = self.fleet.begin(endpoint);
             bump(&self.stats.http_requests);
@@ -629,7 +640,8 @@ impl Client {
                     (None, self.transport_error(&e, attempts))
                 }
             };
-            // The endpoint is cooled down (in a fleet), so the retry goes elsewhere.
+            // The endpoint is cooled down (in a fleet), so the retry goes elsewhere; the breaker
+            // counts what is not a rate limit.
             self.cool_down(endpoint, epoch, &error);
             // A probe's small budget is for 5xx only: a rate limit, a timeout or a refused
             // connection says nothing about the mode and gets the whole budget.
@@ -638,6 +650,14 @@ impl Client {
                 _ => policy.max_retries,
             };
             if retries >= limit {
+                // The breaker took the endpoint out with this failure: the request waits for a
+                // health check (and gets one more try, or ends as `Unavailable`, which leaves
+                // its work to do) instead of failing on an outage; once per request, so a
+                // server that answers checks but fails every call still ends its calls.
+                if !waited_out && self.fleet.is_out(endpoint) {
+                    waited_out = true;
+                    continue;
+                }
                 return Err(error);
             }
             // Another healthy endpoint can take the retry at once; the wait is for this one.
@@ -648,7 +668,9 @@ impl Client {
             };
             retries += 1;
             bump(&self.stats.retries);
-            tracing::warn!(url = %endpoint_of(&url), retry = retries, delay_ms = delay.as_millis() as u64, error = %error, "retrying");
+            // Counted for the progress display (`ChatModel::transport`), not a warning: a retry
+            // is the transport doing its job.
+            tracing::debug!(url = %endpoint_of(&url), retry = retries, delay_ms = delay.as_millis() as u64, error = %error, "retrying");
             tokio::time::sleep(delay).await;
         }
     }
@@ -672,6 +694,7 @@ impl Client {
             epoch,
             std::time::Instant::now(),
             &error.to_string(),
+            matches!(error, LlmError::RateLimited { .. }),
         );
     }
 
@@ -691,23 +714,43 @@ impl Client {
     }
 
     /// The endpoint a request goes to, with its state epoch; runs the health checks that fall
-    /// due on the way (never more than one per endpoint at a time).
-    async fn route(&self, affinity: Option<&str>) -> (usize, u64) {
+    /// due on the way (never more than one per endpoint at a time), and waits while every
+    /// endpoint is out of the rotation (the circuit breaker, see [`crate::fleet`]).
+    ///
+    /// # Errors
+    /// [`LlmError::Unavailable`] once no endpoint has answered a check within `probe_for`.
+    async fn route(&self, affinity: Option<&str>, model: &str) -> Result<(usize, u64), LlmError> {
         loop {
             match self.fleet.pick(affinity, std::time::Instant::now()) {
-                Pick::Send { index, epoch } => return (index, epoch),
+                Pick::Send { index, epoch } => return Ok((index, epoch)),
                 Pick::Check { index } => {
-                    let passed = self.health_check(index).await;
+                    let check = self.health_check(index, model).await;
+                    if let EndpointCheck::Down(reason) = &check {
+                        tracing::debug!(endpoint = %stdx::redact_url(self.fleet.base_url(index)), %reason, "health check failed");
+                    }
+                    let passed = !matches!(check, EndpointCheck::Down(_));
                     self.fleet.checked(index, passed, std::time::Instant::now());
+                }
+                Pick::Wait { until } => {
+                    tokio::time::sleep_until(Instant::from_std(until)).await;
+                }
+                Pick::Down { reason } => {
+                    return Err(LlmError::Unavailable {
+                        endpoints: self.fleet.redacted_urls(),
+                        reason,
+                    });
                 }
             }
         }
     }
 
-    /// `GET {base}/models`, else `{base without /v1}/health` (llama.cpp's server): a 2xx from
-    /// either passes.
-    async fn health_check(&self, index: usize) -> bool {
+    /// Whether endpoint `index` answers: `GET {base}/models`, else `{base without /v1}/health`
+    /// (llama.cpp's server), a 2xx from either passing; where neither route is served (a 4xx
+    /// other than 401/403), a one-token call of `model`, which passes with any answer but a
+    /// 5xx, a 408 or a refused key. A refused connection or a timeout fails at once.
+    async fn health_check(&self, index: usize, model: &str) -> EndpointCheck {
         let base = self.fleet.base_url(index);
+        let mut server_error = None;
         for url in health_urls(base) {
             let request = self
                 .http
@@ -715,16 +758,111 @@ impl Client {
                 .timeout(self.cfg.fleet.health_timeout)
                 .headers(self.extra_headers.clone());
             match self.authorize(request).send().await {
-                Ok(resp) if resp.status().is_success() => return true,
-                Ok(resp) => {
-                    tracing::debug!(url = %endpoint_of(&url), status = resp.status().as_u16(), "health check refused");
-                }
-                Err(e) => {
-                    tracing::debug!(url = %endpoint_of(&url), error = %self.scrub(error_chain(&e)), "health check failed");
-                }
+                Ok(resp) if resp.status().is_success() => return EndpointCheck::Up,
+                Ok(resp) => match resp.status().as_u16() {
+                    status @ (401 | 403) => return EndpointCheck::Auth(status),
+                    status @ (408 | 500..=599) => {
+                        server_error = Some(format!("{} answered {status}", endpoint_of(&url)));
+                    }
+                    status => {
+                        tracing::debug!(url = %endpoint_of(&url), status, "health route not served");
+                    }
+                },
+                Err(e) => return EndpointCheck::Down(self.scrub(error_chain(&e))),
             }
         }
-        false
+        if let Some(reason) = server_error {
+            return EndpointCheck::Down(reason);
+        }
+        self.one_token_check(index, model).await
+    }
+
+    /// A one-token call of `model` at endpoint `index`, for a server that serves neither a
+    /// model list nor a health route (it costs a few prompt tokens).
+    async fn one_token_check(&self, index: usize, model: &str) -> EndpointCheck {
+        let mut req = ChatRequest::new(model, vec![Message::user("ping")]);
+        req.max_tokens = Some(1);
+        req.no_cache = true;
+        let wire = provider::build(&self.cfg.provider, &req, None);
+        let body = match serde_json::to_vec(&wire.body) {
+            Ok(body) => body,
+            Err(e) => return EndpointCheck::Down(format!("encoding the check: {e}")),
+        };
+        let url = self.url_for(index, &wire);
+        bump(&self.stats.http_requests);
+        let attempt = tokio::time::timeout(
+            self.cfg.fleet.health_timeout,
+            self.attempt(&url, &wire, body),
+        )
+        .await;
+        match attempt {
+            Err(_) => EndpointCheck::Down(format!(
+                "{} did not answer within {:?}",
+                endpoint_of(&url),
+                self.cfg.fleet.health_timeout
+            )),
+            Ok(Err(e)) => EndpointCheck::Down(self.scrub(error_chain(&e))),
+            Ok(Ok(reply)) => match reply.status {
+                status @ (401 | 403) => EndpointCheck::Auth(status),
+                status @ (408 | 500..=599) => {
+                    EndpointCheck::Down(format!("{} answered {status}", endpoint_of(&url)))
+                }
+                _ => EndpointCheck::Up,
+            },
+        }
+    }
+
+    /// Checks every endpoint before the first paid call (see [`ChatModel::preflight`]): an
+    /// endpoint that does not answer starts out of the rotation (a warning names it), and the
+    /// preflight fails when none answers.
+    ///
+    /// # Errors
+    /// [`LlmError::Unavailable`] when no endpoint answers; [`LlmError::Auth`] when one refuses
+    /// the key.
+    pub async fn check_endpoints(&self, model: &str) -> Result<(), LlmError> {
+        let mut down = Vec::new();
+        for index in 0..self.fleet.len() {
+            let base = self.fleet.base_url(index);
+            match self.health_check(index, model).await {
+                EndpointCheck::Up => {}
+                EndpointCheck::Auth(status) => {
+                    return Err(LlmError::Auth {
+                        status,
+                        endpoint: endpoint_of(base),
+                        env_var: self.cfg.provider.api_key_env.clone(),
+                    });
+                }
+                EndpointCheck::Down(reason) => down.push((index, reason)),
+            }
+        }
+        if down.len() == self.fleet.len() {
+            let reason = down.pop().map(|(_, r)| r).unwrap_or_default();
+            return Err(LlmError::Unavailable {
+                endpoints: self.fleet.redacted_urls(),
+                reason,
+            });
+        }
+        let now = std::time::Instant::now();
+        for (index, reason) in down {
+            tracing::warn!(endpoint = %stdx::redact_url(self.fleet.base_url(index)), %reason, "endpoint does not answer; it starts out of the rotation");
+            self.fleet.take_out(index, now, &reason);
+        }
+        Ok(())
+    }
+
+    /// The retries, rate limits, cooldowns and breaker pauses so far.
+    #[must_use]
+    pub fn tally(&self) -> crate::TransportTally {
+        use std::sync::atomic::Ordering::Relaxed;
+        let (trips, pauses) = self.fleet.breaker_counts();
+        crate::TransportTally {
+            retries: self.stats.retries.load(Relaxed),
+            rate_limited: self.stats.rate_limited.load(Relaxed),
+            cooldowns: self.fleet.stats().iter().map(|e| e.cooldowns).sum(),
+            trips,
+            pauses,
+            paused: self.fleet.paused(),
+        }
     }
 
     /// The URL of `wire` at endpoint `index` (a fleet is OpenAI-compatible: one path).
@@ -917,6 +1055,23 @@ impl ChatModel for Client {
         let span = tracing::debug_span!("llm_embed", model = %req.model);
         Box::pin(self.embed_call(req).instrument(span))
     }
+    fn preflight<'a>(&'a self, model: &'a str) -> BoxFuture<'a, Result<(), LlmError>> {
+        Box::pin(self.check_endpoints(model))
+    }
+
+    fn transport(&self) -> Option<crate::TransportTally> {
+        Some(self.tally())
+    }
+}
+
+/// What a health check found.
+enum EndpointCheck {
+    /// The endpoint answers.
+    Up,
+    /// It refused the key (401/403): not an outage, a configuration to fix.
+    Auth(u16),
+    /// It does not answer, and why.
+    Down(String),
 }
 
 /// The messages a wire request actually carries (with any schema instruction), for estimates.

@@ -129,10 +129,18 @@ impl ProviderConfig {
     }
 }
 
-/// How a client with several endpoints ([`ProviderConfig::extra_base_urls`]) treats one that
-/// fails: it cools down for `cooldown`, doubling with every failure in a row up to
-/// `max_cooldown`, and is health-checked (`GET {base}/models`, else `{base without /v1}/health`,
-/// each within `health_timeout`) before it gets traffic again.
+/// How a client treats an endpoint that fails.
+///
+/// In a fleet ([`ProviderConfig::extra_base_urls`]) a failed endpoint cools down for `cooldown`,
+/// doubling with every failure in a row up to `max_cooldown`, and is health-checked (`GET
+/// {base}/models`, else `{base without /v1}/health`, else a one-token call, each within
+/// `health_timeout`) before it gets traffic again.
+///
+/// The circuit breaker, for one endpoint or many: after `trip_after` connection failures,
+/// timeouts or 5xx in a row (counted over every request of the client, whatever the caller),
+/// the endpoint leaves the rotation until a health check passes. When no endpoint is left, every
+/// request waits while the endpoints are checked every `probe_every`; if none passes within
+/// `probe_for`, the requests (and every later one) fail with [`crate::LlmError::Unavailable`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct FleetPolicy {
@@ -145,6 +153,15 @@ pub struct FleetPolicy {
     /// Time allowed to each health-check request.
     #[serde(with = "stdx::duration_serde")]
     pub health_timeout: Duration,
+    /// Connection failures, timeouts or 5xx in a row that take an endpoint out of the
+    /// rotation; 0 never does.
+    pub trip_after: u32,
+    /// How long requests wait, with no endpoint left, for a health check to pass.
+    #[serde(with = "stdx::duration_serde")]
+    pub probe_for: Duration,
+    /// How often an endpoint out of the rotation is checked.
+    #[serde(with = "stdx::duration_serde")]
+    pub probe_every: Duration,
 }
 
 impl Default for FleetPolicy {
@@ -153,6 +170,9 @@ impl Default for FleetPolicy {
             cooldown: Duration::from_secs(1),
             max_cooldown: Duration::from_secs(60),
             health_timeout: Duration::from_secs(5),
+            trip_after: 5,
+            probe_for: Duration::from_secs(25),
+            probe_every: Duration::from_secs(1),
         }
     }
 }

@@ -87,6 +87,16 @@ pub enum LlmError {
     /// The run was cancelled while the call was pending.
     #[error("cancelled")]
     Cancelled,
+    /// No endpoint answers: each left the rotation after failures in a row and no health check
+    /// passed within the breaker's probing time (or the preflight found none answering). The
+    /// request was not answered, and was not paid for: its work is still to do.
+    #[error("no endpoint answers: {endpoints} ({reason})")]
+    Unavailable {
+        /// The endpoints, credentials redacted, comma-separated.
+        endpoints: String,
+        /// The last failure seen, in words.
+        reason: String,
+    },
     /// The response cache or the recorder failed.
     #[error("cache: {0}")]
     Cache(String),

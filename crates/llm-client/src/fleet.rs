@@ -23,6 +23,21 @@
 //!
 //! A fleet of one endpoint never cools down: its failures are left to the retry policy alone,
 //! as before fleets existed.
+//!
+//! The **circuit breaker** holds for one endpoint or many:
+//! - **Out of the rotation.** After `trip_after` connect errors, timeouts or 5xx in a row
+//!   (counted over every request, whatever scenario or caller sent it; any other answer resets
+//!   the count, a 429 neither counts nor resets), the endpoint is out: no request goes to it
+//!   until a health check passes. Its first check is due at once (the preflight's, after
+//!   `probe_every`); while other endpoints carry the requests, later checks back off like
+//!   cooldowns (a check holds the request that runs it).
+//! - **Paused.** With every endpoint out, [`Fleet::pick`] answers [`Pick::Wait`]: requests wait
+//!   while the checks run, each endpoint's every `probe_every` (a pause brings a check that
+//!   backed off forward). A passed check reinstates its endpoint and the requests go on.
+//! - **Down.** When no check has passed `probe_for` after the pause began, every pick from then
+//!   on answers [`Pick::Down`]: the client fails those requests with
+//!   [`crate::LlmError::Unavailable`], which a caller treats as "not done", never as a failure
+//!   of its own work.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
@@ -33,13 +48,18 @@ use serde::{Deserialize, Serialize};
 use crate::config::FleetPolicy;
 
 /// Where one request goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Pick {
     /// Send to endpoint `index`; `epoch` is the state it was chosen under.
     Send { index: usize, epoch: u64 },
     /// The cooldown of endpoint `index` is over and this caller runs its health check, then
     /// reports it with [`Fleet::checked`] and picks again.
     Check { index: usize },
+    /// Every endpoint is out of the rotation and none is due a check: wait until `until`, then
+    /// pick again.
+    Wait { until: Instant },
+    /// No endpoint answered within the breaker's probing time; the last failure seen.
+    Down { reason: String },
 }
 
 /// Per-endpoint counters, for [`crate::ClientStats::endpoints`].
@@ -57,6 +77,9 @@ pub struct EndpointStats {
     pub health_checks: u64,
     /// Whether it is cooling down or being checked now.
     pub cooling: bool,
+    /// Times the circuit breaker took it out of the rotation.
+    #[serde(default)]
+    pub trips: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,6 +96,10 @@ struct Health {
     streak: u32,
     /// Bumped at every state change, so a late report about an earlier state is recognised.
     epoch: u64,
+    /// Connect errors, timeouts and 5xx since its last other answer (the breaker's count).
+    in_a_row: u32,
+    /// Out of the rotation (the breaker tripped): only health checks reach it.
+    out: bool,
 }
 
 #[derive(Debug)]
@@ -85,6 +112,7 @@ struct Endpoint {
     failures: AtomicU64,
     cooldowns: AtomicU64,
     health_checks: AtomicU64,
+    trips: AtomicU64,
     health: Mutex<Health>,
 }
 
@@ -102,6 +130,22 @@ pub(crate) struct Fleet {
     slack: usize,
     /// Rotates ties between equally loaded endpoints, so keyless requests spread.
     cursor: AtomicUsize,
+    /// Times every endpoint was out at once (requests waited).
+    pauses: AtomicU64,
+    breaker: Mutex<Breaker>,
+}
+
+/// The fleet-wide side of the circuit breaker.
+#[derive(Debug, Default)]
+struct Breaker {
+    /// When every endpoint went out, while they all are.
+    paused_since: Option<Instant>,
+    /// Whether this pause was announced (a check failed during it).
+    announced: bool,
+    /// No endpoint answered within `probe_for`: for good.
+    down: bool,
+    /// The last failure of any endpoint, for the message of a stop.
+    last_error: String,
 }
 
 /// A request in flight to one endpoint; dropping it ends it.
@@ -120,6 +164,9 @@ impl Drop for InFlight<'_> {
 pub(crate) fn normalize(url: &str) -> &str {
     url.trim_end_matches('/')
 }
+
+/// How soon a request waiting on a health check in progress looks again.
+const CHECK_POLL: Duration = Duration::from_millis(50);
 
 /// The rendezvous weight of `key` on the endpoint at `normalized_url`.
 fn weight(normalized_url: &str, key: &str) -> u64 {
@@ -156,17 +203,71 @@ impl Fleet {
                     failures: AtomicU64::new(0),
                     cooldowns: AtomicU64::new(0),
                     health_checks: AtomicU64::new(0),
+                    trips: AtomicU64::new(0),
                     health: Mutex::new(Health {
                         state: State::Healthy,
                         streak: 0,
                         epoch: 0,
+                        in_a_row: 0,
+                        out: false,
                     }),
                 })
                 .collect(),
             policy,
             slack: max_in_flight.div_ceil(n).max(2),
             cursor: AtomicUsize::new(0),
+            pauses: AtomicU64::new(0),
+            breaker: Mutex::new(Breaker::default()),
         }
+    }
+
+    fn breaker(&self) -> std::sync::MutexGuard<'_, Breaker> {
+        self.breaker.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Every base URL, credentials redacted, comma-separated (what a stop names).
+    pub(crate) fn redacted_urls(&self) -> String {
+        self.endpoints
+            .iter()
+            .map(|e| stdx::redact_url(&e.base_url))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// Times the breaker took an endpoint out, and times every endpoint was out at once.
+    pub(crate) fn breaker_counts(&self) -> (u64, u64) {
+        let trips = self
+            .endpoints
+            .iter()
+            .map(|e| e.trips.load(Ordering::Relaxed))
+            .sum();
+        (trips, self.pauses.load(Ordering::Relaxed))
+    }
+
+    /// Whether the breaker has taken endpoint `index` out of the rotation.
+    pub(crate) fn is_out(&self, index: usize) -> bool {
+        self.endpoints[index].health().out
+    }
+
+    /// Whether requests are waiting for an endpoint to come back now.
+    pub(crate) fn paused(&self) -> bool {
+        self.breaker().paused_since.is_some()
+    }
+
+    /// Takes endpoint `index` out of the rotation at once (it failed the preflight); its first
+    /// health check is due after `probe_every`.
+    pub(crate) fn take_out(&self, index: usize, now: Instant, error: &str) {
+        let endpoint = &self.endpoints[index];
+        let mut health = endpoint.health();
+        Self::trip(endpoint, &mut health, now + self.policy.probe_every);
+        self.breaker().last_error = stdx::redact_urls_in(error);
+    }
+
+    fn trip(endpoint: &Endpoint, health: &mut Health, check_at: Instant) {
+        health.out = true;
+        health.state = State::Cooling { until: check_at };
+        health.epoch += 1;
+        endpoint.trips.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Number of endpoints.
@@ -195,28 +296,41 @@ impl Fleet {
     /// Chooses the endpoint of a request with affinity `key`, or claims a due health check.
     pub(crate) fn pick(&self, key: Option<&str>, now: Instant) -> Pick {
         if self.endpoints.len() == 1 {
-            return Pick::Send {
-                index: 0,
-                epoch: self.endpoints[0].health().epoch,
-            };
+            let health = self.endpoints[0].health();
+            if health.state == State::Healthy {
+                return Pick::Send {
+                    index: 0,
+                    epoch: health.epoch,
+                };
+            }
         }
         let mut healthy: Vec<(usize, u64)> = Vec::with_capacity(self.endpoints.len());
         // The endpoint whose cooldown ends first, for when none is healthy.
         let mut soonest: Option<(Instant, usize, u64)> = None;
+        // The next health check of an endpoint out of the rotation.
+        let mut next_check: Option<Instant> = None;
         for (index, endpoint) in self.endpoints.iter().enumerate() {
             let mut health = endpoint.health();
             match health.state {
                 State::Healthy => healthy.push((index, health.epoch)),
-                State::Cooling { until } if until <= now => {
+                State::Cooling { until } if until <= now && !(health.out && self.given_up(now)) => {
                     health.state = State::Checking;
                     health.epoch += 1;
                     endpoint.health_checks.fetch_add(1, Ordering::Relaxed);
                     return Pick::Check { index };
                 }
+                State::Cooling { until } if health.out => {
+                    next_check = Some(next_check.map_or(until, |t| t.min(until)));
+                }
                 State::Cooling { until } => {
                     if soonest.is_none_or(|(t, _, _)| until < t) {
                         soonest = Some((until, index, health.epoch));
                     }
+                }
+                // A check in progress: look again shortly.
+                State::Checking if health.out => {
+                    let soon = now + CHECK_POLL;
+                    next_check = Some(next_check.map_or(soon, |t| t.min(soon)));
                 }
                 State::Checking => {
                     if soonest.is_none_or(|(t, _, _)| now < t) {
@@ -225,6 +339,26 @@ impl Fleet {
                 }
             }
         }
+        if healthy.is_empty() && soonest.is_none() {
+            let mut next_check = next_check.unwrap_or(now + CHECK_POLL);
+            if self.breaker().paused_since.is_none() {
+                // The pause begins: checks that backed off while other endpoints carried the
+                // run come due within `probe_every`.
+                let soon = now + self.policy.probe_every;
+                for endpoint in &self.endpoints {
+                    let mut health = endpoint.health();
+                    if let State::Cooling { until } = health.state
+                        && health.out
+                        && until > soon
+                    {
+                        health.state = State::Cooling { until: soon };
+                        next_check = next_check.min(soon);
+                    }
+                }
+            }
+            return self.paused_pick(now, next_check);
+        }
+        self.unpause();
         let Some(least) = self.least_loaded(&healthy) else {
             let (_, index, epoch) = soonest.unwrap_or((now, 0, 0));
             return Pick::Send { index, epoch };
@@ -247,6 +381,56 @@ impl Fleet {
             affine
         };
         Pick::Send { index, epoch }
+    }
+
+    /// Every endpoint is out: wait for the next check, or give up once `probe_for` has passed.
+    fn paused_pick(&self, now: Instant, next_check: Instant) -> Pick {
+        let mut breaker = self.breaker();
+        if breaker.down {
+            return Pick::Down {
+                reason: breaker.last_error.clone(),
+            };
+        }
+        let since = *breaker.paused_since.get_or_insert_with(|| {
+            self.pauses.fetch_add(1, Ordering::Relaxed);
+            tracing::info!(endpoints = %self.redacted_urls(), "every endpoint is out of the rotation; requests wait for a health check");
+            now
+        });
+        let deadline = since + self.policy.probe_for;
+        if now >= deadline {
+            breaker.down = true;
+            // The caller reports it (the run's stop names the endpoints): not logged twice.
+            tracing::info!(
+                endpoints = %self.redacted_urls(),
+                error = %breaker.last_error,
+                "no endpoint answered a health check in {:?}; giving up",
+                self.policy.probe_for
+            );
+            return Pick::Down {
+                reason: breaker.last_error.clone(),
+            };
+        }
+        Pick::Wait {
+            until: next_check.min(deadline),
+        }
+    }
+
+    /// Whether the pause has lasted `probe_for` (or the fleet is down already): no more checks.
+    fn given_up(&self, now: Instant) -> bool {
+        let breaker = self.breaker();
+        breaker.down
+            || breaker
+                .paused_since
+                .is_some_and(|since| now >= since + self.policy.probe_for)
+    }
+
+    /// An endpoint is in the rotation again: a pause, if any, is over.
+    fn unpause(&self) {
+        let mut breaker = self.breaker();
+        if breaker.paused_since.take().is_some() && breaker.announced {
+            tracing::warn!("an endpoint answered again; the run goes on");
+        }
+        breaker.announced = false;
     }
 
     /// The least-loaded of `healthy`, ties broken by a rotating cursor.
@@ -281,27 +465,52 @@ impl Fleet {
     pub(crate) fn succeeded(&self, index: usize, epoch: u64) {
         let endpoint = &self.endpoints[index];
         let mut health = endpoint.health();
+        // It answered: whatever state the request was sent under, the breaker's count restarts.
+        health.in_a_row = 0;
         if health.epoch != epoch {
             return;
         }
         health.streak = 0;
         if health.state != State::Healthy {
             health.state = State::Healthy;
+            health.out = false;
             health.epoch += 1;
             tracing::info!(endpoint = %stdx::redact_url(&endpoint.base_url), "endpoint answered again; reinstated");
         }
     }
 
     /// A request sent to `index` under `epoch` failed at the transport (connect, timeout, 429,
-    /// 5xx): the endpoint cools down, unless the report is about an earlier state.
-    pub(crate) fn failed(&self, index: usize, epoch: u64, now: Instant, error: &str) {
-        if self.endpoints.len() == 1 {
-            return;
-        }
+    /// 5xx): in a fleet the endpoint cools down, unless the report is about an earlier state;
+    /// `rate_limited` (a 429) says the server answered, so the breaker does not count it.
+    pub(crate) fn failed(
+        &self,
+        index: usize,
+        epoch: u64,
+        now: Instant,
+        error: &str,
+        rate_limited: bool,
+    ) {
         let endpoint = &self.endpoints[index];
         endpoint.failures.fetch_add(1, Ordering::Relaxed);
         let mut health = endpoint.health();
-        if health.epoch == epoch {
+        if !rate_limited {
+            health.in_a_row = health.in_a_row.saturating_add(1);
+            self.breaker().last_error = stdx::redact_urls_in(error);
+            let limit = self.policy.trip_after;
+            if limit > 0 && health.in_a_row >= limit && !health.out {
+                // Its first check is due at once: a server that only stumbled is back in the
+                // time of one request.
+                Self::trip(endpoint, &mut health, now);
+                tracing::info!(
+                    endpoint = %stdx::redact_url(&endpoint.base_url),
+                    failures = health.in_a_row,
+                    error = %stdx::redact_urls_in(error),
+                    "endpoint failed too often in a row; out of the rotation until a health check passes"
+                );
+                return;
+            }
+        }
+        if self.endpoints.len() > 1 && health.epoch == epoch && !health.out {
             self.cool(endpoint, &mut health, now, error);
         }
     }
@@ -316,7 +525,35 @@ impl Fleet {
         if passed {
             health.state = State::Healthy;
             health.epoch += 1;
+            health.out = false;
+            health.in_a_row = 0;
+            drop(health);
+            self.unpause();
             tracing::info!(endpoint = %stdx::redact_url(&endpoint.base_url), "endpoint passed its health check; reinstated");
+        } else if health.out {
+            // Paused (no endpoint left), it is checked every `probe_every`; while others carry
+            // the run, its checks back off like a cooldown (a check holds the request that
+            // runs it, up to `health_timeout`), and a pause brings them forward.
+            let paused = self.breaker().paused_since.is_some();
+            let wait = if paused {
+                self.policy.probe_every.max(Duration::from_millis(1))
+            } else {
+                health.streak = health.streak.saturating_add(1);
+                self.cooldown(health.streak)
+            };
+            health.state = State::Cooling { until: now + wait };
+            health.epoch += 1;
+            drop(health);
+            let mut breaker = self.breaker();
+            if breaker.paused_since.is_some() && !breaker.announced {
+                breaker.announced = true;
+                tracing::warn!(
+                    endpoints = %self.redacted_urls(),
+                    error = %breaker.last_error,
+                    "no endpoint answers; the run waits up to {:?} for one to come back",
+                    self.policy.probe_for
+                );
+            }
         } else {
             self.cool(endpoint, &mut health, now, "health check failed");
         }
@@ -330,7 +567,7 @@ impl Fleet {
         };
         health.epoch += 1;
         endpoint.cooldowns.fetch_add(1, Ordering::Relaxed);
-        tracing::warn!(
+        tracing::info!(
             endpoint = %stdx::redact_url(&endpoint.base_url),
             cooldown_ms = u64::try_from(cooldown.as_millis()).unwrap_or(u64::MAX),
             error = %stdx::redact_urls_in(error),
@@ -362,6 +599,7 @@ impl Fleet {
                 cooldowns: e.cooldowns.load(Ordering::Relaxed),
                 health_checks: e.health_checks.load(Ordering::Relaxed),
                 cooling: e.health().state != State::Healthy,
+                trips: e.trips.load(Ordering::Relaxed),
             })
             .collect()
     }
@@ -382,6 +620,7 @@ mod tests {
             cooldown: Duration::from_secs(1),
             max_cooldown: Duration::from_secs(60),
             health_timeout: Duration::from_secs(5),
+            ..FleetPolicy::default()
         }
     }
 
@@ -423,7 +662,7 @@ mod tests {
             .map(|k| send(&fleet, Some(k), now).0)
             .collect();
         let epoch = fleet.endpoints[1].health().epoch;
-        fleet.failed(1, epoch, now, "connection refused");
+        fleet.failed(1, epoch, now, "connection refused", false);
         for (key, was) in keys().iter().zip(&before) {
             let now_at = send(&fleet, Some(key), now).0;
             if *was == 1 {
@@ -458,9 +697,9 @@ mod tests {
         let fleet = Fleet::new(&urls(2), policy(), 16);
         let mut now = Instant::now();
         let epoch = fleet.endpoints[0].health().epoch;
-        fleet.failed(0, epoch, now, "timeout");
+        fleet.failed(0, epoch, now, "timeout", false);
         // A second request in flight when it died adds no second cooldown.
-        fleet.failed(0, epoch, now, "timeout");
+        fleet.failed(0, epoch, now, "timeout", false);
         assert_eq!(fleet.stats()[0].cooldowns, 1);
         assert_eq!(fleet.stats()[0].failures, 2);
         let mut expected = Duration::from_secs(1);
@@ -496,7 +735,7 @@ mod tests {
         fleet.checked(0, true, until);
         let epoch = fleet.endpoints[0].health().epoch;
         fleet.succeeded(0, epoch);
-        fleet.failed(0, epoch, until, "500");
+        fleet.failed(0, epoch, until, "500", false);
         match fleet.endpoints[0].health().state {
             State::Cooling { until: u } => assert_eq!(u - until, Duration::from_secs(1)),
             other => panic!("{other:?}"),
@@ -512,7 +751,7 @@ mod tests {
             .filter(|k| send(&fleet, Some(k), now).0 == 0)
             .collect();
         let epoch = fleet.endpoints[0].health().epoch;
-        fleet.failed(0, epoch, now, "connection refused");
+        fleet.failed(0, epoch, now, "connection refused", false);
         assert!(keyed.iter().all(|k| send(&fleet, Some(k), now).0 == 1));
         let later = now + Duration::from_secs(1);
         // One caller claims the check; the others keep going to the healthy endpoint meanwhile.
@@ -530,13 +769,13 @@ mod tests {
         let fleet = Fleet::new(&urls(2), policy(), 16);
         let now = Instant::now();
         let e0 = fleet.endpoints[0].health().epoch;
-        fleet.failed(0, e0, now, "refused");
+        fleet.failed(0, e0, now, "refused", false);
         let e1 = fleet.endpoints[1].health().epoch;
-        fleet.failed(1, e1, now + Duration::from_millis(10), "refused");
+        fleet.failed(1, e1, now + Duration::from_millis(10), "refused", false);
         let (index, epoch) = send(&fleet, Some("k"), now + Duration::from_millis(20));
         assert_eq!(index, 0, "its cooldown ends first");
         // That request fails too: a longer cooldown; then one succeeds: reinstated.
-        fleet.failed(0, epoch, now + Duration::from_millis(20), "refused");
+        fleet.failed(0, epoch, now + Duration::from_millis(20), "refused", false);
         assert_eq!(fleet.stats()[0].cooldowns, 2);
         let (index, epoch) = send(&fleet, None, now + Duration::from_millis(30));
         assert_eq!(index, 1);
@@ -548,10 +787,134 @@ mod tests {
     fn a_fleet_of_one_never_cools_down() {
         let fleet = Fleet::new(&urls(1), policy(), 16);
         let now = Instant::now();
-        fleet.failed(0, 0, now, "refused");
+        fleet.failed(0, 0, now, "refused", false);
         assert_eq!(send(&fleet, Some("k"), now), (0, 0));
         assert!(fleet.stats().is_empty());
         assert_eq!(fleet.identity(), "http://10.0.0.0:8000/v1");
+    }
+
+    fn breaker() -> FleetPolicy {
+        FleetPolicy {
+            trip_after: 3,
+            probe_for: Duration::from_secs(25),
+            probe_every: Duration::from_secs(1),
+            ..policy()
+        }
+    }
+
+    #[test]
+    fn failures_in_a_row_across_requests_trip_the_breaker_and_rate_limits_do_not() {
+        let fleet = Fleet::new(&urls(1), breaker(), 16);
+        let now = Instant::now();
+        // Two failures, an answer, two failures: never three in a row.
+        fleet.failed(0, 0, now, "refused", false);
+        fleet.failed(0, 0, now, "refused", false);
+        fleet.succeeded(0, 0);
+        fleet.failed(0, 0, now, "refused", false);
+        // A 429 neither counts nor resets.
+        fleet.failed(0, 0, now, "429", true);
+        fleet.failed(0, 0, now, "refused", false);
+        assert!(!fleet.is_out(0));
+        assert_eq!(send(&fleet, Some("k"), now).0, 0);
+        // Three in a row, from requests sent under any state: out, its check due at once.
+        fleet.failed(0, 0, now, "503", false);
+        assert!(fleet.is_out(0));
+        assert_eq!(fleet.breaker_counts(), (1, 0));
+        assert_eq!(fleet.pick(Some("k"), now), Pick::Check { index: 0 });
+        // While the check runs, every other request waits (the pause begins).
+        assert!(matches!(fleet.pick(Some("k"), now), Pick::Wait { .. }));
+        assert!(fleet.paused());
+        fleet.checked(0, true, now);
+        assert!(!fleet.is_out(0));
+        assert_eq!(send(&fleet, Some("k"), now).0, 0);
+        assert!(!fleet.paused(), "an endpoint back ends the pause");
+        assert_eq!(fleet.breaker_counts(), (1, 1));
+    }
+
+    #[test]
+    fn with_every_endpoint_out_requests_wait_then_the_fleet_is_down_for_good() {
+        let fleet = Fleet::new(&urls(2), breaker(), 16);
+        let start = Instant::now();
+        fleet.take_out(0, start, "connection refused");
+        for _ in 0..3 {
+            fleet.failed(1, 0, start, "connection refused", false);
+        }
+        assert!(fleet.is_out(0) && fleet.is_out(1));
+        // Endpoint 1's check is due at once, endpoint 0's after `probe_every`.
+        assert_eq!(fleet.pick(None, start), Pick::Check { index: 1 });
+        fleet.checked(1, false, start);
+        let until = match fleet.pick(None, start) {
+            Pick::Wait { until } => until,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(until, start + Duration::from_secs(1));
+        assert_eq!(fleet.pick(None, until), Pick::Check { index: 0 });
+        fleet.checked(0, false, until);
+        assert_eq!(fleet.pick(None, until), Pick::Check { index: 1 });
+        fleet.checked(1, false, until);
+        // No check passed within `probe_for`: down, with the last failure, and it stays down.
+        let late = start + Duration::from_secs(25);
+        for _ in 0..2 {
+            match fleet.pick(Some("k"), late) {
+                Pick::Down { reason } => assert_eq!(reason, "connection refused"),
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(
+            fleet.redacted_urls(),
+            "http://10.0.0.0:8000/v1, http://10.0.0.1:8000/v1"
+        );
+    }
+
+    #[test]
+    fn a_healthy_endpoint_keeps_the_fleet_going_while_another_is_out() {
+        let fleet = Fleet::new(&urls(2), breaker(), 16);
+        let now = Instant::now();
+        fleet.take_out(0, now, "refused");
+        for key in keys() {
+            assert_eq!(send(&fleet, Some(&key), now).0, 1, "{key}");
+        }
+        assert!(!fleet.paused());
+        // Its check comes due with a request, which then goes on to pick again.
+        let later = now + Duration::from_secs(1);
+        assert_eq!(fleet.pick(None, later), Pick::Check { index: 0 });
+        fleet.checked(0, true, later);
+        assert!(!fleet.is_out(0));
+    }
+
+    #[test]
+    fn an_out_endpoint_backs_off_while_others_carry_the_run_and_a_pause_brings_its_check_forward() {
+        let fleet = Fleet::new(&urls(2), breaker(), 16);
+        let mut now = Instant::now();
+        fleet.take_out(0, now, "refused");
+        let mut waits = Vec::new();
+        for _ in 0..3 {
+            let due = match fleet.endpoints[0].health().state {
+                State::Cooling { until } => until,
+                other => panic!("{other:?}"),
+            };
+            waits.push(due - now);
+            now = due;
+            assert_eq!(fleet.pick(None, now), Pick::Check { index: 0 });
+            fleet.checked(0, false, now);
+        }
+        assert_eq!(
+            waits,
+            [1, 1, 2].map(Duration::from_secs),
+            "probe_every, then backing off"
+        );
+        // Endpoint 1 goes out too: the pause pulls endpoint 0's 4 s wait to `probe_every`.
+        for _ in 0..3 {
+            fleet.failed(1, 0, now, "503", false);
+        }
+        assert_eq!(fleet.pick(None, now), Pick::Check { index: 1 });
+        fleet.checked(1, false, now);
+        assert_eq!(
+            fleet.pick(None, now),
+            Pick::Wait {
+                until: now + Duration::from_secs(1)
+            }
+        );
     }
 
     #[test]

@@ -67,6 +67,7 @@ pub use fleet::{EndpointStats, preferred_endpoint};
 pub use price::{ModelPrice, PriceTable};
 pub use record::{Exchange, Recording, Replay};
 pub use stats::{ClientStats, ModelStats};
+pub use stdx::progress::TransportTally;
 pub use structured::{StructuredMode, coerce_to_schema, parse_tolerant, strict_schema};
 pub use tokens::{count_prompt_tokens, count_tokens};
 pub use types::*;
@@ -90,6 +91,24 @@ pub trait ChatModel: Send + Sync {
             )))
         })
     }
+
+    /// A cheap check, before the first paid call, that the model answers at all (for
+    /// [`Client`]: each endpoint's model list, else a one-token call of `model`). The default
+    /// (a model in this process) has nothing to check.
+    ///
+    /// # Errors
+    /// [`LlmError::Unavailable`] naming the endpoints when none answers, [`LlmError::Auth`] for
+    /// refused credentials.
+    fn preflight<'a>(&'a self, model: &'a str) -> BoxFuture<'a, Result<(), LlmError>> {
+        let _ = model;
+        Box::pin(async { Ok(()) })
+    }
+
+    /// The retries, rate limits, cooldowns and pauses so far, for a progress display; `None`
+    /// for a model with no transport.
+    fn transport(&self) -> Option<TransportTally> {
+        None
+    }
 }
 
 impl<T: ChatModel + ?Sized> ChatModel for std::sync::Arc<T> {
@@ -99,5 +118,13 @@ impl<T: ChatModel + ?Sized> ChatModel for std::sync::Arc<T> {
 
     fn embed(&self, req: EmbeddingRequest) -> BoxFuture<'_, Result<EmbeddingResponse, LlmError>> {
         (**self).embed(req)
+    }
+
+    fn preflight<'a>(&'a self, model: &'a str) -> BoxFuture<'a, Result<(), LlmError>> {
+        (**self).preflight(model)
+    }
+
+    fn transport(&self) -> Option<TransportTally> {
+        (**self).transport()
     }
 }

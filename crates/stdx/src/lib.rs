@@ -8,6 +8,8 @@
 //! - [`beside`]: the name of a file that lives beside another (`run.jsonl.lock`).
 //! - [`parse_duration`], [`duration_serde`]: the one duration syntax (`"1m30s"`, `"500ms"`, a
 //!   plain number of milliseconds).
+//! - [`progress`]: the one layout of a long job's progress line and of what its transport
+//!   absorbed (retries, rate limits, cooldowns, pauses), for both workloads and the CLI.
 //!
 //! It depends on `serde` alone, so any crate can use it without growing its dependency tree.
 
@@ -15,6 +17,7 @@ mod atomic;
 mod duration;
 mod hint;
 mod path;
+pub mod progress;
 mod redact;
 
 pub use atomic::{check_writable, write_atomic};

@@ -54,6 +54,10 @@ pub(crate) struct Args {
     /// `JOB_COMPLETION_INDEX`, `AWS_BATCH_JOB_ARRAY_INDEX`, `CLOUD_RUN_TASK_INDEX`).
     #[arg(long, value_name = "N|auto")]
     pub task: Option<String>,
+    /// Skip the check that the endpoint answers (its model list, else a one-token call) before
+    /// the first paid call (setting `preflight: false`).
+    #[arg(long)]
+    pub no_preflight: bool,
     /// Tasks running at once against the same endpoint: each takes 1/N of `rpm` and `tpm`.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub workers: Option<u32>,
@@ -73,6 +77,9 @@ pub(crate) fn flags(args: &Args) -> FlagOverrides {
     f.set("max_refinements", args.max_refinements.map(u64::from));
     if args.no_cache {
         f.set("cache.enabled", Some(false));
+    }
+    if args.no_preflight {
+        f.set("preflight", Some(false));
     }
     f.set(
         "cache.dir",
@@ -121,6 +128,7 @@ pub(crate) async fn run_to(
         local_model: explicit.local_named() || resolved.as_ref().is_ok_and(Resolved::is_local),
         budget: settings.budget,
         batch_window: settings.batch_window,
+        preflight: settings.preflight,
     };
     let prices = settings.price_table();
     let opened = OutputRun::open(config, settings.build_pipeline()?, out, shape, |pipeline| {
@@ -154,7 +162,10 @@ pub(crate) async fn run_to(
     }
     let model = provider::bootstrap_resolved(settings, resolved?, out)?;
     let stats = Arc::new(RunStats::default());
-    let progress = Progress::start(stats.clone(), run.total);
+    let tally = model.model.clone();
+    let (shown, transport, total) = (stats.clone(), model.model.clone(), run.total);
+    let progress =
+        Progress::start(move |elapsed| shown.reading(total, transport.transport(), elapsed));
     let result = run
         .execute(
             config,
@@ -168,7 +179,9 @@ pub(crate) async fn run_to(
     progress.finish().await;
     signals.abort();
     let report = result.map_err(|e| {
-        if e.is_input() {
+        if matches!(&e, RunError::Preflight(inner) if !matches!(inner, llm_client::LlmError::Auth { .. })) {
+            CliError::run(format!("{e} (`--no-preflight`)"))
+        } else if e.is_input() {
             CliError::invalid(e)
         } else {
             CliError::run(e)
@@ -176,6 +189,9 @@ pub(crate) async fn run_to(
     })?;
     let totals = report.totals(&stats, model.resolved.name(), settings.ratio_judge);
     errln!("{}", reports::terminal::run_end(out, &totals).trim_end());
+    if let Some(summary) = tally.transport().and_then(|t| t.summary()) {
+        errln!("{summary}");
+    }
     if let Some(budget) = settings.budget.filter(|b| stats.cost_usd() > *b) {
         errln!(
             "note: the budget {} was exceeded by the scenarios in flight when it was reached (they finish): spent {}",
@@ -189,7 +205,7 @@ pub(crate) async fn run_to(
             "{} scenario(s) failed: the errors file gives each reason",
             report.sink.failures
         ))),
-        other => Err(CliError::run(format!("the run stopped early: {other:?}"))),
+        other => Err(CliError::run(format!("the run stopped early: {other}"))),
     }
 }
 

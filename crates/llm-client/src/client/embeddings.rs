@@ -102,7 +102,7 @@ impl Client {
         let mut retries = 0u32;
         loop {
             let slot = self.admit().await;
-            let (endpoint, epoch) = self.route(None).await;
+            let (endpoint, epoch) = self.route(None, &req.model).await?;
             let url = provider::endpoint_url(self.fleet.base_url(endpoint), "embeddings", None);
             bump(&self.stats.http_requests);
             let rb = self

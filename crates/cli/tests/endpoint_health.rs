@@ -1,0 +1,253 @@
+//! Endpoint health end to end through `scenario-engine run` against the fake server: the
+//! preflight, the circuit breaker across scenarios (an endpoint dying mid-run, one flapping) and
+//! the terminal output against a flaky server. No timing is asserted: exit codes, the output
+//! and errors files, and line counts.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::time::Duration;
+
+use fixtures::{FakeConfig, FakeServer};
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_scenario-engine");
+
+fn example() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/configs/example.yaml")
+}
+
+/// `run` with a clean settings environment, fast retries and a fast breaker: an endpoint is
+/// checked every 50 ms and given up `probe_for` after every endpoint went out.
+async fn run(out: &Path, base_url: &str, probe_for: &str, extra: &[&str]) -> Output {
+    let mut cmd = tokio::process::Command::new(BIN);
+    for (key, _) in std::env::vars() {
+        if key.starts_with("SCENARIO_ENGINE") || key == "RUST_LOG" {
+            cmd.env_remove(key);
+        }
+    }
+    cmd.arg("run")
+        .arg(example())
+        .arg("--out")
+        .arg(out)
+        .args(["--base-url", base_url, "--model", "fake-model"])
+        .args(["--api-key-env", "SCENARIO_ENGINE_TEST_NO_KEY"])
+        .args(extra)
+        .env("SCENARIO_ENGINE__RETRY__BASE_DELAY", "1")
+        .env("SCENARIO_ENGINE__RETRY__MAX_DELAY", "5")
+        .env("SCENARIO_ENGINE__BREAKER__PROBE_EVERY", "50")
+        .env("SCENARIO_ENGINE__BREAKER__PROBE_FOR", probe_for)
+        .kill_on_drop(true)
+        .output()
+        .await
+        .expect("the binary runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The JSON lines of a file; none when it does not exist.
+fn lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every line is JSON"))
+        .collect()
+}
+
+fn errors_file(out: &Path) -> PathBuf {
+    PathBuf::from(format!("{}.errors.jsonl", out.display()))
+}
+
+fn ids(records: &[Value]) -> HashSet<String> {
+    records
+        .iter()
+        .filter_map(|r| r["id"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// A closed port: nothing listens there.
+fn dead_url(credentials: &str) -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    format!(
+        "http://{credentials}{}/v1",
+        listener.local_addr().expect("addr")
+    )
+}
+
+/// A dead endpoint retried every scenario five times, printed 1,474 lines and ended "240
+/// failed … stop: Completed". The preflight now stops the run before any scenario, with exit 3,
+/// the endpoint named (its credentials redacted), and nothing marked failed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dead_endpoint_fails_the_preflight_with_exit_3_and_nothing_failed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("dead.jsonl");
+    let url = dead_url("alice:S3CRET@");
+    let o = run(&out, &url, "25s", &["--limit", "20"]).await;
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("error: preflight: no endpoint answers"),
+        "{err}"
+    );
+    let host = url.rsplit('@').next().expect("host");
+    assert!(
+        err.contains(&format!("no endpoint answers: http://[redacted]@{host}")),
+        "{err}"
+    );
+    assert!(!err.contains("S3CRET"), "{err}");
+    assert!(err.contains("--no-preflight"), "{err}");
+    assert!(
+        !err.contains("Completed") && !err.contains("completed"),
+        "{err}"
+    );
+    assert!(err.lines().count() < 10, "{err}");
+    assert!(lines(&out).is_empty(), "nothing written");
+    assert!(
+        lines(&errors_file(&out)).is_empty(),
+        "nothing marked failed"
+    );
+}
+
+/// A refused key stops the run at the preflight as well, naming the variable, not the key.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_key_fails_the_preflight_with_exit_3() {
+    let server = FakeServer::start(FakeConfig::default().with_api_key("sk-right"))
+        .await
+        .expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("auth.jsonl");
+    let o = run(&out, &server.base_url(), "25s", &["--limit", "5"]).await;
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("error: preflight: authentication failed (401)"),
+        "{err}"
+    );
+    assert!(err.contains("$SCENARIO_ENGINE_TEST_NO_KEY"), "{err}");
+    assert!(
+        !err.contains("server is up") && !err.contains("--no-preflight"),
+        "{err}"
+    );
+    assert_eq!(server.stats().completions, 0, "no paid call");
+    assert!(lines(&errors_file(&out)).is_empty());
+}
+
+/// The endpoint goes down for good after some calls: the breaker takes it out, the run waits
+/// `probe_for`, then stops with exit 3 naming it; the scenarios not written are not in the
+/// errors file, and a rerun against a working endpoint does them without redoing the others.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_endpoint_dying_mid_run_stops_it_with_pending_scenarios_left_pending() {
+    let dying = FakeServer::start(FakeConfig::default().with_outage(60, None))
+        .await
+        .expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("dying.jsonl");
+    let args = ["--limit", "30", "--concurrency", "4"];
+    let o = run(&out, &dying.base_url(), "500ms", &args).await;
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains(&format!("no endpoint answers: {}", dying.base_url())),
+        "{err}"
+    );
+    assert!(err.contains("still to do: run again to resume"), "{err}");
+    assert!(!err.contains("Unavailable"), "no debug formatting: {err}");
+    assert!(!err.contains("stop: completed"), "{err}");
+    let written = lines(&out);
+    assert!(
+        !written.is_empty() && written.len() < 30,
+        "{} written",
+        written.len()
+    );
+    assert!(
+        lines(&errors_file(&out)).is_empty(),
+        "no scenario was marked failed: {err}"
+    );
+    let before = std::fs::read_to_string(&out).expect("output");
+
+    let healthy = FakeServer::start(FakeConfig::default())
+        .await
+        .expect("server");
+    let o = run(&out, &healthy.base_url(), "500ms", &args).await;
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let after = std::fs::read_to_string(&out).expect("output");
+    assert!(after.starts_with(&before), "finished records were kept");
+    let all = lines(&out);
+    assert_eq!((all.len(), ids(&all).len()), (30, 30));
+    assert!(
+        err.contains(&format!("resuming: {} scenario(s)", written.len())),
+        "{err}"
+    );
+}
+
+/// The endpoint is down for a while, then answers again: the run waits and completes with
+/// every scenario written once and none failed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flapping_endpoint_loses_nothing_and_the_run_completes() {
+    let flapping =
+        FakeServer::start(FakeConfig::default().with_outage(60, Some(Duration::from_millis(1500))))
+            .await
+            .expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("flap.jsonl");
+    let args = ["--limit", "30", "--concurrency", "4"];
+    let o = run(&out, &flapping.base_url(), "20s", &args).await;
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        flapping.stats().status_count(503) > 0,
+        "the outage happened"
+    );
+    let all = lines(&out);
+    assert_eq!((all.len(), ids(&all).len()), (30, 30), "{err}");
+    assert!(lines(&errors_file(&out)).is_empty(), "{err}");
+    assert!(
+        err.contains("paused 1×"),
+        "the summary counts the pause: {err}"
+    );
+}
+
+/// Half of all calls fail (429 or 500) at random: the run is never stopped (with the default
+/// retries some scenarios fail and go to the errors file, none is left undone), and the
+/// terminal output stays short — retries, rate limits and failed scenarios are counted, not
+/// logged one by one (812 WARN lines buried the progress before).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn half_the_calls_failing_never_stops_the_run_and_stays_quiet() {
+    let cfg = FakeConfig {
+        retry_after_secs: 0,
+        ..FakeConfig::default().with_fail_rate(0.5)
+    };
+    let flaky = FakeServer::start(cfg).await.expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("flaky.jsonl");
+    let args = ["--limit", "240", "--concurrency", "16"];
+    let mut extra = args.to_vec();
+    extra.extend(["--no-cache"]);
+    let o = run(&out, &flaky.base_url(), "25s", &extra).await;
+    let err = stderr(&o);
+    let written = lines(&out).len();
+    let failed = lines(&errors_file(&out)).len();
+    assert_eq!(written + failed, 240, "{err}");
+    assert!(
+        o.status.code() == Some(0) || (o.status.code() == Some(3) && failed > 0),
+        "{err}"
+    );
+    assert!(!err.contains("stopped early"), "{err}");
+    // What the run says while it runs, apart from the progress line: everything before its
+    // closing summary (whose tables are `reports::terminal::run_end`'s).
+    let during: Vec<&str> = err
+        .lines()
+        .take_while(|l| !l.starts_with("run: "))
+        .filter(|l| !l.starts_with("progress: ") && !l.trim().is_empty())
+        .collect();
+    assert!(during.len() <= 2, "{during:#?}");
+    assert!(!err.contains("WARN"), "{err}");
+    let summary = err
+        .lines()
+        .find(|l| l.starts_with("transport: retries"))
+        .unwrap_or_else(|| panic!("the summary counts the retries: {err}"));
+    assert!(summary.contains("rate limits"), "{summary}");
+}
