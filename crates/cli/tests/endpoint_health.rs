@@ -245,6 +245,15 @@ async fn half_the_calls_failing_never_stops_the_run_and_stays_quiet() {
         .collect();
     assert!(during.len() <= 2, "{during:#?}");
     assert!(!err.contains("WARN"), "{err}");
+    // The whole terminal output apart from the progress line, closing summary included, stays
+    // under 40 lines (issue 27): the summary folds the judges, the scores and the failures.
+    let out = String::from_utf8_lossy(&o.stdout);
+    let total = err
+        .lines()
+        .chain(out.lines())
+        .filter(|l| !l.starts_with("progress: "))
+        .count();
+    assert!(total < 40, "{total} lines:\n{err}{out}");
     let summary = err
         .lines()
         .find(|l| l.starts_with("transport: retries"))

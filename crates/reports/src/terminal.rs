@@ -361,32 +361,24 @@ pub fn run_end(out: &Path, t: &RunTotals) -> String {
             "warning: {unreadable} line(s) of the output are not records"
         );
     }
-    let mut judges = table(&["judge", "mean"]);
+    // The closing summary stays short (a run's output is mostly its progress line): the judges
+    // and the score distribution on one line each; `report` draws them in full.
     let means: BTreeMap<_, _> = summary
         .judges
         .iter()
         .map(|(k, m)| (k.clone(), m.mean()))
         .collect();
-    for (judge, mean) in means {
-        judges.add_row(vec![judge, mean.map_or("-".into(), |m| format!("{m:.2}"))]);
+    if !means.is_empty() {
+        let parts: Vec<String> = means
+            .into_iter()
+            .map(|(judge, mean)| {
+                format!("{judge} {}", mean.map_or("-".into(), |m| format!("{m:.2}")))
+            })
+            .collect();
+        let _ = writeln!(text, "judge means: {}", parts.join(", "));
     }
-    if !judges.is_empty() {
-        let _ = writeln!(text, "{judges}");
-    }
-    let counts = &summary.histogram.counts;
-    // Only the range that holds scores: twenty rows of mostly zeros hide the distribution.
-    if let (Some(first), Some(last)) = (
-        counts.iter().position(|&c| c > 0),
-        counts.iter().rposition(|&c| c > 0),
-    ) {
-        let widest = counts.iter().copied().max().unwrap_or(1).max(1);
-        let mut histogram = table(&["score", "records", ""]);
-        for (i, &count) in counts.iter().enumerate().take(last + 1).skip(first) {
-            let (lo, hi) = scoring::summary::Histogram::bounds(i);
-            let bar = "█".repeat(usize::try_from(count * 30 / widest).unwrap_or(30));
-            histogram.add_row(vec![format!("{lo:.1}–{hi:.1}"), count.to_string(), bar]);
-        }
-        let _ = writeln!(text, "{histogram}");
+    if let Some(line) = score_sparkline(&summary.histogram.counts) {
+        let _ = writeln!(text, "{line}");
     }
     let lowest = summary.lowest(5);
     if !lowest.is_empty() {
@@ -408,11 +400,74 @@ pub fn run_end(out: &Path, t: &RunTotals) -> String {
         let _ = writeln!(text, "lowest-scoring parameter values:\n{lows}");
     }
     if failed.any() {
-        text.push_str(&failures(&failed));
+        text.push_str(&failures_by_cause(&failed));
         let _ = writeln!(
             text,
-            "the next run on this output retries the failed scenarios"
+            "the next run on this output retries them; `scenario-engine report {}` lists them by agent",
+            out.display()
         );
     }
     text
+}
+
+/// The score distribution on one line: a bar per histogram bin (0.5 wide) from the lowest
+/// bin with a score to the highest; `None` without scores.
+fn score_sparkline(counts: &[u64]) -> Option<String> {
+    const BARS: [char; 9] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+    let first = counts.iter().position(|&c| c > 0)?;
+    let last = counts.iter().rposition(|&c| c > 0)?;
+    let widest = counts.iter().copied().max().unwrap_or(1).max(1);
+    let bars: String = counts[first..=last]
+        .iter()
+        .map(|&c| {
+            // A bin with any score shows at least the lowest bar.
+            let level = if c == 0 {
+                0
+            } else {
+                usize::try_from((c * 8).div_ceil(widest))
+                    .unwrap_or(8)
+                    .clamp(1, 8)
+            };
+            BARS[level]
+        })
+        .collect();
+    let (lo, _) = scoring::summary::Histogram::bounds(first);
+    let (_, hi) = scoring::summary::Histogram::bounds(last);
+    Some(format!(
+        "scores {lo:.1}–{hi:.1}: ▕{bars}▏ (a bar per 0.5; peak {widest} records)"
+    ))
+}
+
+/// The failures of a run by cause, with the agents they hit: the short form `run` ends with.
+#[must_use]
+pub fn failures_by_cause(f: &crate::failures::FailuresView) -> String {
+    let mut out = String::new();
+    if f.rows.is_empty() {
+        return out;
+    }
+    let mut causes: Vec<(String, u64, Vec<String>)> = Vec::new();
+    for row in &f.rows {
+        match causes.iter_mut().find(|(cause, ..)| *cause == row.cause) {
+            Some((_, n, agents)) => {
+                *n += row.scenarios;
+                agents.push(format!("{} {}", row.agent, row.scenarios));
+            }
+            None => causes.push((
+                row.cause.clone(),
+                row.scenarios,
+                vec![format!("{} {}", row.agent, row.scenarios)],
+            )),
+        }
+    }
+    causes.sort_by_key(|(_, n, _)| std::cmp::Reverse(*n));
+    let mut t = table(&["cause", "scenarios", "by agent"]);
+    for (cause, n, agents) in causes {
+        t.add_row(vec![cause, n.to_string(), agents.join(", ")]);
+    }
+    let _ = writeln!(
+        out,
+        "\nWhy scenarios failed ({} of {} tried)\n{t}",
+        f.failed, f.attempted
+    );
+    out
 }
