@@ -42,7 +42,9 @@ use crate::bot::{BotSpec, Script};
 
 pub use bots::SuiteBots;
 pub use load::{load_suite, parse_suite};
-pub use run::{BotFactory, RunOptions, Selection, run_scenario, run_scenario_with, run_suite};
+pub use run::{
+    BotFactory, RunOptions, Selection, SuiteProgress, run_scenario, run_scenario_with, run_suite,
+};
 
 /// A loaded, validated suite.
 #[derive(Debug, Clone)]

@@ -909,3 +909,73 @@ fn an_unwritable_ci_file_stops_the_run_before_it_starts() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--pass-score"));
 }
+
+/// Issue 29: SIGINT during `test --repeat 5 --junit … --json …` exited 130 with no output and no
+/// files. Now, at any moment: no further run starts, the runs in flight finish, well-formed JSON
+/// and JUnit files hold what finished, marked partial, and the exit code is 3. Ten trials at
+/// different moments (a slow command bot keeps runs in flight).
+#[test]
+fn sigint_at_any_moment_leaves_partial_well_formed_files_and_exit_3() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let bot = dir.path().join("slow.sh");
+    std::fs::write(
+        &bot,
+        "while read -r line; do sleep 0.05; printf '%s\\n' '{\"text\": \"A fee applies.\"}'; done\n",
+    )
+    .expect("bot");
+    let mut scenarios = String::new();
+    for i in 0..6 {
+        scenarios.push_str(&format!(
+            "  - id: s{i}\n    category: happy-path\n    steps: [\"hi\", \"again\"]\n    expect: {{shouldContain: [fee]}}\n"
+        ));
+    }
+    let suite = write_suite(
+        dir.path(),
+        &format!(
+            "bot:\n  kind: command\n  command: {{program: sh, args: [{}]}}\nscenarios:\n{scenarios}",
+            bot.display()
+        ),
+    );
+    let mut partial = 0;
+    for trial in 0..10u64 {
+        let json = dir.path().join(format!("r{trial}.json"));
+        let junit = dir.path().join(format!("r{trial}.xml"));
+        let child = Command::new(env!("CARGO_BIN_EXE_scenario-engine"))
+            .args(["test", suite.to_str().expect("utf-8"), "--repeat", "5"])
+            .args(["--json", json.to_str().expect("utf-8")])
+            .args(["--junit", junit.to_str().expect("utf-8")])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        // From just after the start to well into the run (a whole run takes about 1.5 s).
+        std::thread::sleep(std::time::Duration::from_millis(60 + trial * 90));
+        let _ = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status();
+        let out = child.wait_with_output().expect("wait");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let code = out.status.code();
+        // Either the run had finished (0) or it was interrupted (3): never killed by the signal.
+        assert!(matches!(code, Some(0 | 3)), "trial {trial}: {code:?} {stderr}");
+        let json_text = std::fs::read_to_string(&json)
+            .unwrap_or_else(|e| panic!("trial {trial}: no JSON ({e}): {stderr}"));
+        let value: serde_json::Value = serde_json::from_str(&json_text).expect("well-formed JSON");
+        let xml = std::fs::read_to_string(&junit).expect("JUnit written");
+        let stats = check_well_formed(&xml).unwrap_or_else(|e| panic!("trial {trial}: {e}\n{xml}"));
+        if code == Some(3) {
+            partial += 1;
+            assert!(stderr.contains("interrupted:"), "{stderr}");
+            let i = &value["interrupted"];
+            assert!(i["runs_done"].as_u64() < i["runs_planned"].as_u64(), "{value}");
+            assert!(xml.contains("<property name=\"partial\""), "{xml}");
+            let ran = value["scenarios"].as_array().expect("scenarios").len();
+            let not_run = i["not_run"].as_array().expect("not_run").len();
+            assert_eq!(ran + not_run, 6, "{value}");
+            assert_eq!(stats.testcases, 6, "every scenario is a testcase, run or skipped");
+        } else {
+            assert!(value.get("interrupted").is_none(), "{value}");
+        }
+    }
+    assert!(partial >= 5, "most trials interrupt the run: {partial}/10");
+}

@@ -43,5 +43,7 @@ pub use judge::{Judge, JudgeName, JudgeScores, JudgeWeights, UnknownJudge, Weigh
 pub use outcome::OutcomeMismatch;
 pub use report::{ReportFormat, ScenarioReport};
 pub use suite_figures::{CategoryFigures, ScenarioFigures, SuiteFigures};
-pub use suite_result::{CheckSpend, Expected, JudgeTally, RunResult, ScenarioResult, SuiteResult};
+pub use suite_result::{
+    CheckSpend, Expected, Interrupted, JudgeTally, RunResult, ScenarioResult, SuiteResult,
+};
 pub use summary::{RecordFacts, RunSummary, SuiteSummary};

@@ -228,8 +228,22 @@ pub struct SuiteResult {
     pub suite: String,
     /// Runs per scenario.
     pub repeat: u32,
-    /// One entry per selected scenario, in suite order.
+    /// One entry per selected scenario that ran, in suite order.
     pub scenarios: Vec<ScenarioResult>,
+    /// Set when the run was stopped (Ctrl-C) before every run was done: the result is partial.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<Interrupted>,
+}
+
+/// What an interrupted suite run did not do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Interrupted {
+    /// Runs finished (over every scenario and repeat).
+    pub runs_done: u64,
+    /// Runs planned.
+    pub runs_planned: u64,
+    /// Selected scenarios with no finished run (not in `scenarios`).
+    pub not_run: Vec<String>,
 }
 
 impl SuiteResult {

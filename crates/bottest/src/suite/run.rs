@@ -6,7 +6,11 @@
 //! critical `judgeError` check (the text rules never silently stand in for the judge). Scenarios run concurrently, bounded by
 //! [`RunOptions::concurrency`]; results keep the suite's order.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
+
+use tokio_util::sync::CancellationToken;
 
 use futures::StreamExt;
 
@@ -15,6 +19,7 @@ use scoring::expect::{
 };
 use scoring::transcript::{BotTurn, Transcript};
 use scoring::{
+    Interrupted,
     Check, JudgeTally, RunResult, ScenarioReport, ScenarioResult, ScoreCard, ScorePolicy,
     SuiteResult,
 };
@@ -60,6 +65,64 @@ pub struct RunOptions {
     /// What the user's own checks (`command`, `llmRubric`, `similar`) need; `None` runs
     /// commands in the suite's folder and fails the model-backed checks for want of a model.
     pub checks: Option<CheckRunner>,
+    /// Cancelled: start no further run; the runs in flight finish (each is bounded by its
+    /// turn timeouts) and the result is marked interrupted.
+    pub stop: CancellationToken,
+    /// Cancelled: the runs in flight are abandoned too (their bots dropped, processes killed).
+    pub abort: CancellationToken,
+    /// Counts of finished runs, for a progress display.
+    pub progress: Arc<SuiteProgress>,
+}
+
+/// Finished runs so far, shared with a progress display.
+#[derive(Debug, Default)]
+pub struct SuiteProgress {
+    /// Runs planned (selected scenarios × repeat).
+    pub planned: AtomicU64,
+    /// Runs finished.
+    pub done: AtomicU64,
+    /// Finished runs that passed.
+    pub passed: AtomicU64,
+    /// Finished runs that failed (bot errors included).
+    pub failed: AtomicU64,
+    /// Finished runs whose bot failed to answer (a `botError`) or could not be reached.
+    pub errors: AtomicU64,
+}
+
+impl SuiteProgress {
+    /// A reading for a progress display.
+    #[must_use]
+    pub fn reading(&self) -> stdx::progress::Reading {
+        stdx::progress::Reading {
+            done: self.done.load(Ordering::Relaxed),
+            total: self.planned.load(Ordering::Relaxed),
+            counts: vec![
+                ("passing", self.passed.load(Ordering::Relaxed)),
+                ("failing", self.failed.load(Ordering::Relaxed)),
+                ("bot errors", self.errors.load(Ordering::Relaxed)),
+            ],
+            ..stdx::progress::Reading::default()
+        }
+    }
+
+    fn finished(&self, run: &RunResult) {
+        self.done.fetch_add(1, Ordering::Relaxed);
+        if run.report.card.passed() {
+            self.passed.fetch_add(1, Ordering::Relaxed);
+        } else {
+            self.failed.fetch_add(1, Ordering::Relaxed);
+        }
+        let bot_error = run.unreachable.is_some()
+            || run
+                .report
+                .card
+                .checks()
+                .iter()
+                .any(|c| !c.passed && c.path.starts_with("bot"));
+        if bot_error {
+            self.errors.fetch_add(1, Ordering::Relaxed);
+        }
+    }
 }
 
 impl Default for RunOptions {
@@ -72,6 +135,9 @@ impl Default for RunOptions {
             threshold: None,
             judge: None,
             checks: None,
+            stop: CancellationToken::new(),
+            abort: CancellationToken::new(),
+            progress: Arc::default(),
         }
     }
 }
@@ -99,7 +165,9 @@ impl Selection {
     }
 }
 
-/// Runs the selected scenarios of `suite`, `opts.repeat` times each.
+/// Runs the selected scenarios of `suite`, `opts.repeat` times each. When `opts.stop` is
+/// cancelled no further run starts (and `opts.abort` drops the runs in flight): the result holds
+/// the runs that finished, and [`SuiteResult::interrupted`] says what was not run.
 pub async fn run_suite(suite: &Suite, factory: &dyn BotFactory, opts: &RunOptions) -> SuiteResult {
     let policy = ScorePolicy {
         threshold: opts.threshold.unwrap_or(suite.defaults.threshold),
@@ -121,7 +189,12 @@ pub async fn run_suite(suite: &Suite, factory: &dyn BotFactory, opts: &RunOption
         CheckRunner::without_model(dir.to_path_buf())
     });
     let checks = &checks;
-    let mut done: Vec<(usize, u32, RunResult)> = futures::stream::iter(jobs)
+    let planned = selected.len() as u64 * u64::from(repeat);
+    opts.progress.planned.store(planned, Ordering::Relaxed);
+    let stop = &opts.stop;
+    let mut runs = futures::stream::iter(jobs)
+        // No run starts once the stop is asked; those in flight go on.
+        .take_while(|_| std::future::ready(!stop.is_cancelled()))
         .map(|(i, r, scenario)| async move {
             (
                 i,
@@ -130,10 +203,20 @@ pub async fn run_suite(suite: &Suite, factory: &dyn BotFactory, opts: &RunOption
                     .await,
             )
         })
-        .buffer_unordered(opts.concurrency.max(1))
-        .collect()
-        .await;
+        .buffer_unordered(opts.concurrency.max(1));
+    let mut done: Vec<(usize, u32, RunResult)> = Vec::new();
+    loop {
+        let next = tokio::select! {
+            next = runs.next() => next,
+            () = opts.abort.cancelled() => None,
+        };
+        let Some(finished) = next else { break };
+        opts.progress.finished(&finished.2);
+        done.push(finished);
+    }
+    drop(runs);
     done.sort_by_key(|(i, r, _)| (*i, *r));
+    let interrupted = (done.len() as u64) < planned;
     let mut scenarios: Vec<ScenarioResult> = selected
         .iter()
         .map(|s| ScenarioResult {
@@ -145,16 +228,26 @@ pub async fn run_suite(suite: &Suite, factory: &dyn BotFactory, opts: &RunOption
             runs: Vec::new(),
         })
         .collect();
+    let runs_done = done.len() as u64;
     for (i, _, run) in done {
         if let Some(s) = scenarios.get_mut(i) {
             s.runs.push(run);
         }
     }
-    tracing::info!(suite = %suite.name, scenarios = scenarios.len(), repeat, "suite run finished");
+    // A scenario with no finished run is not a failed one: it was not run.
+    let (scenarios, not_run): (Vec<ScenarioResult>, Vec<ScenarioResult>) =
+        scenarios.into_iter().partition(|s| !s.runs.is_empty());
+    let interrupted = interrupted.then(|| Interrupted {
+        runs_done,
+        runs_planned: planned,
+        not_run: not_run.into_iter().map(|s| s.id).collect(),
+    });
+    tracing::info!(suite = %suite.name, scenarios = scenarios.len(), repeat, interrupted = interrupted.is_some(), "suite run finished");
     SuiteResult {
         suite: suite.name.clone(),
         repeat,
         scenarios,
+        interrupted,
     }
 }
 

@@ -118,7 +118,7 @@ pub(crate) async fn run_to(
     batch: bool,
 ) -> CommandResult {
     let control = RunControl::default();
-    let signals = watch_ctrl_c(control.clone());
+    let signals = watch_ctrl_c(control.stop.clone(), control.abort.clone());
     taskrun::refuse_url(out, "--out").map_err(CliError::invalid)?;
     let explicit = settings.explicit_provider();
     // Resolved once; an error waits for the model's start-up below, after the output's checks.
@@ -213,7 +213,10 @@ pub(crate) async fn run_to(
 /// on Unix, SIGTERM (what Kubernetes and Slurm send on preemption or cancel): stop dispatching;
 /// a second Ctrl-C: abort in-flight scenarios. The listeners exist when this returns, so a
 /// signal sent at once is not lost (nor ignored, as a shell's background job inherits SIGINT).
-fn watch_ctrl_c(control: RunControl) -> tokio::task::JoinHandle<()> {
+pub(crate) fn watch_ctrl_c(
+    stop: tokio_util::sync::CancellationToken,
+    abort: tokio_util::sync::CancellationToken,
+) -> tokio::task::JoinHandle<()> {
     #[cfg(unix)]
     let (mut int, mut term) = {
         use tokio::signal::unix::{SignalKind, signal};
@@ -239,12 +242,12 @@ fn watch_ctrl_c(control: RunControl) -> tokio::task::JoinHandle<()> {
         #[cfg(not(unix))]
         let _ = tokio::signal::ctrl_c().await;
         errln!("\ninterrupted: finishing scenarios in flight (Ctrl-C again to abort)");
-        control.stop.cancel();
+        stop.cancel();
         #[cfg(unix)]
         next(&mut int).await;
         #[cfg(not(unix))]
         let _ = tokio::signal::ctrl_c().await;
         errln!("aborting: dropping scenarios in flight");
-        control.abort.cancel();
+        abort.cancel();
     })
 }

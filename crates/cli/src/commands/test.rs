@@ -327,9 +327,17 @@ async fn run(
             .filter(|_| args.judge.is_some())
             .map(|(model, model_name)| LlmJudge { model, model_name }),
         checks: Some(checks),
+        ..RunOptions::default()
     };
+    // Ctrl-C (or SIGTERM): no further run starts, those in flight finish; a second Ctrl-C
+    // abandons them. What finished is written, marked partial, and the exit code is 3.
+    let signals = super::run::watch_ctrl_c(opts.stop.clone(), opts.abort.clone());
+    let shown = opts.progress.clone();
+    let progress = crate::progress::Progress::start(move |_| shown.reading());
     let result = run_suite(&suite, &bots, &opts).await;
-    if result.scenarios.is_empty() {
+    progress.finish().await;
+    signals.abort();
+    if result.scenarios.is_empty() && result.interrupted.is_none() {
         return Err(no_match(&args));
     }
     // The CI files first: a reader of stdout that goes away must not cost them.
@@ -356,6 +364,15 @@ async fn run(
             Outcome::Failed
         }
     };
+    if let Some(i) = &result.interrupted {
+        return Err(CliError::run(format!(
+            "interrupted: {} of {} run(s) done, {} scenario(s) not run; the reports above and \
+             the JSON/JUnit files hold what finished, marked partial",
+            i.runs_done,
+            i.runs_planned,
+            i.not_run.len()
+        )));
+    }
     if let Some((reason, runs)) = result.bot_unreachable() {
         // Not a regression: nothing was learnt about the bot in those runs.
         return Err(CliError::run(format!(

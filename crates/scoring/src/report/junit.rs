@@ -18,7 +18,12 @@ pub const SYSTEM_OUT_MAX_BYTES: usize = 16 * 1024;
 /// # Errors
 /// A [`ReportError`] when a Check Details template fails to render (a bug, not bad input).
 pub fn junit_xml(result: &SuiteResult) -> Result<String, ReportError> {
-    let total = result.scenarios.len();
+    let not_run: &[String] = result
+        .interrupted
+        .as_ref()
+        .map_or(&[], |i| i.not_run.as_slice());
+    let skipped = not_run.len();
+    let total = result.scenarios.len() + skipped;
     let errors = result
         .scenarios
         .iter()
@@ -33,10 +38,26 @@ pub fn junit_xml(result: &SuiteResult) -> Result<String, ReportError> {
     );
     let _ = writeln!(
         xml,
-        "  <testsuite name=\"{suite}\" tests=\"{total}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"0\">"
+        "  <testsuite name=\"{suite}\" tests=\"{total}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\">"
     );
+    if let Some(i) = &result.interrupted {
+        // A partial result says so where CI tools look: a property, and the scenarios that
+        // did not run as skipped testcases.
+        let _ = writeln!(
+            xml,
+            "    <properties>\n      <property name=\"partial\" value=\"interrupted: {} of {} runs done\"/>\n    </properties>",
+            i.runs_done, i.runs_planned
+        );
+    }
     for s in &result.scenarios {
         testcase(&mut xml, &suite, result.repeat, s)?;
+    }
+    for id in not_run {
+        let id = escape(id);
+        let _ = writeln!(
+            xml,
+            "    <testcase classname=\"{suite}.not-run\" name=\"{id}\" time=\"0.000\">\n      <skipped message=\"not run: the run was interrupted\"/>\n    </testcase>"
+        );
     }
     xml.push_str("  </testsuite>\n</testsuites>\n");
     Ok(xml)
