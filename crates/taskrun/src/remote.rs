@@ -15,7 +15,9 @@
 //! the run directory: the manifest and config are downloaded into it, the checkpoint too when
 //! there is one, and the task runs there exactly as on a shared disk. When its part is complete
 //! it is uploaded under a name of its own and the marker is created only if absent: of two copies
-//! of one task exactly one creates it; the other deletes its own part and exits 0. The winner
+//! of one task exactly one creates it; the other deletes its own part and exits 0. A create
+//! refused because the marker exists is checked first: a marker that names this attempt's own
+//! part is this copy's (the store committed it but the reply was lost), and this copy won. The winner
 //! deletes every other part of its task (a racer's, or one left by a copy killed between upload
 //! and marker: none can win any more) and the checkpoint. Uploads and downloads stream (memory:
 //! one buffer, multipart past it). The store's async client runs on a private one-worker runtime,
@@ -535,9 +537,8 @@ impl Remote {
         self.stop_checkpoints(false);
         let name = format!("parts/{task}/{}.jsonl", self.attempt);
         self.io.upload(&name, part)?;
-        let created = self
-            .io
-            .create(&format!("done/{task}.json"), marker(&name)?)?;
+        let done = format!("done/{task}.json");
+        let created = self.io.create(&done, marker(&name)?)? || self.marker_names(&done, &name)?;
         if created {
             for (other, _) in self.io.list(&format!("parts/{task}"))? {
                 if other != name {
@@ -552,6 +553,24 @@ impl Remote {
             self.io.delete(&Self::checkpoint(task))?;
         }
         Ok(created)
+    }
+}
+
+impl Remote {
+    /// Whether the marker at `done` vouches for `part`, this attempt's own part: the create's
+    /// reply was lost after the store committed it (a 5xx, then a retried create-only PUT that
+    /// met its own marker), so this copy is the winner. The part's name holds the attempt id,
+    /// which no other copy shares.
+    fn marker_names(&self, done: &str, part: &str) -> Result<bool, TaskRunError> {
+        let Some(bytes) = self.io.get(done)? else {
+            return Ok(false);
+        };
+        let ours = super::Marker::parse(&bytes, Path::new(&self.io.label(done)))
+            .is_ok_and(|m| m.part.as_deref() == Some(part));
+        if ours {
+            tracing::info!(url = %self.io.url, marker = done, "the marker is this attempt's own (its reply was lost)");
+        }
+        Ok(ours)
     }
 }
 
@@ -605,6 +624,49 @@ mod tests {
                 .expect("absent")
         );
         assert!(remote.age("parts/0/a.jsonl").expect("head").is_some());
+    }
+
+    /// Issue 27: the store committed `done/0.json` but the reply was lost, so the retried
+    /// create-only PUT met this attempt's own marker. The task is done: its part stays.
+    #[test]
+    fn a_marker_committed_with_its_reply_lost_keeps_its_own_part() {
+        let (_, remote) = memory();
+        let part = remote.stage().join("part");
+        std::fs::write(&part, b"{}\n").expect("write");
+        let own = format!("parts/0/{}.jsonl", remote.attempt);
+        let full = |name: &str| -> Vec<u8> {
+            let manifest = super::super::Manifest::new("h".repeat(64), "yaml", 1, 1, None, 0);
+            let mut m = super::super::Marker::new(
+                &manifest,
+                0,
+                &super::super::PartTotals::default(),
+                1,
+                "t".into(),
+            );
+            m.part = Some(name.to_owned());
+            serde_json::to_vec(&m).expect("json")
+        };
+        // What the store holds after the lost reply: the marker this attempt would write.
+        assert!(remote.create("done/0.json", full(&own)).expect("commit"));
+        let created = remote
+            .publish(0, &part, |name| Ok(full(name)))
+            .expect("publish");
+        assert!(created, "its own marker: this attempt won");
+        assert_eq!(remote.list_names("parts").expect("list"), [own]);
+
+        // Another attempt's marker: this copy lost, and deletes only its own part.
+        let (_, other) = memory();
+        std::fs::write(other.stage().join("part"), b"{}\n").expect("write");
+        assert!(
+            other
+                .create("done/0.json", full("parts/0/someone.jsonl"))
+                .expect("c")
+        );
+        let created = other
+            .publish(0, &other.stage().join("part"), |name| Ok(full(name)))
+            .expect("publish");
+        assert!(!created);
+        assert!(other.list_names("parts").expect("list").is_empty());
     }
 
     #[test]
