@@ -115,7 +115,8 @@ impl LanguagePair {
         self.second
     }
 
-    /// Splits `text` into tokens (UAX#29 word boundaries, whitespace dropped) and tags each.
+    /// Splits `text` into tokens (UAX#29 word boundaries, whitespace dropped; a word whose
+    /// letters change between Latin and another script is split there) and tags each.
     ///
     /// Han and Hiragana come out of UAX#29 as one token per character (there is no dictionary),
     /// so each such character is one word unit; Katakana runs and Hangul words stay whole.
