@@ -100,7 +100,10 @@ fn nearest<'a>(
                 continue;
             }
             for name in pick(m) {
-                if !found.iter().any(|g| super::matcher::same_function(g, name)) {
+                if !found
+                    .iter()
+                    .any(|g| super::matcher::fold(g) == super::matcher::fold(name))
+                {
                     found.push(name);
                 }
             }
@@ -144,8 +147,7 @@ impl Expected<'_> {
     /// Whether a call of `function` on `agent` is this expected one.
     pub(crate) fn allows(&self, function: &str, agent: &str) -> bool {
         let fold = super::matcher::fold;
-        super::matcher::same_function(self.function, function)
-            && self.agent.is_none_or(|a| fold(a) == fold(agent))
+        fold(self.function) == fold(function) && self.agent.is_none_or(|a| fold(a) == fold(agent))
     }
 }
 
@@ -188,7 +190,7 @@ fn collect_functions<'a>(
                 for name in names {
                     let fold = super::matcher::fold;
                     let same = |known: &Expected<'_>| {
-                        super::matcher::same_function(known.function, name.function)
+                        fold(known.function) == fold(name.function)
                             && known.agent.map(fold) == name.agent.map(fold)
                     };
                     if !out.iter().any(same) {
