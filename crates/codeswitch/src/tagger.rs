@@ -166,19 +166,24 @@ impl LanguagePair {
                 });
                 continue;
             }
-            let tag = match self.tag_word(segment, at_sentence_start, names_apply, romanized_text) {
-                Verdict::Tag(tag) => tag,
-                Verdict::Contested(evidence) => {
-                    contested.push((out.len(), evidence));
-                    WordTag::Untagged(UntaggedReason::Ambiguous)
-                }
-            };
-            at_sentence_start = false;
-            out.push(TaggedWord {
-                text: segment.to_owned(),
-                tag,
-                inferred: false,
-            });
+            // "presentation은", "الـmanager": a word of one script with a particle or an
+            // article of another attached is two words, one of each language.
+            for part in latin_script_runs(segment) {
+                let tag = match self.tag_word(part, at_sentence_start, names_apply, romanized_text)
+                {
+                    Verdict::Tag(tag) => tag,
+                    Verdict::Contested(evidence) => {
+                        contested.push((out.len(), evidence));
+                        WordTag::Untagged(UntaggedReason::Ambiguous)
+                    }
+                };
+                at_sentence_start = false;
+                out.push(TaggedWord {
+                    text: part.to_owned(),
+                    tag,
+                    inferred: false,
+                });
+            }
         }
         if let Some(partner) = self.romanized_partner() {
             self.settle_contested(partner, &mut out, &contested);
@@ -432,6 +437,38 @@ impl LanguagePair {
         });
         Some(Arc::clone(detector))
     }
+}
+
+/// Splits a UAX#29 word where its letters change between Latin and another script
+/// ("presentation은" → "presentation", "은"; "الـmanager" → "الـ", "manager"). Letters of no
+/// script (Common, Inherited: the tatweel, marks) and digits stay with the run before them, so
+/// "الـ" keeps its tatweel. A word of one script is returned whole, without allocating.
+fn latin_script_runs(segment: &str) -> impl Iterator<Item = &str> {
+    let mut rest = segment;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let mut current: Option<bool> = None;
+        let mut cut = rest.len();
+        for (at, c) in rest.char_indices() {
+            if !c.is_alphabetic() || matches!(c.script(), Script::Common | Script::Inherited) {
+                continue;
+            }
+            let latin = c.script() == Script::Latin;
+            match current {
+                None => current = Some(latin),
+                Some(previous) if previous != latin => {
+                    cut = at;
+                    break;
+                }
+                Some(_) => {}
+            }
+        }
+        let (part, tail) = rest.split_at(cut);
+        rest = tail;
+        Some(part)
+    })
 }
 
 /// What [`LanguagePair::tag`] makes of one word before context is considered.

@@ -514,3 +514,26 @@ fn no_hand_tagged_latin_word_gets_the_wrong_language() {
     // rest must be tagged.
     assert!(tagged * 10 >= total * 8, "tagged {tagged} of {total}");
 }
+
+/// Issue 26: an English word with a Korean particle or an Arabic article attached was one
+/// token of mixed script and was dropped as ambiguous; it is two words, one of each language.
+#[test]
+fn mixed_script_tokens_are_split_into_their_languages() {
+    assert_tagged(
+        "Korean",
+        "English",
+        "그 presentation은 좋았어",
+        &[
+            ("그", KO),
+            ("presentation", EN),
+            ("은", KO),
+            ("좋았어", KO),
+        ],
+    );
+    assert_tagged(
+        "Arabic",
+        "English",
+        "أرسل الـmanager الملف",
+        &[("أرسل", AR), ("الـ", AR), ("manager", EN), ("الملف", AR)],
+    );
+}
