@@ -38,7 +38,12 @@ fn check(checks: &[Check], kind: CheckKind) -> &Check {
 /// format-character-folded like prose).
 #[test]
 fn a_look_alike_function_name_is_not_the_expected_function() {
-    for name in ["SEND_MONEY", "ｓｅｎｄ_ｍｏｎｅｙ", "send_\u{200B}money", "Send_Money"] {
+    for name in [
+        "SEND_MONEY",
+        "ｓｅｎｄ_ｍｏｎｅｙ",
+        "send_\u{200B}money",
+        "Send_Money",
+    ] {
         let turn = BotTurn {
             text: "Done.".into(),
             plan: vec![send_money(name)],
