@@ -13,7 +13,7 @@
 
 use serde_json::Value;
 
-use super::matcher::fold;
+use super::matcher::{fold, same_function};
 use super::rules::{self, RuleOutcome, RuleVerdict};
 use super::scope::{Binding, Expected, bind, bind_agent, expected_functions, names_function};
 use super::{
@@ -163,7 +163,8 @@ fn needs_judge(kind: CheckKind, subject: Option<&str>, turn: &BotTurn) -> bool {
     match kind {
         CheckKind::ShouldReject => {
             !turn.signals.is_declared()
-                && turn.response_type != Some(ResponseType::Rejection)
+                && !declared_rejection(turn)
+                && turn.plan.is_empty()
                 && rules::refuses(&turn.text).is_unsure()
         }
         CheckKind::ShouldAskFor => {
@@ -904,7 +905,16 @@ impl<'a> Ctx<'a> {
             (v.holds, format!("llm judge: {}", v.reason))
         } else if let Some(rejected) = turn.signals.rejected {
             (rejected, format!("signal: rejected = {rejected}"))
-        } else if turn.response_type == Some(ResponseType::Rejection) {
+        } else if !turn.plan.is_empty() {
+            // Calls are evidence: a plan that acts is no refusal, whatever type or text it declares.
+            (
+                false,
+                format!(
+                    "the plan calls {}: acting is no refusal",
+                    plan_names(&turn.plan)
+                ),
+            )
+        } else if declared_rejection(turn) {
             (true, "declared response type rejection".to_owned())
         } else if turn.signals.is_declared() {
             // A bot that sends signals declares them all: no `rejected` means it did not refuse.
@@ -1039,7 +1049,7 @@ fn function_check(turn: &BotTurn, name: &str, agent: Option<&str>) -> (bool, Str
     let hit = turn
         .plan
         .iter()
-        .find(|s| eq_fold(&s.function, name) && agent.is_none_or(|a| eq_fold(&s.agent, a)));
+        .find(|s| same_function(&s.function, name) && agent.is_none_or(|a| eq_fold(&s.agent, a)));
     match hit {
         Some(step) => (true, format!("plan calls {}", call_name(step))),
         None => {
@@ -1055,10 +1065,30 @@ fn function_check(turn: &BotTurn, name: &str, agent: Option<&str>) -> (bool, Str
     }
 }
 
+/// Whether the bot declared its reply a rejection.
+fn declared_rejection(turn: &BotTurn) -> bool {
+    turn.response_type == Some(ResponseType::Rejection)
+}
+
+/// The plan's calls by name, for messages.
+fn plan_names(plan: &[PlanStep]) -> String {
+    plan.iter().map(call_name).collect::<Vec<_>>().join(", ")
+}
+
 /// The declared response type, else one inferred from the plan and the text rules (how it was
 /// decided is marked low-confidence when the refusal rule was unsure).
 fn response_type(turn: &BotTurn) -> (ResponseType, String) {
     if let Some(declared) = turn.response_type {
+        if declared == ResponseType::Rejection && !turn.plan.is_empty() {
+            // The plan's evidence wins over the declaration: a rejection does not call functions.
+            return (
+                ResponseType::Action,
+                format!(
+                    "declared rejection, but the plan calls {}: read as an action",
+                    plan_names(&turn.plan)
+                ),
+            );
+        }
         return (declared, "declared by the bot".to_owned());
     }
     if !turn.plan.is_empty() {
@@ -1141,7 +1171,7 @@ fn agent_check(turn: &BotTurn, agent: &str, binding: &Binding<'_>) -> (bool, Str
         .plan
         .iter()
         .enumerate()
-        .filter(|(_, s)| function.is_none_or(|f| eq_fold(&s.function, f)))
+        .filter(|(_, s)| function.is_none_or(|f| same_function(&s.function, f)))
         .collect();
     if let Some((i, step)) = calls.iter().find(|(_, s)| eq_fold(&s.agent, agent)) {
         return (
@@ -1187,7 +1217,7 @@ fn params_check(
         .plan
         .iter()
         .enumerate()
-        .filter(|(_, s)| function.is_none_or(|f| eq_fold(&s.function, f)))
+        .filter(|(_, s)| function.is_none_or(|f| same_function(&s.function, f)))
         .filter(|(_, s)| agent.is_none_or(|a| eq_fold(&s.agent, a)))
         .collect();
     if candidates.is_empty() {
@@ -1371,7 +1401,7 @@ fn resolve<'v>(doc: &'v Value, path: &str) -> Option<Vec<(String, Option<&'v Val
 }
 
 fn call_matches(spec: &CallSpec, step: &PlanStep) -> bool {
-    eq_fold(&step.function, &spec.function)
+    same_function(&step.function, &spec.function)
         && spec
             .agent
             .as_deref()
@@ -1534,7 +1564,7 @@ fn count_check(turn: &BotTurn, count: &CallCount) -> (bool, String) {
             count
                 .function
                 .as_deref()
-                .is_none_or(|f| eq_fold(&s.function, f))
+                .is_none_or(|f| same_function(&s.function, f))
         })
         .filter(|s| count.agent.as_deref().is_none_or(|a| eq_fold(&s.agent, a)))
         .count() as u64;

@@ -323,6 +323,15 @@ pub fn fold(text: &str) -> String {
     out
 }
 
+/// Whether a plan's function name is the named function: exactly the same code points, with
+/// surrounding whitespace only ignored. Function names are identifiers, not prose: `SEND_MONEY`,
+/// a full-width `ｓｅｎｄ_ｍｏｎｅｙ` or a zero-width-split `send\u{200B}_money` is another
+/// function than `send_money` (and one a schema would not dispatch), so none goes through [`fold`].
+#[must_use]
+pub(super) fn same_function(a: &str, b: &str) -> bool {
+    a.trim() == b.trim()
+}
+
 fn scalar_text(value: &Value) -> Option<String> {
     match value {
         Value::String(s) => Some(s.clone()),

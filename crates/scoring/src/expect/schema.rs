@@ -81,7 +81,7 @@ impl FunctionSchemas {
         let named: Vec<&Declared> = self
             .functions
             .iter()
-            .filter(|d| same(&d.function, &call.function))
+            .filter(|d| super::matcher::same_function(&d.function, &call.function))
             .collect();
         let declared = named
             .iter()

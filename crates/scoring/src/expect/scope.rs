@@ -100,10 +100,7 @@ fn nearest<'a>(
                 continue;
             }
             for name in pick(m) {
-                if !found
-                    .iter()
-                    .any(|g| super::matcher::fold(g) == super::matcher::fold(name))
-                {
+                if !found.iter().any(|g| super::matcher::same_function(g, name)) {
                     found.push(name);
                 }
             }
@@ -147,7 +144,8 @@ impl Expected<'_> {
     /// Whether a call of `function` on `agent` is this expected one.
     pub(crate) fn allows(&self, function: &str, agent: &str) -> bool {
         let fold = super::matcher::fold;
-        fold(self.function) == fold(function) && self.agent.is_none_or(|a| fold(a) == fold(agent))
+        super::matcher::same_function(self.function, function)
+            && self.agent.is_none_or(|a| fold(a) == fold(agent))
     }
 }
 
@@ -190,7 +188,7 @@ fn collect_functions<'a>(
                 for name in names {
                     let fold = super::matcher::fold;
                     let same = |known: &Expected<'_>| {
-                        fold(known.function) == fold(name.function)
+                        super::matcher::same_function(known.function, name.function)
                             && known.agent.map(fold) == name.agent.map(fold)
                     };
                     if !out.iter().any(same) {
