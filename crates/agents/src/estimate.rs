@@ -303,7 +303,19 @@ pub fn render_estimate(e: &Estimate) -> String {
     let cost = match e.cost_usd {
         // Cents, or the significant digits below a cent (a tiny estimate is not $0.00).
         Some(c) => runlog::money::usd(c),
-        None => format!("unknown (no price for {})", e.unpriced_models.join(", ")),
+        None => {
+            // What the priced models cost is known: say it, and what is not.
+            let priced: Vec<f64> = e.models.iter().filter_map(|m| m.cost_usd).collect();
+            if priced.is_empty() {
+                format!("unknown (no price for {})", e.unpriced_models.join(", "))
+            } else {
+                format!(
+                    "{} + ? (no price for {})",
+                    runlog::money::usd(priced.iter().sum()),
+                    e.unpriced_models.join(", ")
+                )
+            }
+        }
     };
     let mut models = String::new();
     for m in &e.models {
@@ -318,8 +330,7 @@ pub fn render_estimate(e: &Estimate) -> String {
                 runlog::money::usd(cost)
             ),
             _ => format!(
-                "\n{} ({}): no price known — set `run.prices` in the config for its cost, or \
-                 plan with --model NAME",
+                "\n{} ({}): no price known — set `run.prices` in the config for its cost",
                 m.model,
                 agents.join(", ")
             ),

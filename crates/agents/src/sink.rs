@@ -112,13 +112,50 @@ pub fn open_checkpoint(out: &Path) -> Result<Checkpoint, SinkError> {
     let errors = errors_path(out);
     if errors.exists() {
         let file = File::open(&errors).map_err(io("opening", &errors))?;
-        for line in BufReader::new(file).lines() {
-            let line = line.map_err(io("reading", &errors))?;
-            if let Ok(r) = serde_json::from_str::<RecordId>(&line)
-                && !checkpoint.done.contains(&r.id)
+        // The errors file is a log of failures, not records: a line that is not a failure (an
+        // edit, a torn write, bytes that are not UTF-8) cannot be retried and is dropped when
+        // the run rewrites the file — said once, with the lines, never a reason to refuse the run.
+        let mut reader = BufReader::new(file);
+        let mut bytes = Vec::new();
+        let mut skipped: Vec<usize> = Vec::new();
+        let mut number = 0usize;
+        loop {
+            bytes.clear();
+            if reader
+                .read_until(b'\n', &mut bytes)
+                .map_err(io("reading", &errors))?
+                == 0
             {
-                checkpoint.previous_failures.insert(r.id, line);
+                break;
             }
+            number += 1;
+            let parsed = std::str::from_utf8(&bytes)
+                .ok()
+                .map(str::trim_end)
+                .filter(|line| !line.is_empty())
+                .and_then(|line| {
+                    serde_json::from_str::<RecordId>(line)
+                        .ok()
+                        .map(|r| (r, line.to_owned()))
+                });
+            match parsed {
+                Some((r, line)) => {
+                    if !checkpoint.done.contains(&r.id) {
+                        checkpoint.previous_failures.insert(r.id, line);
+                    }
+                }
+                None if bytes.iter().all(u8::is_ascii_whitespace) => {}
+                None => skipped.push(number),
+            }
+        }
+        if !skipped.is_empty() {
+            let shown: Vec<String> = skipped.iter().take(10).map(ToString::to_string).collect();
+            tracing::warn!(
+                file = %errors.display(),
+                lines = %shown.join(", "),
+                count = skipped.len(),
+                "lines of the errors file are not failure records; they are dropped when this run rewrites it"
+            );
         }
     }
     Ok(checkpoint)
@@ -408,6 +445,25 @@ fn write_loop(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A break-it finding (issue 27): one non-UTF-8 byte in the errors file stopped every resume
+    /// with exit 3 and no line. Lines that are not failures are skipped (and logged); the
+    /// failures around them are still retried.
+    #[test]
+    fn an_errors_file_with_garbage_and_non_utf8_lines_still_resumes() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let out = dir.path().join("out.jsonl");
+        std::fs::write(&out, "{\"id\":\"a\"}\n").expect("write");
+        let mut errors = b"{\"id\":\"f1\",\"reason\":\"x\"}\n\xff\xfe\ngarbage{\n\n".to_vec();
+        errors.extend_from_slice(
+            b"{\"id\":\"f2\",\"reason\":\"y\"}\n{\"id\":\"a\",\"reason\":\"z\"}\n",
+        );
+        std::fs::write(errors_path(&out), errors).expect("write");
+        let cp = open_checkpoint(&out).expect("a resume is not refused");
+        let mut failed: Vec<_> = cp.previous_failures.keys().cloned().collect();
+        failed.sort();
+        assert_eq!(failed, ["f1", "f2"], "a's failure was done since");
+    }
 
     #[test]
     fn torn_last_line_is_cut_and_complete_ids_are_read() {

@@ -343,3 +343,46 @@ fn a_run_with_failures_reports_the_yield_over_the_scenarios_tried_and_why() {
         "{text}"
     );
 }
+
+/// A break-it finding (issue 27): a run where every scenario failed left an empty output, and
+/// `report`/`diff` refused it as "empty results file" (exit 2), saying nothing of the failures.
+#[test]
+fn a_run_whose_every_scenario_failed_reports_its_failures() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("x.jsonl");
+    std::fs::write(&out, "").expect("empty output");
+    let errors = [
+        failure_line(
+            "f1",
+            Some("generator"),
+            "generator: connection failed after 5 attempts: refused",
+        ),
+        failure_line(
+            "f2",
+            Some("generator"),
+            "generator: connection failed after 5 attempts: refused",
+        ),
+    ]
+    .concat();
+    std::fs::write(dir.path().join("x.jsonl.errors.jsonl"), errors).expect("errors");
+    let o = report(&[out.to_str().expect("utf-8")]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        text.contains("yield 0/2 (0%) of the scenarios tried: 0 written, 2 failed"),
+        "{text}"
+    );
+    assert!(text.contains("connection failed"), "{text}");
+    // Without failures beside it, an empty file is still an empty results file.
+    let lone = dir.path().join("lone.jsonl");
+    std::fs::write(&lone, "").expect("empty");
+    assert_eq!(
+        report(&[lone.to_str().expect("utf-8")]).status.code(),
+        Some(2)
+    );
+}

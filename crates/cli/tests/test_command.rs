@@ -957,7 +957,10 @@ fn sigint_at_any_moment_leaves_partial_well_formed_files_and_exit_3() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         let code = out.status.code();
         // Either the run had finished (0) or it was interrupted (3): never killed by the signal.
-        assert!(matches!(code, Some(0 | 3)), "trial {trial}: {code:?} {stderr}");
+        assert!(
+            matches!(code, Some(0 | 3)),
+            "trial {trial}: {code:?} {stderr}"
+        );
         let json_text = std::fs::read_to_string(&json)
             .unwrap_or_else(|e| panic!("trial {trial}: no JSON ({e}): {stderr}"));
         let value: serde_json::Value = serde_json::from_str(&json_text).expect("well-formed JSON");
@@ -967,15 +970,54 @@ fn sigint_at_any_moment_leaves_partial_well_formed_files_and_exit_3() {
             partial += 1;
             assert!(stderr.contains("interrupted:"), "{stderr}");
             let i = &value["interrupted"];
-            assert!(i["runs_done"].as_u64() < i["runs_planned"].as_u64(), "{value}");
+            assert!(
+                i["runs_done"].as_u64() < i["runs_planned"].as_u64(),
+                "{value}"
+            );
             assert!(xml.contains("<property name=\"partial\""), "{xml}");
             let ran = value["scenarios"].as_array().expect("scenarios").len();
             let not_run = i["not_run"].as_array().expect("not_run").len();
             assert_eq!(ran + not_run, 6, "{value}");
-            assert_eq!(stats.testcases, 6, "every scenario is a testcase, run or skipped");
+            assert_eq!(
+                stats.testcases, 6,
+                "every scenario is a testcase, run or skipped"
+            );
         } else {
             assert!(value.get("interrupted").is_none(), "{value}");
         }
     }
     assert!(partial >= 5, "most trials interrupt the run: {partial}/10");
+}
+
+/// Break-it findings (issue 29): `--json X --junit X` let one file overwrite the other; an
+/// empty `--filter` (an unset shell variable) selected everything; `--only-failed` took another
+/// suite's result. Each is refused, exit 2.
+#[test]
+fn ambiguous_selections_and_outputs_are_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let suite = suite();
+    let path = suite.to_str().expect("utf-8");
+    let same = dir.path().join("same.out");
+    let s = same.to_str().expect("utf-8");
+    let out = run(&[path, "--json", s, "--junit", s]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("the same file"));
+    for empty in ["", ",,", "send-basic,"] {
+        let out = run(&[path, "--filter", empty, "--dry-run"]);
+        assert_eq!(out.status.code(), Some(2), "--filter {empty:?}");
+    }
+    let other = dir.path().join("other.json");
+    std::fs::write(
+        &other,
+        r#"{"suite": "another-suite", "repeat": 1, "scenarios": []}"#,
+    )
+    .expect("write");
+    let out = run(&[
+        path,
+        "--only-failed",
+        other.to_str().expect("utf-8"),
+        "--dry-run",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("another-suite"));
 }

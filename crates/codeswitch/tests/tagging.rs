@@ -523,12 +523,7 @@ fn mixed_script_tokens_are_split_into_their_languages() {
         "Korean",
         "English",
         "그 presentation은 좋았어",
-        &[
-            ("그", KO),
-            ("presentation", EN),
-            ("은", KO),
-            ("좋았어", KO),
-        ],
+        &[("그", KO), ("presentation", EN), ("은", KO), ("좋았어", KO)],
     );
     assert_tagged(
         "Arabic",

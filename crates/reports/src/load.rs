@@ -179,6 +179,11 @@ pub fn load(path: &Path) -> Result<Results, LoadError> {
     }
     let mut first: RecordReader<_, Probe> = RecordReader::new(BufReader::new(file));
     let results = match first.next() {
+        // An empty output whose run failed every scenario is a run with no records: its
+        // errors file has the failures, which every report counts.
+        None if has_failures(path) => Results::Pipeline(PipelineRun {
+            path: path.to_owned(),
+        }),
         None => {
             return Err(LoadError::Empty {
                 path: path.to_owned(),
@@ -193,6 +198,11 @@ pub fn load(path: &Path) -> Result<Results, LoadError> {
     };
     tracing::debug!(path = %path.display(), kind = results.kind().name(), "results opened");
     Ok(results)
+}
+
+/// Whether a non-empty errors file lies beside `out`.
+fn has_failures(out: &Path) -> bool {
+    std::fs::metadata(runlog::record::errors_path(out)).is_ok_and(|m| m.is_file() && m.len() > 0)
 }
 
 /// A suite document, read whole (suite results are small: one entry per scenario of a suite).

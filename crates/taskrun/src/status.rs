@@ -284,7 +284,14 @@ impl RunStatus {
     fn resubmit_hint(&self, spec: &str, dir: &std::path::Path) -> String {
         let sbatch = self.launch_dir.join("slurm.sbatch");
         let job = self.launch_dir.join("job.yaml");
-        if sbatch.is_file() {
+        let written = |p: &std::path::Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+        // Both written: the one `launch` wrote last is the one in use.
+        let use_sbatch = match (written(&sbatch), written(&job)) {
+            (Some(s), Some(j)) => s >= j,
+            (Some(_), None) => true,
+            _ => false,
+        };
+        if use_sbatch {
             format!("sbatch --array={spec} {}", sbatch.display())
         } else if job.is_file() {
             format!(

@@ -89,12 +89,19 @@ pub(crate) fn execute(args: Args) -> CommandResult {
         let per_process_limit = config.selection.limit.take();
         // A selected scenario that failed (in an input's errors file) is accounted for: it is
         // neither missing nor merged, and its failure goes beside the merged file.
+        let mut failed_selected = 0usize;
         let selected = config
             .space
             .select(&config.selection)
             .map(|s| s.id)
-            .filter(|id| !failures.contains_key(id));
+            .filter(|id| {
+                let failed = failures.contains_key(id);
+                failed_selected += usize::from(failed);
+                !failed
+            });
         let mut coverage = inputs.coverage(selected, SHOWN_IDS);
+        // Counted as selected (the denominators of the messages), not as missing.
+        coverage.expected += failed_selected;
         if per_process_limit.is_some() && coverage.foreign.is_empty() {
             errln!(
                 "note: the config's `limit` applies to each shard's process, so completeness is \

@@ -113,8 +113,19 @@ pub(crate) fn execute(args: Args) -> CommandResult {
              suite's passing score is --pass-score SCORE (0–100)",
         ));
     }
+    if let (Some(json), Some(junit)) = (&args.json, &args.junit)
+        && (json == junit
+            || std::fs::canonicalize(json)
+                .ok()
+                .is_some_and(|j| std::fs::canonicalize(junit).ok().is_some_and(|u| u == j)))
+    {
+        return Err(CliError::invalid(format!(
+            "--json and --junit name the same file ({}): one would overwrite the other",
+            json.display()
+        )));
+    }
     let suite = load_suite(&args.suite)?;
-    let selection = selection(&args)?;
+    let selection = selection(&args, &suite)?;
     if args.dry_run {
         return dry_run(&args, &suite, &selection);
     }
@@ -132,7 +143,13 @@ pub(crate) fn execute(args: Args) -> CommandResult {
 }
 
 /// The scenarios `--filter` and `--only-failed` select.
-fn selection(args: &Args) -> Result<Selection, CliError> {
+fn selection(args: &Args, suite: &Suite) -> Result<Selection, CliError> {
+    // An empty pattern (an unset shell variable) would select everything: refuse it.
+    if args.filter.iter().any(|p| p.trim().is_empty()) {
+        return Err(CliError::invalid(
+            "--filter has an empty pattern (an unset variable, or `a,,b`): give a text or a glob",
+        ));
+    }
     let only = match &args.only_failed {
         None => None,
         Some(path) => {
@@ -146,6 +163,15 @@ fn selection(args: &Args) -> Result<Selection, CliError> {
                     )));
                 }
             };
+            if previous.suite != suite.name {
+                return Err(CliError::invalid(format!(
+                    "{}: a result of suite {:?}, not of {:?}: its failed ids may name other \
+                     scenarios",
+                    path.display(),
+                    previous.suite,
+                    suite.name
+                )));
+            }
             Some(
                 previous
                     .scenarios
