@@ -579,9 +579,10 @@ fn scan(
 
 /// The split of each scenario key. Scenario keys joined by a duplicate (exact or near, kept or
 /// dropped) form one group (union-find), so no duplicate cluster straddles splits. Groups are
-/// ordered by language pair, then by a seeded hash, and each goes to the split furthest below
-/// its share of the rows exported so far (largest deficit first): the splits are stratified by
-/// pair and hold their share of the rows within one group's size. A split that receives no row
+/// ordered by language pair, then by a seeded hash; a pair's first group goes to the split with
+/// the largest share (so every pair is in train), each other group to the split furthest below
+/// its share of the rows exported so far: the splits are stratified by pair and hold their
+/// share of the rows to within about one group per pair. A split that receives no row
 /// is not written (see [`write_splits`]).
 fn assign_splits(scanned: &[Scanned], options: &ExportOptions) -> HashMap<u64, u8> {
     let mut groups = Groups::default();
@@ -608,12 +609,23 @@ fn assign_splits(scanned: &[Scanned], options: &ExportOptions) -> HashMap<u64, u
     let mut rows = vec![0_u64; shares.len()];
     let mut total = 0_u64;
     let mut split_of_root = HashMap::new();
-    for (_, _, root, w) in ordered {
+    // The split with the largest share (the first such): every pair's first group goes there,
+    // so every pair is in train when train has the largest share.
+    let largest = (0..shares.len())
+        .max_by(|&a, &b| shares[a].total_cmp(&shares[b]).then(b.cmp(&a)))
+        .unwrap_or(0);
+    let mut last_pair = None;
+    for (pair, _, root, w) in ordered {
         total += w;
         let deficit = |i: usize| shares[i] * total as f64 - rows[i] as f64;
-        let split = (0..shares.len())
-            .max_by(|&a, &b| deficit(a).total_cmp(&deficit(b)).then(b.cmp(&a)))
-            .unwrap_or(0);
+        let split = if last_pair == Some(pair) {
+            (0..shares.len())
+                .max_by(|&a, &b| deficit(a).total_cmp(&deficit(b)).then(b.cmp(&a)))
+                .unwrap_or(0)
+        } else {
+            largest
+        };
+        last_pair = Some(pair);
         rows[split] += w;
         split_of_root.insert(root, u8::try_from(split).unwrap_or(0));
     }

@@ -77,6 +77,7 @@ fn check(run: &Path, clusters: &[Vec<String>], out: &Path, options: &ExportOptio
     let mut split_of: BTreeMap<String, String> = BTreeMap::new();
     let mut topic_split: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let mut files = BTreeSet::new();
+    let mut pair_of: BTreeMap<String, String> = BTreeMap::new();
     for entry in std::fs::read_dir(out.join("data")).expect("data") {
         let path = entry.expect("entry").path();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
@@ -97,6 +98,10 @@ fn check(run: &Path, clusters: &[Vec<String>], out: &Path, options: &ExportOptio
             let params: Value = serde_json::from_str(row["params"].as_str().unwrap()).unwrap();
             let topic = params["topic"].as_str().unwrap().to_owned();
             topic_split.entry(topic).or_default().insert(split.clone());
+            pair_of.insert(
+                id.clone(),
+                row["first_language"].to_string() + &row["second_language"].to_string(),
+            );
             split_of.insert(id, split.clone());
         }
     }
@@ -118,6 +123,17 @@ fn check(run: &Path, clusters: &[Vec<String>], out: &Path, options: &ExportOptio
             !card.contains(&format!("- split: {name}\n")),
             "{name} folded"
         );
+    }
+    let pairs_in = |split: &str| -> BTreeSet<String> {
+        split_of
+            .iter()
+            .filter(|(_, s)| *s == split)
+            .map(|(id, _)| pair_of[id].clone())
+            .collect()
+    };
+    if options.splits.shares()[0] >= 0.5 {
+        let all: BTreeSet<String> = pair_of.values().cloned().collect();
+        assert_eq!(pairs_in("train"), all, "every pair in train ({run:?})");
     }
     for (topic, splits) in &topic_split {
         assert_eq!(splits.len(), 1, "scenario {topic} in {splits:?}");
