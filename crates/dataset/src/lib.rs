@@ -10,9 +10,11 @@
 //!    `sample`, so every sample of one scenario lands in the same split.
 //! 2. **Write**: each record to its split's file.
 //!
-//! **Splits** are stratified by language pair and disjoint by scenario: within each pair the
-//! scenario keys are ordered by a seeded hash and cut at the requested shares (largest
-//! remainder), so each split holds its share of every pair (±1 scenario).
+//! **Splits** are disjoint by duplicate cluster and by scenario: scenario keys joined by an
+//! exact or near duplicate form one group, groups are ordered by language pair and a seeded
+//! hash, and each goes to the split furthest below its share of the rows (stratified by pair,
+//! each split within one group of its share). A split that would be empty is not written and
+//! the card says so.
 //!
 //! The folder is written under a temporary name beside `out` and renamed into place at the end,
 //! so a killed export leaves no half dataset under `out`.
@@ -239,6 +241,8 @@ pub struct ExportSummary {
     pub read: u64,
     /// Rows written per split, in split order.
     pub splits: Vec<(String, u64)>,
+    /// Requested splits that received no row and were not written (too few scenario groups).
+    pub folded: Vec<String>,
     /// Rows written per language pair ("Hindi–English").
     pub pairs: BTreeMap<String, u64>,
     /// Exact duplicates found (among exported records).
@@ -305,8 +309,8 @@ pub fn export(
         return Err(ExportError::NoParquet);
     }
     let out = &check_out(input, out, options.force)?;
-    let (scanned, pair_names, read) = scan(input, options)?;
-    let split_of = assign_splits(&scanned, pair_names.len(), options);
+    let (scanned, _pairs, read) = scan(input, options)?;
+    let split_of = assign_splits(&scanned, options);
     let tmp = temp_dir_for(out);
     let write_err = |path: &Path| {
         let path = path.to_path_buf();
@@ -573,40 +577,95 @@ fn scan(
     Ok((scanned, pairs, read))
 }
 
-/// The split of each scenario key: within each pair, keys in seeded-hash order, cut at the
-/// shares by largest remainder.
-fn assign_splits(scanned: &[Scanned], pairs: usize, options: &ExportOptions) -> HashMap<u64, u8> {
-    let mut keys_by_pair: Vec<BTreeSet<(u64, u64)>> = vec![BTreeSet::new(); pairs];
+/// The split of each scenario key. Scenario keys joined by a duplicate (exact or near, kept or
+/// dropped) form one group (union-find), so no duplicate cluster straddles splits. Groups are
+/// ordered by language pair, then by a seeded hash; a pair's first group goes to the split with
+/// the largest share (so every pair is in train), each other group to the split furthest below
+/// its share of the rows exported so far: the splits are stratified by pair and hold their
+/// share of the rows to within about one group per pair. A split that receives no row
+/// is not written (see [`write_splits`]).
+fn assign_splits(scanned: &[Scanned], options: &ExportOptions) -> HashMap<u64, u8> {
+    let mut groups = Groups::default();
     for s in scanned {
-        let order = dedup::fnv(&[s.key.to_le_bytes(), options.seed.to_le_bytes()].concat());
-        keys_by_pair[s.pair as usize].insert((order, s.key));
+        groups.find(s.key);
+        if let Some(original) = s.duplicate.and_then(|d| scanned.get(d.original() as usize)) {
+            groups.union(s.key, original.key);
+        }
     }
+    // Per group: its pair (that of its first record), seeded order and exported rows.
+    let mut weight: HashMap<u64, (u32, u64, u64)> = HashMap::new();
+    for s in scanned {
+        let root = groups.find(s.key);
+        let order = dedup::fnv(&[root.to_le_bytes(), options.seed.to_le_bytes()].concat());
+        let entry = weight.entry(root).or_insert((s.pair, order, 0));
+        entry.2 += u64::from(exported(s, options));
+    }
+    let mut ordered: Vec<(u32, u64, u64, u64)> = weight
+        .into_iter()
+        .map(|(root, (pair, order, rows))| (pair, order, root, rows))
+        .collect();
+    ordered.sort_unstable();
     let shares = options.splits.shares();
-    let mut split_of = HashMap::new();
-    for keys in keys_by_pair {
-        let n = keys.len();
-        let exact: Vec<f64> = shares.iter().map(|s| s * n as f64).collect();
-        let mut counts: Vec<usize> = exact.iter().map(|x| x.floor() as usize).collect();
-        let mut left = n - counts.iter().sum::<usize>();
-        let mut by_remainder: Vec<usize> = (0..shares.len()).collect();
-        by_remainder.sort_by(|&a, &b| {
-            (exact[b] - exact[b].floor()).total_cmp(&(exact[a] - exact[a].floor()))
-        });
-        for &i in by_remainder.iter().cycle() {
-            if left == 0 {
-                break;
-            }
-            counts[i] += 1;
-            left -= 1;
+    let mut rows = vec![0_u64; shares.len()];
+    let mut total = 0_u64;
+    let mut split_of_root = HashMap::new();
+    // The split with the largest share (the first such): every pair's first group goes there,
+    // so every pair is in train when train has the largest share.
+    let largest = (0..shares.len())
+        .max_by(|&a, &b| shares[a].total_cmp(&shares[b]).then(b.cmp(&a)))
+        .unwrap_or(0);
+    let mut last_pair = None;
+    for (pair, _, root, w) in ordered {
+        total += w;
+        let deficit = |i: usize| shares[i] * total as f64 - rows[i] as f64;
+        let split = if last_pair == Some(pair) {
+            (0..shares.len())
+                .max_by(|&a, &b| deficit(a).total_cmp(&deficit(b)).then(b.cmp(&a)))
+                .unwrap_or(0)
+        } else {
+            largest
+        };
+        last_pair = Some(pair);
+        rows[split] += w;
+        split_of_root.insert(root, u8::try_from(split).unwrap_or(0));
+    }
+    scanned
+        .iter()
+        .map(|s| (s.key, split_of_root[&groups.find(s.key)]))
+        .collect()
+}
+
+/// Whether a scanned record becomes a row (duplicates are left out under `--dedup drop`).
+fn exported(s: &Scanned, options: &ExportOptions) -> bool {
+    s.duplicate.is_none() || options.dedup != DedupPolicy::Drop
+}
+
+/// Union-find over scenario keys.
+#[derive(Default)]
+struct Groups(HashMap<u64, u64>);
+
+impl Groups {
+    fn find(&mut self, key: u64) -> u64 {
+        let mut root = *self.0.entry(key).or_insert(key);
+        while self.0[&root] != root {
+            root = self.0[&root];
         }
-        let mut iter = keys.into_iter();
-        for (split, count) in counts.into_iter().enumerate() {
-            for (_, key) in iter.by_ref().take(count) {
-                split_of.insert(key, u8::try_from(split).unwrap_or(0));
-            }
+        let mut at = key;
+        while at != root {
+            let up = self.0[&at];
+            self.0.insert(at, root);
+            at = up;
+        }
+        root
+    }
+
+    fn union(&mut self, a: u64, b: u64) {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra != rb {
+            // The smaller key becomes the root, so the grouping does not depend on file order.
+            self.0.insert(ra.max(rb), ra.min(rb));
         }
     }
-    split_of
 }
 
 /// A split's file being written.
@@ -771,7 +830,34 @@ fn write_splits(
     split_of: &HashMap<u64, u8>,
     read: u64,
 ) -> Result<ExportSummary, ExportError> {
-    let names = &SPLIT_NAMES[..options.splits.shares().len()];
+    // Only the splits that receive a row are written; an empty one is folded away (named on
+    // the card), so `datasets.load_dataset` never meets a split with no data.
+    let mut used = vec![false; options.splits.shares().len()];
+    for s in scanned.iter().filter(|s| exported(s, options)) {
+        used[usize::from(split_of.get(&s.key).copied().unwrap_or(0))] = true;
+    }
+    let all = &SPLIT_NAMES[..used.len()];
+    let names: Vec<&str> = all
+        .iter()
+        .zip(&used)
+        .filter(|(_, u)| **u)
+        .map(|(n, _)| *n)
+        .collect();
+    let folded: Vec<String> = all
+        .iter()
+        .zip(&used)
+        .filter(|(_, u)| !**u)
+        .map(|(n, _)| (*n).to_owned())
+        .collect();
+    // Split index → index among the written files.
+    let slot: Vec<usize> = used
+        .iter()
+        .scan(0, |next, u| {
+            let at = *next;
+            *next += usize::from(*u);
+            Some(at)
+        })
+        .collect();
     let paths: Vec<PathBuf> = names
         .iter()
         .map(|n| {
@@ -816,7 +902,7 @@ fn write_splits(
             .filter(|_| options.dedup == DedupPolicy::Mark)
             .and_then(|d| scanned.get(d.original() as usize))
             .map(|o| &*o.id);
-        let split = usize::from(split_of.get(&meta.key).copied().unwrap_or(0));
+        let split = slot[usize::from(split_of.get(&meta.key).copied().unwrap_or(0))];
         let score = |j: &str| record.scores.get(j).copied();
         let row = Row {
             id: &record.id,
@@ -858,6 +944,7 @@ fn write_splits(
         })?;
     }
     let mut summary = figures.finish();
+    summary.folded = folded;
     summary.splits = names
         .iter()
         .zip(counts)
