@@ -250,13 +250,10 @@ fn failed_scenarios_show_in_the_diff_as_a_yield_over_the_scenarios_tried() {
     std::fs::copy(runs("pipeline-before.jsonl"), &before).expect("copy");
     std::fs::copy(runs("pipeline-after.jsonl"), &after).expect("copy");
     let line = |id: &str| {
-        format!(
-            "{}\n",
-            serde_json::json!({"id": id, "index": 0, "params": {}, "agent": "generator",
-                "reason": "generator: rate limited after 5 attempts", "fatal": false,
-                "totals": {"usage": {"prompt_tokens": 1, "completion_tokens": 0, "estimated": false},
-                           "cost_usd": 0.0, "calls": 1, "cache_hits": 0, "retries": 4,
-                           "repairs": 0, "coercions": [], "models": {}}})
+        fixtures::runs::failure_line(
+            id,
+            Some("generator"),
+            "generator: rate limited after 5 attempts",
         )
     };
     // Two failed now; a third has a record in the after run (done by a resume).

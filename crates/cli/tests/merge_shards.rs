@@ -268,13 +268,10 @@ async fn a_glob_with_errors_files_merges_and_keeps_the_failures() {
     std::fs::write(&a, [record("a1"), record("a2")].concat()).expect("shard");
     std::fs::write(&b, record("b1")).expect("shard");
     let failure = |id: &str| {
-        format!(
-            "{}\n",
-            serde_json::json!({"id": id, "index": 0, "params": {}, "agent": "fluency",
-                "reason": "fluency: server error 500 after 5 attempts: boom", "fatal": false,
-                "totals": {"usage": {"prompt_tokens": 1, "completion_tokens": 0, "estimated": false},
-                           "cost_usd": 0.0, "calls": 1, "cache_hits": 0, "retries": 4,
-                           "repairs": 0, "coercions": [], "models": {}}})
+        fixtures::runs::failure_line(
+            id,
+            Some("fluency"),
+            "fluency: server error 500 after 5 attempts: boom",
         )
     };
     let a_errors = dir.path().join("shard1.jsonl.errors.jsonl");
@@ -354,16 +351,12 @@ async fn the_readme_recipe_merges_shards_with_a_failure_against_the_config() {
     let (kept, last) = text1.trim_end().rsplit_once('\n').expect("several records");
     std::fs::write(&shard1, format!("{kept}\n")).expect("rewrite");
     let record: Value = serde_json::from_str(last).expect("record");
-    let failure = serde_json::json!({"id": record["id"], "index": record["index"], "params": {},
-        "agent": "generator", "reason": "generator: rate limited after 5 attempts", "fatal": false,
-        "totals": {"usage": {"prompt_tokens": 1, "completion_tokens": 0, "estimated": false},
-                   "cost_usd": 0.0, "calls": 1, "cache_hits": 0, "retries": 4, "repairs": 0,
-                   "coercions": [], "models": {}}});
-    std::fs::write(
-        dir.path().join("shard1.jsonl.errors.jsonl"),
-        format!("{failure}\n"),
-    )
-    .expect("errors");
+    let failure = fixtures::runs::failure_line(
+        record["id"].as_str().expect("id"),
+        Some("generator"),
+        "generator: rate limited after 5 attempts",
+    );
+    std::fs::write(dir.path().join("shard1.jsonl.errors.jsonl"), failure).expect("errors");
     // `out/shard*.jsonl`, as the shell expands it.
     let mut glob: Vec<PathBuf> = std::fs::read_dir(dir.path())
         .expect("dir")

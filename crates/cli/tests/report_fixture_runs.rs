@@ -5,6 +5,8 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
+use fixtures::runs::failure_line;
+
 fn runs(name: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../fixtures/runs")
@@ -229,20 +231,6 @@ fn low_confidence_verdicts_are_listed_for_passed_and_failed_scenarios() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("Low-confidence verdicts"), "{stdout}");
     assert!(stdout.contains("unsure-pass"), "{stdout}");
-}
-
-/// A failure line of an errors file, as the pipeline writes it.
-fn failure_line(id: &str, agent: Option<&str>, reason: &str) -> String {
-    let mut line = serde_json::json!({
-        "id": id, "index": 0, "params": {}, "reason": reason, "fatal": false,
-        "totals": {"usage": {"prompt_tokens": 10, "completion_tokens": 0, "estimated": false}, "cost_usd": 0.0,
-                   "calls": 1, "cache_hits": 0, "retries": 4, "repairs": 0, "coercions": [],
-                   "models": {}},
-    });
-    if let Some(agent) = agent {
-        line["agent"] = agent.into();
-    }
-    format!("{line}\n")
 }
 
 /// Issue 27: a run with "20 written, 4 failed" reported "19/20 accepted"; the yield over the

@@ -11,6 +11,44 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// Distinguishes the temp files of one process.
 static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
+/// Where a write of `path` goes: written in place (a device, a pipe: renaming over it would
+/// replace it with a plain file), or through a temp file in this directory (created). A
+/// directory is an error.
+enum Target {
+    InPlace,
+    Dir(PathBuf),
+}
+
+fn target(path: &Path) -> std::io::Result<Target> {
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => Err(std::io::Error::new(
+            std::io::ErrorKind::IsADirectory,
+            format!("{} is a directory", path.display()),
+        )),
+        Ok(meta) if !meta.is_file() => Ok(Target::InPlace),
+        _ => {
+            let dir = path
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            std::fs::create_dir_all(dir)?;
+            Ok(Target::Dir(dir.to_owned()))
+        }
+    }
+}
+
+/// A unique temp-file name for `path` in `dir`, with `kind` (`tmp`, `probe`).
+fn sibling(dir: &Path, path: &Path, kind: &str) -> PathBuf {
+    let name = path
+        .file_name()
+        .map_or_else(|| "file".into(), |n| n.to_string_lossy().into_owned());
+    dir.join(format!(
+        ".{name}.{}.{}.{kind}",
+        std::process::id(),
+        TMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+    ))
+}
+
 /// Checks now that [`write_atomic`] could write `path` later: not a directory, its directory
 /// creatable and writable (a probe file is created there and removed), an existing file or
 /// device writable. Run it before work whose result goes to `path`, so an unwritable path is
@@ -20,32 +58,15 @@ static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 /// Why `path` could not be written.
 pub fn check_writable(path: &Path) -> std::io::Result<()> {
     let path = &resolve_links(path)?;
-    match std::fs::metadata(path) {
-        Ok(meta) if meta.is_dir() => {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::IsADirectory,
-                format!("{} is a directory", path.display()),
-            ));
+    match target(path)? {
+        // A device or pipe is written in place: it must open for writing.
+        Target::InPlace => std::fs::OpenOptions::new().write(true).open(path).map(drop),
+        Target::Dir(dir) => {
+            let probe = sibling(&dir, path, "probe");
+            File::create(&probe)?;
+            std::fs::remove_file(&probe)
         }
-        Ok(meta) if !meta.is_file() => {
-            // A device or pipe is written in place: it must open for writing.
-            return std::fs::OpenOptions::new().write(true).open(path).map(drop);
-        }
-        _ => {}
     }
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let probe = dir.join(format!(
-        ".{}.probe-{}-{}",
-        path.file_name().unwrap_or_default().to_string_lossy(),
-        std::process::id(),
-        TMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    File::create(&probe)?;
-    std::fs::remove_file(&probe)
 }
 
 /// Replaces `path` with what `write` writes, atomically; creates the parent directory. No temp
@@ -62,14 +83,8 @@ pub fn write_atomic(
     write: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     let path = &resolve_links(path)?;
-    match std::fs::metadata(path) {
-        Ok(meta) if meta.is_dir() => {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::IsADirectory,
-                format!("{} is a directory", path.display()),
-            ));
-        }
-        Ok(meta) if !meta.is_file() => {
+    let dir = match target(path)? {
+        Target::InPlace => {
             let mut out = BufWriter::new(
                 std::fs::OpenOptions::new()
                     .write(true)
@@ -79,21 +94,9 @@ pub fn write_atomic(
             write(&mut out)?;
             return out.flush();
         }
-        _ => {}
-    }
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let name = path
-        .file_name()
-        .map_or_else(|| "file".into(), |n| n.to_string_lossy().into_owned());
-    let tmp = dir.join(format!(
-        ".{name}.{}.{}.tmp",
-        std::process::id(),
-        TMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
+        Target::Dir(dir) => dir,
+    };
+    let tmp = sibling(&dir, path, "tmp");
     let result = fill(&tmp, write).and_then(|()| std::fs::rename(&tmp, path));
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
