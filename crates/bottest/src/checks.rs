@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use futures::StreamExt;
-use llm_client::{ChatModel, ChatRequest, EmbeddingRequest, Message, OutputSchema};
+use llm_client::{ChatModel, ChatRequest, EmbeddingRequest, LlmError, Message, OutputSchema};
 use minijinja::{Environment, UndefinedBehavior};
 use serde_json::Value;
 
@@ -178,7 +178,7 @@ impl CheckRunner {
             }
             Err(e) => {
                 let reason = format!("the rubric judge could not answer: {e}");
-                spend.record_failure(&reason);
+                record_error(spend, &e, &reason);
                 CustomOutcome::Error(reason)
             }
         }
@@ -208,7 +208,7 @@ impl CheckRunner {
             Ok(resp) => resp,
             Err(e) => {
                 let reason = format!("no embeddings: {e}");
-                spend.record_failure(&reason);
+                record_error(spend, &e, &reason);
                 return CustomOutcome::Error(reason);
             }
         };
@@ -217,8 +217,31 @@ impl CheckRunner {
     }
 }
 
+/// Counts a model call that ended in an error: one the model answered, though invalidly
+/// ([`LlmError::InvalidOutput`]), was made and paid for, so it counts as a call with its cost
+/// (its check still fails as not evaluated); any other got no answer.
+fn record_error(spend: &mut CheckSpend, e: &LlmError, reason: &str) {
+    match e {
+        LlmError::InvalidOutput { cost_usd, .. } => spend.record(false, *cost_usd),
+        _ => spend.record_failure(reason),
+    }
+}
+
+/// A rubric judge's verdict, read strictly: both fields, nothing else, each once.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RubricAnswer {
+    reasoning: String,
+    pass: bool,
+}
+
 /// The verdict in a rubric judge's reply: `pass` must be a boolean the model sent (one the
 /// client coerced is not a verdict), and the reasoning is kept for every report.
+///
+/// The reply's final text is parsed again here, strictly, whatever the client accepted: a
+/// duplicate field (`"pass": false, "pass": true`), text after the object or a field of the
+/// wrong type is an ambiguous verdict, so the check could not be evaluated — never a pass.
+/// Only one Markdown code fence around the object is tolerated.
 fn rubric_verdict(resp: &llm_client::ChatResponse) -> CustomOutcome {
     if let Some(c) = resp.coercions.iter().find(|c| c.path == "/pass") {
         return CustomOutcome::Error(format!(
@@ -226,22 +249,44 @@ fn rubric_verdict(resp: &llm_client::ChatResponse) -> CustomOutcome {
             c.reason
         ));
     }
-    let json = resp.json.as_ref();
-    let pass = json.and_then(|j| j.get("pass")).and_then(Value::as_bool);
-    let reasoning = json
-        .and_then(|j| j.get("reasoning"))
-        .and_then(Value::as_str)
-        .map(str::trim)
-        .filter(|r| !r.is_empty());
-    match (pass, reasoning) {
-        (Some(passed), Some(reason)) => CustomOutcome::Verdict {
-            passed,
+    let text = unfence(&resp.content);
+    let answer = match serde_json::from_str::<RubricAnswer>(text) {
+        Ok(a) => a,
+        Err(e) => {
+            return CustomOutcome::Error(format!(
+                "the rubric judge's answer is not one verdict {{reasoning, pass}}: {e} \
+                 (answer: {})",
+                short(text)
+            ));
+        }
+    };
+    // The client's reading must agree with ours (it may have repaired the reply).
+    if resp.json.as_ref().and_then(|j| j.get("pass")).and_then(Value::as_bool) != Some(answer.pass)
+    {
+        return CustomOutcome::Error(
+            "the rubric judge's answer is ambiguous (the client read another verdict)".to_owned(),
+        );
+    }
+    match answer.reasoning.trim() {
+        "" => CustomOutcome::Error("the rubric judge gave no reasoning".to_owned()),
+        reason => CustomOutcome::Verdict {
+            passed: answer.pass,
             score: None,
             reason: format!("judge: {reason}"),
         },
-        _ => CustomOutcome::Error(
-            "the rubric judge's answer is not a verdict {reasoning, pass}".to_owned(),
-        ),
+    }
+}
+
+/// The text inside one Markdown code fence (```` ```json … ``` ````), else the trimmed text.
+fn unfence(text: &str) -> &str {
+    let t = text.trim();
+    let Some(rest) = t.strip_prefix("```").and_then(|r| r.strip_suffix("```")) else {
+        return t;
+    };
+    // The fence's first line may name a language.
+    match rest.split_once('\n') {
+        Some((lang, body)) if !lang.contains('{') => body.trim(),
+        _ => rest.trim(),
     }
 }
 
@@ -331,6 +376,7 @@ mod tests {
     #[test]
     fn a_rubric_answer_needs_pass_and_reasoning() {
         let resp = |json: Value| llm_client::ChatResponse {
+            content: json.to_string(),
             json: Some(json),
             ..llm_client::ChatResponse::default()
         };
@@ -346,5 +392,45 @@ mod tests {
             rubric_verdict(&resp(serde_json::json!({"pass": false}))),
             CustomOutcome::Error(_)
         ));
+    }
+
+    /// A reply as the client hands it over: the raw text, and the client's lenient reading of
+    /// it (serde_json's `Value` keeps the last of duplicate keys).
+    fn raw_reply(content: &str, json: Value) -> llm_client::ChatResponse {
+        llm_client::ChatResponse {
+            content: content.to_owned(),
+            json: Some(json),
+            ..llm_client::ChatResponse::default()
+        }
+    }
+
+    #[test]
+    fn an_ambiguous_rubric_verdict_is_no_pass() {
+        let yes = serde_json::json!({"reasoning": "ok", "pass": true});
+        for bad in [
+            r#"{"reasoning": "ok", "pass": false, "pass": true}"#,
+            r#"{"reasoning": "ok", "pass": true} trailing"#,
+            r#"{"reasoning": "ok", "pass": true}{"pass": false}"#,
+            r#"{"reasoning": "ok", "pass": true, "extra": 1}"#,
+            r#"{"reasoning": "ok", "pass": 1}"#,
+        ] {
+            match rubric_verdict(&raw_reply(bad, yes.clone())) {
+                CustomOutcome::Error(e) => assert!(e.contains("not one verdict"), "{e}"),
+                v @ CustomOutcome::Verdict { .. } => panic!("{v:?} from {bad}"),
+            }
+        }
+        // The same verdict, clean or in one code fence, is read.
+        for good in [
+            r#"{"reasoning": "ok", "pass": true}"#,
+            "```json\n{\"reasoning\": \"ok\", \"pass\": true}\n```",
+        ] {
+            assert!(
+                matches!(
+                    rubric_verdict(&raw_reply(good, yes.clone())),
+                    CustomOutcome::Verdict { passed: true, .. }
+                ),
+                "{good}"
+            );
+        }
     }
 }
