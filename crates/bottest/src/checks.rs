@@ -8,13 +8,15 @@
 
 pub mod command;
 
+use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
 use llm_client::{ChatModel, ChatRequest, EmbeddingRequest, LlmError, Message, OutputSchema};
 use minijinja::{Environment, UndefinedBehavior};
 use serde_json::Value;
+use tokio::sync::OnceCell;
 
 use scoring::CheckSpend;
 use scoring::expect::{
@@ -44,6 +46,47 @@ pub struct CheckRunner {
     pub embedding_model: String,
     /// Where `command` checks run (the suite file's folder).
     pub dir: PathBuf,
+    /// Model calls in flight, shared by every clone: identical requests wait for one answer.
+    pub in_flight: InFlight,
+}
+
+/// Identical model requests in flight (`--repeat`, the same reply in several scenarios) are
+/// made once: the first caller asks, the others wait for its answer and reuse it (counted as
+/// cached). An entry lives while its call does; a failed call leaves its cell empty, so the
+/// next waiter asks again (each failure is its own).
+#[derive(Clone, Default)]
+pub struct InFlight {
+    chats: Calls<llm_client::ChatResponse>,
+    embeddings: Calls<llm_client::EmbeddingResponse>,
+}
+
+type Calls<T> = Arc<Mutex<HashMap<String, Arc<OnceCell<T>>>>>;
+
+/// Answers `key` once among concurrent callers: the answer, and whether this caller asked.
+async fn once<T: Clone, F>(calls: &Calls<T>, key: String, ask: F) -> (Result<T, LlmError>, bool)
+where
+    F: std::future::Future<Output = Result<T, LlmError>>,
+{
+    let cell = {
+        let mut map = calls.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        Arc::clone(map.entry(key.clone()).or_default())
+    };
+    let mut asked = false;
+    let answer = cell
+        .get_or_try_init(|| {
+            asked = true;
+            ask
+        })
+        .await
+        .cloned();
+    if asked {
+        // Done: later identical requests go to the client (and its response cache).
+        let mut map = calls.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if map.get(&key).is_some_and(|c| Arc::ptr_eq(c, &cell)) {
+            map.remove(&key);
+        }
+    }
+    (answer, asked)
 }
 
 impl std::fmt::Debug for CheckRunner {
@@ -66,6 +109,7 @@ impl CheckRunner {
             model_name: String::new(),
             embedding_model: DEFAULT_EMBEDDING_MODEL.to_owned(),
             dir,
+            in_flight: InFlight::default(),
         }
     }
 
@@ -171,9 +215,16 @@ impl CheckRunner {
             strict: true,
         });
         req.temperature = Some(0.0);
-        match model.chat(req).await {
-            Ok(resp) => {
+        let key = format!("{}\u{1f}{}", self.model_name, prompt_text(&req));
+        let (answer, asked) = once(&self.in_flight.chats, key, model.chat(req)).await;
+        match answer {
+            Ok(resp) if asked => {
                 spend.record(resp.cached, resp.cost_usd);
+                rubric_verdict(&resp)
+            }
+            // Another run's call answered it: nothing more was asked or paid.
+            Ok(resp) => {
+                spend.record(true, None);
                 rubric_verdict(&resp)
             }
             Err(e) => {
@@ -204,8 +255,16 @@ impl CheckRunner {
             model: self.embedding_model.clone(),
             input,
         };
-        let resp = match model.embed(req).await {
-            Ok(resp) => resp,
+        let key = format!("{}\u{1f}{}", req.model, req.input.join("\u{1e}"));
+        let (answer, asked) = once(&self.in_flight.embeddings, key, model.embed(req)).await;
+        let resp = match answer {
+            Ok(mut resp) => {
+                if !asked {
+                    resp.cached = true;
+                    resp.cost_usd = None;
+                }
+                resp
+            }
             Err(e) => {
                 let reason = format!("no embeddings: {e}");
                 record_error(spend, &e, &reason);
@@ -215,6 +274,15 @@ impl CheckRunner {
         spend.record(resp.cached, resp.cost_usd);
         similarity_verdict(check, &resp.embeddings)
     }
+}
+
+/// The request's prompt, as a key part.
+fn prompt_text(req: &ChatRequest) -> String {
+    req.messages
+        .iter()
+        .map(|m| serde_json::to_string(m).unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join("\u{1e}")
 }
 
 /// Counts a model call that ended in an error: one the model answered, though invalidly

@@ -100,6 +100,7 @@ fn runner(server: &FakeServer, dir: &Path, cache: &Path) -> CheckRunner {
         model_name: "fake-model".to_owned(),
         embedding_model: "fake-embed".to_owned(),
         dir: dir.to_path_buf(),
+        in_flight: Default::default(),
     }
 }
 
@@ -260,6 +261,7 @@ async fn a_judge_that_cannot_answer_is_an_error_not_a_pass() {
         model_name: "fake-model".to_owned(),
         embedding_model: "fake-embed".to_owned(),
         dir: dir.path().to_path_buf(),
+        in_flight: Default::default(),
     };
     let result = run(&suite, checks).await;
     let rubric = check(&result, "polite", CheckKind::LlmRubric);
@@ -453,4 +455,50 @@ async fn an_invalid_judge_answer_is_a_paid_call_and_a_failed_check() {
     assert_eq!(spend.failed, 0, "{spend:?}");
     // The model answered: not an unreachable model (exit 3), a failed check (exit 1).
     assert_eq!(result.check_model_unreachable(), None);
+}
+
+#[tokio::test]
+async fn identical_judge_requests_in_flight_are_asked_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cache = tempfile::tempdir().expect("tempdir");
+    let server = FakeServer::start(FakeConfig::default())
+        .await
+        .expect("fake server");
+    // Three scenarios with the same reply and checks, each run three times, four at once.
+    let entry = |id: &str| {
+        format!(
+            "  - id: {id}\n    category: custom\n    steps: [\"Send 50 USD to Alice\"]\n    expect: {{llmRubric: \"confirms the amount and the recipient\", similar: {{to: [\"Sending 50 USD to Alice\"], threshold: 0.5}}}}\n    script: {{turns: [{{text: \"Sending amount 50 to recipient Alice\"}}]}}\n"
+        )
+    };
+    let yaml = format!(
+        "bot: {{kind: scripted}}\nscenarios:\n{}{}{}",
+        entry("a"),
+        entry("b"),
+        entry("c")
+    );
+    let suite = parse_suite(&dir.path().join("suite.yaml"), &yaml).expect("loads");
+    let opts = RunOptions {
+        checks: Some(runner(&server, dir.path(), cache.path())),
+        repeat: 3,
+        concurrency: 4,
+        ..RunOptions::default()
+    };
+    let result = run_suite(&suite, &scripted_bot, &opts).await;
+    let stats = server.stats().by_route;
+    assert_eq!(stats.get(fixtures::ROUTE_CHAT), Some(&1), "{stats:?}");
+    assert_eq!(
+        stats.get(fixtures::judging::ROUTE_EMBEDDINGS),
+        Some(&1),
+        "{stats:?}"
+    );
+    let mut spend = scoring::CheckSpend::default();
+    for run in result.scenarios.iter().flat_map(|s| &s.runs) {
+        spend.add(&run.checks);
+        assert!(
+            run.report.card.checks().iter().all(|c| c.passed),
+            "{:?}",
+            run.report.card.checks()
+        );
+    }
+    assert_eq!((spend.calls, spend.cached), (18, 16), "{spend:?}");
 }
