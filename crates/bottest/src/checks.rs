@@ -68,7 +68,9 @@ where
     F: std::future::Future<Output = Result<T, LlmError>>,
 {
     let cell = {
-        let mut map = calls.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut map = calls
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         Arc::clone(map.entry(key.clone()).or_default())
     };
     let mut asked = false;
@@ -81,7 +83,9 @@ where
         .cloned();
     if asked {
         // Done: later identical requests go to the client (and its response cache).
-        let mut map = calls.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut map = calls
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if map.get(&key).is_some_and(|c| Arc::ptr_eq(c, &cell)) {
             map.remove(&key);
         }
@@ -329,7 +333,12 @@ fn rubric_verdict(resp: &llm_client::ChatResponse) -> CustomOutcome {
         }
     };
     // The client's reading must agree with ours (it may have repaired the reply).
-    if resp.json.as_ref().and_then(|j| j.get("pass")).and_then(Value::as_bool) != Some(answer.pass)
+    if resp
+        .json
+        .as_ref()
+        .and_then(|j| j.get("pass"))
+        .and_then(Value::as_bool)
+        != Some(answer.pass)
     {
         return CustomOutcome::Error(
             "the rubric judge's answer is ambiguous (the client read another verdict)".to_owned(),

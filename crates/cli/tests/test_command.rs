@@ -957,7 +957,10 @@ fn sigint_at_any_moment_leaves_partial_well_formed_files_and_exit_3() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         let code = out.status.code();
         // Either the run had finished (0) or it was interrupted (3): never killed by the signal.
-        assert!(matches!(code, Some(0 | 3)), "trial {trial}: {code:?} {stderr}");
+        assert!(
+            matches!(code, Some(0 | 3)),
+            "trial {trial}: {code:?} {stderr}"
+        );
         let json_text = std::fs::read_to_string(&json)
             .unwrap_or_else(|e| panic!("trial {trial}: no JSON ({e}): {stderr}"));
         let value: serde_json::Value = serde_json::from_str(&json_text).expect("well-formed JSON");
@@ -967,12 +970,18 @@ fn sigint_at_any_moment_leaves_partial_well_formed_files_and_exit_3() {
             partial += 1;
             assert!(stderr.contains("interrupted:"), "{stderr}");
             let i = &value["interrupted"];
-            assert!(i["runs_done"].as_u64() < i["runs_planned"].as_u64(), "{value}");
+            assert!(
+                i["runs_done"].as_u64() < i["runs_planned"].as_u64(),
+                "{value}"
+            );
             assert!(xml.contains("<property name=\"partial\""), "{xml}");
             let ran = value["scenarios"].as_array().expect("scenarios").len();
             let not_run = i["not_run"].as_array().expect("not_run").len();
             assert_eq!(ran + not_run, 6, "{value}");
-            assert_eq!(stats.testcases, 6, "every scenario is a testcase, run or skipped");
+            assert_eq!(
+                stats.testcases, 6,
+                "every scenario is a testcase, run or skipped"
+            );
         } else {
             assert!(value.get("interrupted").is_none(), "{value}");
         }

@@ -19,9 +19,8 @@ use scoring::expect::{
 };
 use scoring::transcript::{BotTurn, Transcript};
 use scoring::{
-    Interrupted,
-    Check, JudgeTally, RunResult, ScenarioReport, ScenarioResult, ScoreCard, ScorePolicy,
-    SuiteResult,
+    Check, Interrupted, JudgeTally, RunResult, ScenarioReport, ScenarioResult, ScoreCard,
+    ScorePolicy, SuiteResult,
 };
 
 use super::{Suite, SuiteScenario};
