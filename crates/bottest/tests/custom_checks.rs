@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use bottest::bot::scripted_bot;
-use bottest::checks::CheckRunner;
+use bottest::checks::{CheckRunner, InFlight};
 use bottest::suite::{RunOptions, Suite, parse_suite, run_suite};
 use fixtures::{FakeConfig, FakeServer};
 use llm_client::{ChatModel, Client, ClientConfig};
@@ -100,7 +100,7 @@ fn runner(server: &FakeServer, dir: &Path, cache: &Path) -> CheckRunner {
         model_name: "fake-model".to_owned(),
         embedding_model: "fake-embed".to_owned(),
         dir: dir.to_path_buf(),
-        in_flight: Default::default(),
+        in_flight: InFlight::default(),
     }
 }
 
@@ -261,7 +261,7 @@ async fn a_judge_that_cannot_answer_is_an_error_not_a_pass() {
         model_name: "fake-model".to_owned(),
         embedding_model: "fake-embed".to_owned(),
         dir: dir.path().to_path_buf(),
-        in_flight: Default::default(),
+        in_flight: InFlight::default(),
     };
     let result = run(&suite, checks).await;
     let rubric = check(&result, "polite", CheckKind::LlmRubric);
