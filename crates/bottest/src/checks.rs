@@ -8,13 +8,15 @@
 
 pub mod command;
 
+use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
-use llm_client::{ChatModel, ChatRequest, EmbeddingRequest, Message, OutputSchema};
+use llm_client::{ChatModel, ChatRequest, EmbeddingRequest, LlmError, Message, OutputSchema};
 use minijinja::{Environment, UndefinedBehavior};
 use serde_json::Value;
+use tokio::sync::OnceCell;
 
 use scoring::CheckSpend;
 use scoring::expect::{
@@ -44,6 +46,51 @@ pub struct CheckRunner {
     pub embedding_model: String,
     /// Where `command` checks run (the suite file's folder).
     pub dir: PathBuf,
+    /// Model calls in flight, shared by every clone: identical requests wait for one answer.
+    pub in_flight: InFlight,
+}
+
+/// Identical model requests in flight (`--repeat`, the same reply in several scenarios) are
+/// made once: the first caller asks, the others wait for its answer and reuse it (counted as
+/// cached). An entry lives while its call does; a failed call leaves its cell empty, so the
+/// next waiter asks again (each failure is its own).
+#[derive(Clone, Default)]
+pub struct InFlight {
+    chats: Calls<llm_client::ChatResponse>,
+    embeddings: Calls<llm_client::EmbeddingResponse>,
+}
+
+type Calls<T> = Arc<Mutex<HashMap<String, Arc<OnceCell<T>>>>>;
+
+/// Answers `key` once among concurrent callers: the answer, and whether this caller asked.
+async fn once<T: Clone, F>(calls: &Calls<T>, key: String, ask: F) -> (Result<T, LlmError>, bool)
+where
+    F: std::future::Future<Output = Result<T, LlmError>>,
+{
+    let cell = {
+        let mut map = calls
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        Arc::clone(map.entry(key.clone()).or_default())
+    };
+    let mut asked = false;
+    let answer = cell
+        .get_or_try_init(|| {
+            asked = true;
+            ask
+        })
+        .await
+        .cloned();
+    if asked {
+        // Done: later identical requests go to the client (and its response cache).
+        let mut map = calls
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if map.get(&key).is_some_and(|c| Arc::ptr_eq(c, &cell)) {
+            map.remove(&key);
+        }
+    }
+    (answer, asked)
 }
 
 impl std::fmt::Debug for CheckRunner {
@@ -66,6 +113,7 @@ impl CheckRunner {
             model_name: String::new(),
             embedding_model: DEFAULT_EMBEDDING_MODEL.to_owned(),
             dir,
+            in_flight: InFlight::default(),
         }
     }
 
@@ -171,14 +219,21 @@ impl CheckRunner {
             strict: true,
         });
         req.temperature = Some(0.0);
-        match model.chat(req).await {
-            Ok(resp) => {
+        let key = format!("{}\u{1f}{}", self.model_name, prompt_text(&req));
+        let (answer, asked) = once(&self.in_flight.chats, key, model.chat(req)).await;
+        match answer {
+            Ok(resp) if asked => {
                 spend.record(resp.cached, resp.cost_usd);
+                rubric_verdict(&resp)
+            }
+            // Another run's call answered it: nothing more was asked or paid.
+            Ok(resp) => {
+                spend.record(true, None);
                 rubric_verdict(&resp)
             }
             Err(e) => {
                 let reason = format!("the rubric judge could not answer: {e}");
-                spend.record_failure(&reason);
+                record_error(spend, &e, &reason);
                 CustomOutcome::Error(reason)
             }
         }
@@ -204,11 +259,19 @@ impl CheckRunner {
             model: self.embedding_model.clone(),
             input,
         };
-        let resp = match model.embed(req).await {
-            Ok(resp) => resp,
+        let key = format!("{}\u{1f}{}", req.model, req.input.join("\u{1e}"));
+        let (answer, asked) = once(&self.in_flight.embeddings, key, model.embed(req)).await;
+        let resp = match answer {
+            Ok(mut resp) => {
+                if !asked {
+                    resp.cached = true;
+                    resp.cost_usd = None;
+                }
+                resp
+            }
             Err(e) => {
                 let reason = format!("no embeddings: {e}");
-                spend.record_failure(&reason);
+                record_error(spend, &e, &reason);
                 return CustomOutcome::Error(reason);
             }
         };
@@ -217,8 +280,40 @@ impl CheckRunner {
     }
 }
 
+/// The request's prompt, as a key part.
+fn prompt_text(req: &ChatRequest) -> String {
+    req.messages
+        .iter()
+        .map(|m| serde_json::to_string(m).unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join("\u{1e}")
+}
+
+/// Counts a model call that ended in an error: one the model answered, though invalidly
+/// ([`LlmError::InvalidOutput`]), was made and paid for, so it counts as a call with its cost
+/// (its check still fails as not evaluated); any other got no answer.
+fn record_error(spend: &mut CheckSpend, e: &LlmError, reason: &str) {
+    match e {
+        LlmError::InvalidOutput { cost_usd, .. } => spend.record(false, *cost_usd),
+        _ => spend.record_failure(reason),
+    }
+}
+
+/// A rubric judge's verdict, read strictly: both fields, nothing else, each once.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RubricAnswer {
+    reasoning: String,
+    pass: bool,
+}
+
 /// The verdict in a rubric judge's reply: `pass` must be a boolean the model sent (one the
 /// client coerced is not a verdict), and the reasoning is kept for every report.
+///
+/// The reply's final text is parsed again here, strictly, whatever the client accepted: a
+/// duplicate field (`"pass": false, "pass": true`), text after the object or a field of the
+/// wrong type is an ambiguous verdict, so the check could not be evaluated — never a pass.
+/// Only one Markdown code fence around the object is tolerated.
 fn rubric_verdict(resp: &llm_client::ChatResponse) -> CustomOutcome {
     if let Some(c) = resp.coercions.iter().find(|c| c.path == "/pass") {
         return CustomOutcome::Error(format!(
@@ -226,22 +321,49 @@ fn rubric_verdict(resp: &llm_client::ChatResponse) -> CustomOutcome {
             c.reason
         ));
     }
-    let json = resp.json.as_ref();
-    let pass = json.and_then(|j| j.get("pass")).and_then(Value::as_bool);
-    let reasoning = json
-        .and_then(|j| j.get("reasoning"))
-        .and_then(Value::as_str)
-        .map(str::trim)
-        .filter(|r| !r.is_empty());
-    match (pass, reasoning) {
-        (Some(passed), Some(reason)) => CustomOutcome::Verdict {
-            passed,
+    let text = unfence(&resp.content);
+    let answer = match serde_json::from_str::<RubricAnswer>(text) {
+        Ok(a) => a,
+        Err(e) => {
+            return CustomOutcome::Error(format!(
+                "the rubric judge's answer is not one verdict {{reasoning, pass}}: {e} \
+                 (answer: {})",
+                short(text)
+            ));
+        }
+    };
+    // The client's reading must agree with ours (it may have repaired the reply).
+    if resp
+        .json
+        .as_ref()
+        .and_then(|j| j.get("pass"))
+        .and_then(Value::as_bool)
+        != Some(answer.pass)
+    {
+        return CustomOutcome::Error(
+            "the rubric judge's answer is ambiguous (the client read another verdict)".to_owned(),
+        );
+    }
+    match answer.reasoning.trim() {
+        "" => CustomOutcome::Error("the rubric judge gave no reasoning".to_owned()),
+        reason => CustomOutcome::Verdict {
+            passed: answer.pass,
             score: None,
             reason: format!("judge: {reason}"),
         },
-        _ => CustomOutcome::Error(
-            "the rubric judge's answer is not a verdict {reasoning, pass}".to_owned(),
-        ),
+    }
+}
+
+/// The text inside one Markdown code fence (```` ```json … ``` ````), else the trimmed text.
+fn unfence(text: &str) -> &str {
+    let t = text.trim();
+    let Some(rest) = t.strip_prefix("```").and_then(|r| r.strip_suffix("```")) else {
+        return t;
+    };
+    // The fence's first line may name a language.
+    match rest.split_once('\n') {
+        Some((lang, body)) if !lang.contains('{') => body.trim(),
+        _ => rest.trim(),
     }
 }
 
@@ -331,6 +453,7 @@ mod tests {
     #[test]
     fn a_rubric_answer_needs_pass_and_reasoning() {
         let resp = |json: Value| llm_client::ChatResponse {
+            content: json.to_string(),
             json: Some(json),
             ..llm_client::ChatResponse::default()
         };
@@ -346,5 +469,45 @@ mod tests {
             rubric_verdict(&resp(serde_json::json!({"pass": false}))),
             CustomOutcome::Error(_)
         ));
+    }
+
+    /// A reply as the client hands it over: the raw text, and the client's lenient reading of
+    /// it (serde_json's `Value` keeps the last of duplicate keys).
+    fn raw_reply(content: &str, json: Value) -> llm_client::ChatResponse {
+        llm_client::ChatResponse {
+            content: content.to_owned(),
+            json: Some(json),
+            ..llm_client::ChatResponse::default()
+        }
+    }
+
+    #[test]
+    fn an_ambiguous_rubric_verdict_is_no_pass() {
+        let yes = serde_json::json!({"reasoning": "ok", "pass": true});
+        for bad in [
+            r#"{"reasoning": "ok", "pass": false, "pass": true}"#,
+            r#"{"reasoning": "ok", "pass": true} trailing"#,
+            r#"{"reasoning": "ok", "pass": true}{"pass": false}"#,
+            r#"{"reasoning": "ok", "pass": true, "extra": 1}"#,
+            r#"{"reasoning": "ok", "pass": 1}"#,
+        ] {
+            match rubric_verdict(&raw_reply(bad, yes.clone())) {
+                CustomOutcome::Error(e) => assert!(e.contains("not one verdict"), "{e}"),
+                v @ CustomOutcome::Verdict { .. } => panic!("{v:?} from {bad}"),
+            }
+        }
+        // The same verdict, clean or in one code fence, is read.
+        for good in [
+            r#"{"reasoning": "ok", "pass": true}"#,
+            "```json\n{\"reasoning\": \"ok\", \"pass\": true}\n```",
+        ] {
+            assert!(
+                matches!(
+                    rubric_verdict(&raw_reply(good, yes.clone())),
+                    CustomOutcome::Verdict { passed: true, .. }
+                ),
+                "{good}"
+            );
+        }
     }
 }

@@ -30,7 +30,7 @@ mod bots;
 mod load;
 mod run;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -45,6 +45,17 @@ pub use load::{load_suite, parse_suite};
 pub use run::{
     BotFactory, RunOptions, Selection, SuiteProgress, run_scenario, run_scenario_with, run_suite,
 };
+
+/// The folder of a suite file, where its `command` checks run and its side files resolve:
+/// `.` for a bare file name (`Path::parent` gives an empty path there, which no process can be
+/// started in).
+#[must_use]
+pub fn suite_folder(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
 
 /// A loaded, validated suite.
 #[derive(Debug, Clone)]

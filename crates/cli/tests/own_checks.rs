@@ -121,3 +121,61 @@ fn an_unreachable_check_model_is_a_run_failure_not_a_pass() {
     assert!(stdout.contains("0/2 scenarios passed"), "{stdout}");
     assert!(stdout.contains("could not be evaluated"), "{stdout}");
 }
+
+#[test]
+fn a_suite_named_by_its_bare_file_name_runs_its_command_checks() {
+    // `test own-checks.yaml` from the suite's folder: the command checks run in `.`.
+    let server = FakeServer::spawn_background(FakeConfig::default()).expect("fake server starts");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let json = dir.path().join("result.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_scenario-engine"))
+        .current_dir(suite().parent().expect("a folder"))
+        .args(["test", "own-checks.yaml", "--self-check", "--json"])
+        .arg(&json)
+        .args(["--base-url", &server.base_url()])
+        .args(["--api-key-env", "SCENARIO_ENGINE_TEST_NO_KEY"])
+        .env("SCENARIO_ENGINE__CACHE__DIR", dir.path())
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("the binary runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("self-check: 2/2"), "{stdout}");
+    let result = std::fs::read_to_string(&json).expect("json written");
+    assert!(!result.contains("cannot start"), "{result}");
+    assert!(
+        result.contains("does not name the recipient 'Bob'"),
+        "the command check ran: {result}"
+    );
+}
+
+#[test]
+fn a_judge_answering_invalidly_is_a_failed_check_and_a_counted_call() {
+    let server = FakeServer::spawn_background(FakeConfig {
+        rate_schema_violation: 1.0,
+        ..FakeConfig::default()
+    })
+    .expect("fake server starts");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("s.yaml");
+    std::fs::write(
+        &path,
+        "bot: {kind: scripted, llm: {model: fake-model}}\nscenarios:\n  - id: a\n    category: custom\n    steps: [hi]\n    expect: {llmRubric: \"greets the user\"}\n    script: {turns: [{text: \"hello user\"}]}\n",
+    )
+    .expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_scenario-engine"))
+        .arg("test")
+        .arg(&path)
+        .args(["--base-url", &server.base_url()])
+        .args(["--api-key-env", "SCENARIO_ENGINE_TEST_NO_KEY"])
+        .env("SCENARIO_ENGINE__CACHE__DIR", dir.path().join("cache"))
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("the binary runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // The model answered (invalidly): a failed check (exit 1), not an unreachable model (3).
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(stdout.contains("could not be evaluated"), "{stdout}");
+    assert!(stdout.contains("checks' model calls: 1"), "{stdout}");
+}

@@ -4,7 +4,7 @@
 //! `{"pass": bool, "score": number?, "reason": string}` on stdout and exit 0 (docs/suites.md,
 //! "Your own checks"). Anything else is an error with where it went wrong, never a pass: a
 //! program that cannot start, exits non-zero (with the end of its stderr), runs past its timeout
-//! (it is killed), prints more than [`MAX_OUTPUT_BYTES`] (read no further), or prints something
+//! (it is killed, with its whole process group), prints more than [`MAX_OUTPUT_BYTES`] (read no further), or prints something
 //! that is not that object (the parser's line and column, unknown fields named).
 
 use std::path::Path;
@@ -23,6 +23,10 @@ use crate::suite::SuiteScenario;
 
 /// Largest answer read from a check's stdout (and kept of its stderr).
 pub const MAX_OUTPUT_BYTES: usize = 64 * 1024;
+
+/// How long the pipes are still read once the program has exited, when something it started
+/// keeps them open.
+const PIPE_GRACE: Duration = Duration::from_millis(250);
 
 /// The document a `command` check reads on stdin.
 #[must_use]
@@ -76,51 +80,71 @@ pub async fn run(check: &CommandCheck, dir: &Path, input: &Value) -> CustomOutco
     } else {
         program.into()
     };
-    let spawned = Command::new(&program)
-        .args(args)
+    let mut cmd = Command::new(&program);
+    cmd.args(args)
         .current_dir(dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn();
-    let mut child = match spawned {
+        .kill_on_drop(true);
+    // Its own process group, so that what it starts can be killed with it.
+    #[cfg(unix)]
+    cmd.process_group(0);
+    let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {
-            return CustomOutcome::Error(format!("cannot start `{}`: {e}", check.argv.join(" ")));
+            return CustomOutcome::Error(format!(
+                "cannot start `{}` (in {}): {e}",
+                check.argv.join(" "),
+                dir.display()
+            ));
         }
     };
+    let group = child.id();
     let (Some(mut stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
     else {
+        kill_group(group);
         return CustomOutcome::Error("the command's pipes could not be opened".to_owned());
     };
     let body = input.to_string();
+    let (mut out, mut out_truncated) = (Vec::new(), false);
+    let (mut err, mut err_truncated) = (Vec::new(), false);
     let work = async {
         // A check that never reads its stdin must not block the write: it gets what it reads.
         let write = async {
             let _ = stdin.write_all(body.as_bytes()).await;
             drop(stdin);
         };
-        let ((), out, err, status) = tokio::join!(
-            write,
-            read_capped(stdout),
-            read_capped(stderr),
-            child.wait()
-        );
-        (out, err, status)
+        let pipes = async {
+            tokio::join!(
+                write,
+                read_capped(stdout, &mut out, &mut out_truncated),
+                read_capped(stderr, &mut err, &mut err_truncated)
+            );
+        };
+        tokio::pin!(pipes);
+        let exited = child.wait();
+        tokio::pin!(exited);
+        tokio::select! {
+            () = &mut pipes => exited.await,
+            status = &mut exited => {
+                // It exited, but something it started may hold its pipes open: what they hold
+                // is read for a short, bounded grace, not until the timeout.
+                let _ = tokio::time::timeout(PIPE_GRACE, &mut pipes).await;
+                status
+            }
+        }
     };
-    let Ok((out, err, status)) =
-        tokio::time::timeout(Duration::from_millis(check.timeout_ms), work).await
-    else {
-        // Dropping the future drops the child, which `kill_on_drop` kills.
+    let waited = tokio::time::timeout(Duration::from_millis(check.timeout_ms), work).await;
+    // Whatever the program left behind (background children) goes with it.
+    kill_group(group);
+    let Ok(status) = waited else {
         return CustomOutcome::Error(format!(
-            "timed out after {} ms (the process was killed)",
+            "timed out after {} ms (the process and its process group were killed)",
             check.timeout_ms
         ));
     };
-    let (out, out_truncated) = out;
-    let (err, _) = err;
     match status {
         Ok(s) if s.success() => {}
         Ok(s) => {
@@ -142,7 +166,12 @@ pub async fn run(check: &CommandCheck, dir: &Path, input: &Value) -> CustomOutco
 
 /// The verdict in a check's stdout, or where it is not one.
 fn parse_answer(out: &[u8]) -> CustomOutcome {
-    let text = String::from_utf8_lossy(out);
+    let Ok(text) = std::str::from_utf8(out) else {
+        return CustomOutcome::Error(format!(
+            "the command's answer is not UTF-8 JSON (stdout: {})",
+            preview(&String::from_utf8_lossy(out))
+        ));
+    };
     match serde_json::from_str::<Answer>(text.trim()) {
         Ok(a) => match a.score {
             Some(s) if !(s.is_finite() && (0.0..=1.0).contains(&s)) => CustomOutcome::Error(
@@ -157,31 +186,46 @@ fn parse_answer(out: &[u8]) -> CustomOutcome {
         Err(e) => CustomOutcome::Error(format!(
             "the command's answer is not {{\"pass\": bool, \"score\": number?, \"reason\": \
              string}}: {e} (stdout: {})",
-            preview(&text)
+            preview(text)
         )),
     }
 }
 
-/// Reads at most [`MAX_OUTPUT_BYTES`], then drains the rest (so the process is not blocked on
-/// a full pipe) without keeping it; whether anything was cut.
-async fn read_capped<R: AsyncRead + Unpin>(mut r: R) -> (Vec<u8>, bool) {
-    let mut kept = Vec::new();
+/// Reads at most [`MAX_OUTPUT_BYTES`] into `kept`, then drains the rest (so the process is not
+/// blocked on a full pipe) without keeping it; `truncated` says whether anything was cut. What
+/// was read stays in `kept` if the read is abandoned.
+async fn read_capped<R: AsyncRead + Unpin>(mut r: R, kept: &mut Vec<u8>, truncated: &mut bool) {
     let mut buf = [0u8; 8192];
-    let mut truncated = false;
     loop {
         match r.read(&mut buf).await {
             Ok(0) | Err(_) => break,
             Ok(n) => {
                 let room = MAX_OUTPUT_BYTES.saturating_sub(kept.len());
                 if n > room {
-                    truncated = true;
+                    *truncated = true;
                 }
                 kept.extend_from_slice(&buf[..n.min(room)]);
             }
         }
     }
-    (kept, truncated)
 }
+
+/// Kills the check's process group (the program and everything it started that stayed in
+/// it). A group already gone is no error.
+#[cfg(unix)]
+fn kill_group(group: Option<u32>) {
+    let Some(pgid) = group.and_then(|g| libc::pid_t::try_from(g).ok()) else {
+        return;
+    };
+    // SAFETY: `killpg` only sends a signal; its arguments are plain integers. The group is
+    // the one the program was started as the leader of (`process_group(0)`).
+    unsafe {
+        libc::killpg(pgid, libc::SIGKILL);
+    }
+}
+
+#[cfg(not(unix))]
+fn kill_group(_group: Option<u32>) {}
 
 fn stderr_tail(err: &[u8]) -> String {
     let text = String::from_utf8_lossy(err);
@@ -231,6 +275,7 @@ mod tests {
             br#"{"pass": true, "score": 2, "reason": "ok"}"#,
             b"PASS",
             b"",
+            b"{\"pass\": true, \"reason\": \"ok \xff\"}",
         ] {
             match parse_answer(bad) {
                 CustomOutcome::Error(e) => assert!(!e.is_empty()),

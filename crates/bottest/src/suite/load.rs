@@ -276,7 +276,7 @@ fn load_side_scripts(path: &Path, bot: &BotSpec) -> Result<BTreeMap<String, Scri
     let Some(file) = &bot.scripts_file else {
         return Ok(BTreeMap::new());
     };
-    let side = path.parent().unwrap_or_else(|| Path::new(".")).join(file);
+    let side = super::suite_folder(path).join(file);
     scenarios::read_document(&side)
 }
 

@@ -180,13 +180,10 @@ pub async fn run_suite(suite: &Suite, factory: &dyn BotFactory, opts: &RunOption
         .enumerate()
         .flat_map(|(i, s)| (0..repeat).map(move |r| (i, r, *s)));
     let policy = &policy;
-    let checks = opts.checks.clone().unwrap_or_else(|| {
-        let dir = suite
-            .path
-            .parent()
-            .unwrap_or_else(|| std::path::Path::new("."));
-        CheckRunner::without_model(dir.to_path_buf())
-    });
+    let checks = opts
+        .checks
+        .clone()
+        .unwrap_or_else(|| CheckRunner::without_model(super::suite_folder(&suite.path)));
     let checks = &checks;
     let planned = selected.len() as u64 * u64::from(repeat);
     opts.progress.planned.store(planned, Ordering::Relaxed);

@@ -299,11 +299,7 @@ fn check_runner(
     suite: &Suite,
     settings: &RunSettings,
 ) -> Result<CheckRunner, CliError> {
-    let dir = args
-        .suite
-        .parent()
-        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-    let mut runner = CheckRunner::without_model(dir);
+    let mut runner = CheckRunner::without_model(bottest::suite::suite_folder(&args.suite));
     runner.embedding_model = suite
         .defaults
         .embedding_model

@@ -594,12 +594,39 @@ fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<V
 /// split at white space (no shell).
 struct CommandDe(CommandCheck);
 
+/// `run`: one string (split at white space) or a list (each element one argument, as written).
+enum Run {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl<'de> Deserialize<'de> for Run {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match Value::deserialize(deserializer)? {
+            Value::String(s) => Ok(Run::One(s)),
+            Value::Array(items) => items
+                .into_iter()
+                .map(|v| match v {
+                    Value::String(s) => Ok(s),
+                    other => Err(D::Error::custom(format!(
+                        "each element of `run` is a string, got {other}"
+                    ))),
+                })
+                .collect::<Result<_, _>>()
+                .map(Run::Many),
+            other => Err(D::Error::custom(format!(
+                "`run` is a string or a list of strings, got {other}"
+            ))),
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for CommandDe {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         #[derive(Deserialize)]
         #[serde(deny_unknown_fields, rename_all = "camelCase")]
         struct Raw {
-            run: OneOrMany<String>,
+            run: Run,
             #[serde(default)]
             timeout_ms: Option<u64>,
             #[serde(default)]
@@ -610,9 +637,11 @@ impl<'de> Deserialize<'de> for CommandDe {
                 "`command` is {{run: [program, args...], timeoutMs: N, name: ...}}: {e}"
             ))
         })?;
-        let argv: Vec<String> = match raw.run.0.as_slice() {
-            [one] => one.split_whitespace().map(str::to_owned).collect(),
-            many => many.to_vec(),
+        // The string form is split at white space; the list form is taken as written, so its
+        // first element is the program's path exactly (spaces included).
+        let argv: Vec<String> = match raw.run {
+            Run::One(one) => one.split_whitespace().map(str::to_owned).collect(),
+            Run::Many(many) => many,
         };
         if argv.is_empty() || argv.iter().any(|a| a.trim().is_empty()) {
             return Err(D::Error::custom(
