@@ -918,9 +918,14 @@ fn an_unwritable_ci_file_stops_the_run_before_it_starts() {
 fn sigint_at_any_moment_leaves_partial_well_formed_files_and_exit_3() {
     let dir = tempfile::tempdir().expect("temp dir");
     let bot = dir.path().join("slow.sh");
+    let started = dir.path().join("started");
+    // The bot marks that a run has begun (so the signal handler is installed by then).
     std::fs::write(
         &bot,
-        "while read -r line; do sleep 0.05; printf '%s\\n' '{\"text\": \"A fee applies.\"}'; done\n",
+        format!(
+            ": > {}\nwhile read -r line; do sleep 0.05; printf '%s\\n' '{{\"text\": \"A fee applies.\"}}'; done\n",
+            started.display()
+        ),
     )
     .expect("bot");
     let mut scenarios = String::new();
@@ -940,6 +945,7 @@ fn sigint_at_any_moment_leaves_partial_well_formed_files_and_exit_3() {
     for trial in 0..10u64 {
         let json = dir.path().join(format!("r{trial}.json"));
         let junit = dir.path().join(format!("r{trial}.xml"));
+        let _ = std::fs::remove_file(&started);
         let child = Command::new(env!("CARGO_BIN_EXE_scenario-engine"))
             .args(["test", suite.to_str().expect("utf-8"), "--repeat", "5"])
             .args(["--json", json.to_str().expect("utf-8")])
@@ -948,8 +954,15 @@ fn sigint_at_any_moment_leaves_partial_well_formed_files_and_exit_3() {
             .stderr(std::process::Stdio::piped())
             .spawn()
             .expect("spawn");
-        // From just after the start to well into the run (a whole run takes about 1.5 s).
-        std::thread::sleep(std::time::Duration::from_millis(60 + trial * 90));
+        // Once the first bot is up (a bounded wait, not a timing assertion), then from at once to
+        // well into the run (a whole run takes about 1.5 s).
+        for _ in 0..600 {
+            if started.exists() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(trial * 80));
         let _ = Command::new("kill")
             .args(["-INT", &child.id().to_string()])
             .status();
