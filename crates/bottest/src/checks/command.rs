@@ -214,7 +214,11 @@ async fn read_capped<R: AsyncRead + Unpin>(mut r: R, kept: &mut Vec<u8>, truncat
 /// it). A group already gone is no error.
 #[cfg(unix)]
 fn kill_group(group: Option<u32>) {
-    let Some(pgid) = group.and_then(|g| libc::pid_t::try_from(g).ok()) else {
+    // Never group 0 (the caller's own group) or 1: only a real child's group is signalled.
+    let Some(pgid) = group
+        .and_then(|g| libc::pid_t::try_from(g).ok())
+        .filter(|g| *g > 1)
+    else {
         return;
     };
     // SAFETY: `killpg` only sends a signal; its arguments are plain integers. The group is
