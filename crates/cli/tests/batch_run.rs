@@ -32,6 +32,18 @@ async fn run_model(
     model: &str,
     extra: &[&str],
 ) -> Output {
+    run_with_cache(config, out, base_url, model, false, extra).await
+}
+
+/// `run` against `base_url` with the response cache on or off, every other flag as [`run`].
+async fn run_with_cache(
+    config: &Path,
+    out: &Path,
+    base_url: &str,
+    model: &str,
+    cache: bool,
+    extra: &[&str],
+) -> Output {
     let mut cmd = tokio::process::Command::new(BIN);
     for (key, _) in std::env::vars() {
         if key.starts_with("SCENARIO_ENGINE") {
@@ -43,7 +55,8 @@ async fn run_model(
         .arg("--out")
         .arg(out)
         .args(["--base-url", base_url, "--model", model])
-        .args(["--api-key-env", "SCENARIO_ENGINE_TEST_NO_KEY", "--no-cache"])
+        .args(["--api-key-env", "SCENARIO_ENGINE_TEST_NO_KEY"])
+        .args(if cache { &[][..] } else { &["--no-cache"][..] })
         .args(extra)
         .env("SCENARIO_ENGINE__RETRY__BASE_DELAY", "1")
         .env("SCENARIO_ENGINE__RETRY__MAX_DELAY", "5")
@@ -403,25 +416,7 @@ async fn a_batch_run_killed_at_any_moment_submits_no_call_twice() {
 
 /// `run` with the response cache on (no `--no-cache`), every other flag as [`run`].
 async fn run_cached(config: &Path, out: &Path, base_url: &str, extra: &[&str]) -> Output {
-    let mut cmd = tokio::process::Command::new(BIN);
-    for (key, _) in std::env::vars() {
-        if key.starts_with("SCENARIO_ENGINE") {
-            cmd.env_remove(key);
-        }
-    }
-    cmd.arg("run")
-        .arg(config)
-        .arg("--out")
-        .arg(out)
-        .args(["--base-url", base_url, "--model", "fake-model"])
-        .args(["--api-key-env", "SCENARIO_ENGINE_TEST_NO_KEY"])
-        .args(extra)
-        .env("SCENARIO_ENGINE__RETRY__BASE_DELAY", "1")
-        .env("SCENARIO_ENGINE__RETRY__MAX_DELAY", "5")
-        .kill_on_drop(true)
-        .output()
-        .await
-        .expect("the binary runs")
+    run_with_cache(config, out, base_url, "fake-model", true, extra).await
 }
 
 /// Issue 27: a batch run whose sample included an earlier online run's scenarios submitted
