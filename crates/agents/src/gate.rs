@@ -19,16 +19,51 @@
 //! measurement, either way: the untagged words may hold the switches (so it cannot fail), and
 //! the few tagged ones may be loanwords or look-alikes ("el" is in the English word list), so it
 //! cannot pass either.
+//!
+//! What an undecided gate means is the config's `gate.undecided`: `judges` (the default) lets
+//! the judges decide alone; `reject` refuses the batch, saying it was undecided and why
+//! ([`decide`]). [`GateCoverage`] names, before a run, the language pairs of a selection whose
+//! batches can never be decided (no measurement for the pair), for `plan` and `run` to warn.
 
 use codeswitch::{
     Language, Measurement, MeasurementStatus, SentenceMeasurement, has_romanized_detector,
 };
-use runlog::{GateSettings, GateVerdict};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use runlog::{GateSettings, GateUndecided, GateVerdict};
+use scenarios::Scenario;
+use serde::Serialize;
+
+use crate::measure::unmeasurable_reason;
 
 /// Decides the gate for one attempt from its measurement, the scenario's `cs_type` and the
-/// settings.
+/// settings, `undecided` included: with `gate.undecided: reject` a gate that cannot decide
+/// refuses the batch, saying it was undecided and why.
 #[must_use]
 pub fn decide(
+    settings: GateSettings,
+    measurement: Option<&Measurement>,
+    cs_type: Option<&str>,
+    multi_turn: bool,
+) -> GateVerdict {
+    let verdict = evidence_verdict(settings, measurement, cs_type, multi_turn);
+    if settings.enabled && verdict.passed.is_none() && settings.undecided == GateUndecided::Reject {
+        let why = verdict
+            .reason
+            .strip_prefix("undecided: ")
+            .unwrap_or(&verdict.reason)
+            .trim_end_matches("; the judges decide");
+        return GateVerdict {
+            passed: Some(false),
+            reason: format!("undecided ({why}), and gate.undecided is reject"),
+        };
+    }
+    verdict
+}
+
+/// The gate's verdict from the evidence alone: `passed: null` where it cannot decide.
+fn evidence_verdict(
     settings: GateSettings,
     measurement: Option<&Measurement>,
     cs_type: Option<&str>,
@@ -232,6 +267,127 @@ fn turn_boundary_switches(sentences: &[SentenceMeasurement]) -> usize {
         }
     }
     switches
+}
+
+/// The language pairs of a selection on which the gate cannot decide, known before the run
+/// (see [`crate::measure::unmeasurable_reason`]): `plan` shows them and `run` warns before the
+/// first call. Batches of the other pairs can still be undecided at run time (low coverage,
+/// too few firm words); the record says so.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct GateCoverage {
+    /// Scenarios looked at (those with both languages named).
+    pub scenarios: u64,
+    /// Each pair (and script) the gate cannot decide, most scenarios first.
+    pub undecidable: Vec<UndecidablePair>,
+}
+
+/// One language pair the gate cannot decide on.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UndecidablePair {
+    /// `first_language`, as the scenarios write it.
+    pub first: String,
+    /// `second_language`, as the scenarios write it.
+    pub second: String,
+    /// The scenarios' `script`, when they name one.
+    pub script: Option<String>,
+    /// Selected scenarios of this pair.
+    pub scenarios: u64,
+    /// Why no batch of the pair can be measured.
+    pub reason: String,
+}
+
+impl GateCoverage {
+    /// Reads the pairs of `scenarios` (a selection): cheap, no text is measured.
+    pub fn of(scenarios: impl IntoIterator<Item = Scenario>) -> Self {
+        let mut seen = 0_u64;
+        // (first, second, script) → (scenarios, why the gate cannot decide).
+        type Pair = (String, String, Option<String>);
+        let mut pairs: BTreeMap<Pair, (u64, Option<String>)> = BTreeMap::new();
+        for scenario in scenarios {
+            let (Some(first), Some(second)) = (
+                scenario.param_str("first_language"),
+                scenario.param_str("second_language"),
+            ) else {
+                continue;
+            };
+            seen += 1;
+            let script = scenario.param_str("script");
+            let entry = pairs.entry((first, second, script)).or_insert_with_key(
+                |(first, second, script)| {
+                    let hint = script.as_deref().and_then(|s| s.parse().ok());
+                    (0, unmeasurable_reason(first, second, hint))
+                },
+            );
+            entry.0 += 1;
+        }
+        let mut undecidable: Vec<UndecidablePair> = pairs
+            .into_iter()
+            .filter_map(|((first, second, script), (scenarios, reason))| {
+                Some(UndecidablePair {
+                    first,
+                    second,
+                    script,
+                    scenarios,
+                    reason: reason?,
+                })
+            })
+            .collect();
+        undecidable.sort_by_key(|p| std::cmp::Reverse(p.scenarios));
+        Self {
+            scenarios: seen,
+            undecidable,
+        }
+    }
+
+    /// Selected scenarios whose pair the gate cannot decide.
+    #[must_use]
+    pub fn undecidable_scenarios(&self) -> u64 {
+        self.undecidable.iter().map(|p| p.scenarios).sum()
+    }
+
+    /// What the gate will do with the selection, in words, for `settings`: `None` when the gate
+    /// is off or can decide every pair (up to run-time coverage).
+    #[must_use]
+    pub fn warning(&self, settings: GateSettings) -> Option<String> {
+        if !settings.enabled || self.undecidable.is_empty() {
+            return None;
+        }
+        let n = self.undecidable_scenarios();
+        let share = 100.0 * n as f64 / self.scenarios.max(1) as f64;
+        let pairs = self.undecidable.len();
+        let mut out = format!(
+            "the gate cannot decide {pairs} language pair{} of this selection: {n} of {} \
+             scenarios ({share:.0}%)",
+            if pairs == 1 { "" } else { "s" },
+            self.scenarios
+        );
+        for p in &self.undecidable {
+            let script = p
+                .script
+                .as_deref()
+                .map_or_else(String::new, |s| format!(" ({s})"));
+            let _ = write!(
+                out,
+                "\n  {}–{}{script}: {} scenario{}: {}",
+                p.first,
+                p.second,
+                p.scenarios,
+                if p.scenarios == 1 { "" } else { "s" },
+                p.reason
+            );
+        }
+        out.push_str(match settings.undecided {
+            GateUndecided::Judges => {
+                "\n  their batches are accepted on the judges' scores alone (gate.undecided: \
+                 judges); set `run: {gate: {undecided: reject}}` to refuse them"
+            }
+            GateUndecided::Reject => {
+                "\n  every batch of these pairs will be refused (gate.undecided: reject) and paid \
+                 for: leave them out of the grid, or set `gate: {undecided: judges}`"
+            }
+        });
+        Some(out)
+    }
 }
 
 #[cfg(test)]
@@ -470,6 +626,121 @@ mod tests {
         }));
         let v = decide(GateSettings::default(), Some(&hindi), None, false);
         assert_eq!(v.passed, None, "{v:?}");
+    }
+
+    /// `gate.undecided: reject` turns every undecided verdict into a refusal that says it was
+    /// undecided and why; a decided verdict and a gate that is off are unchanged.
+    #[test]
+    fn reject_policy_refuses_what_the_gate_cannot_decide() {
+        let reject = GateSettings {
+            undecided: GateUndecided::Reject,
+            ..GateSettings::default()
+        };
+        let unavailable =
+            typed(&json!({"status": "unavailable", "status_reason": "romanized Chinese"}));
+        let v = decide(reject, Some(&unavailable), None, false);
+        assert_eq!(v.passed, Some(false), "{v:?}");
+        assert_eq!(
+            v.reason,
+            "undecided (romanized Chinese), and gate.undecided is reject"
+        );
+        let v = decide(reject, None, None, false);
+        assert_eq!(v.passed, Some(false), "{v:?}");
+        assert!(
+            v.reason.starts_with("undecided (no measurement"),
+            "{}",
+            v.reason
+        );
+        let low = m("low_coverage", 5, 3, &[2]);
+        assert_eq!(decide(reject, Some(&low), None, false).passed, Some(false));
+        // Decided verdicts are the same under both policies.
+        for measurement in [m("ok", 10, 6, &[2, 1, 1]), m("ok", 12, 0, &[0, 0, 0])] {
+            assert_eq!(
+                decide(reject, Some(&measurement), None, false),
+                decide(GateSettings::default(), Some(&measurement), None, false)
+            );
+        }
+        let off = GateSettings {
+            enabled: false,
+            ..reject
+        };
+        assert_eq!(decide(off, Some(&unavailable), None, false).passed, None);
+    }
+
+    fn scenario(index: u64, params: &Value) -> Scenario {
+        let params = params
+            .as_object()
+            .expect("an object")
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        Scenario {
+            id: format!("s{index}"),
+            index,
+            params,
+        }
+    }
+
+    /// The pairs the gate cannot decide are known from the parameters alone: an unknown
+    /// language, two names of one language, romanized text without a detector.
+    #[test]
+    fn coverage_names_the_pairs_the_gate_cannot_decide() {
+        let grid = [
+            json!({"first_language": "Hindi", "second_language": "English", "script": "romanized"}),
+            json!({"first_language": "Chinese", "second_language": "English", "script": "romanized"}),
+            json!({"first_language": "Chinese", "second_language": "English", "script": "romanized"}),
+            json!({"first_language": "Chinese", "second_language": "English"}),
+            json!({"first_language": "Cantonese", "second_language": "Mandarin"}),
+            json!({"first_language": "Tagalog", "second_language": "English"}),
+            json!({"topic": "no languages"}),
+        ];
+        let coverage =
+            GateCoverage::of(grid.iter().enumerate().map(|(i, p)| scenario(i as u64, p)));
+        assert_eq!(coverage.scenarios, 6);
+        assert_eq!(coverage.undecidable_scenarios(), 4);
+        let first = &coverage.undecidable[0];
+        assert_eq!(
+            (
+                first.first.as_str(),
+                first.script.as_deref(),
+                first.scenarios
+            ),
+            ("Chinese", Some("romanized"), 2)
+        );
+        let warning = coverage
+            .warning(GateSettings::default())
+            .expect("a warning");
+        assert!(
+            warning.starts_with(
+                "the gate cannot decide 3 language pairs of this selection: 4 of 6 scenarios (67%)"
+            ),
+            "{warning}"
+        );
+        assert!(warning.contains("Tagalog–English: 1 scenario: the measurement does not know the language \"Tagalog\""), "{warning}");
+        assert!(
+            warning.contains(
+                "Cantonese–Mandarin: 1 scenario: Cantonese and Mandarin are both Chinese"
+            ),
+            "{warning}"
+        );
+        assert!(warning.contains("undecided: reject"), "{warning}");
+        let reject = GateSettings {
+            undecided: GateUndecided::Reject,
+            ..GateSettings::default()
+        };
+        assert!(
+            coverage
+                .warning(reject)
+                .expect("a warning")
+                .contains("will be refused")
+        );
+        let off = GateSettings {
+            enabled: false,
+            ..GateSettings::default()
+        };
+        assert_eq!(coverage.warning(off), None);
+        let decidable = GateCoverage::of([scenario(0, &grid[0]), scenario(1, &grid[3])]);
+        assert_eq!(decidable.warning(GateSettings::default()), None);
     }
 
     /// Second break-it round: one single-list word of romanized text ("pass" in "Mere pass paise

@@ -40,13 +40,9 @@ pub fn measure_batch(
 ) -> Result<BatchMeasurement, CodeSwitchError> {
     let measurement = match LanguagePair::parse(first, second) {
         Ok(pair) => pair.measure_with(instances, script),
-        Err(CodeSwitchError::SameLanguage { language }) => Measurement::unavailable(
-            language,
-            language,
-            format!(
-                "{first} and {second} are both {language} to the tagger, which cannot tell them apart"
-            ),
-        ),
+        Err(CodeSwitchError::SameLanguage { language }) => {
+            Measurement::unavailable(language, language, same_language(first, second, language))
+        }
         Err(e) => return Err(e),
     };
     let json = serde_json::to_value(&measurement).unwrap_or_else(|e| {
@@ -65,6 +61,31 @@ pub fn measure_batch(
         status,
         status_reason,
     })
+}
+
+fn same_language(first: &str, second: &str, language: codeswitch::Language) -> String {
+    format!("{first} and {second} are both {language} to the tagger, which cannot tell them apart")
+}
+
+/// Why no batch of this pair (written in `script`) can be measured, known before the run: a
+/// language the measurement does not know, two names of one language, or romanized text of a
+/// language without a romanized detector. The gate is undecided on every such batch. `None`
+/// when the pair can be measured (a batch may still be undecided, e.g. on low coverage).
+#[must_use]
+pub fn unmeasurable_reason(
+    first: &str,
+    second: &str,
+    script: Option<ScriptHint>,
+) -> Option<String> {
+    match LanguagePair::parse(first, second) {
+        Ok(pair) => pair.unavailable_reason(script),
+        Err(CodeSwitchError::SameLanguage { language }) => {
+            Some(same_language(first, second, language))
+        }
+        Err(CodeSwitchError::UnknownLanguage { name }) => Some(format!(
+            "the measurement does not know the language {name:?}"
+        )),
+    }
 }
 
 /// The target embedded share of a `cs_ratio` parameter ("30%", "0.3", "Low" …).

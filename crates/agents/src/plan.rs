@@ -305,6 +305,26 @@ pub fn cost_sections(
     Ok(sections)
 }
 
+/// The gate's section of a plan, when the gate cannot decide some language pairs of the
+/// selection ([`crate::gate::GateCoverage`]); `None` when it can decide them all or is off.
+///
+/// # Errors
+/// The section's data cannot be serialised (a bug).
+pub fn gate_section(
+    config: &ScenarioConfig,
+    settings: runlog::GateSettings,
+) -> Result<Option<PlanSection>, serde_json::Error> {
+    let coverage = crate::gate::GateCoverage::of(config.space.select(&config.selection));
+    let Some(warning) = coverage.warning(settings) else {
+        return Ok(None);
+    };
+    Ok(Some(PlanSection {
+        title: "Gate".to_owned(),
+        text: indent(&warning),
+        data: serde_json::to_value(&coverage)?,
+    }))
+}
+
 /// The online cost estimate of `config`'s selection under `pipeline` and `prices`, from the
 /// first scenarios of the selection ([`Assumptions::default`]).
 #[must_use]

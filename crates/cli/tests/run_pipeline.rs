@@ -997,3 +997,56 @@ async fn a_ctrl_c_right_after_the_start_stops_the_run_even_when_sigint_was_ignor
     assert!(stderr.contains("interrupted"), "{stderr}");
     assert!(records_lenient(&out) < 6, "{stderr}");
 }
+
+/// Issue 26: `run` names the language pairs the gate can never decide before its first call,
+/// and under `gate.undecided: reject` their batches are refused, never accepted, while the
+/// default lets the judges decide and records the gate as undecided.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_undecidable_pair_is_announced_and_refused_under_reject() {
+    let server = FakeServer::start(FakeConfig::default())
+        .await
+        .expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (policy, expect_passed) in [("reject", Some(false)), ("judges", None)] {
+        let config = dir.path().join(format!("{policy}.yaml"));
+        std::fs::write(
+            &config,
+            format!(
+                "language_pairs:\n  - {{first_language: Cantonese, second_language: Mandarin}}\n\
+                 axes:\n  topic: [food, work]\nrun:\n  max_refinements: 1\n  \
+                 gate: {{undecided: {policy}}}\n"
+            ),
+        )
+        .expect("config");
+        let out = dir.path().join(format!("{policy}.jsonl"));
+        let o = run(&config, &out, &server.base_url(), &[]).await;
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let err = stderr(&o);
+        assert!(
+            err.contains(
+                "warning: the gate cannot decide 1 language pair of this selection: 2 of 2 \
+                 scenarios (100%)"
+            ),
+            "{err}"
+        );
+        assert!(
+            err.contains("Cantonese and Mandarin are both Chinese"),
+            "{err}"
+        );
+        let recs = records(&out);
+        assert_eq!(recs.len(), 2);
+        for r in &recs {
+            assert_eq!(r["gate"]["passed"].as_bool(), expect_passed, "{r}");
+            assert_eq!(r["run_settings"]["gate"]["undecided"], policy, "{r}");
+            if expect_passed == Some(false) {
+                assert_eq!(r["accepted"], false, "{r}");
+                let reason = r["gate"]["reason"].as_str().unwrap_or_default();
+                assert!(
+                    reason.starts_with("undecided (")
+                        && reason.ends_with("and gate.undecided is reject"),
+                    "{reason}"
+                );
+            }
+        }
+    }
+}

@@ -165,23 +165,28 @@ impl LanguagePair {
     /// would otherwise count as the Latin-script language: confidently wrong).
     #[must_use]
     pub fn measure_with(self, batch: &[String], script: Option<ScriptHint>) -> Measurement {
-        if script == Some(ScriptHint::Romanized) {
-            let undetected = [self.first(), self.second()].into_iter().find(|l| {
-                !l.uses_script(unicode_script::Script::Latin) && !has_romanized_detector(*l)
-            });
-            if let Some(language) = undetected {
-                tracing::debug!(%language, "romanized text of a language without a detector");
-                return Measurement::unavailable(
-                    self.first(),
-                    self.second(),
-                    format!(
-                        "romanized {language} cannot be told from the Latin-script language \
-                         (a romanized detector exists for Hindi only)"
-                    ),
-                );
-            }
+        if let Some(reason) = self.unavailable_reason(script) {
+            tracing::debug!(%reason, "romanized text of a language without a detector");
+            return Measurement::unavailable(self.first(), self.second(), reason);
         }
         self.measure(batch)
+    }
+
+    /// Why every measurement of this pair written in `script` is
+    /// [`MeasurementStatus::Unavailable`], known before any text exists (romanized text of a
+    /// language with no romanized detector); `None` when texts can be measured.
+    #[must_use]
+    pub fn unavailable_reason(self, script: Option<ScriptHint>) -> Option<String> {
+        if script != Some(ScriptHint::Romanized) {
+            return None;
+        }
+        let language = [self.first(), self.second()].into_iter().find(|l| {
+            !l.uses_script(unicode_script::Script::Latin) && !has_romanized_detector(*l)
+        })?;
+        Some(format!(
+            "romanized {language} cannot be told from the Latin-script language \
+             (a romanized detector exists for Hindi only)"
+        ))
     }
 
     /// Tags every item of `batch` and measures the result (see the module docs).

@@ -30,4 +30,4 @@ pub use record::{
     UsageTotals,
 };
 pub use totals::RunTotals;
-pub use vocab::{AgentKind, GateSettings, GateVerdict, Keep, RatioJudgeMode};
+pub use vocab::{AgentKind, GateSettings, GateUndecided, GateVerdict, Keep, RatioJudgeMode};

@@ -125,7 +125,7 @@ impl RecordSettings {
             out.push(format!("keep {:?} vs {:?}", self.keep, other.keep));
         }
         if self.gate != other.gate {
-            out.push(format!("gate {:?} vs {:?}", self.gate, other.gate));
+            out.push(format!("gate {} vs {}", self.gate, other.gate));
         }
         if self.max_refinements != other.max_refinements {
             out.push(format!(

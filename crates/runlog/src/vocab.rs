@@ -180,6 +180,8 @@ pub struct GateSettings {
     pub enabled: bool,
     /// Switch points required (per text for intra-sentential types, per batch otherwise).
     pub min_switch_points: u32,
+    /// What an undecided gate means (absent in records written before it: `judges`).
+    pub undecided: GateUndecided,
 }
 
 impl Default for GateSettings {
@@ -187,6 +189,43 @@ impl Default for GateSettings {
         Self {
             enabled: true,
             min_switch_points: 1,
+            undecided: GateUndecided::Judges,
+        }
+    }
+}
+
+impl std::fmt::Display for GateSettings {
+    /// As a config writes it: `{enabled: true, min_switch_points: 1, undecided: judges}`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{{enabled: {}, min_switch_points: {}, undecided: {}}}",
+            self.enabled,
+            self.min_switch_points,
+            self.undecided.name()
+        )
+    }
+}
+
+/// What happens to a batch the gate cannot decide on (a language pair the measurement cannot
+/// separate, romanized text without a detector, low coverage, too few firm words).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GateUndecided {
+    /// The judges decide alone, and the record says the gate was undecided (the default).
+    #[default]
+    Judges,
+    /// The batch is not accepted: an undecided gate refuses it, with the reason.
+    Reject,
+}
+
+impl GateUndecided {
+    /// The config's spelling: `judges` or `reject`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Judges => "judges",
+            Self::Reject => "reject",
         }
     }
 }

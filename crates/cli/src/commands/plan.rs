@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use agents::plan::{cost_sections, plan_report, render_text};
+use agents::plan::{cost_sections, gate_section, plan_report, render_text};
 
 use super::scenarios::{SelectionArgs, load_selected};
 use crate::error::{CliError, CommandResult, Outcome};
@@ -57,6 +57,9 @@ pub(crate) fn execute(args: Args) -> CommandResult {
     for section in cost_sections(&config, &pipeline, &settings.price_table(), args.batch)
         .map_err(CliError::run)?
     {
+        report.push_section(section);
+    }
+    if let Some(section) = gate_section(&config, pipeline.settings().gate).map_err(CliError::run)? {
         report.push_section(section);
     }
     if args.json {

@@ -153,6 +153,10 @@ pub(crate) async fn run_to(
         ),
         BudgetCheck::None => {}
     }
+    let coverage = agents::gate::GateCoverage::of(config.space.select(&config.selection));
+    if let Some(warning) = coverage.warning(settings.gate) {
+        errln!("warning: {warning}");
+    }
     if run.resumed() > 0 {
         errln!(
             "resuming: {} scenario(s) already in {}",
