@@ -160,7 +160,8 @@ fn check(
         let mut cmd = Command::new(bin);
         cmd.args(args)
             .envs(moto.env())
-            .env("SCENARIO_ENGINE__CHECKPOINT_EVERY", "1s");
+            .env("SCENARIO_ENGINE__CHECKPOINT_EVERY", "1s")
+            .env("SCENARIO_ENGINE__LEASE_TTL", "4s");
         cmd
     };
     crate::venv::run(
@@ -207,7 +208,8 @@ fn check(
     let checkpointed = loop {
         let s = status()?;
         let task1 = &s["per_task"][1];
-        if task1["state"] == "checkpointed" && task1["records"].as_u64().unwrap_or(0) > 0 {
+        // Running (its lease is live) with records in its checkpoint.
+        if task1["state"] == "running" && task1["records"].as_u64().unwrap_or(0) > 0 {
             break task1["records"].as_u64().unwrap_or(0);
         }
         if task1["state"] == "done" || Instant::now() > deadline {
@@ -218,13 +220,26 @@ fn check(
     killed.kill()?;
     killed.wait()?;
     eprintln!("    s3: task 1 killed (SIGKILL) with {checkpointed} record(s) in its checkpoint");
+    // Its lease outlives it by at most `lease_ttl`: until then `status` must not propose it.
+    let s = status()?;
+    if s["per_task"][1]["state"] != "running"
+        || s["resubmit"]
+            .as_str()
+            .is_some_and(|r| r.split(',').any(|t| t == "1"))
+    {
+        bail!(
+            "right after the kill, task 1's live lease should show it running, not resubmittable: {s}"
+        );
+    }
     let mut lost = 0;
     for child in racers {
         let (ok, stderr) = finish(child)?;
         if !ok {
             bail!("a copy of task 2 failed:\n{stderr}");
         }
-        lost += usize::from(stderr.contains("marked done by another copy"));
+        // The second copy waited on the first's lease, or (had both replaced one expired
+        // lease) lost the marker race.
+        lost += usize::from(stderr.contains("done by another copy"));
     }
     let (ok, stderr) = finish(zero)?;
     if !ok {
@@ -233,11 +248,19 @@ fn check(
     if lost != 1 {
         bail!("of the two copies of task 2, {lost} reported losing the marker race, not one");
     }
-    eprintln!("    s3: task 2 ran twice at once; one copy lost the marker race and exited 0");
-    let s = status()?;
-    if s["resubmit"] != "1,3" {
-        bail!("status should list tasks 1 and 3 to resubmit: {s}");
+    eprintln!("    s3: task 2 submitted twice at once; one copy ran it, the other exited 0");
+    let deadline = Instant::now() + TIMEOUT;
+    loop {
+        let s = status()?;
+        if s["resubmit"] == "1,3" {
+            break;
+        }
+        if Instant::now() > deadline {
+            bail!("status should list tasks 1 and 3 to resubmit once task 1's lease expired: {s}");
+        }
+        std::thread::sleep(Duration::from_millis(500));
     }
+    eprintln!("    s3: task 1's lease expired: status lists it to resubmit");
     let (ok, stderr) = finish(task("1", "2").spawn()?)?;
     if !ok || !stderr.contains(&format!("resuming: {checkpointed} scenario(s)")) {
         bail!("task 1 did not resume from its checkpoint of {checkpointed} record(s):\n{stderr}");
@@ -303,6 +326,9 @@ fn check(
         if parts != 1 {
             bail!("task {t} has {parts} part object(s), not one: {keys:?}");
         }
+    }
+    if keys.iter().any(|k| k.starts_with("run/leases/")) {
+        bail!("leases left after every task finished: {keys:?}");
     }
     if keys.iter().any(|k| k.starts_with("run/checkpoints/")) {
         bail!("checkpoints left after every task finished: {keys:?}");

@@ -32,7 +32,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use runlog::{GateSettings, GateUndecided, GateVerdict};
-use scenarios::Scenario;
+use scenarios::{Scenario, ScenarioSpace, Selection};
 use serde::Serialize;
 
 use crate::measure::unmeasurable_reason;
@@ -279,7 +279,15 @@ pub struct GateCoverage {
     pub scenarios: u64,
     /// Each pair (and script) the gate cannot decide, most scenarios first.
     pub undecidable: Vec<UndecidablePair>,
+    /// The counts are estimated from a sample of [`COVERAGE_SAMPLE`] scenarios (a selection
+    /// larger than [`COVERAGE_EXACT`]), scaled to the selection.
+    pub estimated: bool,
 }
+
+/// A selection up to this size is counted scenario by scenario …
+pub const COVERAGE_EXACT: u64 = 200_000;
+/// … a larger one from a sample of this many.
+pub const COVERAGE_SAMPLE: u64 = 20_000;
 
 /// One language pair the gate cannot decide on.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -297,6 +305,41 @@ pub struct UndecidablePair {
 }
 
 impl GateCoverage {
+    /// The coverage of `selection` in `space`: exact up to [`COVERAGE_EXACT`] scenarios, else
+    /// estimated from a seeded sample; immediate when no scenario can name a language (no
+    /// axis, merged value or fixed field gives `first_language`).
+    #[must_use]
+    pub fn of_selection(space: &ScenarioSpace, selection: &Selection) -> Self {
+        let key = "first_language";
+        let named = space.fixed().contains_key(key)
+            || space.axes().iter().any(|a| {
+                a.name == key || (a.merge && a.values.iter().any(|v| v.get(key).is_some()))
+            });
+        if !named {
+            return Self::default();
+        }
+        let selected = space.selected_count(selection);
+        if selected <= COVERAGE_EXACT {
+            return Self::of(space.select(selection));
+        }
+        let probe = Selection {
+            sample: Some(COVERAGE_SAMPLE),
+            limit: None,
+            ..*selection
+        };
+        let mut coverage = Self::of(space.select(&probe));
+        let scale = |n: u64| {
+            let n = n as f64 * selected as f64 / COVERAGE_SAMPLE as f64;
+            n.round() as u64
+        };
+        coverage.scenarios = scale(coverage.scenarios);
+        for pair in &mut coverage.undecidable {
+            pair.scenarios = scale(pair.scenarios);
+        }
+        coverage.estimated = true;
+        coverage
+    }
+
     /// Reads the pairs of `scenarios` (a selection): cheap, no text is measured.
     pub fn of(scenarios: impl IntoIterator<Item = Scenario>) -> Self {
         let mut seen = 0_u64;
@@ -336,6 +379,7 @@ impl GateCoverage {
         Self {
             scenarios: seen,
             undecidable,
+            estimated: false,
         }
     }
 
@@ -355,11 +399,17 @@ impl GateCoverage {
         let n = self.undecidable_scenarios();
         let share = 100.0 * n as f64 / self.scenarios.max(1) as f64;
         let pairs = self.undecidable.len();
+        let about = if self.estimated { "about " } else { "" };
         let mut out = format!(
-            "the gate cannot decide {pairs} language pair{} of this selection: {n} of {} \
-             scenarios ({share:.0}%)",
+            "the gate cannot decide {pairs} language pair{} of this selection: {about}{n} of \
+             {about}{} scenarios ({share:.0}%{})",
             if pairs == 1 { "" } else { "s" },
-            self.scenarios
+            self.scenarios,
+            if self.estimated {
+                format!(", estimated from a sample of {COVERAGE_SAMPLE}")
+            } else {
+                String::new()
+            }
         );
         for p in &self.undecidable {
             let script = p
@@ -741,6 +791,45 @@ mod tests {
         assert_eq!(coverage.warning(off), None);
         let decidable = GateCoverage::of([scenario(0, &grid[0]), scenario(1, &grid[3])]);
         assert_eq!(decidable.warning(GateSettings::default()), None);
+    }
+
+    fn huge_config(language_pairs: &str) -> scenarios::ScenarioConfig {
+        let mut yaml = String::from(language_pairs);
+        yaml.push_str("axes:\n");
+        for axis in 0..4 {
+            let values: Vec<String> = (0..100).map(|v| format!("v{v}")).collect();
+            yaml.push_str(&format!("  a{axis}: [{}]\n", values.join(", ")));
+        }
+        scenarios::parse_config(std::path::Path::new("huge.yaml"), &yaml).expect("config")
+    }
+
+    /// A selection of hundreds of millions is estimated from a sample (plan stays instant), and
+    /// a grid that names no language is not walked at all.
+    #[test]
+    fn coverage_of_a_huge_selection_is_estimated_from_a_sample() {
+        let cfg = huge_config(
+            "language_pairs:\n  - {first_language: Spanish, second_language: English}\n  \
+             - {first_language: Tagalog, second_language: English}\n",
+        );
+        let coverage = GateCoverage::of_selection(&cfg.space, &cfg.selection);
+        assert!(coverage.estimated);
+        assert_eq!(coverage.scenarios, 200_000_000);
+        let tagalog = coverage.undecidable_scenarios();
+        assert!((90_000_000..=110_000_000).contains(&tagalog), "{tagalog}");
+        let warning = coverage.warning(GateSettings::default()).expect("warning");
+        assert!(
+            warning.contains("of about 200000000 scenarios"),
+            "{warning}"
+        );
+        assert!(
+            warning.contains("estimated from a sample of 20000"),
+            "{warning}"
+        );
+        let unnamed = huge_config("");
+        assert_eq!(
+            GateCoverage::of_selection(&unnamed.space, &unnamed.selection),
+            GateCoverage::default()
+        );
     }
 
     /// Second break-it round: one single-list word of romanized text ("pass" in "Mere pass paise

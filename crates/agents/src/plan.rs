@@ -314,7 +314,7 @@ pub fn gate_section(
     config: &ScenarioConfig,
     settings: runlog::GateSettings,
 ) -> Result<Option<PlanSection>, serde_json::Error> {
-    let coverage = crate::gate::GateCoverage::of(config.space.select(&config.selection));
+    let coverage = crate::gate::GateCoverage::of_selection(&config.space, &config.selection);
     let Some(warning) = coverage.warning(settings) else {
         return Ok(None);
     };

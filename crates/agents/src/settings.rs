@@ -265,6 +265,11 @@ pub struct RunSettings {
     /// checkpoint (while the part grows; and once more when the task stops short).
     #[serde(with = "stdx::duration_serde")]
     pub checkpoint_every: Duration,
+    /// How long a task's lease on an object store stands for a live task without renewal (it
+    /// is renewed every quarter of this): `status` shows a task with a live lease as running,
+    /// and a second copy waits for it.
+    #[serde(with = "stdx::duration_serde")]
+    pub lease_ttl: Duration,
 }
 
 impl Default for RunSettings {
@@ -303,6 +308,7 @@ impl Default for RunSettings {
             breaker: BreakerSettings::default(),
             output: None,
             checkpoint_every: Duration::from_secs(30),
+            lease_ttl: Duration::from_secs(90),
         }
     }
 }
@@ -452,6 +458,12 @@ impl RunSettings {
             if let Some(twice) = urls.duplicate() {
                 return bad("base_url", &format!("{twice} is given twice"));
             }
+        }
+        if self.lease_ttl < Duration::from_secs(2) {
+            return bad(
+                "lease_ttl",
+                "must be at least 2s (a store's clock has whole seconds)",
+            );
         }
         if self.gate.min_switch_points == 0 {
             return bad(

@@ -49,6 +49,15 @@ pub use merge::{MergeReport, merge_run};
 pub use status::{RunStatus, TaskState};
 pub use store::{refuse_url, url_scheme};
 
+/// How a task's start went ([`RunDir::begin_task`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskStart {
+    /// The task is this copy's to run.
+    Started,
+    /// Another copy held the task and finished it while this copy waited: nothing to do.
+    DoneByAnother,
+}
+
 use std::path::PathBuf;
 
 /// Why a run directory could not be planned, read, run or merged.

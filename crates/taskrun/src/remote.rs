@@ -33,7 +33,7 @@ use object_store::path::Path as Key;
 use object_store::{ObjectStore, ObjectStoreExt as _, PutMode, PutOptions};
 use tokio::io::AsyncWriteExt as _;
 
-use super::TaskRunError;
+use super::{TaskRunError, TaskStart};
 
 /// One store request may take this long (an 8 MiB part of an upload included) …
 const REQUEST_TIMEOUT: &str = "30s";
@@ -78,6 +78,46 @@ pub(crate) struct Remote {
     stage: tempfile::TempDir,
     attempt: String,
     uploader: Mutex<Option<Uploader>>,
+    timing: Mutex<LeaseTiming>,
+}
+
+/// How often a running task renews its lease, and how old a lease may be and still stand for
+/// a live task. [`LEASE_TTL`] misses a few renewals before it expires (a slow store, a paused
+/// process) and is far below any scheduler's requeue delay.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LeaseTiming {
+    /// Between renewals.
+    pub renew: Duration,
+    /// A lease younger than this (by the store's clock of its last write) is live.
+    pub ttl: Duration,
+}
+
+/// A lease is live until this old by default (`lease_ttl`); it is renewed four times as often.
+pub(crate) const LEASE_TTL: Duration = Duration::from_secs(90);
+
+impl LeaseTiming {
+    /// Renewed every quarter of `ttl` (at least every 250 ms).
+    pub(crate) fn from_ttl(ttl: Duration) -> Self {
+        Self {
+            renew: (ttl / 4).max(Duration::from_millis(250)),
+            ttl,
+        }
+    }
+}
+
+impl Default for LeaseTiming {
+    fn default() -> Self {
+        Self::from_ttl(LEASE_TTL)
+    }
+}
+
+/// What a live lease says of the copy that holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LeaseHolder {
+    /// `attempt 1a2b… on host pid 42`.
+    pub holder: String,
+    /// Seconds since its last renewal.
+    pub age_secs: u64,
 }
 
 impl std::fmt::Debug for Remote {
@@ -113,6 +153,7 @@ impl Drop for Rt {
 
 /// The checkpoint uploader's thread and the channel that stops it.
 struct Uploader {
+    task: u32,
     stop: mpsc::Sender<bool>,
     thread: std::thread::JoinHandle<()>,
 }
@@ -196,6 +237,14 @@ impl Io {
             }
         })
         .map_err(|e| self.err(rel, &e))
+    }
+
+    /// Writes the object, replacing any of that name.
+    fn put(&self, rel: &str, bytes: Vec<u8>) -> Result<(), TaskRunError> {
+        let key = self.key(rel);
+        self.block(self.store.put(&key, bytes.into()))
+            .map(|_| ())
+            .map_err(|e| self.err(rel, &e))
     }
 
     /// Writes the object only if none has that name; returns whether this call created it.
@@ -388,6 +437,7 @@ impl Remote {
             stage,
             attempt: blake3::hash(seed.as_bytes()).to_hex()[..16].to_owned(),
             uploader: Mutex::new(None),
+            timing: Mutex::new(LeaseTiming::default()),
         })
     }
 
@@ -467,13 +517,24 @@ impl Remote {
         task: u32,
         part: &Path,
         every: Duration,
-    ) -> Result<(), TaskRunError> {
+        lease_ttl: Duration,
+    ) -> Result<TaskStart, TaskRunError> {
+        *self
+            .timing
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = LeaseTiming::from_ttl(lease_ttl);
+        if self.acquire_lease(task)? == TaskStart::DoneByAnother {
+            return Ok(TaskStart::DoneByAnother);
+        }
         if self.io.download(&Self::checkpoint(task), part)? {
             tracing::info!(task, url = %self.io.url, "resuming from the store's checkpoint");
         }
         let (stop, stopped) = mpsc::channel::<bool>();
         let io = self.io.clone();
         let part = part.to_path_buf();
+        let (lease_rel, lease_body) = (Self::lease(task), self.lease_body());
+        // The lease is renewed at every tick, the checkpoint uploaded every `every`.
+        let tick = every.min(self.timing().renew);
         // What the store has already (the downloaded checkpoint), measured before the task writes.
         let mut uploaded = std::fs::metadata(&part).map_or(0, |m| m.len());
         let thread = std::thread::Builder::new()
@@ -490,9 +551,19 @@ impl Remote {
                         }
                     }
                 };
+                let mut since_upload = Duration::ZERO;
                 loop {
-                    match stopped.recv_timeout(every) {
-                        Err(mpsc::RecvTimeoutError::Timeout) => upload(),
+                    match stopped.recv_timeout(tick) {
+                        Err(mpsc::RecvTimeoutError::Timeout) => {
+                            since_upload += tick;
+                            if since_upload >= every {
+                                since_upload = Duration::ZERO;
+                                upload();
+                            }
+                            if let Err(e) = io.put(&lease_rel, lease_body.clone()) {
+                                tracing::warn!(task, error = %e, "lease renewal failed");
+                            }
+                        }
                         Ok(last) => {
                             if last {
                                 upload();
@@ -507,8 +578,100 @@ impl Remote {
         *self
             .uploader
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(Uploader { stop, thread });
-        Ok(())
+            .unwrap_or_else(std::sync::PoisonError::into_inner) =
+            Some(Uploader { task, stop, thread });
+        Ok(TaskStart::Started)
+    }
+
+    /// The lease's name for `task`.
+    pub(crate) fn lease(task: u32) -> String {
+        format!("leases/{task}.json")
+    }
+
+    fn timing(&self) -> LeaseTiming {
+        *self
+            .timing
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// This copy's lease: who holds the task.
+    fn lease_body(&self) -> Vec<u8> {
+        serde_json::json!({
+            "attempt": self.attempt,
+            "host": runlog::lock::host_name(),
+            "pid": std::process::id(),
+            "ttl_secs": self.timing().ttl.as_secs(),
+        })
+        .to_string()
+        .into_bytes()
+    }
+
+    /// The live lease of `task`, if another copy holds one (renewed within the TTL).
+    ///
+    /// # Errors
+    /// A store error.
+    pub(crate) fn live_lease(&self, task: u32) -> Result<Option<LeaseHolder>, TaskRunError> {
+        let rel = Self::lease(task);
+        let Some(age_secs) = self.age(&rel)? else {
+            return Ok(None);
+        };
+        let body = self.io.get(&rel)?.unwrap_or_default();
+        let v: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+        // The holder's own TTL (a reader does not know the holder's settings).
+        let ttl = v
+            .get("ttl_secs")
+            .and_then(serde_json::Value::as_u64)
+            .unwrap_or(self.timing().ttl.as_secs());
+        if age_secs >= ttl {
+            return Ok(None);
+        }
+        let field = |k: &str| {
+            v.get(k).map_or_else(
+                || "?".to_owned(),
+                |x| x.to_string().trim_matches('"').to_owned(),
+            )
+        };
+        Ok(Some(LeaseHolder {
+            holder: format!(
+                "attempt {} on {} pid {}",
+                field("attempt"),
+                field("host"),
+                field("pid")
+            ),
+            age_secs,
+        }))
+    }
+
+    /// Takes `task`'s lease, created only if absent, so of two copies started at once one runs.
+    /// While another copy holds a live lease (a duplicate submission, or a requeue racing a copy
+    /// that was just killed, whose lease then expires) it waits as a standby: it starts when
+    /// the lease is released or expires (an expired lease is replaced), and ends in
+    /// [`TaskStart::DoneByAnother`] when the holder finished meanwhile.
+    fn acquire_lease(&self, task: u32) -> Result<TaskStart, TaskRunError> {
+        let rel = Self::lease(task);
+        let mut announced = false;
+        loop {
+            if self.io.get(&format!("done/{task}.json"))?.is_some() {
+                return Ok(TaskStart::DoneByAnother);
+            }
+            if self.io.create(&rel, self.lease_body())? {
+                return Ok(TaskStart::Started);
+            }
+            let Some(held) = self.live_lease(task)? else {
+                // Expired (its holder was killed) or released meanwhile: replace it. Two copies
+                // replacing one expired lease at once can both run; the marker keeps the
+                // records exactly once.
+                tracing::info!(task, "the task's lease expired: taking it over");
+                self.io.delete(&rel)?;
+                continue;
+            };
+            if !announced {
+                tracing::warn!(task, holder = %held.holder, age_secs = held.age_secs, "another copy holds the task's lease: waiting for it to finish or expire");
+                announced = true;
+            }
+            std::thread::sleep(self.timing().renew.min(Duration::from_secs(5)));
+        }
     }
 
     /// Stops the checkpoint uploader, with a last upload when `last` (a task that stops short).
@@ -521,6 +684,23 @@ impl Remote {
         if let Some(u) = uploader {
             let _ = u.stop.send(last);
             let _ = u.thread.join();
+            if last {
+                // The task stops short with its checkpoint up: another copy may take it now.
+                self.release_lease(u.task);
+            }
+        }
+    }
+
+    /// Deletes `task`'s lease if it is still this copy's (a copy that outlived its lease must
+    /// not end another's hold). Best effort: an unreleased lease expires.
+    fn release_lease(&self, task: u32) {
+        let rel = Self::lease(task);
+        let ours = self.io.get(&rel).ok().flatten().is_some_and(|body| {
+            serde_json::from_slice::<serde_json::Value>(&body)
+                .is_ok_and(|v| v.get("attempt").and_then(|a| a.as_str()) == Some(&self.attempt))
+        });
+        if ours && let Err(e) = self.io.delete(&rel) {
+            tracing::warn!(task, error = %e, "lease release failed");
         }
     }
 
@@ -552,6 +732,7 @@ impl Remote {
             // task is done, so no checkpoint of it is of use.
             self.io.delete(&Self::checkpoint(task))?;
         }
+        self.release_lease(task);
         Ok(created)
     }
 }

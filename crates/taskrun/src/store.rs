@@ -357,13 +357,18 @@ impl RunDir {
     ///
     /// # Errors
     /// A store or I/O error.
-    pub fn begin_task(&self, task: u32, checkpoint_every: Duration) -> Result<(), TaskRunError> {
+    pub fn begin_task(
+        &self,
+        task: u32,
+        checkpoint_every: Duration,
+        lease_ttl: Duration,
+    ) -> Result<super::TaskStart, TaskRunError> {
         #[cfg(feature = "object-store")]
         if let Some(remote) = self.remote_store() {
-            return remote.begin(task, &self.part_path(task), checkpoint_every);
+            return remote.begin(task, &self.part_path(task), checkpoint_every, lease_ttl);
         }
-        let _ = (task, checkpoint_every);
-        Ok(())
+        let _ = (task, checkpoint_every, lease_ttl);
+        Ok(super::TaskStart::Started)
     }
 
     /// The state of task `task`, which has no marker: running, stale or missing (a shared
@@ -375,18 +380,30 @@ impl RunDir {
         #[cfg(feature = "object-store")]
         if let Some(remote) = self.remote_store() {
             let rel = super::remote::Remote::checkpoint(task);
-            let Some(age_secs) = remote.age(&rel)? else {
-                return Ok(TaskState::Missing);
+            let lease = remote.live_lease(task)?;
+            let age = remote.age(&rel)?;
+            let totals = if age.is_some() {
+                let tmp = tempfile::NamedTempFile::new_in(remote.stage())
+                    .map_err(super::io_err(remote.stage()))?
+                    .into_temp_path();
+                remote.download(&rel, &tmp)?;
+                partial_totals(&tmp)?
+            } else {
+                super::PartTotals::default()
             };
-            let tmp = tempfile::NamedTempFile::new_in(remote.stage())
-                .map_err(super::io_err(remote.stage()))?
-                .into_temp_path();
-            remote.download(&rel, &tmp)?;
-            let totals = partial_totals(&tmp)?;
-            return Ok(TaskState::Checkpointed {
-                records: totals.records,
-                cost_usd: totals.cost_usd,
-                age_secs,
+            // A live lease: the task is running (its checkpoint, if any, is its progress).
+            return Ok(match (lease, age) {
+                (Some(held), _) => TaskState::Running {
+                    holder: format!("{}, lease renewed {} s ago", held.holder, held.age_secs),
+                    records: totals.records,
+                    cost_usd: totals.cost_usd,
+                },
+                (None, Some(age_secs)) => TaskState::Checkpointed {
+                    records: totals.records,
+                    cost_usd: totals.cost_usd,
+                    age_secs,
+                },
+                (None, None) => TaskState::Missing,
             });
         }
         let part = self.part_path(task);
@@ -425,10 +442,12 @@ mod tests {
 
     use super::super::marker::finish_task;
     use super::super::remote::Remote;
-    use super::super::{RunStatus, merge_run};
+    use super::super::{RunStatus, TaskStart, merge_run};
     use super::*;
 
     const CONFIG: &[u8] = b"axes: {t: [a, b, c, d]}";
+    /// Leases of tests live 2 s (renewed every 500 ms).
+    const TTL: Duration = Duration::from_secs(2);
 
     fn manifest() -> Manifest {
         // 4 scenarios in 2 tasks of 2.
@@ -446,6 +465,98 @@ mod tests {
         let remote =
             Remote::with_store(Arc::clone(store), "runs/r", "s3://b/runs/r").expect("remote");
         RunDir::open_on(remote).expect("open")
+    }
+
+    fn planned(store: &Arc<dyn ObjectStore>) -> RunDir {
+        let remote =
+            Remote::with_store(Arc::clone(store), "runs/r", "s3://b/runs/r").expect("remote");
+        RunDir::plan_on(remote, &manifest(), CONFIG)
+            .expect("plan")
+            .0
+    }
+
+    /// Issue 27: a running task holds a lease, so `status` shows it running and never lists it
+    /// for resubmission, and a second copy does not run it alongside: it waits as a standby and
+    /// starts (from the checkpoint) once the holder stops short and releases the lease.
+    #[test]
+    fn a_running_task_holds_a_lease_that_status_and_a_second_copy_respect() {
+        let store: Arc<dyn ObjectStore> = Arc::new(object_store::memory::InMemory::new());
+        let run = planned(&store);
+        let first = open(&store);
+        assert_eq!(
+            first
+                .begin_task(0, Duration::from_secs(3600), TTL)
+                .expect("begin"),
+            TaskStart::Started
+        );
+        let status = RunStatus::read(&run).expect("status");
+        assert!(
+            matches!(&status.tasks[0].state, TaskState::Running { holder, .. } if holder.contains("lease renewed")),
+            "{:?}",
+            status.tasks[0].state
+        );
+        assert_eq!(status.resubmit_spec(), "1");
+        write_part(&first, 0, &["a"]);
+        let second = open(&store);
+        let started = std::thread::scope(|s| {
+            let waiting = s.spawn(|| second.begin_task(0, Duration::from_secs(3600), TTL));
+            // Several TTLs: the holder renews, so the standby keeps waiting.
+            std::thread::sleep(3 * TTL);
+            assert!(
+                !waiting.is_finished(),
+                "the second copy started beside a live holder"
+            );
+            // Stopping short uploads the checkpoint and releases the lease.
+            drop(first);
+            waiting.join().expect("standby")
+        });
+        assert_eq!(started.expect("begin"), TaskStart::Started);
+        assert_eq!(
+            std::fs::read_to_string(second.part_path(0))
+                .expect("resumed from the checkpoint")
+                .lines()
+                .count(),
+            1
+        );
+    }
+
+    /// A copy killed with its lease still up holds the task until the lease expires, then the
+    /// next copy takes it; a copy that waits while the holder finishes has nothing to do.
+    #[test]
+    fn an_expired_lease_is_taken_over_and_a_finished_holder_ends_the_wait() {
+        let store: Arc<dyn ObjectStore> = Arc::new(object_store::memory::InMemory::new());
+        let run = planned(&store);
+        // A copy killed with SIGKILL: its last lease stays, never renewed nor released.
+        let remote =
+            Remote::with_store(Arc::clone(&store), "runs/r", "s3://b/runs/r").expect("remote");
+        let lease = remote.stage().join("lease.json");
+        std::fs::write(&lease, r#"{"attempt":"dead","host":"h","pid":1}"#).expect("write");
+        remote.upload("leases/1.json", &lease).expect("upload");
+        assert!(matches!(
+            RunStatus::read(&run).expect("status").tasks[1].state,
+            TaskState::Running { .. }
+        ));
+        let next = open(&store);
+        assert_eq!(
+            next.begin_task(1, Duration::from_secs(3600), TTL)
+                .expect("taken over"),
+            TaskStart::Started
+        );
+        drop(next);
+        let holder = open(&store);
+        holder
+            .begin_task(0, Duration::from_secs(3600), TTL)
+            .expect("begin");
+        write_part(&holder, 0, &["a", "b"]);
+        let waiter = open(&store);
+        let start = std::thread::scope(|s| {
+            let waiting = s.spawn(|| waiter.begin_task(0, Duration::from_secs(3600), TTL));
+            std::thread::sleep(Duration::from_millis(500));
+            assert!(finish_task(&holder, 0, 1).expect("finish").1);
+            waiting.join().expect("waiter")
+        });
+        assert_eq!(start.expect("no error"), TaskStart::DoneByAnother);
+        assert!(run.done_marker(0).expect("read").is_some());
     }
 
     fn write_part(run: &RunDir, task: u32, ids: &[&str]) {
@@ -497,10 +608,12 @@ mod tests {
         let remote =
             Remote::with_store(Arc::clone(&store), "runs/r", "s3://b/runs/r").expect("remote");
         RunDir::plan_on(remote, &manifest(), CONFIG).expect("plan");
+        // Leases that are never live (a zero TTL): as for copies that replaced one expired
+        // lease at once, both run and the marker decides.
         let racers: Vec<RunDir> = (0..2).map(|_| open(&store)).collect();
         for run in &racers {
             assert!(run.done_marker(0).expect("read").is_none());
-            run.begin_task(0, std::time::Duration::from_secs(3600))
+            run.begin_task(0, std::time::Duration::from_secs(3600), Duration::ZERO)
                 .expect("begin");
             write_part(run, 0, &["a", "b"]);
         }
@@ -546,7 +659,7 @@ mod tests {
         {
             let first = open(&store);
             first
-                .begin_task(1, std::time::Duration::from_secs(3600))
+                .begin_task(1, std::time::Duration::from_secs(3600), TTL)
                 .expect("begin");
             write_part(&first, 1, &["c"]);
             let err = finish_task(&first, 1, 1).expect_err("short");
@@ -570,7 +683,7 @@ mod tests {
         // The next copy starts from the checkpoint.
         let second = open(&store);
         second
-            .begin_task(1, std::time::Duration::from_secs(3600))
+            .begin_task(1, std::time::Duration::from_secs(3600), TTL)
             .expect("begin");
         assert_eq!(
             std::fs::read_to_string(second.part_path(1))
@@ -582,7 +695,7 @@ mod tests {
         write_part(&second, 1, &["c", "d"]);
         assert!(finish_task(&second, 1, 1).expect("finish").1);
         let zero = open(&store);
-        zero.begin_task(0, std::time::Duration::from_secs(3600))
+        zero.begin_task(0, std::time::Duration::from_secs(3600), TTL)
             .expect("begin");
         write_part(&zero, 0, &["a", "b"]);
         assert!(finish_task(&zero, 0, 1).expect("finish").1);

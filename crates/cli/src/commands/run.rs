@@ -153,7 +153,7 @@ pub(crate) async fn run_to(
         ),
         BudgetCheck::None => {}
     }
-    let coverage = agents::gate::GateCoverage::of(config.space.select(&config.selection));
+    let coverage = agents::gate::GateCoverage::of_selection(&config.space, &config.selection);
     if let Some(warning) = coverage.warning(settings.gate) {
         errln!("warning: {warning}");
     }

@@ -97,8 +97,14 @@ async fn run_task(args: run_cmd::Args) -> CommandResult {
         errln!("budget: ${share:.4} for task {task} (the run's ${budget:.4}, ${spent:.4} spent)");
         settings.budget = Some(share);
     }
-    run.begin_task(task, settings.checkpoint_every)
-        .map_err(cli)?;
+    if run
+        .begin_task(task, settings.checkpoint_every, settings.lease_ttl)
+        .map_err(cli)?
+        == taskrun::TaskStart::DoneByAnother
+    {
+        errln!("task {task} was done by another copy while this one waited: nothing to do");
+        return Ok(Outcome::Success);
+    }
     errln!(
         "task {task}: {} scenario(s) into {}",
         run.manifest().task_scenarios(task),
