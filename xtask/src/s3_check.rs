@@ -7,8 +7,11 @@
 //! checkpoint), task 3 from `JOB_COMPLETION_INDEX`, stopped by SIGTERM (its stop uploads the
 //! checkpoint) and run again. `status` must list the unfinished tasks, then
 //! report the run complete; `merge` must give every planned scenario once, with the markers'
-//! totals equal to the merged records; exactly one part object per task must remain. A missing
-//! bucket must be exit 2, named as such.
+//! totals equal to the merged records; exactly one part object per task must remain, no lease,
+//! and the provider's calls must not exceed the records' plus preflights and the killed task's
+//! calls in flight. A missing bucket must be exit 2, named as such. Then a fault proxy
+//! (`fixtures/python/fault_proxy.py`) in front of moto loses the reply of a committed marker
+//! and stalls a checkpoint upload: the task must keep its part and exit 0.
 //!
 //! When moto cannot be installed or started it fails under CI (`CI` set), so a broken install
 //! never passes silently, and skips with the reason elsewhere; the protocol is also tested
@@ -50,7 +53,8 @@ pub(crate) fn run() -> anyhow::Result<()> {
     let server = runtime.block_on(fixtures::FakeServer::start(
         fixtures::FakeConfig::default().with_latency(Duration::from_millis(200)),
     ))?;
-    let result = check(&root, &dir, &bin, &server, &moto);
+    let result = check(&root, &dir, &bin, &server, &moto)
+        .and_then(|()| lost_reply(&root, &dir, &bin, &server, &moto));
     runtime.block_on(server.shutdown());
     drop(moto);
     result
@@ -131,8 +135,13 @@ impl Moto {
 
     /// Every key under `run/`.
     fn keys(&self) -> anyhow::Result<Vec<String>> {
+        self.keys_under("run/")
+    }
+
+    /// Every key under `prefix`.
+    fn keys_under(&self, prefix: &str) -> anyhow::Result<Vec<String>> {
         let listed = self.boto(&format!(
-            "[print(o['Key']) for p in s3.get_paginator('list_objects_v2').paginate(Bucket='{BUCKET}', Prefix='run/') for o in p.get('Contents', [])]"
+            "[print(o['Key']) for p in s3.get_paginator('list_objects_v2').paginate(Bucket='{BUCKET}', Prefix='{prefix}') for o in p.get('Contents', [])]"
         ))?;
         Ok(listed.lines().map(str::to_owned).collect())
     }
@@ -333,8 +342,130 @@ fn check(
     if keys.iter().any(|k| k.starts_with("run/checkpoints/")) {
         bail!("checkpoints left after every task finished: {keys:?}");
     }
+    // Paid once: the provider answered at most the records' calls, plus one preflight per
+    // task process that ran and the calls in flight when task 1 was killed (one scenario at a
+    // time). Two copies of task 2 running side by side would pay its ten scenarios twice.
+    let recorded: u64 = std::fs::read_to_string(&merged)?
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .map(|r| r["calls"].as_u64().unwrap_or(0))
+        .sum();
+    let paid = server.stats().completions;
+    let allowance = 6 + 20;
+    if paid > recorded + allowance {
+        bail!("the provider answered {paid} calls for {recorded} recorded (+{allowance} allowed)");
+    }
+    eprintln!("    s3: {paid} provider calls for {recorded} recorded calls");
     eprintln!("    s3-check: 40 scenarios once each after a killed and a duplicated task");
     Ok(())
+}
+
+/// Issue 27: the store commits a task's marker but its reply is lost (a fault proxy in front of
+/// moto answers 500 after forwarding), and the checkpoint upload stalls: the task must read the
+/// marker, find its own part named there, keep it and exit 0 — one marker, one part, every
+/// scenario once.
+fn lost_reply(
+    root: &Path,
+    dir: &Path,
+    bin: &Path,
+    server: &fixtures::FakeServer,
+    moto: &Moto,
+) -> anyhow::Result<()> {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port();
+    let log = dir.join("fault-proxy.log");
+    let _ = std::fs::remove_file(&log);
+    let mut proxy = Command::new(&moto.python)
+        .arg(root.join("fixtures/python/fault_proxy.py"))
+        .args(["--listen", &port.to_string(), "--upstream", &moto.endpoint])
+        .args(["--lose-reply", &format!("PUT /{BUCKET}/lost/done/0.json")])
+        .args(["--stall", &format!("PUT /{BUCKET}/lost/checkpoints/:2")])
+        .arg("--log")
+        .arg(&log)
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .context("starting the fault proxy")?;
+    let result = (|| {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if Instant::now() > deadline {
+                bail!("the fault proxy did not listen on port {port}");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let run = format!("s3://{BUCKET}/lost");
+        let cfg = root.join("fixtures/configs/example.yaml");
+        let se = |args: &[&str]| {
+            let mut cmd = Command::new(bin);
+            cmd.args(args)
+                .envs(moto.env())
+                .env("AWS_ENDPOINT_URL", format!("http://127.0.0.1:{port}"))
+                .env("SCENARIO_ENGINE__CHECKPOINT_EVERY", "1s")
+                .env_remove("OPENAI_API_KEY");
+            cmd
+        };
+        let cfg = cfg.to_str().context("utf-8 path")?;
+        crate::venv::run(
+            se(&["plan", cfg, "--sample", "6", "--tasks", "1", "--into", &run])
+                .stdout(Stdio::null()),
+        )?;
+        let url = server.base_url();
+        let out = se(&[
+            "run",
+            &run,
+            "--task",
+            "0",
+            "--base-url",
+            &url,
+            "--model",
+            "fake-model",
+        ])
+        .stdout(Stdio::null())
+        .output()?;
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let fired = std::fs::read_to_string(&log).unwrap_or_default();
+        if !fired.contains("lose PUT") {
+            bail!("the proxy lost no marker reply (faults fired: {fired:?}):\n{stderr}");
+        }
+        if !out.status.success() || !stderr.contains("task 0 done") {
+            bail!(
+                "with its marker's reply lost the task should keep its part and exit 0:\n{stderr}"
+            );
+        }
+        let status = se(&["status", &run]).output()?;
+        if !status.status.success() {
+            bail!(
+                "status after a lost marker reply: {}",
+                String::from_utf8_lossy(&status.stdout)
+            );
+        }
+        let keys = moto.keys_under("lost/")?;
+        let parts = keys
+            .iter()
+            .filter(|k| k.starts_with("lost/parts/0/"))
+            .count();
+        let markers = keys.iter().filter(|k| k.starts_with("lost/done/")).count();
+        if parts != 1 || markers != 1 || keys.iter().any(|k| k.starts_with("lost/leases/")) {
+            bail!("one part and one marker should remain, and no lease: {keys:?}");
+        }
+        let merged = dir.join("lost.jsonl");
+        crate::venv::run(
+            se(&["merge", &run, "--into", merged.to_str().context("utf-8")?]).stdout(Stdio::null()),
+        )?;
+        let lines = std::fs::read_to_string(&merged)?.lines().count();
+        if lines != 6 {
+            bail!("the merge of the lost-reply run holds {lines} records, not 6");
+        }
+        eprintln!(
+            "    s3: a marker committed with its reply lost (500) and a stalled checkpoint: the task kept its part, 6 scenarios once"
+        );
+        Ok(())
+    })();
+    let _ = proxy.kill();
+    let _ = proxy.wait();
+    result
 }
 
 /// Waits for a task; whether it exited 0, and its stderr.
