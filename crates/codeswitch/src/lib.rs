@@ -98,6 +98,7 @@ mod ratio;
 mod romanized;
 mod speaker;
 mod tagger;
+mod wordlists;
 pub mod words;
 
 pub use language::{ALL_LANGUAGES, Language};
@@ -191,6 +192,16 @@ impl LanguagePair {
         let mut measurement = Measurement::from_tagged(self.first(), self.second(), &words);
         for (sentence, text) in measurement.sentences.iter_mut().zip(batch) {
             sentence.romanized = self.reads_romanized(text);
+        }
+        // Words of a third language are not this pair's, whatever lingua made of them.
+        if measurement.is_available()
+            && let Some((language, why)) =
+                wordlists::third_language(self.first(), self.second(), &words)
+        {
+            tracing::debug!(language, reason = %why, "a third language");
+            measurement.status = MeasurementStatus::LowCoverage;
+            measurement.status_reason = Some(why);
+            measurement.third_language = Some(language.to_owned());
         }
         tracing::debug!(
             first = %self.first(),
