@@ -10,15 +10,26 @@
 //! point too (inter-sentential switching between speakers).
 //!
 //! A pass needs *firm* evidence of both languages (per text for intra-sentential types): words
-//! tagged by script, by one word list alone or by the detector, not only romanized words both
-//! word lists know, whose tag is inferred from context. Switches that rest on inferred tags
-//! alone leave the gate `undecided`.
+//! tagged by script, by one word list alone, by a function word of one language or by the
+//! detector — not look-alikes, whose tag is inferred from context: a word both Latin
+//! languages' frequency lists hold at comparable frequency ("red" in Spanish and English,
+//! "also" and "will" in German and English, "chat" and "but" in French and English), or a
+//! romanized word both the Hindi and the English list know ("log", "chai", "main"). Romanized
+//! text needs [`MIN_FIRM_ROMANIZED`] firm words of each language. On an `ok` measurement, a
+//! batch (or, intra-sentential, a text) without that firm evidence **fails**: its switches rest
+//! on look-alikes, so it is monolingual as far as anything can tell — a plain German batch with
+//! "Brot" and "also" is not code switching, and the judges' 10 must not accept it.
 //!
-//! The gate decides only on evidence it can trust. An `unavailable` measurement (or none) makes
-//! it `undecided`: the judges decide alone, and the record says so. So does a `low_coverage`
-//! measurement, either way: the untagged words may hold the switches (so it cannot fail), and
-//! the few tagged ones may be loanwords or look-alikes ("el" is in the English word list), so it
-//! cannot pass either.
+//! A measurement whose words look like a **third language** (`third_language` set: Portuguese
+//! in a Spanish–English batch, Tagalog in Malay–English; its status is `low_coverage`) fails
+//! too, with the measurement's reason ("14 of 20 words look Portuguese …"): text in another
+//! language is not code switching between the pair.
+//!
+//! Otherwise the gate decides only on evidence it can trust. An `unavailable` measurement (or
+//! none) makes it `undecided`: the judges decide alone, and the record says so. So does a
+//! `low_coverage` measurement, either way: the untagged words may hold the switches (so it
+//! cannot fail), and the few tagged ones may be loanwords or look-alikes ("el" is in the
+//! English word list), so it cannot pass either.
 
 use codeswitch::{
     Language, Measurement, MeasurementStatus, SentenceMeasurement, has_romanized_detector,
@@ -66,6 +77,15 @@ pub fn decide(
             ),
         };
     }
+    // Words that look like a third language (Portuguese in a Spanish–English batch) are not
+    // code switching between the pair, however the judges score them.
+    if let Some(third) = &m.third_language {
+        let why = why(&format!("the words look {third}"));
+        return GateVerdict {
+            passed: Some(false),
+            reason: format!("the batch is not in the pair's languages: {why}"),
+        };
+    }
     if m.status == MeasurementStatus::LowCoverage {
         let why = why("the measurement has low coverage");
         return undecided(format!("undecided: {why}; the judges decide"));
@@ -77,24 +97,7 @@ pub fn decide(
     } else {
         batch_failure(m, need, multi_turn)
     };
-    let unfirm = unfirm_texts(&m.sentences, intra);
-    match failure {
-        None if !unfirm.is_empty() => undecided(format!(
-            "undecided: too few words that only one language has ({}; romanized text needs \
-             {MIN_FIRM_ROMANIZED} of each); the judges decide",
-            if intra {
-                format!(
-                    "in text(s) {}",
-                    unfirm
-                        .iter()
-                        .map(ToString::to_string)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            } else {
-                "in the batch".to_owned()
-            }
-        )),
+    match failure.or_else(|| unfirm_failure(m, intra)) {
         None => GateVerdict {
             passed: Some(true),
             reason: if intra {
@@ -161,34 +164,51 @@ fn batch_failure(m: &Measurement, need: usize, multi_turn: bool) -> Option<Strin
     }
 }
 
-/// Firm evidence of both languages: per text for intra-sentential types, in the batch else;
-/// romanized text needs two words of each language, since one word of one list can be a
-/// spelling of the other language ("pass" for Hindi paas, a name such as "Priya"). The texts
-/// (1-based; `[0]` for the batch) without it.
-fn unfirm_texts(sentences: &[SentenceMeasurement], intra: bool) -> Vec<usize> {
+/// Firm evidence of both languages, needed for a pass: per text for intra-sentential types,
+/// in the batch else. A firm word is tagged by script, by one word list alone, by a function
+/// word of one language or by the detector — not a look-alike of both Latin languages' lists
+/// nor a romanized word both word lists know, whose tag is inferred. Romanized text needs two
+/// firm words of each language, since one word of one list can be a spelling of the other
+/// language ("pass" for Hindi paas, a name such as "Priya"). The failure, if any.
+fn unfirm_failure(m: &Measurement, intra: bool) -> Option<String> {
     let needed = |romanized: bool| if romanized { MIN_FIRM_ROMANIZED } else { 1 };
+    let languages = [m.first_language, m.second_language];
     if intra {
-        sentences
+        let texts: Vec<String> = m
+            .sentences
             .iter()
             .enumerate()
-            .filter(|(_, s)| {
-                let n = needed(s.romanized);
-                !firm(s).iter().all(|&f| f >= n)
-            })
-            .map(|(i, _)| i + 1)
-            .collect()
-    } else {
-        let total = sentences.iter().fold([0, 0], |acc, s| {
-            let f = firm(s);
-            [acc[0] + f[0], acc[1] + f[1]]
+            .filter(|(_, s)| firm(s).iter().any(|&f| f < needed(s.romanized)))
+            .map(|(i, _)| (i + 1).to_string())
+            .collect();
+        return (!texts.is_empty()).then(|| {
+            format!(
+                "text(s) {} lack a word of each language that only that language has \
+                 ({MIN_FIRM_ROMANIZED} of each in romanized text): their switches rest on \
+                 look-alike words, whose language is inferred (intra-sentential switching asked for)",
+                texts.join(", ")
+            )
         });
-        let n = needed(sentences.iter().any(|s| s.romanized));
-        if total.iter().all(|&f| f >= n) {
-            Vec::new()
-        } else {
-            vec![0]
-        }
     }
+    let total = m.sentences.iter().fold([0, 0], |acc, s| {
+        let f = firm(s);
+        [acc[0] + f[0], acc[1] + f[1]]
+    });
+    let n = needed(m.sentences.iter().any(|s| s.romanized));
+    let (language, found) = languages
+        .into_iter()
+        .zip(total)
+        .find(|&(_, found)| found < n)?;
+    Some(format!(
+        "{} {language} word that only {language} has was found{}: the batch is monolingual \
+         apart from look-alike words, whose language is inferred",
+        if found == 0 { "no".to_owned() } else { format!("only {found}") },
+        if n > 1 {
+            format!(" (romanized text needs {n})")
+        } else {
+            String::new()
+        }
+    ))
 }
 
 /// The language of the pair that is written in its own script, has no romanized detector, and
@@ -296,6 +316,10 @@ mod tests {
             i_index: 0.0,
             burstiness: None,
             sentences,
+            third_language: v
+                .get("third_language")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
         }
     }
 
@@ -405,13 +429,10 @@ mod tests {
                 cs_type,
                 false,
             );
-            assert_eq!(v.passed, None, "{v:?}");
-            assert!(
-                v.reason
-                    .contains("too few words that only one language has"),
-                "{}",
-                v.reason
-            );
+            // Issue 26: look-alikes ("red" in Spanish, "also" in German) are inferred; a batch
+            // whose one language rests on them alone is monolingual, not undecided.
+            assert_eq!(v.passed, Some(false), "{v:?}");
+            assert!(v.reason.contains("look-alike words"), "{}", v.reason);
         }
         let turns = typed(&json!({
             "status": "ok", "tagged": {"first": 17, "second": 10}, "switch_points": 0,
@@ -472,6 +493,22 @@ mod tests {
         assert_eq!(v.passed, None, "{v:?}");
     }
 
+    /// Issue 26: a batch whose words look like a third language (Portuguese in Spanish–English)
+    /// fails, even though its status is only `low_coverage`.
+    #[test]
+    fn a_third_language_fails_the_gate() {
+        let portuguese = typed(&json!({
+            "status": "low_coverage", "first_language": "Spanish", "second_language": "English",
+            "status_reason": "14 of 20 words look Portuguese (or another third language), not Spanish or English",
+            "third_language": "Portuguese",
+            "tagged": {"first": 10, "second": 3}, "switch_points": 2,
+            "sentences": [{"switch_points": 2, "tagged": {"first": 10, "second": 3}}],
+        }));
+        let v = decide(GateSettings::default(), Some(&portuguese), None, false);
+        assert_eq!(v.passed, Some(false), "{v:?}");
+        assert!(v.reason.contains("14 of 20 words look Portuguese"), "{}", v.reason);
+    }
+
     /// Second break-it round: one single-list word of romanized text ("pass" in "Mere pass paise
     /// nahi hai", the name "Priya") is not enough for a pass.
     #[test]
@@ -483,8 +520,15 @@ mod tests {
         }));
         for cs_type in [Some("Intrasentential"), None] {
             let v = decide(GateSettings::default(), Some(&one_english), cs_type, false);
-            assert_eq!(v.passed, None, "{v:?}");
+            assert_eq!(v.passed, Some(false), "{v:?}");
         }
+        let v = decide(GateSettings::default(), Some(&one_english), None, false);
+        assert!(
+            v.reason
+                .contains("only 1 English word that only English has was found (romanized text needs 2)"),
+            "{}",
+            v.reason
+        );
         let two = typed(&json!({
             "status": "ok", "first_language": "Hindi", "second_language": "English",
             "tagged": {"first": 4, "second": 2}, "switch_points": 2,
