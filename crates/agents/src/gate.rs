@@ -16,9 +16,10 @@
 //! "also" and "will" in German and English, "chat" and "but" in French and English), or a
 //! romanized word both the Hindi and the English list know ("log", "chai", "main"). Romanized
 //! text needs [`MIN_FIRM_ROMANIZED`] firm words of each language. On an `ok` measurement, a
-//! batch (or, intra-sentential, a text) without that firm evidence **fails**: its switches rest
-//! on look-alikes, so it is monolingual as far as anything can tell — a plain German batch with
-//! "Brot" and "also" is not code switching, and the judges' 10 must not accept it.
+//! batch (or, intra-sentential, a text) with **no** firm word of one language **fails**: its
+//! switches rest on look-alikes, so it is monolingual as far as anything can tell — a plain
+//! German batch with "Brot" and "also" is not code switching, and the judges' 10 must not
+//! accept it. Romanized text with one firm word of a language but not two is `undecided`.
 //!
 //! A measurement whose words look like a **third language** (`third_language` set: Portuguese
 //! in a Spanish–English batch, Tagalog in Malay–English; its status is `low_coverage`) fails
@@ -97,7 +98,12 @@ pub fn decide(
     } else {
         batch_failure(m, need, multi_turn)
     };
-    match failure.or_else(|| unfirm_failure(m, intra)) {
+    if failure.is_none()
+        && let Err(verdict) = unfirm_failure(m, intra)
+    {
+        return verdict;
+    }
+    match failure {
         None => GateVerdict {
             passed: Some(true),
             reason: if intra {
@@ -165,50 +171,58 @@ fn batch_failure(m: &Measurement, need: usize, multi_turn: bool) -> Option<Strin
 }
 
 /// Firm evidence of both languages, needed for a pass: per text for intra-sentential types,
-/// in the batch else. A firm word is tagged by script, by one word list alone, by a function
+/// in the batch else. With none of one language the gate fails; with some but fewer than
+/// romanized text needs, it is undecided. A firm word is tagged by script, by one word list alone, by a function
 /// word of one language or by the detector — not a look-alike of both Latin languages' lists
 /// nor a romanized word both word lists know, whose tag is inferred. Romanized text needs two
 /// firm words of each language, since one word of one list can be a spelling of the other
-/// language ("pass" for Hindi paas, a name such as "Priya"). The failure, if any.
-fn unfirm_failure(m: &Measurement, intra: bool) -> Option<String> {
+/// language ("pass" for Hindi paas, a name such as "Priya"). The verdict when evidence lacks.
+fn unfirm_failure(m: &Measurement, intra: bool) -> Result<(), GateVerdict> {
     let needed = |romanized: bool| if romanized { MIN_FIRM_ROMANIZED } else { 1 };
-    let languages = [m.first_language, m.second_language];
-    if intra {
-        let texts: Vec<String> = m
-            .sentences
+    // (texts, firm words of each language, firm words needed): per text or for the batch.
+    let groups: Vec<(String, [usize; 2], usize)> = if intra {
+        m.sentences
             .iter()
             .enumerate()
-            .filter(|(_, s)| firm(s).iter().any(|&f| f < needed(s.romanized)))
-            .map(|(i, _)| (i + 1).to_string())
-            .collect();
-        return (!texts.is_empty()).then(|| {
-            format!(
-                "text(s) {} lack a word of each language that only that language has \
-                 ({MIN_FIRM_ROMANIZED} of each in romanized text): their switches rest on \
-                 look-alike words, whose language is inferred (intra-sentential switching asked for)",
-                texts.join(", ")
-            )
+            .map(|(i, s)| (format!("text {}", i + 1), firm(s), needed(s.romanized)))
+            .collect()
+    } else {
+        let total = m.sentences.iter().fold([0, 0], |acc, s| {
+            let f = firm(s);
+            [acc[0] + f[0], acc[1] + f[1]]
         });
-    }
-    let total = m.sentences.iter().fold([0, 0], |acc, s| {
-        let f = firm(s);
-        [acc[0] + f[0], acc[1] + f[1]]
-    });
-    let n = needed(m.sentences.iter().any(|s| s.romanized));
-    let (language, found) = languages
-        .into_iter()
-        .zip(total)
-        .find(|&(_, found)| found < n)?;
-    Some(format!(
-        "{} {language} word that only {language} has was found{}: the batch is monolingual \
-         apart from look-alike words, whose language is inferred",
-        if found == 0 { "no".to_owned() } else { format!("only {found}") },
-        if n > 1 {
-            format!(" (romanized text needs {n})")
-        } else {
-            String::new()
+        let n = needed(m.sentences.iter().any(|s| s.romanized));
+        vec![("the batch".to_owned(), total, n)]
+    };
+    let languages = [m.first_language, m.second_language];
+    let mut few = Vec::new();
+    for (what, found, n) in &groups {
+        for (language, &count) in languages.iter().zip(found) {
+            if count == 0 {
+                return Err(GateVerdict {
+                    passed: Some(false),
+                    reason: format!(
+                        "no {language} word that only {language} has was found in {what}: it is \
+                         monolingual apart from look-alike words, whose language is inferred"
+                    ),
+                });
+            }
+            if count < *n && !few.contains(what) {
+                few.push(what.clone());
+            }
         }
-    ))
+    }
+    if few.is_empty() {
+        return Ok(());
+    }
+    Err(GateVerdict {
+        passed: None,
+        reason: format!(
+            "undecided: too few words that only one language has (in {}; romanized text needs \
+             {MIN_FIRM_ROMANIZED} of each); the judges decide",
+            few.join(", ")
+        ),
+    })
 }
 
 /// The language of the pair that is written in its own script, has no romanized detector, and
@@ -520,15 +534,8 @@ mod tests {
         }));
         for cs_type in [Some("Intrasentential"), None] {
             let v = decide(GateSettings::default(), Some(&one_english), cs_type, false);
-            assert_eq!(v.passed, Some(false), "{v:?}");
+            assert_eq!(v.passed, None, "{v:?}");
         }
-        let v = decide(GateSettings::default(), Some(&one_english), None, false);
-        assert!(
-            v.reason
-                .contains("only 1 English word that only English has was found (romanized text needs 2)"),
-            "{}",
-            v.reason
-        );
         let two = typed(&json!({
             "status": "ok", "first_language": "Hindi", "second_language": "English",
             "tagged": {"first": 4, "second": 2}, "switch_points": 2,
