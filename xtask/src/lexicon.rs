@@ -1,16 +1,21 @@
 //! `cargo xtask lexicon`: builds the word lists `codeswitch` uses to tag romanized
-//! Hindi (Hinglish) against English, from a pinned, documented source, and `--check` verifies
+//! Hindi (Hinglish) against English and to tell Latin-script languages apart, from a pinned, documented source, and `--check` verifies
 //! that the committed files are exactly what the source gives (CI runs the check).
 //!
 //! Source: the PyPI wheel `wordfreq==3.1.1` (Robyn Speer et al.; code Apache-2.0, word lists
-//! CC BY-SA 4.0), sha256-pinned. Its `small_en` and `small_hi` lists (word frequencies from
+//! CC BY-SA 4.0), sha256-pinned. Its `small_*` lists (word frequencies from
 //! Wikipedia, subtitles, news, web text and more, bucketed by frequency) give:
 //! - `en.txt`: the English words (ASCII letters and apostrophes), most frequent first;
 //! - `hi-latn.txt`: the most frequent Devanagari Hindi words, romanized the way Hindi is written
 //!   in Latin-script chat (schwa deletion, `aa`/`a`, `ee`/`i`, `oo`/`u`, nasal `n` or nothing,
 //!   `ph`/`f`, `v`/`w` …), each form with the frequency rank of its Hindi word.
 //!
-//! Both files start with `#` lines naming the source and licence; the rest is the data.
+//! - `latin/<code>.tsv`: for each Latin-script language of a pair (en, es, fr, de, it, ms) and
+//!   each likely third language (pt, fil, id, nl, ca, ro), its lower-case words with a Zipf
+//!   frequency of at least 3.3, `word<TAB>zipf×100`, most frequent first (look-alikes of a pair
+//!   and third languages, `codeswitch::wordlists`).
+//!
+//! Every file starts with `#` lines naming the source and licence; the rest is the data.
 
 use std::fmt::Write as _;
 use std::io::Read as _;
@@ -51,7 +56,7 @@ const LATIN_LISTS: &[(&str, &str)] = &[
 ];
 
 /// The frequency floor of the Latin-script lists, Zipf × 100 (3.3: about 20,000 words a
-/// language; rarer words are left to lingua, which keeps the committed data near 2 MB).
+/// language; rarer words are left to lingua, which keeps the committed data near 3 MB).
 const LATIN_MIN_ZIPF100: u32 = 330;
 
 /// Where the lists live, relative to the workspace root.
