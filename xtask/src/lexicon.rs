@@ -1,6 +1,7 @@
-//! `cargo xtask lexicon`: builds the word lists `codeswitch` uses to tag romanized
-//! Hindi (Hinglish) against English and to tell Latin-script languages apart, from a pinned, documented source, and `--check` verifies
-//! that the committed files are exactly what the source gives (CI runs the check).
+//! `cargo xtask lexicon`: builds the word lists `codeswitch` uses to tag romanized Hindi
+//! (Hinglish) against English and to tell Latin-script languages apart, from a pinned,
+//! documented source, and `--check` verifies that the committed files are exactly what the
+//! source gives (CI runs the check).
 //!
 //! Source: the PyPI wheel `wordfreq==3.1.1` (Robyn Speer et al.; code Apache-2.0, word lists
 //! CC BY-SA 4.0), sha256-pinned. Its `small_*` lists (word frequencies from
