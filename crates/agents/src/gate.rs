@@ -520,7 +520,11 @@ mod tests {
         }));
         let v = decide(GateSettings::default(), Some(&portuguese), None, false);
         assert_eq!(v.passed, Some(false), "{v:?}");
-        assert!(v.reason.contains("14 of 20 words look Portuguese"), "{}", v.reason);
+        assert!(
+            v.reason.contains("14 of 20 words look Portuguese"),
+            "{}",
+            v.reason
+        );
     }
 
     /// Second break-it round: one single-list word of romanized text ("pass" in "Mere pass paise

@@ -405,7 +405,9 @@ impl LanguagePair {
         };
         let evidence = wordlists::pair_evidence(self.first, self.second, &normalised);
         if evidence == PairEvidence::LookAlike {
-            return Verdict::LookAlike(function_word.unwrap_or_else(|| self.by_lingua(&normalised)));
+            return Verdict::LookAlike(
+                function_word.unwrap_or_else(|| self.by_lingua(&normalised)),
+            );
         }
         if let Some(tag) = function_word {
             return Verdict::Tag(tag);

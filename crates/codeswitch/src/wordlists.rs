@@ -51,11 +51,23 @@ type Frequencies = HashMap<&'static str, u16>;
 
 /// wordfreq's code, the language's name and its list, in the order of `xtask/src/lexicon.rs`.
 const LISTS: &[(&str, &str, &str)] = &[
-    ("en", "English", include_str!("../data/lexicon/latin/en.tsv")),
-    ("es", "Spanish", include_str!("../data/lexicon/latin/es.tsv")),
+    (
+        "en",
+        "English",
+        include_str!("../data/lexicon/latin/en.tsv"),
+    ),
+    (
+        "es",
+        "Spanish",
+        include_str!("../data/lexicon/latin/es.tsv"),
+    ),
     ("fr", "French", include_str!("../data/lexicon/latin/fr.tsv")),
     ("de", "German", include_str!("../data/lexicon/latin/de.tsv")),
-    ("it", "Italian", include_str!("../data/lexicon/latin/it.tsv")),
+    (
+        "it",
+        "Italian",
+        include_str!("../data/lexicon/latin/it.tsv"),
+    ),
     ("ms", "Malay", include_str!("../data/lexicon/latin/ms.tsv")),
     (
         "pt",
@@ -73,8 +85,16 @@ const LISTS: &[(&str, &str, &str)] = &[
         include_str!("../data/lexicon/latin/id.tsv"),
     ),
     ("nl", "Dutch", include_str!("../data/lexicon/latin/nl.tsv")),
-    ("ca", "Catalan", include_str!("../data/lexicon/latin/ca.tsv")),
-    ("ro", "Romanian", include_str!("../data/lexicon/latin/ro.tsv")),
+    (
+        "ca",
+        "Catalan",
+        include_str!("../data/lexicon/latin/ca.tsv"),
+    ),
+    (
+        "ro",
+        "Romanian",
+        include_str!("../data/lexicon/latin/ro.tsv"),
+    ),
 ];
 
 static FREQUENCIES: LazyLock<Vec<Frequencies>> = LazyLock::new(|| {
@@ -293,11 +313,18 @@ mod tests {
             PairEvidence::LookAlike
         );
         for w in ["also", "will", "total", "bank"] {
-            assert_eq!(pair_evidence(German, English, w), PairEvidence::LookAlike, "{w}");
+            assert_eq!(
+                pair_evidence(German, English, w),
+                PairEvidence::LookAlike,
+                "{w}"
+            );
         }
         assert_eq!(pair_evidence(German, English, "brot"), PairEvidence::First);
         assert_eq!(pair_evidence(Spanish, English, "the"), PairEvidence::Second);
-        assert_eq!(pair_evidence(Spanish, English, "mañana"), PairEvidence::First);
+        assert_eq!(
+            pair_evidence(Spanish, English, "mañana"),
+            PairEvidence::First
+        );
         assert_eq!(
             pair_evidence(Spanish, English, "zzqx"),
             PairEvidence::Neither
