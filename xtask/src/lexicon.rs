@@ -1,16 +1,22 @@
-//! `cargo xtask lexicon`: builds the word lists `codeswitch` uses to tag romanized
-//! Hindi (Hinglish) against English, from a pinned, documented source, and `--check` verifies
-//! that the committed files are exactly what the source gives (CI runs the check).
+//! `cargo xtask lexicon`: builds the word lists `codeswitch` uses to tag romanized Hindi
+//! (Hinglish) against English and to tell Latin-script languages apart, from a pinned,
+//! documented source, and `--check` verifies that the committed files are exactly what the
+//! source gives (CI runs the check).
 //!
 //! Source: the PyPI wheel `wordfreq==3.1.1` (Robyn Speer et al.; code Apache-2.0, word lists
-//! CC BY-SA 4.0), sha256-pinned. Its `small_en` and `small_hi` lists (word frequencies from
+//! CC BY-SA 4.0), sha256-pinned. Its `small_*` lists (word frequencies from
 //! Wikipedia, subtitles, news, web text and more, bucketed by frequency) give:
 //! - `en.txt`: the English words (ASCII letters and apostrophes), most frequent first;
 //! - `hi-latn.txt`: the most frequent Devanagari Hindi words, romanized the way Hindi is written
 //!   in Latin-script chat (schwa deletion, `aa`/`a`, `ee`/`i`, `oo`/`u`, nasal `n` or nothing,
 //!   `ph`/`f`, `v`/`w` …), each form with the frequency rank of its Hindi word.
 //!
-//! Both files start with `#` lines naming the source and licence; the rest is the data.
+//! - `latin/<code>.tsv`: for each Latin-script language of a pair (en, es, fr, de, it, ms) and
+//!   each likely third language (pt, fil, id, nl, ca, ro), its lower-case words with a Zipf
+//!   frequency of at least 3.3, `word<TAB>zipf×100`, most frequent first (look-alikes of a pair
+//!   and third languages, `codeswitch::wordlists`).
+//!
+//! Every file starts with `#` lines naming the source and licence; the rest is the data.
 
 use std::fmt::Write as _;
 use std::io::Read as _;
@@ -31,6 +37,28 @@ const MAX_VARIANTS: usize = 12;
 
 /// Irregular chat spellings written for this project, relative to the workspace root.
 const EXTRA_SPELLINGS: &str = "xtask/data/hinglish-spellings.txt";
+
+/// The Latin-script word lists (`latin/<code>.tsv`): wordfreq's code and the language's name.
+/// The pair languages of `codeswitch::Language` that are written in Latin script, then the
+/// likely third languages of a batch in one of their pairs.
+const LATIN_LISTS: &[(&str, &str)] = &[
+    ("en", "English"),
+    ("es", "Spanish"),
+    ("fr", "French"),
+    ("de", "German"),
+    ("it", "Italian"),
+    ("ms", "Malay"),
+    ("pt", "Portuguese"),
+    ("fil", "Filipino (Tagalog)"),
+    ("id", "Indonesian"),
+    ("nl", "Dutch"),
+    ("ca", "Catalan"),
+    ("ro", "Romanian"),
+];
+
+/// The frequency floor of the Latin-script lists, Zipf × 100 (3.3: about 20,000 words a
+/// language; rarer words are left to lingua, which keeps the committed data near 3 MB).
+const LATIN_MIN_ZIPF100: u32 = 330;
 
 /// Where the lists live, relative to the workspace root.
 const DATA_DIR: &str = "crates/codeswitch/data/lexicon";
@@ -56,7 +84,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
                 stale.push(path.display().to_string());
             }
         } else {
-            std::fs::create_dir_all(&dir)?;
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
             std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
             println!("wrote {} ({} lines)", path.display(), text.lines().count());
         }
@@ -74,7 +104,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
 }
 
 /// Fetches the wheel (pip, sha256-checked) and returns (file name, contents) of each list.
-fn build(work: &Path) -> anyhow::Result<Vec<(&'static str, String)>> {
+fn build(work: &Path) -> anyhow::Result<Vec<(String, String)>> {
     std::fs::create_dir_all(work)?;
     let wheel = work.join(WHEEL);
     if !wheel.exists() || crate::fetch_model::sha256_file(&wheel)? != WHEEL_SHA256 {
@@ -101,6 +131,8 @@ fn build(work: &Path) -> anyhow::Result<Vec<(&'static str, String)>> {
     }
     let english = words(&wheel, work, "small_en")?;
     let hindi = words(&wheel, work, "small_hi")?;
+    let english: Vec<String> = english.into_iter().map(|(w, _)| w).collect();
+    let hindi: Vec<String> = hindi.into_iter().map(|(w, _)| w).collect();
     let header = |what: &str| {
         format!(
             "# {what}\n# Source: {PACKAGE} (PyPI, sha256 {WHEEL_SHA256}), word lists by Robyn Speer et al.,\n\
@@ -157,11 +189,50 @@ fn build(work: &Path) -> anyhow::Result<Vec<(&'static str, String)>> {
             let _ = writeln!(hi, "{form}\t{rank}");
         }
     }
-    Ok(vec![("en.txt", en), ("hi-latn.txt", hi)])
+    let mut lists = vec![("en.txt".to_owned(), en), ("hi-latn.txt".to_owned(), hi)];
+    for &(code, name) in LATIN_LISTS {
+        let text = latin_list(&wheel, work, code, name, &header)?;
+        lists.push((format!("latin/{code}.tsv"), text));
+    }
+    Ok(lists)
 }
 
-/// The words of one wordfreq list (`wordfreq/data/<name>.msgpack.gz`), most frequent first.
-fn words(wheel: &Path, work: &Path, name: &str) -> anyhow::Result<Vec<String>> {
+/// One Latin-script language's frequency list: `word<TAB>zipf×100`, most frequent first, the
+/// words of wordfreq's `small_<code>` list that are lower-case letters (apostrophes allowed)
+/// with a Zipf frequency of at least [`LATIN_MIN_ZIPF100`]/100 (Latin letters: ASCII, Latin-1
+/// Supplement, Latin Extended-A and -B).
+fn latin_list(
+    wheel: &Path,
+    work: &Path,
+    code: &str,
+    name: &str,
+    header: &dyn Fn(&str) -> String,
+) -> anyhow::Result<String> {
+    let mut out = header(&format!(
+        "{name} words of wordfreq's small_{code} list with a Zipf frequency of at least {}.{:02}:\n\
+         # `word<TAB>zipf×100`, most frequent first.",
+        LATIN_MIN_ZIPF100 / 100,
+        LATIN_MIN_ZIPF100 % 100
+    ));
+    for (word, zipf100) in words(wheel, work, &format!("small_{code}"))? {
+        let letters = word.chars().all(|c| c.is_alphabetic() || c == '\'')
+            && word.chars().any(char::is_alphabetic)
+            && word.chars().all(|c| !c.is_uppercase())
+            && word
+                .chars()
+                .filter(|c| c.is_alphabetic())
+                .all(|c| c.is_ascii() || ('\u{00C0}'..='\u{024F}').contains(&c));
+        if letters && zipf100 >= LATIN_MIN_ZIPF100 {
+            let _ = writeln!(out, "{word}\t{zipf100}");
+        }
+    }
+    Ok(out)
+}
+
+/// The words of one wordfreq list (`wordfreq/data/<name>.msgpack.gz`), most frequent first,
+/// each with its Zipf frequency × 100 (bucket `i` of the list holds the words of frequency
+/// 10^(−i/100), that is Zipf 9 − i/100).
+fn words(wheel: &Path, work: &Path, name: &str) -> anyhow::Result<Vec<(String, u32)>> {
     let member = format!("wordfreq/data/{name}.msgpack.gz");
     let out = work.join(format!("{name}.msgpack.gz"));
     // Python's zipfile, as `fetch-model` does: pip implies Python, so this adds no tool.
@@ -187,13 +258,14 @@ fn words(wheel: &Path, work: &Path, name: &str) -> anyhow::Result<Vec<String>> {
         bail!("{member}: not a list");
     };
     let mut all = Vec::new();
-    for bucket in items.into_iter().skip(1) {
+    for (index, bucket) in (0_u32..).zip(items.into_iter().skip(1)) {
         let MpValue::Array(words) = bucket else {
             bail!("{member}: a bucket is not a list");
         };
+        let zipf100 = 900_u32.saturating_sub(index);
         for word in words {
             if let MpValue::Str(w) = word {
-                all.push(w);
+                all.push((w, zipf100));
             }
         }
     }

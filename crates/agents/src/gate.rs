@@ -10,15 +10,27 @@
 //! point too (inter-sentential switching between speakers).
 //!
 //! A pass needs *firm* evidence of both languages (per text for intra-sentential types): words
-//! tagged by script, by one word list alone or by the detector, not only romanized words both
-//! word lists know, whose tag is inferred from context. Switches that rest on inferred tags
-//! alone leave the gate `undecided`.
+//! tagged by script, by one word list alone, by a function word of one language or by the
+//! detector — not look-alikes, whose tag is inferred from context: a word both Latin
+//! languages' frequency lists hold at comparable frequency ("red" in Spanish and English,
+//! "also" and "will" in German and English, "chat" and "but" in French and English), or a
+//! romanized word both the Hindi and the English list know ("log", "chai", "main"). Romanized
+//! text needs [`MIN_FIRM_ROMANIZED`] firm words of each language. On an `ok` measurement, a
+//! batch (or, intra-sentential, a text) with **no** firm word of one language **fails**: its
+//! switches rest on look-alikes, so it is monolingual as far as anything can tell — a plain
+//! German batch with "Brot" and "also" is not code switching, and the judges' 10 must not
+//! accept it. Romanized text with one firm word of a language but not two is `undecided`.
 //!
-//! The gate decides only on evidence it can trust. An `unavailable` measurement (or none) makes
-//! it `undecided`: the judges decide alone, and the record says so. So does a `low_coverage`
-//! measurement, either way: the untagged words may hold the switches (so it cannot fail), and
-//! the few tagged ones may be loanwords or look-alikes ("el" is in the English word list), so it
-//! cannot pass either.
+//! A measurement whose words look like a **third language** (`third_language` set: Portuguese
+//! in a Spanish–English batch, Tagalog in Malay–English; its status is `low_coverage`) fails
+//! too, with the measurement's reason ("14 of 20 words look Portuguese …"): text in another
+//! language is not code switching between the pair.
+//!
+//! Otherwise the gate decides only on evidence it can trust. An `unavailable` measurement (or
+//! none) makes it `undecided`: the judges decide alone, and the record says so. So does a
+//! `low_coverage` measurement, either way: the untagged words may hold the switches (so it
+//! cannot fail), and the few tagged ones may be loanwords or look-alikes ("el" is in the
+//! English word list), so it cannot pass either.
 //!
 //! What an undecided gate means is the config's `gate.undecided`: `judges` (the default) lets
 //! the judges decide alone; `reject` refuses the batch, saying it was undecided and why
@@ -101,6 +113,15 @@ fn evidence_verdict(
             ),
         };
     }
+    // Words that look like a third language (Portuguese in a Spanish–English batch) are not
+    // code switching between the pair, however the judges score them.
+    if let Some(third) = &m.third_language {
+        let why = why(&format!("the words look {third}"));
+        return GateVerdict {
+            passed: Some(false),
+            reason: format!("the batch is not in the pair's languages: {why}"),
+        };
+    }
     if m.status == MeasurementStatus::LowCoverage {
         let why = why("the measurement has low coverage");
         return undecided(format!("undecided: {why}; the judges decide"));
@@ -112,24 +133,12 @@ fn evidence_verdict(
     } else {
         batch_failure(m, need, multi_turn)
     };
-    let unfirm = unfirm_texts(&m.sentences, intra);
+    if failure.is_none()
+        && let Err(verdict) = unfirm_failure(m, intra)
+    {
+        return verdict;
+    }
     match failure {
-        None if !unfirm.is_empty() => undecided(format!(
-            "undecided: too few words that only one language has ({}; romanized text needs \
-             {MIN_FIRM_ROMANIZED} of each); the judges decide",
-            if intra {
-                format!(
-                    "in text(s) {}",
-                    unfirm
-                        .iter()
-                        .map(ToString::to_string)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            } else {
-                "in the batch".to_owned()
-            }
-        )),
         None => GateVerdict {
             passed: Some(true),
             reason: if intra {
@@ -196,34 +205,59 @@ fn batch_failure(m: &Measurement, need: usize, multi_turn: bool) -> Option<Strin
     }
 }
 
-/// Firm evidence of both languages: per text for intra-sentential types, in the batch else;
-/// romanized text needs two words of each language, since one word of one list can be a
-/// spelling of the other language ("pass" for Hindi paas, a name such as "Priya"). The texts
-/// (1-based; `[0]` for the batch) without it.
-fn unfirm_texts(sentences: &[SentenceMeasurement], intra: bool) -> Vec<usize> {
+/// Firm evidence of both languages, needed for a pass: per text for intra-sentential types,
+/// in the batch else. With none of one language the gate fails; with some but fewer than
+/// romanized text needs, it is undecided. A firm word is tagged by script, by one word list alone, by a function
+/// word of one language or by the detector — not a look-alike of both Latin languages' lists
+/// nor a romanized word both word lists know, whose tag is inferred. Romanized text needs two
+/// firm words of each language, since one word of one list can be a spelling of the other
+/// language ("pass" for Hindi paas, a name such as "Priya"). The verdict when evidence lacks.
+fn unfirm_failure(m: &Measurement, intra: bool) -> Result<(), GateVerdict> {
     let needed = |romanized: bool| if romanized { MIN_FIRM_ROMANIZED } else { 1 };
-    if intra {
-        sentences
+    // (texts, firm words of each language, firm words needed): per text or for the batch.
+    let groups: Vec<(String, [usize; 2], usize)> = if intra {
+        m.sentences
             .iter()
             .enumerate()
-            .filter(|(_, s)| {
-                let n = needed(s.romanized);
-                !firm(s).iter().all(|&f| f >= n)
-            })
-            .map(|(i, _)| i + 1)
+            .map(|(i, s)| (format!("text {}", i + 1), firm(s), needed(s.romanized)))
             .collect()
     } else {
-        let total = sentences.iter().fold([0, 0], |acc, s| {
+        let total = m.sentences.iter().fold([0, 0], |acc, s| {
             let f = firm(s);
             [acc[0] + f[0], acc[1] + f[1]]
         });
-        let n = needed(sentences.iter().any(|s| s.romanized));
-        if total.iter().all(|&f| f >= n) {
-            Vec::new()
-        } else {
-            vec![0]
+        let n = needed(m.sentences.iter().any(|s| s.romanized));
+        vec![("the batch".to_owned(), total, n)]
+    };
+    let languages = [m.first_language, m.second_language];
+    let mut few = Vec::new();
+    for (what, found, n) in &groups {
+        for (language, &count) in languages.iter().zip(found) {
+            if count == 0 {
+                return Err(GateVerdict {
+                    passed: Some(false),
+                    reason: format!(
+                        "no {language} word that only {language} has was found in {what}: it is \
+                         monolingual apart from look-alike words, whose language is inferred"
+                    ),
+                });
+            }
+            if count < *n && !few.contains(what) {
+                few.push(what.clone());
+            }
         }
     }
+    if few.is_empty() {
+        return Ok(());
+    }
+    Err(GateVerdict {
+        passed: None,
+        reason: format!(
+            "undecided: too few words that only one language has (in {}; romanized text needs \
+             {MIN_FIRM_ROMANIZED} of each); the judges decide",
+            few.join(", ")
+        ),
+    })
 }
 
 /// The language of the pair that is written in its own script, has no romanized detector, and
@@ -502,6 +536,10 @@ mod tests {
             i_index: 0.0,
             burstiness: None,
             sentences,
+            third_language: v
+                .get("third_language")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
         }
     }
 
@@ -611,13 +649,10 @@ mod tests {
                 cs_type,
                 false,
             );
-            assert_eq!(v.passed, None, "{v:?}");
-            assert!(
-                v.reason
-                    .contains("too few words that only one language has"),
-                "{}",
-                v.reason
-            );
+            // Issue 26: look-alikes ("red" in Spanish, "also" in German) are inferred; a batch
+            // whose one language rests on them alone is monolingual, not undecided.
+            assert_eq!(v.passed, Some(false), "{v:?}");
+            assert!(v.reason.contains("look-alike words"), "{}", v.reason);
         }
         let turns = typed(&json!({
             "status": "ok", "tagged": {"first": 17, "second": 10}, "switch_points": 0,
@@ -829,6 +864,26 @@ mod tests {
         assert_eq!(
             GateCoverage::of_selection(&unnamed.space, &unnamed.selection),
             GateCoverage::default()
+        );
+    }
+
+    /// Issue 26: a batch whose words look like a third language (Portuguese in Spanish–English)
+    /// fails, even though its status is only `low_coverage`.
+    #[test]
+    fn a_third_language_fails_the_gate() {
+        let portuguese = typed(&json!({
+            "status": "low_coverage", "first_language": "Spanish", "second_language": "English",
+            "status_reason": "14 of 20 words look Portuguese (or another third language), not Spanish or English",
+            "third_language": "Portuguese",
+            "tagged": {"first": 10, "second": 3}, "switch_points": 2,
+            "sentences": [{"switch_points": 2, "tagged": {"first": 10, "second": 3}}],
+        }));
+        let v = decide(GateSettings::default(), Some(&portuguese), None, false);
+        assert_eq!(v.passed, Some(false), "{v:?}");
+        assert!(
+            v.reason.contains("14 of 20 words look Portuguese"),
+            "{}",
+            v.reason
         );
     }
 

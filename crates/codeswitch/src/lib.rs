@@ -31,11 +31,24 @@
 //!    scripts neither language uses → [`UntaggedReason::OtherLanguage`]. Han in a
 //!    Chinese–Japanese pair is shared and so ambiguous (Kana still marks Japanese).
 //! 5. **Both Latin** (English, Spanish, French, German, Italian, Malay): a function word listed
-//!    for exactly one language of the pair (a tiny closed-class lexicon, see `lexicon.rs`) is
-//!    tagged with it, one listed for both ("a", "no" in en/es) is ambiguous; a one-letter token
-//!    is ambiguous; otherwise lingua, restricted to exactly the pair and built once per pair
-//!    (cached process-wide), gives confidences summing to 1 and the word is tagged when the best
-//!    reaches [`LATIN_CONFIDENCE_THRESHOLD`], else ambiguous.
+//!    for both languages (a tiny closed-class lexicon, see `lexicon.rs`: "a", "no" in en/es) is
+//!    ambiguous. Then both languages' frequency lists (wordfreq, `wordlists.rs`): a word both
+//!    hold at comparable frequency (Zipf within 1.5: "red" es/en, "chat" and "but" fr/en,
+//!    "also", "will", "total", "bank" de/en) is a **look-alike**: it gets a provisional tag (the
+//!    function-word lexicon's, else lingua's), then its firm neighbours settle it — every
+//!    other firm word of the text one language → that language; both nearest firm neighbours
+//!    agreeing → theirs — and it is marked [`TaggedWord::inferred`], so it never counts as firm
+//!    evidence of a switch. Otherwise a function word listed for exactly one language is tagged
+//!    with it; a word only one frequency list holds (or holds 1.5 Zipf higher: "Brot", "the")
+//!    is that language; a one-letter token is ambiguous; else lingua, restricted to exactly the
+//!    pair and built once per pair (cached process-wide), gives confidences summing to 1 and the
+//!    word is tagged when the best reaches [`LATIN_CONFIDENCE_THRESHOLD`], else ambiguous.
+//!
+//! **Third language.** For a Latin–Latin pair, a batch where at least 30% of the Latin words (at
+//! least 3; or 60% of one item's) are in neither pair language's list but in a third language's
+//! (Portuguese, Filipino/Tagalog, Indonesian, Dutch, Catalan, Romanian, or another supported
+//! language) is [`MeasurementStatus::LowCoverage`] with a `status_reason` naming it and
+//! [`Measurement::third_language`] set. Indonesian beside Malay is not a third language.
 //!
 //! A *sentence* (utterance) is one batch item: the generator's unit. Switch points and spans never
 //! cross items. Untagged words are skipped, not span breakers: "I love 2 tacos" has no switch
@@ -98,6 +111,7 @@ mod ratio;
 mod romanized;
 mod speaker;
 mod tagger;
+mod wordlists;
 pub mod words;
 
 pub use language::{ALL_LANGUAGES, Language};
@@ -196,6 +210,16 @@ impl LanguagePair {
         let mut measurement = Measurement::from_tagged(self.first(), self.second(), &words);
         for (sentence, text) in measurement.sentences.iter_mut().zip(batch) {
             sentence.romanized = self.reads_romanized(text);
+        }
+        // Words of a third language are not this pair's, whatever lingua made of them.
+        if measurement.is_available()
+            && let Some((language, why)) =
+                wordlists::third_language(self.first(), self.second(), &words)
+        {
+            tracing::debug!(language, reason = %why, "a third language");
+            measurement.status = MeasurementStatus::LowCoverage;
+            measurement.status_reason = Some(why);
+            measurement.third_language = Some(language.to_owned());
         }
         tracing::debug!(
             first = %self.first(),

@@ -159,6 +159,10 @@ pub struct Measurement {
     pub burstiness: Option<f64>,
     /// One entry per batch item, in order.
     pub sentences: Vec<SentenceMeasurement>,
+    /// The language a large share of the batch's words look like when it is neither of the
+    /// pair (Portuguese in a Spanish–English batch; see `wordlists.rs`): the status is then
+    /// `low_coverage` and `status_reason` says how many words. `None` otherwise.
+    pub third_language: Option<String>,
 }
 
 impl Measurement {
@@ -312,6 +316,7 @@ impl Measurement {
                 burstiness(&span_lengths)
             },
             sentences: per_sentence,
+            third_language: None,
         }
     }
 }
@@ -362,6 +367,8 @@ mod wire {
         burstiness: Option<f64>,
         #[serde(default)]
         sentences: Vec<SentenceMeasurement>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        third_language: Option<String>,
     }
 
     fn ok() -> MeasurementStatus {
@@ -389,6 +396,7 @@ mod wire {
                 i_index: some(m.i_index),
                 burstiness: m.burstiness.filter(|_| shown),
                 sentences: if shown { m.sentences } else { Vec::new() },
+                third_language: m.third_language,
             }
         }
     }
@@ -412,6 +420,7 @@ mod wire {
                 i_index: w.i_index.unwrap_or(0.0),
                 burstiness: w.burstiness,
                 sentences: w.sentences,
+                third_language: w.third_language,
             }
         }
     }

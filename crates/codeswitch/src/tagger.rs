@@ -13,6 +13,7 @@ use unicode_script::{Script, UnicodeScript};
 use unicode_segmentation::UnicodeSegmentation;
 
 use super::romanized::{self, DECISIVE_RANK_RATIO, Evidence, OVERWHELMING_RANK_RATIO};
+use super::wordlists::{self, PairEvidence};
 use super::{CodeSwitchError, Language, lexicon};
 
 /// Minimum lingua confidence (the two confidences of a pair sum to 1) for a Latin word to be
@@ -133,6 +134,8 @@ impl LanguagePair {
         let romanized_text = self.reads_romanized(text);
         // Romanized words both word lists know, settled once their neighbours are known.
         let mut contested: Vec<(usize, Evidence)> = Vec::new();
+        // Latin words both languages' frequency lists know, settled the same way.
+        let mut look_alikes: Vec<usize> = Vec::new();
         let links = link_spans(text);
         for (at, segment) in text.split_word_bound_indices() {
             // A URL or an e-mail address is no word of either language ("example", "news").
@@ -176,6 +179,10 @@ impl LanguagePair {
                         contested.push((out.len(), evidence));
                         WordTag::Untagged(UntaggedReason::Ambiguous)
                     }
+                    Verdict::LookAlike(tag) => {
+                        look_alikes.push(out.len());
+                        tag
+                    }
                 };
                 at_sentence_start = false;
                 out.push(TaggedWord {
@@ -188,6 +195,7 @@ impl LanguagePair {
         if let Some(partner) = self.romanized_partner() {
             self.settle_contested(partner, &mut out, &contested);
         }
+        settle_look_alikes(&mut out, &look_alikes);
         out
     }
 
@@ -355,7 +363,7 @@ impl LanguagePair {
             (true, true, _, _) => WordTag::Untagged(UntaggedReason::Ambiguous),
             (true, false, _, _) => WordTag::Lang(self.first),
             (false, true, _, _) => WordTag::Lang(self.second),
-            (false, false, Some(Script::Latin), false) => self.tag_latin(word),
+            (false, false, Some(Script::Latin), false) => return self.tag_latin(word),
             (false, false, Some(_), false) => WordTag::Untagged(UntaggedReason::Ambiguous),
             (false, false, _, _) => WordTag::Untagged(UntaggedReason::OtherLanguage),
         })
@@ -379,17 +387,40 @@ impl LanguagePair {
             || lexicon::is_function_word(self.second, &normalised)
     }
 
-    /// Tags a word both languages could claim because both are Latin-script.
-    fn tag_latin(self, word: &str) -> WordTag {
+    /// Tags a word both languages could claim because both are Latin-script: a function word
+    /// listed for both is ambiguous; a look-alike of the frequency lists
+    /// ([`wordlists::PairEvidence::LookAlike`]) gets a provisional tag (function word, else
+    /// lingua) that its neighbours may overrule and that is never firm; else a function word
+    /// listed for one language, then a word only one frequency list holds, is that language;
+    /// else lingua.
+    fn tag_latin(self, word: &str) -> Verdict {
         let normalised = normalise(word);
         let in_first = lexicon::is_function_word(self.first, &normalised);
         let in_second = lexicon::is_function_word(self.second, &normalised);
-        match (in_first, in_second) {
-            (true, true) => return WordTag::Untagged(UntaggedReason::Ambiguous),
-            (true, false) => return WordTag::Lang(self.first),
-            (false, true) => return WordTag::Lang(self.second),
-            (false, false) => {}
+        let function_word = match (in_first, in_second) {
+            (true, true) => return Verdict::Tag(WordTag::Untagged(UntaggedReason::Ambiguous)),
+            (true, false) => Some(WordTag::Lang(self.first)),
+            (false, true) => Some(WordTag::Lang(self.second)),
+            (false, false) => None,
+        };
+        let evidence = wordlists::pair_evidence(self.first, self.second, &normalised);
+        if evidence == PairEvidence::LookAlike {
+            return Verdict::LookAlike(
+                function_word.unwrap_or_else(|| self.by_lingua(&normalised)),
+            );
         }
+        if let Some(tag) = function_word {
+            return Verdict::Tag(tag);
+        }
+        Verdict::Tag(match evidence {
+            PairEvidence::First => WordTag::Lang(self.first),
+            PairEvidence::Second => WordTag::Lang(self.second),
+            PairEvidence::LookAlike | PairEvidence::Neither => self.by_lingua(&normalised),
+        })
+    }
+
+    /// lingua's tag for a lower-cased Latin word of a Latin–Latin pair.
+    fn by_lingua(self, normalised: &str) -> WordTag {
         // One letter carries no n-gram evidence worth trusting.
         if normalised.chars().count() < 2 {
             return WordTag::Untagged(UntaggedReason::Ambiguous);
@@ -398,7 +429,7 @@ impl LanguagePair {
             return WordTag::Untagged(UntaggedReason::Ambiguous);
         };
         let best = detector
-            .compute_language_confidence_values(normalised.as_str())
+            .compute_language_confidence_values(normalised)
             .into_iter()
             .max_by(|a, b| a.1.total_cmp(&b.1));
         match best {
@@ -436,6 +467,43 @@ impl LanguagePair {
             )
         });
         Some(Arc::clone(detector))
+    }
+}
+
+/// Settles each look-alike (indices into `out`, provisionally tagged): when every other firmly
+/// tagged word of the text is one language, by that language (a look-alike in a monolingual
+/// text is no switch: "La red no funciona" stays Spanish); else by its nearest firm neighbours
+/// on both sides when they agree; else it keeps its provisional tag. Either way a tagged
+/// look-alike is marked [`TaggedWord::inferred`], so it never counts as firm evidence.
+fn settle_look_alikes(out: &mut [TaggedWord], look_alikes: &[usize]) {
+    if look_alikes.is_empty() {
+        return;
+    }
+    let firm: Vec<Option<Language>> = out
+        .iter()
+        .enumerate()
+        .map(|(i, w)| match w.tag {
+            WordTag::Lang(l) if !w.inferred && !look_alikes.contains(&i) => Some(l),
+            _ => None,
+        })
+        .collect();
+    let mut firm_languages = firm.iter().flatten();
+    let only_language = firm_languages
+        .next()
+        .copied()
+        .filter(|first| firm_languages.all(|l| l == first));
+    for &i in look_alikes {
+        let left = firm[..i].iter().rev().flatten().next().copied();
+        let right = firm[i + 1..].iter().flatten().next().copied();
+        let settled = match (left, right) {
+            _ if only_language.is_some() => only_language,
+            (Some(l), Some(r)) if l == r => Some(l),
+            _ => None,
+        };
+        if let Some(language) = settled {
+            out[i].tag = WordTag::Lang(language);
+        }
+        out[i].inferred = matches!(out[i].tag, WordTag::Lang(_));
     }
 }
 
@@ -477,6 +545,9 @@ enum Verdict {
     Tag(WordTag),
     /// A romanized word both word lists know; its neighbours decide.
     Contested(Evidence),
+    /// A common word of both Latin-script languages, provisionally tagged: its neighbours may
+    /// overrule the tag, and it is never firm ([`TaggedWord::inferred`]).
+    LookAlike(WordTag),
 }
 
 /// A Latin word with Arabizi digits (2 ء, 3 ع, 5 خ, 6 ط, 7 ح, 8 ق, 9 ص) next to letters,

@@ -1,0 +1,337 @@
+//! Issue 26: monolingual batches with planted look-alike words ("red" in Spanish, "chat" and
+//! "but" in French, "also", "will", "total" and "Brot" in German, "bank" in English beside
+//! German, "log" and "chai" in Hinglish) are never passed by the gate and never accepted with
+//! every judge at 10; a batch in a third language (Portuguese beside Spanish–English, Tagalog
+//! beside Malay–English) is never measured `ok`; real code-switched batches of the same pairs
+//! still pass. The sentences were written for this test.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use agents::{Pipeline, PipelineSettings, RunOutcome, ScenarioRun, gate};
+use codeswitch::{LanguagePair, MeasurementStatus, ScriptHint};
+use llm_client::{ChatResponse, LlmError, Usage};
+use runlog::{AgentKind, GateSettings, RatioJudgeMode};
+use scenarios::Scenario;
+use serde_json::{Value, json};
+
+/// (first language, second language, batch): monolingual, with look-alikes planted.
+const MONOLINGUAL: &[(&str, &str, &[&str])] = &[
+    (
+        "Spanish",
+        "English",
+        &[
+            "La red del colegio no funciona desde esta mañana.",
+            "En total somos doce personas para la cena del sábado.",
+            "Mi hermana trabaja en un hospital cerca del centro.",
+            "Ayer vimos una película muy divertida con los niños.",
+        ],
+    ),
+    (
+        "French",
+        "English",
+        &[
+            "Le chat dort sur le canapé depuis ce matin.",
+            "Le but du jeu est de finir avant les autres.",
+            "On se retrouve sur la place du marché à midi.",
+            "Ma mère prépare une soupe aux légumes pour ce soir.",
+        ],
+    ),
+    (
+        "German",
+        "English",
+        &[
+            "Wir haben Brot, Käse und Obst gekauft.",
+            "Ich will heute Abend nicht kochen, also bestellen wir Pizza.",
+            "Das Konzert war total ausverkauft.",
+            "Meine Oma sitzt gern auf der Bank im Park.",
+        ],
+    ),
+    (
+        "German",
+        "English",
+        &[
+            "I need to go to the bank before it closes.",
+            "She will also bring the kids to the party.",
+            "We sat in the garden and talked for hours.",
+        ],
+    ),
+    (
+        "Italian",
+        "English",
+        &[
+            "Come stai oggi? Spero tutto bene.",
+            "Abbiamo mangiato una pizza con gli amici.",
+            "Il sale è finito, devo comprarlo domani.",
+            "Mio fratello lavora in banca da dieci anni.",
+        ],
+    ),
+    (
+        "Malay",
+        "English",
+        &[
+            "Saya pergi ke bank pagi tadi untuk buka akaun.",
+            "Kami makan nasi lemak di kedai mamak semalam.",
+            "Jumlah total belanja bulan ini agak tinggi.",
+            "Adik saya suka main bola di padang.",
+        ],
+    ),
+    (
+        "Hindi",
+        "English",
+        &[
+            "Aaj subah maine chai pi aur phir kaam pe nikal gaya.",
+            "Yeh log kal raat der tak baatein karte rahe.",
+            "Main kal tumhare ghar aaunga.",
+            "Maa ne khana bana diya hai, jaldi aa jao.",
+        ],
+    ),
+];
+
+/// Real code-switched batches of the same pairs: they must still pass.
+const MIXED: &[(&str, &str, &[&str])] = &[
+    (
+        "Spanish",
+        "English",
+        &[
+            "Hoy el equipo played really well en el partido.",
+            "Mi hermano dice que the coach is amazing.",
+            "Vamos al estadio, it is going to be great.",
+        ],
+    ),
+    (
+        "French",
+        "English",
+        &[
+            "Je suis tellement tired aujourd'hui, I need coffee.",
+            "On va au cinéma ce soir, do you want to come?",
+            "C'est vraiment cool, the movie was amazing.",
+        ],
+    ),
+    (
+        "German",
+        "English",
+        &[
+            "Ich habe heute so viel work, I can't even think.",
+            "Lass uns morgen treffen, maybe at the coffee shop.",
+            "Das Meeting war so boring, honestly.",
+        ],
+    ),
+    (
+        "Italian",
+        "English",
+        &[
+            "Oggi sono molto stanca, I really need a break.",
+            "Andiamo al mare this weekend, what do you think?",
+            "Il film era bello but the ending was weird.",
+        ],
+    ),
+    (
+        "Malay",
+        "English",
+        &[
+            "Saya dah siap kerja, so we can go now.",
+            "Dia cakap the meeting is cancelled.",
+            "Jom makan, I'm so hungry right now.",
+        ],
+    ),
+    (
+        "Hindi",
+        "English",
+        &[
+            "Yaar aaj ka lecture bahut boring tha, seriously.",
+            "Mujhe lagta hai project deadline tak complete nahi hoga.",
+            "Please mujhe woh report jaldi email kar do.",
+        ],
+    ),
+];
+
+fn texts(batch: &[&str]) -> Vec<String> {
+    batch.iter().map(|s| (*s).to_owned()).collect()
+}
+
+fn script(first: &str) -> Option<ScriptHint> {
+    (first == "Hindi").then_some(ScriptHint::Romanized)
+}
+
+fn measure(first: &str, second: &str, batch: &[&str]) -> codeswitch::Measurement {
+    LanguagePair::parse(first, second)
+        .expect("a supported pair")
+        .measure_with(&texts(batch), script(first))
+}
+
+#[test]
+fn monolingual_batches_with_look_alikes_never_pass_the_gate() {
+    for (first, second, batch) in MONOLINGUAL {
+        let m = measure(first, second, batch);
+        for cs_type in [Some("Intrasentential"), Some("Intersentential"), None] {
+            let v = gate::decide(GateSettings::default(), Some(&m), cs_type, false);
+            assert_ne!(
+                v.passed,
+                Some(true),
+                "{first}–{second} {cs_type:?} passed: {v:?}\n{m:?}"
+            );
+        }
+        // An `ok` measurement is decided, not left to the judges.
+        if m.status == MeasurementStatus::Ok {
+            let v = gate::decide(GateSettings::default(), Some(&m), None, false);
+            assert_eq!(v.passed, Some(false), "{first}–{second}: {v:?}");
+        }
+    }
+}
+
+#[test]
+fn real_code_switched_batches_still_pass_the_gate() {
+    for (first, second, batch) in MIXED {
+        let m = measure(first, second, batch);
+        assert_eq!(m.status, MeasurementStatus::Ok, "{first}–{second}: {m:?}");
+        for cs_type in [Some("Intrasentential"), None] {
+            let v = gate::decide(GateSettings::default(), Some(&m), cs_type, false);
+            assert_eq!(
+                v.passed,
+                Some(true),
+                "{first}–{second} {cs_type:?}: {v:?}\n{m:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_third_language_is_never_ok_and_fails_the_gate() {
+    let cases: &[(&str, &str, &[&str], &str)] = &[
+        (
+            "Spanish",
+            "English",
+            &[
+                "Eu não sei o que fazer com o meu trabalho amanhã.",
+                "A reunião foi muito longa e cansativa.",
+                "Vamos almoçar juntos depois do meeting?",
+            ],
+            "Portuguese",
+        ),
+        (
+            "Malay",
+            "English",
+            &[
+                "Kumain na ako ng almusal kanina.",
+                "Hindi ko alam kung saan siya pupunta bukas.",
+                "Ang ganda ng panahon ngayon, let's go sa beach!",
+            ],
+            "Tagalog",
+        ),
+    ];
+    for (first, second, batch, language) in cases {
+        let m = measure(first, second, batch);
+        assert_eq!(m.status, MeasurementStatus::LowCoverage, "{m:?}");
+        let reason = m.status_reason.clone().unwrap_or_default();
+        assert!(reason.contains(language), "{reason}");
+        let v = gate::decide(GateSettings::default(), Some(&m), None, false);
+        assert_eq!(v.passed, Some(false), "{v:?}");
+        assert!(v.reason.contains(language), "{}", v.reason);
+    }
+    // Indonesian beside Malay is not a third language: the two are too close to tell apart.
+    let m = measure(
+        "Malay",
+        "English",
+        &[
+            "Saya sudah makan, tapi I'm still hungry.",
+            "Besok kita pergi ke pasar, okay?",
+        ],
+    );
+    assert!(m.third_language.is_none(), "{m:?}");
+}
+
+fn ok(json: Value) -> Result<ChatResponse, LlmError> {
+    Ok(ChatResponse {
+        model: "canned".into(),
+        content: json.to_string(),
+        json: Some(json),
+        usage: Usage {
+            prompt_tokens: 100,
+            completion_tokens: 20,
+            estimated: false,
+        },
+        cost_usd: Some(0.001),
+        ..ChatResponse::default()
+    })
+}
+
+/// A judge's reply with this score.
+fn judge_reply(agent: AgentKind, score: f64) -> Value {
+    match agent {
+        AgentKind::Fluency => json!({"fluency_score": score, "errors": [], "summary": "fluent"}),
+        AgentKind::Naturalness => {
+            json!({"naturalness_score": score, "observations": [], "summary": "natural"})
+        }
+        AgentKind::CsRatio => json!({"ratio_score": score, "computed_ratio": 0.3, "notes": "ok"}),
+        AgentKind::SocioCultural => {
+            json!({"socio_cultural_score": score, "issues": [], "summary": "fine"})
+        }
+        other => panic!("{other} is not a judge"),
+    }
+}
+
+/// Runs one scenario of the pair whose generator writes `batch` and whose judges all give 10;
+/// no refinement, so the gate's verdict on that batch decides.
+fn run_with_judges_at_ten(
+    first: &str,
+    second: &str,
+    cs_type: &str,
+    batch: &[&str],
+) -> runlog::ScenarioRecord {
+    let mut params: BTreeMap<String, Value> = [
+        ("first_language", json!(first)),
+        ("second_language", json!(second)),
+        ("cs_ratio", json!("30%")),
+        ("cs_type", json!(cs_type)),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect();
+    if first == "Hindi" {
+        params.insert("script".to_owned(), json!("romanized"));
+    }
+    let settings = PipelineSettings {
+        ratio_judge: RatioJudgeMode::Llm,
+        max_refinements: 0,
+        ..PipelineSettings::default()
+    };
+    let pipeline = Arc::new(Pipeline::new(settings).expect("valid settings"));
+    let mut run = ScenarioRun::new(pipeline, Scenario::new(1, params));
+    let calls = run.pending();
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].agent, AgentKind::Generator);
+    run.absorb(&calls[0].key, ok(json!({ "instances": batch })))
+        .expect("known key");
+    while !run.is_done() {
+        let calls = run.pending();
+        assert!(!calls.is_empty(), "a run that is not done has calls");
+        for call in calls {
+            run.absorb(&call.key, ok(judge_reply(call.agent, 10.0)))
+                .expect("known key");
+        }
+    }
+    match run.finish() {
+        RunOutcome::Finished(r) => *r,
+        RunOutcome::Failed(f) => panic!("failed: {}", f.reason),
+    }
+}
+
+#[test]
+fn the_pipeline_never_accepts_them_with_every_judge_at_ten() {
+    for (first, second, batch) in MONOLINGUAL {
+        for cs_type in ["Intrasentential", "Intersentential"] {
+            let r = run_with_judges_at_ten(first, second, cs_type, batch);
+            assert!(
+                !r.accepted,
+                "{first}–{second} {cs_type}: accepted with gate {:?}",
+                r.gate
+            );
+            assert_eq!(r.gate.as_ref().and_then(|g| g.passed), Some(false));
+        }
+    }
+    // The control: a real code-switched batch is accepted the same way.
+    let (first, second, batch) = MIXED[0];
+    let r = run_with_judges_at_ten(first, second, "Intrasentential", batch);
+    assert!(r.accepted, "{:?}", r.gate);
+}
