@@ -67,8 +67,14 @@ fn heldout() -> Vec<Gold> {
         assert!(n1 + n2 > 0, "line {}: no language word", n + 1);
         let devanagari = text.chars().any(|c| ('\u{0900}'..='\u{097f}').contains(&c));
         let (group, script) = match first {
-            "Hindi" if devanagari => (format!("{pair_name} (Devanagari)"), Some(ScriptHint::Native)),
-            "Hindi" => (format!("{pair_name} (romanized)"), Some(ScriptHint::Romanized)),
+            "Hindi" if devanagari => (
+                format!("{pair_name} (Devanagari)"),
+                Some(ScriptHint::Native),
+            ),
+            "Hindi" => (
+                format!("{pair_name} (romanized)"),
+                Some(ScriptHint::Romanized),
+            ),
             _ => (pair_name.to_owned(), None),
         };
         out.push(Gold {
@@ -161,10 +167,17 @@ fn heldout_measurement_accuracy_per_pair() {
         100.0 * total.share(total.not_ok)
     ));
     let table = table.join("\n");
-    eprintln!("{table}\n\nOff by more than {WRONG}:\n{}", misses.join("\n"));
+    eprintln!(
+        "{table}\n\nOff by more than {WRONG}:\n{}",
+        misses.join("\n")
+    );
 
     assert!(total.sentences >= 220, "{table}");
-    assert_eq!(groups.len(), 12, "every supported pair is covered:\n{table}");
+    assert_eq!(
+        groups.len(),
+        12,
+        "every supported pair is covered:\n{table}"
+    );
     for (group, f) in &groups {
         assert!(f.sentences >= 15, "{group}: too few sentences\n{table}");
         assert!(
