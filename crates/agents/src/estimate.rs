@@ -260,10 +260,13 @@ fn prompt_tokens(
         "score": 7.0,
         "threshold": s.threshold,
     });
+    let first = scenario.param_str("first_language").unwrap_or_default();
+    let second = scenario.param_str("second_language").unwrap_or_default();
     let ctx = json!({
         "params": scenario.params,
-        "first_language": scenario.param_str("first_language").unwrap_or_default(),
-        "second_language": scenario.param_str("second_language").unwrap_or_default(),
+        "ratio_unit": crate::prompts::ratio_unit(&first, &second),
+        "first_language": first,
+        "second_language": second,
         "cs_ratio": scenario.param_str("cs_ratio"),
         "target_ratio": Value::Null,
         "min_instances": s.min_instances,

@@ -266,6 +266,9 @@ pub struct ScenarioRun {
     scenario: Scenario,
     first: String,
     second: String,
+    /// What the `cs_ratio` share is counted in (`LanguagePair::ratio_unit`; "words" for a pair
+    /// the measurement does not know).
+    ratio_unit: String,
     cs_ratio: Option<String>,
     target: Option<f64>,
     /// The scenario's `script` parameter (native or romanized), when it has a valid one.
@@ -296,6 +299,7 @@ impl ScenarioRun {
     pub fn new(pipeline: Arc<Pipeline>, scenario: Scenario) -> Self {
         let first = scenario.param_str("first_language").unwrap_or_default();
         let second = scenario.param_str("second_language").unwrap_or_default();
+        let ratio_unit = crate::prompts::ratio_unit(&first, &second);
         let cs_ratio = scenario.param_str("cs_ratio");
         let target = cs_ratio.as_deref().and_then(target_ratio);
         let mut notes = Vec::new();
@@ -313,6 +317,7 @@ impl ScenarioRun {
             scenario,
             first,
             second,
+            ratio_unit,
             cs_ratio,
             target,
             script,
@@ -708,6 +713,7 @@ impl ScenarioRun {
             params: &self.scenario.params,
             first_language: &self.first,
             second_language: &self.second,
+            ratio_unit: &self.ratio_unit,
             cs_ratio: self.cs_ratio.as_deref(),
             target_ratio: self.target,
             min_instances: s.min_instances,

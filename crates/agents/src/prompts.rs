@@ -31,6 +31,9 @@ pub struct ScenarioFacts<'a> {
     pub first_language: &'a str,
     /// The embedded language.
     pub second_language: &'a str,
+    /// What `cs_ratio` is a share of: "words", or for a Chinese or Japanese pair e.g. "Chinese
+    /// characters and English words" (`codeswitch::LanguagePair::ratio_unit`).
+    pub ratio_unit: &'a str,
     /// The `cs_ratio` parameter as written (e.g. `30%`).
     pub cs_ratio: Option<&'a str>,
     /// The embedded share it asks for, 0–1, when it can be read.
@@ -39,6 +42,14 @@ pub struct ScenarioFacts<'a> {
     pub min_instances: u32,
     /// Most texts asked for.
     pub max_instances: u32,
+}
+
+/// The `ratio_unit` variable for a scenario's languages: what its `cs_ratio` is a share of
+/// ([`codeswitch::LanguagePair::ratio_unit`]), `"words"` for a pair the measurement does not know.
+#[must_use]
+pub fn ratio_unit(first_language: &str, second_language: &str) -> String {
+    codeswitch::LanguagePair::parse(first_language, second_language)
+        .map_or_else(|_| "words".to_owned(), codeswitch::LanguagePair::ratio_unit)
 }
 
 /// The judges' verdicts on the last attempt, for the refiner (`feedback` in its template). The
@@ -64,8 +75,8 @@ pub struct Feedback {
 /// The variables of every agent's template (see the module docs and the crate README).
 #[derive(Debug, Clone, Serialize)]
 pub struct PromptContext<'a> {
-    /// The scenario, flattened: `params`, `first_language`, `second_language`, `cs_ratio`,
-    /// `target_ratio`, `min_instances`, `max_instances`.
+    /// The scenario, flattened: `params`, `first_language`, `second_language`, `ratio_unit`,
+    /// `cs_ratio`, `target_ratio`, `min_instances`, `max_instances`.
     #[serde(flatten)]
     pub scenario: ScenarioFacts<'a>,
     /// 0, or the number of the try for a write or a judge asked again.

@@ -278,3 +278,32 @@ fn a_prompt_that_cannot_render_is_refused_before_any_call_naming_its_file() {
         assert!(message.to_lowercase().contains(why), "{why}: {message}");
     }
 }
+
+#[test]
+fn chinese_and_japanese_prompts_count_characters_like_the_measurement() {
+    // Issue 26: the measurement counts each Han or Hiragana character as one unit, so the
+    // generator's and the ratio judge's prompts must not speak of words for these pairs.
+    for (first, unit) in [
+        ("Chinese", "Chinese characters and English words"),
+        ("Japanese", "Japanese characters"),
+        ("Hindi", "words"),
+    ] {
+        let mut params = scenario().params.clone();
+        params.insert("first_language".into(), json!(first));
+        let mut run = ScenarioRun::new(
+            Arc::new(Pipeline::new(PipelineSettings::default()).expect("settings")),
+            Scenario::new(0, params),
+        );
+        let prompt = run.pending().remove(0).request.messages[0].content.clone();
+        assert!(
+            prompt.contains(&format!("among all {unit}"))
+                && prompt.contains(&format!("counted in {unit}")),
+            "{first}: {prompt}"
+        );
+    }
+    assert_eq!(
+        agents::prompts::ratio_unit("Klingon", "English"),
+        "words",
+        "an unknown pair keeps the word unit"
+    );
+}

@@ -12,7 +12,11 @@
 //! are not words. UAX#29 has no dictionary for Chinese or Japanese, so **each Han or Hiragana
 //! character is one word unit** (Katakana runs stay whole). This inflates the Chinese/Japanese
 //! side relative to a dictionary segmentation (a two-character word counts twice); it is
-//! deterministic and monotone in the amount of Chinese, which is what a ratio target needs.
+//! deterministic and monotone in the amount of Chinese, which is what a ratio target needs, and it
+//! is the unit Mandarin–English code-switching research counts in (the SEAME corpus's mixed error
+//! rate counts Mandarin characters and English words). The `cs_ratio` target of a Chinese or
+//! Japanese pair is therefore a share of characters and words, and the prompts say so
+//! ([`LanguagePair::ratio_unit`]).
 //!
 //! Each word is then tagged, in this order:
 //! 1. **No letters, or a leading digit** ("2024", "١٢٣", "3rd", "10am") →
@@ -174,6 +178,38 @@ impl std::str::FromStr for ScriptHint {
 }
 
 impl LanguagePair {
+    /// What the embedded share is counted in, as a plural noun phrase for prompts and reports:
+    /// `"words"`, or for a pair with Chinese or Japanese the character unit of the tagging
+    /// section above, e.g. `"Chinese characters and English words"` (the convention of
+    /// Mandarin–English code-switching research, such as the SEAME corpus's mixed error rate).
+    ///
+    /// ```
+    /// use codeswitch::LanguagePair;
+    ///
+    /// let pair = LanguagePair::parse("Chinese", "English")?;
+    /// assert_eq!(pair.ratio_unit(), "Chinese characters and English words");
+    /// assert_eq!(LanguagePair::parse("Hindi", "English")?.ratio_unit(), "words");
+    /// # Ok::<(), codeswitch::CodeSwitchError>(())
+    /// ```
+    #[must_use]
+    pub fn ratio_unit(self) -> String {
+        let unit = |language: Language| match language {
+            Language::Chinese => "Chinese characters".to_owned(),
+            Language::Japanese => {
+                "Japanese characters (each kanji and hiragana; a katakana word counts once)"
+                    .to_owned()
+            }
+            other => format!("{other} words"),
+        };
+        let counts_characters = |l: Language| matches!(l, Language::Chinese | Language::Japanese);
+        let (first, second) = (self.first(), self.second());
+        if counts_characters(first) || counts_characters(second) {
+            format!("{} and {}", unit(first), unit(second))
+        } else {
+            "words".to_owned()
+        }
+    }
+
     /// Measures `batch` knowing the script it was asked to be written in: romanized text of a
     /// language with no romanized detector is [`MeasurementStatus::Unavailable`] (Latin letters
     /// would otherwise count as the Latin-script language: confidently wrong).
