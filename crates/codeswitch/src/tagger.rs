@@ -470,11 +470,12 @@ impl LanguagePair {
     }
 }
 
-/// Settles each look-alike (indices into `out`, provisionally tagged): when every other firmly
-/// tagged word of the text is one language, by that language (a look-alike in a monolingual
-/// text is no switch: "La red no funciona" stays Spanish); else by its nearest firm neighbours
-/// on both sides when they agree; else it keeps its provisional tag. Either way a tagged
-/// look-alike is marked [`TaggedWord::inferred`], so it never counts as firm evidence.
+/// Settles each look-alike (indices into `out`, provisionally tagged by a function-word list or
+/// lingua): a provisional language tag stands (an established loan such as "meeting" in an
+/// Italian sentence is most often the switch the writer meant, and the ratio counts it); an
+/// unsure one is settled by its nearest firm neighbours on both sides when they agree. Either
+/// way a tagged look-alike is marked [`TaggedWord::inferred`], so it is never firm evidence:
+/// the gate does not take "also" in a German text as a switch.
 fn settle_look_alikes(out: &mut [TaggedWord], look_alikes: &[usize]) {
     if look_alikes.is_empty() {
         return;
@@ -487,21 +488,15 @@ fn settle_look_alikes(out: &mut [TaggedWord], look_alikes: &[usize]) {
             _ => None,
         })
         .collect();
-    let mut firm_languages = firm.iter().flatten();
-    let only_language = firm_languages
-        .next()
-        .copied()
-        .filter(|first| firm_languages.all(|l| l == first));
     for &i in look_alikes {
-        let left = firm[..i].iter().rev().flatten().next().copied();
-        let right = firm[i + 1..].iter().flatten().next().copied();
-        let settled = match (left, right) {
-            _ if only_language.is_some() => only_language,
-            (Some(l), Some(r)) if l == r => Some(l),
-            _ => None,
-        };
-        if let Some(language) = settled {
-            out[i].tag = WordTag::Lang(language);
+        if !matches!(out[i].tag, WordTag::Lang(_)) {
+            let left = firm[..i].iter().rev().flatten().next().copied();
+            let right = firm[i + 1..].iter().flatten().next().copied();
+            if let (Some(l), Some(r)) = (left, right)
+                && l == r
+            {
+                out[i].tag = WordTag::Lang(l);
+            }
         }
         out[i].inferred = matches!(out[i].tag, WordTag::Lang(_));
     }

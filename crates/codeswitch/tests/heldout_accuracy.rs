@@ -187,8 +187,9 @@ fn heldout_measurement_accuracy_per_pair() {
         );
     }
     // Issue 26's target is at most TARGET_OK_WRONG_SHARE (2%, 4 of 227 sentences). Today's tagger
-    // on main has OK_WRONG_TODAY: a ratchet, listed sentence by sentence in BENCHMARKS.md (German
-    // "also"/"total"/"Brot", Hinglish "chai", English function words read as the matrix language).
+    // on main has OK_WRONG_TODAY: a ratchet, listed sentence by sentence in BENCHMARKS.md (was 11
+    // before the frequency lists; two of the 7 are monolingual German controls whose look-alikes
+    // lingua reads as English, which the gate refuses since no English word is firm).
     // Lower it as the tagger improves; never raise it.
     assert!(
         total.ok_wrong <= OK_WRONG_TODAY,
@@ -204,4 +205,4 @@ fn heldout_measurement_accuracy_per_pair() {
 }
 
 /// Sentences measured `ok` with an error above [`WRONG`] with today's tagger (ratchet).
-const OK_WRONG_TODAY: usize = 11;
+const OK_WRONG_TODAY: usize = 7;
