@@ -39,10 +39,10 @@
 //!    ambiguous. Then both languages' frequency lists (wordfreq, `wordlists.rs`): a word both
 //!    hold at comparable frequency (Zipf within 1.5: "red" es/en, "chat" and "but" fr/en,
 //!    "also", "will", "total", "bank" de/en) is a **look-alike**: it gets a provisional tag (the
-//!    function-word lexicon's, else lingua's), then its firm neighbours settle it — every
-//!    other firm word of the text one language → that language; both nearest firm neighbours
-//!    agreeing → theirs — and it is marked [`TaggedWord::inferred`], so it never counts as firm
-//!    evidence of a switch. Otherwise a function word listed for exactly one language is tagged
+//!    function-word lexicon's, else lingua's) that stands for the ratio (an established loan
+//!    such as "meeting" in Italian is most often the switch its writer meant); when lingua is
+//!    unsure, its two nearest firm neighbours settle it if they agree. Either way it is marked
+//!    [`TaggedWord::inferred`], so it never counts as firm evidence of a switch (the gate). Otherwise a function word listed for exactly one language is tagged
 //!    with it; a word only one frequency list holds (or holds 1.5 Zipf higher: "Brot", "the")
 //!    is that language; a one-letter token is ambiguous; else lingua, restricted to exactly the
 //!    pair and built once per pair (cached process-wide), gives confidences summing to 1 and the
