@@ -288,7 +288,11 @@ fn duplicates_are_marked_or_dropped_and_distinct_texts_never_are() {
     assert_eq!(of("near-copy"), Some(Value::from(first.clone())));
     assert_eq!(of(&first), Some(Value::Null));
     let marked_dups = rows.iter().filter(|r| !r["duplicate_of"].is_null()).count();
-    let included_as = |id: &str| rows.iter().find(|r| r["id"] == id).map(|r| r["included_as"].clone());
+    let included_as = |id: &str| {
+        rows.iter()
+            .find(|r| r["id"] == id)
+            .map(|r| r["included_as"].clone())
+    };
     assert_eq!(included_as("exact-copy"), Some(Value::from("duplicate")));
     let original = if rs[0]["accepted"] == true {
         "accepted"
@@ -308,7 +312,14 @@ fn duplicates_are_marked_or_dropped_and_distinct_texts_never_are() {
     let o = export(
         &run,
         &dropped,
-        &["--format", "jsonl", "--include", "rejected", "--dedup", "drop"],
+        &[
+            "--format",
+            "jsonl",
+            "--include",
+            "rejected",
+            "--dedup",
+            "drop",
+        ],
     );
     assert!(o.status.success(), "{}", stderr(&o));
     let kept: Vec<Value> = jsonl_rows(&dropped).into_values().flatten().collect();
@@ -524,7 +535,10 @@ fn defaults_export_accepted_unique_rows_and_include_adds_the_rest() {
     let o = export(&fixture_run(), &out, &["--format", "jsonl"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let rows: Vec<Value> = jsonl_rows(&out).into_values().flatten().collect();
-    assert!(rows.iter().all(|r| r["accepted"] == true && r["included_as"] == "accepted"));
+    assert!(
+        rows.iter()
+            .all(|r| r["accepted"] == true && r["included_as"] == "accepted")
+    );
     assert!(rows.iter().all(|r| r["duplicate_of"].is_null()));
     assert!(rows.len() < accepted, "the fixture's duplicate is dropped");
     let card = std::fs::read_to_string(out.join("README.md")).expect("card");

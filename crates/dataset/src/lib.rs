@@ -20,9 +20,9 @@
 //! so a killed export leaves no half dataset under `out`.
 
 pub mod dedup;
-pub mod row;
 #[cfg(feature = "parquet")]
 mod parquet;
+pub mod row;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{BufWriter, Write as _};
@@ -32,10 +32,10 @@ use serde::Serialize;
 use serde_json::Value;
 
 use dedup::{DedupIndex, Duplicate};
-pub use row::{IncludedAs, ParamColumns, ParamKind, Row};
 use row::param_str;
-use runlog::record::{RecordError, RecordReader, RecordSettings};
+pub use row::{IncludedAs, ParamColumns, ParamKind, Row};
 use runlog::ScenarioRecord;
+use runlog::record::{RecordError, RecordReader, RecordSettings};
 
 /// The split names, in order, for one, two or three shares.
 pub const SPLIT_NAMES: [&str; 3] = ["train", "validation", "test"];
@@ -758,7 +758,9 @@ impl SplitFile {
         match format {
             Format::Jsonl => Ok(Self::Jsonl(BufWriter::new(file))),
             #[cfg(feature = "parquet")]
-            Format::Parquet => Ok(Self::Parquet(Box::new(parquet::ParquetSplit::new(file, params)?))),
+            Format::Parquet => Ok(Self::Parquet(Box::new(parquet::ParquetSplit::new(
+                file, params,
+            )?))),
             #[cfg(not(feature = "parquet"))]
             Format::Parquet => Err(std::io::Error::other("no Parquet support")),
         }
@@ -942,12 +944,14 @@ fn write_splits(
         .collect();
     let mut files = Vec::new();
     for path in &paths {
-        files.push(SplitFile::create(path, options.format, params).map_err(|source| {
-            ExportError::Write {
-                path: path.clone(),
-                source,
-            }
-        })?);
+        files.push(
+            SplitFile::create(path, options.format, params).map_err(|source| {
+                ExportError::Write {
+                    path: path.clone(),
+                    source,
+                }
+            })?,
+        );
     }
     let mut counts = vec![0_u64; names.len()];
     let mut figures = Figures::default();

@@ -232,7 +232,12 @@ impl ParquetSplit {
             .append_value(row.sentence_cmi.iter().copied());
         self.score.append_value(row.score);
         self.accepted.append_value(row.accepted);
-        let judges = [row.fluency, row.naturalness, row.cs_ratio, row.socio_cultural];
+        let judges = [
+            row.fluency,
+            row.naturalness,
+            row.cs_ratio,
+            row.socio_cultural,
+        ];
         for (b, v) in self.judges.iter_mut().zip(judges) {
             b.append_option(v);
         }
