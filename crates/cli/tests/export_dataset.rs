@@ -637,3 +637,81 @@ fn an_empty_run_or_export_is_an_error_with_a_hint() {
     let o = export(&run, &out, &["--format", "jsonl", "--include", "rejected"]);
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+/// Issue 30: the per-word tags the measurement computed were thrown away. The Parquet `tags`
+/// column holds them, one list per sentence parallel to `tokens`, equal to the measurement's.
+#[test]
+fn parquet_tags_equal_the_measurements_tags_for_every_sentence() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let texts = vec![
+        "मैं कल office जाऊँगा, meeting 3 बजे है!".to_owned(),
+        "यह project बहुत important है।".to_owned(),
+    ];
+    let m = codeswitch::measure(&texts, "Hindi", "English").expect("measure");
+    let mut r = records(&fixture_run())[0].clone();
+    r["first_language"] = Value::from("Hindi");
+    r["second_language"] = Value::from("English");
+    r["accepted"] = Value::from(true);
+    r["data_generation_result"] = serde_json::to_value(&texts).expect("texts");
+    r["measurement"] = serde_json::to_value(&m).expect("measurement");
+    let run = dir.path().join("run.jsonl");
+    write_run(&run, &[r]);
+    let out = dir.path().join("ds");
+    let o = export(&run, &out, &["--splits", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let path = out.join("data/train-00000-of-00001.parquet");
+    let reader =
+        SerializedFileReader::new(std::fs::File::open(&path).expect("parquet")).expect("file");
+    let rows: Vec<Value> = reader
+        .get_row_iter(None)
+        .expect("rows")
+        .map(|r| {
+            let row = r.expect("row");
+            let fields: serde_json::Map<String, Value> = row
+                .get_column_iter()
+                .map(|(name, field)| (name.clone(), strings(field)))
+                .collect();
+            Value::Object(fields)
+        })
+        .collect();
+    assert_eq!(rows.len(), 1);
+    let want: Vec<Vec<String>> = m
+        .sentences
+        .iter()
+        .map(|s| {
+            s.tokens
+                .iter()
+                .map(|t| match t.tag {
+                    codeswitch::WordTag::Lang(l) if l.name() == "Hindi" => "hi".to_owned(),
+                    codeswitch::WordTag::Lang(l) if l.name() == "English" => "en".to_owned(),
+                    codeswitch::WordTag::Lang(l) => panic!("{l}"),
+                    codeswitch::WordTag::Untagged(r) => serde_json::to_value(r)
+                        .expect("reason")
+                        .as_str()
+                        .expect("str")
+                        .to_owned(),
+                })
+                .collect()
+        })
+        .collect();
+    let tags: Vec<Vec<String>> = serde_json::from_value(rows[0]["tags"].clone()).expect("tags");
+    let tokens: Vec<Vec<String>> =
+        serde_json::from_value(rows[0]["tokens"].clone()).expect("tokens");
+    assert_eq!(tags, want);
+    assert!(want.iter().flatten().any(|t| t == "hi") && want.iter().flatten().any(|t| t == "en"));
+    for (s, t) in m.sentences.iter().zip(&tokens) {
+        let texts: Vec<&str> = s.tokens.iter().map(|w| w.text.as_str()).collect();
+        assert_eq!(t, &texts);
+    }
+}
+
+/// A Parquet field's strings and lists of strings as JSON (other values as null).
+fn strings(field: &parquet::record::Field) -> Value {
+    match field {
+        parquet::record::Field::Str(s) => Value::from(s.as_str()),
+        parquet::record::Field::ListInternal(list) => {
+            Value::Array(list.elements().iter().map(strings).collect())
+        }
+        _ => Value::Null,
+    }
+}
