@@ -2,7 +2,11 @@
 //! fixture run `fixtures/runs/pipeline-after.jsonl` to Parquet and runs
 //! `fixtures/python/check_export.py`, which loads it with pyarrow and with Hugging Face
 //! `datasets.load_dataset` (offline) and checks rows, splits and the card (pinned versions,
-//! pip-installed under `target/export-check/`). CI runs it.
+//! pip-installed under `target/export-check/`). Then `fixtures/python/check_export_sizes.py`
+//! exports synthetic runs of 1 to 500 scenarios over 1 to 20 pairs (defaults and
+//! `--include rejected,duplicates`, several split shares) and loads every export in the same
+//! Python process: no empty split, no duplicate cluster in two splits, the card's row counts.
+//! CI runs it.
 
 use std::process::Command;
 
@@ -24,7 +28,8 @@ pub(crate) fn run() -> anyhow::Result<()> {
             .arg(&run)
             .arg("--out")
             .arg(&out)
-            .args(["--format", "parquet", "--force"]),
+            .args(["--format", "parquet", "--force"])
+            .args(["--include", "rejected,duplicates"]),
     )
     .context("scenario-engine export")?;
     crate::venv::run(
@@ -35,7 +40,17 @@ pub(crate) fn run() -> anyhow::Result<()> {
             .env("HF_DATASETS_CACHE", dir.join("hf-cache"))
             .env("HF_HOME", dir.join("hf-home")),
     )
-    .context("the exported dataset does not load as expected")
+    .context("the exported dataset does not load as expected")?;
+    crate::venv::run(
+        Command::new(&python)
+            .arg(root.join("fixtures/python/check_export_sizes.py"))
+            .arg(&bin)
+            .arg(root.join("fixtures/runs/record-v1.jsonl"))
+            .arg(dir.join("sizes"))
+            .env("HF_DATASETS_CACHE", dir.join("hf-cache"))
+            .env("HF_HOME", dir.join("hf-home")),
+    )
+    .context("an export of a synthetic run does not load as expected")
 }
 
 /// Builds the debug `scenario-engine` (default features) and returns its path. It is built as

@@ -514,6 +514,7 @@ mod tests {
                 starts_in: language(s, "starts_in"),
                 ends_in: language(s, "ends_in"),
                 romanized: s.get("romanized").and_then(Value::as_bool) == Some(true),
+                tokens: Vec::new(),
             })
             .collect();
         Measurement {

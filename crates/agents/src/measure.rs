@@ -13,8 +13,11 @@ use codeswitch::{CodeSwitchError, LanguagePair, Measurement, MeasurementStatus, 
 pub struct BatchMeasurement {
     /// The measurement, typed (the gate reads it).
     pub measurement: Measurement,
-    /// The full measurement as recorded and shown to the ratio judge.
+    /// The full measurement as recorded (with each sentence's tokens and tags).
     pub json: Value,
+    /// The measurement shown to the ratio judge: `json` without the per-sentence tokens, which
+    /// would multiply the prompt's length and tell the judge nothing the counts do not.
+    pub prompt_json: Value,
     /// Embedded (second) language share of the tagged words, 0–1; `None` unless the status is
     /// `ok`: a partial or impossible measurement does not score the ratio (the LLM judge does).
     pub embedded_ratio: Option<f64>,
@@ -49,6 +52,15 @@ pub fn measure_batch(
         tracing::warn!(error = %e, "measurement did not serialise");
         Value::Null
     });
+    let mut prompt_json = json.clone();
+    if let Some(sentences) = prompt_json
+        .get_mut("sentences")
+        .and_then(Value::as_array_mut)
+    {
+        for sentence in sentences.iter_mut().filter_map(Value::as_object_mut) {
+            sentence.remove("tokens");
+        }
+    }
     let embedded_ratio = (measurement.status == MeasurementStatus::Ok
         && measurement.embedded_ratio.is_finite())
     .then_some(measurement.embedded_ratio);
@@ -57,6 +69,7 @@ pub fn measure_batch(
     Ok(BatchMeasurement {
         measurement,
         json,
+        prompt_json,
         embedded_ratio,
         status,
         status_reason,

@@ -121,7 +121,7 @@ impl<'a> PromptContext<'a> {
     ) -> Self {
         Self {
             instances,
-            measurement: measurement.map(|m| &m.json),
+            measurement: measurement.map(|m| &m.prompt_json),
             measured_ratio: measurement.and_then(|m| m.embedded_ratio),
             ..Self::generator(scenario, 0, None)
         }

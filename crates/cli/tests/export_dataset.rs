@@ -72,7 +72,14 @@ fn jsonl_export_has_every_record_once_in_disjoint_splits_and_a_card() {
     let o = export(
         &fixture_run(),
         &out,
-        &["--format", "jsonl", "--dedup", "off"],
+        &[
+            "--format",
+            "jsonl",
+            "--include",
+            "rejected,duplicates",
+            "--dedup",
+            "off",
+        ],
     );
     assert!(o.status.success(), "{}", stderr(&o));
     let rows = jsonl_rows(&out);
@@ -120,7 +127,11 @@ fn jsonl_export_has_every_record_once_in_disjoint_splits_and_a_card() {
 fn parquet_export_reads_back_with_every_column() {
     let dir = tempfile::tempdir().expect("tmp");
     let out = dir.path().join("ds");
-    let o = export(&fixture_run(), &out, &["--splits", "0.5,0.5"]);
+    let o = export(
+        &fixture_run(),
+        &out,
+        &["--splits", "0.5,0.5", "--include", "rejected,duplicates"],
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     let mut total = 0;
     for split in ["train", "validation"] {
@@ -145,6 +156,19 @@ fn parquet_export_reads_back_with_every_column() {
             "gate_passed",
             "duplicate_of",
             "params",
+            "included_as",
+            "tokens",
+            "tags",
+            "sentence_status",
+            "sentence_coverage",
+            "m_index",
+            "i_index",
+            "burstiness",
+            "judge_feedback",
+            "attempts",
+            "attempt_scores",
+            "gate_reason",
+            "param_first_language",
         ] {
             assert!(columns.contains(&column), "{column} missing: {columns:?}");
         }
@@ -241,7 +265,18 @@ fn duplicates_are_marked_or_dropped_and_distinct_texts_never_are() {
     let first = rs[0]["id"].as_str().expect("id").to_owned();
 
     let marked = dir.path().join("marked");
-    let o = export(&run, &marked, &["--format", "jsonl", "--dedup", "mark"]);
+    let o = export(
+        &run,
+        &marked,
+        &[
+            "--format",
+            "jsonl",
+            "--include",
+            "rejected,duplicates",
+            "--dedup",
+            "mark",
+        ],
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     let rows: Vec<Value> = jsonl_rows(&marked).into_values().flatten().collect();
     let of = |id: &str| {
@@ -253,9 +288,39 @@ fn duplicates_are_marked_or_dropped_and_distinct_texts_never_are() {
     assert_eq!(of("near-copy"), Some(Value::from(first.clone())));
     assert_eq!(of(&first), Some(Value::Null));
     let marked_dups = rows.iter().filter(|r| !r["duplicate_of"].is_null()).count();
+    let included_as = |id: &str| {
+        rows.iter()
+            .find(|r| r["id"] == id)
+            .map(|r| r["included_as"].clone())
+    };
+    assert_eq!(included_as("exact-copy"), Some(Value::from("duplicate")));
+    let original = if rs[0]["accepted"] == true {
+        "accepted"
+    } else {
+        "rejected"
+    };
+    assert_eq!(included_as(&first), Some(Value::from(original)));
+    assert!(rows.iter().any(|r| r["included_as"] == "rejected"));
+    assert!(
+        rows.iter()
+            .filter(|r| r["included_as"] == "duplicate")
+            .count()
+            == marked_dups
+    );
 
     let dropped = dir.path().join("dropped");
-    let o = export(&run, &dropped, &["--format", "jsonl", "--dedup", "drop"]);
+    let o = export(
+        &run,
+        &dropped,
+        &[
+            "--format",
+            "jsonl",
+            "--include",
+            "rejected",
+            "--dedup",
+            "drop",
+        ],
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     let kept: Vec<Value> = jsonl_rows(&dropped).into_values().flatten().collect();
     assert_eq!(kept.len(), rows.len() - marked_dups);
@@ -316,7 +381,8 @@ fn bad_input_is_refused_and_leaves_no_dataset_behind() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
     let rows: Vec<Value> = jsonl_rows(&out).into_values().flatten().collect();
-    assert_eq!(rows.len(), 17);
+    // 17 accepted, one of them a duplicate: dropped by default.
+    assert_eq!(rows.len(), 16);
     assert!(rows.iter().all(|r| r["accepted"] == true));
 }
 
@@ -454,5 +520,198 @@ fn records_without_a_status_are_not_exported_as_ok() {
     assert!(!rows.is_empty());
     for row in &rows {
         assert!(row["measurement_status"].is_null(), "{row}");
+    }
+}
+
+/// Issue 30: a newcomer's export holds the accepted, de-duplicated rows (it held rejected ones
+/// and duplicates unless two flags were given); `--include` adds them back, saying why, and the
+/// card's figures match the rows.
+#[test]
+fn defaults_export_accepted_unique_rows_and_include_adds_the_rest() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let all = records(&fixture_run());
+    let accepted = all.iter().filter(|r| r["accepted"] == true).count();
+    let out = dir.path().join("default");
+    let o = export(&fixture_run(), &out, &["--format", "jsonl"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows: Vec<Value> = jsonl_rows(&out).into_values().flatten().collect();
+    assert!(
+        rows.iter()
+            .all(|r| r["accepted"] == true && r["included_as"] == "accepted")
+    );
+    assert!(rows.iter().all(|r| r["duplicate_of"].is_null()));
+    assert!(rows.len() < accepted, "the fixture's duplicate is dropped");
+    let card = std::fs::read_to_string(out.join("README.md")).expect("card");
+    assert!(card.contains(&format!("{} rows", rows.len())), "{card}");
+    assert!(card.contains("`--include rejected` adds them"), "{card}");
+    // The redundant flags give the same rows.
+    let same = dir.path().join("same");
+    let o = export(
+        &fixture_run(),
+        &same,
+        &["--format", "jsonl", "--accepted-only", "--dedup", "drop"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(jsonl_rows(&same), jsonl_rows(&out));
+    // --include adds the rest, and says why each row is there.
+    let everything = dir.path().join("all");
+    let o = export(
+        &fixture_run(),
+        &everything,
+        &["--format", "jsonl", "--include", "rejected,duplicates"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows: Vec<Value> = jsonl_rows(&everything).into_values().flatten().collect();
+    assert_eq!(rows.len(), all.len());
+    for r in &rows {
+        let why = r["included_as"].as_str().expect("included_as");
+        match why {
+            "duplicate" => assert!(!r["duplicate_of"].is_null(), "{r}"),
+            "rejected" => assert_eq!(r["accepted"], false, "{r}"),
+            "accepted" => assert_eq!(r["accepted"], true, "{r}"),
+            other => panic!("included_as {other}"),
+        }
+    }
+    // Contradictory flags are refused.
+    for flags in [
+        ["--include", "rejected", "--accepted-only"].as_slice(),
+        ["--include", "duplicates", "--dedup", "drop"].as_slice(),
+    ] {
+        let o = export(&fixture_run(), &dir.path().join("x"), flags);
+        assert_eq!(o.status.code(), Some(2), "{flags:?}: {}", stderr(&o));
+    }
+}
+
+/// Issue 30: exporting a run file that a run still holds exported a partial dataset with
+/// exit 0; it is refused unless `--allow-partial` (then the card says partial). A stale lock
+/// file (its run killed) does not block.
+#[test]
+fn a_run_still_writing_is_refused_unless_allow_partial() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let run = dir.path().join("run.jsonl");
+    std::fs::copy(fixture_run(), &run).expect("copy");
+    let lock = runlog::OutputLock::acquire(&run).expect("lock");
+    let out = dir.path().join("ds");
+    let o = export(&run, &out, &["--format", "jsonl"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--allow-partial"), "{}", stderr(&o));
+    assert!(!out.exists());
+    let o = export(&run, &out, &["--format", "jsonl", "--allow-partial"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let card = std::fs::read_to_string(out.join("README.md")).expect("card");
+    assert!(card.contains("**Partial**"), "{card}");
+    drop(lock);
+    // The lock file stays behind (as after kill -9): no live holder, so no refusal.
+    assert!(dir.path().join("run.jsonl.lock").exists());
+    let o = export(&run, &dir.path().join("ds2"), &["--format", "jsonl"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let card = std::fs::read_to_string(dir.path().join("ds2/README.md")).expect("card");
+    assert!(!card.contains("**Partial**"), "{card}");
+}
+
+/// Issue 30: an empty run exported a 0-row dataset that cannot be loaded (exit 0). No record,
+/// or no row left after the defaults, is bad input (exit 2) with the flag that helps.
+#[test]
+fn an_empty_run_or_export_is_an_error_with_a_hint() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let empty = dir.path().join("empty.jsonl");
+    std::fs::write(&empty, "").expect("write");
+    let out = dir.path().join("ds");
+    let o = export(&empty, &out, &["--format", "jsonl"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no records"), "{}", stderr(&o));
+    assert!(!out.exists());
+    let rejected: Vec<Value> = records(&fixture_run())
+        .into_iter()
+        .map(|mut r| {
+            r["accepted"] = Value::from(false);
+            r
+        })
+        .collect();
+    let run = dir.path().join("rejected.jsonl");
+    write_run(&run, &rejected);
+    let o = export(&run, &out, &["--format", "jsonl"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--include rejected"), "{}", stderr(&o));
+    assert!(!out.exists());
+    let o = export(&run, &out, &["--format", "jsonl", "--include", "rejected"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+/// Issue 30: the per-word tags the measurement computed were thrown away. The Parquet `tags`
+/// column holds them, one list per sentence parallel to `tokens`, equal to the measurement's.
+#[test]
+fn parquet_tags_equal_the_measurements_tags_for_every_sentence() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let texts = vec![
+        "मैं कल office जाऊँगा, meeting 3 बजे है!".to_owned(),
+        "यह project बहुत important है।".to_owned(),
+    ];
+    let m = codeswitch::measure(&texts, "Hindi", "English").expect("measure");
+    let mut r = records(&fixture_run())[0].clone();
+    r["first_language"] = Value::from("Hindi");
+    r["second_language"] = Value::from("English");
+    r["accepted"] = Value::from(true);
+    r["data_generation_result"] = serde_json::to_value(&texts).expect("texts");
+    r["measurement"] = serde_json::to_value(&m).expect("measurement");
+    let run = dir.path().join("run.jsonl");
+    write_run(&run, &[r]);
+    let out = dir.path().join("ds");
+    let o = export(&run, &out, &["--splits", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let path = out.join("data/train-00000-of-00001.parquet");
+    let reader =
+        SerializedFileReader::new(std::fs::File::open(&path).expect("parquet")).expect("file");
+    let rows: Vec<Value> = reader
+        .get_row_iter(None)
+        .expect("rows")
+        .map(|r| {
+            let row = r.expect("row");
+            let fields: serde_json::Map<String, Value> = row
+                .get_column_iter()
+                .map(|(name, field)| (name.clone(), strings(field)))
+                .collect();
+            Value::Object(fields)
+        })
+        .collect();
+    assert_eq!(rows.len(), 1);
+    let want: Vec<Vec<String>> = m
+        .sentences
+        .iter()
+        .map(|s| {
+            s.tokens
+                .iter()
+                .map(|t| match t.tag {
+                    codeswitch::WordTag::Lang(l) if l.name() == "Hindi" => "hi".to_owned(),
+                    codeswitch::WordTag::Lang(l) if l.name() == "English" => "en".to_owned(),
+                    codeswitch::WordTag::Lang(l) => panic!("{l}"),
+                    codeswitch::WordTag::Untagged(r) => serde_json::to_value(r)
+                        .expect("reason")
+                        .as_str()
+                        .expect("str")
+                        .to_owned(),
+                })
+                .collect()
+        })
+        .collect();
+    let tags: Vec<Vec<String>> = serde_json::from_value(rows[0]["tags"].clone()).expect("tags");
+    let tokens: Vec<Vec<String>> =
+        serde_json::from_value(rows[0]["tokens"].clone()).expect("tokens");
+    assert_eq!(tags, want);
+    assert!(want.iter().flatten().any(|t| t == "hi") && want.iter().flatten().any(|t| t == "en"));
+    for (s, t) in m.sentences.iter().zip(&tokens) {
+        let texts: Vec<&str> = s.tokens.iter().map(|w| w.text.as_str()).collect();
+        assert_eq!(t, &texts);
+    }
+}
+
+/// A Parquet field's strings and lists of strings as JSON (other values as null).
+fn strings(field: &parquet::record::Field) -> Value {
+    match field {
+        parquet::record::Field::Str(s) => Value::from(s.as_str()),
+        parquet::record::Field::ListInternal(list) => {
+            Value::Array(list.elements().iter().map(strings).collect())
+        }
+        _ => Value::Null,
     }
 }

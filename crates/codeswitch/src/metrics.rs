@@ -94,6 +94,11 @@ pub struct SentenceMeasurement {
     /// Hindi पास).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub romanized: bool,
+    /// The sentence's tokens with their tags, in text order (symbols included): the per-word
+    /// data behind the figures, LinCE-style. Empty when the measurement was computed from tags
+    /// alone ([`Measurement::from_tags`]) and in records written before tokens were kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tokens: Vec<TaggedWord>,
 }
 
 /// Share of the language-bearing words (words that are not numbers or names) that must be
@@ -182,13 +187,17 @@ impl Measurement {
     /// inferred ([`TaggedWord::inferred`]).
     #[must_use]
     pub fn from_tagged(first: Language, second: Language, sentences: &[Vec<TaggedWord>]) -> Self {
-        Self::from_words(
+        let mut measurement = Self::from_words(
             first,
             second,
             sentences
                 .iter()
                 .map(|s| s.iter().map(|w| (w.tag, w.inferred))),
-        )
+        );
+        for (sentence, words) in measurement.sentences.iter_mut().zip(sentences) {
+            sentence.tokens.clone_from(words);
+        }
+        measurement
     }
 
     fn from_words<S, W>(first: Language, second: Language, sentences: S) -> Self
@@ -264,6 +273,7 @@ impl Measurement {
                 starts_in,
                 ends_in,
                 romanized: false,
+                tokens: Vec::new(),
             });
         }
 

@@ -22,6 +22,7 @@
 pub mod dedup;
 #[cfg(feature = "parquet")]
 mod parquet;
+pub mod row;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{BufWriter, Write as _};
@@ -31,8 +32,10 @@ use serde::Serialize;
 use serde_json::Value;
 
 use dedup::{DedupIndex, Duplicate};
+use row::param_str;
+pub use row::{IncludedAs, ParamColumns, ParamKind, Row};
+use runlog::ScenarioRecord;
 use runlog::record::{RecordError, RecordReader, RecordSettings};
-use runlog::{GateVerdict, ScenarioRecord};
 
 /// The split names, in order, for one, two or three shares.
 pub const SPLIT_NAMES: [&str; 3] = ["train", "validation", "test"];
@@ -126,6 +129,9 @@ pub struct ExportOptions {
     pub seed: u64,
     /// Replace an existing non-empty `out`.
     pub force: bool,
+    /// Export a run file that a run still holds (its output lock): the card says the dataset
+    /// is partial. Without it such a run is refused ([`ExportError::Locked`]).
+    pub allow_partial: bool,
 }
 
 /// Why an export failed.
@@ -186,52 +192,29 @@ pub enum ExportError {
     /// Parquet was asked for in a build without it.
     #[error("this build has no Parquet support (feature `parquet`); use --format jsonl")]
     NoParquet,
+    /// A run still holds the run file (its output lock): the export would be partial.
+    #[error(
+        "{} is still being written by a run ({holder}); wait for it to finish, or pass \
+         --allow-partial to export the records written so far (the card says partial)",
+        path.display()
+    )]
+    Locked {
+        /// The run file.
+        path: PathBuf,
+        /// The lock's holder line (pid, host, start).
+        holder: String,
+    },
+    /// Nothing to export: the run has no records, or none is left after the defaults.
+    #[error("{}: {why}", path.display())]
+    Empty {
+        /// The run file.
+        path: PathBuf,
+        /// What is empty, and which flag would export something.
+        why: String,
+    },
     /// The dataset card could not be rendered.
     #[error("rendering the dataset card: {0}")]
     Card(String),
-}
-
-/// One exported row (the JSONL line; the Parquet columns have the same names and types).
-#[derive(Debug, Serialize)]
-pub struct Row<'a> {
-    /// Record id (one scenario, or one sample of it).
-    pub id: &'a str,
-    /// Matrix language.
-    pub first_language: Option<&'a str>,
-    /// Embedded language.
-    pub second_language: Option<&'a str>,
-    /// The texts (one element per utterance).
-    pub texts: &'a [String],
-    /// Weighted judge score, 0–10.
-    pub score: f64,
-    /// Accepted by the run.
-    pub accepted: bool,
-    /// Judge scores.
-    pub fluency: Option<f64>,
-    /// Judge scores.
-    pub naturalness: Option<f64>,
-    /// Judge scores.
-    pub cs_ratio: Option<f64>,
-    /// Judge scores.
-    pub socio_cultural: Option<f64>,
-    /// `ok`, `low_coverage`, `unavailable`, or null (no measurement).
-    pub measurement_status: Option<&'a str>,
-    /// Share of words tagged with a language of the pair.
-    pub coverage: Option<f64>,
-    /// Embedded-language share (null unless measured).
-    pub embedded_ratio: Option<f64>,
-    /// Switch points (null unless measured).
-    pub switch_points: Option<i64>,
-    /// Code-Mixing Index (null unless measured).
-    pub cmi: Option<f64>,
-    /// The accept gate's decision (null: undecided, off, or absent).
-    pub gate_passed: Option<bool>,
-    /// Id of the record this one duplicates (`--dedup mark`).
-    pub duplicate_of: Option<&'a str>,
-    /// Every scenario parameter, as a JSON object text.
-    pub params: String,
-    /// Model per agent, as a JSON object text.
-    pub models: String,
 }
 
 /// What an export wrote, for the card and the command's summary.
@@ -239,6 +222,16 @@ pub struct Row<'a> {
 pub struct ExportSummary {
     /// Records read.
     pub read: u64,
+    /// A run held the run file when it was read (`--allow-partial`): more records may follow.
+    pub partial: bool,
+    /// Rows that are here as `rejected` (`--include rejected`).
+    pub rejected_rows: u64,
+    /// Rows that are here as `duplicate` (`--include duplicates`).
+    pub duplicate_rows: u64,
+    /// Records the run rejected, left out (the default).
+    pub rejected_left_out: u64,
+    /// The typed parameter columns (`param_<name>`) and their types.
+    pub param_columns: Vec<(String, ParamKind)>,
     /// Rows written per split, in split order.
     pub splits: Vec<(String, u64)>,
     /// Requested splits that received no row and were not written (too few scenario groups).
@@ -293,6 +286,7 @@ struct Scanned {
     pair: u32,
     key: u64,
     duplicate: Option<Duplicate>,
+    accepted: bool,
 }
 
 /// Exports the run file `input` into the folder `out`.
@@ -309,7 +303,15 @@ pub fn export(
         return Err(ExportError::NoParquet);
     }
     let out = &check_out(input, out, options.force)?;
-    let (scanned, _pairs, read) = scan(input, options)?;
+    let partial = check_unlocked(input, options.allow_partial)?;
+    let scan = scan(input, options)?;
+    check_not_empty(input, &scan, options)?;
+    let Scan {
+        scanned,
+        read,
+        params,
+        ..
+    } = scan;
     let split_of = assign_splits(&scanned, options);
     let tmp = temp_dir_for(out);
     let write_err = |path: &Path| {
@@ -318,7 +320,7 @@ pub fn export(
     };
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(tmp.join("data")).map_err(write_err(&tmp))?;
-    let result = write_splits(input, &tmp, options, &scanned, &split_of, read);
+    let result = write_splits(input, &tmp, options, &scanned, &split_of, read, &params);
     let mut summary = match result {
         Ok(s) => s,
         Err(e) => {
@@ -327,6 +329,8 @@ pub fn export(
         }
     };
     summary.read = read;
+    summary.partial = partial;
+    summary.param_columns = params.columns().collect();
     let card = match render_card(&summary, options, input) {
         Ok(card) => card,
         Err(e) => {
@@ -344,6 +348,68 @@ pub fn export(
     replace_dir(&tmp, out).map_err(write_err(out))?;
     tracing::info!(out = %out.display(), rows = summary.rows, "exported the dataset");
     Ok(summary)
+}
+
+/// Whether a run holds `input`'s output lock (see [`runlog::lock::holder`]: a live holder, not
+/// a stale lock file a killed run left): refused unless `allow_partial`, which returns `true`.
+fn check_unlocked(input: &Path, allow_partial: bool) -> Result<bool, ExportError> {
+    match runlog::lock::holder(input) {
+        Ok(None) => Ok(false),
+        Ok(Some(_)) if allow_partial => {
+            tracing::warn!(run = %input.display(), "exporting a run that is still being written");
+            Ok(true)
+        }
+        Ok(Some(holder)) => Err(ExportError::Locked {
+            path: input.to_path_buf(),
+            holder: if holder.is_empty() {
+                "holder unknown".to_owned()
+            } else {
+                holder
+            },
+        }),
+        // A lock file that cannot be probed says nothing of a live run: the export goes on.
+        Err(e) => {
+            tracing::warn!(error = %e, "could not probe the run's lock");
+            Ok(false)
+        }
+    }
+}
+
+/// An export with no row is refused, with the flag that would give it rows.
+fn check_not_empty(input: &Path, scan: &Scan, options: &ExportOptions) -> Result<(), ExportError> {
+    let empty = |why: String| {
+        Err(ExportError::Empty {
+            path: input.to_path_buf(),
+            why,
+        })
+    };
+    if scan.read == 0 {
+        return empty(
+            "the run has no records; nothing to export (run it first, or check the file)"
+                .to_owned(),
+        );
+    }
+    if scan.scanned.iter().any(|s| exported(s, options)) {
+        return Ok(());
+    }
+    let mut hint = Vec::new();
+    if scan.rejected > 0 {
+        hint.push("rejected");
+    }
+    if scan.scanned.iter().any(|s| s.duplicate.is_some()) {
+        hint.push("duplicates");
+    }
+    empty(format!(
+        "no row to export out of {} record(s) ({} rejected by the run); pass --include {} to \
+         export them",
+        scan.read,
+        scan.rejected,
+        if hint.is_empty() {
+            "rejected".to_owned()
+        } else {
+            hint.join(",")
+        }
+    ))
 }
 
 /// The file every export folder holds, so that `--force` can tell an earlier export (which it
@@ -521,10 +587,6 @@ fn utterances(record: &ScenarioRecord) -> &[String] {
     &record.data_generation_result
 }
 
-fn param_str<'a>(record: &'a ScenarioRecord, key: &str) -> Option<&'a str> {
-    record.params.get(key).and_then(Value::as_str)
-}
-
 fn pair_name(record: &ScenarioRecord) -> String {
     format!(
         "{}–{}",
@@ -533,22 +595,31 @@ fn pair_name(record: &ScenarioRecord) -> String {
     )
 }
 
-/// Pass 1: the exported records' ids, pairs, scenario keys and duplicates.
-fn scan(
-    input: &Path,
-    options: &ExportOptions,
-) -> Result<(Vec<Scanned>, Vec<String>, u64), ExportError> {
+/// What the scan learnt.
+struct Scan {
+    scanned: Vec<Scanned>,
+    read: u64,
+    rejected: u64,
+    params: ParamColumns,
+}
+
+/// Pass 1: the exported records' ids, pairs, scenario keys, duplicates and parameter types.
+fn scan(input: &Path, options: &ExportOptions) -> Result<Scan, ExportError> {
     let mut scanned = Vec::new();
     let mut pairs: Vec<String> = Vec::new();
     let mut pair_index: HashMap<String, u32> = HashMap::new();
     let mut index = DedupIndex::new();
+    let mut params = ParamColumns::default();
     let mut read = 0;
+    let mut rejected = 0;
     for record in records(input)? {
         let record = record?;
         read += 1;
         if options.accepted_only && !record.accepted {
+            rejected += 1;
             continue;
         }
+        params.observe(&record.params);
         let name = pair_name(&record);
         let next = u32::try_from(pairs.len()).unwrap_or(u32::MAX);
         let pair = *pair_index.entry(name.clone()).or_insert_with(|| {
@@ -572,9 +643,15 @@ fn scan(
             pair,
             key,
             duplicate,
+            accepted: record.accepted,
         });
     }
-    Ok((scanned, pairs, read))
+    Ok(Scan {
+        scanned,
+        read,
+        rejected,
+        params,
+    })
 }
 
 /// The split of each scenario key. Scenario keys joined by a duplicate (exact or near, kept or
@@ -676,12 +753,14 @@ enum SplitFile {
 }
 
 impl SplitFile {
-    fn create(path: &Path, format: Format) -> std::io::Result<Self> {
+    fn create(path: &Path, format: Format, params: &ParamColumns) -> std::io::Result<Self> {
         let file = std::fs::File::create(path)?;
         match format {
             Format::Jsonl => Ok(Self::Jsonl(BufWriter::new(file))),
             #[cfg(feature = "parquet")]
-            Format::Parquet => Ok(Self::Parquet(Box::new(parquet::ParquetSplit::new(file)?))),
+            Format::Parquet => Ok(Self::Parquet(Box::new(parquet::ParquetSplit::new(
+                file, params,
+            )?))),
             #[cfg(not(feature = "parquet"))]
             Format::Parquet => Err(std::io::Error::other("no Parquet support")),
         }
@@ -727,6 +806,11 @@ impl Figures {
         let s = &mut self.summary;
         s.rows += 1;
         s.accepted += u64::from(record.accepted);
+        match row.included_as {
+            IncludedAs::Rejected => s.rejected_rows += 1,
+            IncludedAs::Duplicate => s.duplicate_rows += 1,
+            IncludedAs::Accepted => {}
+        }
         *s.pairs.entry(pair_name(record)).or_default() += 1;
         self.score_sum += record.score;
         for (judge, score) in &record.scores {
@@ -813,14 +897,6 @@ fn iso_code(name: &str) -> Option<&'static str> {
     })
 }
 
-fn measurement_figure<'a>(record: &'a ScenarioRecord, key: &str) -> Option<&'a Value> {
-    record
-        .measurement
-        .as_ref()
-        .and_then(|m| m.get(key))
-        .filter(|v| !v.is_null())
-}
-
 /// Pass 2: every exported record into its split's file.
 fn write_splits(
     input: &Path,
@@ -829,6 +905,7 @@ fn write_splits(
     scanned: &[Scanned],
     split_of: &HashMap<u64, u8>,
     read: u64,
+    params: &ParamColumns,
 ) -> Result<ExportSummary, ExportError> {
     // Only the splits that receive a row are written; an empty one is folded away (named on
     // the card), so `datasets.load_dataset` never meets a split with no data.
@@ -867,12 +944,14 @@ fn write_splits(
         .collect();
     let mut files = Vec::new();
     for path in &paths {
-        files.push(SplitFile::create(path, options.format).map_err(|source| {
-            ExportError::Write {
-                path: path.clone(),
-                source,
-            }
-        })?);
+        files.push(
+            SplitFile::create(path, options.format, params).map_err(|source| {
+                ExportError::Write {
+                    path: path.clone(),
+                    source,
+                }
+            })?,
+        );
     }
     let mut counts = vec![0_u64; names.len()];
     let mut figures = Figures::default();
@@ -885,6 +964,7 @@ fn write_splits(
             break; // Lines appended after the scan are not part of this export.
         }
         if options.accepted_only && !record.accepted {
+            figures.summary.rejected_left_out += 1;
             continue;
         }
         let Some(meta) = next.next() else { break };
@@ -903,31 +983,12 @@ fn write_splits(
             .and_then(|d| scanned.get(d.original() as usize))
             .map(|o| &*o.id);
         let split = slot[usize::from(split_of.get(&meta.key).copied().unwrap_or(0))];
-        let score = |j: &str| record.scores.get(j).copied();
-        let row = Row {
-            id: &record.id,
-            first_language: param_str(&record, "first_language"),
-            second_language: param_str(&record, "second_language"),
-            texts: utterances(&record),
-            score: record.score,
-            accepted: record.accepted,
-            fluency: score("fluency"),
-            naturalness: score("naturalness"),
-            cs_ratio: score("cs_ratio"),
-            socio_cultural: score("socio_cultural"),
-            measurement_status: record
-                .measurement
-                .as_ref()
-                .and_then(|m| m.get("status").and_then(Value::as_str)),
-            coverage: measurement_figure(&record, "coverage").and_then(Value::as_f64),
-            embedded_ratio: measurement_figure(&record, "embedded_ratio").and_then(Value::as_f64),
-            switch_points: measurement_figure(&record, "switch_points").and_then(Value::as_i64),
-            cmi: measurement_figure(&record, "cmi").and_then(Value::as_f64),
-            gate_passed: record.gate.as_ref().and_then(|g: &GateVerdict| g.passed),
-            duplicate_of,
-            params: serde_json::to_string(&record.params).unwrap_or_default(),
-            models: serde_json::to_string(&record.models).unwrap_or_default(),
+        let included_as = match (meta.duplicate, meta.accepted) {
+            (Some(_), _) if options.dedup != DedupPolicy::Off => IncludedAs::Duplicate,
+            (_, false) => IncludedAs::Rejected,
+            (_, true) => IncludedAs::Accepted,
         };
+        let row = Row::new(&record, included_as, duplicate_of, params);
         files[split]
             .write(&row)
             .map_err(|source| ExportError::Write {

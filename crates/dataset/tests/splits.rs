@@ -178,6 +178,7 @@ fn no_split_is_empty_and_no_cluster_straddles_splits() {
                         dedup,
                         seed: seed + i as u64,
                         force: true,
+                        allow_partial: false,
                     };
                     check(
                         &path,
@@ -203,6 +204,7 @@ fn eighteen_scenarios_over_thirteen_pairs_fill_every_split_for_every_seed() {
             dedup: DedupPolicy::Mark,
             seed,
             force: true,
+            allow_partial: false,
         };
         check(
             &path,

@@ -1,0 +1,263 @@
+//! The export's columns: the token/tag lists round-trip the measurement's per-word tags, every
+//! sentence has its entry in each per-sentence list, and parameters become typed columns
+//! whatever their values (nested objects, types mixed across records).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use codeswitch::{UntaggedReason, WordTag};
+use dataset::{DedupPolicy, ExportOptions, Format, export};
+use serde_json::Value;
+
+fn template() -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/runs/record-v1.jsonl");
+    let text = std::fs::read_to_string(path).expect("fixture");
+    serde_json::from_str(text.lines().next().expect("a record")).expect("json")
+}
+
+fn options() -> ExportOptions {
+    ExportOptions {
+        format: Format::Jsonl,
+        splits: "1".parse().expect("splits"),
+        accepted_only: false,
+        dedup: DedupPolicy::Mark,
+        seed: 0,
+        force: true,
+        allow_partial: false,
+    }
+}
+
+fn write_run(dir: &Path, records: &[Value]) -> PathBuf {
+    let path = dir.join("run.jsonl");
+    let text: String = records.iter().map(|r| format!("{r}\n")).collect();
+    std::fs::write(&path, text).expect("write");
+    path
+}
+
+fn rows(out: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(out.join("data/train-00000-of-00001.jsonl")).expect("rows");
+    text.lines()
+        .map(|l| serde_json::from_str(l).expect("a row"))
+        .collect()
+}
+
+fn code(tag: WordTag) -> String {
+    match tag {
+        WordTag::Lang(l) => match l.name() {
+            "Hindi" => "hi".to_owned(),
+            "English" => "en".to_owned(),
+            "Spanish" => "es".to_owned(),
+            other => panic!("unexpected language {other}"),
+        },
+        WordTag::Untagged(r) => match r {
+            UntaggedReason::Number => "number",
+            UntaggedReason::Name => "name",
+            UntaggedReason::Ambiguous => "ambiguous",
+            UntaggedReason::OtherLanguage => "other_language",
+            UntaggedReason::Symbol => "symbol",
+        }
+        .to_owned(),
+    }
+}
+
+#[test]
+fn token_tags_in_the_export_equal_the_measurements_tags_for_every_sentence() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let batches: [(&str, &str, Vec<&str>); 3] = [
+        (
+            "Hindi",
+            "English",
+            vec![
+                "मैं कल office जाऊँगा, meeting 3 बजे है!",
+                "यह project बहुत important है।",
+            ],
+        ),
+        (
+            "Spanish",
+            "English",
+            vec![
+                "Oye, vamos al mall después del trabajo?",
+                "No sé, tengo un deadline mañana con Maria.",
+            ],
+        ),
+        ("Hindi", "English", vec!["Hello there, see you tomorrow."]),
+    ];
+    let base = template();
+    let mut records = Vec::new();
+    let mut expected = BTreeMap::new();
+    for (i, (first, second, texts)) in batches.iter().enumerate() {
+        let texts: Vec<String> = texts.iter().map(|t| (*t).to_owned()).collect();
+        let m = codeswitch::measure(&texts, first, second).expect("measure");
+        let mut r = base.clone();
+        r["id"] = Value::from(format!("r{i}"));
+        r["topic"] = Value::from(format!("topic {i}"));
+        r["first_language"] = Value::from(*first);
+        r["second_language"] = Value::from(*second);
+        r["data_generation_result"] = serde_json::to_value(&texts).expect("texts");
+        let available = m.is_available();
+        let tags: Vec<(Vec<String>, Vec<String>)> = if available {
+            m.sentences
+                .iter()
+                .map(|s| {
+                    assert!(!s.tokens.is_empty(), "the measurement keeps its tokens");
+                    (
+                        s.tokens.iter().map(|t| t.text.clone()).collect(),
+                        s.tokens.iter().map(|t| code(t.tag)).collect(),
+                    )
+                })
+                .collect()
+        } else {
+            texts
+                .iter()
+                .map(|t| {
+                    let words: Vec<String> = codeswitch::words::words(t).collect();
+                    let tags = vec!["unavailable".to_owned(); words.len()];
+                    (words, tags)
+                })
+                .collect()
+        };
+        r["measurement"] = serde_json::to_value(&m).expect("measurement");
+        expected.insert(format!("r{i}"), tags);
+        records.push(r);
+    }
+    let run = write_run(dir.path(), &records);
+    let out = dir.path().join("ds");
+    export(&run, &out, &options()).expect("export");
+    let rows = rows(&out);
+    assert_eq!(rows.len(), records.len());
+    for row in &rows {
+        let id = row["id"].as_str().expect("id");
+        let want = &expected[id];
+        let tokens: Vec<Vec<String>> =
+            serde_json::from_value(row["tokens"].clone()).expect("tokens");
+        let tags: Vec<Vec<String>> = serde_json::from_value(row["tags"].clone()).expect("tags");
+        let texts = row["texts"].as_array().expect("texts").len();
+        assert_eq!(tokens.len(), texts, "{id}: one token list per sentence");
+        assert_eq!(tags.len(), texts, "{id}: one tag list per sentence");
+        for (i, (words, want_tags)) in want.iter().enumerate() {
+            assert_eq!(&tokens[i], words, "{id} sentence {i}");
+            assert_eq!(&tags[i], want_tags, "{id} sentence {i}");
+            assert_eq!(
+                tokens[i].len(),
+                tags[i].len(),
+                "{id} sentence {i}: parallel"
+            );
+        }
+        for list in [
+            "sentence_status",
+            "sentence_coverage",
+            "sentence_embedded_ratio",
+            "sentence_switch_points",
+            "sentence_cmi",
+        ] {
+            assert_eq!(
+                row[list].as_array().map(Vec::len),
+                Some(texts),
+                "{id}: {list}"
+            );
+        }
+    }
+    // The Hindi–English batch is measured: its tags carry both languages.
+    let hi: Vec<String> = expected["r0"].iter().flat_map(|(_, t)| t.clone()).collect();
+    assert!(
+        hi.contains(&"hi".to_owned()) && hi.contains(&"en".to_owned()),
+        "{hi:?}"
+    );
+}
+
+#[test]
+fn an_old_record_without_tokens_still_exports_with_unavailable_tags() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let run = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/runs/record-v1.jsonl");
+    let out = dir.path().join("ds");
+    let summary = export(&run, &out, &options()).expect("export");
+    assert!(summary.rows > 0);
+    for row in rows(&out) {
+        let tags: Vec<Vec<String>> = serde_json::from_value(row["tags"].clone()).expect("tags");
+        let tokens: Vec<Vec<String>> =
+            serde_json::from_value(row["tokens"].clone()).expect("tokens");
+        assert_eq!(tags.len(), row["texts"].as_array().expect("texts").len());
+        for (t, g) in tokens.iter().zip(&tags) {
+            assert_eq!(t.len(), g.len());
+            assert!(g.iter().all(|g| g == "unavailable"), "{g:?}");
+        }
+    }
+}
+
+#[test]
+fn params_become_typed_columns_whatever_their_values() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let base = template();
+    let values = [
+        (
+            Value::from(1),
+            Value::from(true),
+            serde_json::json!({"a": [1, 2]}),
+            Value::from(0.5),
+        ),
+        (
+            Value::from(2.5),
+            Value::from(false),
+            Value::from("text"),
+            Value::Null,
+        ),
+        (
+            Value::from("three"),
+            Value::Null,
+            serde_json::json!([1, "x"]),
+            Value::from(7),
+        ),
+    ];
+    let records: Vec<Value> = values
+        .iter()
+        .enumerate()
+        .map(|(i, (mixed, flag, nested, num))| {
+            let mut r = base.clone();
+            r["id"] = Value::from(format!("r{i}"));
+            r["topic"] = Value::from(format!("topic {i}"));
+            r["data_generation_result"] = Value::from(vec![format!("text number {i} here")]);
+            r["mixed"] = mixed.clone();
+            r["flag"] = flag.clone();
+            r["nested"] = nested.clone();
+            r["num"] = num.clone();
+            r
+        })
+        .collect();
+    let run = write_run(dir.path(), &records);
+    let out = dir.path().join("ds");
+    let summary = export(&run, &out, &options()).expect("export");
+    let kinds: BTreeMap<String, String> = summary
+        .param_columns
+        .iter()
+        .map(|(n, k)| {
+            (
+                n.clone(),
+                serde_json::to_value(k)
+                    .expect("kind")
+                    .as_str()
+                    .expect("s")
+                    .to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(kinds["param_mixed"], "text");
+    assert_eq!(kinds["param_flag"], "bool");
+    assert_eq!(kinds["param_nested"], "text");
+    assert_eq!(kinds["param_num"], "float");
+    let rows = rows(&out);
+    let row = |id: &str| rows.iter().find(|r| r["id"] == id).expect("row").clone();
+    assert_eq!(row("r0")["param_mixed"], "1");
+    assert_eq!(row("r2")["param_mixed"], "three");
+    assert_eq!(row("r0")["param_nested"], r#"{"a":[1,2]}"#);
+    assert_eq!(row("r1")["param_flag"], false);
+    assert_eq!(row("r2")["param_flag"], Value::Null);
+    assert_eq!(row("r2")["param_num"], 7.0);
+    // The JSON text keeps every parameter as it was.
+    for (i, r) in records.iter().enumerate() {
+        let params: Value =
+            serde_json::from_str(row(&format!("r{i}"))["params"].as_str().expect("params"))
+                .expect("json");
+        assert_eq!(params["nested"], r["nested"]);
+        assert_eq!(params["mixed"], r["mixed"]);
+    }
+}
