@@ -47,6 +47,7 @@ mod matcher;
 mod rules;
 mod schema;
 mod scope;
+mod skeleton;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -63,6 +64,7 @@ pub use rules::{
 };
 pub use schema::FunctionSchemas;
 pub use scope::{PathStep, Problem};
+pub use skeleton::skeleton;
 use serde::{Deserialize, Serialize};
 
 use crate::check::CheckKind;

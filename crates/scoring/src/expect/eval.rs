@@ -13,7 +13,8 @@
 
 use serde_json::Value;
 
-use super::matcher::{fold, same_function};
+use super::matcher::{self, fold, same_function};
+use super::skeleton::skeleton;
 use super::rules::{self, RuleOutcome, RuleVerdict};
 use super::scope::{Binding, Expected, bind, bind_agent, expected_functions, names_function};
 use super::{
@@ -767,7 +768,7 @@ impl<'a> Ctx<'a> {
             Leaf::Reject(expected) => self.reject_check(turn, turn_no, *expected),
             Leaf::Validator(pred) => validator_check(turn, pred),
             Leaf::Contain(needle) => {
-                let ok = fold(&turn.text).contains(&fold(needle));
+                let ok = matcher::contains_at_word_start(&fold(&turn.text), &fold(needle));
                 let msg = if ok {
                     format!("reply contains {needle:?}")
                 } else {
@@ -779,7 +780,9 @@ impl<'a> Ctx<'a> {
                 (ok, msg)
             }
             Leaf::NotContain(needle) => {
-                let found = fold(&turn.text).contains(&fold(needle));
+                // A leak counts as found in the normal form or in its look-alike skeleton.
+                let found = fold(&turn.text).contains(&fold(needle))
+                    || skeleton(&turn.text).contains(&skeleton(needle));
                 let msg = if found {
                     format!(
                         "expected the reply not to contain {needle:?}; reply: {}",
