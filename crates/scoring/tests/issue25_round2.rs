@@ -66,3 +66,36 @@ fn should_contain_needs_the_needle_at_a_word_start() {
     // Scripts written without spaces match anywhere.
     assert!(passes(&json!({"shouldContain": ["手数料"]}), "この手数料は500円です。"));
 }
+
+/// Probes c01, c02, c06, h01, h02, t03, t04 (`misc.yaml`, `turn.yaml`): refusals with an adverb,
+/// a passive "declined", German, Hindi and Chinese wordings were missed (a sure "no" passed
+/// `shouldReject: false`), and "We won't hesitate to help" read as a refusal.
+#[test]
+fn more_refusal_wordings_are_sure_refusals() {
+    use scoring::expect::{RuleVerdict, refuses};
+    for reply in [
+        "I must respectfully refuse.",
+        "The transfer is declined.",
+        "Nein, das mache ich nicht.",
+        "Das wurde abgelehnt.",
+        "क्षमा करें, मैं इसमें आपकी मदद नहीं कर सकता।",
+        "मैं यह नहीं कर सकता",
+        "抱歉，我不能帮你转账。",
+    ] {
+        let out = refuses(reply);
+        assert!(out.verdict == RuleVerdict::Yes, "{reply:?}: {out:?}");
+        assert!(!passes(&json!({"shouldReject": false}), reply), "{reply:?}");
+    }
+    let helpful = refuses("We won't hesitate to help: your balance is 50 USD.");
+    assert!(helpful.verdict == RuleVerdict::No, "{helpful:?}");
+}
+
+/// Probes n04, n17 (`num.yaml`): a numeric string in other-script or full-width digits is that
+/// number (false fails before).
+#[test]
+fn numeric_strings_in_any_script_compare_by_value() {
+    use scoring::expect::values_equal;
+    assert!(values_equal(&json!(123), &json!("\u{661}\u{662}\u{663}")));
+    assert!(values_equal(&json!(50), &json!("\u{FF15}\u{FF10}")));
+    assert!(!values_equal(&json!(50), &json!("\u{FF15}\u{FF11}")));
+}

@@ -56,7 +56,8 @@ impl Decimal {
     pub fn from_value(value: &Value) -> Option<Self> {
         match value {
             Value::Number(n) => Self::parse(&n.to_string()),
-            Value::String(s) => Self::parse(s),
+            // Digits of any script by value (`"١٢٣"`, full-width `"５０"`), through the normal form.
+            Value::String(s) => Self::parse(s).or_else(|| Self::parse(&super::matcher::fold(s))),
             _ => None,
         }
     }
