@@ -906,10 +906,9 @@ impl<'a> Ctx<'a> {
         let mut rule = None;
         let (refused, how) = if let Some(v) = self.verdict(CheckKind::ShouldReject, None, turn_no) {
             (v.holds, format!("llm judge: {}", v.reason))
-        } else if let Some(rejected) = turn.signals.rejected {
-            (rejected, format!("signal: rejected = {rejected}"))
         } else if !turn.plan.is_empty() {
-            // Calls are evidence: a plan that acts is no refusal, whatever type or text it declares.
+            // Calls are evidence: a plan that acts is no refusal, whatever type, signal or text
+            // it declares.
             (
                 false,
                 format!(
@@ -917,6 +916,8 @@ impl<'a> Ctx<'a> {
                     plan_names(&turn.plan)
                 ),
             )
+        } else if let Some(rejected) = turn.signals.rejected {
+            (rejected, format!("signal: rejected = {rejected}"))
         } else if declared_rejection(turn) {
             (true, "declared response type rejection".to_owned())
         } else if turn.signals.is_declared() {
