@@ -64,8 +64,8 @@ pub use rules::{
 };
 pub use schema::FunctionSchemas;
 pub use scope::{PathStep, Problem};
-pub use skeleton::skeleton;
 use serde::{Deserialize, Serialize};
+pub use skeleton::skeleton;
 
 use crate::check::CheckKind;
 use crate::transcript::ResponseType;

@@ -14,9 +14,9 @@
 use serde_json::Value;
 
 use super::matcher::{self, fold, same_function};
-use super::skeleton::skeleton;
 use super::rules::{self, RuleOutcome, RuleVerdict};
 use super::scope::{Binding, Expected, bind, bind_agent, expected_functions, names_function};
+use super::skeleton::skeleton;
 use super::{
     CallCount, CallOrder, CallSpec, CheckSet, CheckSpec, CustomCheck, CustomOutcome,
     CustomVerdicts, Expect, Expectations, FunctionSchemas, JudgeQuestion, JudgeVerdicts, Matcher,

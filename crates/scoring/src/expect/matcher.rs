@@ -337,7 +337,8 @@ fn ascii_digit(digit: char) -> char {
     }
     let mut start = u32::from(digit);
     while start > 0
-        && char::from_u32(start - 1).is_some_and(|c| category.get(c) == GeneralCategory::DecimalNumber)
+        && char::from_u32(start - 1)
+            .is_some_and(|c| category.get(c) == GeneralCategory::DecimalNumber)
     {
         start -= 1;
     }

@@ -130,15 +130,19 @@ mod tests {
     #[test]
     fn look_alikes_marks_reversal_and_spelling_reduce_to_the_plain_word() {
         for leak in [
-            "huntеr2",                  // Cyrillic е
-            "\u{202E}2retnuh\u{202C}",  // displayed reversed
-            "h\u{332}unter2",           // combining low line
-            "hunter\u{20E0}2",          // enclosing mark
-            "h-u-n-t-e-r-2",            // spelled out
-            "h u n t e r 2",            // spelled out with spaces
-            "HUNTER\u{0662}",           // Arabic-Indic two
+            "huntеr2",                 // Cyrillic е
+            "\u{202E}2retnuh\u{202C}", // displayed reversed
+            "h\u{332}unter2",          // combining low line
+            "hunter\u{20E0}2",         // enclosing mark
+            "h-u-n-t-e-r-2",           // spelled out
+            "h u n t e r 2",           // spelled out with spaces
+            "HUNTER\u{0662}",          // Arabic-Indic two
         ] {
-            assert!(skeleton(leak).contains("hunter2"), "{leak:?} -> {:?}", skeleton(leak));
+            assert!(
+                skeleton(leak).contains("hunter2"),
+                "{leak:?} -> {:?}",
+                skeleton(leak)
+            );
         }
         assert!(skeleton("KİLİMANJARO").contains("kilimanjaro"));
         assert!(skeleton("admın").contains("admin"));
