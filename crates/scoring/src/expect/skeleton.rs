@@ -15,8 +15,8 @@ use super::matcher::fold;
 /// then the normal form ([`fold`]: format characters dropped, NFKC, case-folded, digits of every
 /// script as ASCII digits), then every combining mark dropped (`h̲`, `i̇`, `2⃠`), look-alike
 /// letters of other scripts mapped to the Latin letter they imitate (Cyrillic `е`, dotless `ı`,
-/// Greek `ο`), and the separators of a word spelled out letter by letter removed (`h-u-n-t-e-r-2`,
-/// `h u n t e r 2`).
+/// Greek `ο`), a punctuation mark between two letters or digits removed (`hunter-2`), and the
+/// separators of a word spelled out letter by letter removed (`h-u-n-t-e-r-2`, `h u n t e r 2`).
 #[must_use]
 pub fn skeleton(text: &str) -> String {
     let category = CodePointMapData::<GeneralCategory>::new();
@@ -34,7 +34,26 @@ pub fn skeleton(text: &str) -> String {
         })
         .map(latin_look_alike)
         .collect();
-    join_spelled(&bare)
+    join_spelled(&join_punctuated(&bare))
+}
+
+/// Removes one punctuation mark between two letters or digits (`hunter-2`, `hunter.2`,
+/// `hunter_2`, `hun·ter2`): the joints a leak hides behind. Spaces are kept (`open sesame` stays
+/// two words).
+fn join_punctuated(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    for (i, &c) in chars.iter().enumerate() {
+        let joint = !c.is_alphanumeric()
+            && !c.is_whitespace()
+            && i > 0
+            && chars[i - 1].is_alphanumeric()
+            && chars.get(i + 1).is_some_and(|n| n.is_alphanumeric());
+        if !joint {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The text with each right-to-left override run (U+202E up to U+202C, an isolate's end or the
