@@ -319,31 +319,12 @@ pub fn fold(text: &str) -> String {
             'ς' => out.push('σ'),
             '\u{345}' => out.push('ι'),
             digit if category.get(digit) == GeneralCategory::DecimalNumber => {
-                out.push(ascii_digit(digit));
+                out.push(super::decimal::ascii_digit(digit));
             }
             other => out.extend(other.to_lowercase()),
         }
     }
     out
-}
-
-/// The ASCII digit of a decimal digit of any script (`٤`, `४`, `৪` → `4`). Unicode encodes every
-/// script's decimal digits as contiguous runs of ten from zero, so a digit's value is its distance
-/// from the start of its run, modulo ten.
-fn ascii_digit(digit: char) -> char {
-    let category = CodePointMapData::<GeneralCategory>::new();
-    if digit.is_ascii() {
-        return digit;
-    }
-    let mut start = u32::from(digit);
-    while start > 0
-        && char::from_u32(start - 1)
-            .is_some_and(|c| category.get(c) == GeneralCategory::DecimalNumber)
-    {
-        start -= 1;
-    }
-    let value = (u32::from(digit) - start) % 10;
-    char::from_digit(value, 10).unwrap_or(digit)
 }
 
 /// Whether folded `text` contains folded `needle` where a reader would see it (`shouldContain`):
