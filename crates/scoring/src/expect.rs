@@ -47,6 +47,7 @@ mod matcher;
 mod rules;
 mod schema;
 mod scope;
+mod skeleton;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -64,6 +65,7 @@ pub use rules::{
 pub use schema::FunctionSchemas;
 pub use scope::{PathStep, Problem};
 use serde::{Deserialize, Serialize};
+pub use skeleton::skeleton;
 
 use crate::check::CheckKind;
 use crate::transcript::ResponseType;

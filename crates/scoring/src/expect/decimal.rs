@@ -5,6 +5,8 @@
 
 use std::cmp::Ordering;
 
+use icu_properties::CodePointMapData;
+use icu_properties::props::GeneralCategory;
 use serde_json::Value;
 
 /// A finite decimal number, normalised so that equal values have equal representations.
@@ -56,7 +58,9 @@ impl Decimal {
     pub fn from_value(value: &Value) -> Option<Self> {
         match value {
             Value::Number(n) => Self::parse(&n.to_string()),
-            Value::String(s) => Self::parse(s),
+            // Digits of any script by value (`"١٢٣"`, full-width `"５０"`).
+            Value::String(s) => Self::parse(s)
+                .or_else(|| Self::parse(&s.chars().map(ascii_digit).collect::<String>())),
             _ => None,
         }
     }
@@ -258,6 +262,29 @@ impl std::fmt::Display for Decimal {
             }
         }
     }
+}
+
+/// The ASCII digit of a decimal digit of any script (`٤`, `४`, `৪`, full-width `４` → `4`); any
+/// other character unchanged. Unicode encodes every
+/// script's decimal digits as contiguous runs of ten from zero, so a digit's value is its distance
+/// from the start of its run, modulo ten.
+pub(super) fn ascii_digit(digit: char) -> char {
+    let category = CodePointMapData::<GeneralCategory>::new();
+    if digit.is_ascii() {
+        return digit;
+    }
+    if category.get(digit) != GeneralCategory::DecimalNumber {
+        return digit;
+    }
+    let mut start = u32::from(digit);
+    while start > 0
+        && char::from_u32(start - 1)
+            .is_some_and(|c| category.get(c) == GeneralCategory::DecimalNumber)
+    {
+        start -= 1;
+    }
+    let value = (u32::from(digit) - start) % 10;
+    char::from_digit(value, 10).unwrap_or(digit)
 }
 
 #[cfg(test)]

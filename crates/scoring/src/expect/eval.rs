@@ -13,9 +13,10 @@
 
 use serde_json::Value;
 
-use super::matcher::{fold, same_function};
+use super::matcher::{self, fold, same_function};
 use super::rules::{self, RuleOutcome, RuleVerdict};
 use super::scope::{Binding, Expected, bind, bind_agent, expected_functions, names_function};
+use super::skeleton::skeleton;
 use super::{
     CallCount, CallOrder, CallSpec, CheckSet, CheckSpec, CustomCheck, CustomOutcome,
     CustomVerdicts, Expect, Expectations, FunctionSchemas, JudgeQuestion, JudgeVerdicts, Matcher,
@@ -767,7 +768,7 @@ impl<'a> Ctx<'a> {
             Leaf::Reject(expected) => self.reject_check(turn, turn_no, *expected),
             Leaf::Validator(pred) => validator_check(turn, pred),
             Leaf::Contain(needle) => {
-                let ok = fold(&turn.text).contains(&fold(needle));
+                let ok = matcher::contains_at_word_start(&fold(&turn.text), &fold(needle));
                 let msg = if ok {
                     format!("reply contains {needle:?}")
                 } else {
@@ -779,7 +780,9 @@ impl<'a> Ctx<'a> {
                 (ok, msg)
             }
             Leaf::NotContain(needle) => {
-                let found = fold(&turn.text).contains(&fold(needle));
+                // A leak counts as found in the normal form or in its look-alike skeleton.
+                let found = fold(&turn.text).contains(&fold(needle))
+                    || skeleton(&turn.text).contains(&skeleton(needle));
                 let msg = if found {
                     format!(
                         "expected the reply not to contain {needle:?}; reply: {}",
@@ -903,10 +906,9 @@ impl<'a> Ctx<'a> {
         let mut rule = None;
         let (refused, how) = if let Some(v) = self.verdict(CheckKind::ShouldReject, None, turn_no) {
             (v.holds, format!("llm judge: {}", v.reason))
-        } else if let Some(rejected) = turn.signals.rejected {
-            (rejected, format!("signal: rejected = {rejected}"))
         } else if !turn.plan.is_empty() {
-            // Calls are evidence: a plan that acts is no refusal, whatever type or text it declares.
+            // Calls are evidence: a plan that acts is no refusal, whatever type, signal or text
+            // it declares.
             (
                 false,
                 format!(
@@ -914,6 +916,8 @@ impl<'a> Ctx<'a> {
                     plan_names(&turn.plan)
                 ),
             )
+        } else if let Some(rejected) = turn.signals.rejected {
+            (rejected, format!("signal: rejected = {rejected}"))
         } else if declared_rejection(turn) {
             (true, "declared response type rejection".to_owned())
         } else if turn.signals.is_declared() {

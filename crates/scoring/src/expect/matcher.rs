@@ -299,7 +299,8 @@ fn number(value: Option<&Value>) -> Option<Decimal> {
 /// space, joiners, soft hyphen, byte-order mark, direction marks and isolates, invisible
 /// operators, tag characters, …) or other default-ignorable code point (combining grapheme
 /// joiner, variation selectors, Hangul fillers), which would split a word without showing:
-/// `hun\u{200E}ter2` and `hun\u{34F}ter2` fold to `hunter2`. Every text comparison of the expectation checks goes through it, and the
+/// `hun\u{200E}ter2` and `hun\u{34F}ter2` fold to `hunter2`. Decimal digits of every script
+/// become ASCII digits of the same value (`٤٤٧١` and `४४७१` fold to `4471`). Every text comparison of the expectation checks goes through it, and the
 /// text rules read replies through it too.
 #[must_use]
 pub fn fold(text: &str) -> String {
@@ -317,10 +318,34 @@ pub fn fold(text: &str) -> String {
             'ß' | 'ẞ' => out.push_str("ss"),
             'ς' => out.push('σ'),
             '\u{345}' => out.push('ι'),
+            digit if category.get(digit) == GeneralCategory::DecimalNumber => {
+                out.push(super::decimal::ascii_digit(digit));
+            }
             other => out.extend(other.to_lowercase()),
         }
     }
     out
+}
+
+/// Whether folded `text` contains folded `needle` where a reader would see it (`shouldContain`):
+/// a needle that starts with a letter or digit of a script written with spaces (Latin, Greek,
+/// Cyrillic, …) or a digit must start a word there (`fee` is not in `coffee`, `50 USD` not in
+/// `150 USD`), and one that ends with a digit must end the number (`50` is not in `500`); a
+/// word may go on after it (`fee` is in `fees`). Other scripts (Chinese, Thai, …) are matched
+/// anywhere.
+#[must_use]
+pub(super) fn contains_at_word_start(text: &str, needle: &str) -> bool {
+    let spaced = |c: char| c.is_numeric() || (c.is_alphabetic() && u32::from(c) < 0x0530);
+    let (Some(first), Some(last)) = (needle.chars().next(), needle.chars().next_back()) else {
+        return true;
+    };
+    text.match_indices(needle).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + needle.len()..].chars().next();
+        let starts = !spaced(first) || before.is_none_or(|c| !c.is_alphanumeric());
+        let ends = !last.is_numeric() || after.is_none_or(|c| !c.is_numeric());
+        starts && ends
+    })
 }
 
 /// Whether a plan's function name is the named function: exactly the same code points, with
