@@ -29,6 +29,7 @@
 mod bots;
 mod load;
 mod run;
+mod schema;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -42,6 +43,7 @@ use crate::bot::{BotSpec, Script};
 
 pub use bots::SuiteBots;
 pub use load::{load_suite, parse_suite};
+pub use schema::suite_schema;
 pub use run::{
     BotFactory, RunOptions, Selection, SuiteProgress, run_scenario, run_scenario_with, run_suite,
 };

@@ -63,6 +63,8 @@ enum Command {
     Export(commands::export::Args),
     /// Re-judge a sample of a run K times (cache off): each judge's spread and the flip rate.
     AuditJudges(commands::audit_judges::Args),
+    /// Print the JSON Schema of config or suite files (for editors and validators).
+    Schema(commands::schema::Args),
     /// Write the man page or a shell completion script to stdout (used by `cargo xtask dist`).
     #[command(hide = true)]
     Generate {
@@ -98,6 +100,7 @@ fn main() -> ExitCode {
         Command::Launch(args) => commands::tasks::launch(args),
         Command::Export(args) => commands::export::execute(args),
         Command::AuditJudges(args) => commands::audit_judges::execute(args),
+        Command::Schema(args) => commands::schema::execute(args),
         Command::Generate { what } => {
             commands::generate::execute(Cli::command(), what, &mut output::Stdout)
         }

@@ -57,6 +57,8 @@ pub use config::{
     ConfigKind, LANGUAGE_PAIR_AXIS, MAX_SAMPLES_PER_SCENARIO, SAMPLE_PARAM, ScenarioConfig,
     load_config, parse_config,
 };
+#[cfg(feature = "schema")]
+pub use config::config_schema;
 pub use document::{Format, parse_document, read_document, read_text};
 pub use error::ConfigError;
 pub use scenario::{Scenario, write_canonical};

@@ -42,6 +42,7 @@ mod custom;
 mod de;
 mod decimal;
 mod eval;
+mod json_schema;
 mod labelled;
 mod matcher;
 mod rules;
@@ -50,6 +51,7 @@ mod scope;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+pub use json_schema::expect_json_schema;
 pub use custom::{
     CommandCheck, CustomCheck, CustomOutcome, CustomRequest, CustomVerdicts,
     DEFAULT_COMMAND_TIMEOUT_MS, RubricCheck, SimilarCheck, cosine, custom_requests, declares,
