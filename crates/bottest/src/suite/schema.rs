@@ -56,6 +56,8 @@ pub fn suite_schema() -> Value {
             "template": {"type": "object"},
             "grid": {"type": "object", "additionalProperties": {"type": "array"}}
         },
+        // A scenario names its category; a template's grid fills it in.
+        "anyOf": [{"required": ["category"]}, {"required": ["template"]}],
         "additionalProperties": false
     }));
     defs.insert("Defaults".into(), json!({
