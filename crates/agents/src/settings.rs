@@ -101,11 +101,17 @@ pub struct BreakerSettings {
     pub trip_after: u32,
     /// How long a run with no endpoint left waits for one (default 25 s).
     #[serde(with = "stdx::duration_serde")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "llm_client::duration_schema"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "llm_client::duration_schema")
+    )]
     pub probe_for: Duration,
     /// How often an endpoint out of the rotation is checked (default 1 s).
     #[serde(with = "stdx::duration_serde")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "llm_client::duration_schema"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "llm_client::duration_schema")
+    )]
     pub probe_every: Duration,
 }
 
@@ -261,7 +267,10 @@ pub struct RunSettings {
     pub structured_mode: StructuredModeSetting,
     /// Per-request read timeout.
     #[serde(with = "stdx::duration_serde")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "llm_client::duration_schema"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "llm_client::duration_schema")
+    )]
     pub read_timeout: Duration,
     /// Check that the endpoint answers (its model list, else a one-token call) before the
     /// first paid call (default true).
@@ -273,7 +282,10 @@ pub struct RunSettings {
     /// How often a task of a run directory on an object store uploads its part as its
     /// checkpoint (while the part grows; and once more when the task stops short).
     #[serde(with = "stdx::duration_serde")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "llm_client::duration_schema"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "llm_client::duration_schema")
+    )]
     pub checkpoint_every: Duration,
 }
 

@@ -11,6 +11,7 @@
 mod output;
 mod commands;
 mod error;
+mod flag_hint;
 mod progress;
 mod provider;
 mod settings;
@@ -75,7 +76,12 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let argv: Vec<String> = std::env::args().collect();
+    let cli = match Cli::try_parse_from(&argv) {
+        Ok(cli) => cli,
+        // An unknown flag's tip names the right flag of that command; exit 2 with the usage.
+        Err(e) => flag_hint::improve(e, &Cli::command(), &argv).exit(),
+    };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(&cli.log));
     tracing_subscriber::fmt()

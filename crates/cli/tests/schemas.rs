@@ -16,7 +16,12 @@ fn schema(what: &str) -> Value {
         .args(["schema", what])
         .output()
         .expect("runs");
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).expect("the schema is JSON")
 }
 
@@ -118,7 +123,10 @@ fn blocks(text: &str) -> Vec<(usize, bool, String)> {
 /// know would be a wrong example (and the schema must say so too, as the tests below check).
 fn assert_no_unknown_key(at: &str, loaded: Result<(), String>) {
     if let Err(e) = loaded {
-        assert!(!e.contains("unknown"), "{at}: the loader refuses a key: {e}");
+        assert!(
+            !e.contains("unknown"),
+            "{at}: the loader refuses a key: {e}"
+        );
     }
 }
 
@@ -150,7 +158,9 @@ fn fragment(config: &Value, suite: &Value, at: &str, doc: &Value) -> bool {
     let Some(map) = doc.as_object() else {
         return false;
     };
-    let expect_keys = suite["$defs"]["Expect"]["properties"].as_object().expect("keys");
+    let expect_keys = suite["$defs"]["Expect"]["properties"]
+        .as_object()
+        .expect("keys");
     let (schema, part) = if map.keys().all(|k| expect_keys.contains_key(k)) {
         (sub_schema(suite, "Expect"), doc.clone())
     } else if map.keys().all(|k| k == "expect" || k == "steps") {
@@ -236,7 +246,10 @@ fn a_typo_d_key_is_rejected_by_schema_and_loader_alike() {
     ] {
         let text = CONFIG.replacen(good, typo, 1);
         assert!(config_loads(&text, "yaml").is_err(), "loader took {typo}");
-        assert!(!errors(&config, &parse(&text, false)).is_empty(), "schema took {typo}");
+        assert!(
+            !errors(&config, &parse(&text, false)).is_empty(),
+            "schema took {typo}"
+        );
     }
     let suite = schema("suite");
     assert_eq!(suite_loads(SUITE), Ok(()));
@@ -249,7 +262,10 @@ fn a_typo_d_key_is_rejected_by_schema_and_loader_alike() {
     ] {
         let text = SUITE.replacen(good, typo, 1);
         assert!(suite_loads(&text).is_err(), "loader took {typo}");
-        assert!(!errors(&suite, &parse(&text, false)).is_empty(), "schema took {typo}");
+        assert!(
+            !errors(&suite, &parse(&text, false)).is_empty(),
+            "schema took {typo}"
+        );
     }
 }
 
@@ -264,7 +280,10 @@ fn enum_values(schema: &Value, def: &str) -> Vec<String> {
             .map(|v| v["const"].clone())
             .collect()
     });
-    values.iter().map(|v| v.as_str().expect("a name").to_owned()).collect()
+    values
+        .iter()
+        .map(|v| v.as_str().expect("a name").to_owned())
+        .collect()
 }
 
 /// The enum values of the schemas are what the loaders accept, both ways.
@@ -281,22 +300,30 @@ fn enum_values_match_the_parsers() {
     let text = format!("{CONFIG}  ratio_judge: measure\n");
     assert!(config_loads(&text, "yaml").is_err());
     assert!(!errors(&config, &parse(&text, false)).is_empty());
-    for (def, key) in [("Keep", "keep"), ("StructuredModeSetting", "structured_mode"), ("ProviderName", "provider")] {
+    for (def, key) in [
+        ("Keep", "keep"),
+        ("StructuredModeSetting", "structured_mode"),
+        ("ProviderName", "provider"),
+    ] {
         for value in enum_values(&config, def) {
             let text = format!("{CONFIG}  {key}: {value}\n");
             let loaded = config_loads(&text, "yaml");
-            assert!(loaded.is_ok() || !loaded.as_ref().unwrap_err().contains("unknown variant"), "{key}: {value}: {loaded:?}");
+            assert!(
+                loaded.is_ok() || !loaded.as_ref().unwrap_err().contains("unknown variant"),
+                "{key}: {value}: {loaded:?}"
+            );
         }
     }
 
     let suite = schema("suite");
     // The check names of `defaults.critical`: exactly the loader's.
-    let critical: Vec<String> = suite["$defs"]["Defaults"]["properties"]["critical"]["items"]["enum"]
-        .as_array()
-        .expect("enum")
-        .iter()
-        .map(|v| v.as_str().expect("name").to_owned())
-        .collect();
+    let critical: Vec<String> =
+        suite["$defs"]["Defaults"]["properties"]["critical"]["items"]["enum"]
+            .as_array()
+            .expect("enum")
+            .iter()
+            .map(|v| v.as_str().expect("name").to_owned())
+            .collect();
     assert_eq!(critical.len(), scoring::CheckKind::ALL.len());
     for name in &critical {
         let text = format!("defaults:\n  critical: [{name}]\n{SUITE}");
@@ -311,16 +338,26 @@ fn enum_values_match_the_parsers() {
     for check in scoring::expect::CHECK_NAMES {
         assert!(keys.iter().any(|k| *k == check), "{check} missing");
     }
-    assert_eq!(keys.len(), scoring::expect::CHECK_NAMES.len() + 7, "{keys:?}");
+    assert_eq!(
+        keys.len(),
+        scoring::expect::CHECK_NAMES.len() + 7,
+        "{keys:?}"
+    );
     for key in keys {
         // Accepted by name (a wrong value may still be refused, but never as an unknown key).
         let text = SUITE.replacen("expectedCalls: [{function: f}]", &format!("{key}: 1"), 1);
         if let Err(e) = suite_loads(&text) {
-            assert!(!e.contains(&format!("unknown key `{key}`")) && !e.contains("unknown check"), "{key}: {e}");
+            assert!(
+                !e.contains(&format!("unknown key `{key}`")) && !e.contains("unknown check"),
+                "{key}: {e}"
+            );
         }
     }
     // Bot kinds.
-    for kind in suite["$defs"]["Bot"]["properties"]["kind"]["enum"].as_array().expect("enum") {
+    for kind in suite["$defs"]["Bot"]["properties"]["kind"]["enum"]
+        .as_array()
+        .expect("enum")
+    {
         let kind = kind.as_str().expect("name");
         assert!(kind.parse::<bottest::bot::BotKind>().is_ok(), "{kind}");
     }

@@ -53,12 +53,12 @@ mod selection;
 mod source_map;
 mod space;
 
+#[cfg(feature = "schema")]
+pub use config::config_schema;
 pub use config::{
     ConfigKind, LANGUAGE_PAIR_AXIS, MAX_SAMPLES_PER_SCENARIO, SAMPLE_PARAM, ScenarioConfig,
     load_config, parse_config,
 };
-#[cfg(feature = "schema")]
-pub use config::config_schema;
 pub use document::{Format, parse_document, read_document, read_text};
 pub use error::ConfigError;
 pub use scenario::{Scenario, write_canonical};

@@ -51,13 +51,13 @@ mod scope;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-pub use json_schema::expect_json_schema;
 pub use custom::{
     CommandCheck, CustomCheck, CustomOutcome, CustomRequest, CustomVerdicts,
     DEFAULT_COMMAND_TIMEOUT_MS, RubricCheck, SimilarCheck, cosine, custom_requests, declares,
 };
 pub use decimal::Decimal;
 pub use eval::{evaluate, evaluate_with, judge_questions};
+pub use json_schema::expect_json_schema;
 pub use labelled::{LabelledError, LabelledReply, Miss, RuleFigures, measure, read_labelled};
 pub use matcher::{Matcher, OPERATORS, fold, values_equal};
 pub use rules::{

@@ -16,97 +16,112 @@ pub fn suite_schema() -> Value {
         .map(|k| serde_json::to_value(k).unwrap_or(Value::Null))
         .collect();
     let mut defs = Map::new();
-    defs.insert("Expect".into(), scoring::expect::expect_json_schema("Expect"));
-    defs.insert("Step".into(), json!({
-        "description": "A user message, or {say, expect}.",
-        "anyOf": [
-            {"type": "string"},
-            {
-                "type": "object",
-                "properties": {"say": {"type": "string"}, "expect": {"$ref": "#/$defs/Expect"}},
-                "required": ["say"],
-                "additionalProperties": false
-            }
-        ]
-    }));
-    defs.insert("Scenario".into(), json!({
-        "description": "A scenario as written, or a template with its grid.",
-        "type": "object",
-        "properties": {
-            "id": {"type": "string"},
-            "name": {"type": "string"},
-            "category": {
-                "type": "string",
-                "description": "Any name; one close to a known category is taken for a typo.",
-                "examples": Category::KNOWN
-            },
-            "tags": {"type": "array", "items": {"type": "string"}},
-            "steps": {"type": "array", "items": {"$ref": "#/$defs/Step"}},
-            "expect": {"$ref": "#/$defs/Expect"},
-            "timeout_ms": {"type": "integer", "minimum": 0},
-            "script": {
-                "type": "object",
-                "properties": {
-                    "expect_outcome": {"enum": ["pass", "fail"]},
-                    "turns": {"type": "array"}
+    defs.insert(
+        "Expect".into(),
+        scoring::expect::expect_json_schema("Expect"),
+    );
+    defs.insert(
+        "Step".into(),
+        json!({
+            "description": "A user message, or {say, expect}.",
+            "anyOf": [
+                {"type": "string"},
+                {
+                    "type": "object",
+                    "properties": {"say": {"type": "string"}, "expect": {"$ref": "#/$defs/Expect"}},
+                    "required": ["say"],
+                    "additionalProperties": false
+                }
+            ]
+        }),
+    );
+    defs.insert(
+        "Scenario".into(),
+        json!({
+            "description": "A scenario as written, or a template with its grid.",
+            "type": "object",
+            "properties": {
+                "id": {"type": "string"},
+                "name": {"type": "string"},
+                "category": {
+                    "type": "string",
+                    "description": "Any name; one close to a known category is taken for a typo.",
+                    "examples": Category::KNOWN
                 },
-                "required": ["turns"],
-                "additionalProperties": false
-            },
-            "template": {"type": "object"},
-            "grid": {"type": "object", "additionalProperties": {"type": "array"}}
-        },
-        // A scenario names its category; a template's grid fills it in.
-        "anyOf": [{"required": ["category"]}, {"required": ["template"]}],
-        "additionalProperties": false
-    }));
-    defs.insert("Defaults".into(), json!({
-        "type": "object",
-        "properties": {
-            "threshold": {"type": "integer", "minimum": 0, "maximum": 100},
-            "strict": {"type": "boolean"},
-            "critical": {"type": "array", "items": {"enum": check_names}},
-            "weights": {
-                "type": "object",
-                "propertyNames": {"enum": check_names},
-                "additionalProperties": {"type": "integer", "minimum": 0}
-            },
-            "turn_timeout_ms": {"type": "integer", "minimum": 0},
-            "embedding_model": {"type": "string"}
-        },
-        "additionalProperties": false
-    }));
-    defs.insert("Bot".into(), json!({
-        "type": "object",
-        "properties": {
-            "kind": {"enum": ["scripted", "llm", "http", "command"]},
-            "system_prompt": {"type": "string"},
-            "agents": {"type": "array", "items": {
-                "type": "object",
-                "properties": {
-                    "name": {"type": "string"},
-                    "description": {"type": "string"},
-                    "functions": {"type": "array", "items": {
-                        "type": "object",
-                        "properties": {
-                            "name": {"type": "string"},
-                            "description": {"type": "string"},
-                            "parameters": {"type": "object"}
-                        },
-                        "required": ["name"],
-                        "additionalProperties": false
-                    }}
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "steps": {"type": "array", "items": {"$ref": "#/$defs/Step"}},
+                "expect": {"$ref": "#/$defs/Expect"},
+                "timeout_ms": {"type": "integer", "minimum": 0},
+                "script": {
+                    "type": "object",
+                    "properties": {
+                        "expect_outcome": {"enum": ["pass", "fail"]},
+                        "turns": {"type": "array"}
+                    },
+                    "required": ["turns"],
+                    "additionalProperties": false
                 },
-                "required": ["name", "functions"],
-                "additionalProperties": false
-            }},
-            "llm": {"type": "object"},
-            "http": {"type": "object"},
-            "command": {"type": "object"},
-            "scripts_file": {"type": "string"}
-        },
-        "additionalProperties": false
-    }));
+                "template": {"type": "object"},
+                "grid": {"type": "object", "additionalProperties": {"type": "array"}}
+            },
+            // A scenario names its category; a template's grid fills it in.
+            "anyOf": [{"required": ["category"]}, {"required": ["template"]}],
+            "additionalProperties": false
+        }),
+    );
+    defs.insert(
+        "Defaults".into(),
+        json!({
+            "type": "object",
+            "properties": {
+                "threshold": {"type": "integer", "minimum": 0, "maximum": 100},
+                "strict": {"type": "boolean"},
+                "critical": {"type": "array", "items": {"enum": check_names}},
+                "weights": {
+                    "type": "object",
+                    "propertyNames": {"enum": check_names},
+                    "additionalProperties": {"type": "integer", "minimum": 0}
+                },
+                "turn_timeout_ms": {"type": "integer", "minimum": 0},
+                "embedding_model": {"type": "string"}
+            },
+            "additionalProperties": false
+        }),
+    );
+    defs.insert(
+        "Bot".into(),
+        json!({
+            "type": "object",
+            "properties": {
+                "kind": {"enum": ["scripted", "llm", "http", "command"]},
+                "system_prompt": {"type": "string"},
+                "agents": {"type": "array", "items": {
+                    "type": "object",
+                    "properties": {
+                        "name": {"type": "string"},
+                        "description": {"type": "string"},
+                        "functions": {"type": "array", "items": {
+                            "type": "object",
+                            "properties": {
+                                "name": {"type": "string"},
+                                "description": {"type": "string"},
+                                "parameters": {"type": "object"}
+                            },
+                            "required": ["name"],
+                            "additionalProperties": false
+                        }}
+                    },
+                    "required": ["name", "functions"],
+                    "additionalProperties": false
+                }},
+                "llm": {"type": "object"},
+                "http": {"type": "object"},
+                "command": {"type": "object"},
+                "scripts_file": {"type": "string"}
+            },
+            "additionalProperties": false
+        }),
+    );
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "ScenarioEngine bot-test suite",
