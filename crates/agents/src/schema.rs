@@ -12,6 +12,22 @@ use crate::settings::RunSettings;
 #[must_use]
 pub fn config_schema() -> Value {
     let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
-    let run = generator.into_root_schema_for::<RunSettings>().to_value();
+    let mut run = generator.into_root_schema_for::<RunSettings>().to_value();
+    // What `RunSettings::validate` checks beyond types: the accept threshold's range and the
+    // judges a weight may name (those of the default weights, the same list).
+    if let Some(props) = run.get_mut("properties").and_then(Value::as_object_mut) {
+        if let Some(threshold) = props.get_mut("threshold").and_then(Value::as_object_mut) {
+            threshold.insert("minimum".into(), 0.into());
+            threshold.insert("maximum".into(), 10.into());
+        }
+        if let Some(weights) = props.get_mut("weights").and_then(Value::as_object_mut) {
+            let judges: Vec<Value> = scoring::JudgeWeights::default()
+                .0
+                .into_keys()
+                .map(Value::from)
+                .collect();
+            weights.insert("propertyNames".into(), serde_json::json!({"enum": judges}));
+        }
+    }
     scenarios::config_schema(&run)
 }

@@ -259,6 +259,12 @@ fn a_typo_d_key_is_rejected_by_schema_and_loader_alike() {
         ("steps", "step"),
         ("scenarios", "scenario"),
         ("- id: s1\n", "- id: s1\n    tag: [x]\n"),
+        // Found by feeding both odd suites: the schema took these until it said so.
+        ("    steps: [hello]\n", ""),
+        (
+            "expectedCalls: [{function: f}]",
+            "all: [{shouldContain: a}]\n      shouldContain: b",
+        ),
     ] {
         let text = SUITE.replacen(good, typo, 1);
         assert!(suite_loads(&text).is_err(), "loader took {typo}");
@@ -266,6 +272,43 @@ fn a_typo_d_key_is_rejected_by_schema_and_loader_alike() {
             !errors(&suite, &parse(&text, false)).is_empty(),
             "schema took {typo}"
         );
+    }
+}
+
+/// Disagreements found by feeding both odd configs: the schema once refused an empty `run:`
+/// (the loader reads it as no section) and took a threshold or weight the loader refuses.
+#[test]
+fn odd_configs_get_the_same_verdict_from_schema_and_loader() {
+    let config = schema("config");
+    for (text, valid) in [
+        ("axes: {topic: [a]}\nrun:\n", true),
+        (
+            "axes: {topic: [a]}\nrun: {base_url: [http://a/v1, http://b/v1]}\n",
+            true,
+        ),
+        (
+            "axes: {topic: [a]}\nrun: {retry: {base_delay: 1s}, read_timeout: 30000}\n",
+            true,
+        ),
+        ("axes: {topic: {values: [a, b], merge: false}}\n", true),
+        (
+            "axes: {topic: [a]}\nrun: {weights: {fluency: 2}, threshold: 7.5}\n",
+            true,
+        ),
+        ("axes: {topic: [a]}\nrun: {threshold: 42}\n", false),
+        ("axes: {topic: [a]}\nrun: {weights: {fluenc: 2}}\n", false),
+        ("axes: {topic: {value: [a, b]}}\n", false),
+        (
+            "axes: {topic: [a]}\nrun: {gate: {min_switch_point: 2}}\n",
+            false,
+        ),
+        ("axes: {topic: [a]}\nrun: {provider: OpenAI}\n", false),
+        ("{}\n", false),
+    ] {
+        let loader = config_loads(text, "yaml");
+        assert_eq!(loader.is_ok(), valid, "loader on {text}: {loader:?}");
+        let errs = errors(&config, &parse(text, false));
+        assert_eq!(errs.is_empty(), valid, "schema on {text}: {errs:?}");
     }
 }
 

@@ -694,7 +694,11 @@ pub fn config_schema(run: &Value) -> Value {
             // The loader refuses an empty config.
             native.insert("minProperties".into(), 1.into());
             if let Some(props) = native.get_mut("properties").and_then(Value::as_object_mut) {
-                props.insert("run".into(), run);
+                // `run:` left empty is no section, as for the loader.
+                props.insert(
+                    "run".into(),
+                    serde_json::json!({"anyOf": [run, {"type": "null"}]}),
+                );
             }
         }
     }

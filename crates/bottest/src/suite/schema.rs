@@ -49,7 +49,7 @@ pub fn suite_schema() -> Value {
                     "examples": Category::KNOWN
                 },
                 "tags": {"type": "array", "items": {"type": "string"}},
-                "steps": {"type": "array", "items": {"$ref": "#/$defs/Step"}},
+                "steps": {"type": "array", "items": {"$ref": "#/$defs/Step"}, "minItems": 1},
                 "expect": {"$ref": "#/$defs/Expect"},
                 "timeout_ms": {"type": "integer", "minimum": 0},
                 "script": {
@@ -64,8 +64,8 @@ pub fn suite_schema() -> Value {
                 "template": {"type": "object"},
                 "grid": {"type": "object", "additionalProperties": {"type": "array"}}
             },
-            // A scenario names its category; a template's grid fills it in.
-            "anyOf": [{"required": ["category"]}, {"required": ["template"]}],
+            // A scenario names its category and steps; a template's grid fills them in.
+            "anyOf": [{"required": ["category", "steps"]}, {"required": ["template"]}],
             "additionalProperties": false
         }),
     );

@@ -40,7 +40,12 @@ pub fn expect_json_schema(name: &str) -> Value {
         "description": "Checks of a turn or scenario (docs/suites.md); all/any/not stand alone.",
         "type": "object",
         "properties": props,
-        "additionalProperties": false
+        "additionalProperties": false,
+        // A logical operator is the only key of its mapping.
+        "anyOf": [
+            {"not": {"anyOf": LOGICAL.map(|op| json!({"required": [op]}))}},
+            {"maxProperties": 1}
+        ]
     })
 }
 
