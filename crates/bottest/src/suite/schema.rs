@@ -88,40 +88,7 @@ pub fn suite_schema() -> Value {
             "additionalProperties": false
         }),
     );
-    defs.insert(
-        "Bot".into(),
-        json!({
-            "type": "object",
-            "properties": {
-                "kind": {"enum": ["scripted", "llm", "http", "command"]},
-                "system_prompt": {"type": "string"},
-                "agents": {"type": "array", "items": {
-                    "type": "object",
-                    "properties": {
-                        "name": {"type": "string"},
-                        "description": {"type": "string"},
-                        "functions": {"type": "array", "items": {
-                            "type": "object",
-                            "properties": {
-                                "name": {"type": "string"},
-                                "description": {"type": "string"},
-                                "parameters": {"type": "object"}
-                            },
-                            "required": ["name"],
-                            "additionalProperties": false
-                        }}
-                    },
-                    "required": ["name", "functions"],
-                    "additionalProperties": false
-                }},
-                "llm": {"type": "object"},
-                "http": {"type": "object"},
-                "command": {"type": "object"},
-                "scripts_file": {"type": "string"}
-            },
-            "additionalProperties": false
-        }),
-    );
+    defs.insert("Bot".into(), bot_schema());
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "ScenarioEngine bot-test suite",
@@ -136,5 +103,41 @@ pub fn suite_schema() -> Value {
         "required": ["scenarios"],
         "additionalProperties": false,
         "$defs": defs
+    })
+}
+
+/// The `bot:` section: its keys as the loader's `BotSpec`; the adapters' own sections (`llm`,
+/// `http`, `command`) are checked by the loader.
+fn bot_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "kind": {"enum": ["scripted", "llm", "http", "command"]},
+            "system_prompt": {"type": "string"},
+            "agents": {"type": "array", "items": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string"},
+                    "description": {"type": "string"},
+                    "functions": {"type": "array", "items": {
+                        "type": "object",
+                        "properties": {
+                            "name": {"type": "string"},
+                            "description": {"type": "string"},
+                            "parameters": {"type": "object"}
+                        },
+                        "required": ["name"],
+                        "additionalProperties": false
+                    }}
+                },
+                "required": ["name", "functions"],
+                "additionalProperties": false
+            }},
+            "llm": {"type": "object"},
+            "http": {"type": "object"},
+            "command": {"type": "object"},
+            "scripts_file": {"type": "string"}
+        },
+        "additionalProperties": false
     })
 }
