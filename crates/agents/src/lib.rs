@@ -38,6 +38,8 @@ pub mod outputs;
 pub mod plan;
 pub mod prompts;
 pub mod run;
+#[cfg(feature = "schema")]
+pub mod schema;
 pub mod settings;
 pub mod sink;
 

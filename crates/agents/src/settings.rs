@@ -23,6 +23,7 @@ use provider::{BaseUrls, Explicit, LocalSettings, ProviderName};
 
 /// Per-agent overrides; unset fields fall back to the run-wide `model` and built-in defaults.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default, deny_unknown_fields)]
 pub struct AgentOverride {
     /// Model (for Azure: deployment) for this agent.
@@ -37,6 +38,7 @@ pub struct AgentOverride {
 
 /// Overrides for each of the six agents (any may be left out).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default, deny_unknown_fields)]
 pub struct AgentOverrides {
     /// The generator.
@@ -69,6 +71,7 @@ impl AgentOverrides {
 
 /// The response cache.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default, deny_unknown_fields)]
 pub struct CacheSettings {
     /// On by default: re-running unfinished work costs nothing for calls already answered.
@@ -91,15 +94,24 @@ impl Default for CacheSettings {
 /// left, calls wait up to `probe_for` while it is checked every `probe_every`, then the run stops
 /// with the scenarios not written still to do.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default, deny_unknown_fields)]
 pub struct BreakerSettings {
     /// Failures in a row that take an endpoint out (default 5; 0: never).
     pub trip_after: u32,
     /// How long a run with no endpoint left waits for one (default 25 s).
     #[serde(with = "stdx::duration_serde")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "llm_client::duration_schema")
+    )]
     pub probe_for: Duration,
     /// How often an endpoint out of the rotation is checked (default 1 s).
     #[serde(with = "stdx::duration_serde")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "llm_client::duration_schema")
+    )]
     pub probe_every: Duration,
 }
 
@@ -162,6 +174,7 @@ pub const MODES_FILE: &str = "structured-modes.json";
 
 /// The `structured_mode` setting: negotiate, or force one mode.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum StructuredModeSetting {
     /// Try the provider's best mode; fall back when the server rejects it.
@@ -193,6 +206,7 @@ impl StructuredModeSetting {
 
 /// Every setting of a run. See the module docs for the layering.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default, deny_unknown_fields)]
 pub struct RunSettings {
     /// `openai` (and compatible servers), `azure`, `anthropic`, or `local` (the embedded
@@ -253,6 +267,10 @@ pub struct RunSettings {
     pub structured_mode: StructuredModeSetting,
     /// Per-request read timeout.
     #[serde(with = "stdx::duration_serde")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "llm_client::duration_schema")
+    )]
     pub read_timeout: Duration,
     /// Check that the endpoint answers (its model list, else a one-token call) before the
     /// first paid call (default true).
@@ -264,6 +282,10 @@ pub struct RunSettings {
     /// How often a task of a run directory on an object store uploads its part as its
     /// checkpoint (while the part grows; and once more when the task stops short).
     #[serde(with = "stdx::duration_serde")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "llm_client::duration_schema")
+    )]
     pub checkpoint_every: Duration,
     /// How long a task's lease on an object store stands for a live task without renewal (it
     /// is renewed every quarter of this): `status` shows a task with a live lease as running,

@@ -29,6 +29,7 @@
 mod bots;
 mod load;
 mod run;
+mod schema;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -45,6 +46,7 @@ pub use load::{load_suite, parse_suite};
 pub use run::{
     BotFactory, RunOptions, Selection, SuiteProgress, run_scenario, run_scenario_with, run_suite,
 };
+pub use schema::suite_schema;
 
 /// The folder of a suite file, where its `command` checks run and its side files resolve:
 /// `.` for a bare file name (`Path::parent` gives an empty path there, which no process can be

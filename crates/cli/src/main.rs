@@ -11,6 +11,7 @@
 mod output;
 mod commands;
 mod error;
+mod flag_hint;
 mod progress;
 mod provider;
 mod settings;
@@ -63,6 +64,8 @@ enum Command {
     Export(commands::export::Args),
     /// Re-judge a sample of a run K times (cache off): each judge's spread and the flip rate.
     AuditJudges(commands::audit_judges::Args),
+    /// Print the JSON Schema of config or suite files (for editors and validators).
+    Schema(commands::schema::Args),
     /// Write the man page or a shell completion script to stdout (used by `cargo xtask dist`).
     #[command(hide = true)]
     Generate {
@@ -73,7 +76,12 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let argv: Vec<String> = std::env::args().collect();
+    let cli = match Cli::try_parse_from(&argv) {
+        Ok(cli) => cli,
+        // An unknown flag's tip names the right flag of that command; exit 2 with the usage.
+        Err(e) => flag_hint::improve(e, &Cli::command(), &argv).exit(),
+    };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(&cli.log));
     tracing_subscriber::fmt()
@@ -98,6 +106,7 @@ fn main() -> ExitCode {
         Command::Launch(args) => commands::tasks::launch(args),
         Command::Export(args) => commands::export::execute(args),
         Command::AuditJudges(args) => commands::audit_judges::execute(args),
+        Command::Schema(args) => commands::schema::execute(args),
         Command::Generate { what } => {
             commands::generate::execute(Cli::command(), what, &mut output::Stdout)
         }

@@ -88,7 +88,7 @@ fn the_accept_threshold_is_0_to_10_and_the_pass_score_0_to_100() {
     ]));
     assert_eq!(code, Some(2), "`test` has no --threshold: {stderr}");
     assert!(
-        stderr.contains("`test` has no --threshold") && stderr.contains("--pass-score"),
+        stderr.contains("`test` has no --threshold") && stderr.contains("--pass-score SCORE"),
         "the error points at the flag `test` has: {stderr}"
     );
     let (code, stderr) = run(&mut command(&[

@@ -179,16 +179,19 @@ impl Default for FleetPolicy {
 
 /// Retry budget and backoff shape for transient failures (429, 5xx, timeouts, connect errors).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct RetryPolicy {
     /// Retries after the first attempt; 0 disables retrying.
     pub max_retries: u32,
     /// First backoff ceiling; doubles per attempt (full jitter picks a delay below the ceiling).
     #[serde(with = "stdx::duration_serde")]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::duration_schema"))]
     pub base_delay: Duration,
     /// Upper bound of the computed backoff. A server's `Retry-After` may ask for longer and is
     /// honoured up to [`RetryPolicy::max_server_delay`].
     #[serde(with = "stdx::duration_serde")]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::duration_schema"))]
     pub max_delay: Duration,
 }
 

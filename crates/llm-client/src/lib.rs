@@ -128,3 +128,15 @@ impl<T: ChatModel + ?Sized> ChatModel for std::sync::Arc<T> {
         (**self).transport()
     }
 }
+
+/// The JSON Schema of a duration setting as `stdx::duration_serde` reads it: milliseconds, or a
+/// string with units (`"500ms"`, `"2s"`, `"6m0s"`).
+#[cfg(feature = "schema")]
+#[must_use]
+pub fn duration_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "description": "Milliseconds, or a duration with units: \"500ms\", \"2s\", \"6m0s\".",
+        "type": ["integer", "string"],
+        "minimum": 0
+    })
+}

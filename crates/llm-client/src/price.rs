@@ -13,6 +13,7 @@ use crate::Usage;
 
 /// USD per one million tokens for one model.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ModelPrice {
     /// Price of prompt (input) tokens.
     pub input_per_mtok: f64,

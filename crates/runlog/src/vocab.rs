@@ -123,6 +123,7 @@ impl fmt::Display for AgentKind {
 ///   `ratio_score` is the mean of its score and the measured score (the LLM's alone when there is
 ///   no measurement). `computed_ratio` is then the measured share.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum RatioJudgeMode {
     /// Deterministic, no call.
@@ -162,6 +163,7 @@ impl FromStr for RatioJudgeMode {
 
 /// Which attempt a record keeps as its final texts and scores.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Keep {
     /// The last attempt (the accepted one, or the last refinement).
@@ -174,6 +176,7 @@ pub enum Keep {
 
 /// The gate's settings (the config's `run: gate:` section).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default, deny_unknown_fields)]
 pub struct GateSettings {
     /// Off: the judges alone decide (the record says `gate: off`).

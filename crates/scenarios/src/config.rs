@@ -107,6 +107,7 @@ pub fn parse_config(path: &Path, text: &str) -> Result<ScenarioConfig, ConfigErr
 // Native format
 
 #[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct NativeFile {
     #[serde(default)]
@@ -134,6 +135,7 @@ struct NativeFile {
 }
 
 #[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct LanguagePair {
     first_language: String,
@@ -329,6 +331,19 @@ impl<V> Default for OrderedMap<V> {
     }
 }
 
+#[cfg(feature = "schema")]
+impl<V: schemars::JsonSchema> schemars::JsonSchema for OrderedMap<V> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        format!("Map_of_{}", V::schema_name()).into()
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "object",
+            "additionalProperties": generator.subschema_for::<V>()
+        })
+    }
+}
+
 impl<'de, V: Deserialize<'de>> Deserialize<'de> for OrderedMap<V> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct MapVisitor<V>(std::marker::PhantomData<V>);
@@ -360,6 +375,27 @@ struct AxisSpec {
     values: Vec<Value>,
     merge: bool,
     shorthand: bool,
+}
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for AxisSpec {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "AxisSpec".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        // As the visitor below: a list, or `{values, merge}` and nothing else.
+        schemars::json_schema!({
+            "anyOf": [
+                {"type": "array"},
+                {
+                    "type": "object",
+                    "properties": {"values": {"type": "array"}, "merge": {"type": "boolean"}},
+                    "required": ["values"],
+                    "additionalProperties": false
+                }
+            ]
+        })
+    }
 }
 
 impl<'de> Deserialize<'de> for AxisSpec {
@@ -409,6 +445,16 @@ impl<'de> Deserialize<'de> for AxisSpec {
 struct OneOrMany {
     values: Vec<Value>,
     single: bool,
+}
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for OneOrMany {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "OneOrMany".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"description": "One axis value, or a list meaning any of them."})
+    }
 }
 
 impl<'de> Deserialize<'de> for OneOrMany {
@@ -465,6 +511,7 @@ pub const SAMPLE_PARAM: &str = "sample";
 // SwitchLingua format
 
 #[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct SwitchLinguaFile {
     pre_execute: PreExecute,
@@ -473,6 +520,7 @@ struct SwitchLinguaFile {
 }
 
 #[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct PreExecute {
     cs_ratio: Vec<Value>,
@@ -489,6 +537,7 @@ struct PreExecute {
 }
 
 #[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct CharacterSetting {
     nationality: LanguagePair,
@@ -613,4 +662,48 @@ impl SwitchLinguaFile {
             metadata,
         })
     }
+}
+
+/// The JSON Schema (draft 2020-12) of a config file: the native format or SwitchLingua's,
+/// generated from the structs the loader deserialises (unknown keys rejected as the loader
+/// rejects them). `run` is the schema of the `run:` section, which this crate leaves
+/// uninterpreted (the `agents` crate owns its settings); its `$defs` join the root's.
+#[cfg(feature = "schema")]
+#[must_use]
+pub fn config_schema(run: &Value) -> Value {
+    /// The two formats, told apart by `pre_execute` (the native format has no such key).
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)] // only its schema is used
+    #[serde(untagged)]
+    enum ConfigFile {
+        Native(NativeFile),
+        SwitchLingua(SwitchLinguaFile),
+    }
+    let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
+    let mut root = generator.into_root_schema_for::<ConfigFile>().to_value();
+    let mut run = run.clone();
+    let run_defs = run.as_object_mut().and_then(|o| o.remove("$defs"));
+    if let Some(o) = run.as_object_mut() {
+        o.remove("$schema");
+    }
+    if let Some(defs) = root.get_mut("$defs").and_then(Value::as_object_mut) {
+        if let Some(Value::Object(run_defs)) = run_defs {
+            defs.extend(run_defs);
+        }
+        if let Some(native) = defs.get_mut("NativeFile").and_then(Value::as_object_mut) {
+            // The loader refuses an empty config.
+            native.insert("minProperties".into(), 1.into());
+            if let Some(props) = native.get_mut("properties").and_then(Value::as_object_mut) {
+                // `run:` left empty is no section, as for the loader.
+                props.insert(
+                    "run".into(),
+                    serde_json::json!({"anyOf": [run, {"type": "null"}]}),
+                );
+            }
+        }
+    }
+    if let Some(o) = root.as_object_mut() {
+        o.insert("title".into(), "ScenarioEngine config".into());
+    }
+    root
 }

@@ -53,6 +53,8 @@ mod selection;
 mod source_map;
 mod space;
 
+#[cfg(feature = "schema")]
+pub use config::config_schema;
 pub use config::{
     ConfigKind, LANGUAGE_PAIR_AXIS, MAX_SAMPLES_PER_SCENARIO, SAMPLE_PARAM, ScenarioConfig,
     load_config, parse_config,

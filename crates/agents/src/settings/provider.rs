@@ -35,6 +35,7 @@ pub const LOCAL_SCENARIOS_PER_SLOT: usize = 2;
 
 /// A provider name as written in settings and flags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum ProviderName {
     /// OpenAI Chat Completions and compatible servers.
@@ -94,6 +95,23 @@ impl Serialize for BaseUrls {
     }
 }
 
+/// Written by hand like the `Deserialize` below: one URL or a list of them.
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for BaseUrls {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "BaseUrls".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A base URL, or a list of them (a fleet of servers of the same models).",
+            "anyOf": [
+                {"type": "string"},
+                {"type": "array", "items": {"type": "string"}}
+            ]
+        })
+    }
+}
+
 impl<'de> Deserialize<'de> for BaseUrls {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         #[derive(Deserialize)]
@@ -113,6 +131,7 @@ impl<'de> Deserialize<'de> for BaseUrls {
 /// Settings of the embedded model (`run: { local: { … } }`, `--model-path`, `--chat-template`).
 /// Always compiled, so a config naming them parses whether or not the feature is built in.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default, deny_unknown_fields)]
 pub struct LocalSettings {
     /// The GGUF file; default: the one the application finds (see [`resolve`]'s `discover`).

@@ -11,6 +11,7 @@ pub(crate) mod plan;
 pub(crate) mod report;
 pub(crate) mod run;
 pub(crate) mod scenarios;
+pub(crate) mod schema;
 pub(crate) mod tasks;
 pub(crate) mod test;
 

@@ -72,9 +72,6 @@ pub(crate) struct Args {
     /// without calling the bot or a model.
     #[arg(long)]
     pub dry_run: bool,
-    /// Not a flag of `test`: the suite's passing score is `--pass-score` (0–100).
-    #[arg(long, hide = true, value_name = "SCORE")]
-    pub threshold: Option<String>,
     /// Any failed check fails its scenario.
     #[arg(long)]
     pub strict: bool,
@@ -107,12 +104,6 @@ pub(crate) enum Judge {
 /// Invalid input (exit 2), or results that cannot be written (exit 3). A failed scenario is
 /// [`Outcome::Failed`].
 pub(crate) fn execute(args: Args) -> CommandResult {
-    if args.threshold.is_some() {
-        return Err(CliError::invalid(
-            "`test` has no --threshold (that is the pipeline's accept threshold, 0–10); a \
-             suite's passing score is --pass-score SCORE (0–100)",
-        ));
-    }
     if let (Some(json), Some(junit)) = (&args.json, &args.junit)
         && (json == junit
             || std::fs::canonicalize(json)

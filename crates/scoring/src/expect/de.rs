@@ -16,8 +16,10 @@ use super::{
 };
 use crate::transcript::ResponseType;
 
-const MODIFIERS: [&str; 4] = ["turn", "critical", "weight", "order"];
-const LOGICAL: [&str; 3] = ["all", "any", "not"];
+/// Keys of an expectation mapping that modify its checks rather than being checks.
+pub(super) const MODIFIERS: [&str; 4] = ["turn", "critical", "weight", "order"];
+/// The logical operators, each alone in its mapping.
+pub(super) const LOGICAL: [&str; 3] = ["all", "any", "not"];
 
 impl<'de> Deserialize<'de> for Expectations {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {

@@ -1,0 +1,416 @@
+//! `scenario-engine schema config|suite` (issue 29): the JSON Schemas accept every config and
+//! suite in `fixtures/` and every whole-file example in the docs, reject typo'd keys as the
+//! loaders do, and list the same enum values the loaders accept.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn schema(what: &str) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_scenario-engine"))
+        .args(["schema", what])
+        .output()
+        .expect("runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("the schema is JSON")
+}
+
+/// The schema's complaints about `doc` (empty: valid).
+fn errors(schema: &Value, doc: &Value) -> Vec<String> {
+    let validator = jsonschema::validator_for(schema).expect("a valid JSON Schema");
+    validator
+        .iter_errors(doc)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect()
+}
+
+fn parse(text: &str, toml: bool) -> Value {
+    if toml {
+        let table: toml::Table = text.parse().expect("TOML");
+        serde_json::to_value(table).expect("JSON")
+    } else {
+        serde_saphyr::from_str(text).expect("YAML")
+    }
+}
+
+/// The config loader's verdict (the `run:` section checked as settings too).
+fn config_loads(text: &str, ext: &str) -> Result<(), String> {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join(format!("config.{ext}"));
+    std::fs::write(&path, text).expect("written");
+    agents::settings::load_config(&path)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+fn suite_loads(text: &str) -> Result<(), String> {
+    bottest::suite::parse_suite(Path::new("suite.yaml"), text)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+#[test]
+fn both_schemas_are_draft_2020_12() {
+    for what in ["config", "suite"] {
+        let s = schema(what);
+        assert_eq!(
+            s["$schema"], "https://json-schema.org/draft/2020-12/schema",
+            "{what}"
+        );
+    }
+}
+
+#[test]
+fn every_fixture_config_and_suite_is_valid() {
+    let config = schema("config");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(root().join("fixtures/configs")).expect("dir") {
+        let path = entry.expect("entry").path();
+        let text = std::fs::read_to_string(&path).expect("read");
+        let toml = path.extension().is_some_and(|e| e == "toml");
+        let errs = errors(&config, &parse(&text, toml));
+        assert!(errs.is_empty(), "{}: {errs:?}", path.display());
+        seen += 1;
+    }
+    assert!(seen >= 3, "the fixture configs were found");
+    let suite = schema("suite");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(root().join("fixtures/suites")).expect("dir") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_none_or(|e| e != "yaml") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("read");
+        let errs = errors(&suite, &parse(&text, false));
+        assert!(errs.is_empty(), "{}: {errs:?}", path.display());
+        seen += 1;
+    }
+    assert!(seen >= 2, "the fixture suites were found");
+}
+
+/// Fenced `yaml`/`toml` blocks of a Markdown file, with their first line number.
+fn blocks(text: &str) -> Vec<(usize, bool, String)> {
+    let mut out = Vec::new();
+    let mut current: Option<(usize, bool, String)> = None;
+    for (i, line) in text.lines().enumerate() {
+        let trimmed = line.trim_start();
+        match &mut current {
+            None if trimmed == "```yaml" || trimmed == "```toml" => {
+                current = Some((i + 2, trimmed.ends_with("toml"), String::new()));
+            }
+            Some(_) if trimmed.starts_with("```") => out.extend(current.take()),
+            Some((_, _, body)) => {
+                body.push_str(line);
+                body.push('\n');
+            }
+            None => {}
+        }
+    }
+    out
+}
+
+/// Examples may hold placeholders (`"..."`) the loader refuses as values; a key it does not
+/// know would be a wrong example (and the schema must say so too, as the tests below check).
+fn assert_no_unknown_key(at: &str, loaded: Result<(), String>) {
+    if let Err(e) = loaded {
+        assert!(
+            !e.contains("unknown"),
+            "{at}: the loader refuses a key: {e}"
+        );
+    }
+}
+
+/// What a whole-file example is, by its top-level keys: a suite has `scenarios:`, a config one
+/// of `axes`, `language_pairs`, `fixed` or `pre_execute`. Fragments (a `run:` section alone,
+/// one scenario) are neither and are skipped.
+fn kind(doc: &Value) -> Option<&'static str> {
+    let map = doc.as_object()?;
+    if map.contains_key("scenarios") {
+        Some("suite")
+    } else if ["axes", "language_pairs", "fixed", "pre_execute"]
+        .iter()
+        .any(|k| map.contains_key(*k))
+    {
+        Some("config")
+    } else {
+        None
+    }
+}
+
+/// `schema` with its root replaced by one of its `$defs`.
+fn sub_schema(schema: &Value, def: &str) -> Value {
+    serde_json::json!({"$ref": format!("#/$defs/{def}"), "$defs": schema["$defs"].clone()})
+}
+
+/// A docs fragment (an `expect:` mapping, a scenario's `expect`/`steps`, a `bot:` or `run:`
+/// section) checked against the part of the schema it shows; whether one was recognised.
+fn fragment(config: &Value, suite: &Value, at: &str, doc: &Value) -> bool {
+    let Some(map) = doc.as_object() else {
+        return false;
+    };
+    let expect_keys = suite["$defs"]["Expect"]["properties"]
+        .as_object()
+        .expect("keys");
+    // A block listing the three operators side by side shows alternatives, not one mapping.
+    let operators = ["all", "any", "not"]
+        .iter()
+        .filter(|k| map.contains_key(**k))
+        .count();
+    let (schema, part) = if operators > 1 {
+        return false;
+    } else if map.keys().all(|k| expect_keys.contains_key(k)) {
+        (sub_schema(suite, "Expect"), doc.clone())
+    } else if map.keys().all(|k| k == "expect" || k == "steps") {
+        let mut scenario = doc.clone();
+        scenario["category"] = "custom".into();
+        if scenario.get("steps").is_none() {
+            scenario["steps"] = serde_json::json!(["hello"]);
+        }
+        (sub_schema(suite, "Scenario"), scenario)
+    } else if map.keys().all(|k| k == "bot") {
+        (sub_schema(suite, "Bot"), doc["bot"].clone())
+    } else if map.keys().all(|k| k == "run") {
+        let mut whole = doc.clone();
+        whole["axes"] = serde_json::json!({"topic": ["a"]});
+        (config.clone(), whole)
+    } else {
+        return false;
+    };
+    let errs = errors(&schema, &part);
+    assert!(errs.is_empty(), "{at}: {errs:?}");
+    true
+}
+
+#[test]
+fn every_whole_file_example_in_the_docs_is_valid_for_schema_and_loader() {
+    let (config, suite) = (schema("config"), schema("suite"));
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
+        .expect("docs")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    files.push(root().join("README.md"));
+    let (mut configs, mut suites, mut fragments) = (0, 0, 0);
+    for file in files {
+        let text = std::fs::read_to_string(&file).expect("read");
+        for (line, toml, body) in blocks(&text) {
+            let at = format!("{}:{line}", file.display());
+            let Ok(doc) = (if toml {
+                body.parse::<toml::Table>()
+                    .map_err(|e| e.to_string())
+                    .and_then(|t| serde_json::to_value(t).map_err(|e| e.to_string()))
+            } else {
+                serde_saphyr::from_str::<Value>(&body).map_err(|e| e.to_string())
+            }) else {
+                continue; // not a document (e.g. an excerpt with `…`)
+            };
+            match kind(&doc) {
+                Some("config") => {
+                    configs += 1;
+                    let loaded = config_loads(&body, if toml { "toml" } else { "yaml" });
+                    assert_no_unknown_key(&at, loaded);
+                    let errs = errors(&config, &doc);
+                    assert!(errs.is_empty(), "{at}: {errs:?}");
+                }
+                Some(_) => {
+                    suites += 1;
+                    assert_no_unknown_key(&at, suite_loads(&body));
+                    let errs = errors(&suite, &doc);
+                    assert!(errs.is_empty(), "{at}: {errs:?}");
+                }
+                None => fragments += usize::from(fragment(&config, &suite, &at, &doc)),
+            }
+        }
+    }
+    assert!(
+        configs >= 3 && suites >= 1 && fragments >= 5,
+        "examples found: {configs} configs, {suites} suites, {fragments} fragments"
+    );
+}
+
+const CONFIG: &str = "axes:\n  topic: [food, travel]\nrun:\n  model: m\n  agents:\n    generator:\n      temperature: 0.2\n";
+
+const SUITE: &str = "scenarios:\n  - id: s1\n    category: custom\n    steps: [hello]\n    expect:\n      expectedCalls: [{function: f}]\n";
+
+/// A key the loader rejects as unknown, the schema rejects too; and the untouched text passes both.
+#[test]
+fn a_typo_d_key_is_rejected_by_schema_and_loader_alike() {
+    let config = schema("config");
+    assert_eq!(config_loads(CONFIG, "yaml"), Ok(()));
+    assert!(errors(&config, &parse(CONFIG, false)).is_empty());
+    for (good, typo) in [
+        ("temperature", "temprature"),
+        ("agents:", "agnets:"),
+        ("model: m", "modle: m"),
+        ("axes:", "axis:"),
+    ] {
+        let text = CONFIG.replacen(good, typo, 1);
+        assert!(config_loads(&text, "yaml").is_err(), "loader took {typo}");
+        assert!(
+            !errors(&config, &parse(&text, false)).is_empty(),
+            "schema took {typo}"
+        );
+    }
+    let suite = schema("suite");
+    assert_eq!(suite_loads(SUITE), Ok(()));
+    assert!(errors(&suite, &parse(SUITE, false)).is_empty());
+    for (good, typo) in [
+        ("expectedCalls", "expectedCall"),
+        ("steps", "step"),
+        ("scenarios", "scenario"),
+        ("- id: s1\n", "- id: s1\n    tag: [x]\n"),
+        // Found by feeding both odd suites: the schema took these until it said so.
+        ("    steps: [hello]\n", ""),
+        (
+            "expectedCalls: [{function: f}]",
+            "all: [{shouldContain: a}]\n      shouldContain: b",
+        ),
+    ] {
+        let text = SUITE.replacen(good, typo, 1);
+        assert!(suite_loads(&text).is_err(), "loader took {typo}");
+        assert!(
+            !errors(&suite, &parse(&text, false)).is_empty(),
+            "schema took {typo}"
+        );
+    }
+}
+
+/// Disagreements found by feeding both odd configs: the schema once refused an empty `run:`
+/// (the loader reads it as no section) and took a threshold or weight the loader refuses.
+#[test]
+fn odd_configs_get_the_same_verdict_from_schema_and_loader() {
+    let config = schema("config");
+    for (text, valid) in [
+        ("axes: {topic: [a]}\nrun:\n", true),
+        (
+            "axes: {topic: [a]}\nrun: {base_url: [http://a/v1, http://b/v1]}\n",
+            true,
+        ),
+        (
+            "axes: {topic: [a]}\nrun: {retry: {base_delay: 1s}, read_timeout: 30000}\n",
+            true,
+        ),
+        ("axes: {topic: {values: [a, b], merge: false}}\n", true),
+        (
+            "axes: {topic: [a]}\nrun: {weights: {fluency: 2}, threshold: 7.5}\n",
+            true,
+        ),
+        ("axes: {topic: [a]}\nrun: {threshold: 42}\n", false),
+        ("axes: {topic: {value: [a, b]}}\n", false),
+        (
+            "axes: {topic: [a]}\nrun: {gate: {min_switch_point: 2}}\n",
+            false,
+        ),
+        ("axes: {topic: [a]}\nrun: {provider: OpenAI}\n", false),
+        ("{}\n", false),
+    ] {
+        let loader = config_loads(text, "yaml");
+        assert_eq!(loader.is_ok(), valid, "loader on {text}: {loader:?}");
+        let errs = errors(&config, &parse(text, false));
+        assert_eq!(errs.is_empty(), valid, "schema on {text}: {errs:?}");
+    }
+}
+
+fn enum_values(schema: &Value, def: &str) -> Vec<String> {
+    let def = &schema["$defs"][def];
+    let values = def["enum"].as_array().cloned().unwrap_or_else(|| {
+        // schemars writes documented variants as `oneOf` of `const`s.
+        def["oneOf"]
+            .as_array()
+            .expect("an enum")
+            .iter()
+            .map(|v| v["const"].clone())
+            .collect()
+    });
+    values
+        .iter()
+        .map(|v| v.as_str().expect("a name").to_owned())
+        .collect()
+}
+
+/// The enum values of the schemas are what the loaders accept, both ways.
+#[test]
+fn enum_values_match_the_parsers() {
+    let config = schema("config");
+    let modes = enum_values(&config, "RatioJudgeMode");
+    assert_eq!(modes, ["measured", "llm", "hybrid"]);
+    for mode in &modes {
+        assert!(mode.parse::<runlog::RatioJudgeMode>().is_ok(), "{mode}");
+        let text = format!("{CONFIG}  ratio_judge: {mode}\n");
+        assert_eq!(config_loads(&text, "yaml"), Ok(()), "{mode}");
+    }
+    let text = format!("{CONFIG}  ratio_judge: measure\n");
+    assert!(config_loads(&text, "yaml").is_err());
+    assert!(!errors(&config, &parse(&text, false)).is_empty());
+    for (def, key) in [
+        ("Keep", "keep"),
+        ("StructuredModeSetting", "structured_mode"),
+        ("ProviderName", "provider"),
+    ] {
+        for value in enum_values(&config, def) {
+            let text = format!("{CONFIG}  {key}: {value}\n");
+            let loaded = config_loads(&text, "yaml");
+            assert!(
+                loaded.is_ok() || !loaded.as_ref().unwrap_err().contains("unknown variant"),
+                "{key}: {value}: {loaded:?}"
+            );
+        }
+    }
+
+    let suite = schema("suite");
+    // The check names of `defaults.critical`: exactly the loader's.
+    let critical: Vec<String> =
+        suite["$defs"]["Defaults"]["properties"]["critical"]["items"]["enum"]
+            .as_array()
+            .expect("enum")
+            .iter()
+            .map(|v| v.as_str().expect("name").to_owned())
+            .collect();
+    assert_eq!(critical.len(), scoring::CheckKind::ALL.len());
+    for name in &critical {
+        let text = format!("defaults:\n  critical: [{name}]\n{SUITE}");
+        assert_eq!(suite_loads(&text), Ok(()), "{name}");
+    }
+    // The keys of `expect:`: every check name, modifier and operator the parser reads, no other.
+    let keys: Vec<&String> = suite["$defs"]["Expect"]["properties"]
+        .as_object()
+        .expect("properties")
+        .keys()
+        .collect();
+    for check in scoring::expect::CHECK_NAMES {
+        assert!(keys.iter().any(|k| *k == check), "{check} missing");
+    }
+    assert_eq!(
+        keys.len(),
+        scoring::expect::CHECK_NAMES.len() + 7,
+        "{keys:?}"
+    );
+    for key in keys {
+        // Accepted by name (a wrong value may still be refused, but never as an unknown key).
+        let text = SUITE.replacen("expectedCalls: [{function: f}]", &format!("{key}: 1"), 1);
+        if let Err(e) = suite_loads(&text) {
+            assert!(
+                !e.contains(&format!("unknown key `{key}`")) && !e.contains("unknown check"),
+                "{key}: {e}"
+            );
+        }
+    }
+    // Bot kinds.
+    for kind in suite["$defs"]["Bot"]["properties"]["kind"]["enum"]
+        .as_array()
+        .expect("enum")
+    {
+        let kind = kind.as_str().expect("name");
+        assert!(kind.parse::<bottest::bot::BotKind>().is_ok(), "{kind}");
+    }
+}
