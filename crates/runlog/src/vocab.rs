@@ -213,6 +213,7 @@ impl std::fmt::Display for GateSettings {
 /// What happens to a batch the gate cannot decide on (a language pair the measurement cannot
 /// separate, romanized text without a detector, low coverage, too few firm words).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum GateUndecided {
     /// The judges decide alone, and the record says the gate was undecided (the default).

@@ -151,10 +151,17 @@ impl Drop for Rt {
     }
 }
 
-/// The checkpoint uploader's thread and the channel that stops it.
+/// The checkpoint uploader's thread and the channel that stops it, and the lease's renewer.
 struct Uploader {
     task: u32,
     stop: mpsc::Sender<bool>,
+    thread: std::thread::JoinHandle<()>,
+    lease: Renewer,
+}
+
+/// The lease renewer's thread and the channel that stops it.
+struct Renewer {
+    stop: mpsc::Sender<()>,
     thread: std::thread::JoinHandle<()>,
 }
 
@@ -532,9 +539,7 @@ impl Remote {
         let (stop, stopped) = mpsc::channel::<bool>();
         let io = self.io.clone();
         let part = part.to_path_buf();
-        let (lease_rel, lease_body) = (Self::lease(task), self.lease_body());
-        // The lease is renewed at every tick, the checkpoint uploaded every `every`.
-        let tick = every.min(self.timing().renew);
+        let lease = self.renew_in_background(task)?;
         // What the store has already (the downloaded checkpoint), measured before the task writes.
         let mut uploaded = std::fs::metadata(&part).map_or(0, |m| m.len());
         let thread = std::thread::Builder::new()
@@ -551,19 +556,9 @@ impl Remote {
                         }
                     }
                 };
-                let mut since_upload = Duration::ZERO;
                 loop {
-                    match stopped.recv_timeout(tick) {
-                        Err(mpsc::RecvTimeoutError::Timeout) => {
-                            since_upload += tick;
-                            if since_upload >= every {
-                                since_upload = Duration::ZERO;
-                                upload();
-                            }
-                            if let Err(e) = io.put(&lease_rel, lease_body.clone()) {
-                                tracing::warn!(task, error = %e, "lease renewal failed");
-                            }
-                        }
+                    match stopped.recv_timeout(every) {
+                        Err(mpsc::RecvTimeoutError::Timeout) => upload(),
                         Ok(last) => {
                             if last {
                                 upload();
@@ -578,9 +573,32 @@ impl Remote {
         *self
             .uploader
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) =
-            Some(Uploader { task, stop, thread });
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(Uploader {
+            task,
+            stop,
+            thread,
+            lease,
+        });
         Ok(TaskStart::Started)
+    }
+
+    /// Renews `task`'s lease every quarter of its TTL on a thread of its own, so a slow
+    /// checkpoint upload never holds a renewal back; stopped with the uploader.
+    fn renew_in_background(&self, task: u32) -> Result<Renewer, TaskRunError> {
+        let (stop, stopped) = mpsc::channel::<()>();
+        let io = self.io.clone();
+        let (rel, body, renew) = (Self::lease(task), self.lease_body(), self.timing().renew);
+        let thread = std::thread::Builder::new()
+            .name(format!("lease-{task}"))
+            .spawn(move || {
+                while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(renew) {
+                    if let Err(e) = io.put(&rel, body.clone()) {
+                        tracing::warn!(task, error = %e, "lease renewal failed");
+                    }
+                }
+            })
+            .map_err(super::io_err(self.stage.path()))?;
+        Ok(Renewer { stop, thread })
     }
 
     /// The lease's name for `task`.
@@ -655,7 +673,9 @@ impl Remote {
             if self.io.get(&format!("done/{task}.json"))?.is_some() {
                 return Ok(TaskStart::DoneByAnother);
             }
-            if self.io.create(&rel, self.lease_body())? {
+            if self.io.create(&rel, self.lease_body())? || self.lease_is_ours(task) {
+                // Created, or created with its reply lost (a 5xx, then a retried create that
+                // met this copy's own lease).
                 return Ok(TaskStart::Started);
             }
             let Some(held) = self.live_lease(task)? else {
@@ -684,6 +704,8 @@ impl Remote {
         if let Some(u) = uploader {
             let _ = u.stop.send(last);
             let _ = u.thread.join();
+            let _ = u.lease.stop.send(());
+            let _ = u.lease.thread.join();
             if last {
                 // The task stops short with its checkpoint up: another copy may take it now.
                 self.release_lease(u.task);
@@ -691,15 +713,25 @@ impl Remote {
         }
     }
 
+    /// Whether `task`'s lease names this copy's attempt.
+    fn lease_is_ours(&self, task: u32) -> bool {
+        self.io
+            .get(&Self::lease(task))
+            .ok()
+            .flatten()
+            .is_some_and(|body| {
+                serde_json::from_slice::<serde_json::Value>(&body)
+                    .is_ok_and(|v| v.get("attempt").and_then(|a| a.as_str()) == Some(&self.attempt))
+            })
+    }
+
     /// Deletes `task`'s lease if it is still this copy's (a copy that outlived its lease must
     /// not end another's hold). Best effort: an unreleased lease expires.
     fn release_lease(&self, task: u32) {
         let rel = Self::lease(task);
-        let ours = self.io.get(&rel).ok().flatten().is_some_and(|body| {
-            serde_json::from_slice::<serde_json::Value>(&body)
-                .is_ok_and(|v| v.get("attempt").and_then(|a| a.as_str()) == Some(&self.attempt))
-        });
-        if ours && let Err(e) = self.io.delete(&rel) {
+        if self.lease_is_ours(task)
+            && let Err(e) = self.io.delete(&rel)
+        {
             tracing::warn!(task, error = %e, "lease release failed");
         }
     }
