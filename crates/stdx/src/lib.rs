@@ -22,6 +22,6 @@ mod redact;
 
 pub use atomic::{check_writable, write_atomic};
 pub use duration::{duration_serde, parse_duration};
-pub use hint::{closest, did_you_mean, edit_distance};
+pub use hint::{closest, did_you_mean, edit_distance, flag_hint};
 pub use path::beside;
 pub use redact::{redact_url, redact_urls_in};
