@@ -291,6 +291,10 @@ pub struct RunSettings {
     /// is renewed every quarter of this): `status` shows a task with a live lease as running,
     /// and a second copy waits for it.
     #[serde(with = "stdx::duration_serde")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "llm_client::duration_schema")
+    )]
     pub lease_ttl: Duration,
 }
 
