@@ -452,7 +452,7 @@ impl GateCoverage {
                 .map_or_else(String::new, |s| format!(" ({s})"));
             let _ = write!(
                 out,
-                "\n  {}–{}{script}: {} scenario{}: {}",
+                "\n  {}–{}{script}: {about}{} scenario{}: {}",
                 p.first,
                 p.second,
                 p.scenarios,
