@@ -600,6 +600,33 @@ fn a_run_still_writing_is_refused_unless_allow_partial() {
     assert!(o.status.success(), "{}", stderr(&o));
     let card = std::fs::read_to_string(out.join("README.md")).expect("card");
     assert!(card.contains("**Partial**"), "{card}");
+    // Break-it: a file a live run writes may end in a line cut short; --allow-partial leaves
+    // it out instead of refusing the export.
+    let text = std::fs::read_to_string(&run).expect("run");
+    let rows = text.lines().count();
+    std::fs::write(&run, format!("{text}{{\"id\": \"torn")).expect("torn");
+    let torn = dir.path().join("torn");
+    let o = export(
+        &run,
+        &torn,
+        &[
+            "--format",
+            "jsonl",
+            "--allow-partial",
+            "--include",
+            "rejected,duplicates",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let written: usize = ["train", "validation", "test"]
+        .iter()
+        .filter_map(|s| {
+            std::fs::read_to_string(torn.join(format!("data/{s}-00000-of-00001.jsonl"))).ok()
+        })
+        .map(|t| t.lines().count())
+        .sum();
+    assert_eq!(written, rows);
+    std::fs::write(&run, text).expect("restore");
     drop(lock);
     // The lock file stays behind (as after kill -9): no live holder, so no refusal.
     assert!(dir.path().join("run.jsonl.lock").exists());

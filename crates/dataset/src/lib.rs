@@ -565,8 +565,11 @@ fn temp_dir_for(out: &Path) -> PathBuf {
     out.with_file_name(format!(".{name}.partial-{}", std::process::id()))
 }
 
+/// The run file's records. With `partial` (`--allow-partial`), a last line cut short is left
+/// out: a file a live run writes normally ends in one.
 fn records(
     input: &Path,
+    partial: bool,
 ) -> Result<impl Iterator<Item = Result<ScenarioRecord, ExportError>>, ExportError> {
     let reader: RecordReader<_, ScenarioRecord> =
         RecordReader::open(input).map_err(|source| ExportError::Open {
@@ -574,12 +577,14 @@ fn records(
             source,
         })?;
     let path = input.to_path_buf();
-    Ok(reader.map(move |r| {
-        r.map(|l| l.record).map_err(|source| ExportError::Record {
-            path: path.clone(),
-            source,
-        })
-    }))
+    Ok(reader
+        .filter(move |r| !(partial && matches!(r, Err(RecordError::Torn { .. }))))
+        .map(move |r| {
+            r.map(|l| l.record).map_err(|source| ExportError::Record {
+                path: path.clone(),
+                source,
+            })
+        }))
 }
 
 /// All utterances of a record, one per element.
@@ -612,7 +617,7 @@ fn scan(input: &Path, options: &ExportOptions) -> Result<Scan, ExportError> {
     let mut params = ParamColumns::default();
     let mut read = 0;
     let mut rejected = 0;
-    for record in records(input)? {
+    for record in records(input, options.allow_partial)? {
         let record = record?;
         read += 1;
         if options.accepted_only && !record.accepted {
@@ -957,7 +962,7 @@ fn write_splits(
     let mut figures = Figures::default();
     let mut next = scanned.iter();
     let mut seen = 0;
-    for record in records(input)? {
+    for record in records(input, options.allow_partial)? {
         let record = record?;
         seen += 1;
         if seen > read {
