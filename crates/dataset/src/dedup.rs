@@ -84,9 +84,14 @@ pub fn similarity(a: &[u32; SIGNATURE], b: &[u32; SIGNATURE]) -> f64 {
 #[derive(Debug, Default)]
 pub struct DedupIndex {
     exact: HashMap<u64, u32>,
-    bands: HashMap<u64, u32>,
+    /// Per band key, the texts that have it (the most recent [`BUCKET_SCAN`] are compared).
+    bands: HashMap<u64, Vec<u32>>,
     signatures: Vec<[u32; SIGNATURE]>,
 }
+
+/// Members of a band bucket a new text is compared with (the most recent), so a large cluster
+/// of near duplicates costs bounded work per text.
+const BUCKET_SCAN: usize = 64;
 
 impl DedupIndex {
     /// An empty index.
@@ -98,16 +103,24 @@ impl DedupIndex {
     /// Adds the next record's text (index = the number added before it) and says what it
     /// duplicates, if anything.
     pub fn add(&mut self, text: &str) -> Option<Duplicate> {
+        self.add_linked(text).0
+    }
+
+    /// [`add`](Self::add), with every earlier text found near this one (not only the one it is
+    /// marked a duplicate of): a chain of near duplicates (A≈B≈C, A and C further apart) is one
+    /// cluster for the splits.
+    pub fn add_linked(&mut self, text: &str) -> (Option<Duplicate>, Vec<u32>) {
         let index = u32::try_from(self.signatures.len()).unwrap_or(u32::MAX);
         let normal = words(text).collect::<Vec<_>>().join(" ");
         let exact_key = fnv(normal.as_bytes());
         let sig = signature(text);
         self.signatures.push(sig);
         if let Some(&original) = self.exact.get(&exact_key) {
-            return Some(Duplicate::Exact(original));
+            return (Some(Duplicate::Exact(original)), vec![original]);
         }
         self.exact.insert(exact_key, index);
         let mut found = None;
+        let mut linked: Vec<u32> = Vec::new();
         for band in 0..BANDS {
             let rows = &sig[band * ROWS..(band + 1) * ROWS];
             let mut bytes = Vec::with_capacity(ROWS * 4 + 1);
@@ -116,20 +129,26 @@ impl DedupIndex {
                 bytes.extend_from_slice(&r.to_le_bytes());
             }
             let key = fnv(&bytes);
-            match self.bands.get(&key) {
-                Some(&other) if found.is_none() => {
-                    let other_sig = &self.signatures[other as usize];
-                    if similarity(&sig, other_sig) >= NEAR_DUPLICATE_JACCARD {
-                        found = Some(Duplicate::Near(other));
-                    }
+            let bucket = self.bands.entry(key).or_default();
+            for &other in bucket.iter().rev().take(BUCKET_SCAN) {
+                if linked.contains(&other) {
+                    continue;
                 }
-                Some(_) => {}
-                None => {
-                    self.bands.insert(key, index);
+                if similarity(&sig, &self.signatures[other as usize]) >= NEAR_DUPLICATE_JACCARD {
+                    linked.push(other);
                 }
             }
+            if found.is_none() {
+                found = bucket
+                    .first()
+                    .copied()
+                    .filter(|first| linked.contains(first))
+                    .or_else(|| linked.first().copied())
+                    .map(Duplicate::Near);
+            }
+            bucket.push(index);
         }
-        found
+        (found, linked)
     }
 }
 

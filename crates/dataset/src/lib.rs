@@ -286,6 +286,8 @@ struct Scanned {
     pair: u32,
     key: u64,
     duplicate: Option<Duplicate>,
+    /// Every earlier record found near this one (the splits keep them together).
+    links: Vec<u32>,
     accepted: bool,
 }
 
@@ -642,12 +644,13 @@ fn scan(input: &Path, options: &ExportOptions) -> Result<Scan, ExportError> {
                 .unwrap_or_default()
                 .as_bytes(),
         );
-        let duplicate = index.add(&utterances(&record).join("\n"));
+        let (duplicate, links) = index.add_linked(&utterances(&record).join("\n"));
         scanned.push(Scanned {
             id: record.id.into_boxed_str(),
             pair,
             key,
             duplicate,
+            links,
             accepted: record.accepted,
         });
     }
@@ -672,6 +675,9 @@ fn assign_splits(scanned: &[Scanned], options: &ExportOptions) -> HashMap<u64, u
         groups.find(s.key);
         if let Some(original) = s.duplicate.and_then(|d| scanned.get(d.original() as usize)) {
             groups.union(s.key, original.key);
+        }
+        for linked in s.links.iter().filter_map(|&i| scanned.get(i as usize)) {
+            groups.union(s.key, linked.key);
         }
     }
     // Per group: its pair (that of its first record), seeded order and exported rows.
@@ -759,6 +765,8 @@ enum SplitFile {
 
 impl SplitFile {
     fn create(path: &Path, format: Format, params: &ParamColumns) -> std::io::Result<Self> {
+        #[cfg(not(feature = "parquet"))]
+        let _ = params;
         let file = std::fs::File::create(path)?;
         match format {
             Format::Jsonl => Ok(Self::Jsonl(BufWriter::new(file))),
