@@ -233,7 +233,7 @@ fn a_chain_of_near_duplicates_stays_in_one_split() {
     let base = template();
     let mut lines = Vec::new();
     let mut chain = Vec::new();
-    let mut push = |id: String, topic: String, words: &[String], lines: &mut Vec<String>| {
+    let push = |id: String, topic: String, words: &[String], lines: &mut Vec<String>| {
         let mut r = base.clone();
         r["id"] = Value::from(id);
         r["topic"] = Value::from(topic);
