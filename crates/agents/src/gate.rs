@@ -59,39 +59,40 @@ pub fn decide(
     cs_type: Option<&str>,
     multi_turn: bool,
 ) -> GateVerdict {
-    let verdict = evidence_verdict(settings, measurement, cs_type, multi_turn);
-    if settings.enabled && verdict.passed.is_none() && settings.undecided == GateUndecided::Reject {
-        let why = verdict
-            .reason
-            .strip_prefix("undecided: ")
-            .unwrap_or(&verdict.reason)
-            .trim_end_matches("; the judges decide");
+    if !settings.enabled {
         return GateVerdict {
-            passed: Some(false),
-            reason: format!("undecided ({why}), and gate.undecided is reject"),
+            passed: None,
+            reason: "gate off".into(),
         };
     }
-    verdict
+    match evidence_verdict(settings, measurement, cs_type, multi_turn) {
+        Ok(verdict) => verdict,
+        Err(why) => match settings.undecided {
+            GateUndecided::Judges => GateVerdict {
+                passed: None,
+                reason: format!("undecided: {why}; the judges decide"),
+            },
+            GateUndecided::Reject => GateVerdict {
+                passed: Some(false),
+                reason: format!("undecided ({why}), and gate.undecided is reject"),
+            },
+        },
+    }
 }
 
-/// The gate's verdict from the evidence alone: `passed: null` where it cannot decide.
+/// What the evidence says: a verdict, or (`Err`) why it cannot decide; [`decide`] words an
+/// undecided gate by the `gate.undecided` policy.
+type Evidence = Result<GateVerdict, String>;
+
+/// The gate's verdict from the evidence alone (the gate being on).
 fn evidence_verdict(
     settings: GateSettings,
     measurement: Option<&Measurement>,
     cs_type: Option<&str>,
     multi_turn: bool,
-) -> GateVerdict {
-    let undecided = |reason: String| GateVerdict {
-        passed: None,
-        reason,
-    };
-    if !settings.enabled {
-        return undecided("gate off".into());
-    }
+) -> Evidence {
     let Some(m) = measurement else {
-        return undecided(
-            "undecided: no measurement for this language pair; the judges decide".into(),
-        );
+        return Err("no measurement for this language pair".into());
     };
     let why = |fallback: &str| {
         m.status_reason
@@ -99,32 +100,30 @@ fn evidence_verdict(
             .unwrap_or_else(|| fallback.to_owned())
     };
     if m.status == MeasurementStatus::Unavailable {
-        let why = why("the measurement is unavailable");
-        return undecided(format!("undecided: {why}; the judges decide"));
+        return Err(why("the measurement is unavailable"));
     }
     // A language read by its script alone (Arabic, Chinese, Japanese, Korean, Russian: no
     // romanized detector) is certainly absent when none of its script's words was found,
     // however low the coverage: the untagged words are Latin look-alikes, not that language.
     if let Some(absent) = absent_script_language(m) {
-        return GateVerdict {
+        return Ok(GateVerdict {
             passed: Some(false),
             reason: format!(
                 "no {absent} word (in {absent} script) was found: the batch is monolingual"
             ),
-        };
+        });
     }
     // Words that look like a third language (Portuguese in a Spanish–English batch) are not
     // code switching between the pair, however the judges score them.
     if let Some(third) = &m.third_language {
         let why = why(&format!("the words look {third}"));
-        return GateVerdict {
+        return Ok(GateVerdict {
             passed: Some(false),
             reason: format!("the batch is not in the pair's languages: {why}"),
-        };
+        });
     }
     if m.status == MeasurementStatus::LowCoverage {
-        let why = why("the measurement has low coverage");
-        return undecided(format!("undecided: {why}; the judges decide"));
+        return Err(why("the measurement has low coverage"));
     }
     let need = usize::try_from(settings.min_switch_points.max(1)).unwrap_or(usize::MAX);
     let intra = cs_type.is_some_and(|t| t.to_ascii_lowercase().contains("intra"));
@@ -134,11 +133,11 @@ fn evidence_verdict(
         batch_failure(m, need, multi_turn)
     };
     if failure.is_none()
-        && let Err(verdict) = unfirm_failure(m, intra)
+        && let Some(evidence) = unfirm_failure(m, intra)
     {
-        return verdict;
+        return evidence;
     }
-    match failure {
+    Ok(match failure {
         None => GateVerdict {
             passed: Some(true),
             reason: if intra {
@@ -151,7 +150,7 @@ fn evidence_verdict(
             passed: Some(false),
             reason: why,
         },
-    }
+    })
 }
 
 /// Intra-sentential switching: every text needs `need` switch points.
@@ -211,8 +210,8 @@ fn batch_failure(m: &Measurement, need: usize, multi_turn: bool) -> Option<Strin
 /// word of one language or by the detector — not a look-alike of both Latin languages' lists
 /// nor a romanized word both word lists know, whose tag is inferred. Romanized text needs two
 /// firm words of each language, since one word of one list can be a spelling of the other
-/// language ("pass" for Hindi paas, a name such as "Priya"). The verdict when evidence lacks.
-fn unfirm_failure(m: &Measurement, intra: bool) -> Result<(), GateVerdict> {
+/// language ("pass" for Hindi paas, a name such as "Priya"). The evidence when it lacks.
+fn unfirm_failure(m: &Measurement, intra: bool) -> Option<Evidence> {
     let needed = |romanized: bool| if romanized { MIN_FIRM_ROMANIZED } else { 1 };
     // (texts, firm words of each language, firm words needed): per text or for the batch.
     let groups: Vec<(String, [usize; 2], usize)> = if intra {
@@ -234,13 +233,13 @@ fn unfirm_failure(m: &Measurement, intra: bool) -> Result<(), GateVerdict> {
     for (what, found, n) in &groups {
         for (language, &count) in languages.iter().zip(found) {
             if count == 0 {
-                return Err(GateVerdict {
+                return Some(Ok(GateVerdict {
                     passed: Some(false),
                     reason: format!(
                         "no {language} word that only {language} has was found in {what}: it is \
                          monolingual apart from look-alike words, whose language is inferred"
                     ),
-                });
+                }));
             }
             if count < *n && !few.contains(what) {
                 few.push(what.clone());
@@ -248,16 +247,13 @@ fn unfirm_failure(m: &Measurement, intra: bool) -> Result<(), GateVerdict> {
         }
     }
     if few.is_empty() {
-        return Ok(());
+        return None;
     }
-    Err(GateVerdict {
-        passed: None,
-        reason: format!(
-            "undecided: too few words that only one language has (in {}; romanized text needs \
-             {MIN_FIRM_ROMANIZED} of each); the judges decide",
-            few.join(", ")
-        ),
-    })
+    Some(Err(format!(
+        "too few words that only one language has (in {}; romanized text needs \
+         {MIN_FIRM_ROMANIZED} of each)",
+        few.join(", ")
+    )))
 }
 
 /// The language of the pair that is written in its own script, has no romanized detector, and
