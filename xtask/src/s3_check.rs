@@ -70,9 +70,7 @@ struct Moto {
 impl Moto {
     fn start(dir: &Path) -> anyhow::Result<Self> {
         let python = crate::venv::ensure(dir, MOTO, "import moto.server, boto3", &[])?;
-        let port = std::net::TcpListener::bind("127.0.0.1:0")?
-            .local_addr()?
-            .port();
+        let port = free_port()?;
         let child = Command::new(&python)
             .args([
                 "-m",
@@ -91,13 +89,7 @@ impl Moto {
             child,
             endpoint: format!("http://127.0.0.1:{port}"),
         };
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            if Instant::now() > deadline {
-                bail!("moto.server did not listen on port {port} within 30 s");
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        wait_listening(port, "moto.server")?;
         moto.boto(&format!("s3.create_bucket(Bucket='{BUCKET}')"))?;
         eprintln!("    s3: moto ({}) on {}", MOTO[0], moto.endpoint);
         Ok(moto)
@@ -371,9 +363,7 @@ fn lost_reply(
     server: &fixtures::FakeServer,
     moto: &Moto,
 ) -> anyhow::Result<()> {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")?
-        .local_addr()?
-        .port();
+    let port = free_port()?;
     let log = dir.join("fault-proxy.log");
     let _ = std::fs::remove_file(&log);
     let mut proxy = Command::new(&moto.python)
@@ -388,13 +378,7 @@ fn lost_reply(
         .spawn()
         .context("starting the fault proxy")?;
     let result = (|| {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            if Instant::now() > deadline {
-                bail!("the fault proxy did not listen on port {port}");
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        wait_listening(port, "the fault proxy")?;
         let run = format!("s3://{BUCKET}/lost");
         let cfg = root.join("fixtures/configs/example.yaml");
         let se = |args: &[&str]| {
@@ -466,6 +450,25 @@ fn lost_reply(
     let _ = proxy.kill();
     let _ = proxy.wait();
     result
+}
+
+/// A free loopback port.
+fn free_port() -> anyhow::Result<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port())
+}
+
+/// Waits up to 30 s for `what` to listen on `port`.
+fn wait_listening(port: u16, what: &str) -> anyhow::Result<()> {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        if Instant::now() > deadline {
+            bail!("{what} did not listen on port {port} within 30 s");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Ok(())
 }
 
 /// Waits for a task; whether it exited 0, and its stderr.
