@@ -6,6 +6,8 @@
 //! ≤ 0.05. The figures are printed (`cargo test -p scoring --test codeswitch_accuracy --
 //! --nocapture`) and quoted in BENCHMARKS.md.
 
+mod common;
+
 use std::collections::BTreeMap;
 
 use codeswitch::{LanguagePair, MeasurementStatus, ScriptHint, measure};
@@ -19,46 +21,23 @@ struct Gold {
 }
 
 fn gold() -> Vec<Gold> {
-    let data = include_str!("data/gold_sentences.txt");
-    let mut out = Vec::new();
-    for (n, line) in data.lines().enumerate() {
-        if line.starts_with('#') || line.trim().is_empty() {
-            continue;
-        }
-        let (pair, tokens) = line
-            .split_once('\t')
-            .unwrap_or_else(|| panic!("line {}: no tab", n + 1));
-        let (first, second) = pair.split_once('-').expect("First-Second");
-        let (mut words, mut n1, mut n2) = (Vec::new(), 0_u32, 0_u32);
-        for token in tokens.split(' ') {
-            let (word, tag) = token
-                .rsplit_once('/')
-                .unwrap_or_else(|| panic!("line {}: {token}", n + 1));
-            match tag {
-                "1" => n1 += 1,
-                "2" => n2 += 1,
-                "x" => {}
-                other => panic!("line {}: tag {other}", n + 1),
+    common::parse(include_str!("data/gold_sentences.txt"))
+        .into_iter()
+        .map(|t| {
+            let romanized = t.first == "Hindi" && !t.devanagari;
+            Gold {
+                group: if romanized {
+                    format!("{} (romanized)", t.pair)
+                } else {
+                    t.pair
+                },
+                first: t.first,
+                second: t.second,
+                text: t.text,
+                share: t.share,
             }
-            words.push(word);
-        }
-        let text = words.join(" ");
-        let romanized =
-            first == "Hindi" && !text.chars().any(|c| ('\u{0900}'..='\u{097f}').contains(&c));
-        let group = if romanized {
-            format!("{pair} (romanized)")
-        } else {
-            pair.to_owned()
-        };
-        out.push(Gold {
-            group,
-            first: first.to_owned(),
-            second: second.to_owned(),
-            text,
-            share: f64::from(n2) / f64::from(n1 + n2),
-        });
-    }
-    out
+        })
+        .collect()
 }
 
 #[test]

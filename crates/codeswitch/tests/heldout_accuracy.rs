@@ -12,6 +12,8 @@
 //! The table is printed with `cargo test -p codeswitch --test heldout_accuracy -- --nocapture`
 //! and quoted in BENCHMARKS.md ("Issue 26: held-out measurement accuracy").
 
+mod common;
+
 use std::collections::BTreeMap;
 
 use codeswitch::{LanguagePair, MeasurementStatus, ScriptHint};
@@ -32,60 +34,29 @@ struct Gold {
 }
 
 fn heldout() -> Vec<Gold> {
-    let data = include_str!("data/heldout_sentences.txt");
-    let mut out = Vec::new();
-    for (n, line) in data.lines().enumerate() {
-        if line.starts_with('#') || line.trim().is_empty() {
-            continue;
-        }
-        let (pair_name, tokens) = line
-            .split_once('\t')
-            .unwrap_or_else(|| panic!("line {}: no tab", n + 1));
-        let (first, second) = pair_name.split_once('-').expect("First-Second");
-        let pair = LanguagePair::parse(first, second).expect("a supported pair");
-        let (mut text, mut n1, mut n2) = (String::new(), 0_u32, 0_u32);
-        for token in tokens.split(' ') {
-            let (word, tag) = token
-                .rsplit_once('/')
-                .unwrap_or_else(|| panic!("line {}: {token}", n + 1));
-            match tag {
-                "1" => n1 += 1,
-                "2" => n2 += 1,
-                "x" => {}
-                other => panic!("line {}: tag {other}", n + 1),
-            }
-            match word.strip_prefix('+') {
-                Some(glued) => text.push_str(glued),
-                None => {
-                    if !text.is_empty() {
-                        text.push(' ');
-                    }
-                    text.push_str(word);
+    common::parse(include_str!("data/heldout_sentences.txt"))
+        .into_iter()
+        .map(|t| {
+            let pair = LanguagePair::parse(&t.first, &t.second).expect("a supported pair");
+            let (group, script) = match t.first.as_str() {
+                "Hindi" if t.devanagari => {
+                    (format!("{} (Devanagari)", t.pair), Some(ScriptHint::Native))
                 }
+                "Hindi" => (
+                    format!("{} (romanized)", t.pair),
+                    Some(ScriptHint::Romanized),
+                ),
+                _ => (t.pair, None),
+            };
+            Gold {
+                group,
+                pair,
+                script,
+                text: t.text,
+                share: t.share,
             }
-        }
-        assert!(n1 + n2 > 0, "line {}: no language word", n + 1);
-        let devanagari = text.chars().any(|c| ('\u{0900}'..='\u{097f}').contains(&c));
-        let (group, script) = match first {
-            "Hindi" if devanagari => (
-                format!("{pair_name} (Devanagari)"),
-                Some(ScriptHint::Native),
-            ),
-            "Hindi" => (
-                format!("{pair_name} (romanized)"),
-                Some(ScriptHint::Romanized),
-            ),
-            _ => (pair_name.to_owned(), None),
-        };
-        out.push(Gold {
-            group,
-            pair,
-            script,
-            text,
-            share: f64::from(n2) / f64::from(n1 + n2),
-        });
-    }
-    out
+        })
+        .collect()
 }
 
 #[derive(Default)]
