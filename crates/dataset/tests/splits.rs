@@ -150,6 +150,19 @@ fn check(run: &Path, clusters: &[Vec<String>], out: &Path, options: &ExportOptio
     assert_eq!(total, summary.rows);
 }
 
+/// JSONL, 80/10/10 splits, duplicates kept and marked, the given seed.
+fn marked(seed: u64) -> ExportOptions {
+    ExportOptions {
+        format: Format::Jsonl,
+        splits: "0.8,0.1,0.1".parse().expect("splits"),
+        accepted_only: false,
+        dedup: DedupPolicy::Mark,
+        seed,
+        force: true,
+        allow_partial: false,
+    }
+}
+
 #[test]
 fn no_split_is_empty_and_no_cluster_straddles_splits() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -197,15 +210,7 @@ fn eighteen_scenarios_over_thirteen_pairs_fill_every_split_for_every_seed() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (path, clusters) = run(dir.path(), 18, 13);
     for seed in 0..8 {
-        let options = ExportOptions {
-            format: Format::Jsonl,
-            splits: "0.8,0.1,0.1".parse().expect("splits"),
-            accepted_only: false,
-            dedup: DedupPolicy::Mark,
-            seed,
-            force: true,
-            allow_partial: false,
-        };
+        let options = marked(seed);
         check(
             &path,
             &clusters,
@@ -258,15 +263,7 @@ fn a_chain_of_near_duplicates_stays_in_one_split() {
     let path = dir.path().join("chain.jsonl");
     std::fs::write(&path, lines.join("\n") + "\n").expect("run");
     for seed in 0..8 {
-        let options = ExportOptions {
-            format: Format::Jsonl,
-            splits: "0.8,0.1,0.1".parse().expect("splits"),
-            accepted_only: false,
-            dedup: DedupPolicy::Mark,
-            seed,
-            force: true,
-            allow_partial: false,
-        };
+        let options = marked(seed);
         check(
             &path,
             std::slice::from_ref(&chain),
