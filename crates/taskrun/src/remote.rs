@@ -634,8 +634,7 @@ impl Remote {
         let Some(age_secs) = self.age(&rel)? else {
             return Ok(None);
         };
-        let body = self.io.get(&rel)?.unwrap_or_default();
-        let v: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+        let v = self.read_lease(task)?;
         // The holder's own TTL (a reader does not know the holder's settings).
         let ttl = v
             .get("ttl_secs")
@@ -715,14 +714,14 @@ impl Remote {
 
     /// Whether `task`'s lease names this copy's attempt.
     fn lease_is_ours(&self, task: u32) -> bool {
-        self.io
-            .get(&Self::lease(task))
-            .ok()
-            .flatten()
-            .is_some_and(|body| {
-                serde_json::from_slice::<serde_json::Value>(&body)
-                    .is_ok_and(|v| v.get("attempt").and_then(|a| a.as_str()) == Some(&self.attempt))
-            })
+        self.read_lease(task)
+            .is_ok_and(|v| v.get("attempt").and_then(|a| a.as_str()) == Some(&self.attempt))
+    }
+
+    /// `task`'s lease as JSON (`null` when there is none or it is not JSON).
+    fn read_lease(&self, task: u32) -> Result<serde_json::Value, TaskRunError> {
+        let body = self.io.get(&Self::lease(task))?.unwrap_or_default();
+        Ok(serde_json::from_slice(&body).unwrap_or_default())
     }
 
     /// Deletes `task`'s lease if it is still this copy's (a copy that outlived its lease must
