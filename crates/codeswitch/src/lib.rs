@@ -115,6 +115,7 @@ mod ratio;
 mod romanized;
 mod speaker;
 mod tagger;
+mod uncertainty;
 mod wordlists;
 pub mod words;
 
@@ -131,6 +132,7 @@ pub use romanized::{
 };
 pub use speaker::without_speaker_label;
 pub use tagger::{LATIN_CONFIDENCE_THRESHOLD, LanguagePair, TaggedWord, UntaggedReason, WordTag};
+pub use uncertainty::{RATIO_UNCERTAINTY_TOLERANCE, RatioRange};
 
 /// Why a measurement could not be made.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -215,11 +217,24 @@ impl LanguagePair {
     /// would otherwise count as the Latin-script language: confidently wrong).
     #[must_use]
     pub fn measure_with(self, batch: &[String], script: Option<ScriptHint>) -> Measurement {
+        self.measure_with_tolerance(batch, script, RATIO_UNCERTAINTY_TOLERANCE)
+    }
+
+    /// [`measure_with`](Self::measure_with) with another bound on how far the embedded share
+    /// of an `ok` measurement may be off because of its uncertain words ([`RatioRange`]); the
+    /// default is [`RATIO_UNCERTAINTY_TOLERANCE`]. A tolerance of 1 or more never degrades.
+    #[must_use]
+    pub fn measure_with_tolerance(
+        self,
+        batch: &[String],
+        script: Option<ScriptHint>,
+        tolerance: f64,
+    ) -> Measurement {
         if let Some(reason) = self.unavailable_reason(script) {
             tracing::debug!(%reason, "romanized text of a language without a detector");
             return Measurement::unavailable(self.first(), self.second(), reason);
         }
-        self.measure(batch)
+        self.measure_tolerating(batch, tolerance)
     }
 
     /// Why every measurement of this pair written in `script` is
@@ -242,10 +257,17 @@ impl LanguagePair {
     /// Tags every item of `batch` and measures the result (see the module docs).
     #[must_use]
     pub fn measure(self, batch: &[String]) -> Measurement {
+        self.measure_tolerating(batch, RATIO_UNCERTAINTY_TOLERANCE)
+    }
+
+    fn measure_tolerating(self, batch: &[String], tolerance: f64) -> Measurement {
         let words: Vec<Vec<TaggedWord>> = batch.iter().map(|sentence| self.tag(sentence)).collect();
         let mut measurement = Measurement::from_tagged(self.first(), self.second(), &words);
         for (sentence, text) in measurement.sentences.iter_mut().zip(batch) {
             sentence.romanized = self.reads_romanized(text);
+        }
+        if measurement.is_available() {
+            uncertainty::bound(&mut measurement, &words, tolerance);
         }
         // Words of a third language are not this pair's, whatever lingua made of them.
         if measurement.is_available()

@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Language, TaggedWord, UntaggedReason, WordTag};
+use super::{Language, RatioRange, TaggedWord, UntaggedReason, WordTag};
 
 /// Word counts for the two languages of the pair.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,6 +83,16 @@ pub struct SentenceMeasurement {
     /// language.
     #[serde(default, skip_serializing_if = "LanguageCounts::is_zero")]
     pub inferred: LanguageCounts,
+    /// Of the tagged words, those whose language is uncertain (the inferred ones, and for two
+    /// Latin-script languages the words lingua alone placed; see [`RatioRange`]): `tagged −
+    /// uncertain` is the firm evidence of each language. Zero in records written before it
+    /// was kept (read `inferred` then).
+    #[serde(default, skip_serializing_if = "LanguageCounts::is_zero")]
+    pub uncertain: LanguageCounts,
+    /// The range the sentence's embedded share could take over every language its uncertain
+    /// words could have; absent when no word is uncertain.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio_range: Option<RatioRange>,
     /// The language of the first tagged word (where a switch from the previous turn would be).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub starts_in: Option<Language>,
@@ -168,6 +178,12 @@ pub struct Measurement {
     /// pair (Portuguese in a Spanish–English batch; see `wordlists.rs`): the status is then
     /// `low_coverage` and `status_reason` says how many words. `None` otherwise.
     pub third_language: Option<String>,
+    /// The range the embedded share could take over every language the batch's uncertain
+    /// words could have (look-alikes, words lingua alone placed, ambiguous words); `None` when
+    /// no word is uncertain or the measurement was computed from tags alone. A measurement
+    /// whose share could be more than [`crate::RATIO_UNCERTAINTY_TOLERANCE`] off is
+    /// `low_coverage`, and `status_reason` says how many words could be either language.
+    pub ratio_range: Option<RatioRange>,
 }
 
 impl Measurement {
@@ -270,6 +286,8 @@ impl Measurement {
                 switch_points: switches,
                 cmi: utterance_cmi(counts),
                 inferred,
+                uncertain: LanguageCounts::default(),
+                ratio_range: None,
                 starts_in,
                 ends_in,
                 romanized: false,
@@ -327,6 +345,7 @@ impl Measurement {
             },
             sentences: per_sentence,
             third_language: None,
+            ratio_range: None,
         }
     }
 }
@@ -353,7 +372,10 @@ impl Measurement {
 mod wire {
     use serde::{Deserialize, Serialize};
 
-    use super::{Language, LanguageCounts, MeasurementStatus, SentenceMeasurement, UntaggedCounts};
+    use super::{
+        Language, LanguageCounts, MeasurementStatus, RatioRange, SentenceMeasurement,
+        UntaggedCounts,
+    };
 
     #[derive(Serialize, Deserialize)]
     pub(super) struct Measurement {
@@ -379,6 +401,8 @@ mod wire {
         sentences: Vec<SentenceMeasurement>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         third_language: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ratio_range: Option<RatioRange>,
     }
 
     fn ok() -> MeasurementStatus {
@@ -407,6 +431,7 @@ mod wire {
                 burstiness: m.burstiness.filter(|_| shown),
                 sentences: if shown { m.sentences } else { Vec::new() },
                 third_language: m.third_language,
+                ratio_range: m.ratio_range.filter(|_| shown),
             }
         }
     }
@@ -431,6 +456,7 @@ mod wire {
                 burstiness: w.burstiness,
                 sentences: w.sentences,
                 third_language: w.third_language,
+                ratio_range: w.ratio_range,
             }
         }
     }

@@ -157,23 +157,21 @@ fn heldout_measurement_accuracy_per_pair() {
             f.mae()
         );
     }
-    // Issue 26's target is at most TARGET_OK_WRONG_SHARE (2%, 4 of 227 sentences). Today's tagger
-    // on main has OK_WRONG_TODAY: a ratchet, listed sentence by sentence in BENCHMARKS.md (was 11
-    // before the frequency lists; two of the 7 are monolingual German controls whose look-alikes
-    // lingua reads as English, which the gate refuses since no English word is firm).
-    // Lower it as the tagger improves; never raise it.
+    // Issue 26's target: at most TARGET_OK_WRONG_SHARE (2%, 4 of 227 sentences) measured `ok`
+    // and off by more than WRONG. Met since the measurement bounds its uncertain words (a share
+    // that could be more than RATIO_UNCERTAINTY_TOLERANCE off is `low_coverage`); OK_WRONG_TODAY
+    // is a ratchet below it, listed sentence by sentence in BENCHMARKS.md (was 11 before the
+    // frequency lists, 7 before the uncertainty bound). Lower it as the tagger improves; never
+    // raise it.
     assert!(
-        total.ok_wrong <= OK_WRONG_TODAY,
+        total.ok_wrong <= OK_WRONG_TODAY && total.share(total.ok_wrong) <= TARGET_OK_WRONG_SHARE,
         "{} sentences ({:.1}%) measured ok are off by more than {WRONG} (today {OK_WRONG_TODAY}, \
          target {:.1}%)\n{table}",
         total.ok_wrong,
         100.0 * total.share(total.ok_wrong),
         100.0 * TARGET_OK_WRONG_SHARE
     );
-    if total.share(total.ok_wrong) > TARGET_OK_WRONG_SHARE {
-        eprintln!("issue 26's target of at most 2% ok-and-wrong is not met yet");
-    }
 }
 
 /// Sentences measured `ok` with an error above [`WRONG`] with today's tagger (ratchet).
-const OK_WRONG_TODAY: usize = 7;
+const OK_WRONG_TODAY: usize = 3;
