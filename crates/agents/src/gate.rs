@@ -122,6 +122,12 @@ fn evidence_verdict(
             reason: format!("the batch is not in the pair's languages: {why}"),
         });
     }
+    // However low the coverage, a language whose only evidence is words of uncertain language
+    // (look-alikes, words only the detector placed, ambiguous words) is refused: a monolingual
+    // batch shows the same, and the judges' 10 must not accept it.
+    if let Some(refusal) = no_firm_evidence(m) {
+        return Ok(refusal);
+    }
     if m.status == MeasurementStatus::LowCoverage {
         return Err(why("the measurement has low coverage"));
     }
@@ -233,13 +239,7 @@ fn unfirm_failure(m: &Measurement, intra: bool) -> Option<Evidence> {
     for (what, found, n) in &groups {
         for (language, &count) in languages.iter().zip(found) {
             if count == 0 {
-                return Some(Ok(GateVerdict {
-                    passed: Some(false),
-                    reason: format!(
-                        "no {language} word that only {language} has was found in {what}: it is \
-                         monolingual apart from look-alike words, whose language is inferred"
-                    ),
-                }));
+                return Some(Ok(could_not_tell(*language, what, "")));
             }
             if count < *n && !few.contains(what) {
                 few.push(what.clone());
@@ -254,6 +254,48 @@ fn unfirm_failure(m: &Measurement, intra: bool) -> Option<Evidence> {
          {MIN_FIRM_ROMANIZED} of each)",
         few.join(", ")
     )))
+}
+
+/// The refusal of a batch with no firm word of one language in the whole batch, whatever its
+/// coverage: the words that might be that language are look-alikes, words only the detector
+/// placed or ambiguous ones. `None` when both languages have a firm word, or one has no word
+/// at all that might be it (the monolingual case the other checks word).
+fn no_firm_evidence(m: &Measurement) -> Option<GateVerdict> {
+    let firm_total = m.sentences.iter().fold([0, 0], |acc, s| {
+        let f = firm(s);
+        [acc[0] + f[0], acc[1] + f[1]]
+    });
+    let tagged = [m.tagged.first, m.tagged.second];
+    let open = m.untagged.ambiguous;
+    let languages = [m.first_language, m.second_language];
+    (0..2)
+        .find(|&i| firm_total[i] == 0 && (tagged[i] > 0 || open > 0))
+        .map(|i| {
+            let detail = match (tagged[i], open) {
+                (0, n) => format!(" ({n} word(s) could be either language)"),
+                (t, 0) => format!(" ({t} word(s) tagged {} are not firm)", languages[i]),
+                (t, n) => format!(
+                    " ({t} word(s) tagged {} are not firm, {n} more could be either language)",
+                    languages[i]
+                ),
+            };
+            could_not_tell(languages[i], "the batch", &detail)
+        })
+}
+
+/// The refusal when the only evidence of `language` in `what` is words whose language is not
+/// firm: undecided, worded so ("could not tell", not "monolingual": a real switch that rests on
+/// look-alikes alone looks the same), and refused whatever `gate.undecided` says, since the
+/// judges would accept a monolingual batch.
+fn could_not_tell(language: Language, what: &str, detail: &str) -> GateVerdict {
+    GateVerdict {
+        passed: Some(false),
+        reason: format!(
+            "undecided, refused: could not tell whether {what} has any {language} — no \
+             {language} word is firm, only look-alikes or words whose language is uncertain{detail}, \
+             which a monolingual batch shows too"
+        ),
+    }
 }
 
 /// The language of the pair that is written in its own script, has no romanized detector, and
@@ -274,11 +316,16 @@ fn absent_script_language(m: &Measurement) -> Option<Language> {
 pub const MIN_FIRM_ROMANIZED: usize = 2;
 
 /// Words of each language (first, second) tagged firmly in one measured sentence: tagged minus
-/// inferred.
+/// those whose language is not firm (`uncertain`: look-alikes, contested romanized words, words
+/// only the detector placed; in records written before it was kept, `inferred`).
 fn firm(s: &SentenceMeasurement) -> [usize; 2] {
     [
-        s.tagged.first.saturating_sub(s.inferred.first),
-        s.tagged.second.saturating_sub(s.inferred.second),
+        s.tagged
+            .first
+            .saturating_sub(s.inferred.first.max(s.uncertain.first)),
+        s.tagged
+            .second
+            .saturating_sub(s.inferred.second.max(s.uncertain.second)),
     ]
 }
 
@@ -507,6 +554,8 @@ mod tests {
                 switch_points: n(Some(s), "switch_points"),
                 cmi: 0.0,
                 inferred: counts(s.get("inferred")),
+                uncertain: counts(s.get("uncertain")),
+                ratio_range: None,
                 starts_in: language(s, "starts_in"),
                 ends_in: language(s, "ends_in"),
                 romanized: s.get("romanized").and_then(Value::as_bool) == Some(true),
@@ -537,6 +586,7 @@ mod tests {
                 .get("third_language")
                 .and_then(Value::as_str)
                 .map(str::to_owned),
+            ratio_range: None,
         }
     }
 
@@ -647,9 +697,10 @@ mod tests {
                 false,
             );
             // Issue 26: look-alikes ("red" in Spanish, "also" in German) are inferred; a batch
-            // whose one language rests on them alone is monolingual, not undecided.
+            // whose one language rests on them alone is refused: the gate could not tell.
             assert_eq!(v.passed, Some(false), "{v:?}");
-            assert!(v.reason.contains("look-alike words"), "{}", v.reason);
+            assert!(v.reason.contains("could not tell"), "{}", v.reason);
+            assert!(v.reason.contains("look-alikes"), "{}", v.reason);
         }
         let turns = typed(&json!({
             "status": "ok", "tagged": {"first": 17, "second": 10}, "switch_points": 0,
@@ -882,6 +933,51 @@ mod tests {
             "{}",
             v.reason
         );
+    }
+
+    /// Issue 26: a batch whose only evidence of a language is words of uncertain language is
+    /// refused whatever the coverage and the `gate.undecided` policy, and the reason says the
+    /// gate could not tell (not that the batch is monolingual: a real switch resting on
+    /// look-alikes alone looks the same). Before, a `low_coverage` one was left to the judges.
+    #[test]
+    fn only_uncertain_evidence_of_a_language_is_refused_as_could_not_tell() {
+        let mut low = typed(&json!({
+            "status": "low_coverage", "first_language": "Hindi", "second_language": "English",
+            "tagged": {"first": 0, "second": 5}, "switch_points": 0,
+            "sentences": [{"switch_points": 0, "tagged": {"second": 5}, "romanized": true}],
+        }));
+        low.untagged.ambiguous = 4;
+        let only_look_alikes = typed(&json!({
+            "status": "ok", "first_language": "German", "second_language": "English",
+            "tagged": {"first": 6, "second": 2}, "switch_points": 2,
+            "sentences": [{"switch_points": 2, "tagged": {"first": 6, "second": 2},
+                           "inferred": {"second": 1}, "uncertain": {"second": 2}}],
+        }));
+        for m in [&low, &only_look_alikes] {
+            for settings in [
+                GateSettings::default(),
+                GateSettings {
+                    undecided: GateUndecided::Reject,
+                    ..GateSettings::default()
+                },
+            ] {
+                for cs_type in [None, Some("Intrasentential")] {
+                    let v = decide(settings, Some(m), cs_type, false);
+                    assert_eq!(v.passed, Some(false), "{v:?}");
+                    assert!(v.reason.contains("could not tell"), "{}", v.reason);
+                    assert!(!v.reason.contains("monolingual:"), "{}", v.reason);
+                }
+            }
+        }
+        let v = decide(GateSettings::default(), Some(&low), None, false);
+        assert!(v.reason.contains("any Hindi"), "{}", v.reason);
+        let v = decide(
+            GateSettings::default(),
+            Some(&only_look_alikes),
+            None,
+            false,
+        );
+        assert!(v.reason.contains("any English"), "{}", v.reason);
     }
 
     /// Second break-it round: one single-list word of romanized text ("pass" in "Mere pass paise
