@@ -10,16 +10,19 @@
 //! point too (inter-sentential switching between speakers).
 //!
 //! A pass needs *firm* evidence of both languages (per text for intra-sentential types): words
-//! tagged by script, by one word list alone, by a function word of one language or by the
-//! detector — not look-alikes, whose tag is inferred from context: a word both Latin
-//! languages' frequency lists hold at comparable frequency ("red" in Spanish and English,
-//! "also" and "will" in German and English, "chat" and "but" in French and English), or a
-//! romanized word both the Hindi and the English list know ("log", "chai", "main"). Romanized
-//! text needs [`MIN_FIRM_ROMANIZED`] firm words of each language. On an `ok` measurement, a
-//! batch (or, intra-sentential, a text) with **no** firm word of one language **fails**: its
-//! switches rest on look-alikes, so it is monolingual as far as anything can tell — a plain
-//! German batch with "Brot" and "also" is not code switching, and the judges' 10 must not
-//! accept it. Romanized text with one firm word of a language but not two is `undecided`.
+//! tagged by script, by one word list alone or by a function word of one language — not words
+//! whose language is uncertain (the measurement's `uncertain` per sentence): look-alikes, whose
+//! tag is inferred from context (a word both Latin languages' frequency lists hold at
+//! comparable frequency: "red" in Spanish and English, "also" and "will" in German and English,
+//! "chat" and "but" in French and English), romanized words both the Hindi and the English list
+//! know ("log", "chai", "main"), and words lingua alone placed. Romanized text needs
+//! [`MIN_FIRM_ROMANIZED`] firm words of each language. A batch with **no** firm word of one
+//! language (whatever its coverage), or on an `ok` measurement an intra-sentential text with
+//! none, is **refused as undecided** whatever `gate.undecided` says, and the reason says the
+//! gate *could not tell*: a plain German batch with "Brot" and "also"
+//! is not code switching and the judges' 10 must not accept it, while a real switch that rests
+//! on look-alikes alone looks the same, so "monolingual" would be a guess. Romanized text with
+//! one firm word of a language but not two is `undecided`.
 //!
 //! A measurement whose words look like a **third language** (`third_language` set: Portuguese
 //! in a Spanish–English batch, Tagalog in Malay–English; its status is `low_coverage`) fails
@@ -28,9 +31,9 @@
 //!
 //! Otherwise the gate decides only on evidence it can trust. An `unavailable` measurement (or
 //! none) makes it `undecided`: the judges decide alone, and the record says so. So does a
-//! `low_coverage` measurement, either way: the untagged words may hold the switches (so it
-//! cannot fail), and the few tagged ones may be loanwords or look-alikes ("el" is in the
-//! English word list), so it cannot pass either.
+//! `low_coverage` measurement with firm words of both languages, either way: the untagged words
+//! may hold the switches (so it cannot fail), and the few tagged ones may be loanwords or
+//! look-alikes ("el" is in the English word list), so it cannot pass either.
 //!
 //! What an undecided gate means is the config's `gate.undecided`: `judges` (the default) lets
 //! the judges decide alone; `reject` refuses the batch, saying it was undecided and why
@@ -366,6 +369,54 @@ pub const COVERAGE_EXACT: u64 = 200_000;
 /// … a larger one from a sample of this many.
 pub const COVERAGE_SAMPLE: u64 = 20_000;
 
+/// At most this many combinations of the values of the axes that set `first_language`,
+/// `second_language` or `script` are enumerated to list a huge grid's pairs exactly.
+pub const GRID_PAIRS_MAX: u64 = 100_000;
+
+/// (first, second, script) as the scenarios write them.
+type PairKey = (String, String, Option<String>);
+
+/// Every (first, second, script) the grid can give, from the axis values alone (never the
+/// scenarios): the fixed values, then each axis that sets one of the three keys in the space's
+/// order (a merge axis's object sets its keys, a later axis overrides an earlier one, as the
+/// space builds a scenario). Exclusions and sampling are not applied, so a pair listed may have
+/// no selected scenario. `None` past [`GRID_PAIRS_MAX`] combinations.
+fn grid_pairs(space: &ScenarioSpace) -> Option<Vec<PairKey>> {
+    const KEYS: [&str; 3] = ["first_language", "second_language", "script"];
+    let setting: Vec<usize> = (0..space.axes().len())
+        .filter(|&i| {
+            let names = space.axes()[i].param_names();
+            KEYS.iter().any(|k| names.contains(*k))
+        })
+        .collect();
+    let combinations = setting
+        .iter()
+        .try_fold(1_u64, |n, &i| {
+            n.checked_mul(space.axes()[i].values.len() as u64)
+        })
+        .filter(|n| *n <= GRID_PAIRS_MAX)?;
+    let mut pairs = std::collections::BTreeSet::new();
+    let mut digits = vec![0_usize; space.axes().len()];
+    for combination in 0..combinations {
+        let mut rest = combination;
+        for &i in setting.iter().rev() {
+            let size = space.axes()[i].values.len() as u64;
+            // rest % size < size, which came from a usize: the cast is lossless.
+            digits[i] = (rest % size) as usize;
+            rest /= size;
+        }
+        let Some(scenario) = space.unfiltered_at(&digits) else {
+            continue;
+        };
+        if let (Some(first), Some(second)) =
+            (scenario.param_str(KEYS[0]), scenario.param_str(KEYS[1]))
+        {
+            pairs.insert((first, second, scenario.param_str(KEYS[2])));
+        }
+    }
+    Some(pairs.into_iter().collect())
+}
+
 /// One language pair the gate cannot decide on.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct UndecidablePair {
@@ -375,7 +426,8 @@ pub struct UndecidablePair {
     pub second: String,
     /// The scenarios' `script`, when they name one.
     pub script: Option<String>,
-    /// Selected scenarios of this pair.
+    /// Selected scenarios of this pair; 0 for a pair of an estimated coverage that the sample
+    /// missed (listed from the axis values, too rare to count).
     pub scenarios: u64,
     /// Why no batch of the pair can be measured.
     pub reason: String,
@@ -383,8 +435,9 @@ pub struct UndecidablePair {
 
 impl GateCoverage {
     /// The coverage of `selection` in `space`: exact up to [`COVERAGE_EXACT`] scenarios, else
-    /// estimated from a seeded sample; immediate when no scenario can name a language (no
-    /// axis, merged value or fixed field gives `first_language`).
+    /// counted on a seeded sample, with every undecidable pair the grid's axis values can give
+    /// listed (one the sample missed with 0 scenarios); immediate when no scenario can name a
+    /// language (no axis, merged value or fixed field gives `first_language`).
     #[must_use]
     pub fn of_selection(space: &ScenarioSpace, selection: &Selection) -> Self {
         let key = "first_language";
@@ -414,6 +467,24 @@ impl GateCoverage {
             pair.scenarios = scale(pair.scenarios);
         }
         coverage.estimated = true;
+        // The sample can miss a rare pair; the pairs themselves are known exactly from the
+        // axis values, without walking the selection.
+        for (first, second, script) in grid_pairs(space).unwrap_or_default() {
+            let listed = coverage
+                .undecidable
+                .iter()
+                .any(|p| (&p.first, &p.second, &p.script) == (&first, &second, &script));
+            let hint = script.as_deref().and_then(|s| s.parse().ok());
+            if let (false, Some(reason)) = (listed, unmeasurable_reason(&first, &second, hint)) {
+                coverage.undecidable.push(UndecidablePair {
+                    first,
+                    second,
+                    script,
+                    scenarios: 0,
+                    reason,
+                });
+            }
+        }
         coverage
     }
 
@@ -493,14 +564,19 @@ impl GateCoverage {
                 .script
                 .as_deref()
                 .map_or_else(String::new, |s| format!(" ({s})"));
+            let count = if self.estimated && p.scenarios == 0 {
+                "too rare for the sample to count".to_owned()
+            } else {
+                format!(
+                    "{about}{} scenario{}",
+                    p.scenarios,
+                    if p.scenarios == 1 { "" } else { "s" }
+                )
+            };
             let _ = write!(
                 out,
-                "\n  {}–{}{script}: {about}{} scenario{}: {}",
-                p.first,
-                p.second,
-                p.scenarios,
-                if p.scenarios == 1 { "" } else { "s" },
-                p.reason
+                "\n  {}–{}{script}: {count}: {}",
+                p.first, p.second, p.reason
             );
         }
         out.push_str(match settings.undecided {
@@ -913,6 +989,41 @@ mod tests {
             GateCoverage::of_selection(&unnamed.space, &unnamed.selection),
             GateCoverage::default()
         );
+    }
+
+    /// A pair too rare for the sample of a huge selection is still listed: the pairs come from
+    /// the axis values, never from walking the selection; its count says it was not counted.
+    #[test]
+    fn coverage_of_a_huge_selection_lists_a_pair_the_sample_misses() {
+        // Tagalog survives only where a0, a1 and a2 are all v0: 100 of 200,000,000 scenarios.
+        let rest: Vec<String> = (1..100).map(|v| format!("v{v}")).collect();
+        let mut yaml = String::from(
+            "language_pairs:\n  - {first_language: Spanish, second_language: English}\n  \
+             - {first_language: Tagalog, second_language: English}\nexclude:\n",
+        );
+        for axis in 0..3 {
+            yaml.push_str(&format!(
+                "  - {{first_language: Tagalog, a{axis}: [{}]}}\n",
+                rest.join(", ")
+            ));
+        }
+        yaml.push_str("axes:\n");
+        for axis in 0..4 {
+            let values: Vec<String> = (0..100).map(|v| format!("v{v}")).collect();
+            yaml.push_str(&format!("  a{axis}: [{}]\n", values.join(", ")));
+        }
+        let cfg =
+            scenarios::parse_config(std::path::Path::new("rare.yaml"), &yaml).expect("config");
+        let coverage = GateCoverage::of_selection(&cfg.space, &cfg.selection);
+        assert!(coverage.estimated);
+        let warning = coverage
+            .warning(GateSettings::default())
+            .expect("a warning");
+        assert!(
+            warning.contains("Tagalog–English: too rare for the sample to count: the measurement"),
+            "{warning}"
+        );
+        assert_eq!(coverage.undecidable.len(), 1, "{coverage:?}");
     }
 
     /// Issue 26: a batch whose words look like a third language (Portuguese in Spanish–English)

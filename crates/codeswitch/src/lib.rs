@@ -54,6 +54,14 @@
 //! language) is [`MeasurementStatus::LowCoverage`] with a `status_reason` naming it and
 //! [`Measurement::third_language`] set. Indonesian beside Malay is not a third language.
 //!
+//! **Uncertainty.** A word whose language was not read off the word (a look-alike, a contested
+//! romanized word, a word lingua alone placed, an ambiguous word) and that no firm neighbour of
+//! its language supports is *uncertain*; [`Measurement::ratio_range`] (and each sentence's) is
+//! the range the embedded share takes over every language those words could have, and a
+//! measurement whose share could be more than [`RATIO_UNCERTAINTY_TOLERANCE`] (0.15) from that
+//! range's far end is [`MeasurementStatus::LowCoverage`], saying how many words could be either
+//! language (`uncertainty.rs` has the rule and the range's formula).
+//!
 //! A *sentence* (utterance) is one batch item: the generator's unit. Switch points and spans never
 //! cross items. Untagged words are skipped, not span breakers: "I love 2 tacos" has no switch
 //! point between "love" and "tacos" caused by "2".

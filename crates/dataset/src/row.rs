@@ -301,7 +301,10 @@ impl Sentences {
             let number = |key: &str| sentence.and_then(|s| s.get(key)).and_then(Value::as_f64);
             if let Some(tokens) = tokens {
                 let (words, tags): (Vec<String>, Vec<String>) = tokens.iter().map(token).unzip();
-                let (status, coverage) = sentence_status(&tags);
+                let (mut status, coverage) = sentence_status(&tags);
+                if status == "ok" && too_uncertain(sentence) {
+                    status = "low_coverage";
+                }
                 out.tokens.push(words);
                 out.tags.push(tags);
                 out.status.push(Some(status));
@@ -340,6 +343,23 @@ fn token(t: &Value) -> (String, String) {
     (text.to_owned(), tag)
 }
 
+/// Whether a measured sentence's share could be more than the measurement's tolerance off,
+/// by the range over its uncertain words it records (`ratio_range`; absent in records written
+/// before it was kept, and when no word is uncertain).
+fn too_uncertain(sentence: Option<&Value>) -> bool {
+    let Some(s) = sentence else { return false };
+    let range = s
+        .get("ratio_range")
+        .and_then(|r| serde_json::from_value::<codeswitch::RatioRange>(r.clone()).ok());
+    let ratio = s.get("embedded_ratio").and_then(Value::as_f64);
+    match (range, ratio) {
+        (Some(range), Some(ratio)) => {
+            range.max_error(ratio) > codeswitch::RATIO_UNCERTAINTY_TOLERANCE + 1e-9
+        }
+        _ => false,
+    }
+}
+
 /// A sentence's status and coverage from its tags, by the measurement's own rule
 /// ([`codeswitch::MIN_COVERAGE`] of the language-bearing words tagged).
 fn sentence_status(tags: &[String]) -> (&'static str, Option<f64>) {
@@ -357,4 +377,26 @@ fn sentence_status(tags: &[String]) -> (&'static str, Option<f64>) {
         _ => "ok",
     };
     (status, coverage)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::too_uncertain;
+
+    /// Issue 26: a sentence whose share could be more than the tolerance off (its recorded
+    /// `ratio_range`) is `low_coverage` in the export, as in the measurement; an older record
+    /// without the range, or a narrow range, changes nothing.
+    #[test]
+    fn a_sentence_with_a_wide_ratio_range_is_too_uncertain() {
+        let wide = json!({"embedded_ratio": 0.33, "ratio_range":
+            {"low": 0.0, "high": 0.33, "uncertain_words": 2, "language_words": 6}});
+        assert!(too_uncertain(Some(&wide)));
+        let narrow = json!({"embedded_ratio": 0.5, "ratio_range":
+            {"low": 0.45, "high": 0.55, "uncertain_words": 1, "language_words": 20}});
+        assert!(!too_uncertain(Some(&narrow)));
+        assert!(!too_uncertain(Some(&json!({"embedded_ratio": 0.33}))));
+        assert!(!too_uncertain(None));
+    }
 }

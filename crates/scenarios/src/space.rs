@@ -375,6 +375,15 @@ impl ScenarioSpace {
         Some(digits)
     }
 
+    /// The scenario at these per-axis value positions, **whether or not an exclude rule removes
+    /// it** (a planner asking what values a grid can combine); `None` when a position is out
+    /// of range.
+    #[must_use]
+    pub fn unfiltered_at(&self, digits: &[usize]) -> Option<Scenario> {
+        let index = self.index_of(digits)?;
+        Some(self.build(index, digits))
+    }
+
     /// The inverse of [`digits`](Self::digits).
     #[must_use]
     pub fn index_of(&self, digits: &[usize]) -> Option<u64> {
