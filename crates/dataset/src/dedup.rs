@@ -50,21 +50,31 @@ fn mix(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
-/// The MinHash signature of a text's word 3-shingles (a text of fewer than three words is one
-/// shingle).
-#[must_use]
-pub fn signature(text: &str) -> [u32; SIGNATURE] {
+/// The word 3-shingles of one sentence (a sentence of fewer than three words is one shingle).
+fn shingles(text: &str) -> Vec<u64> {
     let words: Vec<u64> = words(text).map(|w| fnv(w.as_bytes())).collect();
-    let shingles: Vec<u64> = if words.len() < 3 {
+    if words.len() < 3 {
         vec![words.iter().fold(0, |h, w| mix(h ^ w))]
     } else {
         words
             .windows(3)
             .map(|w| mix(mix(mix(w[0]) ^ w[1]) ^ w[2]))
             .collect()
-    };
+    }
+}
+
+/// The MinHash signature of one text's word 3-shingles.
+#[must_use]
+pub fn signature(text: &str) -> [u32; SIGNATURE] {
+    batch_signature(&[text])
+}
+
+/// The MinHash signature of a batch: the union of its sentences' word 3-shingles (no shingle
+/// spans two sentences), so the order of the sentences does not change it.
+#[must_use]
+pub fn batch_signature<S: AsRef<str>>(sentences: &[S]) -> [u32; SIGNATURE] {
     let mut sig = [u32::MAX; SIGNATURE];
-    for s in shingles {
+    for s in sentences.iter().flat_map(|s| shingles(s.as_ref())) {
         for (i, slot) in sig.iter_mut().enumerate() {
             // The high half of a mixed 64-bit value, one seed per position.
             let h = (mix(s ^ mix(i as u64 + 1)) >> 32) as u32;
@@ -72,6 +82,19 @@ pub fn signature(text: &str) -> [u32; SIGNATURE] {
         }
     }
     sig
+}
+
+/// The exact-duplicate key of a batch: its sentences normalised (lower-cased words joined by
+/// one space), as a multiset (sorted), hashed. Two batches with the same sentences in another
+/// order have the same key; the same words split into sentences differently do not.
+#[must_use]
+pub fn exact_key<S: AsRef<str>>(sentences: &[S]) -> u64 {
+    let mut normal: Vec<String> = sentences
+        .iter()
+        .map(|s| words(s.as_ref()).collect::<Vec<_>>().join(" "))
+        .collect();
+    normal.sort_unstable();
+    fnv(normal.join("\n").as_bytes())
 }
 
 /// Estimated Jaccard similarity of two signatures: the share of equal positions.
@@ -100,20 +123,23 @@ impl DedupIndex {
         Self::default()
     }
 
-    /// Adds the next record's text (index = the number added before it) and says what it
-    /// duplicates, if anything.
+    /// Adds the next record's text (one sentence; index = the number added before it) and
+    /// says what it duplicates, if anything.
     pub fn add(&mut self, text: &str) -> Option<Duplicate> {
-        self.add_linked(text).0
+        self.add_linked(&[text]).0
     }
 
     /// [`add`](Self::add), with every earlier text found near this one (not only the one it is
     /// marked a duplicate of): a chain of near duplicates (A≈B≈C, A and C further apart) is one
     /// cluster for the splits.
-    pub fn add_linked(&mut self, text: &str) -> (Option<Duplicate>, Vec<u32>) {
+    ///
+    /// A record is its batch of sentences, compared as a multiset: the same sentences in
+    /// another order are an exact duplicate ([`exact_key`]), and the near-duplicate signature
+    /// is order-insensitive too ([`batch_signature`]).
+    pub fn add_linked<S: AsRef<str>>(&mut self, sentences: &[S]) -> (Option<Duplicate>, Vec<u32>) {
         let index = u32::try_from(self.signatures.len()).unwrap_or(u32::MAX);
-        let normal = words(text).collect::<Vec<_>>().join(" ");
-        let exact_key = fnv(normal.as_bytes());
-        let sig = signature(text);
+        let exact_key = exact_key(sentences);
+        let sig = batch_signature(sentences);
         self.signatures.push(sig);
         if let Some(&original) = self.exact.get(&exact_key) {
             return (Some(Duplicate::Exact(original)), vec![original]);

@@ -35,6 +35,7 @@ pub(super) struct ParquetSplit {
     sentence_embedded_ratio: ListBuilder<Float64Builder>,
     sentence_switch_points: ListBuilder<Int64Builder>,
     sentence_cmi: ListBuilder<Float64Builder>,
+    sentences_recomputed: BooleanBuilder,
     score: Float64Builder,
     accepted: BooleanBuilder,
     judges: [Float64Builder; 4],
@@ -67,7 +68,7 @@ impl ParamBuilder {
             ParamKind::Bool => Self::Bool(BooleanBuilder::new()),
             ParamKind::Int => Self::Int(Int64Builder::new()),
             ParamKind::Float => Self::Float(Float64Builder::new()),
-            ParamKind::Text => Self::Text(StringBuilder::new()),
+            ParamKind::Text | ParamKind::Json => Self::Text(StringBuilder::new()),
         }
     }
 
@@ -76,7 +77,7 @@ impl ParamBuilder {
             ParamKind::Bool => DataType::Boolean,
             ParamKind::Int => DataType::Int64,
             ParamKind::Float => DataType::Float64,
-            ParamKind::Text => DataType::Utf8,
+            ParamKind::Text | ParamKind::Json => DataType::Utf8,
         }
     }
 
@@ -132,6 +133,7 @@ fn schema(params: &ParamColumns) -> SchemaRef {
         list("sentence_embedded_ratio", DataType::Float64),
         list("sentence_switch_points", DataType::Int64),
         list("sentence_cmi", DataType::Float64),
+        Field::new("sentences_recomputed", DataType::Boolean, false),
         Field::new("score", DataType::Float64, false),
         Field::new("accepted", DataType::Boolean, false),
     ];
@@ -183,6 +185,7 @@ impl ParquetSplit {
             sentence_embedded_ratio: floats(),
             sentence_switch_points: ListBuilder::new(Int64Builder::new()),
             sentence_cmi: floats(),
+            sentences_recomputed: BooleanBuilder::new(),
             score: Float64Builder::new(),
             accepted: BooleanBuilder::new(),
             judges: Default::default(),
@@ -230,6 +233,8 @@ impl ParquetSplit {
             .append_value(row.sentence_switch_points.iter().copied());
         self.sentence_cmi
             .append_value(row.sentence_cmi.iter().copied());
+        self.sentences_recomputed
+            .append_value(row.sentences_recomputed);
         self.score.append_value(row.score);
         self.accepted.append_value(row.accepted);
         let judges = [
@@ -292,6 +297,7 @@ impl ParquetSplit {
             Arc::new(self.sentence_embedded_ratio.finish()),
             Arc::new(self.sentence_switch_points.finish()),
             Arc::new(self.sentence_cmi.finish()),
+            Arc::new(self.sentences_recomputed.finish()),
             Arc::new(self.score.finish()),
             Arc::new(self.accepted.finish()),
         ];
