@@ -209,6 +209,38 @@ mod tests {
         assert_eq!(index.add(other), None);
     }
 
+    /// Break-it (issue 30): a batch with the same sentences in another order was not found at
+    /// all (the batch was one text, its shingles spanning sentence boundaries).
+    #[test]
+    fn a_batch_is_a_multiset_of_sentences_for_exact_and_near_duplicates() {
+        let batch = [
+            "Yaar aaj ka meeting bahut boring tha, sab log phone dekh rahe the",
+            "Kal subah gym jaana hai but alarm set karna bhool gaya",
+            "Mummy ne bola ki dinner ke baad hi movie dekhenge tonight",
+            "Office mein naya manager aaya hai, bahut strict lagta hai yaar",
+        ];
+        let reordered = [batch[2], batch[0], batch[3], batch[1]];
+        assert_eq!(exact_key(&batch), exact_key(&reordered));
+        assert_eq!(batch_signature(&batch), batch_signature(&reordered));
+        let mut index = DedupIndex::new();
+        assert_eq!(index.add_linked(&batch).0, None);
+        assert_eq!(index.add_linked(&reordered).0, Some(Duplicate::Exact(0)));
+        // Reordered and one word changed: near, whatever the order.
+        let edited = [
+            batch[3],
+            batch[1],
+            "Mummy ne bola ki dinner ke baad hi film dekhenge tonight",
+            batch[0],
+        ];
+        assert_eq!(index.add_linked(&edited).0, Some(Duplicate::Near(0)));
+        // A sentence twice is not the same multiset as once.
+        let twice = [batch[0], batch[0], batch[1], batch[2], batch[3]];
+        assert_ne!(exact_key(&twice), exact_key(&batch));
+        // The same words cut into sentences differently are other sentences.
+        let joined = [batch.join(" ")];
+        assert_ne!(exact_key(&joined), exact_key(&batch));
+    }
+
     #[test]
     fn chinese_characters_are_words() {
         let w: Vec<String> = words("我今天很 Busy,没有time").collect();

@@ -120,6 +120,7 @@ fn schema(params: &ParamColumns) -> SchemaRef {
     let text = |name: &str, nullable: bool| Field::new(name, DataType::Utf8, nullable);
     let float = |name: &str| Field::new(name, DataType::Float64, true);
     let list = |name: &str, item: DataType| Field::new(name, list_of(item), false);
+    let nullable_list = |name: &str, item: DataType| Field::new(name, list_of(item), true);
     let mut fields = vec![
         text("id", false),
         text("included_as", false),
@@ -128,11 +129,11 @@ fn schema(params: &ParamColumns) -> SchemaRef {
         list("texts", DataType::Utf8),
         list("tokens", list_of(DataType::Utf8)),
         list("tags", list_of(DataType::Utf8)),
-        list("sentence_status", DataType::Utf8),
-        list("sentence_coverage", DataType::Float64),
-        list("sentence_embedded_ratio", DataType::Float64),
-        list("sentence_switch_points", DataType::Int64),
-        list("sentence_cmi", DataType::Float64),
+        nullable_list("sentence_status", DataType::Utf8),
+        nullable_list("sentence_coverage", DataType::Float64),
+        nullable_list("sentence_embedded_ratio", DataType::Float64),
+        nullable_list("sentence_switch_points", DataType::Int64),
+        nullable_list("sentence_cmi", DataType::Float64),
         Field::new("sentences_recomputed", DataType::Boolean, false),
         Field::new("score", DataType::Float64, false),
         Field::new("accepted", DataType::Boolean, false),
@@ -224,15 +225,21 @@ impl ParquetSplit {
             nested.append(true);
         }
         self.sentence_status
-            .append_value(row.sentence_status.iter().copied());
+            .append_option(row.sentence_status.as_ref().map(|v| v.iter().copied()));
         self.sentence_coverage
-            .append_value(row.sentence_coverage.iter().copied());
-        self.sentence_embedded_ratio
-            .append_value(row.sentence_embedded_ratio.iter().copied());
-        self.sentence_switch_points
-            .append_value(row.sentence_switch_points.iter().copied());
+            .append_option(row.sentence_coverage.as_ref().map(|v| v.iter().copied()));
+        self.sentence_embedded_ratio.append_option(
+            row.sentence_embedded_ratio
+                .as_ref()
+                .map(|v| v.iter().copied()),
+        );
+        self.sentence_switch_points.append_option(
+            row.sentence_switch_points
+                .as_ref()
+                .map(|v| v.iter().copied()),
+        );
         self.sentence_cmi
-            .append_value(row.sentence_cmi.iter().copied());
+            .append_option(row.sentence_cmi.as_ref().map(|v| v.iter().copied()));
         self.sentences_recomputed
             .append_value(row.sentences_recomputed);
         self.score.append_value(row.score);

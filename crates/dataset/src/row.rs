@@ -232,15 +232,18 @@ pub struct Row<'a> {
     pub tags: Vec<Vec<String>>,
     /// Per sentence: `ok`, `low_coverage` or `unavailable` (null: a record written before
     /// tokens were kept, whose sentences cannot be judged one by one).
-    pub sentence_status: Vec<Option<&'static str>>,
+    ///
+    /// This and the other nullable per-sentence lists are null as a whole where every item
+    /// would be null ([`all_null_as_none`]).
+    pub sentence_status: Option<Vec<Option<&'static str>>>,
     /// Per sentence, the share of its language-bearing words that were tagged.
-    pub sentence_coverage: Vec<Option<f64>>,
+    pub sentence_coverage: Option<Vec<Option<f64>>>,
     /// Per sentence, the embedded-language share.
-    pub sentence_embedded_ratio: Vec<Option<f64>>,
+    pub sentence_embedded_ratio: Option<Vec<Option<f64>>>,
     /// Per sentence, its switch points.
-    pub sentence_switch_points: Vec<Option<i64>>,
+    pub sentence_switch_points: Option<Vec<Option<i64>>>,
     /// Per sentence, its CMI.
-    pub sentence_cmi: Vec<Option<f64>>,
+    pub sentence_cmi: Option<Vec<Option<f64>>>,
     /// The tokens, tags and per-sentence figures were measured again at export (a record
     /// written before tokens were kept), reproducing every figure the record holds.
     pub sentences_recomputed: bool,
@@ -335,11 +338,11 @@ impl<'a> Row<'a> {
             texts: &record.data_generation_result,
             tokens: sentences.tokens,
             tags: sentences.tags,
-            sentence_status: sentences.status,
-            sentence_coverage: sentences.coverage,
-            sentence_embedded_ratio: sentences.embedded_ratio,
-            sentence_switch_points: sentences.switch_points,
-            sentence_cmi: sentences.cmi,
+            sentence_status: all_null_as_none(sentences.status),
+            sentence_coverage: all_null_as_none(sentences.coverage),
+            sentence_embedded_ratio: all_null_as_none(sentences.embedded_ratio),
+            sentence_switch_points: all_null_as_none(sentences.switch_points),
+            sentence_cmi: all_null_as_none(sentences.cmi),
             sentences_recomputed: sentences.recomputed,
             score: record.score,
             accepted: record.accepted,
@@ -374,6 +377,15 @@ impl<'a> Row<'a> {
             param_map,
         }
     }
+}
+
+/// A per-sentence list whose every item is null, as null (an empty list stays empty):
+/// pyarrow's JSON reader (21.0) builds an invalid array for a list column whose items are all
+/// null in a file (its values shorter than its offsets), so `datasets.load_dataset` could not
+/// read a JSONL split where no sentence has the figure. Parquet follows the same rule, so both
+/// formats hold the same values.
+fn all_null_as_none<T>(items: Vec<Option<T>>) -> Option<Vec<Option<T>>> {
+    (items.is_empty() || items.iter().any(Option::is_some)).then_some(items)
 }
 
 pub(crate) fn param_str<'a>(record: &'a ScenarioRecord, key: &str) -> Option<&'a str> {

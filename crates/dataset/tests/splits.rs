@@ -446,3 +446,45 @@ fn count_groups(run: &Path, clusters: &[Vec<String>]) -> usize {
     }
     group_of.values().collect::<BTreeSet<_>>().len()
 }
+
+/// Break-it (issue 30): the same sentences in another order, under another scenario of another
+/// pair, were neither marked a duplicate nor kept in their original's split.
+#[test]
+fn reordered_duplicates_across_pairs_are_duplicates_in_one_split() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let base = template();
+    let mut lines = Vec::new();
+    let mut clusters = Vec::new();
+    for s in 0..30_u64 {
+        let sentences: Vec<String> = (0..4).flat_map(|k| text(s * 10 + k)).collect();
+        let mut r = base.clone();
+        r["id"] = Value::from(format!("o{s}"));
+        r["topic"] = Value::from(format!("topic{s}"));
+        r["first_language"] = Value::from(LANGUAGES[(s % 7) as usize]);
+        r["data_generation_result"] = serde_json::to_value(&sentences).expect("texts");
+        lines.push(serde_json::to_string(&r).expect("json"));
+        if s % 3 == 0 {
+            let mut copy = r.clone();
+            let mut reordered = sentences.clone();
+            reordered.reverse();
+            copy["id"] = Value::from(format!("c{s}"));
+            copy["topic"] = Value::from(format!("copy{s}"));
+            copy["first_language"] = Value::from(LANGUAGES[((s + 3) % 7) as usize]);
+            copy["data_generation_result"] = serde_json::to_value(&reordered).expect("texts");
+            lines.push(serde_json::to_string(&copy).expect("json"));
+            clusters.push(vec![format!("o{s}"), format!("c{s}")]);
+        }
+    }
+    let path = dir.path().join("reordered.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").expect("run");
+    for seed in 0..4 {
+        let options = marked(seed);
+        let summary = check(
+            &path,
+            &clusters,
+            &dir.path().join(format!("r{seed}")),
+            &options,
+        );
+        assert_eq!(summary.exact_duplicates, 10, "seed {seed}");
+    }
+}
