@@ -3,7 +3,10 @@
 //!
 //! Normalisation: lower-cased, words are runs of letters and digits (each Han, Hiragana or
 //! Katakana character is a word of its own, as in `codeswitch`), so punctuation,
-//! spacing and case do not make two texts differ. A record's text is all its utterances.
+//! spacing and case do not make two texts differ. A record is its batch of utterances taken as
+//! a multiset of sentences: the exact key is over the sorted normalised sentences
+//! ([`exact_key`]) and shingles never span two sentences ([`batch_signature`]), so the same
+//! sentences in another order are the same record.
 //!
 //! Near duplicates: [`SIGNATURE`] min-hashes (32-bit) per record, split into [`BANDS`] bands of
 //! [`ROWS`]; two records sharing a band are compared, and one whose estimated Jaccard similarity

@@ -13,8 +13,12 @@
 //! **Splits** are disjoint by duplicate cluster and by scenario: scenario keys joined by an
 //! exact or near duplicate form one group, groups are ordered by language pair and a seeded
 //! hash, and each goes to the split furthest below its share of the rows (stratified by pair,
-//! each split within one group of its share). A split that would be empty is not written and
-//! the card says so.
+//! each split within about one group of its share; see `assign_splits`). A split left empty
+//! takes a group from the fullest while there are groups enough; one that would still be empty
+//! is not written and the card says so.
+//!
+//! The card states every column's type (`dataset_info.features`), so `datasets.load_dataset`
+//! reads every split with one schema, JSONL included.
 //!
 //! The folder is written under a temporary name beside `out` and renamed into place at the end,
 //! so a killed export leaves no half dataset under `out`.

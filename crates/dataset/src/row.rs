@@ -234,7 +234,7 @@ pub struct Row<'a> {
     /// tokens were kept, whose sentences cannot be judged one by one).
     ///
     /// This and the other nullable per-sentence lists are null as a whole where every item
-    /// would be null ([`all_null_as_none`]).
+    /// would be null (pyarrow's JSON reader cannot read a list column of nulls).
     pub sentence_status: Option<Vec<Option<&'static str>>>,
     /// Per sentence, the share of its language-bearing words that were tagged.
     pub sentence_coverage: Option<Vec<Option<f64>>>,
