@@ -368,24 +368,23 @@ fn small_per_pair_counts_still_fill_every_split() {
         for per_pair in 1..=3 {
             let path = small_run(dir.path(), pairs, per_pair);
             // One seed per size, a different one each time.
-            for seed in [pairs * 3 + per_pair] {
-                n += 1;
-                let out = dir.path().join(format!("s{n}"));
-                let options = marked(seed);
-                let summary = check(&path, &[], &out, &options);
-                let groups = pairs * per_pair;
-                let want = groups.min(3) as usize;
-                assert_eq!(
-                    summary.splits.len(),
-                    want,
-                    "{pairs} pairs x {per_pair}, seed {seed}: {:?}",
-                    summary.splits
-                );
-                if groups >= 10 {
-                    // Roughly the shares: train holds most rows, the others some.
-                    let train = summary.splits[0].1 as f64 / groups as f64;
-                    assert!((0.6..=0.9).contains(&train), "{pairs}x{per_pair}: {train}");
-                }
+            let seed = pairs * 3 + per_pair;
+            n += 1;
+            let out = dir.path().join(format!("s{n}"));
+            let options = marked(seed);
+            let summary = check(&path, &[], &out, &options);
+            let groups = pairs * per_pair;
+            let want = groups.min(3) as usize;
+            assert_eq!(
+                summary.splits.len(),
+                want,
+                "{pairs} pairs x {per_pair}, seed {seed}: {:?}",
+                summary.splits
+            );
+            if groups >= 10 {
+                // Roughly the shares: train holds most rows, the others some.
+                let train = summary.splits[0].1 as f64 / groups as f64;
+                assert!((0.6..=0.9).contains(&train), "{pairs}x{per_pair}: {train}");
             }
         }
     }
