@@ -420,10 +420,12 @@ impl Sentences {
             .measurement
             .as_ref()
             .filter(|_| status != Some("unavailable"));
+        // Per-sentence entries that are not one per text belong to other texts: not read.
         let recorded = measurement
             .and_then(|m| m.get("sentences"))
             .and_then(Value::as_array)
-            .map(Vec::as_slice);
+            .map(Vec::as_slice)
+            .filter(|s| s.len() == record.data_generation_result.len());
         let has_tokens = recorded.is_some_and(|sentences| {
             sentences.iter().any(|s| {
                 s.get("tokens")

@@ -235,7 +235,12 @@ fn an_old_record_whose_figures_are_not_reproduced_keeps_them_and_claims_no_tags(
     unavailable["topic"] = Value::from("another topic");
     unavailable["data_generation_result"] = Value::from(vec!["a text no one measured"]);
     unavailable["measurement"] = serde_json::json!({"status": "unavailable"});
-    let run = write_run(dir.path(), &[changed, unavailable]);
+    // Four recorded sentences for two texts: the figures are not these texts', so not read.
+    let mut mismatched = template();
+    mismatched["id"] = Value::from("mismatched");
+    mismatched["topic"] = Value::from("a third topic");
+    mismatched["data_generation_result"] = Value::from(vec!["one text", "two texts"]);
+    let run = write_run(dir.path(), &[changed, unavailable, mismatched]);
     let out = dir.path().join("ds");
     export(&run, &out, &options()).expect("export");
     let rows = rows(&out);
@@ -257,6 +262,9 @@ fn an_old_record_whose_figures_are_not_reproduced_keeps_them_and_claims_no_tags(
     let unavailable = row("unavailable");
     assert_eq!(unavailable["sentence_status"][0], "unavailable");
     assert_eq!(unavailable["sentence_cmi"], Value::Null);
+    let mismatched = row("mismatched");
+    assert_eq!(mismatched["sentence_cmi"], Value::Null);
+    assert_eq!(mismatched["sentences_recomputed"], false);
 }
 
 /// Break-it (issue 30): a mixed-type column wrote the string `"true"` and the boolean `true`
