@@ -673,7 +673,8 @@ fn scan(input: &Path, options: &ExportOptions) -> Result<Scan, ExportError> {
 /// The split of each scenario key. Scenario keys joined by a duplicate (exact or near, kept or
 /// dropped) form one group (union-find), so no duplicate cluster straddles splits. Groups are
 /// ordered by language pair, then by a seeded hash. A pair with two groups or more sends its
-/// first to the split with the largest share (so such a pair is always in train); every other
+/// first to the split with the largest share (so such a pair is in train, unless
+/// [`fill_empty_splits`] has no other group to move); every other
 /// group goes to the split furthest below its share of the rows so far: the splits are
 /// stratified by pair and hold their share of the rows to within about one group per pair.
 /// A pair with a single group is not forced anywhere, so many pairs of one scenario each
