@@ -178,7 +178,7 @@ fn steps(root: &Path, args: &Args, t: &mut Timings) -> anyhow::Result<()> {
         )
     })?;
     t.step(
-        "export: Parquet exports (the fixture, and 72 of synthetic runs of 1 to 500 scenarios) loaded with pyarrow and Hugging Face datasets (PyPI)",
+        "export: exports (the fixture, 72 Parquet exports of synthetic runs of 1 to 500 scenarios, 16 JSONL and Parquet exports of typed runs) loaded with pyarrow and Hugging Face datasets (PyPI)",
         crate::export_check::run,
     )?;
     t.step(

@@ -5,7 +5,9 @@
 //! pip-installed under `target/export-check/`). Then `fixtures/python/check_export_sizes.py`
 //! exports synthetic runs of 1 to 500 scenarios over 1 to 20 pairs (defaults and
 //! `--include rejected,duplicates`, several split shares) and loads every export in the same
-//! Python process: no empty split, no duplicate cluster in two splits, the card's row counts.
+//! Python process: no empty split, no duplicate cluster in two splits, the card's row counts;
+//! and runs whose parameters change type and presence between records, as JSONL and Parquet:
+//! every split loads with the card's `dataset_info.features`, every `param_` value reads back.
 //! CI runs it.
 
 use std::process::Command;

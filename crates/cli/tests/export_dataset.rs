@@ -161,6 +161,7 @@ fn parquet_export_reads_back_with_every_column() {
             "tags",
             "sentence_status",
             "sentence_coverage",
+            "sentences_recomputed",
             "m_index",
             "i_index",
             "burstiness",

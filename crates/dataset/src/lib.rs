@@ -13,13 +13,18 @@
 //! **Splits** are disjoint by duplicate cluster and by scenario: scenario keys joined by an
 //! exact or near duplicate form one group, groups are ordered by language pair and a seeded
 //! hash, and each goes to the split furthest below its share of the rows (stratified by pair,
-//! each split within one group of its share). A split that would be empty is not written and
-//! the card says so.
+//! each split within about one group of its share; see `assign_splits`). A split left empty
+//! takes a group from the fullest while there are groups enough; one that would still be empty
+//! is not written and the card says so.
+//!
+//! The card states every column's type (`dataset_info.features`), so `datasets.load_dataset`
+//! reads every split with one schema, JSONL included.
 //!
 //! The folder is written under a temporary name beside `out` and renamed into place at the end,
 //! so a killed export leaves no half dataset under `out`.
 
 pub mod dedup;
+mod language;
 #[cfg(feature = "parquet")]
 mod parquet;
 pub mod row;
@@ -32,8 +37,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use dedup::{DedupIndex, Duplicate};
+use language::iso_code;
 use row::param_str;
-pub use row::{IncludedAs, ParamColumns, ParamKind, Row};
+pub use row::{Feature, IncludedAs, ParamColumns, ParamKind, Row};
 use runlog::ScenarioRecord;
 use runlog::record::{RecordError, RecordReader, RecordSettings};
 
@@ -278,6 +284,8 @@ pub struct ExportSummary {
     pub mixed_settings: bool,
     /// ISO 639 codes of the languages.
     pub languages: BTreeSet<String>,
+    /// Language names with no known ISO 639 code (named on the card, not in `language:`).
+    pub unmapped_languages: BTreeSet<String>,
 }
 
 /// Per record, what the scan learnt (about 40 bytes, plus its id).
@@ -333,7 +341,7 @@ pub fn export(
     summary.read = read;
     summary.partial = partial;
     summary.param_columns = params.columns().collect();
-    let card = match render_card(&summary, options, input) {
+    let card = match render_card(&summary, options, input, &params) {
         Ok(card) => card,
         Err(e) => {
             let _ = std::fs::remove_dir_all(&tmp);
@@ -644,7 +652,7 @@ fn scan(input: &Path, options: &ExportOptions) -> Result<Scan, ExportError> {
                 .unwrap_or_default()
                 .as_bytes(),
         );
-        let (duplicate, links) = index.add_linked(&utterances(&record).join("\n"));
+        let (duplicate, links) = index.add_linked(utterances(&record));
         scanned.push(Scanned {
             id: record.id.into_boxed_str(),
             pair,
@@ -664,11 +672,15 @@ fn scan(input: &Path, options: &ExportOptions) -> Result<Scan, ExportError> {
 
 /// The split of each scenario key. Scenario keys joined by a duplicate (exact or near, kept or
 /// dropped) form one group (union-find), so no duplicate cluster straddles splits. Groups are
-/// ordered by language pair, then by a seeded hash; a pair's first group goes to the split with
-/// the largest share (so every pair is in train), each other group to the split furthest below
-/// its share of the rows exported so far: the splits are stratified by pair and hold their
-/// share of the rows to within about one group per pair. A split that receives no row
-/// is not written (see [`write_splits`]).
+/// ordered by language pair, then by a seeded hash. A pair with two groups or more sends its
+/// first to the split with the largest share (so such a pair is in train, unless
+/// [`fill_empty_splits`] has no other group to move); every other
+/// group goes to the split furthest below its share of the rows so far: the splits are
+/// stratified by pair and hold their share of the rows to within about one group per pair.
+/// A pair with a single group is not forced anywhere, so many pairs of one scenario each
+/// still fill every split. Last, a split left empty while there are groups enough takes one
+/// from the split most above its share ([`fill_empty_splits`]); a split that still receives
+/// no row (fewer groups than splits) is not written (see [`write_splits`]).
 fn assign_splits(scanned: &[Scanned], options: &ExportOptions) -> HashMap<u64, u8> {
     let mut groups = Groups::default();
     for s in scanned {
@@ -688,39 +700,100 @@ fn assign_splits(scanned: &[Scanned], options: &ExportOptions) -> HashMap<u64, u
         let entry = weight.entry(root).or_insert((s.pair, order, 0));
         entry.2 += u64::from(exported(s, options));
     }
-    let mut ordered: Vec<(u32, u64, u64, u64)> = weight
+    let mut ordered: Vec<Group> = weight
         .into_iter()
-        .map(|(root, (pair, order, rows))| (pair, order, root, rows))
+        .map(|(root, (pair, order, rows))| Group {
+            pair,
+            order,
+            root,
+            rows,
+            anchor: false,
+        })
         .collect();
-    ordered.sort_unstable();
+    ordered.sort_unstable_by_key(|g| (g.pair, g.order, g.root));
+    let mut groups_of_pair: HashMap<u32, usize> = HashMap::new();
+    for g in ordered.iter().filter(|g| g.rows > 0) {
+        *groups_of_pair.entry(g.pair).or_default() += 1;
+    }
     let shares = options.splits.shares();
     let mut rows = vec![0_u64; shares.len()];
     let mut total = 0_u64;
     let mut split_of_root = HashMap::new();
-    // The split with the largest share (the first such): every pair's first group goes there,
-    // so every pair is in train when train has the largest share.
+    // The split with the largest share (the first such), where each pair's first group goes.
     let largest = (0..shares.len())
         .max_by(|&a, &b| shares[a].total_cmp(&shares[b]).then(b.cmp(&a)))
         .unwrap_or(0);
     let mut last_pair = None;
-    for (pair, _, root, w) in ordered {
-        total += w;
-        let deficit = |i: usize| shares[i] * total as f64 - rows[i] as f64;
-        let split = if last_pair == Some(pair) {
+    for g in &mut ordered {
+        total += g.rows;
+        let first_of_pair = last_pair != Some(g.pair);
+        last_pair = Some(g.pair);
+        g.anchor = first_of_pair && groups_of_pair.get(&g.pair).copied().unwrap_or(0) >= 2;
+        let split = if g.anchor {
+            largest
+        } else {
+            let deficit = |i: usize| shares[i] * total as f64 - rows[i] as f64;
             (0..shares.len())
                 .max_by(|&a, &b| deficit(a).total_cmp(&deficit(b)).then(b.cmp(&a)))
                 .unwrap_or(0)
-        } else {
-            largest
         };
-        last_pair = Some(pair);
-        rows[split] += w;
-        split_of_root.insert(root, u8::try_from(split).unwrap_or(0));
+        rows[split] += g.rows;
+        split_of_root.insert(g.root, split);
     }
+    fill_empty_splits(&ordered, shares, &mut rows, &mut split_of_root);
     scanned
         .iter()
-        .map(|s| (s.key, split_of_root[&groups.find(s.key)]))
+        .map(|s| {
+            let split = split_of_root[&groups.find(s.key)];
+            (s.key, u8::try_from(split).unwrap_or(0))
+        })
         .collect()
+}
+
+/// A group of scenario keys for the split assignment.
+struct Group {
+    pair: u32,
+    order: u64,
+    root: u64,
+    /// Rows it exports.
+    rows: u64,
+    /// Its pair's first group, sent to the largest split (its pair has two groups or more).
+    anchor: bool,
+}
+
+/// While a split has no row and another holds two groups or more, moves one group into it:
+/// from the split most above its share, a group that is not its pair's anchor where there is
+/// one, the smallest, then the first in seeded order. Every group exports a row, so a donor
+/// is never emptied and each move fills one split: at most one move per split.
+fn fill_empty_splits(
+    ordered: &[Group],
+    shares: &[f64],
+    rows: &mut [u64],
+    split_of_root: &mut HashMap<u64, usize>,
+) {
+    let total: u64 = rows.iter().sum();
+    while let Some(empty) = (0..rows.len()).find(|&i| rows[i] == 0) {
+        let mut count = vec![0_usize; rows.len()];
+        for g in ordered.iter().filter(|g| g.rows > 0) {
+            count[split_of_root[&g.root]] += 1;
+        }
+        let surplus = |i: usize| rows[i] as f64 - shares[i] * total as f64;
+        let donor = ordered
+            .iter()
+            .filter(|g| g.rows > 0 && count[split_of_root[&g.root]] >= 2)
+            .min_by(|a, b| {
+                let (sa, sb) = (split_of_root[&a.root], split_of_root[&b.root]);
+                a.anchor
+                    .cmp(&b.anchor)
+                    .then(surplus(sb).total_cmp(&surplus(sa)))
+                    .then(a.rows.cmp(&b.rows))
+            });
+        let Some(g) = donor else { break };
+        let from = split_of_root[&g.root];
+        rows[from] -= g.rows;
+        rows[empty] += g.rows;
+        split_of_root.insert(g.root, empty);
+    }
 }
 
 /// Whether a scanned record becomes a row (duplicates are left out under `--dedup drop`).
@@ -856,9 +929,10 @@ impl Figures {
             .into_iter()
             .flatten()
         {
-            if let Some(code) = iso_code(name) {
-                s.languages.insert(code.to_owned());
-            }
+            match iso_code(name) {
+                Some(code) => s.languages.insert(code.to_owned()),
+                None => s.unmapped_languages.insert(name.to_owned()),
+            };
         }
         let (first, second) = codeswitch::diversity::vocabulary_pair(
             row.first_language,
@@ -886,28 +960,6 @@ impl Figures {
         s.embedded_vocabulary = d.embedded_vocabulary;
         self.summary
     }
-}
-
-/// ISO 639 code of a language name the pipeline knows.
-fn iso_code(name: &str) -> Option<&'static str> {
-    Some(match name.trim().to_ascii_lowercase().as_str() {
-        "arabic" => "ar",
-        "english" => "en",
-        "hindi" => "hi",
-        "chinese" | "mandarin" => "zh",
-        "cantonese" => "yue",
-        "spanish" => "es",
-        "french" => "fr",
-        "german" => "de",
-        "italian" => "it",
-        "malay" => "ms",
-        "japanese" => "ja",
-        "korean" => "ko",
-        "russian" => "ru",
-        "urdu" => "ur",
-        "tagalog" => "tl",
-        _ => return None,
-    })
 }
 
 /// Pass 2: every exported record into its split's file.
@@ -1042,7 +1094,18 @@ fn render_card(
     summary: &ExportSummary,
     options: &ExportOptions,
     input: &Path,
+    params: &ParamColumns,
 ) -> Result<String, ExportError> {
+    // Names as JSON strings: a valid YAML scalar whatever the parameter's name holds.
+    let features: Vec<Value> = params
+        .features()
+        .into_iter()
+        .map(|(name, feature)| {
+            let mut f = serde_json::to_value(feature).unwrap_or_default();
+            f["name"] = Value::from(Value::from(name).to_string());
+            f
+        })
+        .collect();
     let mut env = minijinja::Environment::new();
     env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
     env.add_template("card", CARD_TEMPLATE)
@@ -1058,6 +1121,7 @@ fn render_card(
         "source": input.file_name().map(|n| n.to_string_lossy().into_owned()),
         "version": env!("CARGO_PKG_VERSION"),
         "near_jaccard": dedup::NEAR_DUPLICATE_JACCARD,
+        "features": features,
     });
     env.get_template("card")
         .and_then(|t| t.render(minijinja::Value::from(minijinja::value::Serde(&ctx))))

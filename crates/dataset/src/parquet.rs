@@ -35,6 +35,7 @@ pub(super) struct ParquetSplit {
     sentence_embedded_ratio: ListBuilder<Float64Builder>,
     sentence_switch_points: ListBuilder<Int64Builder>,
     sentence_cmi: ListBuilder<Float64Builder>,
+    sentences_recomputed: BooleanBuilder,
     score: Float64Builder,
     accepted: BooleanBuilder,
     judges: [Float64Builder; 4],
@@ -67,7 +68,7 @@ impl ParamBuilder {
             ParamKind::Bool => Self::Bool(BooleanBuilder::new()),
             ParamKind::Int => Self::Int(Int64Builder::new()),
             ParamKind::Float => Self::Float(Float64Builder::new()),
-            ParamKind::Text => Self::Text(StringBuilder::new()),
+            ParamKind::Text | ParamKind::Json => Self::Text(StringBuilder::new()),
         }
     }
 
@@ -76,7 +77,7 @@ impl ParamBuilder {
             ParamKind::Bool => DataType::Boolean,
             ParamKind::Int => DataType::Int64,
             ParamKind::Float => DataType::Float64,
-            ParamKind::Text => DataType::Utf8,
+            ParamKind::Text | ParamKind::Json => DataType::Utf8,
         }
     }
 
@@ -119,6 +120,7 @@ fn schema(params: &ParamColumns) -> SchemaRef {
     let text = |name: &str, nullable: bool| Field::new(name, DataType::Utf8, nullable);
     let float = |name: &str| Field::new(name, DataType::Float64, true);
     let list = |name: &str, item: DataType| Field::new(name, list_of(item), false);
+    let nullable_list = |name: &str, item: DataType| Field::new(name, list_of(item), true);
     let mut fields = vec![
         text("id", false),
         text("included_as", false),
@@ -127,11 +129,12 @@ fn schema(params: &ParamColumns) -> SchemaRef {
         list("texts", DataType::Utf8),
         list("tokens", list_of(DataType::Utf8)),
         list("tags", list_of(DataType::Utf8)),
-        list("sentence_status", DataType::Utf8),
-        list("sentence_coverage", DataType::Float64),
-        list("sentence_embedded_ratio", DataType::Float64),
-        list("sentence_switch_points", DataType::Int64),
-        list("sentence_cmi", DataType::Float64),
+        nullable_list("sentence_status", DataType::Utf8),
+        nullable_list("sentence_coverage", DataType::Float64),
+        nullable_list("sentence_embedded_ratio", DataType::Float64),
+        nullable_list("sentence_switch_points", DataType::Int64),
+        nullable_list("sentence_cmi", DataType::Float64),
+        Field::new("sentences_recomputed", DataType::Boolean, false),
         Field::new("score", DataType::Float64, false),
         Field::new("accepted", DataType::Boolean, false),
     ];
@@ -183,6 +186,7 @@ impl ParquetSplit {
             sentence_embedded_ratio: floats(),
             sentence_switch_points: ListBuilder::new(Int64Builder::new()),
             sentence_cmi: floats(),
+            sentences_recomputed: BooleanBuilder::new(),
             score: Float64Builder::new(),
             accepted: BooleanBuilder::new(),
             judges: Default::default(),
@@ -221,15 +225,23 @@ impl ParquetSplit {
             nested.append(true);
         }
         self.sentence_status
-            .append_value(row.sentence_status.iter().copied());
+            .append_option(row.sentence_status.as_ref().map(|v| v.iter().copied()));
         self.sentence_coverage
-            .append_value(row.sentence_coverage.iter().copied());
-        self.sentence_embedded_ratio
-            .append_value(row.sentence_embedded_ratio.iter().copied());
-        self.sentence_switch_points
-            .append_value(row.sentence_switch_points.iter().copied());
+            .append_option(row.sentence_coverage.as_ref().map(|v| v.iter().copied()));
+        self.sentence_embedded_ratio.append_option(
+            row.sentence_embedded_ratio
+                .as_ref()
+                .map(|v| v.iter().copied()),
+        );
+        self.sentence_switch_points.append_option(
+            row.sentence_switch_points
+                .as_ref()
+                .map(|v| v.iter().copied()),
+        );
         self.sentence_cmi
-            .append_value(row.sentence_cmi.iter().copied());
+            .append_option(row.sentence_cmi.as_ref().map(|v| v.iter().copied()));
+        self.sentences_recomputed
+            .append_value(row.sentences_recomputed);
         self.score.append_value(row.score);
         self.accepted.append_value(row.accepted);
         let judges = [
@@ -292,6 +304,7 @@ impl ParquetSplit {
             Arc::new(self.sentence_embedded_ratio.finish()),
             Arc::new(self.sentence_switch_points.finish()),
             Arc::new(self.sentence_cmi.finish()),
+            Arc::new(self.sentences_recomputed.finish()),
             Arc::new(self.score.finish()),
             Arc::new(self.accepted.finish()),
         ];

@@ -29,14 +29,22 @@ pub enum IncludedAs {
 pub enum ParamKind {
     /// Every value is `true`/`false`.
     Bool,
-    /// Every value is an integer that fits an `i64`.
+    /// Every value is an integer that fits an `i64` (exact, however large).
     Int,
-    /// Every value is a number (some not integers).
+    /// Every value is a number, some not integers, and every integer among them is exact in an
+    /// `f64` (at most 2^53 in magnitude).
     Float,
-    /// Anything else: strings as they are, other values (objects, lists, mixed types across
-    /// records) as their JSON text.
+    /// Every value is a string: the strings as they are.
     Text,
+    /// Anything else (objects, lists, types mixed across records, integers beyond `i64`, or
+    /// integers beyond 2^53 mixed with fractions): every value as its JSON text, so the string
+    /// `"true"` (`"\"true\""`) and the boolean `true` (`"true"`) stay apart and big integers
+    /// stay exact.
+    Json,
 }
+
+/// Integers of at most this magnitude are exact in an `f64`.
+const F64_EXACT_INT: u64 = 1 << 53;
 
 impl ParamKind {
     fn of(value: &Value) -> Option<Self> {
@@ -44,8 +52,11 @@ impl ParamKind {
             Value::Null => None,
             Value::Bool(_) => Some(Self::Bool),
             Value::Number(n) if n.is_i64() => Some(Self::Int),
+            // Beyond i64 (a u64): no int64 column holds it, and a float would round it.
+            Value::Number(n) if n.is_u64() => Some(Self::Json),
             Value::Number(_) => Some(Self::Float),
-            _ => Some(Self::Text),
+            Value::String(_) => Some(Self::Text),
+            _ => Some(Self::Json),
         }
     }
 
@@ -53,25 +64,47 @@ impl ParamKind {
         match (self, other) {
             (a, b) if a == b => a,
             (Self::Int | Self::Float, Self::Int | Self::Float) => Self::Float,
-            _ => Self::Text,
+            _ => Self::Json,
+        }
+    }
+}
+
+/// What the scan saw of one parameter: the joined kind (`None`: only nulls) and whether an
+/// integer too large for an exact `f64` was among the values.
+#[derive(Debug, Clone, Copy, Default)]
+struct Seen {
+    kind: Option<ParamKind>,
+    big_int: bool,
+}
+
+impl Seen {
+    fn kind(self) -> ParamKind {
+        match self.kind {
+            // A float column would round the big integer: its values are kept as JSON text.
+            Some(ParamKind::Float) if self.big_int => ParamKind::Json,
+            Some(kind) => kind,
+            None => ParamKind::Text,
         }
     }
 }
 
 /// The typed parameter columns of an export: every parameter name seen, with its type.
 #[derive(Debug, Clone, Default)]
-pub struct ParamColumns(BTreeMap<String, Option<ParamKind>>);
+pub struct ParamColumns(BTreeMap<String, Seen>);
 
 impl ParamColumns {
     /// Learns the names and types of `params` (called for every exported record).
     pub fn observe(&mut self, params: &BTreeMap<String, Value>) {
         for (name, value) in params {
             let kind = ParamKind::of(value);
-            let entry = self.0.entry(name.clone()).or_insert(kind);
-            *entry = match (*entry, kind) {
+            let entry = self.0.entry(name.clone()).or_default();
+            entry.kind = match (entry.kind, kind) {
                 (Some(a), Some(b)) => Some(a.join(b)),
                 (a, b) => a.or(b),
             };
+            entry.big_int |= value
+                .as_i64()
+                .is_some_and(|n| n.unsigned_abs() > F64_EXACT_INT);
         }
     }
 
@@ -80,19 +113,37 @@ impl ParamColumns {
     pub fn columns(&self) -> impl Iterator<Item = (String, ParamKind)> + '_ {
         self.0
             .iter()
-            .map(|(name, kind)| (format!("param_{name}"), kind.unwrap_or(ParamKind::Text)))
+            .map(|(name, seen)| (format!("param_{name}"), seen.kind()))
+    }
+
+    /// Every column's name and type: [`COLUMNS`], then the parameter columns.
+    #[must_use]
+    pub fn features(&self) -> Vec<(String, Feature)> {
+        let dtype = |kind| match kind {
+            ParamKind::Bool => "bool",
+            ParamKind::Int => "int64",
+            ParamKind::Float => "float64",
+            ParamKind::Text | ParamKind::Json => "string",
+        };
+        COLUMNS
+            .iter()
+            .map(|(name, feature)| ((*name).to_owned(), *feature))
+            .chain(
+                self.columns()
+                    .map(|(name, kind)| (name, Feature::Value(dtype(kind)))),
+            )
+            .collect()
     }
 
     /// The typed values of `params`, one per column (null where absent or null).
     fn values(&self, params: &BTreeMap<String, Value>) -> Vec<Value> {
         self.0
             .iter()
-            .map(|(name, kind)| {
+            .map(|(name, seen)| {
                 let v = params.get(name).unwrap_or(&Value::Null);
-                match (kind.unwrap_or(ParamKind::Text), v) {
+                match (seen.kind(), v) {
                     (_, Value::Null) => Value::Null,
-                    (ParamKind::Text, Value::String(_)) => v.clone(),
-                    (ParamKind::Text, other) => Value::String(other.to_string()),
+                    (ParamKind::Json, other) => Value::String(other.to_string()),
                     (ParamKind::Float, Value::Number(n)) => {
                         n.as_f64().map_or(Value::Null, Value::from)
                     }
@@ -102,6 +153,64 @@ impl ParamColumns {
             .collect()
     }
 }
+
+/// A column's type as the card's `dataset_info.features` states it (the Hub's YAML): a value,
+/// a list of values, or a list of lists, of one `datasets` dtype. With the types on the card,
+/// `datasets.load_dataset` reads every split with the same schema: a JSONL column that is null
+/// in every row of one split and typed in another still loads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "shape", content = "dtype", rename_all = "snake_case")]
+pub enum Feature {
+    /// One value.
+    Value(&'static str),
+    /// A list of values.
+    List(&'static str),
+    /// A list of lists of values.
+    ListOfLists(&'static str),
+}
+
+/// The row's columns before the parameter columns, in [`Row`] order, with their types.
+pub const COLUMNS: [(&str, Feature); 36] = {
+    use Feature::{List, ListOfLists, Value};
+    [
+        ("id", Value("string")),
+        ("included_as", Value("string")),
+        ("first_language", Value("string")),
+        ("second_language", Value("string")),
+        ("texts", List("string")),
+        ("tokens", ListOfLists("string")),
+        ("tags", ListOfLists("string")),
+        ("sentence_status", List("string")),
+        ("sentence_coverage", List("float64")),
+        ("sentence_embedded_ratio", List("float64")),
+        ("sentence_switch_points", List("int64")),
+        ("sentence_cmi", List("float64")),
+        ("sentences_recomputed", Value("bool")),
+        ("score", Value("float64")),
+        ("accepted", Value("bool")),
+        ("fluency", Value("float64")),
+        ("naturalness", Value("float64")),
+        ("cs_ratio", Value("float64")),
+        ("socio_cultural", Value("float64")),
+        ("judge_feedback", Value("string")),
+        ("summary", Value("string")),
+        ("attempts", Value("int64")),
+        ("attempt_scores", List("float64")),
+        ("measurement_status", Value("string")),
+        ("coverage", Value("float64")),
+        ("embedded_ratio", Value("float64")),
+        ("cmi", Value("float64")),
+        ("m_index", Value("float64")),
+        ("i_index", Value("float64")),
+        ("burstiness", Value("float64")),
+        ("switch_points", Value("int64")),
+        ("gate_passed", Value("bool")),
+        ("gate_reason", Value("string")),
+        ("duplicate_of", Value("string")),
+        ("params", Value("string")),
+        ("models", Value("string")),
+    ]
+};
 
 /// One exported row (the JSONL line; the Parquet columns have the same names and types).
 #[derive(Debug, Serialize)]
@@ -123,15 +232,21 @@ pub struct Row<'a> {
     pub tags: Vec<Vec<String>>,
     /// Per sentence: `ok`, `low_coverage` or `unavailable` (null: a record written before
     /// tokens were kept, whose sentences cannot be judged one by one).
-    pub sentence_status: Vec<Option<&'static str>>,
+    ///
+    /// This and the other nullable per-sentence lists are null as a whole where every item
+    /// would be null (pyarrow's JSON reader cannot read a list column of nulls).
+    pub sentence_status: Option<Vec<Option<&'static str>>>,
     /// Per sentence, the share of its language-bearing words that were tagged.
-    pub sentence_coverage: Vec<Option<f64>>,
+    pub sentence_coverage: Option<Vec<Option<f64>>>,
     /// Per sentence, the embedded-language share.
-    pub sentence_embedded_ratio: Vec<Option<f64>>,
+    pub sentence_embedded_ratio: Option<Vec<Option<f64>>>,
     /// Per sentence, its switch points.
-    pub sentence_switch_points: Vec<Option<i64>>,
+    pub sentence_switch_points: Option<Vec<Option<i64>>>,
     /// Per sentence, its CMI.
-    pub sentence_cmi: Vec<Option<f64>>,
+    pub sentence_cmi: Option<Vec<Option<f64>>>,
+    /// The tokens, tags and per-sentence figures were measured again at export (a record
+    /// written before tokens were kept), reproducing every figure the record holds.
+    pub sentences_recomputed: bool,
     /// Weighted judge score, 0–10.
     pub score: f64,
     /// Accepted by the run.
@@ -223,11 +338,12 @@ impl<'a> Row<'a> {
             texts: &record.data_generation_result,
             tokens: sentences.tokens,
             tags: sentences.tags,
-            sentence_status: sentences.status,
-            sentence_coverage: sentences.coverage,
-            sentence_embedded_ratio: sentences.embedded_ratio,
-            sentence_switch_points: sentences.switch_points,
-            sentence_cmi: sentences.cmi,
+            sentence_status: all_null_as_none(sentences.status),
+            sentence_coverage: all_null_as_none(sentences.coverage),
+            sentence_embedded_ratio: all_null_as_none(sentences.embedded_ratio),
+            sentence_switch_points: all_null_as_none(sentences.switch_points),
+            sentence_cmi: all_null_as_none(sentences.cmi),
+            sentences_recomputed: sentences.recomputed,
             score: record.score,
             accepted: record.accepted,
             fluency: score("fluency"),
@@ -263,6 +379,15 @@ impl<'a> Row<'a> {
     }
 }
 
+/// A per-sentence list whose every item is null, as null (an empty list stays empty):
+/// pyarrow's JSON reader (21.0) builds an invalid array for a list column whose items are all
+/// null in a file (its values shorter than its offsets), so `datasets.load_dataset` could not
+/// read a JSONL split where no sentence has the figure. Parquet follows the same rule, so both
+/// formats hold the same values.
+fn all_null_as_none<T>(items: Vec<Option<T>>) -> Option<Vec<Option<T>>> {
+    (items.is_empty() || items.iter().any(Option::is_some)).then_some(items)
+}
+
 pub(crate) fn param_str<'a>(record: &'a ScenarioRecord, key: &str) -> Option<&'a str> {
     record.params.get(key).and_then(Value::as_str)
 }
@@ -277,22 +402,56 @@ struct Sentences {
     embedded_ratio: Vec<Option<f64>>,
     switch_points: Vec<Option<i64>>,
     cmi: Vec<Option<f64>>,
+    recomputed: bool,
 }
 
 impl Sentences {
-    /// One entry per text. A sentence's tokens and tags come from its measurement; where there
-    /// is none (the measurement is unavailable or absent, or the record predates tokens) the
-    /// tokens are the text's words and every tag is `unavailable`.
+    /// One entry per text. A sentence's tokens, tags and figures come from its measurement.
+    /// A record written before tokens were kept (record v1: per-sentence figures, or only the
+    /// whole-record figures, and no tokens) is measured again with the same measurement
+    /// ([`codeswitch::measure`]), and the result is used only where it reproduces every figure
+    /// the record holds: then its tokens, tags and per-sentence figures are the measurement's.
+    /// Otherwise (the measurement has changed since, or the pair is not measurable) the
+    /// recorded figures are kept, the tokens are the text's words and every tag is
+    /// `unavailable`; the sentence status is then null (measured, but not judged one by one),
+    /// and `unavailable` only where the record's measurement is unavailable or absent.
     fn of(record: &ScenarioRecord, status: Option<&str>) -> Self {
-        let measured = matches!(status, Some("ok" | "low_coverage"));
-        let sentences = record
+        let measurement = record
             .measurement
             .as_ref()
+            .filter(|_| status != Some("unavailable"));
+        // Per-sentence entries that are not one per text belong to other texts: not read.
+        let recorded = measurement
             .and_then(|m| m.get("sentences"))
             .and_then(Value::as_array)
-            .filter(|_| measured);
+            .map(Vec::as_slice)
+            .filter(|s| s.len() == record.data_generation_result.len());
+        let has_tokens = recorded.is_some_and(|sentences| {
+            sentences.iter().any(|s| {
+                s.get("tokens")
+                    .and_then(Value::as_array)
+                    .is_some_and(|t| !t.is_empty())
+            })
+        });
+        if let Some(m) = measurement.filter(|_| !has_tokens)
+            && let Some(again) = recompute(record, m)
+        {
+            let mut out = Self::from_measured(&record.data_generation_result, Some(&again), true);
+            out.recomputed = true;
+            return out;
+        }
+        Self::from_measured(
+            &record.data_generation_result,
+            recorded,
+            measurement.is_some(),
+        )
+    }
+
+    /// The columns from `sentences` (the measurement's per-sentence entries, parallel to
+    /// `texts`); `measured`: the record has a measurement that is not unavailable.
+    fn from_measured(texts: &[String], sentences: Option<&[Value]>, measured: bool) -> Self {
         let mut out = Self::default();
-        for (i, text) in record.data_generation_result.iter().enumerate() {
+        for (i, text) in texts.iter().enumerate() {
             let sentence = sentences.and_then(|s| s.get(i));
             let tokens = sentence
                 .and_then(|s| s.get("tokens"))
@@ -326,6 +485,50 @@ impl Sentences {
         }
         out
     }
+}
+
+/// The per-sentence entries of `record`'s texts measured again, when the measurement of today
+/// reproduces every figure `recorded` holds (its per-sentence figures where it has them, and
+/// its whole-record figures): `None` when it does not, when the pair is not measurable, or
+/// when the record holds no figure to check against.
+fn recompute(record: &ScenarioRecord, recorded: &Value) -> Option<Vec<Value>> {
+    let first = param_str(record, "first_language")?;
+    let second = param_str(record, "second_language")?;
+    let texts = &record.data_generation_result;
+    let again = codeswitch::measure(texts, first, second).ok()?;
+    if !again.is_available() || again.sentences.len() != texts.len() {
+        return None;
+    }
+    let again = serde_json::to_value(&again).ok()?;
+    let same = |a: &Value, b: &Value, key: &str| match (a.get(key), b.get(key)) {
+        (Some(x), Some(y)) if !x.is_null() => match (x.as_f64(), y.as_f64()) {
+            (Some(x), Some(y)) => Some((x - y).abs() <= 1e-9 * x.abs().max(1.0)),
+            _ => Some(false),
+        },
+        _ => None,
+    };
+    const FIGURES: [&str; 3] = ["embedded_ratio", "switch_points", "cmi"];
+    let mut checked = 0;
+    let mut check = |a: &Value, b: &Value| {
+        FIGURES.iter().all(|key| match same(a, b, key) {
+            Some(equal) => {
+                checked += 1;
+                equal
+            }
+            None => true,
+        })
+    };
+    if !check(recorded, &again) {
+        return None;
+    }
+    let sentences = again.get("sentences")?.as_array()?.clone();
+    if let Some(old) = recorded.get("sentences").and_then(Value::as_array)
+        && !old.is_empty()
+        && (old.len() != sentences.len() || !old.iter().zip(&sentences).all(|(a, b)| check(a, b)))
+    {
+        return None;
+    }
+    (checked > 0).then_some(sentences)
 }
 
 /// A measured token's text and tag (`{"text": …, "tag": {"lang": "English"}}` →

@@ -165,29 +165,117 @@ fn token_tags_in_the_export_equal_the_measurements_tags_for_every_sentence() {
     );
 }
 
+/// Break-it (issue 30): a record v1 (per-sentence figures, no tokens, no status) exported its
+/// per-sentence figures as null and every `sentence_status` as `unavailable`. Its texts are
+/// measured again; the measurement of today reproduces every recorded figure, so its tokens,
+/// tags and per-sentence figures are exported, marked `sentences_recomputed`.
 #[test]
-fn an_old_record_without_tokens_still_exports_with_unavailable_tags() {
+fn an_old_record_is_measured_again_when_the_measurement_reproduces_its_figures() {
     let dir = tempfile::tempdir().expect("tmp");
     let run = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/runs/record-v1.jsonl");
+    let records: Vec<Value> = std::fs::read_to_string(&run)
+        .expect("fixture")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("record"))
+        .collect();
     let out = dir.path().join("ds");
     let summary = export(&run, &out, &options()).expect("export");
-    assert!(summary.rows > 0);
-    for row in rows(&out) {
+    assert_eq!(summary.rows, 3);
+    let rows = rows(&out);
+    for record in &records {
+        let row = rows.iter().find(|r| r["id"] == record["id"]).expect("row");
+        let m = &record["measurement"];
+        assert!(m.get("status").is_none(), "a record before statuses");
+        assert_eq!(row["sentences_recomputed"], true);
+        for (i, sentence) in m["sentences"]
+            .as_array()
+            .expect("sentences")
+            .iter()
+            .enumerate()
+        {
+            assert!(sentence.get("tokens").is_none(), "a record before tokens");
+            assert_eq!(row["sentence_cmi"][i], sentence["cmi"]);
+            assert_eq!(
+                row["sentence_embedded_ratio"][i],
+                sentence["embedded_ratio"]
+            );
+            assert_eq!(row["sentence_switch_points"][i], sentence["switch_points"]);
+            assert_eq!(row["sentence_status"][i], "ok");
+        }
+        let texts: Vec<String> =
+            serde_json::from_value(record["data_generation_result"].clone()).expect("texts");
+        let again = codeswitch::measure(&texts, "Arabic", "English").expect("measure");
         let tags: Vec<Vec<String>> = serde_json::from_value(row["tags"].clone()).expect("tags");
-        let tokens: Vec<Vec<String>> =
-            serde_json::from_value(row["tokens"].clone()).expect("tokens");
-        assert_eq!(tags.len(), row["texts"].as_array().expect("texts").len());
-        for (t, g) in tokens.iter().zip(&tags) {
-            assert_eq!(t.len(), g.len());
-            assert!(g.iter().all(|g| g == "unavailable"), "{g:?}");
+        for (s, row_tags) in again.sentences.iter().zip(&tags) {
+            let want: Vec<String> = s.tokens.iter().map(|t| code_ar(t.tag)).collect();
+            assert_eq!(row_tags, &want);
         }
     }
 }
 
+fn code_ar(tag: WordTag) -> String {
+    match tag {
+        WordTag::Lang(l) if l.name() == "Arabic" => "ar".to_owned(),
+        other => code(other),
+    }
+}
+
+/// When the measurement of today does not reproduce the record's figures (here: one recorded
+/// figure changed), nothing is re-guessed: the recorded per-sentence figures are exported,
+/// the tags are `unavailable` and the sentence status null (measured, not judged one by one);
+/// a record whose measurement is unavailable says `unavailable`.
+#[test]
+fn an_old_record_whose_figures_are_not_reproduced_keeps_them_and_claims_no_tags() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut changed = template();
+    changed["id"] = Value::from("changed");
+    changed["measurement"]["sentences"][0]["cmi"] = Value::from(12.5);
+    let mut unavailable = template();
+    unavailable["id"] = Value::from("unavailable");
+    unavailable["topic"] = Value::from("another topic");
+    unavailable["data_generation_result"] = Value::from(vec!["a text no one measured"]);
+    unavailable["measurement"] = serde_json::json!({"status": "unavailable"});
+    // Four recorded sentences for two texts: the figures are not these texts', so not read.
+    let mut mismatched = template();
+    mismatched["id"] = Value::from("mismatched");
+    mismatched["topic"] = Value::from("a third topic");
+    mismatched["data_generation_result"] = Value::from(vec!["one text", "two texts"]);
+    let run = write_run(dir.path(), &[changed, unavailable, mismatched]);
+    let out = dir.path().join("ds");
+    export(&run, &out, &options()).expect("export");
+    let rows = rows(&out);
+    let row = |id: &str| rows.iter().find(|r| r["id"] == id).expect("row").clone();
+    let changed = row("changed");
+    assert_eq!(changed["sentences_recomputed"], false);
+    assert_eq!(changed["sentence_cmi"][0], 12.5);
+    assert!(changed["sentence_cmi"][1].is_f64());
+    // Every sentence's status is null: the list is null as a whole.
+    assert_eq!(changed["sentence_status"], Value::Null);
+    for tags in changed["tags"].as_array().expect("tags") {
+        assert!(
+            tags.as_array()
+                .expect("tags")
+                .iter()
+                .all(|t| t == "unavailable")
+        );
+    }
+    let unavailable = row("unavailable");
+    assert_eq!(unavailable["sentence_status"][0], "unavailable");
+    assert_eq!(unavailable["sentence_cmi"], Value::Null);
+    let mismatched = row("mismatched");
+    assert_eq!(mismatched["sentence_cmi"], Value::Null);
+    assert_eq!(mismatched["sentences_recomputed"], false);
+}
+
+/// Break-it (issue 30): a mixed-type column wrote the string `"true"` and the boolean `true`
+/// alike (`true`), and an integer beyond 2^53 mixed with fractions became a rounded float; an
+/// integer beyond `i64` too. A mixed column is now `json` (every value as its JSON text), and
+/// big integers stay exact.
 #[test]
 fn params_become_typed_columns_whatever_their_values() {
     let dir = tempfile::tempdir().expect("tmp");
     let base = template();
+    let big = (1_i64 << 53) + 1;
     let values = [
         (
             Value::from(1),
@@ -207,6 +295,18 @@ fn params_become_typed_columns_whatever_their_values() {
             serde_json::json!([1, "x"]),
             Value::from(7),
         ),
+        (
+            Value::from("true"),
+            Value::from(true),
+            Value::from("{\"a\":[1,2]}"),
+            Value::from(8),
+        ),
+        (
+            Value::from(true),
+            Value::from(true),
+            Value::Null,
+            Value::from(9),
+        ),
     ];
     let records: Vec<Value> = values
         .iter()
@@ -220,6 +320,14 @@ fn params_become_typed_columns_whatever_their_values() {
             r["flag"] = flag.clone();
             r["nested"] = nested.clone();
             r["num"] = num.clone();
+            r["big"] = Value::from(big + i as i64);
+            r["big_mixed"] = if i == 0 {
+                Value::from(0.5)
+            } else {
+                Value::from(big)
+            };
+            r["huge"] = Value::from(u64::MAX - i as u64);
+            r["ключ 🙂: #"] = Value::from(i);
             r
         })
         .collect();
@@ -240,24 +348,51 @@ fn params_become_typed_columns_whatever_their_values() {
             )
         })
         .collect();
-    assert_eq!(kinds["param_mixed"], "text");
+    assert_eq!(kinds["param_mixed"], "json");
     assert_eq!(kinds["param_flag"], "bool");
-    assert_eq!(kinds["param_nested"], "text");
+    assert_eq!(kinds["param_nested"], "json");
     assert_eq!(kinds["param_num"], "float");
+    assert_eq!(kinds["param_big"], "int");
+    assert_eq!(kinds["param_big_mixed"], "json");
+    assert_eq!(kinds["param_huge"], "json");
+    assert_eq!(kinds["param_topic"], "text");
+    assert_eq!(kinds["param_ключ 🙂: #"], "int");
     let rows = rows(&out);
     let row = |id: &str| rows.iter().find(|r| r["id"] == id).expect("row").clone();
     assert_eq!(row("r0")["param_mixed"], "1");
-    assert_eq!(row("r2")["param_mixed"], "three");
+    assert_eq!(row("r2")["param_mixed"], "\"three\"");
+    assert_eq!(row("r3")["param_mixed"], "\"true\"");
+    assert_eq!(row("r4")["param_mixed"], "true");
     assert_eq!(row("r0")["param_nested"], r#"{"a":[1,2]}"#);
+    assert_eq!(row("r3")["param_nested"], r#""{\"a\":[1,2]}""#);
     assert_eq!(row("r1")["param_flag"], false);
     assert_eq!(row("r2")["param_flag"], Value::Null);
     assert_eq!(row("r2")["param_num"], 7.0);
-    // The JSON text keeps every parameter as it was.
+    assert_eq!(row("r1")["param_big"], big + 1);
+    assert_eq!(row("r1")["param_big_mixed"], big.to_string());
+    assert_eq!(row("r0")["param_big_mixed"], "0.5");
+    assert_eq!(row("r0")["param_huge"], u64::MAX.to_string());
+    assert_eq!(row("r2")["param_ключ 🙂: #"], 2);
+    // Every JSON-text value reads back as the value it was, and the `params` JSON keeps every
+    // parameter as it was.
     for (i, r) in records.iter().enumerate() {
+        let row = row(&format!("r{i}"));
+        for (name, column) in [("mixed", "param_mixed"), ("big_mixed", "param_big_mixed")] {
+            let back: Value =
+                serde_json::from_str(row[column].as_str().expect("json text")).expect("json");
+            assert_eq!(back, r[name], "{column} of r{i}");
+        }
         let params: Value =
-            serde_json::from_str(row(&format!("r{i}"))["params"].as_str().expect("params"))
-                .expect("json");
-        assert_eq!(params["nested"], r["nested"]);
-        assert_eq!(params["mixed"], r["mixed"]);
+            serde_json::from_str(row["params"].as_str().expect("params")).expect("json");
+        for name in ["nested", "mixed", "big", "big_mixed", "huge", "ключ 🙂: #"] {
+            assert_eq!(params[name], r[name], "{name} of r{i}");
+        }
     }
+    // The card's features name every column, the unusual name quoted.
+    let card = std::fs::read_to_string(out.join("README.md")).expect("card");
+    assert!(
+        card.contains("  - name: \"param_ключ 🙂: #\"\n    dtype: int64\n"),
+        "{card}"
+    );
+    assert!(card.contains("  - name: \"param_huge\"\n    dtype: string\n"));
 }
