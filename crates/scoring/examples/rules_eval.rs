@@ -5,7 +5,7 @@
 
 use scoring::expect::{asks_for, measure, read_labelled, refuses, warns};
 
-const CORPORA: [(&str, &str); 4] = [
+const CORPORA: [(&str, &str); 5] = [
     (
         "replies.jsonl",
         include_str!("../../../fixtures/labelled/replies.jsonl"),
@@ -17,6 +17,10 @@ const CORPORA: [(&str, &str); 4] = [
     (
         "tuning.jsonl",
         include_str!("../../../fixtures/labelled/tuning.jsonl"),
+    ),
+    (
+        "tuning2.jsonl",
+        include_str!("../../../fixtures/labelled/tuning2.jsonl"),
     ),
     (
         "heldout2.jsonl",
@@ -32,8 +36,24 @@ fn main() {
     let show_misses = std::env::args().any(|a| a == "--misses");
     // `--only NAME` measures one corpus (tuning never looks at heldout2.jsonl's misses).
     let only: Option<String> = std::env::args().skip_while(|a| a != "--only").nth(1);
+    // `--file PATH` measures a labelled file read at run time instead (a new held-out set).
+    let file: Option<String> = std::env::args().skip_while(|a| a != "--file").nth(1);
+    let corpora: Vec<(String, String)> = match &file {
+        Some(path) => match std::fs::read_to_string(path) {
+            Ok(text) => vec![(path.clone(), text)],
+            Err(e) => {
+                eprintln!("{path}: {e}");
+                std::process::exit(2);
+            }
+        },
+        None => CORPORA
+            .iter()
+            .map(|(n, t)| ((*n).to_owned(), (*t).to_owned()))
+            .collect(),
+    };
     let mut all = Vec::new();
-    for (name, text) in CORPORA {
+    for (name, text) in &corpora {
+        let name = name.as_str();
         if only.as_deref().is_some_and(|o| o != name) {
             continue;
         }
