@@ -1,0 +1,178 @@
+//! Issue 25, round 3: the question rule finds requests anywhere in a sentence and no longer
+//! takes courtesies or "Please note …" for requests; the warning rule reads warnings without a
+//! cue word (consequences, prohibitions, what cannot be undone), topics named in other words
+//! (a synonym or a word of the same stem) and is unsure, not sure, on weak evidence. Each case
+//! was decided wrongly before this round (most were found with `fixtures/labelled/tuning2.jsonl`,
+//! written and labelled before the rules were run on it).
+
+use scoring::expect::{RuleOutcome, RuleVerdict, asks_for, refuses, warns};
+
+fn sure_yes(o: &RuleOutcome) -> bool {
+    o.verdict == RuleVerdict::Yes
+}
+
+/// Not a sure "yes": a sure "no", or unsure.
+fn not_sure_yes(o: &RuleOutcome) -> bool {
+    o.verdict != RuleVerdict::Yes
+}
+
+#[test]
+fn requests_anywhere_in_a_sentence_ask() {
+    for (text, topic) in [
+        (
+            "I've found your booking, so send me the passport number and I'll add it.",
+            "passport number",
+        ),
+        (
+            "I can look into it, so send me the reference and I'll check.",
+            "reference",
+        ),
+        (
+            "Happy to help — just tell me the order number and I'll start the return.",
+            "order number",
+        ),
+        ("Just let me know the start date.", "start date"),
+    ] {
+        let o = asks_for(text, topic, &[]);
+        assert!(sure_yes(&o), "{text}: {o:?}");
+    }
+}
+
+#[test]
+fn please_statements_and_courtesy_offers_ask_for_nothing() {
+    for (text, topic) in [
+        ("Please note the office closes at 5.", "office"),
+        (
+            "Everything's set, and if anything changes, just let me know.",
+            "change",
+        ),
+        (
+            "Your seat is confirmed. Let me know if you need anything else for the booking.",
+            "booking",
+        ),
+        ("Please allow 10 working days for the refund.", "refund"),
+    ] {
+        let o = asks_for(text, topic, &[]);
+        assert!(!o.decision(), "{text}: {o:?}");
+    }
+}
+
+#[test]
+fn warnings_without_a_cue_word_are_read() {
+    for (text, topic) in [
+        (
+            "Avoid alcohol while you're on this course of antibiotics.",
+            "alcohol",
+        ),
+        ("Items returned after 30 days will not be refunded.", "refund"),
+        (
+            "Once you submit the exam, you can't change your answers.",
+            "exam",
+        ),
+        (
+            "Unused holiday doesn't carry over into next year, so book it before December.",
+            "holiday",
+        ),
+        (
+            "Sharing your login with colleagues is a disciplinary offence.",
+            "login",
+        ),
+        (
+            "Leaving the window sensor unpaired means the alarm won't notice it opening.",
+            "sensor",
+        ),
+        (
+            "Missing more than three classes means you won't get the certificate.",
+            "certificate",
+        ),
+        (
+            "If you don't submit your timesheet by Friday, your pay will be delayed.",
+            "timesheet",
+        ),
+        (
+            "If the car is returned with less fuel, we'll charge a refuelling fee of 45 EUR.",
+            "fuel",
+        ),
+        ("Late payments are subject to a 10 EUR charge.", "fee"),
+        ("Si cancela ahora, perderá el descuento del 20 %.", "descuento"),
+    ] {
+        let o = warns(text, topic, &[]);
+        assert!(sure_yes(&o), "{text}: {o:?}");
+    }
+}
+
+#[test]
+fn topics_named_in_other_words_are_found() {
+    // A synonym of the built-in table: a sure warning.
+    for text in [
+        "Your flight is running about 40 minutes late.",
+        "Your package may be delayed because of the strike.",
+        "Trains are running late this morning, so allow extra time to reach the airport.",
+    ] {
+        let o = warns(text, "delay", &[]);
+        assert!(sure_yes(&o), "{text}: {o:?}");
+    }
+    // A word of the same stem only: weaker evidence, so unsure, with the right guess.
+    for (text, topic) in [
+        (
+            "If you let the policy lapse, you won't be covered for anything that happens.",
+            "cover",
+        ),
+        ("Resetting the camera deletes all saved clips for good.", "reset"),
+    ] {
+        let o = warns(text, topic, &[]);
+        assert!(o.decision(), "{text}: {o:?}");
+    }
+}
+
+#[test]
+fn weak_evidence_is_unsure_not_sure() {
+    // "be aware" with nothing at stake, and "please note" in German: unsure at most.
+    for (text, topic) in [
+        (
+            "Please be aware that the engineer visit is between 8 and 12.",
+            "engineer",
+        ),
+        (
+            "Bitte beachten Sie, dass das Büro morgen geschlossen ist.",
+            "Büro",
+        ),
+        ("FYI, the office is closed.", "office"),
+    ] {
+        let o = warns(text, topic, &[]);
+        assert!(not_sure_yes(&o), "{text}: {o:?}");
+    }
+    // The consequence of not doing something: likely a warning, but the rule cannot be sure.
+    let o = warns(
+        "If the meter reading isn't sent by the 5th, we'll estimate your bill.",
+        "meter reading",
+        &[],
+    );
+    assert!(o.is_unsure() && o.decision(), "{o:?}");
+}
+
+#[test]
+fn requests_reassurances_and_procedure_are_not_warnings() {
+    for (text, topic) in [
+        ("Could you double-check the reference?", "reference"),
+        ("We'll charge the transfer to your current account.", "fee"),
+        ("Don't worry, the late fee has been waived.", "fee"),
+        ("Please don't tell me your PIN.", "pin"),
+        ("Don't hesitate to call if the delivery is late.", "delivery"),
+        ("Dogs can stay in the room with no extra charge.", "fee"),
+    ] {
+        let o = warns(text, topic, &[]);
+        assert!(!o.decision(), "{text}: {o:?}");
+    }
+}
+
+#[test]
+fn a_refusal_worded_as_not_a_thing_i_can_do_refuses() {
+    for text in [
+        "That's not a change I'm able to make on a prepaid ticket.",
+        "That's not a service we can offer.",
+    ] {
+        let o = refuses(text);
+        assert!(sure_yes(&o), "{text}: {o:?}");
+    }
+}
