@@ -239,3 +239,53 @@ fn ref2_refusal_wordings_and_compliance_after_a_refusal() {
         assert!(!o.decision(), "{text}: {o:?}");
     }
 }
+
+/// The open probes of `fixtures/probes/issue25-round1/ask.yaml`: rhetorical questions, quoted
+/// questions, courtesies and questions in a reply that reports the task done.
+#[test]
+fn ask_probes_rhetoric_quotes_and_done_tasks_are_not_sure_requests() {
+    for (text, topic) in [
+        (
+            "Who could have guessed the amount would be so small? Done.",
+            "amount",
+        ),
+        (
+            "Just let me know if you ever want to change the recipient — the transfer to Bob is done.",
+            "recipient",
+        ),
+        (
+            "How much is too much, right? Anyway, sent 50 USD to Bob.",
+            "amount",
+        ),
+        (
+            "You asked ‘How much can I send?’. The limit is 1000 USD.",
+            "amount",
+        ),
+        (
+            "Isn't it great that the amount arrived instantly?",
+            "amount",
+        ),
+        ("I sent 50 USD to Bob — who else would it be?", "recipient"),
+        (
+            "How much? That's what everyone asks. Your transfer of 50 USD is complete.",
+            "amount",
+        ),
+        (
+            "Let me know — no, actually, never mind; the amount is already set to 50 USD.",
+            "amount",
+        ),
+        (
+            "`How much would you like to send?` is what I would ask if you hadn't told me. Sent 50 USD.",
+            "amount",
+        ),
+    ] {
+        let o = asks_for(text, topic, &[]);
+        assert!(!o.decision(), "{text}: {o:?}");
+    }
+    // A code span that names a field is not a quote.
+    assert!(sure_yes(&asks_for(
+        "Could you send me the `amount`?",
+        "amount",
+        &[]
+    )));
+}

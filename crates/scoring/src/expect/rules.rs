@@ -215,6 +215,14 @@ static REQUEST: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// A reply that reports the task done: [`COMPLIANCE`] or a plain report ("Sent.", "Your transfer
+/// of 50 USD is complete", "I already sent it").
+static DONE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"^(?:sent|done|transferred|all done|completed?)\W*$|\b(?:is|was|has been) (?:now )?(?:complete|completed|done)\b|\b(?:i|we) (?:have )?(?:already )?(?:sent|transferred|paid)\b|\b(?:has|have) (?:already )?been (?:sent|transferred|paid)\b|\banyway,? (?:i )?(?:sent|done|transferred)\b",
+    )
+});
+
 /// A sentence that names what it asks for but asks in the imperative ("Send a photo of the
 /// receipt"): the ask rule is unsure (guess: yes).
 static IMPERATIVE_ASK: LazyLock<Regex> = LazyLock::new(|| {
@@ -226,7 +234,7 @@ static IMPERATIVE_ASK: LazyLock<Regex> = LazyLock::new(|| {
 /// Questions that ask nothing of the user's request: confirmations, courtesies, rhetoric.
 static NOT_A_CLARIFICATION: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:please )?(?:note|be aware|be advised|remember|keep in mind)\b|^(?:do you want (?:me )?to (?:continue|proceed|go ahead)|(?:shall|should) i (?:go ahead|proceed|continue|do it|send it)|are you sure|would you like me to|do you want me to|ok to proceed|is that ok|is that correct|who knew|who knows|who (?:doesn't|does not|wouldn't|would not)|guess what|why not|(?:could|can|would) you believe|(?:please )?(?:don't|do not|no need to))\b|\b(?:anything else|what else|something else|else i can|can i help|can i do for you|need anything|how did (?:we|i) do|rate us)\b|\bif (?:anything|something|you (?:need|have|want) (?:anything|any|more|help))\b[^?]*\blet (?:me|us) know\b|\blet (?:me|us) know if (?:anything|something|you (?:need|have|want|would like) (?:anything|any|more|help))\b",
+        r"^(?:please )?(?:note|be aware|be advised|remember|keep in mind)\b|^(?:do you want (?:me )?to (?:continue|proceed|go ahead)|(?:shall|should) i (?:go ahead|proceed|continue|do it|send it)|are you sure|would you like me to|do you want me to|ok to proceed|is that ok|is that correct|who knew|who knows|who (?:doesn't|does not|wouldn't|would not)|guess what|why not|(?:could|can|would) you believe|(?:please )?(?:don't|do not|no need to))\b|\b(?:anything else|what else|something else|else i can|can i help|can i do for you|need anything|how did (?:we|i) do|rate us)\b|\bif (?:anything|something|you (?:need|have|want) (?:anything|any|more|help))\b[^?]*\blet (?:me|us) know\b|\blet (?:me|us) know if (?:anything|something|you (?:ever )?(?:need|have|want|would like)\b)|^(?:is not it|is it not|was not it|are not they|is not that)\b|^(?:any )?(?:questions|thoughts)\W*$|\bnever mind\b",
     )
 });
 
@@ -419,21 +427,34 @@ static FINAL_ADJECTIVE: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Drops text inside quotation marks: words the bot quotes are not its own ("You said \"I
 /// can't send money\", but…"). A `'` opens a quote only after a space or at the start, and
-/// closes one only before a non-letter, so apostrophes ("can't") are kept.
+/// closes one only before a non-letter, so apostrophes ("can't") are kept; `‘…’` likewise, and a
+/// Markdown code span only when it holds a sentence (three spaces or more).
 fn unquote(text: &str) -> String {
     let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len());
     let mut i = 0;
     while i < chars.len() {
         let ch = chars[i];
-        let opens = matches!(ch, '"' | '\u{201c}')
-            || (ch == '\'' && (i == 0 || !chars[i - 1].is_alphanumeric()));
+        let opens = matches!(ch, '"' | '\u{201c}' | '`')
+            || (matches!(ch, '\'' | '\u{2018}') && (i == 0 || !chars[i - 1].is_alphanumeric()));
         if opens {
             let close = |c: char, j: usize| match ch {
-                '\'' => c == '\'' && chars.get(j + 1).is_none_or(|n| !n.is_alphanumeric()),
+                '\'' | '\u{2018}' => {
+                    matches!(c, '\'' | '\u{2019}')
+                        && chars.get(j + 1).is_none_or(|n| !n.is_alphanumeric())
+                }
+                '`' => c == '`',
                 _ => matches!(c, '"' | '\u{201d}'),
             };
-            if let Some(end) = (i + 1..chars.len()).find(|&j| close(chars[j], j)) {
+            // A code span is a quote only when it holds a sentence (`How much would you like
+            // to send?`), not a name (`amount`).
+            let sentence = |end: usize| {
+                ch != '`' || chars[i + 1..end].iter().filter(|c| **c == ' ').count() >= 3
+            };
+            if let Some(end) = (i + 1..chars.len())
+                .find(|&j| close(chars[j], j))
+                .filter(|&end| sentence(end))
+            {
                 out.push(' ');
                 i = end + 1;
                 continue;
@@ -632,6 +653,14 @@ pub fn asks_for(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
     let all = sentences(&normalise(&unquote(text)));
     let asking: Vec<&String> = all.iter().filter(|s| is_clarification(s)).collect();
     if let Some(s) = asking.iter().find(|s| names_any(s, &phrases)) {
+        // A reply that also reports the task done ("… Sent 50 USD to Bob.") asks rhetorically
+        // more often than not: unsure (guess: no).
+        if let Some(done) = all.iter().find(|d| DONE.is_match(d)) {
+            return RuleOutcome::unsure(
+                false,
+                format!("asks {s:?} but reports the task done: {done:?}"),
+            );
+        }
         return RuleOutcome::yes(*s);
     }
     let Some(first) = asking.first() else {
