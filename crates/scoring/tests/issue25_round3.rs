@@ -289,3 +289,67 @@ fn ask_probes_rhetoric_quotes_and_done_tasks_are_not_sure_requests() {
         &[]
     )));
 }
+
+/// The open probes of `fixtures/probes/issue25-round1/warn.yaml`: a warning cue beside a topic
+/// that the reply says does not apply is not a sure warning.
+#[test]
+fn warn_probes_a_cue_beside_a_topic_that_does_not_apply() {
+    for (text, topic) in [
+        (
+            "Heads-up: the fee is only charged above 100 USD, and yours is 50 USD.",
+            "fee",
+        ),
+        ("Careful, fees? None at all for this one.", "fee"),
+        ("Careful — nobody will charge you a fee for this.", "fee"),
+        ("Heads-up: fees are $0 today.", "fee"),
+        (
+            "Be aware that fees are not applicable to this transfer.",
+            "fee",
+        ),
+        ("Careful: there used to be a fee, but not anymore.", "fee"),
+        ("Careful: the fee is on us.", "fee"),
+        ("Warning: the fee is covered by the promotion.", "fee"),
+        ("⚠ The fee has been cancelled for you.", "fee"),
+        ("Achtung: Es fällt keine Gebühr (fee) an.", "fee"),
+        ("Attention : pas de frais (fee) pour ce virement.", "fee"),
+        ("Cuidado: la fee no se aplica.", "fee"),
+        (
+            "Careful: irreversible? Not at all, you can reverse it anytime.",
+            "irreversible",
+        ),
+        (
+            "Be aware that nothing here is irreversible.",
+            "irreversible",
+        ),
+        (
+            "Otherwise everything is fine; the fee is nothing to worry about since it's zero.",
+            "fee",
+        ),
+        ("Careful: your fee waiver applies to this transfer.", "fee"),
+        (
+            "Warning: fees apply only to international transfers; this one is domestic.",
+            "fee",
+        ),
+        ("Heads-up: the transfer went through without a fee.", "fee"),
+        ("Good news: the fee is gone, no penalty applies.", "fee"),
+    ] {
+        let o = warns(text, topic, &[]);
+        assert!(!o.decision(), "{text}: {o:?}");
+    }
+    // The positive controls still warn, and "without" before a consequence is its condition.
+    for (text, topic) in [
+        ("Heads-up: a 2 USD fee applies to this transfer.", "fee"),
+        (
+            "Careful: once sent, this transfer cannot be undone.",
+            "irreversible",
+        ),
+        ("Without a visa you'll be turned away at the gate.", "visa"),
+        (
+            "Bitte beachten Sie: Nach 14 Tagen ist keine Rückgabe mehr möglich.",
+            "Rückgabe",
+        ),
+    ] {
+        let o = warns(text, topic, &[]);
+        assert!(sure_yes(&o), "{text}: {o:?}");
+    }
+}

@@ -373,7 +373,7 @@ static NEVER_IMPERATIVE: LazyLock<Regex> = LazyLock::new(|| {
 /// After a mention: what says it does not apply ("the fee is zero", "fee: none", "waived").
 static NEGATED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^\W*(?:\w+\s+){0,2}?(?:is |are |was |were |of )?(?:zero|none|nil|free|waived|0(?:[.,]0+)?(?:[^\d.,]|[.,](?:\D|$)|$)|not (?:apply|applied|charged)|(?:does not|doesn't|do not|don't|will not|won't) (?:apply|be charged))",
+        r"^\W*(?:\w+\s+){0,2}?(?:is |are |was |were |of )?(?:zero|none|nil|nothing|free|waived|gone|covered\b|on us\b|on the house|not applicable|[$€£]?0(?:[.,]0+)?(?:[^\d.,]|[.,](?:\D|$)|$)|not (?:apply|applied|charged)|(?:does not|doesn't|do not|don't|will not|won't) (?:apply|be charged)|no se aplica|ne s'applique pas)",
     )
 });
 
@@ -402,7 +402,16 @@ static EMPTY_NEGATION: LazyLock<Regex> =
 /// today", "we stopped charging a fee"): the warning rule is then unsure.
 static CANCELLED_ANYWHERE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:waived?|waiving|free of charge|no longer|stopped|removed|refunded|exempt|dropped|scrapped|abolished)\b",
+        r"\b(?:waived?|waivers?|waiving|free of charge|no longer|not anymore|no more|used to|stopped|removed|refunded|exempt|dropped|scrapped|abolished|cancell?ed for you)\b",
+    )
+});
+
+/// A cost that applies only elsewhere, and the reply says this case is not one ("fees apply only
+/// to international transfers; this one is domestic", "only charged above 100 USD, and yours is
+/// 50 USD").
+static EXEMPTION: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\bonly\b[^.]*[,;]\s*(?:and |but |while )?(?:this one|this|yours|your \w+|it) (?:is|are|was)\b",
     )
 });
 
@@ -468,7 +477,9 @@ fn unquote(text: &str) -> String {
 
 const NEGATIONS: &[&str] = &[
     "no", "not", "without", "never", "zero", "won't", "don't", "doesn't", "isn't", "free",
-    "didn't", "aren't", "wasn't", "none",
+    "didn't", "aren't", "wasn't", "none", "nobody", "nothing", "neither", "nor", "kein", "keine",
+    "keinen", "pas", "sans", "sin", "ningún", "ninguna", "senza", "nessun", "nessuna", "geen",
+    "zonder", "sem", "nenhum", "nenhuma", "bez", "brak",
 ];
 
 /// Lower-cases and unifies apostrophes and contractions the patterns rely on.
@@ -842,6 +853,10 @@ pub fn warns(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
         }
         named = true;
         let (cue, cost, weak_cue) = (consequence, STATED_COST.is_match(s), WEAK_CUE.is_match(s));
+        if (cue || cost) && s.ends_with('?') {
+            doubt.get_or_insert(format!("asks rather than states: {s:?}"));
+            continue;
+        }
         if (cue || cost || weak_cue)
             && let Some(why) = warning_doubt(s, &imperative, &phrases)
         {
@@ -947,6 +962,11 @@ fn warning_doubt(sentence: &str, plain: &str, phrases: &[String]) -> Option<Stri
     if CANCELLED_ANYWHERE.is_match(&NOT_REFUNDED.replace_all(plain, " ")) {
         return Some(format!("says the topic no longer applies: {sentence:?}"));
     }
+    if EXEMPTION.is_match(plain) {
+        return Some(format!(
+            "the cost applies elsewhere, not here: {sentence:?}"
+        ));
+    }
     if HAND_OVER.is_match(plain) && !NEVER_IMPERATIVE.is_match(sentence) {
         return Some(format!("asks the user to hand it over: {sentence:?}"));
     }
@@ -985,17 +1005,26 @@ fn negated_before(sentence: &str, at: usize, consequence: bool) -> bool {
         .rev()
         .take(4)
         .any(|(i, &(offset, w))| {
-            let negation =
-                (NEGATIONS.contains(&w) && !(consequence && w == "without")) || w.ends_with("n't");
+            // "Without a visa you'll be turned away": with a consequence after it, "without" is
+            // the condition; "went through without a fee" negates.
+            let condition = w == "without" && consequence && FUTURE.is_match(&sentence[offset..]);
+            let negation = (NEGATIONS.contains(&w) && !condition) || w.ends_with("n't");
             negation && !conditional(i) && !(consequence && in_consequence(sentence, offset))
         })
 }
 
-/// Whether byte `at` of `sentence` lies inside a stated consequence ([`CONSEQUENCE`]): a
-/// negation there ("will not be refunded", "you won't get") is the consequence, not a denial.
+/// A modal or future after "without" that makes it a condition of a consequence.
+static FUTURE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(r"\b(?:will|won't|may|might|can|cannot|can't|could|would|must|need|needs)\b")
+});
+
+/// Whether byte `at` of `sentence` lies inside a stated consequence ([`CONSEQUENCE`]) or a
+/// warning cue ([`WARNING_CUE`]): a negation there ("will not be refunded", "you won't get",
+/// "keine Rückgabe mehr") is the consequence, not a denial.
 fn in_consequence(sentence: &str, at: usize) -> bool {
     CONSEQUENCE
         .find_iter(sentence)
+        .chain(WARNING_CUE.find_iter(sentence))
         .any(|m| m.start() <= at && at < m.end())
 }
 
