@@ -826,19 +826,7 @@ pub fn warns(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
     for s in &all {
         let imperative = NEVER_IMPERATIVE.replace_all(s, "avoid $1");
         let imperative = EMPTY_NEGATION.replace_all(&imperative, " ");
-        // The topic as written, or else as a word of the same stem ("cancelling" for
-        // "cancellation"): weaker evidence, so a warning found through a stem alone is unsure.
-        let mut spans: Vec<(usize, usize)> = phrases
-            .iter()
-            .flat_map(|p| phrase_spans(&imperative, p))
-            .collect();
-        let by_stem = spans.is_empty();
-        if by_stem {
-            spans = phrases
-                .iter()
-                .flat_map(|p| stem_spans(&imperative, p))
-                .collect();
-        }
+        let (spans, by_stem) = topic_spans(&imperative, &phrases);
         // Every mention must be live: "we charge no fee" negates the topic through `fee` even
         // though its synonym `charge` is not negated.
         let consequence = warning_evidence(s);
@@ -909,6 +897,34 @@ pub fn warns(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
         }
         return RuleOutcome::no();
     }
+    unnamed_or_hinted(text, &all, topic, (named, negated), hinted)
+}
+
+/// Where the topic is mentioned: as written, or else as a word of the same stem ("cancelling"
+/// for "cancellation"), which is weaker evidence (the second value), so a warning found through
+/// a stem alone is unsure.
+fn topic_spans(sentence: &str, phrases: &[String]) -> (Vec<(usize, usize)>, bool) {
+    let spans: Vec<(usize, usize)> = phrases
+        .iter()
+        .flat_map(|p| phrase_spans(sentence, p))
+        .collect();
+    if !spans.is_empty() {
+        return (spans, false);
+    }
+    let stems = phrases.iter().flat_map(|p| stem_spans(sentence, p));
+    (stems.collect(), true)
+}
+
+/// The warning rule's answer when no sentence warns about the topic as written: a likely
+/// consequence beside it, a warning that does not name it, a hint the rule cannot read, or a
+/// sure "no". The pair says whether the topic was named live, and whether it was named negated.
+fn unnamed_or_hinted(
+    text: &str,
+    all: &[String],
+    topic: &str,
+    (named, negated): (bool, bool),
+    hinted: Option<(&String, bool, &str)>,
+) -> RuleOutcome {
     if let Some((s, true, why)) = hinted {
         return RuleOutcome::unsure(true, format!("no sure warning cue, but {why}: {s:?}"));
     }
