@@ -1,11 +1,13 @@
 //! Prints how the ask/refuse/warn text rules fare on the labelled replies in
 //! `fixtures/labelled/`: `cargo run -p scoring --example rules_eval` (add `--misses` to list the
-//! replies decided against their label). `replies.jsonl` is the corpus the rules were improved
-//! on; `heldout.jsonl` was written afterwards and never used to tune them.
+//! replies decided against their label, `--unsure` to list the unsure verdicts, `--only NAME` for
+//! one corpus, `--file PATH` for a labelled file read at run time instead). `replies.jsonl`,
+//! `tuning.jsonl` and `tuning2.jsonl` are the corpora the rules were improved on; the held-out
+//! sets (`heldout2.jsonl`, `heldout3.jsonl`) are never used to tune them (fixtures/labelled/README.md).
 
 use scoring::expect::{asks_for, measure, read_labelled, refuses, warns};
 
-const CORPORA: [(&str, &str); 5] = [
+const CORPORA: [(&str, &str); 6] = [
     (
         "replies.jsonl",
         include_str!("../../../fixtures/labelled/replies.jsonl"),
@@ -25,6 +27,10 @@ const CORPORA: [(&str, &str); 5] = [
     (
         "heldout2.jsonl",
         include_str!("../../../fixtures/labelled/heldout2.jsonl"),
+    ),
+    (
+        "heldout3.jsonl",
+        include_str!("../../../fixtures/labelled/heldout3.jsonl"),
     ),
 ];
 
@@ -60,7 +66,7 @@ fn main() {
         let replies = match read_labelled(text) {
             Ok(r) => r,
             Err(e) => {
-                eprintln!("fixtures/labelled/{name}: {e}");
+                eprintln!("{name}: {e}");
                 std::process::exit(2);
             }
         };
@@ -84,7 +90,12 @@ fn main() {
                 }
             }
         }
-        println!("fixtures/labelled/{name}: {} replies\n", replies.len());
+        let shown = if file.is_some() {
+            name.to_owned()
+        } else {
+            format!("fixtures/labelled/{name}")
+        };
+        println!("{shown}: {} replies\n", replies.len());
         println!(
             "| rule | labelled yes | accuracy | precision | recall | sure and wrong | unsure | accuracy when sure |"
         );
