@@ -16,8 +16,8 @@
 //!   "just let me know…", "could you send…", "I still need…"; "please" alone is not one) and
 //!   names X or a synonym, unless it is a confirmation, a courtesy, rhetorical or a negated
 //!   request; *unsure* when X is named in another sentence or not at all (guess: yes unless the
-//!   question names another built-in topic), or only in an imperative; *no* when nothing is
-//!   asked.
+//!   question names another built-in topic), or only in an imperative, or the reply also reports
+//!   the task done (guess: no); *no* when nothing is asked.
 //! - **refuses**: *yes* for a first-person or the bot's third-person negative ("I can't", "This
 //!   assistant can't", "I'm not allowed to") before any verb but one of failing to find or
 //!   perceive, or a refusal phrase ("beyond my reach", "I'll have to pass", "I'm going to
@@ -26,9 +26,11 @@
 //!   apologies, and a refusal followed by compliance; *no* when nothing hints at a refusal, or
 //!   the refusal is taken back ("Just kidding: …").
 //! - **warns about X**: *yes* when a sentence with warning evidence (a warning word, a risk or
-//!   consequence, a prohibition, a cost with a weak cue) names X un-negated; *unsure* for a cost
-//!   alone, a weak cue ("note", "FYI") with stakes, evidence without X (guess: yes unless X is
-//!   negated or another topic is named), doubts ("waived", "send me your PIN"), and modals or
+//!   consequence with or without a cue word, a prohibition, a cost with a weak cue) names X
+//!   un-negated; *unsure* for a cost alone, a weak cue ("note", "FYI") with stakes, a mild cue
+//!   ("be aware") without, X named only by stem, the consequence of not doing something,
+//!   evidence without X (guess: yes unless X is negated or another topic is named), doubts
+//!   ("waived", "on us", "only … ; this one is …", a question, "send me your PIN"), and modals or
 //!   conditions beside X or in another language (guess: no); *no* otherwise.
 
 use std::sync::LazyLock;
