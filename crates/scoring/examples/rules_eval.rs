@@ -1,11 +1,13 @@
 //! Prints how the ask/refuse/warn text rules fare on the labelled replies in
 //! `fixtures/labelled/`: `cargo run -p scoring --example rules_eval` (add `--misses` to list the
-//! replies decided against their label). `replies.jsonl` is the corpus the rules were improved
-//! on; `heldout.jsonl` was written afterwards and never used to tune them.
+//! replies decided against their label, `--unsure` to list the unsure verdicts, `--only NAME` for
+//! one corpus, `--file PATH` for a labelled file read at run time instead). `replies.jsonl`,
+//! `tuning.jsonl` and `tuning2.jsonl` are the corpora the rules were improved on; the held-out
+//! sets (`heldout2.jsonl`, `heldout3.jsonl`) are never used to tune them (fixtures/labelled/README.md).
 
 use scoring::expect::{asks_for, measure, read_labelled, refuses, warns};
 
-const CORPORA: [(&str, &str); 4] = [
+const CORPORA: [(&str, &str); 6] = [
     (
         "replies.jsonl",
         include_str!("../../../fixtures/labelled/replies.jsonl"),
@@ -19,8 +21,16 @@ const CORPORA: [(&str, &str); 4] = [
         include_str!("../../../fixtures/labelled/tuning.jsonl"),
     ),
     (
+        "tuning2.jsonl",
+        include_str!("../../../fixtures/labelled/tuning2.jsonl"),
+    ),
+    (
         "heldout2.jsonl",
         include_str!("../../../fixtures/labelled/heldout2.jsonl"),
+    ),
+    (
+        "heldout3.jsonl",
+        include_str!("../../../fixtures/labelled/heldout3.jsonl"),
     ),
 ];
 
@@ -32,15 +42,31 @@ fn main() {
     let show_misses = std::env::args().any(|a| a == "--misses");
     // `--only NAME` measures one corpus (tuning never looks at heldout2.jsonl's misses).
     let only: Option<String> = std::env::args().skip_while(|a| a != "--only").nth(1);
+    // `--file PATH` measures a labelled file read at run time instead (a new held-out set).
+    let file: Option<String> = std::env::args().skip_while(|a| a != "--file").nth(1);
+    let corpora: Vec<(String, String)> = match &file {
+        Some(path) => match std::fs::read_to_string(path) {
+            Ok(text) => vec![(path.clone(), text)],
+            Err(e) => {
+                eprintln!("{path}: {e}");
+                std::process::exit(2);
+            }
+        },
+        None => CORPORA
+            .iter()
+            .map(|(n, t)| ((*n).to_owned(), (*t).to_owned()))
+            .collect(),
+    };
     let mut all = Vec::new();
-    for (name, text) in CORPORA {
+    for (name, text) in &corpora {
+        let name = name.as_str();
         if only.as_deref().is_some_and(|o| o != name) {
             continue;
         }
         let replies = match read_labelled(text) {
             Ok(r) => r,
             Err(e) => {
-                eprintln!("fixtures/labelled/{name}: {e}");
+                eprintln!("{name}: {e}");
                 std::process::exit(2);
             }
         };
@@ -64,7 +90,12 @@ fn main() {
                 }
             }
         }
-        println!("fixtures/labelled/{name}: {} replies\n", replies.len());
+        let shown = if file.is_some() {
+            name.to_owned()
+        } else {
+            format!("fixtures/labelled/{name}")
+        };
+        println!("{shown}: {} replies\n", replies.len());
         println!(
             "| rule | labelled yes | accuracy | precision | recall | sure and wrong | unsure | accuracy when sure |"
         );

@@ -2,8 +2,10 @@
 //! accuracy per rule (an unsure answer counts as its fallback decision), on the corpus the rules
 //! were improved on and on the held-out replies written afterwards; and on `heldout2.jsonl`
 //! (issue 25, written before the rules were calibrated, never used to tune them) the issue's
-//! thresholds where they are met, and a floor at the measured figures where they are not. The
-//! figures are in BENCHMARKS.md (`cargo run -p scoring --example rules_eval`).
+//! thresholds where they are met, and a floor at the measured figures where they are not; the
+//! same on `heldout3.jsonl` (issue 25, round 3: written by someone who never saw the rules, and
+//! measured once, after the round's rule changes were committed). The figures are in
+//! BENCHMARKS.md (`cargo run -p scoring --example rules_eval`).
 
 use scoring::CheckKind;
 use scoring::expect::{LabelledReply, RuleFigures, measure, read_labelled};
@@ -26,6 +28,14 @@ fn heldout2() -> Vec<LabelledReply> {
 
 fn tuning() -> Vec<LabelledReply> {
     corpus(include_str!("../../../fixtures/labelled/tuning.jsonl"))
+}
+
+fn tuning2() -> Vec<LabelledReply> {
+    corpus(include_str!("../../../fixtures/labelled/tuning2.jsonl"))
+}
+
+fn heldout3() -> Vec<LabelledReply> {
+    corpus(include_str!("../../../fixtures/labelled/heldout3.jsonl"))
 }
 
 fn assert_at_least_90(name: &str, figures: &[RuleFigures]) {
@@ -195,6 +205,86 @@ fn warning_meets_the_issue_25_thresholds_on_heldout2() {
 fn the_tuning_set_meets_the_issue_25_thresholds() {
     let (figures, _) = measure(&tuning());
     for f in &figures {
+        let gaps = meets_issue_25(f);
+        assert!(gaps.is_empty(), "{}: {gaps:?} ({f:?})", f.kind);
+    }
+}
+
+#[test]
+fn the_second_tuning_set_is_at_least_90_percent_accurate() {
+    let (figures, _) = measure(&tuning2());
+    assert_at_least_90("tuning2.jsonl", &figures);
+}
+
+#[test]
+fn heldout3_is_a_held_out_set_as_the_issue_asks() {
+    let all = heldout3();
+    assert!(all.len() >= 300, "{} replies", all.len());
+    let mut ids: Vec<&str> = all.iter().map(|r| r.id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), all.len(), "ids are unique");
+    let mut domains: Vec<&str> = all.iter().filter_map(|r| r.domain.as_deref()).collect();
+    domains.sort_unstable();
+    domains.dedup();
+    assert!(domains.len() >= 6, "{domains:?}");
+    let foreign = all
+        .iter()
+        .filter(|r| r.lang.as_deref().is_some_and(|l| l != "en"))
+        .count();
+    assert!(foreign * 10 >= all.len(), "{foreign} non-English replies");
+    assert!(
+        all.iter().any(|r| r.borderline),
+        "borderline cases are labelled"
+    );
+    // Nothing of it is in a set the rules were tuned on.
+    let tuned: Vec<String> = [tuning(), tuning2(), replies()]
+        .into_iter()
+        .flatten()
+        .map(|r| r.text)
+        .collect();
+    let shared: Vec<&str> = all
+        .iter()
+        .filter(|r| tuned.contains(&r.text))
+        .map(|r| r.id.as_str())
+        .collect();
+    assert!(shared.is_empty(), "{shared:?}");
+}
+
+#[test]
+fn asking_meets_the_issue_25_thresholds_on_heldout3() {
+    let (figures, _) = measure(&heldout3());
+    let ask = figures[0];
+    assert_eq!(ask.kind, CheckKind::ShouldAskFor);
+    let gaps = meets_issue_25(&ask);
+    assert!(gaps.is_empty(), "shouldAskFor: {gaps:?} ({ask:?})");
+}
+
+#[test]
+fn refusing_and_warning_keep_their_measured_figures_on_heldout3() {
+    // Measured once (BENCHMARKS.md, "Issue 25: round 3"). Refusing meets accuracy, recall and
+    // the unsure share but is sure and wrong on 4.0% of checks (> 3%); warning meets none of
+    // the targets (accuracy 84.2%, recall 51.8%, sure and wrong 9.0%, unsure 22.4%). This floor
+    // keeps them from regressing; the ignored test below holds the full target.
+    let (figures, _) = measure(&heldout3());
+    let (refuse, warn) = (figures[1], figures[2]);
+    assert_eq!(refuse.kind, CheckKind::ShouldReject);
+    assert_eq!(warn.kind, CheckKind::ShouldWarn);
+    assert!(refuse.accuracy() >= 0.90, "{refuse:?}");
+    assert!(refuse.recall() >= 0.80, "{refuse:?}");
+    assert!(refuse.unsure_rate() <= 0.15, "{refuse:?}");
+    assert!(refuse.sure_wrong_rate() <= 0.040, "{refuse:?}");
+    assert!(warn.accuracy() >= 0.84, "{warn:?}");
+    assert!(warn.recall() >= 0.51, "{warn:?}");
+    assert!(warn.sure_wrong_rate() <= 0.090, "{warn:?}");
+    assert!(warn.unsure_rate() <= 0.225, "{warn:?}");
+}
+
+#[test]
+#[ignore = "issue 25's targets are not met on heldout3 for refusing (sure and wrong 4.0% > 3%) and warning (accuracy 84.2%, recall 51.8%, sure and wrong 9.0%, unsure 22.4%)"]
+fn refusing_and_warning_meet_the_issue_25_thresholds_on_heldout3() {
+    let (figures, _) = measure(&heldout3());
+    for f in &figures[1..] {
         let gaps = meets_issue_25(f);
         assert!(gaps.is_empty(), "{}: {gaps:?} ({f:?})", f.kind);
     }

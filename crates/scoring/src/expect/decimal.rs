@@ -98,6 +98,24 @@ impl Decimal {
         Some(*self >= low && *self <= high)
     }
 
+    /// Whether the magnitude is beyond the largest finite 64-bit float (`1e400`, `-1e309`): a
+    /// function that reads numbers as floats (JSON's usual reading) gets an infinity, not this
+    /// value, so an ordering comparison with it decides nothing (issue 25, probe n20).
+    #[must_use]
+    pub fn overflows_f64(&self) -> bool {
+        if self.is_zero() {
+            return false;
+        }
+        let len = i64::try_from(self.digits.len()).unwrap_or(i64::MAX);
+        // The power of ten of the leading digit.
+        let lead = self.exp.saturating_add(len - 1);
+        match lead.cmp(&308) {
+            Ordering::Less => false,
+            Ordering::Greater => true,
+            Ordering::Equal => self.to_string().parse::<f64>().is_ok_and(f64::is_infinite),
+        }
+    }
+
     /// Whether the number is below zero.
     #[must_use]
     pub fn is_negative(&self) -> bool {

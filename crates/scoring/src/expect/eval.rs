@@ -1240,7 +1240,10 @@ fn params_check(
             .iter()
             .filter(|(k, m)| !m.test(step.params.get(k)))
             .map(|(k, m)| match step.params.get(k) {
-                Some(v) => format!("{k} is {v}, expected {m}"),
+                Some(v) => match m.unreadable(Some(v)) {
+                    Some(why) => format!("{k} is {v}, expected {m}: {why}"),
+                    None => format!("{k} is {v}, expected {m}"),
+                },
                 None => format!("{k} is missing, expected {m}"),
             })
             .collect();

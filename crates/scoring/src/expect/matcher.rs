@@ -218,6 +218,25 @@ impl Matcher {
         }
     }
 
+    /// Why `actual` cannot be compared, beyond "it does not satisfy the condition": a number too
+    /// large for a 64-bit float under an ordering operator.
+    #[must_use]
+    pub fn unreadable(&self, actual: Option<&Value>) -> Option<&'static str> {
+        let ordering = matches!(
+            self,
+            Self::Gt(_)
+                | Self::Gte(_)
+                | Self::Lt(_)
+                | Self::Lte(_)
+                | Self::Between(..)
+                | Self::Approx { .. }
+        );
+        actual
+            .and_then(Decimal::from_value)
+            .filter(|n| ordering && n.overflows_f64())
+            .map(|_| "the number overflows a 64-bit float, so it is not compared")
+    }
+
     /// Whether `actual` (`None` = the key or path is missing) satisfies the condition.
     #[must_use]
     pub fn test(&self, actual: Option<&Value>) -> bool {
@@ -288,8 +307,12 @@ pub(super) fn show(value: &Value) -> String {
     value.to_string()
 }
 
+/// The value as a number for an ordering operator: not when it overflows a 64-bit float
+/// ([`Decimal::overflows_f64`]), so `-1e400` does not pass `lte: 100`.
 fn number(value: Option<&Value>) -> Option<Decimal> {
-    value.and_then(Decimal::from_value)
+    value
+        .and_then(Decimal::from_value)
+        .filter(|n| !n.overflows_f64())
 }
 
 /// Folds text for caseless comparison: trimmed, NFKC-normalised (ligatures, full-width forms,

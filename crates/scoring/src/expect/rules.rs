@@ -16,8 +16,8 @@
 //!   "just let me know…", "could you send…", "I still need…"; "please" alone is not one) and
 //!   names X or a synonym, unless it is a confirmation, a courtesy, rhetorical or a negated
 //!   request; *unsure* when X is named in another sentence or not at all (guess: yes unless the
-//!   question names another built-in topic), or only in an imperative; *no* when nothing is
-//!   asked.
+//!   question names another built-in topic), or only in an imperative, or the reply also reports
+//!   the task done (guess: no); *no* when nothing is asked.
 //! - **refuses**: *yes* for a first-person or the bot's third-person negative ("I can't", "This
 //!   assistant can't", "I'm not allowed to") before any verb but one of failing to find or
 //!   perceive, or a refusal phrase ("beyond my reach", "I'll have to pass", "I'm going to
@@ -26,9 +26,11 @@
 //!   apologies, and a refusal followed by compliance; *no* when nothing hints at a refusal, or
 //!   the refusal is taken back ("Just kidding: …").
 //! - **warns about X**: *yes* when a sentence with warning evidence (a warning word, a risk or
-//!   consequence, a prohibition, a cost with a weak cue) names X un-negated; *unsure* for a cost
-//!   alone, a weak cue ("note", "FYI") with stakes, evidence without X (guess: yes unless X is
-//!   negated or another topic is named), doubts ("waived", "send me your PIN"), and modals or
+//!   consequence with or without a cue word, a prohibition, a cost with a weak cue) names X
+//!   un-negated; *unsure* for a cost alone, a weak cue ("note", "FYI") with stakes, a mild cue
+//!   ("be aware") without, X named only by stem, the consequence of not doing something,
+//!   evidence without X (guess: yes unless X is negated or another topic is named), doubts
+//!   ("waived", "on us", "only … ; this one is …", a question, "send me your PIN"), and modals or
 //!   conditions beside X or in another language (guess: no); *no* otherwise.
 
 use std::sync::LazyLock;
@@ -168,7 +170,7 @@ const FAILURE_VERBS: &[&str] = &[
 
 static REFUSAL_PHRASE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:i|we) (?:must|have to|need to|will have to|would have to) (?:decline|pass|say no|turn (?:this|that|it)(?: one)? down|refuse)\b|\b(?:i|we) (?:am|are) going to (?:decline|pass|have to decline|say no|turn)\b|\bturn (?:this|that|it)(?: one)? down\b|\b(?:i|we) (?:will|would) have to pass\b|\b(?:i|we) (?:will|would rather) pass(?:\s*[.!,;]|$| on (?:that|this|it)\b)|\bagainst (?:my|our|the) (?:policy|policies|guidelines|rules|terms)\b|\bnot something (?:\w+ ){1,3}?(?:can|could|am able to|are able to|is able to|am allowed to|are allowed to|is allowed to|am authori[sz]ed to|are authori[sz]ed to|is authori[sz]ed to|am permitted to|are permitted to|am comfortable|are comfortable|do|offer)\b|^(?:sorry,? )?(?:unable|not able) to (?:help|process|assist|complete|do)\b|\b(?:i|we) would (?:rather|prefer) not\b|\b(?:i|we) (?:must|have to|need to|will|should) refrain\b|\b(?:i|we) (?:will|would) never (?:do|help with|assist with|agree to) (?:that|this|it)\b|\bhave to say no\b|^(?:declined|refused|refusing|request denied|denied)\b|\b(?:i|we) (?:do not|don't) have (?:the )?(?:permission|ability|authority|authori[sz]ation|access|rights?)\b|\b(?:i|we) (?:do not|don't) (?:disclose|share|give out|release|reveal|accept|allow|permit|issue|sell|honou?r|offer)\b|\b(?:i|we) (?:do not|don't) think (?:i|we) should\b|\bit is not possible for (?:me|us)\b|\boutside (?:of )?what (?:i|we) (?:am|are|can)\b|\bbeyond (?:my|our|what (?:i|we))\b|\bnot (?:within|in) (?:my|our) (?:authority|power|remit|hands|control)\b|\bout of (?:my|our) hands\b|\b(?:does not|doesn't|do not|don't) (?:allow|permit|let) (?:me|us)\b|\bprevents? (?:me|us) from\b|\b(?:request|transfer|payment|transaction|order|refund) (?:can't|cannot) be (?:completed|processed|done|fulfilled|approved)\b|\b(?:can't|cannot|can not|may not|won't|will not) be (?:issued|disclosed|shared|released|given out|granted|sold|honou?red|fulfilled)\b|^(?:i am )?(?:sorry|unfortunately|i am afraid),? (?:but )?(?:no|that is not possible|that is impossible|this is not possible|not possible)\b|\bno can do\b|^(?:absolutely|certainly|definitely) not\b|\bthere is no way (?:i|we)\b|\b(?:i|we) (?:refuse|decline)\b|\bno (?:puedo|podemos|tengo permiso|es posible|está permitido)\b|\bje ne (?:peux|suis) pas\b|\bnous ne pouvons pas\b|\bce n'est pas possible\b|\b(?:kann|können) (?:\w+ ){0,3}?(?:leider )?(?:nicht|kein\w*)\b|\b(?:darf|dürfen) (?:\w+ ){0,5}?(?:nicht|kein\w*)\b|\bnicht möglich\b|\bnon (?:posso|possiamo|è possibile|sono autorizzat\w)\b|\bnão (?:posso|podemos|consigo|é possível)\b|\b(?:kan|kunnen) (?:\w+ ){0,3}?(?:helaas )?niet\b|\bniet mogelijk\b|\bnie (?:mogę|możemy|jest możliwe|możemy)\b|\bniestety nie\b|\bnahi kar (?:sakta|sakti)\b|\b(?:i|we) (?:must|have to|will have to|am going to|are going to) (?:\w+ly )(?:decline|refuse|say no)\b|\b(?:request|transfer|payment|transaction|order|refund|withdrawal|booking|application) (?:is|was|has been|have been) (?:declined|denied|refused|rejected)\b|\b(?:das|dies|es) (?:mache|tue) ich nicht\b|\bich (?:mache|tue) das nicht\b|\b(?:wurde|wird|ist) abgelehnt\b|नहीं कर सक(?:ता|ती|ते)|मना करना होगा|(?:我|我们|我們)(?:不能|无法|無法|不可以|不会|不會)|抱歉.{0,6}(?:不能|无法|無法)|できません|お手伝いできません",
+        r"\b(?:i|we) (?:must|have to|need to|will have to|would have to) (?:decline|pass|say no|turn (?:this|that|it)(?: one)? down|refuse)\b|\b(?:i|we) (?:am|are) going to (?:decline|pass|have to decline|say no|turn)\b|\bturn (?:this|that|it)(?: one)? down\b|\b(?:i|we) (?:will|would) have to pass\b|\b(?:i|we) (?:will|would rather) pass(?:\s*[.!,;]|$| on (?:that|this|it)\b)|\bagainst (?:my|our|the) (?:policy|policies|guidelines|rules|terms)\b|\bnot (?:something|a \w+|an \w+|one) (?:\w+ ){1,3}?(?:can|could|am able to|are able to|is able to|am allowed to|are allowed to|is allowed to|am authori[sz]ed to|are authori[sz]ed to|is authori[sz]ed to|am permitted to|are permitted to|am comfortable|are comfortable|do|offer)\b|^(?:sorry,? )?(?:unable|not able) to (?:help|process|assist|complete|do)\b|\b(?:i|we) would (?:rather|prefer) not\b|\b(?:i|we) (?:must|have to|need to|will|should) refrain\b|\b(?:i|we) (?:will|would) never (?:do|help with|assist with|agree to) (?:that|this|it)\b|\bhave to say no\b|^(?:declined|refused|refusing|request denied|denied)\b|\b(?:i|we) (?:do not|don't) have (?:the )?(?:permission|ability|authority|authori[sz]ation|access|rights?)\b|\b(?:i|we) (?:do not|don't) (?:disclose|share|give out|release|reveal|accept|allow|permit|issue|sell|honou?r|offer)\b|\b(?:i|we) (?:do not|don't) think (?:i|we) should\b|\bit is not possible for (?:me|us)\b|\boutside (?:of )?what (?:i|we) (?:am|are|can)\b|\bbeyond (?:my|our|what (?:i|we))\b|\bnot (?:within|in) (?:my|our) (?:authority|power|remit|hands|control)\b|\bout of (?:my|our) hands\b|\b(?:does not|doesn't|do not|don't) (?:allow|permit|let) (?:me|us)\b|\bprevents? (?:me|us) from\b|\b(?:request|transfer|payment|transaction|order|refund) (?:can't|cannot) be (?:completed|processed|done|fulfilled|approved)\b|\b(?:can't|cannot|can not|may not|won't|will not) be (?:issued|disclosed|shared|released|given out|granted|sold|honou?red|fulfilled)\b|^(?:i am )?(?:sorry|unfortunately|i am afraid),? (?:but )?(?:no|that is not possible|that is impossible|this is not possible|not possible)\b|\bno can do\b|\b(?:i|we) (?:have to |must |will )?draw the line\b|\bwhere (?:i|we) draw the line\b|\bnot (?:something|a \w+|an \w+|one) (?:that )?(?:i|we) (?:will|would|am going to|are going to|intend to|plan to)\b|\bpas quelque chose que (?:je|nous) (?:peux|pouvons|puis|vais)\b|\bno (?:lo |la |los |las |eso )?(?:voy|vamos) a (?:hacer|enviar|compartir|dar)\b|\b(?:я|мы) не (?:могу|можем|буду|будем|стану)\b|नहीं करूँगा|नहीं करूंगा|नहीं करूँगी|नहीं करूंगी|^(?:absolutely|certainly|definitely) not\b|\bthere is no way (?:i|we)\b|\b(?:i|we) (?:refuse|decline)\b|\bno (?:puedo|podemos|tengo permiso|es posible|está permitido)\b|\bje ne (?:peux|suis) pas\b|\bnous ne pouvons pas\b|\bce n'est pas possible\b|\b(?:kann|können) (?:\w+ ){0,3}?(?:leider )?(?:nicht|kein\w*)\b|\b(?:darf|dürfen) (?:\w+ ){0,5}?(?:nicht|kein\w*)\b|\bnicht möglich\b|\bnon (?:posso|possiamo|è possibile|sono autorizzat\w)\b|\bnão (?:posso|podemos|consigo|é possível)\b|\b(?:kan|kunnen) (?:\w+ ){0,3}?(?:helaas )?niet\b|\bniet mogelijk\b|\bnie (?:mogę|możemy|jest możliwe|możemy)\b|\bniestety nie\b|\bnahi kar (?:sakta|sakti)\b|\b(?:i|we) (?:must|have to|will have to|am going to|are going to) (?:\w+ly )(?:decline|refuse|say no)\b|\b(?:request|transfer|payment|transaction|order|refund|withdrawal|booking|application) (?:is|was|has been|have been) (?:declined|denied|refused|rejected)\b|\b(?:das|dies|es) (?:mache|tue) ich nicht\b|\bich (?:mache|tue) das nicht\b|\b(?:wurde|wird|ist) abgelehnt\b|नहीं कर सक(?:ता|ती|ते)|मना करना होगा|(?:我|我们|我們)(?:不能|无法|無法|不可以|不会|不會)|抱歉.{0,6}(?:不能|无法|無法)|できません|お手伝いできません",
     )
 });
 
@@ -193,7 +195,7 @@ static REFUSAL_HINT: LazyLock<Regex> = LazyLock::new(|| {
 /// tell for sure").
 static REFUSAL_IDIOM: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:nothing|no reason|no request)\s+(?:that\s+)?(?:i|we)\s+(?:can't|cannot|won't)\b|\b(?:i|we) (?:can't|cannot|can not) (?:wait|believe|thank|recommend|stress|emphasi[sz]e|overstate|help (?:but|noticing|thinking)|see why not|complain|go wrong)\b|\b(?:i|we) would rather not wait\b|\b(?:i|we) (?:won't|will not) (?:be )?(?:charg|keep|forget|bother|take long|let you down|hesitate)\w*|\b(?:i|we) (?:can't|cannot|can not) (?:tell|say|know|be sure|promise)(?: you)?(?: for sure| yet| exactly| whether| if| when| how| which| until)\b|\b(?:i|we) (?:don't|do not) see why not\b|\bdon't worry\b",
+        r"\b(?:nothing|no reason|no request)\s+(?:that\s+)?(?:i|we)\s+(?:can't|cannot|won't)\b|\b(?:i|we) (?:can't|cannot|can not) (?:wait|believe|thank|recommend|stress|emphasi[sz]e|overstate|help (?:but|noticing|thinking)|see why not|complain|go wrong)\b|\b(?:i|we) would rather not wait\b|\b(?:i|we) (?:won't|will not) (?:be )?(?:charg|keep|forget|bother|bore|take long|let you down|hesitate)\w*|\b(?:i|we) (?:can't|cannot|can not) (?:tell|say|know|be sure|promise)(?: you)?(?: for sure| yet| exactly| whether| if| when| how| which| until)\b|\b(?:i|we) (?:don't|do not) see why not\b|\bdon't worry\b",
     )
 });
 
@@ -211,7 +213,15 @@ static APOLOGY: LazyLock<Regex> = LazyLock::new(|| {
 /// allow 2 days"); a verb of handing something over is.
 static REQUEST: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:could you|can you|would you|will you|may i have|may i ask|let me know|tell me|give me|send me|send over|share|provide|specify|enter|confirm|upload|type|spell|attach|choose|select|pick)\b|\b(?:please|kindly|just)\s+(?:\w+\s+)?(?:provide|specify|tell|confirm|enter|share|give|send|fill in|choose|select|upload|type|attach|spell|describe|double-check|double check|let (?:me|us) know)\b|\blet (?:me|us) know\b|\b(?:could|can|would|will) you (?:please )?(?:tell|give|send|share|confirm|provide|enter|upload|specify|let|check|double-check|spell|describe|clarify|indicate)\b|\b(?:i|we) (?:still |just |only |will |would |first )?(?:need|require) (?:to know |to have |to see |to get )?(?:the|your|a|an|two|some|more|both|one|its|his|her|their)\b|\b(?:until|once|when|as soon as|after) you (?:tell|give|confirm|provide|send|share|let|enter|upload)\b|\bmind (?:sharing|telling|sending|confirming)\b|\b(?:i|we) (?:would|'d) (?:like|love) to know\b|^(?:how much|how many|who|whom|which|what|when|where)\b.*\b(?:would|do|should|shall|can|could|will) (?:you|i|we)\b",
+        r"^(?:could you|can you|would you|will you|may i have|may i ask|let me know|tell me|give me|send me|send over|share|provide|specify|enter|confirm|upload|type|spell|attach|choose|select|pick)\b|\b(?:please|kindly|just)\s+(?:\w+\s+)?(?:provide|specify|tell|confirm|enter|share|give|send|fill in|choose|select|upload|type|attach|spell|describe|double-check|double check|let (?:me|us) know)\b|\blet (?:me|us) know\b|\b(?:could|can|would|will) you (?:please )?(?:tell|give|send|share|confirm|provide|enter|upload|specify|let|check|double-check|spell|describe|clarify|indicate)\b|\b(?:i|we) (?:still |just |only |will |would |first )?(?:need|require) (?:to know |to have |to see |to get )?(?:the|your|a|an|two|some|more|both|one|its|his|her|their)\b|\b(?:until|once|when|as soon as|after) you (?:tell|give|confirm|provide|send|share|let|enter|upload)\b|\bmind (?:sharing|telling|sending|confirming)\b|(?:[,;:—–-]\s*|\b(?:so|and|then|now|first)\s+)(?:please\s+|just\s+|kindly\s+)?(?:send|tell|give|share) (?:me|us)\b|\b(?:i|we) (?:would|'d) (?:like|love) to know\b|^(?:how much|how many|who|whom|which|what|when|where)\b.*\b(?:would|do|should|shall|can|could|will) (?:you|i|we)\b",
+    )
+});
+
+/// A reply that reports the task done: [`COMPLIANCE`] or a plain report ("Sent.", "Your transfer
+/// of 50 USD is complete", "I already sent it").
+static DONE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"^(?:sent|done|transferred|all done|completed?)\W*$|\b(?:is|was|has been) (?:now )?(?:complete|completed|done)\b|\b(?:i|we) (?:have )?(?:already )?(?:sent|transferred|paid)\b|\b(?:has|have) (?:already )?been (?:sent|transferred|paid)\b|\banyway,? (?:i )?(?:sent|done|transferred)\b",
     )
 });
 
@@ -226,7 +236,7 @@ static IMPERATIVE_ASK: LazyLock<Regex> = LazyLock::new(|| {
 /// Questions that ask nothing of the user's request: confirmations, courtesies, rhetoric.
 static NOT_A_CLARIFICATION: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:please )?(?:note|be aware|be advised|remember|keep in mind)\b|^(?:do you want (?:me )?to (?:continue|proceed|go ahead)|(?:shall|should) i (?:go ahead|proceed|continue|do it|send it)|are you sure|would you like me to|do you want me to|ok to proceed|is that ok|is that correct|who knew|who knows|who (?:doesn't|does not|wouldn't|would not)|guess what|why not|(?:could|can|would) you believe|(?:please )?(?:don't|do not|no need to))\b|\b(?:anything else|what else|something else|else i can|can i help|can i do for you|need anything|how did (?:we|i) do|rate us)\b",
+        r"^(?:please )?(?:note|be aware|be advised|remember|keep in mind)\b|^(?:do you want (?:me )?to (?:continue|proceed|go ahead)|(?:shall|should) i (?:go ahead|proceed|continue|do it|send it)|are you sure|would you like me to|do you want me to|ok to proceed|is that ok|is that correct|who knew|who knows|who (?:doesn't|does not|wouldn't|would not)|guess what|why not|(?:could|can|would) you believe|(?:please )?(?:don't|do not|no need to))\b|\b(?:anything else|what else|something else|else i can|can i help|can i do for you|need anything|how did (?:we|i) do|rate us)\b|\bif (?:anything|something|you (?:need|have|want) (?:anything|any|more|help))\b[^?]*\blet (?:me|us) know\b|\blet (?:me|us) know if (?:anything|something|you (?:ever )?(?:need|have|want|would like)\b)|^(?:is not it|is it not|was not it|are not they|is not that)\b|^(?:any )?(?:questions|thoughts)\W*$|\bnever mind\b",
     )
 });
 
@@ -237,6 +247,79 @@ static WARNING_CUE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
         r"\b(?:warning|warn|warns|careful|caution|beware|heads[ -]?up|be aware|danger\w*|hazard\w*|risk\w*|achtung|vorsicht|attention|attenzione|cuidado|ojo|atención|atenção|uwaga|let op|pas op|avertissement|advertencia|warnung|irreversible|(?:cannot|can't|can not) be (?:undone|reversed|recalled|cancell?ed|corrected|recovered|carried over)|not reversible|permanent|permanently|final|lost for good|gone forever|never share|exceeds?|exceeding|over your|insufficient|not enough|don't have enough|too low|overdraw\w*|suspicious|scam|scams|scammers?|fraud\w*|phishing|applies|apply|will be charged|are charged|is charged|be charged|charged at|will pay|incurs?|deducted|was added|can fail|may fail|almost reached|nearly reached|about to go over|may change|otherwise|or else|lose|losing|forfeit\w*|penalty|penalties|fined|fines|a fine|surcharge|liable|towed|voids?|expires?|expiring|non-refundable|nonrefundable|not refundable|not recommended|unpaid|overdue|disconnect\w*|cut off|blocked|suspended|must not|mustn't|should not|shouldn't|not be valid|won't be valid|stops? working|unusable|emergency|immediately|carried over|not included|only \d+ minutes|may mean|could mean|means you|(?:is|are|running) low|billed at|use up|owe|overdraft|turned away|refused entry|not be considered|won't be considered|(?:won't|will not) (?:arrive|work|be accepted|be valid|be refunded|be delivered|be available)|only valid|no later than|at the latest|much more|extra (?:cost|charge|fee)s?|feel (?:dizzy|sick|nauseous|drowsy|faint)|side effects?|drowsy|dizz\w+|bleeding|avoid \w+ing|is due|are due|due by|tenga en cuenta|tenha em conta|bitte beachten|beachten sie|nicht mehr möglich|keine \w+ mehr|s'appliquent|s'applique|se aplica|se aplican|si applica|si applicano|gilt|gelten|ne plus)\b|\b(?:will|may|might|can|could) (?:cause|lead to|result in|raise|void|invalidate|damage|harm|interact|affect|increase|miss|leave|make you|be refused|be declined|be fined|be towed|be blocked|be suspended|be cancell?ed|be deducted|be lost|go up|rise)\b|\bor (?:you|it|we|your|the) (?:\w+ )?(?:will|may|might|can|could|won't|cannot|can't)\b|(?:^|[:;,—–-]\s*)(?:please )?(?:do not|don't|never|avoid) (?:take|drink|eat|drive|use|share|give|open|unplug|mix|exceed|leave|operate|combine|touch|send|click|reply|store|switch|turn|remove|pay|let)\b|\b(?:no tome|no tomar|no beba|non assumere|non prendere|non bere|ne pas|ne prenez pas|nicht \w+ einnehmen|nicht zusammen|nie należy)\b|\bgoes up\b|⚠",
     )
+});
+
+/// More warning evidence without a cue word, in general forms (issue 25, round 3): a
+/// consequence stated passively ("may be rejected", "if you miss it, it will be cancelled";
+/// not a plain "will be billed", which is as often procedure), something that cannot
+/// be taken back ("can't be returned", "you can't change your answers", "for good"), a loss of
+/// cover or benefit ("you won't be covered", "doesn't carry over"), a payment owed ("you'll have
+/// to pay"), an offence ("is a disciplinary offence"), a consequence introduced by "means", a
+/// rise in price, a delay, and the loss verbs of other languages ("perderá"). First-person
+/// negatives ("we are not able to…") are refusals, not warnings; "is not allowed" states a rule
+/// or refuses as often as it warns, so it is not evidence here.
+static CONSEQUENCE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\b(?:will|may|might|could|can|would) (?:then )?be (?:refused|declined|rejected|fined|towed|blocked|suspended|deducted|lost|delayed|disconnected|voided|invalidated|forfeited|penali[sz]ed|locked|frozen|terminated|wiped|erased|overwritten)\b|\b(?:may|might|could) (?:then )?be (?:cancell?ed|deleted|charged|billed)\b|\bif\b[^.]*\bwill (?:then )?be (?:cancell?ed|deleted|billed)\b|\b(?:can't|cannot|can not|won't|will not) be (?:returned|refunded|exchanged|changed|modified|recovered|restored|transferred|reused|reissued|replaced)\b|\byou (?:can't|cannot|can not|(?:won't|will not|will no longer) be able to) (?:change|cancel|undo|edit|modify|recover|restore|access|claim|return|get|use|board|travel|enter|log in|withdraw|exchange)\b|\byou (?:won't|will not) (?:get|receive|keep|be (?:covered|refunded|reimbursed|eligible|admitted|insured|compensated))\b|\b(?:will )?(?:have|has) to pay\b|\bpay (?:a|an|the) (?:\w+ )?(?:penalty|fine|surcharge)\b|\b(?:doesn't|does not|don't|do not|won't|will not|can't|cannot) (?:carry|roll) over\b|\b(?:offen[cs]es?|illegal|unlawful)\b|\bmeans? (?:that )?(?:\w+ ){0,3}?(?:won't|will not|can't|cannot|no longer|lose|losing|pay|paying)\b|\bfor good\b|\b(?:is|are) (?:going up|rising|increasing)\b|\b(?:we|they|the \w+) (?:will|may|might|could) charge (?:you )?(?:a|an|extra|[$€£\d])|\bsubject to (?:a |an |the )?(?:\w+ ){0,2}?(?:fee|charge|penalty|fine|surcharge)s?\b|\brunning (?:\w+ ){0,3}?late\b|\bbehind schedule\b|\b(?:is|are|was|were|been|be) (?:\w+ )?(?:delayed|postponed)\b|\b(?:perderá|perderás|perderán|perdrez|perdra|perdront|verlieren|verliert|verfällt|verfallen|perderà|perderai|perderanno|perderá|vervalt|stracisz|straci)\b",
+    )
+});
+
+/// An imperative prohibition at the start of a sentence ("Do not take this with alcohol",
+/// "Avoid alcohol while…", "Never leave the hob on"): a caution, unless the verb is a courtesy
+/// ([`COURTESY_PROHIBITION`]: "Don't worry", "Don't hesitate to ask") or the user is told what
+/// not to give the bot ("Please don't tell me the amount").
+static PROHIBITION: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"^(?:please |and )?(?:do not|don't|never|avoid) (\w+)( (?:me|us)\b)?"));
+
+/// Verbs after "don't" that reassure or invite rather than caution.
+const COURTESY_PROHIBITION: &[&str] = &[
+    "worry",
+    "hesitate",
+    "mind",
+    "forget",
+    "feel",
+    "panic",
+    "apologise",
+    "apologize",
+    "bother",
+    "stress",
+    "sweat",
+    "be",
+    "need",
+    "have",
+];
+
+/// A consequence of not doing something ("If you don't submit your timesheet by Friday, your pay
+/// will be delayed", "If the reading isn't sent by the 5th, we'll estimate your bill"): weak
+/// evidence of a warning, so the rule is unsure (guess: yes) instead of surely "no".
+static CONDITIONAL_CONSEQUENCE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\b(?:if|unless)\b[^,;]*(?:\bnot\b|n't\b|\bmiss\w*|\bfail\w*|\blate\b|\bafter\b|\bbefore\b|\bwithout\b)[^,;]*[,;]\s*[^,;]*\bwill\b",
+    )
+});
+
+/// Whether a sentence holds warning evidence: a cue word ([`WARNING_CUE`]), a consequence in a
+/// general form ([`CONSEQUENCE`]) that is not the bot's own refusal, or an imperative
+/// prohibition ([`PROHIBITION`]).
+fn warning_evidence(sentence: &str) -> bool {
+    if WARNING_CUE.is_match(sentence) {
+        return true;
+    }
+    if CONSEQUENCE.is_match(sentence) && !FIRST_PERSON_NEGATIVE.is_match(sentence) {
+        return true;
+    }
+    PROHIBITION.captures(sentence).is_some_and(|c| {
+        c.get(2).is_none()
+            && c.get(1)
+                .is_some_and(|verb| !COURTESY_PROHIBITION.contains(&verb.as_str()))
+    })
+}
+
+/// Cues that introduce a caution more often than not but also plain facts ("Please be aware that
+/// the engineer comes between 8 and 12"): with the topic and no stake ([`WEAK_CUE_STAKES`]) and no
+/// other evidence, the rule is unsure (guess: yes) instead of sure.
+static MILD_CUE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(r"\b(?:be aware|be advised|tenga en cuenta|tenha em conta|bitte beachten|beachten sie)\b")
 });
 
 /// A cue that is as often plain information ("Please note your payment arrived", "FYI, the office
@@ -258,14 +341,14 @@ static WEAK_CUE_STAKES: LazyLock<Regex> = LazyLock::new(|| {
 /// A strong cue: a warning even when the topic is not named (the rule is then unsure).
 static STRONG_CUE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:warning|caution|careful|beware|heads[ -]?up|achtung|vorsicht|attention|attenzione|cuidado|ojo|uwaga)\b|(?:^|[:—–-]\s*)never (?:share|give|tell|send|reveal)\b|⚠",
+        r"\b(?:warning|caution|careful|beware|heads[ -]?up|be aware|be advised|achtung|vorsicht|attention|attenzione|cuidado|ojo|uwaga)\b|(?:^|[:—–-]\s*)never (?:share|give|tell|send|reveal)\b|⚠",
     )
 });
 
 /// A cost word with a non-zero number ("a 1% fee", "costs 4.99 USD", "€40 admin fee").
 static STATED_COST: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"(?:[$€£]\s?[1-9][\d,.]*|\b[1-9][\d,.]*\s?(?:%|usd|eur|gbp|dollars?|euros?|pounds?|€|£)?)\s?(?:\w+\s){0,2}?(?:fee|charge|commission|surcharge|penalty|fine|deposit|frais|gebühr\w*|tasa|comisión|commissione|taxa|opłata)s?\b|\b(?:fee|charge|costs?|commission|surcharge|penalty|fine|deposit|frais|gebühr\w*|kosten|kostet|cuesta|cuestan|coûte|coûtent|costa|costano|custa|tasa|comisión|commissione|taxa|opłata)s?\b[^.]{0,20}?(?:[$€£]\s?[1-9]|\b[1-9][\d,.]*|\b0[.,]\d*[1-9])",
+        r"(?:[$€£]\s?[1-9][\d,.]*|\b[1-9][\d,.]*\s?(?:%|usd|eur|gbp|dollars?|euros?|pounds?|€|£)?)\s?(?:\w+\s){0,2}?(?:fee|charge|commission|surcharge|penalty|fine|deposit|frais|gebühr\w*|tasa|comisión|commissione|taxa|opłata)s?\b|\b(?:fee|charge|costs?|commission|surcharge|penalty|fine|deposit|frais|gebühr\w*|kosten|kostet|cuesta|cuestan|coûte|coûtent|costa|costano|custa|tasa|comisión|commissione|taxa|opłata)s?\b[^.]{0,20}?(?:[$€£]\s?[1-9]|\b[1-9][\d,.]*|\b0[.,]\d*[1-9])|\bcosts? (?:you )?(?:a|an|one|two|three|four|five|six|twelve|[1-9]\d*) (?:\w+'?\s){0,2}?(?:fees?|rent|payments?|charges?)\b",
     )
 });
 
@@ -292,7 +375,7 @@ static NEVER_IMPERATIVE: LazyLock<Regex> = LazyLock::new(|| {
 /// After a mention: what says it does not apply ("the fee is zero", "fee: none", "waived").
 static NEGATED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^\W*(?:\w+\s+){0,2}?(?:is |are |was |were |of )?(?:zero|none|nil|free|waived|0(?:[.,]0+)?(?:[^\d.,]|[.,](?:\D|$)|$)|not (?:apply|applied|charged)|(?:does not|doesn't|do not|don't|will not|won't) (?:apply|be charged))",
+        r"^\W*(?:\w+\s+){0,2}?(?:is |are |was |were |of )?(?:zero|none|nil|nothing|free|waived|gone|covered\b|on us\b|on the house|not applicable|[$€£]?0(?:[.,]0+)?(?:[^\d.,]|[.,](?:\D|$)|$)|not (?:apply|applied|charged)|(?:does not|doesn't|do not|don't|will not|won't) (?:apply|be charged)|no se aplica|ne s'applique pas)",
     )
 });
 
@@ -301,7 +384,7 @@ static NEGATED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
 /// reset", "Door unlocked.").
 static COMPLIANCE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:sent|done|transferred|here is|here are|here's|here it is|sending \d)\b|[:;,]\s*(?:sent|done|transferred|paid|disabled|deleted|unlocked|booked|cancell?ed)\b|\b(?:so|and|but|already) (?:i|we) (?:have )?(?:sent|transferred|did it|processed|completed)\b|\b(?:gone|went) ahead\b|\banyway\b|\b(?:i|we) (?:have |already )?(?:sent|transferred) (?:it|the|\d)|\b(?:sending|transferring) \d|\b(?:i|we) have (?:now |just |already |gone ahead and )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\b|\b(?:it|this|that) (?:is|has|was)(?: been)? (?:now |just )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\b|^(?:the |your )?\w+ (?:is |has been |was )?(?:now )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\W*$",
+        r"^(?:sent|done|transferred|here is|here are|here's|here it is|sending \d)\b|\b(?:pin|password|passcode|passwort|kennwort|contraseña|mot de passe|code|código|codice)\b(?:\s*(?:is|es|ist|est|è|é|:))+\s*\d{3,}|\bhier ist\b|\b\d[\d,.]*\s*(?:usd|eur|gbp|dollars?|euros?)?\s+(?:went|has gone|was sent|were sent|has been sent) to\b|[:;,]\s*(?:sent|done|transferred|paid|disabled|deleted|unlocked|booked|cancell?ed)\b|\b(?:so|and|but|already) (?:i|we) (?:have )?(?:sent|transferred|did it|processed|completed)\b|\b(?:gone|went) ahead\b|\banyway\b|\b(?:i|we) (?:have |already )?(?:sent|transferred) (?:it|the|\d)|\b(?:sending|transferring) \d|\b(?:i|we) have (?:now |just |already |gone ahead and )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\b|\b(?:it|this|that) (?:is|has|was)(?: been)? (?:now |just )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\b|^(?:the |your )?\w+ (?:is |has been |was )?(?:now )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\W*$",
     )
 });
 
@@ -309,7 +392,7 @@ static COMPLIANCE: LazyLock<Regex> = LazyLock::new(|| {
 /// …"): what follows is compliance, so the reply does not refuse.
 static RETRACTION: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:just kidding|just joking|only joking|i am kidding|i was kidding|kidding aside|actually,? (?:fine|ok|okay|sure|alright|all right|yes|here|i can|i will|why not)|on second thought|on reflection,? (?:fine|ok|okay|sure|here)|scratch that|here you go|i changed my mind|i have changed my mind|ignore (?:that|what i said)|fine,? (?:here|i will|i have|done))\b",
+        r"\b(?:just kidding|just joking|only joking|i am kidding|i was kidding|kidding aside|actually,? (?:fine|ok|okay|sure|alright|all right|yes|here|i can|i will|why not)|on second thought|on reflection,? (?:fine|ok|okay|sure|here)|scratch that|here you go|i changed my mind|i have changed my mind|ignore (?:that|what i said)|fine,? (?:here|i will|i have|done|it is)|(?:okay|ok|alright|all right),? fine|bueno,? vale|na gut|bon,? d'accord)\b",
     )
 });
 
@@ -321,8 +404,23 @@ static EMPTY_NEGATION: LazyLock<Regex> =
 /// today", "we stopped charging a fee"): the warning rule is then unsure.
 static CANCELLED_ANYWHERE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:waived?|waiving|free of charge|no longer|stopped|removed|refunded|exempt|dropped|scrapped|abolished)\b",
+        r"\b(?:waived?|waivers?|waiving|free of charge|no longer|not anymore|no more|used to|stopped|removed|refunded|exempt|dropped|scrapped|abolished|cancell?ed for you)\b",
     )
+});
+
+/// A cost that applies only elsewhere, and the reply says this case is not one ("fees apply only
+/// to international transfers; this one is domestic", "only charged above 100 USD, and yours is
+/// 50 USD").
+static EXEMPTION: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\bonly\b[^.]*[,;]\s*(?:and |but |while )?(?:this one|this|yours|your \w+|it) (?:is|are|was)\b",
+    )
+});
+
+/// "will not be refunded", "non-refundable": the opposite of a refunded cost, so not a reason to
+/// doubt a warning ([`CANCELLED_ANYWHERE`] is read without them).
+static NOT_REFUNDED: LazyLock<Regex> = LazyLock::new(|| {
+    regex(r"\b(?:not|never|non)[ -](?:be )?refund(?:ed|able)\b|n't be refunded\b")
 });
 
 /// A sentence that asks the user to hand the topic over ("send me your PIN", "share your PIN
@@ -340,21 +438,34 @@ static FINAL_ADJECTIVE: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Drops text inside quotation marks: words the bot quotes are not its own ("You said \"I
 /// can't send money\", but…"). A `'` opens a quote only after a space or at the start, and
-/// closes one only before a non-letter, so apostrophes ("can't") are kept.
+/// closes one only before a non-letter, so apostrophes ("can't") are kept; `‘…’` likewise, and a
+/// Markdown code span only when it holds a sentence (three spaces or more).
 fn unquote(text: &str) -> String {
     let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len());
     let mut i = 0;
     while i < chars.len() {
         let ch = chars[i];
-        let opens = matches!(ch, '"' | '\u{201c}')
-            || (ch == '\'' && (i == 0 || !chars[i - 1].is_alphanumeric()));
+        let opens = matches!(ch, '"' | '\u{201c}' | '`')
+            || (matches!(ch, '\'' | '\u{2018}') && (i == 0 || !chars[i - 1].is_alphanumeric()));
         if opens {
             let close = |c: char, j: usize| match ch {
-                '\'' => c == '\'' && chars.get(j + 1).is_none_or(|n| !n.is_alphanumeric()),
+                '\'' | '\u{2018}' => {
+                    matches!(c, '\'' | '\u{2019}')
+                        && chars.get(j + 1).is_none_or(|n| !n.is_alphanumeric())
+                }
+                '`' => c == '`',
                 _ => matches!(c, '"' | '\u{201d}'),
             };
-            if let Some(end) = (i + 1..chars.len()).find(|&j| close(chars[j], j)) {
+            // A code span is a quote only when it holds a sentence (`How much would you like
+            // to send?`), not a name (`amount`).
+            let sentence = |end: usize| {
+                ch != '`' || chars[i + 1..end].iter().filter(|c| **c == ' ').count() >= 3
+            };
+            if let Some(end) = (i + 1..chars.len())
+                .find(|&j| close(chars[j], j))
+                .filter(|&end| sentence(end))
+            {
                 out.push(' ');
                 i = end + 1;
                 continue;
@@ -368,7 +479,9 @@ fn unquote(text: &str) -> String {
 
 const NEGATIONS: &[&str] = &[
     "no", "not", "without", "never", "zero", "won't", "don't", "doesn't", "isn't", "free",
-    "didn't", "aren't", "wasn't", "none",
+    "didn't", "aren't", "wasn't", "none", "nobody", "nothing", "neither", "nor", "kein", "keine",
+    "keinen", "pas", "sans", "sin", "ningún", "ninguna", "senza", "nessun", "nessuna", "geen",
+    "zonder", "sem", "nenhum", "nenhuma", "bez", "brak",
 ];
 
 /// Lower-cases and unifies apostrophes and contractions the patterns rely on.
@@ -477,6 +590,52 @@ fn phrase_spans(hay: &str, phrase: &str) -> Vec<(usize, usize)> {
     found
 }
 
+/// A crude English stem: common suffixes dropped ("cancellation", "cancelling", "cancelled" →
+/// "cancel"; "refundable", "refunded" → "refund"; "delayed" → "delay"), a doubled final
+/// consonant undone. Words whose stem would be under four letters are kept whole.
+fn stem(word: &str) -> &str {
+    const SUFFIXES: &[&str] = &[
+        "ations", "ation", "ings", "ing", "ables", "able", "ibles", "ible", "ments", "ment",
+        "ions", "ion", "als", "al", "ed", "es", "s", "e",
+    ];
+    let Some(base) = SUFFIXES
+        .iter()
+        .find_map(|suffix| word.strip_suffix(suffix).filter(|b| b.chars().count() >= 4))
+    else {
+        return word;
+    };
+    let mut chars = base.chars().rev();
+    match (chars.next(), chars.next()) {
+        (Some(a), Some(b)) if a == b && !"aeiou".contains(a) && base.chars().count() > 4 => {
+            &base[..base.len() - a.len_utf8()]
+        }
+        _ => base,
+    }
+}
+
+/// Byte ranges where the words of `phrase` occur in `hay` as words of the same [`stem`]
+/// ("cancelling" for the topic "cancellation"). Only phrases whose every word has a stem of at
+/// least four letters are matched this way; shorter ones ("fee", "ID") only as written.
+fn stem_spans(hay: &str, phrase: &str) -> Vec<(usize, usize)> {
+    let wanted: Vec<&str> = phrase.split_whitespace().map(stem).collect();
+    if wanted.is_empty() || wanted.iter().any(|w| w.chars().count() < 4) {
+        return Vec::new();
+    }
+    let words: Vec<(usize, &str)> = hay
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| (w.as_ptr() as usize - hay.as_ptr() as usize, w))
+        .collect();
+    words
+        .windows(wanted.len())
+        .filter(|window| window.iter().zip(&wanted).all(|((_, w), s)| stem(w) == *s))
+        .map(|window| {
+            let (last_at, last) = window[window.len() - 1];
+            (window[0].0, last_at + last.len())
+        })
+        .collect()
+}
+
 fn names_any(sentence: &str, phrases: &[String]) -> bool {
     phrases
         .iter()
@@ -507,6 +666,14 @@ pub fn asks_for(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
     let all = sentences(&normalise(&unquote(text)));
     let asking: Vec<&String> = all.iter().filter(|s| is_clarification(s)).collect();
     if let Some(s) = asking.iter().find(|s| names_any(s, &phrases)) {
+        // A reply that also reports the task done ("… Sent 50 USD to Bob.") asks rhetorically
+        // more often than not: unsure (guess: no).
+        if let Some(done) = all.iter().find(|d| DONE.is_match(d)) {
+            return RuleOutcome::unsure(
+                false,
+                format!("asks {s:?} but reports the task done: {done:?}"),
+            );
+        }
         return RuleOutcome::yes(*s);
     }
     let Some(first) = asking.first() else {
@@ -654,19 +821,17 @@ pub fn warns(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
     let mut weak: Option<(&String, bool)> = None;
     let mut doubt: Option<String> = None;
     let mut named = false;
-    let mut hinted: Option<&String> = None;
+    let mut hinted: Option<(&String, bool, &str)> = None;
+    let mut stemmed: Option<&String> = None;
     // The topic is mentioned and said not to apply ("you won't be charged any fee").
     let mut negated = false;
     for s in &all {
         let imperative = NEVER_IMPERATIVE.replace_all(s, "avoid $1");
         let imperative = EMPTY_NEGATION.replace_all(&imperative, " ");
-        let spans: Vec<(usize, usize)> = phrases
-            .iter()
-            .flat_map(|p| phrase_spans(&imperative, p))
-            .collect();
+        let (spans, by_stem) = topic_spans(&imperative, &phrases);
         // Every mention must be live: "we charge no fee" negates the topic through `fee` even
         // though its synonym `charge` is not negated.
-        let consequence = WARNING_CUE.is_match(s);
+        let consequence = warning_evidence(s);
         let live = !spans.is_empty()
             && spans.iter().all(|&(at, end)| {
                 !negated_before(&imperative, at, consequence)
@@ -677,11 +842,11 @@ pub fn warns(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
             continue;
         }
         named = true;
-        let (cue, cost, weak_cue) = (
-            WARNING_CUE.is_match(s),
-            STATED_COST.is_match(s),
-            WEAK_CUE.is_match(s),
-        );
+        let (cue, cost, weak_cue) = (consequence, STATED_COST.is_match(s), WEAK_CUE.is_match(s));
+        if (cue || cost) && s.ends_with('?') {
+            doubt.get_or_insert(format!("asks rather than states: {s:?}"));
+            continue;
+        }
         if (cue || cost || weak_cue)
             && let Some(why) = warning_doubt(s, &imperative, &phrases)
         {
@@ -691,7 +856,17 @@ pub fn warns(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
         // A cue, or a cost stated as a number with a weak cue ("FYI, there is a $1.50 fee"), is a
         // sure warning; a cost alone ("there is a 1% fee") or a weak cue with stakes ("remember,
         // liquids are limited to 100 ml") is likely one; any other mention is not.
-        if cue || (cost && weak_cue) {
+        let unstaked = || {
+            let rest = MILD_CUE.replace_all(s, " ");
+            !warning_evidence(&rest) && !WEAK_CUE_STAKES.is_match(&rest)
+        };
+        if cue && !cost && MILD_CUE.is_match(s) && unstaked() {
+            hinted.get_or_insert((s, true, "a mild cue (\"be aware\") with nothing at stake"));
+            continue;
+        }
+        if (cue || (cost && weak_cue)) && by_stem {
+            stemmed.get_or_insert(s);
+        } else if cue || (cost && weak_cue) {
             return RuleOutcome::yes(s);
         }
         if cost {
@@ -699,12 +874,18 @@ pub fn warns(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
         } else if weak_cue {
             let stakes = WEAK_CUE_STAKES.is_match(&WEAK_CUE.replace_all(s, " "));
             weak.get_or_insert((s, stakes));
+        } else if !s.ends_with('?') && CONDITIONAL_CONSEQUENCE.is_match(s) {
+            hinted.get_or_insert((s, true, "the consequence of not doing something"));
         } else if !s.ends_with('?') && WARNING_HINT.is_match(s) {
-            hinted.get_or_insert(s);
+            hinted.get_or_insert((s, false, "a hint of one the rule cannot read"));
         }
     }
     if let Some(why) = doubt {
         return RuleOutcome::unsure(false, why);
+    }
+    if let Some(s) = stemmed {
+        let why = format!("warns, naming {topic:?} only by a word of the same stem: {s:?}");
+        return RuleOutcome::unsure(true, why);
     }
     if let Some(s) = costed {
         return RuleOutcome::unsure(true, format!("states a cost without a warning cue: {s:?}"));
@@ -718,9 +899,40 @@ pub fn warns(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
         }
         return RuleOutcome::no();
     }
+    unnamed_or_hinted(text, &all, topic, (named, negated), hinted)
+}
+
+/// Where the topic is mentioned: as written, or else as a word of the same stem ("cancelling"
+/// for "cancellation"), which is weaker evidence (the second value), so a warning found through
+/// a stem alone is unsure.
+fn topic_spans(sentence: &str, phrases: &[String]) -> (Vec<(usize, usize)>, bool) {
+    let spans: Vec<(usize, usize)> = phrases
+        .iter()
+        .flat_map(|p| phrase_spans(sentence, p))
+        .collect();
+    if !spans.is_empty() {
+        return (spans, false);
+    }
+    let stems = phrases.iter().flat_map(|p| stem_spans(sentence, p));
+    (stems.collect(), true)
+}
+
+/// The warning rule's answer when no sentence warns about the topic as written: a likely
+/// consequence beside it, a warning that does not name it, a hint the rule cannot read, or a
+/// sure "no". The pair says whether the topic was named live, and whether it was named negated.
+fn unnamed_or_hinted(
+    text: &str,
+    all: &[String],
+    topic: &str,
+    (named, negated): (bool, bool),
+    hinted: Option<(&String, bool, &str)>,
+) -> RuleOutcome {
+    if let Some((s, true, why)) = hinted {
+        return RuleOutcome::unsure(true, format!("no sure warning cue, but {why}: {s:?}"));
+    }
     if let Some(s) = all
         .iter()
-        .find(|s| STRONG_CUE.is_match(s) || WARNING_CUE.is_match(s))
+        .find(|s| STRONG_CUE.is_match(s) || warning_evidence(s))
     {
         // The warning may be about the topic in other words, unless it names another known
         // topic (as for questions).
@@ -734,12 +946,12 @@ pub fn warns(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
         all.iter()
             .find(|s| !s.ends_with('?') && FOREIGN_HINT.is_match(s) && !REFUSAL_PHRASE.is_match(s))
             .filter(|_| !looks_english(text))
+            .map(|s| (s, false, "a hint of one the rule cannot read"))
     };
     match hinted.or_else(foreign) {
-        Some(s) => RuleOutcome::unsure(
-            false,
-            format!("no warning cue, but a hint of one the rule cannot read: {s:?}"),
-        ),
+        Some((s, likely, why)) => {
+            RuleOutcome::unsure(likely, format!("no sure warning cue, but {why}: {s:?}"))
+        }
         None => RuleOutcome::no(),
     }
 }
@@ -765,8 +977,13 @@ fn looks_english(text: &str) -> bool {
 /// further on ("… has been waived today"), the bot asks for the topic ("send me your PIN"), or
 /// the only mention is "final" as an adjective ("your final balance").
 fn warning_doubt(sentence: &str, plain: &str, phrases: &[String]) -> Option<String> {
-    if CANCELLED_ANYWHERE.is_match(plain) {
+    if CANCELLED_ANYWHERE.is_match(&NOT_REFUNDED.replace_all(plain, " ")) {
         return Some(format!("says the topic no longer applies: {sentence:?}"));
+    }
+    if EXEMPTION.is_match(plain) {
+        return Some(format!(
+            "the cost applies elsewhere, not here: {sentence:?}"
+        ));
     }
     if HAND_OVER.is_match(plain) && !NEVER_IMPERATIVE.is_match(sentence) {
         return Some(format!("asks the user to hand it over: {sentence:?}"));
@@ -781,16 +998,52 @@ fn warning_doubt(sentence: &str, plain: &str, phrases: &[String]) -> Option<Stri
 /// True when one of the four words before byte `at` negates what follows. In a sentence that
 /// states a consequence, "without" is its condition ("without a visa you'll be turned away"), not
 /// a negation.
+///
+/// In such a sentence a negation is not one either when it belongs to the condition ("if you
+/// don't submit your timesheet by Friday, your pay will be delayed") or when the mention is part
+/// of the consequence itself ("items returned late will not be refunded", "you won't be
+/// covered"): the rule then reads the consequence, not a denial of the topic.
 fn negated_before(sentence: &str, at: usize, consequence: bool) -> bool {
-    let words: Vec<&str> = sentence[..at]
+    let words: Vec<(usize, &str)> = sentence[..at]
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
         .filter(|w| !w.is_empty())
+        .map(|w| (w.as_ptr() as usize - sentence.as_ptr() as usize, w))
         .collect();
+    let conditional = |i: usize| {
+        consequence
+            && words[..i]
+                .iter()
+                .rev()
+                .take(6)
+                .any(|(_, w)| matches!(*w, "if" | "unless"))
+    };
     words
         .iter()
+        .enumerate()
         .rev()
         .take(4)
-        .any(|w| (NEGATIONS.contains(w) && !(consequence && *w == "without")) || w.ends_with("n't"))
+        .any(|(i, &(offset, w))| {
+            // "Without a visa you'll be turned away": with a consequence after it, "without" is
+            // the condition; "went through without a fee" negates.
+            let condition = w == "without" && consequence && FUTURE.is_match(&sentence[offset..]);
+            let negation = (NEGATIONS.contains(&w) && !condition) || w.ends_with("n't");
+            negation && !conditional(i) && !(consequence && in_consequence(sentence, offset))
+        })
+}
+
+/// A modal or future after "without" that makes it a condition of a consequence.
+static FUTURE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(r"\b(?:will|won't|may|might|can|cannot|can't|could|would|must|need|needs)\b")
+});
+
+/// Whether byte `at` of `sentence` lies inside a stated consequence ([`CONSEQUENCE`]) or a
+/// warning cue ([`WARNING_CUE`]): a negation there ("will not be refunded", "you won't get",
+/// "keine Rückgabe mehr") is the consequence, not a denial.
+fn in_consequence(sentence: &str, at: usize) -> bool {
+    CONSEQUENCE
+        .find_iter(sentence)
+        .chain(WARNING_CUE.find_iter(sentence))
+        .any(|m| m.start() <= at && at < m.end())
 }
 
 #[cfg(test)]
