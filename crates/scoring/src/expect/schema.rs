@@ -173,6 +173,7 @@ mod tests {
         }
     }
 
+    #[cfg(feature = "schema")]
     #[test]
     fn calls_are_checked_against_their_functions_schema() {
         let schemas = FunctionSchemas::compile([(
@@ -207,6 +208,7 @@ mod tests {
         assert_eq!(bad.expect_err("invalid schema").0, 0);
     }
 
+    #[cfg(feature = "schema")]
     #[test]
     fn formats_are_asserted_not_just_annotations() {
         let schemas = FunctionSchemas::compile([(
@@ -232,5 +234,26 @@ mod tests {
             let err = check(bad.clone()).expect_err("a bad format is invalid");
             assert!(err[0].contains("field /"), "{bad}: {err:?}");
         }
+    }
+
+    /// Built without the `schema` feature (`cargo test -p scoring` alone), a call to a declared
+    /// function is never passed on its parameters: it fails, saying they were not validated.
+    #[cfg(not(feature = "schema"))]
+    #[test]
+    fn without_the_feature_parameters_fail_with_the_reason_never_pass() {
+        let schemas = FunctionSchemas::compile([(
+            "transfers".to_owned(),
+            "send_money".to_owned(),
+            json!({"type": "object"}),
+        )])
+        .expect("compiles");
+        let err = schemas
+            .check_call(&call("transfers", "send_money", json!({"amount": 5})))
+            .expect_err("not validated");
+        assert!(err[0].contains("were not validated"), "{err:?}");
+        let err = schemas
+            .check_call(&call("", "delete_account", json!({})))
+            .expect_err("undeclared");
+        assert!(err[0].contains("not a declared function"), "{err:?}");
     }
 }
