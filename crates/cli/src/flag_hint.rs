@@ -1,14 +1,18 @@
-//! Unknown-flag errors that point at the right flag of the command typed (issue 29): clap's own
-//! tip for an unknown flag is often "to pass '--threshold' as a value, use '-- --threshold'",
-//! which leads nowhere. Here the tip names the closest real flag of *that* subcommand — first
-//! from a small table of flags users bring from other commands and peer tools, then by
-//! spelling (`stdx::closest`) — or says that a flag given after `--` belongs before it. The
-//! error keeps clap's layout and usage line and exits 2.
+//! Unknown-flag errors that point at the right flag (issue 29). clap's own tip for an unknown
+//! flag is often "to pass '--threshold' as a value, use '-- --threshold'", and it reads `-html`
+//! as the short flags `-h -t -m -l`, printing help with exit 0. Here the command line is read
+//! for where the flag was typed (among the command's arguments, before the command, after `--`,
+//! with one dash) and the tip comes from `stdx::flag_hint`, which names the right flag of that
+//! command or the command that has it. The error keeps clap's layout and usage line and exits 2.
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
-use stdx::flag_hint as hint;
+use stdx::{CommandFlags, FlagPlace};
 
-/// Replaces the tip of an unknown-argument error by `stdx::flag_hint`; any other error is returned as is.
+/// The short flags clap defines (help, version); every other flag is long.
+const SHORTS: [char; 2] = ['h', 'V'];
+
+/// Replaces the tip of an unknown-argument error by `stdx::flag_hint`; any other error is
+/// returned as is.
 #[must_use]
 pub(crate) fn improve(error: clap::Error, root: &clap::Command, argv: &[String]) -> clap::Error {
     if error.kind() != ErrorKind::UnknownArgument {
@@ -20,30 +24,127 @@ pub(crate) fn improve(error: clap::Error, root: &clap::Command, argv: &[String])
     let Some(name) = invalid.strip_prefix("--") else {
         return error;
     };
-    let name = name.split('=').next().unwrap_or(name).to_owned();
-    let Some(sub) = argv
-        .iter()
-        .skip(1)
-        .find_map(|a| root.get_subcommands().find(|s| s.get_name() == a))
-    else {
+    let flag = name.split('=').next().unwrap_or(name).to_owned();
+    let Some((at, sub)) = subcommand(root, argv) else {
         return error;
     };
-    let longs: Vec<&str> = sub
+    let typed = |a: &String| a == invalid || a.starts_with(&format!("{invalid}="));
+    // clap stops at the first problem: a flag before the command is its first occurrence, one
+    // after `--` its last.
+    let first = argv.iter().position(typed);
+    let last = argv.iter().rposition(typed);
+    let double_dash = argv.iter().position(|a| a == "--");
+    let fixed;
+    let place = match (first, last, double_dash) {
+        (Some(i), _, _) if i < at => {
+            fixed = stdx::flags_after_command(argv, at);
+            FlagPlace::BeforeCommand { fixed: &fixed }
+        }
+        (_, Some(i), Some(d)) if i > d => FlagPlace::AfterDoubleDash,
+        _ => FlagPlace::InPlace,
+    };
+    unknown_flag(root, sub, invalid, &flag, place)
+}
+
+/// An unknown-flag error for a single-dash word (`-html`, `-o`) of `argv`, before clap reads it
+/// as a cluster of short flags (`-h` among them: help, exit 0).
+#[must_use]
+pub(crate) fn single_dash(root: &clap::Command, argv: &[String]) -> Option<clap::Error> {
+    let end = argv.iter().position(|a| a == "--").unwrap_or(argv.len());
+    let (arg, word) = argv
+        .get(1..end)?
+        .iter()
+        .find_map(|a| stdx::single_dash_word(a, &SHORTS).map(|w| (a, w)))?;
+    let sub = subcommand(root, argv).map_or(root, |(_, sub)| sub);
+    Some(unknown_flag(root, sub, arg, word, FlagPlace::SingleDash))
+}
+
+/// Checks the flags `launch` passes to every task's `run` (`words`: the task's command line
+/// after `run`), so that a bad one is refused before any script is written.
+///
+/// # Errors
+/// clap's error for the first bad flag, with the tip of [`improve`].
+pub(crate) fn check_run_flags(root: &clap::Command, words: &[String]) -> Result<(), clap::Error> {
+    let argv: Vec<String> = ["scenario-engine".to_owned(), "run".to_owned()]
+        .into_iter()
+        .chain(words.iter().cloned())
+        .collect();
+    if let Some(e) = single_dash(root, &argv) {
+        return Err(e);
+    }
+    root.clone()
+        .try_get_matches_from(&argv)
+        .map(|_| ())
+        .map_err(|e| improve(e, root, &argv))
+}
+
+/// The subcommand named in `argv`, with its index.
+fn subcommand<'c>(root: &'c clap::Command, argv: &[String]) -> Option<(usize, &'c clap::Command)> {
+    argv.iter().enumerate().skip(1).find_map(|(i, a)| {
+        root.get_subcommands()
+            .find(|s| s.get_name() == a)
+            .map(|s| (i, s))
+    })
+}
+
+/// What a tip needs of `sub`: its name, visible long flags (with the root's global ones) and
+/// usage with its arguments.
+fn flags_of<'c>(root: &'c clap::Command, sub: &'c clap::Command) -> CommandFlags<'c> {
+    let longs = sub
         .get_arguments()
         .filter(|a| !a.is_hide_set())
         .filter_map(clap::Arg::get_long)
         .chain(root.get_arguments().filter_map(clap::Arg::get_long))
         .collect();
-    let positional = sub.get_positionals().next().is_some();
-    let tip = hint(sub.get_name(), &name, &longs, positional);
-    let mut sub = sub
-        .clone()
-        .bin_name(format!("scenario-engine {}", sub.get_name()));
-    let usage = sub.render_usage();
-    let mut better = clap::Error::new(ErrorKind::UnknownArgument).with_cmd(&sub);
+    let mut usage = if std::ptr::eq(root, sub) {
+        "scenario-engine".to_owned()
+    } else {
+        format!("scenario-engine {}", sub.get_name())
+    };
+    for arg in sub.get_positionals().filter(|a| !a.is_last_set()) {
+        let name = arg
+            .get_value_names()
+            .and_then(|n| n.first())
+            .map_or_else(|| arg.get_id().as_str().to_uppercase(), ToString::to_string);
+        if arg.is_required_set() {
+            usage.push_str(&format!(" <{name}>"));
+        } else {
+            usage.push_str(&format!(" [{name}]"));
+        }
+    }
+    if std::ptr::eq(root, sub) {
+        usage.push_str(" <COMMAND>");
+    }
+    CommandFlags {
+        name: sub.get_name(),
+        longs,
+        usage,
+    }
+}
+
+/// clap's unknown-argument error for `invalid` on `sub`, with the tip for `flag` at `place`.
+fn unknown_flag(
+    root: &clap::Command,
+    sub: &clap::Command,
+    invalid: &str,
+    flag: &str,
+    place: FlagPlace<'_>,
+) -> clap::Error {
+    let others: Vec<CommandFlags<'_>> = root
+        .get_subcommands()
+        .filter(|s| !s.is_hide_set())
+        .map(|s| flags_of(root, s))
+        .collect();
+    let tip = stdx::flag_hint(&flags_of(root, sub), flag, place, &others);
+    let mut shown = sub.clone();
+    if !std::ptr::eq(root, sub) {
+        shown = shown.bin_name(format!("scenario-engine {}", sub.get_name()));
+    }
+    let usage = shown.render_usage();
+    let mut better = clap::Error::new(ErrorKind::UnknownArgument).with_cmd(&shown);
     better.insert(
         ContextKind::InvalidArg,
-        ContextValue::String(invalid.clone()),
+        ContextValue::String(invalid.to_owned()),
     );
     better.insert(
         ContextKind::Suggested,

@@ -77,6 +77,10 @@ enum Command {
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().collect();
+    // `-html` is not `-h -t -m -l` (help, exit 0): an unknown flag, exit 2.
+    if let Some(e) = flag_hint::single_dash(&Cli::command(), &argv) {
+        e.exit();
+    }
     let cli = match Cli::try_parse_from(&argv) {
         Ok(cli) => cli,
         // An unknown flag's tip names the right flag of that command; exit 2 with the usage.
@@ -103,7 +107,13 @@ fn main() -> ExitCode {
         Command::Diff(args) => commands::diff::execute(args),
         Command::Merge(args) => commands::merge::execute(args),
         Command::Status(args) => commands::tasks::status(args),
-        Command::Launch(args) => commands::tasks::launch(args),
+        Command::Launch(args) => {
+            // The flags passed to every task's `run` are checked before a script is written.
+            if let Err(e) = flag_hint::check_run_flags(&Cli::command(), &args.task_run_words()) {
+                e.exit();
+            }
+            commands::tasks::launch(args)
+        }
         Command::Export(args) => commands::export::execute(args),
         Command::AuditJudges(args) => commands::audit_judges::execute(args),
         Command::Schema(args) => commands::schema::execute(args),

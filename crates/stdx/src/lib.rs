@@ -15,6 +15,7 @@
 
 mod atomic;
 mod duration;
+mod flag_hint;
 mod hint;
 mod path;
 pub mod progress;
@@ -22,6 +23,7 @@ mod redact;
 
 pub use atomic::{check_writable, write_atomic};
 pub use duration::{duration_serde, parse_duration};
-pub use hint::{closest, did_you_mean, edit_distance, flag_hint};
+pub use flag_hint::{CommandFlags, FlagPlace, flag_hint, flags_after_command, single_dash_word};
+pub use hint::{closest, closest_within, did_you_mean, edit_distance};
 pub use path::beside;
 pub use redact::{redact_url, redact_urls_in};
