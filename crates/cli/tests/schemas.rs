@@ -172,13 +172,14 @@ fn fragment(config: &Value, suite: &Value, at: &str, doc: &Value) -> bool {
         (sub_schema(suite, "Expect"), doc.clone())
     } else if map.keys().all(|k| k == "expect" || k == "steps") {
         let mut scenario = doc.clone();
+        scenario["id"] = "s1".into();
         scenario["category"] = "custom".into();
         if scenario.get("steps").is_none() {
             scenario["steps"] = serde_json::json!(["hello"]);
         }
         (sub_schema(suite, "Scenario"), scenario)
     } else if map.keys().all(|k| k == "bot") {
-        (sub_schema(suite, "Bot"), doc["bot"].clone())
+        (sub_schema(suite, "BotSpec"), doc["bot"].clone())
     } else if map.keys().all(|k| k == "run") {
         let mut whole = doc.clone();
         whole["axes"] = serde_json::json!({"topic": ["a"]});
@@ -406,11 +407,162 @@ fn enum_values_match_the_parsers() {
         }
     }
     // Bot kinds.
-    for kind in suite["$defs"]["Bot"]["properties"]["kind"]["enum"]
-        .as_array()
-        .expect("enum")
-    {
-        let kind = kind.as_str().expect("name");
+    let kinds = enum_values(&suite, "BotKind");
+    assert_eq!(kinds, ["scripted", "llm", "http", "command"]);
+    for kind in kinds {
         assert!(kind.parse::<bottest::bot::BotKind>().is_ok(), "{kind}");
     }
+}
+
+const SCENARIOS: &str = "scenarios:\n  - id: s1\n    category: custom\n    steps: [hello]\n    expect:\n      expectedCalls: [{function: f}]\n";
+
+/// A suite whose one scenario expects `expect` (a YAML flow mapping).
+fn with_expect(expect: &str) -> String {
+    format!(
+        "scenarios:\n  - id: s1\n    category: custom\n    steps: [hello, again]\n    expect: {expect}\n"
+    )
+}
+
+/// A suite with `extra` (whole lines) before `scenarios:`.
+fn with_top(extra: &str) -> String {
+    format!("{extra}{SCENARIOS}")
+}
+
+/// A suite whose one scenario has the extra keys `extra` (YAML lines indented by 4).
+fn with_scenario_keys(extra: &str) -> String {
+    format!("{SCENARIOS}{extra}")
+}
+
+/// Odd inputs at every key position, each through BOTH the schema and the loader: the same
+/// verdict, and the one expected (a both-wrong pair would pass a sameness check alone).
+#[test]
+fn odd_suites_get_the_same_verdict_from_schema_and_loader() {
+    let suite = schema("suite");
+    let cases: Vec<(String, bool)> = vec![
+        // bot.http, bot.command, bot.llm and what they hold.
+        (with_top("bot:\n  http: {url: 'http://x/chat'}\n"), true),
+        (with_top("bot:\n  http: {url: 'http://x/chat', urll: y}\n"), false),
+        (with_top("bot:\n  http: {url: 'http://x', reply: {txt: /a}}\n"), false),
+        (with_top("bot:\n  http: null\n"), true),
+        (with_top("bot:\n  command: {program: ./bot, args: [-v]}\n"), true),
+        (with_top("bot:\n  command: {program: ./bot, arg: [x]}\n"), false),
+        (with_top("bot:\n  command: {program: ./bot, max_reply_bytes: -1}\n"), false),
+        (with_top("bot:\n  llm: {model: m, temperature: 0.2}\n"), true),
+        (with_top("bot:\n  llm: {modle: m}\n"), false),
+        (with_top("bot:\n  kind: robot\n"), false),
+        (
+            with_top("bot:\n  agents: [{name: a, functions: [{name: f, params: {}}]}]\n"),
+            false,
+        ),
+        // Check arguments.
+        (with_expect("{similar: {to: a, threshold: 0.8}}"), true),
+        (with_expect("{similar: {to: a, threshold: 0.8, treshold: 1}}"), false),
+        (with_expect("{similar: {to: a, threshold: 0}}"), false),
+        (with_expect("{similar: {to: a, threshold: 1.5}}"), false),
+        (with_expect("{similar: {to: [], threshold: 0.5}}"), false),
+        (with_expect("{command: {run: [python3, c.py], timeoutMs: 5}}"), true),
+        (with_expect("{command: {run: x, timeout: 5}}"), false),
+        (with_expect("{command: {run: x, timeoutMs: 0}}"), false),
+        (with_expect("{llmRubric: be polite}"), true),
+        (with_expect("{llmRubric: {rubric: r, label: x}}"), false),
+        (with_expect("{callCount: {function: f, eq: 1}}"), true),
+        (with_expect("{callCount: [{function: f, min: 1, max: 2}]}"), true),
+        (with_expect("{callCount: {function: f, equals: 1}}"), false),
+        (with_expect("{callCount: {eq: 1, min: 1}}"), false),
+        (with_expect("{callCount: {function: f}}"), false),
+        (with_expect("{expectedCalls: [{function: f, params: {a: 1}}]}"), true),
+        (with_expect("{expectedCalls: [{function: f, args: {}}]}"), false),
+        (with_expect("{expectedCalls: []}"), false),
+        (with_expect("{shouldMention: [fee, {topic: fee, synonyms: [charge]}]}"), true),
+        (with_expect("{shouldMention: [{topic: fee, synonym: [x]}]}"), false),
+        (with_expect("{customValidator: {path: /a, op: eq, value: 1}}"), true),
+        (with_expect("{customValidator: {path: /a, op: eq, value: 1, note: x}}"), false),
+        (with_expect("{shouldContain: [fee, total]}"), true),
+        (with_expect("{shouldContain: []}"), false),
+        (with_expect("{shouldContain: '  '}"), false),
+        (with_expect("{expectedParams: {}}"), false),
+        (with_expect("{maxLatencyMs: 0}"), false),
+        (with_expect("{onlyExpectedCalls: false}"), false),
+        // Modifiers and plain values.
+        (with_expect("{shouldContain: a, weight: 2}"), true),
+        (with_expect("{shouldContain: a, weight: 1.5}"), false),
+        (with_expect("{shouldContain: a, weight: -1}"), false),
+        (with_expect("{shouldContain: a, turn: 0}"), false),
+        (with_expect("{shouldContain: a, turn: 2}"), true),
+        (with_expect("{shouldContain: a, turn: last}"), true),
+        (with_expect("{shouldContain: a, turn: [1, 2]}"), false),
+        (with_expect("{shouldContain: a, turn: first}"), false),
+        (with_expect("{shouldReject: true}"), true),
+        (with_expect("{shouldReject: \"yes\"}"), false),
+        (with_expect("{shouldContain: a, critical: \"true\"}"), false),
+        (with_expect("{shouldContain: a, order: strict}"), false),
+        (with_expect("{all: [{shouldContain: a}], any: [{shouldContain: b}]}"), false),
+        // Scenario keys, templates, scripts.
+        (SCENARIOS.replacen("  - id: s1\n", "  - category: x\n", 1).replacen("    category: custom\n", "", 1), false),
+        (SCENARIOS.replacen("id: s1", "id: ' '", 1), false),
+        (with_scenario_keys("    name: null\n"), true),
+        (with_scenario_keys("    timeout_ms: -1\n"), false),
+        (with_scenario_keys("    tags: null\n"), true),
+        (SCENARIOS.replacen("steps: [hello]", "steps: []", 1), false),
+        (SCENARIOS.replacen("steps: [hello]", "steps: [{say: hi, expct: {}}]", 1), false),
+        (with_scenario_keys("    script: {turns: [{text: hi}]}\n"), true),
+        (with_scenario_keys("    script: {turns: [{error: boom}]}\n"), true),
+        (with_scenario_keys("    script: {turns: [{txt: hi}]}\n"), false),
+        (with_scenario_keys("    script: {turns: [{error: boom, text: x}]}\n"), false),
+        (with_scenario_keys("    script: {turns: [{text: hi, plan: [{function: f, args: {}}]}]}\n"), false),
+        (with_scenario_keys("    script: {turns: [{text: hi, signals: {refused: true}}]}\n"), false),
+        (with_scenario_keys("    script: {turns: [{text: hi}], outcome: pass}\n"), false),
+        (with_scenario_keys("    script: {turns: [{text: hi}], expect_outcome: maybe}\n"), false),
+        (
+            "scenarios:\n  - template: {id: t, category: custom, steps: ['say {{ a }}'], expect: {shouldContain: x}}\n    grid: {a: [1, 2]}\n".to_owned(),
+            true,
+        ),
+        (
+            "scenarios:\n  - template: {id: t, category: custom, steps: [hi], expect: {shouldContain: x}, tag: [a]}\n    grid: {a: [1]}\n".to_owned(),
+            false,
+        ),
+        (
+            "scenarios:\n  - template: {id: t, category: custom, steps: [hi], expect: {shouldContain: x}}\n    grid: {a: [1]}\n    category: custom\n".to_owned(),
+            false,
+        ),
+        (
+            "scenarios:\n  - template: {category: custom, steps: [hi], expect: {shouldContain: x}}\n    grid: {a: [1]}\n".to_owned(),
+            false,
+        ),
+        // The top level.
+        (with_top("name: null\n"), true),
+        (with_top("name: [a]\n"), false),
+        (with_top("defaults: {threshold: 101}\n"), false),
+        (with_top("defaults: {threshold: 100}\n"), true),
+        (with_top("defaults: {threshold: -1}\n"), false),
+        (with_top("defaults: {weights: {shouldContain: 1.5}}\n"), false),
+        (with_top("defaults: {critical: [shouldContian]}\n"), false),
+        (with_top("defaults: {embedding_model: null}\n"), true),
+        ("scenarios: []\n".to_owned(), false),
+        // YAML anchors and aliases: the same document for both.
+        (
+            "x-base: &e {shouldContain: a}\nscenarios:\n  - {id: s1, category: c, steps: [hi], expect: *e}\n".to_owned(),
+            false,
+        ),
+        (
+            "scenarios:\n  - {id: s1, category: c, steps: [hi], expect: &e {shouldContain: a}}\n  - {id: s2, category: c, steps: [hi], expect: *e}\n".to_owned(),
+            true,
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (text, valid) in &cases {
+        let loader = suite_loads(text);
+        let errs = errors(&suite, &parse(text, false));
+        if loader.is_ok() != *valid || errs.is_empty() != *valid {
+            wrong.push(format!(
+                "{text}\n  expected valid={valid}; loader: {loader:?}; schema: {errs:?}"
+            ));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} disagreement(s):\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
 }

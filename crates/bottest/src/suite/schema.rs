@@ -103,7 +103,7 @@ fn scenario_schema(script: &Value) -> Value {
             ),
             (
                 "tags",
-                json!({"type": "array", "items": {"type": "string"}}),
+                json!({"type": ["array", "null"], "items": {"type": "string"}}),
             ),
             (
                 "steps",

@@ -48,6 +48,8 @@ pub fn expect_json_schema(name: &str) -> Value {
         "type": "object",
         "properties": props,
         "additionalProperties": false,
+        // `order` says how `expectedCalls` are matched.
+        "dependentRequired": {"order": ["expectedCalls"]},
         // A logical operator is the only key of its mapping.
         "anyOf": [
             {"not": {"anyOf": LOGICAL.map(|op| json!({"required": [op]}))}},
