@@ -566,3 +566,149 @@ fn odd_suites_get_the_same_verdict_from_schema_and_loader() {
         wrong.join("\n")
     );
 }
+
+/// Every integer and number of the config schema (the scenario part and `run:`), as JSON
+/// pointers from the document's root.
+fn numeric_paths(schema: &Value, node: &Value, path: &str, out: &mut Vec<(String, bool)>) {
+    if let Some(target) = node.get("$ref").and_then(Value::as_str) {
+        let def = target.trim_start_matches("#/$defs/");
+        // Recursion guard: a definition is walked once per path depth.
+        if path.matches('/').count() < 4 {
+            numeric_paths(schema, &schema["$defs"][def], path, out);
+        }
+        return;
+    }
+    for key in ["anyOf", "oneOf", "allOf"] {
+        for branch in node
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            numeric_paths(schema, branch, path, out);
+        }
+    }
+    let types: Vec<&str> = match node.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    if types.contains(&"integer") || types.contains(&"number") {
+        out.push((path.to_owned(), types.contains(&"integer")));
+    }
+    for (key, sub) in node
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        numeric_paths(schema, sub, &format!("{path}/{key}"), out);
+    }
+}
+
+/// Sets `value` at `pointer` in `doc`, creating the mappings on the way.
+fn set_at(doc: &mut Value, pointer: &str, value: Value) {
+    let mut at = doc;
+    let keys: Vec<&str> = pointer.split('/').skip(1).collect();
+    for (i, key) in keys.iter().enumerate() {
+        if !at.is_object() {
+            *at = serde_json::json!({});
+        }
+        let map = at.as_object_mut().expect("a mapping");
+        if i + 1 == keys.len() {
+            map.insert((*key).to_owned(), value);
+            return;
+        }
+        at = map
+            .entry((*key).to_owned())
+            .or_insert_with(|| serde_json::json!({}));
+    }
+}
+
+/// The schema said `minimum: 0` where the loader needs at least 1 (`concurrency`, `rpm`, …):
+/// 0 and -1 at every numeric key of the config schema get the loader's verdict.
+#[test]
+fn zero_and_negative_numbers_get_the_loader_s_verdict_at_every_key() {
+    let config = schema("config");
+    let mut paths = Vec::new();
+    numeric_paths(&config, &config["$defs"]["NativeFile"], "", &mut paths);
+    paths.sort();
+    paths.dedup();
+    assert!(
+        paths.iter().any(|(p, _)| p == "/run/concurrency"),
+        "the walk reaches `run:`: {paths:?}"
+    );
+    let mut wrong = Vec::new();
+    for (path, _) in &paths {
+        for value in [0, -1, 100_000] {
+            let mut doc = serde_json::json!({"axes": {"topic": ["a", "b"]}});
+            set_at(&mut doc, path, value.into());
+            let text = serde_json::to_string(&doc).expect("JSON");
+            let loader = config_loads(&text, "yaml");
+            let errs = errors(&config, &doc);
+            // One rule compares two keys, which a JSON Schema cannot: min ≤ max instances.
+            let cross_key = path == "/run/min_instances" && value > 1;
+            if loader.is_ok() != errs.is_empty() && !cross_key {
+                wrong.push(format!(
+                    "{path} = {value}: loader {loader:?}, schema {errs:?}"
+                ));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} disagreement(s):\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
+
+/// `retry` and `prices` entries dropped an unknown key (`max_retry`) in both; now both refuse it,
+/// the loader at its line and column with the right key named.
+#[test]
+fn retry_and_price_typos_are_refused_by_both() {
+    let config = schema("config");
+    for (text, valid, near) in [
+        (
+            "axes: {topic: [a]}\nrun:\n  retry: {max_retries: 3}\n",
+            true,
+            "",
+        ),
+        (
+            "axes: {topic: [a]}\nrun:\n  retry: {max_retry: 3}\n",
+            false,
+            "max_retries",
+        ),
+        (
+            "axes: {topic: [a]}\nrun:\n  prices:\n    m: {input_per_mtok: 1, output_per_mtok: 2}\n",
+            true,
+            "",
+        ),
+        (
+            "axes: {topic: [a]}\nrun:\n  prices:\n    m: {input_per_mtok: 1, output_per_mtok: 2, input_per_mtoks: 3}\n",
+            false,
+            "input_per_mtok",
+        ),
+    ] {
+        let loader = config_loads(text, "yaml");
+        assert_eq!(loader.is_ok(), valid, "{text}: {loader:?}");
+        let errs = errors(&config, &parse(text, false));
+        assert_eq!(errs.is_empty(), valid, "{text}: {errs:?}");
+        if let Err(e) = loader {
+            assert!(
+                e.contains("config.yaml:3:") || e.contains("config.yaml:4:"),
+                "{e}"
+            );
+            assert!(e.contains(near), "{e}");
+        }
+        // The same in TOML.
+        let doc = parse(text, false);
+        let table: toml::Table = serde_json::from_value(doc).expect("a TOML table");
+        let toml_text = toml::to_string(&table).expect("TOML");
+        assert_eq!(
+            config_loads(&toml_text, "toml").is_ok(),
+            valid,
+            "{toml_text}"
+        );
+    }
+}
