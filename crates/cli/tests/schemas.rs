@@ -70,32 +70,75 @@ fn both_schemas_are_draft_2020_12() {
     }
 }
 
+/// The fixture files of `dir` with one of `exts`, and their text.
+fn fixtures(dir: &str, exts: &[&str]) -> Vec<(PathBuf, String)> {
+    let mut out: Vec<(PathBuf, String)> = std::fs::read_dir(root().join(dir))
+        .expect("dir")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| exts.iter().any(|x| e == *x)))
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).expect("read");
+            (p, text)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Every fixture config and suite is valid for the schema and the loader, and names the schema
+/// on its first line as the docs show (`# yaml-language-server: $schema=…`, `#:schema` for
+/// TOML), which the loaders read as the comment it is.
 #[test]
 fn every_fixture_config_and_suite_is_valid() {
     let config = schema("config");
-    let mut seen = 0;
-    for entry in std::fs::read_dir(root().join("fixtures/configs")).expect("dir") {
-        let path = entry.expect("entry").path();
-        let text = std::fs::read_to_string(&path).expect("read");
+    let configs = fixtures("fixtures/configs", &["yaml", "toml"]);
+    assert!(configs.len() >= 3, "the fixture configs were found");
+    for (path, text) in &configs {
         let toml = path.extension().is_some_and(|e| e == "toml");
-        let errs = errors(&config, &parse(&text, toml));
+        let errs = errors(&config, &parse(text, toml));
         assert!(errs.is_empty(), "{}: {errs:?}", path.display());
-        seen += 1;
+        let first = text.lines().next().unwrap_or_default();
+        let modeline = if toml {
+            "#:schema ./config.schema.json"
+        } else {
+            "# yaml-language-server: $schema=config.schema.json"
+        };
+        assert_eq!(first, modeline, "{}", path.display());
+        agents::settings::load_config(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     }
-    assert!(seen >= 3, "the fixture configs were found");
     let suite = schema("suite");
-    let mut seen = 0;
-    for entry in std::fs::read_dir(root().join("fixtures/suites")).expect("dir") {
-        let path = entry.expect("entry").path();
-        if path.extension().is_none_or(|e| e != "yaml") {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).expect("read");
-        let errs = errors(&suite, &parse(&text, false));
+    let suites = fixtures("fixtures/suites", &["yaml"]);
+    assert!(suites.len() >= 2, "the fixture suites were found");
+    for (path, text) in &suites {
+        let errs = errors(&suite, &parse(text, false));
         assert!(errs.is_empty(), "{}: {errs:?}", path.display());
-        seen += 1;
+        let first = text.lines().next().unwrap_or_default();
+        assert_eq!(
+            first,
+            "# yaml-language-server: $schema=suite.schema.json",
+            "{}",
+            path.display()
+        );
+        bottest::suite::load_suite(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     }
-    assert!(seen >= 2, "the fixture suites were found");
+}
+
+/// The schema files beside the fixtures, which their first lines name, are the ones the
+/// command prints (regenerate: `scenario-engine schema suite --out fixtures/suites/suite.schema.json`,
+/// `scenario-engine schema config --out fixtures/configs/config.schema.json`).
+#[test]
+fn the_schema_files_beside_the_fixtures_are_current() {
+    for (what, file) in [
+        ("suite", "fixtures/suites/suite.schema.json"),
+        ("config", "fixtures/configs/config.schema.json"),
+    ] {
+        let text = std::fs::read_to_string(root().join(file)).expect("the schema file");
+        let stored: Value = serde_json::from_str(&text).expect("JSON");
+        assert!(
+            stored == schema(what),
+            "{file} is stale: regenerate it with `scenario-engine schema {what} --out {file}`"
+        );
+    }
 }
 
 /// Fenced `yaml`/`toml` blocks of a Markdown file, with their first line number.
