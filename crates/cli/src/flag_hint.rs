@@ -21,13 +21,19 @@ pub(crate) fn improve(error: clap::Error, root: &clap::Command, argv: &[String])
     let Some(ContextValue::String(invalid)) = error.get(ContextKind::InvalidArg) else {
         return error;
     };
+    let Some((at, sub)) = subcommand(root, argv) else {
+        let word = invalid.trim_start_matches('-');
+        let word = word.split('=').next().unwrap_or(word);
+        return unknown_flag(root, root, invalid, word, FlagPlace::NoCommand);
+    };
+    // A single-dash word after `--` (`test S -- -o`), which the scan before parsing leaves.
+    if let Some(word) = stdx::single_dash_word(invalid, &SHORTS) {
+        return unknown_flag(root, sub, invalid, word, FlagPlace::SingleDash);
+    }
     let Some(name) = invalid.strip_prefix("--") else {
         return error;
     };
     let flag = name.split('=').next().unwrap_or(name).to_owned();
-    let Some((at, sub)) = subcommand(root, argv) else {
-        return error;
-    };
     let typed = |a: &String| a == invalid || a.starts_with(&format!("{invalid}="));
     // clap stops at the first problem: a flag before the command is its first occurrence, one
     // after `--` its last.
@@ -55,8 +61,10 @@ pub(crate) fn single_dash(root: &clap::Command, argv: &[String]) -> Option<clap:
         .get(1..end)?
         .iter()
         .find_map(|a| stdx::single_dash_word(a, &SHORTS).map(|w| (a, w)))?;
-    let sub = subcommand(root, argv).map_or(root, |(_, sub)| sub);
-    Some(unknown_flag(root, sub, arg, word, FlagPlace::SingleDash))
+    Some(match subcommand(root, argv) {
+        Some((_, sub)) => unknown_flag(root, sub, arg, word, FlagPlace::SingleDash),
+        None => unknown_flag(root, root, arg, word, FlagPlace::NoCommand),
+    })
 }
 
 /// Checks the flags `launch` passes to every task's `run` (`words`: the task's command line

@@ -535,6 +535,31 @@ fn odd_suites_get_the_same_verdict_from_schema_and_loader() {
         (with_expect("{shouldContain: a, turn: last}"), true),
         (with_expect("{shouldContain: a, turn: [1, 2]}"), false),
         (with_expect("{shouldContain: a, turn: first}"), false),
+        (with_expect("{responseType: Action}"), true),
+        (with_expect("{responseType: reply}"), false),
+        (with_expect("{expectedFunction: ' '}"), false),
+        (
+            with_top("bot:\n  agents: [{name: a, functions: [{name: f, parameters: {type: object}}]}]\n"),
+            true,
+        ),
+        (
+            with_top("bot:\n  agents: [{name: a, functions: [{name: f, parameters: 5}]}]\n"),
+            false,
+        ),
+        (with_top("bot:\n  http: {url: 'http://x', headers: {A: [b]}}\n"), false),
+        (with_top("bot:\n  scripts_file: null\n"), true),
+        (with_top("description: null\n"), false),
+        (with_scenario_keys("    grid: {a: [1]}\n"), false),
+        (
+            SCENARIOS.replacen("    expect:\n      expectedCalls: [{function: f}]\n", "    expect: null\n", 1),
+            false,
+        ),
+        (
+            SCENARIOS
+                .replacen("    expect:\n      expectedCalls: [{function: f}]\n", "    expect: null\n", 1)
+                .replacen("steps: [hello]", "steps: [{say: hi, expect: {shouldContain: a}}]", 1),
+            true,
+        ),
         (with_expect("{shouldReject: true}"), true),
         (with_expect("{shouldReject: \"yes\"}"), false),
         (with_expect("{shouldContain: a, critical: \"true\"}"), false),
@@ -582,7 +607,19 @@ fn odd_suites_get_the_same_verdict_from_schema_and_loader() {
         (with_top("defaults: {critical: [shouldContian]}\n"), false),
         (with_top("defaults: {embedding_model: null}\n"), true),
         ("scenarios: []\n".to_owned(), false),
-        // YAML anchors and aliases: the same document for both.
+        // YAML anchors, aliases and merge keys: the same document for both.
+        (
+            "x: &b {category: c, steps: [hi], expect: {shouldContain: a}}\nscenarios:\n  - {<<: *b, id: s1}\n".to_owned(),
+            false,
+        ),
+        (
+            "scenarios:\n  - &s {id: s1, category: c, steps: [hi], expect: {shouldContain: a}}\n  - {<<: *s, id: s2}\n".to_owned(),
+            true,
+        ),
+        (
+            "scenarios:\n  - &s {id: s1, category: c, steps: [hi], expect: {shouldContain: a}}\n  - {<<: *s, id: s2, tag: [x]}\n".to_owned(),
+            false,
+        ),
         (
             "x-base: &e {shouldContain: a}\nscenarios:\n  - {id: s1, category: c, steps: [hi], expect: *e}\n".to_owned(),
             false,

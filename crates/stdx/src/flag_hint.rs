@@ -31,6 +31,8 @@ pub enum FlagPlace<'a> {
     },
     /// With one dash (`-html`, `-o`); the flag is the word after it.
     SingleDash,
+    /// With no command at all (`scenario-engine --json`); `command` is the program.
+    NoCommand,
 }
 
 /// Flags typed from habit, with what they may mean here, in order of preference: the first
@@ -111,6 +113,21 @@ pub fn flag_hint(
         }
         FlagPlace::SingleDash if known => {
             format!("a long flag takes two dashes: --{flag}")
+        }
+        FlagPlace::NoCommand => {
+            let owners: Vec<String> = others
+                .iter()
+                .filter(|c| c.longs.contains(&flag))
+                .map(|c| format!("`{}`", c.name))
+                .collect();
+            if owners.is_empty() {
+                format!("a command comes first: `{}`; see --help", command.usage)
+            } else {
+                format!(
+                    "a command comes first, then its flags: --{flag} is a flag of {}",
+                    owners.join("/")
+                )
+            }
         }
         FlagPlace::SingleDash => {
             let word = match flag.chars().collect::<Vec<_>>().as_slice() {
@@ -387,6 +404,8 @@ mod tests {
         assert!(t.contains("did you mean --out?"), "{t}");
         let t = tip("test", "j", FlagPlace::SingleDash);
         assert!(t.contains("--concurrency"), "{t}");
+        let t = tip("test", "json", FlagPlace::NoCommand);
+        assert!(t.contains("--json is a flag of `test`"), "{t}");
     }
 
     #[test]

@@ -183,6 +183,7 @@ pub struct FunctionSpec {
     pub description: String,
     /// JSON Schema of its parameters object.
     #[serde(default = "empty_object_schema")]
+    #[schemars(with = "serde_json::Map<String, Value>")]
     pub parameters: Value,
 }
 

@@ -137,12 +137,17 @@ fn scenario_schema(script: &Value) -> Value {
         &[],
     );
     scenario["description"] = "A scenario as written, or a template with its grid.".into();
-    // A scenario names its id, category and steps; a template's grid fills them in, and a
-    // template entry has nothing else.
+    // A scenario names its id, category, steps and an expectation (its own or a step's); a
+    // template's grid fills them in, and a template entry has nothing else.
     scenario["anyOf"] = json!([
-        {"required": ["id", "category", "steps"], "not": {"anyOf": [
-            {"required": ["template"]}, {"required": ["grid"]}
-        ]}},
+        {
+            "required": ["id", "category", "steps"],
+            "not": {"anyOf": [{"required": ["template"]}, {"required": ["grid"]}]},
+            "anyOf": [
+                {"required": ["expect"], "properties": {"expect": {"type": "object"}}},
+                {"properties": {"steps": {"contains": {"type": "object", "required": ["expect"]}}}}
+            ]
+        },
         {"required": ["template", "grid"], "maxProperties": 2}
     ]);
     scenario

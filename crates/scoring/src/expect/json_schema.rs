@@ -65,8 +65,7 @@ fn check_value(check: &str) -> Value {
         "onlyExpectedCalls" | "validParams" => json!({"const": true}),
         "shouldReject" => json!({"type": "boolean"}),
         "maxLatencyMs" => json!({"type": "integer", "minimum": 1}),
-        // Matched case-insensitively by the parser: action, clarification, rejection, text, error.
-        "responseType" => json!({"type": "string"}),
+        "responseType" => response_type(),
         "expectedFunction" | "expectedAgent" => nonblank(),
         "shouldAskFor" | "shouldWarn" | "shouldContain" | "shouldNotContain" => {
             one_or_many(&nonblank())
@@ -157,6 +156,24 @@ fn check_value(check: &str) -> Value {
         ),
         _ => json!({}),
     }
+}
+
+/// A response type's name as the parser matches it: in any case, with white space around.
+fn response_type() -> Value {
+    let names: Vec<String> = crate::transcript::ResponseType::ALL
+        .iter()
+        .map(|t| {
+            t.as_str()
+                .chars()
+                .map(|c| format!("[{}{}]", c.to_ascii_lowercase(), c.to_ascii_uppercase()))
+                .collect()
+        })
+        .collect();
+    json!({
+        "type": "string",
+        "pattern": format!("^\\s*({})\\s*$", names.join("|")),
+        "examples": crate::transcript::ResponseType::ALL.map(|t| t.as_str()),
+    })
 }
 
 /// A string with something in it besides white space.
