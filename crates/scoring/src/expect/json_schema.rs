@@ -172,7 +172,7 @@ fn response_type() -> Value {
     json!({
         "type": "string",
         "pattern": format!("^\\s*({})\\s*$", names.join("|")),
-        "examples": crate::transcript::ResponseType::ALL.map(|t| t.as_str()),
+        "examples": crate::transcript::ResponseType::ALL.map(crate::transcript::ResponseType::as_str),
     })
 }
 
