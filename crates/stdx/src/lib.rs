@@ -11,9 +11,15 @@
 //! - [`progress`]: the one layout of a long job's progress line and of what its transport
 //!   absorbed (retries, rate limits, cooldowns, pauses), for both workloads and the CLI.
 //!
-//! It depends on `serde` alone, so any crate can use it without growing its dependency tree.
+//! - [`flag_hint`]: the tip of an unknown-flag error; [`clap_flags`] (feature `clap`) reads a
+//!   clap command line for it.
+//!
+//! It depends on `serde` alone (and `clap` with the feature `clap`), so any crate can use it
+//! without growing its dependency tree.
 
 mod atomic;
+#[cfg(feature = "clap")]
+pub mod clap_flags;
 mod duration;
 mod flag_hint;
 mod hint;

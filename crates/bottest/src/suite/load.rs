@@ -187,16 +187,7 @@ pub fn parse_suite(path: &Path, text: &str) -> Result<Suite, ConfigError> {
     }
     let here = |segs: &[KeySeg], msg: String| SourceMap::build(path, text).error(segs, msg);
     let defaults = file.defaults;
-    if defaults.threshold > 100 {
-        return Err(here(
-            &[KeySeg::from("defaults"), KeySeg::from("threshold")],
-            format!(
-                "`defaults.threshold` is a passing score from 0 to 100, got {}",
-                defaults.threshold
-            ),
-        )
-        .with_hint("a score is a percentage of the checks' weight: e.g. `threshold: 70`"));
-    }
+    defaults_in_range(&defaults).map_err(|(segs, msg, hint)| here(&segs, msg).with_hint(hint))?;
     let check_defaults = CheckDefaults {
         weights: defaults.weights.clone(),
         critical: defaults.critical.iter().copied().collect(),
@@ -284,6 +275,22 @@ pub fn parse_suite(path: &Path, text: &str) -> Result<Suite, ConfigError> {
         defaults,
         scenarios,
     })
+}
+
+/// The ranges of `defaults` that its types do not hold (as the schema states them): the key, the
+/// message and a hint for the first value out of range.
+fn defaults_in_range(defaults: &Defaults) -> Result<(), (Vec<KeySeg>, String, &'static str)> {
+    if defaults.threshold > 100 {
+        return Err((
+            vec![KeySeg::from("defaults"), KeySeg::from("threshold")],
+            format!(
+                "`defaults.threshold` is a passing score from 0 to 100, got {}",
+                defaults.threshold
+            ),
+            "a score is a percentage of the checks' weight: e.g. `threshold: 70`",
+        ));
+    }
+    Ok(())
 }
 
 /// The parameter schemas of the functions `bot.agents` declares, compiled once (`None` when it

@@ -8,6 +8,8 @@
 
 use serde_json::{Map, Value, json};
 
+use scoring::expect::closed_mapping_schema;
+
 use super::Category;
 use super::load::{ENTRY_KEYS, STEP_KEYS, SUITE_KEYS, TEMPLATE_KEYS};
 use crate::bot::{BotSpec, Script};
@@ -33,7 +35,7 @@ pub fn suite_schema() -> Value {
             "description": "A user message, or {say, expect}.",
             "anyOf": [
                 {"type": "string"},
-                closed(&STEP_KEYS, &[
+                closed_mapping_schema(&STEP_KEYS, &[
                     ("say", json!({"type": "string"})),
                     ("expect", json!({"$ref": "#/$defs/Expect"})),
                 ], &["say"])
@@ -60,7 +62,7 @@ pub fn suite_schema() -> Value {
             "additionalProperties": false
         }),
     );
-    let mut root = closed(
+    let mut root = closed_mapping_schema(
         &SUITE_KEYS,
         &[
             ("name", json!({"type": ["string", "null"]})),
@@ -88,7 +90,7 @@ pub fn suite_schema() -> Value {
 /// A scenario as written (`id`, `category`, `steps` required), or a template with its grid.
 fn scenario_schema(script: &Value) -> Value {
     let nonblank = json!({"type": "string", "pattern": "\\S"});
-    let mut scenario = closed(
+    let mut scenario = closed_mapping_schema(
         &ENTRY_KEYS,
         &[
             ("id", nonblank.clone()),
@@ -151,22 +153,4 @@ fn scenario_schema(script: &Value) -> Value {
         {"required": ["template", "grid"], "maxProperties": 2}
     ]);
     scenario
-}
-
-/// A mapping with exactly `keys` (each described in `props`), `required` among them.
-fn closed(keys: &[&str], props: &[(&str, Value)], required: &[&str]) -> Value {
-    let mut properties = Map::new();
-    for key in keys {
-        let value = props
-            .iter()
-            .find(|(k, _)| k == key)
-            .map_or_else(|| json!({}), |(_, v)| v.clone());
-        properties.insert((*key).to_owned(), value);
-    }
-    json!({
-        "type": "object",
-        "properties": properties,
-        "required": required,
-        "additionalProperties": false
-    })
 }

@@ -176,10 +176,11 @@ pub(crate) struct LaunchArgs {
 }
 
 impl LaunchArgs {
-    /// What every task runs after `run` (as `taskrun::launch` writes it), for checking the
-    /// flags given after `--` against `run`'s.
+    /// What every task runs (`run DIR --task auto …`, as `taskrun::launch` writes it), for
+    /// checking the flags given after `--` against `run`'s.
     pub(crate) fn task_run_words(&self) -> Vec<String> {
         [
+            "run".to_owned(),
             self.run_dir.display().to_string(),
             "--task".to_owned(),
             "auto".to_owned(),

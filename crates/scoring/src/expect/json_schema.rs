@@ -73,12 +73,12 @@ fn check_value(check: &str) -> Value {
         "expectedParams" => json!({"type": "object", "minProperties": 1}),
         "shouldMention" => one_or_many(&json!({"anyOf": [
             nonblank(),
-            closed(&TOPIC_KEYS, &[
+            closed_mapping_schema(&TOPIC_KEYS, &[
                 ("topic", nonblank()),
                 ("synonyms", json!({"type": "array", "items": {"type": "string"}})),
             ], &["topic"]),
         ]})),
-        "customValidator" => one_or_many(&closed(
+        "customValidator" => one_or_many(&closed_mapping_schema(
             &PREDICATE_KEYS,
             &[
                 ("path", json!({"type": "string"})),
@@ -93,7 +93,7 @@ fn check_value(check: &str) -> Value {
         "expectedCalls" => json!({
             "type": "array",
             "minItems": 1,
-            "items": closed(&CALL_KEYS, &[
+            "items": closed_mapping_schema(&CALL_KEYS, &[
                 ("function", nonblank()),
                 ("agent", json!({"anyOf": [nonblank(), {"type": "null"}]})),
                 ("params", json!({"type": "object"})),
@@ -101,7 +101,7 @@ fn check_value(check: &str) -> Value {
         }),
         "callCount" => {
             let count = json!({"type": ["integer", "null"], "minimum": 0});
-            let mut item = closed(
+            let mut item = closed_mapping_schema(
                 &CALL_COUNT_KEYS,
                 &[
                     ("function", json!({"anyOf": [nonblank(), {"type": "null"}]})),
@@ -120,7 +120,7 @@ fn check_value(check: &str) -> Value {
             ]);
             one_or_many(&item)
         }
-        "command" => closed(
+        "command" => closed_mapping_schema(
             &COMMAND_KEYS,
             &[
                 (
@@ -140,9 +140,9 @@ fn check_value(check: &str) -> Value {
         ),
         "llmRubric" => json!({"anyOf": [
             nonblank(),
-            closed(&RUBRIC_KEYS, &[("rubric", nonblank()), ("name", optional("string"))], &["rubric"]),
+            closed_mapping_schema(&RUBRIC_KEYS, &[("rubric", nonblank()), ("name", optional("string"))], &["rubric"]),
         ]}),
-        "similar" => closed(
+        "similar" => closed_mapping_schema(
             &SIMILAR_KEYS,
             &[
                 ("to", one_or_many(&nonblank())),
@@ -191,8 +191,10 @@ fn one_or_many(item: &Value) -> Value {
     json!({"anyOf": [item, {"type": "array", "items": item, "minItems": 1}]})
 }
 
-/// A mapping with exactly the reader's `keys` (each described in `props`), `required` among them.
-fn closed(keys: &[&str], props: &[(&str, Value)], required: &[&str]) -> Value {
+/// A mapping with exactly a reader's `keys` (each described in `props`; a key without one takes
+/// any value), `required` among them: the schema of a `deny_unknown_fields` mapping.
+#[must_use]
+pub fn closed_mapping_schema(keys: &[&str], props: &[(&str, Value)], required: &[&str]) -> Value {
     let mut properties = Map::new();
     for key in keys {
         let value = props
