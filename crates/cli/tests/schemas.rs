@@ -785,10 +785,10 @@ fn retry_and_price_typos_are_refused_by_both() {
         let doc = parse(text, false);
         let table: toml::Table = serde_json::from_value(doc).expect("a TOML table");
         let toml_text = toml::to_string(&table).expect("TOML");
-        assert_eq!(
-            config_loads(&toml_text, "toml").is_ok(),
-            valid,
-            "{toml_text}"
-        );
+        let loaded = config_loads(&toml_text, "toml");
+        assert_eq!(loaded.is_ok(), valid, "{toml_text}");
+        if let Err(e) = loaded {
+            assert!(e.contains(&format!("did you mean `{near}`")), "{e}");
+        }
     }
 }
