@@ -226,10 +226,13 @@ pub struct RunSettings {
     /// Per-agent model, temperature, max_tokens and prompt file.
     pub agents: AgentOverrides,
     /// Requests in flight at once (the transport's limit; also the scenarios in flight).
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
     pub concurrency: usize,
     /// Requests per minute cap.
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
     pub rpm: Option<u32>,
     /// Tokens per minute cap.
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
     pub tpm: Option<u64>,
     /// Judge weights by name (fluency, naturalness, cs_ratio, socio_cultural).
     pub weights: BTreeMap<String, f64>,
@@ -240,10 +243,13 @@ pub struct RunSettings {
     /// How the ratio score is obtained: measured, llm or hybrid.
     pub ratio_judge: RatioJudgeMode,
     /// Fewest usable texts per batch.
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
     pub min_instances: u32,
     /// Most texts per batch.
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
     pub max_instances: u32,
     /// Tries of a generator/refiner call that returns no usable batch.
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
     pub max_write_tries: u32,
     /// Sampling seed sent with every request.
     pub seed: Option<u64>,
@@ -254,9 +260,11 @@ pub struct RunSettings {
     /// The response cache.
     pub cache: CacheSettings,
     /// Refuse to start above this estimated cost, stop dispatching when the spend reaches it (USD).
+    #[cfg_attr(feature = "schema", schemars(range(min = 0)))]
     pub budget: Option<f64>,
     /// `run --batch`: scenarios live at once; memory is bounded by it, and each wave holds
     /// about this many scenarios' calls (default 2,000).
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
     pub batch_window: usize,
     /// USD per million tokens by model (prefix match), added to the built-in table.
     pub prices: BTreeMap<String, llm_client::ModelPrice>,
@@ -291,11 +299,17 @@ pub struct RunSettings {
     /// is renewed every quarter of this): `status` shows a task with a live lease as running,
     /// and a second copy waits for it.
     #[serde(with = "stdx::duration_serde")]
-    #[cfg_attr(
-        feature = "schema",
-        schemars(schema_with = "llm_client::duration_schema")
-    )]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "lease_ttl_schema"))]
     pub lease_ttl: Duration,
+}
+
+/// `lease_ttl`: a duration of at least 2 s (a number of milliseconds at least 2000, or text the
+/// loader checks).
+#[cfg(feature = "schema")]
+fn lease_ttl_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let mut schema = llm_client::duration_schema(generator);
+    schema.insert("minimum".into(), 2000.into());
+    schema
 }
 
 impl Default for RunSettings {
@@ -490,6 +504,15 @@ impl RunSettings {
                 "lease_ttl",
                 "must be at least 2s (a store's clock has whole seconds)",
             );
+        }
+        if self.max_write_tries == 0 {
+            return bad(
+                "max_write_tries",
+                "must be at least 1 (the first try counts)",
+            );
+        }
+        if self.min_instances == 0 || self.max_instances < self.min_instances {
+            return bad("min_instances", "need 1 ≤ min_instances ≤ max_instances");
         }
         if self.gate.min_switch_points == 0 {
             return bad(

@@ -11,7 +11,6 @@
 mod output;
 mod commands;
 mod error;
-mod flag_hint;
 mod progress;
 mod provider;
 mod settings;
@@ -77,10 +76,14 @@ enum Command {
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().collect();
+    // `-html` is not `-h -t -m -l` (help, exit 0): an unknown flag, exit 2.
+    if let Some(e) = stdx::clap_flags::single_dash(&Cli::command(), &argv) {
+        e.exit();
+    }
     let cli = match Cli::try_parse_from(&argv) {
         Ok(cli) => cli,
         // An unknown flag's tip names the right flag of that command; exit 2 with the usage.
-        Err(e) => flag_hint::improve(e, &Cli::command(), &argv).exit(),
+        Err(e) => stdx::clap_flags::improve(e, &Cli::command(), &argv).exit(),
     };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(&cli.log));
@@ -103,7 +106,14 @@ fn main() -> ExitCode {
         Command::Diff(args) => commands::diff::execute(args),
         Command::Merge(args) => commands::merge::execute(args),
         Command::Status(args) => commands::tasks::status(args),
-        Command::Launch(args) => commands::tasks::launch(args),
+        Command::Launch(args) => {
+            // The flags passed to every task's `run` are checked before a script is written.
+            let task = args.task_run_words();
+            if let Err(e) = stdx::clap_flags::check_command_line(&Cli::command(), &task) {
+                e.exit();
+            }
+            commands::tasks::launch(args)
+        }
         Command::Export(args) => commands::export::execute(args),
         Command::AuditJudges(args) => commands::audit_judges::execute(args),
         Command::Schema(args) => commands::schema::execute(args),

@@ -61,8 +61,95 @@ fn a_real_flag_after_double_dash_is_told_to_come_before_it() {
 }
 
 #[test]
-fn a_file_flag_where_the_command_takes_a_file_points_at_the_argument() {
+fn a_file_flag_shows_the_command_s_own_usage() {
     let (code, stderr) = run(&["run", "--suite", "x.yaml"]);
     assert_eq!(code, Some(2), "{stderr}");
-    assert!(stderr.contains("takes the file as an argument"), "{stderr}");
+    assert!(
+        stderr.contains("`scenario-engine run <CONFIG>`"),
+        "{stderr}"
+    );
+    // Each command's tip shows that command's arguments, not a `COMMAND FILE` shape.
+    for (command, usage) in [
+        ("schema", "`scenario-engine schema <WHAT>`"),
+        ("launch", "`scenario-engine launch <SCHEDULER> <RUN_DIR>`"),
+        ("diff", "`scenario-engine diff <BEFORE> <AFTER>`"),
+        ("status", "`scenario-engine status <RUN_DIR>`"),
+        ("export", "`scenario-engine export <RUN>`"),
+    ] {
+        let (code, stderr) = run(&[command, "--config", "x.yaml"]);
+        assert_eq!(code, Some(2), "{command}: {stderr}");
+        assert!(stderr.contains(usage), "{command}: {stderr}");
+        assert!(!stderr.contains("FILE`"), "{command}: {stderr}");
+    }
+}
+
+/// clap read `-html` as `-h -t -m -l` and printed help with exit 0: a single-dash word is an
+/// unknown flag, exit 2, with a tip naming the real flag.
+#[test]
+fn a_single_dash_word_is_an_unknown_flag_with_the_real_one_named() {
+    let cases: [(&[&str], &str); 7] = [
+        (&["report", "r.jsonl", "-html"], "--html"),
+        (&["report", "r.jsonl", "-json", "x"], "--json"),
+        (&["test", "s.yaml", "-json", "x"], "--json"),
+        (&["test", "s.yaml", "-hello"], "--pass-score"),
+        (&["run", "c.yaml", "-o", "x"], "--out"),
+        (&["test", "s.yaml", "-j", "4"], "--concurrency"),
+        (&["test", "s.yaml", "-o", "x"], "--json"),
+    ];
+    for (args, meant) in cases {
+        let (code, stderr) = run(args);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(meant), "{args:?} names {meant}: {stderr}");
+        assert!(!stderr.contains("use '-- "), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("Usage: scenario-engine"),
+            "{args:?}: {stderr}"
+        );
+    }
+    // Help stays help.
+    for args in [
+        &["test", "-h"][..],
+        &["test", "--help"],
+        &["-h"],
+        &["report", "x", "-h"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_scenario-engine"))
+            .args(args)
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("Usage:"),
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+fn a_flag_before_the_command_is_told_to_go_after_it() {
+    let (code, stderr) = run(&["--json", "test", "s.yaml"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("flags go after the command: `scenario-engine test s.yaml --json`"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("before `--`"), "{stderr}");
+}
+
+/// A spelling hint only when it is close and not the opposite of what was asked; a flag of
+/// another command is named as such.
+#[test]
+fn no_misleading_spelling_hints() {
+    let (code, stderr) = run(&["run", "c.yaml", "--preflight"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(!stderr.contains("did you mean --no-preflight"), "{stderr}");
+    assert!(stderr.contains("by default"), "{stderr}");
+    let (code, stderr) = run(&["test", "s.yaml", "--out", "x"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(!stderr.contains("--bot"), "{stderr}");
+    assert!(
+        stderr.contains("--out is a flag of `run`/`export`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--json / --junit"), "{stderr}");
 }

@@ -70,32 +70,75 @@ fn both_schemas_are_draft_2020_12() {
     }
 }
 
+/// The fixture files of `dir` with one of `exts`, and their text.
+fn fixtures(dir: &str, exts: &[&str]) -> Vec<(PathBuf, String)> {
+    let mut out: Vec<(PathBuf, String)> = std::fs::read_dir(root().join(dir))
+        .expect("dir")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| exts.iter().any(|x| e == *x)))
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).expect("read");
+            (p, text)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Every fixture config and suite is valid for the schema and the loader, and names the schema
+/// on its first line as the docs show (`# yaml-language-server: $schema=…`, `#:schema` for
+/// TOML), which the loaders read as the comment it is.
 #[test]
 fn every_fixture_config_and_suite_is_valid() {
     let config = schema("config");
-    let mut seen = 0;
-    for entry in std::fs::read_dir(root().join("fixtures/configs")).expect("dir") {
-        let path = entry.expect("entry").path();
-        let text = std::fs::read_to_string(&path).expect("read");
+    let configs = fixtures("fixtures/configs", &["yaml", "toml"]);
+    assert!(configs.len() >= 3, "the fixture configs were found");
+    for (path, text) in &configs {
         let toml = path.extension().is_some_and(|e| e == "toml");
-        let errs = errors(&config, &parse(&text, toml));
+        let errs = errors(&config, &parse(text, toml));
         assert!(errs.is_empty(), "{}: {errs:?}", path.display());
-        seen += 1;
+        let first = text.lines().next().unwrap_or_default();
+        let modeline = if toml {
+            "#:schema ./config.schema.json"
+        } else {
+            "# yaml-language-server: $schema=config.schema.json"
+        };
+        assert_eq!(first, modeline, "{}", path.display());
+        agents::settings::load_config(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     }
-    assert!(seen >= 3, "the fixture configs were found");
     let suite = schema("suite");
-    let mut seen = 0;
-    for entry in std::fs::read_dir(root().join("fixtures/suites")).expect("dir") {
-        let path = entry.expect("entry").path();
-        if path.extension().is_none_or(|e| e != "yaml") {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).expect("read");
-        let errs = errors(&suite, &parse(&text, false));
+    let suites = fixtures("fixtures/suites", &["yaml"]);
+    assert!(suites.len() >= 2, "the fixture suites were found");
+    for (path, text) in &suites {
+        let errs = errors(&suite, &parse(text, false));
         assert!(errs.is_empty(), "{}: {errs:?}", path.display());
-        seen += 1;
+        let first = text.lines().next().unwrap_or_default();
+        assert_eq!(
+            first,
+            "# yaml-language-server: $schema=suite.schema.json",
+            "{}",
+            path.display()
+        );
+        bottest::suite::load_suite(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     }
-    assert!(seen >= 2, "the fixture suites were found");
+}
+
+/// The schema files beside the fixtures, which their first lines name, are the ones the
+/// command prints (regenerate: `scenario-engine schema suite --out fixtures/suites/suite.schema.json`,
+/// `scenario-engine schema config --out fixtures/configs/config.schema.json`).
+#[test]
+fn the_schema_files_beside_the_fixtures_are_current() {
+    for (what, file) in [
+        ("suite", "fixtures/suites/suite.schema.json"),
+        ("config", "fixtures/configs/config.schema.json"),
+    ] {
+        let text = std::fs::read_to_string(root().join(file)).expect("the schema file");
+        let stored: Value = serde_json::from_str(&text).expect("JSON");
+        assert!(
+            stored == schema(what),
+            "{file} is stale: regenerate it with `scenario-engine schema {what} --out {file}`"
+        );
+    }
 }
 
 /// Fenced `yaml`/`toml` blocks of a Markdown file, with their first line number.
@@ -172,13 +215,14 @@ fn fragment(config: &Value, suite: &Value, at: &str, doc: &Value) -> bool {
         (sub_schema(suite, "Expect"), doc.clone())
     } else if map.keys().all(|k| k == "expect" || k == "steps") {
         let mut scenario = doc.clone();
+        scenario["id"] = "s1".into();
         scenario["category"] = "custom".into();
         if scenario.get("steps").is_none() {
             scenario["steps"] = serde_json::json!(["hello"]);
         }
         (sub_schema(suite, "Scenario"), scenario)
     } else if map.keys().all(|k| k == "bot") {
-        (sub_schema(suite, "Bot"), doc["bot"].clone())
+        (sub_schema(suite, "BotSpec"), doc["bot"].clone())
     } else if map.keys().all(|k| k == "run") {
         let mut whole = doc.clone();
         whole["axes"] = serde_json::json!({"topic": ["a"]});
@@ -406,11 +450,345 @@ fn enum_values_match_the_parsers() {
         }
     }
     // Bot kinds.
-    for kind in suite["$defs"]["Bot"]["properties"]["kind"]["enum"]
-        .as_array()
-        .expect("enum")
-    {
-        let kind = kind.as_str().expect("name");
+    let kinds = enum_values(&suite, "BotKind");
+    assert_eq!(kinds, ["scripted", "llm", "http", "command"]);
+    for kind in kinds {
         assert!(kind.parse::<bottest::bot::BotKind>().is_ok(), "{kind}");
+    }
+}
+
+const SCENARIOS: &str = "scenarios:\n  - id: s1\n    category: custom\n    steps: [hello]\n    expect:\n      expectedCalls: [{function: f}]\n";
+
+/// A suite whose one scenario expects `expect` (a YAML flow mapping).
+fn with_expect(expect: &str) -> String {
+    format!(
+        "scenarios:\n  - id: s1\n    category: custom\n    steps: [hello, again]\n    expect: {expect}\n"
+    )
+}
+
+/// A suite with `extra` (whole lines) before `scenarios:`.
+fn with_top(extra: &str) -> String {
+    format!("{extra}{SCENARIOS}")
+}
+
+/// A suite whose one scenario has the extra keys `extra` (YAML lines indented by 4).
+fn with_scenario_keys(extra: &str) -> String {
+    format!("{SCENARIOS}{extra}")
+}
+
+/// Odd inputs at every key position, each through BOTH the schema and the loader: the same
+/// verdict, and the one expected (a both-wrong pair would pass a sameness check alone).
+#[test]
+fn odd_suites_get_the_same_verdict_from_schema_and_loader() {
+    let suite = schema("suite");
+    let cases: Vec<(String, bool)> = vec![
+        // bot.http, bot.command, bot.llm and what they hold.
+        (with_top("bot:\n  http: {url: 'http://x/chat'}\n"), true),
+        (with_top("bot:\n  http: {url: 'http://x/chat', urll: y}\n"), false),
+        (with_top("bot:\n  http: {url: 'http://x', reply: {txt: /a}}\n"), false),
+        (with_top("bot:\n  http: null\n"), true),
+        (with_top("bot:\n  command: {program: ./bot, args: [-v]}\n"), true),
+        (with_top("bot:\n  command: {program: ./bot, arg: [x]}\n"), false),
+        (with_top("bot:\n  command: {program: ./bot, max_reply_bytes: -1}\n"), false),
+        (with_top("bot:\n  llm: {model: m, temperature: 0.2}\n"), true),
+        (with_top("bot:\n  llm: {modle: m}\n"), false),
+        (with_top("bot:\n  kind: robot\n"), false),
+        (
+            with_top("bot:\n  agents: [{name: a, functions: [{name: f, params: {}}]}]\n"),
+            false,
+        ),
+        // Check arguments.
+        (with_expect("{similar: {to: a, threshold: 0.8}}"), true),
+        (with_expect("{similar: {to: a, threshold: 0.8, treshold: 1}}"), false),
+        (with_expect("{similar: {to: a, threshold: 0}}"), false),
+        (with_expect("{similar: {to: a, threshold: 1.5}}"), false),
+        (with_expect("{similar: {to: [], threshold: 0.5}}"), false),
+        (with_expect("{command: {run: [python3, c.py], timeoutMs: 5}}"), true),
+        (with_expect("{command: {run: x, timeout: 5}}"), false),
+        (with_expect("{command: {run: x, timeoutMs: 0}}"), false),
+        (with_expect("{llmRubric: be polite}"), true),
+        (with_expect("{llmRubric: {rubric: r, label: x}}"), false),
+        (with_expect("{callCount: {function: f, eq: 1}}"), true),
+        (with_expect("{callCount: [{function: f, min: 1, max: 2}]}"), true),
+        (with_expect("{callCount: {function: f, equals: 1}}"), false),
+        (with_expect("{callCount: {eq: 1, min: 1}}"), false),
+        (with_expect("{callCount: {function: f}}"), false),
+        (with_expect("{expectedCalls: [{function: f, params: {a: 1}}]}"), true),
+        (with_expect("{expectedCalls: [{function: f, args: {}}]}"), false),
+        (with_expect("{expectedCalls: []}"), false),
+        (with_expect("{shouldMention: [fee, {topic: fee, synonyms: [charge]}]}"), true),
+        (with_expect("{shouldMention: [{topic: fee, synonym: [x]}]}"), false),
+        (with_expect("{customValidator: {path: /a, op: eq, value: 1}}"), true),
+        (with_expect("{customValidator: {path: /a, op: eq, value: 1, note: x}}"), false),
+        (with_expect("{shouldContain: [fee, total]}"), true),
+        (with_expect("{shouldContain: []}"), false),
+        (with_expect("{shouldContain: '  '}"), false),
+        (with_expect("{expectedParams: {}}"), false),
+        (with_expect("{maxLatencyMs: 0}"), false),
+        (with_expect("{onlyExpectedCalls: false}"), false),
+        // Modifiers and plain values.
+        (with_expect("{shouldContain: a, weight: 2}"), true),
+        (with_expect("{shouldContain: a, weight: 1.5}"), false),
+        (with_expect("{shouldContain: a, weight: -1}"), false),
+        (with_expect("{shouldContain: a, turn: 0}"), false),
+        (with_expect("{shouldContain: a, turn: 2}"), true),
+        (with_expect("{shouldContain: a, turn: last}"), true),
+        (with_expect("{shouldContain: a, turn: [1, 2]}"), false),
+        (with_expect("{shouldContain: a, turn: first}"), false),
+        (with_expect("{responseType: Action}"), true),
+        (with_expect("{responseType: reply}"), false),
+        (with_expect("{expectedFunction: ' '}"), false),
+        (
+            with_top("bot:\n  agents: [{name: a, functions: [{name: f, parameters: {type: object}}]}]\n"),
+            true,
+        ),
+        (
+            with_top("bot:\n  agents: [{name: a, functions: [{name: f, parameters: 5}]}]\n"),
+            false,
+        ),
+        (with_top("bot:\n  http: {url: 'http://x', headers: {A: [b]}}\n"), false),
+        (with_top("bot:\n  scripts_file: null\n"), true),
+        (with_top("description: null\n"), false),
+        (with_scenario_keys("    grid: {a: [1]}\n"), false),
+        (
+            SCENARIOS.replacen("    expect:\n      expectedCalls: [{function: f}]\n", "    expect: null\n", 1),
+            false,
+        ),
+        (
+            SCENARIOS
+                .replacen("    expect:\n      expectedCalls: [{function: f}]\n", "    expect: null\n", 1)
+                .replacen("steps: [hello]", "steps: [{say: hi, expect: {shouldContain: a}}]", 1),
+            true,
+        ),
+        (with_expect("{shouldReject: true}"), true),
+        (with_expect("{shouldReject: \"yes\"}"), false),
+        (with_expect("{shouldContain: a, critical: \"true\"}"), false),
+        (with_expect("{shouldContain: a, order: strict}"), false),
+        (with_expect("{all: [{shouldContain: a}], any: [{shouldContain: b}]}"), false),
+        // Scenario keys, templates, scripts.
+        (SCENARIOS.replacen("  - id: s1\n", "  - category: x\n", 1).replacen("    category: custom\n", "", 1), false),
+        (SCENARIOS.replacen("id: s1", "id: ' '", 1), false),
+        (with_scenario_keys("    name: null\n"), true),
+        (with_scenario_keys("    timeout_ms: -1\n"), false),
+        (with_scenario_keys("    tags: null\n"), true),
+        (SCENARIOS.replacen("steps: [hello]", "steps: []", 1), false),
+        (SCENARIOS.replacen("steps: [hello]", "steps: [{say: hi, expct: {}}]", 1), false),
+        (with_scenario_keys("    script: {turns: [{text: hi}]}\n"), true),
+        (with_scenario_keys("    script: {turns: [{error: boom}]}\n"), true),
+        (with_scenario_keys("    script: {turns: [{txt: hi}]}\n"), false),
+        (with_scenario_keys("    script: {turns: [{error: boom, text: x}]}\n"), false),
+        (with_scenario_keys("    script: {turns: [{text: hi, plan: [{function: f, args: {}}]}]}\n"), false),
+        (with_scenario_keys("    script: {turns: [{text: hi, signals: {refused: true}}]}\n"), false),
+        (with_scenario_keys("    script: {turns: [{text: hi}], outcome: pass}\n"), false),
+        (with_scenario_keys("    script: {turns: [{text: hi}], expect_outcome: maybe}\n"), false),
+        (
+            "scenarios:\n  - template: {id: t, category: custom, steps: ['say {{ a }}'], expect: {shouldContain: x}}\n    grid: {a: [1, 2]}\n".to_owned(),
+            true,
+        ),
+        (
+            "scenarios:\n  - template: {id: t, category: custom, steps: [hi], expect: {shouldContain: x}, tag: [a]}\n    grid: {a: [1]}\n".to_owned(),
+            false,
+        ),
+        (
+            "scenarios:\n  - template: {id: t, category: custom, steps: [hi], expect: {shouldContain: x}}\n    grid: {a: [1]}\n    category: custom\n".to_owned(),
+            false,
+        ),
+        (
+            "scenarios:\n  - template: {category: custom, steps: [hi], expect: {shouldContain: x}}\n    grid: {a: [1]}\n".to_owned(),
+            false,
+        ),
+        // The top level.
+        (with_top("name: null\n"), true),
+        (with_top("name: [a]\n"), false),
+        (with_top("defaults: {threshold: 101}\n"), false),
+        (with_top("defaults: {threshold: 100}\n"), true),
+        (with_top("defaults: {threshold: -1}\n"), false),
+        (with_top("defaults: {weights: {shouldContain: 1.5}}\n"), false),
+        (with_top("defaults: {critical: [shouldContian]}\n"), false),
+        (with_top("defaults: {embedding_model: null}\n"), true),
+        ("scenarios: []\n".to_owned(), false),
+        // YAML anchors, aliases and merge keys: the same document for both.
+        (
+            "x: &b {category: c, steps: [hi], expect: {shouldContain: a}}\nscenarios:\n  - {<<: *b, id: s1}\n".to_owned(),
+            false,
+        ),
+        (
+            "scenarios:\n  - &s {id: s1, category: c, steps: [hi], expect: {shouldContain: a}}\n  - {<<: *s, id: s2}\n".to_owned(),
+            true,
+        ),
+        (
+            "scenarios:\n  - &s {id: s1, category: c, steps: [hi], expect: {shouldContain: a}}\n  - {<<: *s, id: s2, tag: [x]}\n".to_owned(),
+            false,
+        ),
+        (
+            "x-base: &e {shouldContain: a}\nscenarios:\n  - {id: s1, category: c, steps: [hi], expect: *e}\n".to_owned(),
+            false,
+        ),
+        (
+            "scenarios:\n  - {id: s1, category: c, steps: [hi], expect: &e {shouldContain: a}}\n  - {id: s2, category: c, steps: [hi], expect: *e}\n".to_owned(),
+            true,
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (text, valid) in &cases {
+        let loader = suite_loads(text);
+        let errs = errors(&suite, &parse(text, false));
+        if loader.is_ok() != *valid || errs.is_empty() != *valid {
+            wrong.push(format!(
+                "{text}\n  expected valid={valid}; loader: {loader:?}; schema: {errs:?}"
+            ));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} disagreement(s):\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
+
+/// Every integer and number of the config schema (the scenario part and `run:`), as JSON
+/// pointers from the document's root.
+fn numeric_paths(schema: &Value, node: &Value, path: &str, out: &mut Vec<(String, bool)>) {
+    if let Some(target) = node.get("$ref").and_then(Value::as_str) {
+        let def = target.trim_start_matches("#/$defs/");
+        // Recursion guard: a definition is walked once per path depth.
+        if path.matches('/').count() < 4 {
+            numeric_paths(schema, &schema["$defs"][def], path, out);
+        }
+        return;
+    }
+    for key in ["anyOf", "oneOf", "allOf"] {
+        for branch in node
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            numeric_paths(schema, branch, path, out);
+        }
+    }
+    let types: Vec<&str> = match node.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    if types.contains(&"integer") || types.contains(&"number") {
+        out.push((path.to_owned(), types.contains(&"integer")));
+    }
+    for (key, sub) in node
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        numeric_paths(schema, sub, &format!("{path}/{key}"), out);
+    }
+}
+
+/// Sets `value` at `pointer` in `doc`, creating the mappings on the way.
+fn set_at(doc: &mut Value, pointer: &str, value: Value) {
+    let mut at = doc;
+    let keys: Vec<&str> = pointer.split('/').skip(1).collect();
+    for (i, key) in keys.iter().enumerate() {
+        if !at.is_object() {
+            *at = serde_json::json!({});
+        }
+        let map = at.as_object_mut().expect("a mapping");
+        if i + 1 == keys.len() {
+            map.insert((*key).to_owned(), value);
+            return;
+        }
+        at = map
+            .entry((*key).to_owned())
+            .or_insert_with(|| serde_json::json!({}));
+    }
+}
+
+/// The schema said `minimum: 0` where the loader needs at least 1 (`concurrency`, `rpm`, …):
+/// 0 and -1 at every numeric key of the config schema get the loader's verdict.
+#[test]
+fn zero_and_negative_numbers_get_the_loader_s_verdict_at_every_key() {
+    let config = schema("config");
+    let mut paths = Vec::new();
+    numeric_paths(&config, &config["$defs"]["NativeFile"], "", &mut paths);
+    paths.sort();
+    paths.dedup();
+    assert!(
+        paths.iter().any(|(p, _)| p == "/run/concurrency"),
+        "the walk reaches `run:`: {paths:?}"
+    );
+    let mut wrong = Vec::new();
+    for (path, _) in &paths {
+        for value in [0, -1, 100_000] {
+            let mut doc = serde_json::json!({"axes": {"topic": ["a", "b"]}});
+            set_at(&mut doc, path, value.into());
+            let text = serde_json::to_string(&doc).expect("JSON");
+            let loader = config_loads(&text, "yaml");
+            let errs = errors(&config, &doc);
+            // One rule compares two keys, which a JSON Schema cannot: min ≤ max instances.
+            let cross_key = path == "/run/min_instances" && value > 1;
+            if loader.is_ok() != errs.is_empty() && !cross_key {
+                wrong.push(format!(
+                    "{path} = {value}: loader {loader:?}, schema {errs:?}"
+                ));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} disagreement(s):\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
+
+/// `retry` and `prices` entries dropped an unknown key (`max_retry`) in both; now both refuse it,
+/// the loader at its line and column with the right key named.
+#[test]
+fn retry_and_price_typos_are_refused_by_both() {
+    let config = schema("config");
+    for (text, valid, near) in [
+        (
+            "axes: {topic: [a]}\nrun:\n  retry: {max_retries: 3}\n",
+            true,
+            "",
+        ),
+        (
+            "axes: {topic: [a]}\nrun:\n  retry: {max_retry: 3}\n",
+            false,
+            "max_retries",
+        ),
+        (
+            "axes: {topic: [a]}\nrun:\n  prices:\n    m: {input_per_mtok: 1, output_per_mtok: 2}\n",
+            true,
+            "",
+        ),
+        (
+            "axes: {topic: [a]}\nrun:\n  prices:\n    m: {input_per_mtok: 1, output_per_mtok: 2, input_per_mtoks: 3}\n",
+            false,
+            "input_per_mtok",
+        ),
+    ] {
+        let loader = config_loads(text, "yaml");
+        assert_eq!(loader.is_ok(), valid, "{text}: {loader:?}");
+        let errs = errors(&config, &parse(text, false));
+        assert_eq!(errs.is_empty(), valid, "{text}: {errs:?}");
+        if let Err(e) = loader {
+            assert!(
+                e.contains("config.yaml:3:") || e.contains("config.yaml:4:"),
+                "{e}"
+            );
+            assert!(e.contains(near), "{e}");
+        }
+        // The same in TOML.
+        let doc = parse(text, false);
+        let table: toml::Table = serde_json::from_value(doc).expect("a TOML table");
+        let toml_text = toml::to_string(&table).expect("TOML");
+        let loaded = config_loads(&toml_text, "toml");
+        assert_eq!(loaded.is_ok(), valid, "{toml_text}");
+        if let Err(e) = loaded {
+            assert!(e.contains(&format!("did you mean `{near}`")), "{e}");
+        }
     }
 }

@@ -290,6 +290,21 @@ async fn launch_renders_both_schedulers_into_the_run_directory() {
         script.contains("--task auto --workers 3 --model m"),
         "{script}"
     );
+    // Flags for `run` are checked against `run`'s before anything is written (issue 29).
+    for bad in [
+        ["--bogus", "1"],
+        ["--json", "x"],
+        ["-o", "x"],
+        ["--threshold", "70"],
+    ] {
+        let mut args = vec!["launch", "slurm", d, "--"];
+        args.extend(bad);
+        let o = output(command(&args)).await;
+        assert_eq!(o.status.code(), Some(2), "{bad:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(bad[0]), "{bad:?}: {}", stderr(&o));
+        let unchanged = std::fs::read_to_string(dir.join("launch/slurm.sbatch")).expect("script");
+        assert_eq!(unchanged, script, "{bad:?} reached the script");
+    }
     let o = output(command(&[
         "launch",
         "k8s",

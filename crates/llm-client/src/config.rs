@@ -180,7 +180,8 @@ impl Default for FleetPolicy {
 /// Retry budget and backoff shape for transient failures (429, 5xx, timeouts, connect errors).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(default)]
+// A typo (`max_retry`) is an error, not a silently kept default.
+#[serde(default, deny_unknown_fields)]
 pub struct RetryPolicy {
     /// Retries after the first attempt; 0 disables retrying.
     pub max_retries: u32,

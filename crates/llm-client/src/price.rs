@@ -14,6 +14,8 @@ use crate::Usage;
 /// USD per one million tokens for one model.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+// A typo (`input_per_mtoks`) is an error, not a price silently left out.
+#[serde(deny_unknown_fields)]
 pub struct ModelPrice {
     /// Price of prompt (input) tokens.
     pub input_per_mtok: f64,

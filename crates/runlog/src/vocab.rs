@@ -182,6 +182,7 @@ pub struct GateSettings {
     /// Off: the judges alone decide (the record says `gate: off`).
     pub enabled: bool,
     /// Switch points required (per text for intra-sentential types, per batch otherwise).
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
     pub min_switch_points: u32,
     /// What an undecided gate means (absent in records written before it: `judges`).
     pub undecided: GateUndecided,

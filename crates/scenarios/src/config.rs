@@ -123,12 +123,15 @@ struct NativeFile {
     #[serde(default)]
     exclude: Vec<OrderedMap<OneOrMany>>,
     #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
     sample: Option<u64>,
     #[serde(default)]
     seed: Option<u64>,
     #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
     limit: Option<u64>,
     #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = MAX_SAMPLES_PER_SCENARIO)))]
     samples_per_scenario: Option<u64>,
     #[serde(default)]
     run: Option<Value>,

@@ -132,9 +132,11 @@ impl UnknownName {
     }
 }
 
-/// Splits "`a`, `b`, `c`" (or "a, b, c") into names; toml adds "or" before the last one.
+/// Splits "`a`, `b`, `c`" (or "a, b, c") into names; toml adds "or" before the last one, and
+/// serde writes two names as "`a` or `b`".
 fn split_names(list: &str) -> Vec<String> {
-    list.split(',')
+    list.replace("` or `", "`, `")
+        .split(',')
         .map(|s| {
             s.trim()
                 .trim_start_matches("or ")
@@ -169,5 +171,7 @@ mod tests {
     #[test]
     fn toml_style_lists_parse() {
         assert_eq!(split_names("`a`, `b`, or `c`"), vec!["a", "b", "c"]);
+        // Two names (a TOML `prices` entry's keys): a hint, not "expected one of `a` or `b`".
+        assert_eq!(split_names("`a` or `b`"), vec!["a", "b"]);
     }
 }

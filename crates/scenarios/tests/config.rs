@@ -170,7 +170,7 @@ fn unknown_key_in_switchlingua() {
     let err = yaml_err(&text);
     assert_eq!(err.message, "unknown key `tenses`");
     assert_eq!(err.hint.as_deref(), Some("did you mean `tense`?"));
-    assert_eq!(at(&err), (5, 3));
+    assert_eq!(at(&err), (6, 3));
 }
 
 #[test]
@@ -235,7 +235,7 @@ fn duplicate_value_is_located_at_the_repeat() {
         err.message,
         "duplicate value \"Past\" in axis `tense` (first at position 0)"
     );
-    assert_eq!(at(&err), (5, 26));
+    assert_eq!(at(&err), (6, 26));
 }
 
 #[test]

@@ -58,7 +58,7 @@ pub use custom::{
 };
 pub use decimal::Decimal;
 pub use eval::{evaluate, evaluate_with, judge_questions};
-pub use json_schema::expect_json_schema;
+pub use json_schema::{closed_mapping_schema, expect_json_schema};
 pub use labelled::{LabelledError, LabelledReply, Miss, RuleFigures, measure, read_labelled};
 pub use matcher::{Matcher, OPERATORS, fold, values_equal};
 pub use rules::{

@@ -24,6 +24,15 @@ pub enum ResponseType {
 }
 
 impl ResponseType {
+    /// Every response type.
+    pub const ALL: [Self; 5] = [
+        Self::Action,
+        Self::Clarification,
+        Self::Rejection,
+        Self::Text,
+        Self::Error,
+    ];
+
     /// The name used in suites and reports (`action`, `clarification`, …).
     #[must_use]
     pub fn as_str(self) -> &'static str {

@@ -11,10 +11,17 @@
 //! - [`progress`]: the one layout of a long job's progress line and of what its transport
 //!   absorbed (retries, rate limits, cooldowns, pauses), for both workloads and the CLI.
 //!
-//! It depends on `serde` alone, so any crate can use it without growing its dependency tree.
+//! - [`flag_hint`]: the tip of an unknown-flag error; [`clap_flags`] (feature `clap`) reads a
+//!   clap command line for it.
+//!
+//! It depends on `serde` alone (and `clap` with the feature `clap`), so any crate can use it
+//! without growing its dependency tree.
 
 mod atomic;
+#[cfg(feature = "clap")]
+pub mod clap_flags;
 mod duration;
+mod flag_hint;
 mod hint;
 mod path;
 pub mod progress;
@@ -22,6 +29,7 @@ mod redact;
 
 pub use atomic::{check_writable, write_atomic};
 pub use duration::{duration_serde, parse_duration};
-pub use hint::{closest, did_you_mean, edit_distance, flag_hint};
+pub use flag_hint::{CommandFlags, FlagPlace, flag_hint, flags_after_command, single_dash_word};
+pub use hint::{closest, closest_within, did_you_mean, edit_distance};
 pub use path::beside;
 pub use redact::{redact_url, redact_urls_in};

@@ -144,6 +144,7 @@ pub struct LocalSettings {
     pub threads: Option<u32>,
     /// Sequences decoded together (continuous batching); default
     /// [`llm_client::default_local_slots`].
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = 64)))]
     pub slots: Option<u32>,
     /// Reuse the KV cells of a prompt prefix already decoded; default on (off only to measure).
     pub prefix_reuse: Option<bool>,

@@ -22,7 +22,7 @@ use super::reply::default_max_reply_bytes;
 use super::{Bot, BotError, History, TurnFuture, parse_reply, read_line_capped, turn_from_json};
 
 /// Settings of the `command` adapter in a suite.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CommandSpec {
     /// The program to run.

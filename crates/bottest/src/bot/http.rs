@@ -18,7 +18,7 @@ use super::reply::{default_max_reply_bytes, too_large};
 use super::{Bot, BotError, History, TurnFuture, parse_reply, resolved_headers, turn_from_json};
 
 /// Settings of the `http` adapter in a suite.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HttpSpec {
     /// Endpoint URL.
@@ -38,7 +38,7 @@ pub struct HttpSpec {
 }
 
 /// JSON pointers into the endpoint's reply.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct ReplyPointers {
     /// The reply text (a string).

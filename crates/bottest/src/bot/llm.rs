@@ -17,7 +17,7 @@ use super::{AgentSpec, Bot, History, TurnFuture};
 const SEPARATOR: &str = "__";
 
 /// Settings of the `llm` adapter in a suite.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LlmSpec {
     /// Model name sent to the endpoint (the CLI's `--model` overrides it).

@@ -86,7 +86,9 @@ impl BotError {
 }
 
 /// Which adapter runs the bot.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum BotKind {
     /// Canned replies from the suite.
@@ -131,7 +133,7 @@ impl std::str::FromStr for BotKind {
 
 /// The suite's `bot:` section: the default adapter and the settings of each adapter, so one suite
 /// can run against any of them (`--bot` picks another).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BotSpec {
     /// The adapter used unless the caller picks another.
@@ -158,7 +160,7 @@ pub struct BotSpec {
 }
 
 /// One agent of the bot under test.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AgentSpec {
     /// Agent name (`transfers`); plan steps name it.
@@ -171,7 +173,7 @@ pub struct AgentSpec {
 }
 
 /// One function of an agent.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FunctionSpec {
     /// Function name (`send_money`).
@@ -181,6 +183,7 @@ pub struct FunctionSpec {
     pub description: String,
     /// JSON Schema of its parameters object.
     #[serde(default = "empty_object_schema")]
+    #[schemars(with = "serde_json::Map<String, Value>")]
     pub parameters: Value,
 }
 

@@ -37,6 +37,38 @@ pub(crate) fn default_max_reply_bytes() -> usize {
     DEFAULT_MAX_REPLY_BYTES
 }
 
+/// The JSON Schema of one reply (a suite's scripted turns), built from the field lists above
+/// (`null` counts as absent, as for the reader).
+pub(crate) fn reply_schema() -> Value {
+    let closed = |keys: &[&str], kind: &dyn Fn(&str) -> Value| {
+        let props: Map<String, Value> = keys.iter().map(|k| ((*k).to_owned(), kind(k))).collect();
+        serde_json::json!({"type": "object", "properties": props, "additionalProperties": false})
+    };
+    let nullable = |t: &str| serde_json::json!({"type": [t, "null"]});
+    let mut step = closed(&STEP_FIELDS, &|k| match k {
+        "function" => serde_json::json!({"type": "string", "pattern": "\\S"}),
+        "agent" => nullable("string"),
+        _ => nullable("object"),
+    });
+    step["required"] = serde_json::json!(["function"]);
+    let signals = closed(&SIGNAL_FIELDS, &|k| match k {
+        "rejected" => nullable("boolean"),
+        _ => serde_json::json!({"type": ["array", "null"], "items": {"type": "string"}}),
+    });
+    let mut reply = closed(&REPLY_FIELDS, &|k| match k {
+        "text" | "response_type" => nullable("string"),
+        "plan" => serde_json::json!({"type": ["array", "null"], "items": step}),
+        "signals" => serde_json::json!({"anyOf": [signals, {"type": "null"}]}),
+        _ => serde_json::json!({}),
+    });
+    // `text` is required unless a plan is given.
+    reply["anyOf"] = serde_json::json!([
+        {"required": ["text"], "properties": {"text": {"type": "string"}}},
+        {"required": ["plan"], "properties": {"plan": {"type": "array", "minItems": 1}}}
+    ]);
+    reply
+}
+
 fn protocol(msg: impl Into<String>) -> BotError {
     BotError::Protocol(msg.into())
 }

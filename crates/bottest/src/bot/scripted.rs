@@ -16,15 +16,39 @@ use scoring::transcript::BotTurn;
 use super::{Bot, BotError, History, TurnFuture};
 
 /// Canned replies of one scenario.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Script {
     /// What the scenario's verdict should be with these replies.
     #[serde(default)]
+    #[schemars(with = "Option<ExpectedOutcome>")]
     pub expect_outcome: Option<Expected>,
     /// One reply per user turn, in order.
     #[serde(deserialize_with = "script_turns")]
+    #[schemars(schema_with = "turns_schema")]
     pub turns: Vec<BotTurn>,
+}
+
+/// [`Expected`] as the schema names it (`scoring` derives no schemas).
+#[derive(schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code)] // only its schema is used
+enum ExpectedOutcome {
+    Pass,
+    Fail,
+}
+
+/// The schema of `turns`: each a reply of the reply protocol, or `{error: "..."}` alone.
+fn turns_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let reply = super::reply::reply_schema();
+    schemars::json_schema!({
+        "type": "array",
+        "items": {"anyOf": [
+            reply,
+            {"type": "object", "properties": {"error": {"type": "string"}},
+             "required": ["error"], "additionalProperties": false}
+        ]}
+    })
 }
 
 /// Reads each scripted reply with the strict reply protocol; `{error: "..."}` alone is a failed

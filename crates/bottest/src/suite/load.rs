@@ -21,6 +21,36 @@ use scoring::expect::{CheckDefaults, Expect, Expectations, FunctionSchemas, Path
 use super::{Category, Defaults, Suite, SuiteScenario};
 use crate::bot::{BotSpec, Script};
 
+/// The top-level keys of a suite, as [`SuiteFile`] reads them (the schema is built from these
+/// lists; a test holds each to its reader).
+pub(super) const SUITE_KEYS: [&str; 5] = ["name", "description", "bot", "defaults", "scenarios"];
+/// The keys of a scenario entry, as [`Entry`] reads them.
+pub(super) const ENTRY_KEYS: [&str; 10] = [
+    "id",
+    "name",
+    "category",
+    "tags",
+    "steps",
+    "expect",
+    "timeout_ms",
+    "script",
+    "template",
+    "grid",
+];
+/// The keys of a template: a scenario's, less `template` and `grid` (templates do not nest).
+pub(super) const TEMPLATE_KEYS: [&str; 8] = [
+    "id",
+    "name",
+    "category",
+    "tags",
+    "steps",
+    "expect",
+    "timeout_ms",
+    "script",
+];
+/// The keys of a step written as a mapping.
+pub(super) const STEP_KEYS: [&str; 2] = ["say", "expect"];
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct SuiteFile {
@@ -38,19 +68,36 @@ struct SuiteFile {
 /// A scenario as written, or a template with its grid.
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
-struct Entry {
+pub(super) struct Entry {
     id: Option<String>,
     name: Option<String>,
     category: Option<Category>,
-    #[serde(default)]
-    tags: Vec<String>,
-    #[serde(default)]
-    steps: Vec<Step>,
+    // Options, not defaults, so that a template entry can tell `tags: []` written beside it.
+    tags: Option<Vec<String>>,
+    steps: Option<Vec<Step>>,
     expect: Option<Expect>,
     timeout_ms: Option<u64>,
     script: Option<Script>,
     template: Option<Value>,
     grid: Option<BTreeMap<String, Vec<Value>>>,
+}
+
+impl Entry {
+    /// The first key written beside `template`/`grid`, which a template entry may not have.
+    fn beside_template(&self) -> Option<&'static str> {
+        [
+            ("id", self.id.is_some()),
+            ("name", self.name.is_some()),
+            ("category", self.category.is_some()),
+            ("tags", self.tags.is_some()),
+            ("steps", self.steps.is_some()),
+            ("expect", self.expect.is_some()),
+            ("timeout_ms", self.timeout_ms.is_some()),
+            ("script", self.script.is_some()),
+        ]
+        .into_iter()
+        .find_map(|(key, written)| written.then_some(key))
+    }
 }
 
 /// A user turn: a string, or `{say: ..., expect: {...}}`.
@@ -80,7 +127,7 @@ impl<'de> Deserialize<'de> for Step {
                         "say" => say = Some(map.next_value::<String>()?),
                         "expect" => expect = Some(map.next_value::<Expect>()?),
                         other => {
-                            return Err(de::Error::unknown_field(other, &["say", "expect"]));
+                            return Err(de::Error::unknown_field(other, &STEP_KEYS));
                         }
                     }
                 }
@@ -140,6 +187,7 @@ pub fn parse_suite(path: &Path, text: &str) -> Result<Suite, ConfigError> {
     }
     let here = |segs: &[KeySeg], msg: String| SourceMap::build(path, text).error(segs, msg);
     let defaults = file.defaults;
+    defaults_in_range(&defaults).map_err(|(segs, msg, hint)| here(&segs, msg).with_hint(hint))?;
     let check_defaults = CheckDefaults {
         weights: defaults.weights.clone(),
         critical: defaults.critical.iter().copied().collect(),
@@ -159,10 +207,12 @@ pub fn parse_suite(path: &Path, text: &str) -> Result<Suite, ConfigError> {
         let from_template = entry.template.is_some();
         let expanded = match (entry.template.clone(), entry.grid.clone()) {
             (Some(template), Some(grid)) => {
-                if entry.id.is_some() || !entry.steps.is_empty() || entry.expect.is_some() {
+                if let Some(key) = entry.beside_template() {
                     return Err(here(
-                        &at("template"),
-                        "a template entry has only `template` and `grid`; move the other fields into the template".to_owned(),
+                        &at(key),
+                        format!(
+                            "`{key}` beside `template`: a template entry has only `template` and `grid`; move `{key}` into the template"
+                        ),
                     ));
                 }
                 expand_template(&template, &grid).map_err(|m| here(&at("template"), m))?
@@ -225,6 +275,22 @@ pub fn parse_suite(path: &Path, text: &str) -> Result<Suite, ConfigError> {
         defaults,
         scenarios,
     })
+}
+
+/// The ranges of `defaults` that its types do not hold (as the schema states them): the key, the
+/// message and a hint for the first value out of range.
+fn defaults_in_range(defaults: &Defaults) -> Result<(), (Vec<KeySeg>, String, &'static str)> {
+    if defaults.threshold > 100 {
+        return Err((
+            vec![KeySeg::from("defaults"), KeySeg::from("threshold")],
+            format!(
+                "`defaults.threshold` is a passing score from 0 to 100, got {}",
+                defaults.threshold
+            ),
+            "a score is a percentage of the checks' weight: e.g. `threshold: 70`",
+        ));
+    }
+    Ok(())
 }
 
 /// The parameter schemas of the functions `bot.agents` declares, compiled once (`None` when it
@@ -319,7 +385,8 @@ fn build_scenario(
             Category::KNOWN.join(", ")
         ),
     ))?;
-    if entry.steps.is_empty() {
+    let entry_steps = entry.steps.unwrap_or_default();
+    if entry_steps.is_empty() {
         return Err(("steps", format!("scenario `{id}` needs at least one step")).into());
     }
     // Where each part of the combined tree was written, for located problems.
@@ -329,8 +396,8 @@ fn build_scenario(
         parts.push(exp);
         prefixes.push(vec![KeySeg::from("expect")]);
     }
-    let mut steps = Vec::with_capacity(entry.steps.len());
-    for (n, step) in entry.steps.into_iter().enumerate() {
+    let mut steps = Vec::with_capacity(entry_steps.len());
+    for (n, step) in entry_steps.into_iter().enumerate() {
         if let Some(exp) = step.expect {
             parts.push(exp.at_turn(TurnSel::Index(n + 1)));
             prefixes.push(vec![
@@ -408,7 +475,7 @@ fn build_scenario(
         name: entry.name.unwrap_or_else(|| id.clone()),
         id,
         category,
-        tags: entry.tags,
+        tags: entry.tags.unwrap_or_default(),
         steps,
         expectations,
         turn_timeout: Duration::from_millis(entry.timeout_ms.unwrap_or(defaults.turn_timeout_ms)),
@@ -645,5 +712,66 @@ impl<'de> Deserialize<'de> for Scan {
             }
         }
         deserializer.deserialize_any(ScanVisitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+
+    use super::*;
+
+    /// The keys a reader names when it refuses an unknown one (serde's "expected one of …").
+    fn keys_named<T: for<'de> Deserialize<'de>>() -> Vec<String> {
+        let Err(e) = serde_json::from_value::<T>(serde_json::json!({"zz_unknown": 1})) else {
+            panic!("an unknown key is refused");
+        };
+        let e = e.to_string();
+        let after = e.split("unknown field `zz_unknown`").nth(1).expect(&e);
+        after
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// The key lists the schema is built from are the readers' own, both ways.
+    #[test]
+    fn the_schema_key_lists_are_the_readers() {
+        assert_eq!(keys_named::<SuiteFile>(), SUITE_KEYS);
+        assert_eq!(keys_named::<Entry>(), ENTRY_KEYS);
+        assert_eq!(
+            ENTRY_KEYS
+                .iter()
+                .filter(|k| !["template", "grid"].contains(k))
+                .collect::<Vec<_>>(),
+            TEMPLATE_KEYS.iter().collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn a_passing_score_above_100_is_refused_where_it_is_written() {
+        let text = "defaults:\n  threshold: 101\nscenarios:\n  - {id: a, category: custom, steps: [hi], expect: {shouldContain: x}}\n";
+        let err = parse_suite(Path::new("s.yaml"), text).expect_err("101 is no score");
+        let shown = err.to_string();
+        assert!(shown.contains("s.yaml:2:"), "{shown}");
+        assert!(shown.contains("0 to 100"), "{shown}");
+        let ok = text.replace("101", "100");
+        assert!(parse_suite(Path::new("s.yaml"), &ok).is_ok());
+    }
+
+    #[test]
+    fn nothing_may_stand_beside_a_template() {
+        for extra in ["category: custom", "tags: []", "name: x", "timeout_ms: 5"] {
+            let text = format!(
+                "scenarios:\n  - {extra}\n    template: {{id: t, category: custom, steps: [hi], expect: {{shouldContain: x}}}}\n    grid: {{a: [1]}}\n"
+            );
+            let err = parse_suite(Path::new("s.yaml"), &text).expect_err(extra);
+            assert!(
+                err.to_string().contains("beside `template`"),
+                "{extra}: {err}"
+            );
+        }
     }
 }

@@ -1,12 +1,18 @@
-//! The JSON Schema (draft 2020-12) of suite files (`scenario-engine schema suite`), written by
-//! hand because the suite loader reads steps, categories and expectations with hand-written
-//! `Deserialize` impls. The key lists mirror the loader's structs (`deny_unknown_fields`) and a
-//! test holds them to it: a key the loader rejects as unknown is rejected here too. Check
-//! names come from [`scoring::CheckKind::ALL`], as the loader's.
+//! The JSON Schema (draft 2020-12) of suite files (`scenario-engine schema suite`). The `bot:`
+//! section is generated from the adapters' settings structs (`schemars`, the same structs the
+//! loader deserialises, `deny_unknown_fields` included); the scenario entries, steps and
+//! `defaults` are written here by hand because the loader reads them with hand-written
+//! `Deserialize` impls, and their key lists are the loader's own ([`super::load`]'s, held to its
+//! readers by a test). Check names and check arguments come from `scoring`'s expectation
+//! schema. Where the loader accepts `null` for a key (an `Option`), so does the schema.
 
 use serde_json::{Map, Value, json};
 
+use scoring::expect::closed_mapping_schema;
+
 use super::Category;
+use super::load::{ENTRY_KEYS, STEP_KEYS, SUITE_KEYS, TEMPLATE_KEYS};
+use crate::bot::{BotSpec, Script};
 
 /// The suite schema, for editors (`# yaml-language-server: $schema=…`) and validators.
 #[must_use]
@@ -15,7 +21,10 @@ pub fn suite_schema() -> Value {
         .iter()
         .map(|k| serde_json::to_value(k).unwrap_or(Value::Null))
         .collect();
-    let mut defs = Map::new();
+    let mut generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
+    let bot = generator.subschema_for::<BotSpec>().to_value();
+    let script = generator.subschema_for::<Script>().to_value();
+    let mut defs: Map<String, Value> = generator.take_definitions(true).into_iter().collect();
     defs.insert(
         "Expect".into(),
         scoring::expect::expect_json_schema("Expect"),
@@ -26,49 +35,14 @@ pub fn suite_schema() -> Value {
             "description": "A user message, or {say, expect}.",
             "anyOf": [
                 {"type": "string"},
-                {
-                    "type": "object",
-                    "properties": {"say": {"type": "string"}, "expect": {"$ref": "#/$defs/Expect"}},
-                    "required": ["say"],
-                    "additionalProperties": false
-                }
+                closed_mapping_schema(&STEP_KEYS, &[
+                    ("say", json!({"type": "string"})),
+                    ("expect", json!({"$ref": "#/$defs/Expect"})),
+                ], &["say"])
             ]
         }),
     );
-    defs.insert(
-        "Scenario".into(),
-        json!({
-            "description": "A scenario as written, or a template with its grid.",
-            "type": "object",
-            "properties": {
-                "id": {"type": "string"},
-                "name": {"type": "string"},
-                "category": {
-                    "type": "string",
-                    "description": "Any name; one close to a known category is taken for a typo.",
-                    "examples": Category::KNOWN
-                },
-                "tags": {"type": "array", "items": {"type": "string"}},
-                "steps": {"type": "array", "items": {"$ref": "#/$defs/Step"}, "minItems": 1},
-                "expect": {"$ref": "#/$defs/Expect"},
-                "timeout_ms": {"type": "integer", "minimum": 0},
-                "script": {
-                    "type": "object",
-                    "properties": {
-                        "expect_outcome": {"enum": ["pass", "fail"]},
-                        "turns": {"type": "array"}
-                    },
-                    "required": ["turns"],
-                    "additionalProperties": false
-                },
-                "template": {"type": "object"},
-                "grid": {"type": "object", "additionalProperties": {"type": "array"}}
-            },
-            // A scenario names its category and steps; a template's grid fills them in.
-            "anyOf": [{"required": ["category", "steps"]}, {"required": ["template"]}],
-            "additionalProperties": false
-        }),
-    );
+    defs.insert("Scenario".into(), scenario_schema(&script));
     defs.insert(
         "Defaults".into(),
         json!({
@@ -83,61 +57,100 @@ pub fn suite_schema() -> Value {
                     "additionalProperties": {"type": "integer", "minimum": 0}
                 },
                 "turn_timeout_ms": {"type": "integer", "minimum": 0},
-                "embedding_model": {"type": "string"}
+                "embedding_model": {"type": ["string", "null"]}
             },
             "additionalProperties": false
         }),
     );
-    defs.insert("Bot".into(), bot_schema());
-    json!({
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "title": "ScenarioEngine bot-test suite",
-        "type": "object",
-        "properties": {
-            "name": {"type": "string"},
-            "description": {"type": "string"},
-            "bot": {"$ref": "#/$defs/Bot"},
-            "defaults": {"$ref": "#/$defs/Defaults"},
-            "scenarios": {"type": "array", "items": {"$ref": "#/$defs/Scenario"}}
-        },
-        "required": ["scenarios"],
-        "additionalProperties": false,
-        "$defs": defs
-    })
+    let mut root = closed_mapping_schema(
+        &SUITE_KEYS,
+        &[
+            ("name", json!({"type": ["string", "null"]})),
+            ("description", json!({"type": "string"})),
+            ("bot", bot),
+            ("defaults", json!({"$ref": "#/$defs/Defaults"})),
+            (
+                "scenarios",
+                json!({"type": "array", "items": {"$ref": "#/$defs/Scenario"}, "minItems": 1}),
+            ),
+        ],
+        &["scenarios"],
+    );
+    if let Some(o) = root.as_object_mut() {
+        o.insert(
+            "$schema".into(),
+            "https://json-schema.org/draft/2020-12/schema".into(),
+        );
+        o.insert("title".into(), "ScenarioEngine bot-test suite".into());
+        o.insert("$defs".into(), Value::Object(defs));
+    }
+    root
 }
 
-/// The `bot:` section: its keys as the loader's `BotSpec`; the adapters' own sections (`llm`,
-/// `http`, `command`) are checked by the loader.
-fn bot_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "kind": {"enum": ["scripted", "llm", "http", "command"]},
-            "system_prompt": {"type": "string"},
-            "agents": {"type": "array", "items": {
-                "type": "object",
-                "properties": {
-                    "name": {"type": "string"},
-                    "description": {"type": "string"},
-                    "functions": {"type": "array", "items": {
-                        "type": "object",
-                        "properties": {
-                            "name": {"type": "string"},
-                            "description": {"type": "string"},
-                            "parameters": {"type": "object"}
-                        },
-                        "required": ["name"],
-                        "additionalProperties": false
-                    }}
-                },
-                "required": ["name", "functions"],
-                "additionalProperties": false
-            }},
-            "llm": {"type": "object"},
-            "http": {"type": "object"},
-            "command": {"type": "object"},
-            "scripts_file": {"type": "string"}
+/// A scenario as written (`id`, `category`, `steps` required), or a template with its grid.
+fn scenario_schema(script: &Value) -> Value {
+    let nonblank = json!({"type": "string", "pattern": "\\S"});
+    let mut scenario = closed_mapping_schema(
+        &ENTRY_KEYS,
+        &[
+            ("id", nonblank.clone()),
+            ("name", json!({"type": ["string", "null"]})),
+            (
+                "category",
+                json!({
+                    "type": "string",
+                    "description": "Any name; one close to a known category is taken for a typo.",
+                    "examples": Category::KNOWN
+                }),
+            ),
+            (
+                "tags",
+                json!({"type": ["array", "null"], "items": {"type": "string"}}),
+            ),
+            (
+                "steps",
+                json!({"type": "array", "items": {"$ref": "#/$defs/Step"}, "minItems": 1}),
+            ),
+            (
+                "expect",
+                json!({"anyOf": [{"$ref": "#/$defs/Expect"}, {"type": "null"}]}),
+            ),
+            (
+                "timeout_ms",
+                json!({"type": ["integer", "null"], "minimum": 0}),
+            ),
+            ("script", json!({"anyOf": [script, {"type": "null"}]})),
+            // Its values may be `{{ name }}` placeholders: only its keys are checked here; the
+            // loader checks each rendered scenario.
+            (
+                "template",
+                json!({
+                    "type": "object",
+                    "propertyNames": {"enum": TEMPLATE_KEYS},
+                    "properties": {"id": nonblank},
+                    "required": ["id"]
+                }),
+            ),
+            (
+                "grid",
+                json!({"type": "object", "additionalProperties": {"type": "array"}}),
+            ),
+        ],
+        &[],
+    );
+    scenario["description"] = "A scenario as written, or a template with its grid.".into();
+    // A scenario names its id, category, steps and an expectation (its own or a step's); a
+    // template's grid fills them in, and a template entry has nothing else.
+    scenario["anyOf"] = json!([
+        {
+            "required": ["id", "category", "steps"],
+            "not": {"anyOf": [{"required": ["template"]}, {"required": ["grid"]}]},
+            "anyOf": [
+                {"required": ["expect"], "properties": {"expect": {"type": "object"}}},
+                {"properties": {"steps": {"contains": {"type": "object", "required": ["expect"]}}}}
+            ]
         },
-        "additionalProperties": false
-    })
+        {"required": ["template", "grid"], "maxProperties": 2}
+    ]);
+    scenario
 }

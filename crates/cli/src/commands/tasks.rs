@@ -175,6 +175,24 @@ pub(crate) struct LaunchArgs {
     pub run_args: Vec<String>,
 }
 
+impl LaunchArgs {
+    /// What every task runs (`run DIR --task auto …`, as `taskrun::launch` writes it), for
+    /// checking the flags given after `--` against `run`'s.
+    pub(crate) fn task_run_words(&self) -> Vec<String> {
+        [
+            "run".to_owned(),
+            self.run_dir.display().to_string(),
+            "--task".to_owned(),
+            "auto".to_owned(),
+            "--workers".to_owned(),
+            self.workers.to_string(),
+        ]
+        .into_iter()
+        .chain(self.run_args.iter().cloned())
+        .collect()
+    }
+}
+
 /// `launch slurm|k8s DIR`: writes `DIR/launch/slurm.sbatch` or `DIR/launch/job.yaml`, prints it,
 /// never submits.
 pub(crate) fn launch(a: LaunchArgs) -> CommandResult {

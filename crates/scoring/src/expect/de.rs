@@ -21,6 +21,29 @@ pub(super) const MODIFIERS: [&str; 4] = ["turn", "critical", "weight", "order"];
 /// The logical operators, each alone in its mapping.
 pub(super) const LOGICAL: [&str; 3] = ["all", "any", "not"];
 
+/// The keys of each check argument written as a mapping, as its reader below takes them (the
+/// JSON Schema is built from these; a test holds each to its reader's own list).
+pub(super) const CALL_KEYS: [&str; 3] = ["function", "agent", "params"];
+/// `callCount` items.
+pub(super) const CALL_COUNT_KEYS: [&str; 5] = ["function", "agent", "eq", "min", "max"];
+/// `shouldMention` items in their long form.
+pub(super) const TOPIC_KEYS: [&str; 2] = ["topic", "synonyms"];
+/// `customValidator` predicates.
+pub(super) const PREDICATE_KEYS: [&str; 6] = [
+    "path",
+    "op",
+    "value",
+    "description",
+    "quantifier",
+    "tolerance",
+];
+/// `command` checks.
+pub(super) const COMMAND_KEYS: [&str; 3] = ["run", "timeoutMs", "name"];
+/// `llmRubric` in its long form.
+pub(super) const RUBRIC_KEYS: [&str; 2] = ["rubric", "name"];
+/// `similar` checks.
+pub(super) const SIMILAR_KEYS: [&str; 3] = ["to", "threshold", "name"];
+
 impl<'de> Deserialize<'de> for Expectations {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         Expect::deserialize(deserializer).map(Expectations::new)
@@ -734,5 +757,40 @@ impl<'de> Deserialize<'de> for SimilarDe {
             threshold: raw.threshold,
             label: raw.name,
         }))
+    }
+}
+
+#[cfg(test)]
+mod key_list_tests {
+    use serde::Deserialize;
+    use serde_json::json;
+
+    use super::*;
+
+    /// The keys a reader names when it refuses an unknown one (serde's "expected one of …").
+    fn keys_named<T: for<'de> Deserialize<'de>>() -> Vec<String> {
+        let Err(e) = serde_json::from_value::<T>(json!({"zz_unknown": 1})) else {
+            panic!("an unknown key is refused");
+        };
+        let e = e.to_string();
+        let after = e.split("unknown field `zz_unknown`").nth(1).expect(&e);
+        after
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// Each key list the schema is built from is exactly its reader's: no drift either way.
+    #[test]
+    fn the_schema_key_lists_are_the_readers() {
+        assert_eq!(keys_named::<CallSpecDe>(), CALL_KEYS);
+        assert_eq!(keys_named::<CallCountDe>(), CALL_COUNT_KEYS);
+        assert_eq!(keys_named::<Topic>(), TOPIC_KEYS);
+        assert_eq!(keys_named::<Predicate>(), PREDICATE_KEYS);
+        assert_eq!(keys_named::<CommandDe>(), COMMAND_KEYS);
+        assert_eq!(keys_named::<RubricDe>(), RUBRIC_KEYS);
+        assert_eq!(keys_named::<SimilarDe>(), SIMILAR_KEYS);
     }
 }
