@@ -125,6 +125,13 @@ impl Moto {
         Ok(String::from_utf8(out.stdout)?)
     }
 
+    /// The text of object `key`, empty when there is none.
+    fn text(&self, key: &str) -> anyhow::Result<String> {
+        self.boto(&format!(
+            "import sys\ntry: sys.stdout.write(s3.get_object(Bucket='{BUCKET}', Key='{key}')['Body'].read().decode())\nexcept s3.exceptions.NoSuchKey: pass"
+        ))
+    }
+
     /// Every key under `run/`.
     fn keys(&self) -> anyhow::Result<Vec<String>> {
         self.keys_under("run/")
@@ -205,6 +212,7 @@ fn check(
     let mut killed = task("1", "1").spawn()?;
     let racers = [task("2", "2").spawn()?, task("2", "2").spawn()?];
     let zero = task("0", "2").spawn()?;
+    standby_stopped(&mut || status(), &mut || task("1", "1").spawn().map_err(Into::into))?;
     let deadline = Instant::now() + TIMEOUT;
     let checkpointed = loop {
         let s = status()?;
@@ -220,7 +228,18 @@ fn check(
     };
     killed.kill()?;
     killed.wait()?;
-    eprintln!("    s3: task 1 killed (SIGKILL) with {checkpointed} record(s) in its checkpoint");
+    // What the store kept of task 1 at its kill: the records of its checkpoint, and the answered
+    // calls of its unfinished scenarios (the response journal carried beside it).
+    let kept: std::collections::HashSet<String> = ids(&moto.text("run/checkpoints/1.jsonl")?);
+    let carried = moto
+        .text("run/checkpoints/1.cache.jsonl")?
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|l| l["scenario"].as_str().is_some_and(|id| !kept.contains(id)))
+        .count() as u64;
+    eprintln!(
+        "    s3: task 1 killed (SIGKILL) with {checkpointed} record(s) in its checkpoint, {carried} answered call(s) of unfinished scenarios beside it"
+    );
     // Its lease outlives it by at most `lease_ttl`: until then `status` must not propose it.
     let s = status()?;
     if s["per_task"][1]["state"] != "running"
@@ -262,10 +281,33 @@ fn check(
         std::thread::sleep(Duration::from_millis(500));
     }
     eprintln!("    s3: task 1's lease expired: status lists it to resubmit");
+    let before = server.stats().completions;
     let (ok, stderr) = finish(task("1", "2").spawn()?)?;
     if !ok || !stderr.contains(&format!("resuming: {checkpointed} scenario(s)")) {
         bail!("task 1 did not resume from its checkpoint of {checkpointed} record(s):\n{stderr}");
     }
+    // The rerun paid for the unfinished work only: the calls of the records its checkpoint
+    // lacked, less those carried beside it, plus its preflight.
+    let resumed = server.stats().completions - before;
+    let part = moto.keys_under("run/parts/1/")?;
+    let unfinished: u64 = part
+        .iter()
+        .map(|k| moto.text(k))
+        .collect::<anyhow::Result<Vec<_>>>()?
+        .iter()
+        .flat_map(|t| t.lines())
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|r| r["id"].as_str().is_some_and(|id| !kept.contains(id)))
+        .map(|r| r["calls"].as_u64().unwrap_or(0))
+        .sum();
+    if resumed != unfinished - carried + 1 {
+        bail!(
+            "task 1's rerun paid {resumed} call(s); its unfinished work needed {unfinished}, {carried} of them answered before the kill, +1 preflight"
+        );
+    }
+    eprintln!(
+        "    s3: task 1 resumed: {resumed} call(s) paid = {unfinished} unfinished - {carried} carried + 1 preflight"
+    );
     // Task 3 uploads a checkpoint only when it stops (an hour's interval): SIGTERM once it has
     // called the model; it finishes the scenario in flight, and its stop uploads the checkpoint.
     let before = server.stats().total_requests;
@@ -335,21 +377,73 @@ fn check(
         bail!("checkpoints left after every task finished: {keys:?}");
     }
     // Paid once: the provider answered at most the records' calls, plus one preflight per
-    // task process that ran and the calls in flight when task 1 was killed (one scenario at a
-    // time). Two copies of task 2 running side by side would pay its ten scenarios twice.
+    // task process that ran and the calls task 1 lost at its kill (at most what its rerun paid
+    // again: the unfinished work not carried beside its checkpoint, a second's worth). Two copies
+    // of task 2 running side by side would pay its ten scenarios twice.
     let recorded: u64 = std::fs::read_to_string(&merged)?
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .map(|r| r["calls"].as_u64().unwrap_or(0))
         .sum();
     let paid = server.stats().completions;
-    let allowance = 6 + 20;
+    let allowance = 6 + (unfinished - carried);
     if paid > recorded + allowance {
         bail!("the provider answered {paid} calls for {recorded} recorded (+{allowance} allowed)");
     }
     eprintln!("    s3: {paid} provider calls for {recorded} recorded calls");
     eprintln!("    s3-check: 40 scenarios once each after a killed and a duplicated task");
     Ok(())
+}
+
+/// Issue 27: a second copy of task 1, started while task 1 runs, waits as a standby for its
+/// lease; SIGTERM then must stop it like any run (exit 3, "nothing was run"), not kill it (143).
+fn standby_stopped(
+    status: &mut dyn FnMut() -> anyhow::Result<serde_json::Value>,
+    spawn: &mut dyn FnMut() -> anyhow::Result<Child>,
+) -> anyhow::Result<()> {
+    use std::io::BufRead as _;
+    let deadline = Instant::now() + TIMEOUT;
+    while status()?["per_task"][1]["state"] != "running" {
+        if Instant::now() > deadline {
+            bail!("task 1 never showed as running");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let mut standby = spawn()?;
+    let stderr = standby.stderr.take().context("piped stderr")?;
+    let (said, waiting) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            if line.contains("holds the task's lease") {
+                let _ = said.send(None);
+            }
+            text.push_str(&line);
+            text.push('\n');
+        }
+        let _ = said.send(Some(text));
+    });
+    match waiting.recv_timeout(TIMEOUT) {
+        Ok(None) => {}
+        Ok(Some(text)) => bail!("the standby copy of task 1 ended without waiting:\n{text}"),
+        Err(_) => bail!("the standby copy of task 1 never said it waits"),
+    }
+    crate::venv::run(Command::new("kill").args(["-TERM", &standby.id().to_string()]))?;
+    let code = standby.wait()?.code();
+    let text = waiting.recv_timeout(TIMEOUT).ok().flatten().unwrap_or_default();
+    if code != Some(3) || !text.contains("nothing was run") {
+        bail!("a standby stopped by SIGTERM should exit 3 saying nothing was run: {code:?}\n{text}");
+    }
+    eprintln!("    s3: a standby copy of task 1 stopped by SIGTERM while it waited: exit 3");
+    Ok(())
+}
+
+/// The `id`s of a part's records.
+fn ids(part: &str) -> std::collections::HashSet<String> {
+    part.lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|r| r["id"].as_str().map(str::to_owned))
+        .collect()
 }
 
 /// Issue 27: the store commits a task's marker but its reply is lost (a fault proxy in front of

@@ -257,6 +257,10 @@ pub struct ClientConfig {
     pub fleet: FleetPolicy,
     /// On-disk response cache directory; `None` disables caching.
     pub cache_dir: Option<PathBuf>,
+    /// With a cache: a journal of the responses stored for requests with an affinity (a
+    /// scenario id), appended as they arrive and read back into the cache when a client starts,
+    /// for a task whose cache folder does not outlive it (see the `cache` module). `None`: none.
+    pub cache_journal: Option<PathBuf>,
     /// USD prices per model.
     pub prices: PriceTable,
     /// Repair requests allowed per call when structured output is broken or invalid.
@@ -279,6 +283,7 @@ impl Default for ClientConfig {
             limits: Limits::default(),
             fleet: FleetPolicy::default(),
             cache_dir: None,
+            cache_journal: None,
             prices: PriceTable::default(),
             max_repairs: 1,
             record_dir: None,

@@ -31,6 +31,8 @@
 //! - [`store`]: where the run directory lives — a path, or an object store (`s3://`, `gs://`,
 //!   `az://`; `remote.rs`, feature `object-store`) — and the operations that differ there.
 
+#[cfg(feature = "object-store")]
+mod carry;
 pub mod index;
 pub mod launch;
 pub mod manifest;
@@ -56,6 +58,8 @@ pub enum TaskStart {
     Started,
     /// Another copy held the task and finished it while this copy waited: nothing to do.
     DoneByAnother,
+    /// This copy was told to stop while it waited for another copy's lease: nothing was run.
+    Stopped,
 }
 
 use std::path::PathBuf;

@@ -105,7 +105,26 @@ async fn run(args: Args) -> CommandResult {
             "no output file: pass --out FILE or set `output` in the config's run section",
         )
     })?;
-    run_to(&config, &settings, &out, args.batch).await
+    let stopping = Stopping::watch();
+    run_to(&config, &settings, &out, args.batch, stopping).await
+}
+
+/// A run's stop controls and the signal listeners that drive them, installed before anything
+/// that can wait (a task's standby wait included), so a signal then is never the default
+/// action's exit 143.
+pub(crate) struct Stopping {
+    /// What the listeners cancel.
+    pub control: RunControl,
+    signals: tokio::task::JoinHandle<()>,
+}
+
+impl Stopping {
+    /// Installs the listeners ([`watch_ctrl_c`]).
+    pub(crate) fn watch() -> Self {
+        let control = RunControl::default();
+        let signals = watch_ctrl_c(control.stop.clone(), control.abort.clone());
+        Self { control, signals }
+    }
 }
 
 /// Runs `config`'s selection into `out` with `settings` (the library's [`OutputRun`]): prints
@@ -116,9 +135,9 @@ pub(crate) async fn run_to(
     settings: &RunSettings,
     out: &Path,
     batch: bool,
+    stopping: Stopping,
 ) -> CommandResult {
-    let control = RunControl::default();
-    let signals = watch_ctrl_c(control.stop.clone(), control.abort.clone());
+    let Stopping { control, signals } = stopping;
     taskrun::refuse_url(out, "--out").map_err(CliError::invalid)?;
     let explicit = settings.explicit_provider();
     // Resolved once; an error waits for the model's start-up below, after the output's checks.

@@ -9,7 +9,7 @@ use taskrun::{
     slurm_script, task_from_flag,
 };
 
-use super::run::{self as run_cmd, run_to};
+use super::run::{self as run_cmd, Stopping, run_to};
 use super::scenarios::{SelectionArgs, load_selected};
 use crate::error::{CliError, CommandResult, Outcome};
 use crate::settings::RunSettings;
@@ -83,6 +83,7 @@ async fn run_task(args: run_cmd::Args) -> CommandResult {
     let part = run.part_path(task);
     let mut settings = RunSettings::layered(config.run.as_ref(), None, &run_cmd::flags(&args))?;
     settings.share_limits(args.workers.unwrap_or(1));
+    settings.cache.journal = run.response_journal(task);
     if let Some(budget) = settings.budget {
         // The run's budget: what every task has spent (this one's part included) comes off it,
         // and with --workers W each task may spend at most 1/W of it, so W tasks at once stay
@@ -97,20 +98,34 @@ async fn run_task(args: run_cmd::Args) -> CommandResult {
         errln!("budget: ${share:.4} for task {task} (the run's ${budget:.4}, ${spent:.4} spent)");
         settings.budget = Some(share);
     }
-    if run
-        .begin_task(task, settings.checkpoint_every, settings.lease_ttl)
-        .map_err(cli)?
-        == taskrun::TaskStart::DoneByAnother
-    {
-        errln!("task {task} was done by another copy while this one waited: nothing to do");
-        return Ok(Outcome::Success);
+    // The listeners come first: a standby waiting for another copy's lease is stopped like any
+    // run (exit 3), not killed by the signal's default action.
+    let stopping = Stopping::watch();
+    let stop = stopping.control.stop.clone();
+    let start = tokio::task::block_in_place(|| {
+        run.begin_task_until(task, settings.checkpoint_every, settings.lease_ttl, &|| {
+            stop.is_cancelled()
+        })
+    })
+    .map_err(cli)?;
+    match start {
+        taskrun::TaskStart::Started => {}
+        taskrun::TaskStart::DoneByAnother => {
+            errln!("task {task} was done by another copy while this one waited: nothing to do");
+            return Ok(Outcome::Success);
+        }
+        taskrun::TaskStart::Stopped => {
+            return Err(CliError::run(format!(
+                "task {task} was stopped while it waited for another copy's lease: nothing was run"
+            )));
+        }
     }
     errln!(
         "task {task}: {} scenario(s) into {}",
         run.manifest().task_scenarios(task),
         part.display()
     );
-    let outcome = run_to(&config, &settings, &part, args.batch).await?;
+    let outcome = run_to(&config, &settings, &part, args.batch, stopping).await?;
     let (_, created) = finish_task(&run, task, started).map_err(cli)?;
     let verb = if created {
         "done"
