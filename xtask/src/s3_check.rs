@@ -212,7 +212,9 @@ fn check(
     let mut killed = task("1", "1").spawn()?;
     let racers = [task("2", "2").spawn()?, task("2", "2").spawn()?];
     let zero = task("0", "2").spawn()?;
-    standby_stopped(&mut || status(), &mut || task("1", "1").spawn().map_err(Into::into))?;
+    standby_stopped(&mut || status(), &mut || {
+        task("1", "1").spawn().map_err(Into::into)
+    })?;
     let deadline = Instant::now() + TIMEOUT;
     let checkpointed = loop {
         let s = status()?;
@@ -228,6 +230,17 @@ fn check(
     };
     killed.kill()?;
     killed.wait()?;
+    // Its lease outlives it by at most `lease_ttl`: until then `status` must not propose it.
+    let s = status()?;
+    if s["per_task"][1]["state"] != "running"
+        || s["resubmit"]
+            .as_str()
+            .is_some_and(|r| r.split(',').any(|t| t == "1"))
+    {
+        bail!(
+            "right after the kill, task 1's live lease should show it running, not resubmittable: {s}"
+        );
+    }
     // What the store kept of task 1 at its kill: the records of its checkpoint, and the answered
     // calls of its unfinished scenarios (the response journal carried beside it).
     let kept: std::collections::HashSet<String> = ids(&moto.text("run/checkpoints/1.jsonl")?);
@@ -240,17 +253,6 @@ fn check(
     eprintln!(
         "    s3: task 1 killed (SIGKILL) with {checkpointed} record(s) in its checkpoint, {carried} answered call(s) of unfinished scenarios beside it"
     );
-    // Its lease outlives it by at most `lease_ttl`: until then `status` must not propose it.
-    let s = status()?;
-    if s["per_task"][1]["state"] != "running"
-        || s["resubmit"]
-            .as_str()
-            .is_some_and(|r| r.split(',').any(|t| t == "1"))
-    {
-        bail!(
-            "right after the kill, task 1's live lease should show it running, not resubmittable: {s}"
-        );
-    }
     let mut lost = 0;
     for child in racers {
         let (ok, stderr) = finish(child)?;
@@ -414,7 +416,10 @@ fn standby_stopped(
     let (said, waiting) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let mut text = String::new();
-        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
             if line.contains("holds the task's lease") {
                 let _ = said.send(None);
             }
@@ -430,9 +435,15 @@ fn standby_stopped(
     }
     crate::venv::run(Command::new("kill").args(["-TERM", &standby.id().to_string()]))?;
     let code = standby.wait()?.code();
-    let text = waiting.recv_timeout(TIMEOUT).ok().flatten().unwrap_or_default();
+    let text = waiting
+        .recv_timeout(TIMEOUT)
+        .ok()
+        .flatten()
+        .unwrap_or_default();
     if code != Some(3) || !text.contains("nothing was run") {
-        bail!("a standby stopped by SIGTERM should exit 3 saying nothing was run: {code:?}\n{text}");
+        bail!(
+            "a standby stopped by SIGTERM should exit 3 saying nothing was run: {code:?}\n{text}"
+        );
     }
     eprintln!("    s3: a standby copy of task 1 stopped by SIGTERM while it waited: exit 3");
     Ok(())

@@ -28,6 +28,8 @@
 //! - [`status`]: what is done, running, stale and missing.
 //! - [`merge`]: one output from the marked parts, streamed and checked against the markers.
 //! - [`launch`]: the sbatch script and the Kubernetes Indexed Job that run the tasks.
+//! - `spend.rs`: each attempt's spend ledger (`attempts/N/<attempt>.json`), so spend that left
+//!   no record is still counted.
 //! - [`store`]: where the run directory lives — a path, or an object store (`s3://`, `gs://`,
 //!   `az://`; `remote.rs`, feature `object-store`) — and the operations that differ there.
 
@@ -40,6 +42,7 @@ pub mod marker;
 pub mod merge;
 #[cfg(feature = "object-store")]
 mod remote;
+mod spend;
 pub mod status;
 pub mod store;
 

@@ -465,6 +465,11 @@ impl Remote {
         self.stage.path()
     }
 
+    /// Writes the object, replacing any of that name.
+    pub(crate) fn put(&self, rel: &str, bytes: Vec<u8>) -> Result<(), TaskRunError> {
+        self.io.put(rel, bytes)
+    }
+
     /// The object's bytes; `None` when there is none.
     pub(crate) fn get(&self, rel: &str) -> Result<Option<Vec<u8>>, TaskRunError> {
         self.io.get(rel)
@@ -481,7 +486,6 @@ impl Remote {
     }
 
     /// The names of the objects under `rel/`, relative to the run.
-    #[cfg(test)]
     pub(crate) fn list_names(&self, rel: &str) -> Result<Vec<String>, TaskRunError> {
         Ok(self
             .io

@@ -105,25 +105,30 @@ async fn run(args: Args) -> CommandResult {
             "no output file: pass --out FILE or set `output` in the config's run section",
         )
     })?;
-    let stopping = Stopping::watch();
-    run_to(&config, &settings, &out, args.batch, stopping).await
+    run_to(&config, &settings, &out, args.batch, RunHandles::watch()).await
 }
 
-/// A run's stop controls and the signal listeners that drive them, installed before anything
-/// that can wait (a task's standby wait included), so a signal then is never the default
-/// action's exit 143.
-pub(crate) struct Stopping {
+/// A run's stop controls, the signal listeners that drive them and its counters, made before
+/// anything that can wait (a task's standby wait included), so a signal then is never the
+/// default action's exit 143, and a task can read what its run has paid while it runs.
+pub(crate) struct RunHandles {
     /// What the listeners cancel.
     pub control: RunControl,
     signals: tokio::task::JoinHandle<()>,
+    /// The run's counters (its spend among them).
+    pub stats: Arc<RunStats>,
 }
 
-impl Stopping {
+impl RunHandles {
     /// Installs the listeners ([`watch_ctrl_c`]).
     pub(crate) fn watch() -> Self {
         let control = RunControl::default();
         let signals = watch_ctrl_c(control.stop.clone(), control.abort.clone());
-        Self { control, signals }
+        Self {
+            control,
+            signals,
+            stats: Arc::new(RunStats::default()),
+        }
     }
 }
 
@@ -135,9 +140,13 @@ pub(crate) async fn run_to(
     settings: &RunSettings,
     out: &Path,
     batch: bool,
-    stopping: Stopping,
+    handles: RunHandles,
 ) -> CommandResult {
-    let Stopping { control, signals } = stopping;
+    let RunHandles {
+        control,
+        signals,
+        stats,
+    } = handles;
     taskrun::refuse_url(out, "--out").map_err(CliError::invalid)?;
     let explicit = settings.explicit_provider();
     // Resolved once; an error waits for the model's start-up below, after the output's checks.
@@ -184,7 +193,6 @@ pub(crate) async fn run_to(
         );
     }
     let model = provider::bootstrap_resolved(settings, resolved?, out)?;
-    let stats = Arc::new(RunStats::default());
     let tally = model.model.clone();
     let (shown, transport, total) = (stats.clone(), model.model.clone(), run.total);
     let progress =

@@ -9,7 +9,7 @@ use taskrun::{
     slurm_script, task_from_flag,
 };
 
-use super::run::{self as run_cmd, Stopping, run_to};
+use super::run::{self as run_cmd, RunHandles, run_to};
 use super::scenarios::{SelectionArgs, load_selected};
 use crate::error::{CliError, CommandResult, Outcome};
 use crate::settings::RunSettings;
@@ -100,8 +100,8 @@ async fn run_task(args: run_cmd::Args) -> CommandResult {
     }
     // The listeners come first: a standby waiting for another copy's lease is stopped like any
     // run (exit 3), not killed by the signal's default action.
-    let stopping = Stopping::watch();
-    let stop = stopping.control.stop.clone();
+    let handles = RunHandles::watch();
+    let stop = handles.control.stop.clone();
     let start = tokio::task::block_in_place(|| {
         run.begin_task_until(task, settings.checkpoint_every, settings.lease_ttl, &|| {
             stop.is_cancelled()
@@ -125,7 +125,10 @@ async fn run_task(args: run_cmd::Args) -> CommandResult {
         run.manifest().task_scenarios(task),
         part.display()
     );
-    let outcome = run_to(&config, &settings, &part, args.batch, stopping).await?;
+    let ledger = record_spend(&run, task, &handles.stats, settings.checkpoint_every);
+    let outcome = run_to(&config, &settings, &part, args.batch, handles).await;
+    ledger.finish().await;
+    let outcome = outcome?;
     let (_, created) = finish_task(&run, task, started).map_err(cli)?;
     let verb = if created {
         "done"
@@ -134,6 +137,60 @@ async fn run_task(args: run_cmd::Args) -> CommandResult {
     };
     errln!("task {task} {verb}: {}", run.marker_label(task));
     Ok(outcome)
+}
+
+/// The attempt's spend ledger ([`RunDir::record_spend`]), written every `every` while the task
+/// runs and once more at its end, so `status` counts what this attempt paid even where it
+/// leaves no record (failed scenarios; a kill loses at most the last interval).
+struct SpendLedger {
+    stop: tokio::sync::oneshot::Sender<()>,
+    writer: tokio::task::JoinHandle<()>,
+}
+
+fn record_spend(
+    run: &RunDir,
+    task: u32,
+    stats: &std::sync::Arc<agents::RunStats>,
+    every: std::time::Duration,
+) -> SpendLedger {
+    let (run, stats) = (run.clone(), stats.clone());
+    let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
+    let writer = tokio::spawn(async move {
+        let mut last = None;
+        loop {
+            let done = tokio::select! {
+                _ = &mut stopped => true,
+                () = tokio::time::sleep(every) => false,
+            };
+            let spent = (
+                stats.cost_usd(),
+                stats.calls.load(std::sync::atomic::Ordering::Relaxed),
+            );
+            if last != Some(spent) {
+                let run = run.clone();
+                let written =
+                    tokio::task::spawn_blocking(move || run.record_spend(task, spent.0, spent.1))
+                        .await;
+                match written {
+                    Ok(Ok(())) => last = Some(spent),
+                    Ok(Err(e)) => tracing::warn!(task, error = %e, "spend ledger not written"),
+                    Err(e) => tracing::warn!(task, error = %e, "spend ledger not written"),
+                }
+            }
+            if done {
+                return;
+            }
+        }
+    });
+    SpendLedger { stop, writer }
+}
+
+impl SpendLedger {
+    /// Writes the last figure and stops.
+    async fn finish(self) {
+        let _ = self.stop.send(());
+        let _ = self.writer.await;
+    }
 }
 
 /// Flags of `status`.
