@@ -7,6 +7,7 @@
 //!   config-<hash>.<ext>    the config, copied: every task reads the same bytes
 //!   parts/N.jsonl          task N's records (its checkpoint too), locked while written
 //!   done/N.json            task N's completion marker (create-only), written after its part
+//!   attempts/N/<id>.json   what each attempt at task N paid, records or not
 //! ```
 //!
 //! Task `N` (0-based) runs shard `N+1/T` of the planned selection, so the tasks are disjoint
