@@ -587,7 +587,7 @@ impl Remote {
                         match io.put(&cache_rel, carried.text().into_bytes()) {
                             Ok(()) => cache_due = false,
                             Err(e) => {
-                                tracing::warn!(task, error = %e, "response journal upload failed")
+                                tracing::warn!(task, error = %e, "response journal upload failed");
                             }
                         }
                     }
