@@ -52,6 +52,7 @@ pub use launch::{LaunchOptions, k8s_job, slurm_script};
 pub use manifest::{Manifest, Planned, RunDir, plan_config};
 pub use marker::{IdsHash, Marker, PartTotals, finish_task, part_totals};
 pub use merge::{MergeReport, merge_run};
+pub use spend::SpendLedger;
 pub use status::{RunStatus, TaskState};
 pub use store::{refuse_url, url_scheme};
 

@@ -13,8 +13,38 @@
 //! kept no ledger count nothing). Files are tiny and one per attempt.
 
 use std::path::Path;
+use std::sync::mpsc;
+use std::time::Duration;
 
 use super::{RunDir, TaskRunError};
+
+/// The thread that keeps an attempt's ledger ([`RunDir::keep_spend_ledger`]); stopping it
+/// (dropping it, or [`SpendLedger::finish`]) writes the last figure.
+#[derive(Debug)]
+pub struct SpendLedger {
+    stop: Option<mpsc::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl SpendLedger {
+    /// Writes the last figure and stops (blocking: one small write).
+    pub fn finish(mut self) {
+        self.stop_now();
+    }
+
+    fn stop_now(&mut self) {
+        drop(self.stop.take());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for SpendLedger {
+    fn drop(&mut self) {
+        self.stop_now();
+    }
+}
 
 /// The run directory's folder of attempt ledgers for `task`, relative to its root.
 fn folder(task: u32) -> String {
@@ -47,6 +77,48 @@ impl RunDir {
         }
         stdx::write_atomic(&path, |w| std::io::Write::write_all(w, body.as_bytes()))
             .map_err(super::io_err(&path))
+    }
+
+    /// Keeps this attempt's ledger for `task` on a thread of its own: `spent()` (USD, calls) is
+    /// read every `every` and written when it changed, and once more when the ledger stops.
+    /// A write that fails is a warning (the next one tries again).
+    ///
+    /// # Errors
+    /// The thread cannot be started.
+    pub fn keep_spend_ledger(
+        &self,
+        task: u32,
+        every: Duration,
+        spent: impl Fn() -> (f64, u64) + Send + 'static,
+    ) -> Result<SpendLedger, TaskRunError> {
+        let run = self.clone();
+        let (stop, stopped) = mpsc::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name(format!("spend-{task}"))
+            .spawn(move || {
+                let mut last = None;
+                loop {
+                    let done = !matches!(
+                        stopped.recv_timeout(every),
+                        Err(mpsc::RecvTimeoutError::Timeout)
+                    );
+                    let now = spent();
+                    if last != Some(now) {
+                        match run.record_spend(task, now.0, now.1) {
+                            Ok(()) => last = Some(now),
+                            Err(e) => tracing::warn!(task, error = %e, "spend ledger not written"),
+                        }
+                    }
+                    if done {
+                        return;
+                    }
+                }
+            })
+            .map_err(super::io_err(self.root()))?;
+        Ok(SpendLedger {
+            stop: Some(stop),
+            thread: Some(thread),
+        })
     }
 
     /// What every attempt at `task` has paid, by their ledgers (0 when none kept one). A file
@@ -119,5 +191,12 @@ mod tests {
         std::fs::write(dir.path().join("attempts/0/junk.json"), "{").expect("junk");
         assert!((run.attempts_spend(0).expect("sum") - 1.0).abs() < 1e-9);
         assert_eq!(run.attempts_spend(1).expect("other task"), 0.0);
+        // A kept ledger writes its last figure when it stops.
+        let third = RunDir::open(dir.path()).expect("third attempt");
+        third
+            .keep_spend_ledger(1, Duration::from_secs(3600), || (0.125, 2))
+            .expect("ledger")
+            .finish();
+        assert!((run.attempts_spend(1).expect("sum") - 0.125).abs() < 1e-9);
     }
 }

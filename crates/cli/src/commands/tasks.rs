@@ -125,9 +125,18 @@ async fn run_task(args: run_cmd::Args) -> CommandResult {
         run.manifest().task_scenarios(task),
         part.display()
     );
-    let ledger = record_spend(&run, task, &handles.stats, settings.checkpoint_every);
+    // What this attempt pays, records or not, for `status` (a kill loses the last interval).
+    let stats = handles.stats.clone();
+    let ledger = run
+        .keep_spend_ledger(task, settings.checkpoint_every, move || {
+            (
+                stats.cost_usd(),
+                stats.calls.load(std::sync::atomic::Ordering::Relaxed),
+            )
+        })
+        .map_err(cli)?;
     let outcome = run_to(&config, &settings, &part, args.batch, handles).await;
-    ledger.finish().await;
+    tokio::task::block_in_place(|| ledger.finish());
     let outcome = outcome?;
     let (_, created) = finish_task(&run, task, started).map_err(cli)?;
     let verb = if created {
@@ -137,60 +146,6 @@ async fn run_task(args: run_cmd::Args) -> CommandResult {
     };
     errln!("task {task} {verb}: {}", run.marker_label(task));
     Ok(outcome)
-}
-
-/// The attempt's spend ledger ([`RunDir::record_spend`]), written every `every` while the task
-/// runs and once more at its end, so `status` counts what this attempt paid even where it
-/// leaves no record (failed scenarios; a kill loses at most the last interval).
-struct SpendLedger {
-    stop: tokio::sync::oneshot::Sender<()>,
-    writer: tokio::task::JoinHandle<()>,
-}
-
-fn record_spend(
-    run: &RunDir,
-    task: u32,
-    stats: &std::sync::Arc<agents::RunStats>,
-    every: std::time::Duration,
-) -> SpendLedger {
-    let (run, stats) = (run.clone(), stats.clone());
-    let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
-    let writer = tokio::spawn(async move {
-        let mut last = None;
-        loop {
-            let done = tokio::select! {
-                _ = &mut stopped => true,
-                () = tokio::time::sleep(every) => false,
-            };
-            let spent = (
-                stats.cost_usd(),
-                stats.calls.load(std::sync::atomic::Ordering::Relaxed),
-            );
-            if last != Some(spent) {
-                let run = run.clone();
-                let written =
-                    tokio::task::spawn_blocking(move || run.record_spend(task, spent.0, spent.1))
-                        .await;
-                match written {
-                    Ok(Ok(())) => last = Some(spent),
-                    Ok(Err(e)) => tracing::warn!(task, error = %e, "spend ledger not written"),
-                    Err(e) => tracing::warn!(task, error = %e, "spend ledger not written"),
-                }
-            }
-            if done {
-                return;
-            }
-        }
-    });
-    SpendLedger { stop, writer }
-}
-
-impl SpendLedger {
-    /// Writes the last figure and stops.
-    async fn finish(self) {
-        let _ = self.stop.send(());
-        let _ = self.writer.await;
-    }
 }
 
 /// Flags of `status`.
