@@ -63,8 +63,6 @@ pub enum TaskStart {
     Started,
     /// Another copy held the task and finished it while this copy waited: nothing to do.
     DoneByAnother,
-    /// This copy was told to stop while it waited for another copy's lease: nothing was run.
-    Stopped,
 }
 
 use std::path::PathBuf;
@@ -131,6 +129,13 @@ pub enum TaskRunError {
     /// The request cannot be honoured as given (a flag or setting the plan fixes, a bad index).
     #[error("{0}")]
     Refused(String),
+    /// This copy was told to stop (a signal) while it waited as a standby for another copy's
+    /// lease: nothing was run.
+    #[error("task {0} was stopped while it waited for another copy's lease: nothing was run")]
+    Stopped(u32),
+    /// The run's budget is spent over its tasks: the task does not start.
+    #[error("{0}")]
+    BudgetSpent(String),
     /// A task's part does not hold all of its scenarios, so no marker is written.
     #[error(
         "task {task}'s part holds {records} record(s) but the task has {scenarios} scenario(s); \
@@ -188,7 +193,7 @@ impl TaskRunError {
             // A file of the run directory that is not there is the directory's state, not the
             // machine's failure.
             Self::Io { source, .. } => source.kind() == std::io::ErrorKind::NotFound,
-            Self::Unfinished { .. } => false,
+            Self::Unfinished { .. } | Self::Stopped(_) | Self::BudgetSpent(_) => false,
             Self::Store { input, .. } => *input,
             _ => true,
         }

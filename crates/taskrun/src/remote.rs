@@ -536,7 +536,7 @@ impl Remote {
     /// and a thread uploads the part as the new checkpoint every `every` while it grows (and
     /// once more when the task stops).
     /// `(every, lease_ttl)`: the checkpoint interval and the lease's TTL; `stopped` ends a
-    /// standby's wait ([`TaskStart::Stopped`]).
+    /// standby's wait ([`TaskRunError::Stopped`]).
     pub(crate) fn begin(
         &self,
         task: u32,
@@ -548,9 +548,8 @@ impl Remote {
             .timing
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = LeaseTiming::from_ttl(lease_ttl);
-        match self.acquire_lease(task, stopped)? {
-            TaskStart::Started => {}
-            other => return Ok(other),
+        if self.acquire_lease(task, stopped)? == TaskStart::DoneByAnother {
+            return Ok(TaskStart::DoneByAnother);
         }
         if self.io.download(&Self::checkpoint(task), part)? {
             tracing::info!(task, url = %self.io.url, "resuming from the store's checkpoint");
@@ -710,7 +709,7 @@ impl Remote {
         let mut announced = false;
         loop {
             if stopped() {
-                return Ok(TaskStart::Stopped);
+                return Err(TaskRunError::Stopped(task));
             }
             if self.io.get(&format!("done/{task}.json"))?.is_some() {
                 return Ok(TaskStart::DoneByAnother);

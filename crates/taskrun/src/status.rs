@@ -204,6 +204,31 @@ impl RunStatus {
             .sum()
     }
 
+    /// Task `task`'s share of the run's `budget` (USD) when `workers` tasks run at once: what
+    /// every task has spent comes off it, and each task may spend at most `1/workers` of it, so
+    /// that many at once stay within it; with the line that says so. An error (not the user's
+    /// input: exit 3) when the budget is spent.
+    pub fn budget_share(
+        &self,
+        budget: f64,
+        workers: u32,
+        task: u32,
+    ) -> (Result<f64, TaskRunError>, String) {
+        let spent = self.spend_usd();
+        let left = budget - spent;
+        if left <= 0.0 {
+            let said = format!(
+                "the run's budget ${budget:.4} is spent (${spent:.4} over its tasks): task {task} does not start"
+            );
+            return (Err(TaskRunError::BudgetSpent(said.clone())), said);
+        }
+        let share = left.min(budget / f64::from(workers.max(1)));
+        let said = format!(
+            "budget: ${share:.4} for task {task} (the run's ${budget:.4}, ${spent:.4} spent)"
+        );
+        (Ok(share), said)
+    }
+
     /// Spend that left no record, over every task ([`TaskStatus::unrecorded_usd`]).
     #[must_use]
     pub fn unrecorded_usd(&self) -> f64 {

@@ -257,6 +257,18 @@ impl RunDir {
         self.marker_path(task).display().to_string()
     }
 
+    /// The line that says task `task` ended: done by this copy (`created`, the marker is its),
+    /// or by another copy meanwhile.
+    #[must_use]
+    pub fn finished_words(&self, task: u32, created: bool) -> String {
+        let verb = if created {
+            "done"
+        } else {
+            "was marked done by another copy meanwhile"
+        };
+        format!("task {task} {verb}: {}", self.marker_label(task))
+    }
+
     /// Where the part `marker` vouches for is (a path or a URL), for messages.
     #[must_use]
     pub fn part_label(&self, marker: &Marker) -> String {
@@ -366,11 +378,11 @@ impl RunDir {
         self.begin_task_until(task, checkpoint_every, lease_ttl, &|| false)
     }
 
-    /// [`RunDir::begin_task`], where a standby's wait for another copy's lease ends in
-    /// [`super::TaskStart::Stopped`] once `stopped` says so (a signal), checked every 100 ms.
+    /// [`RunDir::begin_task`], where a standby's wait for another copy's lease ends once
+    /// `stopped` says so (a signal), checked every 100 ms.
     ///
     /// # Errors
-    /// A store or I/O error.
+    /// A store or I/O error; [`TaskRunError::Stopped`] when `stopped` ended the wait.
     pub fn begin_task_until(
         &self,
         task: u32,
@@ -607,10 +619,11 @@ mod tests {
         let checks = std::sync::atomic::AtomicU32::new(0);
         let stopped = || checks.fetch_add(1, std::sync::atomic::Ordering::SeqCst) >= 1;
         let standby = open(&store);
-        let start = standby
+        let err = standby
             .begin_task_until(0, Duration::from_secs(3600), TTL, &stopped)
-            .expect("no error");
-        assert_eq!(start, TaskStart::Stopped);
+            .expect_err("stopped");
+        assert!(matches!(err, TaskRunError::Stopped(0)), "{err}");
+        assert!(!err.is_input(), "a stopped run is exit 3");
         assert!(!standby.part_path(0).exists(), "no checkpoint was taken");
         assert!(holder.done_marker(0).expect("read").is_none());
     }

@@ -105,31 +105,12 @@ async fn run(args: Args) -> CommandResult {
             "no output file: pass --out FILE or set `output` in the config's run section",
         )
     })?;
-    run_to(&config, &settings, &out, args.batch, RunHandles::watch()).await
-}
-
-/// A run's stop controls, the signal listeners that drive them and its counters, made before
-/// anything that can wait (a task's standby wait included), so a signal then is never the
-/// default action's exit 143, and a task can read what its run has paid while it runs.
-pub(crate) struct RunHandles {
-    /// What the listeners cancel.
-    pub control: RunControl,
-    signals: tokio::task::JoinHandle<()>,
-    /// The run's counters (its spend among them).
-    pub stats: Arc<RunStats>,
-}
-
-impl RunHandles {
-    /// Installs the listeners ([`watch_ctrl_c`]).
-    pub(crate) fn watch() -> Self {
-        let control = RunControl::default();
-        let signals = watch_ctrl_c(control.stop.clone(), control.abort.clone());
-        Self {
-            control,
-            signals,
-            stats: Arc::new(RunStats::default()),
-        }
-    }
+    let control = RunControl::default();
+    let signals = watch_ctrl_c(control.stop.clone(), control.abort.clone());
+    let stats = Arc::default();
+    let done = run_to(&config, &settings, &out, args.batch, control, stats).await;
+    signals.abort();
+    done
 }
 
 /// Runs `config`'s selection into `out` with `settings` (the library's [`OutputRun`]): prints
@@ -140,13 +121,9 @@ pub(crate) async fn run_to(
     settings: &RunSettings,
     out: &Path,
     batch: bool,
-    handles: RunHandles,
+    control: RunControl,
+    stats: Arc<RunStats>,
 ) -> CommandResult {
-    let RunHandles {
-        control,
-        signals,
-        stats,
-    } = handles;
     taskrun::refuse_url(out, "--out").map_err(CliError::invalid)?;
     let explicit = settings.explicit_provider();
     // Resolved once; an error waits for the model's start-up below, after the output's checks.
@@ -208,7 +185,6 @@ pub(crate) async fn run_to(
         )
         .await;
     progress.finish().await;
-    signals.abort();
     let report = result.map_err(|e| {
         if matches!(&e, RunError::Preflight(inner) if !matches!(inner, llm_client::LlmError::Auth { .. })) {
             CliError::run(format!("{e} (`--no-preflight`)"))

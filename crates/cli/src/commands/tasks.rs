@@ -9,7 +9,7 @@ use taskrun::{
     slurm_script, task_from_flag,
 };
 
-use super::run::{self as run_cmd, RunHandles, run_to};
+use super::run::{self as run_cmd, run_to, watch_ctrl_c};
 use super::scenarios::{SelectionArgs, load_selected};
 use crate::error::{CliError, CommandResult, Outcome};
 use crate::settings::RunSettings;
@@ -85,66 +85,36 @@ async fn run_task(args: run_cmd::Args) -> CommandResult {
     settings.share_limits(args.workers.unwrap_or(1));
     settings.cache.journal = run.response_journal(task);
     if let Some(budget) = settings.budget {
-        // The run's budget: what every task has spent (this one's part included) comes off it,
-        // and with --workers W each task may spend at most 1/W of it, so W tasks at once stay
-        // within it.
-        let spent = RunStatus::read(&run).map_err(cli)?.spend_usd();
-        if budget - spent <= 0.0 {
-            return Err(CliError::run(format!(
-                "the run's budget ${budget:.4} is spent (${spent:.4} over its tasks): task {task} does not start"
-            )));
-        }
-        let share = (budget - spent).min(budget / f64::from(args.workers.unwrap_or(1)));
-        errln!("budget: ${share:.4} for task {task} (the run's ${budget:.4}, ${spent:.4} spent)");
-        settings.budget = Some(share);
+        let status = RunStatus::read(&run).map_err(cli)?;
+        let (share, said) = status.budget_share(budget, args.workers.unwrap_or(1), task);
+        settings.budget = Some(share.map_err(cli)?);
+        errln!("{said}");
     }
-    // The listeners come first: a standby waiting for another copy's lease is stopped like any
-    // run (exit 3), not killed by the signal's default action.
-    let handles = RunHandles::watch();
-    let stop = handles.control.stop.clone();
-    let start = tokio::task::block_in_place(|| {
-        run.begin_task_until(task, settings.checkpoint_every, settings.lease_ttl, &|| {
-            stop.is_cancelled()
-        })
-    })
-    .map_err(cli)?;
-    match start {
-        taskrun::TaskStart::Started => {}
-        taskrun::TaskStart::DoneByAnother => {
-            errln!("task {task} was done by another copy while this one waited: nothing to do");
-            return Ok(Outcome::Success);
-        }
-        taskrun::TaskStart::Stopped => {
-            return Err(CliError::run(format!(
-                "task {task} was stopped while it waited for another copy's lease: nothing was run"
-            )));
-        }
+    // Listening first: a standby stopped while it waits exits 3, not by the signal's default.
+    let control = agents::RunControl::default();
+    let signals = watch_ctrl_c(control.stop.clone(), control.abort.clone());
+    let (every, ttl) = (settings.checkpoint_every, settings.lease_ttl);
+    let stopped = || control.stop.is_cancelled();
+    let start = tokio::task::block_in_place(|| run.begin_task_until(task, every, ttl, &stopped));
+    if start.map_err(cli)? == taskrun::TaskStart::DoneByAnother {
+        errln!("task {task} was done by another copy while this one waited: nothing to do");
+        return Ok(Outcome::Success);
     }
+    let scenarios = run.manifest().task_scenarios(task);
     errln!(
-        "task {task}: {} scenario(s) into {}",
-        run.manifest().task_scenarios(task),
+        "task {task}: {scenarios} scenario(s) into {}",
         part.display()
     );
-    // What this attempt pays, records or not, for `status` (a kill loses the last interval).
-    let stats = handles.stats.clone();
-    let ledger = run
-        .keep_spend_ledger(task, settings.checkpoint_every, move || {
-            (
-                stats.cost_usd(),
-                stats.calls.load(std::sync::atomic::Ordering::Relaxed),
-            )
-        })
-        .map_err(cli)?;
-    let outcome = run_to(&config, &settings, &part, args.batch, handles).await;
+    let stats = std::sync::Arc::new(agents::RunStats::default());
+    let spent = stats.clone();
+    let ledger = run.keep_spend_ledger(task, every, move || spent.spent());
+    let ledger = ledger.map_err(cli)?;
+    let outcome = run_to(&config, &settings, &part, args.batch, control, stats).await;
+    signals.abort();
     tokio::task::block_in_place(|| ledger.finish());
     let outcome = outcome?;
     let (_, created) = finish_task(&run, task, started).map_err(cli)?;
-    let verb = if created {
-        "done"
-    } else {
-        "was marked done by another copy meanwhile"
-    };
-    errln!("task {task} {verb}: {}", run.marker_label(task));
+    errln!("{}", run.finished_words(task, created));
     Ok(outcome)
 }
 
