@@ -80,6 +80,12 @@ impl RunStats {
         f64::from_bits(self.cost_usd_bits.load(Ordering::Relaxed))
     }
 
+    /// Spend so far and the calls behind it: (USD, calls).
+    #[must_use]
+    pub fn spent(&self) -> (f64, u64) {
+        (self.cost_usd(), self.calls.load(Ordering::Relaxed))
+    }
+
     /// Adds a spend, saturating: a server's absurd token counts must not wrap the totals
     /// (records saturate the same way, so the summary and `--budget` agree with them).
     fn add_spend(&self, usage: Usage, cost_usd: Option<f64>) {

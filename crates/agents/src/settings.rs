@@ -78,6 +78,12 @@ pub struct CacheSettings {
     pub enabled: bool,
     /// Cache directory; default: the application's (next to the output file).
     pub dir: Option<PathBuf>,
+    /// A journal of the responses cached for each scenario, read back at start
+    /// ([`llm_client::ClientConfig::cache_journal`]): set by an application whose cache folder
+    /// does not outlive the process (a task on an object store), never by a config.
+    #[serde(skip)]
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    pub journal: Option<PathBuf>,
 }
 
 impl Default for CacheSettings {
@@ -85,6 +91,7 @@ impl Default for CacheSettings {
         Self {
             enabled: true,
             dir: None,
+            journal: None,
         }
     }
 }
@@ -617,6 +624,7 @@ impl RunSettings {
                 tpm: self.tpm,
                 ..Limits::default()
             },
+            cache_journal: cache_dir.as_ref().and(self.cache.journal.clone()),
             cache_dir,
             prices: self.price_table(),
             fleet: llm_client::FleetPolicy {

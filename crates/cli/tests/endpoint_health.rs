@@ -211,7 +211,7 @@ async fn a_flapping_endpoint_loses_nothing_and_the_run_completes() {
 }
 
 /// Half of all calls fail (429 or 500) at random: the run is never stopped (with the default
-/// retries some scenarios fail and go to the errors file, none is left undone), and the
+/// retries a few scenarios fail and go to the errors file, none is left undone), and the
 /// terminal output stays short — retries, rate limits and failed scenarios are counted, not
 /// logged one by one (812 WARN lines buried the progress before).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -236,6 +236,9 @@ async fn half_the_calls_failing_never_stops_the_run_and_stays_quiet() {
         "{err}"
     );
     assert!(!err.contains("stopped early"), "{err}");
+    // With the default retries (8: one call in 512 fails all its tries), few scenarios are
+    // lost; with 4 (one in 32), about a fifth were (issue 27).
+    assert!(failed <= 24, "{failed} of 240 scenarios failed: {err}");
     // What the run says while it runs, apart from the progress line: everything before its
     // closing summary (whose tables are `reports::terminal::run_end`'s).
     let during: Vec<&str> = err

@@ -505,3 +505,73 @@ async fn object_store_urls_without_bucket_or_with_another_scheme_exit_2() {
         assert!(stderr(&o).contains(expected), "{args:?}: {}", stderr(&o));
     }
 }
+
+/// Issue 27: `status` counted the spend of the records only; a task whose scenarios failed
+/// after paid calls spent more than its records say. Each attempt's ledger now counts it, per
+/// task and in the total (and a task's budget share is taken from that truer total).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn status_counts_the_spend_of_attempts_that_left_no_records() {
+    let cfg = FakeConfig {
+        retry_after_secs: 0,
+        ..FakeConfig::default().with_fail_rate(0.5).with_seed(27)
+    };
+    let server = FakeServer::start(cfg).await.expect("server");
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("run");
+    let d = dir.to_str().expect("utf-8");
+    let example = config();
+    let o = output(command(&[
+        "plan",
+        example.to_str().expect("utf-8"),
+        "--tasks",
+        "1",
+        "--into",
+        d,
+        "--sample",
+        "20",
+    ]))
+    .await;
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // A priced model, no retries and no cache: failures come after paid calls.
+    let mut run = command(&[
+        "run",
+        d,
+        "--task",
+        "0",
+        "--base-url",
+        &server.base_url(),
+        "--model",
+        "gpt-4o-mini",
+        "--api-key-env",
+        "SCENARIO_ENGINE_TEST_NO_KEY",
+        "--no-cache",
+        "--no-preflight",
+    ]);
+    run.env("SCENARIO_ENGINE__RETRY__MAX_RETRIES", "0")
+        .env("SCENARIO_ENGINE__BREAKER__TRIP_AFTER", "0");
+    let o = output(run).await;
+    assert_eq!(o.status.code(), Some(3), "scenarios failed: {}", stderr(&o));
+    let o = output(command(&["status", d, "--json"])).await;
+    let s = status_json(&o);
+    let task = &s["per_task"][0];
+    let unrecorded = s["unrecorded_usd"].as_f64().expect("unrecorded_usd");
+    assert!(unrecorded > 0.0, "failed scenarios paid calls: {s}");
+    assert!((task["unrecorded_usd"].as_f64().expect("per task") - unrecorded).abs() < 1e-12);
+    // The total is the records' cost plus what left none.
+    let part = std::fs::read_to_string(dir.join("parts/0.jsonl")).unwrap_or_default();
+    let recorded: f64 = part
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .map(|r| r["cost_usd"].as_f64().unwrap_or(0.0))
+        .sum();
+    let spend = s["spend_usd"].as_f64().expect("spend");
+    assert!((spend - (recorded + unrecorded)).abs() < 1e-9, "{s}");
+    let o = output(command(&["status", d])).await;
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("of it by attempts that left no records")
+            && text.contains("task 0: $")
+            && text.contains("paid by attempts that left no records"),
+        "{text}"
+    );
+}

@@ -337,7 +337,7 @@ impl BatchClient {
             return;
         }
         if let (Some(cache), Some(key)) = (self.cache.as_ref(), self.cache_key(req))
-            && let Err(e) = cache.put(&key, resp).await
+            && let Err(e) = cache.put(&key, resp, None).await
         {
             tracing::warn!(error = %e, "batch reply not cached");
         }

@@ -6,8 +6,20 @@
 //! Entries live at `dir/ab/abcdef….json`; writes go to a unique temporary file renamed into
 //! place, so concurrent tasks never observe a torn entry and the last writer wins harmlessly
 //! (equal keys hold equivalent responses). Only successful responses are ever stored.
+//!
+//! A cache may also keep a **journal** (`ClientConfig::cache_journal`): one JSON line per
+//! response stored for a request with an affinity (the pipeline's scenario id), `{"scenario",
+//! "key", "sum", "response"}`, appended as responses arrive and read back into the cache when
+//! the next client starts. A task whose working folder does not outlive it (a run directory on
+//! an object store) carries the journal beside its checkpoint, so a rerun does not pay again for
+//! the answered calls of its unfinished scenarios. A line is used only when its `sum` (blake3 of
+//! the key and the response's canonical JSON) matches and its key is a key: a torn, corrupt or
+//! edited line is skipped (its call is paid again), never believed. A line of another config is
+//! harmless: its key, which holds the endpoint, model and every sampling setting, is never asked.
 
-use std::path::PathBuf;
+use std::io::{BufRead as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
@@ -91,15 +103,122 @@ pub fn replay_key(req: &ChatRequest) -> String {
         .to_string()
 }
 
-/// A directory of cached responses.
+/// A directory of cached responses, and the journal of those stored, when there is one.
 #[derive(Debug)]
 pub(crate) struct DiskCache {
     dir: PathBuf,
+    journal: Option<Arc<Mutex<std::fs::File>>>,
+}
+
+/// The checksum of a journal line: blake3 of the key and the canonical response, hex.
+fn journal_sum(key: &str, response: &Value) -> String {
+    let mut h = blake3::Hasher::new();
+    h.update(key.as_bytes());
+    h.update(b"\n");
+    h.update(canonical_json(response).as_bytes());
+    h.finalize().to_hex().to_string()
+}
+
+/// A journal line's key and response when the line is whole and its checksum holds.
+fn journal_entry(line: &str) -> Option<(String, Value)> {
+    let mut v: Value = serde_json::from_str(line).ok()?;
+    let key = v.get("key")?.as_str()?.to_owned();
+    let sum = v.get("sum")?.as_str()?.to_owned();
+    let response = v.get_mut("response")?.take();
+    let is_key = key.len() == 64 && key.bytes().all(|b| b.is_ascii_hexdigit());
+    (is_key && sum == journal_sum(&key, &response)).then_some((key, response))
 }
 
 impl DiskCache {
     pub(crate) fn new(dir: PathBuf) -> Self {
-        Self { dir }
+        Self { dir, journal: None }
+    }
+
+    /// A cache that also journals what it stores to `journal`, after reading back the entries
+    /// an earlier process journaled there. A journal that cannot be opened is left out (the
+    /// cache works, a rerun pays again), with a warning.
+    pub(crate) fn with_journal(dir: PathBuf, journal: &Path) -> Self {
+        let mut cache = Self::new(dir);
+        let (restored, skipped) = cache.restore(journal);
+        if restored + skipped > 0 {
+            tracing::info!(journal = %journal.display(), restored, skipped, "response cache restored from its journal");
+        }
+        if skipped > 0 {
+            tracing::warn!(journal = %journal.display(), skipped, "journal lines unreadable or failing their checksum: ignored (their calls are paid again)");
+        }
+        let file = journal
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| {
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(journal)
+            });
+        match file {
+            Ok(f) => cache.journal = Some(Arc::new(Mutex::new(f))),
+            Err(e) => {
+                tracing::warn!(journal = %journal.display(), error = %e, "response journal not kept");
+            }
+        }
+        cache
+    }
+
+    /// Writes the journal's good entries into the directory: (restored, skipped lines).
+    fn restore(&self, journal: &Path) -> (u64, u64) {
+        let Ok(file) = std::fs::File::open(journal) else {
+            return (0, 0);
+        };
+        let (mut restored, mut skipped) = (0, 0);
+        for line in std::io::BufReader::new(file).split(b'\n') {
+            let Ok(line) = line else {
+                skipped += 1;
+                break;
+            };
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let entry = std::str::from_utf8(&line).ok().and_then(journal_entry);
+            let Some((key, response)) = entry else {
+                skipped += 1;
+                continue;
+            };
+            let path = self.path_of(&key);
+            let bytes = serde_json::to_vec_pretty(&response).unwrap_or_default();
+            match stdx::write_atomic(&path, |w| w.write_all(&bytes)) {
+                Ok(()) => restored += 1,
+                Err(e) => {
+                    tracing::warn!(path = %path.display(), error = %e, "journal entry not restored");
+                    skipped += 1;
+                }
+            }
+        }
+        (restored, skipped)
+    }
+
+    /// Appends `resp`, stored under `key` for `scenario`, to the journal (one write of one
+    /// line, so a reader sees whole lines or a torn last one).
+    async fn journal(&self, scenario: &str, key: &str, resp: Value) -> Result<(), LlmError> {
+        let Some(file) = self.journal.clone() else {
+            return Ok(());
+        };
+        let mut line = serde_json::json!({
+            "scenario": scenario,
+            "key": key,
+            "sum": journal_sum(key, &resp),
+            "response": resp,
+        })
+        .to_string();
+        line.push('\n');
+        tokio::task::spawn_blocking(move || {
+            let mut f = file
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            f.write_all(line.as_bytes())
+        })
+        .await
+        .map_err(|e| LlmError::Cache(e.to_string()))?
+        .map_err(|e| LlmError::Cache(format!("writing the cache journal: {e}")))
     }
 
     fn path_of(&self, key: &str) -> PathBuf {
@@ -124,9 +243,23 @@ impl DiskCache {
         }
     }
 
-    /// Stores `resp` under `key` atomically.
-    pub(crate) async fn put(&self, key: &str, resp: &ChatResponse) -> Result<(), LlmError> {
-        self.put_any(key, resp).await
+    /// Stores `resp` under `key` atomically, and journals it under `scenario` when the cache
+    /// keeps a journal and the request named one.
+    pub(crate) async fn put(
+        &self,
+        key: &str,
+        resp: &ChatResponse,
+        scenario: Option<&str>,
+    ) -> Result<(), LlmError> {
+        self.put_any(key, resp).await?;
+        match scenario {
+            Some(scenario) if self.journal.is_some() => {
+                let value =
+                    serde_json::to_value(resp).map_err(|e| LlmError::Cache(e.to_string()))?;
+                self.journal(scenario, key, value).await
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Stores a value of any type under `key` atomically.
@@ -187,8 +320,81 @@ mod tests {
             model: "m".into(),
             ..ChatResponse::default()
         };
-        cache.put(&key, &resp).await.expect("put");
+        cache.put(&key, &resp, None).await.expect("put");
         assert_eq!(cache.get(&key).await, Some(resp));
         assert!(dir.path().join("ab").join(format!("{key}.json")).is_file());
+    }
+
+    fn response(text: &str) -> ChatResponse {
+        ChatResponse {
+            content: text.into(),
+            model: "m".into(),
+            cost_usd: Some(0.001_25),
+            ..ChatResponse::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn a_journal_carries_responses_to_the_next_cache_and_skips_bad_lines() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let journal = dir.path().join("task.cache.jsonl");
+        let (k1, k2, k3) = ("a1".repeat(32), "b2".repeat(32), "c3".repeat(32));
+        let first = DiskCache::with_journal(dir.path().join("one"), &journal);
+        first
+            .put(&k1, &response("one"), Some("s1"))
+            .await
+            .expect("put");
+        first
+            .put(&k2, &response("two"), Some("s2"))
+            .await
+            .expect("put");
+        // No scenario: cached, not journaled.
+        first.put(&k3, &response("three"), None).await.expect("put");
+        drop(first);
+        let text = std::fs::read_to_string(&journal).expect("journal");
+        assert_eq!(text.lines().count(), 2, "{text}");
+        // Corrupt the second line's response (same length, so its JSON stays valid), then
+        // append a torn line and a line whose key is not a key.
+        let corrupt = text.replacen("\"two\"", "\"twx\"", 1);
+        let forged = serde_json::json!({"scenario": "s9", "key": "../../etc", "sum": journal_sum("../../etc", &Value::Null), "response": null});
+        std::fs::write(
+            &journal,
+            format!("{corrupt}{forged}\n{{\"scenario\":\"s3\",\"ke"),
+        )
+        .expect("write");
+
+        let second = DiskCache::with_journal(dir.path().join("two"), &journal);
+        let back: Option<ChatResponse> = second.get(&k1).await;
+        assert_eq!(
+            back,
+            Some(response("one")),
+            "a good line is restored exactly"
+        );
+        assert_eq!(
+            second.get(&k2).await,
+            None,
+            "a line failing its checksum is ignored"
+        );
+        assert_eq!(
+            second.get(&k3).await,
+            None,
+            "an unjournaled response stays behind"
+        );
+        assert!(!dir.path().join("etc").exists());
+    }
+
+    #[tokio::test]
+    async fn a_journal_that_cannot_be_written_never_fails_the_cache() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        // The journal's path is a folder: it cannot be opened, the cache still works.
+        let journal = dir.path().join("j");
+        std::fs::create_dir(&journal).expect("dir");
+        let cache = DiskCache::with_journal(dir.path().join("c"), &journal);
+        let key = "d4".repeat(32);
+        cache
+            .put(&key, &response("x"), Some("s"))
+            .await
+            .expect("put");
+        assert_eq!(cache.get(&key).await, Some(response("x")));
     }
 }

@@ -151,7 +151,10 @@ impl Client {
             window: Concurrency::new(limits.max_in_flight, limits.adaptive, limits.adaptive_step),
             rpm: limits.rpm.map(|n| TokenBucket::per_minute(u64::from(n))),
             tpm: limits.tpm.map(TokenBucket::per_minute),
-            cache: cfg.cache_dir.clone().map(DiskCache::new),
+            cache: cfg.cache_dir.clone().map(|dir| match &cfg.cache_journal {
+                Some(journal) => DiskCache::with_journal(dir, journal),
+                None => DiskCache::new(dir),
+            }),
             recorder: cfg.record_dir.clone().map(Recorder::new),
             api_key: key.map(ApiKey),
             extra_headers,
@@ -253,7 +256,7 @@ impl Client {
         self.stats.record_response(&resp);
         if let (Some(cache), Some(key)) = (&self.cache, &key) {
             // A cache that cannot be written must not fail a call that already succeeded (and paid).
-            if let Err(e) = cache.put(key, &resp).await {
+            if let Err(e) = cache.put(key, &resp, req.affinity.as_deref()).await {
                 tracing::warn!(error = %e, "response not cached");
             }
         }

@@ -7,6 +7,7 @@
 //!   config-<hash>.<ext>    the config, copied: every task reads the same bytes
 //!   parts/N.jsonl          task N's records (its checkpoint too), locked while written
 //!   done/N.json            task N's completion marker (create-only), written after its part
+//!   attempts/N/<id>.json   what each attempt at task N paid, records or not
 //! ```
 //!
 //! Task `N` (0-based) runs shard `N+1/T` of the planned selection, so the tasks are disjoint
@@ -28,9 +29,13 @@
 //! - [`status`]: what is done, running, stale and missing.
 //! - [`merge`]: one output from the marked parts, streamed and checked against the markers.
 //! - [`launch`]: the sbatch script and the Kubernetes Indexed Job that run the tasks.
+//! - `spend.rs`: each attempt's spend ledger (`attempts/N/<attempt>.json`), so spend that left
+//!   no record is still counted.
 //! - [`store`]: where the run directory lives — a path, or an object store (`s3://`, `gs://`,
 //!   `az://`; `remote.rs`, feature `object-store`) — and the operations that differ there.
 
+#[cfg(feature = "object-store")]
+mod carry;
 pub mod index;
 pub mod launch;
 pub mod manifest;
@@ -38,6 +43,7 @@ pub mod marker;
 pub mod merge;
 #[cfg(feature = "object-store")]
 mod remote;
+mod spend;
 pub mod status;
 pub mod store;
 
@@ -46,6 +52,7 @@ pub use launch::{LaunchOptions, k8s_job, slurm_script};
 pub use manifest::{Manifest, Planned, RunDir, plan_config};
 pub use marker::{IdsHash, Marker, PartTotals, finish_task, part_totals};
 pub use merge::{MergeReport, merge_run};
+pub use spend::SpendLedger;
 pub use status::{RunStatus, TaskState};
 pub use store::{refuse_url, url_scheme};
 
@@ -122,6 +129,13 @@ pub enum TaskRunError {
     /// The request cannot be honoured as given (a flag or setting the plan fixes, a bad index).
     #[error("{0}")]
     Refused(String),
+    /// This copy was told to stop (a signal) while it waited as a standby for another copy's
+    /// lease: nothing was run.
+    #[error("task {0} was stopped while it waited for another copy's lease: nothing was run")]
+    Stopped(u32),
+    /// The run's budget is spent over its tasks: the task does not start.
+    #[error("{0}")]
+    BudgetSpent(String),
     /// A task's part does not hold all of its scenarios, so no marker is written.
     #[error(
         "task {task}'s part holds {records} record(s) but the task has {scenarios} scenario(s); \
@@ -179,7 +193,7 @@ impl TaskRunError {
             // A file of the run directory that is not there is the directory's state, not the
             // machine's failure.
             Self::Io { source, .. } => source.kind() == std::io::ErrorKind::NotFound,
-            Self::Unfinished { .. } => false,
+            Self::Unfinished { .. } | Self::Stopped(_) | Self::BudgetSpent(_) => false,
             Self::Store { input, .. } => *input,
             _ => true,
         }

@@ -156,6 +156,8 @@ pub enum Planned {
 pub struct RunDir {
     root: PathBuf,
     manifest: Manifest,
+    /// This process's attempt: the name of its spend ledger (`spend.rs`).
+    attempt: String,
     #[cfg(feature = "object-store")]
     remote: Option<std::sync::Arc<super::remote::Remote>>,
 }
@@ -166,12 +168,26 @@ impl RunDir {
         manifest: Manifest,
         #[cfg(feature = "object-store")] remote: Option<std::sync::Arc<super::remote::Remote>>,
     ) -> Self {
+        let seed = format!(
+            "{} {} {:?} {}",
+            runlog::lock::host_name(),
+            std::process::id(),
+            std::time::SystemTime::now(),
+            root.display()
+        );
         Self {
             root,
             manifest,
+            attempt: blake3::hash(seed.as_bytes()).to_hex()[..16].to_owned(),
             #[cfg(feature = "object-store")]
             remote,
         }
+    }
+
+    /// This process's attempt id (16 hex digits), unique per opening of the run directory.
+    #[must_use]
+    pub fn attempt(&self) -> &str {
+        &self.attempt
     }
 
     /// The object store, when the run directory is on one.

@@ -7,6 +7,8 @@
 //!   manifest.json            the plan (create-only)
 //!   config-<hash>.<ext>      the config copy (create-only)
 //!   checkpoints/N.jsonl      task N's part so far, overwritten while it runs (its resume point)
+//!   checkpoints/N.cache.jsonl  the cached responses of its scenarios the checkpoint lacks
+//!   leases/N.json            task N's lease, renewed while a copy runs it
 //!   parts/N/<attempt>.jsonl  task N's finished part, one name per attempt
 //!   done/N.json              task N's marker (create-only), naming the part it vouches for
 //! ```
@@ -463,6 +465,11 @@ impl Remote {
         self.stage.path()
     }
 
+    /// Writes the object, replacing any of that name.
+    pub(crate) fn put(&self, rel: &str, bytes: Vec<u8>) -> Result<(), TaskRunError> {
+        self.io.put(rel, bytes)
+    }
+
     /// The object's bytes; `None` when there is none.
     pub(crate) fn get(&self, rel: &str) -> Result<Option<Vec<u8>>, TaskRunError> {
         self.io.get(rel)
@@ -479,7 +486,6 @@ impl Remote {
     }
 
     /// The names of the objects under `rel/`, relative to the run.
-    #[cfg(test)]
     pub(crate) fn list_names(&self, rel: &str) -> Result<Vec<String>, TaskRunError> {
         Ok(self
             .io
@@ -516,26 +522,43 @@ impl Remote {
         format!("checkpoints/{task}.jsonl")
     }
 
+    /// The name of `task`'s carried response journal (`carry.rs`).
+    pub(crate) fn carried(task: u32) -> String {
+        format!("checkpoints/{task}.cache.jsonl")
+    }
+
+    /// Where the model client of the task whose part is `part` keeps its response journal.
+    pub(crate) fn journal_of(part: &Path) -> PathBuf {
+        stdx::beside(part, ".cache.jsonl")
+    }
+
     /// Task `task` starts here: its checkpoint, if the store has one, becomes the local part,
     /// and a thread uploads the part as the new checkpoint every `every` while it grows (and
     /// once more when the task stops).
+    /// `(every, lease_ttl)`: the checkpoint interval and the lease's TTL; `stopped` ends a
+    /// standby's wait ([`TaskRunError::Stopped`]).
     pub(crate) fn begin(
         &self,
         task: u32,
         part: &Path,
-        every: Duration,
-        lease_ttl: Duration,
+        (every, lease_ttl): (Duration, Duration),
+        stopped: &(dyn Fn() -> bool + Sync),
     ) -> Result<TaskStart, TaskRunError> {
         *self
             .timing
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = LeaseTiming::from_ttl(lease_ttl);
-        if self.acquire_lease(task)? == TaskStart::DoneByAnother {
+        if self.acquire_lease(task, stopped)? == TaskStart::DoneByAnother {
             return Ok(TaskStart::DoneByAnother);
         }
         if self.io.download(&Self::checkpoint(task), part)? {
             tracing::info!(task, url = %self.io.url, "resuming from the store's checkpoint");
         }
+        let journal = Self::journal_of(part);
+        if self.io.download(&Self::carried(task), &journal)? {
+            tracing::info!(task, url = %self.io.url, "the responses of unfinished scenarios come back from the store");
+        }
+        let mut carried = super::carry::Carried::new(journal, part);
         let (stop, stopped) = mpsc::channel::<bool>();
         let io = self.io.clone();
         let part = part.to_path_buf();
@@ -545,7 +568,8 @@ impl Remote {
         let thread = std::thread::Builder::new()
             .name(format!("checkpoint-{task}"))
             .spawn(move || {
-                let rel = Self::checkpoint(task);
+                let (rel, cache_rel) = (Self::checkpoint(task), Self::carried(task));
+                let mut cache_due = false;
                 let mut upload = || {
                     let size = std::fs::metadata(&part).map_or(0, |m| m.len());
                     if size > uploaded {
@@ -553,6 +577,17 @@ impl Remote {
                             Ok(()) => uploaded = size,
                             // Kept going: the next round tries again, and the part is local.
                             Err(e) => tracing::warn!(task, error = %e, "checkpoint upload failed"),
+                        }
+                    }
+                    // After the checkpoint: the journal never drops a scenario the store's
+                    // checkpoint lacks.
+                    cache_due |= carried.advance(uploaded);
+                    if cache_due {
+                        match io.put(&cache_rel, carried.text().into_bytes()) {
+                            Ok(()) => cache_due = false,
+                            Err(e) => {
+                                tracing::warn!(task, error = %e, "response journal upload failed");
+                            }
                         }
                     }
                 };
@@ -665,10 +700,17 @@ impl Remote {
     /// that was just killed, whose lease then expires) it waits as a standby: it starts when
     /// the lease is released or expires (an expired lease is replaced), and ends in
     /// [`TaskStart::DoneByAnother`] when the holder finished meanwhile.
-    fn acquire_lease(&self, task: u32) -> Result<TaskStart, TaskRunError> {
+    fn acquire_lease(
+        &self,
+        task: u32,
+        stopped: &(dyn Fn() -> bool + Sync),
+    ) -> Result<TaskStart, TaskRunError> {
         let rel = Self::lease(task);
         let mut announced = false;
         loop {
+            if stopped() {
+                return Err(TaskRunError::Stopped(task));
+            }
             if self.io.get(&format!("done/{task}.json"))?.is_some() {
                 return Ok(TaskStart::DoneByAnother);
             }
@@ -689,7 +731,10 @@ impl Remote {
                 tracing::warn!(task, holder = %held.holder, age_secs = held.age_secs, "another copy holds the task's lease: waiting for it to finish or expire");
                 announced = true;
             }
-            std::thread::sleep(self.timing().renew.min(Duration::from_secs(5)));
+            let until = std::time::Instant::now() + self.timing().renew.min(Duration::from_secs(5));
+            while std::time::Instant::now() < until && !stopped() {
+                std::thread::sleep(Duration::from_millis(100));
+            }
         }
     }
 
@@ -756,13 +801,13 @@ impl Remote {
                     self.io.delete(&other)?;
                 }
             }
-            self.io.delete(&Self::checkpoint(task))?;
         } else {
             self.io.delete(&name)?;
-            // This copy's last checkpoint may have landed after the winner cleared them; the
-            // task is done, so no checkpoint of it is of use.
-            self.io.delete(&Self::checkpoint(task))?;
         }
+        // The loser's last checkpoint may have landed after the winner cleared them; the task
+        // is done, so no checkpoint of it, nor its responses, is of use.
+        self.io.delete(&Self::checkpoint(task))?;
+        self.io.delete(&Self::carried(task))?;
         self.release_lease(task);
         Ok(created)
     }

@@ -55,6 +55,33 @@ pub struct TaskStatus {
     pub scenarios: u64,
     /// Its state.
     pub state: TaskState,
+    /// What its attempts paid, by their ledgers (`spend.rs`): records or not.
+    pub paid_usd: f64,
+}
+
+/// Spend below this (float noise between two sums of one spend) is none.
+const NOISE_USD: f64 = 1e-6;
+
+impl TaskStatus {
+    /// The cost of its records (the marker's, or its part's so far).
+    #[must_use]
+    pub fn recorded_usd(&self) -> f64 {
+        match &self.state {
+            TaskState::Done(m) => m.cost_usd,
+            TaskState::Running { cost_usd, .. }
+            | TaskState::Stale { cost_usd, .. }
+            | TaskState::Checkpointed { cost_usd, .. } => *cost_usd,
+            TaskState::Missing | TaskState::Broken { .. } => 0.0,
+        }
+    }
+
+    /// What its attempts paid beyond its records: failed scenarios, scenarios in flight when a
+    /// copy was killed, a losing racer's part, calls a rerun took from the response cache.
+    #[must_use]
+    pub fn unrecorded_usd(&self) -> f64 {
+        let extra = self.paid_usd - self.recorded_usd();
+        if extra > NOISE_USD { extra } else { 0.0 }
+    }
 }
 
 /// The state of every task of a run directory.
@@ -100,6 +127,7 @@ impl RunStatus {
                 task,
                 scenarios: manifest.task_scenarios(task),
                 state,
+                paid_usd: run.attempts_spend(task)?,
             });
         }
         Ok(Self {
@@ -166,19 +194,45 @@ impl RunStatus {
             .sum()
     }
 
-    /// Spend so far, USD: the markers' plus the records in unfinished parts.
+    /// Spend so far, USD: the markers' plus the records in unfinished parts, plus what the
+    /// tasks' attempts paid that left no record ([`Self::unrecorded_usd`]).
     #[must_use]
     pub fn spend_usd(&self) -> f64 {
         self.tasks
             .iter()
-            .map(|t| match &t.state {
-                TaskState::Done(m) => m.cost_usd,
-                TaskState::Running { cost_usd, .. }
-                | TaskState::Stale { cost_usd, .. }
-                | TaskState::Checkpointed { cost_usd, .. } => *cost_usd,
-                TaskState::Missing | TaskState::Broken { .. } => 0.0,
-            })
+            .map(|t| t.recorded_usd() + t.unrecorded_usd())
             .sum()
+    }
+
+    /// Task `task`'s share of the run's `budget` (USD) when `workers` tasks run at once: what
+    /// every task has spent comes off it, and each task may spend at most `1/workers` of it, so
+    /// that many at once stay within it; with the line that says so. An error (not the user's
+    /// input: exit 3) when the budget is spent.
+    pub fn budget_share(
+        &self,
+        budget: f64,
+        workers: u32,
+        task: u32,
+    ) -> (Result<f64, TaskRunError>, String) {
+        let spent = self.spend_usd();
+        let left = budget - spent;
+        if left <= 0.0 {
+            let said = format!(
+                "the run's budget ${budget:.4} is spent (${spent:.4} over its tasks): task {task} does not start"
+            );
+            return (Err(TaskRunError::BudgetSpent(said.clone())), said);
+        }
+        let share = left.min(budget / f64::from(workers.max(1)));
+        let said = format!(
+            "budget: ${share:.4} for task {task} (the run's ${budget:.4}, ${spent:.4} spent)"
+        );
+        (Ok(share), said)
+    }
+
+    /// Spend that left no record, over every task ([`TaskStatus::unrecorded_usd`]).
+    #[must_use]
+    pub fn unrecorded_usd(&self) -> f64 {
+        self.tasks.iter().map(TaskStatus::unrecorded_usd).sum()
     }
 
     /// Accepted records of finished tasks.
@@ -259,7 +313,9 @@ impl RunStatus {
                     TaskState::Broken { reason } => ("broken", 0, Some(reason.as_str())),
                 };
                 serde_json::json!({"task": t.task, "scenarios": t.scenarios, "state": state,
-                                   "records": records, "holder": holder})
+                                   "records": records, "holder": holder,
+                                   "spend_usd": t.recorded_usd() + t.unrecorded_usd(),
+                                   "unrecorded_usd": t.unrecorded_usd()})
             })
             .collect();
         serde_json::json!({
@@ -273,6 +329,7 @@ impl RunStatus {
             "records": self.records(),
             "accepted_in_done_tasks": self.accepted(),
             "spend_usd": self.spend_usd(),
+            "unrecorded_usd": self.unrecorded_usd(),
             "eta_secs": self.eta_secs(),
             "resubmit": self.resubmit_spec(),
             "per_task": per_task,
@@ -331,9 +388,13 @@ impl RunStatus {
             s if s < 7200 => format!("; ETA {} min", s / 60),
             s => format!("; ETA {:.1} h", s as f64 / 3600.0),
         });
+        let unrecorded = match self.unrecorded_usd() {
+            u if u > 0.0 => format!(" (${u:.4} of it by attempts that left no records)"),
+            _ => String::new(),
+        };
         let _ = writeln!(
             out,
-            "records {} of {} scenario(s); spend ${:.4}{eta}",
+            "records {} of {} scenario(s); spend ${:.4}{unrecorded}{eta}",
             self.records(),
             self.scenarios,
             self.spend_usd()
@@ -365,6 +426,15 @@ impl RunStatus {
                 }
                 _ => Ok(()),
             };
+            if t.unrecorded_usd() > 0.0 {
+                let _ = writeln!(
+                    out,
+                    "  task {}: ${:.4} paid by attempts that left no records (failed scenarios, \
+                     copies killed or beaten to the marker)",
+                    t.task,
+                    t.unrecorded_usd()
+                );
+            }
         }
         let resubmit = self.resubmit_spec();
         let _ = if !resubmit.is_empty() {

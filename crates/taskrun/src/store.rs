@@ -257,6 +257,18 @@ impl RunDir {
         self.marker_path(task).display().to_string()
     }
 
+    /// The line that says task `task` ended: done by this copy (`created`, the marker is its),
+    /// or by another copy meanwhile.
+    #[must_use]
+    pub fn finished_words(&self, task: u32, created: bool) -> String {
+        let verb = if created {
+            "done"
+        } else {
+            "was marked done by another copy meanwhile"
+        };
+        format!("task {task} {verb}: {}", self.marker_label(task))
+    }
+
     /// Where the part `marker` vouches for is (a path or a URL), for messages.
     #[must_use]
     pub fn part_label(&self, marker: &Marker) -> String {
@@ -363,12 +375,46 @@ impl RunDir {
         checkpoint_every: Duration,
         lease_ttl: Duration,
     ) -> Result<super::TaskStart, TaskRunError> {
+        self.begin_task_until(task, checkpoint_every, lease_ttl, &|| false)
+    }
+
+    /// [`RunDir::begin_task`], where a standby's wait for another copy's lease ends once
+    /// `stopped` says so (a signal), checked every 100 ms.
+    ///
+    /// # Errors
+    /// A store or I/O error; [`TaskRunError::Stopped`] when `stopped` ended the wait.
+    pub fn begin_task_until(
+        &self,
+        task: u32,
+        checkpoint_every: Duration,
+        lease_ttl: Duration,
+        stopped: &(dyn Fn() -> bool + Sync),
+    ) -> Result<super::TaskStart, TaskRunError> {
         #[cfg(feature = "object-store")]
         if let Some(remote) = self.remote_store() {
-            return remote.begin(task, &self.part_path(task), checkpoint_every, lease_ttl);
+            return remote.begin(
+                task,
+                &self.part_path(task),
+                (checkpoint_every, lease_ttl),
+                stopped,
+            );
         }
-        let _ = (task, checkpoint_every, lease_ttl);
+        let _ = (task, checkpoint_every, lease_ttl, stopped);
         Ok(super::TaskStart::Started)
+    }
+
+    /// Where task `task`'s model client journals its cached responses, when the run directory
+    /// is on an object store: the journal travels beside the checkpoint, so the answered calls
+    /// of unfinished scenarios are not paid again by a rerun (`carry.rs`). `None` for a shared
+    /// directory, whose response cache (beside the parts) outlives every task already.
+    #[must_use]
+    pub fn response_journal(&self, task: u32) -> Option<PathBuf> {
+        #[cfg(feature = "object-store")]
+        if self.remote_store().is_some() {
+            return Some(super::remote::Remote::journal_of(&self.part_path(task)));
+        }
+        let _ = task;
+        None
     }
 
     /// The state of task `task`, which has no marker: running, stale or missing (a shared
@@ -559,6 +605,29 @@ mod tests {
         assert!(run.done_marker(0).expect("read").is_some());
     }
 
+    #[test]
+    fn a_standby_told_to_stop_while_it_waits_ends_stopped_having_run_nothing() {
+        let store: Arc<dyn ObjectStore> = Arc::new(object_store::memory::InMemory::new());
+        let remote =
+            Remote::with_store(Arc::clone(&store), "runs/r", "s3://b/runs/r").expect("remote");
+        RunDir::plan_on(remote, &manifest(), CONFIG).expect("plan");
+        let holder = open(&store);
+        holder
+            .begin_task(0, Duration::from_secs(3600), TTL)
+            .expect("begin");
+        // The stop comes once the standby has met the live lease (its second check).
+        let checks = std::sync::atomic::AtomicU32::new(0);
+        let stopped = || checks.fetch_add(1, std::sync::atomic::Ordering::SeqCst) >= 1;
+        let standby = open(&store);
+        let err = standby
+            .begin_task_until(0, Duration::from_secs(3600), TTL, &stopped)
+            .expect_err("stopped");
+        assert!(matches!(err, TaskRunError::Stopped(0)), "{err}");
+        assert!(!err.is_input(), "a stopped run is exit 3");
+        assert!(!standby.part_path(0).exists(), "no checkpoint was taken");
+        assert!(holder.done_marker(0).expect("read").is_none());
+    }
+
     fn write_part(run: &RunDir, task: u32, ids: &[&str]) {
         let lines: String = ids
             .iter()
@@ -642,6 +711,52 @@ mod tests {
         let marker = racers[0].done_marker(0).expect("read").expect("done");
         assert_eq!(marker.part.as_deref(), Some(parts[0].as_str()));
         assert_eq!(marker.records, 2);
+    }
+
+    #[test]
+    fn the_responses_of_unfinished_scenarios_travel_beside_the_checkpoint() {
+        let store: Arc<dyn ObjectStore> = Arc::new(object_store::memory::InMemory::new());
+        let remote =
+            Remote::with_store(Arc::clone(&store), "runs/r", "s3://b/runs/r").expect("remote");
+        let (_run, _) = RunDir::plan_on(remote, &manifest(), CONFIG).expect("plan");
+        let (c, d) = (
+            "{\"scenario\":\"c\",\"key\":\"k1\"}",
+            "{\"scenario\":\"d\",\"key\":\"k2\"}",
+        );
+        {
+            // Scenario c is recorded, d had an answered call when the task stopped.
+            let first = open(&store);
+            first
+                .begin_task(1, Duration::from_secs(3600), TTL)
+                .expect("begin");
+            let journal = first.response_journal(1).expect("a store's task journals");
+            std::fs::write(&journal, format!("{c}\n{d}\n")).expect("journal");
+            write_part(&first, 1, &["c"]);
+        }
+        assert_eq!(
+            names(&store, "checkpoints"),
+            ["checkpoints/1.cache.jsonl", "checkpoints/1.jsonl"]
+        );
+        // The next copy gets back the responses of d only.
+        let second = open(&store);
+        second
+            .begin_task(1, Duration::from_secs(3600), TTL)
+            .expect("begin");
+        let journal = second.response_journal(1).expect("journal");
+        assert_eq!(
+            std::fs::read_to_string(&journal).expect("restored"),
+            format!("{d}\n")
+        );
+        write_part(&second, 1, &["c", "d"]);
+        assert!(finish_task(&second, 1, 1).expect("finish").1);
+        assert!(
+            names(&store, "checkpoints").is_empty(),
+            "a done task leaves no journal"
+        );
+        // A shared directory's cache outlives its tasks: no journal there.
+        let dir = tempfile::tempdir().expect("tmp");
+        let (local, _) = RunDir::plan(dir.path(), &manifest(), CONFIG).expect("plan");
+        assert_eq!(local.response_journal(0), None);
     }
 
     #[test]

@@ -105,7 +105,12 @@ async fn run(args: Args) -> CommandResult {
             "no output file: pass --out FILE or set `output` in the config's run section",
         )
     })?;
-    run_to(&config, &settings, &out, args.batch).await
+    let control = RunControl::default();
+    let signals = watch_ctrl_c(control.stop.clone(), control.abort.clone());
+    let stats = Arc::default();
+    let done = run_to(&config, &settings, &out, args.batch, control, stats).await;
+    signals.abort();
+    done
 }
 
 /// Runs `config`'s selection into `out` with `settings` (the library's [`OutputRun`]): prints
@@ -116,9 +121,9 @@ pub(crate) async fn run_to(
     settings: &RunSettings,
     out: &Path,
     batch: bool,
+    control: RunControl,
+    stats: Arc<RunStats>,
 ) -> CommandResult {
-    let control = RunControl::default();
-    let signals = watch_ctrl_c(control.stop.clone(), control.abort.clone());
     taskrun::refuse_url(out, "--out").map_err(CliError::invalid)?;
     let explicit = settings.explicit_provider();
     // Resolved once; an error waits for the model's start-up below, after the output's checks.
@@ -165,7 +170,6 @@ pub(crate) async fn run_to(
         );
     }
     let model = provider::bootstrap_resolved(settings, resolved?, out)?;
-    let stats = Arc::new(RunStats::default());
     let tally = model.model.clone();
     let (shown, transport, total) = (stats.clone(), model.model.clone(), run.total);
     let progress =
@@ -181,7 +185,6 @@ pub(crate) async fn run_to(
         )
         .await;
     progress.finish().await;
-    signals.abort();
     let report = result.map_err(|e| {
         if matches!(&e, RunError::Preflight(inner) if !matches!(inner, llm_client::LlmError::Auth { .. })) {
             CliError::run(format!("{e} (`--no-preflight`)"))

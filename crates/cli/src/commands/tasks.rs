@@ -9,7 +9,7 @@ use taskrun::{
     slurm_script, task_from_flag,
 };
 
-use super::run::{self as run_cmd, run_to};
+use super::run::{self as run_cmd, run_to, watch_ctrl_c};
 use super::scenarios::{SelectionArgs, load_selected};
 use crate::error::{CliError, CommandResult, Outcome};
 use crate::settings::RunSettings;
@@ -83,41 +83,38 @@ async fn run_task(args: run_cmd::Args) -> CommandResult {
     let part = run.part_path(task);
     let mut settings = RunSettings::layered(config.run.as_ref(), None, &run_cmd::flags(&args))?;
     settings.share_limits(args.workers.unwrap_or(1));
+    settings.cache.journal = run.response_journal(task);
     if let Some(budget) = settings.budget {
-        // The run's budget: what every task has spent (this one's part included) comes off it,
-        // and with --workers W each task may spend at most 1/W of it, so W tasks at once stay
-        // within it.
-        let spent = RunStatus::read(&run).map_err(cli)?.spend_usd();
-        if budget - spent <= 0.0 {
-            return Err(CliError::run(format!(
-                "the run's budget ${budget:.4} is spent (${spent:.4} over its tasks): task {task} does not start"
-            )));
-        }
-        let share = (budget - spent).min(budget / f64::from(args.workers.unwrap_or(1)));
-        errln!("budget: ${share:.4} for task {task} (the run's ${budget:.4}, ${spent:.4} spent)");
-        settings.budget = Some(share);
+        let status = RunStatus::read(&run).map_err(cli)?;
+        let (share, said) = status.budget_share(budget, args.workers.unwrap_or(1), task);
+        settings.budget = Some(share.map_err(cli)?);
+        errln!("{said}");
     }
-    if run
-        .begin_task(task, settings.checkpoint_every, settings.lease_ttl)
-        .map_err(cli)?
-        == taskrun::TaskStart::DoneByAnother
-    {
+    // Listening first: a standby stopped while it waits exits 3, not by the signal's default.
+    let control = agents::RunControl::default();
+    let signals = watch_ctrl_c(control.stop.clone(), control.abort.clone());
+    let (every, ttl) = (settings.checkpoint_every, settings.lease_ttl);
+    let stopped = || control.stop.is_cancelled();
+    let start = tokio::task::block_in_place(|| run.begin_task_until(task, every, ttl, &stopped));
+    if start.map_err(cli)? == taskrun::TaskStart::DoneByAnother {
         errln!("task {task} was done by another copy while this one waited: nothing to do");
         return Ok(Outcome::Success);
     }
+    let scenarios = run.manifest().task_scenarios(task);
     errln!(
-        "task {task}: {} scenario(s) into {}",
-        run.manifest().task_scenarios(task),
+        "task {task}: {scenarios} scenario(s) into {}",
         part.display()
     );
-    let outcome = run_to(&config, &settings, &part, args.batch).await?;
+    let stats = std::sync::Arc::new(agents::RunStats::default());
+    let spent = stats.clone();
+    let ledger = run.keep_spend_ledger(task, every, move || spent.spent());
+    let ledger = ledger.map_err(cli)?;
+    let outcome = run_to(&config, &settings, &part, args.batch, control, stats).await;
+    signals.abort();
+    tokio::task::block_in_place(|| ledger.finish());
+    let outcome = outcome?;
     let (_, created) = finish_task(&run, task, started).map_err(cli)?;
-    let verb = if created {
-        "done"
-    } else {
-        "was marked done by another copy meanwhile"
-    };
-    errln!("task {task} {verb}: {}", run.marker_label(task));
+    errln!("{}", run.finished_words(task, created));
     Ok(outcome)
 }
 

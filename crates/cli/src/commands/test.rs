@@ -247,7 +247,7 @@ fn settings(args: &Args) -> Result<RunSettings, CliError> {
         concurrency: DEFAULT_CONCURRENCY,
         cache: CacheSettings {
             enabled: false,
-            dir: None,
+            ..CacheSettings::default()
         },
         ..RunSettings::default()
     };
