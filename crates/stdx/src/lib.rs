@@ -11,6 +11,8 @@
 //! - [`progress`]: the one layout of a long job's progress line and of what its transport
 //!   absorbed (retries, rate limits, cooldowns, pauses), for both workloads and the CLI.
 //!
+//! - [`keys_refusing_others`]: the keys a strict serde reader names, to hold hand-written key
+//!   lists (schemas, hints) to the reader.
 //! - [`flag_hint`]: the tip of an unknown-flag error; [`clap_flags`] (feature `clap`) reads a
 //!   clap command line for it.
 //!
@@ -23,6 +25,7 @@ pub mod clap_flags;
 mod duration;
 mod flag_hint;
 mod hint;
+mod keys;
 mod path;
 pub mod progress;
 mod redact;
@@ -31,5 +34,6 @@ pub use atomic::{check_writable, write_atomic};
 pub use duration::{duration_serde, parse_duration};
 pub use flag_hint::{CommandFlags, FlagPlace, flag_hint, flags_after_command, single_dash_word};
 pub use hint::{closest, closest_within, did_you_mean, edit_distance};
+pub use keys::keys_refusing_others;
 pub use path::beside;
 pub use redact::{redact_url, redact_urls_in};
