@@ -27,7 +27,8 @@ use crate::executor::OnlineBackend;
 use crate::machine::{Pipeline, RunOutcome, SettingsError};
 use crate::prompts::PromptError;
 use runlog::AgentKind;
-use runlog::record::{ScenarioRecord, unflatten_key};
+use runlog::record::ScenarioRecord;
+pub use runlog::record::unflatten_params;
 
 /// A scenario is "near the threshold" when its original score is within this many points of it.
 pub const NEAR_THRESHOLD_MARGIN: f64 = 0.5;
@@ -68,15 +69,6 @@ impl AuditItem {
             original_score,
         }
     }
-}
-
-/// The inverse of [`runlog::record::flat_params`]: `param_<field>` back to `<field>` for the
-/// record field names a parameter had to be renamed from.
-#[must_use]
-pub fn unflatten_params(flat: &BTreeMap<String, Value>) -> BTreeMap<String, Value> {
-    flat.iter()
-        .map(|(k, v)| (unflatten_key(k).to_string(), v.clone()))
-        .collect()
 }
 
 /// Picks `n` of `len` positions, deterministically from `seed`, returned in ascending order

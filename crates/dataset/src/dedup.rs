@@ -1,7 +1,7 @@
 //! Duplicate detection over a run's texts: exact duplicates after normalisation, and near
 //! duplicates by MinHash over word 3-shingles with LSH banding.
 //!
-//! Normalisation: lower-cased, words are runs of letters and digits (each Han, Hiragana or
+//! Normalisation: NFKC (full-width letters and ligatures are plain letters), lower-cased, words are runs of letters and digits (each Han, Hiragana or
 //! Katakana character is a word of its own, as in `codeswitch`), so punctuation,
 //! spacing and case do not make two texts differ. A record is its batch of utterances taken as
 //! a multiset of sentences: the exact key is over the sorted normalised sentences
@@ -57,9 +57,17 @@ fn mix(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
+/// `text` in Unicode compatibility form (NFKC): full-width letters, ligatures (`ﬁ`), and other
+/// compatibility characters become their plain letters, so a copy written with them is the same
+/// text for both duplicate keys.
+fn compatible(text: &str) -> std::borrow::Cow<'_, str> {
+    icu_normalizer::ComposingNormalizerBorrowed::new_nfkc().normalize(text)
+}
+
 /// The word 3-shingles of one sentence (a sentence of fewer than three words is one shingle).
 fn shingles(text: &str) -> Vec<u64> {
-    let words: Vec<u64> = words(text).map(|w| fnv(w.as_bytes())).collect();
+    let text = compatible(text);
+    let words: Vec<u64> = words(&text).map(|w| fnv(w.as_bytes())).collect();
     if words.len() < 3 {
         vec![words.iter().fold(0, |h, w| mix(h ^ w))]
     } else {
@@ -99,7 +107,7 @@ pub fn batch_signature<S: AsRef<str>>(sentences: &[S]) -> [u8; SIGNATURE] {
 pub fn exact_key<S: AsRef<str>>(sentences: &[S]) -> u64 {
     let mut normal: Vec<String> = sentences
         .iter()
-        .map(|s| words(s.as_ref()).collect::<Vec<_>>().join(" "))
+        .map(|s| words(&compatible(s.as_ref())).collect::<Vec<_>>().join(" "))
         .collect();
     normal.sort_unstable();
     fnv(normal.join("\n").as_bytes())
@@ -294,6 +302,15 @@ mod tests {
         assert!(one >= 900, "one word changed: {one} of 1000");
         assert!(two <= 100, "two words changed: {two} of 1000");
         assert!(three <= 5, "three words changed: {three} of 1000");
+    }
+
+    /// Break-it review (issue 30): full-width letters and ligatures hid copies from both keys.
+    #[test]
+    fn full_width_letters_and_ligatures_are_the_same_text() {
+        let plain = ["The office will finally close at five today, so file it now."];
+        let wide = ["Ｔｈｅ ｏｆｆｉｃｅ will ﬁnally close at ｆｉｖｅ today, so ﬁle it now."];
+        assert_eq!(exact_key(&plain), exact_key(&wide));
+        assert!((similarity(&batch_signature(&plain), &batch_signature(&wide)) - 1.0).abs() < 1e-9);
     }
 
     #[test]

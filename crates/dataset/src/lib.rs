@@ -41,7 +41,7 @@ use language::iso_code;
 use row::param_str;
 pub use row::{Feature, IncludedAs, ParamColumns, ParamKind, Row};
 use runlog::ScenarioRecord;
-use runlog::record::{RecordError, RecordReader, RecordSettings};
+use runlog::record::{RecordError, RecordReader, RecordSettings, unflatten_params};
 
 /// The split names, in order, for one, two or three shares.
 pub const SPLIT_NAMES: [&str; 3] = ["train", "validation", "test"];
@@ -634,7 +634,7 @@ fn scan(input: &Path, options: &ExportOptions) -> Result<Scan, ExportError> {
             rejected += 1;
             continue;
         }
-        params.observe(&record.params);
+        params.observe(&unflatten_params(&record.params));
         let name = pair_name(&record);
         let next = u32::try_from(pairs.len()).unwrap_or(u32::MAX);
         let pair = *pair_index.entry(name.clone()).or_insert_with(|| {

@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use runlog::ScenarioRecord;
+use runlog::record::unflatten_params;
 
 /// Why a row is in the export (`included_as`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -324,7 +325,10 @@ impl<'a> Row<'a> {
             .as_ref()
             .and_then(|m| m.get("status").and_then(Value::as_str));
         let sentences = Sentences::of(record, status);
-        let param_values = params.values(&record.params);
+        // The scenario's parameters under their own names (a record stores an axis named like
+        // one of its fields, `score`, as `param_score`).
+        let scenario_params = unflatten_params(&record.params);
+        let param_values = params.values(&scenario_params);
         let param_map = params
             .columns()
             .map(|(name, _)| name)
@@ -371,7 +375,7 @@ impl<'a> Row<'a> {
             gate_passed: record.gate.as_ref().and_then(|g| g.passed),
             gate_reason: record.gate.as_ref().map(|g| g.reason.as_str()),
             duplicate_of,
-            params: serde_json::to_string(&record.params).unwrap_or_default(),
+            params: serde_json::to_string(&scenario_params).unwrap_or_default(),
             models: serde_json::to_string(&record.models).unwrap_or_default(),
             param_values,
             param_map,

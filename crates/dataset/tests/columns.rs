@@ -396,3 +396,47 @@ fn params_become_typed_columns_whatever_their_values() {
     );
     assert!(card.contains("  - name: \"param_huge\"\n    dtype: string\n"));
 }
+
+/// Break-it review (issue 30): a record stores an axis named like one of its own fields
+/// (`score`) as `param_score`, and one named `param_score` as `param_param_score`. The export
+/// names them by the scenario's own names: the `params` JSON gives the scenario's parameters
+/// back, and `param_score` is the `score` axis.
+#[test]
+fn params_named_like_record_fields_keep_their_own_names() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut r = template();
+    r["id"] = Value::from("odd");
+    r["param_score"] = Value::from(1);
+    r["param_param_score"] = Value::from("a");
+    r["param_accepted"] = Value::from("no");
+    let run = write_run(dir.path(), &[r]);
+    let out = dir.path().join("out");
+    export(&run, &out, &options()).expect("export");
+    let row = &rows(&out)[0];
+    let params: BTreeMap<String, Value> =
+        serde_json::from_str(row["params"].as_str().expect("params JSON")).expect("JSON");
+    assert_eq!(params["score"], Value::from(1), "{params:?}");
+    assert_eq!(params["param_score"], Value::from("a"), "{params:?}");
+    assert_eq!(params["accepted"], Value::from("no"), "{params:?}");
+    assert!(!params.contains_key("param_param_score"), "{params:?}");
+    assert_eq!(row["param_score"], Value::from(1), "the `score` axis");
+    assert_eq!(row["param_param_score"], Value::from("a"), "the `param_score` axis");
+    assert_eq!(row["param_accepted"], Value::from("no"));
+    assert!(row.get("param_param_param_score").is_none(), "{row}");
+}
+
+/// Break-it review (issue 30): the card's `language:` codes are quoted, so Norwegian `no` is
+/// not read as the YAML boolean false.
+#[test]
+fn the_cards_language_codes_are_strings() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut r = template();
+    r["first_language"] = Value::from("Norwegian");
+    r["second_language"] = Value::from("English");
+    let run = write_run(dir.path(), &[r]);
+    let out = dir.path().join("out");
+    export(&run, &out, &options()).expect("export");
+    let card = std::fs::read_to_string(out.join("README.md")).expect("card");
+    assert!(card.contains("- \"no\"\n"), "{card}");
+    assert!(!card.contains("- no\n"), "{card}");
+}

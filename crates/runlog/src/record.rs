@@ -237,6 +237,15 @@ pub fn unflatten_key(key: &str) -> &str {
     }
 }
 
+/// The scenario's parameters under their own names: the inverse of [`flat_params`] over a
+/// record's flat keys (`param_score` back to `score`, `param_param_score` to `param_score`).
+#[must_use]
+pub fn unflatten_params(flat: &BTreeMap<String, Value>) -> BTreeMap<String, Value> {
+    flat.iter()
+        .map(|(k, v)| (unflatten_key(k).to_string(), v.clone()))
+        .collect()
+}
+
 /// One text of the batch and what the judges made of it. Every field defaults when absent, so
 /// records of older versions load.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
