@@ -476,6 +476,14 @@ fn with_scenario_keys(extra: &str) -> String {
     format!("{SCENARIOS}{extra}")
 }
 
+/// A suite of one template (`id: t`, `category: custom`, then `rest`, a flow mapping's inner
+/// text) over the grid `a: [1]`, `s: [[hi]]`.
+fn tpl(rest: &str) -> String {
+    format!(
+        "scenarios:\n  - template: {{id: t, category: custom, {rest}}}\n    grid: {{a: [1], s: [[hi]]}}\n"
+    )
+}
+
 /// Odd inputs at every key position, each through BOTH the schema and the loader: the same
 /// verdict, and the one expected (a both-wrong pair would pass a sameness check alone).
 #[test]
@@ -597,6 +605,16 @@ fn odd_suites_get_the_same_verdict_from_schema_and_loader() {
             "scenarios:\n  - template: {category: custom, steps: [hi], expect: {shouldContain: x}}\n    grid: {a: [1]}\n".to_owned(),
             false,
         ),
+        // A template's contents are checked as a scenario's; a placeholder stands for any value.
+        (tpl("steps: [hi], expect: {expectedCall: [{function: f}]}"), false),
+        (tpl("steps: [hi], expect: {shouldContain: x}, script: {turns: [{text: hi, zz: 1}]}"), false),
+        (tpl("expect: {shouldContain: x}, steps: 5"), false),
+        (tpl("steps: [hi], expect: {shouldContain: x}, timeout_ms: -1"), false),
+        (tpl("steps: [hi], expect: {shouldContain: x}, tags: 5"), false),
+        (tpl("steps: [hi], expect: {shouldContain: x, weight: '{{ a }}'}"), true),
+        (tpl("expect: {shouldContain: x}, steps: '{{ s }}'"), true),
+        (tpl("steps: [hi], expect: {shouldContain: 'x{{ a }}', turn: 1}"), true),
+        (tpl("steps: [hi], expect: {all: [{shouldContian: x}]}"), false),
         // The top level.
         (with_top("name: null\n"), true),
         (with_top("name: [a]\n"), false),

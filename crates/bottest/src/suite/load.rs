@@ -215,7 +215,11 @@ pub fn parse_suite(path: &Path, text: &str) -> Result<Suite, ConfigError> {
                         ),
                     ));
                 }
-                expand_template(&template, &grid).map_err(|m| here(&at("template"), m))?
+                expand_template(&template, &grid).map_err(|(key, m)| {
+                    let mut segs = at("template");
+                    segs.extend(key.map(KeySeg::from));
+                    here(&segs, m)
+                })?
             }
             (Some(_), None) => {
                 return Err(here(
@@ -488,46 +492,65 @@ fn build_scenario(
 type GridPoint = BTreeMap<String, Value>;
 
 /// Expands a template over its grid (via `ScenarioSpace`), rendering every string with the grid
-/// point's values and reading the result as a scenario entry.
+/// point's values and reading the result as a scenario entry. An error names the template's key
+/// it is about, where one key alone fails to read.
 fn expand_template(
     template: &Value,
     grid: &BTreeMap<String, Vec<Value>>,
-) -> Result<Vec<(Entry, GridPoint)>, String> {
+) -> Result<Vec<(Entry, GridPoint)>, (Option<String>, String)> {
     let axes = grid
         .iter()
         .map(|(name, values)| Axis::new(name.clone(), values.clone()))
         .collect();
-    let space =
-        ScenarioSpace::new(axes, BTreeMap::new(), Vec::new()).map_err(|e| format!("grid: {e}"))?;
+    let space = ScenarioSpace::new(axes, BTreeMap::new(), Vec::new())
+        .map_err(|e| (None, format!("grid: {e}")))?;
     let template_id = template
         .get("id")
         .and_then(Value::as_str)
-        .ok_or_else(|| "a template needs an `id`".to_owned())?
+        .ok_or_else(|| (None, "a template needs an `id`".to_owned()))?
         .to_owned();
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     let mut out = Vec::new();
     for point in space.iter() {
         let mut rendered = render_value(&env, template, &point.params)
-            .map_err(|e| format!("template `{template_id}`: {e}"))?;
+            .map_err(|e| (None, format!("template `{template_id}`: {e}")))?;
         if let Value::Object(map) = &mut rendered {
             map.insert(
                 "id".to_owned(),
                 Value::String(format!("{template_id}-{}", point.id)),
             );
         }
-        let entry: Entry = serde_json::from_value(rendered).map_err(|e| {
-            format!(
-                "template `{template_id}` with {}: {e}",
-                Value::Object(point.params.clone().into_iter().collect())
+        let entry: Entry = serde_json::from_value(rendered.clone()).map_err(|e| {
+            (
+                failing_key(&rendered),
+                format!(
+                    "template `{template_id}` with {}: {e}",
+                    Value::Object(point.params.clone().into_iter().collect())
+                ),
             )
         })?;
         if entry.template.is_some() || entry.grid.is_some() {
-            return Err(format!("template `{template_id}` may not nest templates"));
+            return Err((
+                None,
+                format!("template `{template_id}` may not nest templates"),
+            ));
         }
         out.push((entry, point.params));
     }
     Ok(out)
+}
+
+/// The first key of a rendered template that fails to read on its own (every key of an entry is
+/// optional), so that an error can point at it.
+fn failing_key(rendered: &Value) -> Option<String> {
+    let map = rendered.as_object()?;
+    map.iter()
+        .find(|(k, v)| {
+            let alone = Value::Object([((*k).clone(), (*v).clone())].into_iter().collect());
+            serde_json::from_value::<Entry>(alone).is_err()
+        })
+        .map(|(k, _)| k.clone())
 }
 
 fn render_value(
@@ -749,6 +772,15 @@ mod tests {
         assert!(shown.contains("0 to 100"), "{shown}");
         let ok = text.replace("101", "100");
         assert!(parse_suite(Path::new("s.yaml"), &ok).is_ok());
+    }
+
+    #[test]
+    fn a_template_error_points_at_the_template_s_key() {
+        let text = "scenarios:\n  - template:\n      id: t\n      category: custom\n      steps: [hi]\n      expect: {expectedCall: [{function: f}]}\n    grid: {a: [1]}\n";
+        let err = parse_suite(Path::new("s.yaml"), text).expect_err("a check typo");
+        let shown = err.to_string();
+        assert!(shown.starts_with("s.yaml:6:7:"), "{shown}");
+        assert!(shown.contains("expectedCalls"), "{shown}");
     }
 
     #[test]
