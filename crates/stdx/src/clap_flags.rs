@@ -73,7 +73,10 @@ pub fn single_dash(root: &clap::Command, argv: &[String]) -> Option<clap::Error>
 ///
 /// # Errors
 /// clap's error for the first bad flag or value, with the tip of [`improve`].
-pub fn check_command_line(root: &clap::Command, words: &[String]) -> Result<(), clap::Error> {
+pub fn check_command_line(
+    root: &clap::Command,
+    words: &[String],
+) -> Result<clap::ArgMatches, clap::Error> {
     let argv: Vec<String> = std::iter::once(root.get_name().to_owned())
         .chain(words.iter().cloned())
         .collect();
@@ -82,7 +85,6 @@ pub fn check_command_line(root: &clap::Command, words: &[String]) -> Result<(), 
     }
     root.clone()
         .try_get_matches_from(&argv)
-        .map(|_| ())
         .map_err(|e| improve(e, root, &argv))
 }
 
