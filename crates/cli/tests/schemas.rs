@@ -356,6 +356,7 @@ fn odd_configs_get_the_same_verdict_from_schema_and_loader() {
             false,
         ),
         ("axes: {topic: [a]}\nrun: {provider: OpenAI}\n", false),
+        ("axes: {topic: [a]}\nrun: {weights: {fluncy: 1}}\n", false),
         ("{}\n", false),
     ] {
         let loader = config_loads(text, "yaml");
@@ -663,6 +664,30 @@ fn odd_suites_get_the_same_verdict_from_schema_and_loader() {
         wrong.len(),
         wrong.join("\n")
     );
+}
+
+/// Mistakes found once the file is read (a judge's weight, a prompt or scripts file) are named
+/// at the key that holds them, with a hint, like every other config or suite mistake.
+#[test]
+fn named_judges_and_files_are_located_at_their_key() {
+    let weights = config_loads(
+        "axes: {topic: [a]}\nrun:\n  weights:\n    fluncy: 1\n",
+        "yaml",
+    );
+    let shown = weights.expect_err("no such judge");
+    assert!(shown.contains("config.yaml:4:5:"), "{shown}");
+    assert!(shown.contains("did you mean `fluency`?"), "{shown}");
+    let prompt = config_loads(
+        "axes: {topic: [a]}\nrun:\n  agents:\n    generator:\n      prompt: /no/such/prompt.j2\n",
+        "yaml",
+    );
+    let shown = prompt.expect_err("no such prompt file");
+    assert!(shown.contains("config.yaml:5:7:"), "{shown}");
+    assert!(shown.contains("/no/such/prompt.j2"), "{shown}");
+    let scripts = suite_loads(&with_top("bot:\n  scripts_file: nope.yaml\n"));
+    let shown = scripts.expect_err("no such scripts file");
+    assert!(shown.starts_with("suite.yaml:2:3:"), "{shown}");
+    assert!(shown.contains("nope.yaml"), "{shown}");
 }
 
 /// Every integer and number of the config schema (the scenario part and `run:`), as JSON

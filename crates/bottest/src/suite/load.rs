@@ -192,7 +192,15 @@ pub fn parse_suite(path: &Path, text: &str) -> Result<Suite, ConfigError> {
         weights: defaults.weights.clone(),
         critical: defaults.critical.iter().copied().collect(),
     };
-    let side_scripts = load_side_scripts(path, &file.bot)?;
+    let side_scripts = load_side_scripts(path, &file.bot).map_err(|e| match e {
+        // A file that cannot be opened is named at the key that names it.
+        SideScripts::Unreadable(side, why) => here(
+            &[KeySeg::from("bot"), KeySeg::from("scripts_file")],
+            format!("cannot read the scripts file {}: {why}", side.display()),
+        )
+        .with_hint("`scripts_file` is a path from the suite's folder"),
+        SideScripts::Bad(e) => e,
+    })?;
     let functions = function_schemas(&file.bot).map_err(|(segs, msg)| here(&segs, msg))?;
 
     let mut scenarios: Vec<SuiteScenario> = Vec::new();
@@ -342,12 +350,23 @@ struct Context<'a> {
     functions: Option<&'a FunctionSchemas>,
 }
 
-fn load_side_scripts(path: &Path, bot: &BotSpec) -> Result<BTreeMap<String, Script>, ConfigError> {
+/// Why the side scripts could not be read.
+enum SideScripts {
+    /// The file (this path) cannot be opened.
+    Unreadable(std::path::PathBuf, std::io::Error),
+    /// Its contents are wrong (located in that file).
+    Bad(ConfigError),
+}
+
+fn load_side_scripts(path: &Path, bot: &BotSpec) -> Result<BTreeMap<String, Script>, SideScripts> {
     let Some(file) = &bot.scripts_file else {
         return Ok(BTreeMap::new());
     };
     let side = super::suite_folder(path).join(file);
-    scenarios::read_document(&side)
+    if let Err(e) = std::fs::File::open(&side) {
+        return Err(SideScripts::Unreadable(side, e));
+    }
+    scenarios::read_document(&side).map_err(SideScripts::Bad)
 }
 
 /// What is wrong with one scenario entry, at a key path relative to the entry.
