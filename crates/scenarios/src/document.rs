@@ -137,9 +137,10 @@ fn yaml_error(path: &Path, text: &str, err: &serde_saphyr::Error) -> ConfigError
             ))
         }
         // serde-saphyr's own text is a terse "invalid u64"; say what was expected instead.
-        serde_saphyr::Error::InvalidScalar { ty, .. } => {
-            Cow::Owned(format!("invalid value: expected {}", describe_scalar(ty)))
-        }
+        serde_saphyr::Error::InvalidScalar { ty, .. } => Cow::Owned(format!(
+            "invalid value: expected {}",
+            crate::error::describe_scalar(ty)
+        )),
         other => serde_saphyr::DefaultMessageFormatter.format_message(other),
     };
     // The formatter may return control characters from the document; keep the message one line.
@@ -165,18 +166,6 @@ fn key_before(text: &str, line: usize, column: usize) -> Option<String> {
         .next()?
         .trim_matches(|c| c == '"' || c == '\'');
     (!key.is_empty()).then(|| key.to_owned())
-}
-
-/// A Rust scalar type name as a config author knows it.
-fn describe_scalar(ty: &str) -> String {
-    match ty {
-        "u8" | "u16" | "u32" | "u64" | "u128" | "usize" => "a non-negative integer".to_string(),
-        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" => "an integer".to_string(),
-        "f32" | "f64" => "a number".to_string(),
-        "bool" | "boolean" => "true or false".to_string(),
-        "char" => "a single character".to_string(),
-        other => format!("a value of type {other}"),
-    }
 }
 
 fn toml_error(path: &Path, text: &str, err: &toml::de::Error) -> ConfigError {
