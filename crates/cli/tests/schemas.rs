@@ -357,6 +357,12 @@ fn odd_configs_get_the_same_verdict_from_schema_and_loader() {
         ),
         ("axes: {topic: [a]}\nrun: {provider: OpenAI}\n", false),
         ("axes: {topic: [a]}\nrun: {weights: {fluncy: 1}}\n", false),
+        // A quoted number is text, and a plain number is no text, in YAML as in TOML.
+        ("axes: {topic: [a]}\nseed: \"7\"\n", false),
+        ("axes: {topic: [a]}\nrun: {concurrency: \"8\"}\n", false),
+        ("axes: {topic: [a]}\nrun: {threshold: \"8\"}\n", false),
+        ("name: 5\naxes: {topic: [a]}\n", false),
+        ("name: \"5\"\naxes: {topic: [a]}\n", true),
         ("{}\n", false),
     ] {
         let loader = config_loads(text, "yaml");
@@ -606,6 +612,12 @@ fn odd_suites_get_the_same_verdict_from_schema_and_loader() {
             "scenarios:\n  - template: {category: custom, steps: [hi], expect: {shouldContain: x}}\n    grid: {a: [1]}\n".to_owned(),
             false,
         ),
+        // A quoted number is text, and a plain number is no text.
+        (with_top("defaults: {threshold: \"100\"}\n"), false),
+        (with_expect("{shouldContain: a, weight: \"4\"}"), false),
+        (SCENARIOS.replacen("id: s1", "id: 5", 1), false),
+        (SCENARIOS.replacen("id: s1", "id: '5'", 1), true),
+        (SCENARIOS.replacen("steps: [hello]", "steps: [{say: 5}]", 1), false),
         // A template's contents are checked as a scenario's; a placeholder stands for any value.
         (tpl("steps: [hi], expect: {expectedCall: [{function: f}]}"), false),
         (tpl("steps: [hi], expect: {shouldContain: x}, script: {turns: [{text: hi, zz: 1}]}"), false),

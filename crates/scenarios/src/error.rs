@@ -79,7 +79,7 @@ impl ConfigError {
 
 /// A parser's message in a config author's words: no Rust type names (`u64`, `Option<String>`)
 /// and no parser options (`DuplicateKeyPolicy`); with a hint where one helps.
-fn users_words(message: &str) -> (String, Option<&'static str>) {
+pub(crate) fn users_words(message: &str) -> (String, Option<&'static str>) {
     if let Some(rest) = message.strip_prefix("duplicate mapping key: ") {
         let key = rest
             .split(", set DuplicateKeyPolicy")
@@ -129,7 +129,7 @@ pub(crate) fn describe_scalar(ty: &str) -> String {
         "u64" | "usize" => whole(u64::MAX.into()),
         "u128" => whole(u128::MAX),
         "i8" | "i16" | "i32" | "i64" | "i128" | "isize" => "a whole number".to_owned(),
-        "f32" | "f64" => "a number".to_owned(),
+        "f32" | "f64" | "floating point" => "a number".to_owned(),
         "bool" | "boolean" => "true or false".to_owned(),
         "char" => "a single character".to_owned(),
         "string" | "String" | "str" => "text".to_owned(),

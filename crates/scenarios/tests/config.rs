@@ -193,6 +193,19 @@ fn parser_messages_are_in_users_words() {
         "{}",
         err.message
     );
+    let err = yaml_err("axes:\n  a: [1]\nseed: \"7\"\n");
+    assert_eq!(at(&err).0, 3, "{err}");
+    assert!(
+        err.message.starts_with("`seed`: invalid type: string"),
+        "{}",
+        err.message
+    );
+    assert!(
+        err.hint
+            .as_deref()
+            .is_some_and(|h| h.contains("without quotes")),
+        "{err}"
+    );
     let err = yaml_err(
         "name: ~\naxes:\n  a: [1]\nlanguage_pairs: [{first_language: ~, second_language: b}]\n",
     );
