@@ -32,7 +32,8 @@ struct Cli {
         long,
         global = true,
         env = "SCENARIO_ENGINE_LOG",
-        default_value = "warn"
+        default_value = "warn",
+        value_parser = log_filter
     )]
     log: String,
     #[command(subcommand)]
@@ -72,6 +73,13 @@ enum Command {
         #[arg(value_enum)]
         what: commands::generate::Generated,
     },
+}
+
+/// `--log`: a filter tracing can read (it would otherwise drop a bad one silently).
+fn log_filter(filter: &str) -> Result<String, String> {
+    tracing_subscriber::EnvFilter::try_new(filter)
+        .map(|_| filter.to_owned())
+        .map_err(|e| format!("not a log filter ({e}); e.g. warn, info or agents=debug"))
 }
 
 fn main() -> ExitCode {
