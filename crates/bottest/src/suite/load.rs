@@ -179,12 +179,7 @@ pub fn load_suite(path: &Path) -> Result<Suite, ConfigError> {
 /// As [`load_suite`].
 pub fn parse_suite(path: &Path, text: &str) -> Result<Suite, ConfigError> {
     let file: SuiteFile = scenarios::parse_document(path, text)?;
-    if matches!(
-        scenarios::Format::from_path(path),
-        Ok(scenarios::Format::Yaml | scenarios::Format::Json)
-    ) {
-        inexact_numbers(path, text)?;
-    }
+    inexact_numbers(path, text)?;
     let here = |segs: &[KeySeg], msg: String| SourceMap::build(path, text).error(segs, msg);
     let defaults = file.defaults;
     defaults_in_range(&defaults).map_err(|(segs, msg, hint)| here(&segs, msg).with_hint(hint))?;
@@ -192,15 +187,7 @@ pub fn parse_suite(path: &Path, text: &str) -> Result<Suite, ConfigError> {
         weights: defaults.weights.clone(),
         critical: defaults.critical.iter().copied().collect(),
     };
-    let side_scripts = load_side_scripts(path, &file.bot).map_err(|e| match e {
-        // A file that cannot be opened is named at the key that names it.
-        SideScripts::Unreadable(side, why) => here(
-            &[KeySeg::from("bot"), KeySeg::from("scripts_file")],
-            format!("cannot read the scripts file {}: {why}", side.display()),
-        )
-        .with_hint("`scripts_file` is a path from the suite's folder"),
-        SideScripts::Bad(e) => e,
-    })?;
+    let side_scripts = load_side_scripts(path, text, &file.bot)?;
     let functions = function_schemas(&file.bot).map_err(|(segs, msg)| here(&segs, msg))?;
 
     let mut scenarios: Vec<SuiteScenario> = Vec::new();
@@ -223,11 +210,9 @@ pub fn parse_suite(path: &Path, text: &str) -> Result<Suite, ConfigError> {
                         ),
                     ));
                 }
-                expand_template(&template, &grid).map_err(|(key, m)| {
-                    let mut segs = at("template");
-                    segs.extend(key.map(KeySeg::from));
-                    here(&segs, m)
-                })?
+                let key =
+                    |k: Option<String>| [at("template"), k.into_iter().map(KeySeg::from).collect()];
+                expand_template(&template, &grid).map_err(|(k, m)| here(&key(k).concat(), m))?
             }
             (Some(_), None) => {
                 return Err(here(
@@ -350,23 +335,25 @@ struct Context<'a> {
     functions: Option<&'a FunctionSchemas>,
 }
 
-/// Why the side scripts could not be read.
-enum SideScripts {
-    /// The file (this path) cannot be opened.
-    Unreadable(std::path::PathBuf, std::io::Error),
-    /// Its contents are wrong (located in that file).
-    Bad(ConfigError),
-}
-
-fn load_side_scripts(path: &Path, bot: &BotSpec) -> Result<BTreeMap<String, Script>, SideScripts> {
+/// The scripts of `bot.scripts_file`: a file that cannot be opened is named at that key of the
+/// suite (`path`, `text`), a mistake inside it where it is in that file.
+fn load_side_scripts(
+    path: &Path,
+    text: &str,
+    bot: &BotSpec,
+) -> Result<BTreeMap<String, Script>, ConfigError> {
     let Some(file) = &bot.scripts_file else {
         return Ok(BTreeMap::new());
     };
     let side = super::suite_folder(path).join(file);
     if let Err(e) = std::fs::File::open(&side) {
-        return Err(SideScripts::Unreadable(side, e));
+        let at = [KeySeg::from("bot"), KeySeg::from("scripts_file")];
+        let message = format!("cannot read the scripts file {}: {e}", side.display());
+        return Err(SourceMap::build(path, text)
+            .error(&at, message)
+            .with_hint("`scripts_file` is a path from the suite's folder"));
     }
-    scenarios::read_document(&side).map_err(SideScripts::Bad)
+    scenarios::read_document(&side)
 }
 
 /// What is wrong with one scenario entry, at a key path relative to the entry.
@@ -640,6 +627,13 @@ const MAX_PLAIN_DIGITS: usize = 15;
 /// significant digits than a float keeps: counting them on the parsed value would see the
 /// rounded number's short form. The error is at the number, with the fix (quote it).
 fn inexact_numbers(path: &Path, text: &str) -> Result<(), ConfigError> {
+    // TOML keeps its own number syntax.
+    if !matches!(
+        scenarios::Format::from_path(path),
+        Ok(scenarios::Format::Yaml | scenarios::Format::Json)
+    ) {
+        return Ok(());
+    }
     let Ok(tree) = serde_saphyr::from_str::<Spanned<Scan>>(text) else {
         // The document parsed as a suite; a reader that cannot re-read it checks nothing here.
         return Ok(());
