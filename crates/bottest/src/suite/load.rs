@@ -497,13 +497,16 @@ fn build_scenario(
 /// The grid values one expanded scenario was built with.
 type GridPoint = BTreeMap<String, Value>;
 
+/// Why a template failed: the template's key it is about (where one is), and the message.
+type TemplateError = (Option<String>, String);
+
 /// Expands a template over its grid (via `ScenarioSpace`), rendering every string with the grid
 /// point's values and reading the result as a scenario entry. An error names the template's key
 /// it is about, where one key alone fails to read.
 fn expand_template(
     template: &Value,
     grid: &BTreeMap<String, Vec<Value>>,
-) -> Result<Vec<(Entry, GridPoint)>, (Option<String>, String)> {
+) -> Result<Vec<(Entry, GridPoint)>, TemplateError> {
     let axes = grid
         .iter()
         .map(|(name, values)| Axis::new(name.clone(), values.clone()))
