@@ -530,6 +530,32 @@ impl RunSettings {
         }
         JudgeWeights::new(self.weights.clone())
             .map_err(|e| SettingsError::at("weights", e.to_string()))?;
+        let judges = AgentKind::JUDGES.map(AgentKind::weight_name);
+        if let Some(name) = self.weights.keys().find(|n| !judges.contains(&n.as_str())) {
+            let hint = stdx::closest(name, judges)
+                .map(|c| format!("did you mean `{c}`? "))
+                .unwrap_or_default();
+            return bad(
+                &format!("weights.{name}"),
+                &format!("is no judge; {hint}(judges: {})", judges.join(", ")),
+            );
+        }
+        // A prompt override is read when the pipeline is built: a missing file is named here,
+        // at its key, before anything runs.
+        for kind in AgentKind::ALL {
+            if let Some(path) = &self.agents.per_agent().get(kind).prompt
+                && let Err(e) = std::fs::metadata(path)
+            {
+                return bad(
+                    &format!("agents.{}.prompt", kind.name()),
+                    &format!(
+                        "names {}, which cannot be read ({e}); a path is taken from the \
+                         directory the command runs in",
+                        path.display()
+                    ),
+                );
+            }
+        }
         Ok(())
     }
 

@@ -32,7 +32,8 @@ struct Cli {
         long,
         global = true,
         env = "SCENARIO_ENGINE_LOG",
-        default_value = "warn"
+        default_value = "warn",
+        value_parser = log_filter
     )]
     log: String,
     #[command(subcommand)]
@@ -74,6 +75,13 @@ enum Command {
     },
 }
 
+/// `--log`: a filter tracing can read (it would otherwise drop a bad one silently).
+fn log_filter(filter: &str) -> Result<String, String> {
+    tracing_subscriber::EnvFilter::try_new(filter)
+        .map(|_| filter.to_owned())
+        .map_err(|e| format!("not a log filter ({e}); e.g. warn, info or agents=debug"))
+}
+
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().collect();
     // `-html` is not `-h -t -m -l` (help, exit 0): an unknown flag, exit 2.
@@ -107,12 +115,19 @@ fn main() -> ExitCode {
         Command::Merge(args) => commands::merge::execute(args),
         Command::Status(args) => commands::tasks::status(args),
         Command::Launch(args) => {
-            // The flags passed to every task's `run` are checked before a script is written.
-            let task = args.task_run_words();
-            if let Err(e) = stdx::clap_flags::check_command_line(&Cli::command(), &task) {
-                e.exit();
+            // Every task's `run` flags get `run DIR --task auto`'s own checks before a script
+            // is written: parsed by clap, then as a task checks them.
+            let words = args.task_run_words();
+            match stdx::clap_flags::check_command_line(&Cli::command(), &words)
+                .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m))
+            {
+                Err(e) => e.exit(),
+                Ok(Cli {
+                    command: Command::Run(task),
+                    ..
+                }) => commands::tasks::launch(args, &task),
+                Ok(_) => Err(error::CliError::invalid("the flags after `--` are `run`'s")),
             }
-            commands::tasks::launch(args)
         }
         Command::Export(args) => commands::export::execute(args),
         Command::AuditJudges(args) => commands::audit_judges::execute(args),

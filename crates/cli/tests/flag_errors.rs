@@ -153,3 +153,31 @@ fn no_misleading_spelling_hints() {
     );
     assert!(stderr.contains("--json / --junit"), "{stderr}");
 }
+
+/// Tips clap gets wrong (issue 29 review): a negative value, `-V` on a command, a flag of `run`
+/// given to `launch` before `--`, and a log filter tracing cannot read (was ignored, exit 0).
+#[test]
+fn negative_values_version_passed_on_flags_and_bad_log_filters() {
+    for (args, tip) in [
+        (
+            &["test", "s.yaml", "--pass-score", "-1"][..],
+            "--pass-score=-1",
+        ),
+        (&["run", "c.yaml", "--budget", "-1"], "--budget=-1"),
+        (
+            &["launch", "slurm", "rd", "--workers", "-1"],
+            "--workers=-1",
+        ),
+        (&["test", "s.yaml", "-V"], "`scenario-engine --version`"),
+        (
+            &["launch", "slurm", "rd", "--concurrency", "4"],
+            "go after `--`",
+        ),
+        (&["schema", "config", "--log=bad[[["], "not a log filter"),
+    ] {
+        let (code, stderr) = run(args);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(tip), "{args:?}: {stderr}");
+        assert!(!stderr.contains("use '--"), "{args:?}: {stderr}");
+    }
+}

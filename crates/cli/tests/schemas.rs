@@ -356,6 +356,13 @@ fn odd_configs_get_the_same_verdict_from_schema_and_loader() {
             false,
         ),
         ("axes: {topic: [a]}\nrun: {provider: OpenAI}\n", false),
+        ("axes: {topic: [a]}\nrun: {weights: {fluncy: 1}}\n", false),
+        // A quoted number is text, and a plain number is no text, in YAML as in TOML.
+        ("axes: {topic: [a]}\nseed: \"7\"\n", false),
+        ("axes: {topic: [a]}\nrun: {concurrency: \"8\"}\n", false),
+        ("axes: {topic: [a]}\nrun: {threshold: \"8\"}\n", false),
+        ("name: 5\naxes: {topic: [a]}\n", false),
+        ("name: \"5\"\naxes: {topic: [a]}\n", true),
         ("{}\n", false),
     ] {
         let loader = config_loads(text, "yaml");
@@ -474,6 +481,14 @@ fn with_top(extra: &str) -> String {
 /// A suite whose one scenario has the extra keys `extra` (YAML lines indented by 4).
 fn with_scenario_keys(extra: &str) -> String {
     format!("{SCENARIOS}{extra}")
+}
+
+/// A suite of one template (`id: t`, `category: custom`, then `rest`, a flow mapping's inner
+/// text) over the grid `a: [1]`, `s: [[hi]]`.
+fn tpl(rest: &str) -> String {
+    format!(
+        "scenarios:\n  - template: {{id: t, category: custom, {rest}}}\n    grid: {{a: [1], s: [[hi]]}}\n"
+    )
 }
 
 /// Odd inputs at every key position, each through BOTH the schema and the loader: the same
@@ -597,6 +612,22 @@ fn odd_suites_get_the_same_verdict_from_schema_and_loader() {
             "scenarios:\n  - template: {category: custom, steps: [hi], expect: {shouldContain: x}}\n    grid: {a: [1]}\n".to_owned(),
             false,
         ),
+        // A quoted number is text, and a plain number is no text.
+        (with_top("defaults: {threshold: \"100\"}\n"), false),
+        (with_expect("{shouldContain: a, weight: \"4\"}"), false),
+        (SCENARIOS.replacen("id: s1", "id: 5", 1), false),
+        (SCENARIOS.replacen("id: s1", "id: '5'", 1), true),
+        (SCENARIOS.replacen("steps: [hello]", "steps: [{say: 5}]", 1), false),
+        // A template's contents are checked as a scenario's; a placeholder stands for any value.
+        (tpl("steps: [hi], expect: {expectedCall: [{function: f}]}"), false),
+        (tpl("steps: [hi], expect: {shouldContain: x}, script: {turns: [{text: hi, zz: 1}]}"), false),
+        (tpl("expect: {shouldContain: x}, steps: 5"), false),
+        (tpl("steps: [hi], expect: {shouldContain: x}, timeout_ms: -1"), false),
+        (tpl("steps: [hi], expect: {shouldContain: x}, tags: 5"), false),
+        (tpl("steps: [hi], expect: {shouldContain: x, weight: '{{ a }}'}"), true),
+        (tpl("expect: {shouldContain: x}, steps: '{{ s }}'"), true),
+        (tpl("steps: [hi], expect: {shouldContain: 'x{{ a }}', turn: 1}"), true),
+        (tpl("steps: [hi], expect: {all: [{shouldContian: x}]}"), false),
         // The top level.
         (with_top("name: null\n"), true),
         (with_top("name: [a]\n"), false),
@@ -645,6 +676,30 @@ fn odd_suites_get_the_same_verdict_from_schema_and_loader() {
         wrong.len(),
         wrong.join("\n")
     );
+}
+
+/// Mistakes found once the file is read (a judge's weight, a prompt or scripts file) are named
+/// at the key that holds them, with a hint, like every other config or suite mistake.
+#[test]
+fn named_judges_and_files_are_located_at_their_key() {
+    let weights = config_loads(
+        "axes: {topic: [a]}\nrun:\n  weights:\n    fluncy: 1\n",
+        "yaml",
+    );
+    let shown = weights.expect_err("no such judge");
+    assert!(shown.contains("config.yaml:4:5:"), "{shown}");
+    assert!(shown.contains("did you mean `fluency`?"), "{shown}");
+    let prompt = config_loads(
+        "axes: {topic: [a]}\nrun:\n  agents:\n    generator:\n      prompt: /no/such/prompt.j2\n",
+        "yaml",
+    );
+    let shown = prompt.expect_err("no such prompt file");
+    assert!(shown.contains("config.yaml:5:7:"), "{shown}");
+    assert!(shown.contains("/no/such/prompt.j2"), "{shown}");
+    let scripts = suite_loads(&with_top("bot:\n  scripts_file: nope.yaml\n"));
+    let shown = scripts.expect_err("no such scripts file");
+    assert!(shown.starts_with("suite.yaml:2:3:"), "{shown}");
+    assert!(shown.contains("nope.yaml"), "{shown}");
 }
 
 /// Every integer and number of the config schema (the scenario part and `run:`), as JSON

@@ -305,6 +305,34 @@ async fn launch_renders_both_schedulers_into_the_run_directory() {
         let unchanged = std::fs::read_to_string(dir.join("launch/slurm.sbatch")).expect("script");
         assert_eq!(unchanged, script, "{bad:?} reached the script");
     }
+    // Flags `run` parses but a task refuses: `run DIR --task auto`'s own checks and words,
+    // nothing written (issue 29 review).
+    for bad in [
+        &["--sample", "0"][..],
+        &["--out", "x"],
+        &["--seed", "3"],
+        &["--limit", "5"],
+        &["--shard", "1/2"],
+        &["--rpm", "0"],
+        &["--base-url", "http://a", "--base-url", "http://a"],
+    ] {
+        let mut args = vec!["launch", "slurm", d, "--"];
+        args.extend(bad);
+        let o = output(command(&args)).await;
+        let mut run = vec!["run", d, "--task", "0"];
+        run.extend(bad);
+        let by_run = output(command(&run)).await;
+        assert_eq!(o.status.code(), Some(2), "{bad:?}: {}", stderr(&o));
+        assert_eq!(
+            by_run.status.code(),
+            Some(2),
+            "{bad:?}: {}",
+            stderr(&by_run)
+        );
+        assert_eq!(stderr(&o), stderr(&by_run), "{bad:?}");
+        let unchanged = std::fs::read_to_string(dir.join("launch/slurm.sbatch")).expect("script");
+        assert_eq!(unchanged, script, "{bad:?} reached the script");
+    }
     let o = output(command(&[
         "launch",
         "k8s",

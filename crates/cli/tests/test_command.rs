@@ -306,7 +306,7 @@ fn self_check_verifies_every_declared_outcome() {
     let dir = tempfile::tempdir().expect("temp dir");
     let bad = write_suite(
         dir.path(),
-        "bot: {kind: command, command: {program: false}}\nscenarios:\n  - id: wrong-claim\n    category: happy-path\n    steps: [\"hi\"]\n    expect: {shouldContain: [fee]}\n    script: {expect_outcome: pass, turns: [{text: \"no charge\"}]}\n  - id: caught\n    category: happy-path\n    steps: [\"hi\"]\n    expect: {shouldContain: [fee]}\n    script: {expect_outcome: fail, turns: [{text: \"no charge\"}]}\n  - id: undeclared\n    category: happy-path\n    steps: [\"hi\"]\n    expect: {shouldContain: [fee]}\n    script: {turns: [{text: \"a fee applies\"}]}\n",
+        "bot: {kind: command, command: {program: \"false\"}}\nscenarios:\n  - id: wrong-claim\n    category: happy-path\n    steps: [\"hi\"]\n    expect: {shouldContain: [fee]}\n    script: {expect_outcome: pass, turns: [{text: \"no charge\"}]}\n  - id: caught\n    category: happy-path\n    steps: [\"hi\"]\n    expect: {shouldContain: [fee]}\n    script: {expect_outcome: fail, turns: [{text: \"no charge\"}]}\n  - id: undeclared\n    category: happy-path\n    steps: [\"hi\"]\n    expect: {shouldContain: [fee]}\n    script: {turns: [{text: \"a fee applies\"}]}\n",
     );
     // The scripted bot runs, whatever the suite's own bot is.
     let out = run(&[bad.to_str().expect("utf-8 path"), "--self-check"]);

@@ -22,6 +22,7 @@ use std::path::Path;
 use serde::de::DeserializeOwned;
 use serde_saphyr::MessageFormatter as _;
 
+use crate::KeySeg;
 use crate::error::ConfigError;
 
 /// The document formats we read, chosen by file extension.
@@ -70,11 +71,56 @@ impl Format {
 /// A located [`ConfigError`] for syntax errors, type errors, unknown keys and custom errors.
 pub fn parse_document<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, ConfigError> {
     match Format::from_path(path)? {
-        Format::Yaml => serde_saphyr::from_str_with_options(text, yaml_options())
-            .map_err(|e| yaml_error(path, text, &e)),
+        Format::Yaml => {
+            let value = serde_saphyr::from_str_with_options(text, yaml_options())
+                .map_err(|e| yaml_error(path, text, &e))?;
+            types_as_written::<T>(path, text)?;
+            Ok(value)
+        }
         Format::Toml => toml::from_str(text).map_err(|e| toml_error(path, text, &e)),
         Format::Json => serde_json::from_str(text).map_err(|e| json_error(path, &e)),
     }
+}
+
+/// The YAML reader turns a quoted `"7"` into a number and a plain `5` into text where the
+/// target asks for one; TOML, JSON and the schemas do not. So the document is read again as
+/// written (quoted scalars stay text, plain numbers numbers) and a scalar of the wrong kind is
+/// refused at its key: YAML, TOML and the schema agree. Other differences are left to the typed
+/// reading, which has already accepted the document.
+fn types_as_written<T: DeserializeOwned>(path: &Path, text: &str) -> Result<(), ConfigError> {
+    let Ok(tree) = serde_saphyr::from_str_with_options::<serde_json::Value>(text, yaml_options())
+    else {
+        return Ok(());
+    };
+    let Err(e) = serde_path_to_error::deserialize::<_, T>(tree) else {
+        return Ok(());
+    };
+    let message = e.inner().to_string();
+    let hint = if message.starts_with("invalid type: string") {
+        "a number or true/false is written without quotes"
+    } else if message.starts_with("invalid type: ")
+        && (message.contains("expected a string") || message.contains("expected path string"))
+    {
+        "text that looks like a number or true/false is quoted: \"5\""
+    } else {
+        return Ok(());
+    };
+    let at: Vec<KeySeg> = e
+        .path()
+        .iter()
+        .filter_map(|seg| match seg {
+            serde_path_to_error::Segment::Seq { index } => Some(KeySeg::from(*index)),
+            serde_path_to_error::Segment::Map { key } => Some(KeySeg::from(key.as_str())),
+            _ => None,
+        })
+        .collect();
+    let (message, _) = crate::error::users_words(&message);
+    let message = match at.last() {
+        Some(KeySeg::Key(key)) => format!("`{key}`: {message}"),
+        _ => message,
+    };
+    let err = crate::SourceMap::build(path, text).error(&at, message);
+    Err(err.with_hint(hint))
 }
 
 /// YAML 1.2 core-schema scalars: only `true`/`false` are booleans, so `yes`, `no`, `on`, `off`
@@ -137,9 +183,10 @@ fn yaml_error(path: &Path, text: &str, err: &serde_saphyr::Error) -> ConfigError
             ))
         }
         // serde-saphyr's own text is a terse "invalid u64"; say what was expected instead.
-        serde_saphyr::Error::InvalidScalar { ty, .. } => {
-            Cow::Owned(format!("invalid value: expected {}", describe_scalar(ty)))
-        }
+        serde_saphyr::Error::InvalidScalar { ty, .. } => Cow::Owned(format!(
+            "invalid value: expected {}",
+            crate::error::describe_scalar(ty)
+        )),
         other => serde_saphyr::DefaultMessageFormatter.format_message(other),
     };
     // The formatter may return control characters from the document; keep the message one line.
@@ -165,18 +212,6 @@ fn key_before(text: &str, line: usize, column: usize) -> Option<String> {
         .next()?
         .trim_matches(|c| c == '"' || c == '\'');
     (!key.is_empty()).then(|| key.to_owned())
-}
-
-/// A Rust scalar type name as a config author knows it.
-fn describe_scalar(ty: &str) -> String {
-    match ty {
-        "u8" | "u16" | "u32" | "u64" | "u128" | "usize" => "a non-negative integer".to_string(),
-        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" => "an integer".to_string(),
-        "f32" | "f64" => "a number".to_string(),
-        "bool" | "boolean" => "true or false".to_string(),
-        "char" => "a single character".to_string(),
-        other => format!("a value of type {other}"),
-    }
 }
 
 fn toml_error(path: &Path, text: &str, err: &toml::de::Error) -> ConfigError {

@@ -65,8 +65,75 @@ impl ConfigError {
                     None => err,
                 }
             }
-            None => Self::new(file, line, column, message),
+            None => {
+                let (message, hint) = users_words(message);
+                let err = Self::new(file, line, column, message);
+                match hint {
+                    Some(hint) => err.with_hint(hint),
+                    None => err,
+                }
+            }
         }
+    }
+}
+
+/// A parser's message in a config author's words: no Rust type names (`u64`, `Option<String>`)
+/// and no parser options (`DuplicateKeyPolicy`); with a hint where one helps.
+pub(crate) fn users_words(message: &str) -> (String, Option<&'static str>) {
+    if let Some(rest) = message.strip_prefix("duplicate mapping key: ") {
+        let key = rest
+            .split(", set DuplicateKeyPolicy")
+            .next()
+            .unwrap_or(rest);
+        return (
+            format!("duplicate key `{key}`"),
+            Some("write each key once"),
+        );
+    }
+    if let Some(rest) = message.strip_prefix("cannot deserialize null into ") {
+        let ty = rest.split(';').next().unwrap_or(rest).trim();
+        return (
+            format!("null is not allowed here: expected {}", describe_scalar(ty)),
+            Some("write a value, or leave the key out for its default"),
+        );
+    }
+    let mut out = message.to_owned();
+    for ty in SCALARS {
+        let rust = format!("expected {ty}");
+        if let Some(at) = out.find(&rust)
+            && !out[at + rust.len()..].starts_with(|c: char| c.is_alphanumeric())
+        {
+            out.replace_range(
+                at..at + rust.len(),
+                &format!("expected {}", describe_scalar(ty)),
+            );
+        }
+    }
+    (out, None)
+}
+
+/// The Rust scalar type names a parser's message may hold.
+const SCALARS: [&str; 16] = [
+    "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32",
+    "f64", "bool", "string",
+];
+
+/// A Rust scalar type name as a config author knows it (a whole number's range included: a
+/// number too large is as wrong as a negative one).
+pub(crate) fn describe_scalar(ty: &str) -> String {
+    let whole = |max: u128| format!("a whole number from 0 to {max}");
+    match ty {
+        "u8" => whole(u8::MAX.into()),
+        "u16" => whole(u16::MAX.into()),
+        "u32" => whole(u32::MAX.into()),
+        "u64" | "usize" => whole(u64::MAX.into()),
+        "u128" => whole(u128::MAX),
+        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" => "a whole number".to_owned(),
+        "f32" | "f64" | "floating point" => "a number".to_owned(),
+        "bool" | "boolean" => "true or false".to_owned(),
+        "char" => "a single character".to_owned(),
+        "string" | "String" | "str" => "text".to_owned(),
+        other => format!("a value of type {other}"),
     }
 }
 

@@ -173,12 +173,51 @@ fn unknown_key_in_switchlingua() {
     assert_eq!(at(&err), (6, 3));
 }
 
+/// The parsers' messages reach users in their words: no Rust type names, no parser options
+/// (issue 29 review).
+#[test]
+fn parser_messages_are_in_users_words() {
+    let err = yaml_err("axes:\n  a: [1]\nseed: 1\nseed: 2\n");
+    assert_eq!(err.message, "duplicate key `seed`");
+    assert_eq!(err.hint.as_deref(), Some("write each key once"));
+    let err = yaml_err("axes:\n  a: [1]\nseed: 99999999999999999999\n");
+    assert!(
+        err.message.contains("a whole number from 0 to"),
+        "{}",
+        err.message
+    );
+    let err = toml_err("seed = \"7\"\n[axes]\na = [1]\n");
+    assert!(
+        err.message
+            .ends_with("expected a whole number from 0 to 18446744073709551615"),
+        "{}",
+        err.message
+    );
+    let err = yaml_err("axes:\n  a: [1]\nseed: \"7\"\n");
+    assert_eq!(at(&err).0, 3, "{err}");
+    assert!(
+        err.message.starts_with("`seed`: invalid type: string"),
+        "{}",
+        err.message
+    );
+    assert!(
+        err.hint
+            .as_deref()
+            .is_some_and(|h| h.contains("without quotes")),
+        "{err}"
+    );
+    let err = yaml_err(
+        "name: ~\naxes:\n  a: [1]\nlanguage_pairs: [{first_language: ~, second_language: b}]\n",
+    );
+    assert!(!err.message.contains("Option<"), "{}", err.message);
+}
+
 #[test]
 fn wrong_types_are_located() {
     let err = yaml_err("axes:\n  a: [1]\nsample: lots\n");
     assert_eq!(
         err.message,
-        "`sample`: invalid value: expected a non-negative integer"
+        "`sample`: invalid value: expected a whole number from 0 to 18446744073709551615"
     );
     assert_eq!(at(&err), (3, 9));
 

@@ -27,6 +27,9 @@ pub fn improve(error: clap::Error, root: &clap::Command, argv: &[String]) -> cla
         let word = word.split('=').next().unwrap_or(word);
         return unknown_flag(root, root, invalid, word, FlagPlace::NoCommand);
     };
+    if let Some(tip) = special_tip(root, sub, argv, invalid) {
+        return with_tip(root, sub, invalid, tip);
+    }
     // A single-dash word after `--` (`test S -- -o`), which the scan before parsing leaves.
     if let Some(word) = single_dash_word(invalid, &SHORTS) {
         return unknown_flag(root, sub, invalid, word, FlagPlace::SingleDash);
@@ -53,6 +56,48 @@ pub fn improve(error: clap::Error, root: &clap::Command, argv: &[String]) -> cla
     unknown_flag(root, sub, invalid, &flag, place)
 }
 
+/// Tips clap gets wrong ("to pass '-1' as a value, use '-- -1'"): a negative value read as a
+/// flag, the top-level `-V` on a command, and a flag of `run` given to a command that passes
+/// `run`'s flags on after `--` (`launch`).
+fn special_tip(
+    root: &clap::Command,
+    sub: &clap::Command,
+    argv: &[String],
+    invalid: &str,
+) -> Option<String> {
+    if invalid.len() > 1 && invalid[1..].parse::<f64>().is_ok() {
+        let at = argv.iter().position(|a| a == invalid)?;
+        let flag = argv.get(at.checked_sub(1)?)?;
+        return Some(format!(
+            "{invalid} is read as a flag, not as the value of {flag}: a negative number is out \
+             of its range (write {flag}={invalid} to have the value itself checked)"
+        ));
+    }
+    if invalid == "-V" || invalid == "--version" {
+        return Some(format!(
+            "--version (-V) is a flag of the top-level command: `{} --version`",
+            root.get_name()
+        ));
+    }
+    let flag = invalid.strip_prefix("--")?.split('=').next()?;
+    let double_dash = argv.iter().position(|a| a == "--");
+    let passes_on = sub.get_positionals().any(clap::Arg::is_last_set);
+    let run = root.find_subcommand("run")?;
+    let run_has = run.get_arguments().any(|a| a.get_long() == Some(flag));
+    let typed_before = argv
+        .iter()
+        .position(|a| a == invalid)
+        .is_some_and(|i| double_dash.is_none_or(|d| i < d));
+    (passes_on && run_has && typed_before).then(|| {
+        format!(
+            "--{flag} is a flag of `run`: flags for every task's `run` go after `--` (`{} {} … \
+             -- --{flag} …`)",
+            root.get_name(),
+            sub.get_name()
+        )
+    })
+}
+
 /// An unknown-flag error for a single-dash word (`-html`, `-o`) of `argv`, before clap reads it
 /// as a cluster of short flags (`-h` among them: help, exit 0).
 #[must_use]
@@ -73,7 +118,10 @@ pub fn single_dash(root: &clap::Command, argv: &[String]) -> Option<clap::Error>
 ///
 /// # Errors
 /// clap's error for the first bad flag or value, with the tip of [`improve`].
-pub fn check_command_line(root: &clap::Command, words: &[String]) -> Result<(), clap::Error> {
+pub fn check_command_line(
+    root: &clap::Command,
+    words: &[String],
+) -> Result<clap::ArgMatches, clap::Error> {
     let argv: Vec<String> = std::iter::once(root.get_name().to_owned())
         .chain(words.iter().cloned())
         .collect();
@@ -82,7 +130,6 @@ pub fn check_command_line(root: &clap::Command, words: &[String]) -> Result<(), 
     }
     root.clone()
         .try_get_matches_from(&argv)
-        .map(|_| ())
         .map_err(|e| improve(e, root, &argv))
 }
 
@@ -144,6 +191,11 @@ fn unknown_flag(
         .map(|s| flags_of(root, s))
         .collect();
     let tip = flag_hint(&flags_of(root, sub), flag, place, &others);
+    with_tip(root, sub, invalid, tip)
+}
+
+/// clap's unknown-argument error for `invalid` on `sub`, with `tip`.
+fn with_tip(root: &clap::Command, sub: &clap::Command, invalid: &str, tip: String) -> clap::Error {
     let mut shown = sub.clone();
     if !std::ptr::eq(root, sub) {
         shown = shown.bin_name(format!("{} {}", root.get_name(), sub.get_name()));
@@ -180,6 +232,35 @@ mod tests {
 
     fn argv(words: &[&str]) -> Vec<String> {
         words.iter().map(|w| (*w).to_owned()).collect()
+    }
+
+    #[test]
+    fn negative_values_version_and_passed_on_flags_get_the_right_tip() {
+        let root = root()
+            .subcommand(
+                Command::new("launch")
+                    .arg(Arg::new("workers").long("workers"))
+                    .arg(Arg::new("rest").last(true).num_args(0..)),
+            )
+            .mut_subcommand("test", |t| t.arg(Arg::new("score").long("pass-score")));
+        let tip = |words: &[&str]| {
+            let line = argv(words);
+            let e = root
+                .clone()
+                .try_get_matches_from(&line)
+                .expect_err("refused");
+            improve(e, &root, &line).to_string()
+        };
+        let e = tip(&["prog", "test", "s", "--pass-score", "-1"]);
+        assert!(e.contains("write --pass-score=-1"), "{e}");
+        assert!(!e.contains("'-- -1'"), "{e}");
+        let e = tip(&["prog", "test", "s", "-V"]);
+        assert!(
+            e.contains("flag of the top-level command: `prog --version`"),
+            "{e}"
+        );
+        let e = tip(&["prog", "launch", "--out", "x"]);
+        assert!(e.contains("go after `--`"), "{e}");
     }
 
     #[test]

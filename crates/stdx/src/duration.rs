@@ -83,9 +83,14 @@ pub mod duration_serde {
     /// # Errors
     /// Neither an integer nor a valid duration string.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
-        match Raw::deserialize(d)? {
-            Raw::Millis(ms) => Ok(Duration::from_millis(ms)),
-            Raw::Text(t) => super::parse_duration(&t).map_err(serde::de::Error::custom),
+        match Raw::deserialize(d) {
+            Ok(Raw::Millis(ms)) => Ok(Duration::from_millis(ms)),
+            Ok(Raw::Text(t)) => super::parse_duration(&t).map_err(serde::de::Error::custom),
+            // The untagged enum's own error names the enum, not what to write.
+            Err(_) => Err(serde::de::Error::custom(
+                "invalid value: expected a duration such as 500ms or 2s (a plain whole number is \
+                 milliseconds)",
+            )),
         }
     }
 }
@@ -106,5 +111,19 @@ mod tests {
         // Each part fits in a Duration but their sum does not: an error, not an overflow panic.
         assert!(parse_duration("10000000000000000000s10000000000000000000s").is_err());
         assert!(parse_duration("").is_err());
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    struct Delay {
+        #[serde(with = "duration_serde")]
+        #[allow(dead_code)] // read to be checked
+        d: Duration,
+    }
+
+    #[test]
+    fn a_value_of_neither_form_says_what_to_write() {
+        let err = serde_json::from_str::<Delay>(r#"{"d": -5}"#).expect_err("negative");
+        assert!(err.to_string().contains("such as 500ms or 2s"), "{err}");
+        assert!(!err.to_string().contains("untagged"), "{err}");
     }
 }

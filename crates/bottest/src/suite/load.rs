@@ -179,12 +179,7 @@ pub fn load_suite(path: &Path) -> Result<Suite, ConfigError> {
 /// As [`load_suite`].
 pub fn parse_suite(path: &Path, text: &str) -> Result<Suite, ConfigError> {
     let file: SuiteFile = scenarios::parse_document(path, text)?;
-    if matches!(
-        scenarios::Format::from_path(path),
-        Ok(scenarios::Format::Yaml | scenarios::Format::Json)
-    ) {
-        inexact_numbers(path, text)?;
-    }
+    inexact_numbers(path, text)?;
     let here = |segs: &[KeySeg], msg: String| SourceMap::build(path, text).error(segs, msg);
     let defaults = file.defaults;
     defaults_in_range(&defaults).map_err(|(segs, msg, hint)| here(&segs, msg).with_hint(hint))?;
@@ -192,7 +187,7 @@ pub fn parse_suite(path: &Path, text: &str) -> Result<Suite, ConfigError> {
         weights: defaults.weights.clone(),
         critical: defaults.critical.iter().copied().collect(),
     };
-    let side_scripts = load_side_scripts(path, &file.bot)?;
+    let side_scripts = load_side_scripts(path, text, &file.bot)?;
     let functions = function_schemas(&file.bot).map_err(|(segs, msg)| here(&segs, msg))?;
 
     let mut scenarios: Vec<SuiteScenario> = Vec::new();
@@ -215,7 +210,9 @@ pub fn parse_suite(path: &Path, text: &str) -> Result<Suite, ConfigError> {
                         ),
                     ));
                 }
-                expand_template(&template, &grid).map_err(|m| here(&at("template"), m))?
+                let key =
+                    |k: Option<String>| [at("template"), k.into_iter().map(KeySeg::from).collect()];
+                expand_template(&template, &grid).map_err(|(k, m)| here(&key(k).concat(), m))?
             }
             (Some(_), None) => {
                 return Err(here(
@@ -338,11 +335,24 @@ struct Context<'a> {
     functions: Option<&'a FunctionSchemas>,
 }
 
-fn load_side_scripts(path: &Path, bot: &BotSpec) -> Result<BTreeMap<String, Script>, ConfigError> {
+/// The scripts of `bot.scripts_file`: a file that cannot be opened is named at that key of the
+/// suite (`path`, `text`), a mistake inside it where it is in that file.
+fn load_side_scripts(
+    path: &Path,
+    text: &str,
+    bot: &BotSpec,
+) -> Result<BTreeMap<String, Script>, ConfigError> {
     let Some(file) = &bot.scripts_file else {
         return Ok(BTreeMap::new());
     };
     let side = super::suite_folder(path).join(file);
+    if let Err(e) = std::fs::File::open(&side) {
+        let at = [KeySeg::from("bot"), KeySeg::from("scripts_file")];
+        let message = format!("cannot read the scripts file {}: {e}", side.display());
+        return Err(SourceMap::build(path, text)
+            .error(&at, message)
+            .with_hint("`scripts_file` is a path from the suite's folder"));
+    }
     scenarios::read_document(&side)
 }
 
@@ -487,47 +497,69 @@ fn build_scenario(
 /// The grid values one expanded scenario was built with.
 type GridPoint = BTreeMap<String, Value>;
 
+/// Why a template failed: the template's key it is about (where one is), and the message.
+type TemplateError = (Option<String>, String);
+
 /// Expands a template over its grid (via `ScenarioSpace`), rendering every string with the grid
-/// point's values and reading the result as a scenario entry.
+/// point's values and reading the result as a scenario entry. An error names the template's key
+/// it is about, where one key alone fails to read.
 fn expand_template(
     template: &Value,
     grid: &BTreeMap<String, Vec<Value>>,
-) -> Result<Vec<(Entry, GridPoint)>, String> {
+) -> Result<Vec<(Entry, GridPoint)>, TemplateError> {
     let axes = grid
         .iter()
         .map(|(name, values)| Axis::new(name.clone(), values.clone()))
         .collect();
-    let space =
-        ScenarioSpace::new(axes, BTreeMap::new(), Vec::new()).map_err(|e| format!("grid: {e}"))?;
+    let space = ScenarioSpace::new(axes, BTreeMap::new(), Vec::new())
+        .map_err(|e| (None, format!("grid: {e}")))?;
     let template_id = template
         .get("id")
         .and_then(Value::as_str)
-        .ok_or_else(|| "a template needs an `id`".to_owned())?
+        .ok_or_else(|| (None, "a template needs an `id`".to_owned()))?
         .to_owned();
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     let mut out = Vec::new();
     for point in space.iter() {
         let mut rendered = render_value(&env, template, &point.params)
-            .map_err(|e| format!("template `{template_id}`: {e}"))?;
+            .map_err(|e| (None, format!("template `{template_id}`: {e}")))?;
         if let Value::Object(map) = &mut rendered {
             map.insert(
                 "id".to_owned(),
                 Value::String(format!("{template_id}-{}", point.id)),
             );
         }
-        let entry: Entry = serde_json::from_value(rendered).map_err(|e| {
-            format!(
-                "template `{template_id}` with {}: {e}",
-                Value::Object(point.params.clone().into_iter().collect())
+        let entry: Entry = serde_json::from_value(rendered.clone()).map_err(|e| {
+            (
+                failing_key(&rendered),
+                format!(
+                    "template `{template_id}` with {}: {e}",
+                    Value::Object(point.params.clone().into_iter().collect())
+                ),
             )
         })?;
         if entry.template.is_some() || entry.grid.is_some() {
-            return Err(format!("template `{template_id}` may not nest templates"));
+            return Err((
+                None,
+                format!("template `{template_id}` may not nest templates"),
+            ));
         }
         out.push((entry, point.params));
     }
     Ok(out)
+}
+
+/// The first key of a rendered template that fails to read on its own (every key of an entry is
+/// optional), so that an error can point at it.
+fn failing_key(rendered: &Value) -> Option<String> {
+    let map = rendered.as_object()?;
+    map.iter()
+        .find(|(k, v)| {
+            let alone = Value::Object([((*k).clone(), (*v).clone())].into_iter().collect());
+            serde_json::from_value::<Entry>(alone).is_err()
+        })
+        .map(|(k, _)| k.clone())
 }
 
 fn render_value(
@@ -598,6 +630,13 @@ const MAX_PLAIN_DIGITS: usize = 15;
 /// significant digits than a float keeps: counting them on the parsed value would see the
 /// rounded number's short form. The error is at the number, with the fix (quote it).
 fn inexact_numbers(path: &Path, text: &str) -> Result<(), ConfigError> {
+    // TOML keeps its own number syntax.
+    if !matches!(
+        scenarios::Format::from_path(path),
+        Ok(scenarios::Format::Yaml | scenarios::Format::Json)
+    ) {
+        return Ok(());
+    }
     let Ok(tree) = serde_saphyr::from_str::<Spanned<Scan>>(text) else {
         // The document parsed as a suite; a reader that cannot re-read it checks nothing here.
         return Ok(());
@@ -749,6 +788,15 @@ mod tests {
         assert!(shown.contains("0 to 100"), "{shown}");
         let ok = text.replace("101", "100");
         assert!(parse_suite(Path::new("s.yaml"), &ok).is_ok());
+    }
+
+    #[test]
+    fn a_template_error_points_at_the_template_s_key() {
+        let text = "scenarios:\n  - template:\n      id: t\n      category: custom\n      steps: [hi]\n      expect: {expectedCall: [{function: f}]}\n    grid: {a: [1]}\n";
+        let err = parse_suite(Path::new("s.yaml"), text).expect_err("a check typo");
+        let shown = err.to_string();
+        assert!(shown.starts_with("s.yaml:6:7:"), "{shown}");
+        assert!(shown.contains("expectedCalls"), "{shown}");
     }
 
     #[test]

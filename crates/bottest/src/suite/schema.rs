@@ -42,7 +42,10 @@ pub fn suite_schema() -> Value {
             ]
         }),
     );
-    defs.insert("Scenario".into(), scenario_schema(&script));
+    let (scenario, template) = scenario_schema(&script);
+    defs.insert("Scenario".into(), scenario);
+    defs.insert("Template".into(), template);
+    add_template_defs(&mut defs);
     defs.insert(
         "Defaults".into(),
         json!({
@@ -87,8 +90,9 @@ pub fn suite_schema() -> Value {
     root
 }
 
-/// A scenario as written (`id`, `category`, `steps` required), or a template with its grid.
-fn scenario_schema(script: &Value) -> Value {
+/// A scenario as written (`id`, `category`, `steps` required), or a template with its grid; and
+/// the template's raw form (a scenario's keys less `template` and `grid`, `id` required).
+fn scenario_schema(script: &Value) -> (Value, Value) {
     let nonblank = json!({"type": "string", "pattern": "\\S"});
     let mut scenario = closed_mapping_schema(
         &ENTRY_KEYS,
@@ -120,17 +124,8 @@ fn scenario_schema(script: &Value) -> Value {
                 json!({"type": ["integer", "null"], "minimum": 0}),
             ),
             ("script", json!({"anyOf": [script, {"type": "null"}]})),
-            // Its values may be `{{ name }}` placeholders: only its keys are checked here; the
-            // loader checks each rendered scenario.
-            (
-                "template",
-                json!({
-                    "type": "object",
-                    "propertyNames": {"enum": TEMPLATE_KEYS},
-                    "properties": {"id": nonblank},
-                    "required": ["id"]
-                }),
-            ),
+            // A scenario's keys, each value as a scenario's or a `{{ name }}` placeholder.
+            ("template", json!({"$ref": "#/$defs/Template"})),
             (
                 "grid",
                 json!({"type": "object", "additionalProperties": {"type": "array"}}),
@@ -138,6 +133,7 @@ fn scenario_schema(script: &Value) -> Value {
         ],
         &[],
     );
+    let mut template = scenario.clone();
     scenario["description"] = "A scenario as written, or a template with its grid.".into();
     // A scenario names its id, category, steps and an expectation (its own or a step's); a
     // template's grid fills them in, and a template entry has nothing else.
@@ -152,5 +148,82 @@ fn scenario_schema(script: &Value) -> Value {
         },
         {"required": ["template", "grid"], "maxProperties": 2}
     ]);
-    scenario
+    if let Some(o) = template.as_object_mut() {
+        o.insert("propertyNames".into(), json!({"enum": TEMPLATE_KEYS}));
+        o.insert("required".into(), json!(["id"]));
+        if let Some(props) = o.get_mut("properties").and_then(Value::as_object_mut) {
+            props.remove("template");
+            props.remove("grid");
+        }
+    }
+    (scenario, template)
+}
+
+/// Where a template may hold a `{{ name }}` placeholder: a string with `{{` or `{%` stands for
+/// any value (the loader checks each rendered scenario).
+const PLACEHOLDER: &str = "#/$defs/Placeholder";
+/// The prefix of a `$defs` entry's copy that allows placeholders.
+const TEMPLATED: &str = "Templated";
+
+/// Adds `Template` (read from the `Template` entry's raw form) and a placeholder-allowing copy of
+/// every definition it reaches: keys are checked as a scenario's, and every value may be a
+/// placeholder instead.
+fn add_template_defs(defs: &mut Map<String, Value>) {
+    defs.insert(
+        "Placeholder".into(),
+        json!({"description": "A `{{ name }}` placeholder, filled in from the grid.",
+               "type": "string", "pattern": "\\{\\{|\\{%"}),
+    );
+    let Some(raw) = defs.remove("Template") else {
+        return;
+    };
+    let mut todo = Vec::new();
+    defs.insert("Template".into(), templated(&raw, &mut todo));
+    while let Some(name) = todo.pop() {
+        let key = format!("{TEMPLATED}{name}");
+        if defs.contains_key(&key) {
+            continue;
+        }
+        let copy = defs.get(&name).map(|d| templated(d, &mut todo));
+        if let Some(copy) = copy {
+            defs.insert(key, copy);
+        }
+    }
+}
+
+/// `schema` with every value position (property, item, additional property) also taking a
+/// placeholder, and its `$defs` references pointed at the templated copies (named in `todo`).
+fn templated(schema: &Value, todo: &mut Vec<String>) -> Value {
+    let Value::Object(map) = schema else {
+        return schema.clone();
+    };
+    let value = |v: &Value, todo: &mut Vec<String>| json!({"anyOf": [templated(v, todo), {"$ref": PLACEHOLDER}]});
+    let mut out = Map::new();
+    for (k, v) in map {
+        let new = match (k.as_str(), v) {
+            ("$ref", Value::String(r)) => match r.strip_prefix("#/$defs/") {
+                Some(name) if r != PLACEHOLDER => {
+                    todo.push(name.to_owned());
+                    Value::String(format!("#/$defs/{TEMPLATED}{name}"))
+                }
+                _ => v.clone(),
+            },
+            ("properties", Value::Object(props)) => Value::Object(
+                props
+                    .iter()
+                    .map(|(p, s)| (p.clone(), value(s, todo)))
+                    .collect(),
+            ),
+            ("items" | "additionalProperties", Value::Object(_)) => value(v, todo),
+            ("prefixItems", Value::Array(items)) => {
+                Value::Array(items.iter().map(|s| value(s, todo)).collect())
+            }
+            ("anyOf" | "oneOf" | "allOf", Value::Array(items)) => {
+                Value::Array(items.iter().map(|s| templated(s, todo)).collect())
+            }
+            _ => v.clone(),
+        };
+        out.insert(k.clone(), new);
+    }
+    Value::Object(out)
 }

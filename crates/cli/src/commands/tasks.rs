@@ -44,14 +44,17 @@ pub(crate) fn execute_task(args: run_cmd::Args) -> CommandResult {
     super::block_on(run_task(args))
 }
 
-/// `run DIR --task N|auto`: runs one task into its part, then writes its completion marker.
-async fn run_task(args: run_cmd::Args) -> CommandResult {
+/// What `run DIR --task N|auto` checks before it picks its task, and `launch` before it writes a
+/// script: the flags a task may take, the run directory's config and the settings the flags
+/// layer over it (ranges, repeats).
+fn task_setup(
+    args: &run_cmd::Args,
+) -> Result<(RunDir, scenarios::ScenarioConfig, RunSettings), CliError> {
     if args.batch && taskrun::url_scheme(&args.config).is_some() {
         return Err(CliError::invalid(
             "--batch with an object-store run directory: the batch state would live in the task's temporary folder, so a stopped task would pay its batches again; use a shared directory",
         ));
     }
-    let run = RunDir::open(&args.config).map_err(cli)?;
     let s = &args.selection;
     if args.out.is_some()
         || s.shard.is_some()
@@ -63,6 +66,15 @@ async fn run_task(args: run_cmd::Args) -> CommandResult {
             "a task runs its share of the plan into its own part: drop --out, --shard, --sample, --seed and --limit",
         ));
     }
+    let run = RunDir::open(&args.config).map_err(cli)?;
+    let config = agents::settings::load_config(&run.config_path().map_err(cli)?)?;
+    let settings = RunSettings::layered(config.run.as_ref(), None, &run_cmd::flags(args))?;
+    Ok((run, config, settings))
+}
+
+/// `run DIR --task N|auto`: runs one task into its part, then writes its completion marker.
+async fn run_task(args: run_cmd::Args) -> CommandResult {
+    let (run, mut config, mut settings) = task_setup(&args)?;
     let task =
         task_from_flag(&run, args.task.as_deref(), |k| std::env::var(k).ok()).map_err(cli)?;
     if let Some(marker) = run.done_marker(task).map_err(cli)? {
@@ -75,13 +87,11 @@ async fn run_task(args: run_cmd::Args) -> CommandResult {
     let started = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    let mut config = agents::settings::load_config(&run.config_path().map_err(cli)?)?;
     config.selection = run
         .manifest()
         .task_selection(u64::from(task))
         .map_err(cli)?;
     let part = run.part_path(task);
-    let mut settings = RunSettings::layered(config.run.as_ref(), None, &run_cmd::flags(&args))?;
     settings.share_limits(args.workers.unwrap_or(1));
     settings.cache.journal = run.response_journal(task);
     if let Some(budget) = settings.budget {
@@ -192,8 +202,9 @@ impl LaunchArgs {
 
 /// `launch slurm|k8s DIR`: writes `DIR/launch/slurm.sbatch` or `DIR/launch/job.yaml`, prints it,
 /// never submits.
-pub(crate) fn launch(a: LaunchArgs) -> CommandResult {
-    let run = RunDir::open(&a.run_dir).map_err(cli)?;
+/// `task`: what every task runs, as parsed, checked here as `run DIR --task auto` checks it.
+pub(crate) fn launch(a: LaunchArgs, task: &run_cmd::Args) -> CommandResult {
+    let (run, _, _) = task_setup(task)?;
     let mut o = LaunchOptions {
         workers: a.workers,
         run_args: a.run_args,
