@@ -277,6 +277,7 @@ impl LanguagePair {
         if measurement.is_available() {
             uncertainty::bound(&mut measurement, &words, tolerance);
         }
+        mark_homoglyphs(&mut measurement, &words);
         // Words of a third language are not this pair's, whatever lingua made of them.
         if measurement.is_available()
             && let Some((language, why)) =
@@ -298,6 +299,34 @@ impl LanguagePair {
         );
         measurement
     }
+}
+
+/// Makes an available measurement `low_coverage` when at least one word in twenty (and at least
+/// one) mixes Latin with Cyrillic or Greek letters ("mаrkеt" with Cyrillic а and е): such
+/// homoglyph words are tagged as no language, and a batch built on them is no evidence of
+/// code switching. The reason says how many there are.
+fn mark_homoglyphs(measurement: &mut Measurement, words: &[Vec<TaggedWord>]) {
+    if !measurement.is_available() {
+        return;
+    }
+    let homoglyphs = words
+        .iter()
+        .flatten()
+        .filter(|w| tagger::mixes_look_alike_scripts(&w.text))
+        .count();
+    if homoglyphs == 0 || homoglyphs * 20 < measurement.words {
+        return;
+    }
+    let why = format!(
+        "{homoglyphs} of {} words mix Latin with Cyrillic or Greek letters (look-alike letters, \
+         as in a spoofed word), which no word of either language does",
+        measurement.words
+    );
+    measurement.status = MeasurementStatus::LowCoverage;
+    measurement.status_reason = Some(match measurement.status_reason.take() {
+        Some(earlier) => format!("{why}; {earlier}"),
+        None => why,
+    });
 }
 
 /// Measures a batch: `first_language` is the matrix language per config, `second_language` the
