@@ -50,9 +50,17 @@
 //!
 //! **Third language.** For a Latin–Latin pair, a batch where at least 30% of the Latin words (at
 //! least 3; or 60% of one item's) are in neither pair language's list but in a third language's
-//! (Portuguese, Filipino/Tagalog, Indonesian, Dutch, Catalan, Romanian, or another supported
-//! language) is [`MeasurementStatus::LowCoverage`] with a `status_reason` naming it and
-//! [`Measurement::third_language`] set. Indonesian beside Malay is not a third language.
+//! (Portuguese, Filipino/Tagalog, Indonesian, Dutch, Catalan, Romanian, or a Latin-script pair
+//! language outside the pair: English, Spanish, French, German, Italian, Malay) is
+//! [`MeasurementStatus::LowCoverage`] with a `status_reason` naming it and
+//! [`Measurement::third_language`] set. Indonesian beside Malay is not a third language. No
+//! other language is detected (Galician, Asturian, Esperanto, Afrikaans …: lingua, restricted
+//! to the pair, tags their words as one of the two).
+//!
+//! **Format characters and homoglyphs.** Unicode format characters (category Cf: zero-width
+//! space, joiners, soft hyphen, bidirectional marks) are dropped before tokenising; a word
+//! mixing Latin with Cyrillic or Greek letters is ambiguous, and a batch where one word in twenty
+//! is such a word is [`MeasurementStatus::LowCoverage`].
 //!
 //! **Uncertainty.** A word whose language was not read off the word (a look-alike, a contested
 //! romanized word, a word lingua alone placed, an ambiguous word) and that no firm neighbour of
