@@ -17,8 +17,8 @@
 //! "chat" and "but" in French and English), romanized words both the Hindi and the English list
 //! know ("log", "chai", "main"), and words lingua alone placed. Romanized text needs
 //! [`MIN_FIRM_ROMANIZED`] firm words of each language. A batch with **no** firm word of one
-//! language (whatever its coverage), or on an `ok` measurement an intra-sentential text with
-//! none, is **refused as undecided** whatever `gate.undecided` says, and the reason says the
+//! language (whatever its coverage), or on an `ok` or `low_coverage` measurement an
+//! intra-sentential text with none, is **refused as undecided** whatever `gate.undecided` says, and the reason says the
 //! gate *could not tell*: a plain German batch with "Brot" and "also"
 //! is not code switching and the judges' 10 must not accept it, while a real switch that rests
 //! on look-alikes alone looks the same, so "monolingual" would be a guess. Romanized text with
@@ -143,11 +143,17 @@ fn evidence_verdict(
     if let Some(refusal) = no_firm_evidence(m) {
         return Ok(refusal);
     }
-    if m.status == MeasurementStatus::LowCoverage {
-        return Err(why("the measurement has low coverage"));
-    }
     let need = usize::try_from(settings.min_switch_points.max(1)).unwrap_or(usize::MAX);
     let intra = cs_type.is_some_and(|t| t.to_ascii_lowercase().contains("intra"));
+    if m.status == MeasurementStatus::LowCoverage {
+        // An intra-sentential text with no firm word of one language is refused as on an `ok`
+        // measurement: its uncertain words are no evidence of a switch ("I read the final idea
+        // in the hotel once" in a Spanish–English batch).
+        if intra && let Some(Ok(refusal)) = unfirm_failure(m, true) {
+            return Ok(refusal);
+        }
+        return Err(why("the measurement has low coverage"));
+    }
     let failure = if intra {
         intra_failure(&m.sentences, need)
     } else {

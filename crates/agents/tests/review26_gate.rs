@@ -25,6 +25,21 @@ struct Case {
 }
 
 const WRONG_CASES: &[Case] = &[
+    // Not a wrong accept of the review, but a batch main refused that the stricter ratio range
+    // (untagged words uncertain) made low_coverage and left to the judges: an English text with
+    // Spanish look-alikes ("solo", "sin", "once").
+    Case {
+        id: "case_en_es",
+        first: "Spanish",
+        second: "English",
+        cs_type: "Intrasentential",
+        multi_turn: false,
+        texts: &[
+            "I read the final idea in the hotel once.",
+            "The red car was real and solo.",
+            "She had a sin of pride at the final hotel.",
+        ],
+    },
     Case {
         id: "case_es_tuna",
         first: "Spanish",
