@@ -16,6 +16,11 @@
 //!   frequency of at least 3.3, `word<TAB>zipf×100`, most frequent first (look-alikes of a pair
 //!   and third languages, `codeswitch::wordlists`).
 //!
+//! - `latin/overlap/<code>.tsv`: for each Latin-script matrix language (es, fr, de, it, ms), the
+//!   words of `latin/en.tsv` that the language's fullest wordfreq list (`large_<code>`, or
+//!   `small_ms`) holds below the 3.3 floor, with that language's Zipf: real words of the
+//!   language ("tuna", "pond", "stole") that would otherwise be English by list alone.
+//!
 //! Every file starts with `#` lines naming the source and licence; the rest is the data.
 
 use std::fmt::Write as _;
@@ -54,6 +59,17 @@ const LATIN_LISTS: &[(&str, &str)] = &[
     ("nl", "Dutch"),
     ("ca", "Catalan"),
     ("ro", "Romanian"),
+];
+
+/// The matrix languages whose vocabulary below the frequency floor is kept for the English words
+/// (`latin/overlap/<code>.tsv`): wordfreq's code, the name and its fullest list (`large_*`
+/// where wordfreq has one, else `small_*`).
+const OVERLAP_LISTS: &[(&str, &str, &str)] = &[
+    ("es", "Spanish", "large_es"),
+    ("fr", "French", "large_fr"),
+    ("de", "German", "large_de"),
+    ("it", "Italian", "large_it"),
+    ("ms", "Malay", "small_ms"),
 ];
 
 /// The frequency floor of the Latin-script lists, Zipf × 100 (3.3: about 20,000 words a
@@ -194,7 +210,53 @@ fn build(work: &Path) -> anyhow::Result<Vec<(String, String)>> {
         let text = latin_list(&wheel, work, code, name, &header)?;
         lists.push((format!("latin/{code}.tsv"), text));
     }
+    let english_words: Vec<String> = lists
+        .iter()
+        .find(|(file, _)| file == "latin/en.tsv")
+        .map(|(_, text)| tsv_words(text))
+        .unwrap_or_default();
+    for &(code, name, full) in OVERLAP_LISTS {
+        let text = overlap_list(&wheel, work, (name, full), &english_words, &header)?;
+        lists.push((format!("latin/overlap/{code}.tsv"), text));
+    }
     Ok(lists)
+}
+
+/// The words of a `word<TAB>zipf×100` list, in order.
+fn tsv_words(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.split_once('\t').map(|(w, _)| w.to_owned()))
+        .collect()
+}
+
+/// The words of the English list (`latin/en.tsv`) that `code`'s full wordfreq list holds below
+/// the [`LATIN_MIN_ZIPF100`] floor of its own list, `word<TAB>zipf×100` with that language's
+/// frequency, in the English list's order: real words of the language such as Spanish "tuna",
+/// French "pond", Italian "stole" that only the English list would otherwise hold.
+fn overlap_list(
+    wheel: &Path,
+    work: &Path,
+    (name, full): (&str, &str),
+    english: &[String],
+    header: &dyn Fn(&str) -> String,
+) -> anyhow::Result<String> {
+    let mut out = header(&format!(
+        "Words of the English list (latin/en.tsv) that wordfreq's {full} list ({name}) holds\n\
+         # with a Zipf frequency below {}.{:02}: `word<TAB>zipf×100` ({name}), in the English order.",
+        LATIN_MIN_ZIPF100 / 100,
+        LATIN_MIN_ZIPF100 % 100
+    ));
+    let frequencies: std::collections::HashMap<String, u32> =
+        words(wheel, work, full)?.into_iter().rev().collect();
+    for word in english {
+        if let Some(&zipf100) = frequencies.get(word)
+            && zipf100 < LATIN_MIN_ZIPF100
+        {
+            let _ = writeln!(out, "{word}\t{zipf100}");
+        }
+    }
+    Ok(out)
 }
 
 /// One Latin-script language's frequency list: `word<TAB>zipf×100`, most frequent first, the

@@ -17,8 +17,8 @@
 //! "chat" and "but" in French and English), romanized words both the Hindi and the English list
 //! know ("log", "chai", "main"), and words lingua alone placed. Romanized text needs
 //! [`MIN_FIRM_ROMANIZED`] firm words of each language. A batch with **no** firm word of one
-//! language (whatever its coverage), or on an `ok` measurement an intra-sentential text with
-//! none, is **refused as undecided** whatever `gate.undecided` says, and the reason says the
+//! language (whatever its coverage), or on an `ok` or `low_coverage` measurement an
+//! intra-sentential text with none, is **refused as undecided** whatever `gate.undecided` says, and the reason says the
 //! gate *could not tell*: a plain German batch with "Brot" and "also"
 //! is not code switching and the judges' 10 must not accept it, while a real switch that rests
 //! on look-alikes alone looks the same, so "monolingual" would be a guess. Romanized text with
@@ -102,6 +102,18 @@ fn evidence_verdict(
             .clone()
             .unwrap_or_else(|| fallback.to_owned())
     };
+    // Texts were measured and not one word is, or could be, either language (numbers, emoji,
+    // links, names only): no language evidence at all is never code switching.
+    if m.status == MeasurementStatus::Unavailable && no_language_word(m) {
+        return Ok(GateVerdict {
+            passed: Some(false),
+            reason: format!(
+                "no word of {} or {} was found (only numbers, symbols, links or names): the \
+                 batch holds no language evidence, so it is not code switching",
+                m.first_language, m.second_language
+            ),
+        });
+    }
     if m.status == MeasurementStatus::Unavailable {
         return Err(why("the measurement is unavailable"));
     }
@@ -131,11 +143,17 @@ fn evidence_verdict(
     if let Some(refusal) = no_firm_evidence(m) {
         return Ok(refusal);
     }
-    if m.status == MeasurementStatus::LowCoverage {
-        return Err(why("the measurement has low coverage"));
-    }
     let need = usize::try_from(settings.min_switch_points.max(1)).unwrap_or(usize::MAX);
     let intra = cs_type.is_some_and(|t| t.to_ascii_lowercase().contains("intra"));
+    if m.status == MeasurementStatus::LowCoverage {
+        // An intra-sentential text with no firm word of one language is refused as on an `ok`
+        // measurement: its uncertain words are no evidence of a switch ("I read the final idea
+        // in the hotel once" in a Spanish–English batch).
+        if intra && let Some(Ok(refusal)) = unfirm_failure(m, true) {
+            return Ok(refusal);
+        }
+        return Err(why("the measurement has low coverage"));
+    }
     let failure = if intra {
         intra_failure(&m.sentences, need)
     } else {
@@ -259,10 +277,19 @@ fn unfirm_failure(m: &Measurement, intra: bool) -> Option<Evidence> {
     )))
 }
 
+/// Whether texts were measured and none of their words is, or could be, a word of the pair:
+/// nothing tagged, nothing ambiguous, nothing of another language.
+fn no_language_word(m: &Measurement) -> bool {
+    !m.sentences.is_empty()
+        && m.tagged.total() == 0
+        && m.untagged.ambiguous == 0
+        && m.untagged.other_language == 0
+}
+
 /// The refusal of a batch with no firm word of one language in the whole batch, whatever its
 /// coverage: the words that might be that language are look-alikes, words only the detector
-/// placed or ambiguous ones. `None` when both languages have a firm word, or one has no word
-/// at all that might be it (the monolingual case the other checks word).
+/// placed or ambiguous ones ("could not tell"), or there is no word at all that might be it
+/// ("monolingual"). `None` when both languages have a firm word.
 fn no_firm_evidence(m: &Measurement) -> Option<GateVerdict> {
     let firm_total = m.sentences.iter().fold([0, 0], |acc, s| {
         let f = firm(s);
@@ -271,9 +298,17 @@ fn no_firm_evidence(m: &Measurement) -> Option<GateVerdict> {
     let tagged = [m.tagged.first, m.tagged.second];
     let open = m.untagged.ambiguous;
     let languages = [m.first_language, m.second_language];
-    (0..2)
-        .find(|&i| firm_total[i] == 0 && (tagged[i] > 0 || open > 0))
-        .map(|i| {
+    (0..2).find(|&i| firm_total[i] == 0).map(|i| {
+        if tagged[i] == 0 && open == 0 {
+            return GateVerdict {
+                passed: Some(false),
+                reason: format!(
+                    "no {} word was found: the batch is monolingual",
+                    languages[i]
+                ),
+            };
+        }
+        {
             let detail = match (tagged[i], open) {
                 (0, n) => format!(" ({n} word(s) could be either language)"),
                 (t, 0) => format!(" ({t} word(s) tagged {} are not firm)", languages[i]),
@@ -283,7 +318,8 @@ fn no_firm_evidence(m: &Measurement) -> Option<GateVerdict> {
                 ),
             };
             could_not_tell(languages[i], "the batch", &detail)
-        })
+        }
+    })
 }
 
 /// The refusal when the only evidence of `language` in `what` is words whose language is not
@@ -649,7 +685,10 @@ mod tests {
             second_language: language(v, "second_language").unwrap_or(Language::English),
             words: 0,
             tagged: counts(v.get("tagged")),
-            untagged: UntaggedCounts::default(),
+            untagged: UntaggedCounts {
+                ambiguous: n(v.get("untagged"), "ambiguous"),
+                ..UntaggedCounts::default()
+            },
             embedded_ratio: 0.0,
             matrix_language: None,
             switch_points: n(Some(v), "switch_points"),
@@ -726,13 +765,16 @@ mod tests {
         let v = decide(GateSettings::default(), Some(&unavailable), None, false);
         assert_eq!(v.passed, None);
         assert!(v.reason.contains("romanized Chinese"));
+        // Low coverage with no word that is or could be English (nothing tagged English,
+        // nothing ambiguous) is monolingual whatever the coverage (review of issue 26).
         let v = decide(
             GateSettings::default(),
             Some(&m("low_coverage", 5, 0, &[0])),
             None,
             false,
         );
-        assert_eq!(v.passed, None);
+        assert_eq!(v.passed, Some(false));
+        assert!(v.reason.contains("monolingual"), "{}", v.reason);
         // Nor pass it: the few tagged words may be look-alikes (Arabizi "el" is English to
         // the word list).
         let v = decide(
@@ -827,14 +869,16 @@ mod tests {
         let v = decide(GateSettings::default(), Some(&latin_only), None, false);
         assert_eq!(v.passed, Some(false), "{v:?}");
         assert!(v.reason.contains("no Arabic word"), "{}", v.reason);
-        // Romanized Hindi has a detector: its untagged words may be Hindi, so still undecided.
+        // Romanized Hindi has a detector: its untagged words may be Hindi, so the script rule
+        // does not apply; with no firm Hindi word the gate could not tell, and refuses.
         let hindi = typed(&json!({
             "status": "low_coverage", "first_language": "Hindi", "second_language": "English",
-            "tagged": {"first": 0, "second": 5}, "switch_points": 0,
+            "tagged": {"first": 0, "second": 5}, "untagged": {"ambiguous": 3}, "switch_points": 0,
             "sentences": [{"switch_points": 0, "tagged": {"second": 5}}],
         }));
         let v = decide(GateSettings::default(), Some(&hindi), None, false);
-        assert_eq!(v.passed, None, "{v:?}");
+        assert_eq!(v.passed, Some(false), "{v:?}");
+        assert!(v.reason.contains("could not tell"), "{}", v.reason);
     }
 
     /// `gate.undecided: reject` turns every undecided verdict into a refusal that says it was

@@ -30,8 +30,13 @@ const SETS: [(&str, &str); 3] = [
     ),
 ];
 
-/// The least share of code-switched sentences of a set the gate must pass on their own.
-const MIN_MIXED_PASSED: f64 = 0.65;
+/// The least share of code-switched sentences of a set the gate must pass on their own. 0.65
+/// until an English content word needed to be 2.0 Zipf above its frequency in the matrix
+/// language's full vocabulary to be firm (`codeswitch`'s `ENGLISH_FIRM_GAP`, review of issue 26:
+/// Spanish "tuna", German "Made" …): single-word insertions of common loans ("weekend",
+/// "email") are no longer firm, and the tuning set's share fell from 68.5% to 53.7% (held-out
+/// sets 79.3% → 72.9%, 79.2% → 72.7%; BENCHMARKS.md). A ratchet: raise it as the tagger improves.
+const MIN_MIXED_PASSED: f64 = 0.53;
 
 #[test]
 fn no_monolingual_control_passes_and_most_real_switches_do() {

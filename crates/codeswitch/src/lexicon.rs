@@ -13,8 +13,8 @@ use super::Language;
 const ENGLISH: &[&str] = &[
     "i", "a", "an", "the", "and", "but", "or", "of", "to", "in", "on", "at", "is", "it", "we",
     "you", "he", "she", "my", "me", "be", "was", "are", "for", "not", "so", "do", "if", "up", "us",
-    "our", "his", "her", "its", "him", "can", "has", "had", "did", "yes", "too", "all", "who",
-    "how", "why", "get", "got", "out", "off", "by", "as", "am", "oh", "any", "now", "this", "that",
+    "our", "his", "her", "its", "him", "can", "has", "did", "yes", "too", "all", "who", "how",
+    "why", "get", "got", "out", "off", "by", "as", "am", "oh", "any", "now", "this", "that",
     "with", "just", "what", "go", "i'm", "it's", "don't", "let's", "can't", "that's", "i've",
     "we're", "you're", "isn't", "didn't", "won't", "i'll", "gonna",
 ];

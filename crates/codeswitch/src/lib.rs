@@ -50,9 +50,17 @@
 //!
 //! **Third language.** For a Latin–Latin pair, a batch where at least 30% of the Latin words (at
 //! least 3; or 60% of one item's) are in neither pair language's list but in a third language's
-//! (Portuguese, Filipino/Tagalog, Indonesian, Dutch, Catalan, Romanian, or another supported
-//! language) is [`MeasurementStatus::LowCoverage`] with a `status_reason` naming it and
-//! [`Measurement::third_language`] set. Indonesian beside Malay is not a third language.
+//! (Portuguese, Filipino/Tagalog, Indonesian, Dutch, Catalan, Romanian, or a Latin-script pair
+//! language outside the pair: English, Spanish, French, German, Italian, Malay) is
+//! [`MeasurementStatus::LowCoverage`] with a `status_reason` naming it and
+//! [`Measurement::third_language`] set. Indonesian beside Malay is not a third language. No
+//! other language is detected (Galician, Asturian, Esperanto, Afrikaans …: lingua, restricted
+//! to the pair, tags their words as one of the two).
+//!
+//! **Format characters and homoglyphs.** Unicode format characters (category Cf: zero-width
+//! space, joiners, soft hyphen, bidirectional marks) are dropped before tokenising; a word
+//! mixing Latin with Cyrillic or Greek letters is ambiguous, and a batch where one word in twenty
+//! is such a word is [`MeasurementStatus::LowCoverage`].
 //!
 //! **Uncertainty.** A word whose language was not read off the word (a look-alike, a contested
 //! romanized word, a word lingua alone placed, an ambiguous word) and that no firm neighbour of
@@ -277,6 +285,7 @@ impl LanguagePair {
         if measurement.is_available() {
             uncertainty::bound(&mut measurement, &words, tolerance);
         }
+        mark_homoglyphs(&mut measurement, &words);
         // Words of a third language are not this pair's, whatever lingua made of them.
         if measurement.is_available()
             && let Some((language, why)) =
@@ -298,6 +307,34 @@ impl LanguagePair {
         );
         measurement
     }
+}
+
+/// Makes an available measurement `low_coverage` when at least one word in twenty (and at least
+/// one) mixes Latin with Cyrillic or Greek letters ("mаrkеt" with Cyrillic а and е): such
+/// homoglyph words are tagged as no language, and a batch built on them is no evidence of
+/// code switching. The reason says how many there are.
+fn mark_homoglyphs(measurement: &mut Measurement, words: &[Vec<TaggedWord>]) {
+    if !measurement.is_available() {
+        return;
+    }
+    let homoglyphs = words
+        .iter()
+        .flatten()
+        .filter(|w| tagger::mixes_look_alike_scripts(&w.text))
+        .count();
+    if homoglyphs == 0 || homoglyphs * 20 < measurement.words {
+        return;
+    }
+    let why = format!(
+        "{homoglyphs} of {} words mix Latin with Cyrillic or Greek letters (look-alike letters, \
+         as in a spoofed word), which no word of either language does",
+        measurement.words
+    );
+    measurement.status = MeasurementStatus::LowCoverage;
+    measurement.status_reason = Some(match measurement.status_reason.take() {
+        Some(earlier) => format!("{why}; {earlier}"),
+        None => why,
+    });
 }
 
 /// Measures a batch: `first_language` is the matrix language per config, `second_language` the

@@ -121,8 +121,22 @@ impl LanguagePair {
     ///
     /// Han and Hiragana come out of UAX#29 as one token per character (there is no dictionary),
     /// so each such character is one word unit; Katakana runs and Hangul words stay whole.
+    ///
+    /// Unicode format characters (category Cf: zero-width space and joiners, soft hyphen,
+    /// bidirectional marks, the byte-order mark) are dropped first, so "import\u{200b}ante" is
+    /// read as the one word "importante", not as two.
     #[must_use]
     pub fn tag(self, text: &str) -> Vec<TaggedWord> {
+        let cleaned;
+        let text = if text.chars().any(is_format_character) {
+            cleaned = text
+                .chars()
+                .filter(|c| !is_format_character(*c))
+                .collect::<String>();
+            cleaned.as_str()
+        } else {
+            text
+        };
         let names_apply = self.first != Language::German && self.second != Language::German;
         let mut out = Vec::new();
         // A sentence starts at the beginning of the text and after terminal punctuation, a
@@ -307,6 +321,11 @@ impl LanguagePair {
                 (false, true) => second_only = true,
                 (false, false) => foreign = true,
             }
+        }
+        // "mаrkеt" with Cyrillic а and е, "мoлoкo" with Latin o: letters of look-alike scripts
+        // mixed in one word are no evidence of either language.
+        if mixes_look_alike_scripts(word) {
+            return Verdict::Tag(WordTag::Untagged(UntaggedReason::Ambiguous));
         }
         let all_latin = word
             .chars()
@@ -507,10 +526,16 @@ fn settle_look_alikes(out: &mut [TaggedWord], look_alikes: &[usize]) {
 /// script (Common, Inherited: the tatweel, marks) and digits stay with the run before them, so
 /// "الـ" keeps its tatweel. A word of one script is returned whole, without allocating.
 fn latin_script_runs(segment: &str) -> impl Iterator<Item = &str> {
+    // A homoglyph word ("mаrkеt") stays whole: it is one word, of neither language.
     let mut rest = segment;
+    let mut whole = mixes_look_alike_scripts(segment);
     std::iter::from_fn(move || {
         if rest.is_empty() {
             return None;
+        }
+        if whole {
+            whole = false;
+            return Some(std::mem::take(&mut rest));
         }
         let mut current: Option<bool> = None;
         let mut cut = rest.len();
@@ -532,6 +557,32 @@ fn latin_script_runs(segment: &str) -> impl Iterator<Item = &str> {
         rest = tail;
         Some(part)
     })
+}
+
+/// Whether `word` mixes Latin letters with Cyrillic or Greek ones, scripts whose letters look
+/// alike ("mаrkеt" with Cyrillic а and е, "мoлoкo" with Latin o): no real word of either
+/// language is written so, and a homoglyph word must not count as a switch.
+pub(crate) fn mixes_look_alike_scripts(word: &str) -> bool {
+    let (mut latin, mut other) = (false, false);
+    for c in word.chars().filter(|c| c.is_alphabetic()) {
+        match c.script() {
+            Script::Latin => latin = true,
+            Script::Cyrillic | Script::Greek => other = true,
+            _ => {}
+        }
+    }
+    latin && other
+}
+
+/// Whether `c` is a Unicode format character (general category Cf, Unicode 15): invisible
+/// characters such as the zero-width space (U+200B), the joiners, the soft hyphen, the
+/// bidirectional marks and the byte-order mark, which never change what a word is.
+fn is_format_character(c: char) -> bool {
+    matches!(c as u32,
+        0x00AD | 0x0600..=0x0605 | 0x061C | 0x06DD | 0x070F | 0x0890..=0x0891 | 0x08E2
+        | 0x180E | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x2064 | 0x2066..=0x206F
+        | 0xFEFF | 0xFFF9..=0xFFFB | 0x110BD | 0x110CD | 0x13430..=0x1343F
+        | 0x1BCA0..=0x1BCA3 | 0x1D173..=0x1D17A | 0xE0001 | 0xE0020..=0xE007F)
 }
 
 /// What [`LanguagePair::tag`] makes of one word before context is considered.

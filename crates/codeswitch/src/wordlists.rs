@@ -17,6 +17,12 @@
 //!   [`LOOK_ALIKE_MARGIN`] higher ("Brot" is German, "the" at en 7.73 / es 5.42 is English);
 //! - **neither's** when neither list holds it: lingua decides, and the word may be a third
 //!   language's ([`third_language`]).
+//!
+//! Beside English, the other language's frequency is read from its **full** vocabulary:
+//! `data/lexicon/latin/overlap/<code>.tsv` holds the English list's words that the language's
+//! fullest wordfreq list has below the 3.3 floor (Spanish "tuna", French "pond", Italian
+//! "stole"), and an English content word is English only [`ENGLISH_FIRM_GAP`] (2.0 Zipf) above
+//! that frequency; closer it is a look-alike.
 
 use std::collections::HashMap;
 use std::sync::LazyLock;
@@ -46,8 +52,58 @@ pub(crate) const THIRD_LANGUAGE_SHARE: f64 = 0.3;
 /// The fewest third-language words that make a batch (or an item) a third language's.
 pub(crate) const THIRD_LANGUAGE_MIN_WORDS: usize = 3;
 
+/// A content word is firm English beside a Latin-script matrix language only when its English
+/// Zipf frequency (× 100) is at least this far above its frequency in the matrix language's
+/// full vocabulary (its list, else `latin/overlap/<code>.tsv`): 2.0, a hundred times more
+/// frequent. Closer, the word is a look-alike (never firm evidence): Spanish "tuna" (en 3.64 /
+/// es 2.91), "rape" (4.48 / 2.81), French "pond", "lime", German "Made" (5.92 / 3.98), Italian
+/// "bare", "stole", Malay "had" (6.33 / 4.55), all real words of the matrix language. English
+/// function words ([`super::lexicon`]) keep [`LOOK_ALIKE_MARGIN`]. Chosen on the tuning
+/// sentences: see BENCHMARKS.md ("native words only the English list held").
+pub(crate) const ENGLISH_FIRM_GAP: u16 = 200;
+
 /// Word → Zipf frequency × 100.
 type Frequencies = HashMap<&'static str, u16>;
+
+/// Per matrix language, the English words its full wordfreq list holds below its own list's
+/// floor, with its Zipf × 100 (`xtask/src/lexicon.rs`).
+const OVERLAPS: &[(&str, &str)] = &[
+    ("es", include_str!("../data/lexicon/latin/overlap/es.tsv")),
+    ("fr", include_str!("../data/lexicon/latin/overlap/fr.tsv")),
+    ("de", include_str!("../data/lexicon/latin/overlap/de.tsv")),
+    ("it", include_str!("../data/lexicon/latin/overlap/it.tsv")),
+    ("ms", include_str!("../data/lexicon/latin/overlap/ms.tsv")),
+];
+
+fn parse_frequencies(text: &'static str) -> Frequencies {
+    let mut words = HashMap::new();
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        if let Some((word, zipf)) = line.split_once('\t') {
+            words.entry(word).or_insert(zipf.parse().unwrap_or(0));
+        }
+    }
+    words
+}
+
+static OVERLAP_FREQUENCIES: LazyLock<Vec<(&'static str, Frequencies)>> = LazyLock::new(|| {
+    OVERLAPS
+        .iter()
+        .map(|(code, text)| (*code, parse_frequencies(text)))
+        .collect()
+});
+
+/// `word`'s Zipf × 100 in the full vocabulary of list `list`: its list, else its overlap file.
+fn full_zipf(list: usize, word: &str) -> Option<u16> {
+    zipf(list, word).or_else(|| {
+        let code = LISTS.get(list)?.0;
+        OVERLAP_FREQUENCIES
+            .iter()
+            .find(|(c, _)| *c == code)?
+            .1
+            .get(word)
+            .copied()
+    })
+}
 
 /// wordfreq's code, the language's name and its list, in the order of `xtask/src/lexicon.rs`.
 const LISTS: &[(&str, &str, &str)] = &[
@@ -101,12 +157,7 @@ static FREQUENCIES: LazyLock<Vec<Frequencies>> = LazyLock::new(|| {
     LISTS
         .iter()
         .map(|(code, _, text)| {
-            let mut words = HashMap::new();
-            for line in text.lines().filter(|l| !l.starts_with('#')) {
-                if let Some((word, zipf)) = line.split_once('\t') {
-                    words.entry(word).or_insert(zipf.parse().unwrap_or(0));
-                }
-            }
+            let words = parse_frequencies(text);
             tracing::debug!(code, words = words.len(), "loaded a Latin-script word list");
             words
         })
@@ -149,12 +200,40 @@ pub(crate) fn pair_evidence(first: Language, second: Language, word: &str) -> Pa
     let (Some(a), Some(b)) = (list_of(first), list_of(second)) else {
         return PairEvidence::Neither;
     };
+    if first == Language::English || second == Language::English {
+        return english_pair_evidence(first == Language::English, a, b, word);
+    }
     match (zipf(a, word), zipf(b, word)) {
         (None, None) => PairEvidence::Neither,
         (Some(_), None) => PairEvidence::First,
         (None, Some(_)) => PairEvidence::Second,
         (Some(za), Some(zb)) if za > zb.saturating_add(LOOK_ALIKE_MARGIN) => PairEvidence::First,
         (Some(za), Some(zb)) if zb > za.saturating_add(LOOK_ALIKE_MARGIN) => PairEvidence::Second,
+        (Some(_), Some(_)) => PairEvidence::LookAlike,
+    }
+}
+
+/// [`pair_evidence`] for English and another Latin-script language (lists `a`, `b`): the other
+/// language's frequency is read from its full vocabulary, and English is firm only
+/// [`ENGLISH_FIRM_GAP`] above it (function words: [`LOOK_ALIKE_MARGIN`]).
+fn english_pair_evidence(english_first: bool, a: usize, b: usize, word: &str) -> PairEvidence {
+    let (en, other) = if english_first { (a, b) } else { (b, a) };
+    let (english, native) = if english_first {
+        (PairEvidence::First, PairEvidence::Second)
+    } else {
+        (PairEvidence::Second, PairEvidence::First)
+    };
+    let gap = if super::lexicon::is_function_word(Language::English, word) {
+        LOOK_ALIKE_MARGIN
+    } else {
+        ENGLISH_FIRM_GAP
+    };
+    match (zipf(en, word), full_zipf(other, word)) {
+        (None, None) => PairEvidence::Neither,
+        (Some(_), None) => english,
+        (None, Some(_)) => native,
+        (Some(ze), Some(zo)) if ze >= zo.saturating_add(gap) => english,
+        (Some(ze), Some(zo)) if zo > ze.saturating_add(LOOK_ALIKE_MARGIN) => native,
         (Some(_), Some(_)) => PairEvidence::LookAlike,
     }
 }

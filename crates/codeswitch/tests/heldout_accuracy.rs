@@ -168,7 +168,8 @@ fn heldout_measurement_accuracy_per_pair() {
     // and off by more than WRONG. Met since the measurement bounds its uncertain words (a share
     // that could be more than RATIO_UNCERTAINTY_TOLERANCE off is `low_coverage`); OK_WRONG_TODAY
     // is a ratchet below it, listed sentence by sentence in BENCHMARKS.md (was 11 before the
-    // frequency lists, 7 before the uncertainty bound). Lower it as the tagger improves; never
+    // frequency lists, 7 before the uncertainty bound, 3 before the range counted untagged words
+    // as uncertain). Lower it as the tagger improves; never
     // raise it.
     assert!(
         total.ok_wrong <= OK_WRONG_TODAY && total.share(total.ok_wrong) <= TARGET_OK_WRONG_SHARE,
@@ -181,7 +182,7 @@ fn heldout_measurement_accuracy_per_pair() {
 }
 
 /// Sentences measured `ok` with an error above [`WRONG`] with today's tagger (ratchet).
-const OK_WRONG_TODAY: usize = 3;
+const OK_WRONG_TODAY: usize = 2;
 
 /// The second held-out set (`tests/data/heldout2_sentences.txt`, written by another writer before
 /// any measurement was run on them, and first measured after the uncertainty bound was

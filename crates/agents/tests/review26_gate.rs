@@ -1,0 +1,276 @@
+//! Issue 26, break-it review of main at ce4fd76 (a fake model whose judges all give 10): every
+//! batch of its WRONG_CASES.md that the gate passed (or left to the judges, who accepted it)
+//! while it is not code switched in the pair, except the third-language batches (Galician,
+//! Asturian, Esperanto … beside Spanish; see docs/records.md for which third languages are
+//! detected) and the one batch with a single real English word in sixty. None may pass the gate
+//! now, nor be left to the judges: each is refused.
+//!
+//! What each exposed: words only the English list held although they are real words of the
+//! matrix language ("tuna", "rape", "pond", "lime", "Made", "bare", "stole", "had"); a
+//! zero-width space splitting "importante"; homoglyph words mixing Latin and Cyrillic letters
+//! ("m\u{430}rk\u{435}t"; "мoлoкo" below is written with a Latin o); batches of numbers,
+//! emoji or links only.
+
+use agents::gate;
+use codeswitch::{LanguagePair, without_speaker_label};
+use runlog::{GateSettings, GateUndecided};
+
+struct Case {
+    id: &'static str,
+    first: &'static str,
+    second: &'static str,
+    cs_type: &'static str,
+    multi_turn: bool,
+    texts: &'static [&'static str],
+}
+
+const WRONG_CASES: &[Case] = &[
+    // Not a wrong accept of the review, but a batch main refused that the stricter ratio range
+    // (untagged words uncertain) made low_coverage and left to the judges: an English text with
+    // Spanish look-alikes ("solo", "sin", "once").
+    Case {
+        id: "case_en_es",
+        first: "Spanish",
+        second: "English",
+        cs_type: "Intrasentential",
+        multi_turn: false,
+        texts: &[
+            "I read the final idea in the hotel once.",
+            "The red car was real and solo.",
+            "She had a sin of pride at the final hotel.",
+        ],
+    },
+    Case {
+        id: "case_es_tuna",
+        first: "Spanish",
+        second: "English",
+        cs_type: "Intrasentential",
+        multi_turn: false,
+        texts: &[
+            "La tuna de la universidad canta esta noche.",
+            "Compré una tuna dulce en el mercado.",
+            "La tuna tiene muchas espinas pequeñas.",
+        ],
+    },
+    Case {
+        id: "case_es_rape",
+        first: "Spanish",
+        second: "English",
+        cs_type: "Intrasentential",
+        multi_turn: false,
+        texts: &[
+            "El rape a la plancha está delicioso.",
+            "Mi madre compró rape para la cena.",
+            "En este restaurante el rape es muy fresco.",
+        ],
+    },
+    Case {
+        id: "case_fr_pond",
+        first: "French",
+        second: "English",
+        cs_type: "Intrasentential",
+        multi_turn: false,
+        texts: &[
+            "La poule pond un œuf chaque matin.",
+            "Cette poule pond beaucoup en été.",
+            "Ma vieille poule ne pond plus du tout.",
+        ],
+    },
+    Case {
+        id: "case_fr_lime",
+        first: "French",
+        second: "English",
+        cs_type: "Intrasentential",
+        multi_turn: false,
+        texts: &[
+            "J'ai oublié ma lime à ongles chez toi.",
+            "Cette lime est trop rugueuse.",
+            "Prête-moi ta lime, s'il te plaît.",
+        ],
+    },
+    Case {
+        id: "case_de_made",
+        first: "German",
+        second: "English",
+        cs_type: "Intrasentential",
+        multi_turn: false,
+        texts: &[
+            "Im Apfel ist eine kleine Made.",
+            "Die Made kriecht langsam aus dem Käse.",
+            "Meine Schwester hat eine Made gefunden.",
+        ],
+    },
+    Case {
+        id: "case_ms_had2",
+        first: "Malay",
+        second: "English",
+        cs_type: "Intrasentential",
+        multi_turn: false,
+        texts: &[
+            "Ada had masa untuk menghantar borang itu.",
+            "Had laju di jalan ini ialah sembilan puluh.",
+            "Jangan melebihi had yang ditetapkan.",
+        ],
+    },
+    Case {
+        id: "case_es_inter_tuna",
+        first: "Spanish",
+        second: "English",
+        cs_type: "Intersentential",
+        multi_turn: false,
+        texts: &[
+            "Compré una tuna en el mercado.",
+            "Mi madre cocina muy bien.",
+            "Mañana vamos a la playa.",
+        ],
+    },
+    Case {
+        id: "case_de_multiturn_made",
+        first: "German",
+        second: "English",
+        cs_type: "Intersentential",
+        multi_turn: true,
+        texts: &[
+            "Anna: Hast du die Made im Apfel gesehen?",
+            "Ben: Ja, ich habe sie weggeworfen.",
+            "Anna: Dann kaufen wir neue Äpfel.",
+            "Ben: Gute Idee, bis später.",
+        ],
+    },
+    Case {
+        id: "case_it_bare",
+        first: "Italian",
+        second: "English",
+        cs_type: "Intrasentential",
+        multi_turn: false,
+        texts: &[
+            "Le bare erano di legno scuro.",
+            "Hanno portato le bare in chiesa.",
+            "Le bare sono arrivate stamattina.",
+        ],
+    },
+    Case {
+        id: "case_it_stole",
+        first: "Italian",
+        second: "English",
+        cs_type: "Intrasentential",
+        multi_turn: false,
+        texts: &[
+            "Le stole di seta sono eleganti.",
+            "Mia zia colleziona stole antiche.",
+            "Quelle stole costano troppo.",
+        ],
+    },
+    Case {
+        id: "case_es_rape_look",
+        first: "Spanish",
+        second: "English",
+        cs_type: "Intrasentential",
+        multi_turn: false,
+        texts: &[
+            "Pedí el rape final del menú.",
+            "Comí rape real sin sal.",
+            "El rape solo cuesta once euros.",
+        ],
+    },
+    Case {
+        id: "case_de_made_look",
+        first: "German",
+        second: "English",
+        cs_type: "Intrasentential",
+        multi_turn: false,
+        texts: &[
+            "Die Made will also bald raus.",
+            "Eine Made, also Gift.",
+            "Die Made ist Art Kunst.",
+        ],
+    },
+    Case {
+        id: "case_ru_en_homoglyph",
+        first: "Russian",
+        second: "English",
+        cs_type: "Intrasentential",
+        multi_turn: false,
+        texts: &[
+            "I went to the m\u{430}rk\u{435}t with my mother.",
+            "She bought s\u{43e}m\u{435} bread and milk.",
+            "We came h\u{43e}m\u{435} very late.",
+        ],
+    },
+    Case {
+        id: "case_es_nums",
+        first: "Spanish",
+        second: "English",
+        cs_type: "Intrasentential",
+        multi_turn: false,
+        texts: &["123 456", "😂😂😂 42", "3.14 🎉 2026"],
+    },
+    Case {
+        id: "case_es_zwsp",
+        first: "Spanish",
+        second: "English",
+        cs_type: "Intrasentential",
+        multi_turn: false,
+        texts: &[
+            "Es muy import\u{200b}ante llegar temprano.",
+            "La reunión es import\u{200b}ante para todos.",
+            "Nada es tan import\u{200b}ante como la familia.",
+        ],
+    },
+    Case {
+        id: "case_es_links",
+        first: "Spanish",
+        second: "English",
+        cs_type: "Intrasentential",
+        multi_turn: false,
+        texts: &[
+            "https://example.com/a",
+            "www.ejemplo.es 😂",
+            "info@example.com 42",
+        ],
+    },
+    Case {
+        id: "case_ru_latin_in_ru",
+        first: "Russian",
+        second: "English",
+        cs_type: "Intrasentential",
+        multi_turn: false,
+        texts: &[
+            "Я купил мoлoкo в магазине.",
+            "Моя сестра рабoтает в больнице.",
+            "Завтра мы пoедем на дачу.",
+        ],
+    },
+];
+
+#[test]
+fn the_reviews_wrong_accepts_are_all_refused() {
+    let mut passed = Vec::new();
+    for case in WRONG_CASES {
+        let texts: Vec<String> = case
+            .texts
+            .iter()
+            .map(|t| {
+                if case.multi_turn {
+                    without_speaker_label(t).to_owned()
+                } else {
+                    (*t).to_owned()
+                }
+            })
+            .collect();
+        let m = LanguagePair::parse(case.first, case.second)
+            .expect("a supported pair")
+            .measure(&texts);
+        // With the judges deciding undecided batches (the default), none is passed or left to
+        // them: each is refused outright.
+        let settings = GateSettings {
+            undecided: GateUndecided::Judges,
+            ..GateSettings::default()
+        };
+        let v = gate::decide(settings, Some(&m), Some(case.cs_type), case.multi_turn);
+        if v.passed != Some(false) {
+            passed.push(format!("{}: {v:?}", case.id));
+        }
+    }
+    assert!(passed.is_empty(), "not refused:\n{}", passed.join("\n"));
+}
