@@ -420,7 +420,11 @@ fn params_named_like_record_fields_keep_their_own_names() {
     assert_eq!(params["accepted"], Value::from("no"), "{params:?}");
     assert!(!params.contains_key("param_param_score"), "{params:?}");
     assert_eq!(row["param_score"], Value::from(1), "the `score` axis");
-    assert_eq!(row["param_param_score"], Value::from("a"), "the `param_score` axis");
+    assert_eq!(
+        row["param_param_score"],
+        Value::from("a"),
+        "the `param_score` axis"
+    );
     assert_eq!(row["param_accepted"], Value::from("no"));
     assert!(row.get("param_param_param_score").is_none(), "{row}");
 }

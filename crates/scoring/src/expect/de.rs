@@ -763,7 +763,6 @@ impl<'de> Deserialize<'de> for SimilarDe {
 #[cfg(test)]
 mod key_list_tests {
     use serde::Deserialize;
-    use serde_json::json;
 
     use super::*;
 
