@@ -298,6 +298,75 @@ async fn a_slow_but_alive_endpoint_is_never_cut_off() {
     );
 }
 
+/// SIGTERM to a run paused by the breaker (no endpoint answers) stops it at once with exit 3,
+/// the scenarios in flight dropped and left to do, instead of waiting out `probe_for` (here
+/// 10 minutes; issue 27: 17.6 s with the default).
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_while_paused_by_the_breaker_stops_at_once() {
+    use tokio::io::AsyncBufReadExt;
+    let dying = FakeServer::start(FakeConfig::default().with_outage(20, None))
+        .await
+        .expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("paused.jsonl");
+    let mut cmd = tokio::process::Command::new(BIN);
+    for (key, _) in std::env::vars() {
+        if key.starts_with("SCENARIO_ENGINE") || key == "RUST_LOG" {
+            cmd.env_remove(key);
+        }
+    }
+    let mut child = cmd
+        .arg("run")
+        .arg(example())
+        .arg("--out")
+        .arg(&out)
+        .args(["--base-url", &dying.base_url(), "--model", "fake-model"])
+        .args(["--api-key-env", "SCENARIO_ENGINE_TEST_NO_KEY"])
+        .args(["--limit", "30", "--concurrency", "4"])
+        .env("SCENARIO_ENGINE__RETRY__BASE_DELAY", "1")
+        .env("SCENARIO_ENGINE__RETRY__MAX_DELAY", "5")
+        .env("SCENARIO_ENGINE__BREAKER__PROBE_EVERY", "50")
+        .env("SCENARIO_ENGINE__BREAKER__PROBE_FOR", "10m")
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the binary runs");
+    let mut err = tokio::io::BufReader::new(child.stderr.take().expect("stderr")).lines();
+    let mut seen = String::new();
+    while let Some(line) = err.next_line().await.expect("stderr reads") {
+        seen.push_str(&line);
+        seen.push('\n');
+        if line.contains("the run waits") {
+            break;
+        }
+    }
+    assert!(seen.contains("the run waits"), "{seen}");
+    let pid = child.id().expect("running").to_string();
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let status = tokio::time::timeout(Duration::from_secs(120), async {
+        while let Some(line) = err.next_line().await.expect("stderr reads") {
+            seen.push_str(&line);
+            seen.push('\n');
+        }
+        child.wait().await.expect("waited")
+    })
+    .await
+    .expect("the stop does not wait out probe_for (10 minutes)");
+    assert_eq!(status.code(), Some(3), "{seen}");
+    let written = lines(&out);
+    assert!(written.len() < 30, "{} written", written.len());
+    assert!(
+        lines(&errors_file(&out)).is_empty(),
+        "no scenario was marked failed: {seen}"
+    );
+}
+
 /// Half of all calls fail (429 or 500) at random: the run is never stopped (with the default
 /// retries a few scenarios fail and go to the errors file, none is left undone), and the
 /// terminal output stays short — retries, rate limits and failed scenarios are counted, not
