@@ -109,9 +109,9 @@ fn jsonl_export_has_every_record_once_in_disjoint_splits_and_a_card() {
     let card = std::fs::read_to_string(out.join("README.md")).expect("card");
     assert!(card.starts_with("---\n"), "{card}");
     for needle in [
-        "- ar\n",
-        "- en\n",
-        "- es\n",
+        "- \"ar\"\n",
+        "- \"en\"\n",
+        "- \"es\"\n",
         "path: data/train-*",
         "20 rows",
         "Arabic–English",
