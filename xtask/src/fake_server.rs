@@ -58,6 +58,10 @@ pub(crate) struct Args {
     /// With `--outage-after`: come back after this many seconds (default: stay down).
     #[arg(long, value_name = "SECS", requires = "outage_after")]
     pub outage_secs: Option<u64>,
+    /// Hang after this many completion requests: accept every completion and model list and
+    /// never answer (a stopped server).
+    #[arg(long, value_name = "N")]
+    pub hang_after: Option<u64>,
 }
 
 fn parse_reject_style(s: &str) -> Result<RejectStyle, String> {
@@ -94,6 +98,7 @@ impl Args {
             omit_usage: self.omit_usage,
             outage_after: self.outage_after,
             outage_for: self.outage_secs.map(Duration::from_secs),
+            hang_after: self.hang_after,
             ..FakeConfig::default()
         }
         .with_fail_rate(self.fail_rate)
@@ -162,6 +167,8 @@ mod tests {
         let cfg = cli.args.config();
         assert_eq!(cfg.outage_after, Some(100));
         assert_eq!(cfg.outage_for, Some(Duration::from_secs(20)));
+        let cfg = Cli::parse_from(["x", "--hang-after", "7"]).args.config();
+        assert_eq!(cfg.hang_after, Some(7));
     }
 
     #[test]

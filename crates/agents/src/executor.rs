@@ -24,7 +24,8 @@ use llm_client::{ChatModel, ChatRequest, LlmError};
 use scenarios::Scenario;
 
 use crate::driver::{
-    Backend, Dispatch, Policy, Progress, Reply, RunControl, RunReport, RunStats, Slot, drive,
+    Backend, Dispatch, Policy, Progress, Reply, RunControl, RunReport, RunStats, Slot, StopReason,
+    drive,
 };
 use crate::key::CallKey;
 use crate::machine::{Pipeline, RunOutcome};
@@ -48,6 +49,9 @@ pub enum ExecutorError {
     #[error(transparent)]
     Sink(#[from] SinkError),
 }
+
+/// How often a stopping run looks whether the transport is paused.
+const PAUSE_POLL: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// Answers each call at once with a [`ChatModel`], each in its own task (see the module docs).
 pub struct OnlineBackend {
@@ -143,11 +147,30 @@ impl<T> Backend<T> for OnlineBackend {
         Ok(())
     }
 
-    async fn next(&mut self, _dispatching: bool) -> Result<Progress, Self::Error> {
-        let Some(first) = self.next_reply().await else {
-            return Ok(Progress::Idle);
+    async fn next(&mut self, dispatching: bool) -> Result<Progress, Self::Error> {
+        if dispatching {
+            let Some(first) = self.next_reply().await else {
+                return Ok(Progress::Idle);
+            };
+            return Ok(Progress::Replies(vec![first]));
+        }
+        // A stop was asked for: the calls in flight are finished, unless the transport is
+        // paused (no endpoint answers), where finishing would wait out the breaker's
+        // `probe_for`; then they are dropped, their scenarios left to do.
+        let model = self.model.clone();
+        let paused = async move {
+            while !model.transport().is_some_and(|t| t.paused) {
+                tokio::time::sleep(PAUSE_POLL).await;
+            }
         };
-        Ok(Progress::Replies(vec![first]))
+        tokio::select! {
+            reply = self.next_reply() => Ok(reply.map_or(Progress::Idle, |r| Progress::Replies(vec![r]))),
+            () = paused => {
+                tracing::info!(in_flight = self.running.len(), "stopping while no endpoint answers: the calls in flight are dropped, their scenarios left to do");
+                self.abort_all();
+                Ok(Progress::Halt(StopReason::Interrupted))
+            }
+        }
     }
 
     fn abort(&mut self) {

@@ -120,6 +120,16 @@ pub struct BreakerSettings {
         schemars(schema_with = "llm_client::duration_schema")
     )]
     pub probe_every: Duration,
+    /// How long a call waits for its reply before its endpoint gets a liveness probe (`GET
+    /// /models` within 5 s); an endpoint that does not answer it is hung and leaves the rotation
+    /// at once (default 10 s; 0: never probed). A slow model that answers the probe is left
+    /// alone up to `read_timeout`.
+    #[serde(with = "stdx::duration_serde")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "llm_client::duration_schema")
+    )]
+    pub liveness_after: Duration,
 }
 
 impl Default for BreakerSettings {
@@ -129,6 +139,7 @@ impl Default for BreakerSettings {
             trip_after: policy.trip_after,
             probe_for: policy.probe_for,
             probe_every: policy.probe_every,
+            liveness_after: policy.liveness_after,
         }
     }
 }
@@ -657,6 +668,7 @@ impl RunSettings {
                 trip_after: self.breaker.trip_after,
                 probe_for: self.breaker.probe_for,
                 probe_every: self.breaker.probe_every,
+                liveness_after: self.breaker.liveness_after,
                 ..llm_client::FleetPolicy::default()
             },
             ..ClientConfig::default()

@@ -20,6 +20,17 @@ fn example() -> PathBuf {
 /// `run` with a clean settings environment, fast retries and a fast breaker: an endpoint is
 /// checked every 50 ms and given up `probe_for` after every endpoint went out.
 async fn run(out: &Path, base_url: &str, probe_for: &str, extra: &[&str]) -> Output {
+    run_env(out, base_url, probe_for, extra, &[]).await
+}
+
+/// [`run`] with more environment.
+async fn run_env(
+    out: &Path,
+    base_url: &str,
+    probe_for: &str,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> Output {
     let mut cmd = tokio::process::Command::new(BIN);
     for (key, _) in std::env::vars() {
         if key.starts_with("SCENARIO_ENGINE") || key == "RUST_LOG" {
@@ -37,6 +48,7 @@ async fn run(out: &Path, base_url: &str, probe_for: &str, extra: &[&str]) -> Out
         .env("SCENARIO_ENGINE__RETRY__MAX_DELAY", "5")
         .env("SCENARIO_ENGINE__BREAKER__PROBE_EVERY", "50")
         .env("SCENARIO_ENGINE__BREAKER__PROBE_FOR", probe_for)
+        .envs(env.iter().copied())
         .kill_on_drop(true)
         .output()
         .await
@@ -207,6 +219,151 @@ async fn a_flapping_endpoint_loses_nothing_and_the_run_completes() {
     assert!(
         err.contains("paused 1×"),
         "the summary counts the pause: {err}"
+    );
+}
+
+/// The endpoint hangs after some calls (a stopped server: it accepts connections and never
+/// answers, completions and model list alike): a call waiting past `liveness_after` gets a
+/// liveness probe, the silent probe takes the endpoint out, its calls are given up as
+/// connection failures and the run stops with exit 3 naming it — long before `read_timeout`
+/// (120 s here), with the scenarios not written still to do, none failed (issue 27: 265 s).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hung_endpoint_stops_the_run_with_pending_scenarios_left_pending() {
+    let hung = FakeServer::start(FakeConfig::default().with_hang_after(40))
+        .await
+        .expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("hung.jsonl");
+    let args = ["--limit", "30", "--concurrency", "4"];
+    let o = tokio::time::timeout(
+        Duration::from_secs(100),
+        run_env(
+            &out,
+            &hung.base_url(),
+            "500ms",
+            &args,
+            &[("SCENARIO_ENGINE__BREAKER__LIVENESS_AFTER", "300")],
+        ),
+    )
+    .await
+    .expect("the run stops well before the 120 s read timeout");
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains(&format!("no endpoint answers: {}", hung.base_url())),
+        "{err}"
+    );
+    assert!(err.contains("is not answering"), "{err}");
+    assert!(err.contains("still to do: run again to resume"), "{err}");
+    let written = lines(&out);
+    assert!(written.len() < 30, "{} written", written.len());
+    assert!(
+        lines(&errors_file(&out)).is_empty(),
+        "no scenario was marked failed: {err}"
+    );
+}
+
+/// A slow model that still answers its model list: every call waits longer than
+/// `liveness_after`, the probes answer, and the run completes with nothing given up.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_but_alive_endpoint_is_never_cut_off() {
+    let slow = FakeServer::start(FakeConfig::default().with_latency(Duration::from_millis(700)))
+        .await
+        .expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("slow.jsonl");
+    let args = ["--limit", "4", "--concurrency", "4"];
+    let o = run_env(
+        &out,
+        &slow.base_url(),
+        "500ms",
+        &args,
+        &[("SCENARIO_ENGINE__BREAKER__LIVENESS_AFTER", "100")],
+    )
+    .await;
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(!err.contains("not answering"), "{err}");
+    let all = lines(&out);
+    assert_eq!((all.len(), ids(&all).len()), (4, 4), "{err}");
+    assert!(lines(&errors_file(&out)).is_empty(), "{err}");
+    let models = slow
+        .requests()
+        .iter()
+        .filter(|r| r.path.ends_with("/models"))
+        .count();
+    assert!(
+        models >= 2,
+        "the liveness probes ran after the preflight's check"
+    );
+}
+
+/// SIGTERM to a run paused by the breaker (no endpoint answers) stops it at once with exit 3,
+/// the scenarios in flight dropped and left to do, instead of waiting out `probe_for` (here
+/// 10 minutes; issue 27: 17.6 s with the default).
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_while_paused_by_the_breaker_stops_at_once() {
+    use tokio::io::AsyncBufReadExt;
+    let dying = FakeServer::start(FakeConfig::default().with_outage(20, None))
+        .await
+        .expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("paused.jsonl");
+    let mut cmd = tokio::process::Command::new(BIN);
+    for (key, _) in std::env::vars() {
+        if key.starts_with("SCENARIO_ENGINE") || key == "RUST_LOG" {
+            cmd.env_remove(key);
+        }
+    }
+    let mut child = cmd
+        .arg("run")
+        .arg(example())
+        .arg("--out")
+        .arg(&out)
+        .args(["--base-url", &dying.base_url(), "--model", "fake-model"])
+        .args(["--api-key-env", "SCENARIO_ENGINE_TEST_NO_KEY"])
+        .args(["--limit", "30", "--concurrency", "4"])
+        .env("SCENARIO_ENGINE__RETRY__BASE_DELAY", "1")
+        .env("SCENARIO_ENGINE__RETRY__MAX_DELAY", "5")
+        .env("SCENARIO_ENGINE__BREAKER__PROBE_EVERY", "50")
+        .env("SCENARIO_ENGINE__BREAKER__PROBE_FOR", "10m")
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the binary runs");
+    let mut err = tokio::io::BufReader::new(child.stderr.take().expect("stderr")).lines();
+    let mut seen = String::new();
+    while let Some(line) = err.next_line().await.expect("stderr reads") {
+        seen.push_str(&line);
+        seen.push('\n');
+        if line.contains("the run waits") {
+            break;
+        }
+    }
+    assert!(seen.contains("the run waits"), "{seen}");
+    let pid = child.id().expect("running").to_string();
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let status = tokio::time::timeout(Duration::from_secs(120), async {
+        while let Some(line) = err.next_line().await.expect("stderr reads") {
+            seen.push_str(&line);
+            seen.push('\n');
+        }
+        child.wait().await.expect("waited")
+    })
+    .await
+    .expect("the stop does not wait out probe_for (10 minutes)");
+    assert_eq!(status.code(), Some(3), "{seen}");
+    let written = lines(&out);
+    assert!(written.len() < 30, "{} written", written.len());
+    assert!(
+        lines(&errors_file(&out)).is_empty(),
+        "no scenario was marked failed: {seen}"
     );
 }
 

@@ -39,6 +39,8 @@ const REPAIR_PROMPT: &str = include_str!("../prompts/repair.txt");
 /// Completion budget assumed for TPM reservations when the request sets no `max_tokens`.
 const DEFAULT_COMPLETION_RESERVE: u64 = 1024;
 const REDACTED: &str = "[redacted]";
+/// How often a call waiting on a slow endpoint looks whether a liveness probe found it hung.
+const LIVENESS_POLL: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// An API key; `Debug` never shows it.
 struct ApiKey(String);
@@ -543,9 +545,31 @@ impl Client {
             let url = self.url_for(endpoint, wire);
             let in_flight = self.fleet.begin(endpoint);
             bump(&self.stats.http_requests);
-            let outcome = self.attempt(&url, wire, body.clone()).await;
+            let outcome = tokio::select! {
+                outcome = self.attempt(&url, wire, body.clone()) => Ok(outcome),
+                hung = self.watch(endpoint) => Err(hung),
+            };
             drop(in_flight);
             drop(slot);
+            let outcome = match outcome {
+                Ok(outcome) => outcome,
+                Err(message) => {
+                    // The endpoint is hung: this attempt is a connection failure, retried
+                    // elsewhere or after the breaker's pause (never a failed call by itself).
+                    self.refund(reserved);
+                    let error = LlmError::Connect {
+                        attempts: retries + 1,
+                        message,
+                    };
+                    self.cool_down(endpoint, epoch, &error);
+                    if retries >= policy.max_retries {
+                        return Err(error);
+                    }
+                    retries += 1;
+                    bump(&self.stats.retries);
+                    continue;
+                }
+            };
             if let Some(log) = log.as_deref_mut() {
                 log.push(self.exchange(&url, wire, &outcome));
             }
@@ -675,6 +699,67 @@ impl Client {
             // is the transport doing its job.
             tracing::debug!(url = %endpoint_of(&url), retry = retries, delay_ms = delay.as_millis() as u64, error = %error, "retrying");
             tokio::time::sleep(delay).await;
+        }
+    }
+
+    /// Watches a call in flight to endpoint `index`: once it has waited `liveness_after`, the
+    /// endpoint gets a liveness probe (one at a time per endpoint, shared by its calls); returns
+    /// why the call is given up when a probe finds the endpoint hung, and never while the
+    /// endpoint answers probes (a slow model is left alone).
+    async fn watch(&self, index: usize) -> String {
+        let every = self.cfg.fleet.liveness_after;
+        if every.is_zero() {
+            return std::future::pending().await;
+        }
+        let started = std::time::Instant::now();
+        let hangs = self.fleet.hangs(index);
+        tokio::time::sleep(every).await;
+        let poll = every.min(LIVENESS_POLL);
+        loop {
+            if self.fleet.hangs(index) != hangs {
+                return self.hung_message(index, every);
+            }
+            if self.fleet.claim_liveness(index, std::time::Instant::now()) {
+                let answered = self.liveness_probe(index).await;
+                let message = self.hung_message(index, every);
+                self.fleet.liveness(
+                    index,
+                    answered,
+                    std::time::Instant::now(),
+                    started,
+                    &message,
+                );
+                if !answered {
+                    return message;
+                }
+            }
+            tokio::time::sleep(poll).await;
+        }
+    }
+
+    fn hung_message(&self, index: usize, waited: std::time::Duration) -> String {
+        format!(
+            "{} is not answering: a call waited {waited:?} and its model list gave no answer within {:?}",
+            endpoint_of(self.fleet.base_url(index)),
+            self.cfg.fleet.health_timeout
+        )
+    }
+
+    /// Whether endpoint `index` answers `GET {base}/models` at all within `health_timeout`: any
+    /// HTTP status is an answer (the server is alive), only silence or a broken connection is not.
+    async fn liveness_probe(&self, index: usize) -> bool {
+        let [url, _] = health_urls(self.fleet.base_url(index));
+        let request = self
+            .http
+            .get(&url)
+            .timeout(self.cfg.fleet.health_timeout)
+            .headers(self.extra_headers.clone());
+        match self.authorize(request).send().await {
+            Ok(_) => true,
+            Err(e) => {
+                tracing::debug!(url = %endpoint_of(&url), error = %self.scrub(error_chain(&e)), "liveness probe got no answer");
+                false
+            }
         }
     }
 

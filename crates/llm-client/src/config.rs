@@ -162,6 +162,12 @@ pub struct FleetPolicy {
     /// How often an endpoint out of the rotation is checked.
     #[serde(with = "stdx::duration_serde")]
     pub probe_every: Duration,
+    /// How long a call waits for its reply before its endpoint gets a liveness probe (`GET
+    /// {base}/models` within `health_timeout`, any HTTP status an answer); an endpoint that
+    /// does not answer is hung and leaves the rotation, its calls given up as connection
+    /// failures. One that answers (a slow model) is left alone. Zero: never probed.
+    #[serde(with = "stdx::duration_serde")]
+    pub liveness_after: Duration,
 }
 
 impl Default for FleetPolicy {
@@ -173,6 +179,7 @@ impl Default for FleetPolicy {
             trip_after: 5,
             probe_for: Duration::from_secs(25),
             probe_every: Duration::from_secs(1),
+            liveness_after: Duration::from_secs(10),
         }
     }
 }

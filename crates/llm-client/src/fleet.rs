@@ -100,6 +100,12 @@ struct Health {
     in_a_row: u32,
     /// Out of the rotation (the breaker tripped): only health checks reach it.
     out: bool,
+    /// A liveness probe is in flight (at most one per endpoint).
+    probing: bool,
+    /// When it last answered a liveness probe.
+    alive_at: Option<Instant>,
+    /// Times a liveness probe found it hung: the calls waiting on it give up when this moves.
+    hangs: u64,
 }
 
 #[derive(Debug)]
@@ -146,6 +152,9 @@ struct Breaker {
     down: bool,
     /// The last failure of any endpoint, for the message of a stop.
     last_error: String,
+    /// Since when a hung endpoint has given no answer: a pause that this hang begins counts
+    /// `probe_for` from then, not from when the hang was noticed.
+    silent_since: Option<Instant>,
 }
 
 /// A request in flight to one endpoint; dropping it ends it.
@@ -210,6 +219,9 @@ impl Fleet {
                         epoch: 0,
                         in_a_row: 0,
                         out: false,
+                        probing: false,
+                        alive_at: None,
+                        hangs: 0,
                     }),
                 })
                 .collect(),
@@ -391,8 +403,10 @@ impl Fleet {
                 reason: breaker.last_error.clone(),
             };
         }
+        let silent_since = breaker.silent_since.take();
         let since = *breaker.paused_since.get_or_insert_with(|| {
             self.pauses.fetch_add(1, Ordering::Relaxed);
+            let now = silent_since.map_or(now, |since| since.min(now));
             tracing::info!(endpoints = %self.redacted_urls(), "every endpoint is out of the rotation; requests wait for a health check");
             now
         });
@@ -427,6 +441,7 @@ impl Fleet {
     /// An endpoint is in the rotation again: a pause, if any, is over.
     fn unpause(&self) {
         let mut breaker = self.breaker();
+        breaker.silent_since = None;
         if breaker.paused_since.take().is_some() && breaker.announced {
             tracing::warn!("an endpoint answered again; the run goes on");
         }
@@ -513,6 +528,61 @@ impl Fleet {
         if self.endpoints.len() > 1 && health.epoch == epoch && !health.out {
             self.cool(endpoint, &mut health, now, error);
         }
+    }
+
+    /// How many times a liveness probe found endpoint `index` hung.
+    pub(crate) fn hangs(&self, index: usize) -> u64 {
+        self.endpoints[index].health().hangs
+    }
+
+    /// Claims the liveness probe of endpoint `index`, which a call has waited on for
+    /// `liveness_after`: none is in flight and it has not answered one within `liveness_after`.
+    pub(crate) fn claim_liveness(&self, index: usize, now: Instant) -> bool {
+        let mut health = self.endpoints[index].health();
+        let fresh = health
+            .alive_at
+            .is_some_and(|at| now.saturating_duration_since(at) < self.policy.liveness_after);
+        if health.probing || fresh {
+            return false;
+        }
+        health.probing = true;
+        true
+    }
+
+    /// The result of the liveness probe claimed with [`Fleet::claim_liveness`]. A probe that got
+    /// no answer either means the endpoint is hung (it accepts and never answers): it leaves
+    /// the rotation at once, its waiting calls give up (see [`Fleet::hangs`]), and a pause it
+    /// begins counts from `silent_since`, when it was last known to answer.
+    pub(crate) fn liveness(
+        &self,
+        index: usize,
+        answered: bool,
+        now: Instant,
+        silent_since: Instant,
+        error: &str,
+    ) {
+        let endpoint = &self.endpoints[index];
+        let mut health = endpoint.health();
+        health.probing = false;
+        if answered {
+            health.alive_at = Some(now);
+            return;
+        }
+        health.hangs += 1;
+        if !health.out {
+            Self::trip(endpoint, &mut health, now + self.policy.probe_every);
+        }
+        drop(health);
+        let mut breaker = self.breaker();
+        breaker.last_error = stdx::redact_urls_in(error);
+        if breaker.paused_since.is_none() {
+            breaker.silent_since = Some(silent_since);
+        }
+        tracing::info!(
+            endpoint = %stdx::redact_url(&endpoint.base_url),
+            error = %stdx::redact_urls_in(error),
+            "endpoint accepts calls but answers nothing; out of the rotation until a health check passes"
+        );
     }
 
     /// The result of the health check [`Pick::Check`] handed out for `index`.
@@ -800,6 +870,39 @@ mod tests {
             probe_every: Duration::from_secs(1),
             ..policy()
         }
+    }
+
+    #[test]
+    fn a_silent_liveness_probe_takes_a_hung_endpoint_out_and_an_answer_keeps_it() {
+        let policy = FleetPolicy {
+            liveness_after: Duration::from_secs(10),
+            ..breaker()
+        };
+        let fleet = Fleet::new(&urls(1), policy, 16);
+        let started = Instant::now();
+        let now = started + Duration::from_secs(10);
+        // One probe at a time, shared by every waiting call.
+        assert!(fleet.claim_liveness(0, now));
+        assert!(!fleet.claim_liveness(0, now));
+        // It answered (a slow model): left alone, no new probe before `liveness_after`.
+        fleet.liveness(0, true, now, started, "slow");
+        assert!(!fleet.is_out(0));
+        assert_eq!(fleet.hangs(0), 0);
+        assert!(!fleet.claim_liveness(0, now + Duration::from_secs(5)));
+        // The next probe gets no answer: hung, out, its waiting calls see the hang.
+        let later = now + Duration::from_secs(10);
+        assert!(fleet.claim_liveness(0, later));
+        fleet.liveness(0, false, later, started, "not answering");
+        assert!(fleet.is_out(0));
+        assert_eq!(fleet.hangs(0), 1);
+        // The pause it begins counts `probe_for` (25 s) from when the call began waiting.
+        assert!(matches!(fleet.pick(None, later), Pick::Wait { .. }));
+        assert_eq!(
+            fleet.pick(None, started + Duration::from_secs(25)),
+            Pick::Down {
+                reason: "not answering".to_owned()
+            }
+        );
     }
 
     #[test]
