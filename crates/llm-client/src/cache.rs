@@ -17,7 +17,7 @@
 //! edited line is skipped (its call is paid again), never believed. A line of another config is
 //! harmless: its key, which holds the endpoint, model and every sampling setting, is never asked.
 
-use std::io::{BufRead as _, Write as _};
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -111,6 +111,59 @@ pub(crate) struct DiskCache {
 }
 
 /// The checksum of a journal line: blake3 of the key and the canonical response, hex.
+/// The longest journal line read back (16 MiB): a response larger than that is paid again
+/// rather than held in memory, whatever a corrupt or hostile journal holds.
+const MAX_JOURNAL_LINE: usize = 16 * 1024 * 1024;
+
+/// What [`read_bounded_line`] read.
+#[derive(Debug, PartialEq, Eq)]
+enum Line {
+    /// A line (without its newline) is in the buffer.
+    Whole,
+    /// The line was longer than the bound: it was read past and dropped, the buffer is empty.
+    TooLong,
+    /// Nothing left.
+    End,
+}
+
+/// Reads one `\n`-ended line into `buf`, holding at most `max` bytes of it; a longer line is
+/// consumed to its end and dropped, so memory stays bounded by `max`.
+fn read_bounded_line(
+    reader: &mut impl std::io::BufRead,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<Line> {
+    let mut too_long = false;
+    let mut any = false;
+    loop {
+        let chunk = reader.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(match (any, too_long) {
+                (false, _) => Line::End,
+                (true, true) => Line::TooLong,
+                (true, false) => Line::Whole,
+            });
+        }
+        any = true;
+        let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (i, true),
+            None => (chunk.len(), false),
+        };
+        if !too_long {
+            if buf.len() + take > max {
+                too_long = true;
+                buf.clear();
+            } else {
+                buf.extend_from_slice(&chunk[..take]);
+            }
+        }
+        reader.consume(take + usize::from(done));
+        if done {
+            return Ok(if too_long { Line::TooLong } else { Line::Whole });
+        }
+    }
+}
+
 fn journal_sum(key: &str, response: &Value) -> String {
     let mut h = blake3::Hasher::new();
     h.update(key.as_bytes());
@@ -170,11 +223,23 @@ impl DiskCache {
             return (0, 0);
         };
         let (mut restored, mut skipped) = (0, 0);
-        for line in std::io::BufReader::new(file).split(b'\n') {
-            let Ok(line) = line else {
-                skipped += 1;
-                break;
-            };
+        let mut reader = std::io::BufReader::new(file);
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            match read_bounded_line(&mut reader, &mut line, MAX_JOURNAL_LINE) {
+                Ok(Line::End) => break,
+                Ok(Line::Whole) => {}
+                // Longer than any response kept: skipped without holding it (a re-pay at most).
+                Ok(Line::TooLong) => {
+                    skipped += 1;
+                    continue;
+                }
+                Err(_) => {
+                    skipped += 1;
+                    break;
+                }
+            }
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
@@ -332,6 +397,26 @@ mod tests {
             cost_usd: Some(0.001_25),
             ..ChatResponse::default()
         }
+    }
+
+    #[test]
+    fn a_journal_line_longer_than_the_bound_is_skipped_without_being_held() {
+        let text = format!("short\n{}\nnext\nlast", "x".repeat(100));
+        let mut reader = std::io::BufReader::with_capacity(7, text.as_bytes());
+        let mut buf = Vec::new();
+        let mut seen = Vec::new();
+        loop {
+            buf.clear();
+            match read_bounded_line(&mut reader, &mut buf, 10).expect("read") {
+                Line::End => break,
+                Line::TooLong => {
+                    assert!(buf.is_empty(), "nothing of a long line is held");
+                    seen.push("<too long>".to_owned());
+                }
+                Line::Whole => seen.push(String::from_utf8(buf.clone()).expect("utf8")),
+            }
+        }
+        assert_eq!(seen, ["short", "<too long>", "next", "last"]);
     }
 
     #[tokio::test]
