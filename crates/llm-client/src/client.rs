@@ -745,16 +745,22 @@ impl Client {
         )
     }
 
+    /// A health route's `GET`, as the preflight and the liveness probe both send it: the health
+    /// timeout, the endpoint's extra headers and its key.
+    fn health_get(&self, url: &str) -> reqwest::RequestBuilder {
+        self.authorize(
+            self.http
+                .get(url)
+                .timeout(self.cfg.fleet.health_timeout)
+                .headers(self.extra_headers.clone()),
+        )
+    }
+
     /// Whether endpoint `index` answers `GET {base}/models` at all within `health_timeout`: any
     /// HTTP status is an answer (the server is alive), only silence or a broken connection is not.
     async fn liveness_probe(&self, index: usize) -> bool {
         let [url, _] = health_urls(self.fleet.base_url(index));
-        let request = self
-            .http
-            .get(&url)
-            .timeout(self.cfg.fleet.health_timeout)
-            .headers(self.extra_headers.clone());
-        match self.authorize(request).send().await {
+        match self.health_get(&url).send().await {
             Ok(_) => true,
             Err(e) => {
                 tracing::debug!(url = %endpoint_of(&url), error = %self.scrub(error_chain(&e)), "liveness probe got no answer");
@@ -840,12 +846,7 @@ impl Client {
         let base = self.fleet.base_url(index);
         let mut server_error = None;
         for url in health_urls(base) {
-            let request = self
-                .http
-                .get(&url)
-                .timeout(self.cfg.fleet.health_timeout)
-                .headers(self.extra_headers.clone());
-            match self.authorize(request).send().await {
+            match self.health_get(&url).send().await {
                 Ok(resp) if resp.status().is_success() => return EndpointCheck::Up,
                 Ok(resp) => match resp.status().as_u16() {
                     status @ (401 | 403) => return EndpointCheck::Auth(status),
