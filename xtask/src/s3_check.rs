@@ -474,8 +474,6 @@ fn flap(
     moto: &Moto,
 ) -> anyhow::Result<()> {
     let run = format!("s3://{BUCKET}/flap");
-    let cfg = root.join("fixtures/configs/example.yaml");
-    let cfg = cfg.to_str().context("utf-8 path")?;
     let se = |args: &[&str]| {
         let mut cmd = Command::new(bin);
         cmd.args(args)
@@ -484,24 +482,7 @@ fn flap(
             .env_remove("OPENAI_API_KEY");
         cmd
     };
-    crate::venv::run(
-        se(&[
-            "plan", cfg, "--sample", "12", "--tasks", "1", "--into", &run,
-        ])
-        .stdout(Stdio::null()),
-    )?;
-    let url = server.base_url();
-    let out = se(&[
-        "run",
-        &run,
-        "--task",
-        "0",
-        "--base-url",
-        &url,
-        "--model",
-        "fake-model",
-    ])
-    .output()?;
+    let out = plan_and_run_one_task(root, &se, &run, "12", &server.base_url())?;
     let said = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() || server.stats().status_count(503) == 0 || !said.contains("paused 1×")
     {
@@ -563,7 +544,6 @@ fn lost_reply(
     let result = (|| {
         wait_listening(port, "the fault proxy")?;
         let run = format!("s3://{BUCKET}/lost");
-        let cfg = root.join("fixtures/configs/example.yaml");
         let se = |args: &[&str]| {
             let mut cmd = Command::new(bin);
             cmd.args(args)
@@ -573,24 +553,7 @@ fn lost_reply(
                 .env_remove("OPENAI_API_KEY");
             cmd
         };
-        let cfg = cfg.to_str().context("utf-8 path")?;
-        crate::venv::run(
-            se(&["plan", cfg, "--sample", "6", "--tasks", "1", "--into", &run])
-                .stdout(Stdio::null()),
-        )?;
-        let url = server.base_url();
-        let out = se(&[
-            "run",
-            &run,
-            "--task",
-            "0",
-            "--base-url",
-            &url,
-            "--model",
-            "fake-model",
-        ])
-        .stdout(Stdio::null())
-        .output()?;
+        let out = plan_and_run_one_task(root, &se, &run, "6", &server.base_url())?;
         let stderr = String::from_utf8_lossy(&out.stderr);
         let fired = std::fs::read_to_string(&log).unwrap_or_default();
         if !fired.contains("lose PUT") {
@@ -633,6 +596,38 @@ fn lost_reply(
     let _ = proxy.kill();
     let _ = proxy.wait();
     result
+}
+
+/// Plans `fixtures/configs/example.yaml` as one task of `sample` scenarios into `run` and runs
+/// task 0 against `url`, with `se` the phase's command (its store and settings in the
+/// environment): the shape of the `flap` and `lost_reply` phases. The run's stdout is dropped;
+/// its exit status and stderr are returned.
+fn plan_and_run_one_task(
+    root: &Path,
+    se: &dyn Fn(&[&str]) -> Command,
+    run: &str,
+    sample: &str,
+    url: &str,
+) -> anyhow::Result<std::process::Output> {
+    let cfg = root.join("fixtures/configs/example.yaml");
+    let cfg = cfg.to_str().context("utf-8 path")?;
+    crate::venv::run(
+        se(&[
+            "plan", cfg, "--sample", sample, "--tasks", "1", "--into", run,
+        ])
+        .stdout(Stdio::null()),
+    )?;
+    let args = [
+        "run",
+        run,
+        "--task",
+        "0",
+        "--base-url",
+        url,
+        "--model",
+        "fake-model",
+    ];
+    Ok(se(&args).stdout(Stdio::null()).output()?)
 }
 
 /// A free loopback port.
