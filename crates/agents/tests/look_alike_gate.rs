@@ -5,15 +5,17 @@
 //! beside Malay–English) is never measured `ok`; real code-switched batches of the same pairs
 //! still pass. The sentences were written for this test.
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use agents::{Pipeline, PipelineSettings, RunOutcome, ScenarioRun, gate};
 use codeswitch::{LanguagePair, MeasurementStatus, ScriptHint};
-use llm_client::{ChatResponse, LlmError, Usage};
 use runlog::{AgentKind, GateSettings, RatioJudgeMode};
 use scenarios::Scenario;
 use serde_json::{Value, json};
+use support::{judge_reply, ok};
 
 /// (first language, second language, batch): monolingual, with look-alikes planted.
 const MONOLINGUAL: &[(&str, &str, &[&str])] = &[
@@ -239,36 +241,6 @@ fn a_third_language_is_never_ok_and_fails_the_gate() {
         ],
     );
     assert!(m.third_language.is_none(), "{m:?}");
-}
-
-fn ok(json: Value) -> Result<ChatResponse, LlmError> {
-    Ok(ChatResponse {
-        model: "canned".into(),
-        content: json.to_string(),
-        json: Some(json),
-        usage: Usage {
-            prompt_tokens: 100,
-            completion_tokens: 20,
-            estimated: false,
-        },
-        cost_usd: Some(0.001),
-        ..ChatResponse::default()
-    })
-}
-
-/// A judge's reply with this score.
-fn judge_reply(agent: AgentKind, score: f64) -> Value {
-    match agent {
-        AgentKind::Fluency => json!({"fluency_score": score, "errors": [], "summary": "fluent"}),
-        AgentKind::Naturalness => {
-            json!({"naturalness_score": score, "observations": [], "summary": "natural"})
-        }
-        AgentKind::CsRatio => json!({"ratio_score": score, "computed_ratio": 0.3, "notes": "ok"}),
-        AgentKind::SocioCultural => {
-            json!({"socio_cultural_score": score, "issues": [], "summary": "fine"})
-        }
-        other => panic!("{other} is not a judge"),
-    }
 }
 
 /// Runs one scenario of the pair whose generator writes `batch` and whose judges all give 10;

@@ -1,13 +1,16 @@
 //! `ScenarioRun` driven with canned replies: no network, no executor.
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use agents::{CallKey, Pipeline, PipelineSettings, RunOutcome, ScenarioRun};
-use llm_client::{ChatResponse, LlmError, Usage};
+use llm_client::{LlmError, Usage};
 use runlog::{AgentKind, RatioJudgeMode};
 use scenarios::Scenario;
 use serde_json::{Value, json};
+use support::{judge_reply, ok};
 
 fn scenario() -> Scenario {
     let params: BTreeMap<String, Value> = [
@@ -32,44 +35,12 @@ fn pipeline(mode: RatioJudgeMode, max_refinements: u32) -> Arc<Pipeline> {
     Arc::new(Pipeline::new(settings).expect("valid settings"))
 }
 
-fn ok(json: Value) -> Result<ChatResponse, LlmError> {
-    Ok(ChatResponse {
-        model: "canned".into(),
-        content: json.to_string(),
-        json: Some(json),
-        usage: Usage {
-            prompt_tokens: 100,
-            completion_tokens: 20,
-            estimated: false,
-        },
-        cost_usd: Some(0.001),
-        ..ChatResponse::default()
-    })
-}
-
 fn batch(tag: &str) -> Value {
     json!({"instances": [
         format!("{tag} Hoy el equipo played really well en el partido."),
         format!("{tag} Mi hermano dice que the coach is amazing."),
         format!("{tag} Vamos al estadio, it is going to be great."),
     ]})
-}
-
-/// Judge replies giving these four scores.
-fn judge_reply(agent: AgentKind, score: f64) -> Value {
-    match agent {
-        AgentKind::Fluency => json!({"fluency_score": score, "errors": [], "summary": "fluent"}),
-        AgentKind::Naturalness => {
-            json!({"naturalness_score": score, "observations": [{"sentence": 1, "note": "ok"}], "summary": "natural"})
-        }
-        AgentKind::CsRatio => {
-            json!({"ratio_score": score, "computed_ratio": 0.3, "notes": "close"})
-        }
-        AgentKind::SocioCultural => {
-            json!({"socio_cultural_score": score, "issues": [], "summary": "fine"})
-        }
-        other => panic!("{other} is not a judge"),
-    }
 }
 
 /// Answers every pending judge call with the given scores; returns the keys answered.
