@@ -551,6 +551,11 @@ impl Client {
             };
             drop(in_flight);
             drop(slot);
+            if matches!(outcome, Ok(Ok(_))) {
+                // Any HTTP reply shows the endpoint alive: a busy server that serves one
+                // request at a time (llama-cpp-python) is not probed while its replies come.
+                self.fleet.answered(endpoint, std::time::Instant::now());
+            }
             let outcome = match outcome {
                 Ok(outcome) => outcome,
                 Err(message) => {
@@ -739,7 +744,7 @@ impl Client {
 
     fn hung_message(&self, index: usize, waited: std::time::Duration) -> String {
         format!(
-            "{} is not answering: a call waited {waited:?} and its model list gave no answer within {:?}",
+            "{} is not answering: a call waited {waited:?} with no reply from it, and neither its model list nor its health route answered within {:?}",
             endpoint_of(self.fleet.base_url(index)),
             self.cfg.fleet.health_timeout
         )
@@ -756,14 +761,29 @@ impl Client {
         )
     }
 
-    /// Whether endpoint `index` answers `GET {base}/models` at all within `health_timeout`: any
-    /// HTTP status is an answer (the server is alive), only silence or a broken connection is not.
+    /// Whether endpoint `index` answers at all within `health_timeout`: `GET {base}/models` or
+    /// `GET {root}/health`, asked together. Any HTTP status from either is an answer (the server
+    /// is alive); only silence or a broken connection from both is not. The second route matters
+    /// for a server that queues its model list behind the generation in progress
+    /// (llama-cpp-python): its web server still answers `/health`, if only with a 404.
     async fn liveness_probe(&self, index: usize) -> bool {
-        let [url, _] = health_urls(self.fleet.base_url(index));
-        match self.health_get(&url).send().await {
+        let [models, health] = health_urls(self.fleet.base_url(index));
+        let models = self.answers(&models);
+        let health = self.answers(&health);
+        tokio::pin!(models, health);
+        tokio::select! {
+            true = &mut models => true,
+            true = &mut health => true,
+            else => false,
+        }
+    }
+
+    /// Whether `GET url` gets any HTTP reply within `health_timeout`.
+    async fn answers(&self, url: &str) -> bool {
+        match self.health_get(url).send().await {
             Ok(_) => true,
             Err(e) => {
-                tracing::debug!(url = %endpoint_of(&url), error = %self.scrub(error_chain(&e)), "liveness probe got no answer");
+                tracing::debug!(url = %endpoint_of(url), error = %self.scrub(error_chain(&e)), "liveness probe got no answer");
                 false
             }
         }

@@ -102,7 +102,7 @@ struct Health {
     out: bool,
     /// A liveness probe is in flight (at most one per endpoint).
     probing: bool,
-    /// When it last answered a liveness probe.
+    /// When it last answered a liveness probe or a call (any HTTP reply).
     alive_at: Option<Instant>,
     /// Times a liveness probe found it hung: the calls waiting on it give up when this moves.
     hangs: u64,
@@ -530,13 +530,23 @@ impl Fleet {
         }
     }
 
+    /// Endpoint `index` gave an HTTP reply (of any status) to a call: it is alive, and needs no
+    /// liveness probe for `liveness_after`.
+    pub(crate) fn answered(&self, index: usize, now: Instant) {
+        let mut health = self.endpoints[index].health();
+        if health.alive_at.is_none_or(|at| at < now) {
+            health.alive_at = Some(now);
+        }
+    }
+
     /// How many times a liveness probe found endpoint `index` hung.
     pub(crate) fn hangs(&self, index: usize) -> u64 {
         self.endpoints[index].health().hangs
     }
 
     /// Claims the liveness probe of endpoint `index`, which a call has waited on for
-    /// `liveness_after`: none is in flight and it has not answered one within `liveness_after`.
+    /// `liveness_after`: none is in flight and it has not answered one, nor any call, within
+    /// `liveness_after`.
     pub(crate) fn claim_liveness(&self, index: usize, now: Instant) -> bool {
         let mut health = self.endpoints[index].health();
         let fresh = health
@@ -870,6 +880,27 @@ mod tests {
             probe_every: Duration::from_secs(1),
             ..policy()
         }
+    }
+
+    #[test]
+    fn a_reply_to_any_call_counts_as_alive_so_no_probe_is_sent() {
+        let policy = FleetPolicy {
+            liveness_after: Duration::from_secs(10),
+            ..breaker()
+        };
+        let fleet = Fleet::new(&urls(1), policy.clone(), 16);
+        let now = Instant::now() + Duration::from_secs(30);
+        // A server that serves one request at a time: another call's reply 4 s ago shows it
+        // alive, so the call still waiting gets no probe (which such a server would queue).
+        fleet.answered(0, now - Duration::from_secs(4));
+        assert!(!fleet.claim_liveness(0, now));
+        // Silent for `liveness_after` since then: probed again.
+        assert!(fleet.claim_liveness(0, now + Duration::from_secs(6)));
+        // An out-of-order report of an older reply does not move the mark back.
+        let fleet = Fleet::new(&urls(1), policy, 16);
+        fleet.answered(0, now);
+        fleet.answered(0, now - Duration::from_secs(20));
+        assert!(!fleet.claim_liveness(0, now + Duration::from_secs(5)));
     }
 
     #[test]

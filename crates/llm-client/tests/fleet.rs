@@ -210,3 +210,58 @@ async fn the_cache_key_does_not_depend_on_the_order_of_the_urls() {
     assert!(hit.cached, "same fleet, same request: a cache hit");
     assert_eq!(hit.content, answered.content);
 }
+
+/// A server that serves one request at a time (llama-cpp-python): its model list waits behind
+/// the generations queued before it, longer than `health_timeout`, but its web server still
+/// answers `/health` (a 404). Calls queued past `liveness_after` get probes; the probe's second
+/// route shows the server alive, so every call is answered and none is given up as hung (CI of
+/// stop 36: the real llama-cpp-python run stopped with "is not answering" after 40 s).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_busy_with_one_request_at_a_time_is_not_taken_for_hung() {
+    let busy = FakeServer::start(
+        FakeConfig::default()
+            .one_at_a_time()
+            .with_latency(Duration::from_millis(300)),
+    )
+    .await
+    .expect("fake server");
+    let mut cfg = fast_config(&busy.base_url());
+    cfg.fleet.liveness_after = Duration::from_millis(100);
+    cfg.fleet.health_timeout = Duration::from_millis(150);
+    cfg.retry.max_retries = 0;
+    let client = Client::new(cfg).expect("client");
+    let calls = (0..4).map(|i| client.chat(keyed_request(&format!("k{i}"), 0)));
+    for answer in futures::future::join_all(calls).await {
+        answer.expect("a busy server's call is answered, not given up");
+    }
+    let stats = busy.stats();
+    assert_eq!(stats.completions, 4, "{stats:?}");
+    assert_eq!(client.stats().retries, 0);
+    // The probes ran, and the model list alone would have found the server silent.
+    assert!(
+        stats.by_route.get("unmatched").is_some_and(|&n| n >= 1),
+        "a /health probe was sent: {stats:?}"
+    );
+}
+
+/// A hung server answers no route at all, `/health` included: the same probe finds it hung
+/// and the call is given up as a connection failure long before its read timeout.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hung_server_answers_neither_probe_route() {
+    let hung = FakeServer::start(FakeConfig::default().with_hang_after(0))
+        .await
+        .expect("fake server");
+    let mut cfg = fast_config(&hung.base_url());
+    cfg.fleet.liveness_after = Duration::from_millis(100);
+    cfg.fleet.health_timeout = Duration::from_millis(150);
+    cfg.fleet.probe_for = Duration::from_millis(50);
+    cfg.retry.max_retries = 0;
+    let client = Client::new(cfg).expect("client");
+    let answer = tokio::time::timeout(Duration::from_secs(20), client.chat(keyed_request("k", 0)))
+        .await
+        .expect("given up long before the read timeout");
+    let error = answer
+        .expect_err("a hung server answers nothing")
+        .to_string();
+    assert!(error.contains("is not answering"), "{error}");
+}
