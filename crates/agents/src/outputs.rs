@@ -13,6 +13,8 @@ use serde_json::{Value, json};
 
 use llm_client::OutputSchema;
 
+use crate::judges::UserJudge;
+use crate::key::Agent;
 use runlog::AgentKind;
 
 /// Lowest and highest score a judge may give.
@@ -204,7 +206,7 @@ pub enum OutputError {
     #[error("{agent} reply does not match its schema: {reason}")]
     Shape {
         /// Which agent answered.
-        agent: AgentKind,
+        agent: Agent,
         /// The deserialisation error.
         reason: String,
     },
@@ -212,9 +214,9 @@ pub enum OutputError {
     #[error("{agent} gave {field} = {value}, outside 0–10")]
     ScoreOutOfRange {
         /// Which agent answered.
-        agent: AgentKind,
+        agent: Agent,
         /// The score field.
-        field: &'static str,
+        field: String,
         /// The value as text (it may be NaN).
         value: String,
     },
@@ -222,7 +224,7 @@ pub enum OutputError {
     #[error("{agent} returned {usable} usable text(s), at least {min} required")]
     TooFewInstances {
         /// Generator or refiner.
-        agent: AgentKind,
+        agent: Agent,
         /// Non-blank texts returned.
         usable: usize,
         /// The minimum.
@@ -232,11 +234,11 @@ pub enum OutputError {
     #[error("{agent} reply carried no JSON")]
     NoJson {
         /// Which agent answered.
-        agent: AgentKind,
+        agent: Agent,
     },
 }
 
-fn score_schema() -> Value {
+pub(crate) fn score_schema() -> Value {
     json!({"type": "number", "minimum": SCORE_RANGE.0, "maximum": SCORE_RANGE.1})
 }
 
@@ -315,18 +317,18 @@ pub fn output_schema(agent: AgentKind, min_instances: u32, max_instances: u32) -
 
 fn parse<T: for<'de> Deserialize<'de>>(agent: AgentKind, json: &Value) -> Result<T, OutputError> {
     T::deserialize(json).map_err(|e| OutputError::Shape {
-        agent,
+        agent: agent.into(),
         reason: e.to_string(),
     })
 }
 
-fn check_score(agent: AgentKind, field: &'static str, value: f64) -> Result<(), OutputError> {
+fn check_score(agent: impl Into<Agent>, field: &str, value: f64) -> Result<(), OutputError> {
     if value.is_finite() && (SCORE_RANGE.0..=SCORE_RANGE.1).contains(&value) {
         Ok(())
     } else {
         Err(OutputError::ScoreOutOfRange {
-            agent,
-            field,
+            agent: agent.into(),
+            field: field.to_owned(),
             value: value.to_string(),
         })
     }
@@ -348,12 +350,50 @@ pub fn parse_instances(
         .collect();
     if instances.len() < min.max(1) {
         return Err(OutputError::TooFewInstances {
-            agent,
+            agent: agent.into(),
             usable: instances.len(),
             min: min.max(1),
         });
     }
     Ok(Instances { instances })
+}
+
+/// The [`OutputSchema`] sent with a declared judge's request (name `<judge>_output`, strict).
+#[must_use]
+pub fn judge_output_schema(judge: &UserJudge) -> OutputSchema {
+    OutputSchema {
+        name: format!("{}_output", judge.name),
+        schema: std::sync::Arc::new(judge.schema()),
+        strict: true,
+    }
+}
+
+/// Parses and checks a declared judge's reply: an object whose score field is a number within
+/// 0–10 and whose reason field, when it has one, is a text. Returns the score and the reply
+/// (the record keeps it as answered).
+pub fn parse_user_judge(judge: &UserJudge, json: &Value) -> Result<(f64, Value), OutputError> {
+    let agent = || Agent::Judge(judge.name.clone());
+    let shape = |reason: String| OutputError::Shape {
+        agent: agent(),
+        reason,
+    };
+    let object = json
+        .as_object()
+        .ok_or_else(|| shape("the reply is not a JSON object".to_owned()))?;
+    let score = object
+        .get(&judge.score_field)
+        .ok_or_else(|| shape(format!("missing field `{}`", judge.score_field)))?
+        .as_f64()
+        .ok_or_else(|| shape(format!("`{}` is not a number", judge.score_field)))?;
+    check_score(agent(), &judge.score_field, score)?;
+    if let Some(reason) = &judge.reason_field {
+        match object.get(reason) {
+            Some(Value::String(_)) => {}
+            Some(_) => return Err(shape(format!("`{reason}` is not a text"))),
+            None => return Err(shape(format!("missing field `{reason}`"))),
+        }
+    }
+    Ok((score, json.clone()))
 }
 
 /// Parses and checks the fluency judge's reply.
@@ -438,7 +478,7 @@ mod tests {
         assert_eq!(
             short,
             Err(OutputError::TooFewInstances {
-                agent: AgentKind::Generator,
+                agent: AgentKind::Generator.into(),
                 usable: 1,
                 min: 3
             })
@@ -446,7 +486,7 @@ mod tests {
         assert!(matches!(
             parse_instances(AgentKind::Refiner, &json!({"texts": []}), 3),
             Err(OutputError::Shape {
-                agent: AgentKind::Refiner,
+                agent: AgentKind::Refiner.into(),
                 ..
             })
         ));

@@ -137,6 +137,7 @@ mod tests {
                     "x".repeat(200)
                 ),
                 agent: Some(AgentKind::Generator),
+                judge: None,
                 fatal: false,
                 totals: CallTotals::default(),
             });

@@ -275,6 +275,7 @@ mod tests {
             params: BTreeMap::new(),
             reason: reason.into(),
             agent,
+            judge: None,
             fatal: false,
             totals: CallTotals::default(),
         }

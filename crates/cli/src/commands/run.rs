@@ -125,6 +125,10 @@ pub(crate) async fn run_to(
     stats: Arc<RunStats>,
 ) -> CommandResult {
     taskrun::refuse_url(out, "--out").map_err(CliError::invalid)?;
+    // Up front, once: scenarios that ask for grounding get none (no tool server yet).
+    if let Some(notice) = agents::grounding::notice(&config.space) {
+        errln!("{notice}");
+    }
     let explicit = settings.explicit_provider();
     // Resolved once; an error waits for the model's start-up below, after the output's checks.
     let resolved = provider::resolve_from_env(&explicit);
