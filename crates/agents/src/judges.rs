@@ -292,3 +292,105 @@ impl UserJudge {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(prompt: &str, score: Option<&str>) -> JudgeSpec {
+        JudgeSpec {
+            prompt: Some(prompt.to_owned()),
+            score_field: score.map(str::to_owned),
+            ..JudgeSpec::default()
+        }
+    }
+
+    /// The key and the start of the reason of `check_spec`'s refusal.
+    fn refused(name: &str, spec: &JudgeSpec) -> (String, String) {
+        let p = check_spec(name, spec).expect_err("refused");
+        assert!(p.hint.is_some(), "every refusal says what to do: {p:?}");
+        (p.key, p.reason)
+    }
+
+    #[test]
+    fn a_good_judge_passes_with_its_template() {
+        let text = "{% include \"judge_intro\" %}{{ first_language }} {{ params.topic }}\n\
+                    {% for t in instances %}{{ loop.index }} {{ t }}{% endfor %}{{ range(3) }}";
+        let good = spec(text, Some("toxicity_score"));
+        assert_eq!(check_spec("toxicity", &good).as_deref(), Ok(text));
+    }
+
+    #[test]
+    fn each_mistake_is_refused_at_its_key() {
+        let ok = "{{ instances }}";
+        let cases = [
+            ("Toxic", spec(ok, Some("s")), "judges.Toxic", "is not a judge name"),
+            ("a:b", spec(ok, Some("s")), "judges.a:b", "is not a judge name"),
+            ("fluency", spec(ok, Some("s")), "judges.fluency", "clashes"),
+            ("refiner", spec(ok, Some("s")), "judges.refiner", "clashes"),
+            ("tox", spec(" \n", Some("s")), "judges.tox.prompt", "is empty"),
+            ("tox", spec(ok, None), "judges.tox.score_field", "is missing"),
+            ("tox", spec(ok, Some("  ")), "judges.tox.score_field", "is missing"),
+            (
+                "tox",
+                spec("{{ first_lang }} {{ instance }}", Some("s")),
+                "judges.tox.prompt",
+                "names the unknown placeholders `first_lang`, `instance`",
+            ),
+            ("tox", spec("{% if %}", Some("s")), "judges.tox.prompt", "does not compile"),
+            (
+                "tox",
+                JudgeSpec {
+                    reason_field: Some("s".into()),
+                    ..spec(ok, Some("s"))
+                },
+                "judges.tox.reason_field",
+                "is `s`, the score field too",
+            ),
+            (
+                "tox",
+                JudgeSpec {
+                    weight: Some(-1.0),
+                    ..spec(ok, Some("s"))
+                },
+                "judges.tox.weight",
+                "must be a number ≥ 0",
+            ),
+            (
+                "tox",
+                JudgeSpec {
+                    prompt_file: Some("p.j2".into()),
+                    ..spec(ok, Some("s"))
+                },
+                "judges.tox.prompt_file",
+                "is given beside `prompt`",
+            ),
+            (
+                "tox",
+                JudgeSpec {
+                    score_field: Some("s".into()),
+                    ..JudgeSpec::default()
+                },
+                "judges.tox.prompt",
+                "is missing",
+            ),
+        ];
+        for (name, spec, key, reason) in cases {
+            let (k, r) = refused(name, &spec);
+            assert_eq!(k, key, "{name}: {r}");
+            assert!(r.starts_with(reason), "{name}: {r}");
+        }
+    }
+
+    #[test]
+    fn an_unreadable_prompt_file_is_named() {
+        let spec = JudgeSpec {
+            prompt_file: Some("/no/such/judge.j2".into()),
+            score_field: Some("s".into()),
+            ..JudgeSpec::default()
+        };
+        let (key, reason) = refused("tox", &spec);
+        assert_eq!(key, "judges.tox.prompt_file");
+        assert!(reason.contains("/no/such/judge.j2"), "{reason}");
+    }
+}

@@ -63,6 +63,12 @@ impl PartialEq<AgentKind> for Agent {
     }
 }
 
+impl PartialEq<Agent> for AgentKind {
+    fn eq(&self, other: &Agent) -> bool {
+        other == self
+    }
+}
+
 impl fmt::Display for Agent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

@@ -486,10 +486,40 @@ mod tests {
         assert!(matches!(
             parse_instances(AgentKind::Refiner, &json!({"texts": []}), 3),
             Err(OutputError::Shape {
-                agent: AgentKind::Refiner.into(),
+                agent: Agent::Role(AgentKind::Refiner),
                 ..
             })
         ));
+    }
+
+    #[test]
+    fn a_declared_judge_s_reply_is_checked_as_the_built_in_ones() {
+        let judge = UserJudge {
+            name: "toxicity".into(),
+            template: "{% include \"judge_texts\" %}".into(),
+            file: None,
+            score_field: "toxicity_score".into(),
+            reason_field: Some("reason".into()),
+            settings: crate::AgentSettings::with_model("m"),
+        };
+        let schema = judge.schema();
+        assert_eq!(schema["additionalProperties"], json!(false));
+        assert_eq!(schema["required"], json!(["toxicity_score", "reason"]));
+        assert_eq!(schema["properties"]["toxicity_score"]["maximum"], json!(10.0));
+        let ok = parse_user_judge(&judge, &json!({"toxicity_score": 9, "reason": "clean"}));
+        assert_eq!(ok.map(|(s, _)| s), Ok(9.0));
+        for (bad, why) in [
+            (json!({"toxicity_score": 11, "reason": "r"}), "outside 0–10"),
+            (json!({"toxicity_score": "9", "reason": "r"}), "is not a number"),
+            (json!({"reason": "r"}), "missing field `toxicity_score`"),
+            (json!({"toxicity_score": 9}), "missing field `reason`"),
+            (json!({"toxicity_score": 9, "reason": 3}), "`reason` is not a text"),
+            (json!([9]), "not a JSON object"),
+        ] {
+            let err = parse_user_judge(&judge, &bad).expect_err(why);
+            assert!(err.to_string().contains(why), "{bad}: {err}");
+            assert!(err.to_string().starts_with("toxicity "), "{err}");
+        }
     }
 
     #[test]
@@ -497,10 +527,7 @@ mod tests {
         let bad = parse_fluency(&json!({"fluency_score": 11, "errors": [], "summary": ""}));
         assert!(matches!(
             bad,
-            Err(OutputError::ScoreOutOfRange {
-                field: "fluency_score",
-                ..
-            })
+            Err(OutputError::ScoreOutOfRange { ref field, .. }) if field == "fluency_score"
         ));
         let neg =
             parse_socio_cultural(&json!({"socio_cultural_score": -1, "issues": [], "summary": ""}));

@@ -576,8 +576,8 @@ impl RunSettings {
         Ok(())
     }
 
-    /// Checks the declared judges ([`check_spec`]) and that every weight names a judge: a
-    /// built-in one or a declared one, whose weight is given once.
+    /// Checks the declared judges ([`check_spec`]) and that every weight names a built-in judge
+    /// (a declared judge's weight is its own `weight`, so it is given in one place).
     fn validate_judges(&self) -> Result<(), SettingsError> {
         for (name, spec) in &self.judges {
             check_spec(name, spec).map_err(|p| SettingsError {
@@ -585,39 +585,26 @@ impl RunSettings {
                 reason: p.reason,
                 hint: p.hint,
             })?;
-            if let (Some(here), Some(there)) = (spec.weight, self.weights.get(name))
-                && here.total_cmp(there).is_ne()
-            {
-                return Err(SettingsError {
-                    hint: Some(format!(
-                        "give the weight once, as `judges.{name}.weight` (`weights.{name}` \
-                         is read when it is left out)"
-                    )),
-                    ..SettingsError::at(
-                        format!("judges.{name}.weight"),
-                        format!("is {here}, but `weights.{name}` is {there}"),
-                    )
-                });
-            }
         }
-        let judges: Vec<&str> = AgentKind::JUDGES
-            .map(AgentKind::weight_name)
-            .into_iter()
-            .chain(self.judges.keys().map(String::as_str))
-            .collect();
-        if let Some(name) = self.weights.keys().find(|n| !judges.contains(&n.as_str())) {
-            let hint = match stdx::closest(name, judges.iter().copied()) {
-                Some(near) => format!("did you mean `{near}`?"),
-                None => format!(
-                    "a weight names a built-in judge or one declared under `judges:`, e.g. \
-                     `judges: {{{name}: {{prompt: …, score_field: {name}_score}}}}`"
-                ),
+        let builtin = AgentKind::JUDGES.map(AgentKind::weight_name);
+        if let Some(name) = self.weights.keys().find(|n| !builtin.contains(&n.as_str())) {
+            let declared = self.judges.keys().map(String::as_str);
+            let hint = if self.judges.contains_key(name) {
+                format!("a declared judge's weight is `judges.{name}.weight` (default 1)")
+            } else if let Some(near) = stdx::closest(name, builtin.into_iter().chain(declared)) {
+                format!("did you mean `{near}`?")
+            } else {
+                format!(
+                    "`weights` names the built-in judges; declare your own under `judges:` with \
+                     its weight, e.g. `judges: {{{name}: {{prompt: …, score_field: \
+                     {name}_score, weight: 1}}}}`"
+                )
             };
             return Err(SettingsError {
                 hint: Some(hint),
                 ..SettingsError::at(
                     format!("weights.{name}"),
-                    format!("is no judge (judges: {})", judges.join(", ")),
+                    "is no built-in judge (fluency, naturalness, cs_ratio, socio_cultural)",
                 )
             });
         }
@@ -636,8 +623,7 @@ impl RunSettings {
                 reason: p.reason,
                 hint: p.hint,
             })?;
-            let weight = spec.weight.or(self.weights.get(name).copied()).unwrap_or(1.0);
-            weights.insert(name.clone(), weight);
+            weights.insert(name.clone(), spec.weight.unwrap_or(1.0));
             judges.push(UserJudge {
                 name: name.as_str().into(),
                 template,
@@ -817,6 +803,42 @@ mod tests {
             err.to_string(),
             "invalid run settings: base_url: http://a/v1/ is given twice"
         );
+    }
+
+    #[test]
+    fn a_declared_judge_s_weight_is_its_own_and_weights_names_the_built_in_ones() {
+        let judge = |weight: Option<f64>| {
+            let mut j = serde_json::json!({"prompt": "{{ instances }}", "score_field": "s"});
+            if let Some(w) = weight {
+                j["weight"] = w.into();
+            }
+            j
+        };
+        let layered = |section: serde_json::Value| {
+            RunSettings::layered(Some(&section), env(&[]), &Flags::default())
+        };
+        let weight_of = |section: serde_json::Value| {
+            let s = layered(section).expect("valid");
+            s.pipeline().expect("pipeline").weights.get("tox")
+        };
+        assert_eq!(weight_of(serde_json::json!({"judges": {"tox": judge(None)}})), Some(1.0));
+        assert_eq!(
+            weight_of(serde_json::json!({"judges": {"tox": judge(Some(2.0))}})),
+            Some(2.0)
+        );
+        let both = serde_json::json!({"judges": {"tox": judge(Some(2.0))},
+            "weights": {"fluency": 0.3, "naturalness": 0.25, "cs_ratio": 0.2,
+                        "socio_cultural": 0.25, "tox": 2.0}});
+        let err = layered(both).expect_err("the weight given in `weights`");
+        assert_eq!(err.key.as_deref(), Some("weights.tox"));
+        assert!(err.hint.is_some_and(|h| h.contains("`judges.tox.weight`")));
+        let err = layered(serde_json::json!({"weights": {"fluency": 1, "toxicity": 1}}))
+            .expect_err("no such judge");
+        assert_eq!(err.key.as_deref(), Some("weights.toxicity"));
+        assert!(err.hint.is_some_and(|h| h.contains("judges:")));
+        let err = layered(serde_json::json!({"judges": {"tox": {"prompt": "x"}}}))
+            .expect_err("no score field");
+        assert_eq!(err.key.as_deref(), Some("judges.tox.score_field"));
     }
 
     #[test]
