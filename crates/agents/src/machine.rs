@@ -480,27 +480,31 @@ impl ScenarioRun {
             self.on_bad_output(agent.clone(), OutputError::NoJson { agent });
             return Ok(());
         };
-        let kind = match agent {
-            Agent::Role(kind) => kind,
-            Agent::Judge(ref name) => {
-                let judge = self.pipeline.settings.judges.iter().find(|j| j.name == *name);
-                match judge.map(|j| parse_user_judge(j, &json)) {
-                    Some(Ok(verdict)) => {
-                        let name = name.clone();
-                        self.with_current(|c| {
-                            c.declared.insert(name, verdict);
-                        });
-                    }
-                    Some(Err(e)) => self.on_bad_output(agent, e),
-                    // A key is only awaited for a judge of this run.
-                    None => {}
-                }
-                if matches!(self.stage, Stage::Judging) {
-                    self.decide_if_judged();
-                }
-                return Ok(());
-            }
-        };
+        match agent {
+            Agent::Role(kind) => self.absorb_role(kind, &json),
+            Agent::Judge(name) => self.absorb_declared(name, &json),
+        }
+        if matches!(self.stage, Stage::Judging) {
+            self.decide_if_judged();
+        }
+        Ok(())
+    }
+
+    /// A declared judge's reply: its verdict kept, or asked again.
+    fn absorb_declared(&mut self, name: scoring::JudgeName, json: &Value) {
+        let judge = self.pipeline.settings.judges.iter().find(|j| j.name == name);
+        match judge.map(|j| parse_user_judge(j, json)) {
+            Some(Ok(verdict)) => self.with_current(|c| {
+                c.declared.insert(name, verdict);
+            }),
+            Some(Err(e)) => self.on_bad_output(Agent::Judge(name), e),
+            // A key is only awaited for a judge of this run.
+            None => {}
+        }
+    }
+
+    /// A role's reply: a batch written, or a built-in judge's verdict.
+    fn absorb_role(&mut self, kind: AgentKind, json: &Value) {
         let agent = Agent::Role(kind);
         match kind {
             AgentKind::Generator | AgentKind::Refiner => {
@@ -542,10 +546,6 @@ impl ScenarioRun {
                 Err(e) => self.on_bad_output(agent, e),
             },
         }
-        if matches!(self.stage, Stage::Judging) {
-            self.decide_if_judged();
-        }
-        Ok(())
     }
 
     /// Ends the run: the record, or the failure (also for a run stopped before it was done).
@@ -1003,11 +1003,7 @@ impl ScenarioRun {
             naturalness_result: naturalness.to_record_value(),
             cs_ratio_result: ratio.to_record_value(),
             social_cultural_result: json!(socio),
-            judge_results: c
-                .declared
-                .iter()
-                .map(|(name, (_, reply))| (name.to_string(), reply.clone()))
-                .collect(),
+            judge_results: declared_results(c),
             scores,
             score,
             measurement: c.measurement.as_ref().map(|m| m.json.clone()),
@@ -1039,18 +1035,7 @@ impl ScenarioRun {
                 (c.fluency, c.naturalness, c.ratio, c.socio)
         {
             self.last_measurement = c.measurement;
-            let judges = self
-                .pipeline
-                .settings
-                .judges
-                .iter()
-                .filter_map(|j| {
-                    let (score, reply) = c.declared.get(&j.name)?;
-                    let reason = j.reason_field.as_ref().and_then(|f| reply.get(f));
-                    let reason = reason.and_then(Value::as_str).map(str::to_owned);
-                    Some((j.name.to_string(), JudgeVerdict { score: *score, reason }))
-                })
-                .collect();
+            let judges = declared_verdicts(&self.pipeline.settings.judges, &c.declared);
             self.feedback = Some(Feedback {
                 fluency,
                 naturalness,
@@ -1207,6 +1192,30 @@ fn summarise(a: &AttemptRecord, accepted: bool, threshold: f64) -> String {
         a.score,
         parts.join("; ")
     )
+}
+
+/// The declared judges' replies of an attempt, by name, as the record keeps them.
+fn declared_results(c: &Judging) -> BTreeMap<String, Value> {
+    c.declared
+        .iter()
+        .map(|(name, (_, reply))| (name.to_string(), reply.clone()))
+        .collect()
+}
+
+/// The declared judges' verdicts, as the refiner is told them: score and reason.
+fn declared_verdicts(
+    judges: &[UserJudge],
+    declared: &BTreeMap<scoring::JudgeName, (f64, Value)>,
+) -> BTreeMap<String, JudgeVerdict> {
+    judges
+        .iter()
+        .filter_map(|j| {
+            let (score, reply) = declared.get(&j.name)?;
+            let reason = j.reason_field.as_ref().and_then(|f| reply.get(f));
+            let reason = reason.and_then(Value::as_str).map(str::to_owned);
+            Some((j.name.to_string(), JudgeVerdict { score: *score, reason }))
+        })
+        .collect()
 }
 
 /// The measured verdict of an attempt, when it has a measured score and share.
