@@ -13,8 +13,8 @@ use serde_json::{Value, json};
 use llm_client::Usage;
 use scenarios::Scenario;
 
-use crate::machine::Pipeline;
 use crate::key::Agent;
+use crate::machine::Pipeline;
 use runlog::AgentKind;
 use runlog::RatioJudgeMode;
 

@@ -14,13 +14,14 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use llm_client::OutputSchema;
+
 use crate::agent::AgentSettings;
-use crate::prompts::PLACEHOLDERS;
+use crate::key::{Agent, is_judge_name};
+use crate::outputs::{OutputError, check_score, score_schema};
+use crate::prompts::{DeclaredTemplate, PLACEHOLDERS};
 use runlog::AgentKind;
 use scoring::JudgeName;
-
-/// The longest judge name: it is a record key, a column and part of every call key.
-const MAX_NAME_LEN: usize = 64;
 
 /// The functions minijinja offers every template, which are no placeholders.
 const TEMPLATE_GLOBALS: [&str; 4] = ["range", "dict", "namespace", "debug"];
@@ -67,17 +68,6 @@ pub struct UserJudge {
     pub reason_field: Option<String>,
     /// Model, temperature and reply cap.
     pub settings: AgentSettings,
-}
-
-/// Whether `name` can name a declared judge: lowercase ASCII letters, digits and `_`,
-/// beginning with a letter, at most 64 characters (it is a call key's last part, a record key
-/// and an export column).
-#[must_use]
-pub fn is_judge_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars.next().is_some_and(|c| c.is_ascii_lowercase())
-        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-        && name.len() <= MAX_NAME_LEN
 }
 
 /// A declared judge that cannot run: the settings key at fault (below `judges.<name>`), why,
@@ -138,7 +128,7 @@ pub fn check_spec(name: &str, spec: &JudgeSpec) -> Result<String, SpecProblem> {
     }
     let template = template_text(name, spec)?;
     check_template(name, spec, &template)?;
-    let score = spec.score_field.as_deref().map(str::trim).unwrap_or("");
+    let score = spec.score_field.as_deref().map_or("", str::trim);
     if score.is_empty() {
         return Err(SpecProblem::at(
             name,
@@ -278,7 +268,7 @@ impl UserJudge {
     #[must_use]
     pub fn schema(&self) -> Value {
         let mut properties = serde_json::Map::new();
-        properties.insert(self.score_field.clone(), crate::outputs::score_schema());
+        properties.insert(self.score_field.clone(), score_schema());
         let mut required = vec![self.score_field.clone()];
         if let Some(reason) = &self.reason_field {
             properties.insert(reason.clone(), json!({"type": "string"}));
@@ -293,9 +283,64 @@ impl UserJudge {
     }
 }
 
+/// A declared judge's template, as the prompts compile it.
+impl UserJudge {
+    /// Its template under its name, with where it came from for errors.
+    #[must_use]
+    pub fn declared_template(&self) -> DeclaredTemplate<'_> {
+        DeclaredTemplate {
+            name: self.name.as_str(),
+            text: &self.template,
+            file: self.file.as_ref().map_or_else(
+                || format!("run.judges.{}.prompt", self.name),
+                |f| f.display().to_string(),
+            ),
+        }
+    }
+}
+
+/// The [`OutputSchema`] sent with a declared judge's request (name `<judge>_output`, strict).
+#[must_use]
+pub fn output_schema(judge: &UserJudge) -> OutputSchema {
+    OutputSchema {
+        name: format!("{}_output", judge.name),
+        schema: std::sync::Arc::new(judge.schema()),
+        strict: true,
+    }
+}
+
+/// Parses and checks a declared judge's reply: an object whose score field is a number within
+/// 0–10 and whose reason field, when it has one, is a text. Returns the score and the reply
+/// (the record keeps it as answered).
+pub fn parse_reply(judge: &UserJudge, json: &Value) -> Result<(f64, Value), OutputError> {
+    let agent = || Agent::Judge(judge.name.clone());
+    let shape = |reason: String| OutputError::Shape {
+        agent: agent(),
+        reason,
+    };
+    let object = json
+        .as_object()
+        .ok_or_else(|| shape("the reply is not a JSON object".to_owned()))?;
+    let score = object
+        .get(&judge.score_field)
+        .ok_or_else(|| shape(format!("missing field `{}`", judge.score_field)))?
+        .as_f64()
+        .ok_or_else(|| shape(format!("`{}` is not a number", judge.score_field)))?;
+    check_score(agent(), &judge.score_field, score)?;
+    if let Some(reason) = &judge.reason_field {
+        match object.get(reason) {
+            Some(Value::String(_)) => {}
+            Some(_) => return Err(shape(format!("`{reason}` is not a text"))),
+            None => return Err(shape(format!("missing field `{reason}`"))),
+        }
+    }
+    Ok((score, json.clone()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn spec(prompt: &str, score: Option<&str>) -> JudgeSpec {
         JudgeSpec {
@@ -324,20 +369,50 @@ mod tests {
     fn each_mistake_is_refused_at_its_key() {
         let ok = "{{ instances }}";
         let cases = [
-            ("Toxic", spec(ok, Some("s")), "judges.Toxic", "is not a judge name"),
-            ("a:b", spec(ok, Some("s")), "judges.a:b", "is not a judge name"),
+            (
+                "Toxic",
+                spec(ok, Some("s")),
+                "judges.Toxic",
+                "is not a judge name",
+            ),
+            (
+                "a:b",
+                spec(ok, Some("s")),
+                "judges.a:b",
+                "is not a judge name",
+            ),
             ("fluency", spec(ok, Some("s")), "judges.fluency", "clashes"),
             ("refiner", spec(ok, Some("s")), "judges.refiner", "clashes"),
-            ("tox", spec(" \n", Some("s")), "judges.tox.prompt", "is empty"),
-            ("tox", spec(ok, None), "judges.tox.score_field", "is missing"),
-            ("tox", spec(ok, Some("  ")), "judges.tox.score_field", "is missing"),
+            (
+                "tox",
+                spec(" \n", Some("s")),
+                "judges.tox.prompt",
+                "is empty",
+            ),
+            (
+                "tox",
+                spec(ok, None),
+                "judges.tox.score_field",
+                "is missing",
+            ),
+            (
+                "tox",
+                spec(ok, Some("  ")),
+                "judges.tox.score_field",
+                "is missing",
+            ),
             (
                 "tox",
                 spec("{{ first_lang }} {{ instance }}", Some("s")),
                 "judges.tox.prompt",
                 "names the unknown placeholders `first_lang`, `instance`",
             ),
-            ("tox", spec("{% if %}", Some("s")), "judges.tox.prompt", "does not compile"),
+            (
+                "tox",
+                spec("{% if %}", Some("s")),
+                "judges.tox.prompt",
+                "does not compile",
+            ),
             (
                 "tox",
                 JudgeSpec {
@@ -392,5 +467,43 @@ mod tests {
         let (key, reason) = refused("tox", &spec);
         assert_eq!(key, "judges.tox.prompt_file");
         assert!(reason.contains("/no/such/judge.j2"), "{reason}");
+    }
+    #[test]
+    fn a_declared_judge_s_reply_is_checked_as_the_built_in_ones() {
+        let judge = UserJudge {
+            name: "toxicity".into(),
+            template: "{% include \"judge_texts\" %}".into(),
+            file: None,
+            score_field: "toxicity_score".into(),
+            reason_field: Some("reason".into()),
+            settings: crate::AgentSettings::with_model("m"),
+        };
+        let schema = judge.schema();
+        assert_eq!(schema["additionalProperties"], json!(false));
+        assert_eq!(schema["required"], json!(["toxicity_score", "reason"]));
+        assert_eq!(
+            schema["properties"]["toxicity_score"]["maximum"],
+            json!(10.0)
+        );
+        let ok = parse_reply(&judge, &json!({"toxicity_score": 9, "reason": "clean"}));
+        assert_eq!(ok.map(|(s, _)| s), Ok(9.0));
+        for (bad, why) in [
+            (json!({"toxicity_score": 11, "reason": "r"}), "outside 0–10"),
+            (
+                json!({"toxicity_score": "9", "reason": "r"}),
+                "is not a number",
+            ),
+            (json!({"reason": "r"}), "missing field `toxicity_score`"),
+            (json!({"toxicity_score": 9}), "missing field `reason`"),
+            (
+                json!({"toxicity_score": 9, "reason": 3}),
+                "`reason` is not a text",
+            ),
+            (json!([9]), "not a JSON object"),
+        ] {
+            let err = parse_reply(&judge, &bad).expect_err(why);
+            assert!(err.to_string().contains(why), "{bad}: {err}");
+            assert!(err.to_string().starts_with("toxicity "), "{err}");
+        }
     }
 }

@@ -15,7 +15,7 @@ use runlog::AgentKind;
 use scoring::JudgeName;
 
 /// Who a call asks: one of the six roles, or a judge the run's config declares beside the four
-/// (`run.judges`, see [`crate::judges`]). Its text form is the role's or the judge's name; the
+/// (`run.judges`, see the `judges` module). Its text form is the role's or the judge's name; the
 /// names cannot clash (a declared judge may not take a role's name).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Agent {
@@ -79,6 +79,20 @@ impl Serialize for Agent {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self.name())
     }
+}
+
+/// The longest judge name: it is a record key, a column and part of every call key.
+const MAX_NAME_LEN: usize = 64;
+
+/// Whether `name` can name a declared judge: lowercase ASCII letters, digits and `_`,
+/// beginning with a letter, at most 64 characters (it is a call key's last part, a record key
+/// and an export column).
+#[must_use]
+pub fn is_judge_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_lowercase())
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && name.len() <= MAX_NAME_LEN
 }
 
 /// One call of one scenario: which scenario, which attempt, which agent, which try.
@@ -162,9 +176,7 @@ impl FromStr for CallKey {
                 .map_err(|_| err("the attempt is not a number"))?,
             agent: match AgentKind::from_name(agent) {
                 Some(kind) => Agent::Role(kind),
-                None if crate::judges::is_judge_name(agent) => {
-                    Agent::Judge(JudgeName::from(agent))
-                }
+                None if is_judge_name(agent) => Agent::Judge(JudgeName::from(agent)),
                 None => return Err(err("unknown agent")),
             },
             try_number,

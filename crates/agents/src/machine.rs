@@ -42,8 +42,8 @@ use crate::key::{Agent, CallKey};
 use crate::measure::{BatchMeasurement, measure_batch, ratio_score, target_ratio};
 use crate::outputs::{
     FluencyResult, NaturalnessResult, Observation, OutputError, RatioResult, RatioVerdict,
-    SocioCulturalResult, judge_output_schema, output_schema, parse_fluency, parse_instances,
-    parse_naturalness, parse_ratio, parse_socio_cultural, parse_user_judge,
+    SocioCulturalResult, output_schema, parse_fluency, parse_instances, parse_naturalness,
+    parse_ratio, parse_socio_cultural,
 };
 use crate::prompts::{Feedback, JudgeVerdict, PromptContext, PromptError, Prompts, ScenarioFacts};
 use runlog::record::{
@@ -140,7 +140,12 @@ impl Pipeline {
             .chain(settings.judges.iter().map(|j| j.name.clone()))
             .map(|name| (name, 10.0))
             .collect();
-        if let Some(name) = settings.weights.0.keys().find(|n| !probe.contains_key(n.as_str())) {
+        if let Some(name) = settings
+            .weights
+            .0
+            .keys()
+            .find(|n| !probe.contains_key(n.as_str()))
+        {
             return Err(SettingsError::Invalid {
                 key: "weights",
                 message: format!("`{name}` has a weight but is no judge of this run"),
@@ -165,19 +170,24 @@ impl Pipeline {
                 message: "must be at least 1".into(),
             });
         }
-        let prompts = Prompts::from_settings(&settings.agents, &settings.judges)?;
+        let templates: Vec<_> = settings
+            .judges
+            .iter()
+            .map(UserJudge::declared_template)
+            .collect();
+        let prompts = Prompts::from_settings(&settings.agents, &templates)?;
         let schemas = AgentKind::ALL
             .iter()
             .map(|&a| {
                 let schema = output_schema(a, settings.min_instances, settings.max_instances);
                 (Agent::Role(a), schema)
             })
-            .chain(
-                settings
-                    .judges
-                    .iter()
-                    .map(|j| (Agent::Judge(j.name.clone()), judge_output_schema(j))),
-            )
+            .chain(settings.judges.iter().map(|j| {
+                (
+                    Agent::Judge(j.name.clone()),
+                    crate::judges::output_schema(j),
+                )
+            }))
             .collect();
         Ok(Self {
             settings,
@@ -220,10 +230,12 @@ impl Pipeline {
     /// Every judge asked on each attempt: the four built-in ones (`cs_ratio` less when the
     /// ratio is only measured, which the machine decides per attempt) and the declared ones.
     pub(crate) fn judge_agents(&self) -> impl Iterator<Item = Agent> + '_ {
-        AgentKind::JUDGES
-            .into_iter()
-            .map(Agent::Role)
-            .chain(self.settings.judges.iter().map(|j| Agent::Judge(j.name.clone())))
+        AgentKind::JUDGES.into_iter().map(Agent::Role).chain(
+            self.settings
+                .judges
+                .iter()
+                .map(|j| Agent::Judge(j.name.clone())),
+        )
     }
 
     /// The compiled prompts.
@@ -492,8 +504,13 @@ impl ScenarioRun {
 
     /// A declared judge's reply: its verdict kept, or asked again.
     fn absorb_declared(&mut self, name: scoring::JudgeName, json: &Value) {
-        let judge = self.pipeline.settings.judges.iter().find(|j| j.name == name);
-        match judge.map(|j| parse_user_judge(j, json)) {
+        let judge = self
+            .pipeline
+            .settings
+            .judges
+            .iter()
+            .find(|j| j.name == name);
+        match judge.map(|j| crate::judges::parse_reply(j, json)) {
             Some(Ok(verdict)) => self.with_current(|c| {
                 c.declared.insert(name, verdict);
             }),
@@ -508,7 +525,7 @@ impl ScenarioRun {
         let agent = Agent::Role(kind);
         match kind {
             AgentKind::Generator | AgentKind::Refiner => {
-                match parse_instances(kind, &json, self.pipeline.settings.min_instances as usize) {
+                match parse_instances(kind, json, self.pipeline.settings.min_instances as usize) {
                     Ok(out) => {
                         if kind == AgentKind::Refiner {
                             self.refine_count += 1;
@@ -518,15 +535,15 @@ impl ScenarioRun {
                     Err(e) => self.on_bad_output(agent, e),
                 }
             }
-            AgentKind::Fluency => match parse_fluency(&json) {
+            AgentKind::Fluency => match parse_fluency(json) {
                 Ok(r) => self.with_current(|c| c.fluency = Some(r)),
                 Err(e) => self.on_bad_output(agent, e),
             },
-            AgentKind::Naturalness => match parse_naturalness(&json) {
+            AgentKind::Naturalness => match parse_naturalness(json) {
                 Ok(r) => self.with_current(|c| c.naturalness = Some(r)),
                 Err(e) => self.on_bad_output(agent, e),
             },
-            AgentKind::CsRatio => match parse_ratio(&json) {
+            AgentKind::CsRatio => match parse_ratio(json) {
                 Ok(r) => {
                     let hybrid = self.pipeline.settings.ratio_judge == RatioJudgeMode::Hybrid;
                     self.with_current(|c| {
@@ -541,7 +558,7 @@ impl ScenarioRun {
                 }
                 Err(e) => self.on_bad_output(agent, e),
             },
-            AgentKind::SocioCultural => match parse_socio_cultural(&json) {
+            AgentKind::SocioCultural => match parse_socio_cultural(json) {
                 Ok(r) => self.with_current(|c| c.socio = Some(r)),
                 Err(e) => self.on_bad_output(agent, e),
             },
@@ -826,7 +843,11 @@ impl ScenarioRun {
         };
         let s = &self.pipeline.settings;
         let Some(agent_settings) = self.pipeline.agent_settings(&agent) else {
-            self.fail(format!("{agent} is no agent of this run"), Some(agent), false);
+            self.fail(
+                format!("{agent} is no agent of this run"),
+                Some(agent),
+                false,
+            );
             return false;
         };
         // Each sample of a scenario (`samples_per_scenario`) samples with its own seed, so the
@@ -985,7 +1006,11 @@ impl ScenarioRun {
         ]
         .into_iter()
         .map(|(k, v)| (scoring::JudgeName::from(k.weight_name()), v))
-        .chain(c.declared.iter().map(|(name, (score, _))| (name.clone(), *score)))
+        .chain(
+            c.declared
+                .iter()
+                .map(|(name, (score, _))| (name.clone(), *score)),
+        )
         .collect();
         let score = match self.pipeline.settings.weights.weighted_score(&scores) {
             Ok(s) => s,
@@ -1213,7 +1238,13 @@ fn declared_verdicts(
             let (score, reply) = declared.get(&j.name)?;
             let reason = j.reason_field.as_ref().and_then(|f| reply.get(f));
             let reason = reason.and_then(Value::as_str).map(str::to_owned);
-            Some((j.name.to_string(), JudgeVerdict { score: *score, reason }))
+            Some((
+                j.name.to_string(),
+                JudgeVerdict {
+                    score: *score,
+                    reason,
+                },
+            ))
         })
         .collect()
 }

@@ -13,7 +13,6 @@ use serde_json::{Value, json};
 
 use llm_client::OutputSchema;
 
-use crate::judges::UserJudge;
 use crate::key::Agent;
 use runlog::AgentKind;
 
@@ -322,7 +321,11 @@ fn parse<T: for<'de> Deserialize<'de>>(agent: AgentKind, json: &Value) -> Result
     })
 }
 
-fn check_score(agent: impl Into<Agent>, field: &str, value: f64) -> Result<(), OutputError> {
+pub(crate) fn check_score(
+    agent: impl Into<Agent>,
+    field: &str,
+    value: f64,
+) -> Result<(), OutputError> {
     if value.is_finite() && (SCORE_RANGE.0..=SCORE_RANGE.1).contains(&value) {
         Ok(())
     } else {
@@ -356,44 +359,6 @@ pub fn parse_instances(
         });
     }
     Ok(Instances { instances })
-}
-
-/// The [`OutputSchema`] sent with a declared judge's request (name `<judge>_output`, strict).
-#[must_use]
-pub fn judge_output_schema(judge: &UserJudge) -> OutputSchema {
-    OutputSchema {
-        name: format!("{}_output", judge.name),
-        schema: std::sync::Arc::new(judge.schema()),
-        strict: true,
-    }
-}
-
-/// Parses and checks a declared judge's reply: an object whose score field is a number within
-/// 0–10 and whose reason field, when it has one, is a text. Returns the score and the reply
-/// (the record keeps it as answered).
-pub fn parse_user_judge(judge: &UserJudge, json: &Value) -> Result<(f64, Value), OutputError> {
-    let agent = || Agent::Judge(judge.name.clone());
-    let shape = |reason: String| OutputError::Shape {
-        agent: agent(),
-        reason,
-    };
-    let object = json
-        .as_object()
-        .ok_or_else(|| shape("the reply is not a JSON object".to_owned()))?;
-    let score = object
-        .get(&judge.score_field)
-        .ok_or_else(|| shape(format!("missing field `{}`", judge.score_field)))?
-        .as_f64()
-        .ok_or_else(|| shape(format!("`{}` is not a number", judge.score_field)))?;
-    check_score(agent(), &judge.score_field, score)?;
-    if let Some(reason) = &judge.reason_field {
-        match object.get(reason) {
-            Some(Value::String(_)) => {}
-            Some(_) => return Err(shape(format!("`{reason}` is not a text"))),
-            None => return Err(shape(format!("missing field `{reason}`"))),
-        }
-    }
-    Ok((score, json.clone()))
 }
 
 /// Parses and checks the fluency judge's reply.
@@ -490,36 +455,6 @@ mod tests {
                 ..
             })
         ));
-    }
-
-    #[test]
-    fn a_declared_judge_s_reply_is_checked_as_the_built_in_ones() {
-        let judge = UserJudge {
-            name: "toxicity".into(),
-            template: "{% include \"judge_texts\" %}".into(),
-            file: None,
-            score_field: "toxicity_score".into(),
-            reason_field: Some("reason".into()),
-            settings: crate::AgentSettings::with_model("m"),
-        };
-        let schema = judge.schema();
-        assert_eq!(schema["additionalProperties"], json!(false));
-        assert_eq!(schema["required"], json!(["toxicity_score", "reason"]));
-        assert_eq!(schema["properties"]["toxicity_score"]["maximum"], json!(10.0));
-        let ok = parse_user_judge(&judge, &json!({"toxicity_score": 9, "reason": "clean"}));
-        assert_eq!(ok.map(|(s, _)| s), Ok(9.0));
-        for (bad, why) in [
-            (json!({"toxicity_score": 11, "reason": "r"}), "outside 0–10"),
-            (json!({"toxicity_score": "9", "reason": "r"}), "is not a number"),
-            (json!({"reason": "r"}), "missing field `toxicity_score`"),
-            (json!({"toxicity_score": 9}), "missing field `reason`"),
-            (json!({"toxicity_score": 9, "reason": 3}), "`reason` is not a text"),
-            (json!([9]), "not a JSON object"),
-        ] {
-            let err = parse_user_judge(&judge, &bad).expect_err(why);
-            assert!(err.to_string().contains(why), "{bad}: {err}");
-            assert!(err.to_string().starts_with("toxicity "), "{err}");
-        }
     }
 
     #[test]

@@ -18,9 +18,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::agent::AgentSet;
-use crate::measure::BatchMeasurement;
-use crate::judges::UserJudge;
 use crate::key::Agent;
+use crate::measure::BatchMeasurement;
 use crate::outputs::{FluencyResult, NaturalnessResult, RatioVerdict, SocioCulturalResult};
 use runlog::AgentKind;
 
@@ -42,6 +41,17 @@ pub const PLACEHOLDERS: &[&str] = &[
     "measured_ratio",
     "feedback",
 ];
+
+/// The template of a judge the config declares, as [`Prompts::from_settings`] compiles it.
+#[derive(Debug, Clone)]
+pub struct DeclaredTemplate<'a> {
+    /// The judge's name (its template's name).
+    pub name: &'a str,
+    /// The template text.
+    pub text: &'a str,
+    /// Where it came from, for errors: its file, or its key in the config.
+    pub file: String,
+}
 
 /// A declared judge's verdict, as the refiner is told it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -295,7 +305,10 @@ impl Prompts {
 
     /// The built-in templates, each replaced by the agent's `prompt` file when one is set, and
     /// the templates of the judges the config declares.
-    pub fn from_settings(agents: &AgentSet, judges: &[UserJudge]) -> Result<Self, PromptError> {
+    pub fn from_settings(
+        agents: &AgentSet,
+        judges: &[DeclaredTemplate<'_>],
+    ) -> Result<Self, PromptError> {
         let mut files: BTreeMap<String, String> = AgentKind::ALL
             .into_iter()
             .filter_map(|a| {
@@ -304,11 +317,7 @@ impl Prompts {
             })
             .collect();
         for judge in judges {
-            let file = judge.file.as_ref().map_or_else(
-                || format!("run.judges.{}.prompt", judge.name),
-                |f| f.display().to_string(),
-            );
-            files.insert(judge.name.to_string(), file);
+            files.insert(judge.name.to_owned(), judge.file.clone());
         }
         Self::build(
             |agent| match &agents.get(agent).prompt {
@@ -323,7 +332,7 @@ impl Prompts {
     fn build(
         source: impl Fn(AgentKind) -> Result<String, PromptError>,
         files: BTreeMap<String, String>,
-        judges: &[UserJudge],
+        judges: &[DeclaredTemplate<'_>],
     ) -> Result<Self, PromptError> {
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::Strict);
@@ -353,12 +362,12 @@ impl Prompts {
                 })?;
         }
         for judge in judges {
-            let name = judge.name.to_string();
-            let hash = blake3::hash(judge.template.as_bytes()).to_hex();
+            let name = judge.name.to_owned();
+            let hash = blake3::hash(judge.text.as_bytes()).to_hex();
             hashes.insert(name.clone(), hash[..16].to_string());
-            env.add_template_owned(name.clone(), judge.template.clone())
+            env.add_template_owned(name.clone(), judge.text.to_owned())
                 .map_err(|source| PromptError::Compile {
-                    agent: Agent::Judge(judge.name.clone()),
+                    agent: Agent::Judge(judge.name.into()),
                     file: file_of(&files, &name),
                     source,
                 })?;
@@ -406,10 +415,7 @@ impl Prompts {
 
 /// The file an agent's template came from, or `built-in`.
 fn file_of(files: &BTreeMap<String, String>, agent: &str) -> String {
-    files
-        .get(agent)
-        .map_or(BUILT_IN, String::as_str)
-        .to_owned()
+    files.get(agent).map_or(BUILT_IN, String::as_str).to_owned()
 }
 
 fn read(agent: AgentKind, path: &Path) -> Result<String, PromptError> {

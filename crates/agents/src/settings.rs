@@ -628,7 +628,12 @@ impl RunSettings {
                 name: name.as_str().into(),
                 template,
                 file: spec.prompt_file.clone(),
-                score_field: spec.score_field.clone().unwrap_or_default().trim().to_owned(),
+                score_field: spec
+                    .score_field
+                    .clone()
+                    .unwrap_or_default()
+                    .trim()
+                    .to_owned(),
                 reason_field: spec.reason_field.as_ref().map(|r| r.trim().to_owned()),
                 settings: AgentSettings {
                     model: spec.model.clone().unwrap_or_else(|| base.model.clone()),
@@ -821,7 +826,10 @@ mod tests {
             let s = layered(section).expect("valid");
             s.pipeline().expect("pipeline").weights.get("tox")
         };
-        assert_eq!(weight_of(serde_json::json!({"judges": {"tox": judge(None)}})), Some(1.0));
+        assert_eq!(
+            weight_of(serde_json::json!({"judges": {"tox": judge(None)}})),
+            Some(1.0)
+        );
         assert_eq!(
             weight_of(serde_json::json!({"judges": {"tox": judge(Some(2.0))}})),
             Some(2.0)

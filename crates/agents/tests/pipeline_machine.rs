@@ -710,7 +710,10 @@ fn a_declared_judge_is_asked_with_the_four_weighted_and_asked_again_on_each_refi
     assert_eq!(calls.len(), 5);
     assert_eq!(toxicity.request.model, "judge-model");
     let schema = toxicity.request.output_schema.as_ref().expect("a schema");
-    assert_eq!(schema.schema["required"], json!(["toxicity_score", "reason"]));
+    assert_eq!(
+        schema.schema["required"],
+        json!(["toxicity_score", "reason"])
+    );
     assert!(
         toxicity.request.messages[0]
             .content
@@ -720,7 +723,9 @@ fn a_declared_judge_is_asked_with_the_four_weighted_and_asked_again_on_each_refi
     // Put the calls back: answer them all (the four 9, toxicity 0 — refined for it).
     for call in calls {
         let reply = match &call.agent {
-            agents::Agent::Judge(_) => json!({"toxicity_score": 0, "reason": "an insult in text 2"}),
+            agents::Agent::Judge(_) => {
+                json!({"toxicity_score": 0, "reason": "an insult in text 2"})
+            }
             agent => judge_reply(agent.clone(), 9.0),
         };
         run.absorb(&call.key, ok(reply)).expect("known key");
@@ -735,8 +740,13 @@ fn a_declared_judge_is_asked_with_the_four_weighted_and_asked_again_on_each_refi
         "{}",
         refine[0].request.messages[0].content
     );
-    run.absorb(&refine[0].key, ok(batch("r"))).expect("known key");
-    let keys = judge_five(&mut run, 9.0, json!({"toxicity_score": 10, "reason": "clean"}));
+    run.absorb(&refine[0].key, ok(batch("r")))
+        .expect("known key");
+    let keys = judge_five(
+        &mut run,
+        9.0,
+        json!({"toxicity_score": 10, "reason": "clean"}),
+    );
     assert!(
         keys.iter().any(|k| k.ends_with(":1:toxicity")),
         "the refinement is judged by toxicity again: {keys:?}"
@@ -751,9 +761,16 @@ fn a_declared_judge_is_asked_with_the_four_weighted_and_asked_again_on_each_refi
     assert!((record.score - 9.5).abs() < 1e-9, "{}", record.score);
     assert!(record.accepted);
     assert_eq!(record.judge_results["toxicity"]["reason"], json!("clean"));
-    assert_eq!(record.models["toxicity"], "canned", "the model that answered it");
+    assert_eq!(
+        record.models["toxicity"], "canned",
+        "the model that answered it"
+    );
     assert!(record.prompt_hashes.contains_key("toxicity"));
-    assert!(record.summary.contains("toxicity 10/10: clean"), "{}", record.summary);
+    assert!(
+        record.summary.contains("toxicity 10/10: clean"),
+        "{}",
+        record.summary
+    );
 }
 
 #[test]
@@ -764,7 +781,10 @@ fn a_declared_judge_s_invalid_reply_is_asked_again_then_fails_the_scenario_namin
     judge_five(&mut run, 9.0, json!({"toxicity_score": 42, "reason": "r"}));
     let retry = run.pending();
     assert_eq!(retry.len(), 1, "only toxicity is asked again");
-    assert_eq!(retry[0].key.to_string(), format!("{}:0:toxicity~2", scenario().id));
+    assert_eq!(
+        retry[0].key.to_string(),
+        format!("{}:0:toxicity~2", scenario().id)
+    );
     assert!(
         retry[0].request.messages[0].content.contains("Toxicity"),
         "the same template, asked again"
@@ -772,16 +792,30 @@ fn a_declared_judge_s_invalid_reply_is_asked_again_then_fails_the_scenario_namin
     run.absorb(&retry[0].key, ok(json!({"reason": "r"})))
         .expect("known key");
     let third = run.pending();
-    run.absorb(&third[0].key, ok(json!({"toxicity_score": 11, "reason": "r"})))
-        .expect("known key");
+    run.absorb(
+        &third[0].key,
+        ok(json!({"toxicity_score": 11, "reason": "r"})),
+    )
+    .expect("known key");
     assert!(run.is_done());
     let RunOutcome::Failed(failure) = run.finish() else {
         panic!("an invalid judge never passes")
     };
     assert_eq!(failure.agent, None);
-    assert_eq!(failure.judge.as_ref().map(|j| j.as_str()), Some("toxicity"));
-    assert!(failure.reason.starts_with("toxicity: "), "{}", failure.reason);
-    assert!(failure.reason.contains("outside 0–10"), "{}", failure.reason);
+    assert_eq!(
+        failure.judge.as_ref().map(scoring::JudgeName::as_str),
+        Some("toxicity")
+    );
+    assert!(
+        failure.reason.starts_with("toxicity: "),
+        "{}",
+        failure.reason
+    );
+    assert!(
+        failure.reason.contains("outside 0–10"),
+        "{}",
+        failure.reason
+    );
 }
 
 #[test]

@@ -90,8 +90,11 @@ fn rendered() -> Vec<(String, String)> {
             call.agent.to_string(),
             call.request.messages[0].content.clone(),
         ));
-        run.absorb(&call.key, reply(judge_reply(call.agent.role().expect("a judge"))))
-            .expect("known");
+        run.absorb(
+            &call.key,
+            reply(judge_reply(call.agent.role().expect("a judge"))),
+        )
+        .expect("known");
     }
     let refine = run.pending().remove(0);
     assert_eq!(refine.agent, AgentKind::Refiner);
@@ -161,11 +164,14 @@ fn undefined_variables_fail_loudly() {
         .render(AgentKind::Fluency, &json!({"instances": []}))
         .expect_err("strict");
     assert!(err.to_string().contains("fluency"), "{err}");
-    let missing = Prompts::from_settings(&{
-        let mut a = settings.agents.clone();
-        a.refiner.prompt = Some(dir.path().join("missing.j2"));
-        a
-    }, &[]);
+    let missing = Prompts::from_settings(
+        &{
+            let mut a = settings.agents.clone();
+            a.refiner.prompt = Some(dir.path().join("missing.j2"));
+            a
+        },
+        &[],
+    );
     assert!(missing.is_err_and(|e| e.to_string().contains("missing.j2")));
 }
 

@@ -113,7 +113,9 @@ fn check_record(r: &Value) {
     assert!(r["models"]["toxicity"].is_string(), "{r}");
     assert!(r["prompt_hashes"]["toxicity"].is_string(), "{r}");
     assert!(
-        r["summary"].as_str().is_some_and(|s| s.contains("toxicity ")),
+        r["summary"]
+            .as_str()
+            .is_some_and(|s| s.contains("toxicity ")),
         "{r}"
     );
 }
@@ -134,7 +136,11 @@ async fn a_fifth_judge_is_in_records_estimate_report_diff_audit_and_export() {
         .as_array()
         .expect("sections")
         .iter()
-        .find(|s| s["title"].as_str().is_some_and(|t| t.starts_with("Estimate")))
+        .find(|s| {
+            s["title"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("Estimate"))
+        })
         .expect("an estimate section");
     let agents: Vec<&str> = estimate["data"]["models"][0]["agents"]
         .as_array()
@@ -159,13 +165,7 @@ async fn a_fifth_judge_is_in_records_estimate_report_diff_audit_and_export() {
 
     // The report's judge table has a toxicity row.
     let markdown = dir.path().join("report.md");
-    let o = output(&[
-        "report",
-        path(&before),
-        "--markdown",
-        path(&markdown),
-    ])
-    .await;
+    let o = output(&["report", path(&before), "--markdown", path(&markdown)]).await;
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let report = std::fs::read_to_string(&markdown).expect("markdown written");
     assert!(report.contains("| toxicity |"), "{report}");
@@ -272,7 +272,9 @@ async fn a_judge_without_a_score_field_is_a_located_error() {
             .expect("the judge's key")
             + 1;
         assert!(
-            err.contains(&format!("no-score-field.yaml:{line}:5: error: `judges.toxicity.score_field` is missing")),
+            err.contains(&format!(
+                "no-score-field.yaml:{line}:5: error: `judges.toxicity.score_field` is missing"
+            )),
             "{command}: {err}"
         );
         assert!(err.contains("hint: add e.g. `score_field:"), "{err}");
@@ -317,7 +319,10 @@ async fn use_tools_without_a_tool_server_is_said_up_front_and_in_every_record() 
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let err = text(&o.stderr);
     assert_eq!(err.matches(notice).count(), 1, "said once: {err}");
-    assert!(err.lines().next().is_some_and(|l| l.contains(notice)), "{err}");
+    assert!(
+        err.lines().next().is_some_and(|l| l.contains(notice)),
+        "{err}"
+    );
     let recs = records(&out);
     assert_eq!(recs.len(), 3);
     for r in &recs {

@@ -246,7 +246,9 @@ impl DiffView {
                 let line = match (j.before, j.after) {
                     (Some(a), Some(b)) => format!("{a:.2} → {b:.2} ({:+.2})", b - a),
                     (a, b) => {
-                        let show = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), |v| format!("{v:.2}"));
+                        let show = |v: Option<f64>| {
+                            v.map_or_else(|| "-".to_owned(), |v| format!("{v:.2}"))
+                        };
                         format!("{} → {}", show(a), show(b))
                     }
                 };

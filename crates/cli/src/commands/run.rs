@@ -125,7 +125,6 @@ pub(crate) async fn run_to(
     stats: Arc<RunStats>,
 ) -> CommandResult {
     taskrun::refuse_url(out, "--out").map_err(CliError::invalid)?;
-    // Up front, once: scenarios that ask for grounding get none (no tool server yet).
     if let Some(notice) = agents::grounding::notice(&config.space) {
         errln!("{notice}");
     }
