@@ -609,7 +609,8 @@ fn judge_feedback(record: &ScenarioRecord) -> String {
 mod tests {
     use serde_json::json;
 
-    use super::too_uncertain;
+    use super::{judge_feedback, too_uncertain};
+    use runlog::ScenarioRecord;
 
     /// Issue 26: a sentence whose share could be more than the tolerance off (its recorded
     /// `ratio_range`) is `low_coverage` in the export, as in the measurement; an older record
@@ -624,5 +625,25 @@ mod tests {
         assert!(!too_uncertain(Some(&narrow)));
         assert!(!too_uncertain(Some(&json!({"embedded_ratio": 0.33}))));
         assert!(!too_uncertain(None));
+    }
+
+    /// A judge the run's config declared is in the row: its score in `judge_scores`, its reply
+    /// in `judge_feedback`, never dropped; a built-in judge's result is never replaced by it.
+    #[test]
+    fn a_declared_judge_is_in_the_judge_columns() {
+        let record: ScenarioRecord = serde_json::from_value(json!({
+            "id": "a", "score": 8.5, "accepted": true,
+            "scores": {"fluency": 9.0, "toxicity": 7.0},
+            "fluency_result": {"fluency_score": 9.0},
+            "judge_results": {"toxicity": {"toxicity_score": 7.0, "reason": "one insult"},
+                              "fluency": {"bogus": true}},
+        }))
+        .expect("record");
+        let feedback: serde_json::Value =
+            serde_json::from_str(&judge_feedback(&record)).expect("JSON");
+        assert_eq!(feedback["toxicity"]["reason"], json!("one insult"));
+        assert_eq!(feedback["fluency"], json!({"fluency_score": 9.0}));
+        let scores = serde_json::to_string(&record.scores).expect("JSON");
+        assert_eq!(scores, r#"{"fluency":9.0,"toxicity":7.0}"#);
     }
 }
