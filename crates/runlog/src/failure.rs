@@ -156,6 +156,9 @@ pub struct FailureTally {
 /// call failed, the cause, and the index of its reason.
 type Entry = (Option<AgentKind>, Option<u16>, FailureCause, u32);
 
+/// What a failure row groups by: the role, the declared judge, the cause.
+type RowKey = (Option<AgentKind>, Option<u16>, FailureCause);
+
 /// Why an errors file could not be tallied.
 #[derive(Debug, thiserror::Error)]
 pub enum TallyError {
@@ -257,8 +260,8 @@ impl FailureTally {
     /// The failures by agent and cause, most frequent first (then by agent and cause).
     #[must_use]
     pub fn rows(&self) -> Vec<FailureRow> {
-        let mut counts: BTreeMap<(Option<AgentKind>, Option<u16>, FailureCause), (u64, u32)> =
-            BTreeMap::new();
+        // By (role, declared judge, cause): scenarios and the earliest reason.
+        let mut counts: BTreeMap<RowKey, (u64, u32)> = BTreeMap::new();
         for &(agent, judge, cause, reason) in self.current.values() {
             let entry = counts.entry((agent, judge, cause)).or_insert((0, reason));
             entry.0 += 1;
