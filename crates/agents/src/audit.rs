@@ -375,6 +375,8 @@ fn repeat_result(
             let (kind, reason) = match failure.agent {
                 _ if refused => (FailureKind::Input, REFUSED.to_owned()),
                 Some(agent) if agent.is_judge() => (FailureKind::Provider, failure.reason),
+                // A judge the config declares.
+                None if failure.judge.is_some() => (FailureKind::Provider, failure.reason),
                 _ => (FailureKind::Input, failure.reason),
             };
             Err(RepeatFailure {

@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use llm_client::Usage;
 use scenarios::Scenario;
 
+use crate::key::Agent;
 use crate::machine::Pipeline;
 use runlog::AgentKind;
 use runlog::RatioJudgeMode;
@@ -90,7 +91,7 @@ pub struct ModelCost {
     /// The model name as configured.
     pub model: String,
     /// The agents it plays.
-    pub agents: Vec<AgentKind>,
+    pub agents: Vec<Agent>,
     /// USD per million prompt tokens, `None` when the price table has no price for it.
     pub input_per_mtok: Option<f64>,
     /// USD per million completion tokens, `None` when unknown.
@@ -122,8 +123,9 @@ pub fn estimate(
         .map(|k| rate.powi(k as i32))
         .sum::<f64>()
         + 0.0;
-    let judges: Vec<AgentKind> = AgentKind::JUDGES
-        .into_iter()
+    // Every judge asked on an attempt: the four built-in ones and the config's own.
+    let judges: Vec<Agent> = pipeline
+        .judge_agents()
         .filter(|j| !(*j == AgentKind::CsRatio && s.ratio_judge == RatioJudgeMode::Measured))
         .collect();
     let writer_out = assumptions.tokens_per_text * u64::from(s.max_instances) + 10;
@@ -147,22 +149,26 @@ pub fn estimate(
         .take(assumptions.sampled_scenarios.max(1))
         .collect();
     // Per agent: mean prompt tokens over the sample.
-    let mut per_agent: Vec<(AgentKind, f64)> = Vec::new();
-    for agent in AgentKind::ALL {
+    let mut per_agent: Vec<(Agent, f64)> = Vec::new();
+    let agents = AgentKind::ALL
+        .into_iter()
+        .map(Agent::Role)
+        .chain(s.judges.iter().map(|j| Agent::Judge(j.name.clone())));
+    for agent in agents {
         let mut sum = 0u64;
         let mut n = 0u64;
         for scenario in &sampled {
-            if let Some(tokens) = prompt_tokens(pipeline, agent, scenario, &batch) {
+            if let Some(tokens) = prompt_tokens(pipeline, &agent, scenario, &batch) {
                 sum += tokens;
                 n += 1;
             }
         }
         per_agent.push((agent, if n == 0 { 0.0 } else { sum as f64 / n as f64 }));
     }
-    let prompt_of = |agent: AgentKind| {
+    let prompt_of = |agent: &Agent| {
         per_agent
             .iter()
-            .find(|(a, _)| *a == agent)
+            .find(|(a, _)| a == agent)
             .map_or(0.0, |(_, t)| *t)
     };
 
@@ -171,12 +177,15 @@ pub fn estimate(
     let mut cost = Some(0.0);
     let mut unpriced = Vec::new();
     let mut models: Vec<ModelCost> = Vec::new();
-    let mut add = |agent: AgentKind, calls: f64, out_tokens: f64| {
-        let p = prompt_of(agent);
+    let mut add = |agent: Agent, calls: f64, out_tokens: f64| {
+        let p = prompt_of(&agent);
         totals.calls += calls;
         totals.prompt += calls * p;
         totals.completion += calls * out_tokens;
-        let model = &s.agents.get(agent).model;
+        let Some(settings) = pipeline.agent_settings(&agent) else {
+            return;
+        };
+        let model = &settings.model;
         let usage = Usage {
             prompt_tokens: (calls * p * total as f64).round() as u64,
             completion_tokens: (calls * out_tokens * total as f64).round() as u64,
@@ -221,15 +230,15 @@ pub fn estimate(
             _ => {}
         }
     };
-    add(AgentKind::Generator, 1.0, writer_out as f64);
-    for judge in &judges {
+    add(AgentKind::Generator.into(), 1.0, writer_out as f64);
+    for judge in judges {
         add(
-            *judge,
+            judge,
             1.0 + refinements,
             assumptions.judge_output_tokens as f64,
         );
     }
-    add(AgentKind::Refiner, refinements, writer_out as f64);
+    add(AgentKind::Refiner.into(), refinements, writer_out as f64);
 
     Estimate {
         scenarios: total,
@@ -247,7 +256,7 @@ pub fn estimate(
 
 fn prompt_tokens(
     pipeline: &Pipeline,
-    agent: AgentKind,
+    agent: &Agent,
     scenario: &Scenario,
     batch: &[String],
 ) -> Option<u64> {
@@ -257,6 +266,7 @@ fn prompt_tokens(
         "naturalness": {"naturalness_score": 7.0, "observations": [{"sentence": 1, "note": "natural switch"}], "summary": "fairly natural"},
         "cs_ratio": {"ratio_score": 6.0, "computed_ratio": 0.4, "notes": "a little high"},
         "socio_cultural": {"socio_cultural_score": 8.0, "issues": [], "summary": "appropriate"},
+        "judges": s.judges.iter().map(|j| (j.name.to_string(), json!({"score": 7.0, "reason": "fair"}))).collect::<serde_json::Map<_, _>>(),
         "score": 7.0,
         "threshold": s.threshold,
     });
@@ -273,15 +283,17 @@ fn prompt_tokens(
         "max_instances": s.max_instances,
         "retry": 0,
         "retry_reason": Value::Null,
-        "instances": if agent == AgentKind::Generator { json!([]) } else { json!(batch) },
+        "instances": if *agent == AgentKind::Generator { json!([]) } else { json!(batch) },
         "measurement": Value::Null,
         "measured_ratio": Value::Null,
         "feedback": feedback,
     });
-    match pipeline.prompts().render(agent, &ctx) {
+    match pipeline.prompts().render(agent.clone(), &ctx) {
         Ok(prompt) => {
-            let schema =
-                crate::outputs::schema_for(agent, s.min_instances, s.max_instances).to_string();
+            let schema = pipeline
+                .schema(agent.clone())
+                .map(|o| o.schema.to_string())
+                .unwrap_or_default();
             // Chat framing (role markers) costs a few tokens per message.
             Some(count_tokens(&prompt) + count_tokens(&schema) + 7)
         }

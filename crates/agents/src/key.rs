@@ -12,6 +12,88 @@ use std::str::FromStr;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use runlog::AgentKind;
+use scoring::JudgeName;
+
+/// Who a call asks: one of the six roles, or a judge the run's config declares beside the four
+/// (`run.judges`, see the `judges` module). Its text form is the role's or the judge's name; the
+/// names cannot clash (a declared judge may not take a role's name).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Agent {
+    /// A built-in role.
+    Role(AgentKind),
+    /// A judge the config declares.
+    Judge(JudgeName),
+}
+
+impl Agent {
+    /// The name: the role's, or the declared judge's.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        match self {
+            Agent::Role(kind) => kind.name(),
+            Agent::Judge(name) => name.as_str(),
+        }
+    }
+
+    /// The role, for one of the six.
+    #[must_use]
+    pub fn role(&self) -> Option<AgentKind> {
+        match self {
+            Agent::Role(kind) => Some(*kind),
+            Agent::Judge(_) => None,
+        }
+    }
+
+    /// True for the four built-in judges and every declared one.
+    #[must_use]
+    pub fn is_judge(&self) -> bool {
+        self.role().is_none_or(AgentKind::is_judge)
+    }
+}
+
+impl From<AgentKind> for Agent {
+    fn from(kind: AgentKind) -> Self {
+        Agent::Role(kind)
+    }
+}
+
+impl PartialEq<AgentKind> for Agent {
+    fn eq(&self, other: &AgentKind) -> bool {
+        self.role() == Some(*other)
+    }
+}
+
+impl PartialEq<Agent> for AgentKind {
+    fn eq(&self, other: &Agent) -> bool {
+        other == self
+    }
+}
+
+impl fmt::Display for Agent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Serialize for Agent {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+/// The longest judge name: it is a record key, a column and part of every call key.
+const MAX_NAME_LEN: usize = 64;
+
+/// Whether `name` can name a declared judge: lowercase ASCII letters, digits and `_`,
+/// beginning with a letter, at most 64 characters (it is a call key's last part, a record key
+/// and an export column).
+#[must_use]
+pub fn is_judge_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_lowercase())
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && name.len() <= MAX_NAME_LEN
+}
 
 /// One call of one scenario: which scenario, which attempt, which agent, which try.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -21,7 +103,7 @@ pub struct CallKey {
     /// 0 for the generator's batch and its judges, n for the n-th refinement.
     pub attempt: u32,
     /// The agent called.
-    pub agent: AgentKind,
+    pub agent: Agent,
     /// 1 for the first try; a call asked again (empty write, invalid judge reply) counts up.
     pub try_number: u32,
 }
@@ -29,11 +111,11 @@ pub struct CallKey {
 impl CallKey {
     /// The first try of `agent` in `attempt` of `scenario`.
     #[must_use]
-    pub fn new(scenario: impl Into<String>, attempt: u32, agent: AgentKind) -> Self {
+    pub fn new(scenario: impl Into<String>, attempt: u32, agent: impl Into<Agent>) -> Self {
         Self {
             scenario: scenario.into(),
             attempt,
-            agent,
+            agent: agent.into(),
             try_number: 1,
         }
     }
@@ -92,7 +174,11 @@ impl FromStr for CallKey {
             attempt: attempt
                 .parse()
                 .map_err(|_| err("the attempt is not a number"))?,
-            agent: AgentKind::from_name(agent).ok_or_else(|| err("unknown agent"))?,
+            agent: match AgentKind::from_name(agent) {
+                Some(kind) => Agent::Role(kind),
+                None if is_judge_name(agent) => Agent::Judge(JudgeName::from(agent)),
+                None => return Err(err("unknown agent")),
+            },
             try_number,
         })
     }
@@ -138,12 +224,20 @@ mod tests {
             "abc",
             "abc:1",
             "abc:x:fluency",
-            "abc:1:judge",
+            "abc:1:Judge",
+            "abc:1:a-b",
             "abc:1:fluency~1",
             "abc:1:fluency~",
         ] {
             assert!(bad.parse::<CallKey>().is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_declared_judge_is_keyed_by_its_name() {
+        let key = CallKey::new("abc", 1, Agent::Judge("toxicity".into())).with_try(2);
+        assert_eq!(key.to_string(), "abc:1:toxicity~2");
+        assert_eq!("abc:1:toxicity~2".parse(), Ok(key));
     }
 
     #[test]

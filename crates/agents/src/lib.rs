@@ -5,7 +5,11 @@
 //! - [`agent`]: the six roles and their per-agent model settings.
 //! - [`outputs`]: what each agent answers (typed structs, strict-mode JSON schemas, local checks).
 //! - [`prompts`]: the minijinja templates in `prompts/*.j2`, overridable per agent.
-//! - [`key`]: [`CallKey`], the typed name of one call (`scenario_id:attempt:agent[~try]`).
+//! - [`judges`]: the judges a config declares beside the four (`run.judges`), checked at load.
+//! - [`grounding`]: whether scenarios ask for grounding (`use_tools`), and the notice and record
+//!   field that say it is not done.
+//! - [`key`]: [`CallKey`], the typed name of one call (`scenario_id:attempt:agent[~try]`), and
+//!   [`Agent`], who a call asks (a role or a declared judge).
 //! - [`machine`]: [`ScenarioRun`], one scenario as a pure state machine (no I/O, no awaits).
 //! - [`measure`]: the deterministic code-switching measurement given to the ratio judge.
 //! - [`gate`]: the accept gate's decision from a measurement.
@@ -31,6 +35,8 @@ pub mod driver;
 pub mod estimate;
 pub mod executor;
 pub mod gate;
+pub mod grounding;
+pub mod judges;
 pub mod key;
 pub mod machine;
 pub mod measure;
@@ -58,7 +64,7 @@ pub use driver::{
 };
 pub use estimate::{Assumptions, Estimate, ModelCost, estimate, render_estimate};
 pub use executor::{ExecutorError, ExecutorOptions, OnlineBackend, run_online};
-pub use key::{CallKey, CallKeyError};
+pub use key::{Agent, CallKey, CallKeyError};
 pub use machine::{AgentCall, Pipeline, PipelineSettings, RunOutcome, ScenarioRun, SettingsError};
 pub use run::{BudgetCheck, OutputRun, RunError, RunShape};
 pub use sink::{Checkpoint, SinkConfig, WrittenIds, errors_path, open_checkpoint};

@@ -35,16 +35,17 @@ use llm_client::Usage;
 use runlog::record::{CallReply, UsageTotals};
 use runlog::{AgentKind, GateSettings, Keep, RatioJudgeMode};
 
-use crate::agent::AgentSet;
+use crate::agent::{AgentSet, AgentSettings};
 use crate::gate;
-use crate::key::CallKey;
+use crate::judges::UserJudge;
+use crate::key::{Agent, CallKey};
 use crate::measure::{BatchMeasurement, measure_batch, ratio_score, target_ratio};
 use crate::outputs::{
     FluencyResult, NaturalnessResult, Observation, OutputError, RatioResult, RatioVerdict,
     SocioCulturalResult, output_schema, parse_fluency, parse_instances, parse_naturalness,
     parse_ratio, parse_socio_cultural,
 };
-use crate::prompts::{Feedback, PromptContext, PromptError, Prompts, ScenarioFacts};
+use crate::prompts::{Feedback, JudgeVerdict, PromptContext, PromptError, Prompts, ScenarioFacts};
 use runlog::record::{
     AttemptRecord, CallTotals, FailureRecord, RecordSettings, SCHEMA_VERSION, ScenarioRecord,
     flat_params,
@@ -55,8 +56,12 @@ use runlog::record::{
 pub struct PipelineSettings {
     /// Per-agent model settings and prompt overrides.
     pub agents: AgentSet,
-    /// Judge weights (names fluency, naturalness, cs_ratio, socio_cultural).
+    /// Judge weights (names fluency, naturalness, cs_ratio, socio_cultural, and the declared
+    /// judges').
     pub weights: JudgeWeights,
+    /// The judges the config declares beside the four (`run.judges`), asked with them.
+    #[serde(default)]
+    pub judges: Vec<UserJudge>,
     /// Accept at a weighted score ≥ this (default 8.0).
     pub threshold: f64,
     /// Refinements allowed after the first attempt (default 2).
@@ -84,6 +89,7 @@ impl Default for PipelineSettings {
         Self {
             agents: AgentSet::uniform("gpt-4o-mini"),
             weights: JudgeWeights::default(),
+            judges: Vec::new(),
             threshold: 8.0,
             max_refinements: 2,
             max_write_tries: 3,
@@ -122,7 +128,7 @@ pub struct Pipeline {
     settings: PipelineSettings,
     prompts: Prompts,
     /// Each agent's output schema, built once and shared by every request.
-    schemas: Vec<(AgentKind, OutputSchema)>,
+    schemas: Vec<(Agent, OutputSchema)>,
 }
 
 impl Pipeline {
@@ -130,8 +136,21 @@ impl Pipeline {
     pub fn new(settings: PipelineSettings) -> Result<Self, SettingsError> {
         let probe: scoring::JudgeScores = AgentKind::JUDGES
             .iter()
-            .map(|j| (scoring::JudgeName::from(j.weight_name()), 10.0))
+            .map(|j| scoring::JudgeName::from(j.weight_name()))
+            .chain(settings.judges.iter().map(|j| j.name.clone()))
+            .map(|name| (name, 10.0))
             .collect();
+        if let Some(name) = settings
+            .weights
+            .0
+            .keys()
+            .find(|n| !probe.contains_key(n.as_str()))
+        {
+            return Err(SettingsError::Invalid {
+                key: "weights",
+                message: format!("`{name}` has a weight but is no judge of this run"),
+            });
+        }
         settings.weights.weighted_score(&probe)?;
         if !settings.threshold.is_finite() || !(0.0..=10.0).contains(&settings.threshold) {
             return Err(SettingsError::Invalid {
@@ -151,13 +170,24 @@ impl Pipeline {
                 message: "must be at least 1".into(),
             });
         }
-        let prompts = Prompts::from_settings(&settings.agents)?;
+        let templates: Vec<_> = settings
+            .judges
+            .iter()
+            .map(UserJudge::declared_template)
+            .collect();
+        let prompts = Prompts::from_settings(&settings.agents, &templates)?;
         let schemas = AgentKind::ALL
             .iter()
             .map(|&a| {
                 let schema = output_schema(a, settings.min_instances, settings.max_instances);
-                (a, schema)
+                (Agent::Role(a), schema)
             })
+            .chain(settings.judges.iter().map(|j| {
+                (
+                    Agent::Judge(j.name.clone()),
+                    crate::judges::output_schema(j),
+                )
+            }))
             .collect();
         Ok(Self {
             settings,
@@ -174,11 +204,38 @@ impl Pipeline {
 
     /// The output schema of `agent`'s requests (its schema shared, not copied).
     #[must_use]
-    pub fn schema(&self, agent: AgentKind) -> Option<OutputSchema> {
+    pub fn schema(&self, agent: impl Into<Agent>) -> Option<OutputSchema> {
+        let agent = agent.into();
         self.schemas
             .iter()
             .find(|(a, _)| *a == agent)
             .map(|(_, s)| s.clone())
+    }
+
+    /// How `agent` is called: a role's settings, or a declared judge's (`None` for a judge
+    /// this run does not declare).
+    #[must_use]
+    pub fn agent_settings(&self, agent: &Agent) -> Option<&AgentSettings> {
+        match agent {
+            Agent::Role(kind) => Some(self.settings.agents.get(*kind)),
+            Agent::Judge(name) => self
+                .settings
+                .judges
+                .iter()
+                .find(|j| j.name == *name)
+                .map(|j| &j.settings),
+        }
+    }
+
+    /// Every judge asked on each attempt: the four built-in ones (`cs_ratio` less when the
+    /// ratio is only measured, which the machine decides per attempt) and the declared ones.
+    pub(crate) fn judge_agents(&self) -> impl Iterator<Item = Agent> + '_ {
+        AgentKind::JUDGES.into_iter().map(Agent::Role).chain(
+            self.settings
+                .judges
+                .iter()
+                .map(|j| Agent::Judge(j.name.clone())),
+        )
     }
 
     /// The compiled prompts.
@@ -207,7 +264,7 @@ pub struct AgentCall {
     /// Which call of which scenario (the agent is also [`CallKey::agent`]).
     pub key: CallKey,
     /// Which agent.
-    pub agent: AgentKind,
+    pub agent: Agent,
     /// The rendered request.
     pub request: ChatRequest,
 }
@@ -238,7 +295,7 @@ enum Stage {
     },
     Failed {
         reason: String,
-        agent: Option<AgentKind>,
+        agent: Option<Agent>,
         fatal: bool,
     },
 }
@@ -255,8 +312,10 @@ struct Judging {
     naturalness: Option<NaturalnessResult>,
     ratio: Option<RatioVerdict>,
     socio: Option<SocioCulturalResult>,
+    /// The declared judges' scores and replies, by name, as they arrive.
+    declared: BTreeMap<scoring::JudgeName, (f64, Value)>,
     /// The tries each judge asked has spent, so an invalid reply can be asked again.
-    tries: Vec<(AgentKind, u32)>,
+    tries: Vec<(Agent, u32)>,
 }
 
 /// One scenario's state machine. See the module docs.
@@ -290,6 +349,8 @@ pub struct ScenarioRun {
     refine_count: u32,
     totals: CallTotals,
     notes: Vec<String>,
+    /// What the generation is grounded in, when the scenario asks for grounding.
+    grounding: Option<String>,
 }
 
 impl ScenarioRun {
@@ -336,7 +397,10 @@ impl ScenarioRun {
             refine_count: 0,
             totals: CallTotals::default(),
             notes,
+            grounding: None,
         };
+        run.grounding = crate::grounding::asks_for_tools(&run.scenario.params)
+            .then(|| crate::grounding::UNGROUNDED.to_owned());
         if run.first.trim().is_empty() || run.second.trim().is_empty() {
             run.fail(
                 "scenario lacks the parameters first_language and second_language".into(),
@@ -395,7 +459,7 @@ impl ScenarioRun {
         let resp = match reply {
             Ok(resp) => {
                 self.totals
-                    .add_call(&key.to_string(), agent, call_reply(&resp));
+                    .add_call(&key.to_string(), agent.name(), call_reply(&resp));
                 resp
             }
             Err(err) => {
@@ -403,11 +467,12 @@ impl ScenarioRun {
                     self.totals.add_spend(usage_totals(usage), cost);
                     // Paid for, so the model is named (the one asked: no usable reply named it),
                     // also in the errors file of a scenario that fails for it.
-                    let asked = &self.pipeline.settings.agents.get(agent).model;
-                    self.totals
-                        .models
-                        .entry(agent.name().to_owned())
-                        .or_insert_with(|| asked.clone());
+                    if let Some(asked) = self.pipeline.agent_settings(&agent) {
+                        self.totals
+                            .models
+                            .entry(agent.name().to_owned())
+                            .or_insert_with(|| asked.model.clone());
+                    }
                 }
                 if let LlmError::InvalidOutput { repairs, .. } = &err {
                     self.totals.repairs += repairs;
@@ -424,30 +489,61 @@ impl ScenarioRun {
             .clone()
             .or_else(|| serde_json::from_str::<Value>(resp.content.trim()).ok())
         else {
-            self.on_bad_output(agent, OutputError::NoJson { agent });
+            self.on_bad_output(agent.clone(), OutputError::NoJson { agent });
             return Ok(());
         };
         match agent {
+            Agent::Role(kind) => self.absorb_role(kind, &json),
+            Agent::Judge(name) => self.absorb_declared(name, &json),
+        }
+        if matches!(self.stage, Stage::Judging) {
+            self.decide_if_judged();
+        }
+        Ok(())
+    }
+
+    /// A declared judge's reply: its verdict kept, or asked again.
+    fn absorb_declared(&mut self, name: scoring::JudgeName, json: &Value) {
+        let judge = self
+            .pipeline
+            .settings
+            .judges
+            .iter()
+            .find(|j| j.name == name);
+        match judge.map(|j| crate::judges::parse_reply(j, json)) {
+            Some(Ok(verdict)) => self.with_current(|c| {
+                c.declared.insert(name, verdict);
+            }),
+            Some(Err(e)) => self.on_bad_output(Agent::Judge(name), e),
+            // A key is only awaited for a judge of this run.
+            None => {}
+        }
+    }
+
+    /// A role's reply: a batch written, or a built-in judge's verdict.
+    fn absorb_role(&mut self, kind: AgentKind, json: &Value) {
+        let agent = Agent::Role(kind);
+        match kind {
             AgentKind::Generator | AgentKind::Refiner => {
-                match parse_instances(agent, &json, self.pipeline.settings.min_instances as usize) {
+                match parse_instances(kind, json, self.pipeline.settings.min_instances as usize) {
                     Ok(out) => {
-                        if agent == AgentKind::Refiner {
+                        if kind == AgentKind::Refiner {
                             self.refine_count += 1;
                         }
-                        self.start_attempt(agent, out.instances);
+                        self.start_attempt(kind, out.instances);
                     }
                     Err(e) => self.on_bad_output(agent, e),
                 }
             }
-            AgentKind::Fluency => match parse_fluency(&json) {
+            AgentKind::Fluency => match parse_fluency(json) {
                 Ok(r) => self.with_current(|c| c.fluency = Some(r)),
                 Err(e) => self.on_bad_output(agent, e),
             },
-            AgentKind::Naturalness => match parse_naturalness(&json) {
+            AgentKind::Naturalness => match parse_naturalness(json) {
                 Ok(r) => self.with_current(|c| c.naturalness = Some(r)),
                 Err(e) => self.on_bad_output(agent, e),
             },
-            AgentKind::CsRatio => match parse_ratio(&json) {
+            AgentKind::CsRatio => match parse_ratio(json) {
                 Ok(r) => {
                     let hybrid = self.pipeline.settings.ratio_judge == RatioJudgeMode::Hybrid;
                     self.with_current(|c| {
@@ -462,15 +558,11 @@ impl ScenarioRun {
                 }
                 Err(e) => self.on_bad_output(agent, e),
             },
-            AgentKind::SocioCultural => match parse_socio_cultural(&json) {
+            AgentKind::SocioCultural => match parse_socio_cultural(json) {
                 Ok(r) => self.with_current(|c| c.socio = Some(r)),
                 Err(e) => self.on_bad_output(agent, e),
             },
         }
-        if matches!(self.stage, Stage::Judging) {
-            self.decide_if_judged();
-        }
-        Ok(())
     }
 
     /// Ends the run: the record, or the failure (also for a run stopped before it was done).
@@ -480,10 +572,10 @@ impl ScenarioRun {
             Stage::Done { accepted } => self.record(accepted),
             Stage::Failed {
                 ref reason,
-                agent,
+                ref agent,
                 fatal,
             } => {
-                let reason = reason.clone();
+                let (reason, agent) = (reason.clone(), agent.clone());
                 self.failure(reason, agent, fatal)
             }
             _ => self.failure(
@@ -500,7 +592,7 @@ impl ScenarioRun {
         }
     }
 
-    fn fail(&mut self, reason: String, agent: Option<AgentKind>, fatal: bool) {
+    fn fail(&mut self, reason: String, agent: Option<Agent>, fatal: bool) {
         tracing::debug!(scenario = %self.scenario.id, %reason, "scenario failed");
         // Calls not handed out yet will never be answered: no longer awaited.
         for call in self.outbox.drain(..) {
@@ -513,7 +605,7 @@ impl ScenarioRun {
         };
     }
 
-    fn on_error(&mut self, agent: AgentKind, err: LlmError) {
+    fn on_error(&mut self, agent: Agent, err: LlmError) {
         if self.is_done() {
             return;
         }
@@ -531,7 +623,7 @@ impl ScenarioRun {
         self.fail(format!("{agent}: {err}"), Some(agent), fatal);
     }
 
-    fn on_bad_output(&mut self, agent: AgentKind, err: OutputError) {
+    fn on_bad_output(&mut self, agent: Agent, err: OutputError) {
         if matches!(self.stage, Stage::Writing { .. }) {
             self.retry_write(agent, err.to_string());
         } else {
@@ -544,7 +636,7 @@ impl ScenarioRun {
     /// judges end with them): a deterministic server (the embedded model at temperature 0, any
     /// server with a fixed seed) would otherwise answer the same request with the same reply,
     /// paid for again and as invalid.
-    fn retry_judge(&mut self, agent: AgentKind, reason: String) {
+    fn retry_judge(&mut self, agent: Agent, reason: String) {
         let max = self.pipeline.settings.max_write_tries;
         // The next try's number and prompt, when a try is left for a judge this attempt asked.
         let next = self.current.as_ref().and_then(|c| {
@@ -556,7 +648,11 @@ impl ScenarioRun {
                     retry_reason: Some(&reason),
                     ..PromptContext::judge(self.facts(), &c.instances, c.measurement.as_ref())
                 };
-                (retry, c.number, self.pipeline.prompts.render(agent, &ctx))
+                (
+                    retry,
+                    c.number,
+                    self.pipeline.prompts.render(agent.clone(), &ctx),
+                )
             })
         });
         let Some((retry, number, prompt)) = next else {
@@ -574,10 +670,11 @@ impl ScenarioRun {
         self.queue(key, prompt);
     }
 
-    fn retry_write(&mut self, agent: AgentKind, reason: String) {
-        let Stage::Writing { tries, .. } = self.stage else {
+    fn retry_write(&mut self, agent: Agent, reason: String) {
+        let (Stage::Writing { tries, .. }, Some(agent)) = (&self.stage, agent.role()) else {
             return;
         };
+        let tries = *tries;
         let next = tries + 1;
         if next < self.pipeline.settings.max_write_tries {
             self.notes
@@ -591,7 +688,7 @@ impl ScenarioRun {
         } else {
             self.fail(
                 format!("{agent} gave no usable batch in {next} tries: {reason}"),
-                Some(agent),
+                Some(agent.into()),
                 false,
             );
         }
@@ -608,7 +705,7 @@ impl ScenarioRun {
             .collect();
         let measured = measure_batch(&texts, &self.first, &self.second, self.script).ok();
         let facts = self.facts();
-        let render = |agent: AgentKind, ctx: &PromptContext<'_>, case: &str| {
+        let render = |agent: Agent, ctx: &PromptContext<'_>, case: &str| {
             prompts
                 .render(agent, ctx)
                 .map(drop)
@@ -623,7 +720,7 @@ impl ScenarioRun {
         ];
         for (retry, reason, case) in tries {
             let ctx = PromptContext::generator(facts, retry, reason);
-            render(AgentKind::Generator, &ctx, case)?;
+            render(AgentKind::Generator.into(), &ctx, case)?;
         }
         let summary = || "a stand-in verdict".to_owned();
         for (measurement, case) in [
@@ -636,7 +733,7 @@ impl ScenarioRun {
                     retry_reason: reason,
                     ..PromptContext::judge(facts, &texts, measurement)
                 };
-                for judge in AgentKind::JUDGES {
+                for judge in self.pipeline.judge_agents() {
                     render(judge, &ctx, &format!("{case}, {try_case}"))?;
                 }
             }
@@ -677,6 +774,14 @@ impl ScenarioRun {
                         issues: vec![summary()],
                         summary: summary(),
                     },
+                    judges: settings
+                        .judges
+                        .iter()
+                        .map(|j| {
+                            let reason = j.reason_field.as_ref().map(|_| summary());
+                            (j.name.to_string(), JudgeVerdict { score: 5.0, reason })
+                        })
+                        .collect(),
                     score: 5.0,
                     threshold: settings.threshold,
                     gate: gate.clone(),
@@ -696,7 +801,7 @@ impl ScenarioRun {
                         Some(&feedback),
                     );
                     render(
-                        AgentKind::Refiner,
+                        AgentKind::Refiner.into(),
                         &ctx,
                         &format!("{case}{refused}, {try_case}"),
                     )?;
@@ -728,7 +833,7 @@ impl ScenarioRun {
     /// Queues the call `key` with the rendered prompt (`Err` with the reason when the prompt
     /// does not render).
     fn queue(&mut self, key: CallKey, prompt: Result<String, PromptError>) -> bool {
-        let agent = key.agent;
+        let agent = key.agent.clone();
         let prompt = match prompt {
             Ok(p) => p,
             Err(e) => {
@@ -737,7 +842,14 @@ impl ScenarioRun {
             }
         };
         let s = &self.pipeline.settings;
-        let agent_settings = s.agents.get(agent);
+        let Some(agent_settings) = self.pipeline.agent_settings(&agent) else {
+            self.fail(
+                format!("{agent} is no agent of this run"),
+                Some(agent),
+                false,
+            );
+            return false;
+        };
         // Each sample of a scenario (`samples_per_scenario`) samples with its own seed, so the
         // samples differ even where the server is deterministic, and so do their cache keys.
         let sample = self
@@ -753,7 +865,7 @@ impl ScenarioRun {
             temperature: agent_settings.temperature,
             max_tokens: agent_settings.max_tokens,
             seed,
-            output_schema: self.pipeline.schema(agent),
+            output_schema: self.pipeline.schema(agent.clone()),
             // Every call of a scenario to one server of a fleet: its prompt-prefix cache is warm.
             affinity: Some(self.scenario.id.clone()),
             ..ChatRequest::new(agent_settings.model.clone(), vec![Message::user(prompt)])
@@ -834,6 +946,7 @@ impl ScenarioRun {
             naturalness: None,
             ratio: None,
             socio: None,
+            declared: BTreeMap::new(),
             tries: Vec::new(),
         };
         let mode = self.pipeline.settings.ratio_judge;
@@ -847,22 +960,25 @@ impl ScenarioRun {
             ));
         }
         let number = judging.number;
-        let prompts: Vec<(AgentKind, Result<String, PromptError>)> = {
+        let prompts: Vec<(Agent, Result<String, PromptError>)> = {
             let ctx = PromptContext::judge(
                 self.facts(),
                 &judging.instances,
                 judging.measurement.as_ref(),
             );
-            AgentKind::JUDGES
-                .into_iter()
+            self.pipeline
+                .judge_agents()
                 .filter(|judge| !(*judge == AgentKind::CsRatio && measured_only))
-                .map(|judge| (judge, self.pipeline.prompts.render(judge, &ctx)))
+                .map(|judge| {
+                    let prompt = self.pipeline.prompts.render(judge.clone(), &ctx);
+                    (judge, prompt)
+                })
                 .collect()
         };
         self.current = Some(judging);
         self.stage = Stage::Judging;
         for (judge, prompt) in prompts {
-            let key = CallKey::new(self.scenario.id.clone(), number, judge);
+            let key = CallKey::new(self.scenario.id.clone(), number, judge.clone());
             if !self.queue(key, prompt) {
                 return;
             }
@@ -879,6 +995,9 @@ impl ScenarioRun {
         else {
             return;
         };
+        if c.declared.len() < self.pipeline.settings.judges.len() {
+            return;
+        }
         let scores: scoring::JudgeScores = [
             (AgentKind::Fluency, fluency.fluency_score),
             (AgentKind::Naturalness, naturalness.naturalness_score),
@@ -887,6 +1006,11 @@ impl ScenarioRun {
         ]
         .into_iter()
         .map(|(k, v)| (scoring::JudgeName::from(k.weight_name()), v))
+        .chain(
+            c.declared
+                .iter()
+                .map(|(name, (score, _))| (name.clone(), *score)),
+        )
         .collect();
         let score = match self.pipeline.settings.weights.weighted_score(&scores) {
             Ok(s) => s,
@@ -904,6 +1028,7 @@ impl ScenarioRun {
             naturalness_result: naturalness.to_record_value(),
             cs_ratio_result: ratio.to_record_value(),
             social_cultural_result: json!(socio),
+            judge_results: declared_results(c),
             scores,
             score,
             measurement: c.measurement.as_ref().map(|m| m.json.clone()),
@@ -935,11 +1060,13 @@ impl ScenarioRun {
                 (c.fluency, c.naturalness, c.ratio, c.socio)
         {
             self.last_measurement = c.measurement;
+            let judges = declared_verdicts(&self.pipeline.settings.judges, &c.declared);
             self.feedback = Some(Feedback {
                 fluency,
                 naturalness,
                 cs_ratio,
                 socio_cultural,
+                judges,
                 score,
                 threshold,
                 gate: gate_reason,
@@ -987,6 +1114,12 @@ impl ScenarioRun {
                 );
             }
         }
+        for judge in &self.pipeline.settings.judges {
+            let name = judge.name.to_string();
+            let answered = self.totals.models.get(&name);
+            let model = answered.unwrap_or(&judge.settings.model).clone();
+            models.insert(name, model);
+        }
         let t = self.totals;
         RunOutcome::Finished(Box::new(ScenarioRecord {
             schema_version: SCHEMA_VERSION,
@@ -1002,6 +1135,7 @@ impl ScenarioRun {
             social_cultural_result: last.social_cultural_result,
             score: last.score,
             scores: last.scores,
+            judge_results: last.judge_results,
             refine_count: self.refine_count,
             measurement: last.measurement,
             gate: last.gate,
@@ -1018,16 +1152,23 @@ impl ScenarioRun {
             repairs: t.repairs,
             coercions: t.coercions,
             notes: self.notes,
+            grounding: self.grounding,
         }))
     }
 
-    fn failure(self, reason: String, agent: Option<AgentKind>, fatal: bool) -> RunOutcome {
+    fn failure(self, reason: String, agent: Option<Agent>, fatal: bool) -> RunOutcome {
+        let (role, judge) = match agent {
+            Some(Agent::Role(kind)) => (Some(kind), None),
+            Some(Agent::Judge(name)) => (None, Some(name)),
+            None => (None, None),
+        };
         RunOutcome::Failed(Box::new(FailureRecord {
             id: self.scenario.id.clone(),
             index: self.scenario.index,
             params: self.scenario.params,
             reason,
-            agent,
+            agent: role,
+            judge,
             fatal,
             totals: self.totals,
         }))
@@ -1059,6 +1200,14 @@ fn summarise(a: &AttemptRecord, accepted: bool, threshold: f64) -> String {
         judge("cs_ratio", &a.cs_ratio_result, "notes"),
         judge("socio_cultural", &a.social_cultural_result, "summary"),
     ];
+    // A declared judge's reply holds its score and, when it has one, its reason: the one text.
+    for (name, reply) in &a.judge_results {
+        let reason = reply
+            .as_object()
+            .and_then(|m| m.iter().find(|(_, v)| v.is_string()))
+            .map_or("", |(k, _)| k.as_str());
+        parts.push(judge(name, reply, reason));
+    }
     if let Some(g) = a.gate.as_ref().filter(|g| g.passed == Some(false)) {
         parts.push(format!("gate: {}", g.reason));
     }
@@ -1068,6 +1217,36 @@ fn summarise(a: &AttemptRecord, accepted: bool, threshold: f64) -> String {
         a.score,
         parts.join("; ")
     )
+}
+
+/// The declared judges' replies of an attempt, by name, as the record keeps them.
+fn declared_results(c: &Judging) -> BTreeMap<String, Value> {
+    c.declared
+        .iter()
+        .map(|(name, (_, reply))| (name.to_string(), reply.clone()))
+        .collect()
+}
+
+/// The declared judges' verdicts, as the refiner is told them: score and reason.
+fn declared_verdicts(
+    judges: &[UserJudge],
+    declared: &BTreeMap<scoring::JudgeName, (f64, Value)>,
+) -> BTreeMap<String, JudgeVerdict> {
+    judges
+        .iter()
+        .filter_map(|j| {
+            let (score, reply) = declared.get(&j.name)?;
+            let reason = j.reason_field.as_ref().and_then(|f| reply.get(f));
+            let reason = reason.and_then(Value::as_str).map(str::to_owned);
+            Some((
+                j.name.to_string(),
+                JudgeVerdict {
+                    score: *score,
+                    reason,
+                },
+            ))
+        })
+        .collect()
 }
 
 /// The measured verdict of an attempt, when it has a measured score and share.

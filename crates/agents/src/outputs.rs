@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 
 use llm_client::OutputSchema;
 
+use crate::key::Agent;
 use runlog::AgentKind;
 
 /// Lowest and highest score a judge may give.
@@ -204,7 +205,7 @@ pub enum OutputError {
     #[error("{agent} reply does not match its schema: {reason}")]
     Shape {
         /// Which agent answered.
-        agent: AgentKind,
+        agent: Agent,
         /// The deserialisation error.
         reason: String,
     },
@@ -212,9 +213,9 @@ pub enum OutputError {
     #[error("{agent} gave {field} = {value}, outside 0–10")]
     ScoreOutOfRange {
         /// Which agent answered.
-        agent: AgentKind,
+        agent: Agent,
         /// The score field.
-        field: &'static str,
+        field: String,
         /// The value as text (it may be NaN).
         value: String,
     },
@@ -222,7 +223,7 @@ pub enum OutputError {
     #[error("{agent} returned {usable} usable text(s), at least {min} required")]
     TooFewInstances {
         /// Generator or refiner.
-        agent: AgentKind,
+        agent: Agent,
         /// Non-blank texts returned.
         usable: usize,
         /// The minimum.
@@ -232,11 +233,11 @@ pub enum OutputError {
     #[error("{agent} reply carried no JSON")]
     NoJson {
         /// Which agent answered.
-        agent: AgentKind,
+        agent: Agent,
     },
 }
 
-fn score_schema() -> Value {
+pub(crate) fn score_schema() -> Value {
     json!({"type": "number", "minimum": SCORE_RANGE.0, "maximum": SCORE_RANGE.1})
 }
 
@@ -315,18 +316,22 @@ pub fn output_schema(agent: AgentKind, min_instances: u32, max_instances: u32) -
 
 fn parse<T: for<'de> Deserialize<'de>>(agent: AgentKind, json: &Value) -> Result<T, OutputError> {
     T::deserialize(json).map_err(|e| OutputError::Shape {
-        agent,
+        agent: agent.into(),
         reason: e.to_string(),
     })
 }
 
-fn check_score(agent: AgentKind, field: &'static str, value: f64) -> Result<(), OutputError> {
+pub(crate) fn check_score(
+    agent: impl Into<Agent>,
+    field: &str,
+    value: f64,
+) -> Result<(), OutputError> {
     if value.is_finite() && (SCORE_RANGE.0..=SCORE_RANGE.1).contains(&value) {
         Ok(())
     } else {
         Err(OutputError::ScoreOutOfRange {
-            agent,
-            field,
+            agent: agent.into(),
+            field: field.to_owned(),
             value: value.to_string(),
         })
     }
@@ -348,7 +353,7 @@ pub fn parse_instances(
         .collect();
     if instances.len() < min.max(1) {
         return Err(OutputError::TooFewInstances {
-            agent,
+            agent: agent.into(),
             usable: instances.len(),
             min: min.max(1),
         });
@@ -438,7 +443,7 @@ mod tests {
         assert_eq!(
             short,
             Err(OutputError::TooFewInstances {
-                agent: AgentKind::Generator,
+                agent: AgentKind::Generator.into(),
                 usable: 1,
                 min: 3
             })
@@ -446,7 +451,7 @@ mod tests {
         assert!(matches!(
             parse_instances(AgentKind::Refiner, &json!({"texts": []}), 3),
             Err(OutputError::Shape {
-                agent: AgentKind::Refiner,
+                agent: Agent::Role(AgentKind::Refiner),
                 ..
             })
         ));
@@ -457,10 +462,7 @@ mod tests {
         let bad = parse_fluency(&json!({"fluency_score": 11, "errors": [], "summary": ""}));
         assert!(matches!(
             bad,
-            Err(OutputError::ScoreOutOfRange {
-                field: "fluency_score",
-                ..
-            })
+            Err(OutputError::ScoreOutOfRange { ref field, .. }) if field == "fluency_score"
         ));
         let neg =
             parse_socio_cultural(&json!({"socio_cultural_score": -1, "issues": [], "summary": ""}));

@@ -34,6 +34,10 @@ pub struct PlanReport {
     pub name: Option<String>,
     /// The config's `description:`.
     pub description: Option<String>,
+    /// Said before anything else when scenarios ask for grounding (`use_tools: true`) that
+    /// this run cannot give ([`crate::grounding::notice`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grounding: Option<String>,
     /// The axes in mixed-radix order.
     pub axes: Vec<PlanAxis>,
     /// Fixed fields, in every scenario.
@@ -118,6 +122,7 @@ pub fn plan_report(cfg: &ScenarioConfig) -> PlanReport {
         },
         name: cfg.name.clone(),
         description: cfg.description.clone(),
+        grounding: crate::grounding::notice(space),
         axes: space
             .axes()
             .iter()
@@ -174,6 +179,9 @@ pub fn render_text(report: &PlanReport) -> String {
         "Plan for {} ({}, {}){title}",
         report.config, report.kind, report.format
     );
+    if let Some(notice) = &report.grounding {
+        let _ = writeln!(out, "{notice}");
+    }
     if let Some(description) = &report.description {
         let _ = writeln!(out, "{description}");
     }

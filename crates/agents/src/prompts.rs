@@ -18,9 +18,49 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::agent::AgentSet;
+use crate::key::Agent;
 use crate::measure::BatchMeasurement;
 use crate::outputs::{FluencyResult, NaturalnessResult, RatioVerdict, SocioCulturalResult};
 use runlog::AgentKind;
+
+/// The variables every prompt is given ([`PromptContext`]'s fields, flattened): what a declared
+/// judge's template may name (checked at load; a unit test keeps the list in step).
+pub const PLACEHOLDERS: &[&str] = &[
+    "params",
+    "first_language",
+    "second_language",
+    "ratio_unit",
+    "cs_ratio",
+    "target_ratio",
+    "min_instances",
+    "max_instances",
+    "retry",
+    "retry_reason",
+    "instances",
+    "measurement",
+    "measured_ratio",
+    "feedback",
+];
+
+/// The template of a judge the config declares, as [`Prompts::from_settings`] compiles it.
+#[derive(Debug, Clone)]
+pub struct DeclaredTemplate<'a> {
+    /// The judge's name (its template's name).
+    pub name: &'a str,
+    /// The template text.
+    pub text: &'a str,
+    /// Where it came from, for errors: its file, or its key in the config.
+    pub file: String,
+}
+
+/// A declared judge's verdict, as the refiner is told it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct JudgeVerdict {
+    /// Its score, 0–10.
+    pub score: f64,
+    /// Its reason, when it has a reason field.
+    pub reason: Option<String>,
+}
 
 /// What every prompt of one scenario is told about it.
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -64,6 +104,8 @@ pub struct Feedback {
     pub cs_ratio: RatioVerdict,
     /// The socio-cultural judge's answer.
     pub socio_cultural: SocioCulturalResult,
+    /// The verdicts of the judges the config declares, by name (empty when it declares none).
+    pub judges: BTreeMap<String, JudgeVerdict>,
     /// The attempt's weighted score.
     pub score: f64,
     /// The accept threshold.
@@ -166,7 +208,7 @@ pub enum PromptError {
     #[error("cannot read prompt file {path} for {agent}: {source}")]
     Read {
         /// The agent whose prompt it is.
-        agent: AgentKind,
+        agent: Agent,
         /// The file.
         path: String,
         /// The I/O error.
@@ -176,7 +218,7 @@ pub enum PromptError {
     #[error("prompt template of {agent} ({file}) is invalid: {source:#}")]
     Compile {
         /// The agent whose prompt it is.
-        agent: AgentKind,
+        agent: Agent,
         /// The template's file, or `built-in`.
         file: String,
         /// The template error (with line).
@@ -186,7 +228,7 @@ pub enum PromptError {
     #[error("the {agent} prompt ({file}) rendered empty")]
     Blank {
         /// The agent whose prompt it is.
-        agent: AgentKind,
+        agent: Agent,
         /// The template's file, or `built-in`.
         file: String,
     },
@@ -202,7 +244,7 @@ pub enum PromptError {
     #[error("rendering the {agent} prompt ({file}) failed: {source:#}")]
     Render {
         /// The agent whose prompt it is.
-        agent: AgentKind,
+        agent: Agent,
         /// The template's file, or `built-in`.
         file: String,
         /// The template error (with line).
@@ -238,14 +280,14 @@ const SHARED: [(&str, &str); 4] = [
     (JUDGE_CONTEXT, include_str!("../prompts/judge_context.j2")),
 ];
 
-/// The compiled templates of all six agents.
+/// The compiled templates of all six agents and of the judges the config declares.
 #[derive(Debug)]
 pub struct Prompts {
     env: Environment<'static>,
     /// blake3 (16 hex digits) of each agent's template text.
     hashes: BTreeMap<String, String>,
-    /// The file of each agent's template that is not the built-in one.
-    files: BTreeMap<AgentKind, String>,
+    /// The file of each agent's template that is not the built-in one, by agent name.
+    files: BTreeMap<String, String>,
 }
 
 /// What a built-in template is called in errors.
@@ -257,27 +299,40 @@ impl Prompts {
         Self::build(
             |agent| Ok(builtin_template(agent).to_string()),
             BTreeMap::new(),
+            &[],
         )
     }
 
-    /// The built-in templates, each replaced by the agent's `prompt` file when one is set.
-    pub fn from_settings(agents: &AgentSet) -> Result<Self, PromptError> {
-        let files = AgentKind::ALL
+    /// The built-in templates, each replaced by the agent's `prompt` file when one is set, and
+    /// the templates of the judges the config declares.
+    pub fn from_settings(
+        agents: &AgentSet,
+        judges: &[DeclaredTemplate<'_>],
+    ) -> Result<Self, PromptError> {
+        let mut files: BTreeMap<String, String> = AgentKind::ALL
             .into_iter()
-            .filter_map(|a| Some((a, agents.get(a).prompt.as_ref()?.display().to_string())))
+            .filter_map(|a| {
+                let path = agents.get(a).prompt.as_ref()?;
+                Some((a.name().to_owned(), path.display().to_string()))
+            })
             .collect();
+        for judge in judges {
+            files.insert(judge.name.to_owned(), judge.file.clone());
+        }
         Self::build(
             |agent| match &agents.get(agent).prompt {
                 Some(path) => read(agent, path),
                 None => Ok(builtin_template(agent).to_string()),
             },
             files,
+            judges,
         )
     }
 
     fn build(
         source: impl Fn(AgentKind) -> Result<String, PromptError>,
-        files: BTreeMap<AgentKind, String>,
+        files: BTreeMap<String, String>,
+        judges: &[DeclaredTemplate<'_>],
     ) -> Result<Self, PromptError> {
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::Strict);
@@ -286,7 +341,7 @@ impl Prompts {
         for (name, text) in SHARED {
             env.add_template(name, text)
                 .map_err(|source| PromptError::Compile {
-                    agent: AgentKind::Generator,
+                    agent: AgentKind::Generator.into(),
                     file: BUILT_IN.to_owned(),
                     source,
                 })?;
@@ -301,16 +356,27 @@ impl Prompts {
             hashes.insert(agent.name().to_string(), hash[..16].to_string());
             env.add_template_owned(agent.name().to_string(), text)
                 .map_err(|source| PromptError::Compile {
-                    agent,
-                    file: file_of(&files, agent),
+                    agent: agent.into(),
+                    file: file_of(&files, agent.name()),
+                    source,
+                })?;
+        }
+        for judge in judges {
+            let name = judge.name.to_owned();
+            let hash = blake3::hash(judge.text.as_bytes()).to_hex();
+            hashes.insert(name.clone(), hash[..16].to_string());
+            env.add_template_owned(name.clone(), judge.text.to_owned())
+                .map_err(|source| PromptError::Compile {
+                    agent: Agent::Judge(judge.name.into()),
+                    file: file_of(&files, &name),
                     source,
                 })?;
         }
         Ok(Self { env, hashes, files })
     }
 
-    fn file(&self, agent: AgentKind) -> String {
-        file_of(&self.files, agent)
+    fn file(&self, agent: &Agent) -> String {
+        file_of(&self.files, agent.name())
     }
 
     /// blake3 (first 16 hex digits) of each agent's template text, by agent name: which prompts
@@ -322,10 +388,15 @@ impl Prompts {
 
     /// Renders an agent's prompt with `ctx` (any serialisable value; the pipeline passes a
     /// [`PromptContext`]).
-    pub fn render(&self, agent: AgentKind, ctx: &impl Serialize) -> Result<String, PromptError> {
+    pub fn render(
+        &self,
+        agent: impl Into<Agent>,
+        ctx: &impl Serialize,
+    ) -> Result<String, PromptError> {
+        let agent = agent.into();
         let failed = |source| PromptError::Render {
-            agent,
-            file: self.file(agent),
+            agent: agent.clone(),
+            file: self.file(&agent),
             source,
         };
         let template = self.env.get_template(agent.name()).map_err(failed)?;
@@ -334,8 +405,8 @@ impl Prompts {
             .map_err(failed)?;
         if text.trim().is_empty() {
             return Err(PromptError::Blank {
+                file: self.file(&agent),
                 agent,
-                file: self.file(agent),
             });
         }
         Ok(text)
@@ -343,17 +414,47 @@ impl Prompts {
 }
 
 /// The file an agent's template came from, or `built-in`.
-fn file_of(files: &BTreeMap<AgentKind, String>, agent: AgentKind) -> String {
-    files
-        .get(&agent)
-        .map_or(BUILT_IN, String::as_str)
-        .to_owned()
+fn file_of(files: &BTreeMap<String, String>, agent: &str) -> String {
+    files.get(agent).map_or(BUILT_IN, String::as_str).to_owned()
 }
 
 fn read(agent: AgentKind, path: &Path) -> Result<String, PromptError> {
     std::fs::read_to_string(path).map_err(|source| PromptError::Read {
-        agent,
+        agent: agent.into(),
         path: path.display().to_string(),
         source,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A declared judge's template is checked against `PLACEHOLDERS`: it must be every
+    /// variable a prompt is given, no more.
+    #[test]
+    fn the_placeholders_are_the_context_s_variables() {
+        let params = BTreeMap::new();
+        let facts = ScenarioFacts {
+            params: &params,
+            first_language: "Spanish",
+            second_language: "English",
+            ratio_unit: "words",
+            cs_ratio: None,
+            target_ratio: None,
+            min_instances: 1,
+            max_instances: 2,
+        };
+        let json = serde_json::to_value(PromptContext::generator(facts, 0, None)).expect("json");
+        let mut keys: Vec<&str> = json
+            .as_object()
+            .expect("an object")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut placeholders = PLACEHOLDERS.to_vec();
+        keys.sort_unstable();
+        placeholders.sort_unstable();
+        assert_eq!(keys, placeholders);
+    }
 }

@@ -73,6 +73,18 @@ fn preflight_hint(e: &llm_client::LlmError) -> &'static str {
     }
 }
 
+/// What a run says about its config before anything else, one line each: that scenarios ask
+/// for grounding no tool server gives ([`crate::grounding::notice`]), and the language pairs the
+/// gate can never decide ([`crate::gate::GateCoverage::warning`], as `warning: …`).
+#[must_use]
+pub fn preamble(config: &ScenarioConfig, gate: runlog::GateSettings) -> Vec<String> {
+    let coverage = crate::gate::GateCoverage::of_selection(&config.space, &config.selection);
+    crate::grounding::notice(&config.space)
+        .into_iter()
+        .chain(coverage.warning(gate).map(|w| format!("warning: {w}")))
+        .collect()
+}
+
 impl RunError {
     /// True for a mistake in what the user asked (settings, files, budget, a held output):
     /// nothing was spent, and running again unchanged fails the same way.

@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::judges::{JudgeSpec, UserJudge, check_spec};
 use crate::{AgentSet, AgentSettings, PerAgent, Pipeline, PipelineSettings};
 use llm_client::{ClientConfig, Limits, PriceTable, ProviderConfig, RetryPolicy, StructuredMode};
 use runlog::{AgentKind, RatioJudgeMode};
@@ -173,6 +174,7 @@ pub fn load_config(
         && let Err(SettingsError {
             key: Some(key),
             reason,
+            hint,
         }) = run.validate()
     {
         // A value of the right type but out of range (`threshold: 42`): located at its key.
@@ -182,7 +184,11 @@ pub fn load_config(
             .chain(key.split('.'))
             .map(|k| scenarios::KeySeg::Key(k.to_owned()))
             .collect();
-        return Err(map.error(&at, format!("`{key}` {reason}")));
+        let error = map.error(&at, format!("`{key}` {reason}"));
+        return Err(match hint {
+            Some(hint) => error.with_hint(hint),
+            None => error,
+        });
     }
     Ok(config)
 }
@@ -252,8 +258,12 @@ pub struct RunSettings {
     /// Tokens per minute cap.
     #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
     pub tpm: Option<u64>,
-    /// Judge weights by name (fluency, naturalness, cs_ratio, socio_cultural).
+    /// Judge weights by name (fluency, naturalness, cs_ratio, socio_cultural, and the judges
+    /// declared under `judges`).
     pub weights: BTreeMap<String, f64>,
+    /// Judges beside the four built-in ones, by name: each a prompt template, the reply's score
+    /// field (0–10) and reason field, a weight (docs/config.md, "Your own judges").
+    pub judges: BTreeMap<String, JudgeSpec>,
     /// Accept at a weighted score ≥ this.
     pub threshold: f64,
     /// Refinements after the first attempt.
@@ -346,6 +356,7 @@ impl Default for RunSettings {
             rpm: None,
             tpm: None,
             weights: JudgeWeights::default().0,
+            judges: BTreeMap::new(),
             threshold: pipeline.threshold,
             max_refinements: pipeline.max_refinements,
             ratio_judge: pipeline.ratio_judge,
@@ -373,12 +384,14 @@ impl Default for RunSettings {
 
 /// Bad settings: the key at fault, when one is, and why.
 #[derive(Debug, thiserror::Error)]
-#[error("invalid run settings: {}{reason}", key.as_deref().map(|k| format!("{k}: ")).unwrap_or_default())]
+#[error("invalid run settings: {}{reason}{}", key.as_deref().map(|k| format!("{k}: ")).unwrap_or_default(), hint.as_deref().map(|h| format!(" (hint: {h})")).unwrap_or_default())]
 pub struct SettingsError {
     /// The settings key (`threshold`, `gate.min_switch_points`), when one is at fault.
     pub key: Option<String>,
     /// Why, in words.
     pub reason: String,
+    /// What to do about it, when there is more to say than the reason.
+    pub hint: Option<String>,
 }
 
 impl SettingsError {
@@ -387,6 +400,7 @@ impl SettingsError {
         Self {
             key: None,
             reason: reason.into(),
+            hint: None,
         }
     }
 
@@ -395,6 +409,7 @@ impl SettingsError {
         Self {
             key: Some(key.into()),
             reason: reason.into(),
+            hint: None,
         }
     }
 }
@@ -541,16 +556,7 @@ impl RunSettings {
         }
         JudgeWeights::new(self.weights.clone())
             .map_err(|e| SettingsError::at("weights", e.to_string()))?;
-        let judges = AgentKind::JUDGES.map(AgentKind::weight_name);
-        if let Some(name) = self.weights.keys().find(|n| !judges.contains(&n.as_str())) {
-            let hint = stdx::closest(name, judges)
-                .map(|c| format!("did you mean `{c}`? "))
-                .unwrap_or_default();
-            return bad(
-                &format!("weights.{name}"),
-                &format!("is no judge; {hint}(judges: {})", judges.join(", ")),
-            );
-        }
+        self.validate_judges()?;
         // A prompt override is read when the pipeline is built: a missing file is named here,
         // at its key, before anything runs.
         for kind in AgentKind::ALL {
@@ -570,6 +576,76 @@ impl RunSettings {
         Ok(())
     }
 
+    /// Checks the declared judges ([`check_spec`]) and that every weight names a built-in judge
+    /// (a declared judge's weight is its own `weight`, so it is given in one place).
+    fn validate_judges(&self) -> Result<(), SettingsError> {
+        for (name, spec) in &self.judges {
+            check_spec(name, spec).map_err(|p| SettingsError {
+                key: Some(p.key),
+                reason: p.reason,
+                hint: p.hint,
+            })?;
+        }
+        let builtin = AgentKind::JUDGES.map(AgentKind::weight_name);
+        if let Some(name) = self.weights.keys().find(|n| !builtin.contains(&n.as_str())) {
+            let declared = self.judges.keys().map(String::as_str);
+            let hint = if self.judges.contains_key(name) {
+                format!("a declared judge's weight is `judges.{name}.weight` (default 1)")
+            } else if let Some(near) = stdx::closest(name, builtin.into_iter().chain(declared)) {
+                format!("did you mean `{near}`?")
+            } else {
+                format!(
+                    "`weights` names the built-in judges; declare your own under `judges:` with \
+                     its weight, e.g. `judges: {{{name}: {{prompt: …, score_field: \
+                     {name}_score, weight: 1}}}}`"
+                )
+            };
+            return Err(SettingsError {
+                hint: Some(hint),
+                ..SettingsError::at(
+                    format!("weights.{name}"),
+                    "is no built-in judge (fluency, naturalness, cs_ratio, socio_cultural)",
+                )
+            });
+        }
+        Ok(())
+    }
+
+    /// The declared judges as the pipeline holds them: templates read, weights and models
+    /// resolved (judges' defaults: temperature 0, 512 tokens).
+    fn user_judges(&self) -> Result<(Vec<UserJudge>, BTreeMap<String, f64>), SettingsError> {
+        let base = AgentSet::uniform(&self.model).fluency;
+        let mut weights = self.weights.clone();
+        let mut judges = Vec::with_capacity(self.judges.len());
+        for (name, spec) in &self.judges {
+            let template = check_spec(name, spec).map_err(|p| SettingsError {
+                key: Some(p.key),
+                reason: p.reason,
+                hint: p.hint,
+            })?;
+            weights.insert(name.clone(), spec.weight.unwrap_or(1.0));
+            judges.push(UserJudge {
+                name: name.as_str().into(),
+                template,
+                file: spec.prompt_file.clone(),
+                score_field: spec
+                    .score_field
+                    .clone()
+                    .unwrap_or_default()
+                    .trim()
+                    .to_owned(),
+                reason_field: spec.reason_field.as_ref().map(|r| r.trim().to_owned()),
+                settings: AgentSettings {
+                    model: spec.model.clone().unwrap_or_else(|| base.model.clone()),
+                    temperature: spec.temperature.or(base.temperature),
+                    max_tokens: spec.max_tokens.or(base.max_tokens),
+                    prompt: None,
+                },
+            });
+        }
+        Ok((judges, weights))
+    }
+
     /// The pipeline's settings.
     pub fn pipeline(&self) -> Result<PipelineSettings, SettingsError> {
         let base = AgentSet::uniform(&self.model);
@@ -585,10 +661,12 @@ impl RunSettings {
                 prompt: o.prompt.clone(),
             };
         }
+        let (judges, weights) = self.user_judges()?;
         Ok(PipelineSettings {
             agents,
-            weights: JudgeWeights::new(self.weights.clone())
+            weights: JudgeWeights::new(weights)
                 .map_err(|e| SettingsError::at("weights", e.to_string()))?,
+            judges,
             threshold: self.threshold,
             max_refinements: self.max_refinements,
             max_write_tries: self.max_write_tries,
@@ -730,6 +808,45 @@ mod tests {
             err.to_string(),
             "invalid run settings: base_url: http://a/v1/ is given twice"
         );
+    }
+
+    #[test]
+    fn a_declared_judge_s_weight_is_its_own_and_weights_names_the_built_in_ones() {
+        let judge = |weight: Option<f64>| {
+            let mut j = serde_json::json!({"prompt": "{{ instances }}", "score_field": "s"});
+            if let Some(w) = weight {
+                j["weight"] = w.into();
+            }
+            j
+        };
+        let layered = |section: serde_json::Value| {
+            RunSettings::layered(Some(&section), env(&[]), &Flags::default())
+        };
+        let weight_of = |section: serde_json::Value| {
+            let s = layered(section).expect("valid");
+            s.pipeline().expect("pipeline").weights.get("tox")
+        };
+        assert_eq!(
+            weight_of(serde_json::json!({"judges": {"tox": judge(None)}})),
+            Some(1.0)
+        );
+        assert_eq!(
+            weight_of(serde_json::json!({"judges": {"tox": judge(Some(2.0))}})),
+            Some(2.0)
+        );
+        let both = serde_json::json!({"judges": {"tox": judge(Some(2.0))},
+            "weights": {"fluency": 0.3, "naturalness": 0.25, "cs_ratio": 0.2,
+                        "socio_cultural": 0.25, "tox": 2.0}});
+        let err = layered(both).expect_err("the weight given in `weights`");
+        assert_eq!(err.key.as_deref(), Some("weights.tox"));
+        assert!(err.hint.is_some_and(|h| h.contains("`judges.tox.weight`")));
+        let err = layered(serde_json::json!({"weights": {"fluency": 1, "toxicity": 1}}))
+            .expect_err("no such judge");
+        assert_eq!(err.key.as_deref(), Some("weights.toxicity"));
+        assert!(err.hint.is_some_and(|h| h.contains("judges:")));
+        let err = layered(serde_json::json!({"judges": {"tox": {"prompt": "x"}}}))
+            .expect_err("no score field");
+        assert_eq!(err.key.as_deref(), Some("judges.tox.score_field"));
     }
 
     #[test]

@@ -83,20 +83,22 @@ fn invalid_replies_are_filed_as_invalid_output() {
     let agent = AgentKind::Fluency;
     let errors = [
         OutputError::Shape {
-            agent,
+            agent: agent.into(),
             reason: "missing field `score`".into(),
         },
         OutputError::ScoreOutOfRange {
-            agent,
-            field: "score",
+            agent: agent.into(),
+            field: "score".into(),
             value: "42".into(),
         },
         OutputError::TooFewInstances {
-            agent: AgentKind::Generator,
+            agent: AgentKind::Generator.into(),
             usable: 1,
             min: 3,
         },
-        OutputError::NoJson { agent },
+        OutputError::NoJson {
+            agent: agent.into(),
+        },
     ];
     for err in errors {
         // A judge out of tries (machine.rs `retry_judge`), a writer out of tries (`retry_write`).

@@ -661,3 +661,167 @@ fn the_generator_is_told_what_each_switching_type_and_function_means_with_an_exa
         );
     }
 }
+
+/// A pipeline with a fifth judge, `toxicity` (weight `weight`), beside the four.
+fn with_toxicity(weight: f64, max_refinements: u32) -> Arc<Pipeline> {
+    let mut settings = PipelineSettings {
+        ratio_judge: RatioJudgeMode::Llm,
+        max_refinements,
+        ..PipelineSettings::default()
+    };
+    settings.weights.0.insert("toxicity".into(), weight);
+    settings.judges.push(agents::judges::UserJudge {
+        name: "toxicity".into(),
+        template: "{% include \"judge_intro\" %}\nToxicity of {{ first_language }} texts.\n\
+                   {% include \"judge_texts\" %}"
+            .into(),
+        file: None,
+        score_field: "toxicity_score".into(),
+        reason_field: Some("reason".into()),
+        settings: agents::AgentSettings::with_model("judge-model"),
+    });
+    Arc::new(Pipeline::new(settings).expect("valid settings"))
+}
+
+/// Answers every pending judge call: the four with `score`, toxicity with `toxicity`.
+fn judge_five(run: &mut ScenarioRun, score: f64, toxicity: Value) -> Vec<String> {
+    let mut keys = Vec::new();
+    for call in run.pending() {
+        let reply = match &call.agent {
+            agents::Agent::Judge(_) => toxicity.clone(),
+            agent => judge_reply(agent.clone(), score),
+        };
+        keys.push(call.key.to_string());
+        run.absorb(&call.key, ok(reply)).expect("known key");
+    }
+    keys.sort();
+    keys
+}
+
+#[test]
+fn a_declared_judge_is_asked_with_the_four_weighted_and_asked_again_on_each_refinement() {
+    let mut run = ScenarioRun::new(with_toxicity(1.0, 1), scenario());
+    write(&mut run, AgentKind::Generator, batch("g"));
+    let calls = run.pending();
+    let toxicity = calls
+        .iter()
+        .find(|c| c.agent.name() == "toxicity")
+        .expect("toxicity is asked with the four");
+    assert_eq!(calls.len(), 5);
+    assert_eq!(toxicity.request.model, "judge-model");
+    let schema = toxicity.request.output_schema.as_ref().expect("a schema");
+    assert_eq!(
+        schema.schema["required"],
+        json!(["toxicity_score", "reason"])
+    );
+    assert!(
+        toxicity.request.messages[0]
+            .content
+            .contains("Toxicity of Spanish texts."),
+        "rendered with the judges' variables"
+    );
+    // Put the calls back: answer them all (the four 9, toxicity 0 — refined for it).
+    for call in calls {
+        let reply = match &call.agent {
+            agents::Agent::Judge(_) => {
+                json!({"toxicity_score": 0, "reason": "an insult in text 2"})
+            }
+            agent => judge_reply(agent.clone(), 9.0),
+        };
+        run.absorb(&call.key, ok(reply)).expect("known key");
+    }
+    // (0.3+0.25+0.2+0.25)·9 + 1·0 over 2 = 4.5 < 8: refined, and the refiner is told why.
+    let refine = run.pending();
+    assert_eq!(refine.len(), 1);
+    assert!(
+        refine[0].request.messages[0]
+            .content
+            .contains("- toxicity 0.0/10: an insult in text 2"),
+        "{}",
+        refine[0].request.messages[0].content
+    );
+    run.absorb(&refine[0].key, ok(batch("r")))
+        .expect("known key");
+    let keys = judge_five(
+        &mut run,
+        9.0,
+        json!({"toxicity_score": 10, "reason": "clean"}),
+    );
+    assert!(
+        keys.iter().any(|k| k.ends_with(":1:toxicity")),
+        "the refinement is judged by toxicity again: {keys:?}"
+    );
+    let RunOutcome::Finished(record) = run.finish() else {
+        panic!("finished")
+    };
+    assert_eq!(record.attempts.len(), 2);
+    assert_eq!(record.attempts[0].scores.get("toxicity"), Some(&0.0));
+    assert!((record.attempts[0].score - 4.5).abs() < 1e-9);
+    assert_eq!(record.scores.get("toxicity"), Some(&10.0));
+    assert!((record.score - 9.5).abs() < 1e-9, "{}", record.score);
+    assert!(record.accepted);
+    assert_eq!(record.judge_results["toxicity"]["reason"], json!("clean"));
+    assert_eq!(
+        record.models["toxicity"], "canned",
+        "the model that answered it"
+    );
+    assert!(record.prompt_hashes.contains_key("toxicity"));
+    assert!(
+        record.summary.contains("toxicity 10/10: clean"),
+        "{}",
+        record.summary
+    );
+}
+
+#[test]
+fn a_declared_judge_s_invalid_reply_is_asked_again_then_fails_the_scenario_naming_it() {
+    let mut run = ScenarioRun::new(with_toxicity(1.0, 0), scenario());
+    write(&mut run, AgentKind::Generator, batch("g"));
+    // Out of range, then a missing field, then out of range again: three tries, then failure.
+    judge_five(&mut run, 9.0, json!({"toxicity_score": 42, "reason": "r"}));
+    let retry = run.pending();
+    assert_eq!(retry.len(), 1, "only toxicity is asked again");
+    assert_eq!(
+        retry[0].key.to_string(),
+        format!("{}:0:toxicity~2", scenario().id)
+    );
+    assert!(
+        retry[0].request.messages[0].content.contains("Toxicity"),
+        "the same template, asked again"
+    );
+    run.absorb(&retry[0].key, ok(json!({"reason": "r"})))
+        .expect("known key");
+    let third = run.pending();
+    run.absorb(
+        &third[0].key,
+        ok(json!({"toxicity_score": 11, "reason": "r"})),
+    )
+    .expect("known key");
+    assert!(run.is_done());
+    let RunOutcome::Failed(failure) = run.finish() else {
+        panic!("an invalid judge never passes")
+    };
+    assert_eq!(failure.agent, None);
+    assert_eq!(
+        failure.judge.as_ref().map(scoring::JudgeName::as_str),
+        Some("toxicity")
+    );
+    assert!(
+        failure.reason.starts_with("toxicity: "),
+        "{}",
+        failure.reason
+    );
+    assert!(
+        failure.reason.contains("outside 0–10"),
+        "{}",
+        failure.reason
+    );
+}
+
+#[test]
+fn a_weight_for_a_judge_the_run_does_not_have_is_refused() {
+    let mut settings = PipelineSettings::default();
+    settings.weights.0.insert("toxicity".into(), 1.0);
+    let err = Pipeline::new(settings).expect_err("no toxicity judge");
+    assert!(err.to_string().contains("`toxicity` has a weight"), "{err}");
+}

@@ -84,14 +84,17 @@ fn rendered() -> Vec<(String, String)> {
     )
     .expect("known");
     let mut judges = run.pending();
-    judges.sort_by_key(|c| c.agent);
+    judges.sort_by_key(|c| c.agent.clone());
     for call in judges {
         out.push((
             call.agent.to_string(),
             call.request.messages[0].content.clone(),
         ));
-        run.absorb(&call.key, reply(judge_reply(call.agent)))
-            .expect("known");
+        run.absorb(
+            &call.key,
+            reply(judge_reply(call.agent.role().expect("a judge"))),
+        )
+        .expect("known");
     }
     let refine = run.pending().remove(0);
     assert_eq!(refine.agent, AgentKind::Refiner);
@@ -156,16 +159,19 @@ fn undefined_variables_fail_loudly() {
     std::fs::write(&path, "Judge {{ no_such_variable }}").expect("write");
     let mut settings = PipelineSettings::default();
     settings.agents.fluency.prompt = Some(path);
-    let prompts = Prompts::from_settings(&settings.agents).expect("compiles");
+    let prompts = Prompts::from_settings(&settings.agents, &[]).expect("compiles");
     let err = prompts
         .render(AgentKind::Fluency, &json!({"instances": []}))
         .expect_err("strict");
     assert!(err.to_string().contains("fluency"), "{err}");
-    let missing = Prompts::from_settings(&{
-        let mut a = settings.agents.clone();
-        a.refiner.prompt = Some(dir.path().join("missing.j2"));
-        a
-    });
+    let missing = Prompts::from_settings(
+        &{
+            let mut a = settings.agents.clone();
+            a.refiner.prompt = Some(dir.path().join("missing.j2"));
+            a
+        },
+        &[],
+    );
     assert!(missing.is_err_and(|e| e.to_string().contains("missing.j2")));
 }
 

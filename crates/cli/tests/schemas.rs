@@ -364,6 +364,39 @@ fn odd_configs_get_the_same_verdict_from_schema_and_loader() {
         ("name: 5\naxes: {topic: [a]}\n", false),
         ("name: \"5\"\naxes: {topic: [a]}\n", true),
         ("{}\n", false),
+        // Declared judges: a name, a prompt and a score field; the weight is the judge's own.
+        (
+            "axes: {topic: [a]}\nrun: {judges: {tox: {prompt: \"{{ instances }}\", score_field: s, weight: 2}}}\n",
+            true,
+        ),
+        (
+            "axes: {topic: [a]}\nrun: {judges: {tox: {prompt: \"{{ instances }}\"}}}\n",
+            false,
+        ),
+        (
+            "axes: {topic: [a]}\nrun: {judges: {tox: {prompt: \"{{ instances }}\", score_field: \"\"}}}\n",
+            false,
+        ),
+        (
+            "axes: {topic: [a]}\nrun: {judges: {tox: {score_field: s}}}\n",
+            false,
+        ),
+        (
+            "axes: {topic: [a]}\nrun: {judges: {fluency: {prompt: x, score_field: s}}}\n",
+            false,
+        ),
+        (
+            "axes: {topic: [a]}\nrun: {judges: {Tox: {prompt: x, score_field: s}}}\n",
+            false,
+        ),
+        (
+            "axes: {topic: [a]}\nrun: {judges: {tox: {prompt: x, score_field: s}}, weights: {tox: 1}}\n",
+            false,
+        ),
+        (
+            "axes: {topic: [a]}\nrun: {judges: {tox: {prompt: x, score_field: s, weight: -1}}}\n",
+            false,
+        ),
     ] {
         let loader = config_loads(text, "yaml");
         assert_eq!(loader.is_ok(), valid, "loader on {text}: {loader:?}");

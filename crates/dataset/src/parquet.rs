@@ -39,6 +39,7 @@ pub(super) struct ParquetSplit {
     score: Float64Builder,
     accepted: BooleanBuilder,
     judges: [Float64Builder; 4],
+    judge_scores: StringBuilder,
     judge_feedback: StringBuilder,
     summary: StringBuilder,
     attempts: Int64Builder,
@@ -140,6 +141,7 @@ fn schema(params: &ParamColumns) -> SchemaRef {
     ];
     fields.extend(JUDGES.iter().map(|j| float(j)));
     fields.extend([
+        text("judge_scores", false),
         text("judge_feedback", false),
         text("summary", false),
         Field::new("attempts", DataType::Int64, false),
@@ -190,6 +192,7 @@ impl ParquetSplit {
             score: Float64Builder::new(),
             accepted: BooleanBuilder::new(),
             judges: Default::default(),
+            judge_scores: StringBuilder::new(),
             judge_feedback: StringBuilder::new(),
             summary: StringBuilder::new(),
             attempts: Int64Builder::new(),
@@ -253,6 +256,7 @@ impl ParquetSplit {
         for (b, v) in self.judges.iter_mut().zip(judges) {
             b.append_option(v);
         }
+        self.judge_scores.append_value(&row.judge_scores);
         self.judge_feedback.append_value(&row.judge_feedback);
         self.summary.append_value(row.summary);
         self.attempts.append_value(row.attempts);
@@ -310,7 +314,8 @@ impl ParquetSplit {
         ];
         columns.extend(self.judges.iter_mut().map(|b| finish(b)));
         columns.extend([
-            Arc::new(self.judge_feedback.finish()) as ArrayRef,
+            Arc::new(self.judge_scores.finish()) as ArrayRef,
+            Arc::new(self.judge_feedback.finish()),
             Arc::new(self.summary.finish()),
             Arc::new(self.attempts.finish()),
             Arc::new(self.attempt_scores.finish()),

@@ -171,7 +171,7 @@ pub enum Feature {
 }
 
 /// The row's columns before the parameter columns, in [`Row`] order, with their types.
-pub const COLUMNS: [(&str, Feature); 36] = {
+pub const COLUMNS: [(&str, Feature); 37] = {
     use Feature::{List, ListOfLists, Value};
     [
         ("id", Value("string")),
@@ -193,6 +193,7 @@ pub const COLUMNS: [(&str, Feature); 36] = {
         ("naturalness", Value("float64")),
         ("cs_ratio", Value("float64")),
         ("socio_cultural", Value("float64")),
+        ("judge_scores", Value("string")),
         ("judge_feedback", Value("string")),
         ("summary", Value("string")),
         ("attempts", Value("int64")),
@@ -260,8 +261,12 @@ pub struct Row<'a> {
     pub cs_ratio: Option<f64>,
     /// Judge scores.
     pub socio_cultural: Option<f64>,
+    /// Every judge's score, the four and those the run's config declared (`toxicity`, …), as a
+    /// JSON object text: one column for any set of judges.
+    pub judge_scores: String,
     /// The judges' feedback on the kept texts, as a JSON object text (`fluency`,
-    /// `naturalness`, `cs_ratio`, `socio_cultural`: each judge's result as recorded).
+    /// `naturalness`, `cs_ratio`, `socio_cultural` and each declared judge by its name: each
+    /// judge's result as recorded).
     pub judge_feedback: String,
     /// The record's one-paragraph summary of the decision.
     pub summary: &'a str,
@@ -354,13 +359,8 @@ impl<'a> Row<'a> {
             naturalness: score("naturalness"),
             cs_ratio: score("cs_ratio"),
             socio_cultural: score("socio_cultural"),
-            judge_feedback: serde_json::json!({
-                "fluency": record.fluency_result,
-                "naturalness": record.naturalness_result,
-                "cs_ratio": record.cs_ratio_result,
-                "socio_cultural": record.social_cultural_result,
-            })
-            .to_string(),
+            judge_scores: serde_json::to_string(&record.scores).unwrap_or_default(),
+            judge_feedback: judge_feedback(record),
             summary: &record.summary,
             attempts: i64::try_from(record.attempts.len()).unwrap_or(i64::MAX),
             attempt_scores: record.attempts.iter().map(|a| a.score).collect(),
@@ -586,11 +586,31 @@ fn sentence_status(tags: &[String]) -> (&'static str, Option<f64>) {
     (status, coverage)
 }
 
+/// The `judge_feedback` column: each judge's result as recorded, the four under their names
+/// and each declared judge under its own (a declared judge cannot take a built-in's name; a
+/// record that says otherwise keeps the built-in's result).
+fn judge_feedback(record: &ScenarioRecord) -> String {
+    let mut feedback = serde_json::Map::new();
+    for (name, result) in &record.judge_results {
+        feedback.insert(name.clone(), result.clone());
+    }
+    for (name, result) in [
+        ("fluency", &record.fluency_result),
+        ("naturalness", &record.naturalness_result),
+        ("cs_ratio", &record.cs_ratio_result),
+        ("socio_cultural", &record.social_cultural_result),
+    ] {
+        feedback.insert(name.to_owned(), result.clone());
+    }
+    Value::Object(feedback).to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
-    use super::too_uncertain;
+    use super::{judge_feedback, too_uncertain};
+    use runlog::ScenarioRecord;
 
     /// Issue 26: a sentence whose share could be more than the tolerance off (its recorded
     /// `ratio_range`) is `low_coverage` in the export, as in the measurement; an older record
@@ -605,5 +625,25 @@ mod tests {
         assert!(!too_uncertain(Some(&narrow)));
         assert!(!too_uncertain(Some(&json!({"embedded_ratio": 0.33}))));
         assert!(!too_uncertain(None));
+    }
+
+    /// A judge the run's config declared is in the row: its score in `judge_scores`, its reply
+    /// in `judge_feedback`, never dropped; a built-in judge's result is never replaced by it.
+    #[test]
+    fn a_declared_judge_is_in_the_judge_columns() {
+        let record: ScenarioRecord = serde_json::from_value(json!({
+            "id": "a", "score": 8.5, "accepted": true,
+            "scores": {"fluency": 9.0, "toxicity": 7.0},
+            "fluency_result": {"fluency_score": 9.0},
+            "judge_results": {"toxicity": {"toxicity_score": 7.0, "reason": "one insult"},
+                              "fluency": {"bogus": true}},
+        }))
+        .expect("record");
+        let feedback: serde_json::Value =
+            serde_json::from_str(&judge_feedback(&record)).expect("JSON");
+        assert_eq!(feedback["toxicity"]["reason"], json!("one insult"));
+        assert_eq!(feedback["fluency"], json!({"fluency_score": 9.0}));
+        let scores = serde_json::to_string(&record.scores).expect("JSON");
+        assert_eq!(scores, r#"{"fluency":9.0,"toxicity":7.0}"#);
     }
 }

@@ -124,6 +124,9 @@ pub struct RowCounts {
 /// The comparison of two results.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Diff {
+    /// Each judge's mean score in either run, every record of it counted (pipeline runs; empty
+    /// for suites): the four and any judge a run's config declared.
+    pub judges: Vec<JudgeMeans>,
     /// The kind of both.
     pub kind: ComparedKind,
     /// Scenarios in both.
@@ -209,6 +212,7 @@ impl DiffBuilder {
                 total_after: 0,
                 mean_before: None,
                 mean_after: None,
+                judges: Vec::new(),
                 failed_before: 0,
                 failed_after: 0,
             },
@@ -418,6 +422,45 @@ fn sort_last_wins(ids: &IdTexts, slots: &mut Vec<Slot>) {
     });
 }
 
+/// One judge's mean score in the run before and the run after (`None`: that run has no score
+/// of this judge, e.g. a judge only the later run's config declared).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct JudgeMeans {
+    /// The judge's name (`fluency`, …, or a declared judge's).
+    pub name: String,
+    /// Mean over the records of the run before.
+    pub before: Option<f64>,
+    /// Mean over the records of the run after.
+    pub after: Option<f64>,
+}
+
+/// Sums of each judge's scores over one run: (sum, count) by name.
+type JudgeSums = BTreeMap<String, (f64, u64)>;
+
+fn add_judges(sums: &mut JudgeSums, record: &ScenarioRecord) {
+    for (name, score) in record.scores.iter().filter(|(_, s)| s.is_finite()) {
+        let entry = sums.entry(name.to_string()).or_default();
+        entry.0 += score;
+        entry.1 += 1;
+    }
+}
+
+fn judge_means(before: &JudgeSums, after: &JudgeSums) -> Vec<JudgeMeans> {
+    #[allow(clippy::cast_precision_loss)] // record counts far below 2^53
+    let mean = |sums: &JudgeSums, name: &str| sums.get(name).map(|(s, n)| s / *n as f64);
+    let mut names: Vec<&String> = before.keys().chain(after.keys()).collect();
+    names.sort();
+    names.dedup();
+    names
+        .into_iter()
+        .map(|name| JudgeMeans {
+            name: name.clone(),
+            before: mean(before, name),
+            after: mean(after, name),
+        })
+        .collect()
+}
+
 /// Compares two pipeline runs, each given as a stream of records; memory is the compact index
 /// of `before` (and of the ids only in `after`) plus the kept rows.
 ///
@@ -434,8 +477,10 @@ where
 {
     let mut ids = IdTexts::default();
     let mut slots = Vec::new();
+    let (mut judges_before, mut judges_after) = (JudgeSums::new(), JudgeSums::new());
     for item in before {
         let r = item.map_err(|e| (0, e))?.record;
+        add_judges(&mut judges_before, &r);
         let key = ids.key(&r.id);
         slots.push(Slot {
             hex: key.hex,
@@ -450,6 +495,7 @@ where
     let mut only_after = Vec::new();
     for item in after {
         let r = item.map_err(|e| (1, e))?.record;
+        add_judges(&mut judges_after, &r);
         match slots.binary_search_by(|s| ids.cmp_str(s.key(), &r.id)) {
             Ok(i) => {
                 let slot = &mut slots[i];
@@ -492,7 +538,9 @@ where
     for slot in &only_after {
         builder.only_after(&ids.string(slot.key()), slot.flags & OK_AFTER != 0);
     }
-    Ok(builder.finish())
+    let mut diff = builder.finish();
+    diff.judges = judge_means(&judges_before, &judges_after);
+    Ok(diff)
 }
 
 #[cfg(test)]

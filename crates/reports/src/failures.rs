@@ -11,7 +11,8 @@ const EXAMPLE_CHARS: usize = 120;
 /// One row of the "why scenarios failed" table.
 #[derive(Debug, Clone, Serialize)]
 pub struct FailureRowView {
-    /// The agent whose call failed (`–` when the scenario failed outside a call).
+    /// The agent whose call failed, a declared judge's name included (`–` when the scenario
+    /// failed outside a call).
     pub agent: String,
     /// The cause, in words.
     pub cause: String,
@@ -64,7 +65,11 @@ impl FailuresView {
                 .rows()
                 .into_iter()
                 .map(|r| FailureRowView {
-                    agent: r.agent.map_or_else(|| "–".to_owned(), |a| a.to_string()),
+                    agent: match (r.agent, r.judge) {
+                        (Some(agent), _) => agent.to_string(),
+                        (None, Some(judge)) => judge,
+                        (None, None) => "–".to_owned(),
+                    },
                     cause: r.cause.label().to_owned(),
                     scenarios: r.scenarios,
                     example: cut(&r.example),
@@ -137,6 +142,7 @@ mod tests {
                     "x".repeat(200)
                 ),
                 agent: Some(AgentKind::Generator),
+                judge: None,
                 fatal: false,
                 totals: CallTotals::default(),
             });

@@ -599,6 +599,20 @@ fn worst_view(r: ScenarioRecord, varying: &BTreeSet<&String>) -> WorstScenario {
             reasons: reasons(r.judge_result(j)),
         })
         .collect();
+    // The judges the run's config declared beside the four, with their own reasons.
+    judges.extend(r.judge_results.iter().map(|(name, result)| {
+        JudgeReasons {
+            judge: name.clone(),
+            score: r.scores.get(name.as_str()).copied(),
+            // Its reply holds its score field and its reason field, named by the config: every
+            // text in it is a reason.
+            reasons: result
+                .as_object()
+                .into_iter()
+                .flat_map(|m| m.values().filter_map(Value::as_str).map(str::to_owned))
+                .collect(),
+        }
+    }));
     judges.sort_by(|a, b| a.judge.cmp(&b.judge));
     WorstScenario {
         params: r

@@ -133,6 +133,9 @@ pub struct DiffView {
     pub ok_line: String,
     /// `8.12 → 7.90 (-0.22) over the 18 matched scenarios`.
     pub mean_line: String,
+    /// Each judge's mean over each run's records: (`fluency`, `7.90 → 8.10 (+0.20)`); a judge
+    /// one run lacks shows `-` there.
+    pub judge_lines: Vec<(String, String)>,
     /// `yield over the scenarios tried 17/23 → 19/21 (3 → 2 failed)`, or empty when neither
     /// run has failed scenarios.
     pub yield_line: String,
@@ -236,6 +239,22 @@ impl DiffView {
         };
         // Means are over the matched scenarios only: say so, since `report`'s are over all.
         let mean_line = format!("{mean_line} over the {} matched scenario(s)", diff.matched);
+        let judge_lines = diff
+            .judges
+            .iter()
+            .map(|j| {
+                let line = match (j.before, j.after) {
+                    (Some(a), Some(b)) => format!("{a:.2} → {b:.2} ({:+.2})", b - a),
+                    (a, b) => {
+                        let show = |v: Option<f64>| {
+                            v.map_or_else(|| "-".to_owned(), |v| format!("{v:.2}"))
+                        };
+                        format!("{} → {}", show(a), show(b))
+                    }
+                };
+                (j.name.clone(), line)
+            })
+            .collect();
         let yield_line = if diff.failed_before + diff.failed_after == 0 {
             String::new()
         } else {
@@ -263,6 +282,7 @@ impl DiffView {
                 diff.ok_before, diff.total_before, diff.ok_after, diff.total_after
             ),
             mean_line,
+            judge_lines,
             yield_line,
             min_delta: min_delta.map(|d| d.to_string()).unwrap_or_default(),
             regressions,

@@ -232,6 +232,14 @@ pub fn diff(v: &DiffView) -> String {
     if !v.yield_line.is_empty() {
         let _ = writeln!(out, "{}", v.yield_line);
     }
+    if !v.judge_lines.is_empty() {
+        let judges: Vec<String> = v
+            .judge_lines
+            .iter()
+            .map(|(name, line)| format!("{name} {line}"))
+            .collect();
+        let _ = writeln!(out, "judge means (all records): {}", judges.join(", "));
+    }
     let rows = |title: &str, rows: &[DiffRow], total: usize, last: &str| {
         let mut t = table(&["scenario", "before", "after", "Δ", last]);
         for r in rows {

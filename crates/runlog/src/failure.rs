@@ -123,8 +123,10 @@ impl std::fmt::Display for FailureCause {
 /// call) from one cause.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FailureRow {
-    /// The agent whose call failed, if one did.
+    /// The agent whose call failed, if one of the six roles did.
     pub agent: Option<AgentKind>,
+    /// The judge the config declared whose call failed, if one did.
+    pub judge: Option<String>,
     /// The cause.
     pub cause: FailureCause,
     /// Scenarios.
@@ -141,12 +143,21 @@ pub struct FailureRow {
 /// with the failures, never with the records.
 #[derive(Debug, Clone, Default)]
 pub struct FailureTally {
-    current: HashMap<Box<str>, (Option<AgentKind>, FailureCause, u32)>,
+    current: HashMap<Box<str>, Entry>,
     /// Distinct reasons, in first-seen order, indexed by the entries above.
     reasons: Vec<String>,
+    /// Distinct declared judges that failed, in first-seen order, indexed by the entries.
+    judges: Vec<String>,
     /// Lines that were not failure records.
     unreadable: u64,
 }
+
+/// One current failure: the role or the declared judge (an index into the tally's names) whose
+/// call failed, the cause, and the index of its reason.
+type Entry = (Option<AgentKind>, Option<u16>, FailureCause, u32);
+
+/// What a failure row groups by: the role, the declared judge, the cause.
+type RowKey = (Option<AgentKind>, Option<u16>, FailureCause);
 
 /// Why an errors file could not be tallied.
 #[derive(Debug, thiserror::Error)]
@@ -210,8 +221,19 @@ impl FailureTally {
             }
             None => MAX_REASONS - 1,
         };
+        let judge = failure.judge.as_ref().map(|name| {
+            match self.judges.iter().position(|j| j == name.as_str()) {
+                Some(i) => i,
+                None if self.judges.len() < MAX_REASONS => {
+                    self.judges.push(name.to_string());
+                    self.judges.len() - 1
+                }
+                None => MAX_REASONS - 1,
+            }
+        });
         let entry = (
             failure.agent,
+            judge.map(|i| u16::try_from(i).unwrap_or(u16::MAX)),
             FailureCause::of_reason(&failure.reason),
             u32::try_from(reason).unwrap_or(u32::MAX),
         );
@@ -238,17 +260,19 @@ impl FailureTally {
     /// The failures by agent and cause, most frequent first (then by agent and cause).
     #[must_use]
     pub fn rows(&self) -> Vec<FailureRow> {
-        let mut counts: BTreeMap<(Option<AgentKind>, FailureCause), (u64, u32)> = BTreeMap::new();
-        for &(agent, cause, reason) in self.current.values() {
-            let entry = counts.entry((agent, cause)).or_insert((0, reason));
+        // By (role, declared judge, cause): scenarios and the earliest reason.
+        let mut counts: BTreeMap<RowKey, (u64, u32)> = BTreeMap::new();
+        for &(agent, judge, cause, reason) in self.current.values() {
+            let entry = counts.entry((agent, judge, cause)).or_insert((0, reason));
             entry.0 += 1;
             // The example is the earliest-seen reason of the group, whatever the map's order.
             entry.1 = entry.1.min(reason);
         }
         let mut rows: Vec<FailureRow> = counts
             .into_iter()
-            .map(|((agent, cause), (scenarios, reason))| FailureRow {
+            .map(|((agent, judge, cause), (scenarios, reason))| FailureRow {
                 agent,
+                judge: judge.and_then(|j| self.judges.get(usize::from(j)).cloned()),
                 cause,
                 scenarios,
                 example: self
@@ -275,6 +299,7 @@ mod tests {
             params: BTreeMap::new(),
             reason: reason.into(),
             agent,
+            judge: None,
             fatal: false,
             totals: CallTotals::default(),
         }
@@ -332,5 +357,28 @@ mod tests {
             rows.iter().map(|r| r.cause).collect::<Vec<_>>(),
             [FailureCause::RateLimited, FailureCause::Timeout]
         );
+    }
+
+    /// A failure of a judge the config declared is tallied under its name, not as a failure
+    /// outside any call.
+    #[test]
+    fn a_declared_judge_s_failures_are_a_row_of_their_own() {
+        let mut t = FailureTally::default();
+        let mut toxic = failure(
+            "a",
+            None,
+            "toxicity: toxicity gave toxicity_score = 42, outside 0–10",
+        );
+        toxic.judge = Some("toxicity".into());
+        t.add(&toxic);
+        toxic.id = "b".into();
+        t.add(&toxic);
+        t.add(&failure("c", None, "no attempt was judged"));
+        let rows = t.rows();
+        assert_eq!(rows.len(), 2, "{rows:?}");
+        assert_eq!(rows[0].judge.as_deref(), Some("toxicity"));
+        assert_eq!((rows[0].agent, rows[0].scenarios), (None, 2));
+        assert_eq!(rows[0].cause, FailureCause::InvalidOutput);
+        assert_eq!(rows[1].judge, None);
     }
 }

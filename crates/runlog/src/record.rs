@@ -189,6 +189,7 @@ pub const RECORD_FIELDS: &[&str] = &[
     "social_cultural_result",
     "score",
     "scores",
+    "judge_results",
     "refine_count",
     "attempts",
     "measurement",
@@ -201,6 +202,7 @@ pub const RECORD_FIELDS: &[&str] = &[
     "repairs",
     "coercions",
     "notes",
+    "grounding",
 ];
 
 /// Whether a parameter named `key` is stored as `param_<key>`: a record field's name, or a name
@@ -271,7 +273,11 @@ pub struct AttemptRecord {
     /// Socio-cultural judge result.
     #[serde(default)]
     pub social_cultural_result: Value,
-    /// The four judge scores by weight name.
+    /// The results of the judges the config declares beside the four, by judge name (each
+    /// judge's reply as it answered; absent when the run had none).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub judge_results: BTreeMap<String, Value>,
+    /// Every judge's score by weight name (the four and the config's own).
     #[serde(default)]
     pub scores: scoring::JudgeScores,
     /// Weighted score of this attempt.
@@ -346,8 +352,9 @@ impl CallTotals {
         self.cost_usd += cost_usd.unwrap_or(0.0);
     }
 
-    /// Adds one answered call of `agent`, named `call` (its key) in coercion notes.
-    pub fn add_call(&mut self, call: &str, agent: AgentKind, reply: CallReply<'_>) {
+    /// Adds one answered call of the agent named `agent` (a role's or a declared judge's name),
+    /// named `call` (its key) in coercion notes.
+    pub fn add_call(&mut self, call: &str, agent: &str, reply: CallReply<'_>) {
         let CallReply {
             cached,
             usage,
@@ -371,8 +378,7 @@ impl CallTotals {
                 path,
                 reason,
             }));
-        self.models
-            .insert(agent.name().to_owned(), model.to_owned());
+        self.models.insert(agent.to_owned(), model.to_owned());
     }
 }
 
@@ -435,9 +441,12 @@ pub struct ScenarioRecord {
     /// Final weighted score (0–10; a record outside that range is invalid).
     #[serde(deserialize_with = "score_in_range")]
     pub score: f64,
-    /// Final judge scores by weight name.
+    /// Final judge scores by weight name (the four and the config's own judges).
     #[serde(default)]
     pub scores: scoring::JudgeScores,
+    /// Final results of the judges the config declares beside the four, by judge name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub judge_results: BTreeMap<String, Value>,
     /// Refinements made.
     #[serde(default)]
     pub refine_count: u32,
@@ -487,6 +496,11 @@ pub struct ScenarioRecord {
     /// Things worth knowing (e.g. a generation retried, a refinement that failed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// What the generation was grounded in, when the scenario asked for grounding
+    /// (`use_tools: true`): `none: …` with the reason when it was not, so an ungrounded batch
+    /// never passes for a grounded one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grounding: Option<String>,
     /// The run settings the record was made under (absent in version 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_settings: Option<RecordSettings>,
@@ -555,9 +569,12 @@ pub struct FailureRecord {
     pub params: BTreeMap<String, Value>,
     /// Why it failed.
     pub reason: String,
-    /// The agent whose call failed, when one did.
+    /// The agent whose call failed, when one of the six roles did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<AgentKind>,
+    /// The judge the config declares whose call failed, when one did (`agent` is then absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<scoring::JudgeName>,
     /// The failure stops the whole run (bad credentials, budget).
     #[serde(default)]
     pub fatal: bool,

@@ -5,9 +5,10 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// One judge of the code-switching pipeline. Its [`Judge::name`] is the weight name in
+/// One built-in judge of the code-switching pipeline. Its [`Judge::name`] is the weight name in
 /// [`JudgeWeights`], the key in a record's `scores` and the agent name; [`Judge::result_field`]
-/// is the record field holding its result. This is the one list of judges in the workspace.
+/// is the record field holding its result. This is the one list of the built-in judges in the
+/// workspace; a judge a config declares beside them is known by its [`JudgeName`] alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Judge {

@@ -20,8 +20,15 @@ pub(crate) fn ok(json: Value) -> Result<ChatResponse, LlmError> {
     })
 }
 
-/// A judge's reply with this score.
-pub(crate) fn judge_reply(agent: AgentKind, score: f64) -> Value {
+/// A judge's reply with this score (a declared judge `x` answers `x_score` and `reason`, the
+/// fields the tests declare it with).
+pub(crate) fn judge_reply(agent: impl Into<agents::Agent>, score: f64) -> Value {
+    let agent = match agent.into() {
+        agents::Agent::Role(kind) => kind,
+        agents::Agent::Judge(name) => {
+            return json!({format!("{name}_score"): score, "reason": "clean"});
+        }
+    };
     match agent {
         AgentKind::Fluency => json!({"fluency_score": score, "errors": [], "summary": "fluent"}),
         AgentKind::Naturalness => {

@@ -125,6 +125,9 @@ pub(crate) async fn run_to(
     stats: Arc<RunStats>,
 ) -> CommandResult {
     taskrun::refuse_url(out, "--out").map_err(CliError::invalid)?;
+    for line in agents::run::preamble(config, settings.gate) {
+        errln!("{line}");
+    }
     let explicit = settings.explicit_provider();
     // Resolved once; an error waits for the model's start-up below, after the output's checks.
     let resolved = provider::resolve_from_env(&explicit);
@@ -157,10 +160,6 @@ pub(crate) async fn run_to(
              nothing (set `prices` for the model)"
         ),
         BudgetCheck::None => {}
-    }
-    let coverage = agents::gate::GateCoverage::of_selection(&config.space, &config.selection);
-    if let Some(warning) = coverage.warning(settings.gate) {
-        errln!("warning: {warning}");
     }
     if run.resumed() > 0 {
         errln!(

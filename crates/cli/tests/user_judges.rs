@@ -1,0 +1,340 @@
+//! A judge the config declares beside the four (`run.judges`), end to end against the fake
+//! OpenAI server: `fixtures/configs/toxicity-judge.yaml` declares `toxicity` (weight 1), and
+//! its score must reach every place a judge's score goes — the record's `scores`, its attempts
+//! (refinements are judged again), the weighted score, `plan`'s estimate, `report`, `diff`,
+//! `audit-judges` and `export` — never dropped. A judge declared without a score field is a
+//! located error (exit 2). And a config that asks for grounding (`use_tools: true`) with no
+//! tool server says so up front and in every record.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use fixtures::{FakeConfig, FakeServer};
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_scenario-engine");
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/configs")
+        .join(name)
+}
+
+/// The binary with a clean settings environment and fast retries.
+fn command(args: &[&str]) -> tokio::process::Command {
+    let mut cmd = tokio::process::Command::new(BIN);
+    for (key, _) in std::env::vars() {
+        if key.starts_with("SCENARIO_ENGINE") || key.starts_with("OPENAI_") {
+            cmd.env_remove(key);
+        }
+    }
+    cmd.args(args)
+        .env("SCENARIO_ENGINE__RETRY__BASE_DELAY", "1")
+        .env("SCENARIO_ENGINE__RETRY__MAX_DELAY", "5")
+        .env("SCENARIO_ENGINE__RETRY__MAX_RETRIES", "5")
+        .kill_on_drop(true);
+    cmd
+}
+
+async fn output(args: &[&str]) -> Output {
+    command(args).output().await.expect("the binary runs")
+}
+
+/// `run CONFIG --out OUT` on the fake server.
+async fn run(config: &Path, out: &Path, base_url: &str) -> Output {
+    let (config, out) = (path(config), path(out));
+    output(&[
+        "run",
+        config,
+        "--out",
+        out,
+        "--base-url",
+        base_url,
+        "--api-key-env",
+        "SCENARIO_ENGINE_TEST_NO_KEY",
+        "--model",
+        "fake-model",
+    ])
+    .await
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn records(out: &Path) -> Vec<Value> {
+    std::fs::read_to_string(out)
+        .expect("output exists")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every line is JSON"))
+        .collect()
+}
+
+/// The four built-in weights of the fixture config and toxicity's.
+const WEIGHTS: [(&str, f64); 5] = [
+    ("fluency", 0.30),
+    ("naturalness", 0.25),
+    ("cs_ratio", 0.20),
+    ("socio_cultural", 0.25),
+    ("toxicity", 1.0),
+];
+
+/// Each attempt (and so the record) carries toxicity's reply and score, and its weighted score
+/// is the formula over the five judges.
+fn check_record(r: &Value) {
+    for a in r["attempts"].as_array().expect("attempts") {
+        let toxicity = &a["judge_results"]["toxicity"];
+        let score = toxicity["toxicity_score"].as_f64().expect("toxicity score");
+        assert!((0.0..=10.0).contains(&score), "{toxicity}");
+        assert!(toxicity["reason"].is_string(), "{toxicity}");
+        assert_eq!(a["scores"]["toxicity"].as_f64(), Some(score), "{a}");
+        let (sum, weights) = WEIGHTS.iter().fold((0.0, 0.0), |(s, w), (name, weight)| {
+            let judge = a["scores"][*name].as_f64().expect("every judge's score");
+            (s + weight * judge, w + weight)
+        });
+        let weighted = a["score"].as_f64().expect("score");
+        assert!(
+            (weighted - sum / weights).abs() < 1e-9,
+            "attempt score {weighted} is not the five judges' weighted mean {}",
+            sum / weights
+        );
+    }
+    assert!(r["scores"]["toxicity"].is_number(), "{r}");
+    assert!(r["judge_results"]["toxicity"].is_object(), "{r}");
+    assert_eq!(
+        r["run_settings"]["weights"]["toxicity"].as_f64(),
+        Some(1.0),
+        "{r}"
+    );
+    assert!(r["models"]["toxicity"].is_string(), "{r}");
+    assert!(r["prompt_hashes"]["toxicity"].is_string(), "{r}");
+    assert!(
+        r["summary"]
+            .as_str()
+            .is_some_and(|s| s.contains("toxicity ")),
+        "{r}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fifth_judge_is_in_records_estimate_report_diff_audit_and_export() {
+    let server = FakeServer::start(FakeConfig::default().with_seed(3))
+        .await
+        .expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = fixture("toxicity-judge.yaml");
+
+    // `plan`'s estimate counts toxicity's calls.
+    let plan = output(&["plan", path(&config), "--json"]).await;
+    assert_eq!(plan.status.code(), Some(0), "{}", text(&plan.stderr));
+    let plan: Value = serde_json::from_slice(&plan.stdout).expect("plan JSON");
+    let estimate = plan["sections"]
+        .as_array()
+        .expect("sections")
+        .iter()
+        .find(|s| {
+            s["title"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("Estimate"))
+        })
+        .expect("an estimate section");
+    let agents: Vec<&str> = estimate["data"]["models"][0]["agents"]
+        .as_array()
+        .expect("agents")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(agents.contains(&"toxicity"), "{agents:?}");
+    // 4 scenarios × (generator + 5 judges × (1 + r) + r refinements), r = 0.3 by default.
+    assert_eq!(estimate["data"]["calls"].as_u64(), Some(31), "{estimate}");
+
+    let before = dir.path().join("before.jsonl");
+    let o = run(&config, &before, &server.base_url()).await;
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let recs = records(&before);
+    assert_eq!(recs.len(), 4);
+    recs.iter().for_each(check_record);
+    assert!(
+        recs.iter().any(|r| r["refine_count"].as_u64() > Some(0)),
+        "some scenario is refined, and its refinement judged by toxicity again"
+    );
+
+    // The report's judge table has a toxicity row.
+    let markdown = dir.path().join("report.md");
+    let o = output(&["report", path(&before), "--markdown", path(&markdown)]).await;
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let report = std::fs::read_to_string(&markdown).expect("markdown written");
+    assert!(report.contains("| toxicity |"), "{report}");
+    assert!(text(&o.stdout).contains("toxicity"), "{}", text(&o.stdout));
+
+    // `diff` against a run without the fifth judge shows its mean on the side that has it.
+    let plain = dir.path().join("plain.jsonl");
+    let o = run(&fixture("example.yaml"), &plain, &server.base_url()).await;
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let o = output(&["diff", path(&plain), path(&before)]).await;
+    let diff = text(&o.stdout);
+    assert!(
+        diff.lines()
+            .any(|l| l.starts_with("judge means") && l.contains("toxicity - → ")),
+        "{diff}"
+    );
+
+    // `audit-judges` re-judges with the config's judges: toxicity among them.
+    let audit = dir.path().join("audit.json");
+    let o = output(&[
+        "audit-judges",
+        path(&before),
+        "--config",
+        path(&config),
+        "--base-url",
+        &server.base_url(),
+        "--api-key-env",
+        "SCENARIO_ENGINE_TEST_NO_KEY",
+        "--model",
+        "fake-model",
+        "--repeat",
+        "2",
+        "--sample",
+        "2",
+        "--json",
+        path(&audit),
+    ])
+    .await;
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let audit: Value =
+        serde_json::from_str(&std::fs::read_to_string(&audit).expect("audit written"))
+            .expect("audit JSON");
+    let judges: Vec<&str> = audit["judges"]
+        .as_array()
+        .expect("judges")
+        .iter()
+        .filter_map(|j| j["judge"].as_str())
+        .collect();
+    assert!(judges.contains(&"toxicity"), "{audit}");
+
+    // The dataset rows carry every judge's score and toxicity's feedback.
+    let dataset = dir.path().join("dataset");
+    let o = output(&[
+        "export",
+        path(&before),
+        "--out",
+        path(&dataset),
+        "--format",
+        "jsonl",
+        "--include",
+        "rejected,duplicates",
+    ])
+    .await;
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let mut rows = 0;
+    for entry in std::fs::read_dir(dataset.join("data")).expect("data folder") {
+        let file = entry.expect("entry").path();
+        for line in std::fs::read_to_string(&file).expect("split").lines() {
+            let row: Value = serde_json::from_str(line).expect("row JSON");
+            let scores: Value =
+                serde_json::from_str(row["judge_scores"].as_str().expect("judge_scores text"))
+                    .expect("judge_scores JSON");
+            assert!(scores["toxicity"].is_number(), "{row}");
+            let feedback: Value =
+                serde_json::from_str(row["judge_feedback"].as_str().expect("feedback text"))
+                    .expect("judge_feedback JSON");
+            assert!(feedback["toxicity"]["reason"].is_string(), "{row}");
+            rows += 1;
+        }
+    }
+    assert!(rows > 0, "the export wrote rows");
+}
+
+#[tokio::test]
+async fn a_judge_without_a_score_field_is_a_located_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("no-score-field.yaml");
+    let text_of = std::fs::read_to_string(fixture("toxicity-judge.yaml")).expect("fixture");
+    let without = text_of.replace("      score_field: toxicity_score\n", "");
+    assert_ne!(without, text_of, "the fixture declares a score field");
+    std::fs::write(&config, &without).expect("written");
+    let out = dir.path().join("never.jsonl");
+    for args in [
+        vec!["plan", path(&config)],
+        vec!["run", path(&config), "--out", path(&out)],
+    ] {
+        let command = args[0];
+        let o = output(&args).await;
+        assert_eq!(o.status.code(), Some(2), "{command}: {}", text(&o.stderr));
+        let err = text(&o.stderr);
+        let line = without
+            .lines()
+            .position(|l| l.trim_start().starts_with("toxicity:"))
+            .expect("the judge's key")
+            + 1;
+        assert!(
+            err.contains(&format!(
+                "no-score-field.yaml:{line}:5: error: `judges.toxicity.score_field` is missing"
+            )),
+            "{command}: {err}"
+        );
+        assert!(err.contains("hint: add e.g. `score_field:"), "{err}");
+    }
+    assert!(!out.exists(), "nothing was run");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn use_tools_without_a_tool_server_is_said_up_front_and_in_every_record() {
+    let server = FakeServer::start(FakeConfig::default())
+        .await
+        .expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = fixture("switchlingua.yaml");
+    let notice = "generation is NOT grounded";
+
+    let plan = output(&["plan", path(&config)]).await;
+    assert_eq!(plan.status.code(), Some(0), "{}", text(&plan.stderr));
+    let shown = text(&plan.stdout);
+    assert_eq!(shown.matches(notice).count(), 1, "{shown}");
+    assert!(
+        shown.lines().nth(1).is_some_and(|l| l.contains(notice)),
+        "said up front: {shown}"
+    );
+
+    let out = dir.path().join("sl.jsonl");
+    let o = output(&[
+        "run",
+        path(&config),
+        "--out",
+        path(&out),
+        "--base-url",
+        &server.base_url(),
+        "--api-key-env",
+        "SCENARIO_ENGINE_TEST_NO_KEY",
+        "--model",
+        "fake-model",
+        "--limit",
+        "3",
+    ])
+    .await;
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    assert_eq!(err.matches(notice).count(), 1, "said once: {err}");
+    assert!(
+        err.lines().next().is_some_and(|l| l.contains(notice)),
+        "{err}"
+    );
+    let recs = records(&out);
+    assert_eq!(recs.len(), 3);
+    for r in &recs {
+        assert_eq!(
+            r["grounding"].as_str(),
+            Some("none: no tool server configured"),
+            "{r}"
+        );
+    }
+
+    // A config that does not ask for grounding hears nothing of it, and its records carry no
+    // `grounding`.
+    let plain = output(&["plan", path(&fixture("example.yaml"))]).await;
+    assert!(!text(&plain.stdout).contains(notice));
+}
