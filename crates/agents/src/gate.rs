@@ -164,6 +164,12 @@ fn evidence_verdict(
     {
         return evidence;
     }
+    if failure.is_none()
+        && !intra
+        && let Some(refusal) = token_presence(m)
+    {
+        return Ok(refusal);
+    }
     Ok(match failure {
         None => GateVerdict {
             passed: Some(true),
@@ -353,6 +359,70 @@ fn absent_script_language(m: &Measurement) -> Option<Language> {
 
 /// Firm words of each language a romanized text (or batch) needs for a pass.
 pub const MIN_FIRM_ROMANIZED: usize = 2;
+
+/// A batch-level pass (every `cs_type` but intra-sentential) needs the less used language to
+/// be more than a token presence: at least this many firm words …
+pub const MIN_FIRM_BATCH: usize = 2;
+
+/// … or at least this share of the batch's tagged words: 5%. One English word at the end of
+/// three long Spanish sentences (1 of 70, 1.4%) is a monolingual batch, not inter-sentential
+/// switching; one English word in a short text (1 of 7) is a real switch, and every
+/// code-switched sentence of the hand-tagged sets has 8% or more of its less used language.
+pub const MIN_LANGUAGE_SHARE: f64 = 0.05;
+
+/// The refusal of a batch whose less used language is a token presence: fewer than
+/// [`MIN_FIRM_BATCH`] firm words and under [`MIN_LANGUAGE_SHARE`] of the tagged words. Words of
+/// uncertain language that could lift the share are named but, being no firm evidence, do not
+/// save it. `None` when the language is more than that.
+fn token_presence(m: &Measurement) -> Option<GateVerdict> {
+    let total = m.tagged.total();
+    let firm_total = m.sentences.iter().fold([0, 0], |acc, s| {
+        let f = firm(s);
+        [acc[0] + f[0], acc[1] + f[1]]
+    });
+    // The less used language: its name, tagged and firm words, and its largest possible share.
+    let (language, tagged, firm_words, most) = if m.tagged.second <= m.tagged.first {
+        let most = m.ratio_range.map_or(m.embedded_ratio, |r| r.high);
+        (m.second_language, m.tagged.second, firm_total[1], most)
+    } else {
+        let most = m
+            .ratio_range
+            .map_or(1.0 - m.embedded_ratio, |r| 1.0 - r.low);
+        (m.first_language, m.tagged.first, firm_total[0], most)
+    };
+    #[allow(clippy::cast_precision_loss)] // word counts are far below 2^52
+    let share = if total == 0 {
+        0.0
+    } else {
+        tagged as f64 / total as f64
+    };
+    if total == 0 || firm_words >= MIN_FIRM_BATCH || share >= MIN_LANGUAGE_SHARE {
+        return None;
+    }
+    let what = format!(
+        "{language} is {tagged} of the batch's {total} tagged words ({:.1}%, {firm_words} firm), \
+         under {:.0}% and fewer than {MIN_FIRM_BATCH} firm words",
+        100.0 * share,
+        100.0 * MIN_LANGUAGE_SHARE
+    );
+    // Uncertain words that might lift the share are no firm evidence either (as for a
+    // language with no firm word at all): the batch is refused whatever `gate.undecided` says.
+    let uncertain = if most >= MIN_LANGUAGE_SHARE {
+        format!(
+            " (its uncertain words could make it {:.1}%, but they are no evidence of a switch)",
+            100.0 * most
+        )
+    } else {
+        String::new()
+    };
+    Some(GateVerdict {
+        passed: Some(false),
+        reason: format!(
+            "{what}{uncertain}: a token presence of one language in a monolingual batch is not \
+             code switching"
+        ),
+    })
+}
 
 /// Words of each language (first, second) tagged firmly in one measured sentence: tagged minus
 /// those whose language is not firm (`uncertain`: look-alikes, contested romanized words, words

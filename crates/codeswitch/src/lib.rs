@@ -287,9 +287,10 @@ impl LanguagePair {
         }
         mark_homoglyphs(&mut measurement, &words);
         // Words of a third language are not this pair's, whatever lingua made of them.
+        let romanized: Vec<bool> = measurement.sentences.iter().map(|s| s.romanized).collect();
         if measurement.is_available()
             && let Some((language, why)) =
-                wordlists::third_language(self.first(), self.second(), &words)
+                wordlists::third_language(self.first(), self.second(), &words, &romanized)
         {
             tracing::debug!(language, reason = %why, "a third language");
             measurement.status = MeasurementStatus::LowCoverage;
