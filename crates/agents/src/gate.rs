@@ -4,7 +4,12 @@
 //! - Intra-sentential `cs_type`s (the value contains "intra"): every text needs at least
 //!   `min_switch_points` switch points.
 //! - Every other type (inter-sentential, extra-sentential/tag, or none given): the batch as a
-//!   whole needs words of both languages and at least `min_switch_points` switch points.
+//!   whole needs words of both languages and at least `min_switch_points` switch points, and
+//!   its less used language must be more than a token presence: at least [`MIN_FIRM_BATCH`]
+//!   (2) firm words or [`MIN_LANGUAGE_SHARE`] (5%) of the tagged words. One English "really" at
+//!   the end of three long Spanish sentences (1 of 72 words) is a monolingual batch and is
+//!   refused, even where uncertain words could lift the share (they are no evidence); a whole
+//!   English sentence among Spanish ones, or one English word in a short text (1 of 7), passes.
 //!
 //! For multi-turn conversations a change of language from one turn to the next is a switch
 //! point too (inter-sentential switching between speakers).
@@ -25,9 +30,10 @@
 //! one firm word of a language but not two is `undecided`.
 //!
 //! A measurement whose words look like a **third language** (`third_language` set: Portuguese
-//! in a Spanish–English batch, Tagalog in Malay–English; its status is `low_coverage`) fails
-//! too, with the measurement's reason ("14 of 20 words look Portuguese …"): text in another
-//! language is not code switching between the pair.
+//! in a Spanish–English batch, Tagalog in Malay–English, or `"unknown"` for words in no list
+//! the tool has, such as Galician or Swahili; its status is `low_coverage`) fails too, with the
+//! measurement's reason ("14 of 20 words look Portuguese …"): text in another language is not
+//! code switching between the pair.
 //!
 //! Otherwise the gate decides only on evidence it can trust. An `unavailable` measurement (or
 //! none) makes it `undecided`: the judges decide alone, and the record says so. So does a
@@ -365,7 +371,7 @@ pub const MIN_FIRM_ROMANIZED: usize = 2;
 pub const MIN_FIRM_BATCH: usize = 2;
 
 /// … or at least this share of the batch's tagged words: 5%. One English word at the end of
-/// three long Spanish sentences (1 of 70, 1.4%) is a monolingual batch, not inter-sentential
+/// three long Spanish sentences (1 of 72, 1.4%) is a monolingual batch, not inter-sentential
 /// switching; one English word in a short text (1 of 7) is a real switch, and every
 /// code-switched sentence of the hand-tagged sets has 8% or more of its less used language.
 pub const MIN_LANGUAGE_SHARE: f64 = 0.05;
