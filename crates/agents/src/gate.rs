@@ -6,10 +6,11 @@
 //! - Every other type (inter-sentential, extra-sentential/tag, or none given): the batch as a
 //!   whole needs words of both languages and at least `min_switch_points` switch points, and
 //!   its less used language must be more than a token presence: at least [`MIN_FIRM_BATCH`]
-//!   (2) firm words or [`MIN_LANGUAGE_SHARE`] (5%) of the tagged words. One English "really" at
-//!   the end of three long Spanish sentences (1 of 72 words) is a monolingual batch and is
-//!   refused, even where uncertain words could lift the share (they are no evidence); a whole
-//!   English sentence among Spanish ones, or one English word in a short text (1 of 7), passes.
+//!   (2) firm words (a batch of one text: or one that is [`MIN_LANGUAGE_SHARE`], 5%, of its
+//!   tagged words). One English "really" at the end of three long Spanish sentences is a
+//!   monolingual batch and is refused, however many look-alikes are tagged English (they are no
+//!   evidence); a whole English sentence among Spanish ones, or one English word in a short
+//!   one-text batch (1 of 7), passes.
 //!
 //! For multi-turn conversations a change of language from one turn to the next is a switch
 //! point too (inter-sentential switching between speakers).
@@ -367,56 +368,58 @@ fn absent_script_language(m: &Measurement) -> Option<Language> {
 pub const MIN_FIRM_ROMANIZED: usize = 2;
 
 /// A batch-level pass (every `cs_type` but intra-sentential) needs the less used language to
-/// be more than a token presence: at least this many firm words …
+/// be more than a token presence: at least this many firm words in the batch. One English word
+/// at the end of three long Spanish sentences, or "honestly" after three short ones full of
+/// look-alikes ("plan", "hotel", "red", "bar"), is a monolingual batch, not switching.
 pub const MIN_FIRM_BATCH: usize = 2;
 
-/// … or at least this share of the batch's tagged words: 5%. One English word at the end of
-/// three long Spanish sentences (1 of 72, 1.4%) is a monolingual batch, not inter-sentential
-/// switching; one English word in a short text (1 of 7) is a real switch, and every
-/// code-switched sentence of the hand-tagged sets has 8% or more of its less used language.
+/// A batch of one text may pass with one firm word of its less used language when that word is
+/// at least this share of the text's tagged words: 5%. One English word in a short text (1 of
+/// 7) is a real switch, and every code-switched sentence of the hand-tagged sets has 8% or more
+/// of its less used language; one in 72 is a token.
 pub const MIN_LANGUAGE_SHARE: f64 = 0.05;
 
-/// The refusal of a batch whose less used language is a token presence: fewer than
-/// [`MIN_FIRM_BATCH`] firm words and under [`MIN_LANGUAGE_SHARE`] of the tagged words. Words of
-/// uncertain language that could lift the share are named but, being no firm evidence, do not
-/// save it. `None` when the language is more than that.
+/// The refusal of a batch whose less used language (by firm words) is a token presence: fewer
+/// than [`MIN_FIRM_BATCH`] firm words, unless the batch is one text where that word is at least
+/// [`MIN_LANGUAGE_SHARE`] of the tagged words. Words tagged with the language that are not firm
+/// (look-alikes, words of uncertain language) are named but, being no evidence, do not save it.
+/// `None` when the language is more than that.
 fn token_presence(m: &Measurement) -> Option<GateVerdict> {
     let total = m.tagged.total();
     let firm_total = m.sentences.iter().fold([0, 0], |acc, s| {
         let f = firm(s);
         [acc[0] + f[0], acc[1] + f[1]]
     });
-    // The less used language: its name, tagged and firm words, and its largest possible share.
-    let (language, tagged, firm_words, most) = if m.tagged.second <= m.tagged.first {
-        let most = m.ratio_range.map_or(m.embedded_ratio, |r| r.high);
-        (m.second_language, m.tagged.second, firm_total[1], most)
+    let (language, tagged, firm_words) = if firm_total[1] <= firm_total[0] {
+        (m.second_language, m.tagged.second, firm_total[1])
     } else {
-        let most = m
-            .ratio_range
-            .map_or(1.0 - m.embedded_ratio, |r| 1.0 - r.low);
-        (m.first_language, m.tagged.first, firm_total[0], most)
+        (m.first_language, m.tagged.first, firm_total[0])
     };
     #[allow(clippy::cast_precision_loss)] // word counts are far below 2^52
-    let share = if total == 0 {
-        0.0
-    } else {
-        tagged as f64 / total as f64
-    };
-    if total == 0 || firm_words >= MIN_FIRM_BATCH || share >= MIN_LANGUAGE_SHARE {
+    let share = firm_words as f64 / total.max(1) as f64;
+    let one_text = m.sentences.len() == 1;
+    if total == 0 || firm_words >= MIN_FIRM_BATCH || (one_text && share >= MIN_LANGUAGE_SHARE) {
         return None;
     }
-    let what = format!(
-        "{language} is {tagged} of the batch's {total} tagged words ({:.1}%, {firm_words} firm), \
-         under {:.0}% and fewer than {MIN_FIRM_BATCH} firm words",
-        100.0 * share,
-        100.0 * MIN_LANGUAGE_SHARE
-    );
-    // Uncertain words that might lift the share are no firm evidence either (as for a
-    // language with no firm word at all): the batch is refused whatever `gate.undecided` says.
-    let uncertain = if most >= MIN_LANGUAGE_SHARE {
+    let what = if one_text {
         format!(
-            " (its uncertain words could make it {:.1}%, but they are no evidence of a switch)",
-            100.0 * most
+            "{language} has {firm_words} firm word(s) of the text's {total} tagged words \
+             ({:.1}%, under {:.0}%)",
+            100.0 * share,
+            100.0 * MIN_LANGUAGE_SHARE
+        )
+    } else {
+        format!(
+            "{language} has {firm_words} firm word(s) in the batch's {} texts ({total} tagged \
+             words), fewer than {MIN_FIRM_BATCH}",
+            m.sentences.len()
+        )
+    };
+    let unfirm = tagged.saturating_sub(firm_words);
+    let uncertain = if unfirm > 0 {
+        format!(
+            " (and {unfirm} tagged {language} that are look-alikes or of uncertain language, \
+             no evidence of a switch)"
         )
     } else {
         String::new()

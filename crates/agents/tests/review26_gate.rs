@@ -397,8 +397,9 @@ fn third_languages_no_list_holds_are_never_ok_and_refused() {
 /// long sentences, asked for inter-sentential switching: English is 1 of 72 tagged words
 /// (1.4%), a token presence, yet the gate passed it ("both languages are present with switch
 /// points"). A batch-level pass now needs the less used language to be more than that: two
-/// firm words, or 5% of the tagged words. A whole English sentence among Spanish ones still
-/// passes, and so does a one-word insertion in a short one-text batch (a real switch).
+/// firm words (in a one-text batch, or one that is 5% of the tagged words). A whole English
+/// sentence among Spanish ones still passes, and so does a one-word insertion in a short
+/// one-text batch (a real switch).
 #[test]
 fn a_token_presence_of_english_does_not_pass_a_batch_level_gate() {
     let pair = LanguagePair::parse("Spanish", "English").expect("a supported pair");
