@@ -34,7 +34,9 @@
 //! in a Spanish–English batch, Tagalog in Malay–English, or `"unknown"` for words in no list
 //! the tool has, such as Galician or Swahili; its status is `low_coverage`) fails too, with the
 //! measurement's reason ("14 of 20 words look Portuguese …"): text in another language is not
-//! code switching between the pair.
+//! code switching between the pair. For `"unknown"` the reason says the gate *could not tell*
+//! whether the batch is in the pair's languages (rare words of the pair's own, such as dish
+//! names, look the same), and the batch is refused whatever `gate.undecided` says.
 //!
 //! Otherwise the gate decides only on evidence it can trust. An `unavailable` measurement (or
 //! none) makes it `undecided`: the judges decide alone, and the record says so. So does a
@@ -48,7 +50,8 @@
 //! batches can never be decided (no measurement for the pair), for `plan` and `run` to warn.
 
 use codeswitch::{
-    Language, Measurement, MeasurementStatus, SentenceMeasurement, has_romanized_detector,
+    Language, Measurement, MeasurementStatus, SentenceMeasurement, UNKNOWN_LANGUAGE,
+    has_romanized_detector,
 };
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -139,9 +142,20 @@ fn evidence_verdict(
     // code switching between the pair, however the judges score them.
     if let Some(third) = &m.third_language {
         let why = why(&format!("the words look {third}"));
+        // Words no list holds may be a language the tool has no list for, or words of the
+        // pair's own that are rare (dish names): it cannot tell, and refuses as for a language
+        // with no firm word, whatever `gate.undecided` says.
+        let reason = if third == UNKNOWN_LANGUAGE {
+            format!(
+                "undecided, refused: could not tell whether the batch is in {} and {}: {why}",
+                m.first_language, m.second_language
+            )
+        } else {
+            format!("the batch is not in the pair's languages: {why}")
+        };
         return Ok(GateVerdict {
             passed: Some(false),
-            reason: format!("the batch is not in the pair's languages: {why}"),
+            reason,
         });
     }
     // However low the coverage, a language whose only evidence is words of uncertain language
@@ -792,7 +806,8 @@ mod tests {
             "switch_points": per_text.iter().sum::<u64>(),
             "sentences": per_text.iter().map(|&s| json!({
                 "switch_points": s,
-                "tagged": {"first": u64::from(first > 0), "second": u64::from(second > 0 && s > 0)},
+                // One embedded word per switch point of the text, as "… one **two** …" has.
+                "tagged": {"first": u64::from(first > 0), "second": if second > 0 { s } else { 0 }},
             })).collect::<Vec<_>>(),
         }))
     }

@@ -57,9 +57,13 @@
 //! words, an elided form whose part is known ("m'a", "quell'albero"), a German compound that
 //! ends in a German word of four letters or more ("Nebenkosten|abrechnung"), and beside Malay an
 //! Indonesian word. For a Latin–Latin pair, a batch where at least 20% of the Latin words (at
-//! least 3; or 40% of one item's) are not the pair's is [`MeasurementStatus::LowCoverage`]
+//! least 3) are not the pair's, or 40% of one item's look like a known third language, is
+//! [`MeasurementStatus::LowCoverage`]
 //! with a `status_reason` saying how many and [`Measurement::third_language`] set: the third
-//! language most of them look like, or `"unknown"` when most are in no list. Real
+//! language most of them look like, or [`UNKNOWN_LANGUAGE`] (`"unknown"`) when most are in no
+//! list. A batch dense in words no list holds but of the pair's language (7 dish names in 24
+//! words: "tamales", "chilaquiles", "pozole") is taken for one too: the gate refuses it as
+//! undecided. Real
 //! code-switched text has few such words (at most 3.6% per pair on the hand-tagged sets, 12% in
 //! batches with rare vocabulary); the third-language batches of the reviews have 20–78%. In
 //! romanized Hindi text, a word neither the Hinglish nor the English list holds counts the same
@@ -157,6 +161,7 @@ pub use romanized::{
 pub use speaker::without_speaker_label;
 pub use tagger::{LATIN_CONFIDENCE_THRESHOLD, LanguagePair, TaggedWord, UntaggedReason, WordTag};
 pub use uncertainty::{RATIO_UNCERTAINTY_TOLERANCE, RatioRange};
+pub use wordlists::UNKNOWN_LANGUAGE;
 
 /// Why a measurement could not be made.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
