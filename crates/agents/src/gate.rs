@@ -140,23 +140,8 @@ fn evidence_verdict(
     }
     // Words that look like a third language (Portuguese in a Spanish–English batch) are not
     // code switching between the pair, however the judges score them.
-    if let Some(third) = &m.third_language {
-        let why = why(&format!("the words look {third}"));
-        // Words no list holds may be a language the tool has no list for, or words of the
-        // pair's own that are rare (dish names): it cannot tell, and refuses as for a language
-        // with no firm word, whatever `gate.undecided` says.
-        let reason = if third == UNKNOWN_LANGUAGE {
-            format!(
-                "undecided, refused: could not tell whether the batch is in {} and {}: {why}",
-                m.first_language, m.second_language
-            )
-        } else {
-            format!("the batch is not in the pair's languages: {why}")
-        };
-        return Ok(GateVerdict {
-            passed: Some(false),
-            reason,
-        });
+    if let Some(refusal) = third_language_refusal(m) {
+        return Ok(refusal);
     }
     // However low the coverage, a language whose only evidence is words of uncertain language
     // (look-alikes, words only the detector placed, ambiguous words) is refused: a monolingual
@@ -204,6 +189,30 @@ fn evidence_verdict(
             passed: Some(false),
             reason: why,
         },
+    })
+}
+
+/// The refusal of a batch whose words look like a third language (`third_language` set), with
+/// the measurement's reason. Words no list holds (`"unknown"`) may be a language the tool has
+/// no list for or rare words of the pair's own (dish names): the gate could not tell, and
+/// refuses as for a language with no firm word, whatever `gate.undecided` says.
+fn third_language_refusal(m: &Measurement) -> Option<GateVerdict> {
+    let third = m.third_language.as_ref()?;
+    let why = m
+        .status_reason
+        .clone()
+        .unwrap_or_else(|| format!("the words look {third}"));
+    let reason = if third == UNKNOWN_LANGUAGE {
+        format!(
+            "undecided, refused: could not tell whether the batch is in {} and {}: {why}",
+            m.first_language, m.second_language
+        )
+    } else {
+        format!("the batch is not in the pair's languages: {why}")
+    };
+    Some(GateVerdict {
+        passed: Some(false),
+        reason,
     })
 }
 
