@@ -4,7 +4,13 @@
 //! - Intra-sentential `cs_type`s (the value contains "intra"): every text needs at least
 //!   `min_switch_points` switch points.
 //! - Every other type (inter-sentential, extra-sentential/tag, or none given): the batch as a
-//!   whole needs words of both languages and at least `min_switch_points` switch points.
+//!   whole needs words of both languages and at least `min_switch_points` switch points, and
+//!   its less used language must be more than a token presence: at least [`MIN_FIRM_BATCH`]
+//!   (2) firm words (a batch of one text: or one that is [`MIN_LANGUAGE_SHARE`], 5%, of its
+//!   tagged words). One English "really" at the end of three long Spanish sentences is a
+//!   monolingual batch and is refused, however many look-alikes are tagged English (they are no
+//!   evidence); a whole English sentence among Spanish ones, or one English word in a short
+//!   one-text batch (1 of 7), passes.
 //!
 //! For multi-turn conversations a change of language from one turn to the next is a switch
 //! point too (inter-sentential switching between speakers).
@@ -25,9 +31,12 @@
 //! one firm word of a language but not two is `undecided`.
 //!
 //! A measurement whose words look like a **third language** (`third_language` set: Portuguese
-//! in a Spanish–English batch, Tagalog in Malay–English; its status is `low_coverage`) fails
-//! too, with the measurement's reason ("14 of 20 words look Portuguese …"): text in another
-//! language is not code switching between the pair.
+//! in a Spanish–English batch, Tagalog in Malay–English, or `"unknown"` for words in no list
+//! the tool has, such as Galician or Swahili; its status is `low_coverage`) fails too, with the
+//! measurement's reason ("14 of 20 words look Portuguese …"): text in another language is not
+//! code switching between the pair. For `"unknown"` the reason says the gate *could not tell*
+//! whether the batch is in the pair's languages (rare words of the pair's own, such as dish
+//! names, look the same), and the batch is refused whatever `gate.undecided` says.
 //!
 //! Otherwise the gate decides only on evidence it can trust. An `unavailable` measurement (or
 //! none) makes it `undecided`: the judges decide alone, and the record says so. So does a
@@ -41,7 +50,8 @@
 //! batches can never be decided (no measurement for the pair), for `plan` and `run` to warn.
 
 use codeswitch::{
-    Language, Measurement, MeasurementStatus, SentenceMeasurement, has_romanized_detector,
+    Language, Measurement, MeasurementStatus, SentenceMeasurement, UNKNOWN_LANGUAGE,
+    has_romanized_detector,
 };
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -130,12 +140,8 @@ fn evidence_verdict(
     }
     // Words that look like a third language (Portuguese in a Spanish–English batch) are not
     // code switching between the pair, however the judges score them.
-    if let Some(third) = &m.third_language {
-        let why = why(&format!("the words look {third}"));
-        return Ok(GateVerdict {
-            passed: Some(false),
-            reason: format!("the batch is not in the pair's languages: {why}"),
-        });
+    if let Some(refusal) = third_language_refusal(m) {
+        return Ok(refusal);
     }
     // However low the coverage, a language whose only evidence is words of uncertain language
     // (look-alikes, words only the detector placed, ambiguous words) is refused: a monolingual
@@ -164,6 +170,12 @@ fn evidence_verdict(
     {
         return evidence;
     }
+    if failure.is_none()
+        && !intra
+        && let Some(refusal) = token_presence(m)
+    {
+        return Ok(refusal);
+    }
     Ok(match failure {
         None => GateVerdict {
             passed: Some(true),
@@ -177,6 +189,30 @@ fn evidence_verdict(
             passed: Some(false),
             reason: why,
         },
+    })
+}
+
+/// The refusal of a batch whose words look like a third language (`third_language` set), with
+/// the measurement's reason. Words no list holds (`"unknown"`) may be a language the tool has
+/// no list for or rare words of the pair's own (dish names): the gate could not tell, and
+/// refuses as for a language with no firm word, whatever `gate.undecided` says.
+fn third_language_refusal(m: &Measurement) -> Option<GateVerdict> {
+    let third = m.third_language.as_ref()?;
+    let why = m
+        .status_reason
+        .clone()
+        .unwrap_or_else(|| format!("the words look {third}"));
+    let reason = if third == UNKNOWN_LANGUAGE {
+        format!(
+            "undecided, refused: could not tell whether the batch is in {} and {}: {why}",
+            m.first_language, m.second_language
+        )
+    } else {
+        format!("the batch is not in the pair's languages: {why}")
+    };
+    Some(GateVerdict {
+        passed: Some(false),
+        reason,
     })
 }
 
@@ -353,6 +389,72 @@ fn absent_script_language(m: &Measurement) -> Option<Language> {
 
 /// Firm words of each language a romanized text (or batch) needs for a pass.
 pub const MIN_FIRM_ROMANIZED: usize = 2;
+
+/// A batch-level pass (every `cs_type` but intra-sentential) needs the less used language to
+/// be more than a token presence: at least this many firm words in the batch. One English word
+/// at the end of three long Spanish sentences, or "honestly" after three short ones full of
+/// look-alikes ("plan", "hotel", "red", "bar"), is a monolingual batch, not switching.
+pub const MIN_FIRM_BATCH: usize = 2;
+
+/// A batch of one text may pass with one firm word of its less used language when that word is
+/// at least this share of the text's tagged words: 5%. One English word in a short text (1 of
+/// 7) is a real switch, and every code-switched sentence of the hand-tagged sets has 8% or more
+/// of its less used language; one in 72 is a token.
+pub const MIN_LANGUAGE_SHARE: f64 = 0.05;
+
+/// The refusal of a batch whose less used language (by firm words) is a token presence: fewer
+/// than [`MIN_FIRM_BATCH`] firm words, unless the batch is one text where that word is at least
+/// [`MIN_LANGUAGE_SHARE`] of the tagged words. Words tagged with the language that are not firm
+/// (look-alikes, words of uncertain language) are named but, being no evidence, do not save it.
+/// `None` when the language is more than that.
+fn token_presence(m: &Measurement) -> Option<GateVerdict> {
+    let total = m.tagged.total();
+    let firm_total = m.sentences.iter().fold([0, 0], |acc, s| {
+        let f = firm(s);
+        [acc[0] + f[0], acc[1] + f[1]]
+    });
+    let (language, tagged, firm_words) = if firm_total[1] <= firm_total[0] {
+        (m.second_language, m.tagged.second, firm_total[1])
+    } else {
+        (m.first_language, m.tagged.first, firm_total[0])
+    };
+    #[allow(clippy::cast_precision_loss)] // word counts are far below 2^52
+    let share = firm_words as f64 / total.max(1) as f64;
+    let one_text = m.sentences.len() == 1;
+    if total == 0 || firm_words >= MIN_FIRM_BATCH || (one_text && share >= MIN_LANGUAGE_SHARE) {
+        return None;
+    }
+    let what = if one_text {
+        format!(
+            "{language} has {firm_words} firm word(s) of the text's {total} tagged words \
+             ({:.1}%, under {:.0}%)",
+            100.0 * share,
+            100.0 * MIN_LANGUAGE_SHARE
+        )
+    } else {
+        format!(
+            "{language} has {firm_words} firm word(s) in the batch's {} texts ({total} tagged \
+             words), fewer than {MIN_FIRM_BATCH}",
+            m.sentences.len()
+        )
+    };
+    let unfirm = tagged.saturating_sub(firm_words);
+    let uncertain = if unfirm > 0 {
+        format!(
+            " (and {unfirm} tagged {language} that are look-alikes or of uncertain language, \
+             no evidence of a switch)"
+        )
+    } else {
+        String::new()
+    };
+    Some(GateVerdict {
+        passed: Some(false),
+        reason: format!(
+            "{what}{uncertain}: a token presence of one language in a monolingual batch is not \
+             code switching"
+        ),
+    })
+}
 
 /// Words of each language (first, second) tagged firmly in one measured sentence: tagged minus
 /// those whose language is not firm (`uncertain`: look-alikes, contested romanized words, words
@@ -713,7 +815,8 @@ mod tests {
             "switch_points": per_text.iter().sum::<u64>(),
             "sentences": per_text.iter().map(|&s| json!({
                 "switch_points": s,
-                "tagged": {"first": u64::from(first > 0), "second": u64::from(second > 0 && s > 0)},
+                // One embedded word per switch point of the text, as "… one **two** …" has.
+                "tagged": {"first": u64::from(first > 0), "second": if second > 0 { s } else { 0 }},
             })).collect::<Vec<_>>(),
         }))
     }

@@ -175,8 +175,9 @@ pub struct Measurement {
     /// One entry per batch item, in order.
     pub sentences: Vec<SentenceMeasurement>,
     /// The language a large share of the batch's words look like when it is neither of the
-    /// pair (Portuguese in a Spanish–English batch; see `wordlists.rs`): the status is then
-    /// `low_coverage` and `status_reason` says how many words. `None` otherwise.
+    /// pair (Portuguese in a Spanish–English batch; see `wordlists.rs`), or `"unknown"` when
+    /// most of those words are in no word list the tool has (Galician, Esperanto …): the status
+    /// is then `low_coverage` and `status_reason` says how many words. `None` otherwise.
     pub third_language: Option<String>,
     /// The range the embedded share could take over every language the batch's uncertain
     /// words could have (look-alikes, words lingua alone placed, ambiguous words); `None` when

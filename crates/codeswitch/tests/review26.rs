@@ -142,3 +142,48 @@ proptest! {
         }
     }
 }
+
+/// Issue 26, second break-it review: a third language no shipped list holds was `ok` (Asturian,
+/// Esperanto beside Spanish–English) or `low_coverage` without a third language; its words are
+/// in no list the pair knows, so the measurement now names it ("unknown"). Romanized Hindi
+/// likewise: Swahili beside English is words neither the Hinglish nor the English list holds.
+#[test]
+fn a_third_language_no_list_holds_is_named_unknown() {
+    let pair = LanguagePair::parse("Hindi", "English").expect("a pair");
+    let romanized = [
+        "Leo nina mkutano na bosi wangu, it will be long.",
+        "Jana tulienda pwani with my friends.",
+        "Sijui kama naweza kuja, I'm so tired.",
+    ]
+    .map(str::to_owned);
+    for m in [
+        measure(
+            "Spanish",
+            "English",
+            &[
+                "Hodiaŭ mi havas kunvenon kun la boss, it will be long.",
+                "Hieraŭ mi iris al la plaĝo with my friends.",
+                "Mi ne scias ĉu mi povas iri, I am so tired.",
+            ],
+        ),
+        measure(
+            "Spanish",
+            "English",
+            &[
+                "Güei tengo una reunión col boss, it will be long.",
+                "Ayeri fui a la playa with my friends.",
+                "Nun sé si puedo dir, I am so tired.",
+            ],
+        ),
+        pair.measure_with(&romanized, Some(codeswitch::ScriptHint::Romanized)),
+    ] {
+        assert_eq!(m.status, MeasurementStatus::LowCoverage, "{m:?}");
+        assert!(m.third_language.is_some(), "{m:?}");
+        let reason = m.status_reason.unwrap_or_default();
+        assert!(reason.contains("no word list the tool has"), "{reason}");
+    }
+    // Real Hinglish is not taken for one.
+    let real = ["Yaar, ye movie really boring thi.".to_owned()];
+    let m = pair.measure_with(&real, Some(codeswitch::ScriptHint::Romanized));
+    assert!(m.third_language.is_none(), "{m:?}");
+}
