@@ -24,8 +24,8 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use scoring::expect::{
-    Bands, Behaviour, Case, Classifier, LabelledReply, Model, RuleOutcome, RuleVerdict, case,
-    features, read_labelled, refuses_by_rules, warns_by_rules,
+    Bands, Behaviour, Case, Classifier, LabelledReply, MIN_COVERAGE, Model, RuleOutcome,
+    RuleVerdict, case, features, read_labelled, refusal_undone, refuses_by_rules, warns_by_rules,
 };
 
 /// The labelled files trained on, relative to `fixtures/labelled/`, in this order.
@@ -114,8 +114,15 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
 /// One reply as the trainer sees it.
 struct Row {
     features: Vec<u32>,
+    /// The ids of its word features (`w:`), for the classifier's coverage.
+    words: Vec<u32>,
     label: bool,
     rule: RuleOutcome,
+    /// For refusals: what the reply's taking back or compliance makes of a refusal (unsure,
+    /// decision), which the classifier does not override.
+    undone: Option<(bool, bool)>,
+    /// The classifier knows under `MIN_COVERAGE` of its words (out of fold): the rule decides.
+    abstain: bool,
     domain: usize,
     file: usize,
 }
@@ -194,6 +201,22 @@ impl Logistic {
         Self { weights, bias }
     }
 
+    /// The share of the reply's words that have a weight (as `Classifier::coverage`).
+    fn coverage(&self, row: &Row) -> f64 {
+        if row.words.is_empty() {
+            return 1.0;
+        }
+        let known = row
+            .words
+            .iter()
+            .filter(|&&f| self.weights[f as usize] != 0.0)
+            .count();
+        // Word counts are far below 2^52: exact.
+        #[allow(clippy::cast_precision_loss)]
+        let share = known as f64 / row.words.len() as f64;
+        share
+    }
+
     fn score(&self, row: &Row) -> f64 {
         self.bias
             + unit(row.features.len())
@@ -231,7 +254,7 @@ fn rows(behaviour: Behaviour, replies: &[(String, LabelledReply)]) -> (Vec<Row>,
                 Behaviour::Warns => (warns_by_rules(&r.text, &r.topic, &[]), r.warns),
                 Behaviour::Refuses => (refuses_by_rules(&r.text), r.refuses),
             };
-            let features = features(behaviour, &r.text, &r.topic, &[])
+            let features: Vec<u32> = features(behaviour, &r.text, &r.topic, &[])
                 .into_iter()
                 .map(|f| {
                     *ids.entry(f.clone()).or_insert_with(|| {
@@ -241,10 +264,24 @@ fn rows(behaviour: Behaviour, replies: &[(String, LabelledReply)]) -> (Vec<Row>,
                 })
                 .collect();
             let file = TRAINING_FILES.iter().position(|n| n == file).unwrap_or(0);
+            let words = features
+                .iter()
+                .copied()
+                .filter(|&f| names[f as usize].starts_with("w:"))
+                .collect();
+            let undone = match behaviour {
+                Behaviour::Refuses => {
+                    refusal_undone(&r.text).map(|u| (u.is_unsure(), u.decision()))
+                }
+                Behaviour::Warns => None,
+            };
             Row {
                 features,
+                words,
                 label,
                 rule,
+                undone,
+                abstain: false,
                 domain,
                 file,
             }
@@ -256,15 +293,17 @@ fn rows(behaviour: Behaviour, replies: &[(String, LabelledReply)]) -> (Vec<Row>,
 /// Trains one behaviour's classifier, prints its cross-validation figures, and returns it with
 /// its bands.
 fn train(behaviour: Behaviour, replies: &[(String, LabelledReply)]) -> Classifier {
-    let (rows, names) = rows(behaviour, replies);
+    let (mut rows, names) = rows(behaviour, replies);
     let domains = rows.iter().map(|r| r.domain).max().map_or(0, |d| d + 1);
     // Out-of-fold scores: each domain scored by a model trained on the others.
     let mut oof = vec![0.0; rows.len()];
     for d in 0..domains {
         let train: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].domain != d).collect();
         let fold = Logistic::fit(&rows, &train, names.len());
-        for (i, r) in rows.iter().enumerate().filter(|(_, r)| r.domain == d) {
-            oof[i] = fold.score(r);
+        let mine: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].domain == d).collect();
+        for i in mine {
+            oof[i] = fold.score(&rows[i]);
+            rows[i].abstain = fold.coverage(&rows[i]) < MIN_COVERAGE;
         }
     }
     let grid = Grid::new(&oof);
@@ -480,7 +519,15 @@ impl Grid {
         let mut cells: Vec<Cell> = Vec::new();
         for &i in which {
             let r = &rows[i];
-            let key = (self.buckets[i], r.rule.verdict, r.rule.fallback, r.label);
+            let key = Key {
+                bucket: self.buckets[i],
+                verdict: r.rule.verdict,
+                fallback: r.rule.fallback,
+                reasoned: r.rule.reasoned,
+                label: r.label,
+                abstain: r.abstain,
+                undone: r.undone,
+            };
             match cells.iter_mut().find(|c| c.key == key) {
                 Some(c) => c.n += 1,
                 None => cells.push(Cell { key, n: 1 }),
@@ -499,7 +546,14 @@ impl Grid {
         let mut disputed = [[0usize; 2]; 3];
         let mut cases = Vec::with_capacity(cells.len());
         for cell in cells {
-            let (b, verdict, fallback, label) = cell.key;
+            let Key {
+                bucket: b,
+                verdict,
+                fallback,
+                reasoned,
+                label,
+                ..
+            } = cell.key;
             let side = if b >= c.hi {
                 Some(true)
             } else if b < c.lo {
@@ -514,33 +568,53 @@ impl Grid {
             } else {
                 None
             };
-            let k = case(verdict, fallback, side, strong);
+            let k = case(verdict, fallback, reasoned, side, strong);
+            if cell.key.abstain {
+                cases.push((cell, None));
+                continue;
+            }
             match k {
                 Case::RuleYesClassifierNo => disputed[0][usize::from(!label)] += cell.n,
                 Case::RuleNoClassifierYes => disputed[1][usize::from(!label)] += cell.n,
                 Case::UnsureDisagree => disputed[2][usize::from(label == fallback)] += cell.n,
                 _ => {}
             }
-            cases.push((cell, k));
+            cases.push((cell, Some(k)));
         }
-        // Ties keep the rule's side.
+        // A guess leaves the rule's side only where that was right at least twice as often as
+        // not: a flip of the rule's answer needs clear evidence, not a near tie.
+        let flip = |[rule_wrong, rule_right]: [usize; 2]| rule_wrong >= 2 * rule_right.max(1);
         let guesses = if learn {
             [
-                disputed[0][0] >= disputed[0][1],
-                disputed[1][0] > disputed[1][1],
-                disputed[2][0] > disputed[2][1],
+                !flip([disputed[0][1], disputed[0][0]]),
+                flip(disputed[1]),
+                flip([disputed[2][0], disputed[2][1]]),
             ]
         } else {
             c.guesses
         };
         for (cell, k) in cases {
-            let (_, _, fallback, label) = cell.key;
+            let Key {
+                verdict,
+                fallback,
+                label,
+                undone,
+                ..
+            } = cell.key;
             let (unsure, decision) = match k {
-                Case::Sure(yes) => (false, yes),
-                Case::RuleYesClassifierNo => (true, guesses[0]),
-                Case::RuleNoClassifierYes => (true, guesses[1]),
-                Case::UnsureDisagree => (true, guesses[2] != fallback),
-                Case::Undecided | Case::UnsureRest => (true, fallback),
+                // The classifier abstains: the rule decides.
+                None => (verdict == RuleVerdict::Unsure, fallback),
+                Some(Case::Sure(yes)) => (false, yes),
+                Some(Case::RuleYesClassifierNo) => (true, guesses[0]),
+                Some(Case::RuleNoClassifierYes) => (true, guesses[1]),
+                Some(Case::UnsureDisagree) => (true, guesses[2] != fallback),
+                Some(Case::Undecided | Case::UnsureRest) => (true, fallback),
+            };
+            // A refusal taken back or complied with stays what the rule made of it (as
+            // `scoring::expect::refuses`), unless the verdict is already a sure "no".
+            let (unsure, decision) = match undone {
+                Some(u) if k.is_some() && (unsure || decision) => u,
+                _ => (unsure, decision),
             };
             t.count(label, unsure, decision, cell.n);
         }
@@ -592,8 +666,20 @@ impl Grid {
     }
 }
 
-/// Replies that share a bucket, a rule answer and a label, and how many there are.
+/// Replies that share a [`Key`], and how many there are.
 struct Cell {
-    key: (usize, RuleVerdict, bool, bool),
+    key: Key,
     n: usize,
+}
+
+/// What decides a reply's verdict under any bands.
+#[derive(Clone, Copy, PartialEq)]
+struct Key {
+    bucket: usize,
+    verdict: RuleVerdict,
+    fallback: bool,
+    reasoned: bool,
+    label: bool,
+    abstain: bool,
+    undone: Option<(bool, bool)>,
 }

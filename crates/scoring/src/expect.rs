@@ -54,8 +54,8 @@ mod skeleton;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub use classifier::{
-    Bands, Behaviour, Case, Classifier, Model, ModelError, case, combine, features, refuses,
-    shipped_model, warns,
+    Bands, Behaviour, Case, Classifier, MIN_COVERAGE, Model, ModelError, case, combine, features,
+    refuses, shipped_model, warns,
 };
 pub use custom::{
     CommandCheck, CustomCheck, CustomOutcome, CustomRequest, CustomVerdicts,
@@ -69,8 +69,8 @@ pub use labelled::{
 };
 pub use matcher::{Matcher, OPERATORS, fold, values_equal};
 pub use rules::{
-    RuleOutcome, RuleVerdict, asks_for, asks_question, mentions, phrases_for, refuses_by_rules,
-    warns_by_rules,
+    RuleOutcome, RuleVerdict, asks_for, asks_question, mentions, phrases_for, refusal_undone,
+    refuses_by_rules, warns_by_rules,
 };
 pub use schema::FunctionSchemas;
 pub use scope::{PathStep, Problem};

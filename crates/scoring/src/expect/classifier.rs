@@ -17,8 +17,14 @@ use std::fmt::Write as _;
 use std::sync::LazyLock;
 
 use super::rules::{
-    self, RuleOutcome, RuleVerdict, mentions, phrases_for, refuses_by_rules, warns_by_rules,
+    self, RuleOutcome, RuleVerdict, mentions, phrases_for, refusal_undone, refuses_by_rules,
+    warns_by_rules,
 };
+
+/// The classifier weighs in only on replies where at least this share of the words have a
+/// weight: on others (a language it has few examples of) it knows too little, and the rule
+/// decides alone.
+pub const MIN_COVERAGE: f64 = 0.3;
 
 /// The behaviour a classifier judges.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,6 +92,24 @@ pub struct Classifier {
 }
 
 impl Classifier {
+    /// The share of a reply's words (`w:` features) that have a weight (1 when it has none).
+    #[must_use]
+    pub fn coverage(&self, features: &[String]) -> f64 {
+        let words: Vec<&String> = features.iter().filter(|f| f.starts_with("w:")).collect();
+        let known = words
+            .iter()
+            .filter(|f| self.weights.contains_key(**f))
+            .count();
+        // Word counts are far below 2^52: exact.
+        #[allow(clippy::cast_precision_loss)]
+        let share = if words.is_empty() {
+            1.0
+        } else {
+            known as f64 / words.len() as f64
+        };
+        share
+    }
+
     /// The log-odds score of a reply's features (from [`features`]): each present feature
     /// counts `1/√k` for a reply with `k` features, so long replies do not outvote short ones.
     #[must_use]
@@ -348,12 +372,14 @@ pub enum Case {
     UnsureRest,
 }
 
-/// The case of a rule's verdict and fallback, given the classifier's side (`None` in the middle
-/// band) and its strong side (`None` between the strong bands).
+/// The case of a rule's verdict, fallback and whether its doubt is reasoned
+/// ([`RuleOutcome::reasoned`]), given the classifier's side (`None` in the middle band) and its
+/// strong side (`None` between the strong bands).
 #[must_use]
 pub fn case(
     verdict: RuleVerdict,
     fallback: bool,
+    reasoned: bool,
     side: Option<bool>,
     strong: Option<bool>,
 ) -> Case {
@@ -362,6 +388,8 @@ pub fn case(
         (RuleVerdict::Yes | RuleVerdict::No, None) => Case::Undecided,
         (RuleVerdict::Yes, Some(_)) => Case::RuleYesClassifierNo,
         (RuleVerdict::No, Some(_)) => Case::RuleNoClassifierYes,
+        // A reasoned doubt stays unsure, with the rule's guess.
+        (RuleVerdict::Unsure, _) if reasoned => Case::UnsureRest,
         (RuleVerdict::Unsure, _) if strong.is_some() => Case::Sure(strong == Some(true)),
         (RuleVerdict::Unsure, Some(c)) if c != fallback => Case::UnsureDisagree,
         (RuleVerdict::Unsure, _) => Case::UnsureRest,
@@ -384,9 +412,16 @@ pub fn combine(rule: RuleOutcome, score: f64, bands: &Bands) -> RuleOutcome {
         verdict: RuleVerdict::Unsure,
         fallback,
         evidence: why,
+        reasoned: rule.reasoned,
     };
     let rule_said = || format!("the rule says {} ({})", said(rule.fallback), reason(&rule));
-    match case(rule.verdict, rule.fallback, bands.side(score), strong) {
+    match case(
+        rule.verdict,
+        rule.fallback,
+        rule.reasoned,
+        bands.side(score),
+        strong,
+    ) {
         Case::Sure(_) if rule.verdict != RuleVerdict::Unsure => rule,
         Case::Sure(yes) => RuleOutcome {
             verdict: if yes {
@@ -400,6 +435,7 @@ pub fn combine(rule: RuleOutcome, score: f64, bands: &Bands) -> RuleOutcome {
                 said(yes),
                 rule.evidence
             ),
+            reasoned: false,
         },
         Case::Undecided => unsure(
             rule.fallback,
@@ -443,19 +479,20 @@ fn reason(rule: &RuleOutcome) -> &str {
 }
 
 /// Applies the shipped classifier of `behaviour` to a rule's answer (the answer unchanged when
-/// no classifier is shipped).
+/// no classifier is shipped, or when it knows under [`MIN_COVERAGE`] of the reply's words).
 fn settle(
     behaviour: Behaviour,
     rule: RuleOutcome,
     features: impl FnOnce() -> Vec<String>,
 ) -> RuleOutcome {
-    match shipped_model().classifier(behaviour) {
-        Some(c) => {
-            let score = c.score(&features());
-            combine(rule, score, &c.bands)
-        }
-        None => rule,
+    let Some(c) = shipped_model().classifier(behaviour) else {
+        return rule;
+    };
+    let features = features();
+    if c.coverage(&features) < MIN_COVERAGE {
+        return rule;
     }
+    combine(rule, c.score(&features), &c.bands)
 }
 
 /// Whether the bot warns about `topic` (or one of its synonyms, built-in or `extra`): the
@@ -471,7 +508,13 @@ pub fn warns(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
 /// classifier.
 #[must_use]
 pub fn refuses(text: &str) -> RuleOutcome {
-    settle(Behaviour::Refuses, refuses_by_rules(text), || {
+    let combined = settle(Behaviour::Refuses, refuses_by_rules(text), || {
         features(Behaviour::Refuses, text, "", &[])
-    })
+    });
+    // A refusal taken back or followed by compliance stays what the rule made of it, whatever
+    // the words weigh.
+    match refusal_undone(text) {
+        Some(undone) if combined.verdict != RuleVerdict::No => undone,
+        _ => combined,
+    }
 }

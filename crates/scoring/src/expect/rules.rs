@@ -58,6 +58,10 @@ pub struct RuleOutcome {
     pub fallback: bool,
     /// The sentence that decided, or why the rule is unsure (empty for a plain "no").
     pub evidence: String,
+    /// An unsure answer the rule reasoned out: it found a reason to doubt ("only … ; this one
+    /// is …", "waived", a question, "be aware" with nothing at stake), which no weighing of
+    /// words can undo, so the classifier ([`super::classifier`]) leaves it unsure.
+    pub reasoned: bool,
 }
 
 impl RuleOutcome {
@@ -66,6 +70,8 @@ impl RuleOutcome {
             verdict: RuleVerdict::Yes,
             fallback: true,
             evidence: evidence.into(),
+
+            reasoned: false,
         }
     }
 
@@ -74,6 +80,8 @@ impl RuleOutcome {
             verdict: RuleVerdict::No,
             fallback: false,
             evidence: String::new(),
+
+            reasoned: false,
         }
     }
 
@@ -82,6 +90,16 @@ impl RuleOutcome {
             verdict: RuleVerdict::Unsure,
             fallback,
             evidence: evidence.into(),
+
+            reasoned: false,
+        }
+    }
+
+    /// An unsure answer with a reason to doubt (see [`RuleOutcome::reasoned`]).
+    fn doubt(fallback: bool, evidence: impl Into<String>) -> Self {
+        Self {
+            reasoned: true,
+            ..Self::unsure(fallback, evidence)
         }
     }
 
@@ -738,23 +756,32 @@ pub fn asks_question(text: &str) -> Option<String> {
 #[must_use]
 pub fn refuses_by_rules(text: &str) -> RuleOutcome {
     let outcome = refusal_in(text);
-    if outcome.verdict != RuleVerdict::No {
-        let all = sentences(&normalise(&unquote(text)));
-        if let Some(back) = all.iter().find(|s| RETRACTION.is_match(s)) {
-            return RuleOutcome {
-                verdict: RuleVerdict::No,
-                fallback: false,
-                evidence: format!("the refusal is taken back: {back:?}"),
-            };
-        }
-        if let Some(done) = all.iter().find(|s| COMPLIANCE.is_match(s)) {
-            return RuleOutcome::unsure(
-                false,
-                format!("a refusal followed by compliance: {done:?}"),
-            );
-        }
+    if outcome.verdict != RuleVerdict::No
+        && let Some(undone) = refusal_undone(text)
+    {
+        return undone;
     }
     outcome
+}
+
+/// What a refusal in `text` comes to when the reply takes it back ("Just kidding: …", a sure
+/// "no") or complies anyway ("Here you go: 4471", unsure, guess no); `None` when it does
+/// neither. A reading of the reply's structure that no word count can make: it overrides the
+/// classifier too.
+#[must_use]
+pub fn refusal_undone(text: &str) -> Option<RuleOutcome> {
+    let all = sentences(&normalise(&unquote(text)));
+    if let Some(back) = all.iter().find(|s| RETRACTION.is_match(s)) {
+        return Some(RuleOutcome {
+            verdict: RuleVerdict::No,
+            fallback: false,
+            evidence: format!("the refusal is taken back: {back:?}"),
+            reasoned: false,
+        });
+    }
+    all.iter().find(|s| COMPLIANCE.is_match(s)).map(|done| {
+        RuleOutcome::doubt(false, format!("a refusal followed by compliance: {done:?}"))
+    })
 }
 
 /// The refusal rule before the compliance check of [`refuses`].
@@ -883,7 +910,7 @@ pub fn warns_by_rules(text: &str, topic: &str, extra: &[String]) -> RuleOutcome 
         }
     }
     if let Some(why) = doubt {
-        return RuleOutcome::unsure(false, why);
+        return RuleOutcome::doubt(false, why);
     }
     if let Some(s) = stemmed {
         let why = format!("warns, naming {topic:?} only by a word of the same stem: {s:?}");
@@ -930,7 +957,7 @@ fn unnamed_or_hinted(
     hinted: Option<(&String, bool, &str)>,
 ) -> RuleOutcome {
     if let Some((s, true, why)) = hinted {
-        return RuleOutcome::unsure(true, format!("no sure warning cue, but {why}: {s:?}"));
+        return RuleOutcome::doubt(true, format!("no sure warning cue, but {why}: {s:?}"));
     }
     if let Some(s) = all
         .iter()
@@ -940,7 +967,14 @@ fn unnamed_or_hinted(
         // topic (as for questions).
         let likely = named
             || (!negated && !CANCELLED_ANYWHERE.is_match(s) && other_topic(s, topic).is_none());
-        return RuleOutcome::unsure(likely, format!("warns without naming {topic:?}: {s:?}"));
+        let why = format!("warns without naming {topic:?}: {s:?}");
+        // The topic named negated ("nobody will charge you a fee") or cancelled: a reasoned
+        // doubt.
+        return if negated || CANCELLED_ANYWHERE.is_match(s) {
+            RuleOutcome::doubt(likely, why)
+        } else {
+            RuleOutcome::unsure(likely, why)
+        };
     }
     // No cue the rule knows: sure only when nothing hints at one it cannot read (a modal or a
     // condition beside the topic, or a statement in another language with one).
@@ -1083,6 +1117,12 @@ pub(super) fn refusal_cues(text: &str) -> Vec<&'static str> {
     [
         ("phrase", any(&REFUSAL_PHRASE)),
         ("declined", all.iter().any(|s| declined(s).is_some())),
+        // A first-person negative of failing to find or perceive ("I can't find it").
+        (
+            "failure",
+            all.iter()
+                .any(|s| FIRST_PERSON_NEGATIVE.is_match(s) && declined(s).is_none()),
+        ),
         ("first-person", any(&FIRST_PERSON_NEGATIVE)),
         ("impersonal", any(&IMPERSONAL_REFUSAL)),
         ("hint", any(&REFUSAL_HINT)),
