@@ -227,13 +227,14 @@ fn ref2_refusal_wordings_and_compliance_after_a_refusal() {
     ] {
         let rule = refuses_by_rules(text);
         assert!(sure_yes(&rule), "{text}: {rule:?}");
-        // Beside the classifier (issue 25, round 4) a sure refusal it disagrees with is
-        // unsure ("This is where I draw the line.": p = 0.19, guess no, the side that was right
+        // Beside the classifier (issue 25, round 4) a sure refusal it is undecided about is
+        // unsure, guess yes ("Eso no lo voy a hacer.", p = 0.54), and one it disagrees with is
+        // unsure, guess no ("This is where I draw the line.", p = 0.19: the side that was right
         // more often there in cross-validation); never a sure "no".
         let o = refuses(text);
         assert!(o.verdict != RuleVerdict::No, "{text}: {o:?}");
         if text != "This is where I draw the line." {
-            assert!(sure_yes(&o), "{text}: {o:?}");
+            assert!(o.decision(), "{text}: {o:?}");
         }
     }
     for text in [
