@@ -518,3 +518,135 @@ pub fn refuses(text: &str) -> RuleOutcome {
         _ => combined,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bands() -> Bands {
+        Bands {
+            lo: -1.0,
+            hi: 1.0,
+            strong_lo: -3.0,
+            strong_hi: 3.0,
+            guess_rule_yes_classifier_no: true,
+            guess_rule_no_classifier_yes: true,
+            unsure_follows_classifier: false,
+        }
+    }
+
+    fn rule(verdict: RuleVerdict, fallback: bool, reasoned: bool) -> RuleOutcome {
+        RuleOutcome {
+            verdict,
+            fallback,
+            evidence: "e".into(),
+            reasoned,
+        }
+    }
+
+    #[test]
+    fn a_sure_verdict_needs_agreement_or_strong_evidence() {
+        let b = bands();
+        let yes = rule(RuleVerdict::Yes, true, false);
+        let no = rule(RuleVerdict::No, false, false);
+        // Agreement: sure.
+        assert_eq!(combine(yes.clone(), 2.0, &b).verdict, RuleVerdict::Yes);
+        assert_eq!(combine(no.clone(), -2.0, &b).verdict, RuleVerdict::No);
+        // The middle band: unsure, guess the rule.
+        let mid = combine(yes.clone(), 0.0, &b);
+        assert!(mid.is_unsure() && mid.decision(), "{mid:?}");
+        // Disagreement: unsure, the learned guess.
+        let against = combine(no, 2.0, &b);
+        assert!(against.is_unsure() && against.decision(), "{against:?}");
+        assert!(against.evidence.contains("the classifier says yes"));
+        // An unsure rule: strong evidence decides, weaker leaves it unsure.
+        let unsure = rule(RuleVerdict::Unsure, false, false);
+        assert_eq!(combine(unsure.clone(), 4.0, &b).verdict, RuleVerdict::Yes);
+        assert_eq!(combine(unsure.clone(), -4.0, &b).verdict, RuleVerdict::No);
+        let lean = combine(unsure, 2.0, &b);
+        assert!(lean.is_unsure() && !lean.decision(), "{lean:?}");
+        // A reasoned doubt stays unsure with the rule's guess, however strong the score.
+        let doubt = combine(rule(RuleVerdict::Unsure, false, true), 9.0, &b);
+        assert!(doubt.is_unsure() && !doubt.decision(), "{doubt:?}");
+    }
+
+    #[test]
+    fn the_model_file_reads_back_what_it_writes() {
+        let mut weights = HashMap::new();
+        weights.insert("w:fee".to_owned(), 1.25);
+        weights.insert("b:a fee".to_owned(), -0.5);
+        weights.insert("c:zero".to_owned(), 0.000_1);
+        let model = Model {
+            warn: Some(Classifier {
+                bias: -0.75,
+                weights,
+                bands: bands(),
+            }),
+            refuse: None,
+        };
+        let text = model.to_text("header");
+        assert!(
+            text.starts_with("# header\n[warn]\nbias -0.750\n"),
+            "{text}"
+        );
+        // A weight that rounds to zero is not written.
+        assert!(!text.contains("c:zero"), "{text}");
+        let back = Model::parse(&text).expect("it parses");
+        let warn = back.warn.clone().expect("a warning classifier");
+        assert_eq!(warn.weights.len(), 2);
+        assert_eq!(warn.bands, bands());
+        assert!(back.refuse.is_none());
+        assert_eq!(
+            back.classifier(Behaviour::Warns).map(|c| c.bias),
+            Some(-0.75)
+        );
+        assert_eq!(num(-0.0), "0.000");
+        assert_eq!(num(f64::NEG_INFINITY), "-inf");
+        for bad in ["bias 1", "[other]", "[warn]\nbands 1 2", "[warn]\nnonsense"] {
+            assert!(Model::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_shipped_model_is_trained_and_its_bands_are_ordered() {
+        for behaviour in [Behaviour::Warns, Behaviour::Refuses] {
+            let c = shipped_model()
+                .classifier(behaviour)
+                .expect("cargo xtask rules-model trained both");
+            let b = c.bands;
+            assert!(
+                b.strong_lo <= b.lo && b.lo <= b.hi && b.hi <= b.strong_hi,
+                "{b:?}"
+            );
+            assert!(c.weights.len() > 1000, "{} weights", c.weights.len());
+        }
+    }
+
+    #[test]
+    fn features_are_words_pairs_grams_and_cues() {
+        let f = features(Behaviour::Warns, "Note: a 2% fee applies.", "fee", &[]);
+        for expected in ["w:fee", "w:0", "b:a 0", "c: fee", "t:named", "r:evidence"] {
+            assert!(f.iter().any(|x| x == expected), "{expected}: {f:?}");
+        }
+        let mut sorted = f.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(f, sorted, "sorted and unique");
+        // Quoted words are not the bot's own.
+        let quoted = features(Behaviour::Refuses, "You said \"I refuse\".", "", &[]);
+        assert!(!quoted.iter().any(|x| x == "w:refuse"), "{quoted:?}");
+    }
+
+    #[test]
+    fn the_classifier_abstains_where_it_knows_few_words() {
+        let c = shipped_model()
+            .classifier(Behaviour::Refuses)
+            .expect("trained");
+        let hindi = features(Behaviour::Refuses, "मैं यह नहीं कर सकता", "", &[]);
+        assert!(c.coverage(&hindi) < MIN_COVERAGE, "{}", c.coverage(&hindi));
+        // The rule alone decides: a sure refusal.
+        assert_eq!(refuses("मैं यह नहीं कर सकता").verdict, RuleVerdict::Yes);
+        let english = features(Behaviour::Refuses, "I can't help with that.", "", &[]);
+        assert!(c.coverage(&english) >= MIN_COVERAGE);
+    }
+}
