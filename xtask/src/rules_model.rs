@@ -50,6 +50,9 @@ const MIN_REPLIES: u32 = 2;
 /// The largest share of unsure verdicts the bands may leave in cross-validation (the issue's
 /// target is 15%; the margin is for new domains).
 const UNSURE_BUDGET: f64 = 0.12;
+/// A disputed case's guess leaves the rule's side only when the other side was right in at
+/// least this many more replies (and twice as many).
+const MIN_FLIP_MARGIN: usize = 5;
 /// How many quantiles of the out-of-fold scores are candidate band edges.
 const QUANTILES: usize = 16;
 
@@ -582,8 +585,11 @@ impl Grid {
             cases.push((cell, Some(k)));
         }
         // A guess leaves the rule's side only where that was right at least twice as often as
-        // not: a flip of the rule's answer needs clear evidence, not a near tie.
-        let flip = |[rule_wrong, rule_right]: [usize; 2]| rule_wrong >= 2 * rule_right.max(1);
+        // not, and by at least [`MIN_FLIP_MARGIN`] replies: a flip of the rule's answer needs
+        // clear evidence, not a near tie or a handful of replies.
+        let flip = |[rule_wrong, rule_right]: [usize; 2]| {
+            rule_wrong >= 2 * rule_right && rule_wrong >= rule_right + MIN_FLIP_MARGIN
+        };
         let guesses = if learn {
             [
                 !flip([disputed[0][1], disputed[0][0]]),
