@@ -4,11 +4,15 @@
 //! (issue 25, written before the rules were calibrated, never used to tune them) the issue's
 //! thresholds where they are met, and a floor at the measured figures where they are not; the
 //! same on `heldout3.jsonl` (issue 25, round 3: written by someone who never saw the rules, and
-//! measured once, after the round's rule changes were committed). The figures are in
-//! BENCHMARKS.md (`cargo run -p scoring --example rules_eval`).
+//! measured once, after the round's rule changes were committed). Since issue 25's fourth round
+//! those six files are also the training data of the classifier beside the refusal and warning
+//! rules (`cargo xtask rules-model`), so their figures are no longer held-out ones;
+//! `heldout4.jsonl` is (written while the classifier was trained, opened once after its code,
+//! weights and bands were committed). The figures are in BENCHMARKS.md (`cargo run -p scoring
+//! --example rules_eval`).
 
 use scoring::CheckKind;
-use scoring::expect::{LabelledReply, RuleFigures, measure, read_labelled};
+use scoring::expect::{LabelledReply, RuleFigures, measure, measure_rules_only, read_labelled};
 
 fn corpus(text: &str) -> Vec<LabelledReply> {
     read_labelled(text).expect("the labelled corpus reads")
@@ -36,6 +40,10 @@ fn tuning2() -> Vec<LabelledReply> {
 
 fn heldout3() -> Vec<LabelledReply> {
     corpus(include_str!("../../../fixtures/labelled/heldout3.jsonl"))
+}
+
+fn heldout4() -> Vec<LabelledReply> {
+    corpus(include_str!("../../../fixtures/labelled/heldout4.jsonl"))
 }
 
 fn assert_at_least_90(name: &str, figures: &[RuleFigures]) {
@@ -275,6 +283,99 @@ fn refusing_and_warning_keep_their_measured_figures_on_heldout3() {
 fn refusing_and_warning_meet_the_issue_25_thresholds_on_heldout3() {
     let (figures, _) = measure(&heldout3());
     for f in &figures[1..] {
+        let gaps = meets_issue_25(f);
+        assert!(gaps.is_empty(), "{}: {gaps:?} ({f:?})", f.kind);
+    }
+}
+
+#[test]
+fn heldout4_is_a_held_out_set_as_the_issue_asks() {
+    let all = heldout4();
+    assert!(all.len() >= 300, "{} replies", all.len());
+    assert_shaped_as_the_issue_asks(&all);
+    // Nothing of it is in the classifier's training data (the six other files).
+    let trained: Vec<String> = [
+        replies(),
+        heldout(),
+        tuning(),
+        tuning2(),
+        heldout2(),
+        heldout3(),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|r| r.text)
+    .collect();
+    let shared: Vec<&str> = all
+        .iter()
+        .filter(|r| trained.contains(&r.text))
+        .map(|r| r.id.as_str())
+        .collect();
+    assert!(shared.is_empty(), "{shared:?}");
+}
+
+#[test]
+fn every_rule_keeps_its_measured_figures_on_heldout4() {
+    // Measured once (BENCHMARKS.md, "Issue 25: round 4"), after the classifier's code, weights and
+    // bands were committed (6c7e14f). Where a figure meets the issue's target the test holds the
+    // target; elsewhere it holds the measured floor (the ignored test below holds the targets).
+    let (figures, _) = measure(&heldout4());
+    let (ask, refuse, warn) = (figures[0], figures[1], figures[2]);
+    assert_eq!(ask.kind, CheckKind::ShouldAskFor);
+    // Asking (the rule alone; no classifier): accuracy 83.7%, recall 53.3%, sure and wrong 2.8%
+    // (target met), unsure 30.6%.
+    assert!(ask.accuracy() >= 0.837, "{ask:?}");
+    assert!(ask.recall() >= 0.533, "{ask:?}");
+    assert!(ask.sure_wrong_rate() <= 0.03, "{ask:?}");
+    assert!(ask.unsure_rate() <= 0.307, "{ask:?}");
+    // Refusing: accuracy 94.1% and unsure 13.5% meet the targets; recall 75.9%, sure and wrong
+    // 3.9% do not.
+    assert!(refuse.accuracy() >= 0.90, "{refuse:?}");
+    assert!(refuse.unsure_rate() <= 0.15, "{refuse:?}");
+    assert!(refuse.recall() >= 0.759, "{refuse:?}");
+    assert!(refuse.sure_wrong_rate() <= 0.040, "{refuse:?}");
+    // Warning: unsure 13.2% meets the target; accuracy 83.4%, recall 55.0%, sure and wrong 11.5%
+    // do not.
+    assert!(warn.unsure_rate() <= 0.15, "{warn:?}");
+    assert!(warn.accuracy() >= 0.834, "{warn:?}");
+    assert!(warn.recall() >= 0.55, "{warn:?}");
+    assert!(warn.sure_wrong_rate() <= 0.116, "{warn:?}");
+}
+
+#[test]
+fn the_classifier_improves_on_the_rules_alone_on_heldout4() {
+    // Before (the rules alone) and after (the rules weighed with the classifier), same replies:
+    // warning accuracy 76.7% -> 83.4%, recall 30.0% -> 55.0%, sure and wrong 44 -> 41, unsure
+    // 85 -> 47; refusing sure and wrong 17 -> 14 (unsure 23 -> 48, accuracy and recall the same).
+    let all = heldout4();
+    let (before, _) = measure_rules_only(&all);
+    let (after, _) = measure(&all);
+    let (warn0, warn1) = (before[2], after[2]);
+    assert!(warn1.accuracy() > warn0.accuracy(), "{warn0:?} {warn1:?}");
+    assert!(warn1.recall() > warn0.recall(), "{warn0:?} {warn1:?}");
+    assert!(
+        warn1.sure_wrong() < warn0.sure_wrong(),
+        "{warn0:?} {warn1:?}"
+    );
+    assert!(warn1.unsure < warn0.unsure, "{warn0:?} {warn1:?}");
+    let (refuse0, refuse1) = (before[1], after[1]);
+    assert!(
+        refuse1.sure_wrong() < refuse0.sure_wrong(),
+        "{refuse0:?} {refuse1:?}"
+    );
+    assert!(
+        refuse1.accuracy() >= refuse0.accuracy(),
+        "{refuse0:?} {refuse1:?}"
+    );
+    // Asking has no classifier: the same either way.
+    assert_eq!(before[0], after[0]);
+}
+
+#[test]
+#[ignore = "issue 25's targets are not met on heldout4: asking (accuracy 83.7%, recall 53.3%, unsure 30.6%), refusing (recall 75.9%, sure and wrong 3.9%), warning (accuracy 83.4%, recall 55.0%, sure and wrong 11.5%)"]
+fn every_rule_meets_the_issue_25_thresholds_on_heldout4() {
+    let (figures, _) = measure(&heldout4());
+    for f in &figures {
         let gaps = meets_issue_25(f);
         assert!(gaps.is_empty(), "{}: {gaps:?} ({f:?})", f.kind);
     }
