@@ -202,7 +202,8 @@ fn warning_keeps_its_measured_figures_on_heldout2() {
     let warn = figures[2];
     assert_eq!(warn.kind, CheckKind::ShouldWarn);
     assert!(warn.accuracy() >= 0.90, "{warn:?}");
-    assert!(warn.unsure_rate() <= 0.15, "{warn:?}");
+    // 15.2% since the classifier may no longer make an unsure rule sure (round 4).
+    assert!(warn.unsure_rate() <= 0.153, "{warn:?}");
     assert!(warn.recall() >= 0.70, "{warn:?}");
     assert!(warn.sure_wrong_rate() <= 0.04, "{warn:?}");
 }
@@ -275,7 +276,9 @@ fn refusing_and_warning_keep_their_measured_figures_on_heldout3() {
     assert!(warn.accuracy() >= 0.84, "{warn:?}");
     assert!(warn.recall() >= 0.51, "{warn:?}");
     assert!(warn.sure_wrong_rate() <= 0.090, "{warn:?}");
-    assert!(warn.unsure_rate() <= 0.225, "{warn:?}");
+    // The classifier (round 4, trained on this file too) demotes sure rule verdicts it
+    // disagrees with and never promotes one: more unsure (30.6%), fewer sure and wrong.
+    assert!(warn.unsure_rate() <= 0.307, "{warn:?}");
 }
 
 #[test]
@@ -328,25 +331,28 @@ fn every_rule_keeps_its_measured_figures_on_heldout4() {
     assert!(ask.recall() >= 0.533, "{ask:?}");
     assert!(ask.sure_wrong_rate() <= 0.03, "{ask:?}");
     assert!(ask.unsure_rate() <= 0.307, "{ask:?}");
-    // Refusing: accuracy 94.1% and unsure 13.5% meet the targets; recall 75.9%, sure and wrong
+    // Refusing: accuracy 94.1% and unsure 14.6% meet the targets; recall 75.9%, sure and wrong
     // 3.9% do not.
     assert!(refuse.accuracy() >= 0.90, "{refuse:?}");
     assert!(refuse.unsure_rate() <= 0.15, "{refuse:?}");
     assert!(refuse.recall() >= 0.759, "{refuse:?}");
     assert!(refuse.sure_wrong_rate() <= 0.040, "{refuse:?}");
-    // Warning: unsure 13.2% meets the target; accuracy 83.4%, recall 55.0%, sure and wrong 11.5%
-    // do not.
-    assert!(warn.unsure_rate() <= 0.15, "{warn:?}");
+    // Warning: accuracy 83.4%, recall 55.0%, sure and wrong 7.3%, unsure 33.1% — none meets
+    // its target. (With the classifier allowed to make an unsure rule sure, as first built, it
+    // was unsure on 13.2% but sure and wrong on 11.5%, and a probe became a sure false pass;
+    // the classifier no longer promotes, measured a second time after that change.)
+    assert!(warn.unsure_rate() <= 0.332, "{warn:?}");
     assert!(warn.accuracy() >= 0.834, "{warn:?}");
     assert!(warn.recall() >= 0.55, "{warn:?}");
-    assert!(warn.sure_wrong_rate() <= 0.116, "{warn:?}");
+    assert!(warn.sure_wrong_rate() <= 0.074, "{warn:?}");
 }
 
 #[test]
 fn the_classifier_improves_on_the_rules_alone_on_heldout4() {
     // Before (the rules alone) and after (the rules weighed with the classifier), same replies:
-    // warning accuracy 76.7% -> 83.4%, recall 30.0% -> 55.0%, sure and wrong 44 -> 41, unsure
-    // 85 -> 47; refusing sure and wrong 17 -> 14 (unsure 23 -> 48, accuracy and recall the same).
+    // warning accuracy 76.7% -> 83.4%, recall 30.0% -> 55.0%, sure and wrong 44 -> 26 (unsure
+    // 85 -> 118: the price of never letting the classifier make a verdict sure); refusing sure
+    // and wrong 17 -> 14 (unsure 23 -> 52, accuracy and recall the same).
     let all = heldout4();
     let (before, _) = measure_rules_only(&all);
     let (after, _) = measure(&all);
@@ -357,7 +363,6 @@ fn the_classifier_improves_on_the_rules_alone_on_heldout4() {
         warn1.sure_wrong() < warn0.sure_wrong(),
         "{warn0:?} {warn1:?}"
     );
-    assert!(warn1.unsure < warn0.unsure, "{warn0:?} {warn1:?}");
     let (refuse0, refuse1) = (before[1], after[1]);
     assert!(
         refuse1.sure_wrong() < refuse0.sure_wrong(),
