@@ -7,7 +7,8 @@
 //! `target/real-server/pip.log` — llama-cpp-python's source build for the real-server step;
 //! format check; clippy (`-D warnings`, all targets); each library crate checked alone (clippy
 //! on `-p NAME --lib`, which also proves no library borrows a feature from a sibling); the word
-//! lists' check (`cargo xtask lexicon --check`); the README's test command (`cargo test
+//! lists' check (`cargo xtask lexicon --check`); the text rules' classifier retrained and compared
+//! (`cargo xtask rules-model --check`, seconds); the README's test command (`cargo test
 //! --workspace`, which includes the tidy tests of `xtask/src/tidy.rs`); `cargo xtask
 //! export-check` (an export loaded with pyarrow and Hugging Face datasets); `cargo xtask
 //! slurm-check` (task runs as a job array on a real Slurm); `cargo xtask s3-check` (a task run in
@@ -168,6 +169,11 @@ fn steps(root: &Path, args: &Args, t: &mut Timings) -> anyhow::Result<()> {
     t.step(
         "lexicon: verify crates/codeswitch/data/lexicon against wordfreq (PyPI)",
         || crate::lexicon::run(crate::lexicon::Args { check: true }),
+    )?;
+    // The text rules' classifier is exactly what the labelled fixtures train (seconds).
+    t.step(
+        "rules-model: retrain crates/scoring/data/rules_model.txt from fixtures/labelled and compare",
+        || crate::rules_model::run(crate::rules_model::Args { check: true }),
     )?;
     t.step("tests (README: cargo test --workspace)", || {
         cargo(

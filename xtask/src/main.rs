@@ -12,6 +12,7 @@ mod fixtures;
 mod k8s_check;
 mod lexicon;
 mod real_server;
+mod rules_model;
 mod s3_check;
 mod screenshot;
 mod slurm_check;
@@ -63,6 +64,8 @@ enum Command {
     Fixtures(fixtures::Args),
     /// Build (or with --check, verify) the romanized-Hindi and English word lists from wordfreq.
     Lexicon(lexicon::Args),
+    /// Train (or with --check, verify) the classifier beside the warning and refusal text rules.
+    RulesModel(rules_model::Args),
     /// Export a fixture run and load it with pyarrow and Hugging Face datasets (pip-installed).
     ExportCheck,
     /// Run the pipeline against a real llama-cpp-python server (installs it under target/).
@@ -117,6 +120,7 @@ fn main() -> anyhow::Result<()> {
         Command::FetchModel(args) => fetch_model::run(args),
         Command::Fixtures(args) => fixtures::run(args),
         Command::Lexicon(args) => lexicon::run(args),
+        Command::RulesModel(args) => rules_model::run(args),
         Command::ExportCheck => export_check::run(),
         Command::RealServer(args) => real_server::run(args),
         Command::SlurmCheck => slurm_check::run(),

@@ -694,7 +694,7 @@ fn a_judge_error_that_cannot_change_the_verdict_is_not_a_failure() {
     let json = dir.path().join("results.json");
     let suite = write_suite(
         dir.path(),
-        "bot: {kind: scripted}\nscenarios:\n  - id: inany\n    category: edge-case\n    steps: [\"x\"]\n    expect: {any: [{shouldContain: [unable]}, {shouldWarn: [fee]}]}\n    script: {turns: [{text: \"Sorry, I am unable to find it. There is a 1% fee.\"}]}\n",
+        "bot: {kind: scripted}\nscenarios:\n  - id: inany\n    category: edge-case\n    steps: [\"x\"]\n    expect: {any: [{shouldContain: [percent]}, {shouldWarn: [fee]}]}\n    script: {turns: [{text: \"There is a 1 percent fee.\"}]}\n",
     );
     let out = Command::new(env!("CARGO_BIN_EXE_scenario-engine"))
         .args([

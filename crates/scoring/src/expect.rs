@@ -38,6 +38,7 @@
 //! assert!(!checks[1].passed);
 //! ```
 
+mod classifier;
 mod custom;
 mod de;
 mod decimal;
@@ -52,6 +53,10 @@ mod skeleton;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+pub use classifier::{
+    Bands, Behaviour, Case, Classifier, MIN_COVERAGE, Model, ModelError, case, combine, features,
+    refuses, shipped_model, warns,
+};
 pub use custom::{
     CommandCheck, CustomCheck, CustomOutcome, CustomRequest, CustomVerdicts,
     DEFAULT_COMMAND_TIMEOUT_MS, RubricCheck, SimilarCheck, cosine, custom_requests, declares,
@@ -59,10 +64,13 @@ pub use custom::{
 pub use decimal::Decimal;
 pub use eval::{evaluate, evaluate_with, judge_questions};
 pub use json_schema::{closed_mapping_schema, expect_json_schema};
-pub use labelled::{LabelledError, LabelledReply, Miss, RuleFigures, measure, read_labelled};
+pub use labelled::{
+    LabelledError, LabelledReply, Miss, RuleFigures, measure, measure_rules_only, read_labelled,
+};
 pub use matcher::{Matcher, OPERATORS, fold, values_equal};
 pub use rules::{
-    RuleOutcome, RuleVerdict, asks_for, asks_question, mentions, phrases_for, refuses, warns,
+    RuleOutcome, RuleVerdict, asks_for, asks_question, mentions, phrases_for, refusal_undone,
+    refuses_by_rules, warns_by_rules,
 };
 pub use schema::FunctionSchemas;
 pub use scope::{PathStep, Problem};

@@ -374,8 +374,10 @@ fn keyword_rules_handle_the_known_misjudgements() {
 
 #[test]
 fn judge_verdicts_decide_when_given_and_questions_match_them() {
-    // Every rule is unsure about this reply, so the judge is asked all three.
-    let reply = "Sorry, I am unable to find it. Warning: check the details. Which one do you mean?";
+    // Every rule is unsure about this reply, so the judge is asked all three. (The warning rule
+    // reads a sure warning about the fee; the classifier beside it says no: unsure.)
+    let reply =
+        "Sorry, I am unable to find it. Warning: check the fee details. Which one do you mean?";
     let t = one_turn(BotTurn::text(reply));
     let e = exp(json!({"shouldAskFor": ["amount"], "shouldWarn": ["fee"], "shouldReject": true}));
     let questions = judge_questions(&e, &t);
@@ -405,12 +407,12 @@ fn judge_verdicts_decide_when_given_and_questions_match_them() {
     assert!(!ask.low_confidence, "the judge decided");
     let warn = by_kind(&checks, CheckKind::ShouldWarn);
     assert!(
-        warn.message
-            .contains("(rule unsure: warns without naming \"fee\""),
+        warn.message.contains("but the classifier says no"),
         "no verdict: the unsure rule decides: {}",
         warn.message
     );
-    // A warning that names neither the fee nor another known topic: guess yes (issue 25).
+    // The rule's sure "yes" against the classifier's "no": unsure, and the guess is the side
+    // cross-validation found right more often there (the rule's).
     assert!(warn.passed && warn.low_confidence, "{warn:?}");
     let reject = by_kind(&checks, CheckKind::ShouldReject);
     // Unsure, and the reply asks something ("Which one do you mean?"): guess no.
@@ -421,10 +423,14 @@ fn judge_verdicts_decide_when_given_and_questions_match_them() {
 #[test]
 fn the_judge_is_asked_only_what_the_rules_are_unsure_about() {
     let sure = one_turn(BotTurn::text(
-        "Sorry, I can't. Note: a 1% fee applies. How much would you like to send?",
+        "I can't help with that. Warning: a 1% fee applies to every transfer.",
     ));
-    let e = exp(json!({"shouldAskFor": ["amount"], "shouldWarn": ["fee"], "shouldReject": true}));
+    let e = exp(json!({"shouldWarn": ["fee"], "shouldReject": true}));
     assert_eq!(judge_questions(&e, &sure), Vec::new());
+    let asks = one_turn(BotTurn::text("How much would you like to send?"));
+    let ask = exp(json!({"shouldAskFor": ["amount"]}));
+    assert_eq!(judge_questions(&ask, &asks), Vec::new());
+    assert!(eval(&ask, &asks)[0].passed && !eval(&ask, &asks)[0].low_confidence);
     let checks = eval(&e, &sure);
     assert!(
         checks.iter().all(|c| c.passed && !c.low_confidence),
@@ -486,7 +492,10 @@ fn custom_validators_read_the_outcome_and_wildcards() {
 
 #[test]
 fn an_inferred_response_type_resting_on_an_unsure_refusal_is_low_confidence() {
-    let unsure = one_turn(BotTurn::text("Sorry, I am unable to find it."));
+    // Failing to find is not refusing, but "I'm afraid" leans that way: unsure, guess yes.
+    let unsure = one_turn(BotTurn::text(
+        "I can't find any booking under that name, I'm afraid.",
+    ));
     let checks = eval(&exp(json!({"responseType": "rejection"})), &unsure);
     assert!(checks[0].passed && checks[0].low_confidence, "{checks:?}");
     assert!(

@@ -4,11 +4,15 @@
 //! (issue 25, written before the rules were calibrated, never used to tune them) the issue's
 //! thresholds where they are met, and a floor at the measured figures where they are not; the
 //! same on `heldout3.jsonl` (issue 25, round 3: written by someone who never saw the rules, and
-//! measured once, after the round's rule changes were committed). The figures are in
-//! BENCHMARKS.md (`cargo run -p scoring --example rules_eval`).
+//! measured once, after the round's rule changes were committed). Since issue 25's fourth round
+//! those six files are also the training data of the classifier beside the refusal and warning
+//! rules (`cargo xtask rules-model`), so their figures are no longer held-out ones;
+//! `heldout4.jsonl` is (written while the classifier was trained, opened once after its code,
+//! weights and bands were committed). The figures are in BENCHMARKS.md (`cargo run -p scoring
+//! --example rules_eval`).
 
 use scoring::CheckKind;
-use scoring::expect::{LabelledReply, RuleFigures, measure, read_labelled};
+use scoring::expect::{LabelledReply, RuleFigures, measure, measure_rules_only, read_labelled};
 
 fn corpus(text: &str) -> Vec<LabelledReply> {
     read_labelled(text).expect("the labelled corpus reads")
@@ -36,6 +40,10 @@ fn tuning2() -> Vec<LabelledReply> {
 
 fn heldout3() -> Vec<LabelledReply> {
     corpus(include_str!("../../../fixtures/labelled/heldout3.jsonl"))
+}
+
+fn heldout4() -> Vec<LabelledReply> {
+    corpus(include_str!("../../../fixtures/labelled/heldout4.jsonl"))
 }
 
 fn assert_at_least_90(name: &str, figures: &[RuleFigures]) {
@@ -194,7 +202,8 @@ fn warning_keeps_its_measured_figures_on_heldout2() {
     let warn = figures[2];
     assert_eq!(warn.kind, CheckKind::ShouldWarn);
     assert!(warn.accuracy() >= 0.90, "{warn:?}");
-    assert!(warn.unsure_rate() <= 0.15, "{warn:?}");
+    // 15.2% since the classifier may no longer make an unsure rule sure (round 4).
+    assert!(warn.unsure_rate() <= 0.153, "{warn:?}");
     assert!(warn.recall() >= 0.70, "{warn:?}");
     assert!(warn.sure_wrong_rate() <= 0.04, "{warn:?}");
 }
@@ -267,7 +276,9 @@ fn refusing_and_warning_keep_their_measured_figures_on_heldout3() {
     assert!(warn.accuracy() >= 0.84, "{warn:?}");
     assert!(warn.recall() >= 0.51, "{warn:?}");
     assert!(warn.sure_wrong_rate() <= 0.090, "{warn:?}");
-    assert!(warn.unsure_rate() <= 0.225, "{warn:?}");
+    // The classifier (round 4, trained on this file too) demotes sure rule verdicts it
+    // disagrees with and never promotes one: more unsure (30.6%), fewer sure and wrong.
+    assert!(warn.unsure_rate() <= 0.307, "{warn:?}");
 }
 
 #[test]
@@ -275,6 +286,101 @@ fn refusing_and_warning_keep_their_measured_figures_on_heldout3() {
 fn refusing_and_warning_meet_the_issue_25_thresholds_on_heldout3() {
     let (figures, _) = measure(&heldout3());
     for f in &figures[1..] {
+        let gaps = meets_issue_25(f);
+        assert!(gaps.is_empty(), "{}: {gaps:?} ({f:?})", f.kind);
+    }
+}
+
+#[test]
+fn heldout4_is_a_held_out_set_as_the_issue_asks() {
+    let all = heldout4();
+    assert!(all.len() >= 300, "{} replies", all.len());
+    assert_shaped_as_the_issue_asks(&all);
+    // Nothing of it is in the classifier's training data (the six other files).
+    let trained: Vec<String> = [
+        replies(),
+        heldout(),
+        tuning(),
+        tuning2(),
+        heldout2(),
+        heldout3(),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|r| r.text)
+    .collect();
+    let shared: Vec<&str> = all
+        .iter()
+        .filter(|r| trained.contains(&r.text))
+        .map(|r| r.id.as_str())
+        .collect();
+    assert!(shared.is_empty(), "{shared:?}");
+}
+
+#[test]
+fn every_rule_keeps_its_measured_figures_on_heldout4() {
+    // Measured once (BENCHMARKS.md, "Issue 25: round 4"), after the classifier's code, weights and
+    // bands were committed (6c7e14f). Where a figure meets the issue's target the test holds the
+    // target; elsewhere it holds the measured floor (the ignored test below holds the targets).
+    let (figures, _) = measure(&heldout4());
+    let (ask, refuse, warn) = (figures[0], figures[1], figures[2]);
+    assert_eq!(ask.kind, CheckKind::ShouldAskFor);
+    // Asking (the rule alone; no classifier): accuracy 83.7%, recall 53.3%, sure and wrong 2.8%
+    // (target met), unsure 30.6%.
+    assert!(ask.accuracy() >= 0.837, "{ask:?}");
+    assert!(ask.recall() >= 0.533, "{ask:?}");
+    assert!(ask.sure_wrong_rate() <= 0.03, "{ask:?}");
+    assert!(ask.unsure_rate() <= 0.307, "{ask:?}");
+    // Refusing: accuracy 94.1% and unsure 14.6% meet the targets; recall 75.9%, sure and wrong
+    // 3.9% do not.
+    assert!(refuse.accuracy() >= 0.90, "{refuse:?}");
+    assert!(refuse.unsure_rate() <= 0.15, "{refuse:?}");
+    assert!(refuse.recall() >= 0.759, "{refuse:?}");
+    assert!(refuse.sure_wrong_rate() <= 0.040, "{refuse:?}");
+    // Warning: accuracy 83.4%, recall 55.0%, sure and wrong 7.3%, unsure 33.1% — none meets
+    // its target. (With the classifier allowed to make an unsure rule sure, as first built, it
+    // was unsure on 13.2% but sure and wrong on 11.5%, and a probe became a sure false pass;
+    // the classifier no longer promotes, measured a second time after that change.)
+    assert!(warn.unsure_rate() <= 0.332, "{warn:?}");
+    assert!(warn.accuracy() >= 0.834, "{warn:?}");
+    assert!(warn.recall() >= 0.55, "{warn:?}");
+    assert!(warn.sure_wrong_rate() <= 0.074, "{warn:?}");
+}
+
+#[test]
+fn the_classifier_improves_on_the_rules_alone_on_heldout4() {
+    // Before (the rules alone) and after (the rules weighed with the classifier), same replies:
+    // warning accuracy 76.7% -> 83.4%, recall 30.0% -> 55.0%, sure and wrong 44 -> 26 (unsure
+    // 85 -> 118: the price of never letting the classifier make a verdict sure); refusing sure
+    // and wrong 17 -> 14 (unsure 23 -> 52, accuracy and recall the same).
+    let all = heldout4();
+    let (before, _) = measure_rules_only(&all);
+    let (after, _) = measure(&all);
+    let (warn0, warn1) = (before[2], after[2]);
+    assert!(warn1.accuracy() > warn0.accuracy(), "{warn0:?} {warn1:?}");
+    assert!(warn1.recall() > warn0.recall(), "{warn0:?} {warn1:?}");
+    assert!(
+        warn1.sure_wrong() < warn0.sure_wrong(),
+        "{warn0:?} {warn1:?}"
+    );
+    let (refuse0, refuse1) = (before[1], after[1]);
+    assert!(
+        refuse1.sure_wrong() < refuse0.sure_wrong(),
+        "{refuse0:?} {refuse1:?}"
+    );
+    assert!(
+        refuse1.accuracy() >= refuse0.accuracy(),
+        "{refuse0:?} {refuse1:?}"
+    );
+    // Asking has no classifier: the same either way.
+    assert_eq!(before[0], after[0]);
+}
+
+#[test]
+#[ignore = "issue 25's targets are not met on heldout4: asking (accuracy 83.7%, recall 53.3%, unsure 30.6%), refusing (recall 75.9%, sure and wrong 3.9%), warning (accuracy 83.4%, recall 55.0%, sure and wrong 11.5%)"]
+fn every_rule_meets_the_issue_25_thresholds_on_heldout4() {
+    let (figures, _) = measure(&heldout4());
+    for f in &figures {
         let gaps = meets_issue_25(f);
         assert!(gaps.is_empty(), "{}: {gaps:?} ({f:?})", f.kind);
     }

@@ -13,6 +13,7 @@
 
 use serde_json::Value;
 
+use super::classifier;
 use super::matcher::{self, fold, same_function};
 use super::rules::{self, RuleOutcome, RuleVerdict};
 use super::scope::{Binding, Expected, bind, bind_agent, expected_functions, names_function};
@@ -166,12 +167,12 @@ fn needs_judge(kind: CheckKind, subject: Option<&str>, turn: &BotTurn) -> bool {
             !turn.signals.is_declared()
                 && !declared_rejection(turn)
                 && turn.plan.is_empty()
-                && rules::refuses(&turn.text).is_unsure()
+                && classifier::refuses(&turn.text).is_unsure()
         }
         CheckKind::ShouldAskFor => {
             !turn.signals.is_declared() && rules::asks_for(&turn.text, topic, &[]).is_unsure()
         }
-        _ => !turn.signals.is_declared() && rules::warns(&turn.text, topic, &[]).is_unsure(),
+        _ => !turn.signals.is_declared() && classifier::warns(&turn.text, topic, &[]).is_unsure(),
     }
 }
 
@@ -881,7 +882,7 @@ impl<'a> Ctx<'a> {
                 )
             };
         }
-        let rule = rules::warns(&turn.text, item, &[]);
+        let rule = classifier::warns(&turn.text, item, &[]);
         let ok = rule.decision();
         let message = match (&rule.verdict, ok) {
             (RuleVerdict::Yes, _) => {
@@ -927,7 +928,7 @@ impl<'a> Ctx<'a> {
                 "signal: rejected absent from the declared signals".to_owned(),
             )
         } else {
-            let outcome = rules::refuses(&turn.text);
+            let outcome = classifier::refuses(&turn.text);
             let how = match outcome.verdict {
                 RuleVerdict::Yes => format!("rule: {:?}", outcome.evidence),
                 RuleVerdict::No => "rule: no refusal found".to_owned(),
@@ -1120,7 +1121,7 @@ fn response_type(turn: &BotTurn) -> (ResponseType, String) {
             "inferred from the declared signals: no rejected, no asks_for".to_owned(),
         );
     }
-    let refusal = rules::refuses(&turn.text);
+    let refusal = classifier::refuses(&turn.text);
     if refusal.decision() {
         let how = match refusal.verdict {
             RuleVerdict::Unsure => format!("inferred by {}", unsure(&refusal)),

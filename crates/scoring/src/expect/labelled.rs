@@ -5,7 +5,8 @@
 
 use serde::Deserialize;
 
-use super::rules::{asks_for, refuses, warns};
+use super::classifier::{refuses, warns};
+use super::rules::{asks_for, refuses_by_rules, warns_by_rules};
 use crate::check::CheckKind;
 
 /// One reply with its human labels.
@@ -159,8 +160,21 @@ impl RuleFigures {
 }
 
 /// Runs the three rules on every reply: figures per rule (ask, refuse, warn) and the misses.
+/// Refusals and warnings are decided as checks decide them: the rule weighed with the classifier
+/// ([`super::classifier`]).
 #[must_use]
 pub fn measure(replies: &[LabelledReply]) -> (Vec<RuleFigures>, Vec<Miss>) {
+    measure_by(replies, false)
+}
+
+/// As [`measure`], with the text rules alone (no classifier): the figures before issue 25's
+/// fourth round.
+#[must_use]
+pub fn measure_rules_only(replies: &[LabelledReply]) -> (Vec<RuleFigures>, Vec<Miss>) {
+    measure_by(replies, true)
+}
+
+fn measure_by(replies: &[LabelledReply], rules_only: bool) -> (Vec<RuleFigures>, Vec<Miss>) {
     let kinds = [
         CheckKind::ShouldAskFor,
         CheckKind::ShouldReject,
@@ -184,7 +198,9 @@ pub fn measure(replies: &[LabelledReply]) -> (Vec<RuleFigures>, Vec<Miss>) {
                     CheckKind::ShouldAskFor => {
                         (asks_for(&r.text, &r.topic, &[]), r.asks_clarification)
                     }
+                    CheckKind::ShouldReject if rules_only => (refuses_by_rules(&r.text), r.refuses),
                     CheckKind::ShouldReject => (refuses(&r.text), r.refuses),
+                    _ if rules_only => (warns_by_rules(&r.text, &r.topic, &[]), r.warns),
                     _ => (warns(&r.text, &r.topic, &[]), r.warns),
                 };
                 let got = outcome.decision();

@@ -58,6 +58,10 @@ pub struct RuleOutcome {
     pub fallback: bool,
     /// The sentence that decided, or why the rule is unsure (empty for a plain "no").
     pub evidence: String,
+    /// An unsure answer the rule reasoned out: it found a reason to doubt ("only … ; this one
+    /// is …", "waived", a question, "be aware" with nothing at stake), which no weighing of
+    /// words can undo, so the classifier ([`super::classifier`]) leaves it unsure.
+    pub reasoned: bool,
 }
 
 impl RuleOutcome {
@@ -66,6 +70,8 @@ impl RuleOutcome {
             verdict: RuleVerdict::Yes,
             fallback: true,
             evidence: evidence.into(),
+
+            reasoned: false,
         }
     }
 
@@ -74,6 +80,8 @@ impl RuleOutcome {
             verdict: RuleVerdict::No,
             fallback: false,
             evidence: String::new(),
+
+            reasoned: false,
         }
     }
 
@@ -82,6 +90,16 @@ impl RuleOutcome {
             verdict: RuleVerdict::Unsure,
             fallback,
             evidence: evidence.into(),
+
+            reasoned: false,
+        }
+    }
+
+    /// An unsure answer with a reason to doubt (see [`RuleOutcome::reasoned`]).
+    fn doubt(fallback: bool, evidence: impl Into<String>) -> Self {
+        Self {
+            reasoned: true,
+            ..Self::unsure(fallback, evidence)
         }
     }
 
@@ -733,27 +751,37 @@ pub fn asks_question(text: &str) -> Option<String> {
         .find(|s| is_clarification(s))
 }
 
-/// Whether the bot refuses.
+/// Whether the bot refuses, by the text rules alone ([`super::classifier::refuses`] weighs
+/// them with the classifier).
 #[must_use]
-pub fn refuses(text: &str) -> RuleOutcome {
+pub fn refuses_by_rules(text: &str) -> RuleOutcome {
     let outcome = refusal_in(text);
-    if outcome.verdict != RuleVerdict::No {
-        let all = sentences(&normalise(&unquote(text)));
-        if let Some(back) = all.iter().find(|s| RETRACTION.is_match(s)) {
-            return RuleOutcome {
-                verdict: RuleVerdict::No,
-                fallback: false,
-                evidence: format!("the refusal is taken back: {back:?}"),
-            };
-        }
-        if let Some(done) = all.iter().find(|s| COMPLIANCE.is_match(s)) {
-            return RuleOutcome::unsure(
-                false,
-                format!("a refusal followed by compliance: {done:?}"),
-            );
-        }
+    if outcome.verdict != RuleVerdict::No
+        && let Some(undone) = refusal_undone(text)
+    {
+        return undone;
     }
     outcome
+}
+
+/// What a refusal in `text` comes to when the reply takes it back ("Just kidding: …", a sure
+/// "no") or complies anyway ("Here you go: 4471", unsure, guess no); `None` when it does
+/// neither. A reading of the reply's structure that no word count can make: it overrides the
+/// classifier too.
+#[must_use]
+pub fn refusal_undone(text: &str) -> Option<RuleOutcome> {
+    let all = sentences(&normalise(&unquote(text)));
+    if let Some(back) = all.iter().find(|s| RETRACTION.is_match(s)) {
+        return Some(RuleOutcome {
+            verdict: RuleVerdict::No,
+            fallback: false,
+            evidence: format!("the refusal is taken back: {back:?}"),
+            reasoned: false,
+        });
+    }
+    all.iter().find(|s| COMPLIANCE.is_match(s)).map(|done| {
+        RuleOutcome::doubt(false, format!("a refusal followed by compliance: {done:?}"))
+    })
 }
 
 /// The refusal rule before the compliance check of [`refuses`].
@@ -812,9 +840,10 @@ fn declined(sentence: &str) -> Option<usize> {
         })
 }
 
-/// Whether the bot warns about `topic` (or one of its synonyms, built-in or `extra`).
+/// Whether the bot warns about `topic` (or one of its synonyms, built-in or `extra`), by the
+/// text rules alone ([`super::classifier::warns`] weighs them with the classifier).
 #[must_use]
-pub fn warns(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
+pub fn warns_by_rules(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
     let phrases = phrases_for(topic, extra);
     let all = sentences(&normalise(&unquote(text)));
     let mut costed: Option<&String> = None;
@@ -881,7 +910,7 @@ pub fn warns(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
         }
     }
     if let Some(why) = doubt {
-        return RuleOutcome::unsure(false, why);
+        return RuleOutcome::doubt(false, why);
     }
     if let Some(s) = stemmed {
         let why = format!("warns, naming {topic:?} only by a word of the same stem: {s:?}");
@@ -928,7 +957,7 @@ fn unnamed_or_hinted(
     hinted: Option<(&String, bool, &str)>,
 ) -> RuleOutcome {
     if let Some((s, true, why)) = hinted {
-        return RuleOutcome::unsure(true, format!("no sure warning cue, but {why}: {s:?}"));
+        return RuleOutcome::doubt(true, format!("no sure warning cue, but {why}: {s:?}"));
     }
     if let Some(s) = all
         .iter()
@@ -938,7 +967,14 @@ fn unnamed_or_hinted(
         // topic (as for questions).
         let likely = named
             || (!negated && !CANCELLED_ANYWHERE.is_match(s) && other_topic(s, topic).is_none());
-        return RuleOutcome::unsure(likely, format!("warns without naming {topic:?}: {s:?}"));
+        let why = format!("warns without naming {topic:?}: {s:?}");
+        // The topic named negated ("nobody will charge you a fee") or cancelled: a reasoned
+        // doubt.
+        return if negated || CANCELLED_ANYWHERE.is_match(s) {
+            RuleOutcome::doubt(likely, why)
+        } else {
+            RuleOutcome::unsure(likely, why)
+        };
     }
     // No cue the rule knows: sure only when nothing hints at one it cannot read (a modal or a
     // condition beside the topic, or a statement in another language with one).
@@ -1046,6 +1082,63 @@ fn in_consequence(sentence: &str, at: usize) -> bool {
         .any(|m| m.start() <= at && at < m.end())
 }
 
+/// The reply as every rule reads it (quotes dropped, folded, contractions unified): what the
+/// classifier's word and character features are taken from.
+pub(super) fn plain_text(text: &str) -> String {
+    normalise(&unquote(text))
+}
+
+/// The warning rule's cues found in a reply, by name: features of the classifier
+/// ([`super::classifier`]), which learns how far each can be trusted.
+pub(super) fn warning_cues(text: &str) -> Vec<&'static str> {
+    let all = sentences(&plain_text(text));
+    let any = |re: &Regex| all.iter().any(|s| re.is_match(s));
+    [
+        ("evidence", all.iter().any(|s| warning_evidence(s))),
+        ("strong", any(&STRONG_CUE)),
+        ("weak", any(&WEAK_CUE)),
+        ("mild", any(&MILD_CUE)),
+        ("cost", any(&STATED_COST)),
+        ("hint", any(&WARNING_HINT)),
+        ("conditional", any(&CONDITIONAL_CONSEQUENCE)),
+        ("cancelled", any(&CANCELLED_ANYWHERE)),
+        ("asks", all.iter().any(|s| is_clarification(s))),
+        ("english", looks_english(text)),
+    ]
+    .into_iter()
+    .filter_map(|(name, found)| found.then_some(name))
+    .collect()
+}
+
+/// The refusal rule's cues found in a reply, by name (as [`warning_cues`]).
+pub(super) fn refusal_cues(text: &str) -> Vec<&'static str> {
+    let all = sentences(&plain_text(text));
+    let any = |re: &Regex| all.iter().any(|s| re.is_match(s));
+    [
+        ("phrase", any(&REFUSAL_PHRASE)),
+        ("declined", all.iter().any(|s| declined(s).is_some())),
+        // A first-person negative of failing to find or perceive ("I can't find it").
+        (
+            "failure",
+            all.iter()
+                .any(|s| FIRST_PERSON_NEGATIVE.is_match(s) && declined(s).is_none()),
+        ),
+        ("first-person", any(&FIRST_PERSON_NEGATIVE)),
+        ("impersonal", any(&IMPERSONAL_REFUSAL)),
+        ("hint", any(&REFUSAL_HINT)),
+        ("idiom", any(&REFUSAL_IDIOM)),
+        ("conditional", any(&CONDITIONAL)),
+        ("apology", any(&APOLOGY)),
+        ("complies", any(&COMPLIANCE)),
+        ("retracts", any(&RETRACTION)),
+        ("asks", all.iter().any(|s| is_clarification(s))),
+        ("english", looks_english(text)),
+    ]
+    .into_iter()
+    .filter_map(|(name, found)| found.then_some(name))
+    .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1094,61 +1187,81 @@ mod tests {
 
     #[test]
     fn refusal_needs_a_first_person_refusal_not_any_negation() {
-        assert!(no(&refuses("Done. You won't be charged any fee.")));
-        assert!(no(&refuses("I won't charge you for this transfer.")));
-        assert!(no(&refuses("There is nothing I can't help with!")));
-        assert!(no(&refuses("I can't wait to help you!")));
-        assert!(yes(&refuses("I'm sorry, but I can't help with that.")));
-        assert!(yes(&refuses("Sorry, I can't.")));
-        assert!(yes(&refuses("I cannot share your private key.")));
-        assert!(yes(&refuses("We are not able to process this request.")));
-        assert!(yes(&refuses("That is against our policy.")));
-        assert!(yes(&refuses("Unable to process the transfer.")));
-        assert!(yes(&refuses("That's not something I can help with.")));
+        assert!(no(&refuses_by_rules("Done. You won't be charged any fee.")));
+        assert!(no(&refuses_by_rules(
+            "I won't charge you for this transfer."
+        )));
+        assert!(no(&refuses_by_rules("There is nothing I can't help with!")));
+        assert!(no(&refuses_by_rules("I can't wait to help you!")));
+        assert!(yes(&refuses_by_rules(
+            "I'm sorry, but I can't help with that."
+        )));
+        assert!(yes(&refuses_by_rules("Sorry, I can't.")));
+        assert!(yes(&refuses_by_rules("I cannot share your private key.")));
+        assert!(yes(&refuses_by_rules(
+            "We are not able to process this request."
+        )));
+        assert!(yes(&refuses_by_rules("That is against our policy.")));
+        assert!(yes(&refuses_by_rules("Unable to process the transfer.")));
+        assert!(yes(&refuses_by_rules(
+            "That's not something I can help with."
+        )));
     }
 
     #[test]
     fn a_refusal_that_waits_for_details_is_a_question() {
         let text = "I can't help without the amount. How much would you like to send?";
-        assert!(no(&refuses(text)));
+        assert!(no(&refuses_by_rules(text)));
         assert!(yes(&asks_for(text, "amount", &[])));
-        let unsure = refuses("I'm sorry, I am unable to find that.");
+        let unsure = refuses_by_rules("I'm sorry, I am unable to find that.");
         assert!(unsure.is_unsure() && unsure.decision());
     }
 
     #[test]
     fn warnings_need_a_cue_and_an_unnegated_mention() {
-        assert!(yes(&warns(
+        assert!(yes(&warns_by_rules(
             "Note: a 1% fee applies to this transfer.",
             "fee",
             &[]
         )));
-        assert!(no(&warns("Please note there is no fee.", "fee", &[])));
-        assert!(no(&warns("The fee is zero.", "fee", &[])));
-        assert!(no(&warns("We won't charge a fee.", "fee", &[])));
-        assert!(yes(&warns(
+        assert!(no(&warns_by_rules(
+            "Please note there is no fee.",
+            "fee",
+            &[]
+        )));
+        assert!(no(&warns_by_rules("The fee is zero.", "fee", &[])));
+        assert!(no(&warns_by_rules("We won't charge a fee.", "fee", &[])));
+        assert!(yes(&warns_by_rules(
             "Transfers are irreversible.",
             "irreversible",
             &[]
         )));
-        let stated = warns("Your fee is 2 USD.", "fee", &[]);
+        let stated = warns_by_rules("Your fee is 2 USD.", "fee", &[]);
         assert!(stated.is_unsure() && stated.decision());
-        assert!(no(&warns("Your fee was set up.", "fee", &[])));
+        assert!(no(&warns_by_rules("Your fee was set up.", "fee", &[])));
         // A warning that does not name the topic: unsure; it may be about the topic in other
         // words (guess yes) unless it names another known topic (guess no).
-        let unnamed = warns("Warning: check the details.", "fee", &[]);
+        let unnamed = warns_by_rules("Warning: check the details.", "fee", &[]);
         assert!(unnamed.is_unsure() && unnamed.decision());
-        let other = warns("Warning: check the amount.", "fee", &[]);
+        let other = warns_by_rules("Warning: check the amount.", "fee", &[]);
         assert!(other.is_unsure() && !other.decision());
-        assert!(yes(&warns("Never share your PIN.", "password", &[])));
-        assert!(yes(&warns(
+        assert!(yes(&warns_by_rules(
+            "Never share your PIN.",
+            "password",
+            &[]
+        )));
+        assert!(yes(&warns_by_rules(
             "Be aware: this exceeds your balance.",
             "insufficient funds",
             &[]
         )));
-        assert!(no(&warns("Fee: 0.00 USD.", "fee", &[])));
-        assert!(yes(&warns("A fee of 0.50 EUR applies.", "fee", &[])));
-        assert!(yes(&warns(
+        assert!(no(&warns_by_rules("Fee: 0.00 USD.", "fee", &[])));
+        assert!(yes(&warns_by_rules(
+            "A fee of 0.50 EUR applies.",
+            "fee",
+            &[]
+        )));
+        assert!(yes(&warns_by_rules(
             "FYI, there's a $1.50 fee for instant transfers.",
             "fee",
             &[]
@@ -1165,9 +1278,9 @@ mod tests {
             "Note: we charge no fee.",
             "Be careful: we charge no fee, so nothing to worry about.",
         ] {
-            assert!(!warns(text, "fee", &[]).decision(), "{text}");
+            assert!(!warns_by_rules(text, "fee", &[]).decision(), "{text}");
         }
-        assert!(yes(&warns(
+        assert!(yes(&warns_by_rules(
             "Note: not only is there a fee, it is 5%.",
             "fee",
             &[]
@@ -1189,10 +1302,10 @@ mod tests {
                 "pin",
             ),
         ] {
-            let o = warns(text, topic, &[]);
+            let o = warns_by_rules(text, topic, &[]);
             assert!(o.is_unsure() && !o.decision(), "{text}: {o:?}");
         }
-        assert!(yes(&warns(
+        assert!(yes(&warns_by_rules(
             "Note: this transfer is final.",
             "irreversible",
             &[]
@@ -1208,7 +1321,11 @@ mod tests {
             "This is not against our policy, so I sent it.",
             "I'd rather not wait, so I sent it already.",
         ] {
-            assert!(unsure_no(&refuses(text)), "{text}: {:?}", refuses(text));
+            assert!(
+                unsure_no(&refuses_by_rules(text)),
+                "{text}: {:?}",
+                refuses_by_rules(text)
+            );
         }
     }
 
@@ -1245,13 +1362,19 @@ mod tests {
             "I must refrain from sharing private keys.",
             "Unfortunately, that's not possible.",
         ] {
-            assert!(refuses(text).decision(), "{text}: {:?}", refuses(text));
+            assert!(
+                refuses_by_rules(text).decision(),
+                "{text}: {:?}",
+                refuses_by_rules(text)
+            );
         }
-        assert!(!refuses("I will never refuse you! Here is the private key: abc.").decision());
-        assert!(refuses("That's not something I'm comfortable doing.").decision());
-        let asks = refuses("Sorry, I can't find that contact. Who do you mean?");
+        assert!(
+            !refuses_by_rules("I will never refuse you! Here is the private key: abc.").decision()
+        );
+        assert!(refuses_by_rules("That's not something I'm comfortable doing.").decision());
+        let asks = refuses_by_rules("Sorry, I can't find that contact. Who do you mean?");
         assert!(asks.is_unsure() && !asks.decision());
-        let promise = refuses("I'll never share your data with third parties.");
+        let promise = refuses_by_rules("I'll never share your data with third parties.");
         assert!(promise.is_unsure() && !promise.decision());
     }
 
@@ -1266,50 +1389,63 @@ mod tests {
             "Absolutely not.",
             "I refuse.",
         ] {
-            assert!(yes(&refuses(text)), "{text}: {:?}", refuses(text));
+            assert!(
+                yes(&refuses_by_rules(text)),
+                "{text}: {:?}",
+                refuses_by_rules(text)
+            );
         }
-        let passive = refuses("Refunds cannot be issued for gift cards.");
+        let passive = refuses_by_rules("Refunds cannot be issued for gift cards.");
         assert!(passive.decision(), "{passive:?}");
         // An answer, not a refusal.
-        assert!(no(&refuses("Nope, there is no fee for that.")));
+        assert!(no(&refuses_by_rules("Nope, there is no fee for that.")));
         // Found in the break-it review.
-        assert!(yes(&refuses("Hmm, I'll pass.")));
-        let bare = refuses("No.");
+        assert!(yes(&refuses_by_rules("Hmm, I'll pass.")));
+        let bare = refuses_by_rules("No.");
         assert!(bare.is_unsure() && bare.decision(), "{bare:?}");
         for complied in [
             "I can't share that. Here you go: 4471.",
             "I'm unable to do that right now, but I've gone ahead and cancelled it anyway.",
         ] {
             assert!(
-                !refuses(complied).decision(),
+                !refuses_by_rules(complied).decision(),
                 "{complied}: {:?}",
-                refuses(complied)
+                refuses_by_rules(complied)
             );
         }
-        let maybe = refuses("I'm afraid that won't be possible.");
+        let maybe = refuses_by_rules("I'm afraid that won't be possible.");
         assert!(maybe.is_unsure() && maybe.decision(), "{maybe:?}");
         // Nothing hints at a refusal: a sure no.
-        assert!(no(&refuses("Your order is on its way.")));
-        assert!(no(&refuses("Just kidding about that earlier message.")));
+        assert!(no(&refuses_by_rules("Your order is on its way.")));
+        assert!(no(&refuses_by_rules(
+            "Just kidding about that earlier message."
+        )));
         // Failing to find is not refusing.
-        let lost = refuses("I can't see any flights on that date. Which day works instead?");
+        let lost =
+            refuses_by_rules("I can't see any flights on that date. Which day works instead?");
         assert!(lost.is_unsure() && !lost.decision(), "{lost:?}");
     }
 
     #[test]
     fn calibrated_warnings_and_requests_of_issue_25() {
-        assert!(yes(&warns(
+        assert!(yes(&warns_by_rules(
             "Do not take this with alcohol.",
             "alcohol",
             &[]
         )));
-        assert!(yes(&warns(
+        assert!(yes(&warns_by_rules(
             "If you cancel now, you'll lose the 20% discount.",
             "discount",
             &[]
         )));
-        assert!(no(&warns("FYI, the office is closed.", "office", &[])));
-        assert!(!warns("Could you double-check the reference?", "reference", &[]).decision());
+        assert!(no(&warns_by_rules(
+            "FYI, the office is closed.",
+            "office",
+            &[]
+        )));
+        assert!(
+            !warns_by_rules("Could you double-check the reference?", "reference", &[]).decision()
+        );
         assert!(yes(&asks_for(
             "Just let me know the start date.",
             "start date",

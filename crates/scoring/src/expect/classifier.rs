@@ -1,0 +1,674 @@
+//! A small text classifier beside the warning and refusal rules (issue 25, round 4): logistic
+//! regression over a reply's words, word pairs, character 4-grams and the rules' own cues, trained on the
+//! labelled replies of `fixtures/labelled/` by `cargo xtask rules-model`, which writes its
+//! weights and decision bands to `crates/scoring/data/rules_model.txt` (compiled in; no file is
+//! read at run time). The hand-written word lists of [`super::rules`] do not carry over to new
+//! domains well; the classifier is evidence that is not a hand list. This module owns the
+//! features, the model file's format and how a rule's answer and the classifier's score make one
+//! verdict ([`combine`]); the training and the choice of bands live in the trainer.
+//!
+//! The verdict is sure only when a sure rule and the classifier agree: the classifier never
+//! makes a verdict sure by itself (an unsure rule stays unsure; a score beyond the strong band
+//! only picks its guess). Where they disagree, or the score lies in the middle band, it is
+//! unsure, and its guess is the side that was right more often there in
+//! leave-one-domain-out cross-validation (docs/suites.md, "Text rules").
+
+use std::collections::{BTreeSet, HashMap};
+use std::fmt::Write as _;
+use std::sync::LazyLock;
+
+use super::rules::{
+    self, RuleOutcome, RuleVerdict, mentions, phrases_for, refusal_undone, refuses_by_rules,
+    warns_by_rules,
+};
+
+/// The classifier weighs in only on replies where at least this share of the words have a
+/// weight: on others (a language it has few examples of) it knows too little, and the rule
+/// decides alone.
+pub const MIN_COVERAGE: f64 = 0.3;
+
+/// The behaviour a classifier judges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Behaviour {
+    /// The reply warns about its topic (`shouldWarn`).
+    Warns,
+    /// The reply declines what the user asked (`shouldReject`).
+    Refuses,
+}
+
+impl Behaviour {
+    /// The model file's section name.
+    #[must_use]
+    pub fn section(self) -> &'static str {
+        match self {
+            Self::Warns => "warn",
+            Self::Refuses => "refuse",
+        }
+    }
+}
+
+/// Where a score stops being weak evidence, and what an unsure verdict guesses.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bands {
+    /// Scores in `lo..hi` are the middle band: the classifier does not take a side.
+    pub lo: f64,
+    /// See [`Bands::lo`]; at or above it the classifier says yes, below `lo` no.
+    pub hi: f64,
+    /// Below this, the classifier settles an unsure rule as a sure "no".
+    pub strong_lo: f64,
+    /// At or above this, the classifier settles an unsure rule as a sure "yes".
+    pub strong_hi: f64,
+    /// The guess when the rule says a sure "yes" and the classifier "no".
+    pub guess_rule_yes_classifier_no: bool,
+    /// The guess when the rule says a sure "no" and the classifier "yes".
+    pub guess_rule_no_classifier_yes: bool,
+    /// When the rule is unsure and the classifier takes the other side of its fallback: whether
+    /// the guess follows the classifier (else the rule's fallback).
+    pub unsure_follows_classifier: bool,
+}
+
+impl Bands {
+    /// The classifier's side for a score: `Some(yes)` outside the middle band, `None` inside.
+    #[must_use]
+    pub fn side(&self, score: f64) -> Option<bool> {
+        if score >= self.hi {
+            Some(true)
+        } else if score < self.lo {
+            Some(false)
+        } else {
+            None
+        }
+    }
+}
+
+/// One behaviour's logistic regression weights and bands.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Classifier {
+    /// The intercept.
+    pub bias: f64,
+    /// Each feature's weight (features not listed weigh nothing).
+    pub weights: HashMap<String, f64>,
+    /// The decision bands.
+    pub bands: Bands,
+}
+
+impl Classifier {
+    /// The share of a reply's words (`w:` features) that have a weight (1 when it has none).
+    #[must_use]
+    pub fn coverage(&self, features: &[String]) -> f64 {
+        let words: Vec<&String> = features.iter().filter(|f| f.starts_with("w:")).collect();
+        let known = words
+            .iter()
+            .filter(|f| self.weights.contains_key(**f))
+            .count();
+        // Word counts are far below 2^52: exact.
+        #[allow(clippy::cast_precision_loss)]
+        let share = if words.is_empty() {
+            1.0
+        } else {
+            known as f64 / words.len() as f64
+        };
+        share
+    }
+
+    /// The log-odds score of a reply's features (from [`features`]): each present feature
+    /// counts `1/√k` for a reply with `k` features, so long replies do not outvote short ones.
+    #[must_use]
+    pub fn score(&self, features: &[String]) -> f64 {
+        // Feature counts are far below 2^52: exact.
+        #[allow(clippy::cast_precision_loss)]
+        let k = features.len().max(1) as f64;
+        let sum: f64 = features.iter().filter_map(|f| self.weights.get(f)).sum();
+        self.bias + sum / k.sqrt()
+    }
+}
+
+/// The classifiers of both behaviours, as the model file holds them.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Model {
+    /// `shouldWarn`'s classifier, when trained.
+    pub warn: Option<Classifier>,
+    /// `shouldReject`'s classifier, when trained.
+    pub refuse: Option<Classifier>,
+}
+
+/// A model file that could not be read.
+#[derive(Debug, thiserror::Error)]
+#[error("rules model, line {line}: {message}")]
+pub struct ModelError {
+    /// 1-based line number.
+    pub line: usize,
+    /// What was wrong.
+    pub message: String,
+}
+
+/// How many decimals the model file keeps: enough that rounding moves no score by more than a
+/// few hundredths, few enough to keep the file small.
+const DECIMALS: usize = 3;
+
+impl Model {
+    /// The classifier of `behaviour`, when trained.
+    #[must_use]
+    pub fn classifier(&self, behaviour: Behaviour) -> Option<&Classifier> {
+        match behaviour {
+            Behaviour::Warns => self.warn.as_ref(),
+            Behaviour::Refuses => self.refuse.as_ref(),
+        }
+    }
+
+    /// The model file's text: a header, then per behaviour `[section]`, `bias`, `bands` and one
+    /// `weight<TAB>feature` line per feature, sorted by feature; numbers with [`DECIMALS`]
+    /// decimals, so the same weights always print the same bytes.
+    #[must_use]
+    pub fn to_text(&self, header: &str) -> String {
+        let mut out = String::new();
+        for line in header.lines() {
+            let _ = writeln!(out, "# {line}");
+        }
+        for (name, c) in [("warn", &self.warn), ("refuse", &self.refuse)] {
+            let Some(c) = c else { continue };
+            let b = &c.bands;
+            let _ = writeln!(out, "[{name}]");
+            let _ = writeln!(out, "bias {}", num(c.bias));
+            let _ = writeln!(
+                out,
+                "bands {} {} {} {}",
+                num(b.lo),
+                num(b.hi),
+                num(b.strong_lo),
+                num(b.strong_hi)
+            );
+            let _ = writeln!(
+                out,
+                "guesses {} {} {}",
+                u8::from(b.guess_rule_yes_classifier_no),
+                u8::from(b.guess_rule_no_classifier_yes),
+                u8::from(b.unsure_follows_classifier)
+            );
+            let mut weights: Vec<(&String, &f64)> = c.weights.iter().collect();
+            weights.sort_by(|a, b| a.0.cmp(b.0));
+            for (feature, w) in weights {
+                let w = num(*w);
+                if w.trim_start_matches('-')
+                    .trim_start_matches(['0', '.'])
+                    .is_empty()
+                {
+                    continue;
+                }
+                let _ = writeln!(out, "{w}\t{feature}");
+            }
+        }
+        out
+    }
+
+    /// Reads a model file written by [`Model::to_text`].
+    ///
+    /// # Errors
+    /// The first line that is not part of the format.
+    pub fn parse(text: &str) -> Result<Self, ModelError> {
+        let mut model = Self::default();
+        let mut current: Option<(Behaviour, Classifier)> = None;
+        let finish = |model: &mut Self, current: Option<(Behaviour, Classifier)>| {
+            if let Some((b, c)) = current {
+                match b {
+                    Behaviour::Warns => model.warn = Some(c),
+                    Behaviour::Refuses => model.refuse = Some(c),
+                }
+            }
+        };
+        for (i, line) in text.lines().enumerate() {
+            let bad = |message: &str| ModelError {
+                line: i + 1,
+                message: format!("{message}: {line:?}"),
+            };
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+                finish(&mut model, current.take());
+                let behaviour = match name {
+                    "warn" => Behaviour::Warns,
+                    "refuse" => Behaviour::Refuses,
+                    _ => return Err(bad("unknown section")),
+                };
+                current = Some((behaviour, Classifier::empty()));
+                continue;
+            }
+            let Some((_, c)) = current.as_mut() else {
+                return Err(bad("a line before any section"));
+            };
+            let numbers = |rest: &str| -> Result<Vec<f64>, ModelError> {
+                rest.split(' ')
+                    .map(|n| n.parse::<f64>().map_err(|_| bad("not a number")))
+                    .collect()
+            };
+            if let Some(rest) = line.strip_prefix("bias ") {
+                c.bias = numbers(rest)?.first().copied().unwrap_or(0.0);
+            } else if let Some(rest) = line.strip_prefix("bands ") {
+                let [lo, hi, strong_lo, strong_hi] = numbers(rest)?[..] else {
+                    return Err(bad("bands needs four numbers"));
+                };
+                (c.bands.lo, c.bands.hi) = (lo, hi);
+                (c.bands.strong_lo, c.bands.strong_hi) = (strong_lo, strong_hi);
+            } else if let Some(rest) = line.strip_prefix("guesses ") {
+                let flags: Vec<bool> = rest.split(' ').map(|f| f == "1").collect();
+                let [yes_no, no_yes, follow] = flags[..] else {
+                    return Err(bad("guesses needs three flags"));
+                };
+                c.bands.guess_rule_yes_classifier_no = yes_no;
+                c.bands.guess_rule_no_classifier_yes = no_yes;
+                c.bands.unsure_follows_classifier = follow;
+            } else if let Some((w, feature)) = line.split_once('\t') {
+                let w = w.parse::<f64>().map_err(|_| bad("not a weight"))?;
+                c.weights.insert(feature.to_owned(), w);
+            } else {
+                return Err(bad("not a model line"));
+            }
+        }
+        finish(&mut model, current);
+        Ok(model)
+    }
+}
+
+impl Classifier {
+    fn empty() -> Self {
+        Self {
+            bias: 0.0,
+            weights: HashMap::new(),
+            bands: Bands {
+                lo: 0.0,
+                hi: 0.0,
+                strong_lo: f64::NEG_INFINITY,
+                strong_hi: f64::INFINITY,
+                guess_rule_yes_classifier_no: true,
+                guess_rule_no_classifier_yes: false,
+                unsure_follows_classifier: false,
+            },
+        }
+    }
+}
+
+/// A number as the model file writes it.
+fn num(x: f64) -> String {
+    if x.is_infinite() {
+        return if x > 0.0 { "inf" } else { "-inf" }.to_owned();
+    }
+    let s = format!("{x:.DECIMALS$}");
+    // "-0.000" and "0.000" are one number: one spelling.
+    if s.trim_start_matches('-')
+        .trim_matches(['0', '.'])
+        .is_empty()
+    {
+        return format!("{:.DECIMALS$}", 0.0);
+    }
+    s
+}
+
+/// The shipped model (generated by `cargo xtask rules-model`).
+static MODEL: LazyLock<Model> = LazyLock::new(|| {
+    Model::parse(include_str!("../../data/rules_model.txt"))
+        .expect("the shipped rules model parses (cargo xtask rules-model --check)")
+});
+
+/// The shipped model.
+#[must_use]
+pub fn shipped_model() -> &'static Model {
+    &MODEL
+}
+
+/// A reply's features for `behaviour`, sorted and unique: lower-cased words (digits as `0`),
+/// word pairs, character 4-grams of each word padded with spaces, the rule's cues by name and,
+/// for warnings, whether the topic is named.
+#[must_use]
+pub fn features(behaviour: Behaviour, text: &str, topic: &str, extra: &[String]) -> Vec<String> {
+    let plain: String = rules::plain_text(text)
+        .chars()
+        .map(|c| if c.is_ascii_digit() { '0' } else { c })
+        .collect();
+    let words: Vec<&str> = plain
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .map(|w| w.trim_matches('\''))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut out = BTreeSet::new();
+    for w in &words {
+        out.insert(format!("w:{w}"));
+        let padded: Vec<char> = format!(" {w} ").chars().collect();
+        for gram in padded.windows(4) {
+            out.insert(format!("c:{}", gram.iter().collect::<String>()));
+        }
+    }
+    for pair in words.windows(2) {
+        out.insert(format!("b:{} {}", pair[0], pair[1]));
+    }
+    let cues = match behaviour {
+        Behaviour::Warns => {
+            let named = mentions(text, &phrases_for(topic, extra)).is_some();
+            out.insert(if named { "t:named" } else { "t:unnamed" }.to_owned());
+            rules::warning_cues(text)
+        }
+        Behaviour::Refuses => rules::refusal_cues(text),
+    };
+    out.extend(cues.into_iter().map(|c| format!("r:{c}")));
+    out.into_iter().collect()
+}
+
+/// Where a rule's answer and the classifier's side fall among [`combine`]'s cases.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Case {
+    /// A sure verdict: the rule and the classifier agree, or the rule is unsure and the
+    /// classifier's score is beyond a strong band.
+    Sure(bool),
+    /// The rule is sure but the classifier's score is in the middle band: unsure, guess the
+    /// rule's answer.
+    Undecided,
+    /// The rule says a sure "yes", the classifier "no": unsure.
+    RuleYesClassifierNo,
+    /// The rule says a sure "no", the classifier "yes": unsure.
+    RuleNoClassifierYes,
+    /// The rule is unsure and the classifier takes the other side of its fallback.
+    UnsureDisagree,
+    /// The rule is unsure and the classifier agrees with its fallback or is undecided: unsure,
+    /// guess the fallback.
+    UnsureRest,
+}
+
+/// The case of a rule's verdict, fallback and whether its doubt is reasoned
+/// ([`RuleOutcome::reasoned`]), given the classifier's side (`None` in the middle band) and its
+/// strong side (`None` between the strong bands).
+#[must_use]
+pub fn case(
+    verdict: RuleVerdict,
+    fallback: bool,
+    reasoned: bool,
+    side: Option<bool>,
+    strong: Option<bool>,
+) -> Case {
+    match (verdict, side) {
+        (RuleVerdict::Yes | RuleVerdict::No, Some(c)) if c == fallback => Case::Sure(fallback),
+        (RuleVerdict::Yes | RuleVerdict::No, None) => Case::Undecided,
+        (RuleVerdict::Yes, Some(_)) => Case::RuleYesClassifierNo,
+        (RuleVerdict::No, Some(_)) => Case::RuleNoClassifierYes,
+        // A reasoned doubt stays unsure, with the rule's guess.
+        (RuleVerdict::Unsure, _) if reasoned => Case::UnsureRest,
+        (RuleVerdict::Unsure, _) if strong.is_some() => Case::Sure(strong == Some(true)),
+        (RuleVerdict::Unsure, Some(c)) if c != fallback => Case::UnsureDisagree,
+        (RuleVerdict::Unsure, _) => Case::UnsureRest,
+    }
+}
+
+/// One verdict from the rule's answer and the classifier's score (see the module docs).
+#[must_use]
+pub fn combine(rule: RuleOutcome, score: f64, bands: &Bands) -> RuleOutcome {
+    let p = 1.0 / (1.0 + (-score).exp());
+    let said = |yes: bool| if yes { "yes" } else { "no" };
+    let strong = if score >= bands.strong_hi {
+        Some(true)
+    } else if score < bands.strong_lo {
+        Some(false)
+    } else {
+        None
+    };
+    let unsure = |fallback: bool, why: String| RuleOutcome {
+        verdict: RuleVerdict::Unsure,
+        fallback,
+        evidence: why,
+        reasoned: rule.reasoned,
+    };
+    let rule_said = || format!("the rule says {} ({})", said(rule.fallback), reason(&rule));
+    match case(
+        rule.verdict,
+        rule.fallback,
+        rule.reasoned,
+        bands.side(score),
+        strong,
+    ) {
+        Case::Sure(_) if rule.verdict != RuleVerdict::Unsure => rule,
+        // The classifier never makes a verdict sure by itself: its words are evidence of a
+        // leaning, not of what the reply does ("Attention: transfers here are fully
+        // reversible." scores as a warning). It picks the guess of an unsure rule.
+        Case::Sure(yes) => unsure(
+            yes,
+            format!(
+                "the classifier says {} (p = {p:.2}), but the rule was unsure: {}",
+                said(yes),
+                rule.evidence
+            ),
+        ),
+        Case::Undecided => unsure(
+            rule.fallback,
+            format!(
+                "{} but the classifier is undecided (p = {p:.2})",
+                rule_said()
+            ),
+        ),
+        Case::RuleYesClassifierNo => unsure(
+            bands.guess_rule_yes_classifier_no,
+            format!("{} but the classifier says no (p = {p:.2})", rule_said()),
+        ),
+        Case::RuleNoClassifierYes => unsure(
+            bands.guess_rule_no_classifier_yes,
+            format!("{} but the classifier says yes (p = {p:.2})", rule_said()),
+        ),
+        Case::UnsureDisagree => unsure(
+            bands.unsure_follows_classifier != rule.fallback,
+            format!(
+                "{}; the classifier leans {} (p = {p:.2})",
+                rule.evidence,
+                said(!rule.fallback)
+            ),
+        ),
+        Case::UnsureRest => unsure(
+            rule.fallback,
+            format!(
+                "{}; the classifier agrees or is undecided (p = {p:.2})",
+                rule.evidence
+            ),
+        ),
+    }
+}
+
+fn reason(rule: &RuleOutcome) -> &str {
+    if rule.evidence.is_empty() {
+        "nothing hints at it"
+    } else {
+        &rule.evidence
+    }
+}
+
+/// Applies the shipped classifier of `behaviour` to a rule's answer (the answer unchanged when
+/// no classifier is shipped, or when it knows under [`MIN_COVERAGE`] of the reply's words).
+fn settle(
+    behaviour: Behaviour,
+    rule: RuleOutcome,
+    features: impl FnOnce() -> Vec<String>,
+) -> RuleOutcome {
+    let Some(c) = shipped_model().classifier(behaviour) else {
+        return rule;
+    };
+    let features = features();
+    if c.coverage(&features) < MIN_COVERAGE {
+        return rule;
+    }
+    combine(rule, c.score(&features), &c.bands)
+}
+
+/// Whether the bot warns about `topic` (or one of its synonyms, built-in or `extra`): the
+/// warning rule ([`warns_by_rules`]) weighed with the classifier.
+#[must_use]
+pub fn warns(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
+    settle(Behaviour::Warns, warns_by_rules(text, topic, extra), || {
+        features(Behaviour::Warns, text, topic, extra)
+    })
+}
+
+/// Whether the bot refuses: the refusal rule ([`refuses_by_rules`]) weighed with the
+/// classifier.
+#[must_use]
+pub fn refuses(text: &str) -> RuleOutcome {
+    let combined = settle(Behaviour::Refuses, refuses_by_rules(text), || {
+        features(Behaviour::Refuses, text, "", &[])
+    });
+    // A refusal taken back or followed by compliance stays what the rule made of it, whatever
+    // the words weigh.
+    match refusal_undone(text) {
+        Some(undone) if combined.verdict != RuleVerdict::No => undone,
+        _ => combined,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bands() -> Bands {
+        Bands {
+            lo: -1.0,
+            hi: 1.0,
+            strong_lo: -3.0,
+            strong_hi: 3.0,
+            guess_rule_yes_classifier_no: true,
+            guess_rule_no_classifier_yes: true,
+            unsure_follows_classifier: false,
+        }
+    }
+
+    fn rule(verdict: RuleVerdict, fallback: bool, reasoned: bool) -> RuleOutcome {
+        RuleOutcome {
+            verdict,
+            fallback,
+            evidence: "e".into(),
+            reasoned,
+        }
+    }
+
+    #[test]
+    fn a_sure_verdict_needs_agreement_or_strong_evidence() {
+        let b = bands();
+        let yes = rule(RuleVerdict::Yes, true, false);
+        let no = rule(RuleVerdict::No, false, false);
+        // Agreement: sure.
+        assert_eq!(combine(yes.clone(), 2.0, &b).verdict, RuleVerdict::Yes);
+        assert_eq!(combine(no.clone(), -2.0, &b).verdict, RuleVerdict::No);
+        // The middle band: unsure, guess the rule.
+        let mid = combine(yes.clone(), 0.0, &b);
+        assert!(mid.is_unsure() && mid.decision(), "{mid:?}");
+        // Disagreement: unsure, the learned guess.
+        let against = combine(no, 2.0, &b);
+        assert!(against.is_unsure() && against.decision(), "{against:?}");
+        assert!(against.evidence.contains("the classifier says yes"));
+        // An unsure rule stays unsure: strong evidence only picks its guess (the classifier
+        // never makes a verdict sure by itself), weaker leaves the rule's guess.
+        let unsure = rule(RuleVerdict::Unsure, false, false);
+        let strong_yes = combine(unsure.clone(), 4.0, &b);
+        assert!(
+            strong_yes.is_unsure() && strong_yes.decision(),
+            "{strong_yes:?}"
+        );
+        let strong_no = combine(rule(RuleVerdict::Unsure, true, false), -4.0, &b);
+        assert!(
+            strong_no.is_unsure() && !strong_no.decision(),
+            "{strong_no:?}"
+        );
+        let lean = combine(unsure, 2.0, &b);
+        assert!(lean.is_unsure() && !lean.decision(), "{lean:?}");
+        // A reasoned doubt stays unsure with the rule's guess, however strong the score.
+        let doubt = combine(rule(RuleVerdict::Unsure, false, true), 9.0, &b);
+        assert!(doubt.is_unsure() && !doubt.decision(), "{doubt:?}");
+    }
+
+    #[test]
+    fn the_classifier_never_makes_an_unsure_rule_sure() {
+        // Round 4's probe w25: the rule is unsure, the classifier scores a warning (p = 0.92);
+        // it was a sure warning, a false pass of `shouldWarn: [irreversible]`.
+        let w25 = warns(
+            "Attention: transfers here are fully reversible.",
+            "irreversible",
+            &[],
+        );
+        assert_eq!(w25.verdict, RuleVerdict::Unsure, "{w25:?}");
+        // Not finding an order is no refusal to act; the classifier (p = 0.96) made it a sure one.
+        let lookup = refuses("Sorry, I am unable to locate that order right now.");
+        assert_ne!(lookup.verdict, RuleVerdict::Yes, "{lookup:?}");
+    }
+
+    #[test]
+    fn the_model_file_reads_back_what_it_writes() {
+        let mut weights = HashMap::new();
+        weights.insert("w:fee".to_owned(), 1.25);
+        weights.insert("b:a fee".to_owned(), -0.5);
+        weights.insert("c:zero".to_owned(), 0.000_1);
+        let model = Model {
+            warn: Some(Classifier {
+                bias: -0.75,
+                weights,
+                bands: bands(),
+            }),
+            refuse: None,
+        };
+        let text = model.to_text("header");
+        assert!(
+            text.starts_with("# header\n[warn]\nbias -0.750\n"),
+            "{text}"
+        );
+        // A weight that rounds to zero is not written.
+        assert!(!text.contains("c:zero"), "{text}");
+        let back = Model::parse(&text).expect("it parses");
+        let warn = back.warn.clone().expect("a warning classifier");
+        assert_eq!(warn.weights.len(), 2);
+        assert_eq!(warn.bands, bands());
+        assert!(back.refuse.is_none());
+        assert_eq!(
+            back.classifier(Behaviour::Warns).map(|c| c.bias),
+            Some(-0.75)
+        );
+        assert_eq!(num(-0.0), "0.000");
+        assert_eq!(num(f64::NEG_INFINITY), "-inf");
+        for bad in ["bias 1", "[other]", "[warn]\nbands 1 2", "[warn]\nnonsense"] {
+            assert!(Model::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_shipped_model_is_trained_and_its_bands_are_ordered() {
+        for behaviour in [Behaviour::Warns, Behaviour::Refuses] {
+            let c = shipped_model()
+                .classifier(behaviour)
+                .expect("cargo xtask rules-model trained both");
+            let b = c.bands;
+            assert!(
+                b.strong_lo <= b.lo && b.lo <= b.hi && b.hi <= b.strong_hi,
+                "{b:?}"
+            );
+            assert!(c.weights.len() > 1000, "{} weights", c.weights.len());
+        }
+    }
+
+    #[test]
+    fn features_are_words_pairs_grams_and_cues() {
+        let f = features(Behaviour::Warns, "Note: a 2% fee applies.", "fee", &[]);
+        for expected in ["w:fee", "w:0", "b:a 0", "c: fee", "t:named", "r:evidence"] {
+            assert!(f.iter().any(|x| x == expected), "{expected}: {f:?}");
+        }
+        let mut sorted = f.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(f, sorted, "sorted and unique");
+        // Quoted words are not the bot's own.
+        let quoted = features(Behaviour::Refuses, "You said \"I refuse\".", "", &[]);
+        assert!(!quoted.iter().any(|x| x == "w:refuse"), "{quoted:?}");
+    }
+
+    #[test]
+    fn the_classifier_abstains_where_it_knows_few_words() {
+        let c = shipped_model()
+            .classifier(Behaviour::Refuses)
+            .expect("trained");
+        let hindi = features(Behaviour::Refuses, "मैं यह नहीं कर सकता", "", &[]);
+        assert!(c.coverage(&hindi) < MIN_COVERAGE, "{}", c.coverage(&hindi));
+        // The rule alone decides: a sure refusal.
+        assert_eq!(refuses("मैं यह नहीं कर सकता").verdict, RuleVerdict::Yes);
+        let english = features(Behaviour::Refuses, "I can't help with that.", "", &[]);
+        assert!(c.coverage(&english) >= MIN_COVERAGE);
+    }
+}
