@@ -324,12 +324,10 @@ fn check_template(name: &str, spec: &JudgeSpec, text: &str) -> Result<(), SpecPr
             ),
         ));
     }
-    let shows_texts = template
-        .undeclared_variables(false)
-        .contains("instances")
-        || [JUDGE_TEXTS, JUDGE_CONTEXT]
-            .iter()
-            .any(|part| text.contains(&format!("\"{part}\"")) || text.contains(&format!("'{part}'")));
+    let shows_texts = template.undeclared_variables(false).contains("instances")
+        || [JUDGE_TEXTS, JUDGE_CONTEXT].iter().any(|part| {
+            text.contains(&format!("\"{part}\"")) || text.contains(&format!("'{part}'"))
+        });
     if !shows_texts {
         return Err(SpecProblem::at(
             name,

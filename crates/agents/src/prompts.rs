@@ -314,7 +314,10 @@ pub(crate) fn shared_parts_env() -> Environment<'static> {
     for (name, text) in SHARED {
         // The shared parts are built in and compile (a test renders every prompt).
         if env.add_template(name, text).is_err() {
-            tracing::error!(template = name, "a built-in shared template does not compile");
+            tracing::error!(
+                template = name,
+                "a built-in shared template does not compile"
+            );
         }
     }
     env
@@ -478,7 +481,10 @@ impl Prompts {
             file: self.file(&agent),
             source,
         };
-        let template = self.env.get_template(&template_name(&agent)).map_err(failed)?;
+        let template = self
+            .env
+            .get_template(&template_name(&agent))
+            .map_err(failed)?;
         let text = template
             .render(minijinja::value::Serde(ctx))
             .map_err(failed)?;

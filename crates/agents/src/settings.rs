@@ -925,20 +925,25 @@ mod tests {
     fn weights_are_checked_over_every_judge() {
         let zero = serde_json::json!({"fluency": 0, "naturalness": 0, "cs_ratio": 0,
             "socio_cultural": 0});
-        let judge = |w: f64| serde_json::json!({"prompt": "{{ instances }}", "score_field": "s",
-            "weight": w});
+        let judge = |w: f64| {
+            serde_json::json!({"prompt": "{{ instances }}", "score_field": "s",
+            "weight": w})
+        };
         let layered = |section: serde_json::Value| {
             RunSettings::layered(Some(&section), env(&[]), &Flags::default())
         };
         let only = layered(serde_json::json!({"weights": zero, "judges": {"tox": judge(1.0)}}))
             .expect("the declared judge carries the score");
-        assert_eq!(only.pipeline().expect("pipeline").weights.get("tox"), Some(1.0));
+        assert_eq!(
+            only.pipeline().expect("pipeline").weights.get("tox"),
+            Some(1.0)
+        );
         let err = layered(serde_json::json!({"weights": zero, "judges": {"tox": judge(0.0)}}))
             .expect_err("every weight zero");
         assert_eq!(err.key.as_deref(), Some("weights"));
         assert!(err.reason.contains("all zero"), "{}", err.reason);
-        let err = layered(serde_json::json!({"judges": {"tox": judge(1e308)}}))
-            .expect_err("overflow");
+        let err =
+            layered(serde_json::json!({"judges": {"tox": judge(1e308)}})).expect_err("overflow");
         assert_eq!(err.key.as_deref(), Some("judges.tox.weight"));
         let err = layered(serde_json::json!({"agents": {"fluency": {"temperature": 9}}}))
             .expect_err("temperature 9");

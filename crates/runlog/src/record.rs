@@ -216,10 +216,7 @@ pub fn first_prompt_mismatch(
         match item {
             Ok(Located { line, record, .. }) => {
                 let differs = current.iter().find(|(name, hash)| {
-                    record
-                        .prompt_hashes
-                        .get(*name)
-                        .is_some_and(|h| h != *hash)
+                    record.prompt_hashes.get(*name).is_some_and(|h| h != *hash)
                 });
                 if let Some((name, hash)) = differs {
                     match &mut found {
