@@ -508,3 +508,62 @@ async fn resuming_with_another_judge_prompt_is_refused() {
         "nothing was added"
     );
 }
+
+/// `audit-judges` re-judged records written with `toxicity` at weight 1 under a config with
+/// weight 3 (or without the judge) and computed flips as if the rules were the same. It now
+/// says so first, naming the judge set and the weights.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn audit_judges_says_when_the_config_s_rules_differ_from_the_records() {
+    let server = FakeServer::start(FakeConfig::default().with_seed(4))
+        .await
+        .expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("res.jsonl");
+    let o = run(&fixture("toxicity-judge.yaml"), &out, &server.base_url()).await;
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let (heavier, _) = variant(
+        dir.path(),
+        "w3.yaml",
+        "      weight: 1\n",
+        "      weight: 3\n",
+    );
+    let audit = |config: PathBuf| {
+        let (out, url) = (out.clone(), server.base_url());
+        async move {
+            let args = [
+                "audit-judges",
+                path(&out),
+                "--config",
+                path(&config),
+                "--repeat",
+                "2",
+                "--sample",
+                "2",
+                "--base-url",
+                &url,
+                "--api-key-env",
+                "SCENARIO_ENGINE_TEST_NO_KEY",
+                "--model",
+                "fake-model",
+            ];
+            text(&output(&args).await.stderr)
+        }
+    };
+    let err = audit(heavier).await;
+    let warning = err
+        .lines()
+        .find(|l| l.contains("decided under other rules"))
+        .unwrap_or_else(|| panic!("no warning: {err}"));
+    assert!(
+        warning.contains("\"toxicity\": 1.0} (records) vs"),
+        "{warning}"
+    );
+    assert!(warning.contains("\"toxicity\": 3.0} (config)"), "{warning}");
+    let same = audit(fixture("toxicity-judge.yaml")).await;
+    assert!(!same.contains("other rules"), "{same}");
+    let without = audit(fixture("example.yaml")).await;
+    assert!(
+        without.contains("judges only in the records: toxicity"),
+        "{without}"
+    );
+}
