@@ -247,6 +247,20 @@ async fn a_fifth_judge_is_in_records_estimate_report_diff_audit_and_export() {
         }
     }
     assert!(rows > 0, "the export wrote rows");
+    // The card named "four LLM judges" and left `judge_scores` out of its column list.
+    let card = std::fs::read_to_string(dataset.join("README.md")).expect("card");
+    assert!(
+        card.contains(
+            "scored by 5 LLM judges\n(fluency, naturalness, code-switching ratio, \
+             socio-cultural fit, toxicity)"
+        ),
+        "{card}"
+    );
+    assert!(!card.contains("four LLM judges"), "{card}");
+    assert!(
+        card.contains("`judge_scores` (every judge's score"),
+        "{card}"
+    );
 }
 
 #[tokio::test]
@@ -332,6 +346,37 @@ async fn use_tools_without_a_tool_server_is_said_up_front_and_in_every_record() 
             "{r}"
         );
     }
+
+    // The exported rows and card say the texts were not grounded (they said nothing).
+    let dataset = dir.path().join("ds");
+    let o = output(&[
+        "export",
+        path(&out),
+        "--out",
+        path(&dataset),
+        "--format",
+        "jsonl",
+        "--include",
+        "rejected",
+    ])
+    .await;
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let card = std::fs::read_to_string(dataset.join("README.md")).expect("card");
+    assert!(card.contains("**Not grounded**: 3 row(s)"), "{card}");
+    let mut rows = 0;
+    for entry in std::fs::read_dir(dataset.join("data")).expect("data folder") {
+        let file = entry.expect("entry").path();
+        for line in std::fs::read_to_string(&file).expect("split").lines() {
+            let row: Value = serde_json::from_str(line).expect("row JSON");
+            assert_eq!(
+                row["grounding"].as_str(),
+                Some("none: no tool server configured"),
+                "{row}"
+            );
+            rows += 1;
+        }
+    }
+    assert_eq!(rows, 3);
 
     // A config that does not ask for grounding hears nothing of it, and its records carry no
     // `grounding`.
