@@ -49,7 +49,8 @@ pub struct JudgeSpec {
     pub weight: Option<f64>,
     /// Model for this judge (default: the run's `model`).
     pub model: Option<String>,
-    /// Sampling temperature (default 0, as the built-in judges).
+    /// Sampling temperature, within 0–2 (default 0, as the built-in judges).
+    #[cfg_attr(feature = "schema", schemars(range(min = 0, max = 2)))]
     pub temperature: Option<f32>,
     /// Cap on the reply's tokens (default 512, as the built-in judges).
     #[cfg_attr(feature = "schema", schemars(range(min = 1)))]

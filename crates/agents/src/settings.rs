@@ -29,9 +29,11 @@ use provider::{BaseUrls, Explicit, LocalSettings, ProviderName};
 pub struct AgentOverride {
     /// Model (for Azure: deployment) for this agent.
     pub model: Option<String>,
-    /// Sampling temperature.
+    /// Sampling temperature, within 0–2.
+    #[cfg_attr(feature = "schema", schemars(range(min = 0, max = 2)))]
     pub temperature: Option<f32>,
-    /// Cap on the reply's tokens.
+    /// Cap on the reply's tokens (at least 1).
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
     pub max_tokens: Option<u32>,
     /// A minijinja template file replacing the built-in prompt.
     pub prompt: Option<PathBuf>,
