@@ -170,7 +170,6 @@ fn show(value: &Value) -> String {
 #[must_use]
 pub fn render_text(report: &PlanReport) -> String {
     let mut out = String::new();
-    // Before anything else, the plan's header too (docs/config.md says so).
     if let Some(notice) = &report.grounding {
         let _ = writeln!(out, "{notice}");
     }
