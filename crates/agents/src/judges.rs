@@ -441,6 +441,15 @@ mod tests {
                     {% for t in instances %}{{ loop.index }} {{ t }}{% endfor %}{{ range(3) }}";
         let good = spec(text, Some("toxicity_score"));
         assert_eq!(check_spec("toxicity", &good).as_deref(), Ok(text));
+        // Each shared part renders at load (the include check) and shows the texts.
+        for text in [
+            "{% include \"judge_context\" %}",
+            "{% include 'judge_intro' %}{% include 'judge_texts' %}",
+            "{% if retry %}{{ retry_reason }}{% endif %}{% include \"judge_texts\" %}",
+        ] {
+            let good = spec(text, Some("s"));
+            assert_eq!(check_spec("toxicity", &good).as_deref(), Ok(text));
+        }
     }
 
     #[test]
