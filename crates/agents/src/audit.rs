@@ -45,6 +45,9 @@ pub struct AuditItem {
     pub texts: Vec<String>,
     /// The record's final weighted score.
     pub original_score: f64,
+    /// The rules the record was decided under (`run_settings`; `None` in records written
+    /// before them, or built by hand).
+    pub settings: Option<runlog::RecordSettings>,
 }
 
 impl AuditItem {
@@ -67,6 +70,7 @@ impl AuditItem {
             },
             texts,
             original_score,
+            settings: None,
         }
     }
 }
@@ -145,13 +149,16 @@ impl Sampler {
         }
         self.kept.push(Ranked {
             rank,
-            item: AuditItem::from_record(
-                record.id.clone(),
-                record.index,
-                &record.params,
-                record.data_generation_result.clone(),
-                record.score,
-            ),
+            item: AuditItem {
+                settings: record.run_settings.clone(),
+                ..AuditItem::from_record(
+                    record.id.clone(),
+                    record.index,
+                    &record.params,
+                    record.data_generation_result.clone(),
+                    record.score,
+                )
+            },
         });
         if self.kept.len() > self.n {
             self.kept.pop();
@@ -209,8 +216,11 @@ impl Default for AuditOptions {
 pub enum FailureKind {
     /// The record cannot be replayed (missing language parameters, too few usable texts).
     Input,
-    /// A judge call failed at the provider, or its replies stayed invalid.
+    /// A judge call failed at the provider (after every retry: 5xx, 429, a timeout, a refusal).
     Provider,
+    /// A judge's replies stayed invalid (a score outside 0–10, not a number, broken JSON) after
+    /// every try: the model's fault, not the provider's.
+    InvalidReply,
 }
 
 /// A repeat that produced no scores.
@@ -374,9 +384,9 @@ fn repeat_result(
         RunOutcome::Failed(failure) => {
             let (kind, reason) = match failure.agent {
                 _ if refused => (FailureKind::Input, REFUSED.to_owned()),
-                Some(agent) if agent.is_judge() => (FailureKind::Provider, failure.reason),
+                Some(agent) if agent.is_judge() => (judge_failure(&failure.reason), failure.reason),
                 // A judge the config declares.
-                None if failure.judge.is_some() => (FailureKind::Provider, failure.reason),
+                None if failure.judge.is_some() => (judge_failure(&failure.reason), failure.reason),
                 _ => (FailureKind::Input, failure.reason),
             };
             Err(RepeatFailure {
@@ -386,6 +396,88 @@ fn repeat_result(
             })
         }
     }
+}
+
+/// A judge's failure: its replies stayed invalid, or the provider failed.
+fn judge_failure(reason: &str) -> FailureKind {
+    if runlog::FailureCause::of_reason(reason) == runlog::FailureCause::InvalidOutput {
+        FailureKind::InvalidReply
+    } else {
+        FailureKind::Provider
+    }
+}
+
+/// The line `audit-judges` begins with: how many records are re-judged, and first, when the
+/// sampled records were decided under other rules than the config's (another judge set, other
+/// weights, threshold or ratio judge), which, since the flips would then measure the change of
+/// rules as well as the judges' noise.
+#[must_use]
+pub fn header(items: &[AuditItem], total: usize, repeats: u32, pipeline: &Pipeline) -> String {
+    let current = runlog::RecordSettings::from(pipeline.settings());
+    let line = format!(
+        "re-judging {} of {total} record(s) × {repeats} repeat(s), ratio judge {}, cache off",
+        items.len(),
+        pipeline.settings().ratio_judge.name()
+    );
+    match rules_note(items, &current) {
+        Some(note) => format!("{note}\n{line}"),
+        None => line,
+    }
+}
+
+/// How the sampled records' rules differ from `current`, in words; `None` when they match.
+fn rules_note(items: &[AuditItem], current: &runlog::RecordSettings) -> Option<String> {
+    let relevant = |d: &String| {
+        ["threshold", "weights", "ratio_judge"]
+            .iter()
+            .any(|k| d.starts_with(k))
+    };
+    let differing: Vec<&runlog::RecordSettings> = items
+        .iter()
+        .filter_map(|i| i.settings.as_ref())
+        .filter(|s| s.differences(current).iter().any(relevant))
+        .collect();
+    let first = differing.first()?;
+    let mut parts: Vec<String> = Vec::new();
+    let names = |w: &scoring::JudgeWeights| -> Vec<String> { w.0.keys().cloned().collect() };
+    let (theirs, ours) = (names(&first.weights), names(&current.weights));
+    let only_records: Vec<&str> = theirs
+        .iter()
+        .filter(|n| !ours.contains(n))
+        .map(String::as_str)
+        .collect();
+    let only_config: Vec<&str> = ours
+        .iter()
+        .filter(|n| !theirs.contains(n))
+        .map(String::as_str)
+        .collect();
+    if !only_records.is_empty() {
+        parts.push(format!(
+            "judges only in the records: {}",
+            only_records.join(", ")
+        ));
+    }
+    if !only_config.is_empty() {
+        parts.push(format!(
+            "judges only in the config: {}",
+            only_config.join(", ")
+        ));
+    }
+    parts.extend(
+        first
+            .differences(current)
+            .into_iter()
+            .filter(relevant)
+            .map(|d| d.replacen(" vs ", " (records) vs ", 1) + " (config)"),
+    );
+    Some(format!(
+        "warning: {} of {} sampled record(s) were decided under other rules than this config's: \
+         {}; the re-judged scores follow the config's rules, so a flip may come from the change \
+         of rules, not from the judges' noise",
+        differing.len(),
+        items.len(),
+        parts.join("; ")
+    ))
 }
 
 /// The replay back end of the audit: the generator's call is answered with the recorded batch,
@@ -637,6 +729,28 @@ pub struct AuditReport {
 }
 
 impl AuditReport {
+    /// Why repeats failed at the judges, in words (provider failures and invalid replies
+    /// counted apart, with the first reason of each); `None` when none did.
+    #[must_use]
+    pub fn judge_failures(&self) -> Option<String> {
+        let said = |kind: FailureKind, what: &str| {
+            let n = self.failure_count(kind);
+            let first = self.failures.values().flatten().find(|f| f.kind == kind)?;
+            Some(format!("{n} repeat(s) {what} (first: {})", first.reason))
+        };
+        let parts: Vec<String> = [
+            said(FailureKind::Provider, "failed at the provider"),
+            said(
+                FailureKind::InvalidReply,
+                "got judge replies that stayed invalid",
+            ),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        (!parts.is_empty()).then(|| parts.join("; "))
+    }
+
     /// Failed repeats of the given kind.
     #[must_use]
     pub fn failure_count(&self, kind: FailureKind) -> usize {
@@ -878,6 +992,32 @@ mod tests {
         );
         assert_eq!(report.score.scenarios, 2);
         assert_eq!(report.scenarios[0].repeat_scores, [6.0, 8.0]);
+    }
+
+    /// An invalid judge reply (score 42) was reported as "failed at the provider".
+    #[test]
+    fn an_invalid_judge_reply_is_not_a_provider_failure() {
+        assert_eq!(
+            judge_failure("toxicity: invalid output: score 42 is outside 0–10"),
+            FailureKind::InvalidReply
+        );
+        assert_eq!(
+            judge_failure("fluency: server error 500 after 9 attempts"),
+            FailureKind::Provider
+        );
+        let mut a = audit("a", 8.0, &[8.0]);
+        a.failures.push(RepeatFailure {
+            repeat: 1,
+            kind: FailureKind::InvalidReply,
+            reason: "toxicity: score 42 is outside 0–10".into(),
+        });
+        let report = summarise(&[a], 8.0, 2);
+        let said = report.judge_failures().expect("a failure");
+        assert!(
+            said.starts_with("1 repeat(s) got judge replies that stayed invalid"),
+            "{said}"
+        );
+        assert!(!said.contains("provider"), "{said}");
     }
 
     #[test]

@@ -19,7 +19,10 @@ use llm_client::OutputSchema;
 use crate::agent::AgentSettings;
 use crate::key::{Agent, is_judge_name};
 use crate::outputs::{OutputError, check_score, score_schema};
-use crate::prompts::{DeclaredTemplate, PLACEHOLDERS};
+use crate::prompts::{
+    DeclaredTemplate, JUDGE_CONTEXT, JUDGE_TEXTS, PLACEHOLDERS, builtin_template_names,
+    read_prompt_file, shared_parts_env,
+};
 use runlog::AgentKind;
 use scoring::JudgeName;
 
@@ -46,7 +49,8 @@ pub struct JudgeSpec {
     pub weight: Option<f64>,
     /// Model for this judge (default: the run's `model`).
     pub model: Option<String>,
-    /// Sampling temperature (default 0, as the built-in judges).
+    /// Sampling temperature, within 0–2 (default 0, as the built-in judges).
+    #[cfg_attr(feature = "schema", schemars(range(min = 0, max = 2)))]
     pub temperature: Option<f32>,
     /// Cap on the reply's tokens (default 512, as the built-in judges).
     #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
@@ -126,8 +130,21 @@ pub fn check_spec(name: &str, spec: &JudgeSpec) -> Result<String, SpecProblem> {
             &hint,
         ));
     }
+    if builtin_template_names().any(|t| t == name) {
+        return Err(SpecProblem::at(
+            name,
+            None,
+            format!("is the name of the built-in prompt part `{name}`"),
+            &format!(
+                "the built-in prompts include `{name}` by that name; give this judge another \
+                 name (the reserved names: {})",
+                builtin_template_names().collect::<Vec<_>>().join(", ")
+            ),
+        ));
+    }
     let template = template_text(name, spec)?;
     check_template(name, spec, &template)?;
+    check_settings(name, spec)?;
     let score = spec.score_field.as_deref().map_or("", str::trim);
     if score.is_empty() {
         return Err(SpecProblem::at(
@@ -155,17 +172,47 @@ pub fn check_spec(name: &str, spec: &JudgeSpec) -> Result<String, SpecProblem> {
             ));
         }
     }
+    Ok(template)
+}
+
+/// The highest sampling temperature the providers take (OpenAI refuses more than 2).
+pub const MAX_TEMPERATURE: f32 = 2.0;
+
+/// The weight, the temperature and the reply cap are within their ranges.
+fn check_settings(name: &str, spec: &JudgeSpec) -> Result<(), SpecProblem> {
     if let Some(w) = spec.weight
         && !(w.is_finite() && w >= 0.0)
     {
         return Err(SpecProblem::at(
             name,
             Some("weight"),
-            "must be a number ≥ 0",
+            if w.is_finite() {
+                "must be ≥ 0"
+            } else {
+                "must be a finite number (≥ 0)"
+            },
             "0 runs the judge for information only",
         ));
     }
-    Ok(template)
+    if let Some(t) = spec.temperature
+        && !(t.is_finite() && (0.0..=MAX_TEMPERATURE).contains(&t))
+    {
+        return Err(SpecProblem::at(
+            name,
+            Some("temperature"),
+            format!("is {t}: it must be within 0–{MAX_TEMPERATURE}"),
+            "0 (the default) gives the most repeatable scores",
+        ));
+    }
+    if spec.max_tokens == Some(0) {
+        return Err(SpecProblem::at(
+            name,
+            Some("max_tokens"),
+            "is 0: the judge could not reply",
+            "leave it out for 512, as the built-in judges",
+        ));
+    }
+    Ok(())
 }
 
 /// The template text: `prompt`, or the file `prompt_file` names; exactly one, not blank.
@@ -189,7 +236,7 @@ fn template_text(name: &str, spec: &JudgeSpec) -> Result<String, SpecProblem> {
             ));
         }
         (Some(text), None) => text.clone(),
-        (None, Some(path)) => std::fs::read_to_string(path).map_err(|e| {
+        (None, Some(path)) => read_prompt_file(path).map_err(|e| {
             SpecProblem::at(
                 name,
                 Some("prompt_file"),
@@ -257,6 +304,37 @@ fn check_template(name: &str, spec: &JudgeSpec, text: &str) -> Result<(), SpecPr
                  parameter is `params.<name>`",
                 PLACEHOLDERS.join(", ")
             ),
+        ));
+    }
+    // A missing include is found only when rendering: render once with the shared parts and
+    // no values (undefined values chain), so `plan` refuses it as `run` would.
+    let env = shared_parts_env();
+    if let Err(e) = env.render_str(text, ())
+        && matches!(
+            e.kind(),
+            minijinja::ErrorKind::TemplateNotFound | minijinja::ErrorKind::BadInclude
+        )
+    {
+        return Err(SpecProblem::at(
+            name,
+            Some(field),
+            format!("includes a template that does not exist: {e}"),
+            &format!(
+                "a judge's prompt may include the shared parts: {}",
+                [crate::prompts::JUDGE_INTRO, JUDGE_TEXTS, JUDGE_CONTEXT].join(", ")
+            ),
+        ));
+    }
+    let shows_texts = template.undeclared_variables(false).contains("instances")
+        || [JUDGE_TEXTS, JUDGE_CONTEXT].iter().any(|part| {
+            text.contains(&format!("\"{part}\"")) || text.contains(&format!("'{part}'"))
+        });
+    if !shows_texts {
+        return Err(SpecProblem::at(
+            name,
+            Some(field),
+            "never shows the texts: the judge would score texts it cannot see",
+            "add `{% include \"judge_texts\" %}` (the numbered texts), or loop over `instances`",
         ));
     }
     Ok(())
@@ -363,6 +441,15 @@ mod tests {
                     {% for t in instances %}{{ loop.index }} {{ t }}{% endfor %}{{ range(3) }}";
         let good = spec(text, Some("toxicity_score"));
         assert_eq!(check_spec("toxicity", &good).as_deref(), Ok(text));
+        // Each shared part renders at load (the include check) and shows the texts.
+        for text in [
+            "{% include \"judge_context\" %}",
+            "{% include 'judge_intro' %}{% include 'judge_texts' %}",
+            "{% if retry %}{{ retry_reason }}{% endif %}{% include \"judge_texts\" %}",
+        ] {
+            let good = spec(text, Some("s"));
+            assert_eq!(check_spec("toxicity", &good).as_deref(), Ok(text));
+        }
     }
 
     #[test]
@@ -383,6 +470,45 @@ mod tests {
             ),
             ("fluency", spec(ok, Some("s")), "judges.fluency", "clashes"),
             ("refiner", spec(ok, Some("s")), "judges.refiner", "clashes"),
+            (
+                "tox",
+                spec("{% include 'nope' %}{{ instances }}", Some("s")),
+                "judges.tox.prompt",
+                "includes a template that does not exist",
+            ),
+            (
+                "tox",
+                spec("rate it", Some("s")),
+                "judges.tox.prompt",
+                "never shows the texts",
+            ),
+            (
+                "tox",
+                JudgeSpec {
+                    temperature: Some(9.0),
+                    ..spec(ok, Some("s"))
+                },
+                "judges.tox.temperature",
+                "is 9: it must be within 0–2",
+            ),
+            (
+                "tox",
+                JudgeSpec {
+                    max_tokens: Some(0),
+                    ..spec(ok, Some("s"))
+                },
+                "judges.tox.max_tokens",
+                "is 0",
+            ),
+            (
+                "tox",
+                JudgeSpec {
+                    weight: Some(f64::INFINITY),
+                    ..spec(ok, Some("s"))
+                },
+                "judges.tox.weight",
+                "must be a finite number",
+            ),
             (
                 "tox",
                 spec(" \n", Some("s")),
@@ -429,7 +555,7 @@ mod tests {
                     ..spec(ok, Some("s"))
                 },
                 "judges.tox.weight",
-                "must be a number ≥ 0",
+                "must be ≥ 0",
             ),
             (
                 "tox",
@@ -454,6 +580,58 @@ mod tests {
             let (k, r) = refused(name, &spec);
             assert_eq!(k, key, "{name}: {r}");
             assert!(r.starts_with(reason), "{name}: {r}");
+        }
+    }
+
+    /// A judge named after a shared part (`judge_texts`, …) replaced that part in every
+    /// built-in prompt: each name the prompts register is refused, from the prompts' own list.
+    #[test]
+    fn every_built_in_template_name_is_refused() {
+        let names: Vec<&str> = builtin_template_names().collect();
+        for part in ["judge_texts", "judge_intro", "judge_context", "cs_guide"] {
+            assert!(names.contains(&part), "{part} is a built-in template");
+        }
+        for name in names {
+            let (key, reason) = refused(name, &spec("{{ instances }}", Some("s")));
+            assert_eq!(key, format!("judges.{name}"));
+            assert!(
+                reason.starts_with("clashes") || reason.starts_with("is the name of the built-in"),
+                "{name}: {reason}"
+            );
+        }
+    }
+
+    /// `/dev/zero` was read until memory ran out, a FIFO waited forever: only a regular file of
+    /// at most 256 KiB is read.
+    #[test]
+    fn a_prompt_file_is_a_bounded_regular_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let big = dir.path().join("big.j2");
+        let mut text = "{{ instances }}".to_owned();
+        text.push_str(&"x".repeat(256 * 1024));
+        std::fs::write(&big, text).expect("written");
+        let fifo = dir.path().join("fifo.j2");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .is_ok_and(|s| s.success());
+        let mut cases = vec![
+            (PathBuf::from("/dev/zero"), "not a regular file"),
+            (dir.path().to_path_buf(), "not a regular file"),
+            (big, "larger than 256 KiB"),
+        ];
+        if made {
+            cases.push((fifo, "not a regular file"));
+        }
+        for (path, why) in cases {
+            let spec = JudgeSpec {
+                prompt_file: Some(path.clone()),
+                score_field: Some("s".into()),
+                ..JudgeSpec::default()
+            };
+            let (key, reason) = refused("tox", &spec);
+            assert_eq!(key, "judges.tox.prompt_file");
+            assert!(reason.contains(why), "{}: {reason}", path.display());
         }
     }
 

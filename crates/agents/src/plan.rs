@@ -170,6 +170,9 @@ fn show(value: &Value) -> String {
 #[must_use]
 pub fn render_text(report: &PlanReport) -> String {
     let mut out = String::new();
+    if let Some(notice) = &report.grounding {
+        let _ = writeln!(out, "{notice}");
+    }
     let title = report
         .name
         .as_deref()
@@ -179,9 +182,6 @@ pub fn render_text(report: &PlanReport) -> String {
         "Plan for {} ({}, {}){title}",
         report.config, report.kind, report.format
     );
-    if let Some(notice) = &report.grounding {
-        let _ = writeln!(out, "{notice}");
-    }
     if let Some(description) = &report.description {
         let _ = writeln!(out, "{description}");
     }

@@ -45,7 +45,7 @@ pub const PLACEHOLDERS: &[&str] = &[
 /// The template of a judge the config declares, as [`Prompts::from_settings`] compiles it.
 #[derive(Debug, Clone)]
 pub struct DeclaredTemplate<'a> {
-    /// The judge's name (its template's name).
+    /// The judge's name (its template is registered as `judge:<name>`).
     pub name: &'a str,
     /// The template text.
     pub text: &'a str,
@@ -280,6 +280,88 @@ const SHARED: [(&str, &str); 4] = [
     (JUDGE_CONTEXT, include_str!("../prompts/judge_context.j2")),
 ];
 
+/// Every template name the built-in prompts register: the shared parts and the six agents'
+/// templates. A declared judge may not take one of these names (it would read as that part
+/// wherever a prompt includes it); [`crate::judges::check_spec`] refuses them from this list, so
+/// the rule follows the templates.
+pub fn builtin_template_names() -> impl Iterator<Item = &'static str> {
+    SHARED
+        .iter()
+        .map(|(name, _)| *name)
+        .chain(AgentKind::ALL.iter().map(|a| a.name()))
+}
+
+/// The name a declared judge's template is registered under: `judge:<name>`. A `:` is in no
+/// judge name and in no built-in template's, so a declared template can never take the place of
+/// a shared part (`{% include "judge_texts" %}` always finds the built-in one).
+fn declared_template_name(judge: &str) -> String {
+    format!("judge:{judge}")
+}
+
+/// The template an agent's prompt renders.
+fn template_name(agent: &Agent) -> String {
+    match agent {
+        Agent::Role(kind) => kind.name().to_owned(),
+        Agent::Judge(name) => declared_template_name(name.as_str()),
+    }
+}
+
+/// An environment holding the shared parts only, undefined values chainable: what a declared
+/// judge's template is rendered in at load, to find a missing include before any run.
+pub(crate) fn shared_parts_env() -> Environment<'static> {
+    let mut env = Environment::new();
+    env.set_undefined_behavior(UndefinedBehavior::Chainable);
+    for (name, text) in SHARED {
+        // The shared parts are built in and compile (a test renders every prompt).
+        if env.add_template(name, text).is_err() {
+            tracing::error!(
+                template = name,
+                "a built-in shared template does not compile"
+            );
+        }
+    }
+    env
+}
+
+/// The largest prompt file read (256 KiB): a prompt is instructions, and a bigger file (or
+/// `/dev/zero`) would be sent with every call.
+pub const MAX_PROMPT_FILE_BYTES: u64 = 256 * 1024;
+
+/// Reads a prompt file: a regular file (not a device or a FIFO, which could be read forever) of at
+/// most [`MAX_PROMPT_FILE_BYTES`], in UTF-8. The read itself is bounded, so a file that grows
+/// while it is read cannot exceed it either.
+///
+/// # Errors
+/// The file cannot be read, is not a regular file, is too large or is not UTF-8.
+pub fn read_prompt_file(path: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let invalid = |msg: String| std::io::Error::new(std::io::ErrorKind::InvalidData, msg);
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(invalid(
+            "it is not a regular file (a device, a FIFO or a directory cannot hold a prompt)"
+                .to_owned(),
+        ));
+    }
+    let too_big = || {
+        invalid(format!(
+            "it is larger than {} KiB, the most a prompt file may hold",
+            MAX_PROMPT_FILE_BYTES / 1024
+        ))
+    };
+    if meta.len() > MAX_PROMPT_FILE_BYTES {
+        return Err(too_big());
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(MAX_PROMPT_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_PROMPT_FILE_BYTES {
+        return Err(too_big());
+    }
+    String::from_utf8(bytes).map_err(|_| invalid("it is not UTF-8 text".to_owned()))
+}
+
 /// The compiled templates of all six agents and of the judges the config declares.
 #[derive(Debug)]
 pub struct Prompts {
@@ -365,7 +447,7 @@ impl Prompts {
             let name = judge.name.to_owned();
             let hash = blake3::hash(judge.text.as_bytes()).to_hex();
             hashes.insert(name.clone(), hash[..16].to_string());
-            env.add_template_owned(name.clone(), judge.text.to_owned())
+            env.add_template_owned(declared_template_name(&name), judge.text.to_owned())
                 .map_err(|source| PromptError::Compile {
                     agent: Agent::Judge(judge.name.into()),
                     file: file_of(&files, &name),
@@ -399,7 +481,10 @@ impl Prompts {
             file: self.file(&agent),
             source,
         };
-        let template = self.env.get_template(agent.name()).map_err(failed)?;
+        let template = self
+            .env
+            .get_template(&template_name(&agent))
+            .map_err(failed)?;
         let text = template
             .render(minijinja::value::Serde(ctx))
             .map_err(failed)?;
@@ -419,7 +504,7 @@ fn file_of(files: &BTreeMap<String, String>, agent: &str) -> String {
 }
 
 fn read(agent: AgentKind, path: &Path) -> Result<String, PromptError> {
-    std::fs::read_to_string(path).map_err(|source| PromptError::Read {
+    read_prompt_file(path).map_err(|source| PromptError::Read {
         agent: agent.into(),
         path: path.display().to_string(),
         source,
@@ -429,6 +514,34 @@ fn read(agent: AgentKind, path: &Path) -> Result<String, PromptError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A declared template is registered under `judge:<name>`: even one named after a shared
+    /// part leaves that part as built (a judge named `judge_texts` had replaced the texts in
+    /// every built-in judge prompt).
+    #[test]
+    fn a_declared_template_never_shadows_a_shared_part() {
+        let declared: Vec<DeclaredTemplate<'_>> = builtin_template_names()
+            .map(|name| DeclaredTemplate {
+                name,
+                text: "SHADOW",
+                file: "f".to_owned(),
+            })
+            .collect();
+        let prompts = Prompts::from_settings(&AgentSet::uniform("m"), &declared).expect("builds");
+        for (name, text) in SHARED {
+            let t = prompts.env.get_template(name).expect("shared part");
+            assert_eq!(t.source(), text, "{name}");
+        }
+        for agent in AgentKind::ALL {
+            let t = prompts.env.get_template(agent.name()).expect("agent");
+            assert_eq!(t.source(), builtin_template(agent), "{}", agent.name());
+        }
+        let own = prompts
+            .env
+            .get_template("judge:judge_texts")
+            .expect("declared");
+        assert_eq!(own.source(), "SHADOW");
+    }
 
     /// A declared judge's template is checked against `PLACEHOLDERS`: it must be every
     /// variable a prompt is given, no more.

@@ -306,5 +306,38 @@ fn refuse_other_accept_rules(out: &Path, pipeline: &Pipeline) -> Result<(), RunE
             out.display(),
             recorded.differences(&current).join(", ")
         ))),
+    }?;
+    refuse_other_judge_prompts(out, pipeline)
+}
+
+/// Refuses to resume an output whose records a declared judge scored with another prompt (its
+/// `prompt_hashes` entry differs): one file would hold two judges under one name.
+fn refuse_other_judge_prompts(out: &Path, pipeline: &Pipeline) -> Result<(), RunError> {
+    let hashes = pipeline.prompts().hashes();
+    let watched: std::collections::BTreeMap<String, String> = pipeline
+        .settings()
+        .judges
+        .iter()
+        .filter_map(|j| {
+            let name = j.name.as_str();
+            Some((name.to_owned(), hashes.get(name)?.clone()))
+        })
+        .collect();
+    let mismatch = runlog::record::first_prompt_mismatch(out, &watched)
+        .map_err(|e| RunError::Invalid(format!("cannot read {}: {e}", out.display())))?;
+    match mismatch {
+        None => Ok(()),
+        Some(m) => Err(RunError::Invalid(format!(
+            "{}:{}: this record was judged with another `{}` prompt than this run's (the \
+             file's vs this run's prompt hash: {} vs {}; {} record(s) so); resuming would mix \
+             two prompts in one file\nhint: run with the prompt the file was written with, or \
+             write to another --out",
+            out.display(),
+            m.line,
+            m.name,
+            m.recorded,
+            m.current,
+            m.records
+        ))),
     }
 }

@@ -14,11 +14,11 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::judges::{JudgeSpec, UserJudge, check_spec};
+use crate::judges::{JudgeSpec, MAX_TEMPERATURE, UserJudge, check_spec};
 use crate::{AgentSet, AgentSettings, PerAgent, Pipeline, PipelineSettings};
 use llm_client::{ClientConfig, Limits, PriceTable, ProviderConfig, RetryPolicy, StructuredMode};
 use runlog::{AgentKind, RatioJudgeMode};
-use scoring::JudgeWeights;
+use scoring::{JudgeWeights, WeightError};
 
 use provider::{BaseUrls, Explicit, LocalSettings, ProviderName};
 
@@ -29,9 +29,11 @@ use provider::{BaseUrls, Explicit, LocalSettings, ProviderName};
 pub struct AgentOverride {
     /// Model (for Azure: deployment) for this agent.
     pub model: Option<String>,
-    /// Sampling temperature.
+    /// Sampling temperature, within 0–2.
+    #[cfg_attr(feature = "schema", schemars(range(min = 0, max = 2)))]
     pub temperature: Option<f32>,
-    /// Cap on the reply's tokens.
+    /// Cap on the reply's tokens (at least 1).
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
     pub max_tokens: Option<u32>,
     /// A minijinja template file replacing the built-in prompt.
     pub prompt: Option<PathBuf>,
@@ -554,14 +556,14 @@ impl RunSettings {
                  gate off with `gate: {enabled: false}`)",
             );
         }
-        JudgeWeights::new(self.weights.clone())
-            .map_err(|e| SettingsError::at("weights", e.to_string()))?;
+        self.validate_agent_sampling()?;
         self.validate_judges()?;
+        self.validate_weights()?;
         // A prompt override is read when the pipeline is built: a missing file is named here,
         // at its key, before anything runs.
         for kind in AgentKind::ALL {
             if let Some(path) = &self.agents.per_agent().get(kind).prompt
-                && let Err(e) = std::fs::metadata(path)
+                && let Err(e) = crate::prompts::read_prompt_file(path)
             {
                 return bad(
                     &format!("agents.{}.prompt", kind.name()),
@@ -607,6 +609,75 @@ impl RunSettings {
                     "is no built-in judge (fluency, naturalness, cs_ratio, socio_cultural)",
                 )
             });
+        }
+        Ok(())
+    }
+
+    /// The weights of the full judge set (the built-in ones and every declared judge's, default
+    /// 1): what the weighted score divides by, so "all zero" means all of them. Each error is at
+    /// the key that holds the weight at fault.
+    fn validate_weights(&self) -> Result<(), SettingsError> {
+        let mut all = self.weights.clone();
+        for (name, spec) in &self.judges {
+            all.insert(name.clone(), spec.weight.unwrap_or(1.0));
+        }
+        let key_of = |name: &str| {
+            if self.judges.contains_key(name) {
+                format!("judges.{name}.weight")
+            } else {
+                format!("weights.{name}")
+            }
+        };
+        // Σw·s with every score 10 must stay finite, or every weighted score would fail.
+        let overflows = !(all.values().sum::<f64>() * 10.0).is_finite();
+        match JudgeWeights::new(all.clone()).and_then(|w| {
+            if overflows {
+                Err(WeightError::Overflow)
+            } else {
+                Ok(w)
+            }
+        }) {
+            Ok(_) => Ok(()),
+            Err(e) => {
+                let key = match &e {
+                    WeightError::Negative(name) => key_of(name),
+                    WeightError::Overflow => all
+                        .iter()
+                        .max_by(|a, b| a.1.total_cmp(b.1))
+                        .map_or_else(|| "weights".to_owned(), |(n, _)| key_of(n)),
+                    _ => "weights".to_owned(),
+                };
+                let reason = match e {
+                    WeightError::AllZero => "are all zero, the built-in judges' (`weights`) and \
+                                             the declared judges' (`judges.<name>.weight`): \
+                                             the weighted score would divide by zero"
+                        .to_owned(),
+                    other => other.to_string(),
+                };
+                Err(SettingsError::at(key, reason))
+            }
+        }
+    }
+
+    /// The built-in agents' sampling settings are within range (as a declared judge's).
+    fn validate_agent_sampling(&self) -> Result<(), SettingsError> {
+        let overrides = self.agents.per_agent();
+        for kind in AgentKind::ALL {
+            let o = overrides.get(kind);
+            if let Some(t) = o.temperature
+                && !(t.is_finite() && (0.0..=MAX_TEMPERATURE).contains(&t))
+            {
+                return Err(SettingsError::at(
+                    format!("agents.{}.temperature", kind.name()),
+                    format!("is {t}: it must be within 0–{MAX_TEMPERATURE}"),
+                ));
+            }
+            if o.max_tokens == Some(0) {
+                return Err(SettingsError::at(
+                    format!("agents.{}.max_tokens", kind.name()),
+                    "is 0: the agent could not reply",
+                ));
+            }
         }
         Ok(())
     }
@@ -844,9 +915,44 @@ mod tests {
             .expect_err("no such judge");
         assert_eq!(err.key.as_deref(), Some("weights.toxicity"));
         assert!(err.hint.is_some_and(|h| h.contains("judges:")));
-        let err = layered(serde_json::json!({"judges": {"tox": {"prompt": "x"}}}))
+        let err = layered(serde_json::json!({"judges": {"tox": {"prompt": "{{ instances }}"}}}))
             .expect_err("no score field");
         assert_eq!(err.key.as_deref(), Some("judges.tox.score_field"));
+    }
+
+    /// The weights are checked over the full judge set: built-in weights all 0 beside a
+    /// declared judge of weight 1 is a valid score (it was refused as "all weights are zero");
+    /// all of them 0 is refused; weights whose sum overflows are refused at the judge's key.
+    #[test]
+    fn weights_are_checked_over_every_judge() {
+        let zero = serde_json::json!({"fluency": 0, "naturalness": 0, "cs_ratio": 0,
+            "socio_cultural": 0});
+        let judge = |w: f64| {
+            serde_json::json!({"prompt": "{{ instances }}", "score_field": "s",
+            "weight": w})
+        };
+        let layered = |section: serde_json::Value| {
+            RunSettings::layered(Some(&section), env(&[]), &Flags::default())
+        };
+        let only = layered(serde_json::json!({"weights": zero, "judges": {"tox": judge(1.0)}}))
+            .expect("the declared judge carries the score");
+        assert_eq!(
+            only.pipeline().expect("pipeline").weights.get("tox"),
+            Some(1.0)
+        );
+        let err = layered(serde_json::json!({"weights": zero, "judges": {"tox": judge(0.0)}}))
+            .expect_err("every weight zero");
+        assert_eq!(err.key.as_deref(), Some("weights"));
+        assert!(err.reason.contains("all zero"), "{}", err.reason);
+        let err =
+            layered(serde_json::json!({"judges": {"tox": judge(1e308)}})).expect_err("overflow");
+        assert_eq!(err.key.as_deref(), Some("judges.tox.weight"));
+        let err = layered(serde_json::json!({"agents": {"fluency": {"temperature": 9}}}))
+            .expect_err("temperature 9");
+        assert_eq!(err.key.as_deref(), Some("agents.fluency.temperature"));
+        let err = layered(serde_json::json!({"agents": {"refiner": {"max_tokens": 0}}}))
+            .expect_err("no tokens");
+        assert_eq!(err.key.as_deref(), Some("agents.refiner.max_tokens"));
     }
 
     #[test]

@@ -222,6 +222,7 @@ async fn replay_counts_only_the_judges_it_asks() {
             scenario: scenario(i),
             texts: texts.clone(),
             original_score: 9.0,
+            settings: None,
         })
         .collect();
     let options = AuditOptions {

@@ -247,6 +247,20 @@ async fn a_fifth_judge_is_in_records_estimate_report_diff_audit_and_export() {
         }
     }
     assert!(rows > 0, "the export wrote rows");
+    // The card named "four LLM judges" and left `judge_scores` out of its column list.
+    let card = std::fs::read_to_string(dataset.join("README.md")).expect("card");
+    assert!(
+        card.contains(
+            "scored by 5 LLM judges\n(fluency, naturalness, code-switching ratio, \
+             socio-cultural fit, toxicity)"
+        ),
+        "{card}"
+    );
+    assert!(!card.contains("four LLM judges"), "{card}");
+    assert!(
+        card.contains("`judge_scores` (every judge's score"),
+        "{card}"
+    );
 }
 
 #[tokio::test]
@@ -296,8 +310,8 @@ async fn use_tools_without_a_tool_server_is_said_up_front_and_in_every_record() 
     let shown = text(&plan.stdout);
     assert_eq!(shown.matches(notice).count(), 1, "{shown}");
     assert!(
-        shown.lines().nth(1).is_some_and(|l| l.contains(notice)),
-        "said up front: {shown}"
+        shown.lines().next().is_some_and(|l| l.contains(notice)),
+        "said first, before the plan's header: {shown}"
     );
 
     let out = dir.path().join("sl.jsonl");
@@ -333,8 +347,268 @@ async fn use_tools_without_a_tool_server_is_said_up_front_and_in_every_record() 
         );
     }
 
+    // The exported rows and card say the texts were not grounded (they said nothing).
+    let dataset = dir.path().join("ds");
+    let o = output(&[
+        "export",
+        path(&out),
+        "--out",
+        path(&dataset),
+        "--format",
+        "jsonl",
+        "--include",
+        "rejected",
+    ])
+    .await;
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let card = std::fs::read_to_string(dataset.join("README.md")).expect("card");
+    assert!(card.contains("**Not grounded**: 3 row(s)"), "{card}");
+    let mut rows = 0;
+    for entry in std::fs::read_dir(dataset.join("data")).expect("data folder") {
+        let file = entry.expect("entry").path();
+        for line in std::fs::read_to_string(&file).expect("split").lines() {
+            let row: Value = serde_json::from_str(line).expect("row JSON");
+            assert_eq!(
+                row["grounding"].as_str(),
+                Some("none: no tool server configured"),
+                "{row}"
+            );
+            rows += 1;
+        }
+    }
+    assert_eq!(rows, 3);
+
     // A config that does not ask for grounding hears nothing of it, and its records carry no
     // `grounding`.
     let plain = output(&["plan", path(&fixture("example.yaml"))]).await;
     assert!(!text(&plain.stdout).contains(notice));
+}
+
+/// The fixture with `from` replaced by `to`, written as `dir/name`.
+fn variant(dir: &Path, name: &str, from: &str, to: &str) -> (PathBuf, String) {
+    let original = std::fs::read_to_string(fixture("toxicity-judge.yaml")).expect("fixture");
+    let changed = original.replacen(from, to, 1);
+    assert_ne!(changed, original, "the fixture holds {from:?}");
+    let config = dir.join(name);
+    std::fs::write(&config, &changed).expect("written");
+    (config, changed)
+}
+
+/// The 1-based line of the first line of `yaml` that begins (indented) with `start`.
+fn line_of(yaml: &str, start: &str) -> usize {
+    yaml.lines()
+        .position(|l| l.trim_start().starts_with(start))
+        .expect("the key")
+        + 1
+}
+
+/// `plan` and `run` both refuse `config` with exit 2 and `located` (file:line:col and
+/// message) in their error, and run nothing.
+async fn refused_by_plan_and_run(config: &Path, located: &str) {
+    let out = config.with_extension("jsonl");
+    for args in [
+        vec!["plan", path(config)],
+        vec!["run", path(config), "--out", path(&out)],
+    ] {
+        let o = output(&args).await;
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{}: {err}", args[0]);
+        assert!(err.contains(located), "{}: {err}", args[0]);
+        assert!(err.contains("hint: "), "{}: {err}", args[0]);
+    }
+    assert!(!out.exists(), "nothing was run");
+}
+
+/// A judge named after a shared prompt part (`judge_texts`, `judge_intro`, `judge_context`,
+/// `cs_guide`) replaced that part in every built-in prompt, and the run accepted scenarios
+/// whose judges never saw the texts. The name is refused at its line.
+#[tokio::test]
+async fn a_judge_named_after_a_shared_prompt_part_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for part in ["judge_texts", "judge_intro", "judge_context", "cs_guide"] {
+        let name = format!("{part}.yaml");
+        let (config, yaml) = variant(
+            dir.path(),
+            &name,
+            "    toxicity:\n",
+            &format!("    {part}:\n"),
+        );
+        let line = line_of(&yaml, &format!("{part}:"));
+        refused_by_plan_and_run(
+            &config,
+            &format!(
+                "{name}:{line}:5: error: `judges.{part}` is the name of the built-in prompt part"
+            ),
+        )
+        .await;
+    }
+}
+
+/// `prompt_file: /dev/zero` was read until memory ran out; a FIFO hung. Only a regular file of
+/// at most 256 KiB is read.
+#[tokio::test]
+async fn a_prompt_file_that_is_no_regular_file_or_too_big_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let big = dir.path().join("big.j2");
+    std::fs::write(&big, "{{ instances }}".repeat(20_000)).expect("written");
+    for (i, (file, why)) in [
+        ("/dev/zero", "it is not a regular file"),
+        (path(&big), "it is larger than 256 KiB"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let name = format!("file{i}.yaml");
+        let original = std::fs::read_to_string(fixture("toxicity-judge.yaml")).expect("fixture");
+        let start = original.find("      prompt: |").expect("the prompt");
+        let end = original
+            .find("      score_field:")
+            .expect("the score field");
+        let yaml = format!(
+            "{}      prompt_file: {file}\n{}",
+            &original[..start],
+            &original[end..]
+        );
+        let config = dir.path().join(&name);
+        std::fs::write(&config, &yaml).expect("written");
+        let line = line_of(&yaml, "prompt_file:");
+        refused_by_plan_and_run(
+            &config,
+            &format!("{name}:{line}:7: error: `judges.toxicity.prompt_file` names {file}, which cannot be read ({why}"),
+        )
+        .await;
+    }
+}
+
+/// `plan` passed `{% include 'nope' %}` (exit 0) and `run` failed without a location; a
+/// prompt that never shows the texts was accepted. Both are refused at the prompt's line.
+#[tokio::test]
+async fn a_missing_include_and_a_prompt_without_the_texts_are_refused_at_load() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (config, yaml) = variant(
+        dir.path(),
+        "include.yaml",
+        "{% include \"judge_texts\" %}",
+        "{% include \"judge_texts\" %}{% include 'nope' %}",
+    );
+    let line = line_of(&yaml, "prompt:");
+    refused_by_plan_and_run(
+        &config,
+        &format!("include.yaml:{line}:7: error: `judges.toxicity.prompt` includes a template that does not exist"),
+    )
+    .await;
+    let (config, _) = variant(
+        dir.path(),
+        "blind.yaml",
+        "{% include \"judge_texts\" %}",
+        "",
+    );
+    refused_by_plan_and_run(
+        &config,
+        &format!("blind.yaml:{line}:7: error: `judges.toxicity.prompt` never shows the texts"),
+    )
+    .await;
+}
+
+/// Resuming after an edit of a declared judge's prompt mixed two prompts under one name in
+/// one file: it is refused as a weight change is, naming the record's line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resuming_with_another_judge_prompt_is_refused() {
+    let server = FakeServer::start(FakeConfig::default().with_seed(5))
+        .await
+        .expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("res.jsonl");
+    let o = run(&fixture("toxicity-judge.yaml"), &out, &server.base_url()).await;
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let written = std::fs::read_to_string(&out).expect("records");
+    let first = written.lines().next().expect("a record");
+    std::fs::write(&out, format!("{first}\n")).expect("one record kept");
+    let (edited, _) = variant(
+        dir.path(),
+        "edited.yaml",
+        "nothing toxic.",
+        "nothing toxic at all.",
+    );
+    let o = run(&edited, &out, &server.base_url()).await;
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{}:1: this record was judged with another `toxicity` prompt",
+            out.display()
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains("hint: run with the prompt the file was written with"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&out)
+            .expect("records")
+            .lines()
+            .count(),
+        1,
+        "nothing was added"
+    );
+}
+
+/// `audit-judges` re-judged records written with `toxicity` at weight 1 under a config with
+/// weight 3 (or without the judge) and computed flips as if the rules were the same. It now
+/// says so first, naming the judge set and the weights.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn audit_judges_says_when_the_config_s_rules_differ_from_the_records() {
+    let server = FakeServer::start(FakeConfig::default().with_seed(4))
+        .await
+        .expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("res.jsonl");
+    let o = run(&fixture("toxicity-judge.yaml"), &out, &server.base_url()).await;
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let (heavier, _) = variant(
+        dir.path(),
+        "w3.yaml",
+        "      weight: 1\n",
+        "      weight: 3\n",
+    );
+    let audit = |config: PathBuf| {
+        let (out, url) = (out.clone(), server.base_url());
+        async move {
+            let args = [
+                "audit-judges",
+                path(&out),
+                "--config",
+                path(&config),
+                "--repeat",
+                "2",
+                "--sample",
+                "2",
+                "--base-url",
+                &url,
+                "--api-key-env",
+                "SCENARIO_ENGINE_TEST_NO_KEY",
+                "--model",
+                "fake-model",
+            ];
+            text(&output(&args).await.stderr)
+        }
+    };
+    let err = audit(heavier).await;
+    let warning = err
+        .lines()
+        .find(|l| l.contains("decided under other rules"))
+        .unwrap_or_else(|| panic!("no warning: {err}"));
+    assert!(
+        warning.contains("\"toxicity\": 1.0} (records) vs"),
+        "{warning}"
+    );
+    assert!(warning.contains("\"toxicity\": 3.0} (config)"), "{warning}");
+    let same = audit(fixture("toxicity-judge.yaml")).await;
+    assert!(!same.contains("other rules"), "{same}");
+    let without = audit(fixture("example.yaml")).await;
+    assert!(
+        without.contains("judges only in the records: toxicity"),
+        "{without}"
+    );
 }

@@ -256,6 +256,14 @@ pub struct ExportSummary {
     pub accepted: u64,
     /// Mean judge score per judge.
     pub judge_means: BTreeMap<String, f64>,
+    /// The judges that scored the rows, in words for the card (`fluency, naturalness,
+    /// code-switching ratio, socio-cultural fit, toxicity`): the four and every declared one.
+    pub judges: Vec<String>,
+    /// Rows that asked for grounding (`use_tools`) and were generated without it (`grounding`
+    /// begins `none`).
+    pub ungrounded: u64,
+    /// Rows whose `grounding` says what they were grounded in.
+    pub grounded: u64,
     /// Mean weighted score.
     pub mean_score: Option<f64>,
     /// Measurement figures over rows whose measurement status is `ok`.
@@ -875,6 +883,24 @@ impl SplitFile {
     }
 }
 
+/// The judges in words for the card: the built-in ones described, a declared one by its name;
+/// the four built-in ones when no row had a score.
+fn judge_words<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let describe = |n: &str| match n {
+        "cs_ratio" => "code-switching ratio".to_owned(),
+        "socio_cultural" => "socio-cultural fit".to_owned(),
+        other => other.to_owned(),
+    };
+    const BUILT_IN: [&str; 4] = ["fluency", "naturalness", "cs_ratio", "socio_cultural"];
+    let names: Vec<&str> = names.collect();
+    let mut ordered: Vec<&str> = BUILT_IN
+        .into_iter()
+        .filter(|b| names.is_empty() || names.contains(b))
+        .collect();
+    ordered.extend(names.iter().filter(|n| !BUILT_IN.contains(n)));
+    ordered.into_iter().map(describe).collect()
+}
+
 /// Running figures of the rows written.
 #[derive(Default)]
 struct Figures {
@@ -898,6 +924,11 @@ impl Figures {
             IncludedAs::Accepted => {}
         }
         *s.pairs.entry(pair_name(record)).or_default() += 1;
+        match row.grounding {
+            Some(g) if g.starts_with("none") => s.ungrounded += 1,
+            Some(_) => s.grounded += 1,
+            None => {}
+        }
         self.score_sum += record.score;
         for (judge, score) in &record.scores {
             let e = self.judge_sums.entry(judge.to_string()).or_default();
@@ -951,6 +982,7 @@ impl Figures {
             .into_iter()
             .map(|(k, (sum, n))| (k, sum / n as f64))
             .collect();
+        s.judges = judge_words(s.judge_means.keys().map(String::as_str));
         s.mean_embedded_ratio = mean(self.ratio_sum, s.measured);
         s.mean_cmi = mean(self.cmi_sum, s.measured);
         s.mean_switch_points = mean(self.switch_sum, s.measured);

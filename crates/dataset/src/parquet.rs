@@ -49,6 +49,7 @@ pub(super) struct ParquetSplit {
     switch_points: Int64Builder,
     gate_passed: BooleanBuilder,
     gate_reason: StringBuilder,
+    grounding: StringBuilder,
     duplicate_of: StringBuilder,
     params: StringBuilder,
     models: StringBuilder,
@@ -153,6 +154,7 @@ fn schema(params: &ParamColumns) -> SchemaRef {
         Field::new("switch_points", DataType::Int64, true),
         Field::new("gate_passed", DataType::Boolean, true),
         text("gate_reason", true),
+        text("grounding", true),
         text("duplicate_of", true),
         text("params", false),
         text("models", false),
@@ -202,6 +204,7 @@ impl ParquetSplit {
             switch_points: Int64Builder::new(),
             gate_passed: BooleanBuilder::new(),
             gate_reason: StringBuilder::new(),
+            grounding: StringBuilder::new(),
             duplicate_of: StringBuilder::new(),
             params: StringBuilder::new(),
             models: StringBuilder::new(),
@@ -278,6 +281,7 @@ impl ParquetSplit {
         self.switch_points.append_option(row.switch_points);
         self.gate_passed.append_option(row.gate_passed);
         self.gate_reason.append_option(row.gate_reason);
+        self.grounding.append_option(row.grounding);
         self.duplicate_of.append_option(row.duplicate_of);
         self.params.append_value(&row.params);
         self.models.append_value(&row.models);
@@ -326,6 +330,7 @@ impl ParquetSplit {
             Arc::new(self.switch_points.finish()) as ArrayRef,
             Arc::new(self.gate_passed.finish()),
             Arc::new(self.gate_reason.finish()),
+            Arc::new(self.grounding.finish()),
             Arc::new(self.duplicate_of.finish()),
             Arc::new(self.params.finish()),
             Arc::new(self.models.finish()),

@@ -171,7 +171,7 @@ pub enum Feature {
 }
 
 /// The row's columns before the parameter columns, in [`Row`] order, with their types.
-pub const COLUMNS: [(&str, Feature); 37] = {
+pub const COLUMNS: [(&str, Feature); 38] = {
     use Feature::{List, ListOfLists, Value};
     [
         ("id", Value("string")),
@@ -208,6 +208,7 @@ pub const COLUMNS: [(&str, Feature); 37] = {
         ("switch_points", Value("int64")),
         ("gate_passed", Value("bool")),
         ("gate_reason", Value("string")),
+        ("grounding", Value("string")),
         ("duplicate_of", Value("string")),
         ("params", Value("string")),
         ("models", Value("string")),
@@ -294,6 +295,10 @@ pub struct Row<'a> {
     pub gate_passed: Option<bool>,
     /// The accept gate's reason (null: no gate).
     pub gate_reason: Option<&'a str>,
+    /// What the generation was grounded in, for a scenario that asked for grounding
+    /// (`use_tools`): `none: no tool server configured` says its texts were not grounded. Null
+    /// where the scenario did not ask.
+    pub grounding: Option<&'a str>,
     /// Id of the record this one duplicates (`--include duplicates` with `--dedup mark`).
     pub duplicate_of: Option<&'a str>,
     /// Every scenario parameter, as a JSON object text (kept for round trips).
@@ -374,6 +379,7 @@ impl<'a> Row<'a> {
             burstiness: figure("burstiness").and_then(Value::as_f64),
             gate_passed: record.gate.as_ref().and_then(|g| g.passed),
             gate_reason: record.gate.as_ref().map(|g| g.reason.as_str()),
+            grounding: record.grounding.as_deref(),
             duplicate_of,
             params: serde_json::to_string(&scenario_params).unwrap_or_default(),
             models: serde_json::to_string(&record.models).unwrap_or_default(),

@@ -277,7 +277,8 @@ fn remove_trailing_commas(text: &str) -> String {
     out
 }
 
-/// Applies schema-guided coercions in place: numbers written as strings ("8", "8.5", "8/10"),
+/// Applies schema-guided coercions in place: numbers written as strings ("8", "8.5"; never a
+/// fraction such as "5/5", which is left for the schema to refuse),
 /// booleans as strings, and nulls of optional properties (which strict mode made nullable).
 pub fn coerce_to_schema(value: &mut Value, schema: &Value) -> Vec<Coercion> {
     let mut out = Vec::new();
@@ -411,11 +412,11 @@ fn coerce_object(
     }
 }
 
-/// "8" → 8, "8.5" → 8.5, "8/10" → 8 (the score, not the fraction), "  7 " → 7.
+/// "8" → 8, "8.5" → 8.5, "  7 " → 7: a text that is exactly one number, nothing else. A
+/// fraction ("5/5", "8/10"), a unit or a word is no number: the reply is invalid and asked again
+/// (reading "5/5" as 5 would turn full marks into half marks).
 fn number_from_text(text: &str, integer_only: bool) -> Option<Value> {
-    let t = text.trim();
-    let head = t.split('/').next().unwrap_or(t).trim();
-    let n: f64 = head.parse().ok()?;
+    let n: f64 = text.trim().parse().ok()?;
     if !n.is_finite() {
         return None;
     }
@@ -533,14 +534,14 @@ mod tests {
     #[test]
     fn scores_as_text_are_coerced_and_recorded() {
         let schema = judge_schema();
-        let mut v = json!({"score": "8/10", "label": "x", "notes": [{"t": "a"}]});
+        let mut v = json!({"score": "8", "label": "x", "notes": [{"t": "a"}]});
         let c = coerce_to_schema(&mut v, &schema);
         assert_eq!(v["score"], json!(8));
         assert_eq!(
             c,
             [Coercion {
                 path: "/score".into(),
-                reason: "\"8/10\" read as 8".into()
+                reason: "\"8\" read as 8".into()
             }]
         );
 
@@ -551,6 +552,17 @@ mod tests {
 
         let mut v = json!({"score": "high", "label": "x"});
         assert!(coerce_to_schema(&mut v, &schema).is_empty());
+    }
+
+    /// A fraction is no number: "5/5" (full marks) was read as 5, "3/4" as 3.
+    #[test]
+    fn a_fraction_is_left_for_the_schema_to_refuse() {
+        let schema = judge_schema();
+        for text in ["5/5", "3/4", "8/10", "9.5/10", "7 points", "7-8"] {
+            let mut v = json!({"score": text, "label": "x"});
+            assert!(coerce_to_schema(&mut v, &schema).is_empty(), "{text}");
+            assert_eq!(v["score"], json!(text), "{text}");
+        }
     }
 
     #[test]

@@ -212,7 +212,7 @@ pub enum FinishReason {
 pub struct Coercion {
     /// JSON pointer of the value changed ("" for the whole reply).
     pub path: String,
-    /// What was done and why, e.g. `score "8/10" read as 8`, `stripped ```json fence`,
+    /// What was done and why, e.g. `"8" read as 8`, `stripped ```json fence`,
     /// `repair request after: /fluency_score: "high" is not of type "number"`.
     pub reason: String,
 }

@@ -45,8 +45,8 @@ fn completion(content: Value) -> Value {
 }
 
 #[tokio::test]
-async fn score_written_as_a_fraction_is_coerced_and_recorded() {
-    let reply = "```json\n{\"fluency_score\": \"8/10\", \"reason\": \"natural switch\"}\n```";
+async fn score_written_as_a_number_text_is_coerced_and_recorded() {
+    let reply = "```json\n{\"fluency_score\": \" 8 \", \"reason\": \"natural switch\"}\n```";
     let (base, count) = mock(vec![(200, completion(json!(reply)))]).await;
     let client = Client::new(fast_config(&base)).expect("client");
     let resp = client
@@ -67,12 +67,39 @@ async fn score_written_as_a_fraction_is_coerced_and_recorded() {
             },
             Coercion {
                 path: "/fluency_score".into(),
-                reason: "\"8/10\" read as 8".into()
+                reason: "\" 8 \" read as 8".into()
             },
         ]
     );
     assert_eq!(resp.content, reply, "content keeps the raw reply");
     assert_eq!(count.load(Ordering::SeqCst), 1);
+}
+
+/// `"5/5"` (full marks) was read as 5 and `"3/4"` as 3: a fraction is no number, so the reply
+/// is invalid and asked again with the validator's reason.
+#[tokio::test]
+async fn a_score_written_as_a_fraction_is_invalid_and_asked_again() {
+    for fraction in ["5/5", "3/4", "8/10"] {
+        let bad = completion(json!(format!(
+            "{{\"fluency_score\": \"{fraction}\", \"reason\": \"x\"}}"
+        )));
+        let good = completion(json!("{\"fluency_score\": 10, \"reason\": \"x\"}"));
+        let (base, count) = mock(vec![(200, bad), (200, good)]).await;
+        let client = Client::new(fast_config(&base)).expect("client");
+        let resp = client.chat(verdict_request(1)).await.expect("repaired");
+        assert_eq!(
+            resp.json.as_ref().map(|j| j["fluency_score"].clone()),
+            Some(json!(10))
+        );
+        assert_eq!(resp.repairs, 1, "{fraction}");
+        let note = &resp.coercions[0].reason;
+        assert!(
+            note.starts_with("repair request after: schema violation: /fluency_score:")
+                && note.contains(fraction),
+            "{fraction}: {note}"
+        );
+        assert_eq!(count.load(Ordering::SeqCst), 2);
+    }
 }
 
 #[tokio::test]

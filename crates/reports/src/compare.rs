@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use runlog::RecordSettings;
 use runlog::record::index::{IdKey, IdTexts};
 use runlog::record::{Located, RecordError, ScenarioRecord};
 use scoring::SuiteResult;
@@ -127,6 +128,10 @@ pub struct Diff {
     /// Each judge's mean score in either run, every record of it counted (pipeline runs; empty
     /// for suites): the four and any judge a run's config declared.
     pub judges: Vec<JudgeMeans>,
+    /// How the two runs' accept rules differ (their first records' `run_settings`: judge set,
+    /// weights, threshold, ratio judge, …), in words, `before` first; empty when they match or
+    /// for suites. A regression may then come from the change of rules, not the texts.
+    pub rules: Vec<String>,
     /// The kind of both.
     pub kind: ComparedKind,
     /// Scenarios in both.
@@ -213,6 +218,7 @@ impl DiffBuilder {
                 mean_before: None,
                 mean_after: None,
                 judges: Vec::new(),
+                rules: Vec::new(),
                 failed_before: 0,
                 failed_after: 0,
             },
@@ -478,9 +484,13 @@ where
     let mut ids = IdTexts::default();
     let mut slots = Vec::new();
     let (mut judges_before, mut judges_after) = (JudgeSums::new(), JudgeSums::new());
+    let (mut rules_before, mut rules_after) = (None, None);
     for item in before {
         let r = item.map_err(|e| (0, e))?.record;
         add_judges(&mut judges_before, &r);
+        if rules_before.is_none() {
+            rules_before.clone_from(&r.run_settings);
+        }
         let key = ids.key(&r.id);
         slots.push(Slot {
             hex: key.hex,
@@ -496,6 +506,9 @@ where
     for item in after {
         let r = item.map_err(|e| (1, e))?.record;
         add_judges(&mut judges_after, &r);
+        if rules_after.is_none() {
+            rules_after.clone_from(&r.run_settings);
+        }
         match slots.binary_search_by(|s| ids.cmp_str(s.key(), &r.id)) {
             Ok(i) => {
                 let slot = &mut slots[i];
@@ -540,13 +553,98 @@ where
     }
     let mut diff = builder.finish();
     diff.judges = judge_means(&judges_before, &judges_after);
+    if let (Some(a), Some(b)) = (&rules_before, &rules_after) {
+        diff.rules = rule_differences(a, b);
+    }
     Ok(diff)
+}
+
+/// How `before`'s rules differ from `after`'s: the judges in one run only, then each setting.
+fn rule_differences(before: &RecordSettings, after: &RecordSettings) -> Vec<String> {
+    let mut out = Vec::new();
+    let only = |a: &RecordSettings, b: &RecordSettings| -> Vec<String> {
+        a.weights
+            .0
+            .keys()
+            .filter(|k| !b.weights.0.contains_key(*k))
+            .cloned()
+            .collect()
+    };
+    for (names, which) in [
+        (only(before, after), "the first run"),
+        (only(after, before), "the second run"),
+    ] {
+        if !names.is_empty() {
+            out.push(format!("judges only in {which}: {}", names.join(", ")));
+        }
+    }
+    out.extend(before.differences(after));
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use runlog::record::RecordReader;
+
+    /// Two runs scored under other weights or thresholds were compared with no word of it:
+    /// their regressions came partly from the rules.
+    #[test]
+    fn differing_rules_are_said() {
+        let settings = |threshold: f64, tox: Option<f64>| {
+            let mut weights: BTreeMap<String, f64> = scoring::JudgeWeights::default().0;
+            if let Some(w) = tox {
+                weights.insert("toxicity".into(), w);
+            }
+            json!({"threshold": threshold, "weights": weights, "ratio_judge": "hybrid",
+                   "max_refinements": 1})
+        };
+        let line = |s: serde_json::Value| {
+            json!({"id": "a", "score": 8.0, "accepted": true, "run_settings": s}).to_string() + "\n"
+        };
+        let diff_of = |a: String, b: String| {
+            compare_runs(
+                RecordReader::new(a.as_bytes()),
+                RecordReader::new(b.as_bytes()),
+                None,
+            )
+            .expect("compared")
+        };
+        let same = diff_of(
+            line(settings(8.0, Some(1.0))),
+            line(settings(8.0, Some(1.0))),
+        );
+        assert!(same.rules.is_empty(), "{:?}", same.rules);
+        let d = diff_of(line(settings(8.0, Some(1.0))), line(settings(9.0, None)));
+        assert_eq!(d.rules[0], "judges only in the first run: toxicity");
+        assert!(
+            d.rules.iter().any(|r| r == "threshold 8 vs 9"),
+            "{:?}",
+            d.rules
+        );
+        assert!(
+            d.rules.iter().any(|r| r.starts_with("weights ")),
+            "{:?}",
+            d.rules
+        );
+        let view = crate::render::DiffView::new(&d, "a.jsonl", "b.jsonl", None);
+        let md = crate::render::diff_markdown(&view).expect("markdown");
+        let terminal = crate::terminal::diff(&view);
+        let at = md
+            .find("rules differ")
+            .unwrap_or_else(|| panic!("said: {md}"));
+        assert!(
+            at < md.find("| mean score").expect("the table"),
+            "near the top: {md}"
+        );
+        assert!(md.contains("threshold 8 vs 9"), "{md}");
+        let second = terminal.lines().nth(1).unwrap_or_default();
+        assert!(
+            second.starts_with("rules differ"),
+            "under the headline: {terminal}"
+        );
+        assert!(second.contains("threshold 8 vs 9"), "{terminal}");
+    }
     use serde_json::json;
 
     fn run(records: &[(&str, f64, bool)]) -> String {

@@ -136,6 +136,9 @@ pub struct DiffView {
     /// Each judge's mean over each run's records: (`fluency`, `7.90 → 8.10 (+0.20)`); a judge
     /// one run lacks shows `-` there.
     pub judge_lines: Vec<(String, String)>,
+    /// How the two runs' accept rules differ (`threshold 8 vs 9`, `judges only in the first
+    /// run: toxicity`), said near the top; empty when they match.
+    pub rules: Vec<String>,
     /// `yield over the scenarios tried 17/23 → 19/21 (3 → 2 failed)`, or empty when neither
     /// run has failed scenarios.
     pub yield_line: String,
@@ -283,6 +286,7 @@ impl DiffView {
             ),
             mean_line,
             judge_lines,
+            rules: diff.rules.clone(),
             yield_line,
             min_delta: min_delta.map(|d| d.to_string()).unwrap_or_default(),
             regressions,

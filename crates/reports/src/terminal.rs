@@ -229,6 +229,14 @@ pub fn diff(v: &DiffView) -> String {
         v.new_total,
         v.missing_total
     );
+    if !v.rules.is_empty() {
+        let _ = writeln!(
+            out,
+            "rules differ (first vs second run; regressions may come from the rules, not the \
+             texts): {}",
+            v.rules.join("; ")
+        );
+    }
     if !v.yield_line.is_empty() {
         let _ = writeln!(out, "{}", v.yield_line);
     }

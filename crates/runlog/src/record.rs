@@ -175,6 +175,71 @@ pub fn first_settings_mismatch(
     Ok(None)
 }
 
+/// The prompt-hashes view of a record line.
+#[derive(Deserialize)]
+struct PromptsView {
+    #[serde(default)]
+    prompt_hashes: BTreeMap<String, String>,
+}
+
+/// A record judged with another prompt than this run's, for one of the watched templates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptMismatch {
+    /// The record's line.
+    pub line: usize,
+    /// The template (agent or declared judge) whose prompt differs.
+    pub name: String,
+    /// The record's prompt hash.
+    pub recorded: String,
+    /// This run's.
+    pub current: String,
+    /// How many records of the file were written with another prompt for `name`.
+    pub records: usize,
+}
+
+/// The first record of the results file `path` whose `prompt_hashes` differ from `current` for
+/// one of the templates `current` holds (a record that lacks a hash is not a mismatch), with
+/// how many records differ so. A missing file and unreadable lines are not a mismatch.
+///
+/// # Errors
+/// The file exists but cannot be read.
+pub fn first_prompt_mismatch(
+    path: &std::path::Path,
+    current: &BTreeMap<String, String>,
+) -> std::io::Result<Option<PromptMismatch>> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let reader: RecordReader<_, PromptsView> = RecordReader::open(path)?;
+    let mut found: Option<PromptMismatch> = None;
+    for item in reader {
+        match item {
+            Ok(Located { line, record, .. }) => {
+                let differs = current.iter().find(|(name, hash)| {
+                    record.prompt_hashes.get(*name).is_some_and(|h| h != *hash)
+                });
+                if let Some((name, hash)) = differs {
+                    match &mut found {
+                        Some(m) => m.records += 1,
+                        None => {
+                            found = Some(PromptMismatch {
+                                line,
+                                name: name.clone(),
+                                recorded: record.prompt_hashes[name].clone(),
+                                current: hash.clone(),
+                                records: 1,
+                            });
+                        }
+                    }
+                }
+            }
+            Err(RecordError::Io { source, .. }) => return Err(source),
+            Err(_) => {}
+        }
+    }
+    Ok(found)
+}
+
 /// Field names of a record; parameters with these names are renamed `param_<name>`.
 pub const RECORD_FIELDS: &[&str] = &[
     "schema_version",

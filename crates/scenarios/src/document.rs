@@ -217,7 +217,30 @@ fn key_before(text: &str, line: usize, column: usize) -> Option<String> {
 fn toml_error(path: &Path, text: &str, err: &toml::de::Error) -> ConfigError {
     let (line, column) = err.span().map_or((0, 0), |span| line_col(text, span.start));
     let message = err.message().trim().replace('\n', " ");
-    ConfigError::from_serde_message(path, line, column, &message)
+    let mut error = ConfigError::from_serde_message(path, line, column, &message);
+    // `weight = "2"`: TOML keeps a quoted number text, as YAML's reading as written does
+    // (`types_as_written`); give the same hint.
+    if error.hint.is_none() && quoted_scalar(&message) {
+        error.hint = Some("a number or true/false is written without quotes".to_owned());
+    }
+    error
+}
+
+/// A text where a number or a boolean was expected.
+fn quoted_scalar(message: &str) -> bool {
+    message.starts_with("invalid type: string")
+        && [
+            "a number",
+            "integer",
+            "float",
+            "f64",
+            "u32",
+            "u64",
+            "a boolean",
+            "bool",
+        ]
+        .iter()
+        .any(|t| message.contains(&format!("expected {t}")))
 }
 
 fn json_error(path: &Path, err: &serde_json::Error) -> ConfigError {
@@ -364,6 +387,15 @@ mod tests {
 
         let err = parse_document::<Doc>(&path, "name = \"a\"\ncount = = 1\n").unwrap_err();
         assert_eq!(err.line, 2, "{err}");
+
+        // A quoted number gets YAML's hint (TOML gave none).
+        let err = parse_document::<Doc>(&path, "name = \"a\"\ncount = \"2\"\n").unwrap_err();
+        assert_eq!(err.line, 2, "{err}");
+        assert_eq!(
+            err.hint.as_deref(),
+            Some("a number or true/false is written without quotes"),
+            "{err}"
+        );
     }
 
     #[test]

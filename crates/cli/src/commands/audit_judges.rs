@@ -6,14 +6,14 @@
 //! Settings are layered exactly as `run` layers them (defaults → the config's `run:` section →
 //! `SCENARIO_ENGINE__*` → flags), so the judges are the run's judges unless a flag says otherwise.
 //! Exit codes: 0 the audit completed, 2 invalid input (results, config, settings, flags, or no
-//! record could be replayed), 3 a judge call failed at the provider.
+//! record could be replayed), 3 a judge call failed at the provider or its replies stayed invalid.
 
 use std::path::{Path, PathBuf};
 
 use comfy_table::Table;
 
 use agents::ScenarioSpread;
-use agents::audit::{self, AuditItem, AuditOptions, AuditReport, FailureKind};
+use agents::audit::{self, AuditItem, AuditOptions, AuditReport};
 use reports::load::{self, Results};
 
 use super::{EndpointArgs, JudgingArgs};
@@ -101,12 +101,7 @@ async fn run(args: Args) -> CommandResult {
     let settings = RunSettings::layered(config.run.as_ref(), None, &flags(&args))?;
     let pipeline = settings.build_pipeline()?;
     let model = provider::bootstrap(&settings, &args.results)?;
-    errln!(
-        "re-judging {} of {total} record(s) × {} repeat(s), ratio judge {}, cache off",
-        items.len(),
-        args.repeat,
-        settings.ratio_judge.name()
-    );
+    errln!("{}", audit::header(&items, total, args.repeat, &pipeline));
     let options = AuditOptions {
         repeats: args.repeat,
         vary_seed: args.vary_seed,
@@ -125,11 +120,8 @@ async fn run(args: Args) -> CommandResult {
 }
 
 fn outcome(report: &AuditReport) -> CommandResult {
-    let provider = report.failure_count(FailureKind::Provider);
-    if provider > 0 {
-        return Err(CliError::run(format!(
-            "{provider} repeat(s) failed at the provider"
-        )));
+    if let Some(failed) = report.judge_failures() {
+        return Err(CliError::run(failed));
     }
     if !report.scenarios.iter().any(|s| s.score.is_some()) {
         return Err(CliError::invalid("no sampled record could be re-judged"));
