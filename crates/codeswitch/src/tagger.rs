@@ -219,7 +219,15 @@ impl LanguagePair {
         }
         settle_look_alikes(&mut out, &look_alikes);
         self.untag_name_spans(&mut out, &sentence_starts);
+        if self.is(Language::German, Language::English) {
+            unfirm_dialect_look_alikes(&mut out);
+        }
         out
+    }
+
+    /// Whether the pair is these two languages, in either order.
+    fn is(self, a: Language, b: Language) -> bool {
+        (self.first, self.second) == (a, b) || (self.first, self.second) == (b, a)
     }
 
     /// Multi-word names and titles: a run of capitalised words joined by lower-case joiners
@@ -666,6 +674,36 @@ fn is_format_character(c: char) -> bool {
         | 0x180E | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x2064 | 0x2066..=0x206F
         | 0xFEFF | 0xFFF9..=0xFFFB | 0x110BD | 0x110CD | 0x13430..=0x1343F
         | 0x1BCA0..=0x1BCA3 | 0x1D173..=0x1D17A | 0xE0001 | 0xE0020..=0xE007F)
+}
+
+/// English function words that are also common spellings of Bavarian and Austrian German:
+/// "I" (ich), "is" (ist), "a" (ein, auch), "no" (noch), "mia" (wir, mir), "ned" (nicht).
+/// "Mia ham no a bissl Zeit, is ned so schlimm" has no English word.
+const GERMAN_DIALECT_LOOK_ALIKES: &[&str] = &["i", "is", "a", "no", "mia", "ned"];
+
+/// In a German–English text, a word of [`GERMAN_DIALECT_LOOK_ALIKES`] tagged English is firm
+/// evidence of English only beside a firm English word that is not one of them (its nearest
+/// tagged word on either side: "I think", "das is so nice"); otherwise it keeps its tag for the
+/// ratio but is marked [`TaggedWord::inferred`], like a look-alike, so a Bavarian batch is not
+/// taken for German–English switching.
+fn unfirm_dialect_look_alikes(out: &mut [TaggedWord]) {
+    let english = WordTag::Lang(Language::English);
+    let dialect = |w: &TaggedWord| GERMAN_DIALECT_LOOK_ALIKES.contains(&normalise(&w.text).as_str());
+    let firm_english: Vec<bool> = out
+        .iter()
+        .map(|w| w.tag == english && !w.inferred && !dialect(w))
+        .collect();
+    let tagged = |w: &TaggedWord| matches!(w.tag, WordTag::Lang(_));
+    for i in 0..out.len() {
+        if out[i].tag != english || out[i].inferred || !dialect(&out[i]) {
+            continue;
+        }
+        let left = out[..i].iter().rposition(tagged);
+        let right = out[i + 1..].iter().position(tagged).map(|j| i + 1 + j);
+        if ![left, right].into_iter().flatten().any(|j| firm_english[j]) {
+            out[i].inferred = true;
+        }
+    }
 }
 
 /// Lower-case words that join the capitalised words of a multi-word name or title: English

@@ -1,6 +1,7 @@
 //! Issue 26, hostile gate review 26f: the lower-case words joining a multi-word name or title
 //! are part of the name, not evidence of their language, and a space-like character inside a
-//! word does not split it into pieces of another language. The sentences are the review's.
+//! word does not split it into pieces of another language, and Bavarian "I", "is", "a" are not
+//! firm English. The sentences are the review's.
 
 use codeswitch::{Language, LanguagePair, UntaggedReason, WordTag};
 
@@ -129,4 +130,26 @@ fn a_space_like_character_inside_a_word_does_not_split_it() {
     let got = tags("Spanish", "English", "Hola\u{200A} amigo, really\u{2800}.");
     let words: Vec<&str> = got.iter().map(|(w, _)| w.as_str()).collect();
     assert_eq!(words, ["Hola", "amigo", "really"]);
+}
+
+#[test]
+fn bavarian_words_spelled_like_english_function_words_are_not_firm_english() {
+    let pair = LanguagePair::parse("German", "English").expect("a pair");
+    for text in [
+        "Mia ham no a bissl Zeit, is ned so schlimm.",
+        "I hab heit ka Zeit, des is ned so einfach.",
+    ] {
+        let firm_english: Vec<String> = pair
+            .tag(text)
+            .into_iter()
+            .filter(|w| w.tag == WordTag::Lang(Language::English) && !w.inferred)
+            .map(|w| w.text)
+            .collect();
+        assert!(firm_english.is_empty(), "{text:?}: {firm_english:?}");
+    }
+    // Beside a firm English word they are English.
+    let words = pair.tag("I think the Termin is tomorrow.");
+    let i = words.iter().find(|w| w.text == "I").expect("I");
+    assert_eq!(i.tag, WordTag::Lang(Language::English));
+    assert!(!i.inferred, "{words:?}");
 }
