@@ -31,8 +31,14 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
     ("m_pt1", "Portuguese: no measurement"),
     // Established loan phrases in English text (documented as out of scope; "Cinco de Mayo",
     // "Día de los Muertos" and "piñata" are refused now that the names are names).
-    ("l_en_frloan", "French loan phrases in English: déjà vu, crème brûlée"),
-    ("l_en_frloan2", "French loan phrases in English: à la carte, bon appétit"),
+    (
+        "l_en_frloan",
+        "French loan phrases in English: déjà vu, crème brûlée",
+    ),
+    (
+        "l_en_frloan2",
+        "French loan phrases in English: à la carte, bon appétit",
+    ),
     // Indonesian beside Malay is not a third language (documented).
     ("t_id_dilute", "Indonesian tails in a Malay-English batch"),
     // Bavarian with real English tails: arguably dialect-English switching.

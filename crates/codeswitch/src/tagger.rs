@@ -688,7 +688,8 @@ const GERMAN_DIALECT_LOOK_ALIKES: &[&str] = &["i", "is", "a", "no", "mia", "ned"
 /// taken for German–English switching.
 fn unfirm_dialect_look_alikes(out: &mut [TaggedWord]) {
     let english = WordTag::Lang(Language::English);
-    let dialect = |w: &TaggedWord| GERMAN_DIALECT_LOOK_ALIKES.contains(&normalise(&w.text).as_str());
+    let dialect =
+        |w: &TaggedWord| GERMAN_DIALECT_LOOK_ALIKES.contains(&normalise(&w.text).as_str());
     let firm_english: Vec<bool> = out
         .iter()
         .map(|w| w.tag == english && !w.inferred && !dialect(w))
@@ -716,8 +717,8 @@ fn unfirm_dialect_look_alikes(out: &mut [TaggedWord]) {
 const NAME_JOINERS: &[&str] = &[
     "of", "the", "and", "a", "an", "to", "by", "in", "on", "at", "with", "from", "for", "de",
     "del", "la", "las", "los", "el", "y", "e", "da", "das", "do", "dos", "du", "des", "le",
-    "della", "delle", "degli", "dei", "di", "von", "van", "der", "den", "zu", "zum", "zur",
-    "am", "im", "und", "bin", "binti", "bt", "ibn", "al",
+    "della", "delle", "degli", "dei", "di", "von", "van", "der", "den", "zu", "zum", "zur", "am",
+    "im", "und", "bin", "binti", "bt", "ibn", "al",
 ];
 
 /// Whether `c` is a space-like character no ordinary text puts inside a word: the typographic
@@ -727,17 +728,16 @@ const NAME_JOINERS: &[&str] = &[
 /// fillers U+115F, U+1160, U+3164, U+FFA0). Inside a word one splits it into pieces that may
 /// look like words of another language ("in\u{200A}for\u{200A}me" → "in", "for", "me").
 fn is_unusual_separator(c: char) -> bool {
-    matches!(c as u32,
-        0x1680 | 0x2000..=0x200A | 0x205F | 0x2800 | 0x115F | 0x1160 | 0x3164 | 0xFFA0)
+    matches!(
+        c as u32,
+        0x1680 | 0x2000..=0x200A | 0x205F | 0x2800 | 0x115F | 0x1160 | 0x3164 | 0xFFA0
+    )
 }
 
 /// `text` without format characters, and with each unusual separator dropped between two
 /// letters or digits (the word is joined again) and read as a space elsewhere.
 fn without_invisible_characters(text: &str) -> String {
-    let chars: Vec<char> = text
-        .chars()
-        .filter(|c| !is_format_character(*c))
-        .collect();
+    let chars: Vec<char> = text.chars().filter(|c| !is_format_character(*c)).collect();
     let mut out = String::with_capacity(text.len());
     for (i, &c) in chars.iter().enumerate() {
         if !is_unusual_separator(c) {

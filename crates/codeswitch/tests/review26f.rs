@@ -98,7 +98,11 @@ fn joiners_of_the_surrounding_language_and_lower_case_switches_keep_their_tags()
     let got = tags("Spanish", "English", "The kids love Tom and Jerry so much.");
     assert_eq!(tag_of(&got, "and"), en, "{got:?}");
     // German nouns joined by a German article stay German.
-    let got = tags("German", "English", "Ich mag die Farbe der Wand, it looks great.");
+    let got = tags(
+        "German",
+        "English",
+        "Ich mag die Farbe der Wand, it looks great.",
+    );
     assert_eq!(
         tag_of(&got, "der"),
         WordTag::Lang(Language::German),
