@@ -2,15 +2,18 @@
 //! switching, whatever the judges scored.
 //!
 //! - Intra-sentential `cs_type`s (the value contains "intra"): every text needs at least
-//!   `min_switch_points` switch points.
+//!   `min_switch_points` switch points, and firm words of its less used language that are at
+//!   least [`MIN_LANGUAGE_SHARE`] (5%) of its tagged words (one "honestly" at the end of a
+//!   50-word Spanish text is a token presence).
 //! - Every other type (inter-sentential, extra-sentential/tag, or none given): the batch as a
 //!   whole needs words of both languages and at least `min_switch_points` switch points, and
 //!   its less used language must be more than a token presence: at least [`MIN_FIRM_BATCH`]
-//!   (2) firm words (a batch of one text: or one that is [`MIN_LANGUAGE_SHARE`], 5%, of its
-//!   tagged words). One English "really" at the end of three long Spanish sentences is a
-//!   monolingual batch and is refused, however many look-alikes are tagged English (they are no
-//!   evidence); a whole English sentence among Spanish ones, or one English word in a short
-//!   one-text batch (1 of 7), passes.
+//!   (2) firm words (a batch of one text: 1) **and** firm words that are at least
+//!   [`MIN_LANGUAGE_SHARE`] (5%) of the batch's tagged words. One English "really" at the end
+//!   of three long Spanish sentences, or "really" and "anyway" in three texts of 50 words (2 of
+//!   150, 1.3%), is a monolingual batch and is refused, however many look-alikes are tagged
+//!   English (they are no evidence); a whole English sentence among Spanish ones, or one
+//!   English word in a short one-text batch (1 of 7), passes.
 //!
 //! For multi-turn conversations a change of language from one turn to the next is a switch
 //! point too (inter-sentential switching between speakers).
@@ -171,8 +174,11 @@ fn evidence_verdict(
         return evidence;
     }
     if failure.is_none()
-        && !intra
-        && let Some(refusal) = token_presence(m)
+        && let Some(refusal) = if intra {
+            thin_text(m)
+        } else {
+            token_presence(m)
+        }
     {
         return Ok(refusal);
     }
@@ -396,14 +402,16 @@ pub const MIN_FIRM_ROMANIZED: usize = 2;
 /// look-alikes ("plan", "hotel", "red", "bar"), is a monolingual batch, not switching.
 pub const MIN_FIRM_BATCH: usize = 2;
 
-/// A batch of one text may pass with one firm word of its less used language when that word is
-/// at least this share of the text's tagged words: 5%. One English word in a short text (1 of
-/// 7) is a real switch, and every code-switched sentence of the hand-tagged sets has 8% or more
-/// of its less used language; one in 72 is a token.
+/// A batch-level pass also needs the less used language's firm words to be at least this share
+/// of the batch's tagged words: 5% (a batch of one text: one firm word is enough when it is).
+/// Two English discourse words ("really", "anyway") in three long Spanish texts are 2 firm words
+/// but 1.3% of the batch: a token presence, not switching. One English word in a short text (1
+/// of 7) is a real switch; every code-switched sentence of the hand-tagged sets has 8% or more of
+/// its less used language, and the reviews' real code-switched batches 8% or more firm.
 pub const MIN_LANGUAGE_SHARE: f64 = 0.05;
 
 /// The refusal of a batch whose less used language (by firm words) is a token presence: fewer
-/// than [`MIN_FIRM_BATCH`] firm words, unless the batch is one text where that word is at least
+/// than [`MIN_FIRM_BATCH`] firm words (a batch of one text: fewer than one), or firm words under
 /// [`MIN_LANGUAGE_SHARE`] of the tagged words. Words tagged with the language that are not firm
 /// (look-alikes, words of uncertain language) are named but, being no evidence, do not save it.
 /// `None` when the language is more than that.
@@ -421,21 +429,26 @@ fn token_presence(m: &Measurement) -> Option<GateVerdict> {
     #[allow(clippy::cast_precision_loss)] // word counts are far below 2^52
     let share = firm_words as f64 / total.max(1) as f64;
     let one_text = m.sentences.len() == 1;
-    if total == 0 || firm_words >= MIN_FIRM_BATCH || (one_text && share >= MIN_LANGUAGE_SHARE) {
+    let needed = if one_text { 1 } else { MIN_FIRM_BATCH };
+    if total == 0 || (firm_words >= needed && share >= MIN_LANGUAGE_SHARE) {
         return None;
     }
-    let what = if one_text {
+    let texts = if one_text {
+        "the text's".to_owned()
+    } else {
+        format!("the batch's {} texts'", m.sentences.len())
+    };
+    let what = if firm_words < needed {
         format!(
-            "{language} has {firm_words} firm word(s) of the text's {total} tagged words \
-             ({:.1}%, under {:.0}%)",
-            100.0 * share,
-            100.0 * MIN_LANGUAGE_SHARE
+            "{language} has {firm_words} firm word(s) among {texts} {total} tagged words, \
+             fewer than {needed}"
         )
     } else {
         format!(
-            "{language} has {firm_words} firm word(s) in the batch's {} texts ({total} tagged \
-             words), fewer than {MIN_FIRM_BATCH}",
-            m.sentences.len()
+            "{language} has {firm_words} firm word(s) among {texts} {total} tagged words \
+             ({:.1}%, under {:.0}%)",
+            100.0 * share,
+            100.0 * MIN_LANGUAGE_SHARE
         )
     };
     let unfirm = tagged.saturating_sub(firm_words);
@@ -453,6 +466,34 @@ fn token_presence(m: &Measurement) -> Option<GateVerdict> {
             "{what}{uncertain}: a token presence of one language in a monolingual batch is not \
              code switching"
         ),
+    })
+}
+
+/// Intra-sentential types: the refusal of a batch with a text whose less used language (by firm
+/// words) is under [`MIN_LANGUAGE_SHARE`] of the text's tagged words: one "honestly" at the end
+/// of a 50-word Spanish text is a token presence, not a switch inside it. `None` when every text
+/// has more.
+fn thin_text(m: &Measurement) -> Option<GateVerdict> {
+    let languages = [m.first_language, m.second_language];
+    m.sentences.iter().enumerate().find_map(|(i, s)| {
+        let f = firm(s);
+        let less = usize::from(f[1] <= f[0]);
+        let total = s.tagged.total();
+        #[allow(clippy::cast_precision_loss)] // word counts are far below 2^52
+        let share = f[less] as f64 / total.max(1) as f64;
+        (total > 0 && share < MIN_LANGUAGE_SHARE).then(|| GateVerdict {
+            passed: Some(false),
+            reason: format!(
+                "text {} has {} firm {} word(s) among its {total} tagged words ({:.1}%, under \
+                 {:.0}%): a token presence of one language in a monolingual text is not code \
+                 switching",
+                i + 1,
+                f[less],
+                languages[less],
+                100.0 * share,
+                100.0 * MIN_LANGUAGE_SHARE
+            ),
+        })
     })
 }
 

@@ -69,8 +69,20 @@
 //! romanized Hindi text, a word neither the Hinglish nor the English list holds counts the same
 //! (Swahili or Malay beside English). Indonesian beside Malay is not a third language.
 //!
+//! **Names with joiners.** The lower-case joiners of a multi-word name or title ("of", "the",
+//! "and", "de", "del", "y", "della", "von", "der", "binti": "Pirates of the Caribbean",
+//! "Ursula von der Leyen") are no evidence of their language: when they are tagged with a
+//! language no tagged word beside the name has, the whole run of capitalised words and joiners
+//! is [`UntaggedReason::Name`], at sentence start and in German pairs too.
+//!
+//! **German dialect look-alikes.** In a German–English text, "I", "is", "a", "no", "mia" and
+//! "ned" (also Bavarian and Austrian spellings) tagged English are firm only beside a firm
+//! English word; otherwise they are [`TaggedWord::inferred`].
+//!
 //! **Format characters and homoglyphs.** Unicode format characters (category Cf: zero-width
-//! space, joiners, soft hyphen, bidirectional marks) are dropped before tokenising; a word
+//! space, joiners, soft hyphen, bidirectional marks) are dropped before tokenising, and so are
+//! unusual space-like characters between two letters (hair and thin spaces, the braille blank,
+//! Hangul fillers: "sold\u{2800}ado" is "soldado"; elsewhere they are a space); a word
 //! mixing Latin with Cyrillic or Greek letters is ambiguous, and a batch where one word in twenty
 //! is such a word is [`MeasurementStatus::LowCoverage`].
 //!

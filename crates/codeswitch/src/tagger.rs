@@ -124,15 +124,18 @@ impl LanguagePair {
     ///
     /// Unicode format characters (category Cf: zero-width space and joiners, soft hyphen,
     /// bidirectional marks, the byte-order mark) are dropped first, so "import\u{200b}ante" is
-    /// read as the one word "importante", not as two.
+    /// read as the one word "importante", not as two. Unusual space-like characters
+    /// ([`is_unusual_separator`]: the hair, thin and other typographic spaces, the braille blank,
+    /// the Hangul fillers) between two letters or digits are dropped too, joining the word again
+    /// ("sold\u{2800}ado" is "soldado", not the English "sold"); elsewhere they are a space.
     #[must_use]
     pub fn tag(self, text: &str) -> Vec<TaggedWord> {
         let cleaned;
-        let text = if text.chars().any(is_format_character) {
-            cleaned = text
-                .chars()
-                .filter(|c| !is_format_character(*c))
-                .collect::<String>();
+        let text = if text
+            .chars()
+            .any(|c| is_format_character(c) || is_unusual_separator(c))
+        {
+            cleaned = without_invisible_characters(text);
             cleaned.as_str()
         } else {
             text
@@ -151,6 +154,8 @@ impl LanguagePair {
         // Latin words both languages' frequency lists know, settled the same way.
         let mut look_alikes: Vec<usize> = Vec::new();
         let links = link_spans(text);
+        // Indices into `out` of the words that start a sentence.
+        let mut sentence_starts: Vec<usize> = Vec::new();
         for (at, segment) in text.split_word_bound_indices() {
             // A URL or an e-mail address is no word of either language ("example", "news").
             if links
@@ -198,6 +203,9 @@ impl LanguagePair {
                         tag
                     }
                 };
+                if at_sentence_start {
+                    sentence_starts.push(out.len());
+                }
                 at_sentence_start = false;
                 out.push(TaggedWord {
                     text: part.to_owned(),
@@ -210,7 +218,90 @@ impl LanguagePair {
             self.settle_contested(partner, &mut out, &contested);
         }
         settle_look_alikes(&mut out, &look_alikes);
+        self.untag_name_spans(&mut out, &sentence_starts);
+        if self.is(Language::German, Language::English) {
+            unfirm_dialect_look_alikes(&mut out);
+        }
         out
+    }
+
+    /// Whether the pair is these two languages, in either order.
+    fn is(self, a: Language, b: Language) -> bool {
+        (self.first, self.second) == (a, b) || (self.first, self.second) == (b, a)
+    }
+
+    /// Multi-word names and titles: a run of capitalised words joined by lower-case joiners
+    /// ([`NAME_JOINERS`]: "Pirates of the Caribbean", "Ursula von der Leyen", "Nurul binti
+    /// Osman", "Tom and Jerry", "Rio de Janeiro") whose joiners are tagged with a language that
+    /// no tagged word beside the run has is a name: every word of it becomes
+    /// [`UntaggedReason::Name`], so "of the" in a Spanish sentence is no evidence of English, at
+    /// sentence start too. A run whose joiners are of the surrounding language is left alone
+    /// ("Hunger und Durst" in German, "Tom and Jerry" in English); so are lower-case switches
+    /// ("Vamos al mall and then we eat"), since a run starts and ends with a capitalised word.
+    /// A sentence's first word does not start a run when it is a function word ("The", "El").
+    fn untag_name_spans(self, out: &mut [TaggedWord], sentence_starts: &[usize]) {
+        let capitalised: Vec<bool> = (0..out.len())
+            .map(|i| {
+                let word = &out[i].text;
+                let all_latin = word
+                    .chars()
+                    .filter(|c| c.is_alphabetic())
+                    .all(|c| c.script() == Script::Latin);
+                all_latin
+                    && (looks_like_name(word) || looks_like_acronym(word))
+                    && !(sentence_starts.contains(&i) && self.is_function_word(word))
+            })
+            .collect();
+        let capitalised = |i: usize| capitalised[i];
+        let joiners_at: Vec<bool> = out
+            .iter()
+            .map(|w| NAME_JOINERS.contains(&w.text.as_str()))
+            .collect();
+        let joiner = |i: usize| joiners_at[i];
+        let mut start = 0;
+        while start < out.len() {
+            if !capitalised(start) {
+                start += 1;
+                continue;
+            }
+            // Extend the run over (up to three joiners, a capitalised word) as long as it goes.
+            let mut end = start;
+            let mut joiners = Vec::new();
+            loop {
+                let mut next = end + 1;
+                let mut between = Vec::new();
+                while next < out.len() && between.len() < 3 && joiner(next) {
+                    between.push(next);
+                    next += 1;
+                }
+                if next < out.len() && capitalised(next) {
+                    joiners.extend(between);
+                    end = next;
+                } else {
+                    break;
+                }
+            }
+            if !joiners.is_empty() {
+                let language_of = |w: &TaggedWord| match w.tag {
+                    WordTag::Lang(l) => Some(l),
+                    WordTag::Untagged(_) => None,
+                };
+                let left = out[..start].iter().rev().find_map(language_of);
+                let right = out[end + 1..].iter().find_map(language_of);
+                let beside: Vec<Language> = [left, right].into_iter().flatten().collect();
+                let foreign = !beside.is_empty()
+                    && joiners.iter().any(|&j| {
+                        language_of(&out[j]).is_some_and(|l| beside.iter().all(|b| *b != l))
+                    });
+                if foreign {
+                    for word in &mut out[start..=end] {
+                        word.tag = WordTag::Untagged(UntaggedReason::Name);
+                        word.inferred = false;
+                    }
+                }
+            }
+            start = end + 1;
+        }
     }
 
     /// Whether `text` is read with the romanized word lists: the pair is a language with a
@@ -583,6 +674,85 @@ fn is_format_character(c: char) -> bool {
         | 0x180E | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x2064 | 0x2066..=0x206F
         | 0xFEFF | 0xFFF9..=0xFFFB | 0x110BD | 0x110CD | 0x13430..=0x1343F
         | 0x1BCA0..=0x1BCA3 | 0x1D173..=0x1D17A | 0xE0001 | 0xE0020..=0xE007F)
+}
+
+/// English function words that are also common spellings of Bavarian and Austrian German:
+/// "I" (ich), "is" (ist), "a" (ein, auch), "no" (noch), "mia" (wir, mir), "ned" (nicht).
+/// "Mia ham no a bissl Zeit, is ned so schlimm" has no English word.
+const GERMAN_DIALECT_LOOK_ALIKES: &[&str] = &["i", "is", "a", "no", "mia", "ned"];
+
+/// In a German–English text, a word of [`GERMAN_DIALECT_LOOK_ALIKES`] tagged English is firm
+/// evidence of English only beside a firm English word that is not one of them (its nearest
+/// tagged word on either side: "I think", "das is so nice"); otherwise it keeps its tag for the
+/// ratio but is marked [`TaggedWord::inferred`], like a look-alike, so a Bavarian batch is not
+/// taken for German–English switching.
+fn unfirm_dialect_look_alikes(out: &mut [TaggedWord]) {
+    let english = WordTag::Lang(Language::English);
+    let dialect =
+        |w: &TaggedWord| GERMAN_DIALECT_LOOK_ALIKES.contains(&normalise(&w.text).as_str());
+    let firm_english: Vec<bool> = out
+        .iter()
+        .map(|w| w.tag == english && !w.inferred && !dialect(w))
+        .collect();
+    let tagged = |w: &TaggedWord| matches!(w.tag, WordTag::Lang(_));
+    for i in 0..out.len() {
+        if out[i].tag != english || out[i].inferred || !dialect(&out[i]) {
+            continue;
+        }
+        let left = out[..i].iter().rposition(tagged);
+        let right = out[i + 1..].iter().position(tagged).map(|j| i + 1 + j);
+        if ![left, right].into_iter().flatten().any(|j| firm_english[j]) {
+            out[i].inferred = true;
+        }
+    }
+}
+
+/// Lower-case words that join the capitalised words of a multi-word name or title: English
+/// articles, conjunctions and prepositions ("Pirates of the Caribbean", "Fly Me to the Moon",
+/// "Gone with the Wind"), and the particles of Spanish, Portuguese, French, Italian, German,
+/// Dutch, Malay and Arabic names ("Rio de Janeiro", "Puerta del Sol", "Duque de Alba y
+/// Berwick", "Place de la Concorde", "Piero della Francesca", "Ursula von der Leyen", "Halle an
+/// der Saale", "Ludwig van Beethoven", "Nurul binti Osman"). See
+/// [`LanguagePair::untag_name_spans`].
+const NAME_JOINERS: &[&str] = &[
+    "of", "the", "and", "a", "an", "to", "by", "in", "on", "at", "with", "from", "for", "de",
+    "del", "la", "las", "los", "el", "y", "e", "da", "das", "do", "dos", "du", "des", "le",
+    "della", "delle", "degli", "dei", "di", "von", "van", "der", "den", "zu", "zum", "zur", "am",
+    "im", "und", "bin", "binti", "bt", "ibn", "al",
+];
+
+/// Whether `c` is a space-like character no ordinary text puts inside a word: the typographic
+/// spaces of category Zs other than the space, the no-break spaces (U+00A0, U+202F, used between
+/// words and before French punctuation) and the ideographic space (U+3000, CJK text), and the
+/// blanks of other categories that render as nothing (U+2800 braille pattern blank, the Hangul
+/// fillers U+115F, U+1160, U+3164, U+FFA0). Inside a word one splits it into pieces that may
+/// look like words of another language ("in\u{200A}for\u{200A}me" → "in", "for", "me").
+fn is_unusual_separator(c: char) -> bool {
+    matches!(
+        c as u32,
+        0x1680 | 0x2000..=0x200A | 0x205F | 0x2800 | 0x115F | 0x1160 | 0x3164 | 0xFFA0
+    )
+}
+
+/// `text` without format characters, and with each unusual separator dropped between two
+/// letters or digits (the word is joined again) and read as a space elsewhere.
+fn without_invisible_characters(text: &str) -> String {
+    let chars: Vec<char> = text.chars().filter(|c| !is_format_character(*c)).collect();
+    let mut out = String::with_capacity(text.len());
+    for (i, &c) in chars.iter().enumerate() {
+        if !is_unusual_separator(c) {
+            out.push(c);
+            continue;
+        }
+        let before = chars[..i].iter().rev().find(|c| !is_unusual_separator(**c));
+        let after = chars[i + 1..].iter().find(|c| !is_unusual_separator(**c));
+        let inside_word = before.is_some_and(|c| c.is_alphanumeric())
+            && after.is_some_and(|c| c.is_alphanumeric());
+        if !inside_word {
+            out.push(' ');
+        }
+    }
+    out
 }
 
 /// What [`LanguagePair::tag`] makes of one word before context is considered.
