@@ -12,64 +12,13 @@ use agents::gate;
 use codeswitch::{LanguagePair, MeasurementStatus, ScriptHint};
 use runlog::{GateSettings, GateUndecided};
 
+mod gate_batches;
+
 const DATA: &str = include_str!("data/review26e_batches.txt");
-
-struct Batch {
-    id: String,
-    first: String,
-    second: String,
-    accept: bool,
-    romanized: bool,
-    texts: Vec<String>,
-}
-
-/// Every batch of the data file; panics naming the line on a malformed header.
-fn batches() -> Vec<Batch> {
-    let mut out: Vec<Batch> = Vec::new();
-    let mut open = false;
-    for (n, line) in DATA.lines().enumerate() {
-        if line.starts_with('#') {
-            continue;
-        }
-        if line.trim().is_empty() {
-            open = false;
-            continue;
-        }
-        if let Some(header) = line.strip_prefix('[') {
-            let (id, rest) = header
-                .split_once("] ")
-                .unwrap_or_else(|| panic!("line {}: {line}", n + 1));
-            let mut fields = rest.split(' ');
-            let (Some(pair), Some(expect)) = (fields.next(), fields.next()) else {
-                panic!("line {}: {line}", n + 1);
-            };
-            let (first, second) = pair.split_once('-').expect("First-Second");
-            assert!(matches!(expect, "accept" | "reject"), "line {}", n + 1);
-            out.push(Batch {
-                id: id.to_owned(),
-                first: first.to_owned(),
-                second: second.to_owned(),
-                accept: expect == "accept",
-                romanized: false,
-                texts: Vec::new(),
-            });
-            open = true;
-            continue;
-        }
-        assert!(open, "line {}: a text outside a batch", n + 1);
-        let batch = out.last_mut().expect("a batch is open");
-        if line == "script: romanized" {
-            batch.romanized = true;
-        } else {
-            batch.texts.push(line.to_owned());
-        }
-    }
-    out
-}
 
 #[test]
 fn the_fresh_reviews_batches_get_the_verdicts_users_expect() {
-    let all = batches();
+    let all = gate_batches::batches(DATA);
     let rejects = all.iter().filter(|b| !b.accept).count();
     assert!(rejects >= 40, "{rejects} batches to refuse");
     let settings = GateSettings {

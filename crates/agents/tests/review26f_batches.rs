@@ -15,7 +15,11 @@
 
 use agents::gate;
 use codeswitch::{LanguagePair, ScriptHint, without_speaker_label};
-use runlog::{GateSettings, GateUndecided};
+use runlog::GateUndecided;
+
+mod gate_batches;
+
+use gate_batches::Batch;
 
 const DATA: &str = include_str!("data/review26f_batches.txt");
 
@@ -50,104 +54,6 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
     ("s_es_email", "Subject: / Sent from my phone"),
 ];
 
-struct Batch {
-    id: String,
-    first: String,
-    second: String,
-    accept: bool,
-    cs_type: String,
-    multi_turn: bool,
-    settings: GateSettings,
-    romanized: bool,
-    texts: Vec<String>,
-}
-
-/// `\u{XXXX}` escapes (and `\\`) of the data file, decoded.
-fn unescape(line: &str) -> String {
-    let mut out = String::new();
-    let mut rest = line;
-    while let Some(at) = rest.find('\\') {
-        out.push_str(&rest[..at]);
-        let tail = &rest[at..];
-        if let Some(hex) = tail.strip_prefix("\\u{") {
-            let end = hex.find('}').expect("a closed \\u{…}");
-            let code = u32::from_str_radix(&hex[..end], 16).expect("hex");
-            out.push(char::from_u32(code).expect("a char"));
-            rest = &hex[end + 1..];
-        } else {
-            out.push('\\');
-            rest = tail.strip_prefix("\\\\").unwrap_or(&tail[1..]);
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
-/// Every batch of the data file; panics naming the line on a malformed header.
-fn batches() -> Vec<Batch> {
-    let mut out: Vec<Batch> = Vec::new();
-    let mut open = false;
-    for (n, line) in DATA.lines().enumerate() {
-        if line.starts_with('#') {
-            continue;
-        }
-        if line.trim().is_empty() {
-            open = false;
-            continue;
-        }
-        if let Some(header) = line.strip_prefix('[') {
-            let (id, rest) = header
-                .split_once("] ")
-                .unwrap_or_else(|| panic!("line {}: {line}", n + 1));
-            let fields: Vec<&str> = rest.split(' ').collect();
-            let [pair, expect, cs_type, options @ ..] = fields.as_slice() else {
-                panic!("line {}: {line}", n + 1);
-            };
-            let (first, second) = pair.split_once('-').expect("First-Second");
-            assert!(matches!(*expect, "accept" | "reject"), "line {}", n + 1);
-            let mut settings = GateSettings {
-                undecided: GateUndecided::Judges,
-                ..GateSettings::default()
-            };
-            let mut multi_turn = false;
-            for option in options {
-                match *option {
-                    "multi_turn" => multi_turn = true,
-                    "undecided=reject" => settings.undecided = GateUndecided::Reject,
-                    other => {
-                        let n = other
-                            .strip_prefix("min_switch_points=")
-                            .and_then(|v| v.parse().ok())
-                            .unwrap_or_else(|| panic!("line {}: {other}", n + 1));
-                        settings.min_switch_points = n;
-                    }
-                }
-            }
-            out.push(Batch {
-                id: id.to_owned(),
-                first: first.to_owned(),
-                second: second.to_owned(),
-                accept: *expect == "accept",
-                cs_type: (*cs_type).to_owned(),
-                multi_turn,
-                settings,
-                romanized: false,
-                texts: Vec::new(),
-            });
-            open = true;
-            continue;
-        }
-        assert!(open, "line {}: a text outside a batch", n + 1);
-        let batch = out.last_mut().expect("a batch is open");
-        if line == "script: romanized" {
-            batch.romanized = true;
-        } else {
-            batch.texts.push(unescape(line));
-        }
-    }
-    out
-}
-
 /// Whether the run would accept the batch with every judge at 10: the gate passes it, or is
 /// undecided and the judges decide. A pair the measurement does not know is undecided.
 fn accepted(b: &Batch) -> (bool, String) {
@@ -166,13 +72,13 @@ fn accepted(b: &Batch) -> (bool, String) {
         b.texts.clone()
     };
     let m = pair.measure_with(&texts, b.romanized.then_some(ScriptHint::Romanized));
-    let v = gate::decide(b.settings, Some(&m), Some(&b.cs_type), b.multi_turn);
+    let v = gate::decide(b.settings, Some(&m), b.cs_type.as_deref(), b.multi_turn);
     (v.passed != Some(false), v.reason)
 }
 
 #[test]
 fn the_hostile_reviews_batches_get_the_verdicts_users_expect() {
-    let all = batches();
+    let all = gate_batches::batches(DATA);
     assert_eq!(all.len(), 221, "the review's 221 batches");
     assert_eq!(all.iter().filter(|b| b.accept).count(), 18);
     let mut wrong = Vec::new();

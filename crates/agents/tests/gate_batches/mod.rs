@@ -1,0 +1,115 @@
+//! The data files of the gate's break-it reviews (`tests/data/review26*_batches.txt`), read
+//! into batches: `[id] First-Second accept|reject [cs_type [options…]]` headers, then one text
+//! per line (`script: romanized` marks romanized text; `\u{XXXX}` escapes are decoded), a blank
+//! line between batches, `#` comments.
+#![allow(
+    dead_code,
+    reason = "each review's test reads the fields its file's headers carry"
+)]
+
+use runlog::{GateSettings, GateUndecided};
+
+/// One batch of a review file.
+pub(crate) struct Batch {
+    pub(crate) id: String,
+    pub(crate) first: String,
+    pub(crate) second: String,
+    pub(crate) accept: bool,
+    /// The `cs_type` the header names, if it names one.
+    pub(crate) cs_type: Option<String>,
+    pub(crate) multi_turn: bool,
+    /// `gate.undecided: judges` unless the header's options say otherwise.
+    pub(crate) settings: GateSettings,
+    pub(crate) romanized: bool,
+    pub(crate) texts: Vec<String>,
+}
+
+/// `\u{XXXX}` escapes (and `\\`) of a data line, decoded.
+fn unescape(line: &str) -> String {
+    let mut out = String::new();
+    let mut rest = line;
+    while let Some(at) = rest.find('\\') {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        if let Some(hex) = tail.strip_prefix("\\u{") {
+            let end = hex.find('}').expect("a closed \\u{…}");
+            let code = u32::from_str_radix(&hex[..end], 16).expect("hex");
+            out.push(char::from_u32(code).expect("a char"));
+            rest = &hex[end + 1..];
+        } else {
+            out.push('\\');
+            rest = tail.strip_prefix("\\\\").unwrap_or(&tail[1..]);
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Every batch of the data file; panics naming the line on a malformed header.
+pub(crate) fn batches(data: &str) -> Vec<Batch> {
+    let mut out: Vec<Batch> = Vec::new();
+    let mut open = false;
+    for (n, line) in data.lines().enumerate() {
+        if line.starts_with('#') {
+            continue;
+        }
+        if line.trim().is_empty() {
+            open = false;
+            continue;
+        }
+        if let Some(header) = line.strip_prefix('[') {
+            let (id, rest) = header
+                .split_once("] ")
+                .unwrap_or_else(|| panic!("line {}: {line}", n + 1));
+            let fields: Vec<&str> = rest.split(' ').collect();
+            let [pair, expect, rest @ ..] = fields.as_slice() else {
+                panic!("line {}: {line}", n + 1);
+            };
+            let (first, second) = pair.split_once('-').expect("First-Second");
+            assert!(matches!(*expect, "accept" | "reject"), "line {}", n + 1);
+            let mut settings = GateSettings {
+                undecided: GateUndecided::Judges,
+                ..GateSettings::default()
+            };
+            let (cs_type, options) = match rest {
+                [cs_type, options @ ..] => (Some((*cs_type).to_owned()), options),
+                [] => (None, rest),
+            };
+            let mut multi_turn = false;
+            for option in options {
+                match *option {
+                    "multi_turn" => multi_turn = true,
+                    "undecided=reject" => settings.undecided = GateUndecided::Reject,
+                    other => {
+                        let n = other
+                            .strip_prefix("min_switch_points=")
+                            .and_then(|v| v.parse().ok())
+                            .unwrap_or_else(|| panic!("line {}: {other}", n + 1));
+                        settings.min_switch_points = n;
+                    }
+                }
+            }
+            out.push(Batch {
+                id: id.to_owned(),
+                first: first.to_owned(),
+                second: second.to_owned(),
+                accept: *expect == "accept",
+                cs_type,
+                multi_turn,
+                settings,
+                romanized: false,
+                texts: Vec::new(),
+            });
+            open = true;
+            continue;
+        }
+        assert!(open, "line {}: a text outside a batch", n + 1);
+        let batch = out.last_mut().expect("a batch is open");
+        if line == "script: romanized" {
+            batch.romanized = true;
+        } else {
+            batch.texts.push(unescape(line));
+        }
+    }
+    out
+}
