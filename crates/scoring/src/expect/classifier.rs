@@ -1,25 +1,27 @@
-//! A small text classifier beside the warning and refusal rules (issue 25, round 4): logistic
-//! regression over a reply's words, word pairs, character 4-grams and the rules' own cues, trained on the
-//! labelled replies of `fixtures/labelled/` by `cargo xtask rules-model`, which writes its
-//! weights and decision bands to `crates/scoring/data/rules_model.txt` (compiled in; no file is
-//! read at run time). The hand-written word lists of [`super::rules`] do not carry over to new
-//! domains well; the classifier is evidence that is not a hand list. This module owns the
-//! features, the model file's format and how a rule's answer and the classifier's score make one
-//! verdict ([`combine`]); the training and the choice of bands live in the trainer.
+//! A small text classifier beside each text rule (warnings and refusals since issue 25's fourth
+//! round, questions since its fifth): logistic regression over a reply's words, word pairs,
+//! character 4-grams, the words of the sentences that name the topic and the rules' own cues,
+//! trained on the labelled replies of `fixtures/labelled/` by `cargo xtask rules-model`, which
+//! writes its weights and decision bands to `crates/scoring/data/rules_model.txt` (compiled in;
+//! no file is read at run time). The hand-written word lists of [`super::rules`] do not carry
+//! over to new domains well; the classifier is evidence that is not a hand list. This module owns
+//! the features, the model file's format and how a rule's answer and the classifier's score make
+//! one verdict ([`combine`]); the training and the choice of bands live in the trainer.
 //!
-//! The verdict is sure only when a sure rule and the classifier agree: the classifier never
-//! makes a verdict sure by itself (an unsure rule stays unsure; a score beyond the strong band
-//! only picks its guess). Where they disagree, or the score lies in the middle band, it is
-//! unsure, and its guess is the side that was right more often there in
-//! leave-one-domain-out cross-validation (docs/suites.md, "Text rules").
+//! A sure rule stays sure unless the classifier takes the other side (then it is unsure, and
+//! its guess is the side that was right more often there in leave-one-domain-out
+//! cross-validation). An unsure rule is settled as sure only by a score beyond a strong band,
+//! chosen so that out of fold the classifier was right on at least 97% of the replies it
+//! settled there; never where the rule has a reasoned doubt, and never as a "yes" for a warning
+//! or a question whose topic the reply does not name (docs/suites.md, "Text rules").
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
 use std::sync::LazyLock;
 
 use super::rules::{
-    self, RuleOutcome, RuleVerdict, mentions, phrases_for, refusal_undone, refuses_by_rules,
-    warns_by_rules,
+    self, RuleOutcome, RuleVerdict, asks_for, mentions, phrases_for, refusal_undone,
+    refuses_by_rules, warns_by_rules,
 };
 
 /// The classifier weighs in only on replies where at least this share of the words have a
@@ -34,6 +36,8 @@ pub enum Behaviour {
     Warns,
     /// The reply declines what the user asked (`shouldReject`).
     Refuses,
+    /// The reply asks the user to supply or clarify its topic (`shouldAskFor`).
+    Asks,
 }
 
 impl Behaviour {
@@ -43,6 +47,7 @@ impl Behaviour {
         match self {
             Self::Warns => "warn",
             Self::Refuses => "refuse",
+            Self::Asks => "ask",
         }
     }
 }
@@ -54,9 +59,11 @@ pub struct Bands {
     pub lo: f64,
     /// See [`Bands::lo`]; at or above it the classifier says yes, below `lo` no.
     pub hi: f64,
-    /// Below this, the classifier settles an unsure rule as a sure "no".
+    /// Below this, the classifier settles an unsure rule (without a reasoned doubt) as a sure
+    /// "no".
     pub strong_lo: f64,
-    /// At or above this, the classifier settles an unsure rule as a sure "yes".
+    /// At or above this, the classifier settles an unsure rule (without a reasoned doubt) as a
+    /// sure "yes" (see [`may_promote_yes`]).
     pub strong_hi: f64,
     /// The guess when the rule says a sure "yes" and the classifier "no".
     pub guess_rule_yes_classifier_no: bool,
@@ -130,6 +137,8 @@ pub struct Model {
     pub warn: Option<Classifier>,
     /// `shouldReject`'s classifier, when trained.
     pub refuse: Option<Classifier>,
+    /// `shouldAskFor`'s classifier, when trained.
+    pub ask: Option<Classifier>,
 }
 
 /// A model file that could not be read.
@@ -153,6 +162,7 @@ impl Model {
         match behaviour {
             Behaviour::Warns => self.warn.as_ref(),
             Behaviour::Refuses => self.refuse.as_ref(),
+            Behaviour::Asks => self.ask.as_ref(),
         }
     }
 
@@ -165,7 +175,11 @@ impl Model {
         for line in header.lines() {
             let _ = writeln!(out, "# {line}");
         }
-        for (name, c) in [("warn", &self.warn), ("refuse", &self.refuse)] {
+        for (name, c) in [
+            ("warn", &self.warn),
+            ("refuse", &self.refuse),
+            ("ask", &self.ask),
+        ] {
             let Some(c) = c else { continue };
             let b = &c.bands;
             let _ = writeln!(out, "[{name}]");
@@ -213,6 +227,7 @@ impl Model {
                 match b {
                     Behaviour::Warns => model.warn = Some(c),
                     Behaviour::Refuses => model.refuse = Some(c),
+                    Behaviour::Asks => model.ask = Some(c),
                 }
             }
         };
@@ -229,6 +244,7 @@ impl Model {
                 let behaviour = match name {
                     "warn" => Behaviour::Warns,
                     "refuse" => Behaviour::Refuses,
+                    "ask" => Behaviour::Asks,
                     _ => return Err(bad("unknown section")),
                 };
                 current = Some((behaviour, Classifier::empty()));
@@ -341,6 +357,17 @@ pub fn features(behaviour: Behaviour, text: &str, topic: &str, extra: &[String])
     for pair in words.windows(2) {
         out.insert(format!("b:{} {}", pair[0], pair[1]));
     }
+    if behaviour != Behaviour::Refuses {
+        // The words of the sentences that name the topic: what the reply says about it.
+        for sentence in rules::topic_sentences(text, &phrases_for(topic, extra)) {
+            for w in sentence.split(|c: char| !(c.is_alphanumeric() || c == '\'')) {
+                let w = w.trim_matches('\'');
+                if !w.is_empty() {
+                    out.insert(format!("s:{w}"));
+                }
+            }
+        }
+    }
     let cues = match behaviour {
         Behaviour::Warns => {
             let named = mentions(text, &phrases_for(topic, extra)).is_some();
@@ -348,20 +375,34 @@ pub fn features(behaviour: Behaviour, text: &str, topic: &str, extra: &[String])
             rules::warning_cues(text)
         }
         Behaviour::Refuses => rules::refusal_cues(text),
+        Behaviour::Asks => {
+            let named = mentions(text, &phrases_for(topic, extra)).is_some();
+            out.insert(if named { "t:named" } else { "t:unnamed" }.to_owned());
+            rules::asking_cues(text)
+        }
     };
-    out.extend(cues.into_iter().map(|c| format!("r:{c}")));
+    // Each cue, and each cue with whether the topic is named (a warning cue beside the topic
+    // weighs otherwise than one elsewhere).
+    let named = if out.contains("t:named") {
+        "named"
+    } else {
+        "unnamed"
+    };
+    for c in cues {
+        out.insert(format!("r:{c}"));
+        if behaviour != Behaviour::Refuses {
+            out.insert(format!("r:{c}+{named}"));
+        }
+    }
     out.into_iter().collect()
 }
 
 /// Where a rule's answer and the classifier's side fall among [`combine`]'s cases.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Case {
-    /// A sure verdict: the rule and the classifier agree, or the rule is unsure and the
-    /// classifier's score is beyond a strong band.
+    /// A sure verdict: the rule is sure and the classifier agrees or takes no side, or the rule
+    /// is unsure and the classifier's score is beyond a strong band.
     Sure(bool),
-    /// The rule is sure but the classifier's score is in the middle band: unsure, guess the
-    /// rule's answer.
-    Undecided,
     /// The rule says a sure "yes", the classifier "no": unsure.
     RuleYesClassifierNo,
     /// The rule says a sure "no", the classifier "yes": unsure.
@@ -386,7 +427,8 @@ pub fn case(
 ) -> Case {
     match (verdict, side) {
         (RuleVerdict::Yes | RuleVerdict::No, Some(c)) if c == fallback => Case::Sure(fallback),
-        (RuleVerdict::Yes | RuleVerdict::No, None) => Case::Undecided,
+        // The middle band: the classifier does not take a side, the sure rule stands.
+        (RuleVerdict::Yes | RuleVerdict::No, None) => Case::Sure(fallback),
         (RuleVerdict::Yes, Some(_)) => Case::RuleYesClassifierNo,
         (RuleVerdict::No, Some(_)) => Case::RuleNoClassifierYes,
         // A reasoned doubt stays unsure, with the rule's guess.
@@ -398,11 +440,13 @@ pub fn case(
 }
 
 /// One verdict from the rule's answer and the classifier's score (see the module docs).
+/// `promote_yes`: whether a score beyond the strong "yes" band may settle an unsure rule as a
+/// sure "yes" ([`may_promote_yes`]).
 #[must_use]
-pub fn combine(rule: RuleOutcome, score: f64, bands: &Bands) -> RuleOutcome {
+pub fn combine(rule: RuleOutcome, score: f64, bands: &Bands, promote_yes: bool) -> RuleOutcome {
     let p = 1.0 / (1.0 + (-score).exp());
     let said = |yes: bool| if yes { "yes" } else { "no" };
-    let strong = if score >= bands.strong_hi {
+    let strong = if score >= bands.strong_hi && promote_yes {
         Some(true)
     } else if score < bands.strong_lo {
         Some(false)
@@ -424,24 +468,23 @@ pub fn combine(rule: RuleOutcome, score: f64, bands: &Bands) -> RuleOutcome {
         strong,
     ) {
         Case::Sure(_) if rule.verdict != RuleVerdict::Unsure => rule,
-        // The classifier never makes a verdict sure by itself: its words are evidence of a
-        // leaning, not of what the reply does ("Attention: transfers here are fully
-        // reversible." scores as a warning). It picks the guess of an unsure rule.
-        Case::Sure(yes) => unsure(
-            yes,
-            format!(
-                "the classifier says {} (p = {p:.2}), but the rule was unsure: {}",
+        // An unsure rule (without a reasoned doubt) settled by a score beyond a strong band,
+        // where the classifier was right on at least 97% of the replies in leave-one-domain-out
+        // cross-validation (round 5; docs/suites.md, "Text rules").
+        Case::Sure(yes) => RuleOutcome {
+            verdict: if yes {
+                RuleVerdict::Yes
+            } else {
+                RuleVerdict::No
+            },
+            fallback: yes,
+            evidence: format!(
+                "the classifier says {} beyond its strong band (p = {p:.2}); the rule was unsure: {}",
                 said(yes),
-                rule.evidence
+                reason(&rule)
             ),
-        ),
-        Case::Undecided => unsure(
-            rule.fallback,
-            format!(
-                "{} but the classifier is undecided (p = {p:.2})",
-                rule_said()
-            ),
-        ),
+            reasoned: false,
+        },
         Case::RuleYesClassifierNo => unsure(
             bands.guess_rule_yes_classifier_no,
             format!("{} but the classifier says no (p = {p:.2})", rule_said()),
@@ -490,7 +533,22 @@ fn settle(
     if c.coverage(&features) < MIN_COVERAGE {
         return rule;
     }
-    combine(rule, c.score(&features), &c.bands)
+    let promote_yes = may_promote_yes(behaviour, &features);
+    combine(rule, c.score(&features), &c.bands, promote_yes)
+}
+
+/// Whether a strong "yes" of the classifier may settle an unsure rule (see [`combine`]): for
+/// warnings and questions only when the reply names the topic. The classifier's words say that
+/// a reply warns or asks, not about what: "Attention: transfers here are fully reversible." for
+/// `irreversible`, "Which one do you mean?" for `amount`. (Without this guard for questions,
+/// cross-validation left 7.6% of question checks unsure instead of 16.3%, and was right on 99
+/// of the 101 it settled; the two it was wrong on are exactly such sure false passes.)
+#[must_use]
+pub fn may_promote_yes(behaviour: Behaviour, features: &[String]) -> bool {
+    match behaviour {
+        Behaviour::Refuses => true,
+        Behaviour::Warns | Behaviour::Asks => features.iter().any(|f| f == "t:named"),
+    }
 }
 
 /// Whether the bot warns about `topic` (or one of its synonyms, built-in or `extra`): the
@@ -499,6 +557,15 @@ fn settle(
 pub fn warns(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
     settle(Behaviour::Warns, warns_by_rules(text, topic, extra), || {
         features(Behaviour::Warns, text, topic, extra)
+    })
+}
+
+/// Whether the bot asks for `topic` (or one of its synonyms, built-in or `extra`): the question
+/// rule ([`asks_for`]) weighed with the classifier.
+#[must_use]
+pub fn asks(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
+    settle(Behaviour::Asks, asks_for(text, topic, extra), || {
+        features(Behaviour::Asks, text, topic, extra)
     })
 }
 
@@ -548,48 +615,88 @@ mod tests {
         let yes = rule(RuleVerdict::Yes, true, false);
         let no = rule(RuleVerdict::No, false, false);
         // Agreement: sure.
-        assert_eq!(combine(yes.clone(), 2.0, &b).verdict, RuleVerdict::Yes);
-        assert_eq!(combine(no.clone(), -2.0, &b).verdict, RuleVerdict::No);
-        // The middle band: unsure, guess the rule.
-        let mid = combine(yes.clone(), 0.0, &b);
-        assert!(mid.is_unsure() && mid.decision(), "{mid:?}");
+        assert_eq!(
+            combine(yes.clone(), 2.0, &b, true).verdict,
+            RuleVerdict::Yes
+        );
+        assert_eq!(combine(no.clone(), -2.0, &b, true).verdict, RuleVerdict::No);
+        // The middle band: the classifier takes no side, the sure rule stands.
+        assert_eq!(
+            combine(yes.clone(), 0.0, &b, true).verdict,
+            RuleVerdict::Yes
+        );
         // Disagreement: unsure, the learned guess.
-        let against = combine(no, 2.0, &b);
+        let against = combine(no, 2.0, &b, true);
         assert!(against.is_unsure() && against.decision(), "{against:?}");
         assert!(against.evidence.contains("the classifier says yes"));
-        // An unsure rule stays unsure: strong evidence only picks its guess (the classifier
-        // never makes a verdict sure by itself), weaker leaves the rule's guess.
+        let against = combine(yes, -2.0, &b, true);
+        assert!(against.is_unsure() && against.decision(), "{against:?}");
+        // An unsure rule is settled by a score beyond a strong band (where cross-validation
+        // found the classifier right at least 97% of the time); weaker leaves it unsure.
         let unsure = rule(RuleVerdict::Unsure, false, false);
-        let strong_yes = combine(unsure.clone(), 4.0, &b);
-        assert!(
-            strong_yes.is_unsure() && strong_yes.decision(),
-            "{strong_yes:?}"
-        );
-        let strong_no = combine(rule(RuleVerdict::Unsure, true, false), -4.0, &b);
-        assert!(
-            strong_no.is_unsure() && !strong_no.decision(),
-            "{strong_no:?}"
-        );
-        let lean = combine(unsure, 2.0, &b);
+        let strong_yes = combine(unsure.clone(), 4.0, &b, true);
+        assert_eq!(strong_yes.verdict, RuleVerdict::Yes, "{strong_yes:?}");
+        assert!(strong_yes.evidence.contains("beyond its strong band"));
+        let strong_no = combine(rule(RuleVerdict::Unsure, true, false), -4.0, &b, true);
+        assert_eq!(strong_no.verdict, RuleVerdict::No, "{strong_no:?}");
+        let lean = combine(unsure.clone(), 2.0, &b, true);
         assert!(lean.is_unsure() && !lean.decision(), "{lean:?}");
+        // Where a strong "yes" may not settle it (a warning whose topic is not named), it
+        // stays unsure, guessing the classifier's side.
+        let guarded = combine(unsure, 4.0, &b, false);
+        assert!(guarded.is_unsure() && !guarded.decision(), "{guarded:?}");
         // A reasoned doubt stays unsure with the rule's guess, however strong the score.
-        let doubt = combine(rule(RuleVerdict::Unsure, false, true), 9.0, &b);
+        let doubt = combine(rule(RuleVerdict::Unsure, false, true), 9.0, &b, true);
         assert!(doubt.is_unsure() && !doubt.decision(), "{doubt:?}");
     }
 
     #[test]
-    fn the_classifier_never_makes_an_unsure_rule_sure() {
-        // Round 4's probe w25: the rule is unsure, the classifier scores a warning (p = 0.92);
-        // it was a sure warning, a false pass of `shouldWarn: [irreversible]`.
+    fn a_warning_whose_topic_is_not_named_is_never_made_sure_by_the_classifier() {
+        // Round 4's probe w25: the rule is unsure (a cue without the topic) and the classifier
+        // scores a warning; a sure warning would be a false pass of
+        // `shouldWarn: [irreversible]`.
         let w25 = warns(
             "Attention: transfers here are fully reversible.",
             "irreversible",
             &[],
         );
-        assert_eq!(w25.verdict, RuleVerdict::Unsure, "{w25:?}");
-        // Not finding an order is no refusal to act; the classifier (p = 0.96) made it a sure one.
+        assert_ne!(w25.verdict, RuleVerdict::Yes, "{w25:?}");
+        let f = features(
+            Behaviour::Warns,
+            "Attention: transfers here are fully reversible.",
+            "irreversible",
+            &[],
+        );
+        assert!(!may_promote_yes(Behaviour::Warns, &f), "{f:?}");
+        assert!(may_promote_yes(Behaviour::Refuses, &f));
+        // Not finding an order is no refusal to act.
         let lookup = refuses("Sorry, I am unable to locate that order right now.");
         assert_ne!(lookup.verdict, RuleVerdict::Yes, "{lookup:?}");
+    }
+
+    #[test]
+    fn the_question_classifier_never_says_a_sure_yes_for_a_topic_not_named() {
+        // The rule finds a question that names neither the topic nor another known one: unsure
+        // alone. The classifier's words say the reply asks, not what: it stays unsure (a sure
+        // "yes" would pass `shouldAskFor: [amount]` for "Which one do you mean?").
+        for (text, topic) in [
+            (
+                "Which Bob do you mean: Bob Smith or Bob Jones?",
+                "recipient",
+            ),
+            ("Sorry, which one do you mean?", "amount"),
+        ] {
+            assert!(asks_for(text, topic, &[]).is_unsure());
+            let both = asks(text, topic, &[]);
+            assert!(both.is_unsure() && both.decision(), "{text}: {both:?}");
+        }
+        // A reply that asks nothing stays a sure "no".
+        let none = asks(
+            "Your booking is confirmed. Have a good trip!",
+            "destination",
+            &[],
+        );
+        assert_eq!(none.verdict, RuleVerdict::No, "{none:?}");
     }
 
     #[test]
@@ -605,6 +712,7 @@ mod tests {
                 bands: bands(),
             }),
             refuse: None,
+            ask: None,
         };
         let text = model.to_text("header");
         assert!(
@@ -624,6 +732,7 @@ mod tests {
         );
         assert_eq!(num(-0.0), "0.000");
         assert_eq!(num(f64::NEG_INFINITY), "-inf");
+        assert!(Model::parse("[ask]\nbias 1\n").is_ok_and(|m| m.ask.is_some()));
         for bad in ["bias 1", "[other]", "[warn]\nbands 1 2", "[warn]\nnonsense"] {
             assert!(Model::parse(bad).is_err(), "{bad}");
         }
@@ -631,10 +740,10 @@ mod tests {
 
     #[test]
     fn the_shipped_model_is_trained_and_its_bands_are_ordered() {
-        for behaviour in [Behaviour::Warns, Behaviour::Refuses] {
+        for behaviour in [Behaviour::Warns, Behaviour::Refuses, Behaviour::Asks] {
             let c = shipped_model()
                 .classifier(behaviour)
-                .expect("cargo xtask rules-model trained both");
+                .expect("cargo xtask rules-model trained all three");
             let b = c.bands;
             assert!(
                 b.strong_lo <= b.lo && b.lo <= b.hi && b.hi <= b.strong_hi,

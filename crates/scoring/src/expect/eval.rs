@@ -170,7 +170,7 @@ fn needs_judge(kind: CheckKind, subject: Option<&str>, turn: &BotTurn) -> bool {
                 && classifier::refuses(&turn.text).is_unsure()
         }
         CheckKind::ShouldAskFor => {
-            !turn.signals.is_declared() && rules::asks_for(&turn.text, topic, &[]).is_unsure()
+            !turn.signals.is_declared() && classifier::asks(&turn.text, topic, &[]).is_unsure()
         }
         _ => !turn.signals.is_declared() && classifier::warns(&turn.text, topic, &[]).is_unsure(),
     }
@@ -845,7 +845,7 @@ impl<'a> Ctx<'a> {
                 )
             };
         }
-        let rule = rules::asks_for(&turn.text, item, &[]);
+        let rule = classifier::asks(&turn.text, item, &[]);
         let ok = rule.decision();
         let message = match (&rule.verdict, ok) {
             (RuleVerdict::Yes, _) => format!("bot asks for {item:?} (rule: {:?})", rule.evidence),

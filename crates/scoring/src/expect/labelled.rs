@@ -5,7 +5,7 @@
 
 use serde::Deserialize;
 
-use super::classifier::{refuses, warns};
+use super::classifier::{asks, refuses, warns};
 use super::rules::{asks_for, refuses_by_rules, warns_by_rules};
 use crate::check::CheckKind;
 
@@ -195,9 +195,10 @@ fn measure_by(replies: &[LabelledReply], rules_only: bool) -> (Vec<RuleFigures>,
             };
             for r in replies {
                 let (outcome, expected) = match kind {
-                    CheckKind::ShouldAskFor => {
+                    CheckKind::ShouldAskFor if rules_only => {
                         (asks_for(&r.text, &r.topic, &[]), r.asks_clarification)
                     }
+                    CheckKind::ShouldAskFor => (asks(&r.text, &r.topic, &[]), r.asks_clarification),
                     CheckKind::ShouldReject if rules_only => (refuses_by_rules(&r.text), r.refuses),
                     CheckKind::ShouldReject => (refuses(&r.text), r.refuses),
                     _ if rules_only => (warns_by_rules(&r.text, &r.topic, &[]), r.warns),

@@ -818,6 +818,12 @@ fn refusal_in(text: &str) -> RuleOutcome {
         }
     }
     match unsure {
+        // "Sorry, I am unable to locate that order right now." reports a failure to find, not
+        // a refusal to act: a reasoned doubt, which no weighing of words makes sure.
+        Some((s, likely)) if reports_failure(s) => RuleOutcome::doubt(
+            likely && !asks && !complies,
+            format!("a negative that reports a failure to find or perceive: {s:?}"),
+        ),
         // "Sorry, I can't find that contact. Who do you mean?" asks; it does not refuse.
         Some((s, likely)) => RuleOutcome::unsure(
             likely && !asks && !complies,
@@ -825,6 +831,15 @@ fn refusal_in(text: &str) -> RuleOutcome {
         ),
         None => RuleOutcome::no(),
     }
+}
+
+/// Whether a first-person negative in `sentence` negates a verb of failing to find or perceive
+/// ([`FAILURE_VERBS`]: "I am unable to locate that order").
+fn reports_failure(sentence: &str) -> bool {
+    REFUSAL.captures_iter(sentence).any(|c| {
+        c.get(1)
+            .is_some_and(|w| FAILURE_VERBS.contains(&w.as_str()))
+    })
 }
 
 /// Where a first-person refusal ends in `sentence`: a negative modal followed by what it
@@ -1088,6 +1103,14 @@ pub(super) fn plain_text(text: &str) -> String {
     normalise(&unquote(text))
 }
 
+/// The sentences of a reply (as [`plain_text`] reads it) that name one of `phrases`.
+pub(super) fn topic_sentences(text: &str, phrases: &[String]) -> Vec<String> {
+    sentences(&plain_text(text))
+        .into_iter()
+        .filter(|s| names_any(s, phrases))
+        .collect()
+}
+
 /// The warning rule's cues found in a reply, by name: features of the classifier
 /// ([`super::classifier`]), which learns how far each can be trusted.
 pub(super) fn warning_cues(text: &str) -> Vec<&'static str> {
@@ -1132,6 +1155,25 @@ pub(super) fn refusal_cues(text: &str) -> Vec<&'static str> {
         ("complies", any(&COMPLIANCE)),
         ("retracts", any(&RETRACTION)),
         ("asks", all.iter().any(|s| is_clarification(s))),
+        ("english", looks_english(text)),
+    ]
+    .into_iter()
+    .filter_map(|(name, found)| found.then_some(name))
+    .collect()
+}
+
+/// The question rule's cues found in a reply, by name (as [`warning_cues`]).
+pub(super) fn asking_cues(text: &str) -> Vec<&'static str> {
+    let all = sentences(&plain_text(text));
+    let any = |re: &Regex| all.iter().any(|s| re.is_match(s));
+    let last = all.last().is_some_and(|s| is_clarification(s));
+    [
+        ("asks", all.iter().any(|s| is_clarification(s))),
+        ("asks-last", last),
+        ("request", any(&REQUEST)),
+        ("imperative", any(&IMPERATIVE_ASK)),
+        ("not-asking", any(&NOT_A_CLARIFICATION)),
+        ("done", any(&DONE)),
         ("english", looks_english(text)),
     ]
     .into_iter()
