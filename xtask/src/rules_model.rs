@@ -17,8 +17,9 @@
 //! leave-one-domain-out cross-validation (a reply without a domain is in `payments`): among the
 //! settings whose strong bands settle unsure rules right at least [`MIN_PROMOTED_PRECISION`] of
 //! the time (each side), the one with the fewest `3 × sure-and-wrong + wrong` plus
-//! [`OVER_BUDGET_COST`] per unsure verdict beyond [`UNSURE_BUDGET`] of the replies. The figures it prints are those of that cross-validation; the
-//! nested figures choose the bands without the held-out domain too. Deterministic: fixed file
+//! [`OVER_BUDGET_COST`] per unsure verdict beyond [`UNSURE_BUDGET`] of the replies. The figures
+//! it prints are those of that cross-validation; the nested figures choose the bands without the
+//! held-out domain too. Deterministic: fixed file
 //! and line order, no randomness, sums in feature order, numbers printed with fixed decimals.
 
 use std::collections::HashMap;
@@ -361,10 +362,7 @@ fn train(behaviour: Behaviour, replies: &[(String, LabelledReply)]) -> Classifie
         "{name}: {} replies, {domains} domains, leave-one-domain-out cross-validation",
         rows.len()
     );
-    let rules = Tally::of(
-        rows.iter()
-            .map(|r| (r.label, r.rule.is_unsure(), r.rule.decision())),
-    );
+    let rules = rules_alone(&rows, &everyone);
     let alone = Tally::of(
         rows.iter()
             .zip(&oof)
@@ -374,13 +372,9 @@ fn train(behaviour: Behaviour, replies: &[(String, LabelledReply)]) -> Classifie
         "  rules alone (tuned on some of these files) {}",
         rules.line()
     );
-    let rules_banded = Tally::of(banded.iter().map(|&i| {
-        let r = &rows[i];
-        (r.label, r.rule.is_unsure(), r.rule.decision())
-    }));
     println!(
         "  rules alone, held-out files               {}",
-        rules_banded.line()
+        rules_alone(&rows, &banded).line()
     );
     println!(
         "  classifier alone (score >= 0)              {}",
@@ -398,10 +392,7 @@ fn train(behaviour: Behaviour, replies: &[(String, LabelledReply)]) -> Classifie
     );
     for (f, file) in TRAINING_FILES.iter().enumerate() {
         let mine: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].file == f).collect();
-        let before = Tally::of(mine.iter().map(|&i| {
-            let r = &rows[i];
-            (r.label, r.rule.is_unsure(), r.rule.decision())
-        }));
+        let before = rules_alone(&rows, &mine);
         println!(
             "    {file:<15} rules {}\n    {:<15} both  {}",
             before.line(),
@@ -423,6 +414,14 @@ fn train(behaviour: Behaviour, replies: &[(String, LabelledReply)]) -> Classifie
         weights,
         bands,
     }
+}
+
+/// The rule's own verdicts on the replies `which`, counted against their labels.
+fn rules_alone(rows: &[Row], which: &[usize]) -> Tally {
+    Tally::of(which.iter().map(|&i| {
+        let r = &rows[i];
+        (r.label, r.rule.is_unsure(), r.rule.decision())
+    }))
 }
 
 /// Verdicts counted against labels.

@@ -328,9 +328,15 @@ fn holds(name: &str, f: &RuleFigures, [accuracy, recall, sure_wrong, unsure]: [f
     let what = format!("{name}: {} {f:?}", f.kind);
     assert!(f.accuracy() + slack >= accuracy, "accuracy {what}");
     assert!(f.recall() + slack >= recall, "recall {what}");
-    assert!(f.sure_wrong_rate() <= sure_wrong + slack, "sure and wrong {what}");
+    assert!(
+        f.sure_wrong_rate() <= sure_wrong + slack,
+        "sure and wrong {what}"
+    );
     assert!(f.unsure_rate() <= unsure + slack, "unsure {what}");
 }
+
+/// Ask, refuse and warn, each as `[accuracy, recall, sure-and-wrong, unsure]`.
+type PerRule = [[f64; 4]; 3];
 
 #[test]
 fn every_rule_keeps_its_training_figures() {
@@ -340,7 +346,7 @@ fn every_rule_keeps_its_training_figures() {
     // The development estimate is the nested leave-one-domain-out cross-validation the trainer
     // prints, the honest one a set written afterwards (BENCHMARKS.md). Per file: ask, refuse,
     // warn as [accuracy, recall, sure-and-wrong, unsure], at the measured figures.
-    let files: [(&str, Vec<LabelledReply>, [[f64; 4]; 3]); 7] = [
+    let files: [(&str, Vec<LabelledReply>, PerRule); 7] = [
         (
             "replies",
             replies(),
@@ -399,7 +405,7 @@ fn every_rule_keeps_its_training_figures() {
             "heldout4",
             heldout4(),
             [
-                [0.961, 0.917, 0.012, 0.318],
+                [0.961, 0.917, 0.012, 0.32],
                 [0.941, 0.759, 0.034, 0.074],
                 [0.933, 0.89, 0.026, 0.324],
             ],
