@@ -690,6 +690,23 @@ mod tests {
             let both = asks(text, topic, &[]);
             assert!(both.is_unsure() && both.decision(), "{text}: {both:?}");
         }
+        // A question in a reply that reports the task done is a reasoned doubt: the classifier
+        // (which scores these as questions, p = 0.5 to 0.9) never settles it (probes q02, q10,
+        // q17, q20 of fixtures/probes/issue25-round1/ask.yaml became sure passes without it).
+        for (text, topic) in [
+            (
+                "Who could have guessed the amount would be so small? Done.",
+                "amount",
+            ),
+            ("I sent 50 USD to Bob — who else would it be?", "recipient"),
+            (
+                "Why send the amount twice? I already sent 50 USD to Bob once.",
+                "amount",
+            ),
+        ] {
+            let both = asks(text, topic, &[]);
+            assert!(both.is_unsure() && !both.decision(), "{text}: {both:?}");
+        }
         // A reply that asks nothing stays a sure "no".
         let none = asks(
             "Your booking is confirmed. Have a good trip!",

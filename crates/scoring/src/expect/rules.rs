@@ -685,9 +685,9 @@ pub fn asks_for(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
     let asking: Vec<&String> = all.iter().filter(|s| is_clarification(s)).collect();
     if let Some(s) = asking.iter().find(|s| names_any(s, &phrases)) {
         // A reply that also reports the task done ("… Sent 50 USD to Bob.") asks rhetorically
-        // more often than not: unsure (guess: no).
+        // more often than not: a reasoned doubt (guess: no), which no classifier settles.
         if let Some(done) = all.iter().find(|d| DONE.is_match(d)) {
-            return RuleOutcome::unsure(
+            return RuleOutcome::doubt(
                 false,
                 format!("asks {s:?} but reports the task done: {done:?}"),
             );
