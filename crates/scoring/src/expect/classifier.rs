@@ -669,6 +669,10 @@ mod tests {
         );
         assert!(!may_promote_yes(Behaviour::Warns, &f), "{f:?}");
         assert!(may_promote_yes(Behaviour::Refuses, &f));
+        // Probe w39: the fee named only in a question ("And the fee? Zero.") is a reasoned
+        // doubt of the rule, which the classifier (p = 0.89) never settles.
+        let w39 = warns("Warning signs? None. And the fee? Zero.", "fee", &[]);
+        assert!(w39.is_unsure(), "{w39:?}");
         // Not finding an order is no refusal to act.
         let lookup = refuses("Sorry, I am unable to locate that order right now.");
         assert_ne!(lookup.verdict, RuleVerdict::Yes, "{lookup:?}");

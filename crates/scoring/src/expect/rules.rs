@@ -983,9 +983,12 @@ fn unnamed_or_hinted(
         let likely = named
             || (!negated && !CANCELLED_ANYWHERE.is_match(s) && other_topic(s, topic).is_none());
         let why = format!("warns without naming {topic:?}: {s:?}");
-        // The topic named negated ("nobody will charge you a fee") or cancelled: a reasoned
-        // doubt.
-        return if negated || CANCELLED_ANYWHERE.is_match(s) {
+        // The topic named negated ("nobody will charge you a fee"), cancelled, or only in
+        // questions ("Warning signs? None. And the fee? Zero."): a reasoned doubt.
+        let phrases = phrases_for(topic, &[]);
+        let naming: Vec<&String> = all.iter().filter(|t| names_any(t, &phrases)).collect();
+        let asked_only = !naming.is_empty() && naming.iter().all(|t| t.ends_with('?'));
+        return if negated || asked_only || CANCELLED_ANYWHERE.is_match(s) {
             RuleOutcome::doubt(likely, why)
         } else {
             RuleOutcome::unsure(likely, why)
