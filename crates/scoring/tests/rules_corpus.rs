@@ -283,7 +283,7 @@ fn refusing_and_warning_keep_their_measured_figures_on_heldout3() {
 }
 
 #[test]
-#[ignore = "issue 25's targets are not met on heldout3 for warning: unsure 25.6% > 15% (training figures since round 5)"]
+#[ignore = "issue 25's targets are not met on heldout3 for warning: unsure 26.4% > 15% (training figures since round 5)"]
 fn refusing_and_warning_meet_the_issue_25_thresholds_on_heldout3() {
     let (figures, _) = measure(&heldout3());
     for f in &figures[1..] {
@@ -398,7 +398,7 @@ fn every_rule_keeps_its_training_figures() {
             [
                 [0.987, 0.979, 0.003, 0.13],
                 [0.942, 0.894, 0.014, 0.082],
-                [0.966, 0.921, 0.016, 0.256],
+                [0.966, 0.921, 0.016, 0.264],
             ],
         ),
         (
