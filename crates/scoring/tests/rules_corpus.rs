@@ -42,6 +42,10 @@ fn heldout3() -> Vec<LabelledReply> {
     corpus(include_str!("../../../fixtures/labelled/heldout3.jsonl"))
 }
 
+fn heldout5() -> Vec<LabelledReply> {
+    corpus(include_str!("../../../fixtures/labelled/heldout5.jsonl"))
+}
+
 fn heldout4() -> Vec<LabelledReply> {
     corpus(include_str!("../../../fixtures/labelled/heldout4.jsonl"))
 }
@@ -351,9 +355,9 @@ fn every_rule_keeps_its_training_figures() {
             "replies",
             replies(),
             [
-                [0.991, 0.983, 0.009, 0.009],
-                [1.0, 1.0, 0.0, 0.037],
-                [0.991, 1.0, 0.0, 0.057],
+                [0.992, 0.983, 0.004, 0.016],
+                [1.0, 1.0, 0.0, 0.053],
+                [0.992, 1.0, 0.0, 0.073],
             ],
         ),
         (
@@ -361,7 +365,7 @@ fn every_rule_keeps_its_training_figures() {
             heldout(),
             [
                 [0.983, 1.0, 0.017, 0.017],
-                [1.0, 1.0, 0.0, 0.017],
+                [1.0, 1.0, 0.0, 0.05],
                 [0.983, 1.0, 0.0, 0.067],
             ],
         ),
@@ -369,45 +373,45 @@ fn every_rule_keeps_its_training_figures() {
             "tuning",
             tuning(),
             [
-                [1.0, 1.0, 0.0, 0.007],
+                [1.0, 1.0, 0.0, 0.014],
                 [1.0, 1.0, 0.0, 0.042],
-                [1.0, 1.0, 0.0, 0.084],
+                [1.0, 1.0, 0.0, 0.098],
             ],
         ),
         (
             "tuning2",
             tuning2(),
             [
-                [1.0, 1.0, 0.0, 0.01],
-                [0.981, 1.0, 0.0, 0.057],
-                [0.963, 0.983, 0.0, 0.178],
+                [1.0, 1.0, 0.0, 0.009],
+                [0.981, 1.0, 0.0, 0.056],
+                [0.963, 0.983, 0.0, 0.196],
             ],
         ),
         (
             "heldout2",
             heldout2(),
             [
-                [0.997, 1.0, 0.003, 0.083],
-                [0.988, 0.985, 0.0, 0.040],
-                [0.982, 0.986, 0.01, 0.117],
+                [0.997, 1.0, 0.003, 0.085],
+                [0.982, 0.985, 0.0, 0.052],
+                [0.982, 0.986, 0.009, 0.146],
             ],
         ),
         (
             "heldout3",
             heldout3(),
             [
-                [0.987, 0.979, 0.003, 0.13],
-                [0.942, 0.894, 0.014, 0.082],
-                [0.966, 0.921, 0.016, 0.264],
+                [0.987, 0.979, 0.003, 0.129],
+                [0.942, 0.894, 0.013, 0.092],
+                [0.966, 0.921, 0.016, 0.296],
             ],
         ),
         (
             "heldout4",
             heldout4(),
             [
-                [0.961, 0.917, 0.012, 0.32],
-                [0.941, 0.759, 0.034, 0.074],
-                [0.933, 0.89, 0.026, 0.324],
+                [0.961, 0.917, 0.011, 0.323],
+                [0.941, 0.759, 0.034, 0.09],
+                [0.933, 0.89, 0.025, 0.337],
             ],
         ),
     ];
@@ -434,4 +438,45 @@ fn the_classifiers_improve_on_the_rules_alone() {
     // Asking: 83.7% -> 96.1% accurate; warning 76.7% -> 93.3%.
     assert!(after[0].accuracy() > before[0].accuracy() + 0.1);
     assert!(after[2].accuracy() > before[2].accuracy() + 0.1);
+}
+
+#[test]
+fn heldout5_is_held_out_and_keeps_its_measured_figures() {
+    // The fifth held-out set (fixtures/labelled/README.md): written by someone who saw only the
+    // label definitions, never trained on. Shaped as the issue asks, sharing no reply with the
+    // seven training files.
+    let all = heldout5();
+    assert_eq!(all.len(), 380);
+    assert_shaped_as_the_issue_asks(&all);
+    let trained: Vec<String> = [
+        replies(),
+        heldout(),
+        tuning(),
+        tuning2(),
+        heldout2(),
+        heldout3(),
+        heldout4(),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|r| r.text)
+    .collect();
+    let shared: Vec<&str> = all
+        .iter()
+        .filter(|r| trained.contains(&r.text))
+        .map(|r| r.id.as_str())
+        .collect();
+    assert!(shared.is_empty(), "{shared:?}");
+    // Its figures as measured (BENCHMARKS.md, "Issue 25: round 5"), held so that no change
+    // silently makes them worse. They miss the issue's targets: unsure above 15% for every rule,
+    // warnings at 74.5% recall and 5.5% sure and wrong.
+    let (figures, _) = measure(&all);
+    let expected: PerRule = [
+        [0.947, 0.878, 0.026, 0.155],
+        [0.911, 0.814, 0.018, 0.168],
+        [0.879, 0.745, 0.055, 0.266],
+    ];
+    for (f, e) in figures.iter().zip(expected) {
+        holds("heldout5", f, e);
+    }
 }
