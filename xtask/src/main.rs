@@ -10,6 +10,7 @@ mod fake_server;
 mod fetch_model;
 mod fixtures;
 mod k8s_check;
+mod mcp_fixture;
 mod lexicon;
 mod real_server;
 mod rules_model;
@@ -50,6 +51,8 @@ enum Command {
     Ci(ci::Args),
     /// Start the fake OpenAI-compatible server in the foreground.
     FakeServer(fake_server::Args),
+    /// Serve the fixture articles as an MCP tool server on stdio (grounding, `run.tools`).
+    McpFixture(mcp_fixture::Args),
     /// Run the benchmarks against the fake server and update BENCHMARKS.md.
     Bench(bench::Args),
     /// Time the embedded model serialised, batched, and llama-cpp-python's server on the same work.
@@ -113,6 +116,7 @@ fn main() -> anyhow::Result<()> {
     match Xtask::parse().command {
         Command::Ci(args) => ci::run(args),
         Command::FakeServer(args) => fake_server::run(args),
+        Command::McpFixture(args) => mcp_fixture::run(args),
         Command::Bench(args) => bench::run(args),
         Command::BenchLocal(args) => bench_local::run(&args),
         Command::Demo(args) => demo::run(args),

@@ -6,10 +6,16 @@
 use std::process::Stdio;
 use std::time::Duration;
 
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{RoleClient, RunningService, ServiceError, ServiceExt};
-use rmcp::transport::TokioChildProcess;
+use rmcp::transport::async_rw::AsyncRwTransport;
 use serde_json::{Map, Value};
+use tokio::io::{AsyncRead, ReadBuf};
+use tokio::sync::Notify;
 
 use crate::article::{ArticleLimits, ArticleProblem, article_from_result};
 use crate::error::brief;
@@ -30,6 +36,10 @@ impl ServerCommand {
     }
 }
 
+/// The longest message a server may send (one line of JSON-RPC): the SDK's own default, 16 MiB.
+/// A longer one is discarded, and the call it answered fails at once with the reason.
+pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+
 /// A connected tool server and the tool that grounds scenarios.
 #[derive(Debug)]
 pub struct ToolClient {
@@ -37,6 +47,10 @@ pub struct ToolClient {
     tool: String,
     timeout: Duration,
     limits: ArticleLimits,
+    /// Told when the server sends a message over [`MAX_MESSAGE_BYTES`].
+    oversized: Arc<Notify>,
+    /// The server's process, killed when the client is dropped.
+    _child: tokio::process::Child,
 }
 
 impl ToolClient {
@@ -59,15 +73,32 @@ impl ToolClient {
                 source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "empty command"),
             });
         };
-        let mut cmd = tokio::process::Command::new(program);
-        cmd.args(args);
-        let (transport, _) = TokioChildProcess::builder(cmd)
+        let mut child = tokio::process::Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
+            .kill_on_drop(true)
             .spawn()
             .map_err(|source| GroundingError::Spawn {
                 command: command.clone(),
                 source,
             })?;
+        let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+            return Err(GroundingError::Spawn {
+                command,
+                source: std::io::Error::other("no pipe to the server"),
+            });
+        };
+        let oversized = Arc::new(Notify::new());
+        let watched = LineWatch {
+            inner: stdout,
+            line: 0,
+            told: false,
+            oversized: Arc::clone(&oversized),
+        };
+        let transport = AsyncRwTransport::<RoleClient, _, _>::new_client(watched, stdin)
+            .with_max_line_length(MAX_MESSAGE_BYTES);
         tracing::debug!(%command, "tool server started");
         let service = tokio::time::timeout(timeout, ().serve(transport))
             .await
@@ -84,6 +115,8 @@ impl ToolClient {
             tool: tool.to_owned(),
             timeout,
             limits,
+            oversized,
+            _child: child,
         };
         let tools = tokio::time::timeout(timeout, client.service.list_all_tools())
             .await
@@ -125,13 +158,26 @@ impl ToolClient {
             });
         }
         let params = CallToolRequestParams::new(self.tool.clone()).with_arguments(arguments);
-        let result = tokio::time::timeout(self.timeout, self.service.call_tool(params))
-            .await
-            .map_err(|_| GroundingError::Timeout {
-                what: format!("tools/call {}", self.tool),
-                timeout: self.timeout,
-            })?
-            .map_err(|e| service_error(e, &self.tool))?;
+        let call = tokio::time::timeout(self.timeout, self.service.call_tool(params));
+        // A reply over the transport's line limit is discarded: the call would wait for the
+        // timeout, and then read as a hung server. One call at a time, so the message is its.
+        let result = tokio::select! {
+            result = call => result,
+            () = self.oversized.notified() => {
+                return Err(GroundingError::BadArticle {
+                    tool: self.tool.clone(),
+                    reason: format!(
+                        "the reply is over {} MiB and was discarded",
+                        MAX_MESSAGE_BYTES / (1024 * 1024)
+                    ),
+                });
+            }
+        }
+        .map_err(|_| GroundingError::Timeout {
+            what: format!("tools/call {}", self.tool),
+            timeout: self.timeout,
+        })?
+        .map_err(|e| service_error(e, &self.tool))?;
         let json = serde_json::to_value(&result).map_err(|e| GroundingError::BadArticle {
             tool: self.tool.clone(),
             reason: format!("the result cannot be read: {e}"),
@@ -156,6 +202,43 @@ impl ToolClient {
         if let Err(e) = self.service.cancel().await {
             tracing::debug!(error = %e, "tool server did not stop cleanly");
         }
+    }
+}
+
+/// The server's stdout, watched for a line (a message) longer than [`MAX_MESSAGE_BYTES`], which
+/// the transport discards: the call waiting for it is told at once.
+struct LineWatch<R> {
+    inner: R,
+    line: usize,
+    told: bool,
+    oversized: Arc<Notify>,
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for LineWatch<R> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
+        if polled.is_ready() {
+            let fresh = &buf.filled()[before..];
+            for chunk in fresh.split_inclusive(|b| *b == b'\n') {
+                self.line += chunk.len();
+                if self.line > MAX_MESSAGE_BYTES && !self.told {
+                    self.told = true;
+                    tracing::warn!(limit = MAX_MESSAGE_BYTES, "tool server sent an oversized message");
+                    // Wakes the call waiting now; no permit is stored for a later one.
+                    self.oversized.notify_waiters();
+                }
+                if chunk.ends_with(b"\n") {
+                    self.line = 0;
+                    self.told = false;
+                }
+            }
+        }
+        polled
     }
 }
 
