@@ -10,8 +10,8 @@ mod fake_server;
 mod fetch_model;
 mod fixtures;
 mod k8s_check;
-mod mcp_fixture;
 mod lexicon;
+mod mcp_fixture;
 mod real_server;
 mod rules_model;
 mod s3_check;
@@ -29,6 +29,7 @@ pub(crate) const LIBRARIES: &[(&str, &str)] = &[
     ("scenarios", "scenarios"),
     ("scoring", "scoring"),
     ("codeswitch", "codeswitch"),
+    ("grounding", "grounding"),
     ("llm-client", "llm-client"),
     ("runlog", "runlog"),
     ("agents", "agents"),

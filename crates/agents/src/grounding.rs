@@ -126,10 +126,16 @@ impl ToolsSettings {
     #[must_use]
     pub fn problem(&self) -> Option<(&'static str, String)> {
         if self.server.command.argv().is_empty() {
-            return Some(("server.command", "is empty: name the server's program".into()));
+            return Some((
+                "server.command",
+                "is empty: name the server's program".into(),
+            ));
         }
         if self.tool.trim().is_empty() {
-            return Some(("tool", "is empty: name the tool that returns an article".into()));
+            return Some((
+                "tool",
+                "is empty: name the tool that returns an article".into(),
+            ));
         }
         if self.timeout.is_zero() {
             return Some(("timeout", "must be more than 0".into()));
@@ -391,7 +397,10 @@ mod tests {
             arguments: Map::from_iter([("q".to_owned(), json!("{city} news"))]),
             ..tools.clone()
         };
-        assert_eq!(city.unknown_parameter(&space), Some(("q".into(), "city".into())));
+        assert_eq!(
+            city.unknown_parameter(&space),
+            Some(("q".into(), "city".into()))
+        );
         let empty = ToolsSettings {
             server: ServerSettings {
                 command: CommandLine::Argv(Vec::new()),

@@ -779,7 +779,11 @@ impl ScenarioRun {
             article: Some(&article),
             ..PromptContext::generator(facts, 0, None)
         };
-        render(AgentKind::Generator.into(), &ctx, "a scenario grounded in an article")?;
+        render(
+            AgentKind::Generator.into(),
+            &ctx,
+            "a scenario grounded in an article",
+        )?;
         let summary = || "a stand-in verdict".to_owned();
         for (measurement, case) in [
             (measured.as_ref(), "measured texts"),

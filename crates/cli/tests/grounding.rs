@@ -30,10 +30,14 @@ fn main() {
     let tests: [(&str, Test); 7] = [
         ("grounded_run", |d| Box::pin(grounded_run(d.to_owned()))),
         ("dead_servers", |d| Box::pin(dead_servers(d.to_owned()))),
-        ("server_dies_mid_run", |d| Box::pin(server_dies_mid_run(d.to_owned()))),
+        ("server_dies_mid_run", |d| {
+            Box::pin(server_dies_mid_run(d.to_owned()))
+        }),
         ("server_hangs", |d| Box::pin(server_hangs(d.to_owned()))),
         ("tool_errors", |d| Box::pin(tool_errors(d.to_owned()))),
-        ("hostile_articles", |d| Box::pin(hostile_articles(d.to_owned()))),
+        ("hostile_articles", |d| {
+            Box::pin(hostile_articles(d.to_owned()))
+        }),
         ("config_errors", |d| Box::pin(config_errors(d.to_owned()))),
     ];
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -52,12 +56,20 @@ fn main() {
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             runtime.block_on(test(dir.path()));
         }));
-        println!("test grounding::{name} ... {}", if outcome.is_ok() { "ok" } else { "FAILED" });
+        println!(
+            "test grounding::{name} ... {}",
+            if outcome.is_ok() { "ok" } else { "FAILED" }
+        );
         if outcome.is_err() {
             failed.push(name);
         }
     }
-    println!("\ntest result: {}. {} passed; {} failed", if failed.is_empty() { "ok" } else { "FAILED" }, ran - failed.len(), failed.len());
+    println!(
+        "\ntest result: {}. {} passed; {} failed",
+        if failed.is_empty() { "ok" } else { "FAILED" },
+        ran - failed.len(),
+        failed.len()
+    );
     if !failed.is_empty() {
         std::process::exit(1);
     }
@@ -112,7 +124,10 @@ fn config(dir: &Path, name: &str, topics: &[&str], tools: Option<&str>) -> PathB
 
 /// `run.tools` serving the fixture with `flags`.
 fn tools(flags: &[&str], extra: &str) -> String {
-    format!("{{server: {{command: {}}}, tool: news{extra}}}", fixture_command(flags))
+    format!(
+        "{{server: {{command: {}}}, tool: news{extra}}}",
+        fixture_command(flags)
+    )
 }
 
 /// The binary in `dir`, with a clean settings environment and fast retries.
@@ -200,13 +215,19 @@ fn calls_logged(log: &Path) -> Vec<String> {
 /// a resumed run fetches nothing again; another article for the same scenario is a new prompt,
 /// never a cached answer written for the old one.
 async fn grounded_run(dir: PathBuf) {
-    let server = FakeServer::start(FakeConfig::default()).await.expect("server");
+    let server = FakeServer::start(FakeConfig::default())
+        .await
+        .expect("server");
     let log = dir.join("calls.log");
     let logged = tools(&["--calls-log", path(&log)], "");
     let config = config(&dir, "g.yaml", &["sports", "health"], Some(&logged));
     let plan = cli(&dir, &["plan", path(&config)]).await;
     assert_eq!(plan.status.code(), Some(0), "{}", text(&plan.stderr));
-    assert!(text(&plan.stdout).contains("grounded in an article from the tool `news`"), "{}", text(&plan.stdout));
+    assert!(
+        text(&plan.stdout).contains("grounded in an article from the tool `news`"),
+        "{}",
+        text(&plan.stdout)
+    );
 
     let out = dir.join("run.jsonl");
     let o = run(&dir, &config, &out, &server).await;
@@ -227,8 +248,17 @@ async fn grounded_run(dir: PathBuf) {
         assert_eq!(g["text_hash"].as_str().map(str::len), Some(16));
     }
     let prompts = generator_prompts(&server);
-    assert!(prompts.iter().any(|p| p.contains(&format!("Title: {SPORTS}"))), "{prompts:?}");
-    assert!(prompts.iter().any(|p| p.contains(&format!("Title: {HEALTH}"))));
+    assert!(
+        prompts
+            .iter()
+            .any(|p| p.contains(&format!("Title: {SPORTS}"))),
+        "{prompts:?}"
+    );
+    assert!(
+        prompts
+            .iter()
+            .any(|p| p.contains(&format!("Title: {HEALTH}")))
+    );
     assert!(prompts.iter().all(|p| p.contains("--- end of article ---")));
     assert_eq!(calls_logged(&log), ["sports", "health"]);
 
@@ -236,7 +266,11 @@ async fn grounded_run(dir: PathBuf) {
     let calls_before = chat_calls(&server);
     let o = run(&dir, &config, &out, &server).await;
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    assert_eq!(calls_logged(&log), ["sports", "health"], "no refetch on resume");
+    assert_eq!(
+        calls_logged(&log),
+        ["sports", "health"],
+        "no refetch on resume"
+    );
     assert_eq!(chat_calls(&server), calls_before);
 
     // The same scenarios grounded in another article (the fixture answers `sports` with
@@ -250,8 +284,15 @@ async fn grounded_run(dir: PathBuf) {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let prompts = generator_prompts(&server);
     assert!(prompts.len() > before, "a new generator call");
-    assert!(prompts[before..].iter().all(|p| p.contains("Title: Council Votes on the Budget")));
-    assert_eq!(lines(&out2)[0]["grounding"]["title"].as_str(), Some("Council Votes on the Budget"));
+    assert!(
+        prompts[before..]
+            .iter()
+            .all(|p| p.contains("Title: Council Votes on the Budget"))
+    );
+    assert_eq!(
+        lines(&out2)[0]["grounding"]["title"].as_str(),
+        Some("Council Votes on the Budget")
+    );
 }
 
 fn config_named(dir: &Path, name: &str, topics: &[&str], tools: &str) -> PathBuf {
@@ -261,12 +302,30 @@ fn config_named(dir: &Path, name: &str, topics: &[&str], tools: &str) -> PathBuf
 /// A server that cannot start, exits at once, prints garbage, or lacks the tool stops the run
 /// before any model call, with the reason and exit 3; nothing is written.
 async fn dead_servers(dir: PathBuf) {
-    let server = FakeServer::start(FakeConfig::default()).await.expect("server");
+    let server = FakeServer::start(FakeConfig::default())
+        .await
+        .expect("server");
     let cases: [(&str, String, &str); 4] = [
-        ("missing", "{server: {command: [/nonexistent/news-server]}, tool: news}".into(), "could not be started"),
-        ("exits", "{server: {command: [\"true\"]}, tool: news}".into(), "MCP handshake"),
-        ("no-tool", tools(&[], "").replace("tool: news", "tool: weather"), "has no tool `weather` (it offers: news)"),
-        ("garbage", tools(&["--garbage"], ", timeout: 5s"), "tool server"),
+        (
+            "missing",
+            "{server: {command: [/nonexistent/news-server]}, tool: news}".into(),
+            "could not be started",
+        ),
+        (
+            "exits",
+            "{server: {command: [\"true\"]}, tool: news}".into(),
+            "MCP handshake",
+        ),
+        (
+            "no-tool",
+            tools(&[], "").replace("tool: news", "tool: weather"),
+            "has no tool `weather` (it offers: news)",
+        ),
+        (
+            "garbage",
+            tools(&["--garbage"], ", timeout: 5s"),
+            "tool server",
+        ),
     ];
     for (name, tools, says) in cases {
         let config = config(&dir, &format!("{name}.yaml"), &["sports"], Some(&tools));
@@ -276,12 +335,23 @@ async fn dead_servers(dir: PathBuf) {
         if name == "garbage" && o.status.code() == Some(0) {
             // An SDK that skips lines that are not JSON-RPC before the handshake serves the
             // articles faithfully: grounded, never silently ungrounded.
-            assert_eq!(lines(&out)[0]["grounding"]["title"].as_str(), Some(SPORTS), "{err}");
+            assert_eq!(
+                lines(&out)[0]["grounding"]["title"].as_str(),
+                Some(SPORTS),
+                "{err}"
+            );
             continue;
         }
         assert_eq!(o.status.code(), Some(3), "{name}: {err}");
-        assert!(err.contains("tool server") && err.contains(says), "{name}: {err}");
-        assert_eq!(chat_calls(&server), 0, "{name}: no model call was made: {err}");
+        assert!(
+            err.contains("tool server") && err.contains(says),
+            "{name}: {err}"
+        );
+        assert_eq!(
+            chat_calls(&server),
+            0,
+            "{name}: no model call was made: {err}"
+        );
         assert!(lines(&out).is_empty(), "{name}: nothing written");
     }
 }
@@ -290,35 +360,64 @@ async fn dead_servers(dir: PathBuf) {
 /// under `grounding failed`), the run stops admitting scenarios and exits 3; a resumed run with
 /// a live server does the rest.
 async fn server_dies_mid_run(dir: PathBuf) {
-    let server = FakeServer::start(FakeConfig::default()).await.expect("server");
+    let server = FakeServer::start(FakeConfig::default())
+        .await
+        .expect("server");
     let dying = tools(&["--exit-after", "1"], "");
-    let config_dying = config(&dir, "dying.yaml", &["sports", "health", "business"], Some(&dying));
+    let config_dying = config(
+        &dir,
+        "dying.yaml",
+        &["sports", "health", "business"],
+        Some(&dying),
+    );
     let out = dir.join("run.jsonl");
     let o = run(&dir, &config_dying, &out, &server).await;
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(3), "{err}");
-    assert_eq!(lines(&out).len(), 1, "the scenario before the death is written");
+    assert_eq!(
+        lines(&out).len(),
+        1,
+        "the scenario before the death is written"
+    );
     let errors = errors_of(&out);
-    assert_eq!(errors.len(), 1, "one scenario failed, the rest never started: {errors:?}");
+    assert_eq!(
+        errors.len(),
+        1,
+        "one scenario failed, the rest never started: {errors:?}"
+    );
     let reason = errors[0]["reason"].as_str().expect("reason");
-    assert!(reason.starts_with("grounding failed: tool server connection closed"), "{reason}");
+    assert!(
+        reason.starts_with("grounding failed: tool server connection closed"),
+        "{reason}"
+    );
     assert_eq!(
         runlog::FailureCause::of_reason(reason),
         runlog::FailureCause::Grounding
     );
     let log = dir.join("calls.log");
     let live = tools(&["--calls-log", path(&log)], "");
-    let config_live = config(&dir, "live.yaml", &["sports", "health", "business"], Some(&live));
+    let config_live = config(
+        &dir,
+        "live.yaml",
+        &["sports", "health", "business"],
+        Some(&live),
+    );
     let o = run(&dir, &config_live, &out, &server).await;
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     assert_eq!(lines(&out).len(), 3);
-    assert_eq!(calls_logged(&log).len(), 2, "the written scenario is not fetched again");
+    assert_eq!(
+        calls_logged(&log).len(),
+        2,
+        "the written scenario is not fetched again"
+    );
 }
 
 /// A server that stops answering: the call times out, the scenario fails with the reason, the
 /// run stops.
 async fn server_hangs(dir: PathBuf) {
-    let server = FakeServer::start(FakeConfig::default()).await.expect("server");
+    let server = FakeServer::start(FakeConfig::default())
+        .await
+        .expect("server");
     let hanging = tools(&["--hang-on", "sports"], ", timeout: 1s");
     let config = config(&dir, "hang.yaml", &["sports", "health"], Some(&hanging));
     let out = dir.join("run.jsonl");
@@ -330,14 +429,24 @@ async fn server_hangs(dir: PathBuf) {
         reasons.contains(&"grounding failed: tool server did not answer tools/call news within 1s"),
         "{reasons:?}"
     );
-    assert!(lines(&out).len() < 2, "the hung scenario is never written as a pass");
+    assert!(
+        lines(&out).len() < 2,
+        "the hung scenario is never written as a pass"
+    );
 }
 
 /// The tool's own error (no article about the topic) fails that scenario with the tool's
 /// message; the others run.
 async fn tool_errors(dir: PathBuf) {
-    let server = FakeServer::start(FakeConfig::default()).await.expect("server");
-    let config = config(&dir, "err.yaml", &["weather", "sports"], Some(&tools(&[], "")));
+    let server = FakeServer::start(FakeConfig::default())
+        .await
+        .expect("server");
+    let config = config(
+        &dir,
+        "err.yaml",
+        &["weather", "sports"],
+        Some(&tools(&[], "")),
+    );
     let out = dir.join("run.jsonl");
     let o = run(&dir, &config, &out, &server).await;
     assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
@@ -355,40 +464,97 @@ async fn tool_errors(dir: PathBuf) {
 /// reaches the prompt without them; a reply over the transport's 16 MiB limit fails its
 /// scenario at once with the reason (not as a hung server), and the run goes on.
 async fn hostile_articles(dir: PathBuf) {
-    let server = FakeServer::start(FakeConfig::default()).await.expect("server");
+    let server = FakeServer::start(FakeConfig::default())
+        .await
+        .expect("server");
     let hostile = tools(
-        &["--huge-on", "sports", "--script-on", "health", "--oversized-on", "business"],
+        &[
+            "--huge-on",
+            "sports",
+            "--script-on",
+            "health",
+            "--oversized-on",
+            "business",
+        ],
         ", max_article_chars: 1000",
     );
-    let config = config(&dir, "hostile.yaml", &["sports", "health", "business"], Some(&hostile));
+    let config = config(
+        &dir,
+        "hostile.yaml",
+        &["sports", "health", "business"],
+        Some(&hostile),
+    );
     let out = dir.join("run.jsonl");
     let o = run(&dir, &config, &out, &server).await;
     assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
     let errors = errors_of(&out);
     assert_eq!(
         errors[0]["reason"].as_str(),
-        Some("grounding failed: tool `news` returned no usable article: the reply is over 16 MiB and was discarded")
+        Some(
+            "grounding failed: tool `news` returned no usable article: the reply is over 16 MiB and was discarded"
+        )
     );
     let records = lines(&out);
-    let huge = records.iter().find(|r| r["topic"] == "sports").expect("sports");
+    let huge = records
+        .iter()
+        .find(|r| r["topic"] == "sports")
+        .expect("sports");
     assert_eq!(huge["grounding"]["truncated"].as_bool(), Some(true));
-    assert!(huge["grounding"]["chars"].as_u64().is_some_and(|c| c <= 1000 && c > 700), "{huge}");
-    assert!(huge["grounding"]["original_chars"].as_u64().is_some_and(|c| c > 10_000_000 - 20));
+    assert!(
+        huge["grounding"]["chars"]
+            .as_u64()
+            .is_some_and(|c| c <= 1000 && c > 700),
+        "{huge}"
+    );
+    assert!(
+        huge["grounding"]["original_chars"]
+            .as_u64()
+            .is_some_and(|c| c > 10_000_000 - 20)
+    );
     let prompts = generator_prompts(&server);
     assert!(prompts.iter().all(|p| p.len() < 12_000), "bounded prompts");
-    assert!(prompts.iter().any(|p| p.contains("(its first 1000 of") || p.contains("of 10485")), "the cut is stated");
-    let script = records.iter().find(|r| r["topic"] == "health").expect("health");
-    assert_eq!(script["grounding"]["title"].as_str(), Some("Council Votes on the Budget"));
-    assert!(prompts.iter().all(|p| !p.contains("<script>") && !p.contains("alert(")), "{prompts:?}");
-    assert!(prompts.iter().any(|p| p.contains("The council voted.The budget passed.")));
+    assert!(
+        prompts
+            .iter()
+            .any(|p| p.contains("(its first 1000 of") || p.contains("of 10485")),
+        "the cut is stated"
+    );
+    let script = records
+        .iter()
+        .find(|r| r["topic"] == "health")
+        .expect("health");
+    assert_eq!(
+        script["grounding"]["title"].as_str(),
+        Some("Council Votes on the Budget")
+    );
+    assert!(
+        prompts
+            .iter()
+            .all(|p| !p.contains("<script>") && !p.contains("alert(")),
+        "{prompts:?}"
+    );
+    assert!(
+        prompts
+            .iter()
+            .any(|p| p.contains("The council voted.The budget passed."))
+    );
 }
 
 /// Bad `run.tools` settings are located errors (file:line:col, exit 2), before anything runs.
 async fn config_errors(dir: PathBuf) {
     let cases = [
-        ("{server: {command: []}, tool: news}", "`tools.server.command` is empty"),
-        ("{server: {command: [x]}, tool: news, arguments: {query: \"{city} news\"}}", "names `{city}`"),
-        ("{server: {command: [x]}, tool: news, max_article_chars: 10}", "`tools.max_article_chars` must be at least 200"),
+        (
+            "{server: {command: []}, tool: news}",
+            "`tools.server.command` is empty",
+        ),
+        (
+            "{server: {command: [x]}, tool: news, arguments: {query: \"{city} news\"}}",
+            "names `{city}`",
+        ),
+        (
+            "{server: {command: [x]}, tool: news, max_article_chars: 10}",
+            "`tools.max_article_chars` must be at least 200",
+        ),
         ("{server: {comand: [x]}, tool: news}", "comand"),
     ];
     for (i, (tools, says)) in cases.into_iter().enumerate() {
@@ -397,6 +563,9 @@ async fn config_errors(dir: PathBuf) {
         let err = text(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{tools}: {err}");
         assert!(err.contains(says), "{tools}: {err}");
-        assert!(err.contains(&format!("bad{i}.yaml:15:")), "located at the tools line: {err}");
+        assert!(
+            err.contains(&format!("bad{i}.yaml:15:")),
+            "located at the tools line: {err}"
+        );
     }
 }

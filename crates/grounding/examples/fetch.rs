@@ -17,9 +17,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         _ => return Err("usage: fetch TOOL QUERY -- SERVER COMMAND…".into()),
     };
     let server = ServerCommand { argv };
-    let client =
-        ToolClient::connect(&server, &tool, Duration::from_secs(30), ArticleLimits::default())
-            .await?;
+    let client = ToolClient::connect(
+        &server,
+        &tool,
+        Duration::from_secs(30),
+        ArticleLimits::default(),
+    )
+    .await?;
     let arguments = serde_json::json!({ "query": query });
     let article = client
         .fetch(arguments.as_object().cloned().unwrap_or_default())

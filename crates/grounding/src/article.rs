@@ -94,11 +94,16 @@ pub fn article_from_result(
         } else {
             texts.join(" ")
         };
-        return Err(ArticleProblem::ToolError(crate::error::brief(&message, 300)));
+        return Err(ArticleProblem::ToolError(crate::error::brief(
+            &message, 300,
+        )));
     }
     let fields = match result.get("structuredContent") {
         Some(Value::Object(map)) => Fields::from_map(map),
-        _ => match texts.first().map(|t| serde_json::from_str::<Value>(t.trim())) {
+        _ => match texts
+            .first()
+            .map(|t| serde_json::from_str::<Value>(t.trim()))
+        {
             Some(Ok(Value::Object(map))) => Fields::from_map(&map),
             _ if texts.is_empty() => {
                 return Err(ArticleProblem::Unusable(
@@ -108,7 +113,9 @@ pub fn article_from_result(
             _ => Fields::from_plain(&texts.join("\n")),
         },
     };
-    fields.into_article(tool, limits).map_err(ArticleProblem::Unusable)
+    fields
+        .into_article(tool, limits)
+        .map_err(ArticleProblem::Unusable)
 }
 
 /// Why a result gives no article.
@@ -166,13 +173,18 @@ impl Fields {
         let text = strip_markup(&self.text.unwrap_or_default());
         let text = text.trim();
         if text.is_empty() {
-            return Err(format!("the article `{}` has no text", crate::error::brief(&title, 80)));
+            return Err(format!(
+                "the article `{}` has no text",
+                crate::error::brief(&title, 80)
+            ));
         }
         garbage_check(text)?;
         garbage_check(&title)?;
         let original_chars = text.chars().count();
         let (text, truncated) = cut(text, limits.max_chars);
-        let url = self.url.map(|u| crate::error::brief(&one_line(&u), MAX_FIELD_CHARS));
+        let url = self
+            .url
+            .map(|u| crate::error::brief(&one_line(&u), MAX_FIELD_CHARS));
         let source = self
             .source
             .map(|s| one_line(&strip_markup(&s)))
@@ -231,11 +243,7 @@ fn cut(text: &str, max: usize) -> (String, bool) {
         return (text.to_owned(), false);
     };
     let head = &text[..at];
-    let window_start = head
-        .char_indices()
-        .rev()
-        .nth(200)
-        .map_or(0, |(i, _)| i);
+    let window_start = head.char_indices().rev().nth(200).map_or(0, |(i, _)| i);
     let end = head[window_start..]
         .rfind(char::is_whitespace)
         .map_or(at, |i| window_start + i);
@@ -252,7 +260,11 @@ pub fn strip_markup(text: &str) -> String {
     while let Some(open) = rest.find('<') {
         out.push_str(&rest[..open]);
         let tail = &rest[open..];
-        let lower: String = tail.chars().take(8).collect::<String>().to_ascii_lowercase();
+        let lower: String = tail
+            .chars()
+            .take(8)
+            .collect::<String>()
+            .to_ascii_lowercase();
         let element_end = if lower.starts_with("<script") {
             find_ci(tail, "</script>").map(|i| i + "</script>".len())
         } else if lower.starts_with("<style") {
@@ -319,20 +331,35 @@ mod tests {
         let text = json!({"content": [{"type": "text",
             "text": "{\"title\": \"T\", \"body\": \"B\", \"source\": \"Daily\"}"}]});
         let a = read(&text).expect("article");
-        assert_eq!((a.title.as_str(), a.text.as_str(), a.source.as_str()), ("T", "B", "Daily"));
+        assert_eq!(
+            (a.title.as_str(), a.text.as_str(), a.source.as_str()),
+            ("T", "B", "Daily")
+        );
         let plain = json!({"content": [{"type": "text", "text": "# Headline\nBody text."}]});
         let a = read(&plain).expect("article");
-        assert_eq!((a.title.as_str(), a.source.as_str()), ("Headline", "news tool"));
+        assert_eq!(
+            (a.title.as_str(), a.source.as_str()),
+            ("Headline", "news tool")
+        );
         assert_eq!(a.text_hash().len(), 16);
     }
 
     #[test]
     fn an_error_result_or_one_without_title_or_text_is_refused_with_the_reason() {
         let err = json!({"content": [{"type": "text", "text": "no such topic"}], "isError": true});
-        assert_eq!(read(&err), Err(ArticleProblem::ToolError("no such topic".into())));
-        assert!(matches!(read(&json!({"content": []})), Err(ArticleProblem::Unusable(_))));
+        assert_eq!(
+            read(&err),
+            Err(ArticleProblem::ToolError("no such topic".into()))
+        );
+        assert!(matches!(
+            read(&json!({"content": []})),
+            Err(ArticleProblem::Unusable(_))
+        ));
         let untitled = json!({"structuredContent": {"text": "x"}, "content": []});
-        assert_eq!(read(&untitled), Err(ArticleProblem::Unusable("the article has no title".into())));
+        assert_eq!(
+            read(&untitled),
+            Err(ArticleProblem::Unusable("the article has no title".into()))
+        );
         let empty = json!({"structuredContent": {"title": "T", "text": "  "}, "content": []});
         assert!(matches!(read(&empty), Err(ArticleProblem::Unusable(r)) if r.contains("no text")));
     }
@@ -344,7 +371,10 @@ mod tests {
         let a = read(&result).expect("article");
         assert!(a.truncated);
         assert!(a.text.chars().count() <= 4000);
-        assert!(a.text.chars().count() > 3700, "cut near the cap, at a word boundary");
+        assert!(
+            a.text.chars().count() > 3700,
+            "cut near the cap, at a word boundary"
+        );
         assert!(a.text.ends_with("word"));
         assert_eq!(a.original_chars, 9_999_999);
     }

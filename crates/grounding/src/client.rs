@@ -228,7 +228,10 @@ impl<R: AsyncRead + Unpin> AsyncRead for LineWatch<R> {
                 self.line += chunk.len();
                 if self.line > MAX_MESSAGE_BYTES && !self.told {
                     self.told = true;
-                    tracing::warn!(limit = MAX_MESSAGE_BYTES, "tool server sent an oversized message");
+                    tracing::warn!(
+                        limit = MAX_MESSAGE_BYTES,
+                        "tool server sent an oversized message"
+                    );
                     // Wakes the call waiting now; no permit is stored for a later one.
                     self.oversized.notify_waiters();
                 }
@@ -290,8 +293,8 @@ mod tests {
         assert!(missing.server_down());
         let exits = connect(&["true"], 5000).expect_err("exits");
         assert!(matches!(exits, GroundingError::Handshake { .. }), "{exits}");
-        let garbage = connect(&["sh", "-c", "echo garbage; echo '{}'; sleep 30"], 1000)
-            .expect_err("garbage");
+        let garbage =
+            connect(&["sh", "-c", "echo garbage; echo '{}'; sleep 30"], 1000).expect_err("garbage");
         assert!(garbage.server_down(), "{garbage}");
         let hangs = connect(&["sleep", "30"], 300).expect_err("hangs");
         assert!(matches!(hangs, GroundingError::Timeout { .. }), "{hangs}");

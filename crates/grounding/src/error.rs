@@ -65,7 +65,9 @@ pub enum GroundingError {
         reason: String,
     },
     /// An argument template names a parameter the scenario does not have.
-    #[error("tool argument `{argument}` names `{{{parameter}}}`, which is not a parameter of the scenario")]
+    #[error(
+        "tool argument `{argument}` names `{{{parameter}}}`, which is not a parameter of the scenario"
+    )]
     MissingParameter {
         /// The argument.
         argument: String,
@@ -81,7 +83,10 @@ impl GroundingError {
     pub const fn server_down(&self) -> bool {
         matches!(
             self,
-            Self::Spawn { .. } | Self::Handshake { .. } | Self::Timeout { .. } | Self::Closed { .. }
+            Self::Spawn { .. }
+                | Self::Handshake { .. }
+                | Self::Timeout { .. }
+                | Self::Closed { .. }
         )
     }
 }

@@ -293,7 +293,9 @@ impl Grounding {
     pub fn to_text(&self) -> std::borrow::Cow<'_, str> {
         match self {
             Self::None(reason) => std::borrow::Cow::Borrowed(reason),
-            Self::Article(a) => std::borrow::Cow::Owned(serde_json::to_string(a).unwrap_or_default()),
+            Self::Article(a) => {
+                std::borrow::Cow::Owned(serde_json::to_string(a).unwrap_or_default())
+            }
         }
     }
 }
