@@ -580,7 +580,11 @@ impl RunSettings {
         }
         self.validate_agent_sampling()?;
         self.validate_judges()?;
-        if let Some((key, reason)) = self.tools.as_ref().and_then(crate::grounding::ToolsSettings::problem) {
+        if let Some((key, reason)) = self
+            .tools
+            .as_ref()
+            .and_then(crate::grounding::ToolsSettings::problem)
+        {
             return bad(&format!("tools.{key}"), &reason);
         }
         self.validate_weights()?;
