@@ -11,6 +11,7 @@ mod fetch_model;
 mod fixtures;
 mod k8s_check;
 mod lexicon;
+mod mcp_fixture;
 mod real_server;
 mod rules_model;
 mod s3_check;
@@ -28,6 +29,7 @@ pub(crate) const LIBRARIES: &[(&str, &str)] = &[
     ("scenarios", "scenarios"),
     ("scoring", "scoring"),
     ("codeswitch", "codeswitch"),
+    ("grounding", "grounding"),
     ("llm-client", "llm-client"),
     ("runlog", "runlog"),
     ("agents", "agents"),
@@ -50,6 +52,8 @@ enum Command {
     Ci(ci::Args),
     /// Start the fake OpenAI-compatible server in the foreground.
     FakeServer(fake_server::Args),
+    /// Serve the fixture articles as an MCP tool server on stdio (grounding, `run.tools`).
+    McpFixture(mcp_fixture::Args),
     /// Run the benchmarks against the fake server and update BENCHMARKS.md.
     Bench(bench::Args),
     /// Time the embedded model serialised, batched, and llama-cpp-python's server on the same work.
@@ -113,6 +117,7 @@ fn main() -> anyhow::Result<()> {
     match Xtask::parse().command {
         Command::Ci(args) => ci::run(args),
         Command::FakeServer(args) => fake_server::run(args),
+        Command::McpFixture(args) => mcp_fixture::run(args),
         Command::Bench(args) => bench::run(args),
         Command::BenchLocal(args) => bench_local::run(&args),
         Command::Demo(args) => demo::run(args),

@@ -18,6 +18,7 @@ use crate::LIBRARIES;
 pub(crate) const ALLOWED_EDGES: &[(&str, &[&str])] = &[
     ("stdx", &[]),
     ("codeswitch", &[]),
+    ("grounding", &[]),
     ("scenarios", &["stdx"]),
     ("scoring", &["stdx"]),
     ("llm-client", &["stdx"]),
@@ -31,6 +32,7 @@ pub(crate) const ALLOWED_EDGES: &[(&str, &[&str])] = &[
             "codeswitch",
             "llm-client",
             "runlog",
+            "grounding",
         ],
     ),
     ("bottest", &["stdx", "scenarios", "scoring", "llm-client"]),
@@ -73,11 +75,14 @@ pub(crate) const HEAVY_DEPENDENCIES: &[(&str, &[(&str, bool)])] = &[
     ("object_store", &[("taskrun", true)]),
     // HTTP: the transport, the HTTP bot and the CLI.
     ("reqwest", &[("llm-client", false), ("bottest", false)]),
+    // MCP: the grounding client, and the fixtures' article server.
+    ("rmcp", &[("grounding", false), ("fixtures", false)]),
     // An async runtime: never in the crates that only compute or read files.
     (
         "tokio",
         &[
             ("llm-client", false),
+            ("grounding", false),
             ("agents", false),
             ("bottest", false),
             ("taskrun", true),
@@ -126,6 +131,7 @@ pub(crate) const EXAMPLES: &[(&str, &str)] = &[
     ("codeswitch", "measure.rs"),
     ("llm-client", "chat.rs"),
     ("runlog", "read_run.rs"),
+    ("grounding", "fetch.rs"),
 ];
 
 /// The CLI is thin: its sources (tests excluded) stay under this many lines (report rendering,

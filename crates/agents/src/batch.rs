@@ -98,6 +98,10 @@ pub struct BatchOptions {
     pub budget_usd: Option<f64>,
     /// Scenarios live at once (default [`DEFAULT_BATCH_WINDOW`]; at least 1).
     pub window: usize,
+    /// The tool server that grounds scenarios with `use_tools: true` ([`Policy::grounder`]).
+    /// A scenario still in a batch when its process stopped is grounded again when it is
+    /// admitted again (an article fetched anew); a written one never is.
+    pub grounder: Option<Arc<crate::grounding::Grounder>>,
 }
 
 impl BatchOptions {
@@ -112,6 +116,7 @@ impl BatchOptions {
             stop_after_waves: None,
             budget_usd: None,
             window: DEFAULT_BATCH_WINDOW,
+            grounder: None,
         }
     }
 }
@@ -970,6 +975,7 @@ where
     let writer = spawn_writer(sink, checkpoint.previous_failures, rx)?;
     let policy = Policy {
         budget_usd: options.budget_usd,
+        grounder: options.grounder.clone(),
     };
     let result = drive(
         &mut backend,

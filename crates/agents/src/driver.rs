@@ -343,6 +343,10 @@ impl<T> Outcomes<T> for Vec<(T, RunOutcome)> {
 pub struct Policy {
     /// Stop once the spend reaches this many USD.
     pub budget_usd: Option<f64>,
+    /// The tool server that grounds scenarios with `use_tools: true`, when one is configured
+    /// (each such scenario is grounded as it is admitted; a server that is down fails its
+    /// scenario as fatal, which stops the run).
+    pub grounder: Option<Arc<crate::grounding::Grounder>>,
 }
 
 impl Policy {
@@ -429,7 +433,13 @@ where
             let slot = Slot(next_slot);
             next_slot += 1;
             backend.admitted(slot, &tag);
-            let run = ScenarioRun::new(pipeline.clone(), scenario);
+            let run = match &policy.grounder {
+                Some(g) if crate::grounding::asks_for_tools(&scenario.params) => {
+                    let grounded = g.ground(&scenario.params).await;
+                    ScenarioRun::grounded(pipeline.clone(), scenario, grounded)
+                }
+                _ => ScenarioRun::new(pipeline.clone(), scenario),
+            };
             live.insert(slot, Live { run, tag });
             touched.push(slot);
         }

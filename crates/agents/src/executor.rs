@@ -40,6 +40,8 @@ pub struct ExecutorOptions {
     pub budget_usd: Option<f64>,
     /// The output file and its sync policy.
     pub sink: SinkConfig,
+    /// The tool server that grounds scenarios with `use_tools: true` ([`Policy::grounder`]).
+    pub grounder: Option<Arc<crate::grounding::Grounder>>,
 }
 
 /// A run that could not proceed.
@@ -222,6 +224,7 @@ where
     let mut backend = OnlineBackend::new(model, slots);
     let policy = Policy {
         budget_usd: options.budget_usd,
+        grounder: options.grounder.clone(),
     };
     let stop = match drive(
         &mut backend,

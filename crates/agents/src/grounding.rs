@@ -1,14 +1,31 @@
-//! Grounding: whether a scenario asks for its generator to be grounded in a source (the
-//! `use_tools` parameter SwitchLingua's configs set, which grounds its generator in a news
-//! article fetched through a tool), and what the run says when it cannot be. No tool server can
-//! be configured yet, so a scenario that asks is generated ungrounded — and says so: `plan`
-//! and `run` print [`notice`] once before anything else, and each record carries
-//! `grounding: "none: …"` ([`UNGROUNDED`]). Never silently.
+//! Grounding: a scenario that asks for it (the `use_tools` parameter SwitchLingua's configs set)
+//! has its generator grounded in an article an MCP tool returns for it, when the config names a
+//! tool server (`run.tools`, [`ToolsSettings`]); the MCP client is the `grounding` crate's.
+//!
+//! - No server configured: the scenario is generated ungrounded and says so — `plan` and `run`
+//!   print [`notice`] once before anything else, and each record carries
+//!   `grounding: "none: …"` ([`UNGROUNDED`]). Never silently.
+//! - A server configured: a run connects to it before the first model call (the handshake, its
+//!   tool list, the named tool present — [`Grounder::connect`]), so a dead or wrong server stops
+//!   the run before anything is spent. Each scenario that asks is grounded when it is admitted
+//!   ([`Grounder::ground`]): a scenario already in the output is never admitted again, so a
+//!   resumed run does not fetch its article again. The article's title and (bounded) text go
+//!   into the generator's prompt, so the response cache, keyed by the whole request, never
+//!   answers a scenario with a reply written for another article; the record carries
+//!   `grounding: {tool, title, source, …, text_hash}`.
+//! - A failure is the scenario's (`grounding failed: …` in the errors file), never an
+//!   ungrounded pass. A server that is down — it exited, closed its output, or did not answer
+//!   within `timeout` — is a fatal failure: the run stops admitting scenarios (those in flight
+//!   finish), rather than fail every scenario left.
 
 use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
+use grounding::{Article, ArticleLimits, GroundingError, ServerCommand, ToolClient};
 use scenarios::ScenarioSpace;
 
 /// The scenario parameter that asks for grounding.
@@ -16,6 +33,154 @@ pub const USE_TOOLS: &str = "use_tools";
 
 /// A record's `grounding` when its scenario asked for grounding and got none.
 pub const UNGROUNDED: &str = "none: no tool server configured";
+
+/// The prefix of the reason of a scenario whose grounding failed (`runlog`'s failure cause
+/// `grounding` is read from it).
+pub const FAILED: &str = "grounding failed";
+
+/// The tool server that grounds scenarios (`run.tools`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ToolsSettings {
+    /// How to start the server: `{command: [program, args…]}` (or one line, split at spaces,
+    /// no shell), speaking MCP on its stdin and stdout.
+    pub server: ServerSettings,
+    /// The tool that returns an article (e.g. `news`).
+    pub tool: String,
+    /// The tool's arguments; in a text, `{name}` is the scenario's parameter `name`, and a
+    /// value that is exactly `{name}` takes the parameter with its type (default
+    /// `{query: "{topic}"}`).
+    #[serde(default = "default_arguments")]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "arguments_schema"))]
+    pub arguments: Map<String, Value>,
+    /// How long the server may take to start, list its tools, or answer one call (default
+    /// 30s); a server that does not answer in time is taken as down and stops the run.
+    #[serde(default = "default_timeout", with = "stdx::duration_serde")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "llm_client::duration_schema")
+    )]
+    pub timeout: Duration,
+    /// Most characters of an article's text put in the prompt (default 4,000; at least 200);
+    /// a longer text is cut at a word boundary, and the record says `truncated: true`.
+    #[serde(default = "default_max_article_chars")]
+    #[cfg_attr(feature = "schema", schemars(range(min = 200)))]
+    pub max_article_chars: usize,
+}
+
+/// How a tool server is started.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ServerSettings {
+    /// The program and its arguments, as a list, or one line split at white space (no shell).
+    pub command: CommandLine,
+}
+
+/// A command: a list of words, or one line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(untagged)]
+pub enum CommandLine {
+    /// `[program, arg, …]`.
+    Argv(Vec<String>),
+    /// `program arg …`, split at white space.
+    Line(String),
+}
+
+impl CommandLine {
+    /// The program and its arguments.
+    #[must_use]
+    pub fn argv(&self) -> Vec<String> {
+        match self {
+            Self::Argv(argv) => argv.clone(),
+            Self::Line(line) => line.split_whitespace().map(str::to_owned).collect(),
+        }
+    }
+}
+
+fn default_arguments() -> Map<String, Value> {
+    Map::from_iter([("query".to_owned(), Value::String("{topic}".into()))])
+}
+
+const fn default_timeout() -> Duration {
+    Duration::from_secs(30)
+}
+
+const fn default_max_article_chars() -> usize {
+    4000
+}
+
+#[cfg(feature = "schema")]
+fn arguments_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "description": "The tool's arguments; `{name}` in a text is the scenario's parameter.",
+        "type": "object",
+        "default": {"query": "{topic}"}
+    })
+}
+
+impl ToolsSettings {
+    /// The first problem of these settings: its key under `tools` and the reason.
+    #[must_use]
+    pub fn problem(&self) -> Option<(&'static str, String)> {
+        if self.server.command.argv().is_empty() {
+            return Some((
+                "server.command",
+                "is empty: name the server's program".into(),
+            ));
+        }
+        if self.tool.trim().is_empty() {
+            return Some((
+                "tool",
+                "is empty: name the tool that returns an article".into(),
+            ));
+        }
+        if self.timeout.is_zero() {
+            return Some(("timeout", "must be more than 0".into()));
+        }
+        if self.max_article_chars < 200 {
+            return Some((
+                "max_article_chars",
+                "must be at least 200 (a title and a few sentences)".into(),
+            ));
+        }
+        None
+    }
+
+    /// The first argument naming a parameter no scenario of `space` has: the argument and the
+    /// parameter.
+    #[must_use]
+    pub fn unknown_parameter(&self, space: &ScenarioSpace) -> Option<(String, String)> {
+        let known = parameter_names(space);
+        self.arguments.iter().find_map(|(argument, value)| {
+            let one = Map::from_iter([(argument.clone(), value.clone())]);
+            grounding::referenced_parameters(&one)
+                .into_iter()
+                .find(|p| !known.contains(p))
+                .map(|p| (argument.clone(), p))
+        })
+    }
+}
+
+/// Every parameter name a scenario of `space` can have: fixed values, axes, and the keys of
+/// merge axes' objects.
+fn parameter_names(space: &ScenarioSpace) -> Vec<String> {
+    let mut names: Vec<String> = space.fixed().keys().cloned().collect();
+    for axis in space.axes() {
+        if axis.merge {
+            for value in &axis.values {
+                if let Some(map) = value.as_object() {
+                    names.extend(map.keys().cloned());
+                }
+            }
+        } else {
+            names.push(axis.name.clone());
+        }
+    }
+    names
+}
 
 /// Whether a `use_tools` value asks for grounding: `true`, or a text reading true/yes/on/1.
 fn asks(value: &Value) -> bool {
@@ -54,15 +219,128 @@ pub fn space_asks_for_tools(space: &ScenarioSpace) -> bool {
 }
 
 /// The line `plan` and `run` say before anything else when scenarios of `space` ask for
-/// grounding, `None` when none does.
+/// grounding, `None` when none does: that they are not grounded (no server configured), or in
+/// what they are.
 #[must_use]
-pub fn notice(space: &ScenarioSpace) -> Option<String> {
-    space_asks_for_tools(space).then(|| {
-        format!(
+pub fn notice(space: &ScenarioSpace, tools: Option<&ToolsSettings>) -> Option<String> {
+    if !space_asks_for_tools(space) {
+        return None;
+    }
+    Some(match tools {
+        None => format!(
             "note: the config sets `{USE_TOOLS}: true`, but no tool server is configured: \
              generation is NOT grounded in a source article; each record says \
-             `grounding: \"{UNGROUNDED}\"`"
-        )
+             `grounding: \"{UNGROUNDED}\"` (configure one under `run.tools`, docs/config.md)"
+        ),
+        Some(t) => format!(
+            "note: scenarios with `{USE_TOOLS}: true` are grounded in an article from the tool \
+             `{}` of `{}` (checked before the first model call)",
+            t.tool,
+            t.server.command.argv().join(" ")
+        ),
+    })
+}
+
+/// What grounding gave a scenario.
+#[derive(Debug, Clone)]
+pub enum Grounded {
+    /// The article its generator is grounded in, and the tool that returned it.
+    Article {
+        /// The article, as prompted.
+        article: Arc<Article>,
+        /// The tool.
+        tool: String,
+    },
+    /// No article: the scenario fails with `reason`; `server_down` makes the failure fatal
+    /// (the run admits no more scenarios).
+    Failed {
+        /// `grounding failed: …`.
+        reason: String,
+        /// The server is gone or not answering.
+        server_down: bool,
+    },
+}
+
+/// A connected tool server that grounds a run's scenarios.
+#[derive(Debug)]
+pub struct Grounder {
+    client: ToolClient,
+    arguments: Map<String, Value>,
+    /// Why the server is down, once it is: later scenarios fail at once with it.
+    down: Mutex<Option<String>>,
+}
+
+impl Grounder {
+    /// Starts the server and checks its tool ([`ToolClient::connect`]).
+    ///
+    /// # Errors
+    /// The server cannot start, does not speak MCP, does not answer in time, or lacks the tool.
+    pub async fn connect(tools: &ToolsSettings) -> Result<Self, GroundingError> {
+        let server = ServerCommand {
+            argv: tools.server.command.argv(),
+        };
+        let limits = ArticleLimits {
+            max_chars: tools.max_article_chars,
+        };
+        let client = ToolClient::connect(&server, &tools.tool, tools.timeout, limits).await?;
+        Ok(Self {
+            client,
+            arguments: tools.arguments.clone(),
+            down: Mutex::new(None),
+        })
+    }
+
+    /// The article for a scenario with `params`.
+    pub async fn ground(&self, params: &BTreeMap<String, Value>) -> Grounded {
+        let down = self.down.lock().ok().and_then(|d| d.clone());
+        if let Some(why) = down {
+            return Grounded::Failed {
+                reason: format!("{FAILED}: the tool server is down ({why})"),
+                server_down: true,
+            };
+        }
+        let fetched = match grounding::render_arguments(&self.arguments, params) {
+            Ok(arguments) => self.client.fetch(arguments).await,
+            Err(e) => Err(e),
+        };
+        match fetched {
+            Ok(article) => Grounded::Article {
+                article: Arc::new(article),
+                tool: self.client.tool().to_owned(),
+            },
+            Err(e) => {
+                let server_down = e.server_down();
+                if server_down && let Ok(mut down) = self.down.lock() {
+                    down.get_or_insert_with(|| e.to_string());
+                }
+                tracing::warn!(error = %e, server_down, "grounding failed");
+                Grounded::Failed {
+                    reason: format!("{FAILED}: {e}"),
+                    server_down,
+                }
+            }
+        }
+    }
+
+    /// Ends the session and stops the server.
+    pub async fn close(self) {
+        self.client.close().await;
+    }
+}
+
+/// The record's `grounding` for an article from `tool`.
+#[must_use]
+pub fn record_of(article: &Article, tool: &str) -> runlog::Grounding {
+    runlog::Grounding::Article(runlog::GroundingArticle {
+        tool: tool.to_owned(),
+        title: article.title.clone(),
+        source: article.source.clone(),
+        url: article.url.clone(),
+        published: article.published.clone(),
+        chars: article.text.chars().count(),
+        original_chars: article.original_chars,
+        truncated: article.truncated,
+        text_hash: article.text_hash(),
     })
 }
 
@@ -82,9 +360,9 @@ mod tests {
             )
             .expect("space")
         };
-        assert!(notice(&fixed(json!(true))).is_some());
-        assert!(notice(&fixed(json!("yes"))).is_some());
-        assert!(notice(&fixed(json!(false))).is_none());
+        assert!(notice(&fixed(json!(true)), None).is_some());
+        assert!(notice(&fixed(json!("yes")), None).is_some());
+        assert!(notice(&fixed(json!(false)), None).is_none());
         let axis = ScenarioSpace::new(
             vec![Axis::new(USE_TOOLS, vec![json!(false), json!(true)])],
             BTreeMap::new(),
@@ -97,5 +375,39 @@ mod tests {
             json!(true)
         )])));
         assert!(!asks_for_tools(&BTreeMap::new()));
+    }
+
+    #[test]
+    fn tools_settings_read_with_defaults_and_name_their_problems() {
+        let tools: ToolsSettings = serde_json::from_value(json!({
+            "server": {"command": "news-server --port 0"}, "tool": "news"}))
+        .expect("settings");
+        assert_eq!(tools.server.command.argv(), ["news-server", "--port", "0"]);
+        assert_eq!(tools.arguments, default_arguments());
+        assert_eq!(tools.timeout, Duration::from_secs(30));
+        assert_eq!(tools.problem(), None);
+        let space = ScenarioSpace::new(
+            vec![Axis::new("topic", vec![json!("a")])],
+            BTreeMap::from([(USE_TOOLS.to_owned(), json!(true))]),
+            Vec::new(),
+        )
+        .expect("space");
+        assert_eq!(tools.unknown_parameter(&space), None);
+        let city = ToolsSettings {
+            arguments: Map::from_iter([("q".to_owned(), json!("{city} news"))]),
+            ..tools.clone()
+        };
+        assert_eq!(
+            city.unknown_parameter(&space),
+            Some(("q".into(), "city".into()))
+        );
+        let empty = ToolsSettings {
+            server: ServerSettings {
+                command: CommandLine::Argv(Vec::new()),
+            },
+            ..tools
+        };
+        assert_eq!(empty.problem().map(|p| p.0), Some("server.command"));
+        assert!(notice(&space, Some(&city)).is_some_and(|n| n.contains("tool `news`")));
     }
 }

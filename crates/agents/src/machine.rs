@@ -82,6 +82,9 @@ pub struct PipelineSettings {
     /// Which attempt a record keeps.
     #[serde(default)]
     pub keep: Keep,
+    /// The tool server that grounds scenarios with `use_tools: true` (`run.tools`).
+    #[serde(default)]
+    pub tools: Option<crate::grounding::ToolsSettings>,
 }
 
 impl Default for PipelineSettings {
@@ -99,6 +102,7 @@ impl Default for PipelineSettings {
             seed: None,
             gate: GateSettings::default(),
             keep: Keep::default(),
+            tools: None,
         }
     }
 }
@@ -258,6 +262,20 @@ impl Pipeline {
     }
 }
 
+/// The article prompts are rehearsed with (a template that reads `article` renders once with it
+/// before any call).
+fn stand_in_article() -> grounding::Article {
+    grounding::Article {
+        title: "A stand-in title".into(),
+        source: "A stand-in source".into(),
+        url: Some("https://example.invalid/article".into()),
+        published: Some("2026-01-01".into()),
+        text: "A stand-in article text.".into(),
+        original_chars: 24,
+        truncated: false,
+    }
+}
+
 /// One model call the machine needs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AgentCall {
@@ -350,7 +368,9 @@ pub struct ScenarioRun {
     totals: CallTotals,
     notes: Vec<String>,
     /// What the generation is grounded in, when the scenario asks for grounding.
-    grounding: Option<String>,
+    grounding: Option<runlog::Grounding>,
+    /// The article the generator and refiner are grounded in.
+    article: Option<Arc<grounding::Article>>,
 }
 
 impl ScenarioRun {
@@ -398,9 +418,10 @@ impl ScenarioRun {
             totals: CallTotals::default(),
             notes,
             grounding: None,
+            article: None,
         };
         run.grounding = crate::grounding::asks_for_tools(&run.scenario.params)
-            .then(|| crate::grounding::UNGROUNDED.to_owned());
+            .then(|| runlog::Grounding::None(crate::grounding::UNGROUNDED.to_owned()));
         if run.first.trim().is_empty() || run.second.trim().is_empty() {
             run.fail(
                 "scenario lacks the parameters first_language and second_language".into(),
@@ -409,6 +430,37 @@ impl ScenarioRun {
             );
         } else {
             run.queue_write(AgentKind::Generator, 0, None);
+        }
+        run
+    }
+
+    /// Starts a scenario with what grounding gave it ([`crate::grounding::Grounder::ground`]):
+    /// its generator and refiner are grounded in the article, which the record names; a failed
+    /// grounding fails the scenario with its reason before any call (fatal when the tool server
+    /// is down).
+    #[must_use]
+    pub fn grounded(
+        pipeline: Arc<Pipeline>,
+        scenario: Scenario,
+        grounded: crate::grounding::Grounded,
+    ) -> Self {
+        let mut run = Self::new(pipeline, scenario);
+        if run.is_done() {
+            return run;
+        }
+        match grounded {
+            crate::grounding::Grounded::Article { article, tool } => {
+                run.grounding = Some(crate::grounding::record_of(&article, &tool));
+                run.article = Some(article);
+                // The generator's first call was rendered without the article: again, with it.
+                run.outbox.clear();
+                run.awaiting.clear();
+                run.queue_write(AgentKind::Generator, 0, None);
+            }
+            crate::grounding::Grounded::Failed {
+                reason,
+                server_down,
+            } => run.fail(reason, None, server_down),
         }
         run
     }
@@ -722,6 +774,16 @@ impl ScenarioRun {
             let ctx = PromptContext::generator(facts, retry, reason);
             render(AgentKind::Generator.into(), &ctx, case)?;
         }
+        let article = stand_in_article();
+        let ctx = PromptContext {
+            article: Some(&article),
+            ..PromptContext::generator(facts, 0, None)
+        };
+        render(
+            AgentKind::Generator.into(),
+            &ctx,
+            "a scenario grounded in an article",
+        )?;
         let summary = || "a stand-in verdict".to_owned();
         for (measurement, case) in [
             (measured.as_ref(), "measured texts"),
@@ -800,6 +862,10 @@ impl ScenarioRun {
                         measurement,
                         Some(&feedback),
                     );
+                    let ctx = PromptContext {
+                        article: (retry == 0).then_some(&article),
+                        ..ctx
+                    };
                     render(
                         AgentKind::Refiner.into(),
                         &ctx,
@@ -893,6 +959,10 @@ impl ScenarioRun {
                 self.feedback.as_ref(),
             ),
             _ => PromptContext::generator(facts, tries, reason.as_deref()),
+        };
+        let ctx = PromptContext {
+            article: self.article.as_deref(),
+            ..ctx
         };
         let prompt = self.pipeline.prompts.render(agent, &ctx);
         let key = CallKey::new(self.scenario.id.clone(), self.attempt_number(), agent)

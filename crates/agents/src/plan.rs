@@ -122,7 +122,9 @@ pub fn plan_report(cfg: &ScenarioConfig) -> PlanReport {
         },
         name: cfg.name.clone(),
         description: cfg.description.clone(),
-        grounding: crate::grounding::notice(space),
+        // Without the run settings, as if no tool server were configured; the caller that has
+        // them sets `grounding` again (`crate::grounding::notice` with `run.tools`).
+        grounding: crate::grounding::notice(space, None),
         axes: space
             .axes()
             .iter()

@@ -40,6 +40,7 @@ pub const PLACEHOLDERS: &[&str] = &[
     "measurement",
     "measured_ratio",
     "feedback",
+    "article",
 ];
 
 /// The template of a judge the config declares, as [`Prompts::from_settings`] compiles it.
@@ -133,6 +134,9 @@ pub struct PromptContext<'a> {
     pub measured_ratio: Option<f64>,
     /// The judges' verdicts (refiner only).
     pub feedback: Option<&'a Feedback>,
+    /// The article the scenario is grounded in (`use_tools: true` with a tool server): `title`,
+    /// `source`, `url`, `published`, `text` (bounded), `truncated`, `original_chars`.
+    pub article: Option<&'a grounding::Article>,
 }
 
 impl<'a> PromptContext<'a> {
@@ -151,6 +155,7 @@ impl<'a> PromptContext<'a> {
             measurement: None,
             measured_ratio: None,
             feedback: None,
+            article: None,
         }
     }
 
@@ -256,6 +261,10 @@ pub enum PromptError {
 /// functions with examples, and the structural constraints.
 pub const CS_GUIDE: &str = "cs_guide";
 
+/// The name of the template the generator includes when its scenario is grounded in an article
+/// (`article` is set): the article, quoted as source material, never as instructions.
+pub const ARTICLE: &str = "article";
+
 /// The name of the template the four judges begin with: their role and the languages. It
 /// depends on the language pair only, so every judge prompt of a run begins with the same text.
 ///
@@ -273,8 +282,9 @@ pub const JUDGE_TEXTS: &str = "judge_texts";
 pub const JUDGE_CONTEXT: &str = "judge_context";
 
 /// The templates the agents' templates include, by name.
-const SHARED: [(&str, &str); 4] = [
+const SHARED: [(&str, &str); 5] = [
     (CS_GUIDE, include_str!("../prompts/cs_guide.j2")),
+    (ARTICLE, include_str!("../prompts/article.j2")),
     (JUDGE_INTRO, include_str!("../prompts/judge_intro.j2")),
     (JUDGE_TEXTS, include_str!("../prompts/judge_texts.j2")),
     (JUDGE_CONTEXT, include_str!("../prompts/judge_context.j2")),

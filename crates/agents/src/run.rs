@@ -60,6 +60,13 @@ pub enum RunError {
     /// spent or written.
     #[error("preflight: {0}{hint}", hint = preflight_hint(.0))]
     Preflight(llm_client::LlmError),
+    /// The tool server of `run.tools` could not be started, did not speak MCP, did not answer,
+    /// or lacks the tool; nothing was spent or written.
+    #[error(
+        "tool server: {0}\nhint: check `run.tools` (docs/config.md, \"Grounding\"): the server's \
+         command must start an MCP server on stdio that offers the tool"
+    )]
+    ToolServer(grounding::GroundingError),
 }
 
 /// What to do about a failed preflight: a refused key names its variable already.
@@ -73,13 +80,18 @@ fn preflight_hint(e: &llm_client::LlmError) -> &'static str {
     }
 }
 
-/// What a run says about its config before anything else, one line each: that scenarios ask
-/// for grounding no tool server gives ([`crate::grounding::notice`]), and the language pairs the
-/// gate can never decide ([`crate::gate::GateCoverage::warning`], as `warning: …`).
+/// What a run says about its config before anything else, one line each: whether and in what
+/// scenarios that ask for grounding are grounded ([`crate::grounding::notice`], given the
+/// configured tool server `tools`), and the language pairs the gate can never decide
+/// ([`crate::gate::GateCoverage::warning`], as `warning: …`).
 #[must_use]
-pub fn preamble(config: &ScenarioConfig, gate: runlog::GateSettings) -> Vec<String> {
+pub fn preamble(
+    config: &ScenarioConfig,
+    gate: runlog::GateSettings,
+    tools: Option<&crate::grounding::ToolsSettings>,
+) -> Vec<String> {
     let coverage = crate::gate::GateCoverage::of_selection(&config.space, &config.selection);
-    crate::grounding::notice(&config.space)
+    crate::grounding::notice(&config.space, tools)
         .into_iter()
         .chain(coverage.warning(gate).map(|w| format!("warning: {w}")))
         .collect()
@@ -90,7 +102,10 @@ impl RunError {
     /// nothing was spent, and running again unchanged fails the same way.
     #[must_use]
     pub fn is_input(&self) -> bool {
-        !matches!(self, Self::Failed(_) | Self::Preflight(_))
+        !matches!(
+            self,
+            Self::Failed(_) | Self::Preflight(_) | Self::ToolServer(_)
+        )
     }
 }
 
@@ -214,6 +229,7 @@ impl OutputRun {
             _lock,
             ..
         } = self;
+        let grounder = connect_grounder(&pipeline, config).await?;
         let scenarios = config.space.select(&config.selection);
         if shape.batch {
             let client = match client {
@@ -230,6 +246,7 @@ impl OutputRun {
             let options = BatchOptions {
                 budget_usd: shape.budget,
                 window: shape.batch_window,
+                grounder,
                 ..BatchOptions::new(&out)
             };
             run_batch_with_config(
@@ -253,6 +270,7 @@ impl OutputRun {
                 scenarios_in_flight: in_flight,
                 budget_usd: shape.budget,
                 sink: SinkConfig::new(&out),
+                grounder,
             };
             run_online(
                 model, pipeline, scenarios, checkpoint, options, control, stats,
@@ -261,6 +279,25 @@ impl OutputRun {
             .map_err(|e| RunError::Failed(e.to_string()))
         }
     }
+}
+
+/// The tool server of `run.tools`, connected and its tool checked, when one is configured and
+/// scenarios of the config ask for grounding; before any model call, so a dead or wrong server
+/// costs nothing.
+async fn connect_grounder(
+    pipeline: &Pipeline,
+    config: &ScenarioConfig,
+) -> Result<Option<Arc<crate::grounding::Grounder>>, RunError> {
+    let Some(tools) = &pipeline.settings().tools else {
+        return Ok(None);
+    };
+    if !crate::grounding::space_asks_for_tools(&config.space) {
+        return Ok(None);
+    }
+    crate::grounding::Grounder::connect(tools)
+        .await
+        .map(|g| Some(Arc::new(g)))
+        .map_err(RunError::ToolServer)
 }
 
 /// Refuses to start when the estimated cost of the selection exceeds the budget (at the Batch

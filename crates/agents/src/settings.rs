@@ -192,6 +192,24 @@ pub fn load_config(
             None => error,
         });
     }
+    if config.run.is_some()
+        && let Some(run) = scenarios::parse_document::<RunSectionOnly>(path, &text)?.run
+        && let Some(tools) = &run.tools
+        && let Some((argument, parameter)) = tools.unknown_parameter(&config.space)
+    {
+        // An argument naming a parameter no scenario has would fail every scenario: said at load.
+        let map = scenarios::SourceMap::build(path, &text);
+        let at: Vec<scenarios::KeySeg> = ["run", "tools", "arguments", argument.as_str()]
+            .iter()
+            .map(|k| scenarios::KeySeg::Key((*k).to_owned()))
+            .collect();
+        return Err(map
+            .error(
+                &at,
+                format!("`tools.arguments.{argument}` names `{{{parameter}}}`, which is not a parameter of the config's scenarios"),
+            )
+            .with_hint("a `{name}` in a tool argument is a scenario parameter (an axis, a fixed value, a merge axis's key); write `{{` for a literal brace"));
+    }
     Ok(config)
 }
 
@@ -266,6 +284,9 @@ pub struct RunSettings {
     /// Judges beside the four built-in ones, by name: each a prompt template, the reply's score
     /// field (0–10) and reason field, a weight (docs/config.md, "Your own judges").
     pub judges: BTreeMap<String, JudgeSpec>,
+    /// The MCP tool server that grounds scenarios with `use_tools: true` in an article
+    /// (docs/config.md, "Grounding"); unset, such scenarios are generated ungrounded and say so.
+    pub tools: Option<crate::grounding::ToolsSettings>,
     /// Accept at a weighted score ≥ this.
     pub threshold: f64,
     /// Refinements after the first attempt.
@@ -359,6 +380,7 @@ impl Default for RunSettings {
             tpm: None,
             weights: JudgeWeights::default().0,
             judges: BTreeMap::new(),
+            tools: None,
             threshold: pipeline.threshold,
             max_refinements: pipeline.max_refinements,
             ratio_judge: pipeline.ratio_judge,
@@ -558,6 +580,13 @@ impl RunSettings {
         }
         self.validate_agent_sampling()?;
         self.validate_judges()?;
+        if let Some((key, reason)) = self
+            .tools
+            .as_ref()
+            .and_then(crate::grounding::ToolsSettings::problem)
+        {
+            return bad(&format!("tools.{key}"), &reason);
+        }
         self.validate_weights()?;
         // A prompt override is read when the pipeline is built: a missing file is named here,
         // at its key, before anything runs.
@@ -747,6 +776,7 @@ impl RunSettings {
             seed: self.seed,
             gate: self.gate,
             keep: self.keep,
+            tools: self.tools.clone(),
         })
     }
 

@@ -132,6 +132,7 @@ async fn a_batch_run_writes_the_records_an_online_run_writes() {
         scenarios(12),
         open_checkpoint(&online_out).expect("checkpoint"),
         ExecutorOptions {
+            grounder: None,
             scenarios_in_flight: 4,
             budget_usd: None,
             sink: SinkConfig::new(&online_out),

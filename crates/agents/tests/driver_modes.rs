@@ -108,6 +108,7 @@ async fn online_and_batch_count_the_same_replies_as_the_server_and_the_records()
         (0..6).map(scenario),
         open_checkpoint(&online_out).expect("checkpoint"),
         ExecutorOptions {
+            grounder: None,
             scenarios_in_flight: 3,
             budget_usd: None,
             sink: SinkConfig::new(&online_out),
@@ -381,6 +382,7 @@ async fn the_budget_stops_wave_and_online_back_ends_alike() {
         }
     }
     let policy = Policy {
+        grounder: None,
         budget_usd: Some(3.0),
     };
 

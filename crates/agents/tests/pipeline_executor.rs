@@ -93,6 +93,7 @@ async fn runs_every_scenario_once_and_resume_skips_finished_ones() {
         auth_fails: false,
     });
     let options = ExecutorOptions {
+        grounder: None,
         scenarios_in_flight: 4,
         budget_usd: None,
         sink: SinkConfig::new(&out),
@@ -145,6 +146,7 @@ async fn a_fatal_error_stops_dispatch() {
         auth_fails: true,
     });
     let options = ExecutorOptions {
+        grounder: None,
         scenarios_in_flight: 2,
         budget_usd: None,
         sink: SinkConfig::new(&out),
@@ -184,6 +186,7 @@ async fn a_stop_request_dispatches_nothing_new() {
     let control = RunControl::default();
     control.stop.cancel();
     let options = ExecutorOptions {
+        grounder: None,
         scenarios_in_flight: 2,
         budget_usd: None,
         sink: SinkConfig::new(&out),
@@ -229,6 +232,7 @@ async fn two_scenarios_stopped_at_the_first_call(in_flight: usize) -> agents::Ru
         stop: control.stop.clone(),
     });
     let options = ExecutorOptions {
+        grounder: None,
         scenarios_in_flight: in_flight,
         budget_usd: None,
         sink: SinkConfig::new(&out),
@@ -317,6 +321,7 @@ async fn an_unavailable_endpoint_stops_the_run_leaving_its_scenarios_to_do() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
     let options = || ExecutorOptions {
+        grounder: None,
         scenarios_in_flight: 1,
         budget_usd: None,
         sink: SinkConfig::new(&out),

@@ -604,8 +604,8 @@ fn records_carry_a_summary_and_the_prompt_hashes() {
     );
     assert_eq!(
         r.prompt_hashes.len(),
-        10,
-        "six agents, the shared cs_guide, judge_intro, judge_texts and judge_context: {:?}",
+        11,
+        "six agents, the shared cs_guide, article, judge_intro, judge_texts and judge_context: {:?}",
         r.prompt_hashes
     );
     assert!(r.prompt_hashes.values().all(|h| h.len() == 16));

@@ -612,3 +612,53 @@ async fn audit_judges_says_when_the_config_s_rules_differ_from_the_records() {
         "{without}"
     );
 }
+
+/// The fifth judge through the provider's Batch API (`run --batch`, docs/cli.md): its calls go
+/// in the batches beside the four built-in judges', and its scores reach every record as in an
+/// online run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fifth_judge_runs_through_run_batch_with_its_scores_in_records() {
+    let server = FakeServer::start(
+        FakeConfig::default()
+            .with_seed(3)
+            .with_batch_delay(std::time::Duration::from_millis(20)),
+    )
+    .await
+    .expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("batch.jsonl");
+    let o = output(&[
+        "run",
+        path(&fixture("toxicity-judge.yaml")),
+        "--out",
+        path(&out),
+        "--base-url",
+        &server.base_url(),
+        "--api-key-env",
+        "SCENARIO_ENGINE_TEST_NO_KEY",
+        "--model",
+        "fake-model",
+        "--no-cache",
+        "--batch",
+    ])
+    .await;
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let stats = server.stats();
+    assert_eq!(
+        stats.by_route.get(fixtures::ROUTE_CHAT),
+        None,
+        "no online call: {stats:?}"
+    );
+    let toxicity_items = server
+        .batch_inputs()
+        .iter()
+        .filter(|i| i.custom_id.contains(":toxicity"))
+        .count();
+    assert!(
+        toxicity_items >= 4,
+        "one toxicity call per judged attempt at least"
+    );
+    let recs = records(&out);
+    assert_eq!(recs.len(), 4);
+    recs.iter().for_each(check_record);
+}

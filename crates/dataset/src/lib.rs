@@ -260,7 +260,7 @@ pub struct ExportSummary {
     /// code-switching ratio, socio-cultural fit, toxicity`): the four and every declared one.
     pub judges: Vec<String>,
     /// Rows that asked for grounding (`use_tools`) and were generated without it (`grounding`
-    /// begins `none`).
+    /// is `none: …`).
     pub ungrounded: u64,
     /// Rows whose `grounding` says what they were grounded in.
     pub grounded: u64,
@@ -924,9 +924,9 @@ impl Figures {
             IncludedAs::Accepted => {}
         }
         *s.pairs.entry(pair_name(record)).or_default() += 1;
-        match row.grounding {
-            Some(g) if g.starts_with("none") => s.ungrounded += 1,
-            Some(_) => s.grounded += 1,
+        match &record.grounding {
+            Some(g) if g.is_grounded() => s.grounded += 1,
+            Some(_) => s.ungrounded += 1,
             None => {}
         }
         self.score_sum += record.score;

@@ -281,7 +281,7 @@ impl ParquetSplit {
         self.switch_points.append_option(row.switch_points);
         self.gate_passed.append_option(row.gate_passed);
         self.gate_reason.append_option(row.gate_reason);
-        self.grounding.append_option(row.grounding);
+        self.grounding.append_option(row.grounding.as_deref());
         self.duplicate_of.append_option(row.duplicate_of);
         self.params.append_value(&row.params);
         self.models.append_value(&row.models);

@@ -296,9 +296,10 @@ pub struct Row<'a> {
     /// The accept gate's reason (null: no gate).
     pub gate_reason: Option<&'a str>,
     /// What the generation was grounded in, for a scenario that asked for grounding
-    /// (`use_tools`): `none: no tool server configured` says its texts were not grounded. Null
-    /// where the scenario did not ask.
-    pub grounding: Option<&'a str>,
+    /// (`use_tools`): `none: …` says its texts were not grounded and why; an article is its
+    /// record's `grounding` object as JSON text (title, source, url, …). Null where the scenario
+    /// did not ask.
+    pub grounding: Option<std::borrow::Cow<'a, str>>,
     /// Id of the record this one duplicates (`--include duplicates` with `--dedup mark`).
     pub duplicate_of: Option<&'a str>,
     /// Every scenario parameter, as a JSON object text (kept for round trips).
@@ -379,7 +380,7 @@ impl<'a> Row<'a> {
             burstiness: figure("burstiness").and_then(Value::as_f64),
             gate_passed: record.gate.as_ref().and_then(|g| g.passed),
             gate_reason: record.gate.as_ref().map(|g| g.reason.as_str()),
-            grounding: record.grounding.as_deref(),
+            grounding: record.grounding.as_ref().map(runlog::Grounding::to_text),
             duplicate_of,
             params: serde_json::to_string(&scenario_params).unwrap_or_default(),
             models: serde_json::to_string(&record.models).unwrap_or_default(),

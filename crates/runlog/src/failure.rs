@@ -39,13 +39,16 @@ pub enum FailureCause {
     Budget,
     /// The run stopped (Ctrl-C, a fatal error elsewhere) before the scenario was done.
     Stopped,
+    /// Its article could not be fetched (`use_tools: true`): the tool server is down, or its
+    /// tool failed or returned no usable article.
+    Grounding,
     /// Anything else (the reason says what).
     Other,
 }
 
 impl FailureCause {
     /// Every cause, in the order reports list them.
-    pub const ALL: [Self; 11] = [
+    pub const ALL: [Self; 12] = [
         Self::RateLimited,
         Self::ServerError,
         Self::Timeout,
@@ -56,6 +59,7 @@ impl FailureCause {
         Self::Auth,
         Self::Budget,
         Self::Stopped,
+        Self::Grounding,
         Self::Other,
     ];
 
@@ -66,7 +70,8 @@ impl FailureCause {
         // Each phrase starts a message the pipeline writes (after an optional `agent: ` prefix)
         // or is one only that message contains. The phrase found first in the reason wins: a
         // server's own words come after the pipeline's (`server error 503 …: rate limited`).
-        const PHRASES: [(&str, FailureCause); 18] = [
+        const PHRASES: [(&str, FailureCause); 19] = [
+            ("grounding failed", FailureCause::Grounding),
             ("authentication failed", FailureCause::Auth),
             ("rate limited after", FailureCause::RateLimited),
             ("server error", FailureCause::ServerError),
@@ -108,6 +113,7 @@ impl FailureCause {
             Self::Auth => "authentication failed",
             Self::Budget => "budget reached",
             Self::Stopped => "run stopped first",
+            Self::Grounding => "grounding failed (tool server)",
             Self::Other => "other",
         }
     }

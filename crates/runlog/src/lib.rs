@@ -26,8 +26,8 @@ pub mod vocab;
 pub use failure::{FailureCause, FailureTally};
 pub use lock::{LockError, OutputLock};
 pub use record::{
-    AttemptRecord, CallTotals, CoercionNote, FailureRecord, RecordSettings, ScenarioRecord,
-    UsageTotals,
+    AttemptRecord, CallTotals, CoercionNote, FailureRecord, Grounding, GroundingArticle,
+    RecordSettings, ScenarioRecord, UsageTotals,
 };
 pub use totals::RunTotals;
 pub use vocab::{AgentKind, GateSettings, GateUndecided, GateVerdict, Keep, RatioJudgeMode};

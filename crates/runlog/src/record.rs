@@ -270,6 +270,62 @@ pub const RECORD_FIELDS: &[&str] = &[
     "grounding",
 ];
 
+/// What a scenario's generation was grounded in (a record's `grounding`): a text `none: …`
+/// with the reason it was not grounded, or the article it was grounded in.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Grounding {
+    /// Not grounded, and why (`none: no tool server configured`).
+    None(String),
+    /// Grounded in this article.
+    Article(GroundingArticle),
+}
+
+impl Grounding {
+    /// Whether the generation was grounded in an article.
+    #[must_use]
+    pub const fn is_grounded(&self) -> bool {
+        matches!(self, Self::Article(_))
+    }
+
+    /// As one text: the reason for `none`, the article as JSON.
+    #[must_use]
+    pub fn to_text(&self) -> std::borrow::Cow<'_, str> {
+        match self {
+            Self::None(reason) => std::borrow::Cow::Borrowed(reason),
+            Self::Article(a) => {
+                std::borrow::Cow::Owned(serde_json::to_string(a).unwrap_or_default())
+            }
+        }
+    }
+}
+
+/// The article a generation was grounded in, as a record keeps it: where it came from and which
+/// text was prompted (its hash), not the text itself.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GroundingArticle {
+    /// The MCP tool that returned it.
+    pub tool: String,
+    /// The headline.
+    pub title: String,
+    /// Who published it (the tool's `source`, else the URL's host, else `<tool> tool`).
+    pub source: String,
+    /// Where it is, when the tool said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// When it was published, as the tool wrote it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub published: Option<String>,
+    /// Characters of the text put in the prompt.
+    pub chars: usize,
+    /// Characters of the text the tool returned (after markup was removed).
+    pub original_chars: usize,
+    /// Whether the text was cut to the cap (`run.tools.max_article_chars`).
+    pub truncated: bool,
+    /// The first 16 hex digits of the blake3 hash of the title and the prompted text.
+    pub text_hash: String,
+}
+
 /// Whether a parameter named `key` is stored as `param_<key>`: a record field's name, or a name
 /// that would itself read back as such a renaming (`param_score`, `param_param_score`, …).
 /// Escaped keys all satisfy this and unescaped ones do not, so the renaming is collision-free.
@@ -562,10 +618,10 @@ pub struct ScenarioRecord {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
     /// What the generation was grounded in, when the scenario asked for grounding
-    /// (`use_tools: true`): `none: …` with the reason when it was not, so an ungrounded batch
-    /// never passes for a grounded one.
+    /// (`use_tools: true`): the article (its title, source, …), or `none: …` with the reason
+    /// when it was not, so an ungrounded batch never passes for a grounded one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub grounding: Option<String>,
+    pub grounding: Option<Grounding>,
     /// The run settings the record was made under (absent in version 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_settings: Option<RecordSettings>,

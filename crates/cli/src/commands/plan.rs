@@ -53,6 +53,7 @@ pub(crate) fn execute(args: Args) -> CommandResult {
     let mut flags = FlagOverrides::default();
     flags.set("model", args.model.clone());
     let settings = RunSettings::layered(config.run.as_ref(), None, &flags)?;
+    report.grounding = agents::grounding::notice(&config.space, settings.tools.as_ref());
     let pipeline = Arc::new(settings.build_pipeline()?);
     for section in cost_sections(&config, &pipeline, &settings.price_table(), args.batch)
         .map_err(CliError::run)?

@@ -125,7 +125,7 @@ pub(crate) async fn run_to(
     stats: Arc<RunStats>,
 ) -> CommandResult {
     taskrun::refuse_url(out, "--out").map_err(CliError::invalid)?;
-    for line in agents::run::preamble(config, settings.gate) {
+    for line in agents::run::preamble(config, settings.gate, settings.tools.as_ref()) {
         errln!("{line}");
     }
     let explicit = settings.explicit_provider();
