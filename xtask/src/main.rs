@@ -35,6 +35,7 @@ pub(crate) const LIBRARIES: &[(&str, &str)] = &[
     ("reports", "reports"),
     ("dataset", "dataset"),
     ("taskrun", "taskrun"),
+    ("viewer", "viewer"),
 ];
 
 #[derive(Debug, Parser)]

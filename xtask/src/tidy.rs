@@ -37,6 +37,7 @@ pub(crate) const ALLOWED_EDGES: &[(&str, &[&str])] = &[
     ("reports", &["scoring", "codeswitch", "runlog"]),
     ("dataset", &["codeswitch", "runlog"]),
     ("taskrun", &["stdx", "scenarios", "runlog"]),
+    ("viewer", &["scoring", "runlog", "reports"]),
     (
         "scenario-engine",
         &[
@@ -51,6 +52,7 @@ pub(crate) const ALLOWED_EDGES: &[(&str, &[&str])] = &[
             "reports",
             "dataset",
             "taskrun",
+            "viewer",
         ],
     ),
     ("fixtures", &[]),
@@ -81,6 +83,7 @@ pub(crate) const HEAVY_DEPENDENCIES: &[(&str, &[(&str, bool)])] = &[
             ("agents", false),
             ("bottest", false),
             ("taskrun", true),
+            ("viewer", false),
             ("scenario-engine", false),
             ("fixtures", false),
             ("xtask", false),
