@@ -129,6 +129,7 @@ pub(crate) const EXAMPLES: &[(&str, &str)] = &[
     ("codeswitch", "measure.rs"),
     ("llm-client", "chat.rs"),
     ("runlog", "read_run.rs"),
+    ("viewer", "serve.rs"),
 ];
 
 /// The CLI is thin: its sources (tests excluded) stay under this many lines (report rendering,
