@@ -114,7 +114,7 @@ fn main() -> ExitCode {
         Command::Test(args) => commands::test::execute(args),
         Command::Report(args) => commands::report::execute(args),
         Command::Diff(args) => commands::diff::execute(args),
-        Command::View(args) => commands::view::execute(&args),
+        Command::View(args) => commands::view::execute(args),
         Command::Merge(args) => commands::merge::execute(args),
         Command::Status(args) => commands::tasks::status(args),
         Command::Launch(args) => {

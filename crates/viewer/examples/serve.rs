@@ -15,6 +15,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         port: 0,
         open: false,
         compare: false,
+        index_dir: None,
     };
     let bound = bind(&args).await?;
     println!("viewer at {}", bound.url());

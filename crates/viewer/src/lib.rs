@@ -5,14 +5,18 @@
 //!   suite results.
 //! - [`query`]: a records table's filters and sort, read from the query string.
 //! - [`table`]: one page of a run's records, streamed (one page plus counts in memory, or
-//!   24 bytes per matching record when sorted); [`record`]: one record read at its offset.
+//!   24 bytes per matching record when sorted), or from the run's [`index`] (cached outside the
+//!   run's folder, keyed by path, size and modification time); [`record`]: one record read at
+//!   its offset.
 //! - [`suite`]: a suite's scenarios filtered (failures, passes, errors, flaky, low confidence).
 //! - [`pages`]: the HTML (minijinja, autoescaped; templates in `templates/`); [`server`]: the
 //!   axum routes and the security headers (Content-Security-Policy, nosniff, no referrer).
 //!
 //! The overview, the failures table and the comparison are `reports`' own figures. Nothing is
-//! ever written next to a run; the viewer only reads.
+//! ever written next to a run: the viewer reads runs, and writes only indexes, in the cache
+//! directory it is given.
 
+pub mod index;
 pub mod pages;
 pub mod query;
 pub mod record;
@@ -81,6 +85,10 @@ pub struct ViewArgs {
     /// scenarios whose verdict changed).
     #[cfg_attr(feature = "clap", arg(long))]
     pub compare: bool,
+    /// Where run indexes are cached (outside the runs' folders; the application's cache
+    /// directory). `None`: no index, every filter reads the run.
+    #[cfg_attr(feature = "clap", arg(skip))]
+    pub index_dir: Option<PathBuf>,
 }
 
 /// A listening viewer, not serving yet.
@@ -88,6 +96,7 @@ pub struct ViewArgs {
 pub struct Bound {
     listener: tokio::net::TcpListener,
     sources: Sources,
+    index_dir: Option<PathBuf>,
     url: String,
     warning: Option<String>,
 }
@@ -113,7 +122,7 @@ impl Bound {
         self,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> Result<(), ViewError> {
-        axum::serve(self.listener, router(self.sources))
+        axum::serve(self.listener, router(self.sources, self.index_dir))
             .with_graceful_shutdown(shutdown)
             .await
             .map_err(ViewError::Serve)
@@ -150,6 +159,7 @@ pub async fn bind(args: &ViewArgs) -> Result<Bound, ViewError> {
     Ok(Bound {
         listener,
         sources,
+        index_dir: args.index_dir.clone(),
         url,
         warning,
     })

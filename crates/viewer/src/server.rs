@@ -4,7 +4,7 @@
 //! `Referrer-Policy: no-referrer`. File reading runs on tokio's blocking threads.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
@@ -18,6 +18,7 @@ use minijinja::value::Serde;
 use reports::load::{LoadError, Results, load};
 use reports::pipeline::{PipelineOptions, PipelineReport};
 
+use crate::index::{Index, IndexKey};
 use crate::pages::{self, PageError};
 use crate::query::RecordQuery;
 use crate::record::{RecordView, read_at};
@@ -32,17 +33,33 @@ pub const CSP: &str = "default-src 'none'; style-src 'self'; script-src 'self'; 
 /// A run's overview, kept while its file is unchanged (size and modification time).
 type Overview = (u64, Option<SystemTime>, Arc<PipelineReport>);
 
+/// A run's index: being built for a version of the file, built, or not to be built.
+#[derive(Debug, Clone)]
+enum IndexState {
+    Building,
+    Ready(IndexKey, Index),
+    Unindexed(IndexKey),
+}
+
 #[derive(Clone)]
 struct AppState {
     sources: Sources,
     overviews: Arc<Mutex<HashMap<usize, Overview>>>,
+    index_dir: Option<PathBuf>,
+    indexes: Arc<Mutex<HashMap<usize, IndexState>>>,
 }
 
-/// The viewer's routes over `sources`.
-pub fn router(sources: Sources) -> Router {
+/// A run smaller than this is read for each page (a second or less); a larger one gets an
+/// index, built in the background, that its filters read once it is ready.
+pub const INDEX_MIN_BYTES: u64 = 8 * 1024 * 1024;
+
+/// The viewer's routes over `sources`, caching run indexes in `index_dir` (none: no index).
+pub fn router(sources: Sources, index_dir: Option<PathBuf>) -> Router {
     let state = AppState {
         sources,
         overviews: Arc::default(),
+        index_dir,
+        indexes: Arc::default(),
     };
     Router::new()
         .route("/", get(index))
@@ -232,8 +249,13 @@ async fn records(
     let live = pairs.iter().any(|(k, v)| k == "live" && v == "1");
     let pairs: Vec<(String, String)> = pairs.into_iter().filter(|(k, _)| k != "live").collect();
     let query = RecordQuery::parse(&pairs);
-    let (path, q) = (s.path.clone(), query.clone());
-    let table = match blocking(move || crate::table::page(&path, &q)).await {
+    let (path, q, st) = (s.path.clone(), query.clone(), state.clone());
+    let table = match blocking(move || {
+        let index = index_for(&st, i, &path);
+        crate::table::page(&path, &q, index.as_ref())
+    })
+    .await
+    {
         Some(Ok(t)) => t,
         Some(Err(e)) => return failure(format!("{}: {e}", s.name)),
         None => return failure("reading the run stopped"),
@@ -282,6 +304,45 @@ async fn record(
         "record.html",
         context! { i, name => s.name.clone(), r => Serde(RecordView::new(&r)) },
     ))
+}
+
+/// The index of run `i` for its file as it is now, when one is ready; otherwise starts
+/// building it in the background (one build per run at a time) for a run of at least
+/// [`INDEX_MIN_BYTES`], and the caller reads the run meanwhile.
+fn index_for(state: &AppState, i: usize, path: &Path) -> Option<Index> {
+    let dir = state.index_dir.clone()?;
+    let key = IndexKey::of(path).ok()?;
+    if key.len < INDEX_MIN_BYTES {
+        return None;
+    }
+    let mut indexes = state.indexes.lock().ok()?;
+    match indexes.get(&i) {
+        Some(IndexState::Ready(k, index)) if *k == key => return Some(index.clone()),
+        Some(IndexState::Unindexed(k)) if *k == key => return None,
+        Some(IndexState::Building) => return None,
+        _ => {}
+    }
+    if let Some(index) = Index::open(&dir, &key) {
+        indexes.insert(i, IndexState::Ready(key, index.clone()));
+        return Some(index);
+    }
+    indexes.insert(i, IndexState::Building);
+    let shared = state.indexes.clone();
+    std::thread::spawn(move || {
+        let built = Index::build(&dir, &key);
+        let next = match built {
+            Ok(Some(index)) => IndexState::Ready(key, index),
+            Ok(None) => IndexState::Unindexed(key),
+            Err(e) => {
+                tracing::warn!(error = %e, "the run's index could not be built; its filters read the run");
+                IndexState::Unindexed(key)
+            }
+        };
+        if let Ok(mut indexes) = shared.lock() {
+            indexes.insert(i, next);
+        }
+    });
+    None
 }
 
 /// The run file's size: the live page reloads when it changes.

@@ -10,6 +10,7 @@ use std::path::Path;
 use runlog::record::{FailureRecord, RecordId, RecordReader, ScenarioRecord, errors_path};
 use serde::Serialize;
 
+use crate::index::Index;
 use crate::query::{RecordQuery, Sort, Status, gate_word, measurement_word};
 use crate::record::read_at;
 
@@ -75,17 +76,24 @@ pub struct Page {
     pub unreadable: u64,
     /// This page (from 1).
     pub page: usize,
+    /// The filters were answered from the run's index (not by reading the run).
+    pub indexed: bool,
     /// Pages.
     pub pages: usize,
 }
 
-/// Reads the page of `path`'s records that `query` asks for.
+/// Reads the page of `path`'s records that `query` asks for: from `index` (the run's, for
+/// the file as it is now) when there is one and the query searches no text, else by reading
+/// the run.
 ///
 /// # Errors
 /// The file cannot be opened or read.
-pub fn page(path: &Path, query: &RecordQuery) -> std::io::Result<Page> {
+pub fn page(path: &Path, query: &RecordQuery, index: Option<&Index>) -> std::io::Result<Page> {
     if query.status == Status::Failed {
         return failed_page(path, query);
+    }
+    if let Some(index) = index.filter(|_| query.text.is_empty()) {
+        return indexed_page(path, query, index);
     }
     let first = (query.page - 1) * PAGE_ROWS;
     let mut out = Page {
@@ -141,6 +149,56 @@ pub fn page(path: &Path, query: &RecordQuery) -> std::io::Result<Page> {
         .into_iter()
         .map(|(line, offset, r)| row(line, offset, &r, &out.judges))
         .collect();
+    out.pages = pages(out.matched);
+    Ok(out)
+}
+
+/// [`page`] from the run's index: the entries are streamed, the page's records read at their
+/// offsets.
+fn indexed_page(path: &Path, query: &RecordQuery, index: &Index) -> std::io::Result<Page> {
+    let first = (query.page - 1) * PAGE_ROWS;
+    let mut out = Page {
+        page: query.page,
+        records: index.records(),
+        unreadable: index.unreadable(),
+        indexed: true,
+        judges: index
+            .judges()
+            .iter()
+            .take(MAX_JUDGE_COLUMNS)
+            .cloned()
+            .collect(),
+        ..Page::default()
+    };
+    out.judges.sort();
+    let mut keys: Vec<(f64, u64, usize)> = Vec::new();
+    index.matching(query, |e| {
+        let line = e.line as usize;
+        let n = out.matched;
+        out.matched += 1;
+        out.matched_accepted += u64::from(e.accepted);
+        #[allow(clippy::cast_precision_loss)] // an offset as a key: order only
+        match query.sort {
+            Sort::File if n as usize >= first && keys.len() < PAGE_ROWS => {
+                keys.push((0.0, e.offset, line));
+            }
+            Sort::File => {}
+            Sort::Newest => keys.push((-(e.offset as f64), e.offset, line)),
+            Sort::ScoreUp => keys.push((e.score, e.offset, line)),
+            Sort::ScoreDown => keys.push((-e.score, e.offset, line)),
+        }
+    })?;
+    let skip = if query.sort == Sort::File {
+        0
+    } else {
+        keys.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        first
+    };
+    for &(_, offset, line) in keys.iter().skip(skip).take(PAGE_ROWS) {
+        if let Some((_, record)) = read_at(path, offset)? {
+            out.rows.push(row(line, offset, &record, &out.judges));
+        }
+    }
     out.pages = pages(out.matched);
     Ok(out)
 }

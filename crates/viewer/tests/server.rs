@@ -31,6 +31,7 @@ async fn start(paths: Vec<PathBuf>) -> String {
         port: 0,
         open: false,
         compare: false,
+        index_dir: None,
     };
     let bound = bind(&args).await.expect("bind");
     let url = bound.url().trim_end_matches('/').to_owned();
