@@ -95,7 +95,7 @@ pub fn page(path: &Path, query: &RecordQuery, index: Option<&Index>) -> std::io:
     if let Some(index) = index.filter(|_| query.text.is_empty()) {
         return indexed_page(path, query, index);
     }
-    let first = (query.page - 1) * PAGE_ROWS;
+    let first = (query.page - 1).saturating_mul(PAGE_ROWS);
     let mut out = Page {
         page: query.page,
         ..Page::default()
@@ -156,7 +156,7 @@ pub fn page(path: &Path, query: &RecordQuery, index: Option<&Index>) -> std::io:
 /// [`page`] from the run's index: the entries are streamed, the page's records read at their
 /// offsets.
 fn indexed_page(path: &Path, query: &RecordQuery, index: &Index) -> std::io::Result<Page> {
-    let first = (query.page - 1) * PAGE_ROWS;
+    let first = (query.page - 1).saturating_mul(PAGE_ROWS);
     let mut out = Page {
         page: query.page,
         records: index.records(),
@@ -298,7 +298,7 @@ fn failed_page(path: &Path, query: &RecordQuery) -> std::io::Result<Page> {
     Ok(Page {
         failed: rows
             .into_iter()
-            .skip((query.page - 1) * PAGE_ROWS)
+            .skip((query.page - 1).saturating_mul(PAGE_ROWS))
             .take(PAGE_ROWS)
             .map(|(_, r)| r)
             .collect(),

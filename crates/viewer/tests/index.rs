@@ -86,6 +86,7 @@ const QUERIES: &[&str] = &[
     "",
     "page=2",
     "page=9",
+    "page=18446744073709551615",
     "status=accepted",
     "status=rejected&sort=score",
     "p.topic=health",

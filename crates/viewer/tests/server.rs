@@ -218,6 +218,14 @@ async fn filters_narrow_the_table_to_exactly_the_matching_records() {
         want.into_iter().map(|(_, id)| id).collect::<Vec<_>>()
     );
 
+    // A page past the end is an empty page, however far.
+    for far in ["page=99", "page=18446744073709551615&sort=score"] {
+        let page = body(&table(far)).await;
+        assert!(
+            ids(&page).is_empty()
+                && page.contains(&format!("{} of {} record(s) match", all.len(), all.len()))
+        );
+    }
     // A value the table cannot read is named, not guessed.
     let page = body(&table("status=maybe&min.fluency=high")).await;
     assert!(page.contains("is not a filter this table knows"), "{page}");
