@@ -205,6 +205,12 @@ impl Index {
         self.meta.unreadable
     }
 
+    /// The parameters, each with every value a record has.
+    #[must_use]
+    pub fn params(&self) -> &[(String, Vec<String>)] {
+        &self.meta.params
+    }
+
     /// The judges' names.
     #[must_use]
     pub fn judges(&self) -> &[String] {

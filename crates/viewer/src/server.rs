@@ -260,13 +260,12 @@ async fn records(
         Some(Err(e)) => return failure(format!("{}: {e}", s.name)),
         None => return failure("reading the run stopped"),
     };
-    // The filter form's choices: the parameters that vary, with their values (the report's).
+    // The filter form's choices: the parameters that vary, with their values.
     let st = state.clone();
     let src = s.clone();
-    let params = match blocking(move || overview(&st, i, &src)).await {
-        Some(Ok(r)) => r.params.clone(),
-        _ => Vec::new(),
-    };
+    let params = blocking(move || choices(&st, i, &src))
+        .await
+        .unwrap_or_default();
     let links = (
         (table.page > 1).then(|| query.to_query_string(table.page - 1)),
         (table.page < table.pages).then(|| query.to_query_string(table.page + 1)),
@@ -343,6 +342,55 @@ fn index_for(state: &AppState, i: usize, path: &Path) -> Option<Index> {
         }
     });
     None
+}
+
+/// The parameters that vary in run `i`, with their values (`[{name, values: [{value}]}]`):
+/// the overview's when it is computed or the run is small, else the index's dictionary once
+/// it is built; a large run's first page does not wait for either (no choices yet).
+fn choices(state: &AppState, i: usize, s: &Source) -> serde_json::Value {
+    let view = |params: Vec<(String, Vec<String>)>| {
+        serde_json::Value::Array(
+            params
+                .into_iter()
+                .filter(|(_, values)| values.len() > 1)
+                .map(|(name, values)| {
+                    let values: Vec<_> = values
+                        .into_iter()
+                        .map(|v| serde_json::json!({ "value": v }))
+                        .collect();
+                    serde_json::json!({ "name": name, "values": values })
+                })
+                .collect(),
+        )
+    };
+    let from_report = |r: &PipelineReport| {
+        view(
+            r.params
+                .iter()
+                .map(|p| {
+                    (
+                        p.name.clone(),
+                        p.values.iter().map(|v| v.value.clone()).collect(),
+                    )
+                })
+                .collect(),
+        )
+    };
+    let meta = std::fs::metadata(&s.path).ok();
+    let key = meta.as_ref().map(|m| (m.len(), m.modified().ok()));
+    if let Ok(cache) = state.overviews.lock()
+        && let Some((len, modified, report)) = cache.get(&i)
+        && Some((*len, *modified)) == key
+    {
+        return from_report(report);
+    }
+    if key.is_some_and(|(len, _)| len < INDEX_MIN_BYTES) {
+        return overview(state, i, s).map_or(serde_json::Value::Null, |r| from_report(&r));
+    }
+    match index_for(state, i, &s.path) {
+        Some(index) => view(index.params().to_vec()),
+        None => serde_json::Value::Null,
+    }
 }
 
 /// The run file's size: the live page reloads when it changes.

@@ -239,6 +239,8 @@ async fn the_server_reads_a_large_runs_index_once_it_is_built() {
         html[start..end].replace(" <span class=\"note\">(from the run's index)</span>", "")
     };
     assert_eq!(table(&indexed), table(&streamed));
+    // Once indexed, the form offers the parameters' values from the index.
+    assert!(indexed.contains(r#"<option value="health">health</option>"#));
     let beside: Vec<_> = std::fs::read_dir(run_dir.path()).expect("dir").collect();
     assert_eq!(beside.len(), 1, "nothing written beside the run");
 }
