@@ -9,7 +9,8 @@
 //! on `-p NAME --lib`, which also proves no library borrows a feature from a sibling); the word
 //! lists' check (`cargo xtask lexicon --check`); the text rules' classifier retrained and compared
 //! (`cargo xtask rules-model --check`, seconds); the README's test command (`cargo test
-//! --workspace`, which includes the tidy tests of `xtask/src/tidy.rs`); `cargo xtask
+//! --workspace`, which includes the tidy tests of `xtask/src/tidy.rs`); `cargo xtask browser`
+//! (the viewer in headless Chromium over WebDriver); `cargo xtask
 //! export-check` (an export loaded with pyarrow and Hugging Face datasets); `cargo xtask
 //! slurm-check` (task runs as a job array on a real Slurm); `cargo xtask s3-check` (a task run in
 //! an S3-compatible store: moto from PyPI); `cargo xtask real-server` (the pipeline against
@@ -183,6 +184,10 @@ fn steps(root: &Path, args: &Args, t: &mut Timings) -> anyhow::Result<()> {
             &test_env,
         )
     })?;
+    t.step(
+        "browser: the viewer in headless Chromium (Debian's chromium and chromium-driver)",
+        crate::browser::run,
+    )?;
     t.step(
         "export: exports (the fixture, 72 Parquet exports of synthetic runs of 1 to 500 scenarios, 16 JSONL and Parquet exports of typed runs) loaded with pyarrow and Hugging Face datasets (PyPI)",
         crate::export_check::run,

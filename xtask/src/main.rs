@@ -2,6 +2,7 @@
 
 mod bench;
 mod bench_local;
+mod browser;
 mod ci;
 mod demo;
 mod dist;
@@ -37,6 +38,7 @@ pub(crate) const LIBRARIES: &[(&str, &str)] = &[
     ("reports", "reports"),
     ("dataset", "dataset"),
     ("taskrun", "taskrun"),
+    ("viewer", "viewer"),
 ];
 
 #[derive(Debug, Parser)]
@@ -76,6 +78,8 @@ enum Command {
     RealServer(real_server::Args),
     /// Render a fixture run's HTML report in headless Chromium to a PNG; fail on a blank render.
     Screenshot(screenshot::Args),
+    /// The viewer in headless Chromium over WebDriver: hostile records inert, filters, live.
+    Browser,
     /// Run a task-run job array on a real Slurm (Debian packages, daemons on localhost).
     SlurmCheck,
     /// Run a task-run directory on an S3-compatible store (moto's server, pip-installed).
@@ -132,5 +136,6 @@ fn main() -> anyhow::Result<()> {
         Command::S3Check => s3_check::run(),
         Command::K8sCheck => k8s_check::run(),
         Command::Screenshot(args) => screenshot::run(args),
+        Command::Browser => browser::run(),
     }
 }

@@ -62,20 +62,7 @@ fn install() -> anyhow::Result<()> {
         bail!("not root, and slurmctld is not installed");
     }
     eprintln!("    installing slurmctld, slurmd, slurm-client and munge (apt-get)");
-    crate::venv::run(Command::new("apt-get").args(["update", "-qq"]))?;
-    crate::venv::run(
-        Command::new("apt-get")
-            .args([
-                "install",
-                "-y",
-                "-qq",
-                "slurmctld",
-                "slurmd",
-                "slurm-client",
-                "munge",
-            ])
-            .env("DEBIAN_FRONTEND", "noninteractive"),
-    )
+    crate::venv::apt_install(&["slurmctld", "slurmd", "slurm-client", "munge"])
 }
 
 fn which(program: &str) -> bool {

@@ -39,6 +39,7 @@ pub(crate) const ALLOWED_EDGES: &[(&str, &[&str])] = &[
     ("reports", &["scoring", "codeswitch", "runlog"]),
     ("dataset", &["codeswitch", "runlog"]),
     ("taskrun", &["stdx", "scenarios", "runlog"]),
+    ("viewer", &["scoring", "runlog", "reports"]),
     (
         "scenario-engine",
         &[
@@ -53,6 +54,7 @@ pub(crate) const ALLOWED_EDGES: &[(&str, &[&str])] = &[
             "reports",
             "dataset",
             "taskrun",
+            "viewer",
         ],
     ),
     ("fixtures", &[]),
@@ -86,6 +88,7 @@ pub(crate) const HEAVY_DEPENDENCIES: &[(&str, &[(&str, bool)])] = &[
             ("agents", false),
             ("bottest", false),
             ("taskrun", true),
+            ("viewer", false),
             ("scenario-engine", false),
             ("fixtures", false),
             ("xtask", false),
@@ -132,6 +135,7 @@ pub(crate) const EXAMPLES: &[(&str, &str)] = &[
     ("llm-client", "chat.rs"),
     ("runlog", "read_run.rs"),
     ("grounding", "fetch.rs"),
+    ("viewer", "serve.rs"),
 ];
 
 /// The CLI is thin: its sources (tests excluded) stay under this many lines (report rendering,

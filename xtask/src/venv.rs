@@ -75,6 +75,16 @@ pub(crate) fn ensure_with(
     Ok(python)
 }
 
+/// Installs Debian `packages` with apt-get (`update`, then `install -y`, quietly and without
+/// questions): the system packages of a chore (Slurm, Chromium). Needs root.
+pub(crate) fn apt_install(packages: &[&str]) -> anyhow::Result<()> {
+    run(Command::new("apt-get").args(["update", "-qq"]))?;
+    run(Command::new("apt-get")
+        .args(["install", "-y", "-qq"])
+        .args(packages)
+        .env("DEBIAN_FRONTEND", "noninteractive"))
+}
+
 /// Runs `cmd`, failing on a non-zero exit.
 pub(crate) fn run(cmd: &mut Command) -> anyhow::Result<()> {
     let status = cmd

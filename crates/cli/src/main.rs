@@ -54,6 +54,8 @@ enum Command {
     Report(commands::report::Args),
     /// Compare two runs or suite results scenario by scenario; fail CI on regressions.
     Diff(commands::diff::Args),
+    /// Browse runs, suites and comparisons in a local, read-only web viewer.
+    View(viewer::ViewArgs),
     /// Merge the outputs of a sharded run, or a run directory's tasks, into one file (checked).
     Merge(commands::merge::Args),
     /// Show a run directory's tasks: done, running, stale, missing, and what to resubmit.
@@ -112,6 +114,7 @@ fn main() -> ExitCode {
         Command::Test(args) => commands::test::execute(args),
         Command::Report(args) => commands::report::execute(args),
         Command::Diff(args) => commands::diff::execute(args),
+        Command::View(args) => commands::view::execute(args),
         Command::Merge(args) => commands::merge::execute(args),
         Command::Status(args) => commands::tasks::status(args),
         Command::Launch(args) => {

@@ -487,3 +487,64 @@ pub fn failures_by_cause(f: &crate::failures::FailuresView) -> String {
     );
     out
 }
+
+/// The terminal form of a suite report (`report` on a suite result): the totals line, pass/fail
+/// by category, the checks that fail most, the failed scenarios and the low-confidence verdicts.
+#[must_use]
+pub fn suite(r: &crate::suite::SuiteReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} ({}): {}/{} passed ({}), mean shown score {}",
+        r.suite,
+        r.source,
+        r.passed,
+        r.passed + r.failed,
+        r.pass_rate,
+        r.mean_score
+    );
+    let mut cats = table(&["category", "passed", "failed", "pass rate"]);
+    for c in &r.categories {
+        cats.add_row(vec![
+            c.name.clone(),
+            c.passed.to_string(),
+            c.failed.to_string(),
+            c.rate.clone(),
+        ]);
+    }
+    let mut checks = table(&["check", "failures"]);
+    for c in &r.most_failed {
+        checks.add_row(vec![c.name.clone(), c.failures.to_string()]);
+    }
+    let mut failed = table(&["scenario", "category", "score", "why"]);
+    for f in &r.failures {
+        failed.add_row(vec![
+            f.id.clone(),
+            f.category.clone(),
+            f.score.clone(),
+            f.reasons.join("; "),
+        ]);
+    }
+    let _ = writeln!(
+        out,
+        "\nPass/fail by category\n{cats}\n\nChecks that fail most\n{checks}\n\nFailed scenarios\n{failed}"
+    );
+    if !r.low_confidence.is_empty() {
+        let mut low = table(&["scenario", "scenario result", "check", "message"]);
+        for l in &r.low_confidence {
+            let result = if l.scenario_passed { "PASS" } else { "FAIL" };
+            let check = format!("{} {}", if l.passed { "✓" } else { "✗" }, l.check);
+            low.add_row(vec![
+                l.id.clone(),
+                result.to_owned(),
+                check,
+                l.message.clone(),
+            ]);
+        }
+        let _ = writeln!(
+            out,
+            "\nLow-confidence verdicts (an unsure text rule's guess decided)\n{low}"
+        );
+    }
+    out
+}

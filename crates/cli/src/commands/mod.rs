@@ -14,6 +14,7 @@ pub(crate) mod scenarios;
 pub(crate) mod schema;
 pub(crate) mod tasks;
 pub(crate) mod test;
+pub(crate) mod view;
 
 use std::path::PathBuf;
 

@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 use reports::load::{Results, load};
 use reports::pipeline::{self, PipelineOptions};
 use reports::render;
-use reports::terminal::{self, table};
+use reports::terminal;
 
 use crate::error::{CliError, CommandResult, Outcome};
 use reports::display_name;
-use reports::suite::{self, SuiteReport};
+use reports::suite;
 
 /// Flags of `report`.
 #[derive(Debug, clap::Args)]
@@ -86,7 +86,7 @@ pub(crate) fn execute(args: Args) -> CommandResult {
         }
         Results::Suite(result) => {
             let report = suite::build(&source, &result);
-            out!("{}", suite_tables(&report));
+            out!("{}", terminal::suite(&report));
             (
                 args.html.map(|p| (p, render::suite_html(&report))),
                 args.markdown.map(|p| (p, render::suite_markdown(&report))),
@@ -108,64 +108,4 @@ pub(super) fn write(
     std::fs::write(path, text).map_err(|e| CliError::write(path, e))?;
     errln!("wrote {}", path.display());
     Ok(())
-}
-
-/// The terminal form of a suite report.
-fn suite_tables(r: &SuiteReport) -> String {
-    use std::fmt::Write as _;
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{} ({}): {}/{} passed ({}), mean shown score {}",
-        r.suite,
-        r.source,
-        r.passed,
-        r.passed + r.failed,
-        r.pass_rate,
-        r.mean_score
-    );
-    let mut cats = table(&["category", "passed", "failed", "pass rate"]);
-    for c in &r.categories {
-        cats.add_row(vec![
-            c.name.clone(),
-            c.passed.to_string(),
-            c.failed.to_string(),
-            c.rate.clone(),
-        ]);
-    }
-    let mut checks = table(&["check", "failures"]);
-    for c in &r.most_failed {
-        checks.add_row(vec![c.name.clone(), c.failures.to_string()]);
-    }
-    let mut failed = table(&["scenario", "category", "score", "why"]);
-    for f in &r.failures {
-        failed.add_row(vec![
-            f.id.clone(),
-            f.category.clone(),
-            f.score.clone(),
-            f.reasons.join("; "),
-        ]);
-    }
-    let _ = writeln!(
-        out,
-        "\nPass/fail by category\n{cats}\n\nChecks that fail most\n{checks}\n\nFailed scenarios\n{failed}"
-    );
-    if !r.low_confidence.is_empty() {
-        let mut low = table(&["scenario", "scenario result", "check", "message"]);
-        for l in &r.low_confidence {
-            let result = if l.scenario_passed { "PASS" } else { "FAIL" };
-            let check = format!("{} {}", if l.passed { "✓" } else { "✗" }, l.check);
-            low.add_row(vec![
-                l.id.clone(),
-                result.to_owned(),
-                check,
-                l.message.clone(),
-            ]);
-        }
-        let _ = writeln!(
-            out,
-            "\nLow-confidence verdicts (an unsure text rule's guess decided)\n{low}"
-        );
-    }
-    out
 }

@@ -1,0 +1,421 @@
+//! A compact index of a run's records, so that filters on status, scores, parameters, the gate
+//! and the measurement read a small file instead of the run: per record its offset, line,
+//! decision, scores, gate and measurement words and parameter values (as numbers into a
+//! dictionary), about 100 bytes a record. It is written OUTSIDE the run's folder, in a cache
+//! directory the application gives, under a name made of the run's path, size and modification
+//! time: a run that changes (a live run growing) gets a new index, and a stale one is never
+//! read. Reading it streams the entries; memory holds the dictionaries only.
+//!
+//! Text search still reads the run (the texts are not in the index).
+
+use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use runlog::record::{RecordError, RecordReader, ScenarioRecord, unflatten_key};
+use serde::{Deserialize, Serialize};
+
+use crate::query::{RecordQuery, Status, gate_word, measurement_word};
+
+/// More distinct values than this in one parameter, or more judges or parameters than
+/// [`MAX_NAMES`], and the run is not indexed (its filters stream the file, as without one).
+const MAX_VALUES: usize = 65_535;
+/// See [`MAX_VALUES`].
+const MAX_NAMES: usize = 255;
+
+/// Which version of a run file an index belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct IndexKey {
+    /// The run, canonical.
+    pub path: PathBuf,
+    /// Its size.
+    pub len: u64,
+    /// Its modification time.
+    pub modified: Option<SystemTime>,
+}
+
+impl IndexKey {
+    /// The key of `path` as it is now.
+    ///
+    /// # Errors
+    /// The file cannot be read.
+    pub fn of(path: &Path) -> std::io::Result<Self> {
+        let meta = std::fs::metadata(path)?;
+        Ok(Self {
+            path: std::fs::canonicalize(path)?,
+            len: meta.len(),
+            modified: meta.modified().ok(),
+        })
+    }
+
+    /// The index file's name in the cache directory.
+    fn stem(&self) -> String {
+        let mut h = std::hash::DefaultHasher::new();
+        self.hash(&mut h);
+        let name = self
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let safe: String = name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '.' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .take(40)
+            .collect();
+        format!("{safe}-{:016x}", h.finish())
+    }
+}
+
+/// The dictionaries of an index (its `.json` file, written last: its presence marks the
+/// entries file complete).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Meta {
+    /// Judges, by number.
+    judges: Vec<String>,
+    /// Parameters, by number, each with its values by number.
+    params: Vec<(String, Vec<String>)>,
+    /// Records indexed.
+    records: u64,
+    /// Lines that are not records.
+    unreadable: u64,
+}
+
+/// One record in the index.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// Byte offset of its line.
+    pub offset: u64,
+    /// Its line number.
+    pub line: u32,
+    /// Final score.
+    pub score: f64,
+    /// Accepted.
+    pub accepted: bool,
+    /// Gate word: 0 none, 1 passed, 2 failed, 3 undecided.
+    pub gate: u8,
+    /// Measurement word: 0 none, 1 measured, 2 unavailable.
+    pub measurement: u8,
+    /// Judge scores (judge number, score).
+    pub scores: Vec<(u8, f64)>,
+    /// Parameter values (parameter number, value number).
+    pub params: Vec<(u8, u16)>,
+}
+
+const GATES: [&str; 4] = ["none", "passed", "failed", "undecided"];
+const MEASUREMENTS: [&str; 3] = ["none", "measured", "unavailable"];
+
+/// A finished index of one version of a run.
+#[derive(Debug, Clone)]
+pub struct Index {
+    entries: PathBuf,
+    meta: Meta,
+}
+
+/// A query in the index's numbers; `None` when it can match nothing (a value no record has).
+struct Compiled {
+    status: Status,
+    params: Vec<(u8, u16)>,
+    scores: Vec<(Option<u8>, Option<f64>, Option<f64>)>,
+    gate: Option<u8>,
+    measurement: Option<u8>,
+}
+
+impl Index {
+    /// The index of `key` in `dir`, when one was built.
+    #[must_use]
+    pub fn open(dir: &Path, key: &IndexKey) -> Option<Self> {
+        let stem = key.stem();
+        let meta = std::fs::read(dir.join(format!("{stem}.json"))).ok()?;
+        let meta: Meta = serde_json::from_slice(&meta).ok()?;
+        let entries = dir.join(format!("{stem}.idx"));
+        entries.is_file().then_some(Self { entries, meta })
+    }
+
+    /// Builds the index of the run `key` names into `dir` (created when missing); `None` when
+    /// the run has too many judges, parameters or values to index. The run is read once.
+    ///
+    /// # Errors
+    /// The run cannot be read, or the index cannot be written.
+    pub fn build(dir: &Path, key: &IndexKey) -> std::io::Result<Option<Self>> {
+        std::fs::create_dir_all(dir)?;
+        let stem = key.stem();
+        let tmp = dir.join(format!("{stem}.{}.tmp", std::process::id()));
+        let mut out = BufWriter::new(std::fs::File::create(&tmp)?);
+        let mut meta = Meta::default();
+        let mut values: Vec<BTreeMap<String, u16>> = Vec::new();
+        for item in RecordReader::<_, ScenarioRecord>::open(&key.path)? {
+            let located = match item {
+                Ok(located) => located,
+                Err(RecordError::Io { source, .. }) => return Err(source),
+                Err(_) => {
+                    meta.unreadable += 1;
+                    continue;
+                }
+            };
+            // The file may have grown since its key was read: index only that version.
+            if located.offset >= key.len {
+                break;
+            }
+            let Some(entry) = entry(
+                &located.record,
+                located.offset,
+                located.line,
+                &mut meta,
+                &mut values,
+            ) else {
+                drop(out);
+                let _ = std::fs::remove_file(&tmp);
+                tracing::info!(path = %key.path.display(), "run not indexed: too many judges, parameters or values");
+                return Ok(None);
+            };
+            write_entry(&mut out, &entry)?;
+            meta.records += 1;
+        }
+        out.flush()?;
+        drop(out);
+        let entries = dir.join(format!("{stem}.idx"));
+        std::fs::rename(&tmp, &entries)?;
+        let meta_tmp = dir.join(format!("{stem}.{}.json.tmp", std::process::id()));
+        std::fs::write(
+            &meta_tmp,
+            serde_json::to_vec(&meta).map_err(std::io::Error::other)?,
+        )?;
+        std::fs::rename(&meta_tmp, dir.join(format!("{stem}.json")))?;
+        tracing::info!(path = %key.path.display(), records = meta.records, "run indexed");
+        Ok(Some(Self { entries, meta }))
+    }
+
+    /// Records indexed.
+    #[must_use]
+    pub fn records(&self) -> u64 {
+        self.meta.records
+    }
+
+    /// Lines of the run that are not records.
+    #[must_use]
+    pub fn unreadable(&self) -> u64 {
+        self.meta.unreadable
+    }
+
+    /// The parameters, each with every value a record has.
+    #[must_use]
+    pub fn params(&self) -> &[(String, Vec<String>)] {
+        &self.meta.params
+    }
+
+    /// The judges' names.
+    #[must_use]
+    pub fn judges(&self) -> &[String] {
+        &self.meta.judges
+    }
+
+    /// Streams every entry that `query` keeps (its text search aside: a query with words is
+    /// answered by reading the run), in file order.
+    ///
+    /// # Errors
+    /// The index cannot be read.
+    pub fn matching(&self, query: &RecordQuery, mut f: impl FnMut(&Entry)) -> std::io::Result<()> {
+        let Some(q) = self.compile(query) else {
+            return Ok(());
+        };
+        let mut input = BufReader::with_capacity(256 * 1024, std::fs::File::open(&self.entries)?);
+        while let Some(e) = read_entry(&mut input)? {
+            if q.matches(&e) {
+                f(&e);
+            }
+        }
+        Ok(())
+    }
+
+    fn compile(&self, query: &RecordQuery) -> Option<Compiled> {
+        let mut params = Vec::new();
+        for (name, value) in &query.params {
+            let (i, (_, values)) = self
+                .meta
+                .params
+                .iter()
+                .enumerate()
+                .find(|(_, (n, _))| n == name)?;
+            let v = values.iter().position(|x| x == value)?;
+            params.push((u8::try_from(i).ok()?, u16::try_from(v).ok()?));
+        }
+        let mut scores = Vec::new();
+        for range in &query.scores {
+            let judge = if range.judge == "score" {
+                None
+            } else {
+                let i = self.meta.judges.iter().position(|j| *j == range.judge)?;
+                Some(u8::try_from(i).ok()?)
+            };
+            scores.push((judge, range.min, range.max));
+        }
+        let word = |words: &[&str], w: &Option<String>| -> Option<Option<u8>> {
+            match w {
+                None => Some(None),
+                Some(w) => words
+                    .iter()
+                    .position(|x| x == w)
+                    .map(|i| u8::try_from(i).ok()),
+            }
+        };
+        Some(Compiled {
+            status: query.status,
+            params,
+            scores,
+            gate: word(&GATES, &query.gate)?,
+            measurement: word(&MEASUREMENTS, &query.measurement)?,
+        })
+    }
+}
+
+impl Compiled {
+    fn matches(&self, e: &Entry) -> bool {
+        let status = match self.status {
+            Status::All => true,
+            Status::Accepted => e.accepted,
+            Status::Rejected => !e.accepted,
+            Status::Failed => false,
+        };
+        status
+            && self.params.iter().all(|p| e.params.contains(p))
+            && self.scores.iter().all(|&(judge, min, max)| {
+                let score = match judge {
+                    None => Some(e.score),
+                    Some(j) => e.scores.iter().find(|(x, _)| *x == j).map(|(_, s)| *s),
+                };
+                score.is_some_and(|s| min.is_none_or(|m| s >= m) && max.is_none_or(|m| s <= m))
+            })
+            && self.gate.is_none_or(|g| e.gate == g)
+            && self.measurement.is_none_or(|m| e.measurement == m)
+    }
+}
+
+/// Numbers a name in `names`, adding it; `None` past `max`.
+fn number(names: &mut Vec<String>, name: &str, max: usize) -> Option<usize> {
+    if let Some(i) = names.iter().position(|n| n == name) {
+        return Some(i);
+    }
+    (names.len() < max).then(|| {
+        names.push(name.to_owned());
+        names.len() - 1
+    })
+}
+
+fn entry(
+    r: &ScenarioRecord,
+    offset: u64,
+    line: usize,
+    meta: &mut Meta,
+    values: &mut Vec<BTreeMap<String, u16>>,
+) -> Option<Entry> {
+    let mut scores = Vec::with_capacity(r.scores.len());
+    for (judge, score) in &r.scores {
+        let i = number(&mut meta.judges, judge.as_str(), MAX_NAMES)?;
+        scores.push((u8::try_from(i).ok()?, *score));
+    }
+    let mut params = Vec::with_capacity(r.params.len());
+    for (key, value) in &r.params {
+        let name = unflatten_key(key);
+        let i = match meta.params.iter().position(|(n, _)| n == name) {
+            Some(i) => i,
+            None if meta.params.len() < MAX_NAMES => {
+                meta.params.push((name.to_owned(), Vec::new()));
+                values.push(BTreeMap::new());
+                meta.params.len() - 1
+            }
+            None => return None,
+        };
+        let text = reports::figures::value_text(value);
+        let v = match values[i].get(&text) {
+            Some(&v) => v,
+            None if values[i].len() < MAX_VALUES => {
+                let v = u16::try_from(values[i].len()).ok()?;
+                values[i].insert(text.clone(), v);
+                meta.params[i].1.push(text);
+                v
+            }
+            None => return None,
+        };
+        params.push((u8::try_from(i).ok()?, v));
+    }
+    Some(Entry {
+        offset,
+        line: u32::try_from(line).unwrap_or(u32::MAX),
+        score: r.score,
+        accepted: r.accepted,
+        gate: u8::try_from(GATES.iter().position(|g| *g == gate_word(r)).unwrap_or(0)).unwrap_or(0),
+        measurement: u8::try_from(
+            MEASUREMENTS
+                .iter()
+                .position(|m| *m == measurement_word(r))
+                .unwrap_or(0),
+        )
+        .unwrap_or(0),
+        scores,
+        params,
+    })
+}
+
+fn write_entry(out: &mut impl Write, e: &Entry) -> std::io::Result<()> {
+    out.write_all(&e.offset.to_le_bytes())?;
+    out.write_all(&e.line.to_le_bytes())?;
+    out.write_all(&e.score.to_le_bytes())?;
+    out.write_all(&[u8::from(e.accepted), e.gate, e.measurement])?;
+    out.write_all(&[u8::try_from(e.scores.len()).unwrap_or(u8::MAX)])?;
+    for (j, s) in &e.scores {
+        out.write_all(&[*j])?;
+        out.write_all(&s.to_le_bytes())?;
+    }
+    out.write_all(&[u8::try_from(e.params.len()).unwrap_or(u8::MAX)])?;
+    for (p, v) in &e.params {
+        out.write_all(&[*p])?;
+        out.write_all(&v.to_le_bytes())?;
+    }
+    Ok(())
+}
+
+fn read_entry(input: &mut impl Read) -> std::io::Result<Option<Entry>> {
+    let mut head = [0u8; 8];
+    match input.read_exact(&mut head) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
+        Err(e) => return Err(e),
+    }
+    let mut fixed = [0u8; 4 + 8 + 3 + 1];
+    input.read_exact(&mut fixed)?;
+    let mut scores = Vec::with_capacity(usize::from(fixed[15]));
+    for _ in 0..fixed[15] {
+        let mut b = [0u8; 9];
+        input.read_exact(&mut b)?;
+        scores.push((
+            b[0],
+            f64::from_le_bytes(b[1..].try_into().unwrap_or_default()),
+        ));
+    }
+    let mut n = [0u8; 1];
+    input.read_exact(&mut n)?;
+    let mut params = Vec::with_capacity(usize::from(n[0]));
+    for _ in 0..n[0] {
+        let mut b = [0u8; 3];
+        input.read_exact(&mut b)?;
+        params.push((b[0], u16::from_le_bytes([b[1], b[2]])));
+    }
+    Ok(Some(Entry {
+        offset: u64::from_le_bytes(head),
+        line: u32::from_le_bytes(fixed[..4].try_into().unwrap_or_default()),
+        score: f64::from_le_bytes(fixed[4..12].try_into().unwrap_or_default()),
+        accepted: fixed[12] == 1,
+        gate: fixed[13],
+        measurement: fixed[14],
+        scores,
+        params,
+    }))
+}

@@ -1,0 +1,312 @@
+//! One page of a run's records table, streamed: the file is read record by record and only the
+//! page's rows and the counts are kept (file order), or, when sorted, 24 bytes per matching
+//! record (its sort key, offset and line), after which the page's records are read again at their
+//! offsets. A run's failed scenarios (its errors file, less those with a record) are paged the
+//! same way, keeping one small entry per failure.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use runlog::record::{FailureRecord, RecordId, RecordReader, ScenarioRecord, errors_path};
+use serde::Serialize;
+
+use crate::index::Index;
+use crate::query::{RecordQuery, Sort, Status, gate_word, measurement_word};
+use crate::record::read_at;
+
+/// Rows on a page.
+pub const PAGE_ROWS: usize = 50;
+
+/// Characters of a record's first text shown in the table.
+const PREVIEW_CHARS: usize = 160;
+
+/// Judges shown as columns, at most (a run rarely has more than a handful).
+const MAX_JUDGE_COLUMNS: usize = 16;
+
+/// One row of the records table.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    /// Byte offset of the record's line: its address on the record page.
+    pub offset: u64,
+    /// Line number.
+    pub line: usize,
+    /// Scenario id.
+    pub id: String,
+    /// Accepted.
+    pub accepted: bool,
+    /// Final score, formatted.
+    pub score: String,
+    /// Each judge column's score, formatted (`–` when the record has none).
+    pub scores: Vec<String>,
+    /// Gate decision word.
+    pub gate: &'static str,
+    /// Measurement word.
+    pub measurement: &'static str,
+    /// The first text, cut.
+    pub preview: String,
+}
+
+/// A failed scenario (status `failed`).
+#[derive(Debug, Clone, Serialize)]
+pub struct FailedRow {
+    /// Scenario id.
+    pub id: String,
+    /// The role or judge that failed.
+    pub role: String,
+    /// The reason written.
+    pub reason: String,
+}
+
+/// A page of the table.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Page {
+    /// The rows.
+    pub rows: Vec<Row>,
+    /// Failed scenarios (status `failed` only).
+    pub failed: Vec<FailedRow>,
+    /// Judge columns.
+    pub judges: Vec<String>,
+    /// Records read.
+    pub records: u64,
+    /// Rows that match the filters.
+    pub matched: u64,
+    /// Of those, accepted.
+    pub matched_accepted: u64,
+    /// Lines that are not records (torn, invalid, too long), skipped.
+    pub unreadable: u64,
+    /// This page (from 1).
+    pub page: usize,
+    /// The filters were answered from the run's index (not by reading the run).
+    pub indexed: bool,
+    /// Pages.
+    pub pages: usize,
+}
+
+/// Reads the page of `path`'s records that `query` asks for: from `index` (the run's, for
+/// the file as it is now) when there is one and the query searches no text, else by reading
+/// the run.
+///
+/// # Errors
+/// The file cannot be opened or read.
+pub fn page(path: &Path, query: &RecordQuery, index: Option<&Index>) -> std::io::Result<Page> {
+    if query.status == Status::Failed {
+        return failed_page(path, query);
+    }
+    if let Some(index) = index.filter(|_| query.text.is_empty()) {
+        return indexed_page(path, query, index);
+    }
+    let first = (query.page - 1).saturating_mul(PAGE_ROWS);
+    let mut out = Page {
+        page: query.page,
+        ..Page::default()
+    };
+    let mut judges = BTreeSet::new();
+    // Sorted: the key and offset of every match; file order: the page's records only.
+    let mut keys: Vec<(f64, u64, usize)> = Vec::new();
+    let mut records: Vec<(usize, u64, ScenarioRecord)> = Vec::new();
+    for item in RecordReader::<_, ScenarioRecord>::open(path)? {
+        let located = match item {
+            Ok(located) => located,
+            Err(runlog::record::RecordError::Io { source, .. }) => return Err(source),
+            Err(_) => {
+                out.unreadable += 1;
+                continue;
+            }
+        };
+        out.records += 1;
+        let record = &located.record;
+        if judges.len() < MAX_JUDGE_COLUMNS {
+            judges.extend(record.scores.keys().map(|j| j.as_str().to_owned()));
+        }
+        if !query.matches(record) {
+            continue;
+        }
+        let index = out.matched;
+        out.matched += 1;
+        out.matched_accepted += u64::from(record.accepted);
+        match query.sort {
+            Sort::File => {
+                if index as usize >= first && records.len() < PAGE_ROWS {
+                    records.push((located.line, located.offset, located.record));
+                }
+            }
+            #[allow(clippy::cast_precision_loss)] // an offset as a key: order only
+            Sort::Newest => keys.push((-(located.offset as f64), located.offset, located.line)),
+            Sort::ScoreUp => keys.push((record.score, located.offset, located.line)),
+            Sort::ScoreDown => keys.push((-record.score, located.offset, located.line)),
+        }
+    }
+    if query.sort != Sort::File {
+        keys.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        for &(_, offset, line) in keys.iter().skip(first).take(PAGE_ROWS) {
+            if let Some((_, record)) = read_at(path, offset)? {
+                records.push((line, offset, record));
+            }
+        }
+    }
+    out.judges = judges.into_iter().collect();
+    out.rows = records
+        .into_iter()
+        .map(|(line, offset, r)| row(line, offset, &r, &out.judges))
+        .collect();
+    out.pages = pages(out.matched);
+    Ok(out)
+}
+
+/// [`page`] from the run's index: the entries are streamed, the page's records read at their
+/// offsets.
+fn indexed_page(path: &Path, query: &RecordQuery, index: &Index) -> std::io::Result<Page> {
+    let first = (query.page - 1).saturating_mul(PAGE_ROWS);
+    let mut out = Page {
+        page: query.page,
+        records: index.records(),
+        unreadable: index.unreadable(),
+        indexed: true,
+        judges: index
+            .judges()
+            .iter()
+            .take(MAX_JUDGE_COLUMNS)
+            .cloned()
+            .collect(),
+        ..Page::default()
+    };
+    out.judges.sort();
+    let mut keys: Vec<(f64, u64, usize)> = Vec::new();
+    index.matching(query, |e| {
+        let line = e.line as usize;
+        let n = out.matched;
+        out.matched += 1;
+        out.matched_accepted += u64::from(e.accepted);
+        #[allow(clippy::cast_precision_loss)] // an offset as a key: order only
+        match query.sort {
+            Sort::File if n as usize >= first && keys.len() < PAGE_ROWS => {
+                keys.push((0.0, e.offset, line));
+            }
+            Sort::File => {}
+            Sort::Newest => keys.push((-(e.offset as f64), e.offset, line)),
+            Sort::ScoreUp => keys.push((e.score, e.offset, line)),
+            Sort::ScoreDown => keys.push((-e.score, e.offset, line)),
+        }
+    })?;
+    let skip = if query.sort == Sort::File {
+        0
+    } else {
+        keys.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        first
+    };
+    for &(_, offset, line) in keys.iter().skip(skip).take(PAGE_ROWS) {
+        if let Some((_, record)) = read_at(path, offset)? {
+            out.rows.push(row(line, offset, &record, &out.judges));
+        }
+    }
+    out.pages = pages(out.matched);
+    Ok(out)
+}
+
+fn pages(matched: u64) -> usize {
+    usize::try_from(matched)
+        .unwrap_or(usize::MAX)
+        .div_ceil(PAGE_ROWS)
+        .max(1)
+}
+
+fn row(line: usize, offset: u64, r: &ScenarioRecord, judges: &[String]) -> Row {
+    let scores = judges
+        .iter()
+        .map(|j| {
+            r.scores
+                .iter()
+                .find(|(name, _)| name.as_str() == j)
+                .map_or_else(|| "–".to_owned(), |(_, s)| format!("{s:.2}"))
+        })
+        .collect();
+    Row {
+        offset,
+        line,
+        id: r.id.clone(),
+        accepted: r.accepted,
+        score: format!("{:.2}", r.score),
+        scores,
+        gate: gate_word(r),
+        measurement: measurement_word(r),
+        preview: cut(r.data_generation_result.first().map_or("", String::as_str)),
+    }
+}
+
+/// The first [`PREVIEW_CHARS`] characters of `text`, with `…` when cut.
+#[must_use]
+pub fn cut(text: &str) -> String {
+    let mut out: String = text.chars().take(PREVIEW_CHARS).collect();
+    if out.len() < text.len() {
+        out.push('…');
+    }
+    out
+}
+
+/// The failed scenarios of the run at `path`: its errors file's last line per scenario, less
+/// the scenarios with a record, in errors-file order. The parameter and text filters apply to
+/// the failure's parameters and reason.
+fn failed_page(path: &Path, query: &RecordQuery) -> std::io::Result<Page> {
+    let mut current: BTreeMap<String, (u64, FailedRow)> = BTreeMap::new();
+    let mut unreadable = 0;
+    match RecordReader::<_, FailureRecord>::open(&errors_path(path)) {
+        Ok(reader) => {
+            for item in reader {
+                let Ok(located) = item else {
+                    unreadable += 1;
+                    continue;
+                };
+                let f = located.record;
+                let keep = query.params.iter().all(|(name, value)| {
+                    f.params
+                        .get(name)
+                        .is_some_and(|v| reports::figures::value_text(v) == *value)
+                }) && (query.text.is_empty()
+                    || f.reason.to_lowercase().contains(&query.text));
+                if !keep {
+                    current.remove(&f.id);
+                    continue;
+                }
+                let role = f.judge.as_ref().map_or_else(
+                    || {
+                        f.agent
+                            .map_or_else(|| "–".to_owned(), |a| a.name().to_owned())
+                    },
+                    |j| j.as_str().to_owned(),
+                );
+                let row = FailedRow {
+                    id: f.id.clone(),
+                    role,
+                    reason: cut(&f.reason),
+                };
+                current.insert(f.id, (located.offset, row));
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    let mut records = 0;
+    if !current.is_empty() {
+        for r in RecordReader::<_, RecordId>::open(path)?.flatten() {
+            records += 1;
+            current.remove(&r.record.id);
+        }
+    }
+    let mut rows: Vec<(u64, FailedRow)> = current.into_values().collect();
+    rows.sort_by_key(|(offset, _)| *offset);
+    let matched = rows.len() as u64;
+    Ok(Page {
+        failed: rows
+            .into_iter()
+            .skip((query.page - 1).saturating_mul(PAGE_ROWS))
+            .take(PAGE_ROWS)
+            .map(|(_, r)| r)
+            .collect(),
+        records,
+        matched,
+        unreadable,
+        page: query.page,
+        pages: pages(matched),
+        ..Page::default()
+    })
+}

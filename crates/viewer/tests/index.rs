@@ -1,0 +1,246 @@
+//! The run index: every filter answered from it gives exactly the page reading the run gives,
+//! it is written only in the cache directory (never beside the run), a changed run never reads
+//! a stale index, and the server switches to it once it is built for a large run.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use viewer::index::{Index, IndexKey};
+use viewer::query::RecordQuery;
+use viewer::table::{Page, page};
+
+fn fixture_records() -> Vec<Value> {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/runs/pipeline-after.jsonl");
+    std::fs::read_to_string(path)
+        .expect("fixture")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect()
+}
+
+/// A run of `n` records made from the fixture's, with gates, an unavailable measurement and a
+/// torn line among them; `pad` bytes of text each.
+fn write_run(path: &Path, n: usize, pad: usize) {
+    let base = fixture_records();
+    let mut text = String::new();
+    for i in 0..n {
+        let mut r = base[i % base.len()].clone();
+        r["id"] = json!(format!("s{i:05}"));
+        match i % 5 {
+            0 => r["gate"] = json!({"passed": false, "reason": "too few embedded words"}),
+            1 => r["gate"] = json!({"passed": true, "reason": "ok"}),
+            2 => r["gate"] = json!({"passed": null, "reason": "cannot tell"}),
+            _ => {}
+        }
+        if i % 7 == 0 {
+            r["measurement"] = json!({"status": "unavailable"});
+        }
+        if pad > 0 {
+            r["data_generation_result"][0] = json!("x".repeat(pad));
+        }
+        text.push_str(&format!("{r}\n"));
+        if i == 3 {
+            text.push_str("{\"id\": \"torn\", \"score\": 3\n");
+        }
+    }
+    std::fs::write(path, text).expect("write");
+}
+
+fn query(q: &str) -> RecordQuery {
+    let pairs: Vec<(String, String)> = q
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (k, v) = p.split_once('=').expect("pair");
+            (k.to_owned(), v.to_owned())
+        })
+        .collect();
+    RecordQuery::parse(&pairs)
+}
+
+/// Everything a page shows, as text to compare.
+fn summary(p: &Page) -> String {
+    let rows: Vec<_> = p
+        .rows
+        .iter()
+        .map(|r| {
+            (
+                r.id.as_str(),
+                r.line,
+                r.offset,
+                r.score.as_str(),
+                &r.scores,
+                r.gate,
+                r.measurement,
+            )
+        })
+        .collect();
+    format!(
+        "{rows:?} records={} matched={} accepted={} unreadable={} pages={} judges={:?}",
+        p.records, p.matched, p.matched_accepted, p.unreadable, p.pages, p.judges
+    )
+}
+
+const QUERIES: &[&str] = &[
+    "",
+    "page=2",
+    "page=9",
+    "page=18446744073709551615",
+    "status=accepted",
+    "status=rejected&sort=score",
+    "p.topic=health",
+    "p.topic=health&p.cs_ratio=50%25",
+    "p.topic=no-such-topic",
+    "p.no_such_param=1",
+    "min.fluency=8&max.fluency=9",
+    "min.score=8.5&sort=-score&page=2",
+    "min.no_such_judge=1",
+    "gate=failed",
+    "gate=undecided&status=rejected",
+    "gate=none&sort=newest&page=3",
+    "measurement=unavailable",
+    "measurement=measured&min.naturalness=8.9",
+];
+
+#[test]
+fn every_filter_from_the_index_gives_the_page_reading_the_run_gives() {
+    let run_dir = tempfile::tempdir().expect("dir");
+    let cache = tempfile::tempdir().expect("dir");
+    let path = run_dir.path().join("run.jsonl");
+    write_run(&path, 437, 0);
+    let key = IndexKey::of(&path).expect("key");
+    assert!(Index::open(cache.path(), &key).is_none());
+    let index = Index::build(cache.path(), &key)
+        .expect("build")
+        .expect("indexable");
+    assert_eq!((index.records(), index.unreadable()), (437, 1));
+    for q in QUERIES {
+        let q = q.replace("%25", "%");
+        let query = query(&q);
+        let streamed = page(&path, &query, None).expect("streamed");
+        let indexed = page(&path, &query, Some(&index)).expect("indexed");
+        assert!(!streamed.indexed && indexed.indexed);
+        assert_eq!(summary(&indexed), summary(&streamed), "{q}");
+    }
+    // Some filters keep some records and drop others: the comparison is not of empty pages.
+    let health = page(&path, &query("p.topic=health"), Some(&index)).expect("page");
+    assert!(health.matched > 0 && health.matched < 437);
+    // A text search is answered by reading the run (the texts are not in the index).
+    assert!(
+        !page(&path, &query("q=deadline"), Some(&index))
+            .expect("page")
+            .indexed
+    );
+    // Reopened from the cache, the same index.
+    let reopened = Index::open(cache.path(), &key).expect("cached");
+    assert_eq!(reopened.records(), 437);
+}
+
+#[test]
+fn the_index_lives_in_the_cache_and_a_changed_run_never_reads_a_stale_one() {
+    let run_dir = tempfile::tempdir().expect("dir");
+    let cache = tempfile::tempdir().expect("dir");
+    let path = run_dir.path().join("run.jsonl");
+    write_run(&path, 30, 0);
+    let key = IndexKey::of(&path).expect("key");
+    Index::build(cache.path(), &key)
+        .expect("build")
+        .expect("indexable");
+    let names = |dir: &Path| -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+            .expect("dir")
+            .map(|e| e.expect("entry").path())
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(
+        names(run_dir.path()),
+        vec![path.clone()],
+        "nothing beside the run"
+    );
+    assert_eq!(
+        names(cache.path()).len(),
+        2,
+        "the entries and their dictionaries"
+    );
+    // The run grows: its new version has no index until one is built for it.
+    let mut text = std::fs::read_to_string(&path).expect("read");
+    text.push_str(
+        &text
+            .lines()
+            .next()
+            .expect("line")
+            .replace("s00000", "s99999"),
+    );
+    text.push('\n');
+    std::fs::write(&path, text).expect("write");
+    let grown = IndexKey::of(&path).expect("key");
+    assert_ne!(grown, key);
+    assert!(Index::open(cache.path(), &grown).is_none());
+    let index = Index::build(cache.path(), &grown)
+        .expect("build")
+        .expect("indexable");
+    assert_eq!(index.records(), 31);
+}
+
+#[tokio::test]
+async fn the_server_reads_a_large_runs_index_once_it_is_built() {
+    let run_dir = tempfile::tempdir().expect("dir");
+    let cache = tempfile::tempdir().expect("dir");
+    let path = run_dir.path().join("big.jsonl");
+    // Past the size from which the server indexes a run.
+    let pad = 20_000;
+    let n = usize::try_from(viewer::server::INDEX_MIN_BYTES).expect("size") / pad + 50;
+    write_run(&path, n, pad);
+    let args = viewer::ViewArgs {
+        paths: vec![path.clone()],
+        host: "127.0.0.1".parse().expect("ip"),
+        port: 0,
+        open: false,
+        compare: false,
+        index_dir: Some(cache.path().to_owned()),
+    };
+    let bound = viewer::bind(&args).await.expect("bind");
+    let url = format!(
+        "{}run/0/records?status=rejected&gate=failed&sort=-score",
+        bound.url()
+    );
+    tokio::spawn(bound.serve(std::future::pending()));
+    let streamed = reqwest::get(&url)
+        .await
+        .expect("get")
+        .text()
+        .await
+        .expect("body");
+    assert!(!streamed.contains("from the run's index"));
+    // The index is built in the background; wait for it (bounded by its own completion).
+    let mut indexed = String::new();
+    for _ in 0..600 {
+        indexed = reqwest::get(&url)
+            .await
+            .expect("get")
+            .text()
+            .await
+            .expect("body");
+        if indexed.contains("from the run's index") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(
+        indexed.contains("from the run's index"),
+        "the index was never used"
+    );
+    let table = |html: &str| {
+        let start = html.find("<p id=\"counts\"").expect("counts");
+        let end = html.find("</table>").expect("table");
+        html[start..end].replace(" <span class=\"note\">(from the run's index)</span>", "")
+    };
+    assert_eq!(table(&indexed), table(&streamed));
+    // Once indexed, the form offers the parameters' values from the index.
+    assert!(indexed.contains(r#"<option value="health">health</option>"#));
+    let beside: Vec<_> = std::fs::read_dir(run_dir.path()).expect("dir").collect();
+    assert_eq!(beside.len(), 1, "nothing written beside the run");
+}

@@ -1,0 +1,322 @@
+//! `cargo xtask browser`: the viewer (`scenario-engine view`) in a real headless Chromium,
+//! driven over WebDriver (Debian's `chromium` and `chromium-driver`, installed with apt-get
+//! when missing and running as root; the `fantoccini` crate). It checks what only a browser
+//! can: a record holding a script tag, an event handler and a `javascript:` link runs none of
+//! them (the page title they would change stays the viewer's), a filter chosen in the form
+//! narrows the table to exactly the matching records, and a run being written shows its new
+//! record without a reload by hand (the live script). Every wait is bounded; nothing is timed.
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use anyhow::{Context, bail, ensure};
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{Value, json};
+
+/// The longest any one wait lasts (a page load, the live reload): generous for a loaded
+/// 2-core machine; reaching it fails the check with what was awaited.
+const WAIT: Duration = Duration::from_secs(60);
+
+/// A child process (the viewer, chromedriver) stopped when dropped.
+struct Stopped(Child);
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Runs the check.
+///
+/// # Errors
+/// Chromium cannot be installed or started, the viewer cannot start, or a check fails.
+pub(crate) fn run() -> anyhow::Result<()> {
+    install()?;
+    let root = crate::workspace_root();
+    let dir = root.join("target/browser");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let result = check(&root, &dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+/// apt-get installs Chromium and its WebDriver when either is missing.
+fn install() -> anyhow::Result<()> {
+    if Path::new("/usr/bin/chromium").is_file() && Path::new("/usr/bin/chromedriver").is_file() {
+        return Ok(());
+    }
+    if !crate::demo::is_root() {
+        bail!(
+            "chromium and chromedriver are missing: sudo apt-get install -y chromium chromium-driver"
+        );
+    }
+    eprintln!("    installing chromium and chromium-driver (apt-get)");
+    crate::venv::apt_install(&["--no-install-recommends", "chromium", "chromium-driver"])
+}
+
+/// The fixture runs: a hostile record, the 20-record fixture run, and a live run of 2 records
+/// (the 3rd line is what the check appends). Returns them and the fixture's records.
+fn write_runs(root: &Path, dir: &Path) -> anyhow::Result<(Vec<PathBuf>, Vec<Value>)> {
+    let fixture = root.join("fixtures/runs/pipeline-after.jsonl");
+    let text =
+        std::fs::read_to_string(&fixture).with_context(|| format!("{}", fixture.display()))?;
+    let records: Vec<Value> = text
+        .lines()
+        .map(serde_json::from_str)
+        .collect::<Result<_, _>>()
+        .context("the fixture run's lines")?;
+    let mut hostile = records[0].clone();
+    hostile["data_generation_result"] = json!([
+        "<script>document.title='pwned by a script tag'</script>",
+        "<img src=x onerror=\"document.title='pwned by onerror'\">",
+        "<a href=\"javascript:document.title='pwned by a link'\">click me</a>",
+    ]);
+    hostile["topic"] = json!("<script>document.title='pwned by a parameter'</script>");
+    let paths = [
+        dir.join("hostile.jsonl"),
+        dir.join("run.jsonl"),
+        dir.join("live.jsonl"),
+    ];
+    std::fs::write(&paths[0], format!("{hostile}\n"))?;
+    std::fs::write(&paths[1], &text)?;
+    std::fs::write(&paths[2], format!("{}\n{}\n", records[0], records[1]))?;
+    Ok((paths.to_vec(), records))
+}
+
+/// Builds the binary and starts `view` over `paths`; returns it and its URL.
+fn start_viewer(root: &Path, paths: &[PathBuf]) -> anyhow::Result<(Stopped, String)> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    crate::venv::run(Command::new(cargo).current_dir(root).args([
+        "build",
+        "--quiet",
+        "-p",
+        "scenario-engine",
+    ]))?;
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
+    let mut child = Command::new(target.join("debug/scenario-engine"))
+        .arg("view")
+        .args(paths)
+        .stdout(Stdio::piped())
+        .spawn()
+        .context("starting `scenario-engine view`")?;
+    let stdout = child.stdout.take().context("the viewer's stdout")?;
+    let viewer = Stopped(child);
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line)?;
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .with_context(|| format!("no URL in the viewer's first line: {line:?}"))?
+        .trim_end_matches('/')
+        .to_owned();
+    Ok((viewer, url))
+}
+
+/// Starts chromedriver on a free port; returns it and its URL once it answers.
+fn start_driver() -> anyhow::Result<(Stopped, String)> {
+    let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+    let child = Command::new("/usr/bin/chromedriver")
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .context("starting chromedriver")?;
+    let driver = Stopped(child);
+    let addr = format!("127.0.0.1:{port}");
+    let started = std::time::Instant::now();
+    while std::net::TcpStream::connect(&addr).is_err() {
+        ensure!(
+            started.elapsed() < WAIT,
+            "chromedriver did not listen on {addr}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Ok((driver, format!("http://{addr}")))
+}
+
+fn check(root: &Path, dir: &Path) -> anyhow::Result<()> {
+    let (paths, records) = write_runs(root, dir)?;
+    let (_viewer, url) = start_viewer(root, &paths)?;
+    let (_driver, driver_url) = start_driver()?;
+    let profile = dir.join("profile");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let mut caps = serde_json::Map::new();
+        caps.insert(
+            "goog:chromeOptions".into(),
+            json!({
+                "binary": "/usr/bin/chromium",
+                "args": [
+                    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                    "--disable-background-networking", "--disable-component-update",
+                    "--disable-sync", "--no-first-run",
+                    format!("--user-data-dir={}", profile.display()),
+                ],
+            }),
+        );
+        let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(caps)
+            .connect(&driver_url)
+            .await
+            .context("a WebDriver session in headless Chromium")?;
+        let result = checks(&client, &url, &paths[2], &records).await;
+        let _ = client.close().await;
+        result
+    })
+}
+
+async fn checks(client: &Client, url: &str, live: &Path, records: &[Value]) -> anyhow::Result<()> {
+    hostile_record_runs_nothing(client, url).await?;
+    eprintln!("    a record's script tag, event handler and javascript: link ran nothing");
+    filters_narrow_the_table(client, url, records).await?;
+    eprintln!("    the status and parameter filters narrowed the table to the matching records");
+    live_run_shows_new_records(client, url, live, records).await?;
+    eprintln!("    a record appended to a live run appeared by itself");
+    Ok(())
+}
+
+async fn hostile_record_runs_nothing(client: &Client, url: &str) -> anyhow::Result<()> {
+    for page in ["/run/0", "/run/0/records", "/run/0/record/0"] {
+        client.goto(&format!("{url}{page}")).await?;
+        let title = client.title().await?;
+        ensure!(
+            !title.contains("pwned"),
+            "{page}: a record's markup ran: title {title:?}"
+        );
+        let links = client.find_all(Locator::Css("a")).await?;
+        for link in links {
+            let href = link.attr("href").await?.unwrap_or_default();
+            ensure!(
+                !href.starts_with("javascript:"),
+                "{page}: a javascript: link: {href}"
+            );
+        }
+    }
+    let texts = client.find(Locator::Css("ol.texts")).await?.text().await?;
+    ensure!(
+        texts.contains("<script>document.title='pwned by a script tag'</script>")
+            && texts.contains("<img src=x onerror="),
+        "the record page does not show the hostile texts as text: {texts:?}"
+    );
+    Ok(())
+}
+
+async fn rows(client: &Client) -> anyhow::Result<usize> {
+    Ok(client
+        .find_all(Locator::Css("#records tbody tr"))
+        .await?
+        .len())
+}
+
+async fn filters_narrow_the_table(
+    client: &Client,
+    url: &str,
+    records: &[Value],
+) -> anyhow::Result<()> {
+    client.goto(&format!("{url}/run/1/records")).await?;
+    ensure!(rows(client).await? == records.len(), "the unfiltered table");
+    let accepted = records.iter().filter(|r| r["accepted"] == true).count();
+    let health = records
+        .iter()
+        .filter(|r| r["accepted"] == true && r["topic"] == "health")
+        .count();
+    ensure!(
+        accepted < records.len() && health < accepted,
+        "the fixture cannot show narrowing"
+    );
+    client
+        .find(Locator::Css("select[name='status']"))
+        .await?
+        .select_by_value("accepted")
+        .await?;
+    client
+        .find(Locator::Css("#filters button[type='submit']"))
+        .await?
+        .click()
+        .await?;
+    client
+        .wait()
+        .at_most(WAIT)
+        .for_element(Locator::Css("#records"))
+        .await?;
+    ensure!(
+        client
+            .current_url()
+            .await?
+            .as_str()
+            .contains("status=accepted"),
+        "the form did not submit the status"
+    );
+    let shown = rows(client).await?;
+    ensure!(
+        shown == accepted,
+        "status=accepted shows {shown} rows, {accepted} records are accepted"
+    );
+    client
+        .find(Locator::Css("select[name='p.topic']"))
+        .await?
+        .select_by_value("health")
+        .await?;
+    client
+        .find(Locator::Css("#filters button[type='submit']"))
+        .await?
+        .click()
+        .await?;
+    client
+        .wait()
+        .at_most(WAIT)
+        .for_element(Locator::Css("#records"))
+        .await?;
+    let shown = rows(client).await?;
+    ensure!(
+        shown == health,
+        "accepted health records: {shown} shown, {health} in the file"
+    );
+    Ok(())
+}
+
+async fn live_run_shows_new_records(
+    client: &Client,
+    url: &str,
+    live: &Path,
+    records: &[Value],
+) -> anyhow::Result<()> {
+    client
+        .goto(&format!("{url}/run/2/records?sort=newest&live=1"))
+        .await?;
+    ensure!(rows(client).await? == 2, "the live run's two records");
+    // Let the script read the file's size before it grows.
+    client
+        .wait()
+        .at_most(WAIT)
+        .for_element(Locator::Css("script[src='/static/viewer.js']"))
+        .await?;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let mut text = std::fs::read_to_string(live)?;
+    text.push_str(&format!("{}\n", records[2]));
+    std::fs::write(live, text)?;
+    let newest = records[2]["id"].as_str().context("an id")?.to_owned();
+    let started = std::time::Instant::now();
+    loop {
+        let first = match client.find(Locator::Css("#records tbody tr td code")).await {
+            Ok(cell) => cell.text().await.unwrap_or_default(),
+            Err(_) => String::new(),
+        };
+        if first == newest && rows(client).await? == 3 {
+            return Ok(());
+        }
+        ensure!(
+            started.elapsed() < WAIT,
+            "the appended record did not appear"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
