@@ -256,8 +256,11 @@ async fn killed_run_resumes_with_every_scenario_once_and_no_repeated_request() {
         "the first run's records are kept as they were"
     );
     // The only prompts answered twice are calls the server answered while the client was being
-    // killed (never received, so never cached); at most one per request in flight (4). Every call
-    // of a finished scenario came back before its record was written, so none is among them.
+    // killed (never received, so never cached); at most one per call in flight: `--concurrency`
+    // counts scenarios (4), and a scenario has up to four calls in flight at once (its judges run
+    // in parallel), so 16. Every call of a finished scenario came back before its record was
+    // written, so none is among them. (Until 2026-11-27 this said 4 calls, which a loaded
+    // machine broke with 6: four judges of two scenarios answered during the kill.)
     let repeated: Vec<_> = server
         .stats()
         .prompt_hashes
@@ -265,7 +268,7 @@ async fn killed_run_resumes_with_every_scenario_once_and_no_repeated_request() {
         .filter(|(hash, n)| *n > 1 && hashes_at_kill.contains_key(hash))
         .collect();
     assert!(
-        repeated.len() <= 4,
+        repeated.len() <= 4 * 4,
         "repeats beyond the calls in flight at the kill: {repeated:?}"
     );
     assert!(
