@@ -1088,7 +1088,7 @@ mod tests {
             json!({"first_language": "Chinese", "second_language": "English", "script": "romanized"}),
             json!({"first_language": "Chinese", "second_language": "English"}),
             json!({"first_language": "Cantonese", "second_language": "Mandarin"}),
-            json!({"first_language": "Tagalog", "second_language": "English"}),
+            json!({"first_language": "Swahili", "second_language": "English"}),
             json!({"topic": "no languages"}),
         ];
         let coverage =
@@ -1113,7 +1113,7 @@ mod tests {
             ),
             "{warning}"
         );
-        assert!(warning.contains("Tagalog–English: 1 scenario: the measurement does not know the language \"Tagalog\""), "{warning}");
+        assert!(warning.contains("Swahili–English: 1 scenario: the measurement does not know the language \"Swahili\""), "{warning}");
         assert!(
             warning.contains(
                 "Cantonese–Mandarin: 1 scenario: Cantonese and Mandarin are both Chinese"
@@ -1156,7 +1156,7 @@ mod tests {
     fn coverage_of_a_huge_selection_is_estimated_from_a_sample() {
         let cfg = huge_config(
             "language_pairs:\n  - {first_language: Spanish, second_language: English}\n  \
-             - {first_language: Tagalog, second_language: English}\n",
+             - {first_language: Swahili, second_language: English}\n",
         );
         let coverage = GateCoverage::of_selection(&cfg.space, &cfg.selection);
         assert!(coverage.estimated);
@@ -1183,15 +1183,15 @@ mod tests {
     /// the axis values, never from walking the selection; its count says it was not counted.
     #[test]
     fn coverage_of_a_huge_selection_lists_a_pair_the_sample_misses() {
-        // Tagalog survives only where a0, a1 and a2 are all v0: 100 of 200,000,000 scenarios.
+        // Swahili survives only where a0, a1 and a2 are all v0: 100 of 200,000,000 scenarios.
         let rest: Vec<String> = (1..100).map(|v| format!("v{v}")).collect();
         let mut yaml = String::from(
             "language_pairs:\n  - {first_language: Spanish, second_language: English}\n  \
-             - {first_language: Tagalog, second_language: English}\nexclude:\n",
+             - {first_language: Swahili, second_language: English}\nexclude:\n",
         );
         for axis in 0..3 {
             yaml.push_str(&format!(
-                "  - {{first_language: Tagalog, a{axis}: [{}]}}\n",
+                "  - {{first_language: Swahili, a{axis}: [{}]}}\n",
                 rest.join(", ")
             ));
         }
@@ -1208,7 +1208,7 @@ mod tests {
             .warning(GateSettings::default())
             .expect("a warning");
         assert!(
-            warning.contains("Tagalog–English: too rare for the sample to count: the measurement"),
+            warning.contains("Swahili–English: too rare for the sample to count: the measurement"),
             "{warning}"
         );
         assert_eq!(coverage.undecidable.len(), 1, "{coverage:?}");

@@ -5,8 +5,8 @@
 //! list (PyPI wheel `wordfreq==3.1.1`, CC BY-SA 4.0; see `data/README.md`) with a Zipf
 //! frequency of at least 3.3 (about the 20,000 most frequent words), each with its Zipf × 100.
 //! They cover the pair languages written in Latin script (English, Spanish, French, German,
-//! Italian, Malay) and the likely third languages of a batch in one of their pairs
-//! (Portuguese, Filipino/Tagalog, Indonesian, Dutch, Catalan, Romanian).
+//! Italian, Malay, Portuguese, Filipino/Tagalog, Indonesian) and the likely third languages of
+//! a batch in one of their pairs (Dutch, Catalan, Romanian, and each other).
 //!
 //! For a Latin–Latin pair a word is:
 //! - a **look-alike** when both languages' lists hold it and its two Zipf frequencies are
@@ -296,8 +296,8 @@ fn sibling_code(first: Language, second: Language) -> Option<&'static str> {
 /// a word either frequency list holds (beside English, the other language's full vocabulary),
 /// an elided form whose part is known ("m'a", "dell'anno"), a German compound ending in a
 /// German word of four letters or more after three or more ("Geburtstags|feier"), and beside
-/// Malay an Indonesian word, beside Indonesian a Malay one ([`sibling_code`]). What the lists do not know
-/// is the word of a language the tool does not know ([`third_language`]).
+/// Malay an Indonesian word, beside Indonesian a Malay one ([`sibling_code`]). What the lists
+/// do not know is the word of a language the tool does not know ([`third_language`]).
 pub(crate) fn pair_knows(first: Language, second: Language, word: &str) -> bool {
     if super::lexicon::is_function_word(first, word)
         || super::lexicon::is_function_word(second, word)
