@@ -441,3 +441,70 @@ fn the_round_c_pairs_are_measured_refusing_monolingual_batches_and_passing_real_
     );
     assert!(m.third_language.is_none(), "{m:?}");
 }
+
+/// Round C of issue 26: English text with established loans from the other language of the
+/// pair ("coup de grâce", "al dente", "siesta") is not code switching, and e-mail boilerplate
+/// ("Subject:", "Sent from my iPhone", "Kind regards") is no evidence of English in mail
+/// written in the other language: refused outright with the judges at 10. The same loans beside
+/// a real switch do not stop it passing. The sentences were written for this test.
+#[test]
+fn loans_in_english_and_mail_boilerplate_are_not_switching() {
+    let refused: &[(&str, &[&str])] = &[
+        (
+            "French",
+            &[
+                "The final goal was the coup de grâce for the visiting team.",
+                "We ordered the soup à la carte and a croissant for later.",
+                "Her fiancé had a certain je ne sais quoi that everyone noticed.",
+            ],
+        ),
+        (
+            "Italian",
+            &[
+                "Cook the pasta al dente and serve it al fresco on the terrace.",
+                "He ordered an espresso while the paparazzi waited outside.",
+                "The choir sang a cappella for the whole evening.",
+            ],
+        ),
+        (
+            "Spanish",
+            &[
+                "After lunch we always take a siesta in the shade.",
+                "The kids broke the piñata at the birthday fiesta.",
+                "Add one jalapeño to the quesadilla if you like it hot.",
+            ],
+        ),
+        (
+            "Spanish",
+            &[
+                "Subject: cambio de horario para el viernes",
+                "Buenos días, el viernes salimos a las tres por la revisión del edificio.",
+                "Kind regards,",
+                "Sent from my iPhone",
+            ],
+        ),
+    ];
+    for (language, batch) in refused {
+        let m = measure(language, "English", batch);
+        for cs_type in [Some("Intrasentential"), Some("Intersentential"), None] {
+            let v = gate::decide(GateSettings::default(), Some(&m), cs_type, false);
+            assert_eq!(
+                v.passed,
+                Some(false),
+                "{language}–English {cs_type:?} not refused: {v:?}\n{m:?}"
+            );
+        }
+    }
+    // A real switch beside a loan and a mail header still passes.
+    let m = measure(
+        "Spanish",
+        "English",
+        &[
+            "Subject: la fiesta del sábado",
+            "Oigan, la fiesta empieza a las ocho, so don't be late please.",
+            "Traigan algo de comer, maybe some chips or a salad.",
+        ],
+    );
+    let v = gate::decide(GateSettings::default(), Some(&m), None, false);
+    assert_eq!(v.passed, Some(true), "{v:?}\n{m:?}");
+}

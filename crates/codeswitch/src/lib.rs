@@ -148,9 +148,11 @@
 //! # Ok::<(), codeswitch::CodeSwitchError>(())
 //! ```
 
+mod boilerplate;
 pub mod diversity;
 mod language;
 mod lexicon;
+mod loans;
 mod metrics;
 mod ratio;
 mod romanized;

@@ -153,7 +153,9 @@ impl LanguagePair {
         let mut contested: Vec<(usize, Evidence)> = Vec::new();
         // Latin words both languages' frequency lists know, settled the same way.
         let mut look_alikes: Vec<usize> = Vec::new();
-        let links = link_spans(text);
+        // Links and e-mail boilerplate ("Subject:", "Sent from my iPhone") are no words.
+        let mut links = link_spans(text);
+        links.extend(super::boilerplate::spans(text));
         // Indices into `out` of the words that start a sentence.
         let mut sentence_starts: Vec<usize> = Vec::new();
         for (at, segment) in text.split_word_bound_indices() {
@@ -219,6 +221,7 @@ impl LanguagePair {
         }
         settle_look_alikes(&mut out, &look_alikes);
         self.untag_name_spans(&mut out, &sentence_starts);
+        super::loans::settle(self.first, self.second, &mut out);
         if self.is(Language::German, Language::English) {
             unfirm_dialect_look_alikes(&mut out);
         }
