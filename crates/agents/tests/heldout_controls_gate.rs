@@ -84,7 +84,6 @@ fn no_monolingual_control_passes_and_most_real_switches_do() {
             } else {
                 mixed += 1;
                 mixed_passed += usize::from(verdicts[2].passed == Some(true));
-
             }
         }
         #[allow(clippy::cast_precision_loss)] // sentence counts

@@ -57,11 +57,11 @@ const MALAY: &[&str] = &[
 ];
 
 const PORTUGUESE: &[&str] = &[
-    "o", "a", "os", "as", "um", "uma", "e", "ou", "de", "do", "da", "dos", "das", "em", "no",
-    "na", "nos", "nas", "ao", "à", "às", "pelo", "pela", "que", "é", "não", "se", "me", "te",
-    "lhe", "eu", "ele", "ela", "você", "vocês", "nós", "meu", "minha", "seu", "sua", "por", "com",
-    "sem", "muito", "mais", "mas", "sim", "já", "tem", "foi", "são", "vou", "vai", "para", "pra",
-    "como", "está", "tá", "tô", "estou", "isso", "esse", "essa", "aqui", "também",
+    "o", "a", "os", "as", "um", "uma", "e", "ou", "de", "do", "da", "dos", "das", "em", "no", "na",
+    "nos", "nas", "ao", "à", "às", "pelo", "pela", "que", "é", "não", "se", "me", "te", "lhe",
+    "eu", "ele", "ela", "você", "vocês", "nós", "meu", "minha", "seu", "sua", "por", "com", "sem",
+    "muito", "mais", "mas", "sim", "já", "tem", "foi", "são", "vou", "vai", "para", "pra", "como",
+    "está", "tá", "tô", "estou", "isso", "esse", "essa", "aqui", "também",
 ];
 
 const TAGALOG: &[&str] = &[
