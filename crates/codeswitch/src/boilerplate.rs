@@ -17,7 +17,85 @@ const PROGRAM_LINE_STARTS: &[&str] = &[
     "sent from mail for ",
     "sent from yahoo mail",
     "sent via ",
+    "sent with ",
     "get outlook for ",
+    "please consider the environment before printing",
+    "begin forwarded message",
+    "this is an automated message",
+    "this is an automatically generated",
+    "this email and any attachments",
+    "this e-mail and any attachments",
+    "this message and any attachments",
+    "click here to unsubscribe",
+];
+
+/// Phrases that make a whole line a mail program's notice wherever they stand in it (lower-cased):
+/// "---------- Forwarded message ---------", "Please do not reply to this email".
+const PROGRAM_LINE_PHRASES: &[&str] = &[
+    "forwarded message",
+    "original message",
+    "do not reply",
+    "do-not-reply",
+    "donotreply",
+    "noreply",
+    "no-reply",
+];
+
+/// The words a sign-off line is made of ("Thanks and regards,", "Thanks & best regards",
+/// "Many thanks and best wishes,", "Talk soon and take care,"): a line of these words alone,
+/// with at least one of [`SIGN_OFF_HEADS`], closes a signature, however they are combined.
+const SIGN_OFF_WORDS: &[&str] = &[
+    "thanks",
+    "thank",
+    "you",
+    "and",
+    "&",
+    "best",
+    "kind",
+    "kindest",
+    "warm",
+    "warmest",
+    "regards",
+    "wishes",
+    "many",
+    "cheers",
+    "sincerely",
+    "yours",
+    "faithfully",
+    "truly",
+    "cordially",
+    "respectfully",
+    "take",
+    "care",
+    "talk",
+    "soon",
+    "all",
+    "the",
+    "with",
+    "love",
+    "again",
+    "in",
+    "advance",
+    "very",
+    "much",
+    "so",
+    "a",
+    "lot",
+    "speak",
+    "later",
+];
+
+/// The words that make a line of [`SIGN_OFF_WORDS`] a sign-off and not a chat reply ("Thank
+/// you so much" alone is not one).
+const SIGN_OFF_HEADS: &[&str] = &[
+    "regards",
+    "wishes",
+    "sincerely",
+    "faithfully",
+    "cordially",
+    "respectfully",
+    "cheers",
+    "care",
 ];
 
 /// Whole lines that close a signature (lower-cased, trailing punctuation dropped).
@@ -35,8 +113,10 @@ const SIGN_OFFS: &[&str] = &[
 ];
 
 /// Byte ranges of `text` that are e-mail boilerplate: a header label at the start of a line
-/// with its colon ("Subject:", "Fwd:"), a line a mail program adds ([`PROGRAM_LINE_STARTS`]),
-/// and a line that is only a sign-off ([`SIGN_OFFS`]).
+/// with its colon ("Subject:", "Fwd:"), a line a mail program adds ([`PROGRAM_LINE_STARTS`],
+/// [`PROGRAM_LINE_PHRASES`], the attribution of a quoted reply "On Tue, 4 Mar 2025, Ana
+/// wrote:"), and a line that is only a sign-off ([`SIGN_OFFS`], or [`SIGN_OFF_WORDS`] with a
+/// head word and a closing comma or nothing after it).
 pub(crate) fn spans(text: &str) -> Vec<(usize, usize)> {
     let mut spans = Vec::new();
     let mut line_start = 0;
@@ -47,7 +127,11 @@ pub(crate) fn spans(text: &str) -> Vec<(usize, usize)> {
         let lower = trimmed.to_lowercase();
         let from = line_start + indent;
         let sign_off = lower.trim_end_matches(|c: char| !c.is_alphanumeric());
-        if PROGRAM_LINE_STARTS.iter().any(|s| lower.starts_with(s)) || SIGN_OFFS.contains(&sign_off)
+        if PROGRAM_LINE_STARTS.iter().any(|s| lower.starts_with(s))
+            || PROGRAM_LINE_PHRASES.iter().any(|s| lower.contains(s))
+            || is_reply_attribution(&lower)
+            || SIGN_OFFS.contains(&sign_off)
+            || is_composed_sign_off(&lower)
         {
             spans.push((from, from + trimmed.len()));
         } else if let Some((label, _)) = trimmed.split_once(':')
@@ -58,6 +142,30 @@ pub(crate) fn spans(text: &str) -> Vec<(usize, usize)> {
         line_start += line.len();
     }
     spans
+}
+
+/// "On Tue, Mar 4, 2025 at 9:12 AM Giulia Rossi <g@x.it> wrote:": the line a mail program puts
+/// above a quoted reply (lower-cased line).
+fn is_reply_attribution(lower: &str) -> bool {
+    lower.starts_with("on ") && lower.trim_end().ends_with("wrote:") && lower.len() <= 200
+}
+
+/// A line of [`SIGN_OFF_WORDS`] only (at most eight), with one of [`SIGN_OFF_HEADS`], ending in
+/// a comma or in nothing (lower-cased line): "Thanks and regards,", "Thanks & best regards".
+fn is_composed_sign_off(lower: &str) -> bool {
+    let body = lower.trim_end();
+    let body = body.strip_suffix(',').unwrap_or(body);
+    if body.ends_with(|c: char| !(c.is_alphanumeric() || c == '&')) {
+        return false;
+    }
+    let words: Vec<&str> = body
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| !w.is_empty())
+        .collect();
+    !words.is_empty()
+        && words.len() <= 8
+        && words.iter().all(|w| SIGN_OFF_WORDS.contains(w))
+        && words.iter().any(|w| SIGN_OFF_HEADS.contains(w))
 }
 
 #[cfg(test)]
@@ -78,6 +186,22 @@ mod tests {
         );
         assert_eq!(covered("  Best regards,\nAna"), ["Best regards,"]);
         assert_eq!(covered("Get Outlook for iOS"), ["Get Outlook for iOS"]);
+        // Sign-offs composed of sign-off words, mail programs' notices, reply attributions.
+        for line in [
+            "Thanks & kind regards,",
+            "Many thanks and warm wishes",
+            "Take care,",
+            "Sent with Tuta secure mail",
+            "-------- Forwarded message --------",
+            "Please do NOT reply to this message.",
+            "On Mon, 3 Jun 2024 at 18:40, Rahul Mehta <rahul@example.in> wrote:",
+            "Please consider the environment before printing this e-mail",
+        ] {
+            assert_eq!(
+                covered(&format!("Ci sentiamo lunedì.\n{line}\nPaolo")),
+                [line]
+            );
+        }
     }
 
     #[test]
@@ -87,5 +211,10 @@ mod tests {
         assert!(covered("Regards to your mother, dile que la extraño").is_empty());
         assert!(covered("I sent from my office the whole report, ya lo tienes").is_empty());
         assert!(covered("To be honest, no me gustó nada").is_empty());
+        // Sign-off words in a sentence of the writer's own, or a reply in chat.
+        assert!(covered("Thank you so much").is_empty());
+        assert!(covered("Take care of yourself, nos vemos").is_empty());
+        assert!(covered("Cheers! Nos vemos el sábado").is_empty());
+        assert!(covered("On the way home I wrote: te quiero").is_empty());
     }
 }

@@ -91,7 +91,7 @@ pub(crate) fn is_language_neutral(word: &str) -> bool {
 
 /// Whether `word` (already lower-cased, apostrophes normalised to `'`) is one of `language`'s
 /// listed function words. Non-Latin languages have no list: they are tagged by script.
-pub(crate) fn is_function_word(language: Language, word: &str) -> bool {
+pub fn is_function_word(language: Language, word: &str) -> bool {
     let list: &[&str] = match language {
         Language::English => ENGLISH,
         Language::Spanish => SPANISH,
