@@ -74,7 +74,9 @@
 //! "and", "de", "del", "y", "della", "von", "der", "binti": "Pirates of the Caribbean",
 //! "Ursula von der Leyen") are no evidence of their language: when they are tagged with a
 //! language no tagged word beside the name has, the whole run of capitalised words and joiners
-//! is [`UntaggedReason::Name`], at sentence start and in German pairs too.
+//! is [`UntaggedReason::Name`], at sentence start and in German pairs too. Capitalised function
+//! words inside the run count as joiners ("Let It Be", "Catch Me If You Can"), and a word cut
+//! with an apostrophe goes on into the joiners after it ("Singin' in the Rain").
 //!
 //! **German dialect look-alikes.** In a German–English text, "I", "is", "a", "no", "mia" and
 //! "ned" (also Bavarian and Austrian spellings) tagged English are firm only beside a firm
@@ -83,7 +85,10 @@
 //! **Format characters and homoglyphs.** Unicode format characters (category Cf: zero-width
 //! space, joiners, soft hyphen, bidirectional marks) are dropped before tokenising, and so are
 //! unusual space-like characters between two letters (hair and thin spaces, the braille blank,
-//! Hangul fillers: "sold\u{2800}ado" is "soldado"; elsewhere they are a space); a word
+//! Hangul fillers: "sold\u{2800}ado" is "soldado"; elsewhere they are a space), and so are the
+//! katakana middle dot, emoji and a `/` with at most three letters on one side between two
+//! letters ("Ten・go", "in/for/me": the word is whole again; the non-breaking hyphen is a
+//! hyphen); a word
 //! mixing Latin with Cyrillic or Greek letters is ambiguous, and a batch where one word in twenty
 //! is such a word is [`MeasurementStatus::LowCoverage`].
 //!
