@@ -197,10 +197,6 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "discourse words after names or numbers are 5% or more of every word",
     ),
     (
-        "e3_it_inline_intra",
-        "a sign-off inside a line, after a sentence",
-    ),
-    (
         "r2_tl_taglish",
         "real, refused: \"sorry\" is in the Filipino list too",
     ),

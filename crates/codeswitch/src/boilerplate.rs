@@ -134,6 +134,8 @@ pub(crate) fn spans(text: &str) -> Vec<(usize, usize)> {
             || is_composed_sign_off(&lower)
         {
             spans.push((from, from + trimmed.len()));
+        } else if let Some((at, len)) = closing_sign_off(trimmed) {
+            spans.push((from + at, from + at + len));
         } else if let Some((label, _)) = trimmed.split_once(':')
             && HEADER_LABELS.contains(&label.trim().to_lowercase().as_str())
         {
@@ -142,6 +144,25 @@ pub(crate) fn spans(text: &str) -> Vec<(usize, usize)> {
         line_start += line.len();
     }
     spans
+}
+
+/// A sign-off that closes a line after the writer's last sentence, followed by a name or
+/// nothing ("Ti mando il file. Thanks and regards, Giulia"): its byte offset and length in
+/// `line`, the comma included.
+fn closing_sign_off(line: &str) -> Option<(usize, usize)> {
+    let at = line.rfind(['.', '!', '?']).map(|i| i + 1)?;
+    let tail = &line[at..];
+    let start = at + (tail.len() - tail.trim_start().len());
+    let tail = tail.trim();
+    let (head, name) = tail.rsplit_once(',').unwrap_or((tail, ""));
+    let name_like = name.split_whitespace().count() <= 3
+        && name
+            .split_whitespace()
+            .all(|w| w.chars().next().is_some_and(char::is_uppercase));
+    let lower = head.to_lowercase();
+    let sign_off =
+        !head.is_empty() && (SIGN_OFFS.contains(&lower.as_str()) || is_composed_sign_off(&lower));
+    (name_like && sign_off).then(|| (start, head.len() + usize::from(head.len() < tail.len())))
 }
 
 /// "On Tue, Mar 4, 2025 at 9:12 AM Giulia Rossi <g@x.it> wrote:": the line a mail program puts
@@ -211,10 +232,17 @@ mod tests {
         assert!(covered("Regards to your mother, dile que la extraño").is_empty());
         assert!(covered("I sent from my office the whole report, ya lo tienes").is_empty());
         assert!(covered("To be honest, no me gustó nada").is_empty());
+        // A sign-off closing a line after the writer's sentence, before a name.
+        assert_eq!(
+            covered("Te paso el archivo. Thanks & regards, Marta"),
+            ["Thanks & regards,"]
+        );
         // Sign-off words in a sentence of the writer's own, or a reply in chat.
         assert!(covered("Thank you so much").is_empty());
         assert!(covered("Take care of yourself, nos vemos").is_empty());
         assert!(covered("Cheers! Nos vemos el sábado").is_empty());
         assert!(covered("On the way home I wrote: te quiero").is_empty());
+        assert!(covered("Ya llegué. Thank you so much, Marta").is_empty());
+        assert!(covered("Ya llegué. Take care of the kids, por favor").is_empty());
     }
 }
