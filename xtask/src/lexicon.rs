@@ -16,9 +16,9 @@
 //!   frequency of at least 3.3, `word<TAB>zipf×100`, most frequent first (look-alikes of a pair
 //!   and third languages, `codeswitch::wordlists`).
 //!
-//! - `latin/overlap/<code>.tsv`: for each Latin-script matrix language (es, fr, de, it, ms), the
-//!   words of `latin/en.tsv` that the language's fullest wordfreq list (`large_<code>`, or
-//!   `small_ms`) holds below the 3.3 floor, with that language's Zipf: real words of the
+//! - `latin/overlap/<code>.tsv`: for each Latin-script matrix language (es, fr, de, it, ms, pt,
+//!   fil, id), the words of `latin/en.tsv` that the language's fullest wordfreq list
+//!   (`large_<code>`, or `small_<code>` for ms, fil and id) holds below the 3.3 floor, with that language's Zipf: real words of the
 //!   language ("tuna", "pond", "stole") that would otherwise be English by list alone.
 //!
 //! Every file starts with `#` lines naming the source and licence; the rest is the data.
@@ -70,6 +70,9 @@ const OVERLAP_LISTS: &[(&str, &str, &str)] = &[
     ("de", "German", "large_de"),
     ("it", "Italian", "large_it"),
     ("ms", "Malay", "small_ms"),
+    ("pt", "Portuguese", "large_pt"),
+    ("fil", "Filipino (Tagalog)", "small_fil"),
+    ("id", "Indonesian", "small_id"),
 ];
 
 /// The frequency floor of the Latin-script lists, Zipf × 100 (3.3: about 20,000 words a

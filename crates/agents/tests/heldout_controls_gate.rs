@@ -15,18 +15,26 @@ use agents::gate;
 use codeswitch::{LanguagePair, ScriptHint};
 use runlog::GateSettings;
 
-const SETS: [(&str, &str); 3] = [
+const SETS: [(&str, &str, f64); 4] = [
     (
         "held-out",
         include_str!("../../codeswitch/tests/data/heldout_sentences.txt"),
+        MIN_MIXED_PASSED,
     ),
     (
         "second held-out",
         include_str!("../../codeswitch/tests/data/heldout2_sentences.txt"),
+        MIN_MIXED_PASSED,
     ),
     (
         "tuning",
         include_str!("../../codeswitch/tests/data/tuning_sentences.txt"),
+        MIN_MIXED_PASSED,
+    ),
+    (
+        "third held-out (Portuguese, Tagalog, Indonesian)",
+        include_str!("../../codeswitch/tests/data/heldout3_sentences.txt"),
+        MIN_MIXED_PASSED_ROUND_C,
     ),
 ];
 
@@ -38,9 +46,17 @@ const SETS: [(&str, &str); 3] = [
 /// sets 79.3% → 72.9%, 79.2% → 72.7%; BENCHMARKS.md). A ratchet: raise it as the tagger improves.
 const MIN_MIXED_PASSED: f64 = 0.53;
 
+/// The same for the third held-out set (Portuguese, Tagalog and Indonesian with English, made
+/// measurable in round C): 17 of 44 (38.6%) today. Lower than the others because wordfreq's
+/// Filipino and Indonesian lists are web text full of the English loans Taglish and Jakarta
+/// chat use ("traffic", "budget", "meeting", "deadline" at Zipf 3.5–4.5), so a one-sentence
+/// batch whose only switch is such a loan is "could not tell" — refused, never accepted.
+/// Multi-sentence batches with a switched clause pass (the gate tests). A ratchet.
+const MIN_MIXED_PASSED_ROUND_C: f64 = 0.38;
+
 #[test]
 fn no_monolingual_control_passes_and_most_real_switches_do() {
-    for (set, data) in SETS {
+    for (set, data, min_passed) in SETS {
         let (mut controls, mut mixed, mut mixed_passed) = (0_usize, 0_usize, 0_usize);
         for t in common::parse(data) {
             let pair = LanguagePair::parse(&t.first, &t.second).expect("a supported pair");
@@ -77,7 +93,8 @@ fn no_monolingual_control_passes_and_most_real_switches_do() {
              sentences passed ({:.1}%)",
             100.0 * passed
         );
-        assert!(controls >= 18, "[{set}] too few controls");
-        assert!(passed >= MIN_MIXED_PASSED, "[{set}] {:.1}%", 100.0 * passed);
+        // The third set covers three pairs only (10 controls); the others twelve.
+        assert!(controls >= 10, "[{set}] too few controls");
+        assert!(passed >= min_passed, "[{set}] {:.1}%", 100.0 * passed);
     }
 }

@@ -330,3 +330,181 @@ fn a_switch_that_rests_on_look_alikes_alone_is_refused_as_could_not_tell() {
     let r = run_with_judges_at_ten("Malay", "English", "Intersentential", batch);
     assert!(!r.accepted, "{:?}", r.gate);
 }
+
+/// Round C of issue 26: Portuguese, Tagalog and Indonesian with English are measured pairs
+/// now (they were undecided, so the judges accepted monolingual batches at 10). Monolingual
+/// batches with planted look-alikes ("real", "come", "total"; Tagalog "at", "may"; Indonesian
+/// "bank", "data") are refused outright — not left to the judges; a batch in a third language
+/// (Spanish in a Portuguese–English scenario) is not `ok`; real code-switched batches pass.
+/// The sentences were written for this test.
+#[test]
+fn the_round_c_pairs_are_measured_refusing_monolingual_batches_and_passing_real_ones() {
+    let monolingual: &[(&str, &[&str])] = &[
+        (
+            "Portuguese",
+            &[
+                "O preço real da casa ficou bem acima do anunciado.",
+                "Ela come sempre uma fruta depois do almoço.",
+                "No total gastamos quase duzentos reais na feira.",
+                "Meu avô conta histórias da fazenda todo domingo.",
+            ],
+        ),
+        (
+            "Tagalog",
+            &[
+                "May bagong tindahan sa kanto at mura ang mga gulay doon.",
+                "Nagluto si Nanay ng adobo para sa hapunan namin.",
+                "Ang kapatid ko ay nag-aaral sa Maynila ngayong taon.",
+                "Umuulan kaya hindi kami nakapunta sa palengke.",
+            ],
+        ),
+        (
+            "Indonesian",
+            &[
+                "Ibu saya bekerja di bank dekat alun-alun kota.",
+                "Data penduduk desa itu sudah diperbarui bulan lalu.",
+                "Kami makan malam bersama keluarga di rumah nenek.",
+                "Adik saya sedang belajar untuk ujian besok pagi.",
+            ],
+        ),
+    ];
+    for (first, batch) in monolingual {
+        let m = measure(first, "English", batch);
+        for cs_type in [Some("Intrasentential"), Some("Intersentential"), None] {
+            let v = gate::decide(GateSettings::default(), Some(&m), cs_type, false);
+            assert_eq!(
+                v.passed,
+                Some(false),
+                "{first}–English {cs_type:?} not refused: {v:?}\n{m:?}"
+            );
+        }
+    }
+    let mixed: &[(&str, &[&str])] = &[
+        (
+            "Portuguese",
+            &[
+                "Hoje o trabalho foi pesado, I just want to sleep.",
+                "A gente pode se encontrar later, what do you think?",
+                "Minha chefe disse que the project is on hold.",
+            ],
+        ),
+        (
+            "Tagalog",
+            &[
+                "Ang sarap ng kape dito, I could stay here all day.",
+                "Hindi pa ako tapos, can you wait for me?",
+                "Sabi niya na the party starts at seven.",
+            ],
+        ),
+        (
+            "Indonesian",
+            &[
+                "Aku capek banget hari ini, I just want to go home.",
+                "Kita ketemu di kafe aja, what time works for you?",
+                "Katanya the concert was cancelled karena hujan.",
+            ],
+        ),
+    ];
+    for (first, batch) in mixed {
+        let m = measure(first, "English", batch);
+        assert_eq!(m.status, MeasurementStatus::Ok, "{first}–English: {m:?}");
+        for cs_type in [Some("Intrasentential"), None] {
+            let v = gate::decide(GateSettings::default(), Some(&m), cs_type, false);
+            assert_eq!(
+                v.passed,
+                Some(true),
+                "{first}–English {cs_type:?}: {v:?}\n{m:?}"
+            );
+        }
+    }
+    // Spanish in a Portuguese–English scenario is a third language, never `ok`.
+    let m = measure(
+        "Portuguese",
+        "English",
+        &[
+            "Ayer fuimos al cine con mis primos y después cenamos.",
+            "Mañana tengo que trabajar hasta muy tarde, qué pena.",
+            "¿Quieres venir con nosotros el sábado por la noche?",
+        ],
+    );
+    assert_ne!(m.status, MeasurementStatus::Ok, "{m:?}");
+    let v = gate::decide(GateSettings::default(), Some(&m), None, false);
+    assert_eq!(v.passed, Some(false), "{v:?}");
+    // Malay beside Indonesian is not a third language (nor Indonesian beside Malay).
+    let m = measure(
+        "Indonesian",
+        "English",
+        &[
+            "Saya nak pergi kedai sekejap, you want anything?",
+            "Awak dah makan ke belum? Let's grab lunch.",
+        ],
+    );
+    assert!(m.third_language.is_none(), "{m:?}");
+}
+
+/// Round C of issue 26: English text with established loans from the other language of the
+/// pair ("coup de grâce", "al dente", "siesta") is not code switching, and e-mail boilerplate
+/// ("Subject:", "Sent from my iPhone", "Kind regards") is no evidence of English in mail
+/// written in the other language: refused outright with the judges at 10. The same loans beside
+/// a real switch do not stop it passing. The sentences were written for this test.
+#[test]
+fn loans_in_english_and_mail_boilerplate_are_not_switching() {
+    let refused: &[(&str, &[&str])] = &[
+        (
+            "French",
+            &[
+                "The final goal was the coup de grâce for the visiting team.",
+                "We ordered the soup à la carte and a croissant for later.",
+                "Her fiancé had a certain je ne sais quoi that everyone noticed.",
+            ],
+        ),
+        (
+            "Italian",
+            &[
+                "Cook the pasta al dente and serve it al fresco on the terrace.",
+                "He ordered an espresso while the paparazzi waited outside.",
+                "The choir sang a cappella for the whole evening.",
+            ],
+        ),
+        (
+            "Spanish",
+            &[
+                "After lunch we always take a siesta in the shade.",
+                "The kids broke the piñata at the birthday fiesta.",
+                "Add one jalapeño to the quesadilla if you like it hot.",
+            ],
+        ),
+        (
+            "Spanish",
+            &[
+                "Subject: cambio de horario para el viernes",
+                "Buenos días, el viernes salimos a las tres por la revisión del edificio.",
+                "Kind regards,",
+                "Sent from my iPhone",
+            ],
+        ),
+    ];
+    for (language, batch) in refused {
+        let m = measure(language, "English", batch);
+        for cs_type in [Some("Intrasentential"), Some("Intersentential"), None] {
+            let v = gate::decide(GateSettings::default(), Some(&m), cs_type, false);
+            assert_eq!(
+                v.passed,
+                Some(false),
+                "{language}–English {cs_type:?} not refused: {v:?}\n{m:?}"
+            );
+        }
+    }
+    // A real switch beside a loan and a mail header still passes.
+    let m = measure(
+        "Spanish",
+        "English",
+        &[
+            "Subject: la fiesta del sábado",
+            "Oigan, la fiesta empieza a las ocho, so don't be late please.",
+            "Traigan algo de comer, maybe some chips or a salad.",
+        ],
+    );
+    let v = gate::decide(GateSettings::default(), Some(&m), None, false);
+    assert_eq!(v.passed, Some(true), "{v:?}\n{m:?}");
+}

@@ -37,6 +37,14 @@ pub enum Language {
     Italian,
     /// Malay, Latin script.
     Malay,
+    /// Portuguese, Latin script.
+    Portuguese,
+    /// Tagalog (also parsed from "Filipino"), Latin script: wordfreq's Filipino list and
+    /// lingua's Tagalog model.
+    Tagalog,
+    /// Indonesian, Latin script. Beside Malay it is not a third language (the two are too
+    /// close to tell apart word by word).
+    Indonesian,
     /// Japanese: Han, Hiragana and Katakana.
     Japanese,
     /// Korean, Hangul (Hanja is rare in modern text and is deliberately not claimed, so Han in a
@@ -47,7 +55,7 @@ pub enum Language {
 }
 
 /// Every supported language, in declaration order (used for error messages and tests).
-pub const ALL_LANGUAGES: [Language; 12] = [
+pub const ALL_LANGUAGES: [Language; 15] = [
     Language::Arabic,
     Language::English,
     Language::Hindi,
@@ -57,6 +65,9 @@ pub const ALL_LANGUAGES: [Language; 12] = [
     Language::German,
     Language::Italian,
     Language::Malay,
+    Language::Portuguese,
+    Language::Tagalog,
+    Language::Indonesian,
     Language::Japanese,
     Language::Korean,
     Language::Russian,
@@ -76,6 +87,9 @@ impl Language {
             Language::German => "German",
             Language::Italian => "Italian",
             Language::Malay => "Malay",
+            Language::Portuguese => "Portuguese",
+            Language::Tagalog => "Tagalog",
+            Language::Indonesian => "Indonesian",
             Language::Japanese => "Japanese",
             Language::Korean => "Korean",
             Language::Russian => "Russian",
@@ -97,7 +111,10 @@ impl Language {
             | Language::French
             | Language::German
             | Language::Italian
-            | Language::Malay => &[Script::Latin],
+            | Language::Malay
+            | Language::Portuguese
+            | Language::Tagalog
+            | Language::Indonesian => &[Script::Latin],
         }
     }
 
@@ -124,6 +141,9 @@ impl Language {
             Language::German => Some(lingua::Language::German),
             Language::Italian => Some(lingua::Language::Italian),
             Language::Malay => Some(lingua::Language::Malay),
+            Language::Portuguese => Some(lingua::Language::Portuguese),
+            Language::Tagalog => Some(lingua::Language::Tagalog),
+            Language::Indonesian => Some(lingua::Language::Indonesian),
             Language::Arabic
             | Language::Hindi
             | Language::Chinese
@@ -156,6 +176,9 @@ impl FromStr for Language {
             "german" | "de" => Language::German,
             "italian" | "it" => Language::Italian,
             "malay" | "ms" => Language::Malay,
+            "portuguese" | "pt" => Language::Portuguese,
+            "tagalog" | "filipino" | "tl" | "fil" => Language::Tagalog,
+            "indonesian" | "id" => Language::Indonesian,
             "japanese" | "ja" => Language::Japanese,
             "korean" | "ko" => Language::Korean,
             "russian" | "ru" => Language::Russian,

@@ -56,6 +56,28 @@ const MALAY: &[&str] = &[
     "boleh", "akan", "sudah",
 ];
 
+const PORTUGUESE: &[&str] = &[
+    "o", "a", "os", "as", "um", "uma", "e", "ou", "de", "do", "da", "dos", "das", "em", "no", "na",
+    "nos", "nas", "ao", "à", "às", "pelo", "pela", "que", "é", "não", "se", "me", "te", "lhe",
+    "eu", "ele", "ela", "você", "vocês", "nós", "meu", "minha", "seu", "sua", "por", "com", "sem",
+    "muito", "mais", "mas", "sim", "já", "tem", "foi", "são", "vou", "vai", "para", "pra", "como",
+    "está", "tá", "tô", "estou", "isso", "esse", "essa", "aqui", "também",
+];
+
+const TAGALOG: &[&str] = &[
+    "ang", "ng", "mga", "sa", "na", "at", "ay", "ako", "ko", "mo", "ka", "siya", "sila", "kami",
+    "tayo", "natin", "namin", "niya", "nila", "ito", "iyan", "yan", "yung", "hindi", "oo", "po",
+    "ba", "din", "rin", "lang", "pa", "naman", "kasi", "pero", "kung", "para", "may", "wala",
+    "dito", "diyan", "nang", "kaya", "talaga", "ano", "sino", "saan", "ni", "kay",
+];
+
+const INDONESIAN: &[&str] = &[
+    "dan", "di", "ke", "yang", "ini", "itu", "saya", "aku", "kamu", "dia", "kita", "kami",
+    "mereka", "tidak", "nggak", "gak", "ada", "ya", "juga", "dengan", "untuk", "pada", "dari",
+    "atau", "tapi", "sudah", "udah", "akan", "bisa", "sangat", "banget", "lagi", "sih", "dong",
+    "kok", "deh", "gue", "aja", "mau",
+];
+
 /// Interjections and chat tokens written the same way across languages ("ok" is as much Arabic
 /// chat as English): they say nothing about which language a speaker is in.
 const NEUTRAL: &[&str] = &[
@@ -69,7 +91,7 @@ pub(crate) fn is_language_neutral(word: &str) -> bool {
 
 /// Whether `word` (already lower-cased, apostrophes normalised to `'`) is one of `language`'s
 /// listed function words. Non-Latin languages have no list: they are tagged by script.
-pub(crate) fn is_function_word(language: Language, word: &str) -> bool {
+pub fn is_function_word(language: Language, word: &str) -> bool {
     let list: &[&str] = match language {
         Language::English => ENGLISH,
         Language::Spanish => SPANISH,
@@ -77,6 +99,9 @@ pub(crate) fn is_function_word(language: Language, word: &str) -> bool {
         Language::German => GERMAN,
         Language::Italian => ITALIAN,
         Language::Malay => MALAY,
+        Language::Portuguese => PORTUGUESE,
+        Language::Tagalog => TAGALOG,
+        Language::Indonesian => INDONESIAN,
         Language::Arabic
         | Language::Hindi
         | Language::Chinese

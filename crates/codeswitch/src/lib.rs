@@ -34,7 +34,8 @@
 //!    Letters of both languages' exclusive scripts in one token → ambiguous; letters only of
 //!    scripts neither language uses → [`UntaggedReason::OtherLanguage`]. Han in a
 //!    Chinese–Japanese pair is shared and so ambiguous (Kana still marks Japanese).
-//! 5. **Both Latin** (English, Spanish, French, German, Italian, Malay): a function word listed
+//! 5. **Both Latin** (English, Spanish, French, German, Italian, Malay, Portuguese, Tagalog,
+//!    Indonesian): a function word listed
 //!    for both languages (a tiny closed-class lexicon, see `lexicon.rs`: "a", "no" in en/es) is
 //!    ambiguous. Then both languages' frequency lists (wordfreq, `wordlists.rs`): a word both
 //!    hold at comparable frequency (Zipf within 1.5: "red" es/en, "chat" and "but" fr/en,
@@ -49,14 +50,14 @@
 //!    word is tagged when the best reaches [`LATIN_CONFIDENCE_THRESHOLD`], else ambiguous.
 //!
 //! **Third language.** A word is *not the pair's* when it is in neither pair language's list
-//! but in a third language's (Portuguese, Filipino/Tagalog, Indonesian, Dutch, Catalan,
-//! Romanian, or a Latin-script pair language outside the pair: English, Spanish, French,
-//! German, Italian, Malay), or when it is in **no** list the pair knows — a language the tool
+//! but in a third language's (Dutch, Catalan, Romanian, or a Latin-script pair language
+//! outside the pair: English, Spanish, French, German, Italian, Malay, Portuguese,
+//! Filipino/Tagalog, Indonesian), or when it is in **no** list the pair knows — a language the tool
 //! has no list for (Galician, Asturian, Esperanto, Afrikaans, Luxembourgish, Haitian Creole,
 //! Sicilian, Basque, Swedish …). Known are the two languages' frequency lists and function
 //! words, an elided form whose part is known ("m'a", "quell'albero"), a German compound that
 //! ends in a German word of four letters or more ("Nebenkosten|abrechnung"), and beside Malay an
-//! Indonesian word. For a Latin–Latin pair, a batch where at least 20% of the Latin words (at
+//! Indonesian word (beside Indonesian a Malay one). For a Latin–Latin pair, a batch where at least 20% of the Latin words (at
 //! least 3) are not the pair's, or 40% of one item's look like a known third language, is
 //! [`MeasurementStatus::LowCoverage`]
 //! with a `status_reason` saying how many and [`Measurement::third_language`] set: the third
@@ -67,13 +68,15 @@
 //! code-switched text has few such words (at most 3.6% per pair on the hand-tagged sets, 12% in
 //! batches with rare vocabulary); the third-language batches of the reviews have 20–78%. In
 //! romanized Hindi text, a word neither the Hinglish nor the English list holds counts the same
-//! (Swahili or Malay beside English). Indonesian beside Malay is not a third language.
+//! (Swahili or Malay beside English). Indonesian beside Malay (and Malay beside Indonesian) is not a third language.
 //!
 //! **Names with joiners.** The lower-case joiners of a multi-word name or title ("of", "the",
 //! "and", "de", "del", "y", "della", "von", "der", "binti": "Pirates of the Caribbean",
 //! "Ursula von der Leyen") are no evidence of their language: when they are tagged with a
 //! language no tagged word beside the name has, the whole run of capitalised words and joiners
-//! is [`UntaggedReason::Name`], at sentence start and in German pairs too.
+//! is [`UntaggedReason::Name`], at sentence start and in German pairs too. Capitalised function
+//! words inside the run count as joiners ("Let It Be", "Catch Me If You Can"), and a word cut
+//! with an apostrophe goes on into the joiners after it ("Singin' in the Rain").
 //!
 //! **German dialect look-alikes.** In a German–English text, "I", "is", "a", "no", "mia" and
 //! "ned" (also Bavarian and Austrian spellings) tagged English are firm only beside a firm
@@ -82,7 +85,10 @@
 //! **Format characters and homoglyphs.** Unicode format characters (category Cf: zero-width
 //! space, joiners, soft hyphen, bidirectional marks) are dropped before tokenising, and so are
 //! unusual space-like characters between two letters (hair and thin spaces, the braille blank,
-//! Hangul fillers: "sold\u{2800}ado" is "soldado"; elsewhere they are a space); a word
+//! Hangul fillers: "sold\u{2800}ado" is "soldado"; elsewhere they are a space), and so are the
+//! katakana middle dot, emoji and a `/` with at most three letters on one side between two
+//! letters ("Ten・go", "in/for/me": the word is whole again; the non-breaking hyphen is a
+//! hyphen); a word
 //! mixing Latin with Cyrillic or Greek letters is ambiguous, and a batch where one word in twenty
 //! is such a word is [`MeasurementStatus::LowCoverage`].
 //!
@@ -147,9 +153,11 @@
 //! # Ok::<(), codeswitch::CodeSwitchError>(())
 //! ```
 
+mod boilerplate;
 pub mod diversity;
 mod language;
 mod lexicon;
+mod loans;
 mod metrics;
 mod ratio;
 mod romanized;
@@ -160,6 +168,7 @@ mod wordlists;
 pub mod words;
 
 pub use language::{ALL_LANGUAGES, Language};
+pub use lexicon::is_function_word;
 pub use metrics::{
     LanguageCounts, MIN_COVERAGE, Measurement, MeasurementStatus, SentenceMeasurement,
     UntaggedCounts,
@@ -181,7 +190,8 @@ pub enum CodeSwitchError {
     /// The config named a language this module does not know.
     #[error(
         "unknown language {name:?}: expected one of Arabic, English, Hindi, Chinese (Mandarin, \
-         Cantonese), Spanish, French, German, Italian, Malay, Japanese, Korean, Russian"
+         Cantonese), Spanish, French, German, Italian, Malay, Portuguese, Tagalog (Filipino), \
+         Indonesian, Japanese, Korean, Russian"
     )]
     UnknownLanguage {
         /// The name as given.

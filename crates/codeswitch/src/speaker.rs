@@ -3,13 +3,15 @@
 /// A conversation turn without its speaker label ("Ana: Hola" → "Hola", also `**Ana**:`,
 /// `[Ana]:`, `Ana (tired):`, `User 1:`): at most 48 bytes of letters, digits and
 /// `. - ' _ * [ ] ( ) ,` (three words at most), with at least one letter, before a colon and a space at the start of
-/// the turn. A label names a speaker; it is no word of either language.
+/// the turn. Markdown emphasis closing after the colon (`**Teacher:**`, `*Ana:*`, `__Mom:__`)
+/// belongs to the label. A label names a speaker; it is no word of either language.
 #[must_use]
 pub fn without_speaker_label(turn: &str) -> &str {
     let trimmed = turn.trim_start();
     let Some((label, rest)) = trimmed.split_once([':', '：']) else {
         return turn;
     };
+    let rest = rest.trim_start_matches(['*', '_']);
     let is_label = label.chars().any(char::is_alphabetic)
         && label.len() <= 48
         && label.split_whitespace().count() <= 3
@@ -43,6 +45,9 @@ mod tests {
             "[Mom]: Я дома.",
             "Mom (tired): Я дома.",
             "User 1: Я дома.",
+            "**Nurse:** Я дома.",
+            "*Nurse:* Я дома.",
+            "__Nurse:__ Я дома.",
         ] {
             assert_eq!(without_speaker_label(labelled), "Я дома.", "{labelled}");
         }

@@ -131,10 +131,9 @@ impl LanguagePair {
     #[must_use]
     pub fn tag(self, text: &str) -> Vec<TaggedWord> {
         let cleaned;
-        let text = if text
-            .chars()
-            .any(|c| is_format_character(c) || is_unusual_separator(c))
-        {
+        let text = if text.chars().any(|c| {
+            is_format_character(c) || is_unusual_separator(c) || is_word_cutter(c) || c == '/'
+        }) {
             cleaned = without_invisible_characters(text);
             cleaned.as_str()
         } else {
@@ -153,7 +152,9 @@ impl LanguagePair {
         let mut contested: Vec<(usize, Evidence)> = Vec::new();
         // Latin words both languages' frequency lists know, settled the same way.
         let mut look_alikes: Vec<usize> = Vec::new();
-        let links = link_spans(text);
+        // Links and e-mail boilerplate ("Subject:", "Sent from my iPhone") are no words.
+        let mut links = link_spans(text);
+        links.extend(super::boilerplate::spans(text));
         // Indices into `out` of the words that start a sentence.
         let mut sentence_starts: Vec<usize> = Vec::new();
         for (at, segment) in text.split_word_bound_indices() {
@@ -219,6 +220,7 @@ impl LanguagePair {
         }
         settle_look_alikes(&mut out, &look_alikes);
         self.untag_name_spans(&mut out, &sentence_starts);
+        super::loans::settle(self.first, self.second, &mut out);
         if self.is(Language::German, Language::English) {
             unfirm_dialect_look_alikes(&mut out);
         }
@@ -239,6 +241,9 @@ impl LanguagePair {
     /// ("Hunger und Durst" in German, "Tom and Jerry" in English); so are lower-case switches
     /// ("Vamos al mall and then we eat"), since a run starts and ends with a capitalised word.
     /// A sentence's first word does not start a run when it is a function word ("The", "El").
+    /// Capitalised function words count as joiners do ("Let It Be", "Catch Me If You Can":
+    /// title case makes them words of the title), and a word cut with an apostrophe goes on
+    /// into the joiners after it ("Singin' in the Rain").
     fn untag_name_spans(self, out: &mut [TaggedWord], sentence_starts: &[usize]) {
         let capitalised: Vec<bool> = (0..out.len())
             .map(|i| {
@@ -269,6 +274,11 @@ impl LanguagePair {
             let mut joiners = Vec::new();
             loop {
                 let mut next = end + 1;
+                // A word cut with an apostrophe ("Singin' in the Rain", "Guns N' Roses") goes
+                // on into the joiners after it.
+                if next < out.len() && matches!(out[next].text.as_str(), "'" | "\u{2019}") {
+                    next += 1;
+                }
                 let mut between = Vec::new();
                 while next < out.len() && between.len() < 3 && joiner(next) {
                     between.push(next);
@@ -281,7 +291,7 @@ impl LanguagePair {
                     break;
                 }
             }
-            if !joiners.is_empty() {
+            if end > start {
                 let language_of = |w: &TaggedWord| match w.tag {
                     WordTag::Lang(l) => Some(l),
                     WordTag::Untagged(_) => None,
@@ -289,10 +299,14 @@ impl LanguagePair {
                 let left = out[..start].iter().rev().find_map(language_of);
                 let right = out[end + 1..].iter().find_map(language_of);
                 let beside: Vec<Language> = [left, right].into_iter().flatten().collect();
+                let foreign_word =
+                    |j: usize| language_of(&out[j]).is_some_and(|l| beside.iter().all(|b| *b != l));
+                // A capitalised function word inside the run ("Let It Be", "Catch Me If You
+                // Can", "What a Wonderful World") is a word of the title, as a joiner is.
+                let mut title_words = (start..=end)
+                    .filter(|&i| capitalised(i) && self.is_function_word(&out[i].text));
                 let foreign = !beside.is_empty()
-                    && joiners.iter().any(|&j| {
-                        language_of(&out[j]).is_some_and(|l| beside.iter().all(|b| *b != l))
-                    });
+                    && (joiners.iter().any(|&j| foreign_word(j)) || title_words.any(foreign_word));
                 if foreign {
                     for word in &mut out[start..=end] {
                         word.tag = WordTag::Untagged(UntaggedReason::Name);
@@ -734,12 +748,55 @@ fn is_unusual_separator(c: char) -> bool {
     )
 }
 
+/// Visible characters that cut a word into pieces when put inside it, and are no word break
+/// there: the katakana middle dot (U+30FB), the non-breaking hyphen (U+2011, read as `-`) and
+/// emoji ("Ten🔥go"). Between two letters the middle dot and emoji are dropped, joining the
+/// word again ("Ten・go" is "Tengo", not "Ten" and the English "go"); elsewhere they stay.
+fn is_word_cutter(c: char) -> bool {
+    matches!(c as u32, 0x30FB | 0x2011 | 0x2600..=0x27BF | 0x1F000..=0x1FAFF)
+}
+
+/// Whether the `/` at `i` of `chars` cuts a word: a letter on either side, and the shorter of
+/// the two letter runs it separates is at most three letters ("Ten/go", "bus/car", "for/mar"
+/// are syllables of one word); "comida/food" and "amigos/friends" stay two words.
+fn slash_cuts_word(chars: &[char], i: usize) -> bool {
+    let before = chars[..i]
+        .iter()
+        .rev()
+        .take_while(|c| c.is_alphabetic())
+        .count();
+    let after = chars[i + 1..]
+        .iter()
+        .take_while(|c| c.is_alphabetic())
+        .count();
+    before > 0 && after > 0 && before.min(after) <= 3
+}
+
 /// `text` without format characters, and with each unusual separator dropped between two
-/// letters or digits (the word is joined again) and read as a space elsewhere.
+/// letters or digits (the word is joined again) and read as a space elsewhere; word cutters
+/// ([`is_word_cutter`], a syllable-cutting `/`: [`slash_cuts_word`]) between two letters are
+/// dropped too.
 fn without_invisible_characters(text: &str) -> String {
-    let chars: Vec<char> = text.chars().filter(|c| !is_format_character(*c)).collect();
+    let chars: Vec<char> = text
+        .chars()
+        .filter(|c| !is_format_character(*c))
+        .map(|c| if c == '\u{2011}' { '-' } else { c })
+        .collect();
     let mut out = String::with_capacity(text.len());
     for (i, &c) in chars.iter().enumerate() {
+        if c == '/' && slash_cuts_word(&chars, i) {
+            continue;
+        }
+        if is_word_cutter(c) {
+            let before = chars[..i].iter().rev().find(|c| !is_word_cutter(**c));
+            let after = chars[i + 1..].iter().find(|c| !is_word_cutter(**c));
+            if !(before.is_some_and(|c| c.is_alphabetic())
+                && after.is_some_and(|c| c.is_alphabetic()))
+            {
+                out.push(c);
+            }
+            continue;
+        }
         if !is_unusual_separator(c) {
             out.push(c);
             continue;

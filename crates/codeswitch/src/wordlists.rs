@@ -5,8 +5,8 @@
 //! list (PyPI wheel `wordfreq==3.1.1`, CC BY-SA 4.0; see `data/README.md`) with a Zipf
 //! frequency of at least 3.3 (about the 20,000 most frequent words), each with its Zipf × 100.
 //! They cover the pair languages written in Latin script (English, Spanish, French, German,
-//! Italian, Malay) and the likely third languages of a batch in one of their pairs
-//! (Portuguese, Filipino/Tagalog, Indonesian, Dutch, Catalan, Romanian).
+//! Italian, Malay, Portuguese, Filipino/Tagalog, Indonesian) and the likely third languages of
+//! a batch in one of their pairs (Dutch, Catalan, Romanian, and each other).
 //!
 //! For a Latin–Latin pair a word is:
 //! - a **look-alike** when both languages' lists hold it and its two Zipf frequencies are
@@ -79,6 +79,9 @@ const OVERLAPS: &[(&str, &str)] = &[
     ("de", include_str!("../data/lexicon/latin/overlap/de.tsv")),
     ("it", include_str!("../data/lexicon/latin/overlap/it.tsv")),
     ("ms", include_str!("../data/lexicon/latin/overlap/ms.tsv")),
+    ("pt", include_str!("../data/lexicon/latin/overlap/pt.tsv")),
+    ("fil", include_str!("../data/lexicon/latin/overlap/fil.tsv")),
+    ("id", include_str!("../data/lexicon/latin/overlap/id.tsv")),
 ];
 
 fn parse_frequencies(text: &'static str) -> Frequencies {
@@ -179,6 +182,9 @@ fn list_of(language: Language) -> Option<usize> {
         Language::German => "de",
         Language::Italian => "it",
         Language::Malay => "ms",
+        Language::Portuguese => "pt",
+        Language::Tagalog => "fil",
+        Language::Indonesian => "id",
         _ => return None,
     };
     LISTS.iter().position(|(c, _, _)| *c == code)
@@ -251,8 +257,8 @@ pub(crate) fn has_lists(first: Language, second: Language) -> bool {
 
 /// The third language `word` (lower-cased) looks like for the pair, if any: the most frequent
 /// list outside the pair holding it [`THIRD_LANGUAGE_MARGIN`] above the pair's frequency (or
-/// the pair's lists lacking it). Indonesian is never a third language beside Malay: the two
-/// are too close to tell apart word by word.
+/// the pair's lists lacking it). Indonesian is never a third language beside Malay, nor Malay
+/// beside Indonesian ([`sibling_code`]).
 pub(crate) fn third_language_of(
     first: Language,
     second: Language,
@@ -260,10 +266,10 @@ pub(crate) fn third_language_of(
 ) -> Option<&'static str> {
     let (a, b) = (list_of(first)?, list_of(second)?);
     let pair = zipf(a, word).max(zipf(b, word));
-    let malay = first == Language::Malay || second == Language::Malay;
+    let sibling = sibling_code(first, second);
     let mut best: Option<(usize, u16)> = None;
     for (i, (code, _, _)) in LISTS.iter().enumerate() {
-        if i == a || i == b || (malay && *code == "id") {
+        if i == a || i == b || sibling == Some(*code) {
             continue;
         }
         let Some(z) = zipf(i, word) else { continue };
@@ -275,12 +281,23 @@ pub(crate) fn third_language_of(
     best.map(|(i, _)| LISTS[i].1)
 }
 
+/// The list of the language too close to one of the pair's to be a third language beside it:
+/// Indonesian beside Malay, Malay beside Indonesian (most words are shared; the two are told
+/// apart by vocabulary choices a word list cannot weigh one word at a time).
+fn sibling_code(first: Language, second: Language) -> Option<&'static str> {
+    [first, second].into_iter().find_map(|l| match l {
+        Language::Malay => Some("id"),
+        Language::Indonesian => Some("ms"),
+        _ => None,
+    })
+}
+
 /// Whether the pair's word lists know `word` (lower-cased): a function word of either language,
 /// a word either frequency list holds (beside English, the other language's full vocabulary),
 /// an elided form whose part is known ("m'a", "dell'anno"), a German compound ending in a
 /// German word of four letters or more after three or more ("Geburtstags|feier"), and beside
-/// Malay an Indonesian word (the two are too close to tell apart). What the lists do not know
-/// is the word of a language the tool does not know ([`third_language`]).
+/// Malay an Indonesian word, beside Indonesian a Malay one ([`sibling_code`]). What the lists
+/// do not know is the word of a language the tool does not know ([`third_language`]).
 pub(crate) fn pair_knows(first: Language, second: Language, word: &str) -> bool {
     if super::lexicon::is_function_word(first, word)
         || super::lexicon::is_function_word(second, word)
@@ -294,11 +311,10 @@ pub(crate) fn pair_knows(first: Language, second: Language, word: &str) -> bool 
             .filter(|part| !part.is_empty())
             .any(|part| pair_knows(first, second, part));
     }
-    let malay = first == Language::Malay || second == Language::Malay;
-    if malay
+    if let Some(sibling) = sibling_code(first, second)
         && LISTS
             .iter()
-            .position(|(c, _, _)| *c == "id")
+            .position(|(c, _, _)| *c == sibling)
             .is_some_and(|i| zipf(i, word).is_some())
     {
         return true;

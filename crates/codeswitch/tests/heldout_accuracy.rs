@@ -215,3 +215,31 @@ fn second_heldout_measurement_accuracy_per_pair() {
         100.0 * total.share(total.ok_wrong)
     );
 }
+
+/// The third held-out set (`tests/data/heldout3_sentences.txt`): the pairs made measurable in
+/// round C of issue 26 (Portuguese, Tagalog and Indonesian with English), 18 sentences each,
+/// written and committed before those pairs could be measured. The same targets per pair.
+#[test]
+fn third_heldout_measurement_accuracy_for_the_round_c_pairs() {
+    let (groups, misses) = measure_all(include_str!("data/heldout3_sentences.txt"));
+    let (table, total) = table(&groups);
+    eprintln!(
+        "{table}\n\nOff by more than {WRONG}:\n{}",
+        misses.join("\n")
+    );
+    assert_eq!(total.sentences, 54, "{table}");
+    assert_eq!(groups.len(), 3, "each new pair is covered:\n{table}");
+    for (group, f) in &groups {
+        assert!(
+            f.mae() <= TARGET_MAE,
+            "{group}: MAE {:.3} > {TARGET_MAE}\n{table}",
+            f.mae()
+        );
+    }
+    assert!(
+        total.share(total.ok_wrong) <= TARGET_OK_WRONG_SHARE,
+        "{} sentences ({:.1}%) measured ok are off by more than {WRONG}\n{table}",
+        total.ok_wrong,
+        100.0 * total.share(total.ok_wrong)
+    );
+}

@@ -1,0 +1,270 @@
+//! Issue 26, hostile gate review 26h (`tests/data/review26h_batches.txt`: every batch of the
+//! review's case files, with its `cs_type`, conversation type and gate settings): with the
+//! judges at 10, a batch that is not code switching in the pair must be refused (a pass, or an
+//! undecided gate under `gate.undecided: judges`, would accept it), and each of the 39 real
+//! code-switched batches must not be refused.
+//!
+//! What the review found, and what now holds: function words of title-cased titles ("Let It
+//! Be", "Catch Me If You Can") and joining words after a word cut with an apostrophe
+//! ("Singin' in the Rain") were firm English; Markdown speaker labels (`**Teacher:**`) were
+//! measured; mail lines outside the short boilerplate list ("Thanks and regards,", "Sent with
+//! Proton Mail", "On … wrote:", forwarded-message markers, do-not-reply notices) were English;
+//! the other language's dish names and fixed phrases in English text ("arroz con pollo", "nasi
+//! lemak") passed as switching; characters that cut a word ("Ten/go", "Ten・go", emoji) exposed
+//! English pieces. The batches the gate still gets wrong are listed in [`KNOWN_OPEN`], each with
+//! why; the test fails when one of them is fixed too, so the list stays true.
+
+use agents::gate;
+use codeswitch::{LanguagePair, ScriptHint, without_speaker_label};
+use runlog::GateUndecided;
+
+mod gate_batches;
+
+use gate_batches::Batch;
+
+const DATA: &str = include_str!("data/review26h_batches.txt");
+
+/// Batches the gate still gets wrong: accepted (or left to the judges) although they are not
+/// code switching in the pair, or real and refused; and why each is left.
+const KNOWN_OPEN: &[(&str, &str)] = &[
+    (
+        "t_id_in_ms",
+        "Indonesian beside Malay is not a third language (documented)",
+    ),
+    (
+        "lo_id_food",
+        "borrowed phrases beside a loan or function word tagged English, or undecided",
+    ),
+    (
+        "lo_tl_food",
+        "borrowed phrases beside a loan or function word tagged English, or undecided",
+    ),
+    (
+        "n_es_lower_title_inter",
+        "lower-case titles (\"the office\") read as English",
+    ),
+    (
+        "n_es_lower_title_tag",
+        "lower-case titles (\"the office\") read as English",
+    ),
+    (
+        "n_hi_titles_inter",
+        "romanized Hindi with one or two firm English words: undecided (documented)",
+    ),
+    (
+        "n_hi_titles_tag",
+        "romanized Hindi with one or two firm English words: undecided (documented)",
+    ),
+    (
+        "lo_es_phrases_inter",
+        "borrowed phrases beside a loan or function word tagged English, or undecided",
+    ),
+    (
+        "lo_es_phrases_tag",
+        "borrowed phrases beside a loan or function word tagged English, or undecided",
+    ),
+    (
+        "lo_id_food_inter",
+        "borrowed phrases beside a loan or function word tagged English, or undecided",
+    ),
+    (
+        "lo_id_food_tag",
+        "borrowed phrases beside a loan or function word tagged English, or undecided",
+    ),
+    (
+        "lo_tl_food_inter",
+        "borrowed phrases beside a loan or function word tagged English, or undecided",
+    ),
+    (
+        "lo_tl_food_tag",
+        "borrowed phrases beside a loan or function word tagged English, or undecided",
+    ),
+    (
+        "lo_hi_words_inter",
+        "borrowed phrases beside a loan or function word tagged English, or undecided",
+    ),
+    (
+        "lo_hi_words_tag",
+        "borrowed phrases beside a loan or function word tagged English, or undecided",
+    ),
+    (
+        "lo_de_in_inter",
+        "English loans established in German or Italian",
+    ),
+    (
+        "lo_de_in_tag",
+        "English loans established in German or Italian",
+    ),
+    (
+        "lo_it_in_inter",
+        "English loans established in German or Italian",
+    ),
+    (
+        "lo_it_in_tag",
+        "English loans established in German or Italian",
+    ),
+    (
+        "e_hi_sent",
+        "romanized Hindi with one or two firm English words: undecided (documented)",
+    ),
+    (
+        "o_es_nbhyph",
+        "syllables cut with hyphens are read as a hyphenated word: undecided, as \"Ten-go\"",
+    ),
+    (
+        "lg_es_names_pad",
+        "discourse words after names or numbers are 5% or more of every word",
+    ),
+    (
+        "lg_es_numbers_pad",
+        "discourse words after names or numbers are 5% or more of every word",
+    ),
+    (
+        "r_tl1",
+        "real, refused: \"I'm so hungry\" is not firm beside Tagalog (Filipino list)",
+    ),
+    ("r_tl2", "real, refused: \"okay\" is language-neutral"),
+    (
+        "r_id2",
+        "real, refused: \"mall\" is an Indonesian loan and \"okay\" neutral",
+    ),
+    (
+        "r_es_mt",
+        "real, refused: a monolingual turn in an intra-sentential conversation",
+    ),
+    (
+        "r_fr_mt",
+        "real, refused: a monolingual turn in an intra-sentential conversation",
+    ),
+    (
+        "r_hi_mt",
+        "real, refused: a monolingual turn in an intra-sentential conversation",
+    ),
+    (
+        "r_ms_tag",
+        "real, refused: \"okay\", \"alright\", \"you know\" are not firm beside Malay",
+    ),
+    (
+        "r_tl_hi_dense",
+        "real, refused: \"travel\", \"next\", \"year\" are in the Filipino list too",
+    ),
+    (
+        "n2_hi_letitbe",
+        "romanized Hindi with one or two firm English words: undecided (documented)",
+    ),
+    (
+        "n2_hi_undec",
+        "romanized Hindi with one or two firm English words: undecided (documented)",
+    ),
+    (
+        "lo2_tl_words",
+        "borrowed phrases beside a loan or function word tagged English, or undecided",
+    ),
+    (
+        "lo2_fr_menu",
+        "borrowed phrases beside a loan or function word tagged English, or undecided",
+    ),
+    (
+        "lo2_de_food",
+        "borrowed phrases beside a loan or function word tagged English, or undecided",
+    ),
+    (
+        "lo2_it_music",
+        "borrowed phrases beside a loan or function word tagged English, or undecided",
+    ),
+    (
+        "lo2_hi_yoga",
+        "borrowed phrases beside a loan or function word tagged English, or undecided",
+    ),
+    (
+        "lg2_fr_names",
+        "discourse words after names or numbers are 5% or more of every word",
+    ),
+    (
+        "lg2_de_numbers",
+        "discourse words after names or numbers are 5% or more of every word",
+    ),
+    (
+        "lg2_it_emoji",
+        "discourse words after names or numbers are 5% or more of every word",
+    ),
+    (
+        "lg2_ms_names",
+        "discourse words after names or numbers are 5% or more of every word",
+    ),
+    (
+        "lg2_es_intra_names",
+        "discourse words after names or numbers are 5% or more of every word",
+    ),
+    (
+        "r2_tl_taglish",
+        "real, refused: \"sorry\" is in the Filipino list too",
+    ),
+    (
+        "x4b_menu",
+        "borrowed phrases beside a loan or function word tagged English, or undecided",
+    ),
+    (
+        "x5_de_loans",
+        "English loans established in German or Italian",
+    ),
+    (
+        "x6_numbers_pad",
+        "discourse words after names or numbers are 5% or more of every word",
+    ),
+    (
+        "x8_hi_one_word",
+        "romanized Hindi with one or two firm English words: undecided (documented)",
+    ),
+    (
+        "x9_id_in_ms",
+        "Indonesian beside Malay is not a third language (documented)",
+    ),
+];
+
+/// Whether the run would accept the batch with every judge at 10: the gate passes it, or is
+/// undecided and the judges decide. A pair the measurement does not know is undecided.
+fn accepted(b: &Batch) -> (bool, String) {
+    let Ok(pair) = LanguagePair::parse(&b.first, &b.second) else {
+        return (
+            b.settings.undecided == GateUndecided::Judges,
+            "no measurement".into(),
+        );
+    };
+    let texts: Vec<String> = if b.multi_turn {
+        b.texts
+            .iter()
+            .map(|t| without_speaker_label(t).to_owned())
+            .collect()
+    } else {
+        b.texts.clone()
+    };
+    let m = pair.measure_with(&texts, b.romanized.then_some(ScriptHint::Romanized));
+    let v = gate::decide(b.settings, Some(&m), b.cs_type.as_deref(), b.multi_turn);
+    (v.passed != Some(false), v.reason)
+}
+
+#[test]
+fn the_hostile_reviews_batches_get_the_verdicts_users_expect() {
+    let all = gate_batches::batches(DATA);
+    assert_eq!(all.len(), 466, "the review's 466 batches");
+    assert_eq!(all.iter().filter(|b| b.accept).count(), 39);
+    let mut wrong = Vec::new();
+    let mut still_open = Vec::new();
+    for b in &all {
+        let (accepted, reason) = accepted(b);
+        let known = KNOWN_OPEN.iter().any(|(id, _)| *id == b.id);
+        if b.accept != accepted {
+            if known {
+                still_open.push(b.id.clone());
+            } else {
+                let what = if b.accept { "refused" } else { "accepted" };
+                wrong.push(format!("{} {what}: {reason}", b.id));
+            }
+        } else if known {
+            wrong.push(format!("{} is listed as open but is right now", b.id));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_eq!(still_open.len(), KNOWN_OPEN.len());
+}
