@@ -28,7 +28,7 @@ pub mod article;
 pub mod client;
 pub mod error;
 
-pub use arguments::{referenced_parameters, render_arguments};
+pub use arguments::{referenced_parameters, render_arguments, template_problem};
 pub use article::{Article, ArticleLimits};
 pub use client::{INHERITED_ENV, ServerCommand, ToolClient};
 pub use error::GroundingError;
