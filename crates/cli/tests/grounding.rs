@@ -405,6 +405,24 @@ async fn server_dies_mid_run(dir: PathBuf) {
         runlog::FailureCause::of_reason(reason),
         runlog::FailureCause::Grounding
     );
+    // Review 31c, F13: under `--batch` the scenarios admitted after the server was found down
+    // were each filed as failed ("the tool server is down") without being asked; now only the
+    // one that was asked fails, the others are left to do.
+    let batch_out = dir.join("batch.jsonl");
+    let base_url = server.base_url();
+    let mut args = run_args(&config_dying, &batch_out, &base_url).to_vec();
+    args.extend(["--batch", "--no-cache"]);
+    let o = cli(&dir, &args).await;
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    let errors = errors_of(&batch_out);
+    assert_eq!(errors.len(), 1, "only the scenario asked fails: {errors:?}");
+    assert!(
+        errors[0]["reason"]
+            .as_str()
+            .is_some_and(|r| r.starts_with("grounding failed: tool server connection closed")),
+        "{errors:?}"
+    );
     let log = dir.join("calls.log");
     let live = tools(&["--calls-log", path(&log)], "");
     let config_live = config(
