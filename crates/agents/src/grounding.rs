@@ -570,7 +570,23 @@ mod tests {
             },
             ..tools
         };
-        assert_eq!(empty.problem().map(|p| p.0), Some("server.command"));
+        assert_eq!(
+            empty.problem().map(|p| p.0).as_deref(),
+            Some("server.command")
+        );
+        let server = ServerSettings {
+            command: CommandLine::Line("news".into()),
+            env: BTreeMap::from([("K".to_owned(), "a-${X}-b".to_owned())]),
+        };
+        let known = |n: &str| (n == "X").then(|| "x".to_owned());
+        assert_eq!(
+            server.environment(known),
+            Ok(BTreeMap::from([("K".to_owned(), "a-x-b".to_owned())]))
+        );
+        assert_eq!(
+            server.environment(|_| None),
+            Err(("K".to_owned(), "X".to_owned()))
+        );
         assert!(notice(&space, Some(&city)).is_some_and(|n| n.contains("tool `news`")));
     }
 }

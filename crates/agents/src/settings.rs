@@ -587,7 +587,7 @@ impl RunSettings {
         {
             return Err(SettingsError {
                 hint: Some(hint.to_owned()),
-                ..SettingsError::at(&format!("tools.{key}"), &reason)
+                ..SettingsError::at(format!("tools.{key}"), reason)
             });
         }
         self.validate_weights()?;

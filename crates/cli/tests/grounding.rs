@@ -660,7 +660,7 @@ async fn interrupted_while_waiting(dir: PathBuf) {
         let config = config(&dir, &format!("{name}.yaml"), &["sports"], Some(&tools));
         let out = dir.join(format!("{name}.jsonl"));
         let base_url = server.base_url();
-        let mut child = command(&dir, &run_args(&config, &out, &base_url))
+        let child = command(&dir, &run_args(&config, &out, &base_url))
             .stderr(std::process::Stdio::piped())
             .spawn()
             .expect("spawn");

@@ -106,11 +106,11 @@ pub fn template_problem(template: &Map<String, Value>) -> Option<(String, String
                 ));
             } else {
                 match tail[1..].find(['{', '}']) {
-                    Some(end) if tail[1..].as_bytes()[end] == b'}' && end > 0 => {
-                        rest = &tail[end + 2..];
-                    }
-                    Some(0) if tail[1..].starts_with('}') => {
+                    Some(0) if tail.as_bytes()[1] == b'}' => {
                         return Some(format!("`{}` has an empty `{{}}`", text.escape_debug()));
+                    }
+                    Some(end) if tail.as_bytes()[1 + end] == b'}' => {
+                        rest = &tail[end + 2..];
                     }
                     _ => {
                         return Some(format!(
