@@ -417,6 +417,8 @@ where
     let mut touched: Vec<Slot> = Vec::new();
     let mut stop: Option<StopReason> = None;
     let mut exhausted = false;
+    // A scenario taken from `jobs` but never admitted (a stop while it was grounded).
+    let mut left_to_do = false;
     loop {
         if stop.is_none() && control.stop.is_cancelled() {
             stop = Some(StopReason::Interrupted);
@@ -429,16 +431,40 @@ where
                 exhausted = true;
                 break;
             };
+            let grounded = match &policy.grounder {
+                Some(g) if crate::grounding::asks_for_tools(&scenario.params) => {
+                    // A stop asked for while the tool server is asked (a slow or hung server
+                    // waits out its timeout) stops at once: the scenario is left to do.
+                    tokio::select! {
+                        grounded = g.ground(&scenario.params) => Some(grounded),
+                        () = control.stop.cancelled() => {
+                            tracing::info!(scenario = %scenario.id, "stop asked for while its article was fetched: the scenario is left to do");
+                            left_to_do = true;
+                            stop = Some(StopReason::Interrupted);
+                            break;
+                        }
+                    }
+                }
+                _ => None,
+            };
             stats.started.fetch_add(1, Ordering::Relaxed);
             let slot = Slot(next_slot);
             next_slot += 1;
             backend.admitted(slot, &tag);
-            let run = match &policy.grounder {
-                Some(g) if crate::grounding::asks_for_tools(&scenario.params) => {
-                    let grounded = g.ground(&scenario.params).await;
+            let run = match grounded {
+                Some(grounded) => {
+                    // A server that is down admits no further scenario: they are left to do,
+                    // not failed (this one's failure stops the run as fatal).
+                    if let crate::grounding::Grounded::Failed {
+                        reason,
+                        server_down: true,
+                    } = &grounded
+                    {
+                        stop.get_or_insert_with(|| StopReason::Fatal(reason.clone()));
+                    }
                     ScenarioRun::grounded(pipeline.clone(), scenario, grounded)
                 }
-                _ => ScenarioRun::new(pipeline.clone(), scenario),
+                None => ScenarioRun::new(pipeline.clone(), scenario),
             };
             live.insert(slot, Live { run, tag });
             touched.push(slot);
@@ -552,7 +578,7 @@ where
     // stopped nothing: every scenario was written (the overspend is in the run's stats).
     // Likewise a stop asked for (Ctrl-C) once the last scenario had started: it was finished
     // and written like the others, so the run is complete.
-    if live.is_empty() && jobs.peek().is_none() {
+    if live.is_empty() && jobs.peek().is_none() && !left_to_do {
         match stop {
             Some(StopReason::Budget) => {
                 tracing::info!(

@@ -75,11 +75,53 @@ pub struct ToolsSettings {
 #[serde(deny_unknown_fields)]
 pub struct ServerSettings {
     /// The program and its arguments, as a list, or one line split at white space (no shell).
+    /// A relative program with a `/` is found from the current directory; one without, on
+    /// `PATH`.
     pub command: CommandLine,
+    /// Variables set for the server. It does not inherit the engine's environment (which holds
+    /// API keys), only `PATH`, `HOME`, `USER`, `LOGNAME`, `SHELL`, `LANG`, `LANGUAGE`, `LC_*`,
+    /// `TZ`, `TMPDIR`, `TEMP`, `TMP` and `TERM`; a value's `${NAME}` is the engine's variable
+    /// `NAME` (which must be set).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+}
+
+impl ServerSettings {
+    /// The `env` values with their `${NAME}` read from the environment (`lookup`); `Err` with
+    /// the variable and the name that is not set.
+    ///
+    /// # Errors
+    /// The variable of `env` and the `${NAME}` `lookup` does not know.
+    pub fn environment(
+        &self,
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> Result<BTreeMap<String, String>, (String, String)> {
+        self.env
+            .iter()
+            .map(|(key, value)| {
+                let mut out = String::new();
+                let mut rest = value.as_str();
+                while let Some(i) = rest.find("${") {
+                    out.push_str(&rest[..i]);
+                    let tail = &rest[i + 2..];
+                    let Some(end) = tail.find('}') else {
+                        out.push_str(&rest[i..]);
+                        rest = "";
+                        break;
+                    };
+                    let name = &tail[..end];
+                    out.push_str(&lookup(name).ok_or_else(|| (key.clone(), name.to_owned()))?);
+                    rest = &tail[end + 1..];
+                }
+                out.push_str(rest);
+                Ok((key.clone(), out))
+            })
+            .collect()
+    }
 }
 
 /// A command: a list of words, or one line.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum CommandLine {
@@ -97,6 +139,54 @@ impl CommandLine {
             Self::Argv(argv) => argv.clone(),
             Self::Line(line) => line.split_whitespace().map(str::to_owned).collect(),
         }
+    }
+}
+
+/// Each word a text: `[python3, 5]` or `[true]` is refused in words, not as an untagged enum.
+impl<'de> Deserialize<'de> for CommandLine {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Word(String);
+        impl<'de> Deserialize<'de> for Word {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl serde::de::Visitor<'_> for V {
+                    type Value = Word;
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        f.write_str(
+                            "a text (each word of `server.command` is a text: quote a number \
+                             or a boolean, \"5\")",
+                        )
+                    }
+                    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Word, E> {
+                        Ok(Word(v.to_owned()))
+                    }
+                }
+                d.deserialize_any(V)
+            }
+        }
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = CommandLine;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(
+                    "a command: a list of texts `[program, arg, …]`, or one line `program arg …`",
+                )
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<CommandLine, E> {
+                Ok(CommandLine::Line(v.to_owned()))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<CommandLine, A::Error> {
+                let mut argv = Vec::new();
+                while let Some(Word(word)) = seq.next_element()? {
+                    argv.push(word);
+                }
+                Ok(CommandLine::Argv(argv))
+            }
+        }
+        deserializer.deserialize_any(V)
     }
 }
 
@@ -122,28 +212,86 @@ fn arguments_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 }
 
 impl ToolsSettings {
-    /// The first problem of these settings: its key under `tools` and the reason.
+    /// The first problem of these settings: its key under `tools`, the reason and a hint.
     #[must_use]
-    pub fn problem(&self) -> Option<(&'static str, String)> {
-        if self.server.command.argv().is_empty() {
+    pub fn problem(&self) -> Option<(String, String, &'static str)> {
+        let argv = self.server.command.argv();
+        let command_hint = "`server.command` is the server's program and its arguments, \
+                            e.g. `[npx, -y, my-news-mcp-server]` (no shell)";
+        match argv.first() {
+            None => {
+                return Some((
+                    "server.command".into(),
+                    "is empty: name the server's program".into(),
+                    command_hint,
+                ));
+            }
+            Some(program) if program.trim().is_empty() => {
+                return Some((
+                    "server.command".into(),
+                    "names an empty program".into(),
+                    command_hint,
+                ));
+            }
+            Some(_) => {}
+        }
+        if let Some(key) = self
+            .server
+            .env
+            .keys()
+            .find(|k| k.is_empty() || k.contains(['=', '\0']))
+        {
             return Some((
-                "server.command",
-                "is empty: name the server's program".into(),
+                "server.env".into(),
+                format!(
+                    "has the variable name `{}`, which no variable can have",
+                    key.escape_debug()
+                ),
+                "a variable name is a word without `=`, e.g. `NEWS_API_KEY: ${NEWS_API_KEY}`",
+            ));
+        }
+        if let Err((key, name)) = self.server.environment(|n| std::env::var(n).ok()) {
+            return Some((
+                format!("server.env.{key}"),
+                format!("names `${{{name}}}`, which is not set in the environment"),
+                "set the variable before the run, or write the value itself",
             ));
         }
         if self.tool.trim().is_empty() {
             return Some((
-                "tool",
+                "tool".into(),
                 "is empty: name the tool that returns an article".into(),
+                "the tool is one the server lists, e.g. `news`",
+            ));
+        }
+        if self.arguments.is_empty() {
+            return Some((
+                "arguments".into(),
+                "is empty: every scenario would get the same article".into(),
+                "leave `arguments` out for the default `{query: \"{topic}\"}`, or name \
+                 the tool's arguments with scenario parameters, e.g. `{query: \"{topic}\"}`",
+            ));
+        }
+        if let Some((argument, reason)) = grounding::arguments::template_problem(&self.arguments) {
+            return Some((
+                format!("arguments.{argument}"),
+                reason,
+                "`{name}` in a tool argument is a scenario parameter; write `{{` and `}}` for \
+                 literal braces",
             ));
         }
         if self.timeout.is_zero() {
-            return Some(("timeout", "must be more than 0".into()));
+            return Some((
+                "timeout".into(),
+                "must be more than 0".into(),
+                "a duration such as `30s` or `2m`",
+            ));
         }
         if self.max_article_chars < 200 {
             return Some((
-                "max_article_chars",
+                "max_article_chars".into(),
                 "must be at least 200 (a title and a few sentences)".into(),
+                "the default is 4000",
             ));
         }
         None
@@ -235,8 +383,12 @@ pub fn notice(space: &ScenarioSpace, tools: Option<&ToolsSettings>) -> Option<St
         Some(t) => format!(
             "note: scenarios with `{USE_TOOLS}: true` are grounded in an article from the tool \
              `{}` of `{}` (checked before the first model call)",
-            t.tool,
-            t.server.command.argv().join(" ")
+            t.tool.escape_debug(),
+            ServerCommand {
+                argv: t.server.command.argv(),
+                ..ServerCommand::default()
+            }
+            .display()
         ),
     })
 }
@@ -276,8 +428,18 @@ impl Grounder {
     /// # Errors
     /// The server cannot start, does not speak MCP, does not answer in time, or lacks the tool.
     pub async fn connect(tools: &ToolsSettings) -> Result<Self, GroundingError> {
+        let env = tools
+            .server
+            .environment(|n| std::env::var(n).ok())
+            .map_err(|(key, name)| GroundingError::Spawn {
+                command: tools.server.command.argv().join(" "),
+                source: std::io::Error::other(format!(
+                    "`server.env.{key}` names `${{{name}}}`, which is not set"
+                )),
+            })?;
         let server = ServerCommand {
             argv: tools.server.command.argv(),
+            env,
         };
         let limits = ArticleLimits {
             max_chars: tools.max_article_chars,
@@ -404,10 +566,27 @@ mod tests {
         let empty = ToolsSettings {
             server: ServerSettings {
                 command: CommandLine::Argv(Vec::new()),
+                env: BTreeMap::new(),
             },
             ..tools
         };
-        assert_eq!(empty.problem().map(|p| p.0), Some("server.command"));
+        assert_eq!(
+            empty.problem().map(|p| p.0).as_deref(),
+            Some("server.command")
+        );
+        let server = ServerSettings {
+            command: CommandLine::Line("news".into()),
+            env: BTreeMap::from([("K".to_owned(), "a-${X}-b".to_owned())]),
+        };
+        let known = |n: &str| (n == "X").then(|| "x".to_owned());
+        assert_eq!(
+            server.environment(known),
+            Ok(BTreeMap::from([("K".to_owned(), "a-x-b".to_owned())]))
+        );
+        assert_eq!(
+            server.environment(|_| None),
+            Err(("K".to_owned(), "X".to_owned()))
+        );
         assert!(notice(&space, Some(&city)).is_some_and(|n| n.contains("tool `news`")));
     }
 }

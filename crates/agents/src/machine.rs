@@ -378,6 +378,15 @@ impl ScenarioRun {
     /// `first_language`/`second_language` fails immediately with that reason.
     #[must_use]
     pub fn new(pipeline: Arc<Pipeline>, scenario: Scenario) -> Self {
+        let mut run = Self::unstarted(pipeline, scenario);
+        if !run.is_done() {
+            run.queue_write(AgentKind::Generator, 0, None);
+        }
+        run
+    }
+
+    /// A scenario with no call queued yet (failed when it lacks its languages).
+    fn unstarted(pipeline: Arc<Pipeline>, scenario: Scenario) -> Self {
         let first = scenario.param_str("first_language").unwrap_or_default();
         let second = scenario.param_str("second_language").unwrap_or_default();
         let ratio_unit = crate::prompts::ratio_unit(&first, &second);
@@ -428,8 +437,6 @@ impl ScenarioRun {
                 None,
                 false,
             );
-        } else {
-            run.queue_write(AgentKind::Generator, 0, None);
         }
         run
     }
@@ -444,7 +451,7 @@ impl ScenarioRun {
         scenario: Scenario,
         grounded: crate::grounding::Grounded,
     ) -> Self {
-        let mut run = Self::new(pipeline, scenario);
+        let mut run = Self::unstarted(pipeline, scenario);
         if run.is_done() {
             return run;
         }
@@ -452,9 +459,8 @@ impl ScenarioRun {
             crate::grounding::Grounded::Article { article, tool } => {
                 run.grounding = Some(crate::grounding::record_of(&article, &tool));
                 run.article = Some(article);
-                // The generator's first call was rendered without the article: again, with it.
-                run.outbox.clear();
-                run.awaiting.clear();
+                // Never rendered without the article: a prompt that reads `article.title`
+                // unguarded is right for a grounded scenario.
                 run.queue_write(AgentKind::Generator, 0, None);
             }
             crate::grounding::Grounded::Failed {
@@ -698,6 +704,7 @@ impl ScenarioRun {
                 let ctx = PromptContext {
                     retry,
                     retry_reason: Some(&reason),
+                    article: self.article.as_deref(),
                     ..PromptContext::judge(self.facts(), &c.instances, c.measurement.as_ref())
                 };
                 (
@@ -770,11 +777,28 @@ impl ScenarioRun {
             (0, None, "a first try"),
             (1, Some("a stand-in reason"), "a try asked again"),
         ];
-        for (retry, reason, case) in tries {
-            let ctx = PromptContext::generator(facts, retry, reason);
-            render(AgentKind::Generator.into(), &ctx, case)?;
-        }
+        // A scenario this run grounds has its article in every prompt (a stand-in here); one
+        // it cannot ground has none, and a prompt that needs one says why there is none.
         let article = stand_in_article();
+        let asks = crate::grounding::asks_for_tools(&self.scenario.params);
+        let grounded = (asks && settings.tools.is_some()).then_some(&article);
+        let why_none = if asks && grounded.is_none() {
+            ", with `use_tools: true` but grounding not configured (no `run.tools`), so \
+             `article` is none"
+        } else {
+            ""
+        };
+        for (retry, reason, case) in tries {
+            let ctx = PromptContext {
+                article: grounded,
+                ..PromptContext::generator(facts, retry, reason)
+            };
+            render(
+                AgentKind::Generator.into(),
+                &ctx,
+                &format!("{case}{why_none}"),
+            )?;
+        }
         let ctx = PromptContext {
             article: Some(&article),
             ..PromptContext::generator(facts, 0, None)
@@ -793,10 +817,11 @@ impl ScenarioRun {
                 let ctx = PromptContext {
                     retry,
                     retry_reason: reason,
+                    article: grounded,
                     ..PromptContext::judge(facts, &texts, measurement)
                 };
                 for judge in self.pipeline.judge_agents() {
-                    render(judge, &ctx, &format!("{case}, {try_case}"))?;
+                    render(judge, &ctx, &format!("{case}, {try_case}{why_none}"))?;
                 }
             }
             let share = measurement.and_then(|m| m.embedded_ratio);
@@ -863,7 +888,7 @@ impl ScenarioRun {
                         Some(&feedback),
                     );
                     let ctx = PromptContext {
-                        article: (retry == 0).then_some(&article),
+                        article: grounded.or((retry == 0).then_some(&article)),
                         ..ctx
                     };
                     render(
@@ -1031,11 +1056,14 @@ impl ScenarioRun {
         }
         let number = judging.number;
         let prompts: Vec<(Agent, Result<String, PromptError>)> = {
-            let ctx = PromptContext::judge(
-                self.facts(),
-                &judging.instances,
-                judging.measurement.as_ref(),
-            );
+            let ctx = PromptContext {
+                article: self.article.as_deref(),
+                ..PromptContext::judge(
+                    self.facts(),
+                    &judging.instances,
+                    judging.measurement.as_ref(),
+                )
+            };
             self.pipeline
                 .judge_agents()
                 .filter(|judge| !(*judge == AgentKind::CsRatio && measured_only))

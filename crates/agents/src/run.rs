@@ -18,7 +18,7 @@ use runlog::{LockError, OutputLock};
 use scenarios::ScenarioConfig;
 
 use crate::batch::{BatchOptions, run_batch_with_config};
-use crate::driver::{RunControl, RunReport, RunStats};
+use crate::driver::{RunControl, RunReport, RunStats, StopReason};
 use crate::executor::{ExecutorOptions, run_online};
 use crate::sink::{Checkpoint, SinkConfig, SinkError, open_checkpoint};
 use crate::{Estimate, Pipeline, render_estimate};
@@ -229,7 +229,19 @@ impl OutputRun {
             _lock,
             ..
         } = self;
-        let grounder = connect_grounder(&pipeline, config).await?;
+        // A stop asked for while the tool server starts (a server that never answers waits
+        // out its timeout) ends the run at once: nothing was started.
+        let grounder = tokio::select! {
+            grounder = connect_grounder(&pipeline, config) => grounder?,
+            () = control.stop.cancelled() => {
+                tracing::info!("stop asked for while the tool server started: nothing was run");
+                return Ok(RunReport {
+                    stop: StopReason::Interrupted,
+                    sink: crate::sink::SinkReport::default(),
+                    skipped: u64::try_from(checkpoint.done.len()).unwrap_or(u64::MAX),
+                });
+            }
+        };
         let scenarios = config.space.select(&config.selection);
         if shape.batch {
             let client = match client {

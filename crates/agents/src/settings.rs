@@ -580,12 +580,15 @@ impl RunSettings {
         }
         self.validate_agent_sampling()?;
         self.validate_judges()?;
-        if let Some((key, reason)) = self
+        if let Some((key, reason, hint)) = self
             .tools
             .as_ref()
             .and_then(crate::grounding::ToolsSettings::problem)
         {
-            return bad(&format!("tools.{key}"), &reason);
+            return Err(SettingsError {
+                hint: Some(hint.to_owned()),
+                ..SettingsError::at(format!("tools.{key}"), reason)
+            });
         }
         self.validate_weights()?;
         // A prompt override is read when the pipeline is built: a missing file is named here,

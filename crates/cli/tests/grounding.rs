@@ -27,7 +27,7 @@ fn main() {
     }
     let filter = args.iter().find(|a| !a.starts_with('-')).cloned();
     type Test = fn(&Path) -> futures_free::BoxFuture;
-    let tests: [(&str, Test); 7] = [
+    let tests: [(&str, Test); 9] = [
         ("grounded_run", |d| Box::pin(grounded_run(d.to_owned()))),
         ("dead_servers", |d| Box::pin(dead_servers(d.to_owned()))),
         ("server_dies_mid_run", |d| {
@@ -39,6 +39,12 @@ fn main() {
             Box::pin(hostile_articles(d.to_owned()))
         }),
         ("config_errors", |d| Box::pin(config_errors(d.to_owned()))),
+        ("interrupted_while_waiting", |d| {
+            Box::pin(interrupted_while_waiting(d.to_owned()))
+        }),
+        ("prompts_read_the_article", |d| {
+            Box::pin(prompts_read_the_article(d.to_owned()))
+        }),
     ];
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -132,6 +138,11 @@ fn tools(flags: &[&str], extra: &str) -> String {
 
 /// The binary in `dir`, with a clean settings environment and fast retries.
 async fn cli(dir: &Path, args: &[&str]) -> Output {
+    command(dir, args).output().await.expect("the binary runs")
+}
+
+/// The command of [`cli`].
+fn command(dir: &Path, args: &[&str]) -> tokio::process::Command {
     let mut cmd = tokio::process::Command::new(BIN);
     for (key, _) in std::env::vars() {
         if key.starts_with("SCENARIO_ENGINE") || key.starts_with("OPENAI_") {
@@ -142,27 +153,27 @@ async fn cli(dir: &Path, args: &[&str]) -> Output {
         .current_dir(dir)
         .env("SCENARIO_ENGINE__RETRY__BASE_DELAY", "1")
         .env("SCENARIO_ENGINE__RETRY__MAX_RETRIES", "2")
-        .kill_on_drop(true)
-        .output()
-        .await
-        .expect("the binary runs")
+        .kill_on_drop(true);
+    cmd
+}
+
+/// The arguments of [`run`].
+fn run_args<'a>(config: &'a Path, out: &'a Path, base_url: &'a str) -> [&'a str; 8] {
+    [
+        "run",
+        path(config),
+        "--out",
+        path(out),
+        "--base-url",
+        base_url,
+        "--api-key-env",
+        "SCENARIO_ENGINE_TEST_NO_KEY",
+    ]
 }
 
 async fn run(dir: &Path, config: &Path, out: &Path, server: &FakeServer) -> Output {
-    cli(
-        dir,
-        &[
-            "run",
-            path(config),
-            "--out",
-            path(out),
-            "--base-url",
-            &server.base_url(),
-            "--api-key-env",
-            "SCENARIO_ENGINE_TEST_NO_KEY",
-        ],
-    )
-    .await
+    let base_url = server.base_url();
+    cli(dir, &run_args(config, out, &base_url)).await
 }
 
 fn path(p: &Path) -> &str {
@@ -394,6 +405,24 @@ async fn server_dies_mid_run(dir: PathBuf) {
         runlog::FailureCause::of_reason(reason),
         runlog::FailureCause::Grounding
     );
+    // Review 31c, F13: under `--batch` the scenarios admitted after the server was found down
+    // were each filed as failed ("the tool server is down") without being asked; now only the
+    // one that was asked fails, the others are left to do.
+    let batch_out = dir.join("batch.jsonl");
+    let base_url = server.base_url();
+    let mut args = run_args(&config_dying, &batch_out, &base_url).to_vec();
+    args.extend(["--batch", "--no-cache"]);
+    let o = cli(&dir, &args).await;
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    let errors = errors_of(&batch_out);
+    assert_eq!(errors.len(), 1, "only the scenario asked fails: {errors:?}");
+    assert!(
+        errors[0]["reason"]
+            .as_str()
+            .is_some_and(|r| r.starts_with("grounding failed: tool server connection closed")),
+        "{errors:?}"
+    );
     let log = dir.join("calls.log");
     let live = tools(&["--calls-log", path(&log)], "");
     let config_live = config(
@@ -556,6 +585,27 @@ async fn config_errors(dir: PathBuf) {
             "`tools.max_article_chars` must be at least 200",
         ),
         ("{server: {comand: [x]}, tool: news}", "comand"),
+        // Review 31c, F11, F5, F12.
+        (
+            "{server: {command: [\"\"]}, tool: news}",
+            "`tools.server.command` names an empty program",
+        ),
+        (
+            "{server: {command: [python3, 5]}, tool: news}",
+            "quote a number",
+        ),
+        (
+            "{server: {command: [\"true\"]}, tool: news, arguments: {query: \"{topic\"}}",
+            "no `}` closes",
+        ),
+        (
+            "{server: {command: [x]}, tool: news, arguments: {}}",
+            "`tools.arguments` is empty",
+        ),
+        (
+            "{server: {command: [x], env: {K: \"${SCENARIO_ENGINE_TEST_UNSET_VAR}\"}}, tool: news}",
+            "is not set in the environment",
+        ),
     ];
     for (i, (tools, says)) in cases.into_iter().enumerate() {
         let config = config(&dir, &format!("bad{i}.yaml"), &["sports"], Some(tools));
@@ -567,5 +617,126 @@ async fn config_errors(dir: PathBuf) {
             err.contains(&format!("bad{i}.yaml:15:")),
             "located at the tools line: {err}"
         );
+        // A value of the wrong type says what to write in its message (no hint line).
+        assert!(
+            err.contains("hint: ") || err.contains("invalid type"),
+            "{tools}: {err}"
+        );
     }
+}
+
+/// Review 31c, F1: Ctrl-C while the tool server starts (it never answers the handshake) or
+/// while a call hangs waited out the whole timeout, and the hung scenario was filed as fatal.
+/// Now the run stops at once as interrupted, the scenario left to do.
+async fn interrupted_while_waiting(dir: PathBuf) {
+    let server = FakeServer::start(FakeConfig::default())
+        .await
+        .expect("server");
+    let started = dir.join("started");
+    let silent = serde_json::to_string(&[
+        "sh",
+        "-c",
+        "echo up > \"$0\"; exec sleep 600",
+        path(&started),
+    ])
+    .expect("json");
+    let log = dir.join("calls.log");
+    let cases = [
+        (
+            "handshake",
+            format!("{{server: {{command: {silent}}}, tool: news, timeout: 30s}}"),
+            started.clone(),
+        ),
+        (
+            "call",
+            tools(
+                &["--hang-on", "sports", "--calls-log", path(&log)],
+                ", timeout: 30s",
+            ),
+            log.clone(),
+        ),
+    ];
+    for (name, tools, sign) in cases {
+        let config = config(&dir, &format!("{name}.yaml"), &["sports"], Some(&tools));
+        let out = dir.join(format!("{name}.jsonl"));
+        let base_url = server.base_url();
+        let child = command(&dir, &run_args(&config, &out, &base_url))
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        // The server is being waited on once it has started (or been asked).
+        while !std::fs::read_to_string(&sign).is_ok_and(|t| !t.is_empty()) {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        let pid = child.id().expect("pid").to_string();
+        let sent = std::process::Command::new("kill")
+            .args(["-INT", &pid])
+            .status()
+            .expect("kill");
+        assert!(sent.success());
+        let o = child.wait_with_output().await.expect("wait");
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(3), "{name}: {err}");
+        assert!(err.contains("stopped early: interrupted"), "{name}: {err}");
+        assert!(!err.contains("did not answer"), "{name}: {err}");
+        assert!(
+            errors_of(&out).is_empty(),
+            "{name}: nothing filed as failed"
+        );
+        assert!(lines(&out).is_empty(), "{name}: nothing written");
+        assert_eq!(chat_calls(&server), 0, "{name}: no model call");
+    }
+}
+
+/// Review 31c, F3/F4: a generator prompt file reading `{{ article.title }}` unguarded failed the
+/// pre-run check although every scenario is grounded, and a judge's `article` was none. Now
+/// the check renders a stand-in article where the run grounds, the prompts get the article,
+/// and without `run.tools` the check says grounding is not configured.
+async fn prompts_read_the_article(dir: PathBuf) {
+    let server = FakeServer::start(FakeConfig::default())
+        .await
+        .expect("server");
+    std::fs::write(
+        dir.join("gen.j2"),
+        "Title={{ article.title }}\nWrite {{ min_instances }} texts mixing {{ first_language }} \
+         and {{ second_language }}.",
+    )
+    .expect("prompt");
+    std::fs::write(
+        dir.join("fluency.j2"),
+        "Judged against: {{ article.title if article else \"none\" }}\n\
+         {% include \"judge_texts\" %}",
+    )
+    .expect("prompt");
+    let agents = "  agents:\n    generator: {prompt: gen.j2}\n    fluency: {prompt: fluency.j2}\n";
+    let grounded = config(&dir, "g.yaml", &["sports"], Some(&tools(&[], "")));
+    let text_of = std::fs::read_to_string(&grounded).expect("config") + agents;
+    std::fs::write(&grounded, text_of).expect("config");
+    let out = dir.join("g.jsonl");
+    let o = run(&dir, &grounded, &out, &server).await;
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let prompts: Vec<String> = server
+        .requests()
+        .iter()
+        .filter_map(|r| r.body["messages"][0]["content"].as_str().map(str::to_owned))
+        .collect();
+    assert!(
+        prompts
+            .iter()
+            .any(|p| p.starts_with(&format!("Title={SPORTS}"))),
+        "{prompts:?}"
+    );
+    assert!(
+        prompts
+            .iter()
+            .any(|p| p.starts_with(&format!("Judged against: {SPORTS}"))),
+        "the judge sees the article: {prompts:?}"
+    );
+    let ungrounded = config(&dir, "u.yaml", &["sports"], None);
+    let text_of = std::fs::read_to_string(&ungrounded).expect("config") + agents;
+    std::fs::write(&ungrounded, text_of).expect("config");
+    let o = run(&dir, &ungrounded, &dir.join("u.jsonl"), &server).await;
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("grounding not configured"), "{err}");
 }

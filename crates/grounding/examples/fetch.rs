@@ -16,7 +16,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         _ => return Err("usage: fetch TOOL QUERY -- SERVER COMMAND…".into()),
     };
-    let server = ServerCommand { argv };
+    let server = ServerCommand {
+        argv,
+        ..ServerCommand::default()
+    };
     let client = ToolClient::connect(
         &server,
         &tool,

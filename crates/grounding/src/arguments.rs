@@ -89,6 +89,53 @@ fn whole_placeholder(text: &str) -> Option<&str> {
     (!name.is_empty() && !name.contains(['{', '}'])).then_some(name)
 }
 
+/// The first argument of `template` whose text is no template — an unbalanced `{` or `}`, an
+/// empty `{}` —: the argument and why (checked at load, so no call sends a brace literally).
+#[must_use]
+pub fn template_problem(template: &Map<String, Value>) -> Option<(String, String)> {
+    fn text_problem(text: &str) -> Option<String> {
+        let mut rest = text;
+        while let Some(i) = rest.find(['{', '}']) {
+            let tail = &rest[i..];
+            if tail.starts_with("{{") || tail.starts_with("}}") {
+                rest = &tail[2..];
+            } else if tail.starts_with('}') {
+                return Some(format!(
+                    "`{}` has a `}}` that closes no `{{`",
+                    text.escape_debug()
+                ));
+            } else {
+                match tail[1..].find(['{', '}']) {
+                    Some(0) if tail.as_bytes()[1] == b'}' => {
+                        return Some(format!("`{}` has an empty `{{}}`", text.escape_debug()));
+                    }
+                    Some(end) if tail.as_bytes()[1 + end] == b'}' => {
+                        rest = &tail[end + 2..];
+                    }
+                    _ => {
+                        return Some(format!(
+                            "`{}` has a `{{` that no `}}` closes",
+                            text.escape_debug()
+                        ));
+                    }
+                }
+            }
+        }
+        None
+    }
+    fn walk(value: &Value) -> Option<String> {
+        match value {
+            Value::String(s) => text_problem(s),
+            Value::Array(items) => items.iter().find_map(walk),
+            Value::Object(map) => map.values().find_map(walk),
+            _ => None,
+        }
+    }
+    template
+        .iter()
+        .find_map(|(argument, value)| walk(value).map(|why| (argument.clone(), why)))
+}
+
 /// The parameter names the templates of `template` refer to, for checking them at load.
 #[must_use]
 pub fn referenced_parameters(template: &Map<String, Value>) -> Vec<String> {
@@ -147,5 +194,27 @@ mod tests {
             referenced_parameters(template.as_object().expect("map")),
             ["topic", "year", "topic", "year"]
         );
+        assert_eq!(template_problem(template.as_object().expect("map")), None);
+    }
+
+    /// Review 31c, F5: `{topic` was sent literally, every scenario getting the same article.
+    #[test]
+    fn an_unbalanced_brace_is_a_problem_named_with_its_argument() {
+        for (text, why) in [
+            ("{topic", "no `}` closes"),
+            ("{topic}}", "closes no `{`"),
+            ("a } b", "closes no `{`"),
+            ("{to{pic}", "no `}` closes"),
+            ("{}", "empty"),
+        ] {
+            let template = json!({"q": "ok {topic}", "query": [text]});
+            let problem = template_problem(template.as_object().expect("map"));
+            assert!(
+                problem
+                    .as_ref()
+                    .is_some_and(|(arg, r)| arg == "query" && r.contains(why)),
+                "{text}: {problem:?}"
+            );
+        }
     }
 }

@@ -14,7 +14,7 @@
 //! ```no_run
 //! # async fn demo() -> Result<(), grounding::GroundingError> {
 //! use grounding::{ArticleLimits, ServerCommand, ToolClient};
-//! let server = ServerCommand { argv: vec!["my-news-server".into()] };
+//! let server = ServerCommand { argv: vec!["my-news-server".into()], ..Default::default() };
 //! let client = ToolClient::connect(&server, "news", std::time::Duration::from_secs(30),
 //!                                  ArticleLimits::default()).await?;
 //! let args = serde_json::json!({"query": "sports"});
@@ -28,7 +28,7 @@ pub mod article;
 pub mod client;
 pub mod error;
 
-pub use arguments::{referenced_parameters, render_arguments};
+pub use arguments::{referenced_parameters, render_arguments, template_problem};
 pub use article::{Article, ArticleLimits};
-pub use client::{ServerCommand, ToolClient};
+pub use client::{INHERITED_ENV, ServerCommand, ToolClient};
 pub use error::GroundingError;
