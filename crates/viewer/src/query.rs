@@ -213,11 +213,16 @@ impl RecordQuery {
                 .measurement
                 .as_ref()
                 .is_none_or(|m| measurement_word(record) == m.as_str())
-            && (self.text.is_empty()
-                || record
-                    .data_generation_result
-                    .iter()
-                    .any(|t| t.to_lowercase().contains(&self.text)))
+            && self.text_matches(record.data_generation_result.iter().map(String::as_str))
+    }
+
+    /// Whether every word of the search is in one of `texts` (case ignored; any spacing
+    /// between the words of the search); no search keeps everything.
+    #[must_use]
+    pub fn text_matches<'a>(&self, texts: impl Iterator<Item = &'a str> + Clone) -> bool {
+        self.text
+            .split_whitespace()
+            .all(|word| texts.clone().any(|t| t.to_lowercase().contains(word)))
     }
 
     /// The query string of this query on another page (filters and sort kept).

@@ -72,8 +72,12 @@ pub struct Page {
     pub matched: u64,
     /// Of those, accepted.
     pub matched_accepted: u64,
-    /// Lines that are not records (torn, invalid, too long), skipped.
+    /// Lines that are not records (invalid, too long), skipped.
     pub unreadable: u64,
+    /// The last line is still being written (no newline, not whole yet): left out, not counted.
+    pub pending: bool,
+    /// Why the errors file could not be read (status `failed`: its failures are missing).
+    pub errors_problem: Option<String>,
     /// This page (from 1).
     pub page: usize,
     /// The filters were answered from the run's index (not by reading the run).
@@ -108,6 +112,10 @@ pub fn page(path: &Path, query: &RecordQuery, index: Option<&Index>) -> std::io:
         let located = match item {
             Ok(located) => located,
             Err(runlog::record::RecordError::Io { source, .. }) => return Err(source),
+            Err(runlog::record::RecordError::Torn { .. }) => {
+                out.pending = true;
+                continue;
+            }
             Err(_) => {
                 out.unreadable += 1;
                 continue;
@@ -249,20 +257,29 @@ pub fn cut(text: &str) -> String {
 fn failed_page(path: &Path, query: &RecordQuery) -> std::io::Result<Page> {
     let mut current: BTreeMap<String, (u64, FailedRow)> = BTreeMap::new();
     let mut unreadable = 0;
+    let mut errors_problem = None;
     match RecordReader::<_, FailureRecord>::open(&errors_path(path)) {
         Ok(reader) => {
             for item in reader {
-                let Ok(located) = item else {
-                    unreadable += 1;
-                    continue;
+                let located = match item {
+                    Ok(located) => located,
+                    Err(runlog::record::RecordError::Io { source, .. }) => {
+                        errors_problem = Some(format!(
+                            "the errors file could not be read ({source}); failed scenarios are missing"
+                        ));
+                        break;
+                    }
+                    Err(_) => {
+                        unreadable += 1;
+                        continue;
+                    }
                 };
                 let f = located.record;
                 let keep = query.params.iter().all(|(name, value)| {
                     f.params
                         .get(name)
                         .is_some_and(|v| reports::figures::value_text(v) == *value)
-                }) && (query.text.is_empty()
-                    || f.reason.to_lowercase().contains(&query.text));
+                }) && query.text_matches(std::iter::once(f.reason.as_str()));
                 if !keep {
                     current.remove(&f.id);
                     continue;
@@ -283,14 +300,17 @@ fn failed_page(path: &Path, query: &RecordQuery) -> std::io::Result<Page> {
             }
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(e),
-    }
-    let mut records = 0;
-    if !current.is_empty() {
-        for r in RecordReader::<_, RecordId>::open(path)?.flatten() {
-            records += 1;
-            current.remove(&r.record.id);
+        Err(e) => {
+            errors_problem = Some(format!(
+                "the errors file could not be opened ({e}); failed scenarios are missing"
+            ));
         }
+    }
+    // Every record is counted (the page says "N of M"), and removes its scenario's failure.
+    let mut records = 0;
+    for r in RecordReader::<_, RecordId>::open(path)?.flatten() {
+        records += 1;
+        current.remove(&r.record.id);
     }
     let mut rows: Vec<(u64, FailedRow)> = current.into_values().collect();
     rows.sort_by_key(|(offset, _)| *offset);
@@ -305,6 +325,7 @@ fn failed_page(path: &Path, query: &RecordQuery) -> std::io::Result<Page> {
         records,
         matched,
         unreadable,
+        errors_problem,
         page: query.page,
         pages: pages(matched),
         ..Page::default()

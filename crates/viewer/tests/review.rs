@@ -1,0 +1,333 @@
+//! Regressions of the hostile review of the viewer (issue 32): a run being written or with
+//! unreadable lines still has its overview, requests naming another host are refused (DNS
+//! rebinding), every response carries the security headers, a damaged index is rebuilt, filter
+//! values that cannot be read are named, task-run directories serve only their runs, text
+//! search matches words, and the record page shows the stored texts.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use viewer::{ViewArgs, bind};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/runs")
+        .join(name)
+}
+
+fn fixture_lines(name: &str) -> Vec<String> {
+    std::fs::read_to_string(fixture(name))
+        .expect("fixture")
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Starts a viewer over `paths` (indexes in `index_dir`); returns its base URL (no slash).
+async fn start_with(paths: Vec<PathBuf>, host: &str, index_dir: Option<PathBuf>) -> String {
+    let args = ViewArgs {
+        paths,
+        host: host.to_owned(),
+        port: 0,
+        open: false,
+        compare: false,
+        index_dir,
+    };
+    let bound = bind(&args).await.expect("bind");
+    let url = bound.url().trim_end_matches('/').to_owned();
+    tokio::spawn(bound.serve(std::future::pending()));
+    url
+}
+
+async fn start(paths: Vec<PathBuf>) -> String {
+    start_with(paths, "127.0.0.1", None).await
+}
+
+async fn get(url: &str) -> (u16, reqwest::header::HeaderMap, String) {
+    let response = reqwest::get(url).await.expect("request");
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    (status, headers, response.text().await.expect("body"))
+}
+
+async fn body(url: &str) -> String {
+    let (status, _, body) = get(url).await;
+    assert_eq!(status, 200, "{url}: {body}");
+    body
+}
+
+/// Sends `request` as it is to the server at `url`; returns the whole response.
+async fn raw(url: &str, request: &str) -> String {
+    let addr = url.trim_start_matches("http://");
+    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    stream.write_all(request.as_bytes()).await.expect("write");
+    let mut out = Vec::new();
+    stream.read_to_end(&mut out).await.expect("read");
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn status_of(response: &str) -> &str {
+    response.split(' ').nth(1).unwrap_or("")
+}
+
+fn assert_secure(response: &str) {
+    let lower = response.to_ascii_lowercase();
+    for h in [
+        "content-security-policy: default-src 'none'",
+        "x-content-type-options: nosniff",
+        "referrer-policy: no-referrer",
+    ] {
+        assert!(lower.contains(h), "missing {h}: {response}");
+    }
+}
+
+fn counts(html: &str) -> &str {
+    let start = html.find("id=\"counts\"").expect("counts");
+    let end = html[start..].find("</p>").expect("end") + start;
+    &html[start..end]
+}
+
+#[tokio::test]
+async fn the_overview_of_a_run_with_unreadable_and_half_written_lines_is_shown() {
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("live.jsonl");
+    let lines = fixture_lines("pipeline-before.jsonl");
+    let half = &lines[2][..lines[2].len() / 2];
+    // A broken line, a line that is not a record, a non-UTF-8 line, then a half-written last one.
+    let text = format!(
+        "{}\n{{\"id\": broken\n[1,2]\n\u{fffd}\n{}\n{half}",
+        lines[0], lines[1]
+    );
+    let mut bytes = text.into_bytes();
+    let bad = bytes.iter().position(|&b| b == 0xef).expect("marker");
+    bytes.splice(bad..bad + 3, [0xff]);
+    std::fs::write(&path, bytes).expect("write");
+    let url = start(vec![path.clone()]).await;
+    let page = body(&format!("{url}/run/0")).await;
+    assert!(page.contains("3 unreadable line(s) skipped"), "{page}");
+    assert!(
+        page.contains("id=\"pending\""),
+        "the torn last line is named"
+    );
+    // The two whole records are counted.
+    assert!(
+        page.contains("<tr><th>records</th><td>2</td></tr>"),
+        "{page}"
+    );
+    // The records table counts the same: the half line is still being written, not unreadable.
+    let table = body(&format!("{url}/run/0/records")).await;
+    assert!(
+        counts(&table).contains("2 of 2 record(s)"),
+        "{}",
+        counts(&table)
+    );
+    assert!(
+        counts(&table).contains("3 unreadable line(s) skipped"),
+        "{}",
+        counts(&table)
+    );
+}
+
+#[tokio::test]
+async fn an_unreadable_errors_file_is_named_on_the_overview_and_the_failed_table() {
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("r.jsonl");
+    std::fs::copy(fixture("pipeline-before.jsonl"), &path).expect("copy");
+    std::fs::create_dir(runlog::record::errors_path(&path)).expect("errors dir");
+    let url = start(vec![path]).await;
+    let page = body(&format!("{url}/run/0")).await;
+    assert!(page.contains("id=\"errors-problem\""), "{page}");
+    let failed = body(&format!("{url}/run/0/records?status=failed")).await;
+    assert!(
+        failed.contains("the errors file could not be read"),
+        "{failed}"
+    );
+    let n = fixture_lines("pipeline-before.jsonl").len();
+    assert!(
+        counts(&failed).contains(&format!("0 of {n} ")),
+        "{}",
+        counts(&failed)
+    );
+}
+
+#[tokio::test]
+async fn requests_naming_another_host_are_refused_with_the_security_headers() {
+    let url = start(vec![fixture("pipeline-before.jsonl")]).await;
+    let port = url.rsplit(':').next().expect("port");
+    for host in [
+        format!("evil.example.com:{port}"),
+        "evil.example.com".to_owned(),
+        format!("localhost.evil.example:{port}"),
+        format!(
+            "127.0.0.1:{}",
+            port.parse::<u16>().expect("port").wrapping_add(1)
+        ),
+    ] {
+        let response = raw(
+            &url,
+            &format!("GET /run/0/records HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"),
+        )
+        .await;
+        assert_eq!(status_of(&response), "421", "{host}: {response}");
+        assert!(!response.contains("record(s) match"));
+        assert_secure(&response);
+    }
+    // No Host at all (HTTP/1.0).
+    let response = raw(&url, "GET /run/0 HTTP/1.0\r\n\r\n").await;
+    assert_eq!(status_of(&response), "421", "{response}");
+    for host in [
+        format!("localhost:{port}"),
+        format!("LOCALHOST:{port}"),
+        format!("127.0.0.1:{port}"),
+        format!("[::1]:{port}"),
+    ] {
+        let response = raw(
+            &url,
+            &format!("GET / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"),
+        )
+        .await;
+        assert_eq!(status_of(&response), "200", "{host}: {response}");
+    }
+}
+
+#[tokio::test]
+async fn host_localhost_is_accepted_and_named_hosts_are_refused() {
+    let url = start_with(vec![fixture("pipeline-before.jsonl")], "localhost", None).await;
+    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+    body(&format!("{url}/")).await;
+    let args = ViewArgs {
+        paths: vec![fixture("pipeline-before.jsonl")],
+        host: "example.com".into(),
+        port: 0,
+        open: false,
+        compare: false,
+        index_dir: None,
+    };
+    assert!(matches!(bind(&args).await, Err(viewer::ViewError::Host(_))));
+}
+
+#[tokio::test]
+async fn every_response_the_application_gives_carries_the_security_headers() {
+    let url = start(vec![fixture("pipeline-before.jsonl")]).await;
+    let host = url.trim_start_matches("http://");
+    for (request, status) in [
+        (
+            format!("GET /nothing HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"),
+            "404",
+        ),
+        (
+            format!(
+                "POST / HTTP/1.1\r\nHost: {host}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            ),
+            "405",
+        ),
+        (
+            format!("GET /run/0/record/1 HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"),
+            "404",
+        ),
+        (
+            format!("GET / HTTP/1.1\r\nHost: elsewhere:1\r\nConnection: close\r\n\r\n"),
+            "421",
+        ),
+    ] {
+        let response = raw(&url, &request).await;
+        assert_eq!(status_of(&response), status, "{response}");
+        assert_secure(&response);
+    }
+}
+
+/// A run of at least the size the server indexes, made of the fixture's records.
+fn write_big_run(path: &Path) {
+    let base: Vec<serde_json::Value> = fixture_lines("pipeline-after.jsonl")
+        .iter()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    let pad = 20_000;
+    let n = usize::try_from(viewer::server::INDEX_MIN_BYTES).expect("size") / pad + 20;
+    let mut text = String::new();
+    for i in 0..n {
+        let mut r = base[i % base.len()].clone();
+        r["id"] = json!(format!("s{i:05}"));
+        r["data_generation_result"][0] = json!("x".repeat(pad));
+        text.push_str(&format!("{r}\n"));
+    }
+    std::fs::write(path, text).expect("write");
+}
+
+fn cache_files(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .expect("cache")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_damaged_index_is_discarded_and_the_run_read_instead() {
+    let run_dir = tempfile::tempdir().expect("dir");
+    let cache = tempfile::tempdir().expect("dir");
+    let path = run_dir.path().join("big.jsonl");
+    write_big_run(&path);
+    let key = viewer::index::IndexKey::of(&path).expect("key");
+    viewer::index::Index::build(cache.path(), &key)
+        .expect("build")
+        .expect("indexable");
+    let idx = cache_files(cache.path(), "idx").pop().expect("an index");
+    let bytes = std::fs::read(&idx).expect("index");
+    // A flipped byte (bit rot): not opened, removed.
+    let mut flipped = bytes.clone();
+    flipped[bytes.len() / 2] ^= 0x55;
+    std::fs::write(&idx, &flipped).expect("flip");
+    assert!(
+        viewer::index::Index::open(cache.path(), &key).is_none(),
+        "a changed index is not opened"
+    );
+    assert!(!idx.exists(), "the damaged index is removed");
+    // Cut by a few bytes (a crash, a full disk): the server reads the run, never a 500.
+    viewer::index::Index::build(cache.path(), &key)
+        .expect("build")
+        .expect("indexable");
+    std::fs::write(&idx, &bytes[..bytes.len() - 7]).expect("truncate");
+    let url = start_with(
+        vec![path.clone()],
+        "127.0.0.1",
+        Some(cache.path().to_owned()),
+    )
+    .await;
+    let page = body(&format!("{url}/run/0/records?status=accepted&sort=-score")).await;
+    assert!(
+        !page.contains("from the run's index"),
+        "the damaged index was used"
+    );
+    assert!(
+        counts(&page).contains(" record(s) match"),
+        "{}",
+        counts(&page)
+    );
+}
+
+#[test]
+fn a_new_index_of_a_grown_run_removes_the_old_ones() {
+    let run_dir = tempfile::tempdir().expect("dir");
+    let cache = tempfile::tempdir().expect("dir");
+    let path = run_dir.path().join("r.jsonl");
+    let lines = fixture_lines("pipeline-after.jsonl");
+    std::fs::write(&path, format!("{}\n", lines[0])).expect("write");
+    let first = viewer::index::IndexKey::of(&path).expect("key");
+    viewer::index::Index::build(cache.path(), &first).expect("build");
+    std::fs::write(&path, format!("{}\n{}\n", lines[0], lines[1])).expect("write");
+    let second = viewer::index::IndexKey::of(&path).expect("key");
+    let index = viewer::index::Index::build(cache.path(), &second)
+        .expect("build")
+        .expect("indexable");
+    assert_eq!(index.records(), 2);
+    assert_eq!(
+        cache_files(cache.path(), "idx").len(),
+        1,
+        "one index per run"
+    );
+    assert_eq!(cache_files(cache.path(), "json").len(), 1);
+    assert!(viewer::index::Index::open(cache.path(), &first).is_none());
+}
