@@ -165,6 +165,7 @@ pub fn router(sources: Sources, index_dir: Option<PathBuf>, hosts: Hosts) -> Rou
         .route("/run/{i}/stamp", get(stamp))
         .route("/suite/{i}", get(suite))
         .route("/suite/{i}/scenario/{n}", get(scenario))
+        .route("/compare", get(compare_chosen))
         .route("/compare/{a}/{b}", get(compare))
         .fallback(|| async { not_found() })
         .with_state(state)
@@ -249,12 +250,33 @@ async fn index(State(state): State<AppState>) -> Response {
             (i, s.name.clone(), kind)
         })
         .collect();
-    let pairs: Vec<(usize, usize)> = (0..state.sources.len())
-        .flat_map(|a| (a + 1..state.sources.len()).map(move |b| (a, b)))
+    // Neighbours only (never every pair: n²/2 links); any two are chosen in the form.
+    let pairs: Vec<(usize, usize)> = (1..state.sources.len())
+        .map(|b| (b - 1, b))
         .filter(|&(a, b)| state.sources.comparable(a, b))
         .take(20)
         .collect();
-    page(pages::render("index.html", context! { sources, pairs }))
+    let skipped = state.sources.skipped().to_vec();
+    page(pages::render(
+        "index.html",
+        context! { sources, pairs, skipped },
+    ))
+}
+
+/// The comparison form's answer (`?a=N&b=M`): redirects to `/compare/N/M`.
+async fn compare_chosen(Query(pairs): Query<Vec<(String, String)>>) -> Response {
+    let pick = |k: &str| {
+        pairs
+            .iter()
+            .find(|(key, _)| key == k)
+            .and_then(|(_, v)| v.parse::<usize>().ok())
+    };
+    match (pick("a"), pick("b")) {
+        (Some(a), Some(b)) => {
+            axum::response::Redirect::to(&format!("/compare/{a}/{b}")).into_response()
+        }
+        _ => not_found(),
+    }
 }
 
 async fn css() -> Response {
@@ -455,6 +477,9 @@ fn index_for(state: &AppState, i: usize, path: &Path) -> Option<Index> {
     None
 }
 
+/// A parameter with more values than this gets a text field in the filter form, not a list.
+pub const MAX_CHOICES: usize = 200;
+
 /// The parameters that vary in run `i`, with their values (`[{name, values: [{value}]}]`):
 /// the overview's when it is computed or the run is small, else the index's dictionary once
 /// it is built; a large run's first page does not wait for either (no choices yet).
@@ -465,11 +490,16 @@ fn choices(state: &AppState, i: usize, s: &Source) -> serde_json::Value {
                 .into_iter()
                 .filter(|(_, values)| values.len() > 1)
                 .map(|(name, values)| {
+                    // Past MAX_CHOICES values the form asks for one typed (a page of
+                    // thousands of options helps nobody).
+                    let count = values.len();
+                    let more = count > MAX_CHOICES;
                     let values: Vec<_> = values
                         .into_iter()
+                        .take(if more { 0 } else { MAX_CHOICES })
                         .map(|v| serde_json::json!({ "value": v }))
                         .collect();
-                    serde_json::json!({ "name": name, "values": values })
+                    serde_json::json!({ "name": name, "values": values, "more": more, "count": count })
                 })
                 .collect(),
         )
@@ -585,8 +615,14 @@ async fn compare(
     let (pa, pb) = (sa.path.clone(), sb.path.clone());
     let (na, nb) = (sa.name.clone(), sb.name.clone());
     let view = blocking(move || {
-        let before = load(&pa).map_err(|e| e.to_string())?;
-        let after = load(&pb).map_err(|e| e.to_string())?;
+        // An empty run (not written yet) compares as a run of nothing.
+        let open = |p: &Path| match load(p) {
+            Err(reports::load::LoadError::Empty { .. }) => Ok(reports::load::Results::Pipeline(
+                reports::load::PipelineRun::at(p),
+            )),
+            other => other.map_err(|e| e.to_string()),
+        };
+        let (before, after) = (open(&pa)?, open(&pb)?);
         let diff = reports::diff::diff(&before, &after, None).map_err(|e| e.to_string())?;
         Ok::<_, String>(reports::render::DiffView::new(&diff, &na, &nb, None))
     })

@@ -78,6 +78,8 @@ pub struct Page {
     pub pending: bool,
     /// Why the errors file could not be read (status `failed`: its failures are missing).
     pub errors_problem: Option<String>,
+    /// Filters naming a judge or parameter the run does not have (they match nothing).
+    pub unknown: Vec<String>,
     /// This page (from 1).
     pub page: usize,
     /// The filters were answered from the run's index (not by reading the run).
@@ -105,6 +107,7 @@ pub fn page(path: &Path, query: &RecordQuery, index: Option<&Index>) -> std::io:
         ..Page::default()
     };
     let mut judges = BTreeSet::new();
+    let (mut all_judges, mut all_params) = (BTreeSet::new(), BTreeSet::new());
     // Sorted: the key and offset of every match; file order: the page's records only.
     let mut keys: Vec<(f64, u64, usize)> = Vec::new();
     let mut records: Vec<(usize, u64, ScenarioRecord)> = Vec::new();
@@ -125,6 +128,19 @@ pub fn page(path: &Path, query: &RecordQuery, index: Option<&Index>) -> std::io:
         let record = &located.record;
         if judges.len() < MAX_JUDGE_COLUMNS {
             judges.extend(record.scores.keys().map(|j| j.as_str().to_owned()));
+        }
+        if !query.scores.is_empty() || !query.params.is_empty() {
+            for j in record.scores.keys() {
+                if !all_judges.contains(j.as_str()) {
+                    all_judges.insert(j.as_str().to_owned());
+                }
+            }
+            for p in record.params.keys() {
+                let name = runlog::record::unflatten_key(p);
+                if !all_params.contains(name) {
+                    all_params.insert(name.to_owned());
+                }
+            }
         }
         if !query.matches(record) {
             continue;
@@ -152,6 +168,10 @@ pub fn page(path: &Path, query: &RecordQuery, index: Option<&Index>) -> std::io:
             }
         }
     }
+    out.unknown = query.unknown_names(
+        all_judges.iter().map(String::as_str),
+        all_params.iter().map(String::as_str),
+    );
     out.judges = judges.into_iter().collect();
     out.rows = records
         .into_iter()
@@ -179,6 +199,10 @@ fn indexed_page(path: &Path, query: &RecordQuery, index: &Index) -> std::io::Res
         ..Page::default()
     };
     out.judges.sort();
+    out.unknown = query.unknown_names(
+        index.judges().iter().map(String::as_str),
+        index.params().iter().map(|(n, _)| n.as_str()),
+    );
     let mut keys: Vec<(f64, u64, usize)> = Vec::new();
     index.matching(query, |e| {
         let line = e.line as usize;

@@ -331,3 +331,153 @@ fn a_new_index_of_a_grown_run_removes_the_old_ones() {
     assert_eq!(cache_files(cache.path(), "json").len(), 1);
     assert!(viewer::index::Index::open(cache.path(), &first).is_none());
 }
+
+#[tokio::test]
+async fn filter_values_that_cannot_be_read_are_named_and_ignored() {
+    let url = start(vec![fixture("pipeline-before.jsonl")]).await;
+    let n = fixture_lines("pipeline-before.jsonl").len();
+    let all = format!("{n} of {n} record(s)");
+    for q in [
+        "min.score=NaN",
+        "min.score=inf",
+        "max.score=-infinity",
+        "min.score=1e400",
+        "page=0",
+        "q=%FF",
+    ] {
+        let page = body(&format!("{url}/run/0/records?{q}")).await;
+        assert!(counts(&page).contains(&all), "{q}: {}", counts(&page));
+        assert!(page.contains("class=\"problem\""), "{q} is not named");
+    }
+    let page = body(&format!("{url}/run/0/records?page=0")).await;
+    assert!(
+        page.contains("is not a page number"),
+        "page=0 is named as such"
+    );
+    // A judge or parameter the run does not have: named, not a silent "0 match".
+    for (q, name) in [
+        ("min.nonexist=5", "judge `nonexist`"),
+        ("p.nonexist=1", "parameter `nonexist`"),
+    ] {
+        let page = body(&format!("{url}/run/0/records?{q}")).await;
+        assert!(page.contains(name), "{q}: {page}");
+    }
+    // Repeated keys: the last value is used and the earlier one named.
+    let page = body(&format!("{url}/run/0/records?status=rejected&status=all")).await;
+    assert!(counts(&page).contains(&all), "{}", counts(&page));
+    assert!(page.contains("given more than once"));
+    // Past the last page.
+    let page = body(&format!("{url}/run/0/records?page=99")).await;
+    assert!(page.contains("id=\"past-end\""));
+}
+
+#[tokio::test]
+async fn failed_scenarios_with_score_filters_say_the_filters_do_not_apply() {
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("r.jsonl");
+    std::fs::copy(fixture("pipeline-before.jsonl"), &path).expect("copy");
+    std::fs::write(
+        runlog::record::errors_path(&path),
+        fixtures::runs::failure_line("gone1", Some("generator"), "timed out"),
+    )
+    .expect("errors");
+    let url = start(vec![path]).await;
+    let page = body(&format!(
+        "{url}/run/0/records?status=failed&min.score=0&gate=passed"
+    ))
+    .await;
+    assert!(page.contains("do not apply to failed scenarios"), "{page}");
+    assert!(
+        counts(&page).starts_with("id=\"counts\" data-stamp=\"/run/0/stamp\">1 of "),
+        "{}",
+        counts(&page)
+    );
+}
+
+#[tokio::test]
+async fn text_search_keeps_records_with_every_word() {
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("r.jsonl");
+    let mut r: serde_json::Value =
+        serde_json::from_str(&fixture_lines("pipeline-before.jsonl")[0]).expect("json");
+    r["id"] = json!("both");
+    r["data_generation_result"] = json!(["The İstanbul trip was FUN"]);
+    let mut other = r.clone();
+    other["id"] = json!("one");
+    other["data_generation_result"] = json!(["a trip alone"]);
+    std::fs::write(&path, format!("{r}\n{other}\n")).expect("write");
+    let url = start(vec![path]).await;
+    for q in ["trip+fun", "fun++trip", "%20TRIP%09was%20"] {
+        let page = body(&format!("{url}/run/0/records?q={q}")).await;
+        assert!(counts(&page).contains(">1 of 2 "), "{q}: {}", counts(&page));
+        assert!(page.contains("<code>both</code>"));
+    }
+}
+
+#[tokio::test]
+async fn task_run_parts_are_only_the_runs_inside_the_directory() {
+    let outside = tempfile::tempdir().expect("dir");
+    let secret = outside.path().join("secret.jsonl");
+    std::fs::copy(fixture("pipeline-after.jsonl"), &secret).expect("copy");
+    let dir = tempfile::tempdir().expect("dir");
+    let parts = dir.path().join("parts");
+    std::fs::create_dir(&parts).expect("parts");
+    std::fs::copy(fixture("pipeline-before.jsonl"), parts.join("0.jsonl")).expect("copy");
+    std::fs::copy(fixture("pipeline-after.jsonl"), parts.join("1.jsonl")).expect("copy");
+    std::os::unix::fs::symlink(&secret, parts.join("3.jsonl")).expect("link");
+    std::os::unix::fs::symlink("/etc/passwd", parts.join("4.jsonl")).expect("link");
+    std::fs::create_dir(parts.join("5.jsonl")).expect("dir");
+    std::fs::write(parts.join("6.jsonl"), "not json at all\n").expect("write");
+    let url = start(vec![dir.path().to_owned()]).await;
+    let index = body(&format!("{url}/")).await;
+    for n in ["3.jsonl", "4.jsonl", "5.jsonl", "6.jsonl"] {
+        assert!(
+            index.contains(&format!("parts&#x2f;{n}: ")),
+            "{n} is named as skipped: {index}"
+        );
+    }
+    assert!(index.contains("a link leading outside parts"));
+    // Only the two runs are served.
+    assert_eq!(get(&format!("{url}/run/1")).await.0, 200);
+    assert_eq!(get(&format!("{url}/run/2")).await.0, 404);
+    // Any two are compared through the form.
+    let page = body(&format!("{url}/compare?a=0&b=1")).await;
+    assert!(
+        page.contains("regression") || page.contains("Regression"),
+        "{page}"
+    );
+}
+
+#[tokio::test]
+async fn a_run_is_compared_with_an_empty_one() {
+    let dir = tempfile::tempdir().expect("dir");
+    let empty = dir.path().join("empty.jsonl");
+    std::fs::write(&empty, "").expect("write");
+    let url = start(vec![fixture("pipeline-before.jsonl"), empty]).await;
+    body(&format!("{url}/compare/0/1")).await;
+    body(&format!("{url}/compare/1/0")).await;
+}
+
+#[tokio::test]
+async fn a_parameter_with_very_many_values_gets_a_text_field() {
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("r.jsonl");
+    let base: serde_json::Value =
+        serde_json::from_str(&fixture_lines("pipeline-before.jsonl")[0]).expect("json");
+    let mut text = String::new();
+    for i in 0..(viewer::server::MAX_CHOICES + 5) {
+        let mut r = base.clone();
+        r["id"] = json!(format!("s{i}"));
+        r["seed"] = json!(i);
+        text.push_str(&format!("{r}\n"));
+    }
+    std::fs::write(&path, text).expect("write");
+    let url = start(vec![path]).await;
+    let page = body(&format!("{url}/run/0/records?p.seed=7")).await;
+    assert!(
+        page.contains("<input type=\"text\" name=\"p.seed\" value=\"7\""),
+        "{page}"
+    );
+    assert!(page.matches("<option").count() < 50, "no option per value");
+    assert!(counts(&page).contains(">1 of "), "{}", counts(&page));
+}
