@@ -481,3 +481,43 @@ async fn a_parameter_with_very_many_values_gets_a_text_field() {
     assert!(page.matches("<option").count() < 50, "no option per value");
     assert!(counts(&page).contains(">1 of "), "{}", counts(&page));
 }
+
+#[tokio::test]
+async fn the_record_page_shows_the_stored_texts_with_invisible_characters_visible() {
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("r.jsonl");
+    let lines = fixture_lines("pipeline-before.jsonl");
+    // A record whose measurement kept its words (the language view), with its text changed.
+    let mut r: serde_json::Value = lines
+        .iter()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("json"))
+        .find(|r| r["measurement"]["sentences"][0]["tokens"].is_array())
+        .unwrap_or_else(|| serde_json::from_str(&lines[0]).expect("json"));
+    r["data_generation_result"][0] = json!("CHANGED TEXT ZZZ\u{200b}end");
+    let mut huge = r.clone();
+    huge["id"] = json!("huge");
+    huge["data_generation_result"][0] = json!("w ".repeat(150_000));
+    let first = format!("{r}\n");
+    std::fs::write(&path, format!("{first}{huge}\n")).expect("write");
+    let url = start(vec![path]).await;
+    let page = body(&format!("{url}/run/0/record/0")).await;
+    assert!(page.contains("CHANGED TEXT ZZZ⟨U+200B⟩end"), "{page}");
+    let page = body(&format!("{url}/run/0/record/{}", first.len())).await;
+    assert!(
+        page.contains("the first 100,000 of 300000 characters"),
+        "the cut is stated"
+    );
+    assert!(page.len() < 300_000, "the huge text is cut: {}", page.len());
+}
+
+#[tokio::test]
+async fn a_run_starting_with_a_byte_order_mark_opens() {
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("bom.jsonl");
+    let lines = fixture_lines("pipeline-before.jsonl");
+    std::fs::write(&path, format!("\u{feff}{}\n{}\n", lines[0], lines[1])).expect("write");
+    let url = start(vec![path]).await;
+    let table = body(&format!("{url}/run/0/records")).await;
+    assert!(counts(&table).contains(">2 of 2 "), "{}", counts(&table));
+    assert!(!counts(&table).contains("unreadable"));
+}

@@ -232,7 +232,10 @@ async fn filters_narrow_the_table_to_exactly_the_matching_records() {
     }
     // A value the table cannot read is named, not guessed.
     let page = body(&table("status=maybe&min.fluency=high")).await;
-    assert!(page.contains("is not a filter value this table can read"), "{page}");
+    assert!(
+        page.contains("is not a filter value this table can read"),
+        "{page}"
+    );
     assert_eq!(ids(&page).len(), all.len());
 }
 
