@@ -1,7 +1,8 @@
 //! The routes. Every source is addressed by its number and every record by its byte offset;
 //! anything else is a 404. Each response carries a restrictive Content-Security-Policy (no
 //! inline script or style, nothing from elsewhere), `X-Content-Type-Options: nosniff` and
-//! `Referrer-Policy: no-referrer`. File reading runs on tokio's blocking threads.
+//! `Referrer-Policy: no-referrer`, and a request whose `Host` is not the viewer's own is refused
+//! ([`Hosts`], against DNS rebinding). File reading runs on tokio's blocking threads.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -227,7 +227,7 @@ async fn every_response_the_application_gives_carries_the_security_headers() {
             "404",
         ),
         (
-            format!("GET / HTTP/1.1\r\nHost: elsewhere:1\r\nConnection: close\r\n\r\n"),
+            "GET / HTTP/1.1\r\nHost: elsewhere:1\r\nConnection: close\r\n\r\n".to_owned(),
             "421",
         ),
     ] {
@@ -520,4 +520,39 @@ async fn a_run_starting_with_a_byte_order_mark_opens() {
     let table = body(&format!("{url}/run/0/records")).await;
     assert!(counts(&table).contains(">2 of 2 "), "{}", counts(&table));
     assert!(!counts(&table).contains("unreadable"));
+}
+
+#[tokio::test]
+async fn the_comparison_lists_at_most_a_thousand_new_ids() {
+    let dir = tempfile::tempdir().expect("dir");
+    let (a, b) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
+    let base: serde_json::Value =
+        serde_json::from_str(&fixture_lines("pipeline-before.jsonl")[0]).expect("json");
+    let run = |prefix: &str| {
+        let mut text = String::new();
+        for i in 0..1_200 {
+            let mut r = base.clone();
+            r["id"] = json!(format!("{prefix}{i}"));
+            text.push_str(&format!("{r}\n"));
+        }
+        text
+    };
+    std::fs::write(&a, run("a")).expect("write");
+    std::fs::write(&b, run("b")).expect("write");
+    let url = start(vec![a, b]).await;
+    let page = body(&format!("{url}/compare/0/1")).await;
+    assert_eq!(
+        page.matches("<code>b").count(),
+        1_000,
+        "capped as `diff` caps"
+    );
+    assert_eq!(
+        page.matches("<code>a").count(),
+        1_000,
+        "capped as `diff` caps"
+    );
+    assert!(
+        page.contains("400 more row(s) not shown"),
+        "the rest is counted"
+    );
 }
