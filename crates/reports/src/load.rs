@@ -123,6 +123,15 @@ pub struct PipelineRun {
 }
 
 impl PipelineRun {
+    /// The pipeline output at `path`, taken as one without looking (an empty file of a run
+    /// that has not written a record yet: the viewer compares it as a run of nothing).
+    #[must_use]
+    pub fn at(path: &Path) -> Self {
+        Self {
+            path: path.to_owned(),
+        }
+    }
+
     /// The file.
     #[must_use]
     pub fn path(&self) -> &Path {

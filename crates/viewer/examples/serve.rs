@@ -11,7 +11,7 @@ use viewer::{ViewArgs, bind};
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = ViewArgs {
         paths: std::env::args_os().skip(1).map(Into::into).collect(),
-        host: std::net::Ipv4Addr::LOCALHOST.into(),
+        host: "127.0.0.1".into(),
         port: 0,
         open: false,
         compare: false,

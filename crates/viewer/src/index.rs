@@ -50,10 +50,10 @@ impl IndexKey {
         })
     }
 
-    /// The index file's name in the cache directory.
-    fn stem(&self) -> String {
+    /// The prefix of every index file of this run (any version): its name and path hash.
+    fn run_prefix(&self) -> String {
         let mut h = std::hash::DefaultHasher::new();
-        self.hash(&mut h);
+        self.path.hash(&mut h);
         let name = self
             .path
             .file_name()
@@ -70,7 +70,14 @@ impl IndexKey {
             })
             .take(40)
             .collect();
-        format!("{safe}-{:016x}", h.finish())
+        format!("{safe}-{:016x}-", h.finish())
+    }
+
+    /// The index file's name in the cache directory: the run's prefix and this version's hash.
+    fn stem(&self) -> String {
+        let mut h = std::hash::DefaultHasher::new();
+        self.hash(&mut h);
+        format!("{}{:016x}", self.run_prefix(), h.finish())
     }
 }
 
@@ -86,6 +93,70 @@ struct Meta {
     records: u64,
     /// Lines that are not records.
     unreadable: u64,
+    /// The entries file's length in bytes (checked when the index is opened).
+    #[serde(default)]
+    entries_bytes: u64,
+    /// The entries file's FNV-1a hash (checked when the index is opened).
+    #[serde(default)]
+    checksum: u64,
+}
+
+/// FNV-1a, 64 bits: the entries file's checksum (damage, not tampering).
+#[derive(Debug, Clone, Copy)]
+struct Fnv(u64);
+
+impl Fnv {
+    const fn new() -> Self {
+        Self(0xcbf2_9ce4_8422_2325)
+    }
+
+    fn add(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+/// A writer that counts and hashes what it writes.
+struct Summing<W> {
+    inner: W,
+    bytes: u64,
+    hash: Fnv,
+}
+
+impl<W: Write> Write for Summing<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.bytes += n as u64;
+        self.hash.add(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Whether the entries file at `path` has the length and checksum its meta names.
+fn intact(path: &Path, meta: &Meta) -> bool {
+    let Ok(mut input) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut hash = Fnv::new();
+    let mut bytes = 0u64;
+    let mut buf = vec![0u8; 256 * 1024];
+    loop {
+        match input.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                hash.add(&buf[..n]);
+                bytes += n as u64;
+            }
+            Err(_) => return false,
+        }
+    }
+    bytes == meta.entries_bytes && hash.0 == meta.checksum
 }
 
 /// One record in the index.
@@ -129,14 +200,49 @@ struct Compiled {
 }
 
 impl Index {
-    /// The index of `key` in `dir`, when one was built.
+    /// The index of `key` in `dir`, when one was built and is whole: its entries file has
+    /// the length and checksum its dictionaries name. A damaged one (truncated, changed) is
+    /// removed, to be built again.
     #[must_use]
     pub fn open(dir: &Path, key: &IndexKey) -> Option<Self> {
         let stem = key.stem();
-        let meta = std::fs::read(dir.join(format!("{stem}.json"))).ok()?;
-        let meta: Meta = serde_json::from_slice(&meta).ok()?;
+        let meta_path = dir.join(format!("{stem}.json"));
         let entries = dir.join(format!("{stem}.idx"));
-        entries.is_file().then_some(Self { entries, meta })
+        let meta = std::fs::read(&meta_path).ok();
+        let meta: Option<Meta> = meta.and_then(|m| serde_json::from_slice(&m).ok());
+        match meta {
+            Some(meta) if intact(&entries, &meta) => Some(Self { entries, meta }),
+            None if !entries.exists() => None,
+            _ => {
+                tracing::warn!(index = %entries.display(), "a damaged run index: removed, to be built again");
+                let _ = std::fs::remove_file(&entries);
+                let _ = std::fs::remove_file(&meta_path);
+                None
+            }
+        }
+    }
+
+    /// Removes this index's files (it was found damaged while read).
+    pub fn remove(&self) {
+        let _ = std::fs::remove_file(&self.entries);
+        let _ = std::fs::remove_file(self.entries.with_extension("json"));
+    }
+
+    /// Removes the index files of the other versions of `key`'s run from `dir` (a run that
+    /// grew or changed leaves its old indexes behind otherwise).
+    fn remove_stale(dir: &Path, key: &IndexKey) {
+        let (prefix, stem) = (key.run_prefix(), key.stem());
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let Some(name) = name.to_str() else { continue };
+            let finished = name.ends_with(".idx") || name.ends_with(".json");
+            if finished && name.starts_with(&prefix) && !name.starts_with(&stem) {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
     }
 
     /// Builds the index of the run `key` names into `dir` (created when missing); `None` when
@@ -148,13 +254,19 @@ impl Index {
         std::fs::create_dir_all(dir)?;
         let stem = key.stem();
         let tmp = dir.join(format!("{stem}.{}.tmp", std::process::id()));
-        let mut out = BufWriter::new(std::fs::File::create(&tmp)?);
+        let mut out = Summing {
+            inner: BufWriter::new(std::fs::File::create(&tmp)?),
+            bytes: 0,
+            hash: Fnv::new(),
+        };
         let mut meta = Meta::default();
         let mut values: Vec<BTreeMap<String, u16>> = Vec::new();
         for item in RecordReader::<_, ScenarioRecord>::open(&key.path)? {
             let located = match item {
                 Ok(located) => located,
                 Err(RecordError::Io { source, .. }) => return Err(source),
+                // A last line still being written: not a record yet, and not unreadable.
+                Err(RecordError::Torn { .. }) => continue,
                 Err(_) => {
                     meta.unreadable += 1;
                     continue;
@@ -180,6 +292,8 @@ impl Index {
             meta.records += 1;
         }
         out.flush()?;
+        meta.entries_bytes = out.bytes;
+        meta.checksum = out.hash.0;
         drop(out);
         let entries = dir.join(format!("{stem}.idx"));
         std::fs::rename(&tmp, &entries)?;
@@ -189,6 +303,7 @@ impl Index {
             serde_json::to_vec(&meta).map_err(std::io::Error::other)?,
         )?;
         std::fs::rename(&meta_tmp, dir.join(format!("{stem}.json")))?;
+        Self::remove_stale(dir, key);
         tracing::info!(path = %key.path.display(), records = meta.records, "run indexed");
         Ok(Some(Self { entries, meta }))
     }

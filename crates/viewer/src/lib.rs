@@ -17,6 +17,7 @@
 //! directory it is given.
 
 pub mod index;
+pub mod overview;
 pub mod pages;
 pub mod query;
 pub mod record;
@@ -59,6 +60,9 @@ pub enum ViewError {
         #[source]
         source: std::io::Error,
     },
+    /// `--host` is neither an IP address nor `localhost`.
+    #[error("--host {0}: give an IP address (127.0.0.1, ::1, 0.0.0.0) or `localhost`")]
+    Host(String),
     /// The server stopped with an error.
     #[error("the viewer's server stopped: {0}")]
     Serve(#[source] std::io::Error),
@@ -72,9 +76,10 @@ pub struct ViewArgs {
     /// (their `parts/*.jsonl`) or suite results (`test --json`).
     #[cfg_attr(feature = "clap", arg(required = true))]
     pub paths: Vec<PathBuf>,
-    /// Address to listen on; anything but loopback shows the runs to the network (a warning).
+    /// Address to listen on (an IP address or `localhost`); anything but loopback shows the
+    /// runs to the network (a warning).
     #[cfg_attr(feature = "clap", arg(long, default_value = "127.0.0.1"))]
-    pub host: IpAddr,
+    pub host: String,
     /// Port to listen on; 0 picks a free one.
     #[cfg_attr(feature = "clap", arg(long, default_value_t = 0))]
     pub port: u16,
@@ -97,6 +102,7 @@ pub struct Bound {
     listener: tokio::net::TcpListener,
     sources: Sources,
     index_dir: Option<PathBuf>,
+    hosts: server::Hosts,
     url: String,
     warning: Option<String>,
 }
@@ -122,10 +128,13 @@ impl Bound {
         self,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> Result<(), ViewError> {
-        axum::serve(self.listener, router(self.sources, self.index_dir))
-            .with_graceful_shutdown(shutdown)
-            .await
-            .map_err(ViewError::Serve)
+        axum::serve(
+            self.listener,
+            router(self.sources, self.index_dir, self.hosts),
+        )
+        .with_graceful_shutdown(shutdown)
+        .await
+        .map_err(ViewError::Serve)
     }
 }
 
@@ -139,7 +148,14 @@ pub async fn bind(args: &ViewArgs) -> Result<Bound, ViewError> {
     if args.compare && !sources.comparable(0, 1) {
         return Err(ViewError::Compare);
     }
-    let addr = SocketAddr::new(args.host, args.port);
+    let ip: IpAddr = if args.host.eq_ignore_ascii_case("localhost") {
+        IpAddr::from([127, 0, 0, 1])
+    } else {
+        args.host
+            .parse()
+            .map_err(|_| ViewError::Host(args.host.clone()))?
+    };
+    let addr = SocketAddr::new(ip, args.port);
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|source| ViewError::Bind { addr, source })?;
@@ -148,7 +164,8 @@ pub async fn bind(args: &ViewArgs) -> Result<Bound, ViewError> {
         .map_err(|source| ViewError::Bind { addr, source })?;
     let page = if args.compare { "compare/0/1" } else { "" };
     let url = format!("http://{local}/{page}");
-    let warning = (!args.host.is_loopback()).then(|| {
+    let hosts = server::Hosts::new(local, &args.host);
+    let warning = (!ip.is_loopback()).then(|| {
         format!(
             "listening on {}, not loopback: anyone who can reach this address can read these \
              runs (there is no login)",
@@ -160,6 +177,7 @@ pub async fn bind(args: &ViewArgs) -> Result<Bound, ViewError> {
         listener,
         sources,
         index_dir: args.index_dir.clone(),
+        hosts,
         url,
         warning,
     })

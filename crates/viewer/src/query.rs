@@ -95,12 +95,37 @@ impl RecordQuery {
             page: 1,
             ..Self::default()
         };
-        for (key, value) in pairs {
+        // A key given more than once: its last value is used, the earlier ones named.
+        let mut last: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for (n, (key, value)) in pairs.iter().enumerate() {
+            if !value.trim().is_empty() {
+                last.insert(key.as_str(), n);
+            }
+        }
+        for (n, (key, value)) in pairs.iter().enumerate() {
             let value: String = value.trim().chars().take(MAX_VALUE_CHARS).collect();
             if value.is_empty() {
                 continue;
             }
+            if last.get(key.as_str()).is_some_and(|&l| l != n) {
+                q.problems.push(format!(
+                    "`{key}` is given more than once: its last value is used, `{key}={value}` ignored"
+                ));
+                continue;
+            }
             q.read(key, value);
+        }
+        if q.status == Status::Failed
+            && (!q.scores.is_empty() || q.gate.is_some() || q.measurement.is_some())
+        {
+            q.problems.push(
+                "score, gate and measurement filters do not apply to failed scenarios (they have \
+                 no score, gate or measurement); ignored"
+                    .to_owned(),
+            );
+            q.scores.clear();
+            q.gate = None;
+            q.measurement = None;
         }
         q
     }
@@ -120,6 +145,15 @@ impl RecordQuery {
             "measurement" if matches!(value.as_str(), "measured" | "unavailable" | "none") => {
                 self.measurement = Some(value);
             }
+            "q" if value
+                .chars()
+                .any(|c| c == '\u{fffd}' || (c.is_control() && !c.is_whitespace())) =>
+            {
+                self.problems.push(format!(
+                    "`q={value}` holds characters that cannot be read (not UTF-8, or control \
+                     characters); ignored"
+                ));
+            }
             "q" => self.text = value.to_lowercase(),
             "sort" => match value.as_str() {
                 "file" => self.sort = Sort::File,
@@ -130,7 +164,9 @@ impl RecordQuery {
             },
             "page" => match value.parse::<usize>() {
                 Ok(n) if n >= 1 => self.page = n,
-                _ => self.problem(key, &value),
+                _ => self.problems.push(format!(
+                    "`page={value}` is not a page number (1, 2, …); the first page is shown"
+                )),
             },
             _ => {
                 if let Some(name) = key.strip_prefix("p.") {
@@ -147,13 +183,47 @@ impl RecordQuery {
     }
 
     fn problem(&mut self, key: &str, value: &str) {
-        self.problems.push(format!(
-            "`{key}={value}` is not a filter this table knows; ignored"
-        ));
+        // Many unknown pairs are named once each up to a few, then counted (no amplification).
+        const MAX_NAMED: usize = 20;
+        if self.problems.len() < MAX_NAMED {
+            self.problems.push(format!(
+                "`{key}={value}` is not a filter value this table can read; ignored"
+            ));
+        } else if self.problems.len() == MAX_NAMED {
+            self.problems
+                .push("more values that cannot be read; ignored too".to_owned());
+        }
+    }
+
+    /// The filters that name a judge or parameter no record of the run has (`judges`,
+    /// `params`: the run's names): they can match nothing, and the page says so.
+    #[must_use]
+    pub fn unknown_names<'a>(
+        &self,
+        judges: impl Iterator<Item = &'a str> + Clone,
+        params: impl Iterator<Item = &'a str> + Clone,
+    ) -> Vec<String> {
+        let mut out = Vec::new();
+        for range in &self.scores {
+            if range.judge != "score" && !judges.clone().any(|j| j == range.judge) {
+                out.push(format!(
+                    "no record of this run has the judge `{}`: the score filter on it matches nothing",
+                    range.judge
+                ));
+            }
+        }
+        for (name, _) in &self.params {
+            if !params.clone().any(|p| p == name) {
+                out.push(format!(
+                    "no record of this run has the parameter `{name}`: its filter matches nothing"
+                ));
+            }
+        }
+        out
     }
 
     fn bound(&mut self, judge: &str, value: &str, min: bool) {
-        let Ok(v) = value.parse::<f64>() else {
+        let Some(v) = value.parse::<f64>().ok().filter(|v| v.is_finite()) else {
             self.problem(
                 &format!("{}.{judge}", if min { "min" } else { "max" }),
                 value,
@@ -213,11 +283,16 @@ impl RecordQuery {
                 .measurement
                 .as_ref()
                 .is_none_or(|m| measurement_word(record) == m.as_str())
-            && (self.text.is_empty()
-                || record
-                    .data_generation_result
-                    .iter()
-                    .any(|t| t.to_lowercase().contains(&self.text)))
+            && self.text_matches(record.data_generation_result.iter().map(String::as_str))
+    }
+
+    /// Whether every word of the search is in one of `texts` (case ignored; any spacing
+    /// between the words of the search); no search keeps everything.
+    #[must_use]
+    pub fn text_matches<'a>(&self, texts: impl Iterator<Item = &'a str> + Clone) -> bool {
+        self.text
+            .split_whitespace()
+            .all(|word| texts.clone().any(|t| t.to_lowercase().contains(word)))
     }
 
     /// The query string of this query on another page (filters and sort kept).

@@ -54,6 +54,11 @@ pub struct Text {
     pub text: String,
     /// Its words with their tags, when the measurement kept them.
     pub words: Vec<Word>,
+    /// The stored text as shown: invisible characters made visible (`⟨U+200B⟩`), cut at
+    /// [`SHOWN_CHARS`] characters.
+    pub shown: String,
+    /// The stored text was longer than [`SHOWN_CHARS`] characters (its whole length).
+    pub cut: Option<usize>,
 }
 
 /// A judge's result on the record page.
@@ -131,6 +136,8 @@ impl RecordView {
             .iter()
             .enumerate()
             .map(|(i, t)| Text {
+                shown: visible(t),
+                cut: (t.chars().nth(SHOWN_CHARS).is_some()).then(|| t.chars().count()),
                 text: t.clone(),
                 words: tokens.get(i).cloned().unwrap_or_default(),
             })
@@ -178,6 +185,33 @@ impl RecordView {
             measurement: crate::query::measurement_word(r).to_owned(),
         }
     }
+}
+
+/// Characters of a text shown on the record page, at most (a hostile 15 MB text is cut).
+pub const SHOWN_CHARS: usize = 100_000;
+
+/// `text` (its first [`SHOWN_CHARS`] characters) with each invisible or look-alike character
+/// written as `⟨U+XXXX⟩`: format characters (zero-width, bidi controls, BOM, soft hyphen),
+/// controls other than newline and tab, and spaces other than the plain one.
+#[must_use]
+pub fn visible(text: &str) -> String {
+    let mut out = String::with_capacity(text.len().min(SHOWN_CHARS * 4));
+    for c in text.chars().take(SHOWN_CHARS) {
+        let hidden = matches!(c,
+            '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}'
+            | '\u{17B5}' | '\u{180B}'..='\u{180F}' | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{206F}' | '\u{3164}'
+            | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}' | '\u{FFA0}' | '\u{FFF9}'..='\u{FFFB}'
+            | '\u{00A0}' | '\u{1680}' | '\u{2000}'..='\u{200A}' | '\u{2028}' | '\u{2029}'
+            | '\u{202F}' | '\u{205F}' | '\u{3000}' | '\u{E0000}'..='\u{E007F}')
+            || (c.is_control() && c != '\n' && c != '\t');
+        if hidden {
+            out.push_str(&format!("⟨U+{:04X}⟩", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 fn judge_view(name: &str, r: &ScenarioRecord, result: &Value) -> JudgeView {

@@ -1,7 +1,8 @@
 //! The routes. Every source is addressed by its number and every record by its byte offset;
 //! anything else is a 404. Each response carries a restrictive Content-Security-Policy (no
 //! inline script or style, nothing from elsewhere), `X-Content-Type-Options: nosniff` and
-//! `Referrer-Policy: no-referrer`. File reading runs on tokio's blocking threads.
+//! `Referrer-Policy: no-referrer`, and a request whose `Host` is not the viewer's own is refused
+//! ([`Hosts`], against DNS rebinding). File reading runs on tokio's blocking threads.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -15,10 +16,10 @@ use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use minijinja::context;
 use minijinja::value::Serde;
-use reports::load::{LoadError, Results, load};
-use reports::pipeline::{PipelineOptions, PipelineReport};
+use reports::load::load;
 
 use crate::index::{Index, IndexKey};
+use crate::overview::Overview;
 use crate::pages::{self, PageError};
 use crate::query::RecordQuery;
 use crate::record::{RecordView, read_at};
@@ -31,7 +32,7 @@ pub const CSP: &str = "default-src 'none'; style-src 'self'; script-src 'self'; 
                        base-uri 'none'; frame-ancestors 'none'";
 
 /// A run's overview, kept while its file is unchanged (size and modification time).
-type Overview = (u64, Option<SystemTime>, Arc<PipelineReport>);
+type Cached = (u64, Option<SystemTime>, Arc<Overview>);
 
 /// A run's index: being built for a version of the file, built, or not to be built.
 #[derive(Debug, Clone)]
@@ -44,7 +45,9 @@ enum IndexState {
 #[derive(Clone)]
 struct AppState {
     sources: Sources,
-    overviews: Arc<Mutex<HashMap<usize, Overview>>>,
+    overviews: Arc<Mutex<HashMap<usize, Cached>>>,
+    /// One lock per source: concurrent first requests for an overview share one reading.
+    reading: Arc<Vec<Mutex<()>>>,
     index_dir: Option<PathBuf>,
     indexes: Arc<Mutex<HashMap<usize, IndexState>>>,
 }
@@ -53,9 +56,101 @@ struct AppState {
 /// index, built in the background, that its filters read once it is ready.
 pub const INDEX_MIN_BYTES: u64 = 8 * 1024 * 1024;
 
-/// The viewer's routes over `sources`, caching run indexes in `index_dir` (none: no index).
-pub fn router(sources: Sources, index_dir: Option<PathBuf>) -> Router {
+/// The `Host` values a request may name (a defence against DNS rebinding: a page of another
+/// site whose name was pointed at this machine sends its own name): `localhost`, `127.0.0.1`,
+/// `[::1]`, the address listened on and the `--host` given, each with the port listened on
+/// (or none for port 80). Listening on every address (`0.0.0.0`, `::`), any IP address is
+/// accepted too (a rebound name is a name, never an address). Anything else, or no `Host`,
+/// is answered 421.
+#[derive(Debug, Clone)]
+pub struct Hosts {
+    port: u16,
+    names: Vec<String>,
+    any_ip: bool,
+}
+
+impl Hosts {
+    /// The hosts of a server listening on `bound`, started with `--host given`.
+    #[must_use]
+    pub fn new(bound: std::net::SocketAddr, given: &str) -> Self {
+        let bracket = |ip: std::net::IpAddr| match ip {
+            std::net::IpAddr::V6(v6) => format!("[{v6}]"),
+            std::net::IpAddr::V4(v4) => v4.to_string(),
+        };
+        let mut names: Vec<String> = ["localhost", "127.0.0.1", "[::1]"]
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        names.push(bracket(bound.ip()));
+        names.push(
+            given
+                .parse::<std::net::IpAddr>()
+                .map_or_else(|_| given.to_ascii_lowercase(), bracket),
+        );
+        Self {
+            port: bound.port(),
+            names,
+            any_ip: bound.ip().is_unspecified(),
+        }
+    }
+
+    /// Whether a request naming `host` (a `Host` header's value) is served.
+    #[must_use]
+    pub fn allows(&self, host: &str) -> bool {
+        let host = host.trim().to_ascii_lowercase();
+        let (name, port) = if host.starts_with('[') {
+            match host.find(']') {
+                Some(end) => (&host[..=end], host[end + 1..].strip_prefix(':')),
+                None => return false,
+            }
+        } else {
+            match host.rsplit_once(':') {
+                Some((name, port)) => (name, Some(port)),
+                None => (host.as_str(), None),
+            }
+        };
+        let port_ok = match port {
+            Some(p) => p.parse::<u16>() == Ok(self.port),
+            None => self.port == 80,
+        };
+        let ip = name
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<std::net::IpAddr>()
+            .is_ok();
+        port_ok && (self.names.iter().any(|n| n == name) || (self.any_ip && ip))
+    }
+}
+
+/// Refuses a request whose `Host` (or, without one, URI authority) is not one of `hosts`.
+async fn check_host(
+    hosts: Hosts,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let host = request
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .map(str::to_owned)
+        .or_else(|| request.uri().authority().map(|a| a.as_str().to_owned()));
+    if host.as_deref().is_some_and(|h| hosts.allows(h)) {
+        return next.run(request).await;
+    }
+    tracing::warn!(host = ?host, "request for another host refused (DNS rebinding?)");
+    (
+        StatusCode::MISDIRECTED_REQUEST,
+        "this viewer answers only to the address it listens on (localhost, 127.0.0.1, [::1])",
+    )
+        .into_response()
+}
+
+/// The viewer's routes over `sources`, caching run indexes in `index_dir` (none: no index),
+/// answering only requests that name one of `hosts`. The security headers are added outermost:
+/// every response the routes, the host check or a rejection give carries them.
+pub fn router(sources: Sources, index_dir: Option<PathBuf>, hosts: Hosts) -> Router {
     let state = AppState {
+        reading: Arc::new((0..sources.len()).map(|_| Mutex::new(())).collect()),
         sources,
         overviews: Arc::default(),
         index_dir,
@@ -71,10 +166,14 @@ pub fn router(sources: Sources, index_dir: Option<PathBuf>) -> Router {
         .route("/run/{i}/stamp", get(stamp))
         .route("/suite/{i}", get(suite))
         .route("/suite/{i}/scenario/{n}", get(scenario))
+        .route("/compare", get(compare_chosen))
         .route("/compare/{a}/{b}", get(compare))
         .fallback(|| async { not_found() })
-        .layer(axum::middleware::map_response(secure))
         .with_state(state)
+        .layer(axum::middleware::from_fn(move |request, next| {
+            check_host(hosts.clone(), request, next)
+        }))
+        .layer(axum::middleware::map_response(secure))
 }
 
 async fn secure(mut response: Response) -> Response {
@@ -152,12 +251,33 @@ async fn index(State(state): State<AppState>) -> Response {
             (i, s.name.clone(), kind)
         })
         .collect();
-    let pairs: Vec<(usize, usize)> = (0..state.sources.len())
-        .flat_map(|a| (a + 1..state.sources.len()).map(move |b| (a, b)))
+    // Neighbours only (never every pair: n²/2 links); any two are chosen in the form.
+    let pairs: Vec<(usize, usize)> = (1..state.sources.len())
+        .map(|b| (b - 1, b))
         .filter(|&(a, b)| state.sources.comparable(a, b))
         .take(20)
         .collect();
-    page(pages::render("index.html", context! { sources, pairs }))
+    let skipped = state.sources.skipped().to_vec();
+    page(pages::render(
+        "index.html",
+        context! { sources, pairs, skipped },
+    ))
+}
+
+/// The comparison form's answer (`?a=N&b=M`): redirects to `/compare/N/M`.
+async fn compare_chosen(Query(pairs): Query<Vec<(String, String)>>) -> Response {
+    let pick = |k: &str| {
+        pairs
+            .iter()
+            .find(|(key, _)| key == k)
+            .and_then(|(_, v)| v.parse::<usize>().ok())
+    };
+    match (pick("a"), pick("b")) {
+        (Some(a), Some(b)) => {
+            axum::response::Redirect::to(&format!("/compare/{a}/{b}")).into_response()
+        }
+        _ => not_found(),
+    }
 }
 
 async fn css() -> Response {
@@ -176,30 +296,29 @@ async fn js() -> Response {
         .into_response()
 }
 
-/// A run's overview: the report's figures (cached while the file is unchanged).
-fn overview(state: &AppState, i: usize, s: &Source) -> Result<Arc<PipelineReport>, String> {
-    let meta = std::fs::metadata(&s.path).map_err(|e| format!("{}: {e}", s.name))?;
-    let key = (meta.len(), meta.modified().ok());
-    if let Ok(cache) = state.overviews.lock()
-        && let Some((len, modified, report)) = cache.get(&i)
-        && (*len, *modified) == key
-    {
-        return Ok(report.clone());
-    }
-    let collected = match load(&s.path) {
-        Ok(Results::Pipeline(run)) => reports::pipeline::collect(&run, &PipelineOptions::default())
-            .map_err(|e| e.to_string())?,
-        // A live run with no record yet: the figures of nothing.
-        Err(LoadError::Empty { .. }) => reports::pipeline::Collected {
-            figures: reports::figures::FiguresBuilder::new().finish(None),
-            heatmap: None,
-            failures: runlog::FailureTally::default(),
-            errors_file: reports::display_name(&runlog::record::errors_path(&s.path)),
-        },
-        Ok(_) => return Err(format!("{}: no longer a run output", s.name)),
-        Err(e) => return Err(e.to_string()),
+/// A run's overview: the report's figures (cached while the file is unchanged; one reading
+/// at a time per run, the others wait for it and take its result).
+fn overview(state: &AppState, i: usize, s: &Source) -> Result<Arc<Overview>, String> {
+    let key = || {
+        std::fs::metadata(&s.path)
+            .map(|meta| (meta.len(), meta.modified().ok()))
+            .map_err(|e| format!("{}: {e}", s.name))
     };
-    let report = Arc::new(reports::pipeline::build(&s.name, &collected));
+    let cached = |key: (u64, Option<SystemTime>)| {
+        let cache = state.overviews.lock().ok()?;
+        let (len, modified, report) = cache.get(&i)?;
+        ((*len, *modified) == key).then(|| report.clone())
+    };
+    if let Some(report) = cached(key()?) {
+        return Ok(report);
+    }
+    let _one = state.reading.get(i).and_then(|m| m.lock().ok());
+    let key = key()?;
+    if let Some(report) = cached(key) {
+        return Ok(report);
+    }
+    let report =
+        Arc::new(crate::overview::read(&s.path, &s.name).map_err(|e| format!("{}: {e}", s.name))?);
     if let Ok(mut cache) = state.overviews.lock() {
         cache.insert(i, (key.0, key.1, report.clone()));
     }
@@ -234,7 +353,10 @@ async fn run(State(state): State<AppState>, UrlPath(i): UrlPath<String>) -> Resp
     };
     page(pages::render(
         "run.html",
-        context! { i, name, r => Serde(&*report), failures => Serde(&report.failures) },
+        context! {
+            i, name, r => Serde(&report.report), failures => Serde(&report.report.failures),
+            o => Serde(&*report),
+        },
     ))
 }
 
@@ -252,7 +374,19 @@ async fn records(
     let (path, q, st) = (s.path.clone(), query.clone(), state.clone());
     let table = match blocking(move || {
         let index = index_for(&st, i, &path);
-        crate::table::page(&path, &q, index.as_ref())
+        match (crate::table::page(&path, &q, index.as_ref()), index) {
+            // The index broke while being read (damaged since it was opened): it is removed,
+            // built again on a later page, and this page reads the run.
+            (Err(e), Some(index)) => {
+                tracing::warn!(error = %e, "the run's index could not be read; removed");
+                index.remove();
+                if let Ok(mut indexes) = st.indexes.lock() {
+                    indexes.remove(&i);
+                }
+                crate::table::page(&path, &q, None)
+            }
+            (result, _) => result,
+        }
     })
     .await
     {
@@ -344,6 +478,9 @@ fn index_for(state: &AppState, i: usize, path: &Path) -> Option<Index> {
     None
 }
 
+/// A parameter with more values than this gets a text field in the filter form, not a list.
+pub const MAX_CHOICES: usize = 200;
+
 /// The parameters that vary in run `i`, with their values (`[{name, values: [{value}]}]`):
 /// the overview's when it is computed or the run is small, else the index's dictionary once
 /// it is built; a large run's first page does not wait for either (no choices yet).
@@ -354,18 +491,24 @@ fn choices(state: &AppState, i: usize, s: &Source) -> serde_json::Value {
                 .into_iter()
                 .filter(|(_, values)| values.len() > 1)
                 .map(|(name, values)| {
+                    // Past MAX_CHOICES values the form asks for one typed (a page of
+                    // thousands of options helps nobody).
+                    let count = values.len();
+                    let more = count > MAX_CHOICES;
                     let values: Vec<_> = values
                         .into_iter()
+                        .take(if more { 0 } else { MAX_CHOICES })
                         .map(|v| serde_json::json!({ "value": v }))
                         .collect();
-                    serde_json::json!({ "name": name, "values": values })
+                    serde_json::json!({ "name": name, "values": values, "more": more, "count": count })
                 })
                 .collect(),
         )
     };
-    let from_report = |r: &PipelineReport| {
+    let from_report = |o: &Overview| {
         view(
-            r.params
+            o.report
+                .params
                 .iter()
                 .map(|p| {
                     (
@@ -473,8 +616,14 @@ async fn compare(
     let (pa, pb) = (sa.path.clone(), sb.path.clone());
     let (na, nb) = (sa.name.clone(), sb.name.clone());
     let view = blocking(move || {
-        let before = load(&pa).map_err(|e| e.to_string())?;
-        let after = load(&pb).map_err(|e| e.to_string())?;
+        // An empty run (not written yet) compares as a run of nothing.
+        let open = |p: &Path| match load(p) {
+            Err(reports::load::LoadError::Empty { .. }) => Ok(reports::load::Results::Pipeline(
+                reports::load::PipelineRun::at(p),
+            )),
+            other => other.map_err(|e| e.to_string()),
+        };
+        let (before, after) = (open(&pa)?, open(&pb)?);
         let diff = reports::diff::diff(&before, &after, None).map_err(|e| e.to_string())?;
         Ok::<_, String>(reports::render::DiffView::new(&diff, &na, &nb, None))
     })

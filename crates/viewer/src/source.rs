@@ -35,7 +35,7 @@ pub struct Source {
 
 /// Every source, in the order given (a task-run directory's parts in task order).
 #[derive(Debug, Clone, Default)]
-pub struct Sources(Arc<Vec<Source>>);
+pub struct Sources(Arc<Vec<Source>>, Arc<Vec<String>>);
 
 impl Sources {
     /// Opens `paths`: files are told apart by `reports::load`; a directory is a task-run
@@ -46,9 +46,10 @@ impl Sources {
     /// [`ViewError`]: nothing given, or a path that is none of these.
     pub fn open(paths: &[PathBuf]) -> Result<Self, ViewError> {
         let mut out = Vec::new();
+        let mut skipped = Vec::new();
         for path in paths {
             if path.is_dir() {
-                out.extend(parts(path)?);
+                out.extend(parts(path, &mut skipped)?);
             } else {
                 out.push(file(path)?);
             }
@@ -56,7 +57,14 @@ impl Sources {
         if out.is_empty() {
             return Err(ViewError::Nothing);
         }
-        Ok(Self(Arc::new(out)))
+        Ok(Self(Arc::new(out), Arc::new(skipped)))
+    }
+
+    /// Entries of task-run directories' `parts/` that are not served, each with why (a
+    /// directory, a link leading outside the directory, a file that is not a run).
+    #[must_use]
+    pub fn skipped(&self) -> &[String] {
+        &self.1
     }
 
     /// The source at `index`.
@@ -122,8 +130,9 @@ fn file(path: &Path) -> Result<Source, ViewError> {
 }
 
 /// A task-run directory's parts (`parts/N.jsonl`, in task order; their errors files are read
-/// beside them, not listed).
-fn parts(dir: &Path) -> Result<Vec<Source>, ViewError> {
+/// beside them, not listed). Only regular files really inside `parts/` (a link is followed
+/// only when it stays there) that are runs are served; the others are named in `skipped`.
+fn parts(dir: &Path, skipped: &mut Vec<String>) -> Result<Vec<Source>, ViewError> {
     let folder = dir.join("parts");
     let entries = std::fs::read_dir(&folder).map_err(|e| {
         source_error(
@@ -131,6 +140,7 @@ fn parts(dir: &Path) -> Result<Vec<Source>, ViewError> {
             format!("a directory, but not a task-run directory (no readable parts/: {e})"),
         )
     })?;
+    let inside = std::fs::canonicalize(&folder).map_err(|e| source_error(dir, e))?;
     let mut found: Vec<(u64, PathBuf)> = entries
         .flatten()
         .map(|e| e.path())
@@ -141,13 +151,31 @@ fn parts(dir: &Path) -> Result<Vec<Source>, ViewError> {
         .collect();
     found.sort();
     let label = reports::display_name(dir);
-    Ok(found
-        .into_iter()
-        .map(|(_, path)| Source {
-            name: format!("{label}/parts/{}", reports::display_name(&path)),
+    let mut out = Vec::new();
+    for (_, path) in found {
+        let name = format!("{label}/parts/{}", reports::display_name(&path));
+        let real = std::fs::canonicalize(&path);
+        let why = match &real {
+            Err(e) => Some(format!("cannot be read ({e})")),
+            Ok(r) if !r.starts_with(&inside) => Some("a link leading outside parts/".to_owned()),
+            Ok(r) if !r.is_file() => Some("not a regular file".to_owned()),
+            Ok(r) => match file(r) {
+                Ok(s) if s.kind == SourceKind::Run => None,
+                Ok(_) => Some("not a run output".to_owned()),
+                Err(e) => Some(format!("not a run output ({e})")),
+            },
+        };
+        if let Some(why) = why {
+            tracing::warn!(part = %name, %why, "task-run part not served");
+            skipped.push(format!("{name}: {why}"));
+            continue;
+        }
+        out.push(Source {
+            name,
             path,
             kind: SourceKind::Run,
             suite: None,
-        })
-        .collect())
+        });
+    }
+    Ok(out)
 }

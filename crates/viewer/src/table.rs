@@ -72,8 +72,14 @@ pub struct Page {
     pub matched: u64,
     /// Of those, accepted.
     pub matched_accepted: u64,
-    /// Lines that are not records (torn, invalid, too long), skipped.
+    /// Lines that are not records (invalid, too long), skipped.
     pub unreadable: u64,
+    /// The last line is still being written (no newline, not whole yet): left out, not counted.
+    pub pending: bool,
+    /// Why the errors file could not be read (status `failed`: its failures are missing).
+    pub errors_problem: Option<String>,
+    /// Filters naming a judge or parameter the run does not have (they match nothing).
+    pub unknown: Vec<String>,
     /// This page (from 1).
     pub page: usize,
     /// The filters were answered from the run's index (not by reading the run).
@@ -101,6 +107,7 @@ pub fn page(path: &Path, query: &RecordQuery, index: Option<&Index>) -> std::io:
         ..Page::default()
     };
     let mut judges = BTreeSet::new();
+    let (mut all_judges, mut all_params) = (BTreeSet::new(), BTreeSet::new());
     // Sorted: the key and offset of every match; file order: the page's records only.
     let mut keys: Vec<(f64, u64, usize)> = Vec::new();
     let mut records: Vec<(usize, u64, ScenarioRecord)> = Vec::new();
@@ -108,6 +115,10 @@ pub fn page(path: &Path, query: &RecordQuery, index: Option<&Index>) -> std::io:
         let located = match item {
             Ok(located) => located,
             Err(runlog::record::RecordError::Io { source, .. }) => return Err(source),
+            Err(runlog::record::RecordError::Torn { .. }) => {
+                out.pending = true;
+                continue;
+            }
             Err(_) => {
                 out.unreadable += 1;
                 continue;
@@ -117,6 +128,19 @@ pub fn page(path: &Path, query: &RecordQuery, index: Option<&Index>) -> std::io:
         let record = &located.record;
         if judges.len() < MAX_JUDGE_COLUMNS {
             judges.extend(record.scores.keys().map(|j| j.as_str().to_owned()));
+        }
+        if !query.scores.is_empty() || !query.params.is_empty() {
+            for j in record.scores.keys() {
+                if !all_judges.contains(j.as_str()) {
+                    all_judges.insert(j.as_str().to_owned());
+                }
+            }
+            for p in record.params.keys() {
+                let name = runlog::record::unflatten_key(p);
+                if !all_params.contains(name) {
+                    all_params.insert(name.to_owned());
+                }
+            }
         }
         if !query.matches(record) {
             continue;
@@ -144,6 +168,10 @@ pub fn page(path: &Path, query: &RecordQuery, index: Option<&Index>) -> std::io:
             }
         }
     }
+    out.unknown = query.unknown_names(
+        all_judges.iter().map(String::as_str),
+        all_params.iter().map(String::as_str),
+    );
     out.judges = judges.into_iter().collect();
     out.rows = records
         .into_iter()
@@ -171,6 +199,10 @@ fn indexed_page(path: &Path, query: &RecordQuery, index: &Index) -> std::io::Res
         ..Page::default()
     };
     out.judges.sort();
+    out.unknown = query.unknown_names(
+        index.judges().iter().map(String::as_str),
+        index.params().iter().map(|(n, _)| n.as_str()),
+    );
     let mut keys: Vec<(f64, u64, usize)> = Vec::new();
     index.matching(query, |e| {
         let line = e.line as usize;
@@ -249,20 +281,29 @@ pub fn cut(text: &str) -> String {
 fn failed_page(path: &Path, query: &RecordQuery) -> std::io::Result<Page> {
     let mut current: BTreeMap<String, (u64, FailedRow)> = BTreeMap::new();
     let mut unreadable = 0;
+    let mut errors_problem = None;
     match RecordReader::<_, FailureRecord>::open(&errors_path(path)) {
         Ok(reader) => {
             for item in reader {
-                let Ok(located) = item else {
-                    unreadable += 1;
-                    continue;
+                let located = match item {
+                    Ok(located) => located,
+                    Err(runlog::record::RecordError::Io { source, .. }) => {
+                        errors_problem = Some(format!(
+                            "the errors file could not be read ({source}); failed scenarios are missing"
+                        ));
+                        break;
+                    }
+                    Err(_) => {
+                        unreadable += 1;
+                        continue;
+                    }
                 };
                 let f = located.record;
                 let keep = query.params.iter().all(|(name, value)| {
                     f.params
                         .get(name)
                         .is_some_and(|v| reports::figures::value_text(v) == *value)
-                }) && (query.text.is_empty()
-                    || f.reason.to_lowercase().contains(&query.text));
+                }) && query.text_matches(std::iter::once(f.reason.as_str()));
                 if !keep {
                     current.remove(&f.id);
                     continue;
@@ -283,14 +324,17 @@ fn failed_page(path: &Path, query: &RecordQuery) -> std::io::Result<Page> {
             }
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(e),
-    }
-    let mut records = 0;
-    if !current.is_empty() {
-        for r in RecordReader::<_, RecordId>::open(path)?.flatten() {
-            records += 1;
-            current.remove(&r.record.id);
+        Err(e) => {
+            errors_problem = Some(format!(
+                "the errors file could not be opened ({e}); failed scenarios are missing"
+            ));
         }
+    }
+    // Every record is counted (the page says "N of M"), and removes its scenario's failure.
+    let mut records = 0;
+    for r in RecordReader::<_, RecordId>::open(path)?.flatten() {
+        records += 1;
+        current.remove(&r.record.id);
     }
     let mut rows: Vec<(u64, FailedRow)> = current.into_values().collect();
     rows.sort_by_key(|(offset, _)| *offset);
@@ -305,6 +349,7 @@ fn failed_page(path: &Path, query: &RecordQuery) -> std::io::Result<Page> {
         records,
         matched,
         unreadable,
+        errors_problem,
         page: query.page,
         pages: pages(matched),
         ..Page::default()

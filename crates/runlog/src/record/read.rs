@@ -233,7 +233,11 @@ impl<R: BufRead, T: DeserializeOwned> Iterator for RecordReader<R, T> {
                     max: self.max_line_bytes,
                 }));
             }
-            let text = self.buf.trim_ascii();
+            let mut text = self.buf.trim_ascii();
+            // A UTF-8 byte order mark at the start of the file (a Windows editor's) is no text.
+            if start == 0 {
+                text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
+            }
             if text.is_empty() {
                 continue;
             }
@@ -285,6 +289,13 @@ mod tests {
             Err(RecordError::Invalid { line: 2, .. })
         ));
         assert!(items[2].is_ok());
+    }
+
+    #[test]
+    fn a_byte_order_mark_at_the_start_is_skipped() {
+        let items = read::<RecordId>("\u{feff}{\"id\":\"a\"}\n\u{feff}{\"id\":\"b\"}\n");
+        assert_eq!(items[0].as_ref().expect("first").record.id, "a");
+        assert!(items[1].is_err(), "only the file's first bytes");
     }
 
     #[test]
