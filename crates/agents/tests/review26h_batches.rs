@@ -14,13 +14,7 @@
 //! English pieces. The batches the gate still gets wrong are listed in [`KNOWN_OPEN`], each with
 //! why; the test fails when one of them is fixed too, so the list stays true.
 
-use agents::gate;
-use codeswitch::{LanguagePair, ScriptHint, without_speaker_label};
-use runlog::GateUndecided;
-
 mod gate_batches;
-
-use gate_batches::Batch;
 
 const DATA: &str = include_str!("data/review26h_batches.txt");
 
@@ -222,49 +216,10 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
     ),
 ];
 
-/// Whether the run would accept the batch with every judge at 10: the gate passes it, or is
-/// undecided and the judges decide. A pair the measurement does not know is undecided.
-fn accepted(b: &Batch) -> (bool, String) {
-    let Ok(pair) = LanguagePair::parse(&b.first, &b.second) else {
-        return (
-            b.settings.undecided == GateUndecided::Judges,
-            "no measurement".into(),
-        );
-    };
-    let texts: Vec<String> = if b.multi_turn {
-        b.texts
-            .iter()
-            .map(|t| without_speaker_label(t).to_owned())
-            .collect()
-    } else {
-        b.texts.clone()
-    };
-    let m = pair.measure_with(&texts, b.romanized.then_some(ScriptHint::Romanized));
-    let v = gate::decide(b.settings, Some(&m), b.cs_type.as_deref(), b.multi_turn);
-    (v.passed != Some(false), v.reason)
-}
-
 #[test]
 fn the_hostile_reviews_batches_get_the_verdicts_users_expect() {
     let all = gate_batches::batches(DATA);
     assert_eq!(all.len(), 466, "the review's 466 batches");
     assert_eq!(all.iter().filter(|b| b.accept).count(), 39);
-    let mut wrong = Vec::new();
-    let mut still_open = Vec::new();
-    for b in &all {
-        let (accepted, reason) = accepted(b);
-        let known = KNOWN_OPEN.iter().any(|(id, _)| *id == b.id);
-        if b.accept != accepted {
-            if known {
-                still_open.push(b.id.clone());
-            } else {
-                let what = if b.accept { "refused" } else { "accepted" };
-                wrong.push(format!("{} {what}: {reason}", b.id));
-            }
-        } else if known {
-            wrong.push(format!("{} is listed as open but is right now", b.id));
-        }
-    }
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
-    assert_eq!(still_open.len(), KNOWN_OPEN.len());
+    gate_batches::assert_verdicts(&all, KNOWN_OPEN);
 }

@@ -7,6 +7,8 @@
     reason = "each review's test reads the fields its file's headers carry"
 )]
 
+use agents::gate;
+use codeswitch::{LanguagePair, ScriptHint, without_speaker_label};
 use runlog::{GateSettings, GateUndecided};
 
 /// One batch of a review file.
@@ -112,4 +114,49 @@ pub(crate) fn batches(data: &str) -> Vec<Batch> {
         }
     }
     out
+}
+
+/// Whether the run would accept the batch with every judge at 10: the gate passes it, or is
+/// undecided and the judges decide. A pair the measurement does not know is undecided.
+pub(crate) fn accepted(b: &Batch) -> (bool, String) {
+    let Ok(pair) = LanguagePair::parse(&b.first, &b.second) else {
+        return (
+            b.settings.undecided == GateUndecided::Judges,
+            "no measurement".into(),
+        );
+    };
+    let texts: Vec<String> = if b.multi_turn {
+        b.texts
+            .iter()
+            .map(|t| without_speaker_label(t).to_owned())
+            .collect()
+    } else {
+        b.texts.clone()
+    };
+    let m = pair.measure_with(&texts, b.romanized.then_some(ScriptHint::Romanized));
+    let v = gate::decide(b.settings, Some(&m), b.cs_type.as_deref(), b.multi_turn);
+    (v.passed != Some(false), v.reason)
+}
+
+/// Every batch gets the verdict its header expects, except those of `known_open` (id, why),
+/// which must each still be wrong: the list stays true.
+pub(crate) fn assert_verdicts(all: &[Batch], known_open: &[(&str, &str)]) {
+    let mut wrong = Vec::new();
+    let mut still_open = Vec::new();
+    for b in all {
+        let (accepted, reason) = accepted(b);
+        let known = known_open.iter().any(|(id, _)| *id == b.id);
+        if b.accept != accepted {
+            if known {
+                still_open.push(b.id.clone());
+            } else {
+                let what = if b.accept { "refused" } else { "accepted" };
+                wrong.push(format!("{} {what}: {reason}", b.id));
+            }
+        } else if known {
+            wrong.push(format!("{} is listed as open but is right now", b.id));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_eq!(still_open.len(), known_open.len());
 }
