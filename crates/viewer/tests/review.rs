@@ -8,13 +8,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use viewer::{ViewArgs, bind};
 
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures/runs")
-        .join(name)
-}
+mod common;
+
+use common::{body, fixture, get, start, start_with};
+use viewer::{ViewArgs, bind};
 
 fn fixture_lines(name: &str) -> Vec<String> {
     std::fs::read_to_string(fixture(name))
@@ -22,39 +20,6 @@ fn fixture_lines(name: &str) -> Vec<String> {
         .lines()
         .map(str::to_owned)
         .collect()
-}
-
-/// Starts a viewer over `paths` (indexes in `index_dir`); returns its base URL (no slash).
-async fn start_with(paths: Vec<PathBuf>, host: &str, index_dir: Option<PathBuf>) -> String {
-    let args = ViewArgs {
-        paths,
-        host: host.to_owned(),
-        port: 0,
-        open: false,
-        compare: false,
-        index_dir,
-    };
-    let bound = bind(&args).await.expect("bind");
-    let url = bound.url().trim_end_matches('/').to_owned();
-    tokio::spawn(bound.serve(std::future::pending()));
-    url
-}
-
-async fn start(paths: Vec<PathBuf>) -> String {
-    start_with(paths, "127.0.0.1", None).await
-}
-
-async fn get(url: &str) -> (u16, reqwest::header::HeaderMap, String) {
-    let response = reqwest::get(url).await.expect("request");
-    let status = response.status().as_u16();
-    let headers = response.headers().clone();
-    (status, headers, response.text().await.expect("body"))
-}
-
-async fn body(url: &str) -> String {
-    let (status, _, body) = get(url).await;
-    assert_eq!(status, 200, "{url}: {body}");
-    body
 }
 
 /// Sends `request` as it is to the server at `url`; returns the whole response.

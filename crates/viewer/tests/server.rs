@@ -4,16 +4,13 @@
 //! files is served, failures come from the errors file, suites filter, runs compare, and a run
 //! being written shows its new records.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{Value, json};
-use viewer::{ViewArgs, bind};
 
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures/runs")
-        .join(name)
-}
+mod common;
+
+use common::{body, fixture, get, start};
 
 fn records(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
@@ -21,35 +18,6 @@ fn records(path: &Path) -> Vec<Value> {
         .lines()
         .map(|l| serde_json::from_str(l).expect("json"))
         .collect()
-}
-
-/// Starts a viewer over `paths`; returns its base URL (no trailing slash).
-async fn start(paths: Vec<PathBuf>) -> String {
-    let args = ViewArgs {
-        paths,
-        host: "127.0.0.1".parse().expect("ip"),
-        port: 0,
-        open: false,
-        compare: false,
-        index_dir: None,
-    };
-    let bound = bind(&args).await.expect("bind");
-    let url = bound.url().trim_end_matches('/').to_owned();
-    tokio::spawn(bound.serve(std::future::pending()));
-    url
-}
-
-async fn get(url: &str) -> (u16, reqwest::header::HeaderMap, String) {
-    let response = reqwest::get(url).await.expect("request");
-    let status = response.status().as_u16();
-    let headers = response.headers().clone();
-    (status, headers, response.text().await.expect("body"))
-}
-
-async fn body(url: &str) -> String {
-    let (status, _, body) = get(url).await;
-    assert_eq!(status, 200, "{url}: {body}");
-    body
 }
 
 /// The scenario ids of a records table, in order.
