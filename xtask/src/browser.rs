@@ -209,6 +209,27 @@ async fn hostile_record_runs_nothing(client: &Client, url: &str) -> anyhow::Resu
     Ok(())
 }
 
+/// Chooses `value` in the filter form's `<select name=NAME>`, submits the form and waits for the
+/// records table of the page it leads to.
+async fn choose_and_submit(client: &Client, name: &str, value: &str) -> anyhow::Result<()> {
+    client
+        .find(Locator::Css(&format!("select[name='{name}']")))
+        .await?
+        .select_by_value(value)
+        .await?;
+    client
+        .find(Locator::Css("#filters button[type='submit']"))
+        .await?
+        .click()
+        .await?;
+    client
+        .wait()
+        .at_most(WAIT)
+        .for_element(Locator::Css("#records"))
+        .await?;
+    Ok(())
+}
+
 async fn rows(client: &Client) -> anyhow::Result<usize> {
     Ok(client
         .find_all(Locator::Css("#records tbody tr"))
@@ -232,21 +253,7 @@ async fn filters_narrow_the_table(
         accepted < records.len() && health < accepted,
         "the fixture cannot show narrowing"
     );
-    client
-        .find(Locator::Css("select[name='status']"))
-        .await?
-        .select_by_value("accepted")
-        .await?;
-    client
-        .find(Locator::Css("#filters button[type='submit']"))
-        .await?
-        .click()
-        .await?;
-    client
-        .wait()
-        .at_most(WAIT)
-        .for_element(Locator::Css("#records"))
-        .await?;
+    choose_and_submit(client, "status", "accepted").await?;
     ensure!(
         client
             .current_url()
@@ -260,21 +267,7 @@ async fn filters_narrow_the_table(
         shown == accepted,
         "status=accepted shows {shown} rows, {accepted} records are accepted"
     );
-    client
-        .find(Locator::Css("select[name='p.topic']"))
-        .await?
-        .select_by_value("health")
-        .await?;
-    client
-        .find(Locator::Css("#filters button[type='submit']"))
-        .await?
-        .click()
-        .await?;
-    client
-        .wait()
-        .at_most(WAIT)
-        .for_element(Locator::Css("#records"))
-        .await?;
+    choose_and_submit(client, "p.topic", "health").await?;
     let shown = rows(client).await?;
     ensure!(
         shown == health,
