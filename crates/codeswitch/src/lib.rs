@@ -180,7 +180,9 @@ pub use romanized::{
     DECISIVE_RANK_RATIO, OVERWHELMING_RANK_RATIO, has_detector as has_romanized_detector,
 };
 pub use speaker::without_speaker_label;
-pub use tagger::{LATIN_CONFIDENCE_THRESHOLD, LanguagePair, TaggedWord, UntaggedReason, WordTag};
+pub use tagger::{
+    LATIN_CONFIDENCE_THRESHOLD, LanguagePair, MAX_LINGUA_CHARS, TaggedWord, UntaggedReason, WordTag,
+};
 pub use uncertainty::{RATIO_UNCERTAINTY_TOLERANCE, RatioRange};
 pub use wordlists::UNKNOWN_LANGUAGE;
 

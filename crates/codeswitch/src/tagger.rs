@@ -39,7 +39,8 @@ pub enum UntaggedReason {
     /// Letters both languages of the pair could claim and nothing decided between them: a
     /// lingua confidence below [`LATIN_CONFIDENCE_THRESHOLD`], a function word listed for both
     /// languages, a language-neutral chat token ("ok", "haha", "lol"), a one-letter Latin
-    /// token, mixed scripts, or Han in a Chinese–Japanese pair.
+    /// token, a Latin token longer than [`MAX_LINGUA_CHARS`] that no word list knows, mixed
+    /// scripts, or Han in a Chinese–Japanese pair.
     Ambiguous,
     /// Letters in a script (or a language) belonging to neither language of the pair, e.g.
     /// Cyrillic in an Arabic–English batch.
@@ -48,6 +49,10 @@ pub enum UntaggedReason {
     /// never part of [`super::Measurement::words`].
     Symbol,
 }
+
+/// Latin words longer than this are not given to lingua: they are tagged ambiguous (the
+/// longest dictionary words of the supported languages are about 45 letters).
+pub const MAX_LINGUA_CHARS: usize = 64;
 
 /// The tag of one token.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -545,8 +550,11 @@ impl LanguagePair {
 
     /// lingua's tag for a lower-cased Latin word of a Latin–Latin pair.
     fn by_lingua(self, normalised: &str) -> WordTag {
-        // One letter carries no n-gram evidence worth trusting.
-        if normalised.chars().count() < 2 {
+        // One letter carries no n-gram evidence worth trusting; a "word" longer than any word
+        // of a language (a run of one letter, glued text) is no evidence either, and lingua's
+        // n-gram slicing costs the square of its length (20,000 letters: seconds).
+        let letters = normalised.chars().count();
+        if !(2..=MAX_LINGUA_CHARS).contains(&letters) {
             return WordTag::Untagged(UntaggedReason::Ambiguous);
         }
         let Some(detector) = self.detector() else {

@@ -534,3 +534,31 @@ fn mixed_script_tokens_are_split_into_their_languages() {
         &[("أرسل", AR), ("الـ", AR), ("manager", EN), ("الملف", AR)],
     );
 }
+
+/// A Latin token far longer than any word (a model's run of one letter, text glued without
+/// spaces) is no evidence of either language: ambiguous, and tagged without lingua, whose
+/// n-gram slicing costs the square of the length (a 20,000-letter token took seconds a record,
+/// which made the viewer's overview of such a run take minutes).
+#[test]
+fn a_token_longer_than_any_word_is_ambiguous_and_not_given_to_lingua() {
+    for (first, second) in [("es", "en"), ("ar", "en"), ("fr", "en")] {
+        let pair = LanguagePair::parse(first, second).expect("pair");
+        let long = "x".repeat(200_000);
+        let tags = pair.tag(&format!("hola {long} adios"));
+        let tag = tags
+            .iter()
+            .find(|w| w.text.len() == long.len())
+            .map(|w| w.tag);
+        assert_eq!(
+            tag,
+            Some(WordTag::Untagged(UntaggedReason::Ambiguous)),
+            "{first}-{second}"
+        );
+    }
+    // At the limit, lingua still decides.
+    let pair = LanguagePair::parse("es", "en").expect("pair");
+    let word = "anticonstitucionalmente";
+    assert!(word.chars().count() <= codeswitch::MAX_LINGUA_CHARS);
+    let tags = pair.tag(&format!("es {word}"));
+    assert_eq!(tags[1].tag, WordTag::Lang(Language::Spanish));
+}

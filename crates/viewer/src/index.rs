@@ -14,7 +14,7 @@ use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use runlog::record::{RecordError, RecordReader, ScenarioRecord, unflatten_key};
+use runlog::record::{Located, RecordError, RecordReader, ScenarioRecord, unflatten_key};
 use serde::{Deserialize, Serialize};
 
 use crate::query::{RecordQuery, Status, gate_word, measurement_word};
@@ -251,61 +251,19 @@ impl Index {
     /// # Errors
     /// The run cannot be read, or the index cannot be written.
     pub fn build(dir: &Path, key: &IndexKey) -> std::io::Result<Option<Self>> {
-        std::fs::create_dir_all(dir)?;
-        let stem = key.stem();
-        let tmp = dir.join(format!("{stem}.{}.tmp", std::process::id()));
-        let mut out = Summing {
-            inner: BufWriter::new(std::fs::File::create(&tmp)?),
-            bytes: 0,
-            hash: Fnv::new(),
-        };
-        let mut meta = Meta::default();
-        let mut values: Vec<BTreeMap<String, u16>> = Vec::new();
+        let mut builder = IndexBuilder::new(dir, key.clone())?;
         for item in RecordReader::<_, ScenarioRecord>::open(&key.path)? {
-            let located = match item {
-                Ok(located) => located,
+            match item {
+                // The file may have grown since its key was read: index only that version.
+                Ok(located) if located.offset >= key.len => break,
+                Ok(located) => builder.add(&located)?,
                 Err(RecordError::Io { source, .. }) => return Err(source),
                 // A last line still being written: not a record yet, and not unreadable.
-                Err(RecordError::Torn { .. }) => continue,
-                Err(_) => {
-                    meta.unreadable += 1;
-                    continue;
-                }
-            };
-            // The file may have grown since its key was read: index only that version.
-            if located.offset >= key.len {
-                break;
+                Err(RecordError::Torn { .. }) => {}
+                Err(_) => builder.unreadable(),
             }
-            let Some(entry) = entry(
-                &located.record,
-                located.offset,
-                located.line,
-                &mut meta,
-                &mut values,
-            ) else {
-                drop(out);
-                let _ = std::fs::remove_file(&tmp);
-                tracing::info!(path = %key.path.display(), "run not indexed: too many judges, parameters or values");
-                return Ok(None);
-            };
-            write_entry(&mut out, &entry)?;
-            meta.records += 1;
         }
-        out.flush()?;
-        meta.entries_bytes = out.bytes;
-        meta.checksum = out.hash.0;
-        drop(out);
-        let entries = dir.join(format!("{stem}.idx"));
-        std::fs::rename(&tmp, &entries)?;
-        let meta_tmp = dir.join(format!("{stem}.{}.json.tmp", std::process::id()));
-        std::fs::write(
-            &meta_tmp,
-            serde_json::to_vec(&meta).map_err(std::io::Error::other)?,
-        )?;
-        std::fs::rename(&meta_tmp, dir.join(format!("{stem}.json")))?;
-        Self::remove_stale(dir, key);
-        tracing::info!(path = %key.path.display(), records = meta.records, "run indexed");
-        Ok(Some(Self { entries, meta }))
+        builder.finish()
     }
 
     /// Records indexed.
@@ -410,6 +368,115 @@ impl Compiled {
             })
             && self.gate.is_none_or(|g| e.gate == g)
             && self.measurement.is_none_or(|m| e.measurement == m)
+    }
+}
+
+/// An index being written, record by record, by whoever reads the run (the viewer's one
+/// background pass feeds it and the overview together). Its entries go to a temporary file
+/// that [`IndexBuilder::finish`] renames; dropped unfinished, the file is removed.
+pub struct IndexBuilder {
+    dir: PathBuf,
+    key: IndexKey,
+    tmp: PathBuf,
+    /// `None` once the run proved unindexable (too many names or values).
+    out: Option<Summing<BufWriter<std::fs::File>>>,
+    meta: Meta,
+    values: Vec<BTreeMap<String, u16>>,
+}
+
+impl IndexBuilder {
+    /// An index of the run `key` names, to be written into `dir` (created when missing).
+    ///
+    /// # Errors
+    /// The directory or the temporary file cannot be created.
+    pub fn new(dir: &Path, key: IndexKey) -> std::io::Result<Self> {
+        std::fs::create_dir_all(dir)?;
+        let tmp = dir.join(format!("{}.{}.tmp", key.stem(), std::process::id()));
+        let out = Summing {
+            inner: BufWriter::new(std::fs::File::create(&tmp)?),
+            bytes: 0,
+            hash: Fnv::new(),
+        };
+        Ok(Self {
+            dir: dir.to_owned(),
+            key,
+            tmp,
+            out: Some(out),
+            meta: Meta::default(),
+            values: Vec::new(),
+        })
+    }
+
+    /// Adds a record of the run (in file order). Records past the length the key was taken
+    /// at (the file grew since) are not of this version and are left out.
+    ///
+    /// # Errors
+    /// The index cannot be written.
+    pub fn add(&mut self, located: &Located<ScenarioRecord>) -> std::io::Result<()> {
+        if located.offset >= self.key.len {
+            return Ok(());
+        }
+        let Some(out) = self.out.as_mut() else {
+            return Ok(());
+        };
+        if let Some(e) = entry(
+            &located.record,
+            located.offset,
+            located.line,
+            &mut self.meta,
+            &mut self.values,
+        ) {
+            write_entry(out, &e)?;
+            self.meta.records += 1;
+        } else {
+            tracing::info!(path = %self.key.path.display(), "run not indexed: too many judges, parameters or values");
+            self.out = None;
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+        Ok(())
+    }
+
+    /// Counts a line of the run that is not a record.
+    pub const fn unreadable(&mut self) {
+        self.meta.unreadable += 1;
+    }
+
+    /// Writes the index (entries, then the dictionaries that mark it whole) and removes the
+    /// run's older indexes; `None` when the run proved unindexable.
+    ///
+    /// # Errors
+    /// The index cannot be written.
+    pub fn finish(mut self) -> std::io::Result<Option<Index>> {
+        let Some(mut out) = self.out.take() else {
+            return Ok(None);
+        };
+        out.flush()?;
+        let mut meta = std::mem::take(&mut self.meta);
+        meta.entries_bytes = out.bytes;
+        meta.checksum = out.hash.0;
+        drop(out);
+        let stem = self.key.stem();
+        let entries = self.dir.join(format!("{stem}.idx"));
+        std::fs::rename(&self.tmp, &entries)?;
+        let meta_tmp = self
+            .dir
+            .join(format!("{stem}.{}.json.tmp", std::process::id()));
+        std::fs::write(
+            &meta_tmp,
+            serde_json::to_vec(&meta).map_err(std::io::Error::other)?,
+        )?;
+        std::fs::rename(&meta_tmp, self.dir.join(format!("{stem}.json")))?;
+        Index::remove_stale(&self.dir, &self.key);
+        tracing::info!(path = %self.key.path.display(), records = meta.records, "run indexed");
+        Ok(Some(Index { entries, meta }))
+    }
+}
+
+impl Drop for IndexBuilder {
+    fn drop(&mut self) {
+        if self.out.take().is_some() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
     }
 }
 

@@ -31,52 +31,109 @@ pub struct Overview {
 /// # Errors
 /// The run file cannot be opened or read.
 pub fn read(path: &Path, name: &str) -> std::io::Result<Overview> {
-    let errors = errors_path(path);
-    let (mut failures, errors_problem) = match runlog::FailureTally::read(&errors) {
-        // Its unreadable lines are counted by the report's failures table.
-        Ok(t) => (t, None),
-        Err(e) => (
-            runlog::FailureTally::default(),
-            Some(format!(
-                "the errors file could not be read ({e}); failed scenarios are not counted"
-            )),
-        ),
-    };
-    let mut builder = FiguresBuilder::new();
-    let mut out = Skipped::default();
+    let mut builder = OverviewBuilder::new(path);
     for item in RecordReader::<_, ScenarioRecord>::open(path)? {
-        if let Some(located) = out.take(item)? {
-            failures.succeeded(&located.record.id);
+        if let Some(located) = builder.skipped.take(item)? {
             builder.add(&located.record);
         }
     }
-    let figures = builder.finish(None);
-    let heatmap = match figures.heatmap_axes(None) {
-        Ok(Some((rows, cols))) => {
-            let mut builder = HeatmapBuilder::new(rows, cols);
-            let mut again = Skipped::default();
-            for item in RecordReader::<_, ScenarioRecord>::open(path)? {
-                if let Some(located) = again.take(item)? {
-                    builder.add(&located.record);
-                }
-            }
-            Some(builder.finish())
+    builder.finish(path, name, u64::MAX, |_| {})
+}
+
+/// An overview being gathered by whoever reads the run (the viewer's background pass over a
+/// large run feeds it and the run's index together): [`OverviewBuilder::add`] each record in
+/// file order and count each line skipped, then [`OverviewBuilder::finish`] (which reads the
+/// run once more for the heatmap, when the figures choose one).
+pub struct OverviewBuilder {
+    failures: runlog::FailureTally,
+    errors_problem: Option<String>,
+    figures: FiguresBuilder,
+    skipped: Skipped,
+}
+
+impl OverviewBuilder {
+    /// An overview of the run at `path`: its errors file is read now.
+    #[must_use]
+    pub fn new(path: &Path) -> Self {
+        let (failures, errors_problem) = match runlog::FailureTally::read(&errors_path(path)) {
+            // Its unreadable lines are counted by the report's failures table.
+            Ok(t) => (t, None),
+            Err(e) => (
+                runlog::FailureTally::default(),
+                Some(format!(
+                    "the errors file could not be read ({e}); failed scenarios are not counted"
+                )),
+            ),
+        };
+        Self {
+            failures,
+            errors_problem,
+            figures: FiguresBuilder::new(),
+            skipped: Skipped::default(),
         }
-        _ => None,
-    };
-    let collected = Collected {
-        figures,
-        heatmap,
-        failures,
-        errors_file: reports::display_name(&errors),
-    };
-    Ok(Overview {
-        report: reports::pipeline::build(name, &collected),
-        unreadable: out.unreadable,
-        first_unreadable: out.first,
-        pending: out.pending,
-        errors_problem,
-    })
+    }
+
+    /// Adds a record.
+    pub fn add(&mut self, record: &ScenarioRecord) {
+        self.failures.succeeded(&record.id);
+        self.figures.add(record);
+    }
+
+    /// Counts a line that is not a record (`Torn`: the last one, still being written). An
+    /// I/O error is returned, for the reader to stop.
+    ///
+    /// # Errors
+    /// `error` is an I/O error.
+    pub fn skip(&mut self, error: RecordError) -> std::io::Result<()> {
+        self.skipped.take::<()>(Err(error)).map(|_| ())
+    }
+
+    /// The overview of the run at `path`, named `name`: the figures gathered, and the heatmap
+    /// read in a second pass over the records that start before `until` (the length the
+    /// first pass stopped at), telling `progress` each record's offset.
+    ///
+    /// # Errors
+    /// The run cannot be read again for the heatmap.
+    pub fn finish(
+        self,
+        path: &Path,
+        name: &str,
+        until: u64,
+        mut progress: impl FnMut(u64),
+    ) -> std::io::Result<Overview> {
+        let figures = self.figures.finish(None);
+        let heatmap = match figures.heatmap_axes(None) {
+            Ok(Some((rows, cols))) => {
+                let mut builder = HeatmapBuilder::new(rows, cols);
+                let mut again = Skipped::default();
+                for item in RecordReader::<_, ScenarioRecord>::open(path)? {
+                    if let Some(located) = again.take(item)? {
+                        if located.offset >= until {
+                            break;
+                        }
+                        progress(located.offset);
+                        builder.add(&located.record);
+                    }
+                }
+                Some(builder.finish())
+            }
+            _ => None,
+        };
+        let errors = errors_path(path);
+        let collected = Collected {
+            figures,
+            heatmap,
+            failures: self.failures,
+            errors_file: reports::display_name(&errors),
+        };
+        Ok(Overview {
+            report: reports::pipeline::build(name, &collected),
+            unreadable: self.skipped.unreadable,
+            first_unreadable: self.skipped.first,
+            pending: self.skipped.pending,
+            errors_problem: self.errors_problem,
+        })
+    }
 }
 
 /// What a pass over a run skipped.

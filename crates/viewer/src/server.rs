@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
@@ -18,8 +19,8 @@ use minijinja::context;
 use minijinja::value::Serde;
 use reports::load::load;
 
-use crate::index::{Index, IndexKey};
-use crate::overview::Overview;
+use crate::index::{Index, IndexBuilder, IndexKey};
+use crate::overview::{Overview, OverviewBuilder};
 use crate::pages::{self, PageError};
 use crate::query::RecordQuery;
 use crate::record::{RecordView, read_at};
@@ -50,6 +51,50 @@ struct AppState {
     reading: Arc<Vec<Mutex<()>>>,
     index_dir: Option<PathBuf>,
     indexes: Arc<Mutex<HashMap<usize, IndexState>>>,
+    /// The background passes over large runs under way (one per run at a time).
+    scans: Arc<Mutex<HashMap<usize, Arc<Progress>>>>,
+}
+
+/// How far a background pass over a large run has gone (the run page shows it).
+#[derive(Debug)]
+struct Progress {
+    /// The run's length when the pass began (it reads no further).
+    total: u64,
+    /// The offset of the last record read.
+    read: AtomicU64,
+    /// In the second pass (the heatmap's); the index is ready by then.
+    second: AtomicBool,
+}
+
+impl Progress {
+    /// The page's view: percent read, sizes, pass.
+    fn view(&self) -> serde_json::Value {
+        let read = self.read.load(Ordering::Relaxed).min(self.total);
+        #[allow(clippy::cast_precision_loss)] // a percentage to show
+        let percent = if self.total == 0 {
+            100.0
+        } else {
+            read as f64 * 100.0 / self.total as f64
+        };
+        serde_json::json!({
+            "percent": format!("{percent:.0}"),
+            "total": size_text(self.total),
+            "second": self.second.load(Ordering::Relaxed),
+        })
+    }
+}
+
+/// A size for people: `3.4 GB`, `12.0 MB`, `900 bytes`.
+fn size_text(bytes: u64) -> String {
+    #[allow(clippy::cast_precision_loss)] // a size to show
+    let b = bytes as f64;
+    if b >= 1e9 {
+        format!("{:.1} GB", b / 1e9)
+    } else if b >= 1e6 {
+        format!("{:.1} MB", b / 1e6)
+    } else {
+        format!("{bytes} bytes")
+    }
 }
 
 /// A run smaller than this is read for each page (a second or less); a larger one gets an
@@ -155,6 +200,7 @@ pub fn router(sources: Sources, index_dir: Option<PathBuf>, hosts: Hosts) -> Rou
         overviews: Arc::default(),
         index_dir,
         indexes: Arc::default(),
+        scans: Arc::default(),
     };
     Router::new()
         .route("/", get(index))
@@ -296,25 +342,35 @@ async fn js() -> Response {
         .into_response()
 }
 
+/// The overview cached for run `i` when it is of the file as it is now (`key`: size and
+/// modification time); with `key` `None`, whatever version is cached.
+fn cached_overview(
+    state: &AppState,
+    i: usize,
+    key: Option<(u64, Option<SystemTime>)>,
+) -> Option<Arc<Overview>> {
+    let cache = state.overviews.lock().ok()?;
+    let (len, modified, report) = cache.get(&i)?;
+    key.is_none_or(|key| (*len, *modified) == key)
+        .then(|| report.clone())
+}
+
+fn file_key(s: &Source) -> Result<(u64, Option<SystemTime>), String> {
+    std::fs::metadata(&s.path)
+        .map(|meta| (meta.len(), meta.modified().ok()))
+        .map_err(|e| format!("{}: {e}", s.name))
+}
+
 /// A run's overview: the report's figures (cached while the file is unchanged; one reading
-/// at a time per run, the others wait for it and take its result).
+/// at a time per run, the others wait for it and take its result). Read at once: for a run
+/// under [`INDEX_MIN_BYTES`] (a large one is read by [`start_scan`]).
 fn overview(state: &AppState, i: usize, s: &Source) -> Result<Arc<Overview>, String> {
-    let key = || {
-        std::fs::metadata(&s.path)
-            .map(|meta| (meta.len(), meta.modified().ok()))
-            .map_err(|e| format!("{}: {e}", s.name))
-    };
-    let cached = |key: (u64, Option<SystemTime>)| {
-        let cache = state.overviews.lock().ok()?;
-        let (len, modified, report) = cache.get(&i)?;
-        ((*len, *modified) == key).then(|| report.clone())
-    };
-    if let Some(report) = cached(key()?) {
+    if let Some(report) = cached_overview(state, i, Some(file_key(s)?)) {
         return Ok(report);
     }
     let _one = state.reading.get(i).and_then(|m| m.lock().ok());
-    let key = key()?;
-    if let Some(report) = cached(key) {
+    let key = file_key(s)?;
+    if let Some(report) = cached_overview(state, i, Some(key)) {
         return Ok(report);
     }
     let report =
@@ -323,6 +379,144 @@ fn overview(state: &AppState, i: usize, s: &Source) -> Result<Arc<Overview>, Str
         cache.insert(i, (key.0, key.1, report.clone()));
     }
     Ok(report)
+}
+
+/// What the run page can show of a run's overview now.
+enum OverviewNow {
+    /// The overview of the file as it is now.
+    Ready(Arc<Overview>),
+    /// A large run being read in the background, with an earlier version's overview if one
+    /// was read.
+    Reading(Arc<Progress>, Option<Arc<Overview>>),
+}
+
+fn overview_now(state: &AppState, i: usize, s: &Source) -> Result<OverviewNow, String> {
+    let key = file_key(s)?;
+    if let Some(report) = cached_overview(state, i, Some(key)) {
+        return Ok(OverviewNow::Ready(report));
+    }
+    if key.0 < INDEX_MIN_BYTES {
+        return overview(state, i, s).map(OverviewNow::Ready);
+    }
+    let progress = start_scan(state, i, s)?;
+    Ok(OverviewNow::Reading(
+        progress,
+        cached_overview(state, i, None),
+    ))
+}
+
+/// Starts the background pass over large run `i` (unless one is under way: its progress is
+/// returned): one reading of the file feeds both the run's index (unless a whole one is
+/// cached already) and its overview; a second reads the heatmap. Pages answer meanwhile:
+/// the records table reads only as far as its page, the run page shows the progress.
+fn start_scan(state: &AppState, i: usize, s: &Source) -> Result<Arc<Progress>, String> {
+    let key = IndexKey::of(&s.path).map_err(|e| format!("{}: {e}", s.name))?;
+    let mut scans = state
+        .scans
+        .lock()
+        .map_err(|_| "a viewer lock broke".to_owned())?;
+    if let Some(progress) = scans.get(&i) {
+        return Ok(progress.clone());
+    }
+    let progress = Arc::new(Progress {
+        total: key.len,
+        read: AtomicU64::new(0),
+        second: AtomicBool::new(false),
+    });
+    scans.insert(i, progress.clone());
+    if let Ok(mut indexes) = state.indexes.lock()
+        && !matches!(indexes.get(&i), Some(IndexState::Ready(k, _)) if *k == key)
+    {
+        indexes.insert(i, IndexState::Building);
+    }
+    let (st, path, name, p) = (
+        state.clone(),
+        s.path.clone(),
+        s.name.clone(),
+        progress.clone(),
+    );
+    std::thread::spawn(move || {
+        scan(&st, i, &path, &name, &key, &p);
+        if let Ok(mut scans) = st.scans.lock() {
+            scans.remove(&i);
+        }
+    });
+    Ok(progress)
+}
+
+/// The background pass of [`start_scan`].
+fn scan(state: &AppState, i: usize, path: &Path, name: &str, key: &IndexKey, progress: &Progress) {
+    let ready = state
+        .index_dir
+        .as_deref()
+        .and_then(|dir| Index::open(dir, key));
+    let mut builder = match (&state.index_dir, &ready) {
+        (Some(dir), None) => IndexBuilder::new(dir, key.clone())
+            .map_err(|e| tracing::warn!(error = %e, "the run's index cannot be written; its filters read the run"))
+            .ok(),
+        _ => None,
+    };
+    let mut overview = OverviewBuilder::new(path);
+    let read = (|| -> std::io::Result<()> {
+        for item in runlog::record::RecordReader::<_, runlog::record::ScenarioRecord>::open(path)? {
+            match item {
+                // The file grew since the pass began: this version ends here.
+                Ok(located) if located.offset >= key.len => break,
+                Ok(located) => {
+                    progress.read.store(located.offset, Ordering::Relaxed);
+                    if let Some(b) = builder.as_mut()
+                        && let Err(e) = b.add(&located)
+                    {
+                        tracing::warn!(error = %e, "the run's index could not be written; its filters read the run");
+                        builder = None;
+                    }
+                    overview.add(&located.record);
+                }
+                Err(e) => {
+                    let unreadable = !matches!(
+                        e,
+                        runlog::record::RecordError::Torn { .. }
+                            | runlog::record::RecordError::Io { .. }
+                    );
+                    if unreadable && let Some(b) = builder.as_mut() {
+                        b.unreadable();
+                    }
+                    overview.skip(e)?;
+                }
+            }
+        }
+        Ok(())
+    })();
+    let index = match (read.is_ok(), ready, builder) {
+        (_, Some(index), _) => IndexState::Ready(key.clone(), index),
+        (true, None, Some(b)) => match b.finish() {
+            Ok(Some(index)) => IndexState::Ready(key.clone(), index),
+            Ok(None) => IndexState::Unindexed(key.clone()),
+            Err(e) => {
+                tracing::warn!(error = %e, "the run's index could not be written; its filters read the run");
+                IndexState::Unindexed(key.clone())
+            }
+        },
+        _ => IndexState::Unindexed(key.clone()),
+    };
+    if let Ok(mut indexes) = state.indexes.lock() {
+        indexes.insert(i, index);
+    }
+    if let Err(e) = read {
+        tracing::warn!(error = %e, run = %path.display(), "the run could not be read");
+        return;
+    }
+    progress.second.store(true, Ordering::Relaxed);
+    match overview.finish(path, name, key.len, |offset| {
+        progress.read.store(offset, Ordering::Relaxed);
+    }) {
+        Ok(o) => {
+            if let Ok(mut cache) = state.overviews.lock() {
+                cache.insert(i, (key.len, key.modified, Arc::new(o)));
+            }
+        }
+        Err(e) => tracing::warn!(error = %e, run = %path.display(), "the run could not be read"),
+    }
 }
 
 async fn run(State(state): State<AppState>, UrlPath(i): UrlPath<String>) -> Response {
@@ -343,21 +537,64 @@ async fn run(State(state): State<AppState>, UrlPath(i): UrlPath<String>) -> Resp
         ));
     }
     let st = state.clone();
-    let report = {
+    let now = {
         let s = s.clone();
-        match blocking(move || overview(&st, i, &s)).await {
-            Some(Ok(r)) => r,
+        match blocking(move || overview_now(&st, i, &s)).await {
+            Some(Ok(now)) => now,
             Some(Err(e)) => return failure(e),
             None => return failure("reading the run stopped"),
         }
     };
+    let (report, reading) = match now {
+        OverviewNow::Ready(report) => (Some(report), None),
+        OverviewNow::Reading(progress, earlier) => (earlier, Some(progress.view())),
+    };
     page(pages::render(
         "run.html",
         context! {
-            i, name, r => Serde(&report.report), failures => Serde(&report.report.failures),
-            o => Serde(&*report),
+            i, name, reading => reading.map(Serde),
+            r => report.as_ref().map(|o| Serde(&o.report)),
+            failures => report.as_ref().map(|o| Serde(&o.report.failures)),
+            o => report.as_ref().map(|o| Serde(&**o)),
         },
     ))
+}
+
+/// Reads the records page `query` asks for: from the index when it is ready; else a large
+/// run only as far as the page (its sort waiting for the index while one is built), a small
+/// one whole.
+fn records_page(
+    state: &AppState,
+    i: usize,
+    s: &Source,
+    mut query: RecordQuery,
+) -> std::io::Result<crate::table::Page> {
+    use crate::table::{Reach, page};
+    let big = file_size(&s.path) >= INDEX_MIN_BYTES;
+    let reach = if big { Reach::Page } else { Reach::Whole };
+    let (index, waits) = match index_for(state, i, s) {
+        IndexNow::Ready(index) => (Some(index), false),
+        IndexNow::Building => (None, query.sort != crate::query::Sort::File),
+        IndexNow::None => (None, false),
+    };
+    if waits {
+        query.sort = crate::query::Sort::File;
+    }
+    let mut table = match (page(&s.path, &query, index.as_ref(), reach), index) {
+        // The index broke while being read (damaged since it was opened): it is removed,
+        // built again on a later page, and this page reads the run.
+        (Err(e), Some(index)) => {
+            tracing::warn!(error = %e, "the run's index could not be read; removed");
+            index.remove();
+            if let Ok(mut indexes) = state.indexes.lock() {
+                indexes.remove(&i);
+            }
+            page(&s.path, &query, None, reach)
+        }
+        (result, _) => result,
+    }?;
+    table.sort_waits = waits;
+    Ok(table)
 }
 
 async fn records(
@@ -371,25 +608,8 @@ async fn records(
     let live = pairs.iter().any(|(k, v)| k == "live" && v == "1");
     let pairs: Vec<(String, String)> = pairs.into_iter().filter(|(k, _)| k != "live").collect();
     let query = RecordQuery::parse(&pairs);
-    let (path, q, st) = (s.path.clone(), query.clone(), state.clone());
-    let table = match blocking(move || {
-        let index = index_for(&st, i, &path);
-        match (crate::table::page(&path, &q, index.as_ref()), index) {
-            // The index broke while being read (damaged since it was opened): it is removed,
-            // built again on a later page, and this page reads the run.
-            (Err(e), Some(index)) => {
-                tracing::warn!(error = %e, "the run's index could not be read; removed");
-                index.remove();
-                if let Ok(mut indexes) = st.indexes.lock() {
-                    indexes.remove(&i);
-                }
-                crate::table::page(&path, &q, None)
-            }
-            (result, _) => result,
-        }
-    })
-    .await
-    {
+    let (q, st, src) = (query.clone(), state.clone(), s.clone());
+    let table = match blocking(move || records_page(&st, i, &src, q)).await {
         Some(Ok(t)) => t,
         Some(Err(e)) => return failure(format!("{}: {e}", s.name)),
         None => return failure("reading the run stopped"),
@@ -439,43 +659,53 @@ async fn record(
     ))
 }
 
-/// The index of run `i` for its file as it is now, when one is ready; otherwise starts
-/// building it in the background (one build per run at a time) for a run of at least
+/// A run's index as a page can use it now.
+enum IndexNow {
+    /// Ready, for the file as it is now.
+    Ready(Index),
+    /// Being built by the background pass.
+    Building,
+    /// None: a small run, no cache directory, or a run that cannot be indexed.
+    None,
+}
+
+/// The index of run `i` for its file as it is now, when one is ready; otherwise starts the
+/// background pass that builds it (one per run at a time) for a run of at least
 /// [`INDEX_MIN_BYTES`], and the caller reads the run meanwhile.
-fn index_for(state: &AppState, i: usize, path: &Path) -> Option<Index> {
-    let dir = state.index_dir.clone()?;
-    let key = IndexKey::of(path).ok()?;
+fn index_for(state: &AppState, i: usize, s: &Source) -> IndexNow {
+    let Some(dir) = state.index_dir.clone() else {
+        return IndexNow::None;
+    };
+    let Ok(key) = IndexKey::of(&s.path) else {
+        return IndexNow::None;
+    };
     if key.len < INDEX_MIN_BYTES {
-        return None;
+        return IndexNow::None;
     }
-    let mut indexes = state.indexes.lock().ok()?;
-    match indexes.get(&i) {
-        Some(IndexState::Ready(k, index)) if *k == key => return Some(index.clone()),
-        Some(IndexState::Unindexed(k)) if *k == key => return None,
-        Some(IndexState::Building) => return None,
-        _ => {}
-    }
-    if let Some(index) = Index::open(&dir, &key) {
-        indexes.insert(i, IndexState::Ready(key, index.clone()));
-        return Some(index);
-    }
-    indexes.insert(i, IndexState::Building);
-    let shared = state.indexes.clone();
-    std::thread::spawn(move || {
-        let built = Index::build(&dir, &key);
-        let next = match built {
-            Ok(Some(index)) => IndexState::Ready(key, index),
-            Ok(None) => IndexState::Unindexed(key),
-            Err(e) => {
-                tracing::warn!(error = %e, "the run's index could not be built; its filters read the run");
-                IndexState::Unindexed(key)
-            }
+    {
+        let Ok(mut indexes) = state.indexes.lock() else {
+            return IndexNow::None;
         };
-        if let Ok(mut indexes) = shared.lock() {
-            indexes.insert(i, next);
+        match indexes.get(&i) {
+            Some(IndexState::Ready(k, index)) if *k == key => {
+                return IndexNow::Ready(index.clone());
+            }
+            Some(IndexState::Unindexed(k)) if *k == key => return IndexNow::None,
+            Some(IndexState::Building) => return IndexNow::Building,
+            _ => {}
         }
-    });
-    None
+        if let Some(index) = Index::open(&dir, &key) {
+            indexes.insert(i, IndexState::Ready(key, index.clone()));
+            return IndexNow::Ready(index);
+        }
+    }
+    match start_scan(state, i, s) {
+        Ok(_) => IndexNow::Building,
+        Err(e) => {
+            tracing::warn!(error = %e, "the run's index cannot be built");
+            IndexNow::None
+        }
+    }
 }
 
 /// A parameter with more values than this gets a text field in the filter form, not a list.
@@ -519,20 +749,16 @@ fn choices(state: &AppState, i: usize, s: &Source) -> serde_json::Value {
                 .collect(),
         )
     };
-    let meta = std::fs::metadata(&s.path).ok();
-    let key = meta.as_ref().map(|m| (m.len(), m.modified().ok()));
-    if let Ok(cache) = state.overviews.lock()
-        && let Some((len, modified, report)) = cache.get(&i)
-        && Some((*len, *modified)) == key
-    {
-        return from_report(report);
+    let key = file_key(s).ok();
+    if let Some(report) = key.and_then(|key| cached_overview(state, i, Some(key))) {
+        return from_report(&report);
     }
     if key.is_some_and(|(len, _)| len < INDEX_MIN_BYTES) {
         return overview(state, i, s).map_or(serde_json::Value::Null, |r| from_report(&r));
     }
-    match index_for(state, i, &s.path) {
-        Some(index) => view(index.params().to_vec()),
-        None => serde_json::Value::Null,
+    match index_for(state, i, s) {
+        IndexNow::Ready(index) => view(index.params().to_vec()),
+        IndexNow::Building | IndexNow::None => serde_json::Value::Null,
     }
 }
 

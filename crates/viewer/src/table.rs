@@ -84,17 +84,38 @@ pub struct Page {
     pub page: usize,
     /// The filters were answered from the run's index (not by reading the run).
     pub indexed: bool,
-    /// Pages.
+    /// Pages (partial: this one, and one more when a match lies beyond it).
     pub pages: usize,
+    /// The run was read only as far as this page needed (a large run without its index, or a
+    /// text search of one): `records`, `matched` and `matched_accepted` count what was read.
+    pub partial: bool,
+    /// The sort asked for waits for the run's index (being built): this page is in file order.
+    pub sort_waits: bool,
+}
+
+/// How much of a run a page may read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    /// All of it: the counts are whole (a small run, or a large one that cannot be indexed).
+    Whole,
+    /// In file order, only as far as the page's rows and one match beyond (to know whether a
+    /// next page exists): a large run's first page answers at once. A sorted query reads the
+    /// whole run still.
+    Page,
 }
 
 /// Reads the page of `path`'s records that `query` asks for: from `index` (the run's, for
 /// the file as it is now) when there is one and the query searches no text, else by reading
-/// the run.
+/// the run, as far as `reach` allows.
 ///
 /// # Errors
 /// The file cannot be opened or read.
-pub fn page(path: &Path, query: &RecordQuery, index: Option<&Index>) -> std::io::Result<Page> {
+pub fn page(
+    path: &Path,
+    query: &RecordQuery,
+    index: Option<&Index>,
+    reach: Reach,
+) -> std::io::Result<Page> {
     if query.status == Status::Failed {
         return failed_page(path, query);
     }
@@ -152,6 +173,10 @@ pub fn page(path: &Path, query: &RecordQuery, index: Option<&Index>) -> std::io:
             Sort::File => {
                 if index as usize >= first && records.len() < PAGE_ROWS {
                     records.push((located.line, located.offset, located.record));
+                } else if reach == Reach::Page && records.len() == PAGE_ROWS {
+                    // A match beyond the page: there is a next one, and reading stops.
+                    out.partial = true;
+                    break;
                 }
             }
             #[allow(clippy::cast_precision_loss)] // an offset as a key: order only
@@ -168,16 +193,23 @@ pub fn page(path: &Path, query: &RecordQuery, index: Option<&Index>) -> std::io:
             }
         }
     }
-    out.unknown = query.unknown_names(
-        all_judges.iter().map(String::as_str),
-        all_params.iter().map(String::as_str),
-    );
+    // Names are known unknown only once every record was read.
+    if !out.partial {
+        out.unknown = query.unknown_names(
+            all_judges.iter().map(String::as_str),
+            all_params.iter().map(String::as_str),
+        );
+    }
     out.judges = judges.into_iter().collect();
     out.rows = records
         .into_iter()
         .map(|(line, offset, r)| row(line, offset, &r, &out.judges))
         .collect();
-    out.pages = pages(out.matched);
+    out.pages = if out.partial {
+        query.page.saturating_add(1)
+    } else {
+        pages(out.matched)
+    };
     Ok(out)
 }
 

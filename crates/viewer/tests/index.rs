@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 use viewer::index::{Index, IndexKey};
 use viewer::query::RecordQuery;
-use viewer::table::{Page, page};
+use viewer::table::{Page, Reach, page};
 
 fn fixture_records() -> Vec<Value> {
     let path =
@@ -118,17 +118,17 @@ fn every_filter_from_the_index_gives_the_page_reading_the_run_gives() {
     for q in QUERIES {
         let q = q.replace("%25", "%");
         let query = query(&q);
-        let streamed = page(&path, &query, None).expect("streamed");
-        let indexed = page(&path, &query, Some(&index)).expect("indexed");
+        let streamed = page(&path, &query, None, Reach::Whole).expect("streamed");
+        let indexed = page(&path, &query, Some(&index), Reach::Whole).expect("indexed");
         assert!(!streamed.indexed && indexed.indexed);
         assert_eq!(summary(&indexed), summary(&streamed), "{q}");
     }
     // Some filters keep some records and drop others: the comparison is not of empty pages.
-    let health = page(&path, &query("p.topic=health"), Some(&index)).expect("page");
+    let health = page(&path, &query("p.topic=health"), Some(&index), Reach::Whole).expect("page");
     assert!(health.matched > 0 && health.matched < 437);
     // A text search is answered by reading the run (the texts are not in the index).
     assert!(
-        !page(&path, &query("q=deadline"), Some(&index))
+        !page(&path, &query("q=deadline"), Some(&index), Reach::Whole)
             .expect("page")
             .indexed
     );
@@ -203,27 +203,28 @@ async fn the_server_reads_a_large_runs_index_once_it_is_built() {
         index_dir: Some(cache.path().to_owned()),
     };
     let bound = viewer::bind(&args).await.expect("bind");
-    let url = format!(
-        "{}run/0/records?status=rejected&gate=failed&sort=-score",
-        bound.url()
-    );
+    let base = bound.url().to_owned();
+    let filters = "status=rejected&gate=failed&sort=-score";
+    let url = format!("{base}run/0/records?{filters}");
     tokio::spawn(bound.serve(std::future::pending()));
-    let streamed = reqwest::get(&url)
-        .await
-        .expect("get")
-        .text()
-        .await
-        .expect("body");
-    assert!(!streamed.contains("from the run's index"));
-    // The index is built in the background; wait for it (bounded by its own completion).
-    let mut indexed = String::new();
-    for _ in 0..600 {
-        indexed = reqwest::get(&url)
+    let get = |url: String| async move {
+        reqwest::get(&url)
             .await
             .expect("get")
             .text()
             .await
-            .expect("body");
+            .expect("body")
+    };
+    // The first page starts the background pass: its sort waits for the index.
+    let first = get(url.clone()).await;
+    assert!(
+        first.contains(r#"id="sort-waits""#),
+        "a sorted page of a large run did not say its sort waits for the index: {first}"
+    );
+    // The index is built in the background; wait for it (bounded by its own completion).
+    let mut indexed = String::new();
+    for _ in 0..600 {
+        indexed = get(url.clone()).await;
         if indexed.contains("from the run's index") {
             break;
         }
@@ -233,14 +234,132 @@ async fn the_server_reads_a_large_runs_index_once_it_is_built() {
         indexed.contains("from the run's index"),
         "the index was never used"
     );
-    let table = |html: &str| {
-        let start = html.find("<p id=\"counts\"").expect("counts");
-        let end = html.find("</table>").expect("table");
-        html[start..end].replace(" <span class=\"note\">(from the run's index)</span>", "")
-    };
-    assert_eq!(table(&indexed), table(&streamed));
+    // The indexed page is the page a whole reading of the run gives.
+    let whole = page(&path, &query(filters), None, Reach::Whole).expect("page");
+    let ids: Vec<&str> = indexed
+        .split("<code>")
+        .skip(1)
+        .filter_map(|c| c.split_once("</code>").map(|(id, _)| id))
+        .collect();
+    let expected: Vec<&str> = whole.rows.iter().map(|r| r.id.as_str()).collect();
+    assert!(!expected.is_empty());
+    assert_eq!(ids, expected);
+    assert!(indexed.contains(&format!(
+        "{} of {} record(s) match ({} accepted)",
+        whole.matched, whole.records, whole.matched_accepted
+    )));
     // Once indexed, the form offers the parameters' values from the index.
     assert!(indexed.contains(r#"<option value="health">health</option>"#));
     let beside: Vec<_> = std::fs::read_dir(run_dir.path()).expect("dir").collect();
     assert_eq!(beside.len(), 1, "nothing written beside the run");
+}
+
+#[test]
+fn a_page_read_only_as_far_as_it_needs_shows_the_rows_a_whole_reading_shows() {
+    let run_dir = tempfile::tempdir().expect("dir");
+    let path = run_dir.path().join("run.jsonl");
+    write_run(&path, 437, 0);
+    let mut partial = 0;
+    for q in QUERIES {
+        let q = q.replace("%25", "%");
+        let whole = page(&path, &query(&q), None, Reach::Whole).expect("whole");
+        let part = page(&path, &query(&q), None, Reach::Page).expect("part");
+        let rows = |p: &Page| -> Vec<(String, u64)> {
+            p.rows.iter().map(|r| (r.id.clone(), r.offset)).collect()
+        };
+        assert_eq!(rows(&part), rows(&whole), "{q}");
+        if part.partial {
+            partial += 1;
+            let shown = (part.page - 1) * 50 + 50;
+            assert_eq!(
+                part.matched,
+                shown as u64 + 1,
+                "{q}: one match past the page"
+            );
+            assert!(part.records < whole.records, "{q}");
+            assert!(whole.matched > shown as u64, "{q}: a next page exists");
+            assert_eq!(part.pages, part.page + 1, "{q}");
+            assert!(part.unknown.is_empty(), "{q}");
+        } else {
+            assert_eq!(summary(&part), summary(&whole), "{q}");
+        }
+    }
+    assert!(
+        partial >= 3,
+        "the queries must include pages that stop early"
+    );
+}
+
+/// Starts a viewer over `path` with its index cache in `cache`; its base URL.
+async fn serve(path: &Path, cache: &Path) -> String {
+    let args = viewer::ViewArgs {
+        paths: vec![path.to_owned()],
+        host: "127.0.0.1".parse().expect("ip"),
+        port: 0,
+        open: false,
+        compare: false,
+        index_dir: Some(cache.to_owned()),
+    };
+    let bound = viewer::bind(&args).await.expect("bind");
+    let base = bound.url().to_owned();
+    tokio::spawn(bound.serve(std::future::pending()));
+    base
+}
+
+async fn text(url: &str) -> String {
+    reqwest::get(url)
+        .await
+        .expect("get")
+        .text()
+        .await
+        .expect("body")
+}
+
+#[tokio::test]
+async fn a_large_runs_pages_answer_while_it_is_read_and_its_overview_follows() {
+    let run_dir = tempfile::tempdir().expect("dir");
+    let cache = tempfile::tempdir().expect("dir");
+    let path = run_dir.path().join("big.jsonl");
+    let pad = 20_000;
+    let n = usize::try_from(viewer::server::INDEX_MIN_BYTES).expect("size") / pad + 50;
+    write_run(&path, n, pad);
+    let base = serve(&path, cache.path()).await;
+    // The overview page answers at once: the pass has only begun.
+    let run = text(&format!("{base}run/0")).await;
+    assert!(run.contains(r#"id="reading""#), "{run}");
+    assert!(run.contains(r#"<meta http-equiv="refresh""#));
+    assert!(run.contains(r#"href="/run/0/records""#));
+    // The first records page reads only as far as itself, and says so.
+    let records = text(&format!("{base}run/0/records")).await;
+    if !records.contains("from the run's index") {
+        assert!(
+            records.contains("At least 51 record(s) match, in the first 51 read"),
+            "{records}"
+        );
+        assert!(records.contains(r#"rel="next""#));
+        let second = text(&format!("{base}run/0/records?page=2")).await;
+        assert!(second.contains("<code>s00050</code>"), "{second}");
+    }
+    // The overview appears when the pass ends, with every record counted.
+    let mut run = String::new();
+    for _ in 0..600 {
+        run = text(&format!("{base}run/0")).await;
+        if !run.contains(r#"id="reading""#) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(!run.contains(r#"id="reading""#), "the overview never came");
+    assert!(
+        run.contains(&format!("<tr><th>records</th><td>{n}</td></tr>")),
+        "{run}"
+    );
+    let direct = viewer::overview::read(&path, "big.jsonl").expect("overview");
+    assert_eq!(direct.report.totals.records, n as u64);
+    assert_eq!(direct.unreadable, 1);
+    assert!(run.contains(r#"id="unreadable""#));
+    // Then the records table counts from the index.
+    let records = text(&format!("{base}run/0/records")).await;
+    assert!(records.contains("from the run's index"), "{records}");
+    assert!(records.contains(&format!("{n} of {n} record(s) match")));
 }
