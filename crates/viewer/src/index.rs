@@ -10,9 +10,8 @@
 
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
 use runlog::record::{Located, RecordError, RecordReader, ScenarioRecord, unflatten_key};
 use serde::{Deserialize, Serialize};
@@ -25,15 +24,23 @@ const MAX_VALUES: usize = 65_535;
 /// See [`MAX_VALUES`].
 const MAX_NAMES: usize = 255;
 
-/// Which version of a run file an index belongs to.
+/// Bytes read at each end of a run's version to tell it from another file of the same length.
+const SAMPLE: u64 = 64 * 1024;
+
+/// Which version of a run file an index belongs to: its length and a hash of its first and
+/// last 64 KiB. A file replaced by another of the same length (and even the same modification
+/// time, as `cp -p` or `rsync -t` leave it) is another version; a file that only grew still
+/// begins with the version indexed, whose index then serves its beginning.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct IndexKey {
     /// The run, canonical.
     pub path: PathBuf,
-    /// Its size.
+    /// The version's length.
     pub len: u64,
-    /// Its modification time.
-    pub modified: Option<SystemTime>,
+    /// FNV-1a of its first 64 KiB.
+    pub head: u64,
+    /// FNV-1a of its last 64 KiB (before `len`).
+    pub tail: u64,
 }
 
 impl IndexKey {
@@ -42,12 +49,38 @@ impl IndexKey {
     /// # Errors
     /// The file cannot be read.
     pub fn of(path: &Path) -> std::io::Result<Self> {
-        let meta = std::fs::metadata(path)?;
+        let len = std::fs::metadata(path)?.len();
+        Self::at(path, len)
+    }
+
+    /// The key of the first `len` bytes of `path` as they are now.
+    ///
+    /// # Errors
+    /// The file cannot be read, or is shorter than `len`.
+    pub fn at(path: &Path, len: u64) -> std::io::Result<Self> {
+        let mut file = std::fs::File::open(path)?;
+        let sample = |file: &mut std::fs::File, from: u64, n: u64| -> std::io::Result<u64> {
+            file.seek(SeekFrom::Start(from))?;
+            let mut buf = vec![0u8; usize::try_from(n).unwrap_or(0)];
+            file.read_exact(&mut buf)?;
+            let mut h = Fnv::new();
+            h.add(&buf);
+            Ok(h.0)
+        };
+        let head = sample(&mut file, 0, len.min(SAMPLE))?;
+        let tail = sample(&mut file, len.saturating_sub(SAMPLE), len.min(SAMPLE))?;
         Ok(Self {
             path: std::fs::canonicalize(path)?,
-            len: meta.len(),
-            modified: meta.modified().ok(),
+            len,
+            head,
+            tail,
         })
+    }
+
+    /// Whether the file still begins with this version (it is this version, or grew from it).
+    #[must_use]
+    pub fn still_begins(&self) -> bool {
+        Self::at(&self.path, self.len).is_ok_and(|now| now == *self)
     }
 
     /// The prefix of every index file of this run (any version): its name and path hash.
@@ -96,9 +129,44 @@ struct Meta {
     /// The entries file's length in bytes (checked when the index is opened).
     #[serde(default)]
     entries_bytes: u64,
+    /// The version indexed: length and the hashes of its ends ([`IndexKey`]).
+    #[serde(default)]
+    len: u64,
+    #[serde(default)]
+    head: u64,
+    #[serde(default)]
+    tail: u64,
+    /// The last line number of the version indexed (a run's lines after it are numbered on).
+    #[serde(default)]
+    lines: u64,
+    /// FNV-1a of this meta serialized with `meta_hash` 0 (checked when the index is opened: a
+    /// changed dictionary would give wrong answers with whole counts).
+    #[serde(default)]
+    meta_hash: u64,
     /// The entries file's FNV-1a hash (checked when the index is opened).
     #[serde(default)]
     checksum: u64,
+}
+
+impl Meta {
+    /// The hash `meta_hash` holds: of this meta serialized with `meta_hash` 0.
+    fn hash(&self) -> u64 {
+        let mut plain = self.clone();
+        plain.meta_hash = 0;
+        let mut h = Fnv::new();
+        h.add(&serde_json::to_vec(&plain).unwrap_or_default());
+        h.0
+    }
+
+    /// The version of `path` this index covers.
+    fn key(&self, path: &Path) -> IndexKey {
+        IndexKey {
+            path: path.to_owned(),
+            len: self.len,
+            head: self.head,
+            tail: self.tail,
+        }
+    }
 }
 
 /// FNV-1a, 64 bits: the entries file's checksum (damage, not tampering).
@@ -200,18 +268,46 @@ struct Compiled {
 }
 
 impl Index {
-    /// The index of `key` in `dir`, when one was built and is whole: its entries file has
-    /// the length and checksum its dictionaries name. A damaged one (truncated, changed) is
-    /// removed, to be built again.
+    /// The index of `key`'s run in `dir` that serves it best: of the version `key` names, or
+    /// of an earlier version the file still begins with (a run that grew: the index serves its
+    /// beginning, the rest is read from the run), when one was built and is whole — its
+    /// dictionaries hash to the hash they hold, its entries file has the length and checksum
+    /// they name. A damaged one (truncated, changed) is removed, to be built again.
     #[must_use]
-    pub fn open(dir: &Path, key: &IndexKey) -> Option<Self> {
-        let stem = key.stem();
+    pub fn find(dir: &Path, key: &IndexKey) -> Option<Self> {
+        let prefix = key.run_prefix();
+        let mut best: Option<Self> = None;
+        for e in std::fs::read_dir(dir).ok()?.flatten() {
+            let name = e.file_name();
+            let Some(stem) = name.to_str().and_then(|n| n.strip_suffix(".json")) else {
+                continue;
+            };
+            let version = stem.strip_prefix(&prefix).unwrap_or_default();
+            if version.len() != 16 || !version.bytes().all(|b| b.is_ascii_hexdigit()) {
+                continue;
+            }
+            let Some(index) = Self::open_stem(dir, stem) else {
+                continue;
+            };
+            let of = index.meta.key(&key.path);
+            let fits = of == *key || (of.len < key.len && of.still_begins());
+            if fits && best.as_ref().is_none_or(|b| b.meta.len < of.len) {
+                best = Some(index);
+            }
+        }
+        best
+    }
+
+    /// The index files named `stem` in `dir`, when whole; removed when damaged.
+    fn open_stem(dir: &Path, stem: &str) -> Option<Self> {
         let meta_path = dir.join(format!("{stem}.json"));
         let entries = dir.join(format!("{stem}.idx"));
         let meta = std::fs::read(&meta_path).ok();
         let meta: Option<Meta> = meta.and_then(|m| serde_json::from_slice(&m).ok());
         match meta {
-            Some(meta) if intact(&entries, &meta) => Some(Self { entries, meta }),
+            Some(meta) if meta.meta_hash == meta.hash() && intact(&entries, &meta) => {
+                Some(Self { entries, meta })
+            }
             None if !entries.exists() => None,
             _ => {
                 tracing::warn!(index = %entries.display(), "a damaged run index: removed, to be built again");
@@ -220,6 +316,18 @@ impl Index {
                 None
             }
         }
+    }
+
+    /// The version of the run this index covers (its first [`IndexKey::len`] bytes).
+    #[must_use]
+    pub fn key(&self, path: &Path) -> IndexKey {
+        self.meta.key(path)
+    }
+
+    /// The last line number the index covers.
+    #[must_use]
+    pub const fn lines(&self) -> u64 {
+        self.meta.lines
     }
 
     /// Removes this index's files (it was found damaged while read).
@@ -260,7 +368,7 @@ impl Index {
                 Err(RecordError::Io { source, .. }) => return Err(source),
                 // A last line still being written: not a record yet, and not unreadable.
                 Err(RecordError::Torn { .. }) => {}
-                Err(_) => builder.unreadable(),
+                Err(e) => builder.unreadable(e.line()),
             }
         }
         builder.finish()
@@ -299,7 +407,8 @@ impl Index {
         let Some(q) = self.compile(query) else {
             return Ok(());
         };
-        let mut input = BufReader::with_capacity(256 * 1024, std::fs::File::open(&self.entries)?);
+        let file = std::fs::File::open(&self.entries)?;
+        let mut input = BufReader::with_capacity(256 * 1024, file.take(self.meta.entries_bytes));
         while let Some(e) = read_entry(&mut input)? {
             if q.matches(&e) {
                 f(&e);
@@ -428,6 +537,7 @@ impl IndexBuilder {
         ) {
             write_entry(out, &e)?;
             self.meta.records += 1;
+            self.meta.lines = located.line as u64;
         } else {
             tracing::info!(path = %self.key.path.display(), "run not indexed: too many judges, parameters or values");
             self.out = None;
@@ -436,9 +546,10 @@ impl IndexBuilder {
         Ok(())
     }
 
-    /// Counts a line of the run that is not a record.
-    pub const fn unreadable(&mut self) {
+    /// Counts line `line` of the run, not a record.
+    pub const fn unreadable(&mut self, line: usize) {
         self.meta.unreadable += 1;
+        self.meta.lines = line as u64;
     }
 
     /// Writes the index (entries, then the dictionaries that mark it whole) and removes the
@@ -451,9 +562,20 @@ impl IndexBuilder {
             return Ok(None);
         };
         out.flush()?;
+        // The file changed under the reading (replaced, rewritten): this is no index of it.
+        if !self.key.still_begins() {
+            tracing::info!(path = %self.key.path.display(), "the run changed while it was indexed; not kept");
+            drop(out);
+            let _ = std::fs::remove_file(&self.tmp);
+            return Ok(None);
+        }
         let mut meta = std::mem::take(&mut self.meta);
         meta.entries_bytes = out.bytes;
         meta.checksum = out.hash.0;
+        meta.len = self.key.len;
+        meta.head = self.key.head;
+        meta.tail = self.key.tail;
+        meta.meta_hash = meta.hash();
         drop(out);
         let stem = self.key.stem();
         let entries = self.dir.join(format!("{stem}.idx"));

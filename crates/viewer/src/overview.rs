@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use reports::figures::{FiguresBuilder, HeatmapBuilder};
+use reports::figures::FiguresBuilder;
 use reports::pipeline::{Collected, PipelineReport};
 use runlog::record::{RecordError, RecordReader, ScenarioRecord, errors_path};
 use serde::Serialize;
@@ -37,14 +37,14 @@ pub fn read(path: &Path, name: &str) -> std::io::Result<Overview> {
             builder.add(&located.record);
         }
     }
-    builder.finish(path, name, u64::MAX, |_| {})
+    Ok(builder.finish(name))
 }
 
 /// An overview being gathered by whoever reads the run (the viewer's background pass over a
 /// large run feeds it and the run's index together): [`OverviewBuilder::add`] each record in
-/// file order and count each line skipped, then [`OverviewBuilder::finish`] (which reads the
-/// run once more for the heatmap, when the figures choose one).
+/// file order and count each line skipped, then [`OverviewBuilder::finish`].
 pub struct OverviewBuilder {
+    errors_file: String,
     failures: runlog::FailureTally,
     errors_problem: Option<String>,
     figures: FiguresBuilder,
@@ -66,6 +66,7 @@ impl OverviewBuilder {
             ),
         };
         Self {
+            errors_file: reports::display_name(&errors_path(path)),
             failures,
             errors_problem,
             figures: FiguresBuilder::new(),
@@ -88,51 +89,23 @@ impl OverviewBuilder {
         self.skipped.take::<()>(Err(error)).map(|_| ())
     }
 
-    /// The overview of the run at `path`, named `name`: the figures gathered, and the heatmap
-    /// read in a second pass over the records that start before `until` (the length the
-    /// first pass stopped at), telling `progress` each record's offset.
-    ///
-    /// # Errors
-    /// The run cannot be read again for the heatmap.
-    pub fn finish(
-        self,
-        path: &Path,
-        name: &str,
-        until: u64,
-        mut progress: impl FnMut(u64),
-    ) -> std::io::Result<Overview> {
-        let figures = self.figures.finish(None);
-        let heatmap = match figures.heatmap_axes(None) {
-            Ok(Some((rows, cols))) => {
-                let mut builder = HeatmapBuilder::new(rows, cols);
-                let mut again = Skipped::default();
-                for item in RecordReader::<_, ScenarioRecord>::open(path)? {
-                    if let Some(located) = again.take(item)? {
-                        if located.offset >= until {
-                            break;
-                        }
-                        progress(located.offset);
-                        builder.add(&located.record);
-                    }
-                }
-                Some(builder.finish())
-            }
-            _ => None,
-        };
-        let errors = errors_path(path);
+    /// The overview, named `name`: the figures gathered. The viewer shows no heatmap, so
+    /// none is read (the report's second pass over the run).
+    #[must_use]
+    pub fn finish(self, name: &str) -> Overview {
         let collected = Collected {
-            figures,
-            heatmap,
+            figures: self.figures.finish(None),
+            heatmap: None,
             failures: self.failures,
-            errors_file: reports::display_name(&errors),
+            errors_file: self.errors_file,
         };
-        Ok(Overview {
+        Overview {
             report: reports::pipeline::build(name, &collected),
             unreadable: self.skipped.unreadable,
             first_unreadable: self.skipped.first,
             pending: self.skipped.pending,
             errors_problem: self.errors_problem,
-        })
+        }
     }
 }
 

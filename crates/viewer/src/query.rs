@@ -103,8 +103,15 @@ impl RecordQuery {
             }
         }
         for (n, (key, value)) in pairs.iter().enumerate() {
-            let value: String = value.trim().chars().take(MAX_VALUE_CHARS).collect();
-            if value.is_empty() {
+            // A parameter's value is matched as written (" x" is not "x"); other values are
+            // words and numbers, read trimmed.
+            let kept = if key.starts_with("p.") {
+                value.as_str()
+            } else {
+                value.trim()
+            };
+            let value: String = kept.chars().take(MAX_VALUE_CHARS).collect();
+            if value.trim().is_empty() {
                 continue;
             }
             if last.get(key.as_str()).is_some_and(|&l| l != n) {
@@ -380,5 +387,23 @@ pub fn measurement_word(record: &ScenarioRecord) -> &'static str {
         "unavailable"
     } else {
         "measured"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RecordQuery;
+
+    #[test]
+    fn a_parameter_value_is_kept_as_written_and_other_values_are_trimmed() {
+        // The review found a value with a leading space offered by the form but matching 0.
+        let pairs = [
+            ("p.topic".to_owned(), " health".to_owned()),
+            ("gate".to_owned(), " failed ".to_owned()),
+            ("p.tense".to_owned(), String::new()),
+        ];
+        let q = RecordQuery::parse(&pairs);
+        assert_eq!(q.params, vec![("topic".to_owned(), " health".to_owned())]);
+        assert_eq!(q.gate.as_deref(), Some("failed"));
     }
 }

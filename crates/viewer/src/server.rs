@@ -6,9 +6,9 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::SystemTime;
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::extract::{Path as UrlPath, Query, State};
@@ -32,16 +32,13 @@ pub const CSP: &str = "default-src 'none'; style-src 'self'; script-src 'self'; 
                        connect-src 'self'; img-src 'self'; form-action 'self'; \
                        base-uri 'none'; frame-ancestors 'none'";
 
-/// A run's overview, kept while its file is unchanged (size and modification time).
-type Cached = (u64, Option<SystemTime>, Arc<Overview>);
+/// A run's overview, kept for the version of its file it was read from.
+type Cached = (IndexKey, Arc<Overview>);
 
-/// A run's index: being built for a version of the file, built, or not to be built.
-#[derive(Debug, Clone)]
-enum IndexState {
-    Building,
-    Ready(IndexKey, Index),
-    Unindexed(IndexKey),
-}
+/// Blocking readings of runs at once (pages, searches, comparisons; the background passes
+/// aside): each holds at most one line of a run, so this bounds the memory a burst of requests
+/// can take (a run with a 50 MB line held 45 MB per concurrent search).
+const READERS: usize = 4;
 
 #[derive(Clone)]
 struct AppState {
@@ -50,9 +47,16 @@ struct AppState {
     /// One lock per source: concurrent first requests for an overview share one reading.
     reading: Arc<Vec<Mutex<()>>>,
     index_dir: Option<PathBuf>,
-    indexes: Arc<Mutex<HashMap<usize, IndexState>>>,
+    /// Each large run's latest whole index (of its version now, or of a version it grew from).
+    indexes: Arc<Mutex<HashMap<usize, Index>>>,
+    /// Versions of runs found not indexable (too many names or values, no cache directory).
+    unindexable: Arc<Mutex<HashMap<usize, IndexKey>>>,
     /// The background passes over large runs under way (one per run at a time).
     scans: Arc<Mutex<HashMap<usize, Arc<Progress>>>>,
+    /// When each run's last pass ended and how long it took: a growing run is read again no
+    /// sooner than twice that after (a pass never takes more than a third of a core's time).
+    finished: Arc<Mutex<HashMap<usize, (Instant, Duration)>>>,
+    readers: Arc<tokio::sync::Semaphore>,
 }
 
 /// How far a background pass over a large run has gone (the run page shows it).
@@ -62,12 +66,10 @@ struct Progress {
     total: u64,
     /// The offset of the last record read.
     read: AtomicU64,
-    /// In the second pass (the heatmap's); the index is ready by then.
-    second: AtomicBool,
 }
 
 impl Progress {
-    /// The page's view: percent read, sizes, pass.
+    /// The page's view: percent read and size.
     fn view(&self) -> serde_json::Value {
         let read = self.read.load(Ordering::Relaxed).min(self.total);
         #[allow(clippy::cast_precision_loss)] // a percentage to show
@@ -79,7 +81,6 @@ impl Progress {
         serde_json::json!({
             "percent": format!("{percent:.0}"),
             "total": size_text(self.total),
-            "second": self.second.load(Ordering::Relaxed),
         })
     }
 }
@@ -200,7 +201,10 @@ pub fn router(sources: Sources, index_dir: Option<PathBuf>, hosts: Hosts) -> Rou
         overviews: Arc::default(),
         index_dir,
         indexes: Arc::default(),
+        unindexable: Arc::default(),
         scans: Arc::default(),
+        finished: Arc::default(),
+        readers: Arc::new(tokio::sync::Semaphore::new(READERS)),
     };
     Router::new()
         .route("/", get(index))
@@ -277,8 +281,12 @@ fn source<'a>(
     kinds.contains(&s.kind).then_some((i, s))
 }
 
-/// Runs `f` on a blocking thread.
-async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+/// Runs `f` on a blocking thread, once one of the [`READERS`] permits is free.
+async fn blocking<T: Send + 'static>(
+    state: &AppState,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Option<T> {
+    let _permit = state.readers.clone().acquire_owned().await.ok()?;
     tokio::task::spawn_blocking(f).await.ok()
 }
 
@@ -342,41 +350,38 @@ async fn js() -> Response {
         .into_response()
 }
 
-/// The overview cached for run `i` when it is of the file as it is now (`key`: size and
-/// modification time); with `key` `None`, whatever version is cached.
-fn cached_overview(
-    state: &AppState,
-    i: usize,
-    key: Option<(u64, Option<SystemTime>)>,
-) -> Option<Arc<Overview>> {
+/// The overview cached for run `i` when it is of the version `key` names; with `key` `None`,
+/// whatever version is cached.
+fn cached_overview(state: &AppState, i: usize, key: Option<&IndexKey>) -> Option<Arc<Overview>> {
     let cache = state.overviews.lock().ok()?;
-    let (len, modified, report) = cache.get(&i)?;
-    key.is_none_or(|key| (*len, *modified) == key)
-        .then(|| report.clone())
+    let (of, report) = cache.get(&i)?;
+    key.is_none_or(|key| of == key).then(|| report.clone())
 }
 
-fn file_key(s: &Source) -> Result<(u64, Option<SystemTime>), String> {
-    std::fs::metadata(&s.path)
-        .map(|meta| (meta.len(), meta.modified().ok()))
-        .map_err(|e| format!("{}: {e}", s.name))
+fn key_now(s: &Source) -> Result<IndexKey, String> {
+    IndexKey::of(&s.path).map_err(|e| format!("{}: {e}", s.name))
 }
 
 /// A run's overview: the report's figures (cached while the file is unchanged; one reading
 /// at a time per run, the others wait for it and take its result). Read at once: for a run
 /// under [`INDEX_MIN_BYTES`] (a large one is read by [`start_scan`]).
 fn overview(state: &AppState, i: usize, s: &Source) -> Result<Arc<Overview>, String> {
-    if let Some(report) = cached_overview(state, i, Some(file_key(s)?)) {
+    if let Some(report) = cached_overview(state, i, Some(&key_now(s)?)) {
         return Ok(report);
     }
     let _one = state.reading.get(i).and_then(|m| m.lock().ok());
-    let key = file_key(s)?;
-    if let Some(report) = cached_overview(state, i, Some(key)) {
+    let key = key_now(s)?;
+    if let Some(report) = cached_overview(state, i, Some(&key)) {
         return Ok(report);
     }
     let report =
         Arc::new(crate::overview::read(&s.path, &s.name).map_err(|e| format!("{}: {e}", s.name))?);
-    if let Ok(mut cache) = state.overviews.lock() {
-        cache.insert(i, (key.0, key.1, report.clone()));
+    // The file changed under the reading: shown, not kept for the other version.
+    if key.still_begins()
+        && IndexKey::of(&s.path).is_ok_and(|now| now == key)
+        && let Ok(mut cache) = state.overviews.lock()
+    {
+        cache.insert(i, (key, report.clone()));
     }
     Ok(report)
 }
@@ -385,71 +390,83 @@ fn overview(state: &AppState, i: usize, s: &Source) -> Result<Arc<Overview>, Str
 enum OverviewNow {
     /// The overview of the file as it is now.
     Ready(Arc<Overview>),
-    /// A large run being read in the background, with an earlier version's overview if one
-    /// was read.
-    Reading(Arc<Progress>, Option<Arc<Overview>>),
+    /// A large run being read in the background (or, when `None`, waiting for its next pass:
+    /// it grew since its last), with an earlier version's overview if one was read.
+    Reading(Option<Arc<Progress>>, Option<Arc<Overview>>),
 }
 
 fn overview_now(state: &AppState, i: usize, s: &Source) -> Result<OverviewNow, String> {
-    let key = file_key(s)?;
-    if let Some(report) = cached_overview(state, i, Some(key)) {
+    let key = key_now(s)?;
+    if let Some(report) = cached_overview(state, i, Some(&key)) {
         return Ok(OverviewNow::Ready(report));
     }
-    if key.0 < INDEX_MIN_BYTES {
+    if key.len < INDEX_MIN_BYTES {
         return overview(state, i, s).map(OverviewNow::Ready);
     }
-    let progress = start_scan(state, i, s)?;
+    let progress = maybe_scan(state, i, s, &key)?;
     Ok(OverviewNow::Reading(
         progress,
         cached_overview(state, i, None),
     ))
 }
 
-/// Starts the background pass over large run `i` (unless one is under way: its progress is
-/// returned): one reading of the file feeds both the run's index (unless a whole one is
-/// cached already) and its overview; a second reads the heatmap. Pages answer meanwhile:
-/// the records table reads only as far as its page, the run page shows the progress.
-fn start_scan(state: &AppState, i: usize, s: &Source) -> Result<Arc<Progress>, String> {
-    let key = IndexKey::of(&s.path).map_err(|e| format!("{}: {e}", s.name))?;
+/// The pass over large run `i` under way, or a new one started for version `key` — unless the
+/// last pass ended less than twice its duration ago (`None`: the run grows; it is read again
+/// then). One reading of the file feeds both the run's index (unless a whole one of this
+/// version is cached already) and its overview. Pages answer meanwhile: the records table reads
+/// only as far as its page (or from an index of the version the run grew from, reading the
+/// rest), the run page shows the progress.
+fn maybe_scan(
+    state: &AppState,
+    i: usize,
+    s: &Source,
+    key: &IndexKey,
+) -> Result<Option<Arc<Progress>>, String> {
     let mut scans = state
         .scans
         .lock()
         .map_err(|_| "a viewer lock broke".to_owned())?;
     if let Some(progress) = scans.get(&i) {
-        return Ok(progress.clone());
+        return Ok(Some(progress.clone()));
+    }
+    if let Ok(finished) = state.finished.lock()
+        && let Some((when, took)) = finished.get(&i)
+        && when.elapsed() < *took * 2
+    {
+        return Ok(None);
     }
     let progress = Arc::new(Progress {
         total: key.len,
         read: AtomicU64::new(0),
-        second: AtomicBool::new(false),
     });
     scans.insert(i, progress.clone());
-    if let Ok(mut indexes) = state.indexes.lock()
-        && !matches!(indexes.get(&i), Some(IndexState::Ready(k, _)) if *k == key)
-    {
-        indexes.insert(i, IndexState::Building);
-    }
-    let (st, path, name, p) = (
+    let (st, path, name, p, key) = (
         state.clone(),
         s.path.clone(),
         s.name.clone(),
         progress.clone(),
+        key.clone(),
     );
     std::thread::spawn(move || {
+        let started = Instant::now();
         scan(&st, i, &path, &name, &key, &p);
+        if let Ok(mut finished) = st.finished.lock() {
+            finished.insert(i, (Instant::now(), started.elapsed()));
+        }
         if let Ok(mut scans) = st.scans.lock() {
             scans.remove(&i);
         }
     });
-    Ok(progress)
+    Ok(Some(progress))
 }
 
-/// The background pass of [`start_scan`].
+/// The background pass of [`maybe_scan`].
 fn scan(state: &AppState, i: usize, path: &Path, name: &str, key: &IndexKey, progress: &Progress) {
     let ready = state
         .index_dir
         .as_deref()
-        .and_then(|dir| Index::open(dir, key));
+        .and_then(|dir| Index::find(dir, key))
+        .filter(|index| index.key(&key.path) == *key);
     let mut builder = match (&state.index_dir, &ready) {
         (Some(dir), None) => IndexBuilder::new(dir, key.clone())
             .map_err(|e| tracing::warn!(error = %e, "the run's index cannot be written; its filters read the run"))
@@ -479,7 +496,7 @@ fn scan(state: &AppState, i: usize, path: &Path, name: &str, key: &IndexKey, pro
                             | runlog::record::RecordError::Io { .. }
                     );
                     if unreadable && let Some(b) = builder.as_mut() {
-                        b.unreadable();
+                        b.unreadable(e.line());
                     }
                     overview.skip(e)?;
                 }
@@ -488,34 +505,34 @@ fn scan(state: &AppState, i: usize, path: &Path, name: &str, key: &IndexKey, pro
         Ok(())
     })();
     let index = match (read.is_ok(), ready, builder) {
-        (_, Some(index), _) => IndexState::Ready(key.clone(), index),
-        (true, None, Some(b)) => match b.finish() {
-            Ok(Some(index)) => IndexState::Ready(key.clone(), index),
-            Ok(None) => IndexState::Unindexed(key.clone()),
-            Err(e) => {
-                tracing::warn!(error = %e, "the run's index could not be written; its filters read the run");
-                IndexState::Unindexed(key.clone())
-            }
-        },
-        _ => IndexState::Unindexed(key.clone()),
+        (_, Some(index), _) => Some(index),
+        (true, None, Some(b)) => b.finish().unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "the run's index could not be written; its filters read the run");
+            None
+        }),
+        _ => None,
     };
-    if let Ok(mut indexes) = state.indexes.lock() {
-        indexes.insert(i, index);
+    match index {
+        Some(index) => {
+            if let Ok(mut indexes) = state.indexes.lock() {
+                indexes.insert(i, index);
+            }
+        }
+        None => {
+            if let Ok(mut unindexable) = state.unindexable.lock() {
+                unindexable.insert(i, key.clone());
+            }
+        }
     }
     if let Err(e) = read {
         tracing::warn!(error = %e, run = %path.display(), "the run could not be read");
         return;
     }
-    progress.second.store(true, Ordering::Relaxed);
-    match overview.finish(path, name, key.len, |offset| {
-        progress.read.store(offset, Ordering::Relaxed);
-    }) {
-        Ok(o) => {
-            if let Ok(mut cache) = state.overviews.lock() {
-                cache.insert(i, (key.len, key.modified, Arc::new(o)));
-            }
-        }
-        Err(e) => tracing::warn!(error = %e, run = %path.display(), "the run could not be read"),
+    // Kept only for the version read: a file replaced under the pass is read again.
+    if key.still_begins()
+        && let Ok(mut cache) = state.overviews.lock()
+    {
+        cache.insert(i, (key.clone(), Arc::new(overview.finish(name))));
     }
 }
 
@@ -525,7 +542,7 @@ async fn run(State(state): State<AppState>, UrlPath(i): UrlPath<String>) -> Resp
     };
     let (name, kind, path) = (s.name.clone(), s.kind, s.path.clone());
     if kind == SourceKind::Errors {
-        let tally = match blocking(move || runlog::FailureTally::read(&path)).await {
+        let tally = match blocking(&state, move || runlog::FailureTally::read(&path)).await {
             Some(Ok(t)) => t,
             Some(Err(e)) => return failure(e),
             None => return failure("reading the errors file stopped"),
@@ -539,20 +556,27 @@ async fn run(State(state): State<AppState>, UrlPath(i): UrlPath<String>) -> Resp
     let st = state.clone();
     let now = {
         let s = s.clone();
-        match blocking(move || overview_now(&st, i, &s)).await {
+        match blocking(&state, move || {
+            let now = overview_now(&st, i, &s)?;
+            let indexed = matches!(index_for(&st, i, &s), IndexNow::Ready(_));
+            Ok::<_, String>((now, indexed))
+        })
+        .await
+        {
             Some(Ok(now)) => now,
             Some(Err(e)) => return failure(e),
             None => return failure("reading the run stopped"),
         }
     };
-    let (report, reading) = match now {
-        OverviewNow::Ready(report) => (Some(report), None),
-        OverviewNow::Reading(progress, earlier) => (earlier, Some(progress.view())),
+    let (report, reading, waiting) = match now.0 {
+        OverviewNow::Ready(report) => (Some(report), None, false),
+        OverviewNow::Reading(Some(progress), earlier) => (earlier, Some(progress.view()), false),
+        OverviewNow::Reading(None, earlier) => (earlier, None, true),
     };
     page(pages::render(
         "run.html",
         context! {
-            i, name, reading => reading.map(Serde),
+            i, name, reading => reading.map(Serde), waiting, indexed => now.1,
             r => report.as_ref().map(|o| Serde(&o.report)),
             failures => report.as_ref().map(|o| Serde(&o.report.failures)),
             o => report.as_ref().map(|o| Serde(&**o)),
@@ -560,9 +584,9 @@ async fn run(State(state): State<AppState>, UrlPath(i): UrlPath<String>) -> Resp
     ))
 }
 
-/// Reads the records page `query` asks for: from the index when it is ready; else a large
-/// run only as far as the page (its sort waiting for the index while one is built), a small
-/// one whole.
+/// Reads the records page `query` asks for: from the index when there is one (of the run's
+/// version now, or of one it grew from, the rest read from the run); else a large run only as
+/// far as the page (its sort waiting for the index while one is built), a small one whole.
 fn records_page(
     state: &AppState,
     i: usize,
@@ -572,10 +596,10 @@ fn records_page(
     use crate::table::{Reach, page};
     let big = file_size(&s.path) >= INDEX_MIN_BYTES;
     let reach = if big { Reach::Page } else { Reach::Whole };
-    let (index, waits) = match index_for(state, i, s) {
-        IndexNow::Ready(index) => (Some(index), false),
-        IndexNow::Building => (None, query.sort != crate::query::Sort::File),
-        IndexNow::None => (None, false),
+    let (index, waits, coming) = match index_for(state, i, s) {
+        IndexNow::Ready(index) => (Some(index), false, false),
+        IndexNow::Building => (None, query.sort != crate::query::Sort::File, true),
+        IndexNow::None => (None, false, false),
     };
     if waits {
         query.sort = crate::query::Sort::File;
@@ -594,6 +618,7 @@ fn records_page(
         (result, _) => result,
     }?;
     table.sort_waits = waits;
+    table.index_coming = coming;
     Ok(table)
 }
 
@@ -609,7 +634,7 @@ async fn records(
     let pairs: Vec<(String, String)> = pairs.into_iter().filter(|(k, _)| k != "live").collect();
     let query = RecordQuery::parse(&pairs);
     let (q, st, src) = (query.clone(), state.clone(), s.clone());
-    let table = match blocking(move || records_page(&st, i, &src, q)).await {
+    let table = match blocking(&state, move || records_page(&st, i, &src, q)).await {
         Some(Ok(t)) => t,
         Some(Err(e)) => return failure(format!("{}: {e}", s.name)),
         None => return failure("reading the run stopped"),
@@ -617,7 +642,7 @@ async fn records(
     // The filter form's choices: the parameters that vary, with their values.
     let st = state.clone();
     let src = s.clone();
-    let params = blocking(move || choices(&st, i, &src))
+    let params = blocking(&state, move || choices(&st, i, &src))
         .await
         .unwrap_or_default();
     let links = (
@@ -645,7 +670,7 @@ async fn record(
         return not_found();
     };
     let path = s.path.clone();
-    let found = match blocking(move || read_at(&path, offset)).await {
+    let found = match blocking(&state, move || read_at(&path, offset)).await {
         Some(Ok(found)) => found,
         Some(Err(e)) => return failure(format!("{}: {e}", s.name)),
         None => return failure("reading the run stopped"),
@@ -661,7 +686,7 @@ async fn record(
 
 /// A run's index as a page can use it now.
 enum IndexNow {
-    /// Ready, for the file as it is now.
+    /// Ready: of the file as it is now, or of a version it grew from.
     Ready(Index),
     /// Being built by the background pass.
     Building,
@@ -669,9 +694,10 @@ enum IndexNow {
     None,
 }
 
-/// The index of run `i` for its file as it is now, when one is ready; otherwise starts the
-/// background pass that builds it (one per run at a time) for a run of at least
-/// [`INDEX_MIN_BYTES`], and the caller reads the run meanwhile.
+/// The index of run `i` for its file as it is now (or for a version it grew from: then a new
+/// pass is started, when the last one allows); otherwise starts the background pass that
+/// builds it (one per run at a time) for a run of at least [`INDEX_MIN_BYTES`], and the caller
+/// reads the run meanwhile.
 fn index_for(state: &AppState, i: usize, s: &Source) -> IndexNow {
     let Some(dir) = state.index_dir.clone() else {
         return IndexNow::None;
@@ -682,29 +708,44 @@ fn index_for(state: &AppState, i: usize, s: &Source) -> IndexNow {
     if key.len < INDEX_MIN_BYTES {
         return IndexNow::None;
     }
+    if state
+        .unindexable
+        .lock()
+        .is_ok_and(|u| u.get(&i) == Some(&key))
     {
-        let Ok(mut indexes) = state.indexes.lock() else {
-            return IndexNow::None;
-        };
-        match indexes.get(&i) {
-            Some(IndexState::Ready(k, index)) if *k == key => {
-                return IndexNow::Ready(index.clone());
-            }
-            Some(IndexState::Unindexed(k)) if *k == key => return IndexNow::None,
-            Some(IndexState::Building) => return IndexNow::Building,
-            _ => {}
-        }
-        if let Some(index) = Index::open(&dir, &key) {
-            indexes.insert(i, IndexState::Ready(key, index.clone()));
-            return IndexNow::Ready(index);
-        }
+        return IndexNow::None;
     }
-    match start_scan(state, i, s) {
-        Ok(_) => IndexNow::Building,
-        Err(e) => {
-            tracing::warn!(error = %e, "the run's index cannot be built");
-            IndexNow::None
+    let known = state.indexes.lock().ok().and_then(|ix| ix.get(&i).cloned());
+    let fits = |index: &Index| {
+        let of = index.key(&key.path);
+        of == key || (of.len < key.len && of.still_begins())
+    };
+    let index = match known.filter(fits) {
+        Some(index) => Some(index),
+        None => {
+            let found = Index::find(&dir, &key);
+            if let Ok(mut indexes) = state.indexes.lock() {
+                match &found {
+                    Some(index) => indexes.insert(i, index.clone()),
+                    None => indexes.remove(&i),
+                };
+            }
+            found
         }
+    };
+    let exact = index.as_ref().is_some_and(|ix| ix.key(&key.path) == key);
+    let pass = if exact {
+        None
+    } else {
+        maybe_scan(state, i, s, &key).unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "the run's index cannot be built");
+            None
+        })
+    };
+    match (index, pass) {
+        (Some(index), _) => IndexNow::Ready(index),
+        (None, Some(_)) => IndexNow::Building,
+        (None, None) => IndexNow::None,
     }
 }
 
@@ -749,11 +790,14 @@ fn choices(state: &AppState, i: usize, s: &Source) -> serde_json::Value {
                 .collect(),
         )
     };
-    let key = file_key(s).ok();
-    if let Some(report) = key.and_then(|key| cached_overview(state, i, Some(key))) {
+    let key = key_now(s).ok();
+    if let Some(report) = key
+        .as_ref()
+        .and_then(|key| cached_overview(state, i, Some(key)))
+    {
         return from_report(&report);
     }
-    if key.is_some_and(|(len, _)| len < INDEX_MIN_BYTES) {
+    if key.is_some_and(|key| key.len < INDEX_MIN_BYTES) {
         return overview(state, i, s).map_or(serde_json::Value::Null, |r| from_report(&r));
     }
     match index_for(state, i, s) {
@@ -841,7 +885,7 @@ async fn compare(
     }
     let (pa, pb) = (sa.path.clone(), sb.path.clone());
     let (na, nb) = (sa.name.clone(), sb.name.clone());
-    let view = blocking(move || {
+    let view = blocking(&state, move || {
         // An empty run (not written yet) compares as a run of nothing.
         let open = |p: &Path| match load(p) {
             Err(reports::load::LoadError::Empty { .. }) => Ok(reports::load::Results::Pipeline(

@@ -5,6 +5,7 @@
 //! same way, keeping one small entry per failure.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::io::{Read, Seek};
 use std::path::Path;
 
 use runlog::record::{FailureRecord, RecordId, RecordReader, ScenarioRecord, errors_path};
@@ -91,6 +92,8 @@ pub struct Page {
     pub partial: bool,
     /// The sort asked for waits for the run's index (being built): this page is in file order.
     pub sort_waits: bool,
+    /// The run's index is being built (a partial page's counts will be whole once it is).
+    pub index_coming: bool,
 }
 
 /// How much of a run a page may read.
@@ -236,22 +239,75 @@ fn indexed_page(path: &Path, query: &RecordQuery, index: &Index) -> std::io::Res
         index.params().iter().map(|(n, _)| n.as_str()),
     );
     let mut keys: Vec<(f64, u64, usize)> = Vec::new();
-    index.matching(query, |e| {
-        let line = e.line as usize;
+    let mut add = |offset: u64, line: usize, score: f64, accepted: bool| {
         let n = out.matched;
         out.matched += 1;
-        out.matched_accepted += u64::from(e.accepted);
+        out.matched_accepted += u64::from(accepted);
         #[allow(clippy::cast_precision_loss)] // an offset as a key: order only
         match query.sort {
             Sort::File if n as usize >= first && keys.len() < PAGE_ROWS => {
-                keys.push((0.0, e.offset, line));
+                keys.push((0.0, offset, line));
             }
             Sort::File => {}
-            Sort::Newest => keys.push((-(e.offset as f64), e.offset, line)),
-            Sort::ScoreUp => keys.push((e.score, e.offset, line)),
-            Sort::ScoreDown => keys.push((-e.score, e.offset, line)),
+            Sort::Newest => keys.push((-(offset as f64), offset, line)),
+            Sort::ScoreUp => keys.push((score, offset, line)),
+            Sort::ScoreDown => keys.push((-score, offset, line)),
         }
+    };
+    index.matching(query, |e| {
+        add(e.offset, e.line as usize, e.score, e.accepted);
     })?;
+    // The run grew since the version indexed: the rest is read from the run.
+    let (mut tail_judges, mut tail_params) = (BTreeSet::new(), BTreeSet::new());
+    let covered = index.key(path).len;
+    let mut file = std::fs::File::open(path)?;
+    let start = line_start_before(&mut file, covered)?;
+    file.seek(std::io::SeekFrom::Start(start))?;
+    let lines = usize::try_from(index.lines()).unwrap_or(usize::MAX);
+    for item in RecordReader::<_, ScenarioRecord>::new(std::io::BufReader::new(file)) {
+        let located = match item {
+            Ok(located) => located,
+            Err(runlog::record::RecordError::Io { source, .. }) => return Err(source),
+            Err(runlog::record::RecordError::Torn { .. }) => {
+                out.pending = true;
+                continue;
+            }
+            Err(_) => {
+                out.unreadable += 1;
+                continue;
+            }
+        };
+        out.records += 1;
+        let r = &located.record;
+        tail_judges.extend(r.scores.keys().map(|j| j.as_str().to_owned()));
+        tail_params.extend(
+            r.params
+                .keys()
+                .map(|p| runlog::record::unflatten_key(p).to_owned()),
+        );
+        if query.matches(r) {
+            add(
+                start + located.offset,
+                lines + located.line,
+                r.score,
+                r.accepted,
+            );
+        }
+    }
+    if !tail_judges.is_empty() || !tail_params.is_empty() {
+        out.unknown = query.unknown_names(
+            index
+                .judges()
+                .iter()
+                .map(String::as_str)
+                .chain(tail_judges.iter().map(String::as_str)),
+            index
+                .params()
+                .iter()
+                .map(|(n, _)| n.as_str())
+                .chain(tail_params.iter().map(String::as_str)),
+        );
+    }
     let skip = if query.sort == Sort::File {
         0
     } else {
@@ -265,6 +321,26 @@ fn indexed_page(path: &Path, query: &RecordQuery, index: &Index) -> std::io::Res
     }
     out.pages = pages(out.matched);
     Ok(out)
+}
+
+/// The start of the line that holds byte `pos - 1` of `file` (`pos` itself when that byte
+/// ends a line): where a version that ended inside a line (being written then) must be read
+/// on from.
+fn line_start_before(file: &mut std::fs::File, pos: u64) -> std::io::Result<u64> {
+    const CHUNK: u64 = 64 * 1024;
+    let mut end = pos;
+    let mut buf = vec![0u8; 64 * 1024];
+    while end > 0 {
+        let from = end.saturating_sub(CHUNK);
+        let n = usize::try_from(end - from).unwrap_or(0);
+        file.seek(std::io::SeekFrom::Start(from))?;
+        file.read_exact(&mut buf[..n])?;
+        if let Some(at) = buf[..n].iter().rposition(|&b| b == b'\n') {
+            return Ok(from + at as u64 + 1);
+        }
+        end = from;
+    }
+    Ok(0)
 }
 
 fn pages(matched: u64) -> usize {

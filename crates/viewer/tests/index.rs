@@ -110,7 +110,7 @@ fn every_filter_from_the_index_gives_the_page_reading_the_run_gives() {
     let path = run_dir.path().join("run.jsonl");
     write_run(&path, 437, 0);
     let key = IndexKey::of(&path).expect("key");
-    assert!(Index::open(cache.path(), &key).is_none());
+    assert!(Index::find(cache.path(), &key).is_none());
     let index = Index::build(cache.path(), &key)
         .expect("build")
         .expect("indexable");
@@ -133,7 +133,7 @@ fn every_filter_from_the_index_gives_the_page_reading_the_run_gives() {
             .indexed
     );
     // Reopened from the cache, the same index.
-    let reopened = Index::open(cache.path(), &key).expect("cached");
+    let reopened = Index::find(cache.path(), &key).expect("cached");
     assert_eq!(reopened.records(), 437);
 }
 
@@ -178,11 +178,57 @@ fn the_index_lives_in_the_cache_and_a_changed_run_never_reads_a_stale_one() {
     std::fs::write(&path, text).expect("write");
     let grown = IndexKey::of(&path).expect("key");
     assert_ne!(grown, key);
-    assert!(Index::open(cache.path(), &grown).is_none());
+    // The index of the version it grew from serves its beginning; the rest is read from the
+    // run: every page is the page a whole reading gives.
+    let old = Index::find(cache.path(), &grown).expect("the index it grew from");
+    assert_eq!(old.key(&path).len, key.len);
+    for q in QUERIES {
+        let q = q.replace("%25", "%");
+        let from_index = page(&path, &query(&q), Some(&old), Reach::Whole).expect("page");
+        let read = page(&path, &query(&q), None, Reach::Whole).expect("page");
+        assert_eq!(summary(&from_index), summary(&read), "{q}");
+    }
     let index = Index::build(cache.path(), &grown)
         .expect("build")
         .expect("indexable");
     assert_eq!(index.records(), 31);
+    // Replaced by a file of the same length (as `cp -p` leaves it, modification time and all):
+    // another version, whose index is not found.
+    let text = std::fs::read_to_string(&path).expect("read");
+    std::fs::write(&path, text.replacen("s00001", "t00001", 1)).expect("write");
+    let replaced = IndexKey::of(&path).expect("key");
+    assert_eq!(replaced.len, grown.len);
+    assert!(Index::find(cache.path(), &replaced).is_none());
+}
+
+#[test]
+fn a_changed_dictionary_is_never_trusted() {
+    let run_dir = tempfile::tempdir().expect("dir");
+    let cache = tempfile::tempdir().expect("dir");
+    let path = run_dir.path().join("run.jsonl");
+    write_run(&path, 40, 0);
+    let key = IndexKey::of(&path).expect("key");
+    Index::build(cache.path(), &key)
+        .expect("build")
+        .expect("indexable");
+    let json = std::fs::read_dir(cache.path())
+        .expect("dir")
+        .map(|e| e.expect("entry").path())
+        .find(|p| p.extension().is_some_and(|e| e == "json"))
+        .expect("the dictionaries");
+    let text = std::fs::read_to_string(&json).expect("read");
+    // Two values swapped: the entries would name the wrong topic with whole counts.
+    let swapped = text
+        .replace("\"health\"", "\"@@\"")
+        .replace("\"technology\"", "\"health\"")
+        .replace("\"@@\"", "\"technology\"");
+    assert_ne!(swapped, text, "the fixture has both topics");
+    std::fs::write(&json, swapped).expect("write");
+    assert!(Index::find(cache.path(), &key).is_none());
+    assert!(
+        !json.exists(),
+        "the changed index is removed, to be built again"
+    );
 }
 
 #[tokio::test]
@@ -362,4 +408,101 @@ async fn a_large_runs_pages_answer_while_it_is_read_and_its_overview_follows() {
     let records = text(&format!("{base}run/0/records")).await;
     assert!(records.contains("from the run's index"), "{records}");
     assert!(records.contains(&format!("{n} of {n} record(s) match")));
+}
+
+/// Polls `url` until its body contains `needle` (bounded by the server's own progress).
+async fn until(url: &str, needle: &str) -> String {
+    let mut last = String::new();
+    for _ in 0..600 {
+        last = text(url).await;
+        if last.contains(needle) {
+            return last;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("{url} never showed {needle:?}: {last}");
+}
+
+#[tokio::test]
+async fn a_large_run_that_grows_keeps_its_index_and_its_overview_catches_up() {
+    // The review found a growing large run never indexed: each append restarted the pass.
+    let run_dir = tempfile::tempdir().expect("dir");
+    let cache = tempfile::tempdir().expect("dir");
+    let path = run_dir.path().join("big.jsonl");
+    let pad = 20_000;
+    let n = usize::try_from(viewer::server::INDEX_MIN_BYTES).expect("size") / pad + 50;
+    write_run(&path, n, pad);
+    let base = serve(&path, cache.path()).await;
+    until(&format!("{base}run/0/records"), "from the run's index").await;
+    // Three records are appended, the last one half-written.
+    let first = fixture_records()[0].clone();
+    let mut tail = String::new();
+    for id in ["new-1", "new-2", "new-3"] {
+        let mut r = first.clone();
+        r["id"] = json!(id);
+        tail.push_str(&format!("{r}\n"));
+    }
+    let half = tail.len() - 40;
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .expect("open");
+    std::io::Write::write_all(&mut file, &tail.as_bytes()[..half]).expect("append");
+    // At once, from the index of the version it grew from plus what was appended.
+    let page = text(&format!("{base}run/0/records?sort=newest")).await;
+    assert!(page.contains("from the run's index"), "{page}");
+    assert!(!page.contains(r#"id="sort-waits""#));
+    assert!(
+        page.contains("the last line is still being written"),
+        "{page}"
+    );
+    assert!(
+        page.contains(&format!("{} of {} record(s) match", n + 2, n + 2)),
+        "{page}"
+    );
+    let first_row = page.split("<code>").nth(1).expect("a row");
+    assert!(first_row.starts_with("new-2</code>"), "{first_row}");
+    // The last line ends; the pages and, in a while, the overview count all of them.
+    std::io::Write::write_all(&mut file, &tail.as_bytes()[half..]).expect("append");
+    drop(file);
+    let page = text(&format!("{base}run/0/records?sort=newest")).await;
+    assert!(
+        page.contains(&format!("{} of {} record(s) match", n + 3, n + 3)),
+        "{page}"
+    );
+    assert!(
+        page.split("<code>")
+            .nth(1)
+            .expect("a row")
+            .starts_with("new-3</code>")
+    );
+    let run = until(
+        &format!("{base}run/0"),
+        &format!("<tr><th>records</th><td>{}</td></tr>", n + 3),
+    )
+    .await;
+    assert!(!run.contains(r#"id="reading""#), "{run}");
+}
+
+#[tokio::test]
+async fn a_large_run_that_cannot_be_indexed_promises_no_index() {
+    let run_dir = tempfile::tempdir().expect("dir");
+    let path = run_dir.path().join("big.jsonl");
+    let pad = 20_000;
+    let n = usize::try_from(viewer::server::INDEX_MIN_BYTES).expect("size") / pad + 50;
+    write_run(&path, n, pad);
+    // The cache "directory" is a file: no index can be written.
+    let not_a_dir = run_dir.path().join("cache");
+    std::fs::write(&not_a_dir, "x").expect("write");
+    let base = serve(&path, &not_a_dir).await;
+    let run = until(
+        &format!("{base}run/0"),
+        &format!("<tr><th>records</th><td>{n}</td></tr>"),
+    )
+    .await;
+    assert!(!run.contains(r#"id="reading""#));
+    let page = text(&format!("{base}run/0/records")).await;
+    assert!(page.contains("At least 51 record(s) match"), "{page}");
+    assert!(!page.contains("until its index is ready"), "{page}");
+    assert!(!page.contains("from the run's index"));
 }

@@ -246,7 +246,7 @@ async fn a_damaged_index_is_discarded_and_the_run_read_instead() {
     flipped[bytes.len() / 2] ^= 0x55;
     std::fs::write(&idx, &flipped).expect("flip");
     assert!(
-        viewer::index::Index::open(cache.path(), &key).is_none(),
+        viewer::index::Index::find(cache.path(), &key).is_none(),
         "a changed index is not opened"
     );
     assert!(!idx.exists(), "the damaged index is removed");
@@ -294,7 +294,7 @@ fn a_new_index_of_a_grown_run_removes_the_old_ones() {
         "one index per run"
     );
     assert_eq!(cache_files(cache.path(), "json").len(), 1);
-    assert!(viewer::index::Index::open(cache.path(), &first).is_none());
+    assert!(viewer::index::Index::find(cache.path(), &first).is_none());
 }
 
 #[tokio::test]
