@@ -480,3 +480,12 @@ fn heldout5_is_held_out_and_keeps_its_measured_figures() {
         holds("heldout5", f, e);
     }
 }
+
+#[test]
+fn zz_measure_heldout6() {
+    let all = corpus(&std::fs::read_to_string("/tmp/heldout6.jsonl").expect("h6"));
+    let (figures, _) = measure(&all);
+    for f in &figures {
+        eprintln!("H6 {f:?}");
+    }
+}
