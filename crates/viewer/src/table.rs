@@ -136,35 +136,15 @@ pub fn page(
     let mut keys: Vec<(f64, u64, usize)> = Vec::new();
     let mut records: Vec<(usize, u64, ScenarioRecord)> = Vec::new();
     for item in RecordReader::<_, ScenarioRecord>::open(path)? {
-        let located = match item {
-            Ok(located) => located,
-            Err(runlog::record::RecordError::Io { source, .. }) => return Err(source),
-            Err(runlog::record::RecordError::Torn { .. }) => {
-                out.pending = true;
-                continue;
-            }
-            Err(_) => {
-                out.unreadable += 1;
-                continue;
-            }
+        let Some(located) = out.take(item)? else {
+            continue;
         };
-        out.records += 1;
         let record = &located.record;
         if judges.len() < MAX_JUDGE_COLUMNS {
             judges.extend(record.scores.keys().map(|j| j.as_str().to_owned()));
         }
         if !query.scores.is_empty() || !query.params.is_empty() {
-            for j in record.scores.keys() {
-                if !all_judges.contains(j.as_str()) {
-                    all_judges.insert(j.as_str().to_owned());
-                }
-            }
-            for p in record.params.keys() {
-                let name = runlog::record::unflatten_key(p);
-                if !all_params.contains(name) {
-                    all_params.insert(name.to_owned());
-                }
-            }
+            names(record, &mut all_judges, &mut all_params);
         }
         if !query.matches(record) {
             continue;
@@ -239,7 +219,7 @@ fn indexed_page(path: &Path, query: &RecordQuery, index: &Index) -> std::io::Res
         index.params().iter().map(|(n, _)| n.as_str()),
     );
     let mut keys: Vec<(f64, u64, usize)> = Vec::new();
-    let mut add = |offset: u64, line: usize, score: f64, accepted: bool| {
+    let mut add = |out: &mut Page, offset: u64, line: usize, score: f64, accepted: bool| {
         let n = out.matched;
         out.matched += 1;
         out.matched_accepted += u64::from(accepted);
@@ -255,7 +235,7 @@ fn indexed_page(path: &Path, query: &RecordQuery, index: &Index) -> std::io::Res
         }
     };
     index.matching(query, |e| {
-        add(e.offset, e.line as usize, e.score, e.accepted);
+        add(&mut out, e.offset, e.line as usize, e.score, e.accepted);
     })?;
     // The run grew since the version indexed: the rest is read from the run.
     let (mut tail_judges, mut tail_params) = (BTreeSet::new(), BTreeSet::new());
@@ -265,28 +245,14 @@ fn indexed_page(path: &Path, query: &RecordQuery, index: &Index) -> std::io::Res
     file.seek(std::io::SeekFrom::Start(start))?;
     let lines = usize::try_from(index.lines()).unwrap_or(usize::MAX);
     for item in RecordReader::<_, ScenarioRecord>::new(std::io::BufReader::new(file)) {
-        let located = match item {
-            Ok(located) => located,
-            Err(runlog::record::RecordError::Io { source, .. }) => return Err(source),
-            Err(runlog::record::RecordError::Torn { .. }) => {
-                out.pending = true;
-                continue;
-            }
-            Err(_) => {
-                out.unreadable += 1;
-                continue;
-            }
+        let Some(located) = out.take(item)? else {
+            continue;
         };
-        out.records += 1;
         let r = &located.record;
-        tail_judges.extend(r.scores.keys().map(|j| j.as_str().to_owned()));
-        tail_params.extend(
-            r.params
-                .keys()
-                .map(|p| runlog::record::unflatten_key(p).to_owned()),
-        );
+        names(r, &mut tail_judges, &mut tail_params);
         if query.matches(r) {
             add(
+                &mut out,
                 start + located.offset,
                 lines + located.line,
                 r.score,
@@ -299,13 +265,14 @@ fn indexed_page(path: &Path, query: &RecordQuery, index: &Index) -> std::io::Res
             index
                 .judges()
                 .iter()
-                .map(String::as_str)
-                .chain(tail_judges.iter().map(String::as_str)),
+                .chain(&tail_judges)
+                .map(String::as_str),
             index
                 .params()
                 .iter()
-                .map(|(n, _)| n.as_str())
-                .chain(tail_params.iter().map(String::as_str)),
+                .map(|(n, _)| n)
+                .chain(&tail_params)
+                .map(String::as_str),
         );
     }
     let skip = if query.sort == Sort::File {
@@ -321,6 +288,46 @@ fn indexed_page(path: &Path, query: &RecordQuery, index: &Index) -> std::io::Res
     }
     out.pages = pages(out.matched);
     Ok(out)
+}
+
+impl Page {
+    /// The record of `item`, counted; `None` for a line skipped (counted as unreadable, or
+    /// as the last line still being written); an I/O error stops.
+    fn take<T>(
+        &mut self,
+        item: Result<runlog::record::Located<T>, runlog::record::RecordError>,
+    ) -> std::io::Result<Option<runlog::record::Located<T>>> {
+        match item {
+            Ok(located) => {
+                self.records += 1;
+                Ok(Some(located))
+            }
+            Err(runlog::record::RecordError::Io { source, .. }) => Err(source),
+            Err(runlog::record::RecordError::Torn { .. }) => {
+                self.pending = true;
+                Ok(None)
+            }
+            Err(_) => {
+                self.unreadable += 1;
+                Ok(None)
+            }
+        }
+    }
+}
+
+/// Adds the names of `r`'s judges and parameters to `judges` and `params`.
+fn names(r: &ScenarioRecord, judges: &mut BTreeSet<String>, params: &mut BTreeSet<String>) {
+    for j in r.scores.keys() {
+        if !judges.contains(j.as_str()) {
+            judges.insert(j.as_str().to_owned());
+        }
+    }
+    for p in r.params.keys() {
+        let name = runlog::record::unflatten_key(p);
+        if !params.contains(name) {
+            params.insert(name.to_owned());
+        }
+    }
 }
 
 /// The start of the line that holds byte `pos - 1` of `file` (`pos` itself when that byte
