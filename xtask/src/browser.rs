@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 const WAIT: Duration = Duration::from_secs(60);
 
 /// A child process (the viewer, chromedriver) stopped when dropped.
-struct Stopped(Child);
+pub(crate) struct Stopped(pub(crate) Child);
 
 impl Drop for Stopped {
     fn drop(&mut self) {
@@ -88,8 +88,8 @@ fn write_runs(root: &Path, dir: &Path) -> anyhow::Result<(Vec<PathBuf>, Vec<Valu
     Ok((paths.to_vec(), records))
 }
 
-/// Builds the binary and starts `view` over `paths`; returns it and its URL.
-fn start_viewer(root: &Path, paths: &[PathBuf]) -> anyhow::Result<(Stopped, String)> {
+/// Builds the debug binary and returns its path.
+pub(crate) fn debug_binary(root: &Path) -> anyhow::Result<PathBuf> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     crate::venv::run(Command::new(cargo).current_dir(root).args([
         "build",
@@ -97,11 +97,20 @@ fn start_viewer(root: &Path, paths: &[PathBuf]) -> anyhow::Result<(Stopped, Stri
         "-p",
         "scenario-engine",
     ]))?;
-    let target =
-        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
-    let mut child = Command::new(target.join("debug/scenario-engine"))
-        .arg("view")
-        .args(paths)
+    Ok(crate::target_dir(root).join("debug/scenario-engine"))
+}
+
+/// Builds the binary and starts `view` over `paths`; returns it and its URL.
+fn start_viewer(root: &Path, paths: &[PathBuf]) -> anyhow::Result<(Stopped, String)> {
+    let mut command = Command::new(debug_binary(root)?);
+    command.arg("view").args(paths);
+    spawn_viewer(command)
+}
+
+/// Spawns `command` (a `scenario-engine view …`), reads the URL it prints first; returns the
+/// process and the URL (no trailing slash).
+pub(crate) fn spawn_viewer(mut command: Command) -> anyhow::Result<(Stopped, String)> {
+    let mut child = command
         .stdout(Stdio::piped())
         .spawn()
         .context("starting `scenario-engine view`")?;
