@@ -126,12 +126,7 @@ struct Step {
     rss_kb: u64,
 }
 
-fn measure(
-    addr: &str,
-    records: u64,
-    cache: &Path,
-    sampler: &Sampler,
-) -> anyhow::Result<Vec<Step>> {
+fn measure(addr: &str, records: u64, cache: &Path, sampler: &Sampler) -> anyhow::Result<Vec<Step>> {
     let mut steps = vec![timed(
         addr,
         sampler,
@@ -147,7 +142,13 @@ fn measure(
     );
     steps.push(timed(addr, sampler, "overview", "/run/0", 3)?);
     let search = format!("/run/0/records?q={}", generate::RARE_WORD);
-    steps.push(timed(addr, sampler, "text search (a rare word)", &search, 3)?);
+    steps.push(timed(
+        addr,
+        sampler,
+        "text search (a rare word)",
+        &search,
+        3,
+    )?);
     let expected = generate::rare_records(records);
     let found = counted(&steps[2].note).map(|(matched, _)| matched);
     ensure!(
@@ -200,21 +201,13 @@ fn timed(
     };
     for _ in 0..times {
         let response = get(addr, path)?;
-        ensure!(
-            response.status == 200,
-            "{path}: HTTP {}",
-            response.status
-        );
+        ensure!(response.status == 200, "{path}: HTTP {}", response.status);
         ensure!(
             !response.body.contains("id=\"unreadable\""),
             "{path}: the viewer skipped unreadable lines of the generated run"
         );
         step.note = counts(&response.body).unwrap_or_default();
-        ensure!(
-            !step.note.contains("unreadable"),
-            "{path}: {}",
-            step.note
-        );
+        ensure!(!step.note.contains("unreadable"), "{path}: {}", step.note);
         step.times.push(response.total);
         step.first_bytes.push(response.first_byte);
     }
@@ -397,8 +390,11 @@ impl Sampler {
         let indexed_ms = Arc::new(AtomicU64::new(u64::MAX));
         let stop = Arc::new(AtomicBool::new(false));
         let thread = {
-            let (peak, indexed_ms, stop) =
-                (Arc::clone(&peak), Arc::clone(&indexed_ms), Arc::clone(&stop));
+            let (peak, indexed_ms, stop) = (
+                Arc::clone(&peak),
+                Arc::clone(&indexed_ms),
+                Arc::clone(&stop),
+            );
             std::thread::spawn(move || {
                 while !stop.load(Ordering::Relaxed) {
                     if let Some(kb) = status_kb(pid, "VmRSS") {
@@ -488,7 +484,10 @@ fn table(args: &Args, run: &Path, steps: &[Step], peak_kb: u64) -> String {
             ))
         };
         let (median_total, median_first) = if step.times.len() > 1 {
-            (seconds(median(&step.times)), seconds(median(&step.first_bytes)))
+            (
+                seconds(median(&step.times)),
+                seconds(median(&step.first_bytes)),
+            )
         } else {
             ("–".to_owned(), "–".to_owned())
         };
@@ -524,8 +523,14 @@ mod tests {
             "3 of 1000 record(s) match (1 accepted). Page 1 of 1. (from the run's index)"
         );
         assert_eq!(counted(&note), Some((3, 1000)));
-        assert_eq!(counted("1,234 of 5,000,000 record(s)"), Some((1234, 5_000_000)));
+        assert_eq!(
+            counted("1,234 of 5,000,000 record(s)"),
+            Some((1234, 5_000_000))
+        );
         assert_eq!(counted("no records"), None);
-        assert_eq!(dechunk(b"5\r\nhello\r\n6;x=1\r\n world\r\n0\r\n\r\n"), b"hello world");
+        assert_eq!(
+            dechunk(b"5\r\nhello\r\n6;x=1\r\n world\r\n0\r\n\r\n"),
+            b"hello world"
+        );
     }
 }

@@ -130,10 +130,7 @@ fn pick<T: Copy>(items: &[T], h: u64) -> T {
 
 /// A score in [5, 10) with two decimals (their mean reaches the threshold 8 about a third of
 /// the time).
-#[allow(
-    clippy::cast_precision_loss,
-    reason = "at most 1000, exact in an f64"
-)]
+#[allow(clippy::cast_precision_loss, reason = "at most 1000, exact in an f64")]
 fn score(h: u64) -> f64 {
     (500 + h % 500) as f64 / 100.0
 }
@@ -184,7 +181,11 @@ impl Generator {
              \"first_language\":\"{first}\",\"persona\":\"{}\",\"second_language\":\"{second}\",\
              \"tense\":\"{}\",\"topic\":\"{}\",\"use_tools\":false,",
             pick(&AGES, h >> 4),
-            if h & 1 == 0 { "single-turn" } else { "multi-turn" },
+            if h & 1 == 0 {
+                "single-turn"
+            } else {
+                "multi-turn"
+            },
             pick(&RATIOS, h >> 8),
             pick(&CS_TYPES, h >> 12),
             pick(&PERSONAS, h >> 16),
@@ -223,7 +224,9 @@ impl Generator {
                 if k > 0 {
                     s.push(' ');
                 }
-                s.push_str(&self.sentences[usize::try_from(mix(h ^ (t * 8 + k + 16)) % 24).unwrap_or(0)]);
+                s.push_str(
+                    &self.sentences[usize::try_from(mix(h ^ (t * 8 + k + 16)) % 24).unwrap_or(0)],
+                );
             }
             if t == 0 && i.is_multiple_of(RARE_EVERY) {
                 let _ = write!(s, " Mi hermano trajo un {RARE_WORD} de peluche.");
@@ -342,12 +345,18 @@ mod tests {
             && r.attempts.len() == r.refine_count as usize + 1));
         let accepted = records.iter().filter(|r| r.accepted).count();
         assert!(accepted > 0 && accepted < 50, "{accepted} of 50 accepted");
-        let topics: std::collections::BTreeSet<_> =
-            records.iter().map(|r| r.params["topic"].to_string()).collect();
+        let topics: std::collections::BTreeSet<_> = records
+            .iter()
+            .map(|r| r.params["topic"].to_string())
+            .collect();
         assert!(topics.len() > 5, "{topics:?}");
         let rare: Vec<u64> = records
             .iter()
-            .filter(|r| r.data_generation_result.iter().any(|t| t.contains(RARE_WORD)))
+            .filter(|r| {
+                r.data_generation_result
+                    .iter()
+                    .any(|t| t.contains(RARE_WORD))
+            })
             .map(|r| r.index)
             .collect();
         assert_eq!(rare, [0], "only record 0 of 50 holds the rare word");
