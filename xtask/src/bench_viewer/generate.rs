@@ -272,32 +272,8 @@ impl Generator {
             );
         }
         s.push_str("],");
-        match (h >> 52) % 40 {
-            0 => {}
-            1 | 2 => s.push_str(
-                "\"measurement\":{\"status\":\"unavailable\",\"status_reason\":\"romanized text \
-                 without a detector\",\"coverage\":null,\"embedded_ratio\":null,\
-                 \"matrix_language\":null,\"switch_points\":null,\"cmi\":null,\"sentences\":[]},",
-            ),
-            _ => {
-                let tagged = 60 + (h >> 56) % 40;
-                let embedded = tagged * (2 + (h >> 58) % 3) / 10;
-                let _ = write!(
-                    s,
-                    "\"measurement\":{{\"status\":\"ok\",\"coverage\":0.94,\
-                     \"embedded_ratio\":{:.4},\"first_language\":\"{first}\",\
-                     \"matrix_language\":\"{first}\",\"second_language\":\"{second}\",\
-                     \"switch_points\":{},\"cmi\":31.2,\"m_index\":0.91,\"i_index\":0.38,\
-                     \"burstiness\":-0.12,\"tagged\":{{\"first\":{},\"second\":{embedded}}},\
-                     \"words\":{},\"sentences\":[]}},",
-                    embedded as f64 / tagged as f64,
-                    4 + texts * 2,
-                    tagged - embedded,
-                    tagged + 9,
-                );
-            }
-        }
-        let _ = write!(
+        measurement(s, h, first, second, texts);
+        let _ = writeln!(
             s,
             "\"kept_attempt\":{refinements}{gate_json},\"summary\":\"{} at {total:.2} (threshold 8). \
              fluency {fluency:.2}, naturalness {naturalness:.2}, cs_ratio {ratio:.2}, \
@@ -309,7 +285,7 @@ impl Generator {
              \"coercions\":[],\"run_settings\":{{\"threshold\":8.0,\"weights\":{{\"cs_ratio\":1.0,\
              \"fluency\":1.0,\"naturalness\":1.0,\"socio_cultural\":1.0}},\"ratio_judge\":\"hybrid\",\
              \"max_refinements\":2,\"gate\":{{\"enabled\":true,\"min_switch_points\":1,\
-             \"undecided\":\"judges\"}},\"keep\":\"last\"}}}}\n",
+             \"undecided\":\"judges\"}},\"keep\":\"last\"}}}}",
             if accepted { "Accepted" } else { "Rejected" },
             1500 + (h >> 8) % 900,
             300 + (h >> 18) % 200,
@@ -317,6 +293,36 @@ impl Generator {
             5 * (refinements + 1),
             (h >> 60) % 2,
         );
+    }
+}
+
+/// The record's measurement (1 in 40 records has none, 2 in 40 an unavailable one).
+fn measurement(s: &mut String, h: u64, first: &str, second: &str, texts: u64) {
+    use std::fmt::Write as _;
+    match (h >> 52) % 40 {
+        0 => {}
+        1 | 2 => s.push_str(
+            "\"measurement\":{\"status\":\"unavailable\",\"status_reason\":\"romanized text \
+             without a detector\",\"coverage\":null,\"embedded_ratio\":null,\
+             \"matrix_language\":null,\"switch_points\":null,\"cmi\":null,\"sentences\":[]},",
+        ),
+        _ => {
+            let tagged = 60 + (h >> 56) % 40;
+            let embedded = tagged * (2 + (h >> 58) % 3) / 10;
+            let _ = write!(
+                s,
+                "\"measurement\":{{\"status\":\"ok\",\"coverage\":0.94,\
+                 \"embedded_ratio\":{:.4},\"first_language\":\"{first}\",\
+                 \"matrix_language\":\"{first}\",\"second_language\":\"{second}\",\
+                 \"switch_points\":{},\"cmi\":31.2,\"m_index\":0.91,\"i_index\":0.38,\
+                 \"burstiness\":-0.12,\"tagged\":{{\"first\":{},\"second\":{embedded}}},\
+                 \"words\":{},\"sentences\":[]}},",
+                embedded as f64 / tagged as f64,
+                4 + texts * 2,
+                tagged - embedded,
+                tagged + 9,
+            );
+        }
     }
 }
 
