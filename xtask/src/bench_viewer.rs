@@ -1,6 +1,6 @@
 //! `cargo xtask bench-viewer [--records N] [--keep DIR] [--bin PATH]`: issue 32's benchmark of
 //! `scenario-engine view` on a large run. It writes a pipeline run of N records (default
-//! 1,000,000, about 3.4 GB; [`generate`]), starts the release binary's viewer over it with an
+//! 1,000,000, about 4 GB; [`generate`]), starts the release binary's viewer over it with an
 //! empty index cache (`XDG_CACHE_HOME` in a fresh folder, so every benchmark starts cold), and
 //! times pages over plain HTTP on loopback: the first records page before any index, a text
 //! search, how long the background index takes (polling a filtered page until it says "from
@@ -29,7 +29,7 @@ use anyhow::{Context as _, bail, ensure};
 /// Flags of `cargo xtask bench-viewer`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// Records in the generated run (about 3.4 KB each).
+    /// Records in the generated run (about 4 KB each).
     #[arg(long, default_value_t = 1_000_000)]
     pub records: u64,
     /// Keep the generated run in this folder (and reuse one of the same size found there).
@@ -266,11 +266,11 @@ fn wait_for_index(addr: &str, cache: &Path, sampler: &Sampler) -> anyhow::Result
                 });
                 eprintln!("    index ready after {:.1} s{size}", ready.as_secs_f64());
                 return Ok(Step {
-                    name: "index ready (from the first request)".into(),
+                    name: format!("index ready (from the first request{size})"),
                     path: path.into(),
                     times: vec![ready],
                     first_bytes: vec![ready],
-                    note: format!("{note}{size}"),
+                    note,
                     rss_kb: sampler.peak(),
                 });
             }
