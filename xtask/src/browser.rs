@@ -2,9 +2,11 @@
 //! driven over WebDriver (Debian's `chromium` and `chromium-driver`, installed with apt-get
 //! when missing and running as root; the `fantoccini` crate). It checks what only a browser
 //! can: a record holding a script tag, an event handler and a `javascript:` link runs none of
-//! them (the page title they would change stays the viewer's), a filter chosen in the form
-//! narrows the table to exactly the matching records, and a run being written shows its new
-//! record without a reload by hand (the live script). Every wait is bounded; nothing is timed.
+//! them (the page title they would change stays the viewer's), nor does a record of 1 MB of
+//! such markup (its page loads and shows it as text); a record page shows the record's texts
+//! and each judge's score and whole result; a filter chosen in the form narrows the table to
+//! exactly the matching records; and a run being written shows its new record without a reload
+//! by hand (the live script). Every wait is bounded; nothing is timed.
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
@@ -14,6 +16,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail, ensure};
 use fantoccini::{Client, ClientBuilder, Locator};
+use runlog::record::ScenarioRecord;
 use serde_json::{Value, json};
 
 /// The longest any one wait lasts (a page load, the live reload): generous for a loaded
@@ -21,7 +24,7 @@ use serde_json::{Value, json};
 const WAIT: Duration = Duration::from_secs(60);
 
 /// A child process (the viewer, chromedriver) stopped when dropped.
-struct Stopped(Child);
+pub(crate) struct Stopped(pub(crate) Child);
 
 impl Drop for Stopped {
     fn drop(&mut self) {
@@ -59,8 +62,13 @@ fn install() -> anyhow::Result<()> {
     crate::venv::apt_install(&["--no-install-recommends", "chromium", "chromium-driver"])
 }
 
-/// The fixture runs: a hostile record, the 20-record fixture run, and a live run of 2 records
-/// (the 3rd line is what the check appends). Returns them and the fixture's records.
+/// The hostile run's second record: 1 MB of text, markup that would change the title if it
+/// ran, repeated.
+const HUGE_TEXT_PIECE: &str = "<script>document.title='pwned by 1 MB'</script><b onmouseover=\"document.title='pwned'\">1 MB</b> ";
+
+/// The fixture runs: a hostile run (the markup record, then one with 1 MB of text), the
+/// 20-record fixture run, and a live run of 2 records (the 3rd line is what the check
+/// appends). Returns them and the fixture's records.
 fn write_runs(root: &Path, dir: &Path) -> anyhow::Result<(Vec<PathBuf>, Vec<Value>)> {
     let fixture = root.join("fixtures/runs/pipeline-after.jsonl");
     let text =
@@ -82,14 +90,21 @@ fn write_runs(root: &Path, dir: &Path) -> anyhow::Result<(Vec<PathBuf>, Vec<Valu
         dir.join("run.jsonl"),
         dir.join("live.jsonl"),
     ];
-    std::fs::write(&paths[0], format!("{hostile}\n"))?;
+    let mut huge = records[1].clone();
+    huge["data_generation_result"] = json!([huge_text()]);
+    std::fs::write(&paths[0], format!("{hostile}\n{huge}\n"))?;
     std::fs::write(&paths[1], &text)?;
     std::fs::write(&paths[2], format!("{}\n{}\n", records[0], records[1]))?;
     Ok((paths.to_vec(), records))
 }
 
-/// Builds the binary and starts `view` over `paths`; returns it and its URL.
-fn start_viewer(root: &Path, paths: &[PathBuf]) -> anyhow::Result<(Stopped, String)> {
+/// The 1 MB text of the hostile run's second record.
+fn huge_text() -> String {
+    HUGE_TEXT_PIECE.repeat((1 << 20) / HUGE_TEXT_PIECE.len() + 1)
+}
+
+/// Builds the debug binary and returns its path.
+pub(crate) fn debug_binary(root: &Path) -> anyhow::Result<PathBuf> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     crate::venv::run(Command::new(cargo).current_dir(root).args([
         "build",
@@ -97,11 +112,20 @@ fn start_viewer(root: &Path, paths: &[PathBuf]) -> anyhow::Result<(Stopped, Stri
         "-p",
         "scenario-engine",
     ]))?;
-    let target =
-        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
-    let mut child = Command::new(target.join("debug/scenario-engine"))
-        .arg("view")
-        .args(paths)
+    Ok(crate::target_dir(root).join("debug/scenario-engine"))
+}
+
+/// Builds the binary and starts `view` over `paths`; returns it and its URL.
+fn start_viewer(root: &Path, paths: &[PathBuf]) -> anyhow::Result<(Stopped, String)> {
+    let mut command = Command::new(debug_binary(root)?);
+    command.arg("view").args(paths);
+    spawn_viewer(command)
+}
+
+/// Spawns `command` (a `scenario-engine view …`), reads the URL it prints first; returns the
+/// process and the URL (no trailing slash).
+pub(crate) fn spawn_viewer(mut command: Command) -> anyhow::Result<(Stopped, String)> {
+    let mut child = command
         .stdout(Stdio::piped())
         .spawn()
         .context("starting `scenario-engine view`")?;
@@ -167,18 +191,27 @@ fn check(root: &Path, dir: &Path) -> anyhow::Result<()> {
             .connect(&driver_url)
             .await
             .context("a WebDriver session in headless Chromium")?;
-        let result = checks(&client, &url, &paths[2], &records).await;
+        let result = checks(&client, &url, &paths, &records).await;
         let _ = client.close().await;
         result
     })
 }
 
-async fn checks(client: &Client, url: &str, live: &Path, records: &[Value]) -> anyhow::Result<()> {
+async fn checks(
+    client: &Client,
+    url: &str,
+    paths: &[PathBuf],
+    records: &[Value],
+) -> anyhow::Result<()> {
     hostile_record_runs_nothing(client, url).await?;
     eprintln!("    a record's script tag, event handler and javascript: link ran nothing");
+    huge_text_renders_inert(client, url, &paths[0]).await?;
+    eprintln!("    a record of 1 MB of markup showed it as text and ran nothing");
+    record_page_shows_texts_and_judges(client, url, &paths[1]).await?;
+    eprintln!("    a record page showed its texts and each judge's score and result");
     filters_narrow_the_table(client, url, records).await?;
     eprintln!("    the status and parameter filters narrowed the table to the matching records");
-    live_run_shows_new_records(client, url, live, records).await?;
+    live_run_shows_new_records(client, url, &paths[2], records).await?;
     eprintln!("    a record appended to a live run appeared by itself");
     Ok(())
 }
@@ -326,5 +359,129 @@ async fn live_run_shows_new_records(
             "the appended record did not appear"
         );
         tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+/// The hostile run's second record (1 MB of markup in one text) loads, its text is shown as
+/// text (a prefix of it at least: the page cuts long texts, and then says so), and nothing ran.
+async fn huge_text_renders_inert(client: &Client, url: &str, run: &Path) -> anyhow::Result<()> {
+    let hostile = std::fs::read_to_string(run)?;
+    let offset = hostile.find('\n').context("the hostile run's first line")? + 1;
+    client.goto(&format!("{url}/run/0/record/{offset}")).await?;
+    let title = client.title().await?;
+    ensure!(
+        !title.contains("pwned"),
+        "the 1 MB record's markup ran: title {title:?}"
+    );
+    let shown = client
+        .find(Locator::Css("ol.texts.stored li span.text"))
+        .await?
+        .text()
+        .await?;
+    let (shown_words, full_words) = (words(&shown), words(&huge_text()));
+    ensure!(
+        shown.len() > 10 * HUGE_TEXT_PIECE.len() && full_words.starts_with(&shown_words),
+        "the 1 MB text is not shown as its own text ({} characters shown)",
+        shown.len()
+    );
+    if shown_words.len() < full_words.len() {
+        let list = client
+            .find(Locator::Css("ol.texts.stored"))
+            .await?
+            .text()
+            .await?;
+        ensure!(
+            list.contains("cut"),
+            "the 1 MB text is cut without a notice"
+        );
+    }
+    Ok(())
+}
+
+/// A record page of the fixture run shows the record's texts and, for each judge, its score
+/// and its whole result (the page's `<pre>` read back as JSON equals the record's).
+async fn record_page_shows_texts_and_judges(
+    client: &Client,
+    url: &str,
+    run: &Path,
+) -> anyhow::Result<()> {
+    // The 4th record: any would do; not the first, so the offset is not 0.
+    const K: usize = 3;
+    let text = std::fs::read_to_string(run)?;
+    let line = text.lines().nth(K).context("the fixture's 4th record")?;
+    let record: ScenarioRecord = serde_json::from_str(line)?;
+    let offset = text.lines().take(K).map(|l| l.len() + 1).sum::<usize>();
+    client.goto(&format!("{url}/run/1/record/{offset}")).await?;
+    let heading = client.find(Locator::Css("h1")).await?.text().await?;
+    ensure!(
+        heading.contains(&record.id),
+        "record page {offset}: {heading:?}"
+    );
+    let mut texts = Vec::new();
+    for text in client
+        .find_all(Locator::Css("ol.texts.stored li span.text"))
+        .await?
+    {
+        texts.push(words(&text.text().await?));
+    }
+    let stored: Vec<String> = record
+        .data_generation_result
+        .iter()
+        .map(|t| words(t))
+        .collect();
+    ensure!(
+        texts == stored,
+        "the record's texts: {texts:?}, stored {stored:?}"
+    );
+    let mut shown = std::collections::BTreeMap::new();
+    for details in client.find_all(Locator::Css("details")).await? {
+        let summary = details.find(Locator::Css("summary")).await?.text().await?;
+        let result = match details.find(Locator::Css("pre")).await {
+            Ok(pre) => pre.text().await?,
+            Err(_) => String::new(),
+        };
+        shown.insert(summary, result);
+    }
+    for judge in scoring::Judge::ALL {
+        let score = record
+            .scores
+            .iter()
+            .find(|(name, _)| name.as_str() == judge.name())
+            .map(|(_, s)| *s)
+            .with_context(|| format!("the fixture record has no {judge} score"))?;
+        let summary = format!("{}: {score:.2}", judge.name());
+        let result = shown
+            .get(&summary)
+            .with_context(|| format!("no judge `{summary}` on the page: {:?}", shown.keys()))?;
+        let result: Value = serde_json::from_str(result)
+            .with_context(|| format!("{judge}'s result on the page is not its JSON: {result}"))?;
+        ensure!(
+            same(&result, record.judge_result(judge)),
+            "{judge}'s result on the page: {result}, in the record: {}",
+            record.judge_result(judge)
+        );
+    }
+    Ok(())
+}
+
+/// `text`'s words, joined by single spaces (the browser's text of an element collapses spaces).
+fn words(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// JSON values equal, numbers to 1e-9 (a number printed and read back may move by one ulp).
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (x.as_f64(), y.as_f64()) {
+            (Some(x), Some(y)) => (x - y).abs() <= 1e-9 * x.abs().max(1.0),
+            _ => x == y,
+        },
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        _ => a == b,
     }
 }

@@ -2,6 +2,7 @@
 
 mod bench;
 mod bench_local;
+mod bench_viewer;
 mod browser;
 mod ci;
 mod demo;
@@ -60,6 +61,8 @@ enum Command {
     Bench(bench::Args),
     /// Time the embedded model serialised, batched, and llama-cpp-python's server on the same work.
     BenchLocal(bench_local::Args),
+    /// Time `scenario-engine view` on a generated run of N records (issue 32): pages, index, RSS.
+    BenchViewer(bench_viewer::Args),
     /// Build the release binary and generate its man page and shell completions (target/dist).
     Dist(dist::Args),
     /// Run the pipeline and the example suite end to end with no API key.
@@ -124,6 +127,7 @@ fn main() -> anyhow::Result<()> {
         Command::McpFixture(args) => mcp_fixture::run(args),
         Command::Bench(args) => bench::run(args),
         Command::BenchLocal(args) => bench_local::run(&args),
+        Command::BenchViewer(args) => bench_viewer::run(args),
         Command::Demo(args) => demo::run(args),
         Command::Dist(args) => dist::run(args),
         Command::FetchModel(args) => fetch_model::run(args),

@@ -3,7 +3,12 @@
 //! blank (a tiny file, or every pixel one colour), so a broken report cannot slip into the README.
 //!
 //! Without `--html` the report is first built from `fixtures/runs/pipeline-before.jsonl` with the
-//! `scenario-engine report` binary (built by `cargo run`).
+//! `scenario-engine report` binary (built by `cargo run`), and the viewer's pages are captured
+//! too, beside the report's PNG: `scenario-engine view` (the debug binary) over
+//! `fixtures/runs/pipeline-after.jsonl` and `fixtures/runs/suite-after.json`, its overview
+//! (`viewer-overview.png`), the records table filtered to the rejected records
+//! (`viewer-records.png`), a record page (`viewer-record.png`) and the suite page
+//! (`viewer-suite.png`), each at `--viewer-window-size`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -22,6 +27,9 @@ pub(crate) struct Args {
     /// Browser window size, `WIDTH,HEIGHT`.
     #[arg(long, default_value = "1280,2400")]
     pub window_size: String,
+    /// Browser window size of the viewer's pages, `WIDTH,HEIGHT`.
+    #[arg(long, default_value = "1280,900")]
+    pub viewer_window_size: String,
     /// The Chromium binary.
     #[arg(long, default_value = "chromium")]
     pub chromium: String,
@@ -55,10 +63,69 @@ fn render(args: &Args, root: &Path, tmp: &Path) -> anyhow::Result<()> {
     } else {
         root.join(&args.png)
     };
+    let url = format!("file://{}", html.display());
+    capture(args, tmp, &url, &png, &args.window_size)?;
+    if args.html.is_none() {
+        let dir = png.parent().unwrap_or(root);
+        capture_viewer(args, root, tmp, dir)?;
+    }
+    Ok(())
+}
+
+/// The viewer's pages, each to `dir/viewer-NAME.png`.
+fn capture_viewer(args: &Args, root: &Path, tmp: &Path, dir: &Path) -> anyhow::Result<()> {
+    let runs = root.join("fixtures/runs");
+    let run = runs.join("pipeline-after.jsonl");
+    // A rejected record: its page shows the judges' feedback on what went wrong.
+    let text = std::fs::read_to_string(&run).with_context(|| format!("{}", run.display()))?;
+    let mut offset = 0;
+    for line in text.lines() {
+        if line.contains("\"accepted\":false") {
+            break;
+        }
+        offset += line.len() + 1;
+    }
+    let mut command = Command::new(crate::browser::debug_binary(root)?);
+    command
+        .arg("view")
+        .arg(&run)
+        .arg(runs.join("suite-after.json"))
+        // No index is built for a fixture run; the cache stays out of the user's.
+        .env("XDG_CACHE_HOME", tmp.join("cache"));
+    let (_viewer, url) = crate::browser::spawn_viewer(command)?;
+    for (name, page) in [
+        ("overview", "/run/0".to_owned()),
+        (
+            "records",
+            "/run/0/records?status=rejected&sort=score".to_owned(),
+        ),
+        ("record", format!("/run/0/record/{offset}")),
+        ("suite", "/suite/1".to_owned()),
+    ] {
+        let png = dir.join(format!("viewer-{name}.png"));
+        capture(
+            args,
+            tmp,
+            &format!("{url}{page}"),
+            &png,
+            &args.viewer_window_size,
+        )?;
+    }
+    Ok(())
+}
+
+/// Chromium's screenshot of `url` at `window_size` to `png`; fails on a blank render.
+fn capture(
+    args: &Args,
+    tmp: &Path,
+    url: &str,
+    png: &Path,
+    window_size: &str,
+) -> anyhow::Result<()> {
     if let Some(dir) = png.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    let _ = std::fs::remove_file(&png);
+    let _ = std::fs::remove_file(png);
     let status = Command::new(&args.chromium)
         .args([
             "--headless",
@@ -72,8 +139,8 @@ fn render(args: &Args, root: &Path, tmp: &Path) -> anyhow::Result<()> {
         ])
         .arg(format!("--user-data-dir={}", tmp.join("profile").display()))
         .arg(format!("--screenshot={}", png.display()))
-        .arg(format!("--window-size={}", args.window_size))
-        .arg(format!("file://{}", html.display()))
+        .arg(format!("--window-size={window_size}"))
+        .arg(url)
         .status()
         .with_context(|| {
             format!(
@@ -82,7 +149,7 @@ fn render(args: &Args, root: &Path, tmp: &Path) -> anyhow::Result<()> {
             )
         })?;
     ensure!(status.success(), "chromium exited with {status}");
-    check_not_blank(&png)?;
+    check_not_blank(png)?;
     println!("{}", png.display());
     Ok(())
 }
