@@ -4,7 +4,8 @@
 //! One target directory and one profile (dev) for every cargo step, so the dependency tree and
 //! llama.cpp are each built once. Steps, in order: the build tools (cmake, libclang-dev via
 //! apt-get when root), then — at the lowest CPU priority, in the background, with its output in
-//! `target/real-server/pip.log` — llama-cpp-python's source build for the real-server step;
+//! `target/real-server/pip.log` — llama-cpp-python's source build for the real-server step, and
+//! Debian's Chromium for the browser step (apt-get, its output in `target/browser-apt.log`);
 //! format check; clippy (`-D warnings`, all targets); each library crate checked alone (clippy
 //! on `-p NAME --lib`, which also proves no library borrows a feature from a sibling); the word
 //! lists' check (`cargo xtask lexicon --check`); the text rules' classifier retrained and compared
@@ -131,6 +132,12 @@ fn steps(root: &Path, args: &Args, t: &mut Timings) -> anyhow::Result<()> {
             crate::real_server::prepare(&dir, Some(&log))
         })
     });
+    // Chromium for the browser step, downloaded and installed while the steps below compile
+    // (apt-get is not used again before the browser step).
+    let chromium = {
+        let log = root.join("target/browser-apt.log");
+        std::thread::spawn(move || crate::browser::prefetch(&log))
+    };
     let mut test_env: Vec<(&str, &str)> = Vec::new();
     if !args.tests_only {
         t.step("format", || {
@@ -186,7 +193,14 @@ fn steps(root: &Path, args: &Args, t: &mut Timings) -> anyhow::Result<()> {
     })?;
     t.step(
         "browser: the viewer in headless Chromium (Debian's chromium and chromium-driver)",
-        crate::browser::run,
+        || {
+            match chromium.join() {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => eprintln!("    the background install failed ({e:#}); again:"),
+                Err(_) => eprintln!("    the background install stopped; again:"),
+            }
+            crate::browser::run()
+        },
     )?;
     t.step(
         "export: exports (the fixture, 72 Parquet exports of synthetic runs of 1 to 500 scenarios, 16 JSONL and Parquet exports of typed runs) loaded with pyarrow and Hugging Face datasets (PyPI)",
