@@ -316,21 +316,73 @@ static CONDITIONAL_CONSEQUENCE: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// More warning evidence in general forms (issue 25, round 6): harm stated flatly ("toxic",
+/// "can be fatal", "not safe", "damage cats' red blood cells"), a conditional consequence ("if you miss it, … will…", "if
+/// you cancel, you'll pay…", "after that the deposit is kept", "still payable", "no longer
+/// eligible"), a loss of cover or payment ("isn't covered", "won't be paid",
+/// "the warranty won't cover it"), a sanction ("suspends your account", "will be confiscated",
+/// "triggers a 30-day suspension", "attracts a 5% late fee"), something lost for good ("can't
+/// be restored", "permanently", "wipes all files", "removes every file"), and the cue words of other languages (sv "tänk på",
+/// "observera", "varning"; tr "dikkat", "uyarı"; fr "veuillez noter", "attention à"; es "ten en
+/// cuenta"; it "fate attenzione"; nl "let wel") and their harm and ban words ("mortelle",
+/// "giftig", "verboten", "prohibido", "vietato", "interdit", "zabronione", "yasak").
+static CONSEQUENCE_MORE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\b(?:toxic|poisonous|fatal|lethal|deadly|unsafe|not safe|(?:can|could|may|will) kill|(?:can|could|may|might) (?:hurt|injure|burn|poison)|injur(?:y|ies|ed))\b|\b(?:damages?|damaging|harms?|harming|tears?|burns?|irritates?|poisons?) (?:\w+'? ){0,3}?(?:cells|organs?|liver|kidneys?|heart|skin|eyes?|lungs?|teeth|gut|stomach|health|throat|mouth)\b|\b(?:is not|are not|will not be|won't be|not be|never be) (?:covered|paid out|paid|guaranteed|accepted|admitted|insured|reimbursed)\b|\b(?:will not|won't|does not|doesn't|do not|don't) cover (?:it|them|this|that|you|damage|the|any)\b|\b(?:suspends?|suspended|suspension|confiscated|deactivated|disallowed|revoked|reclaimed|seized|repossessed|destroyed|permanently banned)\b|\b(?:results? in|leads? to|triggers?|attracts?|incurs?) (?:an? |the )?(?:\S+ ){0,3}?(?:fee|charge|penalty|fine|suspension|ban|review|interest)s?\b|\bcould cost you\b|\b(?:exposes?|exposing) (?:\w+ ){0,3}?to\b|\bleaves? (?:\w+ ){0,3}?open to\b|\b(?:not suitable|unsuitable)\b|\b(?:start|cause) a fire\b|\b(?:hard|difficult|impossible) to (?:recover|undo|reverse|get back|retrieve)\b|\b(?:won't|will not) (?:count|scan)\b|\bautomatically (?:cancell?ed|deleted|charged|billed|closed)\b|\b(?:wipes?|wiped|wiping|erases?|erased|deletes?|deleted|removes?|removed|clears?|cleared|emptie[sd]) (?:all|every|any|everything|anything)\b|\bno longer (?:be )?(?:eligible|covered|valid|available|able)\b|\b(?:if|once|after|when) you\b[^.;]*\b(?:will|would) (?:\w+ )?(?:lose|forfeit|pay|be charged|be billed|owe)\b|\bafter (?:that|this|then|which)\b[^.]*\b(?:kept|retained|forfeited|non-refundable|charged|billed|lost|payable|cancell?ed|closed|released)\b|\b(?:still|remain) payable\b|\bif (?:you |it |they |nobody |no one )?(?:miss|fail|forget|don't|do not|are late|is late|run over|runs over|go over|goes over|exceed)\w*\b[^.?]*\b(?:will|can|may|could|would)\b|\b(?:will|can|may|could|would)\b[^.?]*\bif you (?:miss|fail|forget|don't|do not)\b|\b(?:can't|cannot|can not|won't|will not) be (?:restored|undone|recovered|retrieved|reinstated)\b|\bpermanently\b|\b(?:tänk på|observera|varning|dikkat|uyarı|veuillez noter|attention à|ten en cuenta|fate attenzione|presta attenzione|let wel|opgelet|mortel\w*|mortal(?:e|i|es)?|giftig\w*|toxique\w*|tóxic\w*|tossic\w*|verboten|untersagt|nicht (?:erlaubt|gestattet|zulässig)|prohibid[oa]s?|no está permitid[oa]|no se permite|proibid[oa]s?|não é permitid[oa]|vietat[oaie]|non è (?:consentit|permess)[oa]|interdit\w*|n'est pas (?:autorisé|permis)\w*|zabronion\w*|nie wolno|niet toegestaan|verboden|inte tillåt\w*|förbjud\w*|yasak(?:tır)?|izin verilmez|verweigert)\b",
+    )
+});
+
+/// A rule that binds someone, stated impersonally ("Drones aren't permitted without approval",
+/// "is against the ToS", "breaks the terms"): a warning as often as the bot's own refusal
+/// ("Refunding to a different card is not permitted"), so never sure: unsure, with the guess
+/// yes unless the reply refuses.
+static BINDING_RULE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\b(?:not|never) (?:\w+ )?(?:permitted|allowed)\b|\b(?:prohibited|forbidden|banned)\b|\b(?:violates?|breaks?|breach(?:es)?) (?:the|our|your) (?:terms|rules|law|policy|tos|lease|contract)\b|\bagainst (?:the|our) (?:rules|terms|tos|policy|law|house rules)\b",
+    )
+});
+
+/// A rule about the bot's side ("Our drivers aren't allowed to enter your home"), which binds
+/// its staff, not the user.
+static OWN_STAFF: LazyLock<Regex> = LazyLock::new(|| regex(r"^(?:our|my|we|the staff|staff)\b"));
+
+/// A prohibition inside a sentence, after a clause ("After your extraction, don't rinse…",
+/// "… — please don't sign anything"), any verb but a courtesy ([`COURTESY_PROHIBITION`]).
+static PROHIBITION_INSIDE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"[:;,—–-]\s*(?:so |and |but )?(?:please )?(?:do not|don't|never|avoid) (\w+)( (?:me|us)\b)?",
+    )
+});
+
+/// A cost, fee or tax said not to apply ("at no extra charge", "No additional fees apply", "no
+/// additional tax is due", "there's no penalty for…"): read as nothing, so it is no evidence.
+static NEGATED_COST: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\b(?:at |for |with )?no (?:extra |additional |further |hidden )?(?:\w+ )?(?:fees?|charges?|costs?|penalt(?:y|ies)|tax(?:es)?|surcharges?)\b(?: (?:is|are|will be|was|were))?(?: (?:due|charged|applied|payable|appl(?:y|ies)))?",
+    )
+});
+
 /// Whether a sentence holds warning evidence: a cue word ([`WARNING_CUE`]), a consequence in a
-/// general form ([`CONSEQUENCE`]) that is not the bot's own refusal, or an imperative
-/// prohibition ([`PROHIBITION`]).
+/// general form ([`CONSEQUENCE`], [`CONSEQUENCE_MORE`]) that is not the bot's own refusal, or
+/// an imperative prohibition ([`PROHIBITION`], [`PROHIBITION_INSIDE`]); a cost said not to
+/// apply ([`NEGATED_COST`]) is read as nothing.
 fn warning_evidence(sentence: &str) -> bool {
+    let sentence = &*NEGATED_COST.replace_all(sentence, " ");
     if WARNING_CUE.is_match(sentence) {
         return true;
     }
-    if CONSEQUENCE.is_match(sentence) && !FIRST_PERSON_NEGATIVE.is_match(sentence) {
+    if (CONSEQUENCE.is_match(sentence) || CONSEQUENCE_MORE.is_match(sentence))
+        && !FIRST_PERSON_NEGATIVE.is_match(sentence)
+    {
         return true;
     }
-    PROHIBITION.captures(sentence).is_some_and(|c| {
+    let forbids = |c: regex::Captures<'_>| {
         c.get(2).is_none()
             && c.get(1)
                 .is_some_and(|verb| !COURTESY_PROHIBITION.contains(&verb.as_str()))
-    })
+    };
+    PROHIBITION.captures(sentence).is_some_and(forbids)
+        || PROHIBITION_INSIDE.captures_iter(sentence).any(forbids)
 }
 
 /// Cues that introduce a caution more often than not but also plain facts ("Please be aware that
@@ -714,11 +766,27 @@ pub fn asks_for(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
             format!("asks {first:?} and names {topic:?} in another sentence"),
         );
     }
+    // A question (ending with `?`) names a word of the topic ("How many tickets would you
+    // like?" for "number of tickets", "When would you like to move in?" for "move-in date"): it
+    // asks for it, unless it only asks to check something or the reply refuses.
+    if let Some(s) = asking
+        .iter()
+        .find(|s| s.ends_with('?') && names_a_word_of(s, topic) && !CHECK_REQUEST.is_match(s))
+        && refusal_in(text).verdict != RuleVerdict::Yes
+    {
+        return RuleOutcome::yes(*s);
+    }
     // The question names neither the topic nor a synonym: it may ask for it in other words
-    // ("Where would you like to fly?" for a destination), unless it names another known topic.
+    // ("Where would you like to fly?" for a destination), unless it names another known topic
+    // and the topic is a known one too ("Who should I send it to?" for `amount`). A topic of
+    // the suite's own words is often asked for through a known one ("How many people are
+    // travelling?" for "passengers": on the labelled files, 61 times in 66, round 6).
+    let known = SYNONYMS
+        .iter()
+        .any(|(t, _)| *t == topic.trim().to_lowercase());
     match asking.iter().find_map(|s| other_topic(s, topic)) {
         Some(other) => RuleOutcome::unsure(
-            false,
+            !known,
             format!("asks {first:?}, which names {other:?}, not {topic:?}"),
         ),
         None => RuleOutcome::unsure(
@@ -728,12 +796,62 @@ pub fn asks_for(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
     }
 }
 
-/// A built-in topic other than `topic` that `sentence` names, if any.
+/// Words of a topic too general to stand for it ("number" of "number of tickets").
+const GENERIC_TOPIC_WORDS: &[&str] = &[
+    "number",
+    "date",
+    "time",
+    "details",
+    "detail",
+    "name",
+    "type",
+    "request",
+    "change",
+    "option",
+    "preference",
+    "choice",
+    "info",
+    "information",
+    "code",
+    "other",
+    "what",
+    "which",
+    "your",
+    "with",
+    "from",
+];
+
+/// Whether `sentence` names a word of `topic` of four letters or more (by its [`stem`]), other
+/// than a general one ([`GENERIC_TOPIC_WORDS`]).
+fn names_a_word_of(sentence: &str, topic: &str) -> bool {
+    let topic = topic.to_lowercase();
+    let wanted: Vec<&str> = topic
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() >= 4 && !GENERIC_TOPIC_WORDS.contains(w))
+        .map(stem)
+        .collect();
+    !wanted.is_empty()
+        && sentence
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| !w.is_empty() && wanted.contains(&stem(w)))
+}
+
+/// A request to check or confirm something the user gave ("Could you double-check the name on
+/// your report?"): it names the topic without asking for it.
+static CHECK_REQUEST: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"\b(?:double-check|double check|verify|confirm)\b"));
+
+/// A built-in topic other than `topic` that `sentence` names, if any. A built-in topic that the
+/// topic itself names is not another one ("fee" for the topic "cancellation fee", "charge" for
+/// "late return charge").
 fn other_topic(sentence: &str, topic: &str) -> Option<String> {
     let own = phrases_for(topic, &[]);
+    let topic = topic.trim().to_lowercase();
     SYNONYMS
         .iter()
-        .filter(|(t, _)| *t != topic.trim().to_lowercase())
+        .filter(|(t, phrases)| {
+            *t != topic && !names_any(&topic, phrases) && phrase_spans(&topic, t).is_empty()
+        })
         .find(|(t, phrases)| {
             let mut all = phrases.clone();
             all.push(t.clone());
@@ -867,6 +985,8 @@ pub fn warns_by_rules(text: &str, topic: &str, extra: &[String]) -> RuleOutcome 
     let mut named = false;
     let mut hinted: Option<(&String, bool, &str)> = None;
     let mut stemmed: Option<&String> = None;
+    let mut bound: Option<&String> = None;
+    let mut reassured: Option<&String> = None;
     // The topic is mentioned and said not to apply ("you won't be charged any fee").
     let mut negated = false;
     for s in &all {
@@ -886,7 +1006,8 @@ pub fn warns_by_rules(text: &str, topic: &str, extra: &[String]) -> RuleOutcome 
             continue;
         }
         named = true;
-        let (cue, cost, weak_cue) = (consequence, STATED_COST.is_match(s), WEAK_CUE.is_match(s));
+        let cost = STATED_COST.is_match(&NEGATED_COST.replace_all(s, " "));
+        let (cue, weak_cue) = (consequence, WEAK_CUE.is_match(s));
         if (cue || cost) && s.ends_with('?') {
             doubt.get_or_insert(format!("asks rather than states: {s:?}"));
             continue;
@@ -920,6 +1041,10 @@ pub fn warns_by_rules(text: &str, topic: &str, extra: &[String]) -> RuleOutcome 
             weak.get_or_insert((s, stakes));
         } else if !s.ends_with('?') && CONDITIONAL_CONSEQUENCE.is_match(s) {
             hinted.get_or_insert((s, true, "the consequence of not doing something"));
+        } else if binds(s) {
+            bound.get_or_insert(s);
+        } else if !s.ends_with('?') && WARNING_HINT.is_match(s) && reassures(s) {
+            reassured.get_or_insert(s);
         } else if !s.ends_with('?') && WARNING_HINT.is_match(s) {
             hinted.get_or_insert((s, false, "a hint of one the rule cannot read"));
         }
@@ -943,7 +1068,56 @@ pub fn warns_by_rules(text: &str, topic: &str, extra: &[String]) -> RuleOutcome 
         }
         return RuleOutcome::no();
     }
+    if let Some(s) = bound.filter(|_| hinted.is_none_or(|(_, likely, _)| !likely)) {
+        return bound_by_rule(text, s, None);
+    }
+    // "Don't hesitate to call if the delivery is late": a condition inside a courtesy, and no
+    // warning anywhere: a reasoned doubt that guesses no (no classifier makes it a warning).
+    if let Some(s) = reassured.filter(|_| {
+        hinted.is_none() && !all.iter().any(|t| STRONG_CUE.is_match(t) || warning_evidence(t))
+    }) {
+        return RuleOutcome::doubt(
+            false,
+            format!("a courtesy (\"don't hesitate\", \"don't worry\") with a condition: {s:?}"),
+        );
+    }
     unnamed_or_hinted(text, &all, topic, (named, negated), hinted)
+}
+
+/// Whether a sentence opens with a courtesy prohibition ("Don't hesitate to call if…", "Don't
+/// worry if…"): it invites or reassures, so its modal or condition is no hint of a warning.
+fn reassures(sentence: &str) -> bool {
+    PROHIBITION.captures(sentence).is_some_and(|c| {
+        c.get(1)
+            .is_some_and(|verb| COURTESY_PROHIBITION.contains(&verb.as_str()))
+    })
+}
+
+/// Whether a sentence states a rule that binds someone ([`BINDING_RULE`]), not the bot's own
+/// refusal in the first person, and not in a question.
+fn binds(sentence: &str) -> bool {
+    !sentence.ends_with('?')
+        && BINDING_RULE.is_match(&EMPTY_NEGATION.replace_all(sentence, " "))
+        && !FIRST_PERSON_NEGATIVE.is_match(sentence)
+}
+
+/// The warning rule's answer for a rule that binds someone ("Knives aren't permitted in the
+/// cabin"): unsure, guessing a warning unless the reply refuses (then it is the bot's refusal)
+/// or, with the topic unnamed, names another known topic.
+fn bound_by_rule(text: &str, sentence: &str, unnamed: Option<&str>) -> RuleOutcome {
+    // An apology beside the rule ("Sorry, pets aren't permitted here") or a rule for the bot's
+    // own staff ("Our drivers aren't allowed to enter") declines rather than cautions.
+    let refuses = refusal_in(text).verdict == RuleVerdict::Yes
+        || APOLOGY.is_match(&plain_text(text))
+        || OWN_STAFF.is_match(sentence);
+    let other = unnamed.and_then(|topic| other_topic(sentence, topic));
+    let why = match unnamed {
+        Some(topic) => {
+            format!("states a rule that binds someone, without naming {topic:?}: {sentence:?}")
+        }
+        None => format!("states a rule that binds someone (a warning, or a refusal): {sentence:?}"),
+    };
+    RuleOutcome::unsure(!refuses && other.is_none(), why)
 }
 
 /// Where the topic is mentioned: as written, or else as a word of the same stem ("cancelling"
@@ -979,7 +1153,9 @@ fn unnamed_or_hinted(
         .find(|s| STRONG_CUE.is_match(s) || warning_evidence(s))
     {
         // The warning may be about the topic in other words, unless it names another known
-        // topic (as for questions).
+        // topic (as for questions). (Guessing "yes" there too made the rules alone 2.3 points
+        // more accurate in round 6, but the bands then chosen left more sure-and-wrong
+        // verdicts in the nested cross-validation: 5.1% against 4.1%.)
         let likely = named
             || (!negated && !CANCELLED_ANYWHERE.is_match(s) && other_topic(s, topic).is_none());
         let why = format!("warns without naming {topic:?}: {s:?}");
@@ -1002,6 +1178,11 @@ fn unnamed_or_hinted(
             .filter(|_| !looks_english(text))
             .map(|s| (s, false, "a hint of one the rule cannot read"))
     };
+    if hinted.is_none()
+        && let Some(s) = all.iter().find(|s| binds(s))
+    {
+        return bound_by_rule(text, s, Some(topic));
+    }
     match hinted.or_else(foreign) {
         Some((s, likely, why)) => {
             RuleOutcome::unsure(likely, format!("no sure warning cue, but {why}: {s:?}"))
@@ -1121,6 +1302,13 @@ pub(super) fn warning_cues(text: &str) -> Vec<&'static str> {
     let any = |re: &Regex| all.iter().any(|s| re.is_match(s));
     [
         ("evidence", all.iter().any(|s| warning_evidence(s))),
+        // The general forms of round 6, each its own feature: a rule that binds someone, a
+        // consequence (harm, a sanction, a lost cover, a conditional loss), a prohibition
+        // inside a sentence, a cost said not to apply.
+        ("binds", all.iter().any(|s| binds(s))),
+        ("consequence", any(&CONSEQUENCE) || any(&CONSEQUENCE_MORE)),
+        ("prohibition", any(&PROHIBITION) || any(&PROHIBITION_INSIDE)),
+        ("negated-cost", any(&NEGATED_COST)),
         ("strong", any(&STRONG_CUE)),
         ("weak", any(&WEAK_CUE)),
         ("mild", any(&MILD_CUE)),
