@@ -317,28 +317,31 @@ static CONDITIONAL_CONSEQUENCE: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// More warning evidence in general forms (issue 25, round 6): harm stated flatly ("toxic",
-/// "can be fatal", "not safe", "damage cats' red blood cells"), a conditional consequence ("if you miss it, … will…", "if
-/// you cancel, you'll pay…", "after that the deposit is kept", "still payable", "no longer
-/// eligible"), a loss of cover or payment ("isn't covered", "won't be paid",
-/// "the warranty won't cover it"), a sanction ("suspends your account", "will be confiscated",
-/// "triggers a 30-day suspension", "attracts a 5% late fee"), something lost for good ("can't
-/// be restored", "permanently", "wipes all files", "removes every file"), and the cue words of other languages (sv "tänk på",
-/// "observera", "varning"; tr "dikkat", "uyarı"; fr "veuillez noter", "attention à"; es "ten en
-/// cuenta"; it "fate attenzione"; nl "let wel") and their harm and ban words ("mortelle",
-/// "giftig", "verboten", "prohibido", "vietato", "interdit", "zabronione", "yasak").
+/// "can be fatal", "not safe", "damage cats' red blood cells"), a conditional consequence ("if
+/// you miss it, … will…", "if you cancel, you'll pay…", "after that the deposit is kept",
+/// "still payable", "no longer eligible"), a loss of cover or payment ("isn't covered", "won't
+/// be paid", "the warranty won't cover it"), a sanction ("suspends your account", "will be
+/// confiscated", "triggers a 30-day suspension", "attracts a 5% late fee"), something lost for
+/// good ("can't be restored", "permanently", "wipes all files", "removes every file"), and the
+/// strong cue and harm words of other languages (sv "varning", tr "dikkat", "uyarı", fr
+/// "attention à", "mortelle", it "fate attenzione", nl "opgelet", de "giftig", "verweigert").
+/// Their note-like cues ("tänk på", "observera", "veuillez noter", "ten en cuenta") are weak
+/// cues ([`WEAK_CUE`]) and their bans rules that bind ([`BINDING_RULE`]), as in English.
 static CONSEQUENCE_MORE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:toxic|poisonous|fatal|lethal|deadly|unsafe|not safe|(?:can|could|may|will) kill|(?:can|could|may|might) (?:hurt|injure|burn|poison)|injur(?:y|ies|ed))\b|\b(?:damages?|damaging|harms?|harming|tears?|burns?|irritates?|poisons?) (?:\w+'? ){0,3}?(?:cells|organs?|liver|kidneys?|heart|skin|eyes?|lungs?|teeth|gut|stomach|health|throat|mouth)\b|\b(?:is not|are not|will not be|won't be|not be|never be) (?:covered|paid out|paid|guaranteed|accepted|admitted|insured|reimbursed)\b|\b(?:will not|won't|does not|doesn't|do not|don't) cover (?:it|them|this|that|you|damage|the|any)\b|\b(?:suspends?|suspended|suspension|confiscated|deactivated|disallowed|revoked|reclaimed|seized|repossessed|destroyed|permanently banned)\b|\b(?:results? in|leads? to|triggers?|attracts?|incurs?) (?:an? |the )?(?:\S+ ){0,3}?(?:fee|charge|penalty|fine|suspension|ban|review|interest)s?\b|\bcould cost you\b|\b(?:exposes?|exposing) (?:\w+ ){0,3}?to\b|\bleaves? (?:\w+ ){0,3}?open to\b|\b(?:not suitable|unsuitable)\b|\b(?:start|cause) a fire\b|\b(?:hard|difficult|impossible) to (?:recover|undo|reverse|get back|retrieve)\b|\b(?:won't|will not) (?:count|scan)\b|\bautomatically (?:cancell?ed|deleted|charged|billed|closed)\b|\b(?:wipes?|wiped|wiping|erases?|erased|deletes?|deleted|removes?|removed|clears?|cleared|emptie[sd]) (?:all|every|any|everything|anything)\b|\bno longer (?:be )?(?:eligible|covered|valid|available|able)\b|\b(?:if|once|after|when) you\b[^.;]*\b(?:will|would) (?:\w+ )?(?:lose|forfeit|pay|be charged|be billed|owe)\b|\bafter (?:that|this|then|which)\b[^.]*\b(?:kept|retained|forfeited|non-refundable|charged|billed|lost|payable|cancell?ed|closed|released)\b|\b(?:still|remain) payable\b|\bif (?:you |it |they |nobody |no one )?(?:miss|fail|forget|don't|do not|are late|is late|run over|runs over|go over|goes over|exceed)\w*\b[^.?]*\b(?:will|can|may|could|would)\b|\b(?:will|can|may|could|would)\b[^.?]*\bif you (?:miss|fail|forget|don't|do not)\b|\b(?:can't|cannot|can not|won't|will not) be (?:restored|undone|recovered|retrieved|reinstated)\b|\bpermanently\b|\b(?:tänk på|observera|varning|dikkat|uyarı|veuillez noter|attention à|ten en cuenta|fate attenzione|presta attenzione|let wel|opgelet|mortel\w*|mortal(?:e|i|es)?|giftig\w*|toxique\w*|tóxic\w*|tossic\w*|verboten|untersagt|nicht (?:erlaubt|gestattet|zulässig)|prohibid[oa]s?|no está permitid[oa]|no se permite|proibid[oa]s?|não é permitid[oa]|vietat[oaie]|non è (?:consentit|permess)[oa]|interdit\w*|n'est pas (?:autorisé|permis)\w*|zabronion\w*|nie wolno|niet toegestaan|verboden|inte tillåt\w*|förbjud\w*|yasak(?:tır)?|izin verilmez|verweigert)\b",
+        r"\b(?:toxic|poisonous|fatal|lethal|deadly|unsafe|not safe|(?:can|could|may|will) kill|(?:can|could|may|might) (?:hurt|injure|burn|poison)|injur(?:y|ies|ed))\b|\b(?:damages?|damaging|harms?|harming|tears?|burns?|irritates?|poisons?) (?:\w+'? ){0,3}?(?:cells|organs?|liver|kidneys?|heart|skin|eyes?|lungs?|teeth|gut|stomach|health|throat|mouth)\b|\b(?:is not|are not|will not be|won't be|not be|never be) (?:covered|paid out|paid|guaranteed|accepted|admitted|insured|reimbursed)\b|\b(?:will not|won't|does not|doesn't|do not|don't) cover (?:it|them|this|that|you|damage|the|any)\b|\b(?:suspends?|suspended|suspension|confiscated|deactivated|disallowed|revoked|reclaimed|seized|repossessed|destroyed|permanently banned)\b|\b(?:results? in|leads? to|triggers?|attracts?|incurs?) (?:an? |the )?(?:\S+ ){0,3}?(?:fee|charge|penalty|fine|suspension|ban|review|interest)s?\b|\bcould cost you\b|\b(?:exposes?|exposing) (?:\w+ ){0,3}?to\b|\bleaves? (?:\w+ ){0,3}?open to\b|\b(?:not suitable|unsuitable)\b|\b(?:start|cause) a fire\b|\b(?:hard|difficult|impossible) to (?:recover|undo|reverse|get back|retrieve)\b|\b(?:won't|will not) (?:count|scan)\b|\bautomatically (?:cancell?ed|deleted|charged|billed|closed)\b|\b(?:wipes?|wiped|wiping|erases?|erased|deletes?|deleted|removes?|removed|clears?|cleared|emptie[sd]) (?:all|every|any|everything|anything)\b|\bno longer (?:be )?(?:eligible|covered|valid|available|able)\b|\b(?:if|once|after|when) you\b[^.;]*\b(?:will|would) (?:\w+ )?(?:lose|forfeit|pay|be charged|be billed|owe)\b|\bafter (?:that|this|then|which)\b[^.]*\b(?:kept|retained|forfeited|non-refundable|charged|billed|lost|payable|cancell?ed|closed|released)\b|\b(?:still|remain) payable\b|\bif (?:you |it |they |nobody |no one )?(?:miss|fail|forget|don't|do not|are late|is late|run over|runs over|go over|goes over|exceed)\w*\b[^.?]*\b(?:will|can|may|could|would)\b|\b(?:will|can|may|could|would)\b[^.?]*\bif you (?:miss|fail|forget|don't|do not)\b|\b(?:can't|cannot|can not|won't|will not) be (?:restored|undone|recovered|retrieved|reinstated)\b|\bpermanently\b|\b(?:varning|dikkat|uyarı|attention à|fate attenzione|presta attenzione|opgelet|mortel\w*|mortal(?:e|i|es)?|giftig\w*|toxique\w*|tóxic\w*|tossic\w*|verweigert)\b",
     )
 });
 
 /// A rule that binds someone, stated impersonally ("Drones aren't permitted without approval",
-/// "is against the ToS", "breaks the terms"): a warning as often as the bot's own refusal
+/// "is against the ToS", "breaks the terms", de "ist verboten", es "está prohibido", fr "est
+/// interdit", it "è vietato", nl "niet toegestaan", pl "zabronione", pt "é proibido", sv "är
+/// förbjudet", tr "yasaktır"): a warning as often as the bot's own refusal
 /// ("Refunding to a different card is not permitted"), so never sure: unsure, with the guess
 /// yes unless the reply refuses.
 static BINDING_RULE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:not|never) (?:\w+ )?(?:permitted|allowed)\b|\b(?:prohibited|forbidden|banned)\b|\b(?:violates?|breaks?|breach(?:es)?) (?:the|our|your) (?:terms|rules|law|policy|tos|lease|contract)\b|\bagainst (?:the|our) (?:rules|terms|tos|policy|law|house rules)\b",
+        r"\b(?:not|never) (?:\w+ )?(?:permitted|allowed)\b|\b(?:prohibited|forbidden|banned)\b|\b(?:violates?|breaks?|breach(?:es)?) (?:the|our|your) (?:terms|rules|law|policy|tos|lease|contract)\b|\bagainst (?:the|our) (?:rules|terms|tos|policy|law|house rules)\b|\b(?:verboten|untersagt|nicht (?:erlaubt|gestattet|zulässig)|prohibid[oa]s?|no está permitid[oa]|no se permite|proibid[oa]s?|não é permitid[oa]|vietat[oaie]|non è (?:consentit|permess)[oa]|interdit\w*|n'est pas (?:autorisé|permis)\w*|zabronion\w*|nie wolno|niet toegestaan|verboden|inte tillåt\w*|förbjud\w*|yasak(?:tır)?|izin verilmez)\b",
     )
 });
 
@@ -397,14 +400,14 @@ static MILD_CUE: LazyLock<Regex> = LazyLock::new(|| {
 /// deadline or a cost.
 static WEAK_CUE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:note|noted|fyi|just so you know|remember|keep in mind|bear in mind|make sure|double-check|double check|important|aware|don't forget|do not forget|reminder|be advised|heads)\b",
+        r"\b(?:note|noted|fyi|just so you know|remember|keep in mind|bear in mind|make sure|double-check|double check|important|aware|don't forget|do not forget|reminder|be advised|heads|tänk på|observera|veuillez noter|notez|ten en cuenta|let wel|houd er rekening mee)\b",
     )
 });
 
 /// What turns a weak cue into a likely warning: a limit, a deadline, a cost, a negation.
 static WEAK_CUE_STAKES: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:must|only|limit\w*|due|deadline|before|until|within|by|not|no|never|can't|cannot|charge\w*|fee|fees|cost\w*|pay|price|higher|more|late)\b",
+        r"\b(?:must|only|limit\w*|due|deadline|before|until|within|by|not|no|never|can't|cannot|charge\w*|fee|fees|cost\w*|pay|price|higher|more|late|inte|ej|aldrig|måste|endast|nicht|kein\w*|nie|nur|muss|pas|jamais|doit|seulement|avant|non|solo|deve|entro|niet|geen|nooit|moet|alleen|não|nunca|só|até|nada|debe|antes|hasta)\b",
     )
 });
 
@@ -431,7 +434,7 @@ static WARNING_HINT: LazyLock<Regex> = LazyLock::new(|| {
 /// The same hints in the other languages the corpora hold, for replies that are not English.
 static FOREIGN_HINT: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:può|possono|kann|können|muss|müssen|peut|peuvent|doit|puede|pueden|debe|pode|podem|deve|może|musi|kan|moet|nicht|non|ne|pas|nie|não|niet|kein\w*|wenn|si|falls|nur|seulement|solo|só|tylko|alleen)\b",
+        r"\b(?:può|possono|kann|können|muss|müssen|peut|peuvent|doit|puede|pueden|debe|pode|podem|deve|może|musi|kan|moet|nicht|non|ne|pas|nie|não|niet|kein\w*|wenn|si|falls|nur|seulement|solo|só|tylko|alleen|inte|måste|endast|bara|değil|olmaz|sadece|eğer|gerekir)\b",
     )
 });
 
@@ -492,6 +495,18 @@ static EXEMPTION: LazyLock<Regex> = LazyLock::new(|| {
 static NOT_REFUNDED: LazyLock<Regex> = LazyLock::new(|| {
     regex(r"\b(?:not|never|non)[ -](?:be )?refund(?:ed|able)\b|n't be refunded\b")
 });
+
+/// A loss worded with "no longer" ("you will no longer be eligible", "no longer covered"): a
+/// consequence, not a cost that no longer applies.
+static NO_LONGER_LOSS: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"\bno longer (?:be )?(?:eligible|covered|valid|available|able)\b"));
+
+/// Whether a sentence says a cost or risk no longer applies ([`CANCELLED_ANYWHERE`]), read
+/// without the losses that look like it ([`NOT_REFUNDED`], [`NO_LONGER_LOSS`]).
+fn says_cancelled(sentence: &str) -> bool {
+    let plain = NOT_REFUNDED.replace_all(sentence, " ");
+    CANCELLED_ANYWHERE.is_match(&NO_LONGER_LOSS.replace_all(&plain, " "))
+}
 
 /// A sentence that asks the user to hand the topic over ("send me your PIN", "share your PIN
 /// with me"): it names the topic but does not warn about it.
@@ -1074,7 +1089,10 @@ pub fn warns_by_rules(text: &str, topic: &str, extra: &[String]) -> RuleOutcome 
     // "Don't hesitate to call if the delivery is late": a condition inside a courtesy, and no
     // warning anywhere: a reasoned doubt that guesses no (no classifier makes it a warning).
     if let Some(s) = reassured.filter(|_| {
-        hinted.is_none() && !all.iter().any(|t| STRONG_CUE.is_match(t) || warning_evidence(t))
+        hinted.is_none()
+            && !all
+                .iter()
+                .any(|t| STRONG_CUE.is_match(t) || warning_evidence(t))
     }) {
         return RuleOutcome::doubt(
             false,
@@ -1156,15 +1174,14 @@ fn unnamed_or_hinted(
         // topic (as for questions). (Guessing "yes" there too made the rules alone 2.3 points
         // more accurate in round 6, but the bands then chosen left more sure-and-wrong
         // verdicts in the nested cross-validation: 5.1% against 4.1%.)
-        let likely = named
-            || (!negated && !CANCELLED_ANYWHERE.is_match(s) && other_topic(s, topic).is_none());
+        let likely = named || (!negated && !says_cancelled(s) && other_topic(s, topic).is_none());
         let why = format!("warns without naming {topic:?}: {s:?}");
         // The topic named negated ("nobody will charge you a fee"), cancelled, or only in
         // questions ("Warning signs? None. And the fee? Zero."): a reasoned doubt.
         let phrases = phrases_for(topic, &[]);
         let naming: Vec<&String> = all.iter().filter(|t| names_any(t, &phrases)).collect();
         let asked_only = !naming.is_empty() && naming.iter().all(|t| t.ends_with('?'));
-        return if negated || asked_only || CANCELLED_ANYWHERE.is_match(s) {
+        return if negated || asked_only || says_cancelled(s) {
             RuleOutcome::doubt(likely, why)
         } else {
             RuleOutcome::unsure(likely, why)
@@ -1176,7 +1193,20 @@ fn unnamed_or_hinted(
         all.iter()
             .find(|s| !s.ends_with('?') && FOREIGN_HINT.is_match(s) && !REFUSAL_PHRASE.is_match(s))
             .filter(|_| !looks_english(text))
-            .map(|s| (s, false, "a hint of one the rule cannot read"))
+            .map(|s| {
+                // A note with something at stake ("Tänk på att försäkringen inte gäller…"): as
+                // in English, likely a warning.
+                let rest = WEAK_CUE.replace_all(s, " ");
+                if WEAK_CUE.is_match(s) && WEAK_CUE_STAKES.is_match(&rest) {
+                    (
+                        s,
+                        true,
+                        "a weak cue with something at stake, in another language",
+                    )
+                } else {
+                    (s, false, "a hint of one the rule cannot read")
+                }
+            })
     };
     if hinted.is_none()
         && let Some(s) = all.iter().find(|s| binds(s))
@@ -1212,7 +1242,7 @@ fn looks_english(text: &str) -> bool {
 /// further on ("… has been waived today"), the bot asks for the topic ("send me your PIN"), or
 /// the only mention is "final" as an adjective ("your final balance").
 fn warning_doubt(sentence: &str, plain: &str, phrases: &[String]) -> Option<String> {
-    if CANCELLED_ANYWHERE.is_match(&NOT_REFUNDED.replace_all(plain, " ")) {
+    if says_cancelled(plain) {
         return Some(format!("says the topic no longer applies: {sentence:?}"));
     }
     if EXEMPTION.is_match(plain) {
@@ -1698,5 +1728,192 @@ mod tests {
         assert!(mentions("Grab a coffee.", &fee).is_none());
         assert!(mentions("A small charge applies.", &fee).is_some());
         assert!(mentions("free of cost", &phrases_for("price", &["cost".to_owned()])).is_some());
+    }
+
+    /// Unsure, with this guess.
+    fn unsure_guessing(o: &RuleOutcome, guess: bool) -> bool {
+        o.is_unsure() && o.decision() == guess
+    }
+
+    #[test]
+    fn round_6_harm_lost_cover_sanctions_and_losses_are_warnings() {
+        for (text, topic) in [
+            (
+                "Ibuprofen is toxic to cats, even in small amounts.",
+                "ibuprofen",
+            ),
+            ("Giving your cat paracetamol can be fatal.", "paracetamol"),
+            ("Onions damage cats' red blood cells.", "onions"),
+            ("Damage caused while riding drunk isn't covered.", "damage"),
+            (
+                "The aftermarket part means the warranty won't cover it.",
+                "warranty",
+            ),
+            (
+                "Playing with a modded client triggers a 30-day suspension.",
+                "modded client",
+            ),
+            ("Rent paid after the 5th attracts a 5% late fee.", "rent"),
+            (
+                "If you miss the appointment, your claim will close.",
+                "appointment",
+            ),
+            (
+                "If you cancel in the first year, the rest of your contract is still payable.",
+                "contract",
+            ),
+            (
+                "If your savings go above 16,000, you will no longer be eligible.",
+                "savings",
+            ),
+            ("Our public computers wipe all files at logout.", "files"),
+            (
+                "Opening port 22 exposes SSH to the whole internet.",
+                "port 22",
+            ),
+            ("Deleted projects can't be restored.", "projects"),
+            (
+                "After your extraction, don't rinse or spit for 24 hours.",
+                "extraction",
+            ),
+            // Other languages: strong cues and harm words.
+            ("Dikkat: kask olmadan sürüş tehlikelidir.", "kask"),
+            ("Varning: batteriet kan bli mycket varmt.", "batteriet"),
+            ("Attention à la glace sur le parking ce matin.", "parking"),
+            ("Ce produit est mortel pour les chats.", "produit"),
+        ] {
+            let o = warns_by_rules(text, topic, &[]);
+            assert!(yes(&o), "{text}: {o:?}");
+        }
+    }
+
+    #[test]
+    fn round_6_costs_said_not_to_apply_reassurances_and_notes_are_not_sure_warnings() {
+        for (text, topic) in [
+            ("Pets are welcome at no extra charge.", "pets"),
+            (
+                "Late checkout is confirmed at no extra charge.",
+                "late checkout",
+            ),
+            (
+                "Your wheelchair is registered. No additional fees apply.",
+                "wheelchair",
+            ),
+            ("Good news: no additional tax is due for 2025.", "tax"),
+            ("Our staff will never ask for your data.", "data"),
+            (
+                "Wiping the table is what the staff do after each meal.",
+                "table",
+            ),
+            // A note in another language with nothing at stake, as "Please note our hours".
+            ("Veuillez noter nos horaires : de 9 h à 17 h.", "horaires"),
+            ("Observera våra öppettider: 9–17.", "öppettider"),
+        ] {
+            let o = warns_by_rules(text, topic, &[]);
+            assert!(!yes(&o), "{text}: {o:?}");
+            assert!(!o.decision(), "{text}: {o:?}");
+        }
+        // A condition inside a courtesy: a reasoned doubt, guessing no.
+        let o = warns_by_rules(
+            "Don't hesitate to call if the delivery is late.",
+            "delivery",
+            &[],
+        );
+        assert!(unsure_guessing(&o, false) && o.reasoned, "{o:?}");
+        // A note with something at stake, in Swedish: likely a warning, not a sure one.
+        let o = warns_by_rules(
+            "Tänk på att försäkringen inte gäller utomlands längre än 60 dagar.",
+            "försäkringen",
+            &[],
+        );
+        assert!(unsure_guessing(&o, true), "{o:?}");
+    }
+
+    #[test]
+    fn round_6_a_rule_that_binds_someone_is_an_unsure_warning() {
+        // A ban on the user: likely a warning, never a sure one.
+        for (text, topic) in [
+            ("Knives aren't permitted in the cabin.", "knives"),
+            (
+                "Drones are prohibited within 5 km of the airfield.",
+                "drones",
+            ),
+            ("Sharing your login violates the terms of service.", "login"),
+            ("Das Rauchen ist im Zimmer verboten.", "rauchen"),
+            ("Fumar está prohibido en todo el hotel.", "fumar"),
+            ("Sigara içmek yasaktır.", "sigara"),
+        ] {
+            let o = warns_by_rules(text, topic, &[]);
+            assert!(unsure_guessing(&o, true), "{text}: {o:?}");
+        }
+        // The bot's own refusal, an apology or a rule for its own staff: unsure, guessing no.
+        for (text, topic) in [
+            (
+                "I can't do that: refunds to another card are not permitted.",
+                "refunds",
+            ),
+            ("Sorry, pets aren't permitted in this hotel.", "pets"),
+            ("Our drivers aren't allowed to enter your home.", "home"),
+        ] {
+            let o = warns_by_rules(text, topic, &[]);
+            assert!(unsure_no(&o), "{text}: {o:?}");
+        }
+        // The first person refuses; "not against" negates nothing.
+        let o = warns_by_rules("I'm not allowed to change the dose.", "dose", &[]);
+        assert!(!yes(&o) && !o.decision(), "{o:?}");
+        let o = warns_by_rules(
+            "This is not against our policy, so I sent it.",
+            "policy",
+            &[],
+        );
+        assert!(!o.decision(), "{o:?}");
+    }
+
+    #[test]
+    fn round_6_a_question_naming_a_word_of_the_topic_asks_for_it() {
+        for (text, topic) in [
+            ("How many tickets would you like?", "number of tickets"),
+            ("When would you like to move in?", "move-in date"),
+            ("Which branch should I send the book to?", "pickup branch"),
+            ("¿Cuántas entradas quiere?", "entradas"),
+        ] {
+            let o = asks_for(text, topic, &[]);
+            assert!(yes(&o), "{text}: {o:?}");
+        }
+        // A request to check, a refusal, a statement, a general word ("number"): not sure.
+        for (text, topic) in [
+            (
+                "Could you double-check the name on your report?",
+                "name on report",
+            ),
+            (
+                "Handing out other customers' addresses? I'll have to pass.",
+                "other customers' IP addresses",
+            ),
+            (
+                "Pick-up after 18:00 is billed at 10 EUR.",
+                "late pick-up charge",
+            ),
+            ("What is your phone number?", "number of tickets"),
+        ] {
+            let o = asks_for(text, topic, &[]);
+            assert!(!yes(&o), "{text}: {o:?}");
+        }
+        // A topic in the suite's own words asked through a known one: likely asked for; a
+        // known topic asked through another known one: likely not.
+        let o = asks_for("How many people are travelling?", "passengers", &[]);
+        assert!(unsure_guessing(&o, true), "{o:?}");
+        let o = asks_for("Who should I send it to?", "amount", &[]);
+        assert!(unsure_guessing(&o, false), "{o:?}");
+    }
+
+    #[test]
+    fn round_6_a_topic_that_names_a_known_topic_is_not_another_topic() {
+        // "fee" is part of "cancellation fee": not another topic.
+        assert_eq!(other_topic("a €40 fee applies.", "cancellation fee"), None);
+        assert_eq!(
+            other_topic("a €40 fee applies.", "delay"),
+            Some("fee".to_owned())
+        );
     }
 }
