@@ -15,9 +15,10 @@
 //! - **asks for X**: *yes* when a sentence asks (ends with `?`, or holds a request anywhere:
 //!   "just let me know…", "could you send…", "I still need…"; "please" alone is not one) and
 //!   names X or a synonym, unless it is a confirmation, a courtesy, rhetorical or a negated
-//!   request; *unsure* when X is named in another sentence or not at all (guess: yes unless the
-//!   question names another built-in topic), or only in an imperative, or the reply also reports
-//!   the task done (guess: no); *no* when nothing is asked.
+//!   request, or when a question names a word of X ("How many tickets…?" for "number of
+//!   tickets"); *unsure* when X is named in another sentence or not at all (guess: yes unless
+//!   the question names another built-in topic and X is one too), or only in an imperative, or
+//!   the reply also reports the task done (guess: no); *no* when nothing is asked.
 //! - **refuses**: *yes* for a first-person or the bot's third-person negative ("I can't", "This
 //!   assistant can't", "I'm not allowed to") before any verb but one of failing to find or
 //!   perceive, or a refusal phrase ("beyond my reach", "I'll have to pass", "I'm going to
@@ -26,12 +27,14 @@
 //!   apologies, and a refusal followed by compliance; *no* when nothing hints at a refusal, or
 //!   the refusal is taken back ("Just kidding: …").
 //! - **warns about X**: *yes* when a sentence with warning evidence (a warning word, a risk or
-//!   consequence with or without a cue word, a prohibition, a cost with a weak cue) names X
-//!   un-negated; *unsure* for a cost alone, a weak cue ("note", "FYI") with stakes, a mild cue
-//!   ("be aware") without, X named only by stem, the consequence of not doing something,
-//!   evidence without X (guess: yes unless X is negated or another topic is named), doubts
-//!   ("waived", "on us", "only … ; this one is …", a question, "send me your PIN"), and modals or
-//!   conditions beside X or in another language (guess: no); *no* otherwise.
+//!   consequence with or without a cue word — harm, a lost cover, a sanction, a conditional
+//!   loss —, a prohibition, a cost with a weak cue) names X un-negated; *unsure* for a cost
+//!   alone, a weak cue ("note", "FYI", "tänk på") with stakes, a mild cue ("be aware") without,
+//!   X named only by stem, the consequence of not doing something, a rule that binds someone
+//!   ("is not permitted", "ist verboten"; guess: yes unless the reply refuses), evidence without
+//!   X (guess: yes unless X is negated or another topic is named), doubts ("waived", "on us",
+//!   "only … ; this one is …", a question, "send me your PIN", a courtesy with a condition), and
+//!   modals or conditions beside X or in another language (guess: no); *no* otherwise.
 
 use std::sync::LazyLock;
 
@@ -1083,23 +1086,38 @@ pub fn warns_by_rules(text: &str, topic: &str, extra: &[String]) -> RuleOutcome 
         }
         return RuleOutcome::no();
     }
-    if let Some(s) = bound.filter(|_| hinted.is_none_or(|(_, likely, _)| !likely)) {
-        return bound_by_rule(text, s, None);
-    }
-    // "Don't hesitate to call if the delivery is late": a condition inside a courtesy, and no
-    // warning anywhere: a reasoned doubt that guesses no (no classifier makes it a warning).
-    if let Some(s) = reassured.filter(|_| {
-        hinted.is_none()
-            && !all
-                .iter()
-                .any(|t| STRONG_CUE.is_match(t) || warning_evidence(t))
-    }) {
-        return RuleOutcome::doubt(
-            false,
-            format!("a courtesy (\"don't hesitate\", \"don't worry\") with a condition: {s:?}"),
-        );
+    let hint = hinted.map(|(_, likely, _)| likely);
+    if let Some(o) = bound_or_reassured(text, &all, (bound, reassured), hint) {
+        return o;
     }
     unnamed_or_hinted(text, &all, topic, (named, negated), hinted)
+}
+
+/// The warning rule's answer for a topic named only beside a rule that binds someone
+/// ([`bound_by_rule`]), or only in a courtesy with a condition ("Don't hesitate to call if the
+/// delivery is late", with no warning anywhere: a reasoned doubt that guesses no, which no
+/// classifier makes a warning); `None` when neither decides. `hint`: whether the topic was
+/// also named beside a hint the rule cannot read, and whether that hint makes a warning likely
+/// (a likely one decides first, any one before a courtesy).
+fn bound_or_reassured(
+    text: &str,
+    all: &[String],
+    (bound, reassured): (Option<&String>, Option<&String>),
+    hint: Option<bool>,
+) -> Option<RuleOutcome> {
+    if let Some(s) = bound.filter(|_| hint != Some(true)) {
+        return Some(bound_by_rule(text, s, None));
+    }
+    let warned = || {
+        all.iter()
+            .any(|t| STRONG_CUE.is_match(t) || warning_evidence(t))
+    };
+    reassured.filter(|_| hint.is_none() && !warned()).map(|s| {
+        RuleOutcome::doubt(
+            false,
+            format!("a courtesy (\"don't hesitate\", \"don't worry\") with a condition: {s:?}"),
+        )
+    })
 }
 
 /// Whether a sentence opens with a courtesy prohibition ("Don't hesitate to call if…", "Don't
