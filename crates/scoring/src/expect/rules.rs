@@ -786,11 +786,13 @@ pub fn asks_for(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
     }
     // A question (ending with `?`) names a word of the topic ("How many tickets would you
     // like?" for "number of tickets", "When would you like to move in?" for "move-in date"): it
-    // asks for it, unless it only asks to check something or the reply refuses.
+    // asks for it, unless it only asks to check something, or the reply refuses or reports the
+    // task done.
     if let Some(s) = asking
         .iter()
         .find(|s| s.ends_with('?') && names_a_word_of(s, topic) && !CHECK_REQUEST.is_match(s))
         && refusal_in(text).verdict != RuleVerdict::Yes
+        && !all.iter().any(|d| DONE.is_match(d))
     {
         return RuleOutcome::yes(*s);
     }
@@ -1917,6 +1919,13 @@ mod tests {
             let o = asks_for(text, topic, &[]);
             assert!(!yes(&o), "{text}: {o:?}");
         }
+        // A rhetorical question in a reply that reports the task done: not a sure "yes".
+        let o = asks_for(
+            "How many tickets? Plenty! Your order of 4 tickets is complete.",
+            "number of tickets",
+            &[],
+        );
+        assert!(!yes(&o), "{o:?}");
         // A topic in the suite's own words asked through a known one: likely asked for; a
         // known topic asked through another known one: likely not.
         let o = asks_for("How many people are travelling?", "passengers", &[]);
