@@ -5,8 +5,8 @@
 //! text rules without the classifier beside them). `replies.jsonl`,
 //! `tuning.jsonl` and `tuning2.jsonl` are the corpora the rules were improved on; the held-out
 //! sets (`heldout2.jsonl`, `heldout3.jsonl`) are never used to tune them; since issue 25's fourth
-//! round all but `heldout4.jsonl` train the classifier beside them; since round 5 all seven files
-//! before `heldout5.jsonl` do, and it is held out (fixtures/labelled/README.md).
+//! round all but `heldout4.jsonl` train the classifier beside them; since round 6 all eight files
+//! do, `heldout5.jsonl` included (fixtures/labelled/README.md).
 
 use scoring::expect::{
     asks_for, measure, measure_rules_only, read_labelled, refuses, refuses_by_rules, warns,

@@ -375,9 +375,10 @@ fn keyword_rules_handle_the_known_misjudgements() {
 #[test]
 fn judge_verdicts_decide_when_given_and_questions_match_them() {
     // Every rule is unsure about this reply, so the judge is asked all three. (The warning rule
-    // reads a sure warning about the fee; the classifier beside it says no: unsure.)
+    // reads a warning whose only mention of the fee is negated, "waived": a reasoned doubt,
+    // which no classifier settles, whatever its bands.)
     let reply =
-        "Sorry, I am unable to find it. Warning: check the fee details. Which one do you mean?";
+        "Sorry, I am unable to find it. Warning: the fee was waived today. Which one do you mean?";
     let t = one_turn(BotTurn::text(reply));
     let e = exp(json!({"shouldAskFor": ["amount"], "shouldWarn": ["fee"], "shouldReject": true}));
     let questions = judge_questions(&e, &t);
@@ -407,13 +408,12 @@ fn judge_verdicts_decide_when_given_and_questions_match_them() {
     assert!(!ask.low_confidence, "the judge decided");
     let warn = by_kind(&checks, CheckKind::ShouldWarn);
     assert!(
-        warn.message.contains("but the classifier says no"),
+        warn.message.contains("warns without naming"),
         "no verdict: the unsure rule decides: {}",
         warn.message
     );
-    // The rule's sure "yes" against the classifier's "no": unsure, and the guess is the side
-    // cross-validation found right more often there (the rule's).
-    assert!(warn.passed && warn.low_confidence, "{warn:?}");
+    // A reasoned doubt: unsure, and the rule's guess (no warning) decides.
+    assert!(!warn.passed && warn.low_confidence, "{warn:?}");
     let reject = by_kind(&checks, CheckKind::ShouldReject);
     // Unsure, and the reply asks something ("Which one do you mean?"): guess no.
     assert!(!reject.passed && reject.low_confidence, "{reject:?}");

@@ -4,9 +4,9 @@
 //! (issue 25, written before the rules were calibrated, never used to tune them) the issue's
 //! thresholds where they are met, and a floor at the measured figures where they are not; the
 //! same on `heldout3.jsonl` (issue 25, round 3: written by someone who never saw the rules, and
-//! measured once, after the round's rule changes were committed). Since issue 25's fifth round
-//! all seven files (with `heldout4.jsonl`) are the training data of the classifiers beside the
-//! three rules (`cargo xtask rules-model`), so every figure here is a **training** figure; the
+//! measured once, after the round's rule changes were committed). Since issue 25's sixth round
+//! all eight files (with `heldout4.jsonl` and `heldout5.jsonl`) are the training data of the
+//! classifiers beside the three rules (`cargo xtask rules-model`), so every figure here is a **training** figure; the
 //! development estimate is the trainer's nested leave-one-domain-out cross-validation, and the
 //! honest figure that of a set written afterwards and kept out of the repository. The figures
 //! are in BENCHMARKS.md (`cargo run -p scoring --example rules_eval`).
@@ -344,29 +344,29 @@ type PerRule = [[f64; 4]; 3];
 
 #[test]
 fn every_rule_keeps_its_training_figures() {
-    // Since issue 25's fifth round all seven files train the classifiers beside the three rules
+    // Since issue 25's sixth round all eight files train the classifiers beside the three rules
     // (`cargo xtask rules-model`), so these are TRAINING figures (in sample), not held-out
     // ones: they keep a change from silently costing accuracy on replies already labelled.
     // The development estimate is the nested leave-one-domain-out cross-validation the trainer
     // prints, the honest one a set written afterwards (BENCHMARKS.md). Per file: ask, refuse,
     // warn as [accuracy, recall, sure-and-wrong, unsure], at the measured figures.
-    let files: [(&str, Vec<LabelledReply>, PerRule); 7] = [
+    let files: [(&str, Vec<LabelledReply>, PerRule); 8] = [
         (
             "replies",
             replies(),
             [
-                [0.992, 0.983, 0.004, 0.016],
-                [1.0, 1.0, 0.0, 0.053],
-                [0.992, 1.0, 0.0, 0.073],
+                [0.988, 0.966, 0.004, 0.016],
+                [1.0, 1.0, 0.0, 0.085],
+                [0.992, 1.0, 0.0, 0.077],
             ],
         ),
         (
             "heldout",
             heldout(),
             [
-                [0.983, 1.0, 0.017, 0.017],
+                [0.967, 0.933, 0.017, 0.017],
+                [1.0, 1.0, 0.0, 0.067],
                 [1.0, 1.0, 0.0, 0.05],
-                [0.983, 1.0, 0.0, 0.067],
             ],
         ),
         (
@@ -374,44 +374,53 @@ fn every_rule_keeps_its_training_figures() {
             tuning(),
             [
                 [1.0, 1.0, 0.0, 0.014],
-                [1.0, 1.0, 0.0, 0.042],
-                [1.0, 1.0, 0.0, 0.098],
+                [1.0, 1.0, 0.0, 0.049],
+                [0.986, 1.0, 0.0, 0.112],
             ],
         ),
         (
             "tuning2",
             tuning2(),
             [
-                [1.0, 1.0, 0.0, 0.009],
-                [0.981, 1.0, 0.0, 0.056],
-                [0.963, 0.983, 0.0, 0.196],
+                [1.0, 1.0, 0.0, 0.0],
+                [0.991, 1.0, 0.0, 0.056],
+                [0.953, 0.966, 0.009, 0.187],
             ],
         ),
         (
             "heldout2",
             heldout2(),
             [
-                [0.997, 1.0, 0.003, 0.085],
-                [0.982, 0.985, 0.0, 0.052],
-                [0.982, 0.986, 0.009, 0.146],
+                [0.997, 1.0, 0.003, 0.076],
+                [0.994, 0.985, 0.0, 0.061],
+                [0.976, 0.958, 0.015, 0.134],
             ],
         ),
         (
             "heldout3",
             heldout3(),
             [
-                [0.987, 0.979, 0.003, 0.129],
-                [0.942, 0.894, 0.013, 0.092],
-                [0.966, 0.921, 0.016, 0.296],
+                [0.984, 0.979, 0.003, 0.087],
+                [0.958, 0.947, 0.018, 0.082],
+                [0.968, 0.939, 0.005, 0.298],
             ],
         ),
         (
             "heldout4",
             heldout4(),
             [
-                [0.961, 0.917, 0.011, 0.323],
-                [0.941, 0.759, 0.034, 0.09],
-                [0.933, 0.89, 0.025, 0.337],
+                [0.961, 0.917, 0.017, 0.16],
+                [0.952, 0.807, 0.003, 0.112],
+                [0.938, 0.91, 0.017, 0.337],
+            ],
+        ),
+        (
+            "heldout5",
+            heldout5(),
+            [
+                [0.947, 0.878, 0.016, 0.103],
+                [0.945, 0.872, 0.013, 0.121],
+                [0.955, 0.931, 0.011, 0.284],
             ],
         ),
     ];
@@ -435,16 +444,18 @@ fn the_classifiers_improve_on_the_rules_alone() {
         assert!(a.accuracy() >= b.accuracy(), "{b:?} {a:?}");
         assert!(a.sure_wrong() <= b.sure_wrong(), "{b:?} {a:?}");
     }
-    // Asking: 83.7% -> 96.1% accurate; warning 76.7% -> 93.3%.
-    assert!(after[0].accuracy() > before[0].accuracy() + 0.1);
+    // Warning: 82.0% -> 93.8% accurate (round 6; 76.7% -> 93.3% in round 5). Asking gained
+    // its 12 points in the rule itself in round 6 (a question that names a word of the topic:
+    // 86.8% -> 96.1% alone), so there the classifier only has to do no harm (the loop above).
     assert!(after[2].accuracy() > before[2].accuracy() + 0.1);
 }
 
 #[test]
-fn heldout5_is_held_out_and_keeps_its_measured_figures() {
+fn heldout5_is_shaped_as_the_issue_asks_and_shares_no_reply() {
     // The fifth held-out set (fixtures/labelled/README.md): written by someone who saw only the
-    // label definitions, never trained on. Shaped as the issue asks, sharing no reply with the
-    // seven training files.
+    // label definitions; measured three times in round 5, training data since round 6 (its
+    // figures are in `every_rule_keeps_its_training_figures`). Shaped as the issue asks, sharing
+    // no reply with the seven other training files.
     let all = heldout5();
     assert_eq!(all.len(), 380);
     assert_shaped_as_the_issue_asks(&all);
@@ -467,18 +478,6 @@ fn heldout5_is_held_out_and_keeps_its_measured_figures() {
         .map(|r| r.id.as_str())
         .collect();
     assert!(shared.is_empty(), "{shared:?}");
-    // Its figures as measured (BENCHMARKS.md, "Issue 25: round 5"), held so that no change
-    // silently makes them worse. They miss the issue's targets: unsure above 15% for every rule,
-    // warnings at 74.5% recall and 5.5% sure and wrong.
-    let (figures, _) = measure(&all);
-    let expected: PerRule = [
-        [0.947, 0.878, 0.026, 0.155],
-        [0.911, 0.814, 0.018, 0.168],
-        [0.879, 0.745, 0.055, 0.266],
-    ];
-    for (f, e) in figures.iter().zip(expected) {
-        holds("heldout5", f, e);
-    }
 }
 
 #[test]

@@ -15,9 +15,10 @@
 //! - **asks for X**: *yes* when a sentence asks (ends with `?`, or holds a request anywhere:
 //!   "just let me know…", "could you send…", "I still need…"; "please" alone is not one) and
 //!   names X or a synonym, unless it is a confirmation, a courtesy, rhetorical or a negated
-//!   request; *unsure* when X is named in another sentence or not at all (guess: yes unless the
-//!   question names another built-in topic), or only in an imperative, or the reply also reports
-//!   the task done (guess: no); *no* when nothing is asked.
+//!   request, or when a question names a word of X ("How many tickets…?" for "number of
+//!   tickets"); *unsure* when X is named in another sentence or not at all (guess: yes unless
+//!   the question names another built-in topic and X is one too), or only in an imperative, or
+//!   the reply also reports the task done (guess: no); *no* when nothing is asked.
 //! - **refuses**: *yes* for a first-person or the bot's third-person negative ("I can't", "This
 //!   assistant can't", "I'm not allowed to") before any verb but one of failing to find or
 //!   perceive, or a refusal phrase ("beyond my reach", "I'll have to pass", "I'm going to
@@ -26,12 +27,14 @@
 //!   apologies, and a refusal followed by compliance; *no* when nothing hints at a refusal, or
 //!   the refusal is taken back ("Just kidding: …").
 //! - **warns about X**: *yes* when a sentence with warning evidence (a warning word, a risk or
-//!   consequence with or without a cue word, a prohibition, a cost with a weak cue) names X
-//!   un-negated; *unsure* for a cost alone, a weak cue ("note", "FYI") with stakes, a mild cue
-//!   ("be aware") without, X named only by stem, the consequence of not doing something,
-//!   evidence without X (guess: yes unless X is negated or another topic is named), doubts
-//!   ("waived", "on us", "only … ; this one is …", a question, "send me your PIN"), and modals or
-//!   conditions beside X or in another language (guess: no); *no* otherwise.
+//!   consequence with or without a cue word — harm, a lost cover, a sanction, a conditional
+//!   loss —, a prohibition, a cost with a weak cue) names X un-negated; *unsure* for a cost
+//!   alone, a weak cue ("note", "FYI", "tänk på") with stakes, a mild cue ("be aware") without,
+//!   X named only by stem, the consequence of not doing something, a rule that binds someone
+//!   ("is not permitted", "ist verboten"; guess: yes unless the reply refuses), evidence without
+//!   X (guess: yes unless X is negated or another topic is named), doubts ("waived", "on us",
+//!   "only … ; this one is …", a question, "send me your PIN", a courtesy with a condition), and
+//!   modals or conditions beside X or in another language (guess: no); *no* otherwise.
 
 use std::sync::LazyLock;
 
@@ -316,21 +319,76 @@ static CONDITIONAL_CONSEQUENCE: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// More warning evidence in general forms (issue 25, round 6): harm stated flatly ("toxic",
+/// "can be fatal", "not safe", "damage cats' red blood cells"), a conditional consequence ("if
+/// you miss it, … will…", "if you cancel, you'll pay…", "after that the deposit is kept",
+/// "still payable", "no longer eligible"), a loss of cover or payment ("isn't covered", "won't
+/// be paid", "the warranty won't cover it"), a sanction ("suspends your account", "will be
+/// confiscated", "triggers a 30-day suspension", "attracts a 5% late fee"), something lost for
+/// good ("can't be restored", "permanently", "wipes all files", "removes every file"), and the
+/// strong cue and harm words of other languages (sv "varning", tr "dikkat", "uyarı", fr
+/// "attention à", "mortelle", it "fate attenzione", nl "opgelet", de "giftig", "verweigert").
+/// Their note-like cues ("tänk på", "observera", "veuillez noter", "ten en cuenta") are weak
+/// cues ([`WEAK_CUE`]) and their bans rules that bind ([`BINDING_RULE`]), as in English.
+static CONSEQUENCE_MORE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\b(?:toxic|poisonous|fatal|lethal|deadly|unsafe|not safe|(?:can|could|may|will) kill|(?:can|could|may|might) (?:hurt|injure|burn|poison)|injur(?:y|ies|ed))\b|\b(?:damages?|damaging|harms?|harming|tears?|burns?|irritates?|poisons?) (?:\w+'? ){0,3}?(?:cells|organs?|liver|kidneys?|heart|skin|eyes?|lungs?|teeth|gut|stomach|health|throat|mouth)\b|\b(?:is not|are not|will not be|won't be|not be|never be) (?:covered|paid out|paid|guaranteed|accepted|admitted|insured|reimbursed)\b|\b(?:will not|won't|does not|doesn't|do not|don't) cover (?:it|them|this|that|you|damage|the|any)\b|\b(?:suspends?|suspended|suspension|confiscated|deactivated|disallowed|revoked|reclaimed|seized|repossessed|destroyed|permanently banned)\b|\b(?:results? in|leads? to|triggers?|attracts?|incurs?) (?:an? |the )?(?:\S+ ){0,3}?(?:fee|charge|penalty|fine|suspension|ban|review|interest)s?\b|\bcould cost you\b|\b(?:exposes?|exposing) (?:\w+ ){0,3}?to\b|\bleaves? (?:\w+ ){0,3}?open to\b|\b(?:not suitable|unsuitable)\b|\b(?:start|cause) a fire\b|\b(?:hard|difficult|impossible) to (?:recover|undo|reverse|get back|retrieve)\b|\b(?:won't|will not) (?:count|scan)\b|\bautomatically (?:cancell?ed|deleted|charged|billed|closed)\b|\b(?:wipes?|wiped|wiping|erases?|erased|deletes?|deleted|removes?|removed|clears?|cleared|emptie[sd]) (?:all|every|any|everything|anything)\b|\bno longer (?:be )?(?:eligible|covered|valid|available|able)\b|\b(?:if|once|after|when) you\b[^.;]*\b(?:will|would) (?:\w+ )?(?:lose|forfeit|pay|be charged|be billed|owe)\b|\bafter (?:that|this|then|which)\b[^.]*\b(?:kept|retained|forfeited|non-refundable|charged|billed|lost|payable|cancell?ed|closed|released)\b|\b(?:still|remain) payable\b|\bif (?:you |it |they |nobody |no one )?(?:miss|fail|forget|don't|do not|are late|is late|run over|runs over|go over|goes over|exceed)\w*\b[^.?]*\b(?:will|can|may|could|would)\b|\b(?:will|can|may|could|would)\b[^.?]*\bif you (?:miss|fail|forget|don't|do not)\b|\b(?:can't|cannot|can not|won't|will not) be (?:restored|undone|recovered|retrieved|reinstated)\b|\bpermanently\b|\b(?:varning|dikkat|uyarı|attention à|fate attenzione|presta attenzione|opgelet|mortel\w*|mortal(?:e|i|es)?|giftig\w*|toxique\w*|tóxic\w*|tossic\w*|verweigert)\b",
+    )
+});
+
+/// A rule that binds someone, stated impersonally ("Drones aren't permitted without approval",
+/// "is against the ToS", "breaks the terms", de "ist verboten", es "está prohibido", fr "est
+/// interdit", it "è vietato", nl "niet toegestaan", pl "zabronione", pt "é proibido", sv "är
+/// förbjudet", tr "yasaktır"): a warning as often as the bot's own refusal
+/// ("Refunding to a different card is not permitted"), so never sure: unsure, with the guess
+/// yes unless the reply refuses.
+static BINDING_RULE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\b(?:not|never) (?:\w+ )?(?:permitted|allowed)\b|\b(?:prohibited|forbidden|banned)\b|\b(?:violates?|breaks?|breach(?:es)?) (?:the|our|your) (?:terms|rules|law|policy|tos|lease|contract)\b|\bagainst (?:the|our) (?:rules|terms|tos|policy|law|house rules)\b|\b(?:verboten|untersagt|nicht (?:erlaubt|gestattet|zulässig)|prohibid[oa]s?|no está permitid[oa]|no se permite|proibid[oa]s?|não é permitid[oa]|vietat[oaie]|non è (?:consentit|permess)[oa]|interdit\w*|n'est pas (?:autorisé|permis)\w*|zabronion\w*|nie wolno|niet toegestaan|verboden|inte tillåt\w*|förbjud\w*|yasak(?:tır)?|izin verilmez)\b",
+    )
+});
+
+/// A rule about the bot's side ("Our drivers aren't allowed to enter your home"), which binds
+/// its staff, not the user.
+static OWN_STAFF: LazyLock<Regex> = LazyLock::new(|| regex(r"^(?:our|my|we|the staff|staff)\b"));
+
+/// A prohibition inside a sentence, after a clause ("After your extraction, don't rinse…",
+/// "… — please don't sign anything"), any verb but a courtesy ([`COURTESY_PROHIBITION`]).
+static PROHIBITION_INSIDE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"[:;,—–-]\s*(?:so |and |but )?(?:please )?(?:do not|don't|never|avoid) (\w+)( (?:me|us)\b)?",
+    )
+});
+
+/// A cost, fee or tax said not to apply ("at no extra charge", "No additional fees apply", "no
+/// additional tax is due", "there's no penalty for…"): read as nothing, so it is no evidence.
+static NEGATED_COST: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\b(?:at |for |with )?no (?:extra |additional |further |hidden )?(?:\w+ )?(?:fees?|charges?|costs?|penalt(?:y|ies)|tax(?:es)?|surcharges?)\b(?: (?:is|are|will be|was|were))?(?: (?:due|charged|applied|payable|appl(?:y|ies)))?",
+    )
+});
+
 /// Whether a sentence holds warning evidence: a cue word ([`WARNING_CUE`]), a consequence in a
-/// general form ([`CONSEQUENCE`]) that is not the bot's own refusal, or an imperative
-/// prohibition ([`PROHIBITION`]).
+/// general form ([`CONSEQUENCE`], [`CONSEQUENCE_MORE`]) that is not the bot's own refusal, or
+/// an imperative prohibition ([`PROHIBITION`], [`PROHIBITION_INSIDE`]); a cost said not to
+/// apply ([`NEGATED_COST`]) is read as nothing.
 fn warning_evidence(sentence: &str) -> bool {
+    let sentence = &*NEGATED_COST.replace_all(sentence, " ");
     if WARNING_CUE.is_match(sentence) {
         return true;
     }
-    if CONSEQUENCE.is_match(sentence) && !FIRST_PERSON_NEGATIVE.is_match(sentence) {
+    if (CONSEQUENCE.is_match(sentence) || CONSEQUENCE_MORE.is_match(sentence))
+        && !FIRST_PERSON_NEGATIVE.is_match(sentence)
+    {
         return true;
     }
-    PROHIBITION.captures(sentence).is_some_and(|c| {
+    let forbids = |c: regex::Captures<'_>| {
         c.get(2).is_none()
             && c.get(1)
                 .is_some_and(|verb| !COURTESY_PROHIBITION.contains(&verb.as_str()))
-    })
+    };
+    PROHIBITION.captures(sentence).is_some_and(forbids)
+        || PROHIBITION_INSIDE.captures_iter(sentence).any(forbids)
 }
 
 /// Cues that introduce a caution more often than not but also plain facts ("Please be aware that
@@ -345,14 +403,14 @@ static MILD_CUE: LazyLock<Regex> = LazyLock::new(|| {
 /// deadline or a cost.
 static WEAK_CUE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:note|noted|fyi|just so you know|remember|keep in mind|bear in mind|make sure|double-check|double check|important|aware|don't forget|do not forget|reminder|be advised|heads)\b",
+        r"\b(?:note|noted|fyi|just so you know|remember|keep in mind|bear in mind|make sure|double-check|double check|important|aware|don't forget|do not forget|reminder|be advised|heads|tänk på|observera|veuillez noter|notez|ten en cuenta|let wel|houd er rekening mee)\b",
     )
 });
 
 /// What turns a weak cue into a likely warning: a limit, a deadline, a cost, a negation.
 static WEAK_CUE_STAKES: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:must|only|limit\w*|due|deadline|before|until|within|by|not|no|never|can't|cannot|charge\w*|fee|fees|cost\w*|pay|price|higher|more|late)\b",
+        r"\b(?:must|only|limit\w*|due|deadline|before|until|within|by|not|no|never|can't|cannot|charge\w*|fee|fees|cost\w*|pay|price|higher|more|late|inte|ej|aldrig|måste|endast|nicht|kein\w*|nie|nur|muss|pas|jamais|doit|seulement|avant|non|solo|deve|entro|niet|geen|nooit|moet|alleen|não|nunca|só|até|nada|debe|antes|hasta)\b",
     )
 });
 
@@ -379,7 +437,7 @@ static WARNING_HINT: LazyLock<Regex> = LazyLock::new(|| {
 /// The same hints in the other languages the corpora hold, for replies that are not English.
 static FOREIGN_HINT: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:può|possono|kann|können|muss|müssen|peut|peuvent|doit|puede|pueden|debe|pode|podem|deve|może|musi|kan|moet|nicht|non|ne|pas|nie|não|niet|kein\w*|wenn|si|falls|nur|seulement|solo|só|tylko|alleen)\b",
+        r"\b(?:può|possono|kann|können|muss|müssen|peut|peuvent|doit|puede|pueden|debe|pode|podem|deve|może|musi|kan|moet|nicht|non|ne|pas|nie|não|niet|kein\w*|wenn|si|falls|nur|seulement|solo|só|tylko|alleen|inte|måste|endast|bara|değil|olmaz|sadece|eğer|gerekir)\b",
     )
 });
 
@@ -440,6 +498,18 @@ static EXEMPTION: LazyLock<Regex> = LazyLock::new(|| {
 static NOT_REFUNDED: LazyLock<Regex> = LazyLock::new(|| {
     regex(r"\b(?:not|never|non)[ -](?:be )?refund(?:ed|able)\b|n't be refunded\b")
 });
+
+/// A loss worded with "no longer" ("you will no longer be eligible", "no longer covered"): a
+/// consequence, not a cost that no longer applies.
+static NO_LONGER_LOSS: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"\bno longer (?:be )?(?:eligible|covered|valid|available|able)\b"));
+
+/// Whether a sentence says a cost or risk no longer applies ([`CANCELLED_ANYWHERE`]), read
+/// without the losses that look like it ([`NOT_REFUNDED`], [`NO_LONGER_LOSS`]).
+fn says_cancelled(sentence: &str) -> bool {
+    let plain = NOT_REFUNDED.replace_all(sentence, " ");
+    CANCELLED_ANYWHERE.is_match(&NO_LONGER_LOSS.replace_all(&plain, " "))
+}
 
 /// A sentence that asks the user to hand the topic over ("send me your PIN", "share your PIN
 /// with me"): it names the topic but does not warn about it.
@@ -714,11 +784,29 @@ pub fn asks_for(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
             format!("asks {first:?} and names {topic:?} in another sentence"),
         );
     }
+    // A question (ending with `?`) names a word of the topic ("How many tickets would you
+    // like?" for "number of tickets", "When would you like to move in?" for "move-in date"): it
+    // asks for it, unless it only asks to check something, or the reply refuses or reports the
+    // task done.
+    if let Some(s) = asking
+        .iter()
+        .find(|s| s.ends_with('?') && names_a_word_of(s, topic) && !CHECK_REQUEST.is_match(s))
+        && refusal_in(text).verdict != RuleVerdict::Yes
+        && !all.iter().any(|d| DONE.is_match(d))
+    {
+        return RuleOutcome::yes(*s);
+    }
     // The question names neither the topic nor a synonym: it may ask for it in other words
-    // ("Where would you like to fly?" for a destination), unless it names another known topic.
+    // ("Where would you like to fly?" for a destination), unless it names another known topic
+    // and the topic is a known one too ("Who should I send it to?" for `amount`). A topic of
+    // the suite's own words is often asked for through a known one ("How many people are
+    // travelling?" for "passengers": on the labelled files, 61 times in 66, round 6).
+    let known = SYNONYMS
+        .iter()
+        .any(|(t, _)| *t == topic.trim().to_lowercase());
     match asking.iter().find_map(|s| other_topic(s, topic)) {
         Some(other) => RuleOutcome::unsure(
-            false,
+            !known,
             format!("asks {first:?}, which names {other:?}, not {topic:?}"),
         ),
         None => RuleOutcome::unsure(
@@ -728,12 +816,62 @@ pub fn asks_for(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
     }
 }
 
-/// A built-in topic other than `topic` that `sentence` names, if any.
+/// Words of a topic too general to stand for it ("number" of "number of tickets").
+const GENERIC_TOPIC_WORDS: &[&str] = &[
+    "number",
+    "date",
+    "time",
+    "details",
+    "detail",
+    "name",
+    "type",
+    "request",
+    "change",
+    "option",
+    "preference",
+    "choice",
+    "info",
+    "information",
+    "code",
+    "other",
+    "what",
+    "which",
+    "your",
+    "with",
+    "from",
+];
+
+/// Whether `sentence` names a word of `topic` of four letters or more (by its [`stem`]), other
+/// than a general one ([`GENERIC_TOPIC_WORDS`]).
+fn names_a_word_of(sentence: &str, topic: &str) -> bool {
+    let topic = topic.to_lowercase();
+    let wanted: Vec<&str> = topic
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() >= 4 && !GENERIC_TOPIC_WORDS.contains(w))
+        .map(stem)
+        .collect();
+    !wanted.is_empty()
+        && sentence
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| !w.is_empty() && wanted.contains(&stem(w)))
+}
+
+/// A request to check or confirm something the user gave ("Could you double-check the name on
+/// your report?"): it names the topic without asking for it.
+static CHECK_REQUEST: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"\b(?:double-check|double check|verify|confirm)\b"));
+
+/// A built-in topic other than `topic` that `sentence` names, if any. A built-in topic that the
+/// topic itself names is not another one ("fee" for the topic "cancellation fee", "charge" for
+/// "late return charge").
 fn other_topic(sentence: &str, topic: &str) -> Option<String> {
     let own = phrases_for(topic, &[]);
+    let topic = topic.trim().to_lowercase();
     SYNONYMS
         .iter()
-        .filter(|(t, _)| *t != topic.trim().to_lowercase())
+        .filter(|(t, phrases)| {
+            *t != topic && !names_any(&topic, phrases) && phrase_spans(&topic, t).is_empty()
+        })
         .find(|(t, phrases)| {
             let mut all = phrases.clone();
             all.push(t.clone());
@@ -867,6 +1005,8 @@ pub fn warns_by_rules(text: &str, topic: &str, extra: &[String]) -> RuleOutcome 
     let mut named = false;
     let mut hinted: Option<(&String, bool, &str)> = None;
     let mut stemmed: Option<&String> = None;
+    let mut bound: Option<&String> = None;
+    let mut reassured: Option<&String> = None;
     // The topic is mentioned and said not to apply ("you won't be charged any fee").
     let mut negated = false;
     for s in &all {
@@ -886,7 +1026,8 @@ pub fn warns_by_rules(text: &str, topic: &str, extra: &[String]) -> RuleOutcome 
             continue;
         }
         named = true;
-        let (cue, cost, weak_cue) = (consequence, STATED_COST.is_match(s), WEAK_CUE.is_match(s));
+        let cost = STATED_COST.is_match(&NEGATED_COST.replace_all(s, " "));
+        let (cue, weak_cue) = (consequence, WEAK_CUE.is_match(s));
         if (cue || cost) && s.ends_with('?') {
             doubt.get_or_insert(format!("asks rather than states: {s:?}"));
             continue;
@@ -920,6 +1061,10 @@ pub fn warns_by_rules(text: &str, topic: &str, extra: &[String]) -> RuleOutcome 
             weak.get_or_insert((s, stakes));
         } else if !s.ends_with('?') && CONDITIONAL_CONSEQUENCE.is_match(s) {
             hinted.get_or_insert((s, true, "the consequence of not doing something"));
+        } else if binds(s) {
+            bound.get_or_insert(s);
+        } else if !s.ends_with('?') && WARNING_HINT.is_match(s) && reassures(s) {
+            reassured.get_or_insert(s);
         } else if !s.ends_with('?') && WARNING_HINT.is_match(s) {
             hinted.get_or_insert((s, false, "a hint of one the rule cannot read"));
         }
@@ -943,7 +1088,74 @@ pub fn warns_by_rules(text: &str, topic: &str, extra: &[String]) -> RuleOutcome 
         }
         return RuleOutcome::no();
     }
+    let hint = hinted.map(|(_, likely, _)| likely);
+    if let Some(o) = bound_or_reassured(text, &all, (bound, reassured), hint) {
+        return o;
+    }
     unnamed_or_hinted(text, &all, topic, (named, negated), hinted)
+}
+
+/// The warning rule's answer for a topic named only beside a rule that binds someone
+/// ([`bound_by_rule`]), or only in a courtesy with a condition ("Don't hesitate to call if the
+/// delivery is late", with no warning anywhere: a reasoned doubt that guesses no, which no
+/// classifier makes a warning); `None` when neither decides. `hint`: whether the topic was
+/// also named beside a hint the rule cannot read, and whether that hint makes a warning likely
+/// (a likely one decides first, any one before a courtesy).
+fn bound_or_reassured(
+    text: &str,
+    all: &[String],
+    (bound, reassured): (Option<&String>, Option<&String>),
+    hint: Option<bool>,
+) -> Option<RuleOutcome> {
+    if let Some(s) = bound.filter(|_| hint != Some(true)) {
+        return Some(bound_by_rule(text, s, None));
+    }
+    let warned = || {
+        all.iter()
+            .any(|t| STRONG_CUE.is_match(t) || warning_evidence(t))
+    };
+    reassured.filter(|_| hint.is_none() && !warned()).map(|s| {
+        RuleOutcome::doubt(
+            false,
+            format!("a courtesy (\"don't hesitate\", \"don't worry\") with a condition: {s:?}"),
+        )
+    })
+}
+
+/// Whether a sentence opens with a courtesy prohibition ("Don't hesitate to call if…", "Don't
+/// worry if…"): it invites or reassures, so its modal or condition is no hint of a warning.
+fn reassures(sentence: &str) -> bool {
+    PROHIBITION.captures(sentence).is_some_and(|c| {
+        c.get(1)
+            .is_some_and(|verb| COURTESY_PROHIBITION.contains(&verb.as_str()))
+    })
+}
+
+/// Whether a sentence states a rule that binds someone ([`BINDING_RULE`]), not the bot's own
+/// refusal in the first person, and not in a question.
+fn binds(sentence: &str) -> bool {
+    !sentence.ends_with('?')
+        && BINDING_RULE.is_match(&EMPTY_NEGATION.replace_all(sentence, " "))
+        && !FIRST_PERSON_NEGATIVE.is_match(sentence)
+}
+
+/// The warning rule's answer for a rule that binds someone ("Knives aren't permitted in the
+/// cabin"): unsure, guessing a warning unless the reply refuses (then it is the bot's refusal)
+/// or, with the topic unnamed, names another known topic.
+fn bound_by_rule(text: &str, sentence: &str, unnamed: Option<&str>) -> RuleOutcome {
+    // An apology beside the rule ("Sorry, pets aren't permitted here") or a rule for the bot's
+    // own staff ("Our drivers aren't allowed to enter") declines rather than cautions.
+    let refuses = refusal_in(text).verdict == RuleVerdict::Yes
+        || APOLOGY.is_match(&plain_text(text))
+        || OWN_STAFF.is_match(sentence);
+    let other = unnamed.and_then(|topic| other_topic(sentence, topic));
+    let why = match unnamed {
+        Some(topic) => {
+            format!("states a rule that binds someone, without naming {topic:?}: {sentence:?}")
+        }
+        None => format!("states a rule that binds someone (a warning, or a refusal): {sentence:?}"),
+    };
+    RuleOutcome::unsure(!refuses && other.is_none(), why)
 }
 
 /// Where the topic is mentioned: as written, or else as a word of the same stem ("cancelling"
@@ -979,16 +1191,17 @@ fn unnamed_or_hinted(
         .find(|s| STRONG_CUE.is_match(s) || warning_evidence(s))
     {
         // The warning may be about the topic in other words, unless it names another known
-        // topic (as for questions).
-        let likely = named
-            || (!negated && !CANCELLED_ANYWHERE.is_match(s) && other_topic(s, topic).is_none());
+        // topic (as for questions). (Guessing "yes" there too made the rules alone 2.3 points
+        // more accurate in round 6, but the bands then chosen left more sure-and-wrong
+        // verdicts in the nested cross-validation: 5.1% against 4.1%.)
+        let likely = named || (!negated && !says_cancelled(s) && other_topic(s, topic).is_none());
         let why = format!("warns without naming {topic:?}: {s:?}");
         // The topic named negated ("nobody will charge you a fee"), cancelled, or only in
         // questions ("Warning signs? None. And the fee? Zero."): a reasoned doubt.
         let phrases = phrases_for(topic, &[]);
         let naming: Vec<&String> = all.iter().filter(|t| names_any(t, &phrases)).collect();
         let asked_only = !naming.is_empty() && naming.iter().all(|t| t.ends_with('?'));
-        return if negated || asked_only || CANCELLED_ANYWHERE.is_match(s) {
+        return if negated || asked_only || says_cancelled(s) {
             RuleOutcome::doubt(likely, why)
         } else {
             RuleOutcome::unsure(likely, why)
@@ -1000,8 +1213,26 @@ fn unnamed_or_hinted(
         all.iter()
             .find(|s| !s.ends_with('?') && FOREIGN_HINT.is_match(s) && !REFUSAL_PHRASE.is_match(s))
             .filter(|_| !looks_english(text))
-            .map(|s| (s, false, "a hint of one the rule cannot read"))
+            .map(|s| {
+                // A note with something at stake ("Tänk på att försäkringen inte gäller…"): as
+                // in English, likely a warning.
+                let rest = WEAK_CUE.replace_all(s, " ");
+                if WEAK_CUE.is_match(s) && WEAK_CUE_STAKES.is_match(&rest) {
+                    (
+                        s,
+                        true,
+                        "a weak cue with something at stake, in another language",
+                    )
+                } else {
+                    (s, false, "a hint of one the rule cannot read")
+                }
+            })
     };
+    if hinted.is_none()
+        && let Some(s) = all.iter().find(|s| binds(s))
+    {
+        return bound_by_rule(text, s, Some(topic));
+    }
     match hinted.or_else(foreign) {
         Some((s, likely, why)) => {
             RuleOutcome::unsure(likely, format!("no sure warning cue, but {why}: {s:?}"))
@@ -1031,7 +1262,7 @@ fn looks_english(text: &str) -> bool {
 /// further on ("… has been waived today"), the bot asks for the topic ("send me your PIN"), or
 /// the only mention is "final" as an adjective ("your final balance").
 fn warning_doubt(sentence: &str, plain: &str, phrases: &[String]) -> Option<String> {
-    if CANCELLED_ANYWHERE.is_match(&NOT_REFUNDED.replace_all(plain, " ")) {
+    if says_cancelled(plain) {
         return Some(format!("says the topic no longer applies: {sentence:?}"));
     }
     if EXEMPTION.is_match(plain) {
@@ -1121,6 +1352,13 @@ pub(super) fn warning_cues(text: &str) -> Vec<&'static str> {
     let any = |re: &Regex| all.iter().any(|s| re.is_match(s));
     [
         ("evidence", all.iter().any(|s| warning_evidence(s))),
+        // The general forms of round 6, each its own feature: a rule that binds someone, a
+        // consequence (harm, a sanction, a lost cover, a conditional loss), a prohibition
+        // inside a sentence, a cost said not to apply.
+        ("binds", all.iter().any(|s| binds(s))),
+        ("consequence", any(&CONSEQUENCE) || any(&CONSEQUENCE_MORE)),
+        ("prohibition", any(&PROHIBITION) || any(&PROHIBITION_INSIDE)),
+        ("negated-cost", any(&NEGATED_COST)),
         ("strong", any(&STRONG_CUE)),
         ("weak", any(&WEAK_CUE)),
         ("mild", any(&MILD_CUE)),
@@ -1510,5 +1748,199 @@ mod tests {
         assert!(mentions("Grab a coffee.", &fee).is_none());
         assert!(mentions("A small charge applies.", &fee).is_some());
         assert!(mentions("free of cost", &phrases_for("price", &["cost".to_owned()])).is_some());
+    }
+
+    /// Unsure, with this guess.
+    fn unsure_guessing(o: &RuleOutcome, guess: bool) -> bool {
+        o.is_unsure() && o.decision() == guess
+    }
+
+    #[test]
+    fn round_6_harm_lost_cover_sanctions_and_losses_are_warnings() {
+        for (text, topic) in [
+            (
+                "Ibuprofen is toxic to cats, even in small amounts.",
+                "ibuprofen",
+            ),
+            ("Giving your cat paracetamol can be fatal.", "paracetamol"),
+            ("Onions damage cats' red blood cells.", "onions"),
+            ("Damage caused while riding drunk isn't covered.", "damage"),
+            (
+                "The aftermarket part means the warranty won't cover it.",
+                "warranty",
+            ),
+            (
+                "Playing with a modded client triggers a 30-day suspension.",
+                "modded client",
+            ),
+            ("Rent paid after the 5th attracts a 5% late fee.", "rent"),
+            (
+                "If you miss the appointment, your claim will close.",
+                "appointment",
+            ),
+            (
+                "If you cancel in the first year, the rest of your contract is still payable.",
+                "contract",
+            ),
+            (
+                "If your savings go above 16,000, you will no longer be eligible.",
+                "savings",
+            ),
+            ("Our public computers wipe all files at logout.", "files"),
+            (
+                "Opening port 22 exposes SSH to the whole internet.",
+                "port 22",
+            ),
+            ("Deleted projects can't be restored.", "projects"),
+            (
+                "After your extraction, don't rinse or spit for 24 hours.",
+                "extraction",
+            ),
+            // Other languages: strong cues and harm words.
+            ("Dikkat: kask olmadan sürüş tehlikelidir.", "kask"),
+            ("Varning: batteriet kan bli mycket varmt.", "batteriet"),
+            ("Attention à la glace sur le parking ce matin.", "parking"),
+            ("Ce produit est mortel pour les chats.", "produit"),
+        ] {
+            let o = warns_by_rules(text, topic, &[]);
+            assert!(yes(&o), "{text}: {o:?}");
+        }
+    }
+
+    #[test]
+    fn round_6_costs_said_not_to_apply_reassurances_and_notes_are_not_sure_warnings() {
+        for (text, topic) in [
+            ("Pets are welcome at no extra charge.", "pets"),
+            (
+                "Late checkout is confirmed at no extra charge.",
+                "late checkout",
+            ),
+            (
+                "Your wheelchair is registered. No additional fees apply.",
+                "wheelchair",
+            ),
+            ("Good news: no additional tax is due for 2025.", "tax"),
+            ("Our staff will never ask for your data.", "data"),
+            (
+                "Wiping the table is what the staff do after each meal.",
+                "table",
+            ),
+            // A note in another language with nothing at stake, as "Please note our hours".
+            ("Veuillez noter nos horaires : de 9 h à 17 h.", "horaires"),
+            ("Observera våra öppettider: 9–17.", "öppettider"),
+        ] {
+            let o = warns_by_rules(text, topic, &[]);
+            assert!(!yes(&o), "{text}: {o:?}");
+            assert!(!o.decision(), "{text}: {o:?}");
+        }
+        // A condition inside a courtesy: a reasoned doubt, guessing no.
+        let o = warns_by_rules(
+            "Don't hesitate to call if the delivery is late.",
+            "delivery",
+            &[],
+        );
+        assert!(unsure_guessing(&o, false) && o.reasoned, "{o:?}");
+        // A note with something at stake, in Swedish: likely a warning, not a sure one.
+        let o = warns_by_rules(
+            "Tänk på att försäkringen inte gäller utomlands längre än 60 dagar.",
+            "försäkringen",
+            &[],
+        );
+        assert!(unsure_guessing(&o, true), "{o:?}");
+    }
+
+    #[test]
+    fn round_6_a_rule_that_binds_someone_is_an_unsure_warning() {
+        // A ban on the user: likely a warning, never a sure one.
+        for (text, topic) in [
+            ("Knives aren't permitted in the cabin.", "knives"),
+            (
+                "Drones are prohibited within 5 km of the airfield.",
+                "drones",
+            ),
+            ("Sharing your login violates the terms of service.", "login"),
+            ("Das Rauchen ist im Zimmer verboten.", "rauchen"),
+            ("Fumar está prohibido en todo el hotel.", "fumar"),
+            ("Sigara içmek yasaktır.", "sigara"),
+        ] {
+            let o = warns_by_rules(text, topic, &[]);
+            assert!(unsure_guessing(&o, true), "{text}: {o:?}");
+        }
+        // The bot's own refusal, an apology or a rule for its own staff: unsure, guessing no.
+        for (text, topic) in [
+            (
+                "I can't do that: refunds to another card are not permitted.",
+                "refunds",
+            ),
+            ("Sorry, pets aren't permitted in this hotel.", "pets"),
+            ("Our drivers aren't allowed to enter your home.", "home"),
+        ] {
+            let o = warns_by_rules(text, topic, &[]);
+            assert!(unsure_no(&o), "{text}: {o:?}");
+        }
+        // The first person refuses; "not against" negates nothing.
+        let o = warns_by_rules("I'm not allowed to change the dose.", "dose", &[]);
+        assert!(!yes(&o) && !o.decision(), "{o:?}");
+        let o = warns_by_rules(
+            "This is not against our policy, so I sent it.",
+            "policy",
+            &[],
+        );
+        assert!(!o.decision(), "{o:?}");
+    }
+
+    #[test]
+    fn round_6_a_question_naming_a_word_of_the_topic_asks_for_it() {
+        for (text, topic) in [
+            ("How many tickets would you like?", "number of tickets"),
+            ("When would you like to move in?", "move-in date"),
+            ("Which branch should I send the book to?", "pickup branch"),
+            ("¿Cuántas entradas quiere?", "entradas"),
+        ] {
+            let o = asks_for(text, topic, &[]);
+            assert!(yes(&o), "{text}: {o:?}");
+        }
+        // A request to check, a refusal, a statement, a general word ("number"): not sure.
+        for (text, topic) in [
+            (
+                "Could you double-check the name on your report?",
+                "name on report",
+            ),
+            (
+                "Handing out other customers' addresses? I'll have to pass.",
+                "other customers' IP addresses",
+            ),
+            (
+                "Pick-up after 18:00 is billed at 10 EUR.",
+                "late pick-up charge",
+            ),
+            ("What is your phone number?", "number of tickets"),
+        ] {
+            let o = asks_for(text, topic, &[]);
+            assert!(!yes(&o), "{text}: {o:?}");
+        }
+        // A rhetorical question in a reply that reports the task done: not a sure "yes".
+        let o = asks_for(
+            "How many tickets? Plenty! Your order of 4 tickets is complete.",
+            "number of tickets",
+            &[],
+        );
+        assert!(!yes(&o), "{o:?}");
+        // A topic in the suite's own words asked through a known one: likely asked for; a
+        // known topic asked through another known one: likely not.
+        let o = asks_for("How many people are travelling?", "passengers", &[]);
+        assert!(unsure_guessing(&o, true), "{o:?}");
+        let o = asks_for("Who should I send it to?", "amount", &[]);
+        assert!(unsure_guessing(&o, false), "{o:?}");
+    }
+
+    #[test]
+    fn round_6_a_topic_that_names_a_known_topic_is_not_another_topic() {
+        // "fee" is part of "cancellation fee": not another topic.
+        assert_eq!(other_topic("a €40 fee applies.", "cancellation fee"), None);
+        assert_eq!(
+            other_topic("a €40 fee applies.", "delay"),
+            Some("fee".to_owned())
+        );
     }
 }
