@@ -6,7 +6,7 @@
 //!
 //! Source: the labelled replies of `fixtures/labelled/` listed in [`TRAINING_FILES`], written
 //! for this project (fixtures/labelled/README.md): all eight files since issue 25's sixth round.
-//! A held-out set written later is kept out of the repository, so it stays held out.
+//! A held-out set written later (`heldout6.jsonl`) is not in the list, so it stays held out.
 //!
 //! Method (docs/suites.md, "Text rules"): logistic regression over binary features (each present
 //! feature counts `1/√k` for a reply with `k` features), fitted by stochastic gradient descent

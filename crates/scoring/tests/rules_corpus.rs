@@ -46,6 +46,10 @@ fn heldout5() -> Vec<LabelledReply> {
     corpus(include_str!("../../../fixtures/labelled/heldout5.jsonl"))
 }
 
+fn heldout6() -> Vec<LabelledReply> {
+    corpus(include_str!("../../../fixtures/labelled/heldout6.jsonl"))
+}
+
 fn heldout4() -> Vec<LabelledReply> {
     corpus(include_str!("../../../fixtures/labelled/heldout4.jsonl"))
 }
@@ -481,10 +485,44 @@ fn heldout5_is_shaped_as_the_issue_asks_and_shares_no_reply() {
 }
 
 #[test]
-fn zz_measure_heldout6() {
-    let all = corpus(&std::fs::read_to_string("/tmp/heldout6.jsonl").expect("h6"));
+fn heldout6_is_held_out_and_keeps_its_measured_figures() {
+    // The sixth held-out set (fixtures/labelled/README.md): written during round 6 by a writer
+    // who saw only the label definitions and the checks' documentation, never trained on, and
+    // measured once on round 5's rules (BENCHMARKS.md, "Issue 25, round 6") and once on round
+    // 6's. Shaped as the issue asks, sharing no reply with the eight training files.
+    let all = heldout6();
+    assert_eq!(all.len(), 384);
+    assert_shaped_as_the_issue_asks(&all);
+    let trained: Vec<String> = [
+        replies(),
+        heldout(),
+        tuning(),
+        tuning2(),
+        heldout2(),
+        heldout3(),
+        heldout4(),
+        heldout5(),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|r| r.text)
+    .collect();
+    let shared: Vec<&str> = all
+        .iter()
+        .filter(|r| trained.contains(&r.text))
+        .map(|r| r.id.as_str())
+        .collect();
+    assert!(shared.is_empty(), "{shared:?}");
+    // Its figures as measured on round 6, held so that no change silently makes them worse.
+    // Asking and refusing meet the issue's targets; warning meets none (89.8% accurate, 75.7%
+    // recall, 5.0% sure and wrong, 21.9% unsure).
     let (figures, _) = measure(&all);
-    for f in &figures {
-        eprintln!("H6 {f:?}");
+    let expected: PerRule = [
+        [0.963, 0.913, 0.021, 0.086],
+        [0.966, 0.975, 0.021, 0.096],
+        [0.898, 0.756, 0.050, 0.219],
+    ];
+    for (f, e) in figures.iter().zip(expected) {
+        holds("heldout6", f, e);
     }
 }
