@@ -14,11 +14,13 @@ pub const CSS: &str = include_str!("../templates/viewer.css");
 /// The live-update script (polls the record count and reloads when it changes).
 pub const JS: &str = include_str!("../templates/viewer.js");
 
-const TEMPLATES: [(&str, &str); 8] = [
+const TEMPLATES: [(&str, &str); 10] = [
     ("base.html", include_str!("../templates/base.html")),
     ("index.html", include_str!("../templates/index.html")),
     ("run.html", include_str!("../templates/run.html")),
     ("records.html", include_str!("../templates/records.html")),
+    ("counts.html", include_str!("../templates/counts.html")),
+    ("row.html", include_str!("../templates/row.html")),
     ("record.html", include_str!("../templates/record.html")),
     ("suite.html", include_str!("../templates/suite.html")),
     ("scenario.html", include_str!("../templates/scenario.html")),

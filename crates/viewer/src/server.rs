@@ -633,6 +633,13 @@ async fn records(
     let live = pairs.iter().any(|(k, v)| k == "live" && v == "1");
     let pairs: Vec<(String, String)> = pairs.into_iter().filter(|(k, _)| k != "live").collect();
     let query = RecordQuery::parse(&pairs);
+    let searching = !query.text.is_empty()
+        && query.sort == crate::query::Sort::File
+        && query.status != crate::query::Status::Failed;
+    if searching && file_size(&s.path) >= INDEX_MIN_BYTES {
+        let s = s.clone();
+        return stream_search(state, i, s, query, live).await;
+    }
     let (q, st, src) = (query.clone(), state.clone(), s.clone());
     let table = match blocking(&state, move || records_page(&st, i, &src, q)).await {
         Some(Ok(t)) => t,
@@ -657,6 +664,116 @@ async fn records(
             this => query.to_query_string(table.page),
         },
     ))
+}
+
+/// A text search of a large run, sent as it is read: the page down to the table's first row at
+/// once, then each matching row as soon as it is found, then the counts and the pager (the
+/// counts stand below the table on such a page). A reader that goes away stops the reading.
+async fn stream_search(
+    state: AppState,
+    i: usize,
+    s: Source,
+    query: RecordQuery,
+    live: bool,
+) -> Response {
+    let (st, src) = (state.clone(), s.clone());
+    let params = blocking(&state, move || choices(&st, i, &src))
+        .await
+        .unwrap_or_default();
+    let Ok(permit) = state.readers.clone().acquire_owned().await else {
+        return failure("the viewer is stopping");
+    };
+    let (tx, rx) = tokio::sync::mpsc::channel::<String>(64);
+    tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        let columns = columns_of(&state, i, &s);
+        let render = |t: &crate::table::Page| {
+            let links = (
+                (t.page > 1).then(|| query.to_query_string(t.page - 1)),
+                (t.page < t.pages).then(|| query.to_query_string(t.page + 1)),
+            );
+            pages::render(
+                "records.html",
+                context! {
+                    i, name => s.name.clone(), live, q => Serde(&query), t => Serde(t),
+                    params => Serde(&params), prev => links.0, next => links.1,
+                    this => query.to_query_string(t.page), streaming => true,
+                },
+            )
+            .unwrap_or_else(|e| {
+                tracing::error!(error = %e, "viewer page failed");
+                format!("<p>{}</p>", e.template)
+            })
+        };
+        let start = crate::table::Page {
+            judges: columns.clone(),
+            page: query.page,
+            ..crate::table::Page::default()
+        };
+        let head = render(&start);
+        let (head, _) = head.split_once("<!--rows-->").unwrap_or((&head, ""));
+        if tx.blocking_send(head.to_owned()).is_err() {
+            return;
+        }
+        let mut on_row = |row: &crate::table::Row| {
+            let html =
+                pages::render("row.html", context! { i, row => Serde(row) }).unwrap_or_default();
+            tx.blocking_send(html + "\n").is_ok()
+        };
+        let stream = crate::table::Streamed {
+            columns,
+            on_row: &mut on_row,
+        };
+        let end = match crate::table::streamed_page(
+            &s.path,
+            &query,
+            crate::table::Reach::Page,
+            stream,
+        ) {
+            Ok(mut t) => {
+                t.rows.clear();
+                let whole = render(&t);
+                whole
+                    .split_once("<!--rows-->")
+                    .map(|(_, tail)| tail.to_owned())
+                    .unwrap_or_default()
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "a search stopped");
+                format!(
+                    "</tbody></table><p class=\"problem\">Reading the run stopped: {}</p></main></body></html>",
+                    minijinja::HtmlEscape(&e.to_string())
+                )
+            }
+        };
+        let _ = tx.blocking_send(end);
+    });
+    let body = futures::stream::unfold(rx, |mut rx| async move {
+        rx.recv()
+            .await
+            .map(|chunk| (Ok::<_, std::convert::Infallible>(chunk), rx))
+    });
+    (
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        axum::body::Body::from_stream(body),
+    )
+        .into_response()
+}
+
+/// The judge columns of a streamed page: the index's, else those of the run's first record.
+fn columns_of(state: &AppState, i: usize, s: &Source) -> Vec<String> {
+    let mut columns: Vec<String> =
+        match state.indexes.lock().ok().and_then(|ix| ix.get(&i).cloned()) {
+            Some(index) => index.judges().to_vec(),
+            None => read_at(&s.path, 0)
+                .ok()
+                .flatten()
+                .map(|(_, r)| r.scores.keys().map(|j| j.as_str().to_owned()).collect())
+                .unwrap_or_default(),
+        };
+    columns.sort();
+    columns.truncate(16);
+    columns
 }
 
 async fn record(

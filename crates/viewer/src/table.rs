@@ -125,6 +125,39 @@ pub fn page(
     if let Some(index) = index.filter(|_| query.text.is_empty()) {
         return indexed_page(path, query, index);
     }
+    read_page(path, query, reach, None)
+}
+
+/// A page sent while it is read (a text search of a large run): each row is handed to `on_row`
+/// as soon as it is found, with the judge columns given (the page's are not known before the
+/// end). `on_row` answers `false` when nobody listens any more: the reading stops.
+pub struct Streamed<'a> {
+    /// The judge columns of every row.
+    pub columns: Vec<String>,
+    /// Takes each row of the page, in file order.
+    pub on_row: &'a mut dyn FnMut(&Row) -> bool,
+}
+
+/// [`page`] in file order with its rows handed out as they are found (`query` sorted by file).
+///
+/// # Errors
+/// The file cannot be opened or read.
+pub fn streamed_page(
+    path: &Path,
+    query: &RecordQuery,
+    reach: Reach,
+    stream: Streamed<'_>,
+) -> std::io::Result<Page> {
+    read_page(path, query, reach, Some(stream))
+}
+
+/// [`page`] by reading the run, handing rows to `stream` as they are found when there is one.
+fn read_page(
+    path: &Path,
+    query: &RecordQuery,
+    reach: Reach,
+    mut stream: Option<Streamed<'_>>,
+) -> std::io::Result<Page> {
     let first = (query.page - 1).saturating_mul(PAGE_ROWS);
     let mut out = Page {
         page: query.page,
@@ -155,6 +188,12 @@ pub fn page(
         match query.sort {
             Sort::File => {
                 if index as usize >= first && records.len() < PAGE_ROWS {
+                    if let Some(st) = stream.as_mut()
+                        && !(st.on_row)(&row(located.line, located.offset, record, &st.columns))
+                    {
+                        out.partial = true;
+                        break;
+                    }
                     records.push((located.line, located.offset, located.record));
                 } else if reach == Reach::Page && records.len() == PAGE_ROWS {
                     // A match beyond the page: there is a next one, and reading stops.
@@ -183,7 +222,10 @@ pub fn page(
             all_params.iter().map(String::as_str),
         );
     }
-    out.judges = judges.into_iter().collect();
+    out.judges = match stream {
+        Some(st) => st.columns,
+        None => judges.into_iter().collect(),
+    };
     out.rows = records
         .into_iter()
         .map(|(line, offset, r)| row(line, offset, &r, &out.judges))

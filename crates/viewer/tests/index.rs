@@ -506,3 +506,51 @@ async fn a_large_run_that_cannot_be_indexed_promises_no_index() {
     assert!(!page.contains("until its index is ready"), "{page}");
     assert!(!page.contains("from the run's index"));
 }
+
+#[tokio::test]
+async fn a_text_search_of_a_large_run_is_sent_as_it_is_read() {
+    let run_dir = tempfile::tempdir().expect("dir");
+    let cache = tempfile::tempdir().expect("dir");
+    let path = run_dir.path().join("big.jsonl");
+    let pad = 20_000;
+    let n = usize::try_from(viewer::server::INDEX_MIN_BYTES).expect("size") / pad + 50;
+    write_run(&path, n, pad);
+    let base = serve(&path, cache.path()).await;
+    for q in [
+        "q=deadline",
+        "q=the",
+        "q=the&page=3",
+        "q=no-such-word-anywhere",
+    ] {
+        let response = reqwest::get(format!("{base}run/0/records?{q}"))
+            .await
+            .expect("get");
+        // Sent in pieces as rows are found, not as one body of known length.
+        assert!(response.headers().get("content-length").is_none(), "{q}");
+        assert!(response.headers().get("content-security-policy").is_some());
+        let body = response.text().await.expect("body");
+        let expected = page(&path, &query(q), None, Reach::Page).expect("page");
+        let ids: Vec<&str> = body
+            .split("<code>")
+            .skip(1)
+            .filter_map(|c| c.split_once("</code>").map(|(id, _)| id))
+            .collect();
+        let want: Vec<&str> = expected.rows.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, want, "{q}");
+        assert_eq!(want.is_empty(), q.contains("no-such-word"), "{q}");
+        // The counts stand below the table, and say what was read.
+        let table_end = body.find("</table>").expect("table");
+        let counts = body.find(r#"<p id="counts""#).expect("counts");
+        assert!(counts > table_end, "{q}");
+        let said = if expected.partial {
+            format!("At least {} record(s) match", expected.matched)
+        } else {
+            format!(
+                "{} of {} record(s) match",
+                expected.matched, expected.records
+            )
+        };
+        assert!(body.contains(&said), "{q}: {said}");
+        assert!(body.trim_end().ends_with("</html>"), "{q}");
+    }
+}
