@@ -27,20 +27,25 @@ const MAX_NAMES: usize = 255;
 /// Bytes read at each end of a run's version to tell it from another file of the same length.
 const SAMPLE: u64 = 64 * 1024;
 
-/// Which version of a run file an index belongs to: its length and a hash of its first and
-/// last 64 KiB. A file replaced by another of the same length (and even the same modification
-/// time, as `cp -p` or `rsync -t` leave it) is another version; a file that only grew still
-/// begins with the version indexed, whose index then serves its beginning.
+/// Which version of a run file an index belongs to: its length up to its last whole line, a
+/// hash of its first and last 64 KiB, and its modification time. A file replaced by another of
+/// the same length (even with the same time, as `cp -p` or `rsync -t` leave it) differs in its
+/// ends; one edited in place in the middle differs in its time. A file that only grew still
+/// begins with the version indexed (same length, ends), whose index then serves its beginning.
+/// A last line without its newline (being written) is not part of a version.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct IndexKey {
     /// The run, canonical.
     pub path: PathBuf,
-    /// The version's length.
+    /// The version's length: up to and with its last newline.
     pub len: u64,
     /// FNV-1a of its first 64 KiB.
     pub head: u64,
     /// FNV-1a of its last 64 KiB (before `len`).
     pub tail: u64,
+    /// The file's modification time (seconds and nanoseconds since 1970), when the key was
+    /// taken of the file as it is (`None` for a key of its beginning).
+    pub modified: Option<(u64, u32)>,
 }
 
 impl IndexKey {
@@ -49,8 +54,18 @@ impl IndexKey {
     /// # Errors
     /// The file cannot be read.
     pub fn of(path: &Path) -> std::io::Result<Self> {
-        let len = std::fs::metadata(path)?.len();
-        Self::at(path, len)
+        let meta = std::fs::metadata(path)?;
+        let mut file = std::fs::File::open(path)?;
+        let whole = line_start_before(&mut file, meta.len())?;
+        let modified = meta
+            .modified()
+            .ok()
+            .and_then(|m| m.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| (d.as_secs(), d.subsec_nanos()));
+        Ok(Self {
+            modified,
+            ..Self::at(path, whole)?
+        })
     }
 
     /// The key of the first `len` bytes of `path` as they are now.
@@ -74,13 +89,16 @@ impl IndexKey {
             len,
             head,
             tail,
+            modified: None,
         })
     }
 
-    /// Whether the file still begins with this version (it is this version, or grew from it).
+    /// Whether the file still begins with this version (it is this version, or grew from it:
+    /// same bytes at both ends of its length).
     #[must_use]
     pub fn still_begins(&self) -> bool {
-        Self::at(&self.path, self.len).is_ok_and(|now| now == *self)
+        Self::at(&self.path, self.len)
+            .is_ok_and(|now| (now.len, now.head, now.tail) == (self.len, self.head, self.tail))
     }
 
     /// The prefix of every index file of this run (any version): its name and path hash.
@@ -139,6 +157,9 @@ struct Meta {
     /// The last line number of the version indexed (a run's lines after it are numbered on).
     #[serde(default)]
     lines: u64,
+    /// The file's modification time when indexed.
+    #[serde(default)]
+    modified: Option<(u64, u32)>,
     /// FNV-1a of this meta serialized with `meta_hash` 0 (checked when the index is opened: a
     /// changed dictionary would give wrong answers with whole counts).
     #[serde(default)]
@@ -165,8 +186,32 @@ impl Meta {
             len: self.len,
             head: self.head,
             tail: self.tail,
+            modified: self.modified,
         }
     }
+}
+
+/// The start of the line that holds byte `pos - 1` of `file` (`pos` itself when that byte
+/// ends a line, 0 when no newline comes before `pos`): where a version that ended inside a line
+/// (being written then) ends, and where reading on from it starts.
+///
+/// # Errors
+/// The file cannot be read.
+pub fn line_start_before(file: &mut std::fs::File, pos: u64) -> std::io::Result<u64> {
+    const CHUNK: u64 = 64 * 1024;
+    let mut end = pos;
+    let mut buf = vec![0u8; 64 * 1024];
+    while end > 0 {
+        let from = end.saturating_sub(CHUNK);
+        let n = usize::try_from(end - from).unwrap_or(0);
+        file.seek(SeekFrom::Start(from))?;
+        file.read_exact(&mut buf[..n])?;
+        if let Some(at) = buf[..n].iter().rposition(|&b| b == b'\n') {
+            return Ok(from + at as u64 + 1);
+        }
+        end = from;
+    }
+    Ok(0)
 }
 
 /// FNV-1a, 64 bits: the entries file's checksum (damage, not tampering).
@@ -500,6 +545,7 @@ impl IndexBuilder {
     /// The directory or the temporary file cannot be created.
     pub fn new(dir: &Path, key: IndexKey) -> std::io::Result<Self> {
         std::fs::create_dir_all(dir)?;
+        remove_orphans(dir, &key.run_prefix());
         let tmp = dir.join(format!("{}.{}.tmp", key.stem(), std::process::id()));
         let out = Summing {
             inner: BufWriter::new(std::fs::File::create(&tmp)?),
@@ -575,6 +621,7 @@ impl IndexBuilder {
         meta.len = self.key.len;
         meta.head = self.key.head;
         meta.tail = self.key.tail;
+        meta.modified = self.key.modified;
         meta.meta_hash = meta.hash();
         drop(out);
         let stem = self.key.stem();
@@ -591,6 +638,35 @@ impl IndexBuilder {
         Index::remove_stale(&self.dir, &self.key);
         tracing::info!(path = %self.key.path.display(), records = meta.records, "run indexed");
         Ok(Some(Index { entries, meta }))
+    }
+}
+
+/// Removes the run's temporary index files (`STEM.PID.tmp`, `STEM.PID.json.tmp`) whose writer
+/// is gone (a viewer stopped while indexing; no process `PID` is running): a viewer beside it
+/// that is still writing keeps its own.
+fn remove_orphans(dir: &Path, prefix: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Some(rest) = name.strip_prefix(prefix) else {
+            continue;
+        };
+        let Some(rest) = rest.strip_suffix(".tmp") else {
+            continue;
+        };
+        let rest = rest.strip_suffix(".json").unwrap_or(rest);
+        let Some(pid) = rest.rsplit('.').next().and_then(|p| p.parse::<u32>().ok()) else {
+            continue;
+        };
+        let alive =
+            Path::new(&format!("/proc/{pid}")).exists() || !Path::new("/proc/self").exists();
+        if !alive {
+            tracing::info!(file = %e.path().display(), "removed a partial index left by a stopped viewer");
+            let _ = std::fs::remove_file(e.path());
+        }
     }
 }
 

@@ -80,6 +80,12 @@ impl OverviewBuilder {
         self.figures.add(record);
     }
 
+    /// Notes that the run's last line is still being written (it has no newline yet): left
+    /// out, and said so.
+    pub const fn last_line_pending(&mut self) {
+        self.skipped.pending = true;
+    }
+
     /// Counts a line that is not a record (`Torn`: the last one, still being written). An
     /// I/O error is returned, for the reader to stop.
     ///

@@ -474,6 +474,10 @@ fn scan(state: &AppState, i: usize, path: &Path, name: &str, key: &IndexKey, pro
         _ => None,
     };
     let mut overview = OverviewBuilder::new(path);
+    // A last line without its newline is no part of the version read (`IndexKey`).
+    if std::fs::metadata(path).is_ok_and(|m| m.len() > key.len) && key.len == file_end(path) {
+        overview.last_line_pending();
+    }
     let read = (|| -> std::io::Result<()> {
         for item in runlog::record::RecordReader::<_, runlog::record::ScenarioRecord>::open(path)? {
             match item {
@@ -930,6 +934,16 @@ async fn stamp(State(state): State<AppState>, UrlPath(i): UrlPath<String>) -> Re
     };
     let size = file_size(&s.path);
     ([(header::CONTENT_TYPE, "text/plain")], size.to_string()).into_response()
+}
+
+/// Where the whole lines of `path` end now (its length without a last line being written).
+fn file_end(path: &Path) -> u64 {
+    std::fs::File::open(path)
+        .and_then(|mut f| {
+            let len = f.metadata()?.len();
+            crate::index::line_start_before(&mut f, len)
+        })
+        .unwrap_or(0)
 }
 
 fn file_size(path: &Path) -> u64 {

@@ -5,7 +5,7 @@
 //! same way, keeping one small entry per failure.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{Read, Seek};
+use std::io::Seek;
 use std::path::Path;
 
 use runlog::record::{FailureRecord, RecordId, RecordReader, ScenarioRecord, errors_path};
@@ -283,7 +283,7 @@ fn indexed_page(path: &Path, query: &RecordQuery, index: &Index) -> std::io::Res
     let (mut tail_judges, mut tail_params) = (BTreeSet::new(), BTreeSet::new());
     let covered = index.key(path).len;
     let mut file = std::fs::File::open(path)?;
-    let start = line_start_before(&mut file, covered)?;
+    let start = crate::index::line_start_before(&mut file, covered)?;
     file.seek(std::io::SeekFrom::Start(start))?;
     let lines = usize::try_from(index.lines()).unwrap_or(usize::MAX);
     for item in RecordReader::<_, ScenarioRecord>::new(std::io::BufReader::new(file)) {
@@ -370,26 +370,6 @@ fn names(r: &ScenarioRecord, judges: &mut BTreeSet<String>, params: &mut BTreeSe
             params.insert(name.to_owned());
         }
     }
-}
-
-/// The start of the line that holds byte `pos - 1` of `file` (`pos` itself when that byte
-/// ends a line): where a version that ended inside a line (being written then) must be read
-/// on from.
-fn line_start_before(file: &mut std::fs::File, pos: u64) -> std::io::Result<u64> {
-    const CHUNK: u64 = 64 * 1024;
-    let mut end = pos;
-    let mut buf = vec![0u8; 64 * 1024];
-    while end > 0 {
-        let from = end.saturating_sub(CHUNK);
-        let n = usize::try_from(end - from).unwrap_or(0);
-        file.seek(std::io::SeekFrom::Start(from))?;
-        file.read_exact(&mut buf[..n])?;
-        if let Some(at) = buf[..n].iter().rposition(|&b| b == b'\n') {
-            return Ok(from + at as u64 + 1);
-        }
-        end = from;
-    }
-    Ok(0)
 }
 
 fn pages(matched: u64) -> usize {

@@ -554,3 +554,112 @@ async fn a_text_search_of_a_large_run_is_sent_as_it_is_read() {
         assert!(body.trim_end().ends_with("</html>"), "{q}");
     }
 }
+
+#[test]
+fn an_edit_in_place_of_the_same_length_is_another_version() {
+    // The second review: an edit outside the hashed ends kept the old index for good.
+    let run_dir = tempfile::tempdir().expect("dir");
+    let cache = tempfile::tempdir().expect("dir");
+    let path = run_dir.path().join("run.jsonl");
+    write_run(&path, 300, 400);
+    let key = IndexKey::of(&path).expect("key");
+    Index::build(cache.path(), &key)
+        .expect("build")
+        .expect("indexable");
+    assert!(Index::find(cache.path(), &key).is_some());
+    let text = std::fs::read_to_string(&path).expect("read");
+    let middle = text.len() / 2;
+    let at = middle
+        + text[middle..]
+            .find("\"health\"")
+            .expect("a topic in the middle");
+    let edited = format!("{}\"sports\"{}", &text[..at], &text[at + 8..]);
+    assert_eq!(edited.len(), text.len());
+    std::fs::write(&path, edited).expect("write");
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .expect("open")
+        .set_modified(later)
+        .expect("mtime");
+    let now = IndexKey::of(&path).expect("key");
+    assert_eq!((now.len, now.head, now.tail), (key.len, key.head, key.tail));
+    assert!(Index::find(cache.path(), &now).is_none());
+}
+
+#[test]
+fn a_partial_index_left_by_a_stopped_viewer_is_removed() {
+    let run_dir = tempfile::tempdir().expect("dir");
+    let cache = tempfile::tempdir().expect("dir");
+    let path = run_dir.path().join("run.jsonl");
+    write_run(&path, 20, 0);
+    let key = IndexKey::of(&path).expect("key");
+    Index::build(cache.path(), &key)
+        .expect("build")
+        .expect("indexable");
+    let idx = std::fs::read_dir(cache.path())
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name().into_string().expect("utf-8"))
+        .find(|n| n.ends_with(".idx"))
+        .expect("an index");
+    let prefix = &idx[..idx.len() - ".idx".len() - 16];
+    // No process has this number (Linux's largest is 4194304).
+    let orphan = cache
+        .path()
+        .join(format!("{prefix}0123456789abcdef.4999999.tmp"));
+    let mine = cache.path().join(format!(
+        "{prefix}0123456789abcdef.{}.tmp",
+        std::process::id()
+    ));
+    std::fs::write(&orphan, "partial").expect("write");
+    std::fs::write(&mine, "being written").expect("write");
+    Index::build(cache.path(), &key)
+        .expect("build")
+        .expect("indexable");
+    assert!(
+        !orphan.exists(),
+        "the stopped viewer's partial index is removed"
+    );
+    assert!(mine.exists(), "a running writer's file is kept");
+}
+
+#[tokio::test]
+async fn a_last_record_without_its_newline_is_counted_once() {
+    // The second review: the last record of a large run, its newline not yet written, was
+    // in the index and read again after it.
+    let run_dir = tempfile::tempdir().expect("dir");
+    let cache = tempfile::tempdir().expect("dir");
+    let path = run_dir.path().join("big.jsonl");
+    let pad = 20_000;
+    let n = usize::try_from(viewer::server::INDEX_MIN_BYTES).expect("size") / pad + 50;
+    write_run(&path, n, pad);
+    let whole = std::fs::read_to_string(&path).expect("read");
+    std::fs::write(&path, whole.trim_end_matches('\n')).expect("write");
+    let base = serve(&path, cache.path()).await;
+    let url = format!("{base}run/0/records?sort=newest");
+    let page = until(&url, "from the run's index").await;
+    assert!(
+        page.contains(&format!("{n} of {n} record(s) match")),
+        "{page}"
+    );
+    let ids: Vec<&str> = page
+        .split("<code>")
+        .skip(1)
+        .filter_map(|c| c.split_once("</code>").map(|(id, _)| id))
+        .collect();
+    let unique: std::collections::BTreeSet<&&str> = ids.iter().collect();
+    assert_eq!(unique.len(), ids.len(), "a record shown twice: {ids:?}");
+    assert_eq!(ids[0], format!("s{:05}", n - 1));
+    // The newline comes: still once, and on its own line number.
+    std::fs::write(&path, &whole).expect("write");
+    let page = text(&url).await;
+    assert!(
+        page.contains(&format!("{n} of {n} record(s) match")),
+        "{page}"
+    );
+    assert!(
+        page.contains(&format!(">{}</td><td><a", n + 1)),
+        "the last record's line"
+    );
+}
