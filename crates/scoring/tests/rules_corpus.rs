@@ -144,6 +144,16 @@ fn figures_are_consistent() {
 
 /// Issue 25's shape of a held-out set: unique ids, at least 6 domains, at least 10% not in
 /// English, borderline cases labelled.
+/// Fails when a reply of `all` is also in one of `others` (by its text).
+fn assert_shares_no_reply(all: &[LabelledReply], others: &[Vec<LabelledReply>]) {
+    let shared: Vec<&str> = all
+        .iter()
+        .filter(|r| others.iter().flatten().any(|o| o.text == r.text))
+        .map(|r| r.id.as_str())
+        .collect();
+    assert!(shared.is_empty(), "{shared:?}");
+}
+
 fn assert_shaped_as_the_issue_asks(all: &[LabelledReply]) {
     let mut ids: Vec<&str> = all.iter().map(|r| r.id.as_str()).collect();
     ids.sort_unstable();
@@ -307,24 +317,17 @@ fn heldout4_is_a_held_out_set_as_the_issue_asks() {
     assert_shaped_as_the_issue_asks(&all);
     // None of its replies repeats one of the six other files (all seven train the classifiers
     // since round 5).
-    let trained: Vec<String> = [
-        replies(),
-        heldout(),
-        tuning(),
-        tuning2(),
-        heldout2(),
-        heldout3(),
-    ]
-    .into_iter()
-    .flatten()
-    .map(|r| r.text)
-    .collect();
-    let shared: Vec<&str> = all
-        .iter()
-        .filter(|r| trained.contains(&r.text))
-        .map(|r| r.id.as_str())
-        .collect();
-    assert!(shared.is_empty(), "{shared:?}");
+    assert_shares_no_reply(
+        &all,
+        &[
+            replies(),
+            heldout(),
+            tuning(),
+            tuning2(),
+            heldout2(),
+            heldout3(),
+        ],
+    );
 }
 
 /// A rule's training figures, as measured (BENCHMARKS.md, "Issue 25: round 5"): accuracy and
@@ -463,25 +466,18 @@ fn heldout5_is_shaped_as_the_issue_asks_and_shares_no_reply() {
     let all = heldout5();
     assert_eq!(all.len(), 380);
     assert_shaped_as_the_issue_asks(&all);
-    let trained: Vec<String> = [
-        replies(),
-        heldout(),
-        tuning(),
-        tuning2(),
-        heldout2(),
-        heldout3(),
-        heldout4(),
-    ]
-    .into_iter()
-    .flatten()
-    .map(|r| r.text)
-    .collect();
-    let shared: Vec<&str> = all
-        .iter()
-        .filter(|r| trained.contains(&r.text))
-        .map(|r| r.id.as_str())
-        .collect();
-    assert!(shared.is_empty(), "{shared:?}");
+    assert_shares_no_reply(
+        &all,
+        &[
+            replies(),
+            heldout(),
+            tuning(),
+            tuning2(),
+            heldout2(),
+            heldout3(),
+            heldout4(),
+        ],
+    );
 }
 
 #[test]
@@ -493,26 +489,19 @@ fn heldout6_is_held_out_and_keeps_its_measured_figures() {
     let all = heldout6();
     assert_eq!(all.len(), 384);
     assert_shaped_as_the_issue_asks(&all);
-    let trained: Vec<String> = [
-        replies(),
-        heldout(),
-        tuning(),
-        tuning2(),
-        heldout2(),
-        heldout3(),
-        heldout4(),
-        heldout5(),
-    ]
-    .into_iter()
-    .flatten()
-    .map(|r| r.text)
-    .collect();
-    let shared: Vec<&str> = all
-        .iter()
-        .filter(|r| trained.contains(&r.text))
-        .map(|r| r.id.as_str())
-        .collect();
-    assert!(shared.is_empty(), "{shared:?}");
+    assert_shares_no_reply(
+        &all,
+        &[
+            replies(),
+            heldout(),
+            tuning(),
+            tuning2(),
+            heldout2(),
+            heldout3(),
+            heldout4(),
+            heldout5(),
+        ],
+    );
     // Its figures as measured on round 6, held so that no change silently makes them worse.
     // Asking and refusing meet the issue's targets; warning meets none (89.8% accurate, 75.7%
     // recall, 5.0% sure and wrong, 21.9% unsure).

@@ -13,10 +13,11 @@ use std::hash::{Hash, Hasher};
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use runlog::record::{Located, RecordError, RecordReader, ScenarioRecord, unflatten_key};
+use runlog::record::{Located, RecordReader, ScenarioRecord, unflatten_key};
 use serde::{Deserialize, Serialize};
 
 use crate::query::{RecordQuery, Status, gate_word, measurement_word};
+use crate::record::Line;
 
 /// More distinct values than this in one parameter, or more judges or parameters than
 /// [`MAX_NAMES`], and the run is not indexed (its filters stream the file, as without one).
@@ -406,14 +407,13 @@ impl Index {
     pub fn build(dir: &Path, key: &IndexKey) -> std::io::Result<Option<Self>> {
         let mut builder = IndexBuilder::new(dir, key.clone())?;
         for item in RecordReader::<_, ScenarioRecord>::open(&key.path)? {
-            match item {
+            match crate::record::line(item)? {
                 // The file may have grown since its key was read: index only that version.
-                Ok(located) if located.offset >= key.len => break,
-                Ok(located) => builder.add(&located)?,
-                Err(RecordError::Io { source, .. }) => return Err(source),
+                Line::Record(located) if located.offset >= key.len => break,
+                Line::Record(located) => builder.add(&located)?,
                 // A last line still being written: not a record yet, and not unreadable.
-                Err(RecordError::Torn { .. }) => {}
-                Err(e) => builder.unreadable(e.line()),
+                Line::Pending => {}
+                Line::Unreadable(e) => builder.unreadable(e.line()),
             }
         }
         builder.finish()

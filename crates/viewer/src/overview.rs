@@ -11,6 +11,8 @@ use reports::pipeline::{Collected, PipelineReport};
 use runlog::record::{RecordError, RecordReader, ScenarioRecord, errors_path};
 use serde::Serialize;
 
+use crate::record::{Line, line};
+
 /// A run's overview and what reading it skipped.
 #[derive(Debug, Clone, Serialize)]
 pub struct Overview {
@@ -86,13 +88,9 @@ impl OverviewBuilder {
         self.skipped.pending = true;
     }
 
-    /// Counts a line that is not a record (`Torn`: the last one, still being written). An
-    /// I/O error is returned, for the reader to stop.
-    ///
-    /// # Errors
-    /// `error` is an I/O error.
-    pub fn skip(&mut self, error: RecordError) -> std::io::Result<()> {
-        self.skipped.take::<()>(Err(error)).map(|_| ())
+    /// Counts a line that is not a record ([`Line::Unreadable`]), `error` saying why.
+    pub fn skip(&mut self, error: &RecordError) {
+        self.skipped.unreadable(error);
     }
 
     /// The overview, named `name`: the figures gathered. The viewer shows no heatmap, so
@@ -126,20 +124,24 @@ struct Skipped {
 impl Skipped {
     /// The record of `item`, or `None` for a line skipped (counted); an I/O error stops.
     fn take<T>(&mut self, item: Result<T, RecordError>) -> std::io::Result<Option<T>> {
-        match item {
-            Ok(located) => Ok(Some(located)),
-            Err(RecordError::Io { source, .. }) => Err(source),
-            Err(RecordError::Torn { .. }) => {
+        Ok(match line(item)? {
+            Line::Record(record) => Some(record),
+            Line::Pending => {
                 self.pending = true;
-                Ok(None)
+                None
             }
-            Err(e) => {
-                self.unreadable += 1;
-                if self.first.is_none() {
-                    self.first = Some(e.to_string());
-                }
-                Ok(None)
+            Line::Unreadable(e) => {
+                self.unreadable(&e);
+                None
             }
+        })
+    }
+
+    /// Counts an unreadable line, keeping the first one's reason.
+    fn unreadable(&mut self, error: &RecordError) {
+        self.unreadable += 1;
+        if self.first.is_none() {
+            self.first = Some(error.to_string());
         }
     }
 }

@@ -38,6 +38,18 @@ pub enum Sort {
 }
 
 impl Sort {
+    /// The key a record at `offset` scoring `score` sorts by (ascending); `None` in file order.
+    #[must_use]
+    pub fn key(self, offset: u64, score: f64) -> Option<f64> {
+        #[allow(clippy::cast_precision_loss)] // an offset as a key: order only
+        match self {
+            Self::File => None,
+            Self::Newest => Some(-(offset as f64)),
+            Self::ScoreUp => Some(score),
+            Self::ScoreDown => Some(-score),
+        }
+    }
+
     /// The query-string word.
     #[must_use]
     pub fn word(self) -> &'static str {

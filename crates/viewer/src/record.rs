@@ -5,10 +5,34 @@
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
-use runlog::record::{RecordReader, ScenarioRecord, unflatten_key};
+use runlog::record::{RecordError, RecordReader, ScenarioRecord, unflatten_key};
 use scoring::Judge;
 use serde::Serialize;
 use serde_json::Value;
+
+/// What one item of a run's reader is to a page or a pass over the run.
+pub enum Line<T> {
+    /// A record.
+    Record(T),
+    /// The last line, still being written (no newline yet, not whole): left out, not counted
+    /// as unreadable.
+    Pending,
+    /// A line that is not a record (invalid, too long): skipped and counted.
+    Unreadable(RecordError),
+}
+
+/// Sorts a reader's item into a [`Line`]; an I/O error stops the reading.
+///
+/// # Errors
+/// The item is an I/O error.
+pub fn line<T>(item: Result<T, RecordError>) -> std::io::Result<Line<T>> {
+    match item {
+        Ok(record) => Ok(Line::Record(record)),
+        Err(RecordError::Io { source, .. }) => Err(source),
+        Err(RecordError::Torn { .. }) => Ok(Line::Pending),
+        Err(e) => Ok(Line::Unreadable(e)),
+    }
+}
 
 /// Reads the record whose line starts at `offset`; `None` when no line starts there (an offset
 /// inside a line, past the end) or the line there is not a record. Returns its line number

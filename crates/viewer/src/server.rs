@@ -23,7 +23,7 @@ use crate::index::{Index, IndexBuilder, IndexKey};
 use crate::overview::{Overview, OverviewBuilder};
 use crate::pages::{self, PageError};
 use crate::query::RecordQuery;
-use crate::record::{RecordView, read_at};
+use crate::record::{Line, RecordView, read_at};
 use crate::source::{Source, SourceKind, Sources};
 
 /// The Content-Security-Policy of every response: the viewer's own stylesheet and script
@@ -480,10 +480,10 @@ fn scan(state: &AppState, i: usize, path: &Path, name: &str, key: &IndexKey, pro
     }
     let read = (|| -> std::io::Result<()> {
         for item in runlog::record::RecordReader::<_, runlog::record::ScenarioRecord>::open(path)? {
-            match item {
+            match crate::record::line(item)? {
                 // The file grew since the pass began: this version ends here.
-                Ok(located) if located.offset >= key.len => break,
-                Ok(located) => {
+                Line::Record(located) if located.offset >= key.len => break,
+                Line::Record(located) => {
                     progress.read.store(located.offset, Ordering::Relaxed);
                     if let Some(b) = builder.as_mut()
                         && let Err(e) = b.add(&located)
@@ -493,16 +493,12 @@ fn scan(state: &AppState, i: usize, path: &Path, name: &str, key: &IndexKey, pro
                     }
                     overview.add(&located.record);
                 }
-                Err(e) => {
-                    let unreadable = !matches!(
-                        e,
-                        runlog::record::RecordError::Torn { .. }
-                            | runlog::record::RecordError::Io { .. }
-                    );
-                    if unreadable && let Some(b) = builder.as_mut() {
+                Line::Pending => overview.last_line_pending(),
+                Line::Unreadable(e) => {
+                    if let Some(b) = builder.as_mut() {
                         b.unreadable(e.line());
                     }
-                    overview.skip(e)?;
+                    overview.skip(&e);
                 }
             }
         }
@@ -656,18 +652,48 @@ async fn records(
     let params = blocking(&state, move || choices(&st, i, &src))
         .await
         .unwrap_or_default();
+    page(records_html(
+        &RecordsPage {
+            i,
+            name: &s.name,
+            live,
+            query: &query,
+            params: &params,
+        },
+        &table,
+        false,
+    ))
+}
+
+/// What a records page shows besides its table.
+struct RecordsPage<'a> {
+    i: usize,
+    name: &'a str,
+    live: bool,
+    query: &'a RecordQuery,
+    /// The filter form's choices ([`choices`]).
+    params: &'a serde_json::Value,
+}
+
+/// The records page of `t`; `streaming`: the counts below the table, and a `<!--rows-->` mark
+/// after the rows for [`stream_search`] to cut the page at.
+fn records_html(
+    p: &RecordsPage<'_>,
+    t: &crate::table::Page,
+    streaming: bool,
+) -> Result<String, PageError> {
     let links = (
-        (table.page > 1).then(|| query.to_query_string(table.page - 1)),
-        (table.page < table.pages).then(|| query.to_query_string(table.page + 1)),
+        (t.page > 1).then(|| p.query.to_query_string(t.page - 1)),
+        (t.page < t.pages).then(|| p.query.to_query_string(t.page + 1)),
     );
-    page(pages::render(
+    pages::render(
         "records.html",
         context! {
-            i, name => s.name.clone(), live, q => Serde(&query), t => Serde(&table),
-            params => Serde(&params), prev => links.0, next => links.1,
-            this => query.to_query_string(table.page),
+            i => p.i, name => p.name, live => p.live, q => Serde(p.query), t => Serde(t),
+            params => Serde(p.params), prev => links.0, next => links.1,
+            this => p.query.to_query_string(t.page), streaming,
         },
-    ))
+    )
 }
 
 /// A text search of a large run, sent as it is read: the page down to the table's first row at
@@ -691,20 +717,15 @@ async fn stream_search(
     tokio::task::spawn_blocking(move || {
         let _permit = permit;
         let columns = columns_of(&state, i, &s);
+        let shown = RecordsPage {
+            i,
+            name: &s.name,
+            live,
+            query: &query,
+            params: &params,
+        };
         let render = |t: &crate::table::Page| {
-            let links = (
-                (t.page > 1).then(|| query.to_query_string(t.page - 1)),
-                (t.page < t.pages).then(|| query.to_query_string(t.page + 1)),
-            );
-            pages::render(
-                "records.html",
-                context! {
-                    i, name => s.name.clone(), live, q => Serde(&query), t => Serde(t),
-                    params => Serde(&params), prev => links.0, next => links.1,
-                    this => query.to_query_string(t.page), streaming => true,
-                },
-            )
-            .unwrap_or_else(|e| {
+            records_html(&shown, t, true).unwrap_or_else(|e| {
                 tracing::error!(error = %e, "viewer page failed");
                 format!("<p>{}</p>", e.template)
             })

@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use crate::index::Index;
 use crate::query::{RecordQuery, Sort, Status, gate_word, measurement_word};
-use crate::record::read_at;
+use crate::record::{Line, read_at};
 
 /// Rows on a page.
 pub const PAGE_ROWS: usize = 50;
@@ -185,8 +185,9 @@ fn read_page(
         let index = out.matched;
         out.matched += 1;
         out.matched_accepted += u64::from(record.accepted);
-        match query.sort {
-            Sort::File => {
+        match query.sort.key(located.offset, record.score) {
+            Some(key) => keys.push((key, located.offset, located.line)),
+            None => {
                 if index as usize >= first && records.len() < PAGE_ROWS {
                     if let Some(st) = stream.as_mut()
                         && !(st.on_row)(&row(located.line, located.offset, record, &st.columns))
@@ -201,10 +202,6 @@ fn read_page(
                     break;
                 }
             }
-            #[allow(clippy::cast_precision_loss)] // an offset as a key: order only
-            Sort::Newest => keys.push((-(located.offset as f64), located.offset, located.line)),
-            Sort::ScoreUp => keys.push((record.score, located.offset, located.line)),
-            Sort::ScoreDown => keys.push((-record.score, located.offset, located.line)),
         }
     }
     if query.sort != Sort::File {
@@ -265,15 +262,10 @@ fn indexed_page(path: &Path, query: &RecordQuery, index: &Index) -> std::io::Res
         let n = out.matched;
         out.matched += 1;
         out.matched_accepted += u64::from(accepted);
-        #[allow(clippy::cast_precision_loss)] // an offset as a key: order only
-        match query.sort {
-            Sort::File if n as usize >= first && keys.len() < PAGE_ROWS => {
-                keys.push((0.0, offset, line));
-            }
-            Sort::File => {}
-            Sort::Newest => keys.push((-(offset as f64), offset, line)),
-            Sort::ScoreUp => keys.push((score, offset, line)),
-            Sort::ScoreDown => keys.push((-score, offset, line)),
+        match query.sort.key(offset, score) {
+            Some(key) => keys.push((key, offset, line)),
+            None if n as usize >= first && keys.len() < PAGE_ROWS => keys.push((0.0, offset, line)),
+            None => {}
         }
     };
     index.matching(query, |e| {
@@ -339,21 +331,20 @@ impl Page {
         &mut self,
         item: Result<runlog::record::Located<T>, runlog::record::RecordError>,
     ) -> std::io::Result<Option<runlog::record::Located<T>>> {
-        match item {
-            Ok(located) => {
+        Ok(match crate::record::line(item)? {
+            Line::Record(located) => {
                 self.records += 1;
-                Ok(Some(located))
+                Some(located)
             }
-            Err(runlog::record::RecordError::Io { source, .. }) => Err(source),
-            Err(runlog::record::RecordError::Torn { .. }) => {
+            Line::Pending => {
                 self.pending = true;
-                Ok(None)
+                None
             }
-            Err(_) => {
+            Line::Unreadable(_) => {
                 self.unreadable += 1;
-                Ok(None)
+                None
             }
-        }
+        })
     }
 }
 

@@ -5,6 +5,10 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
+
+mod common;
+
+use common::{body, start_with};
 use viewer::index::{Index, IndexKey};
 use viewer::query::RecordQuery;
 use viewer::table::{Page, Reach, page};
@@ -45,6 +49,22 @@ fn write_run(path: &Path, n: usize, pad: usize) {
         }
     }
     std::fs::write(path, text).expect("write");
+}
+
+/// A run just past the size from which the server indexes it (records of 20 KB); its records.
+fn write_large_run(path: &Path) -> usize {
+    let pad = 20_000;
+    let n = usize::try_from(viewer::server::INDEX_MIN_BYTES).expect("size") / pad + 50;
+    write_run(path, n, pad);
+    n
+}
+
+/// The scenario ids of a records page's rows, in order.
+fn row_ids(html: &str) -> Vec<&str> {
+    html.split("<code>")
+        .skip(1)
+        .filter_map(|c| c.split_once("</code>").map(|(id, _)| id))
+        .collect()
 }
 
 fn query(q: &str) -> RecordQuery {
@@ -237,56 +257,21 @@ async fn the_server_reads_a_large_runs_index_once_it_is_built() {
     let cache = tempfile::tempdir().expect("dir");
     let path = run_dir.path().join("big.jsonl");
     // Past the size from which the server indexes a run.
-    let pad = 20_000;
-    let n = usize::try_from(viewer::server::INDEX_MIN_BYTES).expect("size") / pad + 50;
-    write_run(&path, n, pad);
-    let args = viewer::ViewArgs {
-        paths: vec![path.clone()],
-        host: "127.0.0.1".parse().expect("ip"),
-        port: 0,
-        open: false,
-        compare: false,
-        index_dir: Some(cache.path().to_owned()),
-    };
-    let bound = viewer::bind(&args).await.expect("bind");
-    let base = bound.url().to_owned();
+    write_large_run(&path);
+    let base = serve(&path, cache.path()).await;
     let filters = "status=rejected&gate=failed&sort=-score";
     let url = format!("{base}run/0/records?{filters}");
-    tokio::spawn(bound.serve(std::future::pending()));
-    let get = |url: String| async move {
-        reqwest::get(&url)
-            .await
-            .expect("get")
-            .text()
-            .await
-            .expect("body")
-    };
     // The first page starts the background pass: its sort waits for the index.
-    let first = get(url.clone()).await;
+    let first = body(&url).await;
     assert!(
         first.contains(r#"id="sort-waits""#),
         "a sorted page of a large run did not say its sort waits for the index: {first}"
     );
     // The index is built in the background; wait for it (bounded by its own completion).
-    let mut indexed = String::new();
-    for _ in 0..600 {
-        indexed = get(url.clone()).await;
-        if indexed.contains("from the run's index") {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-    assert!(
-        indexed.contains("from the run's index"),
-        "the index was never used"
-    );
+    let indexed = until(&url, "from the run's index").await;
     // The indexed page is the page a whole reading of the run gives.
     let whole = page(&path, &query(filters), None, Reach::Whole).expect("page");
-    let ids: Vec<&str> = indexed
-        .split("<code>")
-        .skip(1)
-        .filter_map(|c| c.split_once("</code>").map(|(id, _)| id))
-        .collect();
+    let ids = row_ids(&indexed);
     let expected: Vec<&str> = whole.rows.iter().map(|r| r.id.as_str()).collect();
     assert!(!expected.is_empty());
     assert_eq!(ids, expected);
@@ -336,29 +321,10 @@ fn a_page_read_only_as_far_as_it_needs_shows_the_rows_a_whole_reading_shows() {
     );
 }
 
-/// Starts a viewer over `path` with its index cache in `cache`; its base URL.
+/// Starts a viewer over `path` with its index cache in `cache`; its base URL, with a slash.
 async fn serve(path: &Path, cache: &Path) -> String {
-    let args = viewer::ViewArgs {
-        paths: vec![path.to_owned()],
-        host: "127.0.0.1".parse().expect("ip"),
-        port: 0,
-        open: false,
-        compare: false,
-        index_dir: Some(cache.to_owned()),
-    };
-    let bound = viewer::bind(&args).await.expect("bind");
-    let base = bound.url().to_owned();
-    tokio::spawn(bound.serve(std::future::pending()));
-    base
-}
-
-async fn text(url: &str) -> String {
-    reqwest::get(url)
-        .await
-        .expect("get")
-        .text()
-        .await
-        .expect("body")
+    let base = start_with(vec![path.to_owned()], "127.0.0.1", Some(cache.to_owned())).await;
+    format!("{base}/")
 }
 
 #[tokio::test]
@@ -366,46 +332,37 @@ async fn a_large_runs_pages_answer_while_it_is_read_and_its_overview_follows() {
     let run_dir = tempfile::tempdir().expect("dir");
     let cache = tempfile::tempdir().expect("dir");
     let path = run_dir.path().join("big.jsonl");
-    let pad = 20_000;
-    let n = usize::try_from(viewer::server::INDEX_MIN_BYTES).expect("size") / pad + 50;
-    write_run(&path, n, pad);
+    let n = write_large_run(&path);
     let base = serve(&path, cache.path()).await;
     // The overview page answers at once: the pass has only begun.
-    let run = text(&format!("{base}run/0")).await;
+    let run = body(&format!("{base}run/0")).await;
     assert!(run.contains(r#"id="reading""#), "{run}");
     assert!(run.contains(r#"<meta http-equiv="refresh""#));
     assert!(run.contains(r#"href="/run/0/records""#));
     // The first records page reads only as far as itself, and says so.
-    let records = text(&format!("{base}run/0/records")).await;
+    let records = body(&format!("{base}run/0/records")).await;
     if !records.contains("from the run's index") {
         assert!(
             records.contains("At least 51 record(s) match, in the first 51 read"),
             "{records}"
         );
         assert!(records.contains(r#"rel="next""#));
-        let second = text(&format!("{base}run/0/records?page=2")).await;
+        let second = body(&format!("{base}run/0/records?page=2")).await;
         assert!(second.contains("<code>s00050</code>"), "{second}");
     }
     // The overview appears when the pass ends, with every record counted.
-    let mut run = String::new();
-    for _ in 0..600 {
-        run = text(&format!("{base}run/0")).await;
-        if !run.contains(r#"id="reading""#) {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-    assert!(!run.contains(r#"id="reading""#), "the overview never came");
-    assert!(
-        run.contains(&format!("<tr><th>records</th><td>{n}</td></tr>")),
-        "{run}"
-    );
+    let run = until(
+        &format!("{base}run/0"),
+        &format!("<tr><th>records</th><td>{n}</td></tr>"),
+    )
+    .await;
+    assert!(!run.contains(r#"id="reading""#), "{run}");
     let direct = viewer::overview::read(&path, "big.jsonl").expect("overview");
     assert_eq!(direct.report.totals.records, n as u64);
     assert_eq!(direct.unreadable, 1);
     assert!(run.contains(r#"id="unreadable""#));
     // Then the records table counts from the index.
-    let records = text(&format!("{base}run/0/records")).await;
+    let records = body(&format!("{base}run/0/records")).await;
     assert!(records.contains("from the run's index"), "{records}");
     assert!(records.contains(&format!("{n} of {n} record(s) match")));
 }
@@ -414,7 +371,7 @@ async fn a_large_runs_pages_answer_while_it_is_read_and_its_overview_follows() {
 async fn until(url: &str, needle: &str) -> String {
     let mut last = String::new();
     for _ in 0..600 {
-        last = text(url).await;
+        last = body(url).await;
         if last.contains(needle) {
             return last;
         }
@@ -429,9 +386,7 @@ async fn a_large_run_that_grows_keeps_its_index_and_its_overview_catches_up() {
     let run_dir = tempfile::tempdir().expect("dir");
     let cache = tempfile::tempdir().expect("dir");
     let path = run_dir.path().join("big.jsonl");
-    let pad = 20_000;
-    let n = usize::try_from(viewer::server::INDEX_MIN_BYTES).expect("size") / pad + 50;
-    write_run(&path, n, pad);
+    let n = write_large_run(&path);
     let base = serve(&path, cache.path()).await;
     until(&format!("{base}run/0/records"), "from the run's index").await;
     // Three records are appended, the last one half-written.
@@ -449,7 +404,7 @@ async fn a_large_run_that_grows_keeps_its_index_and_its_overview_catches_up() {
         .expect("open");
     std::io::Write::write_all(&mut file, &tail.as_bytes()[..half]).expect("append");
     // At once, from the index of the version it grew from plus what was appended.
-    let page = text(&format!("{base}run/0/records?sort=newest")).await;
+    let page = body(&format!("{base}run/0/records?sort=newest")).await;
     assert!(page.contains("from the run's index"), "{page}");
     assert!(!page.contains(r#"id="sort-waits""#));
     assert!(
@@ -460,22 +415,16 @@ async fn a_large_run_that_grows_keeps_its_index_and_its_overview_catches_up() {
         page.contains(&format!("{} of {} record(s) match", n + 2, n + 2)),
         "{page}"
     );
-    let first_row = page.split("<code>").nth(1).expect("a row");
-    assert!(first_row.starts_with("new-2</code>"), "{first_row}");
+    assert_eq!(row_ids(&page)[0], "new-2");
     // The last line ends; the pages and, in a while, the overview count all of them.
     std::io::Write::write_all(&mut file, &tail.as_bytes()[half..]).expect("append");
     drop(file);
-    let page = text(&format!("{base}run/0/records?sort=newest")).await;
+    let page = body(&format!("{base}run/0/records?sort=newest")).await;
     assert!(
         page.contains(&format!("{} of {} record(s) match", n + 3, n + 3)),
         "{page}"
     );
-    assert!(
-        page.split("<code>")
-            .nth(1)
-            .expect("a row")
-            .starts_with("new-3</code>")
-    );
+    assert_eq!(row_ids(&page)[0], "new-3");
     let run = until(
         &format!("{base}run/0"),
         &format!("<tr><th>records</th><td>{}</td></tr>", n + 3),
@@ -488,9 +437,7 @@ async fn a_large_run_that_grows_keeps_its_index_and_its_overview_catches_up() {
 async fn a_large_run_that_cannot_be_indexed_promises_no_index() {
     let run_dir = tempfile::tempdir().expect("dir");
     let path = run_dir.path().join("big.jsonl");
-    let pad = 20_000;
-    let n = usize::try_from(viewer::server::INDEX_MIN_BYTES).expect("size") / pad + 50;
-    write_run(&path, n, pad);
+    let n = write_large_run(&path);
     // The cache "directory" is a file: no index can be written.
     let not_a_dir = run_dir.path().join("cache");
     std::fs::write(&not_a_dir, "x").expect("write");
@@ -501,7 +448,7 @@ async fn a_large_run_that_cannot_be_indexed_promises_no_index() {
     )
     .await;
     assert!(!run.contains(r#"id="reading""#));
-    let page = text(&format!("{base}run/0/records")).await;
+    let page = body(&format!("{base}run/0/records")).await;
     assert!(page.contains("At least 51 record(s) match"), "{page}");
     assert!(!page.contains("until its index is ready"), "{page}");
     assert!(!page.contains("from the run's index"));
@@ -512,9 +459,7 @@ async fn a_text_search_of_a_large_run_is_sent_as_it_is_read() {
     let run_dir = tempfile::tempdir().expect("dir");
     let cache = tempfile::tempdir().expect("dir");
     let path = run_dir.path().join("big.jsonl");
-    let pad = 20_000;
-    let n = usize::try_from(viewer::server::INDEX_MIN_BYTES).expect("size") / pad + 50;
-    write_run(&path, n, pad);
+    write_large_run(&path);
     let base = serve(&path, cache.path()).await;
     for q in [
         "q=deadline",
@@ -530,11 +475,7 @@ async fn a_text_search_of_a_large_run_is_sent_as_it_is_read() {
         assert!(response.headers().get("content-security-policy").is_some());
         let body = response.text().await.expect("body");
         let expected = page(&path, &query(q), None, Reach::Page).expect("page");
-        let ids: Vec<&str> = body
-            .split("<code>")
-            .skip(1)
-            .filter_map(|c| c.split_once("</code>").map(|(id, _)| id))
-            .collect();
+        let ids = row_ids(&body);
         let want: Vec<&str> = expected.rows.iter().map(|r| r.id.as_str()).collect();
         assert_eq!(ids, want, "{q}");
         assert_eq!(want.is_empty(), q.contains("no-such-word"), "{q}");
@@ -631,9 +572,7 @@ async fn a_last_record_without_its_newline_is_counted_once() {
     let run_dir = tempfile::tempdir().expect("dir");
     let cache = tempfile::tempdir().expect("dir");
     let path = run_dir.path().join("big.jsonl");
-    let pad = 20_000;
-    let n = usize::try_from(viewer::server::INDEX_MIN_BYTES).expect("size") / pad + 50;
-    write_run(&path, n, pad);
+    let n = write_large_run(&path);
     let whole = std::fs::read_to_string(&path).expect("read");
     std::fs::write(&path, whole.trim_end_matches('\n')).expect("write");
     let base = serve(&path, cache.path()).await;
@@ -643,17 +582,13 @@ async fn a_last_record_without_its_newline_is_counted_once() {
         page.contains(&format!("{n} of {n} record(s) match")),
         "{page}"
     );
-    let ids: Vec<&str> = page
-        .split("<code>")
-        .skip(1)
-        .filter_map(|c| c.split_once("</code>").map(|(id, _)| id))
-        .collect();
+    let ids = row_ids(&page);
     let unique: std::collections::BTreeSet<&&str> = ids.iter().collect();
     assert_eq!(unique.len(), ids.len(), "a record shown twice: {ids:?}");
     assert_eq!(ids[0], format!("s{:05}", n - 1));
     // The newline comes: still once, and on its own line number.
     std::fs::write(&path, &whole).expect("write");
-    let page = text(&url).await;
+    let page = body(&url).await;
     assert!(
         page.contains(&format!("{n} of {n} record(s) match")),
         "{page}"
