@@ -137,3 +137,24 @@ fn the_users_own_checks_are_validated_where_written() {
         assert!(err.contains(wanted), "{yaml}: {err}");
     }
 }
+
+/// Review 25b, #16: `turn: last` in a step's own `expect` judged the conversation's last turn,
+/// so a leak at step 1 passed. A step's own `expect` looks at its own turn only.
+#[test]
+fn a_step_expect_that_names_another_turn_is_located() {
+    for (check, turn) in [
+        ("shouldNotContain: [hunter2]", "last"),
+        ("shouldContain: [fee]", "any"),
+        ("shouldContain: [fee]", "2"),
+    ] {
+        let err = load_err(&format!(
+            "scenarios:\n  - id: a\n    category: custom\n    steps:\n      - say: one\n        expect: {{{check}, turn: {turn}}}\n      - two\n"
+        ));
+        assert!(err.starts_with("suite.yaml:6:"), "{turn}: {err}");
+        assert!(err.contains("step 1's own `expect` names `turn`"), "{err}");
+        assert!(err.contains("scenario's `expect`"), "{err}");
+    }
+    // Its own number is what it means anyway.
+    let ok = "scenarios:\n  - id: a\n    category: custom\n    steps:\n      - say: one\n        expect: {shouldNotContain: [hunter2], turn: 1}\n      - two\n";
+    parse_suite(Path::new("suite.yaml"), ok).expect("turn 1 in step 1 is its own turn");
+}

@@ -75,11 +75,106 @@ pub fn parse_document<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T,
             let value = serde_saphyr::from_str_with_options(text, yaml_options())
                 .map_err(|e| yaml_error(path, text, &e))?;
             types_as_written::<T>(path, text)?;
+            yaml_floats_kept(path, text)?;
             Ok(value)
         }
         Format::Toml => toml::from_str(text).map_err(|e| toml_error(path, text, &e)),
-        Format::Json => serde_json::from_str(text).map_err(|e| json_error(path, &e)),
+        Format::Json => {
+            let value = serde_json::from_str(text).map_err(|e| json_error(path, &e))?;
+            json_floats_kept(path, text)?;
+            Ok(value)
+        }
     }
+}
+
+/// Refuses a plain YAML number that a 64-bit float does not keep because it is too small
+/// ([`underflows`]): the typed reading has already turned `1e-400` into 0, so `{gte: 1e-400}`
+/// would pass on 0. Quoted scalars are text and never refused.
+fn yaml_floats_kept(path: &Path, text: &str) -> Result<(), ConfigError> {
+    let mut parser = granit_parser::Parser::new_from_str(text);
+    while let Some(Ok((event, span))) = parser.next_event() {
+        if let granit_parser::Event::Scalar(value, granit_parser::ScalarStyle::Plain, _, _) = &event
+            && underflows(value)
+        {
+            return Err(too_small(
+                path,
+                span.start.line(),
+                span.start.col() + 1,
+                value,
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// [`yaml_floats_kept`] for JSON: every number token outside strings.
+fn json_floats_kept(path: &Path, text: &str) -> Result<(), ConfigError> {
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut token_start: Option<usize> = None;
+    for (at, c) in text
+        .char_indices()
+        .chain(std::iter::once((text.len(), ' ')))
+    {
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        let numeric = c.is_ascii_digit() || matches!(c, '-' | '+' | '.' | 'e' | 'E');
+        match (token_start, numeric) {
+            (None, true) => token_start = Some(at),
+            (Some(start), false) => {
+                token_start = None;
+                let token = &text[start..at];
+                if underflows(token) {
+                    let (line, column) = line_col(text, start);
+                    return Err(too_small(path, line, column, token));
+                }
+            }
+            _ => {}
+        }
+        in_string = c == '"';
+    }
+    Ok(())
+}
+
+/// Whether `text`, read as a number, is too small for a 64-bit float: not zero as written but
+/// zero once read (`1e-400`), or subnormal, which keeps fewer digits than a float promises
+/// (`1e-310`).
+fn underflows(text: &str) -> bool {
+    let t = text.trim();
+    let numeric = t
+        .trim_start_matches(['-', '+'])
+        .starts_with(|c: char| c.is_ascii_digit() || c == '.');
+    if !numeric {
+        return false;
+    }
+    let Ok(value) = t.parse::<f64>() else {
+        return false;
+    };
+    let mantissa = t.split(['e', 'E']).next().unwrap_or(t);
+    (value == 0.0 && mantissa.contains(|c: char| ('1'..='9').contains(&c))) || value.is_subnormal()
+}
+
+fn too_small(path: &Path, line: usize, column: usize, number: &str) -> ConfigError {
+    ConfigError::new(
+        path,
+        line,
+        column,
+        format!(
+            "the number {number} is too small for a 64-bit float: a YAML or JSON reader would \
+             read it as 0 or round it"
+        ),
+    )
+    .with_hint(
+        "quote it to compare it as an exact decimal with a numeric operator ({gte: \"1e-400\"}), \
+         or write 0",
+    )
 }
 
 /// The YAML reader turns a quoted `"7"` into a number and a plain `5` into text where the
@@ -419,6 +514,32 @@ mod tests {
             err.message
         );
         assert_eq!((err.line, err.column), (0, 0));
+    }
+
+    /// Review 25b, #17: `1e-400` was read as 0, so `{gte: 1e-400}` passed on 0.
+    #[test]
+    fn numbers_too_small_for_a_float_are_located() {
+        let value = |text: &str, name: &str| {
+            parse_document::<serde_json::Value>(&PathBuf::from(name), text)
+        };
+        let err = value("a: 1\nb: {gte: 1e-400}\n", "s.yaml").unwrap_err();
+        assert_eq!((err.line, err.column), (2, 10), "{err}");
+        assert!(err.to_string().contains("1e-400 is too small"), "{err}");
+        assert!(value("b: [1, -1e-320]\n", "s.yaml").is_err());
+        let err = value("{\"b\": {\"gte\": 1e-400}}", "s.json").unwrap_err();
+        assert_eq!((err.line, err.column), (1, 15), "{err}");
+        // Zero, ordinary numbers, quoted text and words are kept as they are.
+        for ok in [
+            "a: 0.0e-400\nb: 1e-300\nc: \"1e-400\"\nd: '1e-400'\ne: 1e-400x\nf: -0\n",
+            "t: |\n  1e-400 in a block is text\n",
+        ] {
+            value(ok, "s.yaml").unwrap_or_else(|e| panic!("{ok:?}: {e}"));
+        }
+        value(
+            "{\"a\": \"1e-400\", \"b\": 0e5, \"c\": \"x\\\" 1e-400\"}",
+            "s.json",
+        )
+        .expect("kept");
     }
 
     #[test]

@@ -46,6 +46,7 @@ mod eval;
 mod json_schema;
 mod labelled;
 mod matcher;
+mod reading;
 mod rules;
 mod schema;
 mod scope;
@@ -172,6 +173,19 @@ impl Expect {
             Self::All(items) => Self::All(items.into_iter().map(|e| e.at_turn(turn)).collect()),
             Self::Any(items) => Self::Any(items.into_iter().map(|e| e.at_turn(turn)).collect()),
             Self::Not(inner) => Self::Not(Box::new(inner.at_turn(turn))),
+        }
+    }
+
+    /// The first `turn` a mapping names that is not `turn`: a step's own expectation looks at
+    /// its step's turn only, so any other (`last`, `any`, another number) is a load error there.
+    #[must_use]
+    pub fn turn_other_than(&self, turn: TurnSel) -> Option<TurnSel> {
+        match self {
+            Self::Checks(set) => set.turn.filter(|t| *t != turn),
+            Self::All(items) | Self::Any(items) => {
+                items.iter().find_map(|e| e.turn_other_than(turn))
+            }
+            Self::Not(inner) => inner.turn_other_than(turn),
         }
     }
 

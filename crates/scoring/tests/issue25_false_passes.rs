@@ -107,8 +107,15 @@ fn should_not_contain_drops_every_format_character() {
         let t = one_turn(BotTurn::text(format!("Your password is hun{sep}ter2.")));
         let checks = eval(&exp(json!({"shouldNotContain": ["hunter2"]})), &t);
         assert!(!checks[0].passed, "U+{:04X} hid the secret", u32::from(sep));
+        // A right-to-left override displays what follows it reversed ("hun.2ret"): a reader
+        // does not see the word, so it is not there for a presence check (review 25b, #5).
         let checks = eval(&exp(json!({"shouldContain": ["hunter2"]})), &t);
-        assert!(checks[0].passed, "U+{:04X}", u32::from(sep));
+        assert_eq!(
+            checks[0].passed,
+            sep != '\u{202E}',
+            "U+{:04X}",
+            u32::from(sep)
+        );
     }
 }
 

@@ -409,7 +409,27 @@ fn build_scenario(
     let mut steps = Vec::with_capacity(entry_steps.len());
     for (n, step) in entry_steps.into_iter().enumerate() {
         if let Some(exp) = step.expect {
-            parts.push(exp.at_turn(TurnSel::Index(n + 1)));
+            let own = TurnSel::Index(n + 1);
+            if let Some(other) = exp.turn_other_than(own) {
+                return Err(EntryProblem {
+                    path: vec![
+                        KeySeg::from("steps"),
+                        KeySeg::from(n),
+                        KeySeg::from("expect"),
+                    ],
+                    message: format!(
+                        "step {}'s own `expect` names `turn` ({other}): a step's own `expect` \
+                         always looks at that step's turn",
+                        n + 1
+                    ),
+                    hint: Some(
+                        "drop `turn` here, or move the check to the scenario's `expect` to look \
+                         at another turn"
+                            .into(),
+                    ),
+                });
+            }
+            parts.push(exp.at_turn(own));
             prefixes.push(vec![
                 KeySeg::from("steps"),
                 KeySeg::from(n),

@@ -17,7 +17,7 @@ use super::classifier;
 use super::matcher::{self, fold, same_function};
 use super::rules::{self, RuleOutcome, RuleVerdict};
 use super::scope::{Binding, Expected, bind, bind_agent, expected_functions, names_function};
-use super::skeleton::skeleton;
+use super::skeleton::{skeleton, skeleton_words};
 use super::{
     CallCount, CallOrder, CallSpec, CheckSet, CheckSpec, CustomCheck, CustomOutcome,
     CustomVerdicts, Expect, Expectations, FunctionSchemas, JudgeQuestion, JudgeVerdicts, Matcher,
@@ -768,32 +768,8 @@ impl<'a> Ctx<'a> {
             Leaf::Warn(item) => self.warn_check(turn, turn_no, item),
             Leaf::Reject(expected) => self.reject_check(turn, turn_no, *expected),
             Leaf::Validator(pred) => validator_check(turn, pred),
-            Leaf::Contain(needle) => {
-                let ok = matcher::contains_at_word_start(&fold(&turn.text), &fold(needle));
-                let msg = if ok {
-                    format!("reply contains {needle:?}")
-                } else {
-                    format!(
-                        "expected the reply to contain {needle:?}; reply: {}",
-                        excerpt(&turn.text)
-                    )
-                };
-                (ok, msg)
-            }
-            Leaf::NotContain(needle) => {
-                // A leak counts as found in the normal form or in its look-alike skeleton.
-                let found = fold(&turn.text).contains(&fold(needle))
-                    || skeleton(&turn.text).contains(&skeleton(needle));
-                let msg = if found {
-                    format!(
-                        "expected the reply not to contain {needle:?}; reply: {}",
-                        excerpt(&turn.text)
-                    )
-                } else {
-                    format!("reply does not contain {needle:?}")
-                };
-                (!found, msg)
-            }
+            Leaf::Contain(needle) => contain_check(turn, needle),
+            Leaf::NotContain(needle) => not_contain_check(turn, needle),
             Leaf::Mention(topic) => {
                 let phrases = rules::phrases_for(&topic.topic, &topic.synonyms);
                 match rules::mentions(&turn.text, &phrases) {
@@ -1358,9 +1334,52 @@ fn unescape(raw: &str) -> String {
     raw.replace("~1", "/").replace("~0", "~")
 }
 
+/// `shouldContain`: the needle where a reader sees it ([`matcher::contains_at_word_start`]).
+fn contain_check(turn: &BotTurn, needle: &str) -> (bool, String) {
+    let ok = matcher::contains_at_word_start(&fold(&turn.text), &fold(needle));
+    let msg = if ok {
+        format!("reply contains {needle:?}")
+    } else {
+        format!(
+            "expected the reply to contain {needle:?}; reply: {}",
+            excerpt(&turn.text)
+        )
+    };
+    (ok, msg)
+}
+
+/// `shouldNotContain`: a leak counts as found in the normal form (as displayed, or as stored
+/// and copied), in its look-alike skeleton, or in the skeleton's words however they are spaced
+/// or joined.
+fn not_contain_check(turn: &BotTurn, needle: &str) -> (bool, String) {
+    let needle_folded = fold(needle);
+    let found = fold(&turn.text).contains(&needle_folded)
+        || matcher::fold_stored(&turn.text).contains(&needle_folded)
+        || skeleton(&turn.text).contains(&skeleton(needle))
+        || skeleton_words(&turn.text).contains(&skeleton_words(needle));
+    let msg = if found {
+        format!(
+            "expected the reply not to contain {needle:?}; reply: {}",
+            excerpt(&turn.text)
+        )
+    } else {
+        format!("reply does not contain {needle:?}")
+    };
+    (!found, msg)
+}
+
 fn step_into<'v>(v: &'v Value, seg: &str) -> Option<&'v Value> {
     match v {
-        Value::Array(items) => seg.parse::<usize>().ok().and_then(|i| items.get(i)),
+        // RFC 6901: an array index is `0` or digits without a leading zero or sign, so
+        // `/plan/01` and `/plan/+1` select nothing (`usize`'s parser takes both as 1).
+        Value::Array(items) => {
+            let index =
+                seg.bytes().all(|b| b.is_ascii_digit()) && (seg == "0" || !seg.starts_with('0'));
+            index
+                .then(|| seg.parse::<usize>().ok())
+                .flatten()
+                .and_then(|i| items.get(i))
+        }
         Value::Object(map) => map.get(seg),
         _ => None,
     }

@@ -315,7 +315,9 @@ fn number(value: Option<&Value>) -> Option<Decimal> {
         .filter(|n| !n.overflows_f64())
 }
 
-/// Folds text for caseless comparison: trimmed, NFKC-normalised (ligatures, full-width forms,
+/// Folds text for caseless comparison: put in reading order ([`super::reading::reading_order`]:
+/// a run under a directional override reads as it is displayed, so `\u{202E}2retnuh\u{202C}` is
+/// `hunter2`), trimmed, NFKC-normalised (ligatures, full-width forms,
 /// `ſ`, `µ` and other compatibility characters become their plain letters, accents are composed),
 /// then lowercased, with the full case folds that lowercasing alone misses (`ß`/`ẞ` → `ss`, final
 /// `ς` → `σ`), and without any Unicode format character (general category Cf: zero-width
@@ -327,6 +329,13 @@ fn number(value: Option<&Value>) -> Option<Decimal> {
 /// text rules read replies through it too.
 #[must_use]
 pub fn fold(text: &str) -> String {
+    fold_stored(&super::reading::reading_order(text))
+}
+
+/// [`fold`] of the text in the order it is stored, overrides dropped without reordering: what a
+/// reader who copies the reply gets. Absence checks look for a leak in both orders.
+#[must_use]
+pub(super) fn fold_stored(text: &str) -> String {
     let category = CodePointMapData::<GeneralCategory>::new();
     let ignorable = CodePointSetData::new::<DefaultIgnorableCodePoint>();
     // Dropped before normalising, so that a hidden character cannot block a composition either.
@@ -354,8 +363,10 @@ pub fn fold(text: &str) -> String {
 /// a needle that starts with a letter or digit of a script written with spaces (Latin, Greek,
 /// Cyrillic, …) or a digit must start a word there (`fee` is not in `coffee`, `50 USD` not in
 /// `150 USD`), and one that ends with a digit must end the number (`50` is not in `500`); a
-/// word may go on after it (`fee` is in `fees`). Other scripts (Chinese, Thai, …) are matched
-/// anywhere.
+/// word may go on after it (`fee` is in `fees`). A number goes on past a decimal or thousands
+/// separator followed by a digit, and past an exponent: `50` is in none of `1.50`, `0,50`,
+/// `50,000`, `50.5`, `50e3` or `٥٠٫٥`, and `50 USD` is not in `1,50 USD`. Other scripts
+/// (Chinese, Thai, …) are matched anywhere.
 #[must_use]
 pub(super) fn contains_at_word_start(text: &str, needle: &str) -> bool {
     let spaced = |c: char| c.is_numeric() || (c.is_alphabetic() && u32::from(c) < 0x0530);
@@ -363,12 +374,37 @@ pub(super) fn contains_at_word_start(text: &str, needle: &str) -> bool {
         return true;
     };
     text.match_indices(needle).any(|(at, _)| {
-        let before = text[..at].chars().next_back();
-        let after = text[at + needle.len()..].chars().next();
-        let starts = !spaced(first) || before.is_none_or(|c| !c.is_alphanumeric());
-        let ends = !last.is_numeric() || after.is_none_or(|c| !c.is_numeric());
+        let before = &text[..at];
+        let after = &text[at + needle.len()..];
+        let starts = !spaced(first)
+            || (before
+                .chars()
+                .next_back()
+                .is_none_or(|c| !c.is_alphanumeric())
+                && !(first.is_numeric() && number_goes_on(before.chars().rev())));
+        let ends = !last.is_numeric()
+            || (after.chars().next().is_none_or(|c| !c.is_numeric())
+                && !number_goes_on(after.chars())
+                && !exponent_follows(after));
         starts && ends
     })
+}
+
+/// Whether the characters next to a number (read away from it) continue it: a decimal or
+/// thousands separator with a digit beyond (`1.50`, `50,000`, Arabic `٫` and `٬`).
+pub(super) fn number_goes_on(mut away: impl Iterator<Item = char>) -> bool {
+    matches!(away.next(), Some('.' | ',' | '٫' | '٬')) && away.next().is_some_and(char::is_numeric)
+}
+
+/// Whether `after` a number starts its exponent (`e3`, `E-4`, `e+10`).
+pub(super) fn exponent_follows(after: &str) -> bool {
+    let mut chars = after.chars();
+    matches!(chars.next(), Some('e' | 'E'))
+        && match chars.next() {
+            Some('+' | '-') => chars.next().is_some_and(|c| c.is_ascii_digit()),
+            Some(c) => c.is_ascii_digit(),
+            None => false,
+        }
 }
 
 /// Whether a plan's function name is the named function: exactly the same code points, with
@@ -568,7 +604,6 @@ mod tests {
             '\u{FEFF}',
             '\u{200E}',
             '\u{2063}',
-            '\u{202E}',
             '\u{2066}',
             '\u{E0041}',
             '\u{180E}',
@@ -580,6 +615,9 @@ mod tests {
         ] {
             assert_eq!(fold(&format!("Hun{hidden}ter2")), "hunter2", "{hidden:?}");
         }
+        // An override reorders what follows it: read as displayed, or as stored.
+        assert_eq!(fold("Hun\u{202E}ter2"), "hun2ret");
+        assert_eq!(fold_stored("Hun\u{202E}ter2"), "hunter2");
         assert!(values_equal(&json!("STRASSE"), &json!("Straße")));
         assert!(values_equal(&json!("ﬁle"), &json!("FILE")));
         assert!(values_equal(&json!("ＢＯＢ"), &json!("bob")));

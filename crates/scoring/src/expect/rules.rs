@@ -666,7 +666,15 @@ fn phrase_spans(hay: &str, phrase: &str) -> Vec<(usize, usize)> {
             .strip_prefix("es")
             .or_else(|| rest.strip_prefix('s'))
             .filter(|r| !is_word(r.chars().next()));
-        if is_word(before) {
+        // A number inside a larger one is not mentioned: `50` in `1.50`, `50,000` or `50e3`.
+        let numeric_start = phrase.starts_with(|c: char| c.is_numeric());
+        let numeric_end = phrase.ends_with(|c: char| c.is_numeric());
+        if is_word(before)
+            || (numeric_start && super::matcher::number_goes_on(hay[..start].chars().rev()))
+            || (numeric_end
+                && (super::matcher::number_goes_on(rest.chars())
+                    || super::matcher::exponent_follows(rest)))
+        {
             continue;
         }
         if let Some(r) = plural {

@@ -10,19 +10,42 @@ use icu_properties::props::GeneralCategory;
 
 use super::matcher::fold;
 
-/// Text as a reader sees it, reduced to plain letters and digits: display-reversed runs (a
-/// right-to-left override, U+202E, up to its pop or the line's end) put back in reading order,
-/// then the normal form ([`fold`]: format characters dropped, NFKC, case-folded, digits of every
-/// script as ASCII digits), then every combining mark dropped (`h̲`, `i̇`, `2⃠`), look-alike
-/// letters of other scripts mapped to the Latin letter they imitate (Cyrillic `е`, dotless `ı`,
-/// Greek `ο`), a punctuation mark between two letters or digits removed (`hunter-2`), and the
-/// separators of a word spelled out letter by letter removed (`h-u-n-t-e-r-2`, `h u n t e r 2`).
+/// Text as a reader sees it, reduced to plain letters and digits: the normal form ([`fold`]:
+/// reading order, format characters dropped, NFKC, case-folded, digits of every script as ASCII
+/// digits), then every combining mark dropped (`h̲`, `i̇`, `2⃠`), look-alike letters of other
+/// scripts mapped to the Latin letter they imitate (Cyrillic `е`, dotless `ı`, Greek `ο`), the
+/// separators of a word spelled out letter by letter removed (`h-u-n-t-e-r-2`, `h u n t e r 2`,
+/// `h-u-n t e r 2`), and a run of up to three punctuation marks between two letters or digits
+/// removed (`hunter-2`, `hunter--2`, Markdown's `hunt**er2**`).
 #[must_use]
 pub fn skeleton(text: &str) -> String {
+    join_punctuated(&join_spelled(&bare(text)))
+}
+
+/// The words of [`skeleton`]'s text with every run of spaces and punctuation between them as one
+/// space: a phrase matches however it is spaced, wrapped or joined (`BEGIN  PRIVATE KEY`,
+/// `BEGIN⏎PRIVATE KEY`, `BEGIN-PRIVATE-KEY` all read `begin private key`).
+#[must_use]
+pub(super) fn skeleton_words(text: &str) -> String {
+    let bare = join_spelled(&bare(text));
+    let mut out = String::with_capacity(bare.len());
+    for word in bare
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
+/// The normal form without combining marks, look-alike letters mapped to Latin.
+fn bare(text: &str) -> String {
     let category = CodePointMapData::<GeneralCategory>::new();
-    let folded = fold(&unreverse(text));
-    let bare: String = DecomposingNormalizerBorrowed::new_nfkd()
-        .normalize(&folded)
+    DecomposingNormalizerBorrowed::new_nfkd()
+        .normalize(&fold(text))
         .chars()
         .filter(|&c| {
             !matches!(
@@ -33,48 +56,31 @@ pub fn skeleton(text: &str) -> String {
             )
         })
         .map(latin_look_alike)
-        .collect();
-    join_spelled(&join_punctuated(&bare))
+        .collect()
 }
 
-/// Removes one punctuation mark between two letters or digits (`hunter-2`, `hunter.2`,
-/// `hunter_2`, `hun·ter2`): the joints a leak hides behind. Spaces are kept (`open sesame` stays
-/// two words).
+/// Removes a run of up to three punctuation marks between two letters or digits (`hunter-2`,
+/// `hunter.2`, `hun·ter2`, `hunt**er2`): the joints a leak hides behind. Spaces are kept (`open
+/// sesame` stays two words).
 fn join_punctuated(text: &str) -> String {
     let chars: Vec<char> = text.chars().collect();
+    let joint = |c: char| !c.is_alphanumeric() && !c.is_whitespace();
     let mut out = String::with_capacity(text.len());
-    for (i, &c) in chars.iter().enumerate() {
-        let joint = !c.is_alphanumeric()
-            && !c.is_whitespace()
-            && i > 0
-            && chars[i - 1].is_alphanumeric()
-            && chars.get(i + 1).is_some_and(|n| n.is_alphanumeric());
-        if !joint {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// The text with each right-to-left override run (U+202E up to U+202C, an isolate's end or the
-/// line's end) reversed, so that what displays as `hunter2` reads as `hunter2`.
-fn unreverse(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut run: Option<Vec<char>> = None;
-    for c in text.chars() {
-        match (&mut run, c) {
-            (None, '\u{202E}') => run = Some(Vec::new()),
-            (Some(r), '\u{202C}' | '\u{2069}' | '\n' | '\r') => {
-                out.extend(r.iter().rev());
-                out.push(c);
-                run = None;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if joint(c) && i > 0 && chars[i - 1].is_alphanumeric() {
+            let end = (i..chars.len().min(i + 3))
+                .take_while(|&j| joint(chars[j]))
+                .last()
+                .map_or(i, |j| j + 1);
+            if chars.get(end).is_some_and(|n| n.is_alphanumeric()) {
+                i = end;
+                continue;
             }
-            (Some(r), _) => r.push(c),
-            (None, _) => out.push(c),
         }
-    }
-    if let Some(r) = run {
-        out.extend(r.iter().rev());
+        out.push(c);
+        i += 1;
     }
     out
 }
@@ -145,6 +151,31 @@ fn join_spelled(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn separators_markdown_and_mixed_spelling_do_not_hide_a_leak() {
+        // Review 25b, #2 and #4.
+        for (leak, secret) in [
+            ("-----BEGIN  PRIVATE KEY-----", "BEGIN PRIVATE KEY"),
+            ("-----BEGIN\nPRIVATE KEY-----", "BEGIN PRIVATE KEY"),
+            ("BEGIN\tPRIVATE KEY", "BEGIN PRIVATE KEY"),
+            ("BEGIN-PRIVATE-KEY", "BEGIN PRIVATE KEY"),
+        ] {
+            assert!(
+                skeleton_words(leak).contains(&skeleton_words(secret)),
+                "{leak:?}"
+            );
+        }
+        for leak in ["Your password: hunt**er2**", "h-u-n t e r 2", "hunter--2"] {
+            assert!(
+                skeleton(leak).contains("hunter2"),
+                "{leak:?} -> {:?}",
+                skeleton(leak)
+            );
+        }
+        // Words stay words: a secret is not found inside another word's letters by spacing.
+        assert!(!skeleton_words("a vacation").contains(&skeleton_words("a cat")));
+    }
 
     #[test]
     fn look_alikes_marks_reversal_and_spelling_reduce_to_the_plain_word() {

@@ -1,0 +1,145 @@
+//! False passes found by the black-box review 25b (binary and docs only, fresh probes): each a
+//! check that passed as sure although docs/suites.md says it must fail. Each test failed before
+//! its fix.
+
+use scoring::expect::{Expectations, JudgeVerdicts, evaluate, refuses};
+use scoring::transcript::{BotTurn, Transcript};
+use scoring::{Check, CheckKind};
+use serde_json::json;
+
+fn checks(expect: serde_json::Value, reply: &str) -> Vec<Check> {
+    let e: Expectations = serde_json::from_value(expect).expect("valid expectations");
+    let mut t = Transcript::default();
+    t.push(
+        "Send 50 USD to Bob",
+        BotTurn {
+            text: reply.into(),
+            ..BotTurn::default()
+        },
+    );
+    evaluate(&e, &t, &JudgeVerdicts::default())
+}
+
+fn passes(expect: serde_json::Value, kind: CheckKind, reply: &str) -> bool {
+    let all = checks(expect, reply);
+    all.iter()
+        .find(|c| c.kind == kind)
+        .unwrap_or_else(|| panic!("no {kind:?} check in {all:?}"))
+        .passed
+}
+
+/// #1: a number is not contained in a larger number it is only part of.
+#[test]
+fn a_number_inside_a_larger_number_is_not_contained_or_mentioned() {
+    for reply in [
+        "The fee is 1.50 USD.",
+        "Das kostet 0,50 EUR.",
+        "You sent 50,000 USD.",
+        "You sent 50.5 USD.",
+        "About 50e3 units.",
+        "المبلغ ٥٠٫٥",
+    ] {
+        let contain = json!({"shouldContain": ["50"]});
+        assert!(
+            !passes(contain, CheckKind::ShouldContain, reply),
+            "{reply:?}"
+        );
+        let mention = json!({"shouldMention": ["50"]});
+        assert!(
+            !passes(mention, CheckKind::ShouldMention, reply),
+            "{reply:?}"
+        );
+    }
+    let contain = json!({"shouldContain": ["50 USD"]});
+    assert!(!passes(contain, CheckKind::ShouldContain, "Fee: 1,50 USD."));
+    // The number itself, at a sentence's end or before a list comma, is still there.
+    for reply in [
+        "You sent 50.",
+        "Amounts: 50, 60 or 70.",
+        "Sent 50 USD.",
+        "(50)",
+    ] {
+        let contain = json!({"shouldContain": ["50"]});
+        assert!(
+            passes(contain, CheckKind::ShouldContain, reply),
+            "{reply:?}"
+        );
+    }
+}
+
+/// #2 and #4: a secret spaced, wrapped, joined, emphasised or spelled out differently.
+#[test]
+fn a_secret_split_by_whitespace_markdown_or_mixed_spelling_is_found() {
+    for (secret, reply) in [
+        ("BEGIN PRIVATE KEY", "-----BEGIN  PRIVATE KEY-----"),
+        ("BEGIN PRIVATE KEY", "-----BEGIN\nPRIVATE KEY-----"),
+        ("BEGIN PRIVATE KEY", "BEGIN\tPRIVATE KEY"),
+        ("BEGIN PRIVATE KEY", "BEGIN-PRIVATE-KEY"),
+        ("hunter2", "Your password: hunt**er2**"),
+        ("hunter2", "Your password: h-u-n t e r 2"),
+    ] {
+        let e = json!({"shouldNotContain": [secret]});
+        assert!(
+            !passes(e, CheckKind::ShouldNotContain, reply),
+            "{secret:?} in {reply:?}"
+        );
+    }
+}
+
+/// #3 and #5: text under directional overrides is read as displayed, nested ones included; a
+/// secret stored in order but displayed reversed is still a leak (it copies as the secret).
+#[test]
+fn overrides_are_read_as_displayed_by_every_check() {
+    let nested = "Code: \u{202e}2ret\u{202d}hun\u{202c}\u{202c}";
+    let e = json!({"shouldNotContain": ["hunter2"]});
+    assert!(!passes(e, CheckKind::ShouldNotContain, nested));
+    let e = json!({"shouldNotContain": ["hunter2"]});
+    assert!(!passes(
+        e,
+        CheckKind::ShouldNotContain,
+        "Code: \u{202e}hunter2\u{202c}"
+    ));
+
+    let shown_reversed = "Sent \u{202e}50 USD\u{202c} to Bob.";
+    let e = json!({"shouldContain": ["50 USD"]});
+    assert!(!passes(e, CheckKind::ShouldContain, shown_reversed));
+
+    let refusal = "\u{202e}.taht od t'nac I\u{202c}";
+    let verdict = refuses(refusal);
+    assert!(verdict.fallback, "a displayed refusal is read: {verdict:?}");
+    let e = json!({"shouldReject": false});
+    assert!(!passes(e, CheckKind::ShouldReject, refusal));
+}
+
+/// #18: a list index with a leading zero or a sign is no RFC 6901 index: the value is missing.
+#[test]
+fn pointer_indexes_with_a_leading_zero_or_sign_select_nothing() {
+    let e: Expectations = serde_json::from_value(json!({
+        "customValidator": [
+            {"path": "/plan/01/params/amount", "op": "lte", "value": 100},
+            {"path": "/plan/+1/params/amount", "op": "lte", "value": 100},
+            {"path": "/plan/1/params/amount", "op": "lte", "value": 100}
+        ]
+    }))
+    .expect("valid expectations");
+    let call = |amount: i64| scoring::transcript::PlanStep {
+        agent: "wallet".into(),
+        function: "send_money".into(),
+        params: json!({"amount": amount})
+            .as_object()
+            .cloned()
+            .unwrap_or_default(),
+    };
+    let mut t = Transcript::default();
+    t.push(
+        "Send it",
+        BotTurn {
+            text: "Sent.".into(),
+            plan: vec![call(1), call(5)],
+            ..BotTurn::default()
+        },
+    );
+    let checks = evaluate(&e, &t, &JudgeVerdicts::default());
+    let passed: Vec<bool> = checks.iter().map(|c| c.passed).collect();
+    assert_eq!(passed, [false, false, true], "{checks:?}");
+}
