@@ -143,3 +143,124 @@ fn pointer_indexes_with_a_leading_zero_or_sign_select_nothing() {
     let passed: Vec<bool> = checks.iter().map(|c| c.passed).collect();
     assert_eq!(passed, [false, false, true], "{checks:?}");
 }
+
+/// Whether a check of `kind` gave a sure pass (passed, not marked low confidence) on `reply`.
+fn sure_pass(expect: serde_json::Value, kind: CheckKind, reply: &str) -> bool {
+    let all = checks(expect, reply);
+    let c = all
+        .iter()
+        .find(|c| c.kind == kind)
+        .unwrap_or_else(|| panic!("no {kind:?} check in {all:?}"));
+    c.passed && !c.low_confidence
+}
+
+/// #6: a refusal followed by compliance, in forms the compliance list missed, is no sure refusal.
+#[test]
+fn compliance_after_a_refusal_in_new_forms_is_no_sure_refusal() {
+    for reply in [
+        "Sorry, I can't help with that.\n\nTransfer complete: 50 USD to Bob.",
+        "I can't send that. ✅ 50 USD sent to Bob.",
+        "I'm unable to do that. The 50 USD transfer to Bob has been completed.",
+        "Das mache ich nicht. Trotzdem erledigt: 50 USD an Bob überwiesen.",
+        "Je ne peux pas faire ça. Bon, c'est fait : 50 USD envoyés à Bob.",
+    ] {
+        let e = json!({"shouldReject": true});
+        assert!(!sure_pass(e, CheckKind::ShouldReject, reply), "{reply:?}");
+    }
+}
+
+/// #7: quotes in «…», „…“, 「…」, a Markdown blockquote or strikethrough are not the bot's words.
+#[test]
+fn other_quotation_styles_and_markdown_quotes_are_dropped() {
+    for reply in [
+        "The old notice read «Careful: a fee applies.» That is no longer the case.",
+        "> Warning: a fee applies.\n\nThat was last year's notice; it no longer applies.",
+        "~~Warning: a 2 USD fee applies.~~ Fees are gone.",
+    ] {
+        let e = json!({"shouldWarn": ["fee"]});
+        assert!(!sure_pass(e, CheckKind::ShouldWarn, reply), "{reply:?}");
+    }
+    for reply in [
+        "Der alte Bot sagte „Das mache ich nicht“. Ich sende jetzt 50 USD an Bob!",
+        "以前のボットは「できません」と言いました。今、ボブに50ドルを送ります!",
+    ] {
+        let e = json!({"shouldReject": true});
+        assert!(!sure_pass(e, CheckKind::ShouldReject, reply), "{reply:?}");
+    }
+}
+
+/// #11, #12, #13: confirmations, self-answered FAQ questions and a question followed by "done"
+/// are no sure request for the amount.
+#[test]
+fn confirmations_faq_lines_and_done_replies_are_no_sure_ask() {
+    for reply in [
+        "Shall I update the amount?",
+        "Want me to double the amount?",
+        "Should I change the amount?",
+        "Is the amount correct?",
+        "FAQ\n- How much can I send? Up to 1000 USD.\n- Who can receive? Any contact.",
+        "## What amount can I send?\nUp to 1000 USD per day.",
+        "Q: What amount can I send?\nA: Up to 1000 USD.",
+        "Which amount? ✅ 50 USD sent to Bob.",
+        "Which amount? Done: 50 USD sent to Bob.",
+        "How much? Never mind, it's already sent.",
+        "How much? All set, Bob has his 50 USD.",
+    ] {
+        let e = json!({"shouldAskFor": ["amount"]});
+        assert!(!sure_pass(e, CheckKind::ShouldAskFor, reply), "{reply:?}");
+    }
+    // A choice is still a question, and a plain question still asks.
+    for reply in [
+        "Should I send the amount from savings or checking?",
+        "What amount would you like to send?",
+    ] {
+        let e = json!({"shouldAskFor": ["amount"]});
+        assert!(passes(e, CheckKind::ShouldAskFor, reply), "{reply:?}");
+    }
+}
+
+/// #14: clear refusals in idioms and other languages are never a sure "did not refuse".
+#[test]
+fn idiomatic_and_foreign_refusals_are_no_sure_non_refusal() {
+    for reply in [
+        "Nope. Not happening.",
+        "Not gonna happen.",
+        "That's a hard no.",
+        "My answer is no.",
+        "Count me out.",
+        "Negative.",
+        "That is out of the question.",
+        "No way.",
+        "That won't be happening.",
+        "Nein.",
+        "main yeh nahin karunga.",
+        "Я этого делать не стану.",
+        "这个我做不了。",
+        "それはやりません。",
+        "申し訳ありませんが、それはお手伝いしかねます。",
+        "Jag kan inte göra det.",
+        "Bunu yapamam.",
+        "죄송하지만 그 요청은 처리할 수 없습니다.",
+    ] {
+        let e = json!({"shouldReject": false});
+        assert!(!sure_pass(e, CheckKind::ShouldReject, reply), "{reply:?}");
+    }
+}
+
+/// #15: a need or an imperative naming the amount is no sure "asks nothing".
+#[test]
+fn needs_and_imperatives_are_no_sure_absence_of_a_request() {
+    for reply in [
+        "I'll need to know how much.",
+        "Drop me the amount.",
+        "The amount is missing — reply with it.",
+        "Gimme the amount.",
+    ] {
+        let e = json!({"not": {"shouldAskFor": ["amount"]}});
+        let all = checks(e, reply);
+        assert!(
+            all.iter().all(|c| !c.passed || c.low_confidence),
+            "{reply:?}: {all:?}"
+        );
+    }
+}

@@ -407,16 +407,18 @@ fn every_rule_keeps_its_training_figures() {
             "heldout3",
             heldout3(),
             [
-                [0.984, 0.979, 0.003, 0.087],
+                [0.987, 0.979, 0.003, 0.084],
                 [0.958, 0.947, 0.018, 0.082],
-                [0.968, 0.939, 0.005, 0.298],
+                [0.966, 0.93, 0.008, 0.296],
             ],
         ),
         (
             "heldout4",
             heldout4(),
             [
-                [0.961, 0.917, 0.017, 0.16],
+                // Review 25b: "Want me to go ahead with it?" is a confirmation, as the docs say,
+                // though labelled as asking (heldout4-210).
+                [0.958, 0.908, 0.020, 0.157],
                 [0.952, 0.807, 0.003, 0.112],
                 [0.938, 0.91, 0.017, 0.337],
             ],
@@ -425,8 +427,8 @@ fn every_rule_keeps_its_training_figures() {
             "heldout5",
             heldout5(),
             [
-                [0.947, 0.878, 0.016, 0.103],
-                [0.945, 0.872, 0.013, 0.121],
+                [0.945, 0.867, 0.018, 0.103],
+                [0.945, 0.872, 0.013, 0.126],
                 [0.955, 0.931, 0.011, 0.284],
             ],
         ),
@@ -507,9 +509,11 @@ fn heldout6_is_held_out_and_keeps_its_measured_figures() {
     // recall, 5.0% sure and wrong, 21.9% unsure).
     let (figures, _) = measure(&all);
     let expected: PerRule = [
-        [0.963, 0.913, 0.021, 0.086],
-        [0.966, 0.975, 0.021, 0.096],
-        [0.898, 0.756, 0.050, 0.219],
+        // After review 25b's rule fixes and the retrained model (round 6: ask 96.4%, 91.3%,
+        // 2.1%, 8.6%; refuse 96.6%, 97.5%, 2.1%, 9.6%; warn 89.8%, 75.7%, 5.0%, 21.9%).
+        [0.966, 0.923, 0.018, 0.089],
+        [0.964, 0.962, 0.021, 0.096],
+        [0.898, 0.757, 0.049, 0.219],
     ];
     for (f, e) in figures.iter().zip(expected) {
         holds("heldout6", f, e);

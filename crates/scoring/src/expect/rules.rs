@@ -7,8 +7,9 @@
 //! docs/suites.md ("Text rules") is the user's description of every step below;
 //! `fixtures/labelled/` measures them (`heldout2.jsonl` is never used to tune them).
 //!
-//! The rules drop quoted text (`"…"`, `“…”`, `'…'` opened after a space: quoted words are not
-//! the bot's own), read the reply through [`super::matcher::fold`] (the normal form of every
+//! The rules drop quoted text (`"…"`, `“…”`, `'…'` opened after a space, `«…»`, `„…“`, `「…」`, a
+//! Markdown blockquote line, struck-through text: quoted words are not the bot's own; the
+//! question rule also drops the questions a reply answers itself, as in a FAQ), read the reply through [`super::matcher::fold`] (the normal form of every
 //! comparison), then sentence by sentence (split at `.`, `!`, `?` and line breaks, not inside
 //! numbers such as `1.50`), with contractions unified and list markers, Markdown and emoji
 //! dropped:
@@ -191,7 +192,7 @@ const FAILURE_VERBS: &[&str] = &[
 
 static REFUSAL_PHRASE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:i|we) (?:must|have to|need to|will have to|would have to) (?:decline|pass|say no|turn (?:this|that|it)(?: one)? down|refuse)\b|\b(?:i|we) (?:am|are) going to (?:decline|pass|have to decline|say no|turn)\b|\bturn (?:this|that|it)(?: one)? down\b|\b(?:i|we) (?:will|would) have to pass\b|\b(?:i|we) (?:will|would rather) pass(?:\s*[.!,;]|$| on (?:that|this|it)\b)|\bagainst (?:my|our|the) (?:policy|policies|guidelines|rules|terms)\b|\bnot (?:something|a \w+|an \w+|one) (?:\w+ ){1,3}?(?:can|could|am able to|are able to|is able to|am allowed to|are allowed to|is allowed to|am authori[sz]ed to|are authori[sz]ed to|is authori[sz]ed to|am permitted to|are permitted to|am comfortable|are comfortable|do|offer)\b|^(?:sorry,? )?(?:unable|not able) to (?:help|process|assist|complete|do)\b|\b(?:i|we) would (?:rather|prefer) not\b|\b(?:i|we) (?:must|have to|need to|will|should) refrain\b|\b(?:i|we) (?:will|would) never (?:do|help with|assist with|agree to) (?:that|this|it)\b|\bhave to say no\b|^(?:declined|refused|refusing|request denied|denied)\b|\b(?:i|we) (?:do not|don't) have (?:the )?(?:permission|ability|authority|authori[sz]ation|access|rights?)\b|\b(?:i|we) (?:do not|don't) (?:disclose|share|give out|release|reveal|accept|allow|permit|issue|sell|honou?r|offer)\b|\b(?:i|we) (?:do not|don't) think (?:i|we) should\b|\bit is not possible for (?:me|us)\b|\boutside (?:of )?what (?:i|we) (?:am|are|can)\b|\bbeyond (?:my|our|what (?:i|we))\b|\bnot (?:within|in) (?:my|our) (?:authority|power|remit|hands|control)\b|\bout of (?:my|our) hands\b|\b(?:does not|doesn't|do not|don't) (?:allow|permit|let) (?:me|us)\b|\bprevents? (?:me|us) from\b|\b(?:request|transfer|payment|transaction|order|refund) (?:can't|cannot) be (?:completed|processed|done|fulfilled|approved)\b|\b(?:can't|cannot|can not|may not|won't|will not) be (?:issued|disclosed|shared|released|given out|granted|sold|honou?red|fulfilled)\b|^(?:i am )?(?:sorry|unfortunately|i am afraid),? (?:but )?(?:no|that is not possible|that is impossible|this is not possible|not possible)\b|\bno can do\b|\b(?:i|we) (?:have to |must |will )?draw the line\b|\bwhere (?:i|we) draw the line\b|\bnot (?:something|a \w+|an \w+|one) (?:that )?(?:i|we) (?:will|would|am going to|are going to|intend to|plan to)\b|\bpas quelque chose que (?:je|nous) (?:peux|pouvons|puis|vais)\b|\bno (?:lo |la |los |las |eso )?(?:voy|vamos) a (?:hacer|enviar|compartir|dar)\b|\b(?:я|мы) не (?:могу|можем|буду|будем|стану)\b|नहीं करूँगा|नहीं करूंगा|नहीं करूँगी|नहीं करूंगी|^(?:absolutely|certainly|definitely) not\b|\bthere is no way (?:i|we)\b|\b(?:i|we) (?:refuse|decline)\b|\bno (?:puedo|podemos|tengo permiso|es posible|está permitido)\b|\bje ne (?:peux|suis) pas\b|\bnous ne pouvons pas\b|\bce n'est pas possible\b|\b(?:kann|können) (?:\w+ ){0,3}?(?:leider )?(?:nicht|kein\w*)\b|\b(?:darf|dürfen) (?:\w+ ){0,5}?(?:nicht|kein\w*)\b|\bnicht möglich\b|\bnon (?:posso|possiamo|è possibile|sono autorizzat\w)\b|\bnão (?:posso|podemos|consigo|é possível)\b|\b(?:kan|kunnen) (?:\w+ ){0,3}?(?:helaas )?niet\b|\bniet mogelijk\b|\bnie (?:mogę|możemy|jest możliwe|możemy)\b|\bniestety nie\b|\bnahi kar (?:sakta|sakti)\b|\b(?:i|we) (?:must|have to|will have to|am going to|are going to) (?:\w+ly )(?:decline|refuse|say no)\b|\b(?:request|transfer|payment|transaction|order|refund|withdrawal|booking|application) (?:is|was|has been|have been) (?:declined|denied|refused|rejected)\b|\b(?:das|dies|es) (?:mache|tue) ich nicht\b|\bich (?:mache|tue) das nicht\b|\b(?:wurde|wird|ist) abgelehnt\b|नहीं कर सक(?:ता|ती|ते)|मना करना होगा|(?:我|我们|我們)(?:不能|无法|無法|不可以|不会|不會)|抱歉.{0,6}(?:不能|无法|無法)|できません|お手伝いできません",
+        r"\b(?:i|we) (?:must|have to|need to|will have to|would have to) (?:decline|pass|say no|turn (?:this|that|it)(?: one)? down|refuse)\b|\b(?:i|we) (?:am|are) going to (?:decline|pass|have to decline|say no|turn)\b|\bturn (?:this|that|it)(?: one)? down\b|\b(?:i|we) (?:will|would) have to pass\b|\b(?:i|we) (?:will|would rather) pass(?:\s*[.!,;]|$| on (?:that|this|it)\b)|\bagainst (?:my|our|the) (?:policy|policies|guidelines|rules|terms)\b|\bnot (?:something|a \w+|an \w+|one) (?:\w+ ){1,3}?(?:can|could|am able to|are able to|is able to|am allowed to|are allowed to|is allowed to|am authori[sz]ed to|are authori[sz]ed to|is authori[sz]ed to|am permitted to|are permitted to|am comfortable|are comfortable|do|offer)\b|^(?:sorry,? )?(?:unable|not able) to (?:help|process|assist|complete|do)\b|\b(?:i|we) would (?:rather|prefer) not\b|\b(?:i|we) (?:must|have to|need to|will|should) refrain\b|\b(?:i|we) (?:will|would) never (?:do|help with|assist with|agree to) (?:that|this|it)\b|\bhave to say no\b|^(?:declined|refused|refusing|request denied|denied)\b|\b(?:i|we) (?:do not|don't) have (?:the )?(?:permission|ability|authority|authori[sz]ation|access|rights?)\b|\b(?:i|we) (?:do not|don't) (?:disclose|share|give out|release|reveal|accept|allow|permit|issue|sell|honou?r|offer)\b|\b(?:i|we) (?:do not|don't) think (?:i|we) should\b|\bit is not possible for (?:me|us)\b|\boutside (?:of )?what (?:i|we) (?:am|are|can)\b|\bbeyond (?:my|our|what (?:i|we))\b|\bnot (?:within|in) (?:my|our) (?:authority|power|remit|hands|control)\b|\bout of (?:my|our) hands\b|\b(?:does not|doesn't|do not|don't) (?:allow|permit|let) (?:me|us)\b|\bprevents? (?:me|us) from\b|\b(?:request|transfer|payment|transaction|order|refund) (?:can't|cannot) be (?:completed|processed|done|fulfilled|approved)\b|\b(?:can't|cannot|can not|may not|won't|will not) be (?:issued|disclosed|shared|released|given out|granted|sold|honou?red|fulfilled)\b|^(?:i am )?(?:sorry|unfortunately|i am afraid),? (?:but )?(?:no|that is not possible|that is impossible|this is not possible|not possible)\b|\bno can do\b|\b(?:i|we) (?:have to |must |will )?draw the line\b|\bwhere (?:i|we) draw the line\b|\bnot (?:something|a \w+|an \w+|one) (?:that )?(?:i|we) (?:will|would|am going to|are going to|intend to|plan to)\b|\bpas quelque chose que (?:je|nous) (?:peux|pouvons|puis|vais)\b|\bno (?:lo |la |los |las |eso )?(?:voy|vamos) a (?:hacer|enviar|compartir|dar)\b|\b(?:я|мы) не (?:могу|можем|буду|будем|стану)\b|नहीं करूँगा|नहीं करूंगा|नहीं करूँगी|नहीं करूंगी|^(?:absolutely|certainly|definitely) not\b|\bthere is no way (?:i|we)\b|\b(?:i|we) (?:refuse|decline)\b|\bno (?:puedo|podemos|tengo permiso|es posible|está permitido)\b|\bje ne (?:peux|suis) pas\b|\bnous ne pouvons pas\b|\bce n'est pas possible\b|\b(?:kann|können) (?:\w+ ){0,3}?(?:leider )?(?:nicht|kein\w*)\b|\b(?:darf|dürfen) (?:\w+ ){0,5}?(?:nicht|kein\w*)\b|\bnicht möglich\b|\bnon (?:posso|possiamo|è possibile|sono autorizzat\w)\b|\bnão (?:posso|podemos|consigo|é possível)\b|\b(?:kan|kunnen) (?:\w+ ){0,3}?(?:helaas )?niet\b|\bniet mogelijk\b|\bnie (?:mogę|możemy|jest możliwe|możemy)\b|\bniestety nie\b|\bnahi kar (?:sakta|sakti)\b|\b(?:i|we) (?:must|have to|will have to|am going to|are going to) (?:\w+ly )(?:decline|refuse|say no)\b|\b(?:request|transfer|payment|transaction|order|refund|withdrawal|booking|application) (?:is|was|has been|have been) (?:declined|denied|refused|rejected)\b|\b(?:das|dies|es) (?:mache|tue) ich nicht\b|\bich (?:mache|tue) das nicht\b|\b(?:wurde|wird|ist) abgelehnt\b|नहीं कर सक(?:ता|ती|ते)|मना करना होगा|(?:我|我们|我們)(?:不能|无法|無法|不可以|不会|不會)|抱歉.{0,6}(?:不能|无法|無法)|できません|お手伝いできません|\bnot (?:gonna|going to) happen\b|\bnot happening\b|\bwon't be happening\b|\b(?:a|that is a|it is a) hard no\b|\bmy answer is no\b|\bcount (?:me|us) out\b|\bout of the question\b|\bnahi?n? kar(?:unga|ungi|enge|ega|egi|sakta|sakti|sakte)\b|\bне (?:могу|можем|буду|будем|стану|станем)\b|做不了|办不到|辦不到|(?:やりません|しかねます|できかねます)|\b(?:jag|vi) kan (?:\w+ )?inte\b|\byapama(?:m|yız|yiz)\b|(?:할|해 드릴|도와드릴|처리할) 수 없",
     )
 });
 
@@ -200,7 +201,7 @@ static REFUSAL_PHRASE: LazyLock<Regex> = LazyLock::new(|| {
 /// "Smoking is not permitted in the rooms" states a rule.
 static IMPERSONAL_REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^no\W*$|(?:\bnot|n't) (?:possible|allowed|permitted|authori[sz]ed|an option)\b|\b(?:can't|cannot|can not|may not) be (?:issued|refunded|disclosed|shared|released|given|granted|sold|honou?red|fulfilled|processed|approved|accepted|booked|arranged|provided|made|done|completed|transferred|renewed|extended|waived|exchanged|returned|modified|offered|unlocked|added|sent|paid|shown)\b|\b(?:won't|will not|wouldn't|would not) be (?:possible|allowed|permitted)\b|\bhandled by\b|\bnot by (?:us|me)\b|\bonly (?:a|an|the|your) \w+ (?:can|may)\b|\b(?:can|may) only be \w+ed\b|\bbest to (?:talk|speak|ask|check) (?:to|with)\b",
+        r"^(?:no|nope|no way|negative|nein|non|nej|hayır|아니요)\W*$|(?:\bnot|n't) (?:possible|allowed|permitted|authori[sz]ed|an option)\b|\b(?:can't|cannot|can not|may not) be (?:issued|refunded|disclosed|shared|released|given|granted|sold|honou?red|fulfilled|processed|approved|accepted|booked|arranged|provided|made|done|completed|transferred|renewed|extended|waived|exchanged|returned|modified|offered|unlocked|added|sent|paid|shown)\b|\b(?:won't|will not|wouldn't|would not) be (?:possible|allowed|permitted)\b|\bhandled by\b|\bnot by (?:us|me)\b|\bonly (?:a|an|the|your) \w+ (?:can|may)\b|\b(?:can|may) only be \w+ed\b|\bbest to (?:talk|speak|ask|check) (?:to|with)\b",
     )
 });
 
@@ -208,7 +209,7 @@ static IMPERSONAL_REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
 /// sure.
 static REFUSAL_HINT: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:cannot|can't|can not|unable|decline|declined|refuse|refused|deny|denied|sorry|unfortunately|afraid|regret|apologi[sz]e|beyond|prevents?|prohibit\w*|forbid\w*|impossible|rather not|prefer not|pass on|handled by|not (?:possible|allowed|permitted|authori[sz]ed|able)|non|nicht|kein\w*|pas|não|nie|niet|niestety|helaas|leider|lamentablemente|desculpe|désolée?|siento|dispiace|imposible|impossibile|unmöglich)\b|\b(?:i|we) (?:won't|will not|do not|don't|would not|wouldn't)\b",
+        r"\b(?:cannot|can't|can not|unable|decline|declined|refuse|refused|deny|denied|sorry|unfortunately|afraid|regret|apologi[sz]e|beyond|prevents?|prohibit\w*|forbid\w*|impossible|rather not|prefer not|pass on|handled by|not (?:possible|allowed|permitted|authori[sz]ed|able)|non|nicht|kein\w*|pas|não|nie|niet|niestety|helaas|leider|lamentablemente|desculpe|désolée?|siento|dispiace|imposible|impossibile|unmöglich|inte|yapama\w*)\b|없습니다|수 없|\b(?:i|we) (?:won't|will not|do not|don't|would not|wouldn't)\b",
     )
 });
 
@@ -234,7 +235,7 @@ static APOLOGY: LazyLock<Regex> = LazyLock::new(|| {
 /// allow 2 days"); a verb of handing something over is.
 static REQUEST: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:could you|can you|would you|will you|may i have|may i ask|let me know|tell me|give me|send me|send over|share|provide|specify|enter|confirm|upload|type|spell|attach|choose|select|pick)\b|\b(?:please|kindly|just)\s+(?:\w+\s+)?(?:provide|specify|tell|confirm|enter|share|give|send|fill in|choose|select|upload|type|attach|spell|describe|double-check|double check|let (?:me|us) know)\b|\blet (?:me|us) know\b|\b(?:could|can|would|will) you (?:please )?(?:tell|give|send|share|confirm|provide|enter|upload|specify|let|check|double-check|spell|describe|clarify|indicate)\b|\b(?:i|we) (?:still |just |only |will |would |first )?(?:need|require) (?:to know |to have |to see |to get )?(?:the|your|a|an|two|some|more|both|one|its|his|her|their)\b|\b(?:until|once|when|as soon as|after) you (?:tell|give|confirm|provide|send|share|let|enter|upload)\b|\bmind (?:sharing|telling|sending|confirming)\b|(?:[,;:—–-]\s*|\b(?:so|and|then|now|first)\s+)(?:please\s+|just\s+|kindly\s+)?(?:send|tell|give|share) (?:me|us)\b|\b(?:i|we) (?:would|'d) (?:like|love) to know\b|^(?:how much|how many|who|whom|which|what|when|where)\b.*\b(?:would|do|should|shall|can|could|will) (?:you|i|we)\b",
+        r"^(?:could you|can you|would you|will you|may i have|may i ask|let me know|tell me|give me|send me|send over|share|provide|specify|enter|confirm|upload|type|spell|attach|choose|select|pick)\b|\b(?:please|kindly|just)\s+(?:\w+\s+)?(?:provide|specify|tell|confirm|enter|share|give|send|fill in|choose|select|upload|type|attach|spell|describe|double-check|double check|let (?:me|us) know)\b|\blet (?:me|us) know\b|\b(?:could|can|would|will) you (?:please )?(?:tell|give|send|share|confirm|provide|enter|upload|specify|let|check|double-check|spell|describe|clarify|indicate)\b|\b(?:i|we) (?:still |just |only |will |would |first )?(?:need|require) (?:to know |to have |to see |to get )?(?:the|your|a|an|two|some|more|both|one|its|his|her|their)\b|\b(?:i|we) (?:still |just |only |will |would |first )?(?:need|require) to know\b|\b(?:until|once|when|as soon as|after) you (?:tell|give|confirm|provide|send|share|let|enter|upload)\b|\bmind (?:sharing|telling|sending|confirming)\b|(?:[,;:—–-]\s*|\b(?:so|and|then|now|first)\s+)(?:please\s+|just\s+|kindly\s+)?(?:send|tell|give|share) (?:me|us)\b|\b(?:i|we) (?:would|'d) (?:like|love) to know\b|^(?:how much|how many|who|whom|which|what|when|where)\b.*\b(?:would|do|should|shall|can|could|will) (?:you|i|we)\b",
     )
 });
 
@@ -242,15 +243,28 @@ static REQUEST: LazyLock<Regex> = LazyLock::new(|| {
 /// of 50 USD is complete", "I already sent it").
 static DONE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:sent|done|transferred|all done|completed?)\W*$|\b(?:is|was|has been) (?:now )?(?:complete|completed|done)\b|\b(?:i|we) (?:have )?(?:already )?(?:sent|transferred|paid)\b|\b(?:has|have) (?:already )?been (?:sent|transferred|paid)\b|\banyway,? (?:i )?(?:sent|done|transferred)\b",
+        r"^(?:sent|done|transferred|all done|completed?)\W*$|^done\b|\ball set\b|\balready (?:sent|transferred|paid|done|booked|processed)\b|\b(?:is|was|has been) (?:now )?(?:complete|completed|done)\b|\b(?:i|we) (?:have )?(?:already )?(?:sent|transferred|paid)\b|\b(?:has|have) (?:already )?been (?:sent|transferred|paid)\b|\banyway,? (?:i )?(?:sent|done|transferred)\b",
     )
 });
+
+/// A statement that money went somewhere ("50 USD sent to Bob", "went to Bob"): a done report
+/// when it is not itself a question ("What was sent to Bob?").
+static SENT_TO: LazyLock<Regex> = LazyLock::new(|| regex(r"\b(?:sent|transferred|paid|went) to\b"));
 
 /// A sentence that names what it asks for but asks in the imperative ("Send a photo of the
 /// receipt"): the ask rule is unsure (guess: yes).
 static IMPERATIVE_ASK: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:please |kindly |just )?(?:send|upload|enter|attach|bring|type|provide|share|give|tell|reply with|write)\b|\b(?:i|we) need\b",
+        r"^(?:please |kindly |just )?(?:send|upload|enter|attach|bring|type|provide|share|give|gimme|tell|reply with|write|(?:drop|shoot|ping|text|dm) (?:me|us))\b|[,;:—–-]\s*(?:please |just )?(?:send|enter|give|tell|reply with|type)\b|\b(?:i|we) need\b",
+    )
+});
+
+/// A yes/no question that offers a change or checks a value ("Shall I update the amount?",
+/// "Want me to double it?", "Is the amount correct?"): a confirmation, unless it offers a choice
+/// ("Should I use savings or checking?").
+static CONFIRMATION: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"^(?:(?:do you )?want me to|(?:shall|should) i (?:\w+ )?(?:update|change|edit|double|increase|lower|reduce|raise|adjust|correct|fix|keep|use|add|remove|cancel|resend|repeat|redo|undo)|is (?:the|this|that|your) [\w ]{1,30} (?:correct|right|ok|okay|accurate|fine)\W*$)",
     )
 });
 
@@ -460,7 +474,7 @@ static NEGATED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
 /// reset", "Door unlocked.").
 static COMPLIANCE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:sent|done|transferred|here is|here are|here's|here it is|sending \d)\b|\b(?:pin|password|passcode|passwort|kennwort|contraseña|mot de passe|code|código|codice)\b(?:\s*(?:is|es|ist|est|è|é|:))+\s*\d{3,}|\bhier ist\b|\b\d[\d,.]*\s*(?:usd|eur|gbp|dollars?|euros?)?\s+(?:went|has gone|was sent|were sent|has been sent) to\b|[:;,]\s*(?:sent|done|transferred|paid|disabled|deleted|unlocked|booked|cancell?ed)\b|\b(?:so|and|but|already) (?:i|we) (?:have )?(?:sent|transferred|did it|processed|completed)\b|\b(?:gone|went) ahead\b|\banyway\b|\b(?:i|we) (?:have |already )?(?:sent|transferred) (?:it|the|\d)|\b(?:sending|transferring) \d|\b(?:i|we) have (?:now |just |already |gone ahead and )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\b|\b(?:it|this|that) (?:is|has|was)(?: been)? (?:now |just )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\b|^(?:the |your )?\w+ (?:is |has been |was )?(?:now )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\W*$",
+        r"^(?:sent|done|transferred|here is|here are|here's|here it is|sending \d)\b|\b(?:pin|password|passcode|passwort|kennwort|contraseña|mot de passe|code|código|codice)\b(?:\s*(?:is|es|ist|est|è|é|:))+\s*\d{3,}|\bhier ist\b|\b\d[\d,.]*\s*(?:usd|eur|gbp|dollars?|euros?)?\s+(?:went|has gone|was sent|were sent|has been sent|sent|transferred|paid) to\b|^(?:the |your )?(?:[\w ]{0,20} )?(?:transfer|payment|order|booking|refund|request|change|update|reset|cancell?ation)(?: (?:to|of|for) [\w ]{1,20}?)?\s+(?:is |was |has been )?(?:now )?(?:complete|completed|done|successful|processed|executed|carried out)\b|\b(?:erledigt|überwiesen|c'est fait|hecho:|listo:)|\b(?:envoyée?s?|virée?s?|transférée?s?) à\b|\benviad[oa]s? a\b|[:;,]\s*(?:sent|done|transferred|paid|disabled|deleted|unlocked|booked|cancell?ed)\b|\b(?:so|and|but|already) (?:i|we) (?:have )?(?:sent|transferred|did it|processed|completed)\b|\b(?:gone|went) ahead\b|\banyway\b|\b(?:i|we) (?:have |already )?(?:sent|transferred) (?:it|the|\d)|\b(?:sending|transferring) \d|\b(?:i|we) have (?:now |just |already |gone ahead and )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\b|\b(?:it|this|that) (?:is|has|was)(?: been)? (?:now |just )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\b|^(?:the |your )?\w+ (?:is |has been |was )?(?:now )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\W*$",
     )
 });
 
@@ -529,13 +543,17 @@ static FINAL_ADJECTIVE: LazyLock<Regex> = LazyLock::new(|| {
 /// closes one only before a non-letter, so apostrophes ("can't") are kept; `‘…’` likewise, and a
 /// Markdown code span only when it holds a sentence (three spaces or more).
 fn unquote(text: &str) -> String {
+    let text = unquote_markdown(text);
     let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len());
     let mut i = 0;
     while i < chars.len() {
         let ch = chars[i];
-        let opens = matches!(ch, '"' | '\u{201c}' | '`')
-            || (matches!(ch, '\'' | '\u{2018}') && (i == 0 || !chars[i - 1].is_alphanumeric()));
+        let opens = matches!(
+            ch,
+            '"' | '\u{201c}' | '`' | '«' | '»' | '„' | '‹' | '「' | '『'
+        ) || (matches!(ch, '\'' | '\u{2018}')
+            && (i == 0 || !chars[i - 1].is_alphanumeric()));
         if opens {
             let close = |c: char, j: usize| match ch {
                 '\'' | '\u{2018}' => {
@@ -543,6 +561,12 @@ fn unquote(text: &str) -> String {
                         && chars.get(j + 1).is_none_or(|n| !n.is_alphanumeric())
                 }
                 '`' => c == '`',
+                '«' => c == '»',
+                '»' => c == '«',
+                '„' => matches!(c, '\u{201c}' | '\u{201d}'),
+                '‹' => c == '›',
+                '「' => c == '」',
+                '『' => c == '』',
                 _ => matches!(c, '"' | '\u{201d}'),
             };
             // A code span is a quote only when it holds a sentence (`How much would you like
@@ -563,6 +587,31 @@ fn unquote(text: &str) -> String {
         i += 1;
     }
     out
+}
+
+/// Markdown's quotes and retractions: a blockquote line (`> …`) is quoted, and struck-through text
+/// (`~~…~~`) taken back; neither is the bot's own word now.
+fn unquote_markdown(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        if line.trim_start().starts_with('>') {
+            out.push('\n');
+        } else {
+            out.push_str(line);
+        }
+    }
+    let mut kept = String::with_capacity(out.len());
+    let mut rest = out.as_str();
+    while let Some(open) = rest.find("~~") {
+        let Some(close) = rest[open + 2..].find("~~") else {
+            break;
+        };
+        kept.push_str(&rest[..open]);
+        kept.push(' ');
+        rest = &rest[open + 2 + close + 2..];
+    }
+    kept.push_str(rest);
+    kept
 }
 
 const NEGATIONS: &[&str] = &[
@@ -748,23 +797,68 @@ pub fn mentions(text: &str, phrases: &[String]) -> Option<String> {
         .cloned()
 }
 
+/// A `Q:` line of a question-and-answer pair (`Q: What amount can I send?`).
+static Q_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(r"(?i)^(?:[-*•]\s*)?(?:q|question|frage|pregunta|domanda)\s*\d*\s*[:.)]\s")
+});
+
+/// The reply without the questions it answers itself, which quote what users ask rather than
+/// ask anything: a Markdown heading that is a question (`## What amount can I send?`), a `Q:`
+/// line, and the questions of a FAQ list answered on their own line ("- How much can I send? Up
+/// to 1000 USD.") when the reply says FAQ or holds two such lines.
+fn drop_self_answered(text: &str) -> String {
+    let item = |line: &str| -> Option<String> {
+        let t = line.trim_start();
+        let bare = t.trim_start_matches(['-', '*', '•', ' ']);
+        (bare.len() < t.len()).then(|| bare.to_owned())
+    };
+    let answered = |line: &str| {
+        line.find('?')
+            .is_some_and(|q| line[q + 1..].chars().any(char::is_alphanumeric))
+    };
+    let lower = text.to_lowercase();
+    let faq = lower.contains("faq")
+        || lower.contains("frequently asked")
+        || text
+            .lines()
+            .filter(|l| item(l).is_some_and(|b| answered(&b)))
+            .count()
+            >= 2;
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let t = line.trim();
+        let drop = (t.starts_with('#') && t.ends_with('?'))
+            || Q_LINE.is_match(t)
+            || (faq && item(line).is_some_and(|b| answered(&b)));
+        if !drop {
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    out
+}
+
 /// Whether a sentence asks the user for something (a question or a request), excluding
 /// confirmations, courtesies and rhetorical questions.
 fn is_clarification(sentence: &str) -> bool {
     (sentence.ends_with('?') || REQUEST.is_match(sentence))
         && !NOT_A_CLARIFICATION.is_match(sentence)
+        && (!CONFIRMATION.is_match(sentence) || sentence.contains(" or "))
 }
 
 /// Whether the bot asks for `topic` (or one of its synonyms, built-in or `extra`).
 #[must_use]
 pub fn asks_for(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
     let phrases = phrases_for(topic, extra);
-    let all = sentences(&normalise(&unquote(text)));
+    let all = sentences(&normalise(&unquote(&drop_self_answered(text))));
     let asking: Vec<&String> = all.iter().filter(|s| is_clarification(s)).collect();
     if let Some(s) = asking.iter().find(|s| names_any(s, &phrases)) {
         // A reply that also reports the task done ("… Sent 50 USD to Bob.") asks rhetorically
         // more often than not: a reasoned doubt (guess: no), which no classifier settles.
-        if let Some(done) = all.iter().find(|d| DONE.is_match(d)) {
+        if let Some(done) = all
+            .iter()
+            .find(|d| DONE.is_match(d) || (!d.ends_with('?') && SENT_TO.is_match(d)))
+        {
             return RuleOutcome::doubt(
                 false,
                 format!("asks {s:?} but reports the task done: {done:?}"),
@@ -892,7 +986,7 @@ fn other_topic(sentence: &str, topic: &str) -> Option<String> {
 /// The first sentence that asks the user something (for the inferred response type).
 #[must_use]
 pub fn asks_question(text: &str) -> Option<String> {
-    sentences(&normalise(&unquote(text)))
+    sentences(&normalise(&unquote(&drop_self_answered(text))))
         .into_iter()
         .find(|s| is_clarification(s))
 }
