@@ -287,12 +287,15 @@ fn inexact_number(text: &str) -> Option<&str> {
                 i += 1;
             }
             let token = &text[start..i];
+            // An integer beyond 64 bits is read as a float, which rounds it (10^30).
+            let integer = !token.contains(['.', 'e', 'E']);
             let exact = token.parse::<i64>().is_ok()
                 || token.parse::<u64>().is_ok()
-                || token.parse::<f64>().ok().is_some_and(|f| {
-                    Decimal::parse(&f.to_string()).is_some()
-                        && Decimal::parse(&f.to_string()) == Decimal::parse(token)
-                });
+                || !integer
+                    && token.parse::<f64>().ok().is_some_and(|f| {
+                        Decimal::parse(&f.to_string()).is_some()
+                            && Decimal::parse(&f.to_string()) == Decimal::parse(token)
+                    });
             if !exact {
                 return Some(token);
             }
@@ -412,6 +415,24 @@ pub(crate) fn too_large(max: usize) -> BotError {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Review 25c, #11: an integer beyond 64 bits is read as a float, which rounds it.
+    #[test]
+    fn integers_beyond_64_bits_cannot_be_read_exactly() {
+        for text in [
+            r#"{"text": "ok", "outcome": {"n": 1000000000000000000000000000000}}"#,
+            r#"{"text": "ok", "outcome": {"n": -18446744073709551617}}"#,
+        ] {
+            let err = parse_reply(text).expect_err("inexact");
+            assert!(err.to_string().contains("cannot be read exactly"), "{err}");
+        }
+        for text in [
+            r#"{"text": "ok", "outcome": {"n": 18446744073709551615}}"#,
+            r#"{"text": "ok", "outcome": {"n": 1e30, "m": 0.5}}"#,
+        ] {
+            parse_reply(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        }
+    }
 
     #[test]
     fn a_reply_without_text_or_plan_is_an_error() {

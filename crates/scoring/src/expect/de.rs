@@ -306,13 +306,11 @@ fn absence_at_any_turn(checks: &[CheckSpec]) -> Result<(), String> {
             Some("`callCount` with `max` or `eq`")
         }
         CheckSpec::ShouldNotContain(_) => Some("`shouldNotContain`"),
-        CheckSpec::CustomValidator(preds)
-            if preds
-                .iter()
-                .any(|p| matches!(p.matcher, super::Matcher::Absent)) =>
-        {
-            Some("`customValidator` with `absent`")
-        }
+        CheckSpec::CustomValidator(preds) if preds.iter().any(forbids) => Some(
+            "a `customValidator` that forbids a value (`absent`, `eq: null`, `ne`, `notIn`, or \
+             `every` over a `*` path)",
+        ),
+        CheckSpec::ValidParams => Some("`validParams` (every call valid)"),
         CheckSpec::ShouldReject(false) => Some("`shouldReject: false`"),
         _ => None,
     });
@@ -324,6 +322,16 @@ fn absence_at_any_turn(checks: &[CheckSpec]) -> Result<(), String> {
         )),
         None => Ok(()),
     }
+}
+
+/// Whether a predicate forbids something, so that a quiet turn meets it: a value absent or
+/// null, present but not one value (`ne`, `notIn`), or every selected value within a bound
+/// (review 25c: "every call ≤ 100" at turn 1 hid a 5000 USD call at turn 2).
+fn forbids(p: &Predicate) -> bool {
+    matches!(
+        p.matcher,
+        Matcher::Absent | Matcher::Ne(_) | Matcher::NotIn(_) | Matcher::Eq(Value::Null)
+    ) || (p.quantifier == Quantifier::Every && p.path.split('/').any(|seg| seg == "*"))
 }
 
 /// Parameter conditions keyed by name (`expectedParams`, an `expectedCalls` entry's `params`).
@@ -548,6 +556,18 @@ impl<'de> Deserialize<'de> for Predicate {
             return Err(D::Error::custom(format!(
                 "customValidator path `{}` must be a JSON pointer starting with `/` \
                  (e.g. /plan/0/params/amount)",
+                raw.path
+            )));
+        }
+        // RFC 6901: `~` escapes only `~0` (a `~`) and `~1` (a `/`); any other is no pointer.
+        let bad_escape = raw
+            .path
+            .match_indices('~')
+            .any(|(at, _)| !matches!(raw.path.as_bytes().get(at + 1), Some(b'0' | b'1')));
+        if bad_escape {
+            return Err(D::Error::custom(format!(
+                "customValidator path `{}` is not a JSON pointer: `~` must be followed by `0` \
+                 (a `~`) or `1` (a `/`)",
                 raw.path
             )));
         }

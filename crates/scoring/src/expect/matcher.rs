@@ -364,9 +364,10 @@ pub(super) fn fold_stored(text: &str) -> String {
 /// Cyrillic, …) or a digit must start a word there (`fee` is not in `coffee`, `50 USD` not in
 /// `150 USD`), and one that ends with a digit must end the number (`50` is not in `500`); a
 /// word may go on after it (`fee` is in `fees`). A number goes on past a decimal or thousands
-/// separator followed by a digit, and past an exponent: `50` is in none of `1.50`, `0,50`,
-/// `50,000`, `50.5`, `50e3` or `٥٠٫٥`, and `50 USD` is not in `1,50 USD`. Other scripts
-/// (Chinese, Thai, …) are matched anywhere.
+/// separator followed by a digit ([`number_goes_on`]) and past an exponent, on either side: `50`
+/// is in none of `1.50`, `0,50`, `50,000`, `50'000`, `50 000`, `50.5`, `50e3`, `1e-50` or
+/// `٥٠٫٥`, and `50 USD` is not in `1,50 USD`. Other scripts (Chinese, Thai, …) are matched
+/// anywhere.
 #[must_use]
 pub(super) fn contains_at_word_start(text: &str, needle: &str) -> bool {
     let spaced = |c: char| c.is_numeric() || (c.is_alphabetic() && u32::from(c) < 0x0530);
@@ -381,19 +382,49 @@ pub(super) fn contains_at_word_start(text: &str, needle: &str) -> bool {
                 .chars()
                 .next_back()
                 .is_none_or(|c| !c.is_alphanumeric())
-                && !(first.is_numeric() && number_goes_on(before.chars().rev())));
+                && !(first.is_numeric()
+                    && (number_goes_on(before.chars().rev(), true) || exponent_before(before))));
         let ends = !last.is_numeric()
             || (after.chars().next().is_none_or(|c| !c.is_numeric())
-                && !number_goes_on(after.chars())
+                && !number_goes_on(after.chars(), false)
                 && !exponent_follows(after));
         starts && ends
     })
 }
 
-/// Whether the characters next to a number (read away from it) continue it: a decimal or
-/// thousands separator with a digit beyond (`1.50`, `50,000`, Arabic `٫` and `٬`).
-pub(super) fn number_goes_on(mut away: impl Iterator<Item = char>) -> bool {
-    matches!(away.next(), Some('.' | ',' | '٫' | '٬')) && away.next().is_some_and(char::is_numeric)
+/// Whether the characters next to a number (read away from it, `leftward` before it) continue
+/// it: a decimal or thousands separator with a digit beyond (`1.50`, `50,000`, `50'000`,
+/// `50_000`, Arabic `٫` and `٬`), or a space (any space folds to one) with a group of digits
+/// beyond — exactly three after the number (`50 000`), one to three before it (`1 500`).
+pub(super) fn number_goes_on(mut away: impl Iterator<Item = char>, leftward: bool) -> bool {
+    match away.next() {
+        Some('.' | ',' | '٫' | '٬' | '\'' | '’' | '_') => {
+            away.next().is_some_and(char::is_numeric)
+        }
+        Some(' ') => {
+            let group = away.take_while(|c| {
+                !c.is_whitespace() && !matches!(c, '.' | ',' | ')' | ';' | ':' | '!' | '?')
+            });
+            let group: Vec<char> = group.collect();
+            let digits = group.iter().take_while(|c| c.is_numeric()).count();
+            let whole = digits == group.len() || !group[digits].is_alphanumeric();
+            whole
+                && if leftward {
+                    (1..=3).contains(&digits)
+                } else {
+                    digits == 3
+                }
+        }
+        _ => false,
+    }
+}
+
+/// Whether `before` a number ends with an exponent marker after a digit (`1e-`, `1E+`, `1e`):
+/// the number is that exponent.
+pub(super) fn exponent_before(before: &str) -> bool {
+    let mut back = before.chars().rev().peekable();
+    back.next_if(|c| matches!(c, '+' | '-'));
+    matches!(back.next(), Some('e' | 'E')) && back.next().is_some_and(|c| c.is_ascii_digit())
 }
 
 /// Whether `after` a number starts its exponent (`e3`, `E-4`, `e+10`).

@@ -192,7 +192,7 @@ const FAILURE_VERBS: &[&str] = &[
 
 static REFUSAL_PHRASE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:i|we) (?:must|have to|need to|will have to|would have to) (?:decline|pass|say no|turn (?:this|that|it)(?: one)? down|refuse)\b|\b(?:i|we) (?:am|are) going to (?:decline|pass|have to decline|say no|turn)\b|\bturn (?:this|that|it)(?: one)? down\b|\b(?:i|we) (?:will|would) have to pass\b|\b(?:i|we) (?:will|would rather) pass(?:\s*[.!,;]|$| on (?:that|this|it)\b)|\bagainst (?:my|our|the) (?:policy|policies|guidelines|rules|terms)\b|\bnot (?:something|a \w+|an \w+|one) (?:\w+ ){1,3}?(?:can|could|am able to|are able to|is able to|am allowed to|are allowed to|is allowed to|am authori[sz]ed to|are authori[sz]ed to|is authori[sz]ed to|am permitted to|are permitted to|am comfortable|are comfortable|do|offer)\b|^(?:sorry,? )?(?:unable|not able) to (?:help|process|assist|complete|do)\b|\b(?:i|we) would (?:rather|prefer) not\b|\b(?:i|we) (?:must|have to|need to|will|should) refrain\b|\b(?:i|we) (?:will|would) never (?:do|help with|assist with|agree to) (?:that|this|it)\b|\bhave to say no\b|^(?:declined|refused|refusing|request denied|denied)\b|\b(?:i|we) (?:do not|don't) have (?:the )?(?:permission|ability|authority|authori[sz]ation|access|rights?)\b|\b(?:i|we) (?:do not|don't) (?:disclose|share|give out|release|reveal|accept|allow|permit|issue|sell|honou?r|offer)\b|\b(?:i|we) (?:do not|don't) think (?:i|we) should\b|\bit is not possible for (?:me|us)\b|\boutside (?:of )?what (?:i|we) (?:am|are|can)\b|\bbeyond (?:my|our|what (?:i|we))\b|\bnot (?:within|in) (?:my|our) (?:authority|power|remit|hands|control)\b|\bout of (?:my|our) hands\b|\b(?:does not|doesn't|do not|don't) (?:allow|permit|let) (?:me|us)\b|\bprevents? (?:me|us) from\b|\b(?:request|transfer|payment|transaction|order|refund) (?:can't|cannot) be (?:completed|processed|done|fulfilled|approved)\b|\b(?:can't|cannot|can not|may not|won't|will not) be (?:issued|disclosed|shared|released|given out|granted|sold|honou?red|fulfilled)\b|^(?:i am )?(?:sorry|unfortunately|i am afraid),? (?:but )?(?:no|that is not possible|that is impossible|this is not possible|not possible)\b|\bno can do\b|\b(?:i|we) (?:have to |must |will )?draw the line\b|\bwhere (?:i|we) draw the line\b|\bnot (?:something|a \w+|an \w+|one) (?:that )?(?:i|we) (?:will|would|am going to|are going to|intend to|plan to)\b|\bpas quelque chose que (?:je|nous) (?:peux|pouvons|puis|vais)\b|\bno (?:lo |la |los |las |eso )?(?:voy|vamos) a (?:hacer|enviar|compartir|dar)\b|\b(?:я|мы) не (?:могу|можем|буду|будем|стану)\b|नहीं करूँगा|नहीं करूंगा|नहीं करूँगी|नहीं करूंगी|^(?:absolutely|certainly|definitely) not\b|\bthere is no way (?:i|we)\b|\b(?:i|we) (?:refuse|decline)\b|\bno (?:puedo|podemos|tengo permiso|es posible|está permitido)\b|\bje ne (?:peux|suis) pas\b|\bnous ne pouvons pas\b|\bce n'est pas possible\b|\b(?:kann|können) (?:\w+ ){0,3}?(?:leider )?(?:nicht|kein\w*)\b|\b(?:darf|dürfen) (?:\w+ ){0,5}?(?:nicht|kein\w*)\b|\bnicht möglich\b|\bnon (?:posso|possiamo|è possibile|sono autorizzat\w)\b|\bnão (?:posso|podemos|consigo|é possível)\b|\b(?:kan|kunnen) (?:\w+ ){0,3}?(?:helaas )?niet\b|\bniet mogelijk\b|\bnie (?:mogę|możemy|jest możliwe|możemy)\b|\bniestety nie\b|\bnahi kar (?:sakta|sakti)\b|\b(?:i|we) (?:must|have to|will have to|am going to|are going to) (?:\w+ly )(?:decline|refuse|say no)\b|\b(?:request|transfer|payment|transaction|order|refund|withdrawal|booking|application) (?:is|was|has been|have been) (?:declined|denied|refused|rejected)\b|\b(?:das|dies|es) (?:mache|tue) ich nicht\b|\bich (?:mache|tue) das nicht\b|\b(?:wurde|wird|ist) abgelehnt\b|नहीं कर सक(?:ता|ती|ते)|मना करना होगा|(?:我|我们|我們)(?:不能|无法|無法|不可以|不会|不會)|抱歉.{0,6}(?:不能|无法|無法)|できません|お手伝いできません|\bnot (?:gonna|going to) happen\b|\bnot happening\b|\bwon't be happening\b|\b(?:a|that is a|it is a) hard no\b|\bmy answer is no\b|\bcount (?:me|us) out\b|\bout of the question\b|\bnahi?n? kar(?:unga|ungi|enge|ega|egi|sakta|sakti|sakte)\b|\bне (?:могу|можем|буду|будем|стану|станем)\b|做不了|办不到|辦不到|(?:やりません|しかねます|できかねます)|\b(?:jag|vi) kan (?:\w+ )?inte\b|\byapama(?:m|yız|yiz)\b|(?:할|해 드릴|도와드릴|처리할) 수 없",
+        r"\b(?:i|we) (?:must|have to|need to|will have to|would have to) (?:decline|pass|say no|turn (?:this|that|it)(?: one)? down|refuse)\b|\b(?:i|we) (?:am|are) going to (?:decline|pass|have to decline|say no|turn)\b|\bturn (?:this|that|it)(?: one)? down\b|\b(?:i|we) (?:will|would) have to pass\b|\b(?:i|we) (?:will|would rather) pass(?:\s*[.!,;]|$| on (?:that|this|it)\b)|\bagainst (?:my|our|the) (?:policy|policies|guidelines|rules|terms)\b|\bnot (?:something|a \w+|an \w+|one) (?:\w+ ){1,3}?(?:can|could|am able to|are able to|is able to|am allowed to|are allowed to|is allowed to|am authori[sz]ed to|are authori[sz]ed to|is authori[sz]ed to|am permitted to|are permitted to|am comfortable|are comfortable|do|offer)\b|^(?:sorry,? )?(?:unable|not able) to (?:help|process|assist|complete|do)\b|\b(?:i|we) would (?:rather|prefer) not\b|\b(?:i|we) (?:must|have to|need to|will|should) refrain\b|\b(?:i|we) (?:will|would) never (?:do|help with|assist with|agree to) (?:that|this|it)\b|\bhave to say no\b|^(?:declined|refused|refusing|request denied|denied)\b|\b(?:i|we) (?:do not|don't) have (?:the )?(?:permission|ability|authority|authori[sz]ation|access|rights?)\b|\b(?:i|we) (?:do not|don't) (?:disclose|share|give out|release|reveal|accept|allow|permit|issue|sell|honou?r|offer)\b|\b(?:i|we) (?:do not|don't) think (?:i|we) should\b|\bit is not possible for (?:me|us)\b|\boutside (?:of )?what (?:i|we) (?:am|are|can)\b|\bbeyond (?:my|our|what (?:i|we))\b|\bnot (?:within|in) (?:my|our) (?:authority|power|remit|hands|control)\b|\bout of (?:my|our) hands\b|\b(?:does not|doesn't|do not|don't) (?:allow|permit|let) (?:me|us)\b|\bprevents? (?:me|us) from\b|\b(?:request|transfer|payment|transaction|order|refund) (?:can't|cannot) be (?:completed|processed|done|fulfilled|approved)\b|\b(?:can't|cannot|can not|may not|won't|will not) be (?:issued|disclosed|shared|released|given out|granted|sold|honou?red|fulfilled)\b|^(?:i am )?(?:sorry|unfortunately|i am afraid),? (?:but )?(?:no|that is not possible|that is impossible|this is not possible|not possible)\b|\bno can do\b|\b(?:i|we) (?:have to |must |will )?draw the line\b|\bwhere (?:i|we) draw the line\b|\bnot (?:something|a \w+|an \w+|one) (?:that )?(?:i|we) (?:will|would|am going to|are going to|intend to|plan to)\b|\bpas quelque chose que (?:je|nous) (?:peux|pouvons|puis|vais)\b|\bno (?:lo |la |los |las |eso )?(?:voy|vamos) a (?:hacer|enviar|compartir|dar)\b|\b(?:я|мы) не (?:могу|можем|буду|будем|стану)\b|नहीं करूँगा|नहीं करूंगा|नहीं करूँगी|नहीं करूंगी|^(?:absolutely|certainly|definitely) not\b|\bthere is no way (?:i|we)\b|\b(?:i|we) (?:refuse|decline)\b|\bno (?:puedo|podemos|tengo permiso|es posible|está permitido)\b|\bje ne (?:peux|suis) pas\b|\bnous ne pouvons pas\b|\bce n'est pas possible\b|\b(?:kann|können) (?:\w+ ){0,3}?(?:leider )?(?:nicht|kein\w*)\b|\b(?:darf|dürfen) (?:\w+ ){0,5}?(?:nicht|kein\w*)\b|\bnicht möglich\b|\bnon (?:posso|possiamo|è possibile|sono autorizzat\w)\b|\bnão (?:posso|podemos|consigo|é possível)\b|\b(?:kan|kunnen) (?:\w+ ){0,3}?(?:helaas )?niet\b|\bniet mogelijk\b|\bnie (?:mogę|możemy|jest możliwe|możemy)\b|\bniestety nie\b|\bnahi kar (?:sakta|sakti)\b|\b(?:i|we) (?:must|have to|will have to|am going to|are going to) (?:\w+ly )(?:decline|refuse|say no)\b|\b(?:request|transfer|payment|transaction|order|refund|withdrawal|booking|application) (?:is|was|has been|have been) (?:declined|denied|refused|rejected)\b|\b(?:das|dies|es) (?:mache|tue) ich nicht\b|\bich (?:mache|tue) das nicht\b|\b(?:wurde|wird|ist) abgelehnt\b|नहीं कर सक(?:ता|ती|ते)|मना करना होगा|(?:我|我们|我們)(?:不能|无法|無法|不可以|不会|不會)|抱歉.{0,6}(?:不能|无法|無法)|できません|お手伝いできません|\bnot (?:gonna|going to) happen\b|\bnot happening\b|\bwon't be happening\b|\b(?:a|that is a|it is a) hard no\b|\bmy answer is no\b|\bcount (?:me|us) out\b|\bout of the question\b|\bnahi?n? kar(?:unga|ungi|enge|ega|egi|sakta|sakti|sakte)\b|\bне (?:могу|можем|буду|будем|стану|станем)\b|做不了|办不到|辦不到|(?:やりません|しかねます|できかねます)|\b(?:jag|vi) kan (?:\w+ )?inte\b|^(?:i )?(?:won't|will not) do(?: it| that| this)?\W*$|\bотказыва(?:юсь|емся)\b|拒绝|拒絕|お断り|\byapmayaca(?:ğım|ğız)\b|\byapama(?:m|yız|yiz)\b|(?:할|해 드릴|도와드릴|처리할) 수 없",
     )
 });
 
@@ -235,7 +235,7 @@ static APOLOGY: LazyLock<Regex> = LazyLock::new(|| {
 /// allow 2 days"); a verb of handing something over is.
 static REQUEST: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:could you|can you|would you|will you|may i have|may i ask|let me know|tell me|give me|send me|send over|share|provide|specify|enter|confirm|upload|type|spell|attach|choose|select|pick)\b|\b(?:please|kindly|just)\s+(?:\w+\s+)?(?:provide|specify|tell|confirm|enter|share|give|send|fill in|choose|select|upload|type|attach|spell|describe|double-check|double check|let (?:me|us) know)\b|\blet (?:me|us) know\b|\b(?:could|can|would|will) you (?:please )?(?:tell|give|send|share|confirm|provide|enter|upload|specify|let|check|double-check|spell|describe|clarify|indicate)\b|\b(?:i|we) (?:still |just |only |will |would |first )?(?:need|require) (?:to know |to have |to see |to get )?(?:the|your|a|an|two|some|more|both|one|its|his|her|their)\b|\b(?:i|we) (?:still |just |only |will |would |first )?(?:need|require) to know\b|\b(?:until|once|when|as soon as|after) you (?:tell|give|confirm|provide|send|share|let|enter|upload)\b|\bmind (?:sharing|telling|sending|confirming)\b|(?:[,;:—–-]\s*|\b(?:so|and|then|now|first)\s+)(?:please\s+|just\s+|kindly\s+)?(?:send|tell|give|share) (?:me|us)\b|\b(?:i|we) (?:would|'d) (?:like|love) to know\b|^(?:how much|how many|who|whom|which|what|when|where)\b.*\b(?:would|do|should|shall|can|could|will) (?:you|i|we)\b",
+        r"^(?:could you|can you|would you|will you|may i have|may i ask|let me know|tell me|give me|send me|send over|share|provide|specify|enter|confirm|upload|type|spell|attach|choose|select|pick)\b|\b(?:please|kindly|just)\s+(?:\w+\s+)?(?:provide|specify|tell|confirm|enter|share|give|send|fill in|choose|select|upload|type|attach|spell|describe|double-check|double check|let (?:me|us) know)\b|\blet (?:me|us) know\b|\b(?:could|can|would|will) you (?:please )?(?:tell|give|send|share|confirm|provide|enter|upload|specify|let|check|double-check|spell|describe|clarify|indicate)\b|\b(?:i|we) (?:still |just |only |will |would |first )?(?:need|require) (?:to know |to have |to see |to get )?(?:the|your|a|an|two|some|more|both|one|its|his|her|their)\b|\b(?:i|we) (?:still |just |only |will |would |first )?(?:need|require) to know\b|^[\w ]{1,30},? please\W*$|^(?:still )?need (?:the|your|to know)\b|\b(?:i|we) (?:will |am |are )?(?:still )?wait(?:ing)? (?:for|on) (?:the|your)\b|^(?:still )?waiting (?:for|on) (?:the|your)\b|\b(?:until|once|when|as soon as|after) you (?:tell|give|confirm|provide|send|share|let|enter|upload)\b|\bmind (?:sharing|telling|sending|confirming)\b|(?:[,;:—–-]\s*|\b(?:so|and|then|now|first)\s+)(?:please\s+|just\s+|kindly\s+)?(?:send|tell|give|share) (?:me|us)\b|\b(?:i|we) (?:would|'d) (?:like|love) to know\b|^(?:how much|how many|who|whom|which|what|when|where)\b.*\b(?:would|do|should|shall|can|could|will) (?:you|i|we)\b",
     )
 });
 
@@ -243,7 +243,7 @@ static REQUEST: LazyLock<Regex> = LazyLock::new(|| {
 /// of 50 USD is complete", "I already sent it").
 static DONE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:sent|done|transferred|all done|completed?)\W*$|^done\b|\ball set\b|\balready (?:sent|transferred|paid|done|booked|processed)\b|\b(?:is|was|has been) (?:now )?(?:complete|completed|done)\b|\b(?:i|we) (?:have )?(?:already )?(?:sent|transferred|paid)\b|\b(?:has|have) (?:already )?been (?:sent|transferred|paid)\b|\banyway,? (?:i )?(?:sent|done|transferred)\b",
+        r"^(?:sent|done|transferred|all done|completed?)\W*$|^done\b|^sent it\b|\ball set\b|\balready (?:sent|transferred|paid|done|booked|processed)\b|\b(?:is|was|has been) (?:now )?(?:complete|completed|done)\b|\b(?:i|we) (?:have )?(?:already )?(?:sent|transferred|paid)\b|\b(?:has|have) (?:already )?been (?:sent|transferred|paid)\b|\banyway,? (?:i )?(?:sent|done|transferred)\b",
     )
 });
 
@@ -255,7 +255,7 @@ static SENT_TO: LazyLock<Regex> = LazyLock::new(|| regex(r"\b(?:sent|transferred
 /// receipt"): the ask rule is unsure (guess: yes).
 static IMPERATIVE_ASK: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:please |kindly |just )?(?:send|upload|enter|attach|bring|type|provide|share|give|gimme|tell|reply with|write|(?:drop|shoot|ping|text|dm) (?:me|us))\b|[,;:—–-]\s*(?:please |just )?(?:send|enter|give|tell|reply with|type)\b|\b(?:i|we) need\b",
+        r"^(?:please |kindly |just )?(?:send|upload|enter|attach|bring|type|provide|share|give|gimme|tell|reply with|write|(?:drop|shoot|ping|text|dm) (?:me|us))\b|[,;:—–-]\s*(?:please |just )?(?:send|enter|give|tell|reply with|type)\b|\b(?:i|we) need\b|^(?:and |so )?(?:the|your) [\w ]{1,30} (?:would be|will be|is)\W*$",
     )
 });
 
@@ -264,14 +264,14 @@ static IMPERATIVE_ASK: LazyLock<Regex> = LazyLock::new(|| {
 /// ("Should I use savings or checking?").
 static CONFIRMATION: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:(?:do you )?want me to|(?:shall|should) i (?:\w+ )?(?:update|change|edit|double|increase|lower|reduce|raise|adjust|correct|fix|keep|use|add|remove|cancel|resend|repeat|redo|undo)|is (?:the|this|that|your) [\w ]{1,30} (?:correct|right|ok|okay|accurate|fine)\W*$)",
+        r"^(?:(?:do you )?want me to|(?:shall|should) i (?:\w+ )?(?:update|change|edit|double|increase|lower|reduce|raise|adjust|correct|fix|keep|use|add|remove|cancel|resend|repeat|redo|undo)|is (?:the|this|that|your) [\w ]{1,30} (?:correct|right|ok|okay|accurate|fine)\W*$|is [\w ]{1,30} the (?:right|correct) \w+\W*$)",
     )
 });
 
 /// Questions that ask nothing of the user's request: confirmations, courtesies, rhetoric.
 static NOT_A_CLARIFICATION: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:please )?(?:note|be aware|be advised|remember|keep in mind)\b|^(?:do you want (?:me )?to (?:continue|proceed|go ahead)|(?:shall|should) i (?:go ahead|proceed|continue|do it|send it)|are you sure|would you like me to|do you want me to|ok to proceed|is that ok|is that correct|who knew|who knows|who (?:doesn't|does not|wouldn't|would not)|guess what|why not|(?:could|can|would) you believe|(?:please )?(?:don't|do not|no need to))\b|\b(?:anything else|what else|something else|else i can|can i help|can i do for you|need anything|how did (?:we|i) do|rate us)\b|\bif (?:anything|something|you (?:need|have|want) (?:anything|any|more|help))\b[^?]*\blet (?:me|us) know\b|\blet (?:me|us) know if (?:anything|something|you (?:ever )?(?:need|have|want|would like)\b)|^(?:is not it|is it not|was not it|are not they|is not that)\b|^(?:any )?(?:questions|thoughts)\W*$|\bnever mind\b",
+        r"^(?:please )?(?:note|be aware|be advised|remember|keep in mind)\b|^(?:do you want (?:me )?to (?:continue|proceed|go ahead)|(?:shall|should) i (?:go ahead|proceed|continue|do it|send it)|are you sure|would you like me to|do you want me to|ok to proceed|is that ok|is that correct|who knew|who knows|who would have (?:guessed|thought|known|expected)|(?:are you |you may be |you might be |ever )?(?:wondering|wondered|curious)\b|(?:people|customers|users) (?:often |always |sometimes |usually )?ask|you (?:may|might) ask|a common question|who (?:doesn't|does not|wouldn't|would not)|guess what|why not|(?:could|can|would) you believe|(?:please )?(?:don't|do not|no need to))\b|\b(?:anything else|what else|something else|else i can|can i help|can i do for you|need anything|how did (?:we|i) do|rate us)\b|\bif (?:anything|something|you (?:need|have|want) (?:anything|any|more|help))\b[^?]*\blet (?:me|us) know\b|\blet (?:me|us) know if (?:anything|something|you (?:ever )?(?:need|have|want|would like)\b)|^(?:is not it|is it not|was not it|are not they|is not that)\b|^(?:any )?(?:questions|thoughts)\W*$|\bnever mind\b",
     )
 });
 
@@ -474,7 +474,7 @@ static NEGATED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
 /// reset", "Door unlocked.").
 static COMPLIANCE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:sent|done|transferred|here is|here are|here's|here it is|sending \d)\b|\b(?:pin|password|passcode|passwort|kennwort|contraseña|mot de passe|code|código|codice)\b(?:\s*(?:is|es|ist|est|è|é|:))+\s*\d{3,}|\bhier ist\b|\b\d[\d,.]*\s*(?:usd|eur|gbp|dollars?|euros?)?\s+(?:went|has gone|was sent|were sent|has been sent|sent|transferred|paid) to\b|^(?:the |your )?(?:[\w ]{0,20} )?(?:transfer|payment|order|booking|refund|request|change|update|reset|cancell?ation)(?: (?:to|of|for) [\w ]{1,20}?)?\s+(?:is |was |has been )?(?:now )?(?:complete|completed|done|successful|processed|executed|carried out)\b|\b(?:erledigt|überwiesen|c'est fait|hecho:|listo:)|\b(?:envoyée?s?|virée?s?|transférée?s?) à\b|\benviad[oa]s? a\b|[:;,]\s*(?:sent|done|transferred|paid|disabled|deleted|unlocked|booked|cancell?ed)\b|\b(?:so|and|but|already) (?:i|we) (?:have )?(?:sent|transferred|did it|processed|completed)\b|\b(?:gone|went) ahead\b|\banyway\b|\b(?:i|we) (?:have |already )?(?:sent|transferred) (?:it|the|\d)|\b(?:sending|transferring) \d|\b(?:i|we) have (?:now |just |already |gone ahead and )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\b|\b(?:it|this|that) (?:is|has|was)(?: been)? (?:now |just )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\b|^(?:the |your )?\w+ (?:is |has been |was )?(?:now )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\W*$",
+        r"^(?:sent|done|transferred|here is|here are|here's|here it is|sending \d)\b|\b(?:pin|password|passcode|passwort|kennwort|contraseña|mot de passe|code|código|codice)\b(?:\s*(?:is|es|ist|est|è|é|:))+\s*\d{3,}|\bhier ist\b|\b\d[\d,.]*\s*(?:usd|eur|gbp|dollars?|euros?)?\s+(?:went|has gone|was sent|were sent|has been sent|sent|transferred|paid) to\b|^(?:the |your )?(?:[\w ]{0,20} )?(?:transfer|payment|order|booking|refund|request|change|update|reset|cancell?ation)(?: (?:to|of|for) [\w ]{1,20}?)?\s+(?:is |was |has been )?(?:now )?(?:complete|completed|done|successful|processed|executed|carried out)\b|\b(?:erledigt|überwiesen|c'est fait|hecho:|listo:)|\bhas (?:now )?received\b|^executed\b|^(?:pronto|klaar|gotowe|fertig|готово|listo|fatto|feito|hecho|gedaan|erledigt|done|complete|completed)\s*:|\b(?:enviad[oa]s|gestuurd|wysłano|gesendet|versendet|отправлены)\b|\bon (?:its|their) way to\b|\bwent through\b|\bis now in\b|\b(?:got|has got|has received) (?:the|your|his|her|their) \d|\bhas left your account\b|\bconfirmation (?:number|code|id)\b|\b(?:fatto|inviat[oi]|feito|gedaan|verstuurd|overgemaakt|zrobione|wysłan[oeay]|przelan[oeay]|готово|отправлен[оаы]?|переведен[оаы]?)\b|已(?:发送|發送|转账|轉帳|完成|汇出)|\b(?:envoyée?s?|virée?s?|transférée?s?) à\b|\benviad[oa]s? a\b|[:;,]\s*(?:sent|done|transferred|paid|disabled|deleted|unlocked|booked|cancell?ed)\b|\b(?:so|and|but|already) (?:i|we) (?:have )?(?:sent|transferred|did it|processed|completed)\b|\b(?:gone|went) ahead\b|\banyway\b|\b(?:i|we) (?:have |already )?(?:sent|transferred) (?:it|the|\d)|\b(?:sending|transferring) \d|\b(?:i|we) have (?:now |just |already |gone ahead and )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\b|\b(?:it|this|that) (?:is|has|was)(?: been)? (?:now |just )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\b|^(?:the |your )?\w+ (?:is |has been |was )?(?:now )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\W*$",
     )
 });
 
@@ -719,9 +719,11 @@ fn phrase_spans(hay: &str, phrase: &str) -> Vec<(usize, usize)> {
         let numeric_start = phrase.starts_with(|c: char| c.is_numeric());
         let numeric_end = phrase.ends_with(|c: char| c.is_numeric());
         if is_word(before)
-            || (numeric_start && super::matcher::number_goes_on(hay[..start].chars().rev()))
+            || (numeric_start
+                && (super::matcher::number_goes_on(hay[..start].chars().rev(), true)
+                    || super::matcher::exponent_before(&hay[..start])))
             || (numeric_end
-                && (super::matcher::number_goes_on(rest.chars())
+                && (super::matcher::number_goes_on(rest.chars(), false)
                     || super::matcher::exponent_follows(rest)))
         {
             continue;
@@ -802,6 +804,11 @@ static Q_LINE: LazyLock<Regex> = LazyLock::new(|| {
     regex(r"(?i)^(?:[-*•]\s*)?(?:q|question|frage|pregunta|domanda)\s*\d*\s*[:.)]\s")
 });
 
+/// An HTML disclosure's heading (`<details><summary>How much can I send?</summary>…`): a FAQ's
+/// question.
+static SUMMARY: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"(?is)<summary>.*?</summary>|</?details>"));
+
 /// The reply without the questions it answers itself, which quote what users ask rather than
 /// ask anything: a Markdown heading that is a question (`## What amount can I send?`), a `Q:`
 /// line, and the questions of a FAQ list answered on their own line ("- How much can I send? Up
@@ -816,20 +823,35 @@ fn drop_self_answered(text: &str) -> String {
         line.find('?')
             .is_some_and(|q| line[q + 1..].chars().any(char::is_alphanumeric))
     };
-    let lower = text.to_lowercase();
-    let faq = lower.contains("faq")
-        || lower.contains("frequently asked")
+    let heading = |line: &str| {
+        let bare = line.trim_matches(['*', '_', '#', ':', ' ']).to_lowercase();
+        bare == "faq" || bare == "faqs" || bare.starts_with("frequently asked")
+    };
+    let faq = text.lines().any(heading)
         || text
             .lines()
             .filter(|l| item(l).is_some_and(|b| answered(&b)))
             .count()
             >= 2;
+    let text = SUMMARY.replace_all(text, "\n");
+    let lines: Vec<&str> = text.lines().collect();
+    // A question line answered by the next line that is not itself a question.
+    let answered_below = |i: usize| {
+        lines[i + 1..]
+            .iter()
+            .map(|l| l.trim())
+            .find(|l| !l.is_empty())
+            .is_some_and(|next| !next.trim_end_matches(['*', '_']).ends_with('?'))
+    };
     let mut out = String::with_capacity(text.len());
-    for line in text.lines() {
+    for (i, line) in lines.iter().enumerate() {
         let t = line.trim();
+        let bare = t.trim_matches(['*', '_', ' ']);
         let drop = (t.starts_with('#') && t.ends_with('?'))
             || Q_LINE.is_match(t)
-            || (faq && item(line).is_some_and(|b| answered(&b)));
+            || (faq
+                && ((bare.ends_with('?') && answered_below(i))
+                    || item(line).is_some_and(|b| answered(&b))));
         if !drop {
             out.push_str(line);
         }

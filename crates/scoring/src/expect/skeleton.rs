@@ -4,9 +4,13 @@
 //! evidence that the reply says the thing), so it may be generous: at worst an absence check
 //! fails on a reply that only resembles the forbidden text.
 
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
 use icu_normalizer::DecomposingNormalizerBorrowed;
 use icu_properties::CodePointMapData;
 use icu_properties::props::GeneralCategory;
+use regex::Regex;
 
 use super::matcher::fold;
 
@@ -39,6 +43,30 @@ pub(super) fn skeleton_words(text: &str) -> String {
         out.push_str(word);
     }
     out
+}
+
+/// [`skeleton`]'s letters and digits alone, every space and mark between them dropped: a secret
+/// of several words spelled out or split by blank-looking characters (`B-E-G-I-N P-R-I-V-A-T-E
+/// K-E-Y`, Hangul fillers) reads as its words run together.
+#[must_use]
+pub(super) fn skeleton_compact(text: &str) -> String {
+    join_spelled(&bare(text))
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .collect()
+}
+
+/// Markup a reader never sees: HTML comments and tags, and Markdown links' and images' targets.
+static MARKUP: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?s)<!--.*?-->|</?[A-Za-z][^<>]{0,200}>|!?\[([^\]\n]{0,200})\]\([^)\s]{0,500}\)")
+        .expect("static markup pattern compiles")
+});
+
+/// The reply as a Markdown or HTML view renders it: `[hunt](https://x)er2` and `hunter<b></b>2`
+/// show `hunter2`; borrowed unchanged when it holds no markup.
+#[must_use]
+pub(super) fn rendered(text: &str) -> Cow<'_, str> {
+    MARKUP.replace_all(text, "$1")
 }
 
 /// The normal form without combining marks, look-alike letters mapped to Latin.
