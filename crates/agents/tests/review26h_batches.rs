@@ -26,10 +26,6 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "Indonesian beside Malay is not a third language (documented)",
     ),
     (
-        "lo_id_food",
-        "borrowed phrases beside a loan or function word tagged English, or undecided",
-    ),
-    (
         "lo_tl_food",
         "borrowed phrases beside a loan or function word tagged English, or undecided",
     ),
@@ -42,43 +38,11 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "lower-case titles (\"the office\") read as English",
     ),
     (
-        "n_hi_titles_inter",
-        "romanized Hindi with one or two firm English words: undecided (documented)",
-    ),
-    (
-        "n_hi_titles_tag",
-        "romanized Hindi with one or two firm English words: undecided (documented)",
-    ),
-    (
-        "lo_es_phrases_inter",
-        "borrowed phrases beside a loan or function word tagged English, or undecided",
-    ),
-    (
-        "lo_es_phrases_tag",
-        "borrowed phrases beside a loan or function word tagged English, or undecided",
-    ),
-    (
-        "lo_id_food_inter",
-        "borrowed phrases beside a loan or function word tagged English, or undecided",
-    ),
-    (
-        "lo_id_food_tag",
-        "borrowed phrases beside a loan or function word tagged English, or undecided",
-    ),
-    (
         "lo_tl_food_inter",
         "borrowed phrases beside a loan or function word tagged English, or undecided",
     ),
     (
         "lo_tl_food_tag",
-        "borrowed phrases beside a loan or function word tagged English, or undecided",
-    ),
-    (
-        "lo_hi_words_inter",
-        "borrowed phrases beside a loan or function word tagged English, or undecided",
-    ),
-    (
-        "lo_hi_words_tag",
         "borrowed phrases beside a loan or function word tagged English, or undecided",
     ),
     (
@@ -96,10 +60,6 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
     (
         "lo_it_in_tag",
         "English loans established in German or Italian",
-    ),
-    (
-        "e_hi_sent",
-        "romanized Hindi with one or two firm English words: undecided (documented)",
     ),
     (
         "o_es_nbhyph",
@@ -147,15 +107,7 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "romanized Hindi with one or two firm English words: undecided (documented)",
     ),
     (
-        "n2_hi_undec",
-        "romanized Hindi with one or two firm English words: undecided (documented)",
-    ),
-    (
         "lo2_tl_words",
-        "borrowed phrases beside a loan or function word tagged English, or undecided",
-    ),
-    (
-        "lo2_fr_menu",
         "borrowed phrases beside a loan or function word tagged English, or undecided",
     ),
     (
@@ -195,20 +147,12 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "real, refused: \"sorry\" is in the Filipino list too",
     ),
     (
-        "x4b_menu",
-        "borrowed phrases beside a loan or function word tagged English, or undecided",
-    ),
-    (
         "x5_de_loans",
         "English loans established in German or Italian",
     ),
     (
         "x6_numbers_pad",
         "discourse words after names or numbers are 5% or more of every word",
-    ),
-    (
-        "x8_hi_one_word",
-        "romanized Hindi with one or two firm English words: undecided (documented)",
     ),
     (
         "x9_id_in_ms",

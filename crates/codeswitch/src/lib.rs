@@ -168,7 +168,7 @@ mod wordlists;
 pub mod words;
 
 pub use language::{ALL_LANGUAGES, Language};
-pub use lexicon::is_function_word;
+pub use lexicon::{is_function_word, is_romanized_function_word};
 pub use metrics::{
     LanguageCounts, MIN_COVERAGE, Measurement, MeasurementStatus, SentenceMeasurement,
     UntaggedCounts,
@@ -183,7 +183,7 @@ pub use speaker::without_speaker_label;
 pub use tagger::{
     LATIN_CONFIDENCE_THRESHOLD, LanguagePair, MAX_LINGUA_CHARS, TaggedWord, UntaggedReason, WordTag,
 };
-pub use uncertainty::{RATIO_UNCERTAINTY_TOLERANCE, RatioRange};
+pub use uncertainty::{RATIO_UNCERTAINTY_TOLERANCE, RatioRange, is_firm as is_firm_word};
 pub use wordlists::UNKNOWN_LANGUAGE;
 
 /// Why a measurement could not be made.

@@ -1,0 +1,160 @@
+//! Issue 26, round E of the code-switching gate (after review 26h): English text whose
+//! other-language words are only borrowed islands is refused whichever language has more firm
+//! words (three two-word dish names outnumber the English around them); a function word of the
+//! other language beside a look-alike read as English ("tarta de chocolate") joins nothing;
+//! romanized Hindi islands in English text are judged like Latin-script ones; and a romanized
+//! batch whose less used language is a token presence is refused, not left to the judges
+//! because romanized text has too few firm words. Every batch is refused outright (never left
+//! to the judges), and real switches of the same shapes still pass. The sentences were written
+//! for this test, not taken from the review.
+
+use agents::gate;
+use codeswitch::{LanguagePair, Measurement, ScriptHint};
+use runlog::GateSettings;
+
+fn measure(first: &str, batch: &[&str]) -> Measurement {
+    let texts: Vec<String> = batch.iter().map(|t| (*t).to_owned()).collect();
+    let script = (first == "Hindi").then_some(ScriptHint::Romanized);
+    LanguagePair::parse(first, "English")
+        .expect("a supported pair")
+        .measure_with(&texts, script)
+}
+
+/// Every batch-level `cs_type` refuses the batch (a refusal, not an undecided gate that would
+/// leave it to the judges), with a reason that contains `why`.
+fn assert_refused(first: &str, batch: &[&str], why: &str) {
+    let m = measure(first, batch);
+    for cs_type in [Some("Intersentential"), Some("Extrasentential"), None] {
+        let v = gate::decide(GateSettings::default(), Some(&m), cs_type, false);
+        assert_eq!(
+            v.passed,
+            Some(false),
+            "{first}–English {cs_type:?} not refused: {v:?}\n{batch:?}\n{m:?}"
+        );
+        assert!(v.reason.contains(why), "{first} {cs_type:?}: {}", v.reason);
+    }
+}
+
+fn assert_passes(first: &str, batch: &[&str], cs_type: Option<&str>) {
+    let m = measure(first, batch);
+    let v = gate::decide(GateSettings::default(), Some(&m), cs_type, false);
+    assert_eq!(
+        v.passed,
+        Some(true),
+        "{first}–English {cs_type:?}: {v:?}\n{m:?}"
+    );
+}
+
+#[test]
+fn islands_are_borrowings_whichever_language_has_more_firm_words() {
+    // More firm Malay (or Spanish) words than English ones, all in dish names.
+    assert_refused(
+        "Malay",
+        &[
+            "For breakfast we had roti canai and teh tarik at the stall.",
+            "Then my aunt cooked ayam masak merah with nasi minyak.",
+            "Later we bought kuih lapis and cendol for the road.",
+        ],
+        "islands in English text",
+    );
+    assert_refused(
+        "Spanish",
+        &[
+            "My uncle grilled carne asada and elote for everyone.",
+            "Then we shared pan de elote with café de olla.",
+            "We ended with arroz con leche and buñuelos.",
+        ],
+        "islands in English text",
+    );
+    // A clause of the other language, or punctuation where the languages meet, still passes.
+    assert_passes(
+        "Malay",
+        &[
+            "For breakfast we had roti canai, lepas tu kami pergi ke pasar.",
+            "Then my aunt cooked ayam masak merah, sedap betul.",
+        ],
+        None,
+    );
+    assert_passes(
+        "Spanish",
+        &[
+            "My uncle grilled carne asada, y luego nos fuimos a la playa.",
+            "We ended with arroz con leche, que estaba riquísimo.",
+        ],
+        Some("Intersentential"),
+    );
+}
+
+#[test]
+fn a_look_alike_read_as_english_joins_no_function_word() {
+    // "de" beside "chocolate" (a word both lists hold, read as English) was a join: the dish
+    // name's own function word looked like a switch.
+    assert_refused(
+        "Spanish",
+        &[
+            "We ordered tacos de pescado with salsa de mango on the side.",
+            "My sister had a tarta de chocolate for dessert.",
+            "Then we took a long walk by the water.",
+        ],
+        "islands in English text",
+    );
+    // A function word beside a firm English word joins ("I told her que no").
+    assert_passes(
+        "Spanish",
+        &[
+            "We ordered tacos de pescado and I told the waiter que no queríamos salsa.",
+            "My sister said that the dessert was amazing.",
+        ],
+        None,
+    );
+}
+
+#[test]
+fn romanized_hindi_islands_in_english_text_are_borrowings() {
+    assert_refused(
+        "Hindi",
+        &[
+            "My dadi told us a long kahani before bed.",
+            "We bought fresh sabzi at the mandi on Sunday.",
+            "The kids played near the mandir all evening.",
+        ],
+        "islands in English text",
+    );
+    // Hindi clauses beside English ones, parted by punctuation, are switching.
+    assert_passes(
+        "Hindi",
+        &[
+            "Kal raat main der tak padh raha tha, I am so tired.",
+            "Maa ne bola ki the guests are coming at eight.",
+            "Chalo jaldi karo, we will be late otherwise.",
+        ],
+        Some("Intersentential"),
+    );
+}
+
+#[test]
+fn a_romanized_token_presence_is_refused_not_left_to_the_judges() {
+    // One firm English word ("movie") in three Hinglish texts: romanized text needs two firm
+    // words of each language to pass, and with one the gate was undecided — the judges' 10
+    // accepted it. A token presence is no switching whatever that word is.
+    assert_refused(
+        "Hindi",
+        &[
+            "Aaj subah hum sab mandir gaye aur prasad liya.",
+            "Maa ne bahut saare laddoo banaye the.",
+            "Raat ko sabne milke movie dekhi aur so gaye.",
+        ],
+        "token presence",
+    );
+    // Under `undecided: reject` it was refused as undecided; now as a token presence.
+    let m = measure(
+        "Hindi",
+        &[
+            "Aaj subah hum sab mandir gaye aur prasad liya.",
+            "Maa ne bahut saare laddoo banaye the.",
+            "Raat ko sabne milke movie dekhi aur so gaye.",
+        ],
+    );
+    let v = gate::decide(GateSettings::default(), Some(&m), None, false);
+    assert!(!v.reason.starts_with("undecided"), "{}", v.reason);
+}
