@@ -154,6 +154,51 @@ fn evidence_verdict(
     }
     let need = usize::try_from(settings.min_switch_points.max(1)).unwrap_or(usize::MAX);
     let intra = cs_type.is_some_and(|t| t.to_ascii_lowercase().contains("intra"));
+    // A conversation is one discourse: asked for intra-sentential switching, it is judged on
+    // the turns that switch when at least half of them do; a turn may stay in one language
+    // ("¿Vas a ir a la fiesta?" answered "I don't know, estoy muy cansado").
+    match switching_turns(m, need) {
+        Some(turns) if intra && multi_turn => {
+            let mut verdict = switching_verdict(&turns, need, intra, multi_turn);
+            if let Ok(GateVerdict {
+                passed: Some(true),
+                reason,
+            }) = &mut verdict
+            {
+                *reason = format!(
+                    "{} of the conversation's {} turns have at least {need} switch point(s), at \
+                     least half",
+                    turns.sentences.len(),
+                    m.sentences.len()
+                );
+            }
+            verdict
+        }
+        _ => switching_verdict(m, need, intra, multi_turn),
+    }
+}
+
+/// The turns of a conversation that switch inside themselves (at least `need` switch points
+/// and a firm word of each language), as a measurement of their own, when they are at least
+/// half the turns and not all of them; `None` else.
+fn switching_turns(m: &Measurement, need: usize) -> Option<Measurement> {
+    let switches = |s: &SentenceMeasurement| {
+        let f = firm(s);
+        s.switch_points >= need && f[0] > 0 && f[1] > 0
+    };
+    let switching = m.sentences.iter().filter(|s| switches(s)).count();
+    if switching == m.sentences.len() || 2 * switching < m.sentences.len() {
+        return None;
+    }
+    let mut turns = m.clone();
+    turns.sentences.retain(switches);
+    Some(turns)
+}
+
+/// The verdict on switching itself, once the batch is known to be in the pair's languages with
+/// firm words of both: per text for intra-sentential types, per batch else; a token presence,
+/// borrowed islands and, on a `low_coverage` measurement, an undecided gate.
+fn switching_verdict(m: &Measurement, need: usize, intra: bool, multi_turn: bool) -> Evidence {
     if m.status == MeasurementStatus::LowCoverage {
         // An intra-sentential text with no firm word of one language is refused as on an `ok`
         // measurement: its uncertain words are no evidence of a switch ("I read the final idea
@@ -161,7 +206,14 @@ fn evidence_verdict(
         if intra && let Some(Ok(refusal)) = unfirm_failure(m, true) {
             return Ok(refusal);
         }
-        return Err(why("the measurement has low coverage"));
+        // Islands of borrowings are islands whatever the untagged words are.
+        if let Some(refusal) = borrowed_islands(m, true) {
+            return Ok(refusal);
+        }
+        return Err(m
+            .status_reason
+            .clone()
+            .unwrap_or_else(|| "the measurement has low coverage".to_owned()));
     }
     let failure = if intra {
         intra_failure(&m.sentences, need)
@@ -468,7 +520,7 @@ fn presence_refusal(m: &Measurement, intra: bool) -> Option<GateVerdict> {
     } else {
         token_presence(m)
     }
-    .or_else(|| borrowed_islands(m))
+    .or_else(|| borrowed_islands(m, false))
 }
 
 /// English text whose other-language words are all islands of borrowed nouns: the pair is
@@ -479,7 +531,11 @@ fn presence_refusal(m: &Measurement, intra: bool) -> Option<GateVerdict> {
 /// had arroz con pollo", "the coq au vin", "nasi goreng and es teh manis", "Kaffee und Kuchen":
 /// dish names, titles and fixed phrases are borrowings, and their function words sit inside
 /// them; so are "a selfie at the mandir before the shaadi" and "the best aloo paratha".
-fn borrowed_islands(m: &Measurement) -> Option<GateVerdict> {
+///
+/// With `open_as_other` (a `low_coverage` measurement), every word left untagged as ambiguous is
+/// taken to be a word of the other language, so a join it could make is never missed: "pancit
+/// at the fiesta" joins if "at" is Tagalog's "and".
+fn borrowed_islands(m: &Measurement, open_as_other: bool) -> Option<GateVerdict> {
     let other = match (m.first_language, m.second_language) {
         (Language::English, other) | (other, Language::English) => other,
         _ => return None,
@@ -491,10 +547,27 @@ fn borrowed_islands(m: &Measurement) -> Option<GateVerdict> {
         return None;
     }
     let pair = (m.first_language, m.second_language);
-    if m.sentences
-        .iter()
-        .any(|s| joins_languages(&s.tokens, other, pair))
-    {
+    let open = WordTag::Untagged(UntaggedReason::Ambiguous);
+    let joins = |s: &SentenceMeasurement| {
+        if open_as_other && s.tokens.iter().any(|t| t.tag == open) {
+            let tokens: Vec<TaggedWord> = s
+                .tokens
+                .iter()
+                .map(|t| TaggedWord {
+                    tag: if t.tag == open {
+                        WordTag::Lang(other)
+                    } else {
+                        t.tag
+                    },
+                    ..t.clone()
+                })
+                .collect();
+            joins_languages(&tokens, other, pair)
+        } else {
+            joins_languages(&s.tokens, other, pair)
+        }
+    };
+    if m.sentences.iter().any(joins) {
         return None;
     }
     let english = Language::English;

@@ -83,18 +83,6 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "real, refused: \"mall\" is an Indonesian loan and \"okay\" neutral",
     ),
     (
-        "r_es_mt",
-        "real, refused: a monolingual turn in an intra-sentential conversation",
-    ),
-    (
-        "r_fr_mt",
-        "real, refused: a monolingual turn in an intra-sentential conversation",
-    ),
-    (
-        "r_hi_mt",
-        "real, refused: a monolingual turn in an intra-sentential conversation",
-    ),
-    (
         "r_ms_tag",
         "real, refused: \"okay\", \"alright\", \"you know\" are not firm beside Malay",
     ),
@@ -107,19 +95,7 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "romanized Hindi with one or two firm English words: undecided (documented)",
     ),
     (
-        "lo2_tl_words",
-        "borrowed phrases beside a loan or function word tagged English, or undecided",
-    ),
-    (
-        "lo2_de_food",
-        "borrowed phrases beside a loan or function word tagged English, or undecided",
-    ),
-    (
         "lo2_it_music",
-        "borrowed phrases beside a loan or function word tagged English, or undecided",
-    ),
-    (
-        "lo2_hi_yoga",
         "borrowed phrases beside a loan or function word tagged English, or undecided",
     ),
     (

@@ -4,9 +4,12 @@
 //! other language beside a look-alike read as English ("tarta de chocolate") joins nothing;
 //! romanized Hindi islands in English text are judged like Latin-script ones; and a romanized
 //! batch whose less used language is a token presence is refused, not left to the judges
-//! because romanized text has too few firm words. Every batch is refused outright (never left
-//! to the judges), and real switches of the same shapes still pass. The sentences were written
-//! for this test, not taken from the review.
+//! because romanized text has too few firm words; on a `low_coverage` measurement, islands are
+//! refused when no untagged word could make a join; a conversation asked for intra-sentential
+//! switching is judged on its turns that switch when at least half do (a turn may stay in one
+//! language), and a speaker label in square brackets is no word. Every batch is refused
+//! outright (never left to the judges), and real switches of the same shapes still pass. The
+//! sentences were written for this test, not taken from the review.
 
 use agents::gate;
 use codeswitch::{LanguagePair, Measurement, ScriptHint};
@@ -157,4 +160,89 @@ fn a_romanized_token_presence_is_refused_not_left_to_the_judges() {
     );
     let v = gate::decide(GateSettings::default(), Some(&m), None, false);
     assert!(!v.reason.starts_with("undecided"), "{}", v.reason);
+}
+
+#[test]
+fn islands_on_a_low_coverage_measurement_are_refused_when_no_untagged_word_could_join() {
+    // Untagged dish names make the measurement low coverage, which left the gate undecided:
+    // the judges' 10 accepted English text with Hindi dish names.
+    let batch = [
+        "For breakfast we had aloo poha and adrak chai.",
+        "Grandma packed some mathri and thepla for the trip.",
+        "The kids asked for more rasmalai after dinner.",
+    ];
+    let m = measure("Hindi", &batch);
+    assert_eq!(
+        m.status,
+        codeswitch::MeasurementStatus::LowCoverage,
+        "{m:?}"
+    );
+    assert_refused("Hindi", &batch, "islands in English text");
+    // An untagged word that could be a function word of the other language beside English
+    // ("in" is German and English) could be a join: the gate stays undecided there.
+    let m = measure(
+        "German",
+        &[
+            "For dessert she made Rote Grütze with vanilla sauce.",
+            "Then we drank Apfelschorle in the garden.",
+            "My cousin brought Lebkuchen from Nuremberg.",
+        ],
+    );
+    let v = gate::decide(GateSettings::default(), Some(&m), None, false);
+    assert_eq!(v.passed, None, "{v:?}");
+}
+
+fn conversation(first: &str, turns: &[&str], cs_type: Option<&str>) -> runlog::GateVerdict {
+    let texts: Vec<String> = turns
+        .iter()
+        .map(|t| codeswitch::without_speaker_label(t).to_owned())
+        .collect();
+    let m = LanguagePair::parse(first, "English")
+        .expect("a supported pair")
+        .measure(&texts);
+    gate::decide(GateSettings::default(), Some(&m), cs_type, true)
+}
+
+#[test]
+fn a_conversation_asked_for_intra_sentential_switching_may_have_a_monolingual_turn() {
+    let intra = Some("Intrasentential");
+    // Two of three turns switch inside: the question stays in Italian, as people talk.
+    let v = conversation(
+        "Italian",
+        &[
+            "Giulia: Hai già prenotato il ristorante?",
+            "Marco: Not yet, lo faccio stasera.",
+            "Giulia: Sounds good, allora ci vediamo alle otto.",
+        ],
+        intra,
+    );
+    assert_eq!(v.passed, Some(true), "{v:?}");
+    assert!(
+        v.reason.contains("2 of the conversation's 3 turns"),
+        "{v:?}"
+    );
+    // One turn of three is not intra-sentential switching.
+    let v = conversation(
+        "Italian",
+        &[
+            "Giulia: Hai già prenotato il ristorante?",
+            "Marco: Non ancora, lo faccio stasera.",
+            "Giulia: Dopo cena, we could go dancing.",
+            "Marco: Va bene, a stasera.",
+        ],
+        intra,
+    );
+    assert_eq!(v.passed, Some(false), "{v:?}");
+    // Speaker labels in square brackets, with no colon, are no English words: the monolingual
+    // turns do not switch at "Receptionist".
+    let v = conversation(
+        "Italian",
+        &[
+            "[Receptionist] Buongiorno, come posso aiutarla?",
+            "[Guest] Ho una prenotazione a nome Bianchi.",
+            "[Receptionist] Perfetto, ecco la chiave.",
+        ],
+        intra,
+    );
+    assert_eq!(v.passed, Some(false), "{v:?}");
 }
