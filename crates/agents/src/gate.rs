@@ -16,7 +16,15 @@
 //!   English word in a short one-text batch (1 of 7), passes.
 //!
 //! For multi-turn conversations a change of language from one turn to the next is a switch
-//! point too (inter-sentential switching between speakers).
+//! point too (inter-sentential switching between speakers); asked for intra-sentential
+//! switching, a conversation is judged on its turns that switch inside when they are at least
+//! half of them (a turn may stay in one language).
+//!
+//! English text whose other-language words are only islands of borrowed nouns (dish names,
+//! titles, fixed phrases: "We had arroz con pollo", "a selfie at the mandir") is refused unless
+//! some text joins the two languages as a speaker who switches does ([`joins_languages`]);
+//! English is the matrix by its function words, however many words the islands hold; on a
+//! `low_coverage` measurement only when no untagged word could make such a join.
 //!
 //! A pass needs *firm* evidence of both languages (per text for intra-sentential types): words
 //! tagged by script, by one word list alone or by a function word of one language — not words
@@ -31,7 +39,8 @@
 //! gate *could not tell*: a plain German batch with "Brot" and "also"
 //! is not code switching and the judges' 10 must not accept it, while a real switch that rests
 //! on look-alikes alone looks the same, so "monolingual" would be a guess. Romanized text with
-//! one firm word of a language but not two is `undecided`.
+//! one firm word of a language but not two is `undecided`, unless that language is a token
+//! presence in the batch (refused whatever those words are).
 //!
 //! A measurement whose words look like a **third language** (`third_language` set: Portuguese
 //! in a Spanish–English batch, Tagalog in Malay–English, or `"unknown"` for words in no list
