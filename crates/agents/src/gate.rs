@@ -23,8 +23,9 @@
 //! English text whose other-language words are only islands of borrowed nouns (dish names,
 //! titles, fixed phrases: "We had arroz con pollo", "a selfie at the mandir") is refused unless
 //! some text joins the two languages as a speaker who switches does ([`joins_languages`]);
-//! English is the matrix by its function words, however many words the islands hold; on a
-//! `low_coverage` measurement only when no untagged word could make such a join.
+//! English is the matrix by its firm words or its function words, however many words the
+//! islands hold; on a `low_coverage` measurement only when no untagged word could make such a
+//! join.
 //!
 //! A pass needs *firm* evidence of both languages (per text for intra-sentential types): words
 //! tagged by script, by one word list alone or by a function word of one language — not words
@@ -545,9 +546,10 @@ fn presence_refusal(m: &Measurement, intra: bool) -> Option<GateVerdict> {
 /// taken to be a word of the other language, so a join it could make is never missed: "pancit
 /// at the fiesta" joins if "at" is Tagalog's "and".
 fn borrowed_islands(m: &Measurement, open_as_other: bool) -> Option<GateVerdict> {
-    let other = match (m.first_language, m.second_language) {
-        (Language::English, other) | (other, Language::English) => other,
-        _ => return None,
+    let ((Language::English, other) | (other, Language::English)) =
+        (m.first_language, m.second_language)
+    else {
+        return None;
     };
     // Only a language written in Latin letters has function words listed (romanized Hindi's
     // for this test alone); the others are left as they were.
@@ -591,10 +593,11 @@ fn borrowed_islands(m: &Measurement, open_as_other: bool) -> Option<GateVerdict>
     })
 }
 
-/// Whether English is the batch's matrix beside `other`: more firm English function words than
-/// firm function words of `other` (the grammar the sentences are built in), or as many and
-/// fewer firm words of `other`. Counting words alone, three two-word dish names ("nasi goreng",
-/// "gado gado", "nasi putih") outnumber the English around them.
+/// Whether English is the batch's matrix beside `other`: more firm English words than firm
+/// words of `other` (as many when `other` is the second language), or more firm English
+/// function words than firm function words of `other` (the grammar the sentences are built
+/// in), or as many and no more firm words of `other`. Counting words alone, three two-word dish
+/// names ("nasi goreng", "gado gado", "nasi putih") outnumber the English around them.
 fn english_matrix(m: &Measurement, other: Language) -> bool {
     let pair = (m.first_language, m.second_language);
     let mut function_words = [0_usize; 2];
@@ -609,7 +612,9 @@ fn english_matrix(m: &Measurement, other: Language) -> bool {
     let firm_total = batch_firm(m);
     let other_firm = firm_total[usize::from(other == m.second_language)];
     let english_firm = firm_total[usize::from(other != m.second_language)];
-    function_words[0] > function_words[1]
+    english_firm > other_firm
+        || (english_firm == other_firm && other == m.second_language)
+        || function_words[0] > function_words[1]
         || (function_words[0] == function_words[1] && other_firm <= english_firm)
 }
 
