@@ -62,10 +62,6 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "English loans established in German or Italian",
     ),
     (
-        "o_es_nbhyph",
-        "syllables cut with hyphens are read as a hyphenated word: undecided, as \"Ten-go\"",
-    ),
-    (
         "lg_es_names_pad",
         "discourse words after names or numbers are 5% or more of every word",
     ),

@@ -246,3 +246,29 @@ fn a_conversation_asked_for_intra_sentential_switching_may_have_a_monolingual_tu
     );
     assert_eq!(v.passed, Some(false), "{v:?}");
 }
+
+#[test]
+fn syllables_cut_with_hyphens_are_no_evidence_of_english() {
+    // "go", "her", "for" are syllables of "tengo", "hermano", "formar": the pieces of a
+    // hyphenated word that the pair's lists know whole are not firm.
+    let batch = [
+        "Ten-go que ir al banco ahora.",
+        "Mi her-mano está en casa.",
+        "Voy a for-mar un grupo nuevo.",
+    ];
+    let m = measure("Spanish", &batch);
+    for s in &m.sentences {
+        assert_eq!(s.tagged.second, s.uncertain.second, "{s:?}");
+    }
+    assert_refused("Spanish", &batch, "could not tell");
+    // A hyphenated English word beside Spanish stays English ("follow-up" is no word of the
+    // lists whole), and so does a real switch around a hyphenated Spanish word.
+    assert_passes(
+        "Spanish",
+        &[
+            "Mañana tenemos el follow-up meeting con el cliente.",
+            "Mi ex-jefe said the report was great.",
+        ],
+        None,
+    );
+}

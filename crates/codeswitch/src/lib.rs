@@ -88,7 +88,9 @@
 //! Hangul fillers: "sold\u{2800}ado" is "soldado"; elsewhere they are a space), and so are the
 //! katakana middle dot, emoji and a `/` with at most three letters on one side between two
 //! letters ("Ten・go", "in/for/me": the word is whole again; the non-breaking hyphen is a
-//! hyphen); a word
+//! hyphen). The pieces of a word cut into syllables by hyphens ("Ten-go", "for-mar": a piece of
+//! at most three letters, the pieces together a word of the pair's lists) keep their tags but
+//! are [`TaggedWord::inferred`], never firm; a word
 //! mixing Latin with Cyrillic or Greek letters is ambiguous, and a batch where one word in twenty
 //! is such a word is [`MeasurementStatus::LowCoverage`].
 //!
