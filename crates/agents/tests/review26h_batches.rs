@@ -11,8 +11,13 @@
 //! Proton Mail", "On … wrote:", forwarded-message markers, do-not-reply notices) were English;
 //! the other language's dish names and fixed phrases in English text ("arroz con pollo", "nasi
 //! lemak") passed as switching; characters that cut a word ("Ten/go", "Ten・go", emoji) exposed
-//! English pieces. The batches the gate still gets wrong are listed in [`KNOWN_OPEN`], each with
-//! why; the test fails when one of them is fixed too, so the list stays true.
+//! English pieces. Round E: dish names that outnumber the English around them, loan phrases
+//! beside a look-alike read as English, romanized Hindi islands and low-coverage islands are
+//! refused as borrowings; romanized batches with one firm English word as a token presence;
+//! syllables cut with hyphens are not firm; a conversation asked for intra-sentential switching
+//! may have a monolingual turn. The batches the gate still gets wrong are listed in
+//! [`KNOWN_OPEN`], each with why; the test fails when one of them is fixed too, so the list
+//! stays true.
 
 mod gate_batches;
 
@@ -27,7 +32,7 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
     ),
     (
         "lo_tl_food",
-        "borrowed phrases beside a loan or function word tagged English, or undecided",
+        "low coverage, and \"at\" beside \"the\" could be Tagalog \"and\": a possible join, undecided",
     ),
     (
         "n_es_lower_title_inter",
@@ -39,11 +44,11 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
     ),
     (
         "lo_tl_food_inter",
-        "borrowed phrases beside a loan or function word tagged English, or undecided",
+        "low coverage, and \"at\" beside \"the\" could be Tagalog \"and\": a possible join, undecided",
     ),
     (
         "lo_tl_food_tag",
-        "borrowed phrases beside a loan or function word tagged English, or undecided",
+        "low coverage, and \"at\" beside \"the\" could be Tagalog \"and\": a possible join, undecided",
     ),
     (
         "lo_de_in_inter",
@@ -63,11 +68,11 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
     ),
     (
         "lg_es_names_pad",
-        "discourse words after names or numbers are 5% or more of every word",
+        "discourse words after names or numbers are 5% or more of every word, set off by a comma as a real tag is",
     ),
     (
         "lg_es_numbers_pad",
-        "discourse words after names or numbers are 5% or more of every word",
+        "discourse words after names or numbers are 5% or more of every word, set off by a comma as a real tag is",
     ),
     (
         "r_tl1",
@@ -88,31 +93,31 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
     ),
     (
         "n2_hi_letitbe",
-        "romanized Hindi with one or two firm English words: undecided (documented)",
+        "two firm English words (\"bathroom\", \"dance\") beside the titles: insertions the gate cannot tell from switching",
     ),
     (
         "lo2_it_music",
-        "borrowed phrases beside a loan or function word tagged English, or undecided",
+        "low coverage, and \"allegro ma non troppo\" is a four-word run of Italian: a possible clause, undecided",
     ),
     (
         "lg2_fr_names",
-        "discourse words after names or numbers are 5% or more of every word",
+        "discourse words after names or numbers are 5% or more of every word, set off by a comma as a real tag is",
     ),
     (
         "lg2_de_numbers",
-        "discourse words after names or numbers are 5% or more of every word",
+        "discourse words after names or numbers are 5% or more of every word, set off by a comma as a real tag is",
     ),
     (
         "lg2_it_emoji",
-        "discourse words after names or numbers are 5% or more of every word",
+        "discourse words after names or numbers are 5% or more of every word, set off by a comma as a real tag is",
     ),
     (
         "lg2_ms_names",
-        "discourse words after names or numbers are 5% or more of every word",
+        "discourse words after names or numbers are 5% or more of every word, set off by a comma as a real tag is",
     ),
     (
         "lg2_es_intra_names",
-        "discourse words after names or numbers are 5% or more of every word",
+        "discourse words after names or numbers are 5% or more of every word, set off by a comma as a real tag is",
     ),
     (
         "r2_tl_taglish",
@@ -124,7 +129,7 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
     ),
     (
         "x6_numbers_pad",
-        "discourse words after names or numbers are 5% or more of every word",
+        "discourse words after names or numbers are 5% or more of every word, set off by a comma as a real tag is",
     ),
     (
         "x9_id_in_ms",
