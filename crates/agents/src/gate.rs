@@ -22,7 +22,7 @@
 //!
 //! English text whose other-language words are only islands of borrowed nouns (dish names,
 //! titles, fixed phrases: "We had arroz con pollo", "a selfie at the mandir") is refused unless
-//! some text joins the two languages as a speaker who switches does ([`joins_languages`]);
+//! some text joins the two languages as a speaker who switches does (`joins_languages`);
 //! English is the matrix by its firm words or its function words, however many words the
 //! islands hold; on a `low_coverage` measurement only when no untagged word could make such a
 //! join.
