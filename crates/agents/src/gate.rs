@@ -16,7 +16,16 @@
 //!   English word in a short one-text batch (1 of 7), passes.
 //!
 //! For multi-turn conversations a change of language from one turn to the next is a switch
-//! point too (inter-sentential switching between speakers).
+//! point too (inter-sentential switching between speakers); asked for intra-sentential
+//! switching, a conversation is judged on its turns that switch inside when they are at least
+//! half of them (a turn may stay in one language).
+//!
+//! English text whose other-language words are only islands of borrowed nouns (dish names,
+//! titles, fixed phrases: "We had arroz con pollo", "a selfie at the mandir") is refused unless
+//! some text joins the two languages as a speaker who switches does (`joins_languages`);
+//! English is the matrix by its firm words or its function words, however many words the
+//! islands hold; on a `low_coverage` measurement only when no untagged word could make such a
+//! join.
 //!
 //! A pass needs *firm* evidence of both languages (per text for intra-sentential types): words
 //! tagged by script, by one word list alone or by a function word of one language — not words
@@ -31,7 +40,8 @@
 //! gate *could not tell*: a plain German batch with "Brot" and "also"
 //! is not code switching and the judges' 10 must not accept it, while a real switch that rests
 //! on look-alikes alone looks the same, so "monolingual" would be a guess. Romanized text with
-//! one firm word of a language but not two is `undecided`.
+//! one firm word of a language but not two is `undecided`, unless that language is a token
+//! presence in the batch (refused whatever those words are).
 //!
 //! A measurement whose words look like a **third language** (`third_language` set: Portuguese
 //! in a Spanish–English batch, Tagalog in Malay–English, or `"unknown"` for words in no list
@@ -154,6 +164,51 @@ fn evidence_verdict(
     }
     let need = usize::try_from(settings.min_switch_points.max(1)).unwrap_or(usize::MAX);
     let intra = cs_type.is_some_and(|t| t.to_ascii_lowercase().contains("intra"));
+    // A conversation is one discourse: asked for intra-sentential switching, it is judged on
+    // the turns that switch when at least half of them do; a turn may stay in one language
+    // ("¿Vas a ir a la fiesta?" answered "I don't know, estoy muy cansado").
+    match switching_turns(m, need) {
+        Some(turns) if intra && multi_turn => {
+            let mut verdict = switching_verdict(&turns, need, intra, multi_turn);
+            if let Ok(GateVerdict {
+                passed: Some(true),
+                reason,
+            }) = &mut verdict
+            {
+                *reason = format!(
+                    "{} of the conversation's {} turns have at least {need} switch point(s), at \
+                     least half",
+                    turns.sentences.len(),
+                    m.sentences.len()
+                );
+            }
+            verdict
+        }
+        _ => switching_verdict(m, need, intra, multi_turn),
+    }
+}
+
+/// The turns of a conversation that switch inside themselves (at least `need` switch points
+/// and a firm word of each language), as a measurement of their own, when they are at least
+/// half the turns and not all of them; `None` else.
+fn switching_turns(m: &Measurement, need: usize) -> Option<Measurement> {
+    let switches = |s: &SentenceMeasurement| {
+        let f = firm(s);
+        s.switch_points >= need && f[0] > 0 && f[1] > 0
+    };
+    let switching = m.sentences.iter().filter(|s| switches(s)).count();
+    if switching == m.sentences.len() || 2 * switching < m.sentences.len() {
+        return None;
+    }
+    let mut turns = m.clone();
+    turns.sentences.retain(switches);
+    Some(turns)
+}
+
+/// The verdict on switching itself, once the batch is known to be in the pair's languages with
+/// firm words of both: per text for intra-sentential types, per batch else; a token presence,
+/// borrowed islands and, on a `low_coverage` measurement, an undecided gate.
+fn switching_verdict(m: &Measurement, need: usize, intra: bool, multi_turn: bool) -> Evidence {
     if m.status == MeasurementStatus::LowCoverage {
         // An intra-sentential text with no firm word of one language is refused as on an `ok`
         // measurement: its uncertain words are no evidence of a switch ("I read the final idea
@@ -161,22 +216,30 @@ fn evidence_verdict(
         if intra && let Some(Ok(refusal)) = unfirm_failure(m, true) {
             return Ok(refusal);
         }
-        return Err(why("the measurement has low coverage"));
+        // Islands of borrowings are islands whatever the untagged words are.
+        if let Some(refusal) = borrowed_islands(m, true) {
+            return Ok(refusal);
+        }
+        return Err(m
+            .status_reason
+            .clone()
+            .unwrap_or_else(|| "the measurement has low coverage".to_owned()));
     }
     let failure = if intra {
         intra_failure(&m.sentences, need)
     } else {
         batch_failure(m, need, multi_turn)
     };
-    if failure.is_none()
-        && let Some(evidence) = unfirm_failure(m, intra)
-    {
-        return evidence;
-    }
-    if failure.is_none()
-        && let Some(refusal) = presence_refusal(m, intra)
-    {
-        return Ok(refusal);
+    if failure.is_none() {
+        // Too few firm words of a language for romanized text leaves the gate undecided, but a
+        // batch whose less used language is a token presence even counting those few (one
+        // English "series" in three Hinglish texts) is not switching whatever they are.
+        let presence = presence_refusal(m, intra);
+        match (unfirm_failure(m, intra), presence) {
+            (Some(Ok(refusal)), _) | (None | Some(Err(_)), Some(refusal)) => return Ok(refusal),
+            (Some(Err(why)), None) => return Err(why),
+            (None, None) => {}
+        }
     }
     Ok(match failure {
         None => GateVerdict {
@@ -467,54 +530,115 @@ fn presence_refusal(m: &Measurement, intra: bool) -> Option<GateVerdict> {
     } else {
         token_presence(m)
     }
-    .or_else(|| borrowed_islands(m))
+    .or_else(|| borrowed_islands(m, false))
 }
 
-/// English text whose other-language words are all islands of borrowed nouns: the less used
-/// language is not English and none of its firm words is a function word of its own at the
-/// edge of its island (beside an English word, or opening or closing the text), where a
-/// speaker who switches joins the two languages ("I told her que no", "I'm so tired, ¿sabes?").
-/// "We had arroz con pollo", "the coq au vin", "Kaffee und Kuchen", "nasi lemak": dish names,
-/// titles and fixed phrases are borrowings, and their function words sit inside them.
-fn borrowed_islands(m: &Measurement) -> Option<GateVerdict> {
-    let firm_total = batch_firm(m);
-    let less = if firm_total[1] <= firm_total[0] {
-        m.second_language
-    } else {
-        m.first_language
+/// English text whose other-language words are all islands of borrowed nouns: the pair is
+/// English and a language written in Latin letters (romanized Hindi too), English is the batch's matrix ([`english_matrix`]),
+/// and no text joins the other language to the English as a speaker who switches joins them
+/// ([`joins_languages`]: a clause of it, a function word of it beside a firm English word or at
+/// the text's edge, "I told her que no", or punctuation between, "I'm so tired, ¿sabes?"). "We
+/// had arroz con pollo", "the coq au vin", "nasi goreng and es teh manis", "Kaffee und Kuchen":
+/// dish names, titles and fixed phrases are borrowings, and their function words sit inside
+/// them; so are "a selfie at the mandir before the shaadi" and "the best aloo paratha".
+///
+/// With `open_as_other` (a `low_coverage` measurement), every word left untagged as ambiguous is
+/// taken to be a word of the other language, so a join it could make is never missed: "pancit
+/// at the fiesta" joins if "at" is Tagalog's "and".
+fn borrowed_islands(m: &Measurement, open_as_other: bool) -> Option<GateVerdict> {
+    let ((Language::English, other) | (other, Language::English)) =
+        (m.first_language, m.second_language)
+    else {
+        return None;
     };
-    let matrix = if less == m.first_language {
-        m.second_language
-    } else {
-        m.first_language
-    };
-    // Only a Latin-script language has function words listed; the others are left as they were.
-    if !less.is_latin() || matrix != Language::English {
+    // Only a language written in Latin letters has function words listed (romanized Hindi's
+    // for this test alone); the others are left as they were.
+    let romanized = !m.sentences.is_empty() && m.sentences.iter().all(|s| s.romanized);
+    if !(other.is_latin() || romanized) || !english_matrix(m, other) {
         return None;
     }
-    if m.sentences
-        .iter()
-        .any(|s| joins_languages(&s.tokens, less, matrix))
-    {
+    let pair = (m.first_language, m.second_language);
+    let open = WordTag::Untagged(UntaggedReason::Ambiguous);
+    let joins = |s: &SentenceMeasurement| {
+        if open_as_other && s.tokens.iter().any(|t| t.tag == open) {
+            let tokens: Vec<TaggedWord> = s
+                .tokens
+                .iter()
+                .map(|t| TaggedWord {
+                    tag: if t.tag == open {
+                        WordTag::Lang(other)
+                    } else {
+                        t.tag
+                    },
+                    ..t.clone()
+                })
+                .collect();
+            joins_languages(&tokens, other, pair)
+        } else {
+            joins_languages(&s.tokens, other, pair)
+        }
+    };
+    if m.sentences.iter().any(joins) {
         return None;
     }
+    let english = Language::English;
     Some(GateVerdict {
         passed: Some(false),
         reason: format!(
-            "the {less} words are islands in {matrix} text, none a clause of {less} or joined \
-             to the {matrix} by a {less} function word or by punctuation (dish names, titles, \
-             fixed phrases: \"arroz con pollo\", \"coq au vin\"): borrowings, not code switching"
+            "the {other} words are islands in {english} text, none a clause of {other} or joined \
+             to a firm {english} word by a {other} function word or by punctuation (dish names, \
+             titles, fixed phrases: \"arroz con pollo\", \"coq au vin\"): borrowings, not code \
+             switching"
         ),
     })
 }
 
-/// Whether a text shows `less` joined to `matrix` as a speaker who switches joins them: a run of
-/// [`CLAUSE_WORDS`] tagged words of `less`, or a word of `less` whose neighbouring word (an
-/// untagged one included) is a `matrix` word or the text's edge, where the word is a firm
-/// function word of `less` ("I told her que no") or punctuation parts the two ("No puedo hoy, I
-/// have a deadline").
-fn joins_languages(tokens: &[TaggedWord], less: Language, matrix: Language) -> bool {
+/// Whether English is the batch's matrix beside `other`: more firm English words than firm
+/// words of `other` (as many when `other` is the second language), or more firm English
+/// function words than firm function words of `other` (the grammar the sentences are built
+/// in), or as many and no more firm words of `other`. Counting words alone, three two-word dish
+/// names ("nasi goreng", "gado gado", "nasi putih") outnumber the English around them.
+fn english_matrix(m: &Measurement, other: Language) -> bool {
+    let pair = (m.first_language, m.second_language);
+    let mut function_words = [0_usize; 2];
+    for t in m.sentences.iter().flat_map(|s| &s.tokens) {
+        let WordTag::Lang(language) = t.tag else {
+            continue;
+        };
+        if joining_word(t, language, pair) {
+            function_words[usize::from(language == other)] += 1;
+        }
+    }
+    let firm_total = batch_firm(m);
+    let other_firm = firm_total[usize::from(other == m.second_language)];
+    let english_firm = firm_total[usize::from(other != m.second_language)];
+    english_firm > other_firm
+        || (english_firm == other_firm && other == m.second_language)
+        || function_words[0] > function_words[1]
+        || (function_words[0] == function_words[1] && other_firm <= english_firm)
+}
+
+/// Whether `t` is a function word of `language` that shows where it joins the other language:
+/// tagged with it, listed ([`codeswitch::is_romanized_function_word`]) and firm — or, for
+/// romanized Hindi, whose function words are spelled like English words ("the", "to", "me",
+/// "hai") and so are settled by their neighbours, never firm, tagged with it.
+fn joining_word(t: &TaggedWord, language: Language, pair: (Language, Language)) -> bool {
+    t.tag == WordTag::Lang(language)
+        && codeswitch::is_romanized_function_word(
+            language,
+            &t.text.to_lowercase().replace('\u{2019}', "'"),
+        )
+        && (!language.is_latin() || codeswitch::is_firm_word(pair.0, pair.1, t))
+}
+
+/// Whether a text shows `less` joined to English as a speaker who switches joins them: a run of
+/// [`CLAUSE_WORDS`] tagged words of `less`; a firm function word of `less` beside a firm
+/// English word or at the text's edge ("I told her que no"); or punctuation that parts the
+/// two ("No puedo hoy, I have a deadline"). A look-alike read as English ("chocolate" in "churros con chocolate", "vin" in "coq au
+/// vin") is no English for a function word to join: it may be the borrowed phrase's own word.
+fn joins_languages(tokens: &[TaggedWord], less: Language, pair: (Language, Language)) -> bool {
     let is = |t: &TaggedWord, language: Language| t.tag == WordTag::Lang(language);
+    let firm = |t: &TaggedWord| codeswitch::is_firm_word(pair.0, pair.1, t);
     let mut run = 0;
     for t in tokens.iter().filter(|t| matches!(t.tag, WordTag::Lang(_))) {
         run = if is(t, less) { run + 1 } else { 0 };
@@ -525,29 +649,40 @@ fn joins_languages(tokens: &[TaggedWord], less: Language, matrix: Language) -> b
     let words: Vec<usize> = (0..tokens.len())
         .filter(|&i| tokens[i].tag != WordTag::Untagged(UntaggedReason::Symbol))
         .collect();
-    (0..words.len()).any(|k| {
+    let function_word_joins = (0..words.len()).any(|k| {
         let word = &tokens[words[k]];
-        if !is(word, less) {
+        let function_word = joining_word(word, less, pair);
+        let beside = [k.checked_sub(1), Some(k + 1).filter(|&o| o < words.len())];
+        function_word
+            && beside.into_iter().any(|other| {
+                other.is_none_or(|o| {
+                    is(&tokens[words[o]], Language::English) && firm(&tokens[words[o]])
+                })
+            })
+    });
+    function_word_joins || punctuation_joins(tokens, less)
+}
+
+/// Whether punctuation inside a text parts a word of `less` from an English word: the nearest
+/// words on its two sides (any word, untagged ones included) are one of each. Skipping words to
+/// the nearest firm ones would join the commas of a list of dishes ("We ate bruschetta,
+/// prosciutto and mozzarella") and a toast after a dish ("a shot of tequila, salud").
+fn punctuation_joins(tokens: &[TaggedWord], less: Language) -> bool {
+    let word = |t: &&TaggedWord| t.tag != WordTag::Untagged(UntaggedReason::Symbol);
+    (0..tokens.len()).any(|i| {
+        let t = &tokens[i];
+        if word(&t)
+            || !t
+                .text
+                .contains([',', ';', ':', '.', '!', '?', '¿', '¡', '…'])
+        {
             return false;
         }
-        let function_word = !word.inferred
-            && codeswitch::is_function_word(
-                less,
-                &word.text.to_lowercase().replace('\u{2019}', "'"),
-            );
-        let beside = [k.checked_sub(1), Some(k + 1).filter(|&o| o < words.len())];
-        beside.into_iter().any(|other| match other {
-            None => function_word,
-            Some(o) if is(&tokens[words[o]], matrix) => {
-                let (from, to) = (words[k.min(o)], words[k.max(o)]);
-                function_word
-                    || tokens[from + 1..to].iter().any(|t| {
-                        t.text
-                            .contains([',', ';', ':', '.', '!', '?', '¿', '¡', '…'])
-                    })
-            }
-            Some(_) => false,
-        })
+        let before = tokens[..i].iter().rev().find(word).map(|t| t.tag);
+        let after = tokens[i + 1..].iter().find(word).map(|t| t.tag);
+        let sides = [before, after];
+        sides.contains(&Some(WordTag::Lang(less)))
+            && sides.contains(&Some(WordTag::Lang(Language::English)))
     })
 }
 

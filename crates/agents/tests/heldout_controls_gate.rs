@@ -43,8 +43,12 @@ const SETS: [(&str, &str, f64); 4] = [
 /// language's full vocabulary to be firm (`codeswitch`'s `ENGLISH_FIRM_GAP`, review of issue 26:
 /// Spanish "tuna", German "Made" …): single-word insertions of common loans ("weekend",
 /// "email") are no longer firm, and the tuning set's share fell from 68.5% to 53.7% (held-out
-/// sets 79.3% → 72.9%, 79.2% → 72.7%; BENCHMARKS.md). A ratchet: raise it as the tagger improves.
-const MIN_MIXED_PASSED: f64 = 0.53;
+/// sets 79.3% → 72.9%, 79.2% → 72.7%; BENCHMARKS.md). 0.51 since round E: borrowed islands
+/// are judged in whichever language has more firm words, so an English-built sentence whose
+/// other-language words neither form a clause nor meet the English at a function word or
+/// punctuation is refused ("This is so sedap, mana you beli?": tuning 29 → 28 of 54, held-out
+/// 148 → 145, second 157 → 156). A ratchet: raise it as the tagger improves.
+const MIN_MIXED_PASSED: f64 = 0.51;
 
 /// The same for the third held-out set (Portuguese, Tagalog and Indonesian with English, made
 /// measurable in round C): 17 of 44 (38.6%) today. Lower than the others because wordfreq's

@@ -27,9 +27,6 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
     ("t_id_dilute", "Indonesian tails in a Malay-English batch"),
     // Bavarian with real English tails: arguably dialect-English switching.
     ("t_bar_de", "Bavarian with real English tails"),
-    // A real German-English conversation refused: its text 4's English ("Okay", "promise") is
-    // not firm, the one real batch of the review the gate refuses.
-    ("r_de_mt", "real, refused: text 4 has no firm English"),
 ];
 
 #[test]

@@ -11,8 +11,13 @@
 //! Proton Mail", "On … wrote:", forwarded-message markers, do-not-reply notices) were English;
 //! the other language's dish names and fixed phrases in English text ("arroz con pollo", "nasi
 //! lemak") passed as switching; characters that cut a word ("Ten/go", "Ten・go", emoji) exposed
-//! English pieces. The batches the gate still gets wrong are listed in [`KNOWN_OPEN`], each with
-//! why; the test fails when one of them is fixed too, so the list stays true.
+//! English pieces. Round E: dish names that outnumber the English around them, loan phrases
+//! beside a look-alike read as English, romanized Hindi islands and low-coverage islands are
+//! refused as borrowings; romanized batches with one firm English word as a token presence;
+//! syllables cut with hyphens are not firm; a conversation asked for intra-sentential switching
+//! may have a monolingual turn. The batches the gate still gets wrong are listed in
+//! [`KNOWN_OPEN`], each with why; the test fails when one of them is fixed too, so the list
+//! stays true.
 
 mod gate_batches;
 
@@ -26,12 +31,8 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "Indonesian beside Malay is not a third language (documented)",
     ),
     (
-        "lo_id_food",
-        "borrowed phrases beside a loan or function word tagged English, or undecided",
-    ),
-    (
         "lo_tl_food",
-        "borrowed phrases beside a loan or function word tagged English, or undecided",
+        "low coverage, and \"at\" beside \"the\" could be Tagalog \"and\": a possible join, undecided",
     ),
     (
         "n_es_lower_title_inter",
@@ -42,44 +43,12 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "lower-case titles (\"the office\") read as English",
     ),
     (
-        "n_hi_titles_inter",
-        "romanized Hindi with one or two firm English words: undecided (documented)",
-    ),
-    (
-        "n_hi_titles_tag",
-        "romanized Hindi with one or two firm English words: undecided (documented)",
-    ),
-    (
-        "lo_es_phrases_inter",
-        "borrowed phrases beside a loan or function word tagged English, or undecided",
-    ),
-    (
-        "lo_es_phrases_tag",
-        "borrowed phrases beside a loan or function word tagged English, or undecided",
-    ),
-    (
-        "lo_id_food_inter",
-        "borrowed phrases beside a loan or function word tagged English, or undecided",
-    ),
-    (
-        "lo_id_food_tag",
-        "borrowed phrases beside a loan or function word tagged English, or undecided",
-    ),
-    (
         "lo_tl_food_inter",
-        "borrowed phrases beside a loan or function word tagged English, or undecided",
+        "low coverage, and \"at\" beside \"the\" could be Tagalog \"and\": a possible join, undecided",
     ),
     (
         "lo_tl_food_tag",
-        "borrowed phrases beside a loan or function word tagged English, or undecided",
-    ),
-    (
-        "lo_hi_words_inter",
-        "borrowed phrases beside a loan or function word tagged English, or undecided",
-    ),
-    (
-        "lo_hi_words_tag",
-        "borrowed phrases beside a loan or function word tagged English, or undecided",
+        "low coverage, and \"at\" beside \"the\" could be Tagalog \"and\": a possible join, undecided",
     ),
     (
         "lo_de_in_inter",
@@ -98,20 +67,12 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "English loans established in German or Italian",
     ),
     (
-        "e_hi_sent",
-        "romanized Hindi with one or two firm English words: undecided (documented)",
-    ),
-    (
-        "o_es_nbhyph",
-        "syllables cut with hyphens are read as a hyphenated word: undecided, as \"Ten-go\"",
-    ),
-    (
         "lg_es_names_pad",
-        "discourse words after names or numbers are 5% or more of every word",
+        "discourse words after names or numbers are 5% or more of every word, set off by a comma as a real tag is",
     ),
     (
         "lg_es_numbers_pad",
-        "discourse words after names or numbers are 5% or more of every word",
+        "discourse words after names or numbers are 5% or more of every word, set off by a comma as a real tag is",
     ),
     (
         "r_tl1",
@@ -123,18 +84,6 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "real, refused: \"mall\" is an Indonesian loan and \"okay\" neutral",
     ),
     (
-        "r_es_mt",
-        "real, refused: a monolingual turn in an intra-sentential conversation",
-    ),
-    (
-        "r_fr_mt",
-        "real, refused: a monolingual turn in an intra-sentential conversation",
-    ),
-    (
-        "r_hi_mt",
-        "real, refused: a monolingual turn in an intra-sentential conversation",
-    ),
-    (
         "r_ms_tag",
         "real, refused: \"okay\", \"alright\", \"you know\" are not firm beside Malay",
     ),
@@ -144,59 +93,35 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
     ),
     (
         "n2_hi_letitbe",
-        "romanized Hindi with one or two firm English words: undecided (documented)",
-    ),
-    (
-        "n2_hi_undec",
-        "romanized Hindi with one or two firm English words: undecided (documented)",
-    ),
-    (
-        "lo2_tl_words",
-        "borrowed phrases beside a loan or function word tagged English, or undecided",
-    ),
-    (
-        "lo2_fr_menu",
-        "borrowed phrases beside a loan or function word tagged English, or undecided",
-    ),
-    (
-        "lo2_de_food",
-        "borrowed phrases beside a loan or function word tagged English, or undecided",
+        "two firm English words (\"bathroom\", \"dance\") beside the titles: insertions the gate cannot tell from switching",
     ),
     (
         "lo2_it_music",
-        "borrowed phrases beside a loan or function word tagged English, or undecided",
-    ),
-    (
-        "lo2_hi_yoga",
-        "borrowed phrases beside a loan or function word tagged English, or undecided",
+        "low coverage, and \"allegro ma non troppo\" is a four-word run of Italian: a possible clause, undecided",
     ),
     (
         "lg2_fr_names",
-        "discourse words after names or numbers are 5% or more of every word",
+        "discourse words after names or numbers are 5% or more of every word, set off by a comma as a real tag is",
     ),
     (
         "lg2_de_numbers",
-        "discourse words after names or numbers are 5% or more of every word",
+        "discourse words after names or numbers are 5% or more of every word, set off by a comma as a real tag is",
     ),
     (
         "lg2_it_emoji",
-        "discourse words after names or numbers are 5% or more of every word",
+        "discourse words after names or numbers are 5% or more of every word, set off by a comma as a real tag is",
     ),
     (
         "lg2_ms_names",
-        "discourse words after names or numbers are 5% or more of every word",
+        "discourse words after names or numbers are 5% or more of every word, set off by a comma as a real tag is",
     ),
     (
         "lg2_es_intra_names",
-        "discourse words after names or numbers are 5% or more of every word",
+        "discourse words after names or numbers are 5% or more of every word, set off by a comma as a real tag is",
     ),
     (
         "r2_tl_taglish",
         "real, refused: \"sorry\" is in the Filipino list too",
-    ),
-    (
-        "x4b_menu",
-        "borrowed phrases beside a loan or function word tagged English, or undecided",
     ),
     (
         "x5_de_loans",
@@ -204,11 +129,7 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
     ),
     (
         "x6_numbers_pad",
-        "discourse words after names or numbers are 5% or more of every word",
-    ),
-    (
-        "x8_hi_one_word",
-        "romanized Hindi with one or two firm English words: undecided (documented)",
+        "discourse words after names or numbers are 5% or more of every word, set off by a comma as a real tag is",
     ),
     (
         "x9_id_in_ms",

@@ -78,6 +78,31 @@ const INDONESIAN: &[&str] = &[
     "kok", "deh", "gue", "aja", "mau",
 ];
 
+/// Romanized Hindi (Hinglish chat spellings): postpositions, auxiliaries, pronouns, conjunctions
+/// and negation, several spellings each. Not used for tagging (romanized words are tagged by
+/// the word lists, `romanized.rs`): only to tell where Hindi joins English
+/// ([`is_romanized_function_word`]).
+const HINDI_ROMANIZED: &[&str] = &[
+    "hai", "hain", "ho", "hoon", "hun", "hu", "tha", "thi", "the", "thin", "ka", "ki", "ke", "ko",
+    "se", "mein", "me", "mai", "main", "ne", "par", "pe", "aur", "bhi", "to", "toh", "nahi",
+    "nahin", "na", "kya", "ye", "yeh", "wo", "woh", "vo", "hum", "tum", "aap", "mera", "meri",
+    "mere", "tera", "teri", "tere", "uska", "uski", "uske", "unka", "unki", "apna", "apni", "apne",
+    "koi", "kuch", "jo", "jab", "tab", "phir", "lekin", "ya", "ab", "abhi", "isliye", "kyunki",
+    "magar", "wala", "wali", "wale", "raha", "rahi", "rahe", "gaya", "gayi", "gaye",
+];
+
+/// Whether `word` (lower-cased, apostrophes normalised) is a function word of `language` in
+/// its romanized (Latin-script) spelling: Hindi's ("hai", "ka", "mein", "aur", "nahi"), or for
+/// a Latin-script language its [`is_function_word`]. The tagger does not read it (romanized
+/// words are tagged by the word lists); the gate does, to tell where Hindi joins English.
+#[must_use]
+pub fn is_romanized_function_word(language: Language, word: &str) -> bool {
+    match language {
+        Language::Hindi => HINDI_ROMANIZED.contains(&word),
+        other => is_function_word(other, word),
+    }
+}
+
 /// Interjections and chat tokens written the same way across languages ("ok" is as much Arabic
 /// chat as English): they say nothing about which language a speaker is in.
 const NEUTRAL: &[&str] = &[

@@ -88,7 +88,9 @@
 //! Hangul fillers: "sold\u{2800}ado" is "soldado"; elsewhere they are a space), and so are the
 //! katakana middle dot, emoji and a `/` with at most three letters on one side between two
 //! letters ("Ten・go", "in/for/me": the word is whole again; the non-breaking hyphen is a
-//! hyphen); a word
+//! hyphen). The pieces of a word cut into syllables by hyphens ("Ten-go", "for-mar": a piece of
+//! at most three letters, the pieces together a word of the pair's lists) keep their tags but
+//! are [`TaggedWord::inferred`], never firm; a word
 //! mixing Latin with Cyrillic or Greek letters is ambiguous, and a batch where one word in twenty
 //! is such a word is [`MeasurementStatus::LowCoverage`].
 //!
@@ -168,7 +170,7 @@ mod wordlists;
 pub mod words;
 
 pub use language::{ALL_LANGUAGES, Language};
-pub use lexicon::is_function_word;
+pub use lexicon::{is_function_word, is_romanized_function_word};
 pub use metrics::{
     LanguageCounts, MIN_COVERAGE, Measurement, MeasurementStatus, SentenceMeasurement,
     UntaggedCounts,
@@ -183,7 +185,7 @@ pub use speaker::without_speaker_label;
 pub use tagger::{
     LATIN_CONFIDENCE_THRESHOLD, LanguagePair, MAX_LINGUA_CHARS, TaggedWord, UntaggedReason, WordTag,
 };
-pub use uncertainty::{RATIO_UNCERTAINTY_TOLERANCE, RatioRange};
+pub use uncertainty::{RATIO_UNCERTAINTY_TOLERANCE, RatioRange, is_firm as is_firm_word};
 pub use wordlists::UNKNOWN_LANGUAGE;
 
 /// Why a measurement could not be made.

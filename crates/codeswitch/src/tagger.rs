@@ -157,6 +157,7 @@ impl LanguagePair {
         let mut contested: Vec<(usize, Evidence)> = Vec::new();
         // Latin words both languages' frequency lists know, settled the same way.
         let mut look_alikes: Vec<usize> = Vec::new();
+        let cut = self.cut_syllable_spans(text);
         // Links and e-mail boilerplate ("Subject:", "Sent from my iPhone") are no words.
         let mut links = link_spans(text);
         links.extend(super::boilerplate::spans(text));
@@ -213,10 +214,11 @@ impl LanguagePair {
                     sentence_starts.push(out.len());
                 }
                 at_sentence_start = false;
+                let in_cut = cut.iter().any(|(start, end)| (*start..*end).contains(&at));
                 out.push(TaggedWord {
                     text: part.to_owned(),
                     tag,
-                    inferred: false,
+                    inferred: in_cut && matches!(tag, WordTag::Lang(_)),
                 });
             }
         }
@@ -230,6 +232,62 @@ impl LanguagePair {
             unfirm_dialect_look_alikes(&mut out);
         }
         out
+    }
+
+    /// The byte spans of `text` where a word is cut into syllables by hyphens: letters joined by
+    /// `-` with no space ("Ten-go", "pro-ble-ma", "bus-car"), a piece of at most three letters,
+    /// and the pieces together a word of one of the pair's frequency or function-word lists
+    /// ("tengo", "problema", "buscar"). Each piece keeps its tag but is not firm (it is marked
+    /// [`TaggedWord::inferred`]): "go" and "for" in "Ten-go", "for-mar" are syllables of Spanish
+    /// words, no evidence of English. Latin-script pairs with word lists only.
+    fn cut_syllable_spans(self, text: &str) -> Vec<(usize, usize)> {
+        if !text.contains('-') || !wordlists::has_lists(self.first, self.second) {
+            return Vec::new();
+        }
+        let mut spans = Vec::new();
+        let bytes: Vec<(usize, char)> = text.char_indices().collect();
+        let mut i = 0;
+        while i < bytes.len() {
+            let starts_word = bytes[i].1.is_alphabetic()
+                && (i == 0 || !(bytes[i - 1].1.is_alphanumeric() || bytes[i - 1].1 == '-'));
+            if !starts_word {
+                i += 1;
+                continue;
+            }
+            let (mut j, mut pieces) = (i, Vec::new());
+            loop {
+                let start = j;
+                while j < bytes.len() && bytes[j].1.is_alphabetic() {
+                    j += 1;
+                }
+                pieces.push(j - start);
+                let hyphen_then_letter =
+                    j + 1 < bytes.len() && bytes[j].1 == '-' && bytes[j + 1].1.is_alphabetic();
+                if !hyphen_then_letter {
+                    break;
+                }
+                j += 1;
+            }
+            let end = bytes.get(j).map_or(text.len(), |(at, _)| *at);
+            let joined: String = text[bytes[i].0..end]
+                .chars()
+                .filter(|c| *c != '-')
+                .flat_map(char::to_lowercase)
+                .collect();
+            if pieces.len() > 1 && pieces.iter().any(|&n| n <= 3) && self.knows_word(&joined) {
+                spans.push((bytes[i].0, end));
+            }
+            i = j.max(i + 1);
+        }
+        spans
+    }
+
+    /// Whether one of the pair's frequency lists or function-word lists holds `word`
+    /// (lower-cased).
+    fn knows_word(self, word: &str) -> bool {
+        lexicon::is_function_word(self.first, word)
+            || lexicon::is_function_word(self.second, word)
+            || wordlists::pair_evidence(self.first, self.second, word) != PairEvidence::Neither
     }
 
     /// Whether the pair is these two languages, in either order.

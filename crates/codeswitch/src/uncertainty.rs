@@ -187,8 +187,10 @@ fn supported_counts(first: Language, readings: &[Reading]) -> (LanguageCounts, u
 }
 
 /// Whether a tagged word's language was read off the word: not inferred, and for a Latin–Latin
-/// pair held by a frequency list or a function-word list (not lingua's guess alone).
-fn is_firm(first: Language, second: Language, word: &TaggedWord) -> bool {
+/// pair held by a frequency list or a function-word list (not lingua's guess alone). The words
+/// a sentence's `tagged − uncertain` counts, one by one: the gate reads where they stand.
+#[must_use]
+pub fn is_firm(first: Language, second: Language, word: &TaggedWord) -> bool {
     if word.inferred {
         return false;
     }
