@@ -31,10 +31,6 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "English text with the other language's greetings, dishes or set phrases joined to it (arguably tag switching)",
     ),
     (
-        "la_es1",
-        "a Latin set phrase read as English through its first word (\"in vitro\", \"ad hoc\", \"status quo\")",
-    ),
-    (
         "ab_es2",
         "abbreviations, hashtags or code read as English words",
     ),
@@ -57,10 +53,6 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
     (
         "ds_fr1",
         "English dish names inside the matrix text: low coverage, left to the judges",
-    ),
-    (
-        "la_fr1",
-        "a Latin set phrase read as English through its first word (\"in vitro\", \"ad hoc\", \"status quo\")",
     ),
     (
         "ab_fr1",
@@ -112,10 +104,6 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "English text with the other language's greetings, dishes or set phrases joined to it (arguably tag switching)",
     ),
     (
-        "la_ms1",
-        "a Latin set phrase read as English through its first word (\"in vitro\", \"ad hoc\", \"status quo\")",
-    ),
-    (
         "ab_ms1",
         "abbreviations, hashtags or code read as English words",
     ),
@@ -152,10 +140,6 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "English text with the other language's greetings, dishes or set phrases joined to it (arguably tag switching)",
     ),
     (
-        "la_tl1",
-        "a Latin set phrase read as English through its first word (\"in vitro\", \"ad hoc\", \"status quo\")",
-    ),
-    (
         "tt_id2",
         "an English title inside the other language's text (title or lower case) reads as an insertion",
     ),
@@ -170,10 +154,6 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
     (
         "en_id2",
         "English text with the other language's greetings, dishes or set phrases joined to it (arguably tag switching)",
-    ),
-    (
-        "la_id1",
-        "a Latin set phrase read as English through its first word (\"in vitro\", \"ad hoc\", \"status quo\")",
     ),
     (
         "th_id3",

@@ -8,6 +8,9 @@
 //! judgement; no list was copied. Deliberately short: common, fixed phrases and words that an
 //! English writer uses without meaning to switch, not every word of foreign origin.
 //!
+//! Latin set phrases ([`LATIN`]: "in vitro", "ad hoc", "status quo") are read the same way in
+//! every pair with English: the written languages share them.
+//!
 //! A loan found in a text ([`settle`]) keeps its tag, or takes the language of its nearest
 //! firm neighbours when both sides agree (English around "crème brûlée" makes it English), and
 //! is marked [`TaggedWord::inferred`]: it counts for the ratio but is never firm evidence of
@@ -140,6 +143,74 @@ const LOANS: &[(Language, &[&str])] = &[
     ),
 ];
 
+/// Latin set phrases that every language of the tool writes as they are ("in vitro", "ad hoc",
+/// "status quo", "de facto"): Latin, so never evidence of English or of the other language,
+/// whatever the pair. Their first word often looks English ("in", "status", "per").
+const LATIN: &[&str] = &[
+    "in vitro",
+    "in vivo",
+    "in situ",
+    "in extremis",
+    "in absentia",
+    "in memoriam",
+    "in flagranti",
+    "in fraganti",
+    "in toto",
+    "in loco parentis",
+    "in medias res",
+    "inter alia",
+    "ad hoc",
+    "ad interim",
+    "ad infinitum",
+    "ad nauseam",
+    "ad honorem",
+    "ad libitum",
+    "a priori",
+    "a posteriori",
+    "a fortiori",
+    "de facto",
+    "de jure",
+    "de novo",
+    "per se",
+    "per capita",
+    "per annum",
+    "pro bono",
+    "pro forma",
+    "pro rata",
+    "status quo",
+    "persona non grata",
+    "bona fide",
+    "mea culpa",
+    "modus operandi",
+    "modus vivendi",
+    "quid pro quo",
+    "sine qua non",
+    "ipso facto",
+    "ex officio",
+    "ex aequo",
+    "ex ante",
+    "ex post",
+    "vice versa",
+    "et cetera",
+    "curriculum vitae",
+    "alma mater",
+    "carpe diem",
+    "post mortem",
+    "rigor mortis",
+    "habeas corpus",
+    "sui generis",
+    "grosso modo",
+    "honoris causa",
+    "cum laude",
+    "magna cum laude",
+    "summa cum laude",
+    "terra incognita",
+    "lapsus linguae",
+    "deus ex machina",
+    "alter ego",
+    "mutatis mutandis",
+];
+
 /// Lower-cases, folds the typographic apostrophe and drops the accents of the letters the
 /// loans carry, so "Déjà Vu", "deja vu" and "déjà vu" match alike.
 fn fold(word: &str) -> String {
@@ -175,9 +246,11 @@ pub(crate) fn settle(first: Language, second: Language, out: &mut [TaggedWord]) 
     } else {
         first
     };
-    let Some((_, loans)) = LOANS.iter().find(|(l, _)| *l == other) else {
-        return;
-    };
+    let loans = LOANS
+        .iter()
+        .filter(|(l, _)| *l == other)
+        .flat_map(|(_, loans)| loans.iter())
+        .chain(LATIN);
     // The words of the text (symbols and spaces left out), folded, with their index in `out`.
     let words: Vec<(usize, String)> = out
         .iter()
@@ -186,7 +259,7 @@ pub(crate) fn settle(first: Language, second: Language, out: &mut [TaggedWord]) 
         .map(|(i, w)| (i, fold(&w.text)))
         .collect();
     let mut spans = Vec::new();
-    for loan in *loans {
+    for loan in loans {
         let parts: Vec<String> = loan.split(' ').map(fold).collect();
         for start in 0..words.len() {
             let matches = words[start..]
@@ -225,6 +298,23 @@ pub(crate) fn settle(first: Language, second: Language, out: &mut [TaggedWord]) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_latin_phrase_takes_its_neighbours_language_and_is_never_firm() {
+        use Language::{English, Spanish};
+        // "una fecundación in vitro y": "in" looked English; it is Latin, read as the Spanish
+        // around it, and no evidence of either language.
+        let mut out = vec![
+            word("fecundación", Spanish),
+            word("in", English),
+            word("vitro", Spanish),
+            word("y", Spanish),
+        ];
+        settle(Spanish, English, &mut out);
+        assert_eq!(out[1].tag, WordTag::Lang(Spanish));
+        assert!(out[1].inferred && out[2].inferred);
+        assert!(!out[0].inferred && !out[3].inferred);
+    }
 
     fn word(text: &str, language: Language) -> TaggedWord {
         TaggedWord {
