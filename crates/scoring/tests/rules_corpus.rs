@@ -50,6 +50,10 @@ fn heldout6() -> Vec<LabelledReply> {
     corpus(include_str!("../../../fixtures/labelled/heldout6.jsonl"))
 }
 
+fn heldout7() -> Vec<LabelledReply> {
+    corpus(include_str!("../../../fixtures/labelled/heldout7.jsonl"))
+}
+
 fn heldout4() -> Vec<LabelledReply> {
     corpus(include_str!("../../../fixtures/labelled/heldout4.jsonl"))
 }
@@ -517,5 +521,43 @@ fn heldout6_is_held_out_and_keeps_its_measured_figures() {
     ];
     for (f, e) in figures.iter().zip(expected) {
         holds("heldout6", f, e);
+    }
+}
+
+#[test]
+fn heldout7_is_held_out_and_keeps_its_measured_figures() {
+    // The seventh held-out set (fixtures/labelled/README.md): written during round 7 by a writer
+    // who saw only the label definitions and the checks' documentation, never trained on. Measured
+    // on round 6's rules (BENCHMARKS.md, "Issue 25, round 7"), on round 7's (which it showed
+    // worse, so round 7 was not merged) and on these, with reviews 25b and 25c's fixes. Shaped as
+    // the issue asks, sharing no reply with the eight training files or heldout6.
+    let all = heldout7();
+    assert_eq!(all.len(), 384);
+    assert_shaped_as_the_issue_asks(&all);
+    assert_shares_no_reply(
+        &all,
+        &[
+            replies(),
+            heldout(),
+            tuning(),
+            tuning2(),
+            heldout2(),
+            heldout3(),
+            heldout4(),
+            heldout5(),
+            heldout6(),
+        ],
+    );
+    // Its figures as measured, held so that no change silently makes them worse. No rule meets
+    // all of the issue's targets on it: asking misses sure-and-wrong (4.4%) and unsure (15.4%),
+    // refusing sure-and-wrong (3.1%), warning every one.
+    let (figures, _) = measure(&all);
+    let expected: PerRule = [
+        [0.917, 0.953, 0.044, 0.154],
+        [0.94, 0.812, 0.031, 0.146],
+        [0.883, 0.714, 0.083, 0.255],
+    ];
+    for (f, e) in figures.iter().zip(expected) {
+        holds("heldout7", f, e);
     }
 }
