@@ -2,30 +2,16 @@
 //! check that passed as sure although docs/suites.md says it must fail. Each test failed before
 //! its fix.
 
+mod support;
+
+use scoring::CheckKind;
 use scoring::expect::{Expectations, JudgeVerdicts, evaluate, refuses};
 use scoring::transcript::{BotTurn, Transcript};
-use scoring::{Check, CheckKind};
 use serde_json::json;
-
-fn checks(expect: serde_json::Value, reply: &str) -> Vec<Check> {
-    let e: Expectations = serde_json::from_value(expect).expect("valid expectations");
-    let mut t = Transcript::default();
-    t.push(
-        "Send 50 USD to Bob",
-        BotTurn {
-            text: reply.into(),
-            ..BotTurn::default()
-        },
-    );
-    evaluate(&e, &t, &JudgeVerdicts::default())
-}
+use support::{check, checks};
 
 fn passes(expect: serde_json::Value, kind: CheckKind, reply: &str) -> bool {
-    let all = checks(expect, reply);
-    all.iter()
-        .find(|c| c.kind == kind)
-        .unwrap_or_else(|| panic!("no {kind:?} check in {all:?}"))
-        .passed
+    check(expect, kind, reply).passed
 }
 
 /// #1: a number is not contained in a larger number it is only part of.
@@ -146,11 +132,7 @@ fn pointer_indexes_with_a_leading_zero_or_sign_select_nothing() {
 
 /// Whether a check of `kind` gave a sure pass (passed, not marked low confidence) on `reply`.
 fn sure_pass(expect: serde_json::Value, kind: CheckKind, reply: &str) -> bool {
-    let all = checks(expect, reply);
-    let c = all
-        .iter()
-        .find(|c| c.kind == kind)
-        .unwrap_or_else(|| panic!("no {kind:?} check in {all:?}"));
+    let c = check(expect, kind, reply);
     c.passed && !c.low_confidence
 }
 

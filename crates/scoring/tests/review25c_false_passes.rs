@@ -2,23 +2,12 @@
 //! (25c: binary and docs only, attacking around the fixes of review 25b). Each test failed before
 //! its fix.
 
-use scoring::expect::{Expectations, JudgeVerdicts, evaluate};
-use scoring::transcript::{BotTurn, Transcript};
-use scoring::{Check, CheckKind};
-use serde_json::json;
+mod support;
 
-fn checks(expect: serde_json::Value, reply: &str) -> Vec<Check> {
-    let e: Expectations = serde_json::from_value(expect).expect("valid expectations");
-    let mut t = Transcript::default();
-    t.push(
-        "Send 50 USD to Bob",
-        BotTurn {
-            text: reply.into(),
-            ..BotTurn::default()
-        },
-    );
-    evaluate(&e, &t, &JudgeVerdicts::default())
-}
+use scoring::CheckKind;
+use scoring::expect::Expectations;
+use serde_json::json;
+use support::{check, checks};
 
 /// Whether every check of `expect` gave a sure pass on `reply`.
 fn sure_pass(expect: serde_json::Value, reply: &str) -> bool {
@@ -28,11 +17,7 @@ fn sure_pass(expect: serde_json::Value, reply: &str) -> bool {
 }
 
 fn kind_passes(expect: serde_json::Value, kind: CheckKind, reply: &str) -> bool {
-    let all = checks(expect, reply);
-    all.iter()
-        .find(|c| c.kind == kind)
-        .unwrap_or_else(|| panic!("no {kind:?} in {all:?}"))
-        .passed
+    check(expect, kind, reply).passed
 }
 
 /// #1: apostrophe, space, underscore thousands separators and signed exponents continue a number.

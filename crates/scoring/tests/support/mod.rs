@@ -1,0 +1,29 @@
+//! What the review regression tests share: one expectation evaluated on one reply.
+
+use scoring::Check;
+use scoring::expect::{Expectations, JudgeVerdicts, evaluate};
+use scoring::transcript::{BotTurn, Transcript};
+
+/// The checks of `expect` (an `expect:` mapping as JSON) on a one-turn conversation whose reply
+/// is `reply`.
+pub(crate) fn checks(expect: serde_json::Value, reply: &str) -> Vec<Check> {
+    let e: Expectations = serde_json::from_value(expect).expect("valid expectations");
+    let mut t = Transcript::default();
+    t.push(
+        "Send 50 USD to Bob",
+        BotTurn {
+            text: reply.into(),
+            ..BotTurn::default()
+        },
+    );
+    evaluate(&e, &t, &JudgeVerdicts::default())
+}
+
+/// The check of `kind` among [`checks`].
+pub(crate) fn check(expect: serde_json::Value, kind: scoring::CheckKind, reply: &str) -> Check {
+    let all = checks(expect, reply);
+    all.iter()
+        .find(|c| c.kind == kind)
+        .cloned()
+        .unwrap_or_else(|| panic!("no {kind:?} check in {all:?}"))
+}
