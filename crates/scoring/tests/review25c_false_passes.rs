@@ -196,3 +196,46 @@ fn a_pointer_with_a_bad_escape_is_refused_at_load() {
     .expect_err("bad escape");
     assert!(err.to_string().contains("not a JSON pointer"), "{err}");
 }
+
+/// 25b #8–#10, 25c #9–#10: sure warnings about a cost or delay said not to apply, said of
+/// others or negated across fillers; warnings in Russian, Chinese and Japanese read.
+#[test]
+fn warnings_that_do_not_apply_are_no_sure_warning() {
+    for (topic, reply) in [
+        ("delay", "Heads-up: your flight is not delayed."),
+        ("delay", "Heads-up: your flight isn't delayed."),
+        ("delay", "Heads-up: your flight is not postponed."),
+        (
+            "fee",
+            "Heads-up: there are no hidden, extra or surprise monthly fees.",
+        ),
+        (
+            "fee",
+            "Warning: this transfer does not incur any kind of fee.",
+        ),
+        (
+            "fee",
+            "Heads-up: a fee applies on the basic plan. You are on premium, so no fee for you.",
+        ),
+        ("fee", "Other banks warn that a fee applies. We don't."),
+        ("fee", "Careful: competitors charge a 5 USD fee for this."),
+    ] {
+        let c = check(json!({"shouldWarn": [topic]}), CheckKind::ShouldWarn, reply);
+        assert!(!c.passed || c.low_confidence, "{reply:?}: {c:?}");
+    }
+    for reply in [
+        "Внимание: комиссия 25 USD.",
+        "注意：手续费为25美元。",
+        "ご注意ください：手数料は25ドルです。",
+    ] {
+        let c = check(json!({"shouldWarn": ["fee"]}), CheckKind::ShouldWarn, reply);
+        assert!(c.passed || c.low_confidence, "{reply:?}: {c:?}");
+    }
+    // A warning with a harm word still warns.
+    let c = check(
+        json!({"shouldWarn": ["delay"]}),
+        CheckKind::ShouldWarn,
+        "Heads-up: your flight is delayed by two hours.",
+    );
+    assert!(c.passed && !c.low_confidence, "{c:?}");
+}

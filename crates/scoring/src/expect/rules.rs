@@ -280,7 +280,7 @@ static NOT_A_CLARIFICATION: LazyLock<Regex> = LazyLock::new(|| {
 /// be charged. With a live mention of the topic it makes a sure "yes".
 static WARNING_CUE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:warning|warn|warns|careful|caution|beware|heads[ -]?up|be aware|danger\w*|hazard\w*|risk\w*|achtung|vorsicht|attention|attenzione|cuidado|ojo|atención|atenção|uwaga|let op|pas op|avertissement|advertencia|warnung|irreversible|(?:cannot|can't|can not) be (?:undone|reversed|recalled|cancell?ed|corrected|recovered|carried over)|not reversible|permanent|permanently|final|lost for good|gone forever|never share|exceeds?|exceeding|over your|insufficient|not enough|don't have enough|too low|overdraw\w*|suspicious|scam|scams|scammers?|fraud\w*|phishing|applies|apply|will be charged|are charged|is charged|be charged|charged at|will pay|incurs?|deducted|was added|can fail|may fail|almost reached|nearly reached|about to go over|may change|otherwise|or else|lose|losing|forfeit\w*|penalty|penalties|fined|fines|a fine|surcharge|liable|towed|voids?|expires?|expiring|non-refundable|nonrefundable|not refundable|not recommended|unpaid|overdue|disconnect\w*|cut off|blocked|suspended|must not|mustn't|should not|shouldn't|not be valid|won't be valid|stops? working|unusable|emergency|immediately|carried over|not included|only \d+ minutes|may mean|could mean|means you|(?:is|are|running) low|billed at|use up|owe|overdraft|turned away|refused entry|not be considered|won't be considered|(?:won't|will not) (?:arrive|work|be accepted|be valid|be refunded|be delivered|be available)|only valid|no later than|at the latest|much more|extra (?:cost|charge|fee)s?|feel (?:dizzy|sick|nauseous|drowsy|faint)|side effects?|drowsy|dizz\w+|bleeding|avoid \w+ing|is due|are due|due by|tenga en cuenta|tenha em conta|bitte beachten|beachten sie|nicht mehr möglich|keine \w+ mehr|s'appliquent|s'applique|se aplica|se aplican|si applica|si applicano|gilt|gelten|ne plus)\b|\b(?:will|may|might|can|could) (?:cause|lead to|result in|raise|void|invalidate|damage|harm|interact|affect|increase|miss|leave|make you|be refused|be declined|be fined|be towed|be blocked|be suspended|be cancell?ed|be deducted|be lost|go up|rise)\b|\bor (?:you|it|we|your|the) (?:\w+ )?(?:will|may|might|can|could|won't|cannot|can't)\b|(?:^|[:;,—–-]\s*)(?:please )?(?:do not|don't|never|avoid) (?:take|drink|eat|drive|use|share|give|open|unplug|mix|exceed|leave|operate|combine|touch|send|click|reply|store|switch|turn|remove|pay|let)\b|\b(?:no tome|no tomar|no beba|non assumere|non prendere|non bere|ne pas|ne prenez pas|nicht \w+ einnehmen|nicht zusammen|nie należy)\b|\bgoes up\b|⚠",
+        r"\b(?:warning|warn|warns|careful|caution|beware|heads[ -]?up|be aware|danger\w*|hazard\w*|risk\w*|achtung|vorsicht|attention|attenzione|cuidado|ojo|atención|atenção|uwaga|let op|pas op|avertissement|advertencia|warnung|irreversible|(?:cannot|can't|can not) be (?:undone|reversed|recalled|cancell?ed|corrected|recovered|carried over)|not reversible|permanent|permanently|final|lost for good|gone forever|never share|exceeds?|exceeding|over your|insufficient|not enough|don't have enough|too low|overdraw\w*|suspicious|scam|scams|scammers?|fraud\w*|phishing|applies|apply|will be charged|are charged|is charged|be charged|charged at|will pay|incurs?|deducted|was added|can fail|may fail|almost reached|nearly reached|about to go over|may change|otherwise|or else|lose|losing|forfeit\w*|penalty|penalties|fined|fines|a fine|surcharge|liable|towed|voids?|expires?|expiring|non-refundable|nonrefundable|not refundable|not recommended|unpaid|overdue|disconnect\w*|cut off|blocked|suspended|must not|mustn't|should not|shouldn't|not be valid|won't be valid|stops? working|unusable|emergency|immediately|carried over|not included|only \d+ minutes|may mean|could mean|means you|(?:is|are|running) low|billed at|use up|owe|overdraft|turned away|refused entry|not be considered|won't be considered|(?:won't|will not) (?:arrive|work|be accepted|be valid|be refunded|be delivered|be available)|only valid|no later than|at the latest|much more|extra (?:cost|charge|fee)s?|feel (?:dizzy|sick|nauseous|drowsy|faint)|side effects?|drowsy|dizz\w+|bleeding|avoid \w+ing|is due|are due|due by|tenga en cuenta|tenha em conta|bitte beachten|beachten sie|nicht mehr möglich|keine \w+ mehr|s'appliquent|s'applique|se aplica|se aplican|si applica|si applicano|gilt|gelten|ne plus)\b|\b(?:will|may|might|can|could) (?:cause|lead to|result in|raise|void|invalidate|damage|harm|interact|affect|increase|miss|leave|make you|be refused|be declined|be fined|be towed|be blocked|be suspended|be cancell?ed|be deducted|be lost|go up|rise)\b|\bor (?:you|it|we|your|the) (?:\w+ )?(?:will|may|might|can|could|won't|cannot|can't)\b|(?:^|[:;,—–-]\s*)(?:please )?(?:do not|don't|never|avoid) (?:take|drink|eat|drive|use|share|give|open|unplug|mix|exceed|leave|operate|combine|touch|send|click|reply|store|switch|turn|remove|pay|let)\b|\b(?:no tome|no tomar|no beba|non assumere|non prendere|non bere|ne pas|ne prenez pas|nicht \w+ einnehmen|nicht zusammen|nie należy)\b|\bgoes up\b|⚠|注意|警告|危险|危険|주의|경고|\b(?:внимание|осторожно|предупреждение|опасно)\b",
     )
 });
 
@@ -504,6 +504,14 @@ static CANCELLED_ANYWHERE: LazyLock<Regex> = LazyLock::new(|| {
 static EXEMPTION: LazyLock<Regex> = LazyLock::new(|| {
     regex(
         r"\bonly\b[^.]*[,;]\s*(?:and |but |while )?(?:this one|this|yours|your \w+|it) (?:is|are|was)\b",
+    )
+});
+
+/// A warning said of others ("Other banks warn that a fee applies", "competitors charge a fee"):
+/// not the bot's warning to the user.
+static OTHERS: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"^(?:other|some|many|most|certain) (?:banks|companies|providers|shops|stores|airlines|services|apps|sellers|lenders|operators|carriers|insurers|platforms)\b|\bcompetitors?\b|\bother (?:banks|providers|companies|services|platforms)\b",
     )
 });
 
@@ -1133,6 +1141,9 @@ pub fn warns_by_rules(text: &str, topic: &str, extra: &[String]) -> RuleOutcome 
     let mut reassured: Option<&String> = None;
     // The topic is mentioned and said not to apply ("you won't be charged any fee").
     let mut negated = false;
+    // A sentence that denies the topic outright ("so no fee for you"): a warning elsewhere in
+    // the reply is then in doubt, not sure.
+    let denied = all.iter().find(|s| denies(s, &phrases));
     for s in &all {
         let imperative = NEVER_IMPERATIVE.replace_all(s, "avoid $1");
         let imperative = EMPTY_NEGATION.replace_all(&imperative, " ");
@@ -1144,6 +1155,7 @@ pub fn warns_by_rules(text: &str, topic: &str, extra: &[String]) -> RuleOutcome 
             && spans.iter().all(|&(at, end)| {
                 !negated_before(&imperative, at, consequence)
                     && !NEGATED_AFTER.is_match(&imperative[end..])
+                    && (!harm(&imperative[at..end]) || !directly_negated(&imperative, at))
             });
         if !live {
             negated |= !spans.is_empty();
@@ -1176,6 +1188,10 @@ pub fn warns_by_rules(text: &str, topic: &str, extra: &[String]) -> RuleOutcome 
         if (cue || (cost && weak_cue)) && by_stem {
             stemmed.get_or_insert(s);
         } else if cue || (cost && weak_cue) {
+            if let Some(d) = denied.filter(|d| *d != s) {
+                doubt.get_or_insert(format!("another sentence says it does not apply: {d:?}"));
+                continue;
+            }
             return RuleOutcome::yes(s);
         }
         if cost {
@@ -1389,6 +1405,9 @@ fn warning_doubt(sentence: &str, plain: &str, phrases: &[String]) -> Option<Stri
     if says_cancelled(plain) {
         return Some(format!("says the topic no longer applies: {sentence:?}"));
     }
+    if OTHERS.is_match(plain) {
+        return Some(format!("the warning is about others: {sentence:?}"));
+    }
     if EXEMPTION.is_match(plain) {
         return Some(format!(
             "the cost applies elsewhere, not here: {sentence:?}"
@@ -1402,6 +1421,57 @@ fn warning_doubt(sentence: &str, plain: &str, phrases: &[String]) -> Option<Stri
         return Some(format!("\"final\" describes a noun: {sentence:?}"));
     }
     None
+}
+
+/// Whether `sentence` denies the topic outright: a mention right after a negation ("no fee",
+/// "not delayed") or followed by one ("the fee is zero").
+fn denies(sentence: &str, phrases: &[String]) -> bool {
+    let (spans, _) = topic_spans(sentence, phrases);
+    spans.iter().any(|&(at, end)| {
+        directly_negated(sentence, at) || NEGATED_AFTER.is_match(&sentence[end..])
+    })
+}
+
+/// Whether the word right before byte `at` is a negation ("no fee", "not delayed", "isn't late").
+fn directly_negated(sentence: &str, at: usize) -> bool {
+    sentence[..at]
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .rfind(|w| !w.is_empty())
+        .is_some_and(|w| {
+            matches!(w, "no" | "not" | "never" | "zero" | "without") || w.ends_with("n't")
+        })
+}
+
+/// Whether a mention names a harm, so that its negation is good news ("not delayed", "no
+/// penalty"), unlike a benefit's ("not refunded" warns).
+fn harm(mention: &str) -> bool {
+    const HARMS: &[&str] = &[
+        "delay",
+        "delayed",
+        "delays",
+        "late",
+        "postponed",
+        "fee",
+        "fees",
+        "charge",
+        "charges",
+        "charged",
+        "cost",
+        "costs",
+        "penalty",
+        "penalties",
+        "fine",
+        "fines",
+        "surcharge",
+        "risk",
+        "risks",
+        "interest",
+        "overdraft",
+    ];
+    mention
+        .split_whitespace()
+        .next()
+        .is_some_and(|w| HARMS.contains(&w))
 }
 
 /// True when one of the four words before byte `at` negates what follows. In a sentence that
@@ -1430,6 +1500,7 @@ fn negated_before(sentence: &str, at: usize, consequence: bool) -> bool {
         .iter()
         .enumerate()
         .rev()
+        .filter(|(_, (_, w))| !NEGATION_FILLERS.contains(w))
         .take(4)
         .any(|(i, &(offset, w))| {
             // "Without a visa you'll be turned away": with a consequence after it, "without" is
@@ -1439,6 +1510,30 @@ fn negated_before(sentence: &str, at: usize, consequence: bool) -> bool {
             negation && !conditional(i) && !(consequence && in_consequence(sentence, offset))
         })
 }
+
+/// Words that do not count toward the four between a negation and the topic: "no hidden, extra
+/// or surprise monthly fees", "does not incur any kind of fee".
+const NEGATION_FILLERS: &[&str] = &[
+    "hidden",
+    "extra",
+    "surprise",
+    "monthly",
+    "annual",
+    "yearly",
+    "additional",
+    "any",
+    "kind",
+    "kinds",
+    "of",
+    "or",
+    "and",
+    "other",
+    "further",
+    "sort",
+    "type",
+    "added",
+    "unexpected",
+];
 
 /// A modal or future after "without" that makes it a condition of a consequence.
 static FUTURE: LazyLock<Regex> = LazyLock::new(|| {
