@@ -1148,16 +1148,8 @@ pub fn warns_by_rules(text: &str, topic: &str, extra: &[String]) -> RuleOutcome 
         let imperative = NEVER_IMPERATIVE.replace_all(s, "avoid $1");
         let imperative = EMPTY_NEGATION.replace_all(&imperative, " ");
         let (spans, by_stem) = topic_spans(&imperative, &phrases);
-        // Every mention must be live: "we charge no fee" negates the topic through `fee` even
-        // though its synonym `charge` is not negated.
         let consequence = warning_evidence(s);
-        let live = !spans.is_empty()
-            && spans.iter().all(|&(at, end)| {
-                !negated_before(&imperative, at, consequence)
-                    && !NEGATED_AFTER.is_match(&imperative[end..])
-                    && (!harm(&imperative[at..end]) || !directly_negated(&imperative, at))
-            });
-        if !live {
+        if !all_live(&imperative, &spans, consequence) {
             negated |= !spans.is_empty();
             continue;
         }
@@ -1421,6 +1413,17 @@ fn warning_doubt(sentence: &str, plain: &str, phrases: &[String]) -> Option<Stri
         return Some(format!("\"final\" describes a noun: {sentence:?}"));
     }
     None
+}
+
+/// Whether the topic is named in `sentence` and every mention is live: "we charge no fee"
+/// negates the topic through `fee` even though its synonym `charge` is not negated.
+fn all_live(sentence: &str, spans: &[(usize, usize)], consequence: bool) -> bool {
+    !spans.is_empty()
+        && spans.iter().all(|&(at, end)| {
+            !negated_before(sentence, at, consequence)
+                && !NEGATED_AFTER.is_match(&sentence[end..])
+                && (!harm(&sentence[at..end]) || !directly_negated(sentence, at))
+        })
 }
 
 /// Whether `sentence` denies the topic outright: a mention right after a negation ("no fee",
