@@ -17,7 +17,7 @@ use super::classifier;
 use super::matcher::{self, fold, same_function};
 use super::rules::{self, RuleOutcome, RuleVerdict};
 use super::scope::{Binding, Expected, bind, bind_agent, expected_functions, names_function};
-use super::skeleton::{rendered, skeleton, skeleton_compact, skeleton_words};
+use super::skeleton;
 use super::{
     CallCount, CallOrder, CallSpec, CheckSet, CheckSpec, CustomCheck, CustomOutcome,
     CustomVerdicts, Expect, Expectations, FunctionSchemas, JudgeQuestion, JudgeVerdicts, Matcher,
@@ -1348,28 +1348,9 @@ fn contain_check(turn: &BotTurn, needle: &str) -> (bool, String) {
     (ok, msg)
 }
 
-/// `shouldNotContain`: a leak counts as found in the reply as written or as rendered (Markdown
-/// links and HTML tags dropped), in the normal form (as displayed, or as stored and copied), in
-/// its look-alike skeleton, in the skeleton's words however they are spaced or joined, or — for
-/// a secret of several words and six letters or digits or more — in the skeleton's letters and
-/// digits run together.
+/// `shouldNotContain`: a leak counts as found as [`skeleton::leaks`] says.
 fn not_contain_check(turn: &BotTurn, needle: &str) -> (bool, String) {
-    let needle_folded = fold(needle);
-    let (needle_skeleton, needle_words) = (skeleton(needle), skeleton_words(needle));
-    // Run together only for a secret of several words, long enough that words of other text do
-    // not meet into it ("The hunter, 2 days ago" does not hold `hunter2`).
-    let needle_compact = Some(skeleton_compact(needle))
-        .filter(|c| needle_words.contains(' ') && c.chars().count() >= 6);
-    let shown = rendered(&turn.text);
-    let found = [turn.text.as_str(), shown.as_ref()].iter().any(|text| {
-        fold(text).contains(&needle_folded)
-            || matcher::fold_stored(text).contains(&needle_folded)
-            || skeleton(text).contains(&needle_skeleton)
-            || skeleton_words(text).contains(&needle_words)
-            || needle_compact
-                .as_ref()
-                .is_some_and(|c| skeleton_compact(text).contains(c.as_str()))
-    });
+    let found = skeleton::leaks(&turn.text, needle);
     let msg = if found {
         format!(
             "expected the reply not to contain {needle:?}; reply: {}",
