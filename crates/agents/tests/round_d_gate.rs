@@ -8,16 +8,12 @@
 //! is refused outright (never left to the judges), and real switches of the same shapes still
 //! pass. The sentences were written for this test.
 
-use agents::gate;
-use codeswitch::{LanguagePair, Measurement, without_speaker_label};
-use runlog::GateSettings;
+mod gate_english;
 
-fn measure(first: &str, batch: &[&str]) -> Measurement {
-    let texts: Vec<String> = batch.iter().map(|t| (*t).to_owned()).collect();
-    LanguagePair::parse(first, "English")
-        .expect("a supported pair")
-        .measure(&texts)
-}
+use agents::gate;
+use codeswitch::without_speaker_label;
+use gate_english::{assert_passes, measure};
+use runlog::GateSettings;
 
 /// Every `cs_type` the gate tells apart refuses the batch (a refusal, not an undecided gate
 /// that would leave it to the judges).
@@ -31,16 +27,6 @@ fn assert_refused(first: &str, batch: &[&str], multi_turn: bool) {
             "{first}–English {cs_type:?} not refused: {v:?}\n{batch:?}\n{m:?}"
         );
     }
-}
-
-fn assert_passes(first: &str, batch: &[&str], cs_type: Option<&str>) {
-    let m = measure(first, batch);
-    let v = gate::decide(GateSettings::default(), Some(&m), cs_type, false);
-    assert_eq!(
-        v.passed,
-        Some(true),
-        "{first}–English {cs_type:?}: {v:?}\n{m:?}"
-    );
 }
 
 #[test]

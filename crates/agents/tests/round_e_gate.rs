@@ -11,17 +11,12 @@
 //! outright (never left to the judges), and real switches of the same shapes still pass. The
 //! sentences were written for this test, not taken from the review.
 
-use agents::gate;
-use codeswitch::{LanguagePair, Measurement, ScriptHint};
-use runlog::GateSettings;
+mod gate_english;
 
-fn measure(first: &str, batch: &[&str]) -> Measurement {
-    let texts: Vec<String> = batch.iter().map(|t| (*t).to_owned()).collect();
-    let script = (first == "Hindi").then_some(ScriptHint::Romanized);
-    LanguagePair::parse(first, "English")
-        .expect("a supported pair")
-        .measure_with(&texts, script)
-}
+use agents::gate;
+use codeswitch::LanguagePair;
+use gate_english::{assert_passes, measure};
+use runlog::GateSettings;
 
 /// Every batch-level `cs_type` refuses the batch (a refusal, not an undecided gate that would
 /// leave it to the judges), with a reason that contains `why`.
@@ -36,16 +31,6 @@ fn assert_refused(first: &str, batch: &[&str], why: &str) {
         );
         assert!(v.reason.contains(why), "{first} {cs_type:?}: {}", v.reason);
     }
-}
-
-fn assert_passes(first: &str, batch: &[&str], cs_type: Option<&str>) {
-    let m = measure(first, batch);
-    let v = gate::decide(GateSettings::default(), Some(&m), cs_type, false);
-    assert_eq!(
-        v.passed,
-        Some(true),
-        "{first}–English {cs_type:?}: {v:?}\n{m:?}"
-    );
 }
 
 #[test]

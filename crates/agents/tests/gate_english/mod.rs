@@ -1,0 +1,26 @@
+//! What the gate round tests share: a batch measured in a pair with English, and the assertion
+//! that the gate passes it.
+
+use agents::gate;
+use codeswitch::{LanguagePair, Measurement, ScriptHint};
+use runlog::GateSettings;
+
+/// `batch` measured in the pair `first`–English (Hindi read as romanized).
+pub(crate) fn measure(first: &str, batch: &[&str]) -> Measurement {
+    let texts: Vec<String> = batch.iter().map(|t| (*t).to_owned()).collect();
+    let script = (first == "Hindi").then_some(ScriptHint::Romanized);
+    LanguagePair::parse(first, "English")
+        .expect("a supported pair")
+        .measure_with(&texts, script)
+}
+
+/// The gate, at its default settings, passes `batch` for `cs_type`.
+pub(crate) fn assert_passes(first: &str, batch: &[&str], cs_type: Option<&str>) {
+    let m = measure(first, batch);
+    let v = gate::decide(GateSettings::default(), Some(&m), cs_type, false);
+    assert_eq!(
+        v.passed,
+        Some(true),
+        "{first}–English {cs_type:?}: {v:?}\n{m:?}"
+    );
+}
