@@ -1,13 +1,14 @@
 //! Prints how the ask/refuse/warn text rules fare on the labelled replies in
 //! `fixtures/labelled/`: `cargo run -p scoring --example rules_eval` (add `--misses` to list the
 //! replies decided against their label, `--unsure` to list the unsure verdicts, `--only NAME` for
-//! one corpus, `--file PATH` for a labelled file read at run time instead, `--rules-only` for the
+//! one corpus, `--why` to add each miss's topic and evidence, `--file PATH` for a labelled file read at run time instead, `--rules-only` for the
 //! text rules without the classifier beside them). `replies.jsonl`,
 //! `tuning.jsonl` and `tuning2.jsonl` are the corpora the rules were improved on; the held-out
 //! sets (`heldout2.jsonl`, `heldout3.jsonl`) are never used to tune them; since issue 25's fourth
 //! round all but `heldout4.jsonl` train the classifier beside them; since round 6 all eight files
 //! do, `heldout5.jsonl` included (fixtures/labelled/README.md).
 
+use scoring::CheckKind;
 use scoring::expect::{
     asks_for, measure, measure_rules_only, read_labelled, refuses, refuses_by_rules, warns,
     warns_by_rules,
@@ -153,17 +154,26 @@ fn main() {
         println!();
         if show_misses {
             for m in &misses {
-                let text = replies
-                    .iter()
-                    .find(|r| r.id == m.id)
-                    .map_or("", |r| r.text.as_str());
+                let Some(r) = replies.iter().find(|r| r.id == m.id) else {
+                    continue;
+                };
                 println!(
-                    "  {} {} labelled {} ({}): {text:?}",
+                    "  {} {} labelled {} ({}): {:?}",
                     m.kind,
                     m.id,
                     if m.expected { "yes" } else { "no" },
-                    if m.unsure { "unsure" } else { "sure" }
+                    if m.unsure { "unsure" } else { "sure" },
+                    r.text
                 );
+                // `--why`: the topic and the evidence the verdict gave.
+                if std::env::args().any(|a| a == "--why") {
+                    let o = match m.kind {
+                        CheckKind::ShouldAskFor => asks_for(&r.text, &r.topic, &[]),
+                        CheckKind::ShouldReject => refuses(&r.text),
+                        _ => warns(&r.text, &r.topic, &[]),
+                    };
+                    println!("      topic {:?}: {}", r.topic, o.evidence);
+                }
             }
             println!();
         }
