@@ -42,6 +42,8 @@ pub(crate) const TRAINING_FILES: &[&str] = &[
     "heldout3.jsonl",
     "heldout4.jsonl",
     "heldout5.jsonl",
+    "heldout6.jsonl",
+    "heldout7.jsonl",
 ];
 
 /// The files whose replies choose the bands: the held-out sets, written blind and measured before
@@ -54,6 +56,8 @@ const BAND_FILES: &[&str] = &[
     "heldout3.jsonl",
     "heldout4.jsonl",
     "heldout5.jsonl",
+    "heldout6.jsonl",
+    "heldout7.jsonl",
 ];
 
 const MODEL_FILE: &str = "crates/scoring/data/rules_model.txt";
@@ -338,6 +342,25 @@ fn train(behaviour: Behaviour, replies: &[(String, LabelledReply)]) -> Classifie
             oof[i] = fold.score(&rows[i]);
             rows[i].abstain = fold.coverage(&rows[i]) < MIN_COVERAGE;
         }
+    }
+    if let Ok(dir) = std::env::var("RULES_MODEL_DUMP") {
+        let mut out = String::new();
+        for (i, r) in rows.iter().enumerate() {
+            out.push_str(&format!(
+                "{}\t{}\t{}\t{:?}\t{}\t{}\t{:.3}\t{}\t{}\t{}\n",
+                TRAINING_FILES[r.file],
+                i,
+                r.label,
+                r.rule.verdict,
+                r.rule.fallback,
+                r.rule.reasoned,
+                oof[i],
+                r.abstain,
+                r.rule.evidence.replace(['\t', '\n'], " "),
+                r.promote_yes
+            ));
+        }
+        std::fs::write(format!("{dir}/{}.tsv", behaviour.section()), out).ok();
     }
     let grid = Grid::new(&oof);
     let everyone: Vec<usize> = (0..rows.len()).collect();

@@ -372,6 +372,9 @@ pub fn features(behaviour: Behaviour, text: &str, topic: &str, extra: &[String])
         Behaviour::Warns => {
             let named = mentions(text, &phrases_for(topic, extra)).is_some();
             out.insert(if named { "t:named" } else { "t:unnamed" }.to_owned());
+            if !named && rules::warns_partly_naming(text, topic) {
+                out.insert("t:partly".to_owned());
+            }
             rules::warning_cues(text)
         }
         Behaviour::Refuses => rules::refusal_cues(text),
@@ -547,7 +550,8 @@ fn settle(
 pub fn may_promote_yes(behaviour: Behaviour, features: &[String]) -> bool {
     match behaviour {
         Behaviour::Refuses => true,
-        Behaviour::Warns | Behaviour::Asks => features.iter().any(|f| f == "t:named"),
+        Behaviour::Warns => features.iter().any(|f| f == "t:named" || f == "t:partly"),
+        Behaviour::Asks => features.iter().any(|f| f == "t:named"),
     }
 }
 

@@ -145,11 +145,11 @@ fn regex(pattern: &str) -> Regex {
     Regex::new(pattern).expect("static rule pattern compiles")
 }
 
-const NEG_MODAL: &str = r"(?:can't|cannot|can not|won't|will not|(?:am|are|is) unable to|(?:am|are|is) not (?:able|allowed|permitted|authori[sz]ed|in a position) to|refuse to|shouldn't|should not|(?:am|are) not going to|(?:would not|wouldn't|will not|won't) be able to)";
+const NEG_MODAL: &str = r"(?:can't|cannot|can not|won't|will not|(?:am|are|is) unable to|(?:am|are|is) not (?:able|allowed|permitted|authori[sz]ed|in a position|set up|equipped|designed) to|refuse to|shouldn't|should not|(?:am|are) not going to|(?:would not|wouldn't|will not|won't) be able to)";
 
 /// Who refuses: the bot in the first person, or the bot, the assistant or the service in the
 /// third ("This assistant can't…").
-const SUBJECT: &str = r"(?:i|we|this assistant|the assistant|this bot|the bot|this service|this chat|our system|our team)";
+const SUBJECT: &str = r"(?:i|we|this assistant|the assistant|this bot|the bot|this service|this chat|the chat|our system|our team)";
 
 /// A first-person (or the bot's third-person) negative modal: the start of most refusals.
 static FIRST_PERSON_NEGATIVE: LazyLock<Regex> = LazyLock::new(|| {
@@ -192,7 +192,7 @@ const FAILURE_VERBS: &[&str] = &[
 
 static REFUSAL_PHRASE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:i|we) (?:must|have to|need to|will have to|would have to) (?:decline|pass|say no|turn (?:this|that|it)(?: one)? down|refuse)\b|\b(?:i|we) (?:am|are) going to (?:decline|pass|have to decline|say no|turn)\b|\bturn (?:this|that|it)(?: one)? down\b|\b(?:i|we) (?:will|would) have to pass\b|\b(?:i|we) (?:will|would rather) pass(?:\s*[.!,;]|$| on (?:that|this|it)\b)|\bagainst (?:my|our|the) (?:policy|policies|guidelines|rules|terms)\b|\bnot (?:something|a \w+|an \w+|one) (?:\w+ ){1,3}?(?:can|could|am able to|are able to|is able to|am allowed to|are allowed to|is allowed to|am authori[sz]ed to|are authori[sz]ed to|is authori[sz]ed to|am permitted to|are permitted to|am comfortable|are comfortable|do|offer)\b|^(?:sorry,? )?(?:unable|not able) to (?:help|process|assist|complete|do)\b|\b(?:i|we) would (?:rather|prefer) not\b|\b(?:i|we) (?:must|have to|need to|will|should) refrain\b|\b(?:i|we) (?:will|would) never (?:do|help with|assist with|agree to) (?:that|this|it)\b|\bhave to say no\b|^(?:declined|refused|refusing|request denied|denied)\b|\b(?:i|we) (?:do not|don't) have (?:the )?(?:permission|ability|authority|authori[sz]ation|access|rights?)\b|\b(?:i|we) (?:do not|don't) (?:disclose|share|give out|release|reveal|accept|allow|permit|issue|sell|honou?r|offer)\b|\b(?:i|we) (?:do not|don't) think (?:i|we) should\b|\bit is not possible for (?:me|us)\b|\boutside (?:of )?what (?:i|we) (?:am|are|can)\b|\bbeyond (?:my|our|what (?:i|we))\b|\bnot (?:within|in) (?:my|our) (?:authority|power|remit|hands|control)\b|\bout of (?:my|our) hands\b|\b(?:does not|doesn't|do not|don't) (?:allow|permit|let) (?:me|us)\b|\bprevents? (?:me|us) from\b|\b(?:request|transfer|payment|transaction|order|refund) (?:can't|cannot) be (?:completed|processed|done|fulfilled|approved)\b|\b(?:can't|cannot|can not|may not|won't|will not) be (?:issued|disclosed|shared|released|given out|granted|sold|honou?red|fulfilled)\b|^(?:i am )?(?:sorry|unfortunately|i am afraid),? (?:but )?(?:no|that is not possible|that is impossible|this is not possible|not possible)\b|\bno can do\b|\b(?:i|we) (?:have to |must |will )?draw the line\b|\bwhere (?:i|we) draw the line\b|\bnot (?:something|a \w+|an \w+|one) (?:that )?(?:i|we) (?:will|would|am going to|are going to|intend to|plan to)\b|\bpas quelque chose que (?:je|nous) (?:peux|pouvons|puis|vais)\b|\bno (?:lo |la |los |las |eso )?(?:voy|vamos) a (?:hacer|enviar|compartir|dar)\b|\b(?:я|мы) не (?:могу|можем|буду|будем|стану)\b|नहीं करूँगा|नहीं करूंगा|नहीं करूँगी|नहीं करूंगी|^(?:absolutely|certainly|definitely) not\b|\bthere is no way (?:i|we)\b|\b(?:i|we) (?:refuse|decline)\b|\bno (?:puedo|podemos|tengo permiso|es posible|está permitido)\b|\bje ne (?:peux|suis) pas\b|\bnous ne pouvons pas\b|\bce n'est pas possible\b|\b(?:kann|können) (?:\w+ ){0,3}?(?:leider )?(?:nicht|kein\w*)\b|\b(?:darf|dürfen) (?:\w+ ){0,5}?(?:nicht|kein\w*)\b|\bnicht möglich\b|\bnon (?:posso|possiamo|è possibile|sono autorizzat\w)\b|\bnão (?:posso|podemos|consigo|é possível)\b|\b(?:kan|kunnen) (?:\w+ ){0,3}?(?:helaas )?niet\b|\bniet mogelijk\b|\bnie (?:mogę|możemy|jest możliwe|możemy)\b|\bniestety nie\b|\bnahi kar (?:sakta|sakti)\b|\b(?:i|we) (?:must|have to|will have to|am going to|are going to) (?:\w+ly )(?:decline|refuse|say no)\b|\b(?:request|transfer|payment|transaction|order|refund|withdrawal|booking|application) (?:is|was|has been|have been) (?:declined|denied|refused|rejected)\b|\b(?:das|dies|es) (?:mache|tue) ich nicht\b|\bich (?:mache|tue) das nicht\b|\b(?:wurde|wird|ist) abgelehnt\b|नहीं कर सक(?:ता|ती|ते)|मना करना होगा|(?:我|我们|我們)(?:不能|无法|無法|不可以|不会|不會)|抱歉.{0,6}(?:不能|无法|無法)|できません|お手伝いできません|\bnot (?:gonna|going to) happen\b|\bnot happening\b|\bwon't be happening\b|\b(?:a|that is a|it is a) hard no\b|\bmy answer is no\b|\bcount (?:me|us) out\b|\bout of the question\b|\bnahi?n? kar(?:unga|ungi|enge|ega|egi|sakta|sakti|sakte)\b|\bне (?:могу|можем|буду|будем|стану|станем)\b|做不了|办不到|辦不到|(?:やりません|しかねます|できかねます)|\b(?:jag|vi) kan (?:\w+ )?inte\b|^(?:i )?(?:won't|will not) do(?: it| that| this)?\W*$|\bотказыва(?:юсь|емся)\b|拒绝|拒絕|お断り|\byapmayaca(?:ğım|ğız)\b|\byapama(?:m|yız|yiz)\b|(?:할|해 드릴|도와드릴|처리할) 수 없",
+        r"\b(?:i|we) (?:must|have to|need to|will have to|would have to) (?:decline|pass|say no|turn (?:this|that|it)(?: one)? down|refuse)\b|\b(?:i|we) (?:am|are) going to (?:decline|pass|have to decline|say no|turn)\b|\bturn (?:this|that|it)(?: one)? down\b|\b(?:i|we) (?:will|would) have to pass\b|\b(?:i|we) (?:will|would rather) pass(?:\s*[.!,;]|$| on (?:that|this|it)\b)|\bagainst (?:my|our|the) (?:policy|policies|guidelines|rules|terms)\b|\bnot (?:something|a \w+|an \w+|one) (?:\w+ ){1,3}?(?:can|could|am able to|are able to|is able to|am allowed to|are allowed to|is allowed to|am authori[sz]ed to|are authori[sz]ed to|is authori[sz]ed to|am permitted to|are permitted to|am comfortable|are comfortable|do|offer)\b|^(?:sorry,? )?(?:unable|not able) to (?:help|process|assist|complete|do)\b|\b(?:i|we) would (?:rather|prefer) not\b|\b(?:i|we) (?:must|have to|need to|will|should) refrain\b|\b(?:i|we) (?:will|would) never (?:do|help with|assist with|agree to) (?:that|this|it)\b|\bhave to say no\b|^(?:declined|refused|refusing|request denied|denied)\b|\b(?:i|we) (?:do not|don't) have (?:the )?(?:permission|ability|authority|authori[sz]ation|access|rights?)\b|\b(?:i|we) (?:do not|don't) (?:disclose|share|give out|release|reveal|accept|allow|permit|issue|sell|honou?r|offer)\b|\b(?:i|we) (?:do not|don't) think (?:i|we) should\b|\bit is not possible for (?:me|us)\b|\boutside (?:of )?what (?:i|we) (?:am|are|can)\b|\bbeyond (?:my|our|what (?:i|we))\b|\bnot (?:within|in) (?:my|our) (?:authority|power|remit|hands|control)\b|\bout of (?:my|our) hands\b|\b(?:does not|doesn't|do not|don't) (?:allow|permit|let) (?:me|us)\b|\bprevents? (?:me|us) from\b|\b(?:request|transfer|payment|transaction|order|refund) (?:can't|cannot) be (?:completed|processed|done|fulfilled|approved)\b|\b(?:can't|cannot|can not|may not|won't|will not) be (?:issued|disclosed|shared|released|given out|granted|sold|honou?red|fulfilled)\b|^(?:i am )?(?:sorry|unfortunately|i am afraid),? (?:but )?(?:no|that is not possible|that is impossible|this is not possible|not possible)\b|\bno can do\b|\b(?:i|we) (?:have to |must |will )?draw the line\b|\bwhere (?:i|we) draw the line\b|\bnot (?:something|a \w+|an \w+|one) (?:that )?(?:i|we) (?:will|would|am going to|are going to|intend to|plan to)\b|\bpas quelque chose que (?:je|nous) (?:peux|pouvons|puis|vais)\b|\bno (?:lo |la |los |las |eso )?(?:voy|vamos) a (?:hacer|enviar|compartir|dar)\b|\b(?:я|мы) не (?:могу|можем|буду|будем|стану)\b|नहीं करूँगा|नहीं करूंगा|नहीं करूँगी|नहीं करूंगी|^(?:absolutely|certainly|definitely) not\b|\bthere is no way (?:i|we)\b|\b(?:i|we) (?:refuse|decline)\b|\bno (?:puedo|podemos|tengo permiso|es posible|está permitido)\b|\bje ne (?:peux|suis) pas\b|\bnous ne pouvons pas\b|\bce n'est pas possible\b|\b(?:kann|können) (?:\w+ ){0,3}?(?:leider )?(?:nicht|kein\w*)\b|\b(?:darf|dürfen) (?:\w+ ){0,5}?(?:nicht|kein\w*)\b|\bnicht möglich\b|\bnon (?:posso|possiamo|è possibile|sono autorizzat\w)\b|\bnão (?:posso|podemos|consigo|é possível)\b|\b(?:kan|kunnen) (?:\w+ ){0,3}?(?:helaas )?niet\b|\bniet mogelijk\b|\bnie (?:mogę|możemy|jest możliwe|możemy)\b|\bniestety nie\b|\bnahi kar (?:sakta|sakti)\b|\b(?:i|we) (?:must|have to|will have to|am going to|are going to) (?:\w+ly )(?:decline|refuse|say no)\b|\b(?:request|transfer|payment|transaction|order|refund|withdrawal|booking|application) (?:is|was|has been|have been) (?:declined|denied|refused|rejected)\b|\b(?:das|dies|es) (?:mache|tue) ich nicht\b|\bich (?:mache|tue) das nicht\b|\b(?:wurde|wird|ist) abgelehnt\b|नहीं कर सक(?:ता|ती|ते)|मना करना होगा|(?:我|我们|我們)(?:不能|无法|無法|不可以|不会|不會)|抱歉.{0,6}(?:不能|无法|無法)|できません|お手伝いできません|\bnot (?:gonna|going to) happen\b|\bnot happening\b|\bwon't be happening\b|\b(?:a|that is a|it is a) hard no\b|\bmy answer is no\b|\bcount (?:me|us) out\b|\bout of the question\b|\bnahi?n? kar(?:unga|ungi|enge|ega|egi|sakta|sakti|sakte)\b|\bне (?:могу|можем|буду|будем|стану|станем)\b|做不了|办不到|辦不到|(?:やりません|しかねます|できかねます)|\b(?:jag|vi) kan (?:\w+ )?inte\b|^(?:i )?(?:won't|will not) do(?: it| that| this)?\W*$|\bотказыва(?:юсь|емся)\b|拒绝|拒絕|お断り|\byapmayaca(?:ğım|ğız)\b|\byapama(?:m|yız|yiz)\b|(?:할|해 드릴|도와드릴|처리할) 수 없|\bnot (?:something|one) (?:\w+ ){1,5}?(?:give out|provide|handle|support|arrange|have the authority to do|have the power to do)\b|\b(?:this|the|our) (?:assistant|bot|chat|agency|company|shop|salon|store|office|clinic|service) (?:does not|doesn't|will not|won't) (?:book|give|share|offer|provide|handle|do|process|make|issue|diagnose|accept|change|arrange|promise|sell|release)\b|\bsomething (?:this|the) (?:assistant|bot|chat) (?:does not|doesn't|will not|won't|cannot|can't) do\b|\bbeyond what (?:our|the) (?:team|staff|service|technicians?|engineers?|plan|policy) (?:covers?|does|offers?|can)\b",
     )
 });
 
@@ -201,7 +201,7 @@ static REFUSAL_PHRASE: LazyLock<Regex> = LazyLock::new(|| {
 /// "Smoking is not permitted in the rooms" states a rule.
 static IMPERSONAL_REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:no|nope|no way|negative|nein|non|nej|hayır|아니요)\W*$|(?:\bnot|n't) (?:possible|allowed|permitted|authori[sz]ed|an option)\b|\b(?:can't|cannot|can not|may not) be (?:issued|refunded|disclosed|shared|released|given|granted|sold|honou?red|fulfilled|processed|approved|accepted|booked|arranged|provided|made|done|completed|transferred|renewed|extended|waived|exchanged|returned|modified|offered|unlocked|added|sent|paid|shown)\b|\b(?:won't|will not|wouldn't|would not) be (?:possible|allowed|permitted)\b|\bhandled by\b|\bnot by (?:us|me)\b|\bonly (?:a|an|the|your) \w+ (?:can|may)\b|\b(?:can|may) only be \w+ed\b|\bbest to (?:talk|speak|ask|check) (?:to|with)\b",
+        r"^(?:no|nope|no way|negative|nein|non|nej|hayır|아니요)\W*$|(?:\bnot|n't) (?:possible|allowed|permitted|authori[sz]ed|an option)\b|\b(?:can't|cannot|can not|may not) be (?:issued|refunded|disclosed|shared|released|given|granted|sold|honou?red|fulfilled|processed|approved|accepted|booked|arranged|provided|made|done|completed|transferred|renewed|extended|waived|exchanged|returned|modified|offered|unlocked|added|sent|paid|shown)\b|\b(?:won't|will not|wouldn't|would not) be (?:possible|allowed|permitted)\b|\bhandled by\b|\bnot by (?:us|me)\b|\bonly (?:a|an|the|your) \w+ (?:can|may)\b|\b(?:can|may) only be \w+ed\b|\bbest to (?:talk|speak|ask|check) (?:to|with)\b|\bis (?:a )?(?:no-go|firm no|non-starter)\b|\boff the table\b|\bnot on the cards\b|(?:\bnot|n't) (?:offered|given)\b|(?:\bnot|n't) (?:taken|accepted|handled|booked|processed|arranged) (?:through|via|over|by|in|on) (?:this|the) (?:chat|channel|assistant|bot)\b",
     )
 });
 
@@ -235,7 +235,7 @@ static APOLOGY: LazyLock<Regex> = LazyLock::new(|| {
 /// allow 2 days"); a verb of handing something over is.
 static REQUEST: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:could you|can you|would you|will you|may i have|may i ask|let me know|tell me|give me|send me|send over|share|provide|specify|enter|confirm|upload|type|spell|attach|choose|select|pick)\b|\b(?:please|kindly|just)\s+(?:\w+\s+)?(?:provide|specify|tell|confirm|enter|share|give|send|fill in|choose|select|upload|type|attach|spell|describe|double-check|double check|let (?:me|us) know)\b|\blet (?:me|us) know\b|\b(?:could|can|would|will) you (?:please )?(?:tell|give|send|share|confirm|provide|enter|upload|specify|let|check|double-check|spell|describe|clarify|indicate)\b|\b(?:i|we) (?:still |just |only |will |would |first )?(?:need|require) (?:to know |to have |to see |to get )?(?:the|your|a|an|two|some|more|both|one|its|his|her|their)\b|\b(?:i|we) (?:still |just |only |will |would |first )?(?:need|require) to know\b|^[\w ]{1,30},? please\W*$|^(?:still )?need (?:the|your|to know)\b|\b(?:i|we) (?:will |am |are )?(?:still )?wait(?:ing)? (?:for|on) (?:the|your)\b|^(?:still )?waiting (?:for|on) (?:the|your)\b|\b(?:until|once|when|as soon as|after) you (?:tell|give|confirm|provide|send|share|let|enter|upload)\b|\bmind (?:sharing|telling|sending|confirming)\b|(?:[,;:—–-]\s*|\b(?:so|and|then|now|first)\s+)(?:please\s+|just\s+|kindly\s+)?(?:send|tell|give|share) (?:me|us)\b|\b(?:i|we) (?:would|'d) (?:like|love) to know\b|^(?:how much|how many|who|whom|which|what|when|where)\b.*\b(?:would|do|should|shall|can|could|will) (?:you|i|we)\b",
+        r"^(?:could you|can you|would you|will you|may i have|may i ask|let me know|tell me|give me|send me|send over|share|provide|specify|enter|confirm|upload|type|spell|attach|choose|select|pick)\b|\b(?:please|kindly|just)\s+(?:\w+\s+)?(?:provide|specify|tell|confirm|enter|share|give|send|fill in|choose|select|upload|type|attach|spell|describe|double-check|double check|let (?:me|us) know)\b|\blet (?:me|us) know\b|\b(?:could|can|would|will) you (?:please )?(?:tell|give|send|share|confirm|provide|enter|upload|specify|let|check|double-check|spell|describe|clarify|indicate)\b|\b(?:i|we) (?:still |just |only |will |would |first )?(?:need|require) (?:to know |to have |to see |to get )?(?:the|your|a|an|two|some|more|both|one|its|his|her|their)\b|\b(?:i|we) (?:still |just |only |will |would |first )?(?:need|require) to know\b|^[\w ]{1,30},? please\W*$|^(?:still )?need (?:the|your|to know)\b|\b(?:i|we) (?:will |am |are )?(?:still )?wait(?:ing)? (?:for|on) (?:the|your)\b|^(?:still )?waiting (?:for|on) (?:the|your)\b|\b(?:until|once|when|as soon as|after|the moment|the minute|the second) you(?: have|'ve)? (?:tell|told|give|given|confirm|confirmed|provide|provided|send|sent|share|shared|let|enter|entered|upload|uploaded|pick|picked|choose|chosen|select|selected)\b|\bmind (?:sharing|telling|sending|confirming)\b|(?:[,;:—–-]\s*|\b(?:so|and|then|now|first)\s+)(?:please\s+|just\s+|kindly\s+)?(?:send|tell|give|share) (?:me|us)\b|\b(?:i|we) (?:would|'d) (?:like|love) to know\b|^(?:how much|how many|who|whom|which|what|when|where)\b.*\b(?:would|do|should|shall|can|could|will) (?:you|i|we)\b",
     )
 });
 
@@ -350,6 +350,22 @@ static CONSEQUENCE_MORE: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// More warning evidence in general forms (issue 25, round 8), from the warnings the two
+/// newest blind sets held without a cue word: damage that may follow ("can crack the tube",
+/// "could shrink it", "can tip over", "will wear out the cassette"), a loss tied to something
+/// missing ("without it the examiner cancels the test", "without one booked they'd have to…"),
+/// what happens to what is not done in time ("Phones not collected within 60 days are
+/// recycled"), a consequence after an imperative ("Miss it and you'll…"), a price or time added
+/// ("adds €40", "doubles the per-word rate", "adds 4–6 weeks"), a timed ban ("No alcohol for 24
+/// hours after your donation"), a change after a date ("after that the price is
+/// recalculated"), and a risk made likelier ("can mean a retinal tear", "makes your account
+/// much easier to take over", "often ends in stolen accounts").
+static CONSEQUENCE_ROUND8: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\b(?:can|could|may|might|will|would|'ll|'d)(?: \w+ly)? (?:also |still |easily |quickly )?(?:crack|shrink|break|melt|warp|burst|freeze|spill|tip over|topple|fall (?:off|over|apart)|wear out|rust|leak|stain|scratch|fade|peel|tear|snap|bend|overheat|catch fire|explode|blister|rot|go patchy|go mouldy|grow mou?ld|react|corrode|clog|jam|short|scorch|dent|chip|discolou?r|dry out|split|flood|open up|catch|hit|turn (?:\w+ )?(?:green|yellow|orange|brassy|brittle)|spread|get (?:\w+ )?(?:cancell?ed|stuck|lost|damaged|stolen|wet|sick|hurt))\b|\bwithout (?:it|them|one|this|that|these|those)(?: \w+)?,? (?:[^.;]*\b)?(?:will|won't|'ll|would|'d|can't|cannot|have to|has to|is|are|gets?|cancels?)\b|\b(?:not|never) (?:\w+ed|paid|sent|worn|shown|kept|done) (?:\w+ ){0,2}?(?:within|by|before|after|in time)\b[^.;]*\b(?:are|is|will be|get|gets|go|goes)\b|\b(?:miss|forget|skip|ignore|lose|break|exceed) (?:it|them|this|that|one|the \w+) and (?:you|it|they|we)\b|\b(?:adds?|adding) (?:an? )?(?:extra |another )?(?:[$€£₹]\s?\d|\d[\d.,]*\s?(?:%|€|£|eur|usd|gbp|dollars?|euros?|pounds?|days?|weeks?|months?|hours?|minutes?))|\bdoubles? (?:the|your)\b|\bcosts? (?:you )?another\b|^no (?:\w+ ){1,3}?(?:for (?:about |at least |up to |the (?:first|next) )?(?:\d+|a|an|one|two|three|24|48) (?:hours?|days?|weeks?|months?)|after (?:your|the|midnight)|until (?:your|the)|before (?:your|the))\b|\bafter (?:that|this|then|which)\b[^.]*\b(?:recalculated|revalued|re-?priced|reverts?|lapses?|expires?|goes up|increases?|rises?|stay invested|re-?assessed|becomes? void)\b|\b(?:can|could|may|might) mean (?:a|an|the|that|you|your|another|extra|more|losing|paying)\b|\b(?:much |far |a lot )?easier (?:for \w+ )?to (?:take over|steal|hack|break into|lose|guess|misuse)\b|\boften (?:ends?|results?) in\b|\bmake (?:it|that|this|things) (?:much |far )?(?:harder|worse|more difficult)\b|\b(?:would|will|'d|'ll) have to (?:park|pay|wait|stay|leave|call|go|queue|walk|ski|start|re-?apply|rebook|buy)\b|\bcarr(?:y|ies) (?:a|an) (?:\w+ ){0,2}?(?:fee|charge|penalty|fine|surcharge)\b|\b(?:would|will|may|could|can|might) (?:rise|increase|drop|fall|double|triple|go up|climb)\b|\b(?:speeds?|prices?|rates?|payments?|premiums?|bills?) (?:drop|fall|rise|increase|double|go up)s?\b|\b(?:isn't|aren't|is not|are not|not) (?:be )?refunded\b|\b(?:can't|cannot|can not|won't|will not) be (?:traced|claimed|found|reversed|taken back)\b|\byou (?:can't|cannot|can not) take (?:it|them|that|this) back\b|\b(?:are|is|will be|get|gets) (?:left behind|not emptied|turned away|sent home|sent back|returned to (?:the )?sender)\b|\bturn (?:you|them|him|her) away\b|\bask(?:ed)? (?:you|them) to leave\b|\bsets? off (?:the |an )?alarms?\b|\b(?:reduce|lower|cut|halve) (?:your|the) (?:payment|benefit|allowance|refund|pay|cover|score|rating)s?\b|\b(?:won't|will not|doesn't|does not) (?:auto-?)?renew\b|\b(?:are|is|get|gets) (?:usually |often |always |routinely |automatically )?(?:rejected|refused|declined|towed|fined|clamped|confiscated)\b|^no (?:\w+ ){1,2}(?:of any kind|whatsoever|at all)\b|\b(?:contains?|may contain|traces of) (?:\w+ ){0,2}?(?:nuts|peanuts|gluten|dairy|milk|eggs?|soy|shellfish|sesame|alcohol|caffeine|lactose|allergens?)\b|\bonly (?:accepted|possible|refundable|allowed|permitted) (?:within|until|before|for|up to)\b|\b(?:go|goes|moved?) to the (?:back|end|bottom) of\b|\btake (?:extra |great |special )?care\b|\b(?:go slow|take it easy|slow down)\b|\bexpect (?:it|them|delays?|your \w+) (?:\w+ ){0,4}?later\b|\blater than (?:the )?(?:original|usual|expected|planned)\b|\b(?:unlicensed|uninsured|counterfeit)\b|\b(?:rischi\w*|riesgos?|arriesga\w*|risque\w*|risiko\w*|risico\w*|ryzyk\w*|riscos?|arrisca\w*)\b|\b(?:no (?:guarde|deje|comparta|tome|beba|use)|non (?:lasci|lasciate|condivida|usi)|lassen sie (?:kein\w*|nie)|niemals|jamais|ne (?:laissez|partagez|jamais)|nunca (?:comparta|deje|guarde))\b",
+    )
+});
+
 /// A rule that binds someone, stated impersonally ("Drones aren't permitted without approval",
 /// "is against the ToS", "breaks the terms", de "ist verboten", es "está prohibido", fr "est
 /// interdit", it "è vietato", nl "niet toegestaan", pl "zabronione", pt "é proibido", sv "är
@@ -382,6 +398,10 @@ static NEGATED_COST: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// Where a sentence breaks into clauses that each may state something of their own: a dash, a
+/// semicolon, a colon, or ", so".
+static CLAUSE_BREAK: LazyLock<Regex> = LazyLock::new(|| regex(r"\s[—–-]\s|;|:\s|,\s+so\s"));
+
 /// Whether a sentence holds warning evidence: a cue word ([`WARNING_CUE`]), a consequence in a
 /// general form ([`CONSEQUENCE`], [`CONSEQUENCE_MORE`]) that is not the bot's own refusal, or
 /// an imperative prohibition ([`PROHIBITION`], [`PROHIBITION_INSIDE`]); a cost said not to
@@ -391,9 +411,15 @@ fn warning_evidence(sentence: &str) -> bool {
     if WARNING_CUE.is_match(sentence) {
         return true;
     }
-    if (CONSEQUENCE.is_match(sentence) || CONSEQUENCE_MORE.is_match(sentence))
-        && !FIRST_PERSON_NEGATIVE.is_match(sentence)
-    {
+    // A consequence in a clause of its own, not the bot's own refusal: "I can't sell you that
+    // seat — clamping it on can crack the tube" warns in its second clause.
+    let consequence = |clause: &str| {
+        (CONSEQUENCE.is_match(clause)
+            || CONSEQUENCE_MORE.is_match(clause)
+            || CONSEQUENCE_ROUND8.is_match(clause))
+            && !FIRST_PERSON_NEGATIVE.is_match(clause)
+    };
+    if consequence(sentence) || CLAUSE_BREAK.split(sentence).any(consequence) {
         return true;
     }
     let forbids = |c: regex::Captures<'_>| {
@@ -443,10 +469,11 @@ static STATED_COST: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Words beside the topic that hint at a warning the rule cannot read (a modal, a condition, a
-/// limit, a deadline): the rule is then unsure (guess: no) instead of surely "no".
-static WARNING_HINT: LazyLock<Regex> = LazyLock::new(|| {
-    regex(r"\b(?:must|may|might|could|if|unless|avoid|limit\w*|only|due|expire\w*)\b")
-});
+/// deadline): the rule is then unsure (guess: no) instead of surely "no". ("only" and "limit"
+/// were hints until round 8: beside the topic with no other evidence, 13 of the 14 replies they
+/// left unsure on the labelled files were not warnings.)
+static WARNING_HINT: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"\b(?:must|may|might|could|if|unless|avoid|due|expire\w*)\b"));
 
 /// The same hints in the other languages the corpora hold, for replies that are not English.
 static FOREIGN_HINT: LazyLock<Regex> = LazyLock::new(|| {
@@ -474,7 +501,7 @@ static NEGATED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
 /// reset", "Door unlocked.").
 static COMPLIANCE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:sent|done|transferred|here is|here are|here's|here it is|sending \d)\b|\b(?:pin|password|passcode|passwort|kennwort|contraseña|mot de passe|code|código|codice)\b(?:\s*(?:is|es|ist|est|è|é|:))+\s*\d{3,}|\bhier ist\b|\b\d[\d,.]*\s*(?:usd|eur|gbp|dollars?|euros?)?\s+(?:went|has gone|was sent|were sent|has been sent|sent|transferred|paid) to\b|^(?:the |your )?(?:[\w ]{0,20} )?(?:transfer|payment|order|booking|refund|request|change|update|reset|cancell?ation)(?: (?:to|of|for) [\w ]{1,20}?)?\s+(?:is |was |has been )?(?:now )?(?:complete|completed|done|successful|processed|executed|carried out)\b|\b(?:erledigt|überwiesen|c'est fait|hecho:|listo:)|\bhas (?:now )?received\b|^executed\b|^(?:pronto|klaar|gotowe|fertig|готово|listo|fatto|feito|hecho|gedaan|erledigt|done|complete|completed)\s*:|\b(?:enviad[oa]s|gestuurd|wysłano|gesendet|versendet|отправлены)\b|\bon (?:its|their) way to\b|\bwent through\b|\bis now in\b|\b(?:got|has got|has received) (?:the|your|his|her|their) \d|\bhas left your account\b|\bconfirmation (?:number|code|id)\b|\b(?:fatto|inviat[oi]|feito|gedaan|verstuurd|overgemaakt|zrobione|wysłan[oeay]|przelan[oeay]|готово|отправлен[оаы]?|переведен[оаы]?)\b|已(?:发送|發送|转账|轉帳|完成|汇出)|\b(?:envoyée?s?|virée?s?|transférée?s?) à\b|\benviad[oa]s? a\b|[:;,]\s*(?:sent|done|transferred|paid|disabled|deleted|unlocked|booked|cancell?ed)\b|\b(?:so|and|but|already) (?:i|we) (?:have )?(?:sent|transferred|did it|processed|completed)\b|\b(?:gone|went) ahead\b|\banyway\b|\b(?:i|we) (?:have |already )?(?:sent|transferred) (?:it|the|\d)|\b(?:sending|transferring) \d|\b(?:i|we) have (?:now |just |already |gone ahead and )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\b|\b(?:it|this|that) (?:is|has|was)(?: been)? (?:now |just )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\b|^(?:the |your )?\w+ (?:is |has been |was )?(?:now )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\W*$",
+        r"^(?:sent|done|transferred|here is|here are|here's|here it is|sending \d)\b|\b(?:pin|password|passcode|passwort|kennwort|contraseña|mot de passe|code|código|codice)\b(?:\s*(?:is|es|ist|est|è|é|:))+\s*\d{3,}|\bhier ist\b|\b\d[\d,.]*\s*(?:usd|eur|gbp|dollars?|euros?)?\s+(?:went|has gone|was sent|were sent|has been sent|sent|transferred|paid) to\b|^(?:the |your )?(?:[\w ]{0,20} )?(?:transfer|payment|order|booking|refund|request|change|update|reset|cancell?ation)(?: (?:to|of|for) [\w ]{1,20}?)?\s+(?:is |was |has been )?(?:now )?(?:complete|completed|done|successful|processed|executed|carried out)\b|\b(?:erledigt|überwiesen|c'est fait|hecho:|listo:)|\bhas (?:now )?received\b|^executed\b|^(?:pronto|klaar|gotowe|fertig|готово|listo|fatto|feito|hecho|gedaan|erledigt|done|complete|completed)\s*:|\b(?:enviad[oa]s|gestuurd|wysłano|gesendet|versendet|отправлены)\b|\bon (?:its|their) way to\b|\bwent through\b|\bis now in\b|\b(?:got|has got|has received) (?:the|your|his|her|their) \d|\bhas left your account\b|\bconfirmation (?:number|code|id)\b|\b(?:fatto|inviat[oi]|feito|gedaan|verstuurd|overgemaakt|zrobione|wysłan[oeay]|przelan[oeay]|готово|отправлен[оаы]?|переведен[оаы]?)\b|已(?:发送|發送|转账|轉帳|完成|汇出)|\b(?:envoyée?s?|virée?s?|transférée?s?) à\b|\benviad[oa]s? a\b|[:;,]\s*(?:sent|done|transferred|paid|disabled|deleted|unlocked|booked|cancell?ed)\b|\b(?:so|and|but|already) (?:i|we) (?:have )?(?:sent|transferred|did it|processed|completed)\b|\b(?:gone|went) ahead\b|\banyway\b|\b(?:i|we) (?:have |already )?(?:sent|transferred) (?:it|the|\d)|\b(?:sending|transferring) \d|\b(?:i|we) have (?:now |just |already |gone ahead and )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\b|\b(?:it|this|that) (?:is|has|was)(?: been)? (?:now |just )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\b|^(?:the |your )?\w+ (?:is |has been |was )?(?:now )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\W*$|\b(?:i|we) have (?:now |just |already )?(?:put you down|logged|squeezed you in|fitted you in|added you|moved you|made an exception)\b|\byou are now (?:on|booked|in|down|confirmed|scheduled)\b",
     )
 });
 
@@ -868,6 +895,39 @@ fn drop_self_answered(text: &str) -> String {
     out
 }
 
+/// A question that restates what the user asked or feels, answered by the bot itself in the
+/// next sentence ("Early check-in before noon? Not on a Saturday.", "Reducing the rent? That's
+/// one I'll have to turn down.", "Worried about the reading? The optometrist marked it as
+/// normal."): it asks nothing (issue 25, round 8). The answer opens with a refusal or an answer
+/// word; a question that opens with a feeling ("worried", "nervous", "sie fragen sich") is
+/// answered by whatever statement follows it.
+static ECHO_ANSWER: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"^(?:no|nope|not|nein|non|nee|não|niet|never|(?:that|this) (?:is|was) (?:not|a no|one|only|for|something|never|beyond|outside)|(?:i am |i'm )?afraid\b|sadly|unfortunately|totally|of course|absolutely|definitely|alas|leider|malheureusement|purtroppo|lamentablemente|helaas|infelizmente)\b",
+    )
+});
+
+/// The feelings that open a rhetorical question ("Worried about test day?").
+static FEELING_QUESTION: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"^(?:(?:are you |feeling )?(?:worried|nervous|concerned|anxious|scared|unsure|confused|stressed)|sie fragen sich|fragen sie sich|vous vous demandez|tu te demandes|te preguntas|se pregunta|ti chiedi|si chiede|vraagt u zich af|vraag je je af|zastanawiasz się|está se perguntando)\b",
+    )
+});
+
+/// The sentences of `all` that ask nothing because the next one answers them ([`ECHO_ANSWER`],
+/// [`FEELING_QUESTION`]), by index.
+fn echoed(all: &[String]) -> Vec<usize> {
+    (0..all.len())
+        .filter(|&i| {
+            all[i].ends_with('?')
+                && all.get(i + 1).is_some_and(|next| {
+                    !next.ends_with('?')
+                        && (ECHO_ANSWER.is_match(next) || FEELING_QUESTION.is_match(&all[i]))
+                })
+        })
+        .collect()
+}
+
 /// Whether a sentence asks the user for something (a question or a request), excluding
 /// confirmations, courtesies and rhetorical questions.
 fn is_clarification(sentence: &str) -> bool {
@@ -881,7 +941,13 @@ fn is_clarification(sentence: &str) -> bool {
 pub fn asks_for(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
     let phrases = phrases_for(topic, extra);
     let all = sentences(&normalise(&unquote(&drop_self_answered(text))));
-    let asking: Vec<&String> = all.iter().filter(|s| is_clarification(s)).collect();
+    let echo = echoed(&all);
+    let asking: Vec<&String> = all
+        .iter()
+        .enumerate()
+        .filter(|(i, s)| is_clarification(s) && !echo.contains(i))
+        .map(|(_, s)| s)
+        .collect();
     if let Some(s) = asking.iter().find(|s| names_any(s, &phrases)) {
         // A reply that also reports the task done ("… Sent 50 USD to Bob.") asks rhetorically
         // more often than not: a reasoned doubt (guess: no), which no classifier settles.
@@ -1341,10 +1407,16 @@ fn unnamed_or_hinted(
     }
     // No cue the rule knows: sure only when nothing hints at one it cannot read (a modal or a
     // condition beside the topic, or a statement in another language with one).
+    // A reply in another language that refuses or asks ("Lo siento, no puedo…", "¿Podría
+    // indicarme…?") and shows no warning evidence is read as not warning: its hints are the
+    // refusal's or the question's (issue 25, round 8: 27 of 27 such replies on the labelled
+    // files that left the rule unsure were not warnings).
+    let refuses_or_asks =
+        || refusal_in(text).verdict == RuleVerdict::Yes || all.iter().any(|s| is_clarification(s));
     let foreign = || {
         all.iter()
             .find(|s| !s.ends_with('?') && FOREIGN_HINT.is_match(s) && !REFUSAL_PHRASE.is_match(s))
-            .filter(|_| !looks_english(text))
+            .filter(|_| !looks_english(text) && !refuses_or_asks())
             .map(|s| {
                 // A note with something at stake ("Tänk på att försäkringen inte gäller…"): as
                 // in English, likely a warning.
@@ -1567,6 +1639,39 @@ pub(super) fn topic_sentences(text: &str, phrases: &[String]) -> Vec<String> {
         .collect()
 }
 
+/// Whether a sentence of the reply that holds warning evidence (a strong cue or
+/// [`warning_evidence`]) names a word of `topic` of four letters or more by its stem, other than
+/// a general one ("Leather sofas fade in direct sunlight" for `sun fading`): the topic in other
+/// words, close enough that a classifier's strong "yes" may settle the warning (issue 25, round
+/// 8). A reply that names the topic as written is not "partly" named.
+pub(super) fn warns_partly_naming(text: &str, topic: &str) -> bool {
+    sentences(&plain_text(text)).iter().any(|s| {
+        (STRONG_CUE.is_match(s) || warning_evidence(s))
+            && (names_a_word_of(s, topic) || shares_a_word_start(s, topic))
+    })
+}
+
+/// Whether a word of `sentence` and a word of `topic` other than a general one
+/// ([`GENERIC_TOPIC_WORDS`]) begin with the same five letters ("allergies" for "allergens",
+/// "bleaching" for "bleach damage"): a looser [`names_a_word_of`], for words a suffix list
+/// does not reach.
+fn shares_a_word_start(sentence: &str, topic: &str) -> bool {
+    let start = |w: &str| -> Option<String> {
+        (w.chars().count() >= 5).then(|| w.chars().take(5).collect())
+    };
+    let topic = topic.to_lowercase();
+    let wanted: Vec<String> = topic
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !GENERIC_TOPIC_WORDS.contains(w))
+        .filter_map(start)
+        .collect();
+    !wanted.is_empty()
+        && sentence
+            .split(|c: char| !c.is_alphanumeric())
+            .filter_map(start)
+            .any(|w| wanted.contains(&w))
+}
+
 /// The warning rule's cues found in a reply, by name: features of the classifier
 /// ([`super::classifier`]), which learns how far each can be trusted.
 pub(super) fn warning_cues(text: &str) -> Vec<&'static str> {
@@ -1579,6 +1684,7 @@ pub(super) fn warning_cues(text: &str) -> Vec<&'static str> {
         // inside a sentence, a cost said not to apply.
         ("binds", all.iter().any(|s| binds(s))),
         ("consequence", any(&CONSEQUENCE) || any(&CONSEQUENCE_MORE)),
+        ("consequence8", any(&CONSEQUENCE_ROUND8)),
         ("prohibition", any(&PROHIBITION) || any(&PROHIBITION_INSIDE)),
         ("negated-cost", any(&NEGATED_COST)),
         ("strong", any(&STRONG_CUE)),
@@ -1636,6 +1742,7 @@ pub(super) fn asking_cues(text: &str) -> Vec<&'static str> {
         ("request", any(&REQUEST)),
         ("imperative", any(&IMPERATIVE_ASK)),
         ("not-asking", any(&NOT_A_CLARIFICATION)),
+        ("echo", !echoed(&all).is_empty()),
         ("done", any(&DONE)),
         ("english", looks_english(text)),
     ]
