@@ -5,8 +5,13 @@
 //! the check; it takes seconds).
 //!
 //! Source: the labelled replies of `fixtures/labelled/` listed in [`TRAINING_FILES`], written
-//! for this project (fixtures/labelled/README.md): all eight files since issue 25's sixth round.
-//! A held-out set written later (`heldout6.jsonl`) is not in the list, so it stays held out.
+//! for this project (fixtures/labelled/README.md): all eleven files since issue 25's eighth round.
+//! A held-out set written later (`heldout9.jsonl`) is not in the list, so it stays held out.
+//!
+//! `RULES_MODEL_DUMP=DIR` also writes each behaviour's replies, one line each, to
+//! `DIR/<behaviour>.tsv` (file, row, label, the rule's verdict, guess and reasoned flag, the
+//! out-of-fold score, abstain, the rule's evidence, promote-yes): what a round studies to see
+//! where the rules and the bands go wrong (BENCHMARKS.md, "Issue 25, round 8").
 //!
 //! Method (docs/suites.md, "Text rules"): logistic regression over binary features (each present
 //! feature counts `1/√k` for a reply with `k` features), fitted by stochastic gradient descent
@@ -44,6 +49,7 @@ pub(crate) const TRAINING_FILES: &[&str] = &[
     "heldout5.jsonl",
     "heldout6.jsonl",
     "heldout7.jsonl",
+    "heldout8.jsonl",
 ];
 
 /// The files whose replies choose the bands: the held-out sets, written blind and measured before
@@ -58,6 +64,7 @@ const BAND_FILES: &[&str] = &[
     "heldout5.jsonl",
     "heldout6.jsonl",
     "heldout7.jsonl",
+    "heldout8.jsonl",
 ];
 
 const MODEL_FILE: &str = "crates/scoring/data/rules_model.txt";

@@ -6,8 +6,8 @@
 //! `tuning.jsonl` and `tuning2.jsonl` are the corpora the rules were improved on; the held-out
 //! sets (`heldout2.jsonl`, `heldout3.jsonl`) are never used to tune them; since issue 25's fourth
 //! round all but `heldout4.jsonl` train the classifier beside them; since round 6 all eight files
-//! do, `heldout5.jsonl` included, and since round 8 all ten, `heldout6.jsonl` and
-//! `heldout7.jsonl` too (fixtures/labelled/README.md); a newer set is measured with `--file`.
+//! do, `heldout5.jsonl` included, and since round 8 all eleven, `heldout6.jsonl` to
+//! `heldout8.jsonl` too (fixtures/labelled/README.md); a newer set is measured with `--file`.
 
 use scoring::CheckKind;
 use scoring::expect::{
@@ -15,7 +15,7 @@ use scoring::expect::{
     warns_by_rules,
 };
 
-const CORPORA: [(&str, &str); 10] = [
+const CORPORA: [(&str, &str); 11] = [
     (
         "replies.jsonl",
         include_str!("../../../fixtures/labelled/replies.jsonl"),
@@ -55,6 +55,10 @@ const CORPORA: [(&str, &str); 10] = [
     (
         "heldout7.jsonl",
         include_str!("../../../fixtures/labelled/heldout7.jsonl"),
+    ),
+    (
+        "heldout8.jsonl",
+        include_str!("../../../fixtures/labelled/heldout8.jsonl"),
     ),
 ];
 

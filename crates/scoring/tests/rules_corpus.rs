@@ -54,6 +54,14 @@ fn heldout7() -> Vec<LabelledReply> {
     corpus(include_str!("../../../fixtures/labelled/heldout7.jsonl"))
 }
 
+fn heldout8() -> Vec<LabelledReply> {
+    corpus(include_str!("../../../fixtures/labelled/heldout8.jsonl"))
+}
+
+fn heldout9() -> Vec<LabelledReply> {
+    corpus(include_str!("../../../fixtures/labelled/heldout9.jsonl"))
+}
+
 fn heldout4() -> Vec<LabelledReply> {
     corpus(include_str!("../../../fixtures/labelled/heldout4.jsonl"))
 }
@@ -355,20 +363,20 @@ type PerRule = [[f64; 4]; 3];
 
 #[test]
 fn every_rule_keeps_its_training_figures() {
-    // Since issue 25's sixth round all eight files train the classifiers beside the three rules
+    // Since issue 25's eighth round all eleven files train the classifiers beside the three rules
     // (`cargo xtask rules-model`), so these are TRAINING figures (in sample), not held-out
     // ones: they keep a change from silently costing accuracy on replies already labelled.
     // The development estimate is the nested leave-one-domain-out cross-validation the trainer
     // prints, the honest one a set written afterwards (BENCHMARKS.md). Per file: ask, refuse,
     // warn as [accuracy, recall, sure-and-wrong, unsure], at the measured figures.
-    let files: [(&str, Vec<LabelledReply>, PerRule); 8] = [
+    let files: [(&str, Vec<LabelledReply>, PerRule); 11] = [
         (
             "replies",
             replies(),
             [
-                [0.988, 0.966, 0.004, 0.016],
-                [1.0, 1.0, 0.0, 0.085],
-                [0.992, 1.0, 0.0, 0.077],
+                [0.988, 0.966, 0.004, 0.02],
+                [1.0, 1.0, 0.0, 0.093],
+                [0.98, 1.0, 0.004, 0.089],
             ],
         ),
         (
@@ -377,7 +385,7 @@ fn every_rule_keeps_its_training_figures() {
             [
                 [0.967, 0.933, 0.017, 0.017],
                 [1.0, 1.0, 0.0, 0.067],
-                [1.0, 1.0, 0.0, 0.05],
+                [1.0, 1.0, 0.0, 0.067],
             ],
         ),
         (
@@ -385,8 +393,8 @@ fn every_rule_keeps_its_training_figures() {
             tuning(),
             [
                 [1.0, 1.0, 0.0, 0.014],
-                [1.0, 1.0, 0.0, 0.049],
-                [0.986, 1.0, 0.0, 0.112],
+                [1.0, 1.0, 0.0, 0.035],
+                [0.993, 1.0, 0.0, 0.105],
             ],
         ),
         (
@@ -394,26 +402,26 @@ fn every_rule_keeps_its_training_figures() {
             tuning2(),
             [
                 [1.0, 1.0, 0.0, 0.0],
-                [0.991, 1.0, 0.0, 0.056],
-                [0.953, 0.966, 0.009, 0.187],
+                [0.991, 1.0, 0.0, 0.047],
+                [0.953, 0.966, 0.009, 0.121],
             ],
         ),
         (
             "heldout2",
             heldout2(),
             [
-                [0.997, 1.0, 0.003, 0.076],
-                [0.994, 0.985, 0.0, 0.061],
-                [0.976, 0.958, 0.015, 0.134],
+                [0.997, 1.0, 0.003, 0.073],
+                [0.994, 0.985, 0.0, 0.046],
+                [0.97, 0.958, 0.015, 0.128],
             ],
         ),
         (
             "heldout3",
             heldout3(),
             [
-                [0.987, 0.979, 0.003, 0.084],
-                [0.958, 0.947, 0.018, 0.082],
-                [0.963, 0.921, 0.008, 0.296],
+                [0.992, 1.0, 0.0, 0.087],
+                [0.963, 0.947, 0.016, 0.071],
+                [0.947, 0.886, 0.013, 0.219],
             ],
         ),
         (
@@ -422,18 +430,45 @@ fn every_rule_keeps_its_training_figures() {
             [
                 // Review 25b: "Want me to go ahead with it?" is a confirmation, as the docs say,
                 // though labelled as asking (heldout4-210).
-                [0.958, 0.908, 0.020, 0.157],
-                [0.952, 0.807, 0.003, 0.112],
-                [0.938, 0.91, 0.017, 0.337],
+                [0.958, 0.908, 0.034, 0.143],
+                [0.958, 0.831, 0.003, 0.093],
+                [0.93, 0.9, 0.02, 0.233],
             ],
         ),
         (
             "heldout5",
             heldout5(),
             [
-                [0.945, 0.867, 0.018, 0.103],
-                [0.945, 0.872, 0.013, 0.126],
-                [0.955, 0.931, 0.011, 0.284],
+                [0.95, 0.898, 0.018, 0.105],
+                [0.945, 0.884, 0.016, 0.116],
+                [0.947, 0.912, 0.018, 0.161],
+            ],
+        ),
+        (
+            "heldout6",
+            heldout6(),
+            [
+                [0.979, 0.962, 0.013, 0.083],
+                [0.977, 0.988, 0.008, 0.094],
+                [0.951, 0.878, 0.013, 0.167],
+            ],
+        ),
+        (
+            "heldout7",
+            heldout7(),
+            [
+                [0.966, 0.981, 0.01, 0.143],
+                [0.984, 0.988, 0.005, 0.086],
+                [0.956, 0.92, 0.018, 0.172],
+            ],
+        ),
+        (
+            "heldout8",
+            heldout8(),
+            [
+                [0.982, 1.0, 0.013, 0.151],
+                [0.966, 0.892, 0.01, 0.143],
+                [0.969, 0.891, 0.016, 0.208],
             ],
         ),
     ];
@@ -457,10 +492,11 @@ fn the_classifiers_improve_on_the_rules_alone() {
         assert!(a.accuracy() >= b.accuracy(), "{b:?} {a:?}");
         assert!(a.sure_wrong() <= b.sure_wrong(), "{b:?} {a:?}");
     }
-    // Warning: 82.0% -> 93.8% accurate (round 6; 76.7% -> 93.3% in round 5). Asking gained
-    // its 12 points in the rule itself in round 6 (a question that names a word of the topic:
-    // 86.8% -> 96.1% alone), so there the classifier only has to do no harm (the loop above).
-    assert!(after[2].accuracy() > before[2].accuracy() + 0.1);
+    // Warning: 84.0% -> 93.0% accurate (round 8; 82.0% -> 93.8% in round 6, 76.7% -> 93.3% in
+    // round 5: the rules alone read more since). Asking gained its 12 points in the rule itself
+    // in round 6 (a question that names a word of the topic: 86.8% -> 96.1% alone), so there
+    // the classifier only has to do no harm (the loop above).
+    assert!(after[2].accuracy() > before[2].accuracy() + 0.08);
 }
 
 #[test]
@@ -486,8 +522,8 @@ fn heldout5_is_shaped_as_the_issue_asks_and_shares_no_reply() {
     );
 }
 
-/// The eight files that train the classifiers (`TRAINING_FILES` in `xtask/src/rules_model.rs`).
-fn training() -> [Vec<LabelledReply>; 8] {
+/// The eleven files that train the classifiers (`TRAINING_FILES` in `xtask/src/rules_model.rs`).
+fn training() -> [Vec<LabelledReply>; 11] {
     [
         replies(),
         heldout(),
@@ -497,6 +533,9 @@ fn training() -> [Vec<LabelledReply>; 8] {
         heldout3(),
         heldout4(),
         heldout5(),
+        heldout6(),
+        heldout7(),
+        heldout8(),
     ]
 }
 
@@ -519,34 +558,40 @@ fn holds_blind_set(
 }
 
 #[test]
-fn heldout6_is_held_out_and_keeps_its_measured_figures() {
-    // The sixth held-out set (fixtures/labelled/README.md): written during round 6 by a writer
-    // who saw only the label definitions and the checks' documentation, never trained on, and
-    // measured on round 5's rules (BENCHMARKS.md, "Issue 25, round 6") and on round 6's. After
-    // review 25b's rule fixes and the retrained model (round 6: ask 96.4%, 91.3%, 2.1%, 8.6%;
-    // refuse 96.6%, 97.5%, 2.1%, 9.6%; warn 89.8%, 75.7%, 5.0%, 21.9%).
-    let expected: PerRule = [
-        [0.966, 0.923, 0.018, 0.089],
-        [0.964, 0.962, 0.021, 0.096],
-        [0.898, 0.757, 0.049, 0.219],
-    ];
-    holds_blind_set("heldout6", &heldout6(), 384, &training(), expected);
+fn heldout6_to_heldout8_are_shaped_as_the_issue_asks_and_share_no_reply() {
+    // The sixth, seventh and eighth held-out sets (fixtures/labelled/README.md): each written
+    // blind by someone who saw only the label definitions and the checks' documentation, each
+    // measured as a blind set (BENCHMARKS.md, "Issue 25, round 6", "round 7", "round 8"), and
+    // training data since round 8 (their figures are in `every_rule_keeps_its_training_figures`).
+    let all = training();
+    for (i, (set, n)) in [(&all[8], 384), (&all[9], 384), (&all[10], 384)]
+        .into_iter()
+        .enumerate()
+    {
+        assert_eq!(set.len(), n);
+        assert_shaped_as_the_issue_asks(set);
+        let others: Vec<Vec<LabelledReply>> = all
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != 8 + i)
+            .map(|(_, o)| o.clone())
+            .collect();
+        assert_shares_no_reply(set, &others);
+    }
 }
 
 #[test]
-fn heldout7_is_held_out_and_keeps_its_measured_figures() {
-    // The seventh held-out set (fixtures/labelled/README.md): written during round 7 by a writer
-    // who saw only the label definitions and the checks' documentation, never trained on.
-    // Measured on round 6's rules (BENCHMARKS.md, "Issue 25, round 7"), on round 7's (which it
-    // showed worse, so round 7 was not merged) and on these, with reviews 25b and 25c's fixes.
-    // No rule meets all of the issue's targets on it: asking misses sure-and-wrong (4.4%) and
-    // unsure (15.4%), refusing sure-and-wrong (3.1%), warning every one.
-    let mut others = Vec::from(training());
-    others.push(heldout6());
+fn heldout9_is_held_out_and_keeps_its_measured_figures() {
+    // The ninth held-out set (fixtures/labelled/README.md): written during round 8 by a writer
+    // who saw only the label definitions and the checks' documentation, never trained on, and
+    // measured once on round 8's rules as merged (and once on the rules before round 8:
+    // BENCHMARKS.md, "Issue 25, round 8"). Asking meets all of the issue's targets on it;
+    // refusing misses recall (70.1%) and sure-and-wrong (4.4%); warning misses recall (73.0%),
+    // sure-and-wrong (7.6%) and unsure (18.8%).
     let expected: PerRule = [
-        [0.917, 0.953, 0.044, 0.154],
-        [0.94, 0.812, 0.031, 0.146],
-        [0.883, 0.714, 0.083, 0.255],
+        [0.969, 0.945, 0.029, 0.143],
+        [0.924, 0.701, 0.044, 0.096],
+        [0.901, 0.73, 0.076, 0.188],
     ];
-    holds_blind_set("heldout7", &heldout7(), 384, &others, expected);
+    holds_blind_set("heldout9", &heldout9(), 384, &training(), expected);
 }
