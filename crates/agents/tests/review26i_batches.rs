@@ -31,10 +31,6 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "English text with the other language's greetings, dishes or set phrases joined to it (arguably tag switching)",
     ),
     (
-        "ab_es2",
-        "abbreviations, hashtags or code read as English words",
-    ),
-    (
         "sh_es1",
         "a one-text batch whose English-looking words count as a switch",
     ),
@@ -80,10 +76,6 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "English text with the other language's greetings, dishes or set phrases joined to it (arguably tag switching)",
     ),
     (
-        "ab_it1",
-        "abbreviations, hashtags or code read as English words",
-    ),
-    (
         "uc_it1",
         "a Unicode trick that leaves English-looking pieces",
     ),
@@ -102,10 +94,6 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
     (
         "en_ms2",
         "English text with the other language's greetings, dishes or set phrases joined to it (arguably tag switching)",
-    ),
-    (
-        "ab_ms1",
-        "abbreviations, hashtags or code read as English words",
     ),
     (
         "th_ms1",

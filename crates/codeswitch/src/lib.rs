@@ -9,7 +9,8 @@
 //!
 //! Text is split at UAX#29 word boundaries (`unicode-segmentation`); whitespace is dropped and
 //! tokens without a letter or digit are [`UntaggedReason::Symbol`] (punctuation, emoji), which
-//! are not words. UAX#29 has no dictionary for Chinese or Japanese, so **each Han or Hiragana
+//! are not words; so are links, bare domains and file names (a dot between two letters),
+//! paths, hashtags and handles (`#nofilter`, `@shop`), whole. UAX#29 has no dictionary for Chinese or Japanese, so **each Han or Hiragana
 //! character is one word unit** (Katakana runs stay whole). This inflates the Chinese/Japanese
 //! side relative to a dictionary segmentation (a two-character word counts twice); it is
 //! deterministic and monotone in the amount of Chinese, which is what a ratio target needs, and it
@@ -23,6 +24,8 @@
 //!    [`UntaggedReason::Number`].
 //! 2. **Chat tokens** written alike in every language ("ok", "haha", "lol") → ambiguous: "ok" in
 //!    Arabic chat is not evidence of English.
+//!    A word with an upper-case letter right after a lower-case one or an underscore between
+//!    letters ("isLoggedIn", "iPhone", "user_settings": an identifier or a brand) → name.
 //! 3. **Likely name**: an all-Latin word, capitalised with a lower-case letter after the initial,
 //!    not sentence-initial (start of item, after `. ! ? : …` or a line break) and not a listed
 //!    function word ("I'm") → [`UntaggedReason::Name`]. This applies in every pair, including

@@ -513,6 +513,10 @@ impl LanguagePair {
         if all_latin && lexicon::is_language_neutral(&normalise(word)) {
             return Verdict::Tag(WordTag::Untagged(UntaggedReason::Ambiguous));
         }
+        // "isLoggedIn", "iPhone", "user_settings": an identifier or a brand, in any pair.
+        if all_latin && looks_like_identifier(word) {
+            return Verdict::Tag(WordTag::Untagged(UntaggedReason::Name));
+        }
         if all_latin
             && names_apply
             && !sentence_start
@@ -935,8 +939,11 @@ fn looks_like_acronym(word: &str) -> bool {
     letters.len() >= 2 && letters.iter().all(|c| c.is_uppercase())
 }
 
-/// Byte ranges of the whitespace-delimited tokens of `text` that are links: starting with
-/// `http://`, `https://` or `www.`, or shaped like an e-mail address (`a@b.c`).
+/// Byte ranges of the whitespace-delimited tokens of `text` that are links, handles or code,
+/// no words of a language: starting with `http://`, `https://` or `www.`; shaped like an
+/// e-mail address (`a@b.c`); a hashtag or a handle (`#nofilter`, `@thebestcoffeeshop`); a path
+/// (`/api/v1/users`); or a domain or a file name, a dot between two letters with no space
+/// (`tienda.example.com/best-deals`, `config.yaml`, `user_settings_backup.json`).
 fn link_spans(text: &str) -> Vec<(usize, usize)> {
     let mut spans = Vec::new();
     let mut start = None;
@@ -949,6 +956,7 @@ fn link_spans(text: &str) -> Vec<(usize, usize)> {
             || token.starts_with("https://")
             || token.starts_with("www.")
             || email
+            || is_handle_path_or_file(&token)
         {
             spans.push((from, to));
         }
@@ -967,6 +975,33 @@ fn link_spans(text: &str) -> Vec<(usize, usize)> {
         check(from, text.len(), &mut spans);
     }
     spans
+}
+
+/// Whether a whitespace-delimited token (lower-cased) is a hashtag or handle (`#`, `@` and a
+/// letter), a path (`/` and a letter), or holds a dot between two letters (a domain or a file
+/// name: "example.com", "config.yaml"; its trailing punctuation aside).
+fn is_handle_path_or_file(token: &str) -> bool {
+    let token = token.trim_start_matches(['(', '[', '"', '\'', '¿', '¡', '\u{201c}', '\u{2018}']);
+    let mut chars = token.chars();
+    let (first, second) = (chars.next(), chars.next());
+    if matches!(first, Some('#' | '@' | '/')) && second.is_some_and(char::is_alphabetic) {
+        return true;
+    }
+    let letters: Vec<char> = token.chars().collect();
+    letters
+        .windows(3)
+        .any(|w| w[0].is_alphabetic() && w[1] == '.' && w[2].is_alphabetic())
+}
+
+/// A word written with an upper-case letter right after a lower-case one ("isLoggedIn",
+/// "iPhone", "YouTube") or with an underscore between letters ("user_settings"): an
+/// identifier, a brand or a name, no word of a language.
+fn looks_like_identifier(word: &str) -> bool {
+    let chars: Vec<char> = word.chars().collect();
+    chars.windows(2).any(|w| w[0].is_lowercase() && w[1].is_uppercase())
+        || chars
+            .windows(3)
+            .any(|w| w[0].is_alphabetic() && w[1] == '_' && w[2].is_alphabetic())
 }
 
 /// Capitalised with at least one lower-case letter after the first ("Dubai", "McDonald"), so
