@@ -19,10 +19,6 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "an English title inside the other language's text (title or lower case) reads as an insertion",
     ),
     (
-        "tt_es3",
-        "an English title inside the other language's text (title or lower case) reads as an insertion",
-    ),
-    (
         "en_es2",
         "English text with the other language's greetings, dishes or set phrases joined to it (arguably tag switching)",
     ),
@@ -39,28 +35,12 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "a Unicode trick that leaves English-looking pieces",
     ),
     (
-        "tt_fr1",
-        "an English title inside the other language's text (title or lower case) reads as an insertion",
-    ),
-    (
-        "tt_fr2",
-        "an English title inside the other language's text (title or lower case) reads as an insertion",
-    ),
-    (
         "ds_fr1",
         "English dish names inside the matrix text: low coverage, left to the judges",
     ),
     (
         "ab_fr1",
         "abbreviations, hashtags or code read as English words",
-    ),
-    (
-        "tt_de1",
-        "an English title inside the other language's text (title or lower case) reads as an insertion",
-    ),
-    (
-        "ds_de1",
-        "English dish names inside the matrix text: low coverage, left to the judges",
     ),
     ("em_de1", "e-mail lines outside the boilerplate list"),
     (
@@ -98,10 +78,6 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
     (
         "th_ms1",
         "Indonesian beside Malay is not a third language (documented)",
-    ),
-    (
-        "tt_pt1",
-        "an English title inside the other language's text (title or lower case) reads as an insertion",
     ),
     (
         "en_pt1",

@@ -81,6 +81,13 @@
 //! words inside the run count as joiners ("Let It Be", "Catch Me If You Can"), and a word cut
 //! with an apostrophe goes on into the joiners after it ("Singin' in the Rain").
 //!
+//! **English titles.** In a pair of English and a Latin-script language, a run of English words
+//! (names, untagged and unfirm words among them, commas included, up to a firm word of the
+//! other language or the sentence's end) that starts with a capitalised English word other
+//! than "I" after the sentence's first word, or whose first two words are capitalised, is a
+//! title: [`UntaggedReason::Name`] ("J'ai relu The catcher in the rye", "Crazy, Stupid, Love
+//! passe ce soir"); in German pairs it needs two capitalised English words.
+//!
 //! **German dialect look-alikes.** In a German–English text, "I", "is", "a", "no", "mia" and
 //! "ned" (also Bavarian and Austrian spellings) tagged English are firm only beside a firm
 //! English word; otherwise they are [`TaggedWord::inferred`].

@@ -227,6 +227,7 @@ impl LanguagePair {
         }
         settle_look_alikes(&mut out, &look_alikes);
         self.untag_name_spans(&mut out, &sentence_starts);
+        self.untag_english_titles(&mut out, &sentence_starts);
         super::loans::settle(self.first, self.second, &mut out);
         if self.is(Language::German, Language::English) {
             unfirm_dialect_look_alikes(&mut out);
@@ -378,6 +379,89 @@ impl LanguagePair {
                 }
             }
             start = end + 1;
+        }
+    }
+
+    /// English titles in the other language's text: inside a sentence English capitalises only
+    /// names, titles and "I", so a run of English words (with the names, the untagged words and
+    /// the other language's words that are not firm among them, commas included, up to a firm
+    /// word of the other language or the sentence's end) that starts with a capitalised English
+    /// word other than "I" after the sentence's first word, or whose first two words are both
+    /// capitalised (the first may be "I"), is a title or a name, not a switch: "J'ai relu The
+    /// catcher in the rye pendant les vacances", "Mi canción preferida es All you need is love",
+    /// "Crazy, Stupid, Love passe ce soir", "la chanson I Can't Get No Satisfaction". Every word
+    /// of the run becomes
+    /// [`UntaggedReason::Name`]. A capitalised word counts as English when English tags it, or
+    /// when it was taken for a name and only the English list holds it ("Gone", "Honey"). In a
+    /// German pair, where every noun is capitalised, the run needs two capitalised English words
+    /// ("Smells Like Teen Spirit", "Good Night"). Latin-script pairs with English only;
+    /// lower-case titles ("vimos the office anoche") stay switches.
+    fn untag_english_titles(self, out: &mut [TaggedWord], sentence_starts: &[usize]) {
+        let other = match (self.first, self.second) {
+            (Language::English, other) | (other, Language::English) if other.is_latin() => other,
+            _ => return,
+        };
+        if !wordlists::has_lists(self.first, self.second) {
+            return;
+        }
+        let german = other == Language::German;
+        let english = WordTag::Lang(Language::English);
+        let lower: Vec<String> = out.iter().map(|w| normalise(&w.text)).collect();
+        let capitalised = |i: usize| {
+            looks_like_name(&out[i].text) && lower[i] != "i" && !lower[i].starts_with("i'")
+        };
+        let english_like = |i: usize| {
+            out[i].tag == english
+                || (out[i].tag == WordTag::Untagged(UntaggedReason::Name)
+                    && wordlists::pair_evidence(self.first, self.second, &lower[i])
+                        == if self.first == Language::English {
+                            PairEvidence::First
+                        } else {
+                            PairEvidence::Second
+                        })
+        };
+        let firm_other = |i: usize| {
+            out[i].tag == WordTag::Lang(other)
+                && super::uncertainty::is_firm(self.first, self.second, &out[i])
+        };
+        let symbol = |i: usize| out[i].tag == WordTag::Untagged(UntaggedReason::Symbol);
+        let breaks = |i: usize| symbol(i) && out[i].text.chars().any(is_sentence_break);
+        let mut titles = Vec::new();
+        let mut i = 0;
+        while i < out.len() {
+            // The run starts at an English-like word (after the other language's unfirm words).
+            if !english_like(i) {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            let mut end = i;
+            let mut j = i + 1;
+            while j < out.len() && !breaks(j) && !sentence_starts.contains(&j) && !firm_other(j) {
+                if !symbol(j) {
+                    end = j;
+                }
+                j += 1;
+            }
+            let words: Vec<usize> = (start..=end).filter(|&k| !symbol(k)).collect();
+            let caps = words
+                .iter()
+                .filter(|&&k| capitalised(k) && english_like(k))
+                .count();
+            let title_case = (capitalised(start) || lower[start] == "i")
+                && words.get(1).is_some_and(|&k| capitalised(k) && english_like(k));
+            let mid_sentence = !sentence_starts.contains(&start)
+                && capitalised(start)
+                && (!german || caps >= 2);
+            let title = title_case || mid_sentence;
+            if title && words.iter().any(|&k| out[k].tag == english) {
+                titles.extend(words);
+            }
+            i = j.max(i + 1);
+        }
+        for k in titles {
+            out[k].tag = WordTag::Untagged(UntaggedReason::Name);
+            out[k].inferred = false;
         }
     }
 

@@ -273,6 +273,32 @@ fn domains_paths_hashtags_handles_and_identifiers_are_not_words() {
     assert!(m.tagged.second >= 3, "{m:?}");
 }
 
+/// Probe set 26i: an English title written with capitals inside the other language's text is a
+/// name, not a switch; a lower-case English clause, or one that starts with "I", stays English.
+#[test]
+fn capitalised_english_titles_are_names() {
+    for (first, text) in [
+        ("Spanish", "Ayer pusieron The good, the bad and the ugly en la filmoteca."),
+        ("Spanish", "Mi canción preferida de los Beatles es All you need is love."),
+        ("French", "J'ai relu The catcher in the rye pendant les vacances."),
+        ("French", "Crazy, Stupid, Love passe ce soir à la télé."),
+        ("French", "Tu connais la chanson I Can't Get No Satisfaction ?"),
+        ("German", "Mein Lieblingslied ist immer noch Smells Like Teen Spirit."),
+        ("Portuguese", "Minha série favorita ainda é How I Met Your Mother."),
+    ] {
+        let m = measure(&[text.to_owned()], first, "English").expect("pair");
+        assert_eq!(m.tagged.second, 0, "{text}: {m:?}");
+    }
+    for (first, text) in [
+        ("Spanish", "Ayer fuimos al cine, but the movie was boring."),
+        ("French", "Ma fille écoute en boucle, I will always love you."),
+        ("German", "Wir haben ein Meeting, aber I think it's fine."),
+    ] {
+        let m = measure(&[text.to_owned()], first, "English").expect("pair");
+        assert!(m.tagged.second >= 3, "{text}: {m:?}");
+    }
+}
+
 /// Second break-it round: a URL's words and acronyms were English evidence in a monolingual
 /// Russian, Chinese or Arabic text.
 #[test]
