@@ -31,10 +31,6 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "a one-text batch whose English-looking words count as a switch",
     ),
     (
-        "uc_es3",
-        "a Unicode trick that leaves English-looking pieces",
-    ),
-    (
         "ds_fr1",
         "English dish names inside the matrix text: low coverage, left to the judges",
     ),
@@ -56,20 +52,12 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "English text with the other language's greetings, dishes or set phrases joined to it (arguably tag switching)",
     ),
     (
-        "uc_it1",
-        "a Unicode trick that leaves English-looking pieces",
-    ),
-    (
         "tt_ms2",
         "an English title inside the other language's text (title or lower case) reads as an insertion",
     ),
     (
         "ds_ms1",
         "English dish names inside the matrix text: low coverage, left to the judges",
-    ),
-    (
-        "en_ms1",
-        "English text with the other language's greetings, dishes or set phrases joined to it (arguably tag switching)",
     ),
     (
         "en_ms2",
@@ -80,24 +68,12 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "Indonesian beside Malay is not a third language (documented)",
     ),
     (
-        "en_pt1",
-        "English text with the other language's greetings, dishes or set phrases joined to it (arguably tag switching)",
-    ),
-    (
         "ab_pt1",
         "abbreviations, hashtags or code read as English words",
     ),
     (
-        "uc_pt2",
-        "a Unicode trick that leaves English-looking pieces",
-    ),
-    (
         "tt_tl2",
         "an English title inside the other language's text (title or lower case) reads as an insertion",
-    ),
-    (
-        "en_tl1",
-        "English text with the other language's greetings, dishes or set phrases joined to it (arguably tag switching)",
     ),
     (
         "en_tl2",
