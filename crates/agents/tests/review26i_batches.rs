@@ -107,7 +107,6 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "en_hi3",
         "English text with the other language's greetings, dishes or set phrases joined to it (arguably tag switching)",
     ),
-    ("em_hi1", "e-mail lines outside the boilerplate list"),
     (
         "hd_pt1",
         "real switching refused: a low English share, or English words the pair's word lists also hold",
