@@ -184,8 +184,64 @@ fn evidence_verdict(
             }
             verdict
         }
-        _ => switching_verdict(m, need, intra, multi_turn),
+        _ => {
+            let verdict = switching_verdict(m, need, intra, multi_turn);
+            let inter = cs_type.is_some_and(|t| t.to_ascii_lowercase().contains("inter"));
+            // A conversation's turns are its sentences: a one-word turn is one of them.
+            let tags_only = (inter && !multi_turn).then(|| edge_tags_only(m)).flatten();
+            match (&verdict, tags_only) {
+                (Ok(GateVerdict { passed: Some(true), .. }), Some(refusal)) => Ok(refusal),
+                _ => verdict,
+            }
+        }
     }
+}
+
+/// Words of the other language at most this many at a text's start or end are a tag.
+const EDGE_TAG_WORDS: usize = 2;
+
+/// Inter-sentential types: the refusal of an English-built batch whose other-language words
+/// are all tags at the edge of its texts — at most [`EDGE_TAG_WORDS`] words in a text, at its
+/// start or end ("Selamat pagi! The meeting starts at nine.", "Mamma mia, that was close!"): a
+/// greeting, an interjection or a set phrase is tag (extra-sentential) switching, not the
+/// switching between sentences asked for. `None` otherwise.
+fn edge_tags_only(m: &Measurement) -> Option<GateVerdict> {
+    let ((Language::English, other) | (other, Language::English)) =
+        (m.first_language, m.second_language)
+    else {
+        return None;
+    };
+    if !english_matrix(m, other) {
+        return None;
+    }
+    let mut any = false;
+    for s in &m.sentences {
+        let words: Vec<&TaggedWord> = s
+            .tokens
+            .iter()
+            .filter(|t| t.tag != WordTag::Untagged(UntaggedReason::Symbol))
+            .collect();
+        let mut count = 0;
+        for (i, t) in words.iter().enumerate() {
+            if t.tag == WordTag::Lang(other) {
+                count += 1;
+                if count > EDGE_TAG_WORDS || (i >= EDGE_TAG_WORDS && i + EDGE_TAG_WORDS < words.len())
+                {
+                    return None;
+                }
+            }
+        }
+        any |= count > 0;
+    }
+    any.then(|| GateVerdict {
+        passed: Some(false),
+        reason: format!(
+            "the {other} words are only tags at the edge of {} sentences (at most \
+             {EDGE_TAG_WORDS} words at a text's start or end: greetings, interjections, set \
+             phrases): tag switching, not the inter-sentential switching asked for",
+            Language::English
+        ),
+    })
 }
 
 /// The turns of a conversation that switch inside themselves (at least `need` switch points

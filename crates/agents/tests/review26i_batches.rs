@@ -48,10 +48,6 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "an English title inside the other language's text (title or lower case) reads as an insertion",
     ),
     (
-        "en_it2",
-        "English text with the other language's greetings, dishes or set phrases joined to it (arguably tag switching)",
-    ),
-    (
         "tt_ms2",
         "an English title inside the other language's text (title or lower case) reads as an insertion",
     ),
@@ -76,10 +72,6 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "an English title inside the other language's text (title or lower case) reads as an insertion",
     ),
     (
-        "en_tl2",
-        "English text with the other language's greetings, dishes or set phrases joined to it (arguably tag switching)",
-    ),
-    (
         "tt_id2",
         "an English title inside the other language's text (title or lower case) reads as an insertion",
     ),
@@ -92,20 +84,12 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "English text with the other language's greetings, dishes or set phrases joined to it (arguably tag switching)",
     ),
     (
-        "en_id2",
-        "English text with the other language's greetings, dishes or set phrases joined to it (arguably tag switching)",
-    ),
-    (
         "th_id3",
         "Indonesian beside Malay is not a third language (documented)",
     ),
     (
         "ds_hi1",
         "English dish names inside the matrix text: low coverage, left to the judges",
-    ),
-    (
-        "en_hi3",
-        "English text with the other language's greetings, dishes or set phrases joined to it (arguably tag switching)",
     ),
     (
         "hd_pt1",

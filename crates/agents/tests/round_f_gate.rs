@@ -2,7 +2,9 @@
 //! joins the two languages only where the other language's words reach the sentence's edge
 //! from it (a clause or a tag of its own, not a dish name inside English text), a colon never
 //! joins, and a function word both languages list is never taken for the other language's on
-//! a `low_coverage` measurement. Links, file names, hashtags and identifiers are no words, and
+//! a `low_coverage` measurement; asked for inter-sentential switching, an English batch whose
+//! other-language words are only greetings or set phrases at its texts' edges is tag
+//! switching. Links, file names, hashtags and identifiers are no words, and
 //! capitalised English titles inside the other language's text are names (the tagger; see
 //! `codeswitch`'s tests). Every batch is refused outright, and real switches of the same shapes
 //! still pass. The sentences were written for this test, not taken from the probe set.
@@ -77,5 +79,31 @@ fn a_clause_or_a_tag_at_the_edge_of_a_sentence_still_joins() {
             "The meeting is at nine. Jangan lambat tau.",
         ],
         None,
+    );
+}
+
+#[test]
+fn greetings_at_the_edge_of_english_sentences_are_tags_not_inter_sentential_switching() {
+    let batch = [
+        "Buenos días! The train leaves at nine.",
+        "Gracias, everyone, for waiting so long.",
+        "See you all tomorrow, hasta luego.",
+    ];
+    let m = measure("Spanish", &batch);
+    let v = gate::decide(GateSettings::default(), Some(&m), Some("Intersentential"), false);
+    assert_eq!(v.passed, Some(false), "{v:?}");
+    assert!(v.reason.contains("tag switching"), "{}", v.reason);
+    // Tag switching is what the batch shows: asked for it (or for no type), it passes.
+    assert_passes("Spanish", &batch, Some("Extrasentential"));
+    assert_passes("Spanish", &batch, None);
+    // A clause of the other language is more than a tag.
+    assert_passes(
+        "Spanish",
+        &[
+            "The train leaves at nine. No quiero llegar tarde otra vez.",
+            "Thanks for waiting, ya casi estamos listos.",
+            "See you all tomorrow, hasta luego.",
+        ],
+        Some("Intersentential"),
     );
 }
