@@ -190,7 +190,12 @@ fn evidence_verdict(
             // A conversation's turns are its sentences: a one-word turn is one of them.
             let tags_only = (inter && !multi_turn).then(|| edge_tags_only(m)).flatten();
             match (&verdict, tags_only) {
-                (Ok(GateVerdict { passed: Some(true), .. }), Some(refusal)) => Ok(refusal),
+                (
+                    Ok(GateVerdict {
+                        passed: Some(true), ..
+                    }),
+                    Some(refusal),
+                ) => Ok(refusal),
                 _ => verdict,
             }
         }
@@ -225,7 +230,8 @@ fn edge_tags_only(m: &Measurement) -> Option<GateVerdict> {
         for (i, t) in words.iter().enumerate() {
             if t.tag == WordTag::Lang(other) {
                 count += 1;
-                if count > EDGE_TAG_WORDS || (i >= EDGE_TAG_WORDS && i + EDGE_TAG_WORDS < words.len())
+                if count > EDGE_TAG_WORDS
+                    || (i >= EDGE_TAG_WORDS && i + EDGE_TAG_WORDS < words.len())
                 {
                     return None;
                 }
@@ -629,11 +635,7 @@ fn borrowed_islands(m: &Measurement, open_as_other: bool) -> Option<GateVerdict>
                 .tokens
                 .iter()
                 .map(|t| TaggedWord {
-                    tag: if open(t) {
-                        WordTag::Lang(other)
-                    } else {
-                        t.tag
-                    },
+                    tag: if open(t) { WordTag::Lang(other) } else { t.tag },
                     ..t.clone()
                 })
                 .collect();
@@ -743,7 +745,9 @@ fn punctuation_joins(tokens: &[TaggedWord], less: Language, pair: (Language, Lan
         t.tag == WordTag::Lang(Language::English) && codeswitch::is_firm_word(pair.0, pair.1, t)
     };
     let ends_sentence = |t: &TaggedWord| {
-        !word(&t) && t.text.contains(['.', '!', '?', '…', '。', '！', '？', '\n'])
+        !word(&t)
+            && t.text
+                .contains(['.', '!', '?', '…', '。', '！', '？', '\n'])
     };
     // Whether the words from `from` on, in the direction given, reach the sentence's edge
     // before a firm English word.
@@ -768,15 +772,14 @@ fn punctuation_joins(tokens: &[TaggedWord], less: Language, pair: (Language, Lan
     };
     (0..tokens.len()).any(|i| {
         let t = &tokens[i];
-        if word(&t)
-            || !t
-                .text
-                .contains([',', ';', '.', '!', '?', '¿', '¡', '…'])
-        {
+        if word(&t) || !t.text.contains([',', ';', '.', '!', '?', '¿', '¡', '…']) {
             return false;
         }
         let before = tokens[..i].iter().rposition(|t| word(&t));
-        let after = tokens[i + 1..].iter().position(|t| word(&t)).map(|j| i + 1 + j);
+        let after = tokens[i + 1..]
+            .iter()
+            .position(|t| word(&t))
+            .map(|j| i + 1 + j);
         let (Some(before), Some(after)) = (before, after) else {
             return false;
         };

@@ -90,7 +90,12 @@ fn greetings_at_the_edge_of_english_sentences_are_tags_not_inter_sentential_swit
         "See you all tomorrow, hasta luego.",
     ];
     let m = measure("Spanish", &batch);
-    let v = gate::decide(GateSettings::default(), Some(&m), Some("Intersentential"), false);
+    let v = gate::decide(
+        GateSettings::default(),
+        Some(&m),
+        Some("Intersentential"),
+        false,
+    );
     assert_eq!(v.passed, Some(false), "{v:?}");
     assert!(v.reason.contains("tag switching"), "{}", v.reason);
     // Tag switching is what the batch shows: asked for it (or for no type), it passes.

@@ -449,10 +449,11 @@ impl LanguagePair {
                 .filter(|&&k| capitalised(k) && english_like(k))
                 .count();
             let title_case = (capitalised(start) || lower[start] == "i")
-                && words.get(1).is_some_and(|&k| capitalised(k) && english_like(k));
-            let mid_sentence = !sentence_starts.contains(&start)
-                && capitalised(start)
-                && (!german || caps >= 2);
+                && words
+                    .get(1)
+                    .is_some_and(|&k| capitalised(k) && english_like(k));
+            let mid_sentence =
+                !sentence_starts.contains(&start) && capitalised(start) && (!german || caps >= 2);
             let title = title_case || mid_sentence;
             if title && words.iter().any(|&k| out[k].tag == english) {
                 titles.extend(words);
@@ -1082,7 +1083,9 @@ fn is_handle_path_or_file(token: &str) -> bool {
 /// identifier, a brand or a name, no word of a language.
 fn looks_like_identifier(word: &str) -> bool {
     let chars: Vec<char> = word.chars().collect();
-    chars.windows(2).any(|w| w[0].is_lowercase() && w[1].is_uppercase())
+    chars
+        .windows(2)
+        .any(|w| w[0].is_lowercase() && w[1].is_uppercase())
         || chars
             .windows(3)
             .any(|w| w[0].is_alphabetic() && w[1] == '_' && w[2].is_alphabetic())

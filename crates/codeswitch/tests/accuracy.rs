@@ -245,12 +245,21 @@ fn latin_words_beside_a_non_latin_language_must_be_english_words() {
 #[test]
 fn domains_paths_hashtags_handles_and_identifiers_are_not_words() {
     for (first, text) in [
-        ("Spanish", "Más información en tienda.example.com/best-deals-for-you"),
+        (
+            "Spanish",
+            "Más información en tienda.example.com/best-deals-for-you",
+        ),
         ("Spanish", "Feliz lunes a todos #MondayMotivation #nofilter"),
-        ("Spanish", "Síguenos en @thebestcoffeeshop para ver las ofertas"),
+        (
+            "Spanish",
+            "Síguenos en @thebestcoffeeshop para ver las ofertas",
+        ),
         ("Portuguese", "O endpoint /api/v1/users/delete-account caiu"),
         ("Portuguese", "A variável isLoggedIn volta falsa"),
-        ("French", "Le fichier s'appelle user_settings_backup.json, dans le dossier."),
+        (
+            "French",
+            "Le fichier s'appelle user_settings_backup.json, dans le dossier.",
+        ),
         ("Italian", "Nel file config.yaml cambia il valore."),
     ] {
         let m = measure(&[text.to_owned()], first, "English").expect("pair");
@@ -278,20 +287,41 @@ fn domains_paths_hashtags_handles_and_identifiers_are_not_words() {
 #[test]
 fn capitalised_english_titles_are_names() {
     for (first, text) in [
-        ("Spanish", "Ayer pusieron The good, the bad and the ugly en la filmoteca."),
-        ("Spanish", "Mi canción preferida de los Beatles es All you need is love."),
-        ("French", "J'ai relu The catcher in the rye pendant les vacances."),
+        (
+            "Spanish",
+            "Ayer pusieron The good, the bad and the ugly en la filmoteca.",
+        ),
+        (
+            "Spanish",
+            "Mi canción preferida de los Beatles es All you need is love.",
+        ),
+        (
+            "French",
+            "J'ai relu The catcher in the rye pendant les vacances.",
+        ),
         ("French", "Crazy, Stupid, Love passe ce soir à la télé."),
-        ("French", "Tu connais la chanson I Can't Get No Satisfaction ?"),
-        ("German", "Mein Lieblingslied ist immer noch Smells Like Teen Spirit."),
-        ("Portuguese", "Minha série favorita ainda é How I Met Your Mother."),
+        (
+            "French",
+            "Tu connais la chanson I Can't Get No Satisfaction ?",
+        ),
+        (
+            "German",
+            "Mein Lieblingslied ist immer noch Smells Like Teen Spirit.",
+        ),
+        (
+            "Portuguese",
+            "Minha série favorita ainda é How I Met Your Mother.",
+        ),
     ] {
         let m = measure(&[text.to_owned()], first, "English").expect("pair");
         assert_eq!(m.tagged.second, 0, "{text}: {m:?}");
     }
     for (first, text) in [
         ("Spanish", "Ayer fuimos al cine, but the movie was boring."),
-        ("French", "Ma fille écoute en boucle, I will always love you."),
+        (
+            "French",
+            "Ma fille écoute en boucle, I will always love you.",
+        ),
         ("German", "Wir haben ein Meeting, aber I think it's fine."),
     ] {
         let m = measure(&[text.to_owned()], first, "English").expect("pair");
