@@ -184,8 +184,70 @@ fn evidence_verdict(
             }
             verdict
         }
-        _ => switching_verdict(m, need, intra, multi_turn),
+        _ => {
+            let verdict = switching_verdict(m, need, intra, multi_turn);
+            let inter = cs_type.is_some_and(|t| t.to_ascii_lowercase().contains("inter"));
+            // A conversation's turns are its sentences: a one-word turn is one of them.
+            let tags_only = (inter && !multi_turn).then(|| edge_tags_only(m)).flatten();
+            match (&verdict, tags_only) {
+                (
+                    Ok(GateVerdict {
+                        passed: Some(true), ..
+                    }),
+                    Some(refusal),
+                ) => Ok(refusal),
+                _ => verdict,
+            }
+        }
     }
+}
+
+/// Words of the other language at most this many at a text's start or end are a tag.
+const EDGE_TAG_WORDS: usize = 2;
+
+/// Inter-sentential types: the refusal of an English-built batch whose other-language words
+/// are all tags at the edge of its texts — at most [`EDGE_TAG_WORDS`] words in a text, at its
+/// start or end ("Selamat pagi! The meeting starts at nine.", "Mamma mia, that was close!"): a
+/// greeting, an interjection or a set phrase is tag (extra-sentential) switching, not the
+/// switching between sentences asked for. `None` otherwise.
+fn edge_tags_only(m: &Measurement) -> Option<GateVerdict> {
+    let ((Language::English, other) | (other, Language::English)) =
+        (m.first_language, m.second_language)
+    else {
+        return None;
+    };
+    if !english_matrix(m, other) {
+        return None;
+    }
+    let mut any = false;
+    for s in &m.sentences {
+        let words: Vec<&TaggedWord> = s
+            .tokens
+            .iter()
+            .filter(|t| t.tag != WordTag::Untagged(UntaggedReason::Symbol))
+            .collect();
+        let mut count = 0;
+        for (i, t) in words.iter().enumerate() {
+            if t.tag == WordTag::Lang(other) {
+                count += 1;
+                if count > EDGE_TAG_WORDS
+                    || (i >= EDGE_TAG_WORDS && i + EDGE_TAG_WORDS < words.len())
+                {
+                    return None;
+                }
+            }
+        }
+        any |= count > 0;
+    }
+    any.then(|| GateVerdict {
+        passed: Some(false),
+        reason: format!(
+            "the {other} words are only tags at the edge of {} sentences (at most \
+             {EDGE_TAG_WORDS} words at a text's start or end: greetings, interjections, set \
+             phrases): tag switching, not the inter-sentential switching asked for",
+            Language::English
+        ),
+    })
 }
 
 /// The turns of a conversation that switch inside themselves (at least `need` switch points
@@ -543,8 +605,9 @@ fn presence_refusal(m: &Measurement, intra: bool) -> Option<GateVerdict> {
 /// them; so are "a selfie at the mandir before the shaadi" and "the best aloo paratha".
 ///
 /// With `open_as_other` (a `low_coverage` measurement), every word left untagged as ambiguous is
-/// taken to be a word of the other language, so a join it could make is never missed: "pancit
-/// at the fiesta" joins if "at" is Tagalog's "and".
+/// taken to be a word of the other language, so a join it could make is never missed — but a
+/// function word both languages list ("a" in English and Spanish, "at" in English and Tagalog)
+/// reads as either whatever the coverage, as on an `ok` measurement, and is never taken so.
 fn borrowed_islands(m: &Measurement, open_as_other: bool) -> Option<GateVerdict> {
     let ((Language::English, other) | (other, Language::English)) =
         (m.first_language, m.second_language)
@@ -558,18 +621,21 @@ fn borrowed_islands(m: &Measurement, open_as_other: bool) -> Option<GateVerdict>
         return None;
     }
     let pair = (m.first_language, m.second_language);
-    let open = WordTag::Untagged(UntaggedReason::Ambiguous);
+    let ambiguous = WordTag::Untagged(UntaggedReason::Ambiguous);
+    // A function word both languages list ("a" in English and Spanish) reads as either
+    // whatever the coverage: it is never opened as the other language's.
+    let shared = |t: &TaggedWord| {
+        let word = t.text.to_lowercase().replace('\u{2019}', "'");
+        codeswitch::is_function_word(pair.0, &word) && codeswitch::is_function_word(pair.1, &word)
+    };
+    let open = |t: &TaggedWord| t.tag == ambiguous && !shared(t);
     let joins = |s: &SentenceMeasurement| {
-        if open_as_other && s.tokens.iter().any(|t| t.tag == open) {
+        if open_as_other && s.tokens.iter().any(open) {
             let tokens: Vec<TaggedWord> = s
                 .tokens
                 .iter()
                 .map(|t| TaggedWord {
-                    tag: if t.tag == open {
-                        WordTag::Lang(other)
-                    } else {
-                        t.tag
-                    },
+                    tag: if open(t) { WordTag::Lang(other) } else { t.tag },
                     ..t.clone()
                 })
                 .collect();
@@ -660,29 +726,70 @@ fn joins_languages(tokens: &[TaggedWord], less: Language, pair: (Language, Langu
                 })
             })
     });
-    function_word_joins || punctuation_joins(tokens, less)
+    function_word_joins || punctuation_joins(tokens, less, pair)
 }
 
 /// Whether punctuation inside a text parts a word of `less` from an English word: the nearest
-/// words on its two sides (any word, untagged ones included) are one of each. Skipping words to
-/// the nearest firm ones would join the commas of a list of dishes ("We ate bruschetta,
-/// prosciutto and mozzarella") and a toast after a dish ("a shot of tequila, salud").
-fn punctuation_joins(tokens: &[TaggedWord], less: Language) -> bool {
+/// words on its two sides (any word, untagged ones included) are one of each, and the words of
+/// `less` reach from the punctuation to the sentence's edge (its start or end, or a `.`, `!`,
+/// `?`) with no firm English word between: a clause or a tag of its own ("No puedo hoy, I have
+/// a deadline", "I'm so tired, ¿sabes?"), not an island inside English ("we ordered more
+/// empanadas, so we …", "with dhal, nothing beats it", "the menu: gazpacho, tortilla"). Skipping
+/// words to the nearest firm ones would join the commas of a list of dishes ("We ate
+/// bruschetta, prosciutto and mozzarella") and a toast after a dish ("a shot of tequila, salud").
+/// A colon never joins: what follows it explains or lists what precedes it ("Mee goreng mamak:
+/// my go-to at midnight").
+fn punctuation_joins(tokens: &[TaggedWord], less: Language, pair: (Language, Language)) -> bool {
     let word = |t: &&TaggedWord| t.tag != WordTag::Untagged(UntaggedReason::Symbol);
+    let firm_english = |t: &TaggedWord| {
+        t.tag == WordTag::Lang(Language::English) && codeswitch::is_firm_word(pair.0, pair.1, t)
+    };
+    let ends_sentence = |t: &TaggedWord| {
+        !word(&t)
+            && t.text
+                .contains(['.', '!', '?', '…', '。', '！', '？', '\n'])
+    };
+    // Whether the words from `from` on, in the direction given, reach the sentence's edge
+    // before a firm English word.
+    let reaches_edge = |from: usize, forward: bool| {
+        let mut k = from;
+        loop {
+            let t = &tokens[k];
+            if ends_sentence(t) {
+                return true;
+            }
+            if firm_english(t) {
+                return false;
+            }
+            if forward && k + 1 < tokens.len() {
+                k += 1;
+            } else if !forward && k > 0 {
+                k -= 1;
+            } else {
+                return true;
+            }
+        }
+    };
     (0..tokens.len()).any(|i| {
         let t = &tokens[i];
-        if word(&t)
-            || !t
-                .text
-                .contains([',', ';', ':', '.', '!', '?', '¿', '¡', '…'])
-        {
+        if word(&t) || !t.text.contains([',', ';', '.', '!', '?', '¿', '¡', '…']) {
             return false;
         }
-        let before = tokens[..i].iter().rev().find(word).map(|t| t.tag);
-        let after = tokens[i + 1..].iter().find(word).map(|t| t.tag);
-        let sides = [before, after];
-        sides.contains(&Some(WordTag::Lang(less)))
-            && sides.contains(&Some(WordTag::Lang(Language::English)))
+        let before = tokens[..i].iter().rposition(|t| word(&t));
+        let after = tokens[i + 1..]
+            .iter()
+            .position(|t| word(&t))
+            .map(|j| i + 1 + j);
+        let (Some(before), Some(after)) = (before, after) else {
+            return false;
+        };
+        let english = WordTag::Lang(Language::English);
+        let other = WordTag::Lang(less);
+        match (tokens[before].tag, tokens[after].tag) {
+            (b, a) if b == other && a == english => reaches_edge(before, false),
+            (b, a) if b == english && a == other => reaches_edge(after, true),
+            _ => false,
+        }
     })
 }
 

@@ -31,24 +31,12 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "Indonesian beside Malay is not a third language (documented)",
     ),
     (
-        "lo_tl_food",
-        "low coverage, and \"at\" beside \"the\" could be Tagalog \"and\": a possible join, undecided",
-    ),
-    (
         "n_es_lower_title_inter",
         "lower-case titles (\"the office\") read as English",
     ),
     (
         "n_es_lower_title_tag",
         "lower-case titles (\"the office\") read as English",
-    ),
-    (
-        "lo_tl_food_inter",
-        "low coverage, and \"at\" beside \"the\" could be Tagalog \"and\": a possible join, undecided",
-    ),
-    (
-        "lo_tl_food_tag",
-        "low coverage, and \"at\" beside \"the\" could be Tagalog \"and\": a possible join, undecided",
     ),
     (
         "lo_de_in_inter",

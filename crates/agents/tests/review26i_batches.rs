@@ -6,7 +6,11 @@
 //! refused (a pass, or an undecided gate under `gate.undecided: judges`, would accept it) and a
 //! real one must not be. Run once on round E through the CLI (BENCHMARKS.md, "Issue 26: round
 //! E"); the batches the gate gets wrong are listed in [`KNOWN_OPEN`] with why, and the test
-//! fails when one of them is fixed too, so the list stays true.
+//! fails when one of them is fixed too, so the list stays true. Round F (BENCHMARKS.md, "Issue
+//! 26: round F") fixed 20 of its 40 wrong accepts with general rules: links, file names,
+//! hashtags and identifiers are no words; capitalised English titles are names; punctuation
+//! joins only at a sentence's edge and a colon never; mail salutation and sign-off lines; tags
+//! are not inter-sentential switching.
 
 mod gate_batches;
 
@@ -19,10 +23,6 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "an English title inside the other language's text (title or lower case) reads as an insertion",
     ),
     (
-        "tt_es3",
-        "an English title inside the other language's text (title or lower case) reads as an insertion",
-    ),
-    (
         "en_es2",
         "English text with the other language's greetings, dishes or set phrases joined to it (arguably tag switching)",
     ),
@@ -31,24 +31,8 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "English text with the other language's greetings, dishes or set phrases joined to it (arguably tag switching)",
     ),
     (
-        "ab_es2",
-        "abbreviations, hashtags or code read as English words",
-    ),
-    (
         "sh_es1",
         "a one-text batch whose English-looking words count as a switch",
-    ),
-    (
-        "uc_es3",
-        "a Unicode trick that leaves English-looking pieces",
-    ),
-    (
-        "tt_fr1",
-        "an English title inside the other language's text (title or lower case) reads as an insertion",
-    ),
-    (
-        "tt_fr2",
-        "an English title inside the other language's text (title or lower case) reads as an insertion",
     ),
     (
         "ds_fr1",
@@ -57,14 +41,6 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
     (
         "ab_fr1",
         "abbreviations, hashtags or code read as English words",
-    ),
-    (
-        "tt_de1",
-        "an English title inside the other language's text (title or lower case) reads as an insertion",
-    ),
-    (
-        "ds_de1",
-        "English dish names inside the matrix text: low coverage, left to the judges",
     ),
     ("em_de1", "e-mail lines outside the boilerplate list"),
     (
@@ -76,18 +52,6 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "an English title inside the other language's text (title or lower case) reads as an insertion",
     ),
     (
-        "en_it2",
-        "English text with the other language's greetings, dishes or set phrases joined to it (arguably tag switching)",
-    ),
-    (
-        "ab_it1",
-        "abbreviations, hashtags or code read as English words",
-    ),
-    (
-        "uc_it1",
-        "a Unicode trick that leaves English-looking pieces",
-    ),
-    (
         "tt_ms2",
         "an English title inside the other language's text (title or lower case) reads as an insertion",
     ),
@@ -96,48 +60,20 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "English dish names inside the matrix text: low coverage, left to the judges",
     ),
     (
-        "en_ms1",
-        "English text with the other language's greetings, dishes or set phrases joined to it (arguably tag switching)",
-    ),
-    (
         "en_ms2",
         "English text with the other language's greetings, dishes or set phrases joined to it (arguably tag switching)",
-    ),
-    (
-        "ab_ms1",
-        "abbreviations, hashtags or code read as English words",
     ),
     (
         "th_ms1",
         "Indonesian beside Malay is not a third language (documented)",
     ),
     (
-        "tt_pt1",
-        "an English title inside the other language's text (title or lower case) reads as an insertion",
-    ),
-    (
-        "en_pt1",
-        "English text with the other language's greetings, dishes or set phrases joined to it (arguably tag switching)",
-    ),
-    (
         "ab_pt1",
         "abbreviations, hashtags or code read as English words",
     ),
     (
-        "uc_pt2",
-        "a Unicode trick that leaves English-looking pieces",
-    ),
-    (
         "tt_tl2",
         "an English title inside the other language's text (title or lower case) reads as an insertion",
-    ),
-    (
-        "en_tl1",
-        "English text with the other language's greetings, dishes or set phrases joined to it (arguably tag switching)",
-    ),
-    (
-        "en_tl2",
-        "English text with the other language's greetings, dishes or set phrases joined to it (arguably tag switching)",
     ),
     (
         "tt_id2",
@@ -152,10 +88,6 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "English text with the other language's greetings, dishes or set phrases joined to it (arguably tag switching)",
     ),
     (
-        "en_id2",
-        "English text with the other language's greetings, dishes or set phrases joined to it (arguably tag switching)",
-    ),
-    (
         "th_id3",
         "Indonesian beside Malay is not a third language (documented)",
     ),
@@ -163,11 +95,6 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "ds_hi1",
         "English dish names inside the matrix text: low coverage, left to the judges",
     ),
-    (
-        "en_hi3",
-        "English text with the other language's greetings, dishes or set phrases joined to it (arguably tag switching)",
-    ),
-    ("em_hi1", "e-mail lines outside the boilerplate list"),
     (
         "hd_pt1",
         "real switching refused: a low English share, or English words the pair's word lists also hold",

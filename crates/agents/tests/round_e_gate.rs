@@ -163,18 +163,18 @@ fn islands_on_a_low_coverage_measurement_are_refused_when_no_untagged_word_could
         "{m:?}"
     );
     assert_refused("Hindi", &batch, "islands in English text");
-    // An untagged word that could be a function word of the other language beside English
-    // ("in" is German and English) could be a join: the gate stays undecided there.
-    let m = measure(
+    // A function word both languages list ("in" is German and English) reads as either
+    // whatever the coverage (round F): it is never taken for the German "in" that would join
+    // the dish name to the English, so the islands are refused.
+    assert_refused(
         "German",
         &[
             "For dessert she made Rote Grütze with vanilla sauce.",
             "Then we drank Apfelschorle in the garden.",
             "My cousin brought Lebkuchen from Nuremberg.",
         ],
+        "islands in English text",
     );
-    let v = gate::decide(GateSettings::default(), Some(&m), None, false);
-    assert_eq!(v.passed, None, "{v:?}");
 }
 
 fn conversation(first: &str, turns: &[&str], cs_type: Option<&str>) -> runlog::GateVerdict {

@@ -112,14 +112,39 @@ const SIGN_OFFS: &[&str] = &[
     "yours faithfully",
 ];
 
+/// The words that open a salutation line of a mail ("Hi Rahul,", "Dear Sir,", "Hello all,").
+const SALUTATIONS: &[&str] = &["hi", "hello", "hey", "dear", "greetings"];
+
+/// Abbreviated sign-offs that close a mail on a line of their own ("Thx!", "BR").
+const SIGN_OFF_ABBREVIATIONS: &[&str] = &["thx", "br", "kr", "rgds", "tia"];
+
+/// In a text of several lines (a mail), a line of its own that is only a salutation (one of
+/// [`SALUTATIONS`] and at most three more words, ending in a comma: "Hi Rahul,", "Dear Sir,")
+/// or only a short sign-off (at most three [`SIGN_OFF_WORDS`] or one abbreviation, ending in a
+/// comma, `!`, `.` or nothing: "Thanks,", "Best,", "Cheers!", "Thx!", "BR"), lower-cased.
+fn is_mail_line(lower: &str) -> bool {
+    let body = lower.trim_end_matches([',', '!', '.', ' ']);
+    let words: Vec<&str> = body.split_whitespace().collect();
+    let salutation = lower.trim_end().ends_with(',')
+        && words.first().is_some_and(|w| SALUTATIONS.contains(w))
+        && words.len() <= 4;
+    let sign_off = !words.is_empty()
+        && words.len() <= 3
+        && (words.iter().all(|w| SIGN_OFF_WORDS.contains(w))
+            || (words.len() == 1 && SIGN_OFF_ABBREVIATIONS.contains(&words[0])));
+    salutation || sign_off
+}
+
 /// Byte ranges of `text` that are e-mail boilerplate: a header label at the start of a line
 /// with its colon ("Subject:", "Fwd:"), a line a mail program adds ([`PROGRAM_LINE_STARTS`],
 /// [`PROGRAM_LINE_PHRASES`], the attribution of a quoted reply "On Tue, 4 Mar 2025, Ana
-/// wrote:"), and a line that is only a sign-off ([`SIGN_OFFS`], or [`SIGN_OFF_WORDS`] with a
-/// head word and a closing comma or nothing after it).
+/// wrote:"), a line that is only a sign-off ([`SIGN_OFFS`], or [`SIGN_OFF_WORDS`] with a
+/// head word and a closing comma or nothing after it), and in a text of several lines a
+/// salutation or short sign-off line of its own ([`is_mail_line`]).
 pub(crate) fn spans(text: &str) -> Vec<(usize, usize)> {
     let mut spans = Vec::new();
     let mut line_start = 0;
+    let lines = text.trim().contains('\n');
     for line in text.split_inclusive('\n') {
         let body = line.trim_end_matches(['\n', '\r']);
         let indent = body.len() - body.trim_start().len();
@@ -132,6 +157,7 @@ pub(crate) fn spans(text: &str) -> Vec<(usize, usize)> {
             || is_reply_attribution(&lower)
             || SIGN_OFFS.contains(&sign_off)
             || is_composed_sign_off(&lower)
+            || (lines && is_mail_line(&lower))
         {
             spans.push((from, from + trimmed.len()));
         } else if let Some((at, len)) = closing_sign_off(trimmed) {
@@ -244,5 +270,24 @@ mod tests {
         assert!(covered("On the way home I wrote: te quiero").is_empty());
         assert!(covered("Ya llegué. Thank you so much, Marta").is_empty());
         assert!(covered("Ya llegué. Take care of the kids, por favor").is_empty());
+        // A salutation or a short sign-off is boilerplate on a line of its own in a mail only.
+        assert!(covered("Hi Maria, ¿cómo estás?").is_empty());
+        assert!(covered("Hola a todos,\nthanks for coming, fue genial").is_empty());
+    }
+
+    #[test]
+    fn salutation_and_short_sign_off_lines_of_a_mail_are_boilerplate() {
+        assert_eq!(
+            covered("Hi Rahul,\nKal subah milte hain.\nThanks,\nPriya"),
+            ["Hi Rahul,", "Thanks,"]
+        );
+        assert_eq!(
+            covered("Dear Sir,\nMain kal chhutti par rahunga.\nBest,\nAmit"),
+            ["Dear Sir,", "Best,"]
+        );
+        assert_eq!(
+            covered("anbei die Unterlagen.\nThx!\nMaren\nCheers!\nBR"),
+            ["Thx!", "Cheers!", "BR"]
+        );
     }
 }

@@ -9,7 +9,8 @@
 //!
 //! Text is split at UAX#29 word boundaries (`unicode-segmentation`); whitespace is dropped and
 //! tokens without a letter or digit are [`UntaggedReason::Symbol`] (punctuation, emoji), which
-//! are not words. UAX#29 has no dictionary for Chinese or Japanese, so **each Han or Hiragana
+//! are not words; so are links, bare domains and file names (a dot between two letters),
+//! paths, hashtags and handles (`#nofilter`, `@shop`), whole. UAX#29 has no dictionary for Chinese or Japanese, so **each Han or Hiragana
 //! character is one word unit** (Katakana runs stay whole). This inflates the Chinese/Japanese
 //! side relative to a dictionary segmentation (a two-character word counts twice); it is
 //! deterministic and monotone in the amount of Chinese, which is what a ratio target needs, and it
@@ -23,6 +24,8 @@
 //!    [`UntaggedReason::Number`].
 //! 2. **Chat tokens** written alike in every language ("ok", "haha", "lol") → ambiguous: "ok" in
 //!    Arabic chat is not evidence of English.
+//!    A word with an upper-case letter right after a lower-case one or an underscore between
+//!    letters ("isLoggedIn", "iPhone", "user_settings": an identifier or a brand) → name.
 //! 3. **Likely name**: an all-Latin word, capitalised with a lower-case letter after the initial,
 //!    not sentence-initial (start of item, after `. ! ? : …` or a line break) and not a listed
 //!    function word ("I'm") → [`UntaggedReason::Name`]. This applies in every pair, including
@@ -77,6 +80,13 @@
 //! is [`UntaggedReason::Name`], at sentence start and in German pairs too. Capitalised function
 //! words inside the run count as joiners ("Let It Be", "Catch Me If You Can"), and a word cut
 //! with an apostrophe goes on into the joiners after it ("Singin' in the Rain").
+//!
+//! **English titles.** In a pair of English and a Latin-script language, a run of English words
+//! (names, untagged and unfirm words among them, commas included, up to a firm word of the
+//! other language or the sentence's end) that starts with a capitalised English word other
+//! than "I" after the sentence's first word, or whose first two words are capitalised, is a
+//! title: [`UntaggedReason::Name`] ("J'ai relu The catcher in the rye", "Crazy, Stupid, Love
+//! passe ce soir"); in German pairs it needs two capitalised English words.
 //!
 //! **German dialect look-alikes.** In a German–English text, "I", "is", "a", "no", "mia" and
 //! "ned" (also Bavarian and Austrian spellings) tagged English are firm only beside a firm

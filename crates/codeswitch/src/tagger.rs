@@ -227,6 +227,7 @@ impl LanguagePair {
         }
         settle_look_alikes(&mut out, &look_alikes);
         self.untag_name_spans(&mut out, &sentence_starts);
+        self.untag_english_titles(&mut out, &sentence_starts);
         super::loans::settle(self.first, self.second, &mut out);
         if self.is(Language::German, Language::English) {
             unfirm_dialect_look_alikes(&mut out);
@@ -381,6 +382,90 @@ impl LanguagePair {
         }
     }
 
+    /// English titles in the other language's text: inside a sentence English capitalises only
+    /// names, titles and "I", so a run of English words (with the names, the untagged words and
+    /// the other language's words that are not firm among them, commas included, up to a firm
+    /// word of the other language or the sentence's end) that starts with a capitalised English
+    /// word other than "I" after the sentence's first word, or whose first two words are both
+    /// capitalised (the first may be "I"), is a title or a name, not a switch: "J'ai relu The
+    /// catcher in the rye pendant les vacances", "Mi canción preferida es All you need is love",
+    /// "Crazy, Stupid, Love passe ce soir", "la chanson I Can't Get No Satisfaction". Every word
+    /// of the run becomes
+    /// [`UntaggedReason::Name`]. A capitalised word counts as English when English tags it, or
+    /// when it was taken for a name and only the English list holds it ("Gone", "Honey"). In a
+    /// German pair, where every noun is capitalised, the run needs two capitalised English words
+    /// ("Smells Like Teen Spirit", "Good Night"). Latin-script pairs with English only;
+    /// lower-case titles ("vimos the office anoche") stay switches.
+    fn untag_english_titles(self, out: &mut [TaggedWord], sentence_starts: &[usize]) {
+        let other = match (self.first, self.second) {
+            (Language::English, other) | (other, Language::English) if other.is_latin() => other,
+            _ => return,
+        };
+        if !wordlists::has_lists(self.first, self.second) {
+            return;
+        }
+        let german = other == Language::German;
+        let english = WordTag::Lang(Language::English);
+        let lower: Vec<String> = out.iter().map(|w| normalise(&w.text)).collect();
+        let capitalised = |i: usize| {
+            looks_like_name(&out[i].text) && lower[i] != "i" && !lower[i].starts_with("i'")
+        };
+        let english_like = |i: usize| {
+            out[i].tag == english
+                || (out[i].tag == WordTag::Untagged(UntaggedReason::Name)
+                    && wordlists::pair_evidence(self.first, self.second, &lower[i])
+                        == if self.first == Language::English {
+                            PairEvidence::First
+                        } else {
+                            PairEvidence::Second
+                        })
+        };
+        let firm_other = |i: usize| {
+            out[i].tag == WordTag::Lang(other)
+                && super::uncertainty::is_firm(self.first, self.second, &out[i])
+        };
+        let symbol = |i: usize| out[i].tag == WordTag::Untagged(UntaggedReason::Symbol);
+        let breaks = |i: usize| symbol(i) && out[i].text.chars().any(is_sentence_break);
+        let mut titles = Vec::new();
+        let mut i = 0;
+        while i < out.len() {
+            // The run starts at an English-like word (after the other language's unfirm words).
+            if !english_like(i) {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            let mut end = i;
+            let mut j = i + 1;
+            while j < out.len() && !breaks(j) && !sentence_starts.contains(&j) && !firm_other(j) {
+                if !symbol(j) {
+                    end = j;
+                }
+                j += 1;
+            }
+            let words: Vec<usize> = (start..=end).filter(|&k| !symbol(k)).collect();
+            let caps = words
+                .iter()
+                .filter(|&&k| capitalised(k) && english_like(k))
+                .count();
+            let title_case = (capitalised(start) || lower[start] == "i")
+                && words
+                    .get(1)
+                    .is_some_and(|&k| capitalised(k) && english_like(k));
+            let mid_sentence =
+                !sentence_starts.contains(&start) && capitalised(start) && (!german || caps >= 2);
+            let title = title_case || mid_sentence;
+            if title && words.iter().any(|&k| out[k].tag == english) {
+                titles.extend(words);
+            }
+            i = j.max(i + 1);
+        }
+        for k in titles {
+            out[k].tag = WordTag::Untagged(UntaggedReason::Name);
+            out[k].inferred = false;
+        }
+    }
+
     /// Whether `text` is read with the romanized word lists: the pair is a language with a
     /// romanized detector and English, and the text holds no letter of that language's own
     /// script.
@@ -512,6 +597,10 @@ impl LanguagePair {
         }
         if all_latin && lexicon::is_language_neutral(&normalise(word)) {
             return Verdict::Tag(WordTag::Untagged(UntaggedReason::Ambiguous));
+        }
+        // "isLoggedIn", "iPhone", "user_settings": an identifier or a brand, in any pair.
+        if all_latin && looks_like_identifier(word) {
+            return Verdict::Tag(WordTag::Untagged(UntaggedReason::Name));
         }
         if all_latin
             && names_apply
@@ -935,8 +1024,11 @@ fn looks_like_acronym(word: &str) -> bool {
     letters.len() >= 2 && letters.iter().all(|c| c.is_uppercase())
 }
 
-/// Byte ranges of the whitespace-delimited tokens of `text` that are links: starting with
-/// `http://`, `https://` or `www.`, or shaped like an e-mail address (`a@b.c`).
+/// Byte ranges of the whitespace-delimited tokens of `text` that are links, handles or code,
+/// no words of a language: starting with `http://`, `https://` or `www.`; shaped like an
+/// e-mail address (`a@b.c`); a hashtag or a handle (`#nofilter`, `@thebestcoffeeshop`); a path
+/// (`/api/v1/users`); or a domain or a file name, a dot between two letters with no space
+/// (`tienda.example.com/best-deals`, `config.yaml`, `user_settings_backup.json`).
 fn link_spans(text: &str) -> Vec<(usize, usize)> {
     let mut spans = Vec::new();
     let mut start = None;
@@ -949,6 +1041,7 @@ fn link_spans(text: &str) -> Vec<(usize, usize)> {
             || token.starts_with("https://")
             || token.starts_with("www.")
             || email
+            || is_handle_path_or_file(&token)
         {
             spans.push((from, to));
         }
@@ -967,6 +1060,35 @@ fn link_spans(text: &str) -> Vec<(usize, usize)> {
         check(from, text.len(), &mut spans);
     }
     spans
+}
+
+/// Whether a whitespace-delimited token (lower-cased) is a hashtag or handle (`#`, `@` and a
+/// letter), a path (`/` and a letter), or holds a dot between two letters (a domain or a file
+/// name: "example.com", "config.yaml"; its trailing punctuation aside).
+fn is_handle_path_or_file(token: &str) -> bool {
+    let token = token.trim_start_matches(['(', '[', '"', '\'', '¿', '¡', '\u{201c}', '\u{2018}']);
+    let mut chars = token.chars();
+    let (first, second) = (chars.next(), chars.next());
+    if matches!(first, Some('#' | '@' | '/')) && second.is_some_and(char::is_alphabetic) {
+        return true;
+    }
+    let letters: Vec<char> = token.chars().collect();
+    letters
+        .windows(3)
+        .any(|w| w[0].is_alphabetic() && w[1] == '.' && w[2].is_alphabetic())
+}
+
+/// A word written with an upper-case letter right after a lower-case one ("isLoggedIn",
+/// "iPhone", "YouTube") or with an underscore between letters ("user_settings"): an
+/// identifier, a brand or a name, no word of a language.
+fn looks_like_identifier(word: &str) -> bool {
+    let chars: Vec<char> = word.chars().collect();
+    chars
+        .windows(2)
+        .any(|w| w[0].is_lowercase() && w[1].is_uppercase())
+        || chars
+            .windows(3)
+            .any(|w| w[0].is_alphabetic() && w[1] == '_' && w[2].is_alphabetic())
 }
 
 /// Capitalised with at least one lower-case letter after the first ("Dubai", "McDonald"), so

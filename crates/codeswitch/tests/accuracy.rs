@@ -240,6 +240,95 @@ fn latin_words_beside_a_non_latin_language_must_be_english_words() {
     assert_eq!((m.tagged.first, m.tagged.second), (4, 1), "{m:?}");
 }
 
+/// Probe set 26i: a bare domain with a path, a file name, a path, a hashtag, a handle and code
+/// identifiers (camelCase, snake_case) are no words of a language, in a Latin pair too.
+#[test]
+fn domains_paths_hashtags_handles_and_identifiers_are_not_words() {
+    for (first, text) in [
+        (
+            "Spanish",
+            "Más información en tienda.example.com/best-deals-for-you",
+        ),
+        ("Spanish", "Feliz lunes a todos #MondayMotivation #nofilter"),
+        (
+            "Spanish",
+            "Síguenos en @thebestcoffeeshop para ver las ofertas",
+        ),
+        ("Portuguese", "O endpoint /api/v1/users/delete-account caiu"),
+        ("Portuguese", "A variável isLoggedIn volta falsa"),
+        (
+            "French",
+            "Le fichier s'appelle user_settings_backup.json, dans le dossier.",
+        ),
+        ("Italian", "Nel file config.yaml cambia il valore."),
+    ] {
+        let m = measure(&[text.to_owned()], first, "English").expect("pair");
+        let english: Vec<&str> = m.sentences[0]
+            .tokens
+            .iter()
+            .filter(|t| t.tag == codeswitch::WordTag::Lang(codeswitch::Language::English))
+            .filter(|t| codeswitch::is_firm_word(m.first_language, m.second_language, t))
+            .map(|t| t.text.as_str())
+            .collect();
+        assert!(english.is_empty(), "{text}: firm English {english:?}");
+    }
+    // A sentence cut by a slash stays two words ("comida/snacks"); a dot ends a sentence.
+    let m = measure(
+        &["Compramos comida/snacks. Then we left.".to_owned()],
+        "Spanish",
+        "English",
+    )
+    .expect("pair");
+    assert!(m.tagged.second >= 3, "{m:?}");
+}
+
+/// Probe set 26i: an English title written with capitals inside the other language's text is a
+/// name, not a switch; a lower-case English clause, or one that starts with "I", stays English.
+#[test]
+fn capitalised_english_titles_are_names() {
+    for (first, text) in [
+        (
+            "Spanish",
+            "Ayer pusieron The good, the bad and the ugly en la filmoteca.",
+        ),
+        (
+            "Spanish",
+            "Mi canción preferida de los Beatles es All you need is love.",
+        ),
+        (
+            "French",
+            "J'ai relu The catcher in the rye pendant les vacances.",
+        ),
+        ("French", "Crazy, Stupid, Love passe ce soir à la télé."),
+        (
+            "French",
+            "Tu connais la chanson I Can't Get No Satisfaction ?",
+        ),
+        (
+            "German",
+            "Mein Lieblingslied ist immer noch Smells Like Teen Spirit.",
+        ),
+        (
+            "Portuguese",
+            "Minha série favorita ainda é How I Met Your Mother.",
+        ),
+    ] {
+        let m = measure(&[text.to_owned()], first, "English").expect("pair");
+        assert_eq!(m.tagged.second, 0, "{text}: {m:?}");
+    }
+    for (first, text) in [
+        ("Spanish", "Ayer fuimos al cine, but the movie was boring."),
+        (
+            "French",
+            "Ma fille écoute en boucle, I will always love you.",
+        ),
+        ("German", "Wir haben ein Meeting, aber I think it's fine."),
+    ] {
+        let m = measure(&[text.to_owned()], first, "English").expect("pair");
+        assert!(m.tagged.second >= 3, "{text}: {m:?}");
+    }
+}
+
 /// Second break-it round: a URL's words and acronyms were English evidence in a monolingual
 /// Russian, Chinese or Arabic text.
 #[test]
