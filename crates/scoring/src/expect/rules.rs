@@ -1669,9 +1669,10 @@ pub(super) fn topic_sentences(text: &str, phrases: &[String]) -> Vec<String> {
 
 /// Whether a sentence of the reply that holds warning evidence (a strong cue or
 /// [`warning_evidence`]) names a word of `topic` of four letters or more by its stem, other than
-/// a general one ("Leather sofas fade in direct sunlight" for `sun fading`): the topic in other
-/// words, close enough that a classifier's strong "yes" may settle the warning (issue 25, round
-/// 8). A reply that names the topic as written is not "partly" named.
+/// a general one ("Peanuts can trigger allergies" for `allergens`): the topic in other words,
+/// close enough that a classifier's strong "yes" may settle the warning (issue 25, round 8). One
+/// shared word is enough, which docs/suites.md states as a known risk. A reply that names the
+/// topic as written is not "partly" named.
 pub(super) fn warns_partly_naming(text: &str, topic: &str) -> bool {
     sentences(&plain_text(text)).iter().any(|s| {
         (STRONG_CUE.is_match(s) || warning_evidence(s))
