@@ -10,23 +10,14 @@
 
 mod gate_english;
 
-use agents::gate;
 use codeswitch::without_speaker_label;
-use gate_english::{assert_passes, measure};
-use runlog::GateSettings;
+use gate_english::{assert_passes, assert_refused_for, measure};
 
 /// Every `cs_type` the gate tells apart refuses the batch (a refusal, not an undecided gate
 /// that would leave it to the judges).
 fn assert_refused(first: &str, batch: &[&str], multi_turn: bool) {
-    let m = measure(first, batch);
-    for cs_type in [Some("Intrasentential"), Some("Intersentential"), None] {
-        let v = gate::decide(GateSettings::default(), Some(&m), cs_type, multi_turn);
-        assert_eq!(
-            v.passed,
-            Some(false),
-            "{first}–English {cs_type:?} not refused: {v:?}\n{batch:?}\n{m:?}"
-        );
-    }
+    let types = [Some("Intrasentential"), Some("Intersentential"), None];
+    assert_refused_for(first, batch, &types, multi_turn, "");
 }
 
 #[test]

@@ -15,22 +15,14 @@ mod gate_english;
 
 use agents::gate;
 use codeswitch::LanguagePair;
-use gate_english::{assert_passes, measure};
+use gate_english::{assert_passes, assert_refused_for, measure};
 use runlog::GateSettings;
 
 /// Every batch-level `cs_type` refuses the batch (a refusal, not an undecided gate that would
 /// leave it to the judges), with a reason that contains `why`.
 fn assert_refused(first: &str, batch: &[&str], why: &str) {
-    let m = measure(first, batch);
-    for cs_type in [Some("Intersentential"), Some("Extrasentential"), None] {
-        let v = gate::decide(GateSettings::default(), Some(&m), cs_type, false);
-        assert_eq!(
-            v.passed,
-            Some(false),
-            "{first}–English {cs_type:?} not refused: {v:?}\n{batch:?}\n{m:?}"
-        );
-        assert!(v.reason.contains(why), "{first} {cs_type:?}: {}", v.reason);
-    }
+    let batch_level = [Some("Intersentential"), Some("Extrasentential"), None];
+    assert_refused_for(first, batch, &batch_level, false, why);
 }
 
 #[test]

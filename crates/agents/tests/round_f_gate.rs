@@ -12,20 +12,13 @@
 mod gate_english;
 
 use agents::gate;
-use gate_english::{assert_passes, measure};
+use gate_english::{assert_passes, assert_refused_for, measure};
 use runlog::GateSettings;
 
 /// Every batch-level `cs_type` refuses the batch (never an undecided gate the judges decide).
 fn assert_refused(first: &str, batch: &[&str]) {
-    let m = measure(first, batch);
-    for cs_type in [Some("Intersentential"), Some("Extrasentential"), None] {
-        let v = gate::decide(GateSettings::default(), Some(&m), cs_type, false);
-        assert_eq!(
-            v.passed,
-            Some(false),
-            "{first}–English {cs_type:?} not refused: {v:?}\n{batch:?}\n{m:?}"
-        );
-    }
+    let batch_level = [Some("Intersentential"), Some("Extrasentential"), None];
+    assert_refused_for(first, batch, &batch_level, false, "");
 }
 
 #[test]

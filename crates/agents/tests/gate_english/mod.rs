@@ -1,5 +1,5 @@
-//! What the gate round tests share: a batch measured in a pair with English, and the assertion
-//! that the gate passes it.
+//! What the gate round tests share: a batch measured in a pair with English, and the assertions
+//! that the gate passes it or refuses it.
 
 use agents::gate;
 use codeswitch::{LanguagePair, Measurement, ScriptHint};
@@ -23,4 +23,26 @@ pub(crate) fn assert_passes(first: &str, batch: &[&str], cs_type: Option<&str>) 
         Some(true),
         "{first}–English {cs_type:?}: {v:?}\n{m:?}"
     );
+}
+
+/// The gate, at its default settings, refuses `batch` for every one of `cs_types` (a refusal,
+/// not an undecided gate that would leave it to the judges), with a reason that contains `why`
+/// (any reason when `why` is empty).
+pub(crate) fn assert_refused_for(
+    first: &str,
+    batch: &[&str],
+    cs_types: &[Option<&str>],
+    multi_turn: bool,
+    why: &str,
+) {
+    let m = measure(first, batch);
+    for &cs_type in cs_types {
+        let v = gate::decide(GateSettings::default(), Some(&m), cs_type, multi_turn);
+        assert_eq!(
+            v.passed,
+            Some(false),
+            "{first}–English {cs_type:?} not refused: {v:?}\n{batch:?}\n{m:?}"
+        );
+        assert!(v.reason.contains(why), "{first} {cs_type:?}: {}", v.reason);
+    }
 }
