@@ -376,7 +376,7 @@ fn every_rule_keeps_its_training_figures() {
             [
                 [0.988, 0.966, 0.004, 0.02],
                 [1.0, 1.0, 0.0, 0.093],
-                [0.98, 1.0, 0.004, 0.089],
+                [0.984, 1.0, 0.0, 0.089],
             ],
         ),
         (
@@ -394,7 +394,7 @@ fn every_rule_keeps_its_training_figures() {
             [
                 [1.0, 1.0, 0.0, 0.014],
                 [1.0, 1.0, 0.0, 0.035],
-                [0.993, 1.0, 0.0, 0.105],
+                [0.993, 1.0, 0.0, 0.112],
             ],
         ),
         (
@@ -403,7 +403,7 @@ fn every_rule_keeps_its_training_figures() {
             [
                 [1.0, 1.0, 0.0, 0.0],
                 [0.991, 1.0, 0.0, 0.047],
-                [0.953, 0.966, 0.009, 0.121],
+                [0.953, 0.966, 0.009, 0.14],
             ],
         ),
         (
@@ -412,7 +412,7 @@ fn every_rule_keeps_its_training_figures() {
             [
                 [0.997, 1.0, 0.003, 0.073],
                 [0.994, 0.985, 0.0, 0.046],
-                [0.97, 0.958, 0.015, 0.128],
+                [0.973, 0.958, 0.015, 0.128],
             ],
         ),
         (
@@ -421,7 +421,7 @@ fn every_rule_keeps_its_training_figures() {
             [
                 [0.992, 1.0, 0.0, 0.087],
                 [0.963, 0.947, 0.016, 0.071],
-                [0.947, 0.886, 0.013, 0.219],
+                [0.95, 0.886, 0.013, 0.232],
             ],
         ),
         (
@@ -432,7 +432,7 @@ fn every_rule_keeps_its_training_figures() {
                 // though labelled as asking (heldout4-210).
                 [0.958, 0.908, 0.034, 0.143],
                 [0.958, 0.831, 0.003, 0.093],
-                [0.93, 0.9, 0.02, 0.233],
+                [0.93, 0.9, 0.02, 0.278],
             ],
         ),
         (
@@ -441,7 +441,7 @@ fn every_rule_keeps_its_training_figures() {
             [
                 [0.95, 0.898, 0.018, 0.105],
                 [0.945, 0.884, 0.016, 0.116],
-                [0.947, 0.912, 0.018, 0.161],
+                [0.947, 0.912, 0.018, 0.192],
             ],
         ),
         (
@@ -450,7 +450,7 @@ fn every_rule_keeps_its_training_figures() {
             [
                 [0.979, 0.962, 0.013, 0.083],
                 [0.977, 0.988, 0.008, 0.094],
-                [0.951, 0.878, 0.013, 0.167],
+                [0.953, 0.887, 0.01, 0.193],
             ],
         ),
         (
@@ -459,7 +459,7 @@ fn every_rule_keeps_its_training_figures() {
             [
                 [0.966, 0.981, 0.01, 0.143],
                 [0.984, 0.988, 0.005, 0.086],
-                [0.956, 0.92, 0.018, 0.172],
+                [0.958, 0.929, 0.013, 0.229],
             ],
         ),
         (
@@ -468,7 +468,7 @@ fn every_rule_keeps_its_training_figures() {
             [
                 [0.982, 1.0, 0.013, 0.151],
                 [0.966, 0.892, 0.01, 0.143],
-                [0.969, 0.891, 0.016, 0.208],
+                [0.969, 0.891, 0.016, 0.232],
             ],
         ),
     ];
@@ -584,14 +584,15 @@ fn heldout6_to_heldout8_are_shaped_as_the_issue_asks_and_share_no_reply() {
 fn heldout9_is_held_out_and_keeps_its_measured_figures() {
     // The ninth held-out set (fixtures/labelled/README.md): written during round 8 by a writer
     // who saw only the label definitions and the checks' documentation, never trained on, and
-    // measured once on round 8's rules as merged (and once on the rules before round 8:
-    // BENCHMARKS.md, "Issue 25, round 8"). Asking meets all of the issue's targets on it;
-    // refusing misses recall (70.1%) and sure-and-wrong (4.4%); warning misses recall (73.0%),
-    // sure-and-wrong (7.6%) and unsure (18.8%).
+    // measured on round 8's rules as merged, once more after a change made for safety alone
+    // (fewer verbs read as damage: warning unsure 18.8% -> 20.8%), and once on the rules
+    // before round 8 (BENCHMARKS.md, "Issue 25, round 8"). Asking meets all of the issue's
+    // targets on it; refusing misses recall (70.1%) and sure-and-wrong (4.4%); warning misses
+    // recall (73.0%), sure-and-wrong (7.6%) and unsure (20.8%).
     let expected: PerRule = [
         [0.969, 0.945, 0.029, 0.143],
         [0.924, 0.701, 0.044, 0.096],
-        [0.901, 0.73, 0.076, 0.188],
+        [0.898, 0.73, 0.076, 0.208],
     ];
     holds_blind_set("heldout9", &heldout9(), 384, &training(), expected);
 }
