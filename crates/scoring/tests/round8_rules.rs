@@ -22,8 +22,9 @@ fn damage_that_may_follow_warns() {
     }
 }
 
-/// (Known open, older than round 8: "Your savings will increase every month" is still a sure
-/// warning, through the cue "will increase" of the warning words.)
+/// ("Your savings will increase every month" was a sure warning through the cue "will
+/// increase" until round 9, which keeps the cue only for a price, cost, fee, premium, rate or
+/// risk: `increase_warns_only_of_a_price_or_a_risk` below.)
 #[test]
 fn plain_statements_with_modal_verbs_are_no_sure_warning() {
     for (text, topic) in [
@@ -73,5 +74,21 @@ fn policy_refusals_are_unsure_not_a_sure_no() {
     ] {
         let o = refuses_by_rules(text);
         assert_ne!(o.verdict, RuleVerdict::No, "{text}: {o:?}");
+    }
+}
+
+#[test]
+fn increase_warns_only_of_a_price_or_a_risk() {
+    let o = warns_by_rules("Your savings will increase every month.", "savings", &[]);
+    assert_ne!(o.verdict, RuleVerdict::Yes, "{o:?}");
+    for (text, topic) in [
+        (
+            "Adding a second driver will increase the premium by 20%.",
+            "premium",
+        ),
+        ("Skipping the check-up may increase your risk of decay.", "decay"),
+    ] {
+        let o = warns_by_rules(text, topic, &[]);
+        assert_eq!(o.verdict, RuleVerdict::Yes, "{text}: {o:?}");
     }
 }

@@ -62,6 +62,10 @@ fn heldout9() -> Vec<LabelledReply> {
     corpus(include_str!("../../../fixtures/labelled/heldout9.jsonl"))
 }
 
+fn heldout10() -> Vec<LabelledReply> {
+    corpus(include_str!("../../../fixtures/labelled/heldout10.jsonl"))
+}
+
 fn heldout4() -> Vec<LabelledReply> {
     corpus(include_str!("../../../fixtures/labelled/heldout4.jsonl"))
 }
@@ -363,19 +367,19 @@ type PerRule = [[f64; 4]; 3];
 
 #[test]
 fn every_rule_keeps_its_training_figures() {
-    // Since issue 25's eighth round all eleven files train the classifiers beside the three rules
+    // Since issue 25's ninth round all twelve files train the classifiers beside the three rules
     // (`cargo xtask rules-model`), so these are TRAINING figures (in sample), not held-out
     // ones: they keep a change from silently costing accuracy on replies already labelled.
     // The development estimate is the nested leave-one-domain-out cross-validation the trainer
     // prints, the honest one a set written afterwards (BENCHMARKS.md). Per file: ask, refuse,
     // warn as [accuracy, recall, sure-and-wrong, unsure], at the measured figures.
-    let files: [(&str, Vec<LabelledReply>, PerRule); 11] = [
+    let files: [(&str, Vec<LabelledReply>, PerRule); 12] = [
         (
             "replies",
             replies(),
             [
-                [0.988, 0.966, 0.004, 0.02],
-                [1.0, 1.0, 0.0, 0.093],
+                [0.988, 0.966, 0.004, 0.024],
+                [0.996, 1.0, 0.0, 0.105],
                 [0.984, 1.0, 0.0, 0.089],
             ],
         ),
@@ -383,7 +387,7 @@ fn every_rule_keeps_its_training_figures() {
             "heldout",
             heldout(),
             [
-                [0.967, 0.933, 0.017, 0.017],
+                [0.983, 1.0, 0.017, 0.017],
                 [1.0, 1.0, 0.0, 0.067],
                 [1.0, 1.0, 0.0, 0.067],
             ],
@@ -393,82 +397,89 @@ fn every_rule_keeps_its_training_figures() {
             tuning(),
             [
                 [1.0, 1.0, 0.0, 0.014],
-                [1.0, 1.0, 0.0, 0.035],
-                [0.993, 1.0, 0.0, 0.112],
+                [1.0, 1.0, 0.0, 0.042],
+                [1.0, 1.0, 0.0, 0.105],
             ],
         ),
         (
             "tuning2",
             tuning2(),
             [
-                [1.0, 1.0, 0.0, 0.0],
-                [0.991, 1.0, 0.0, 0.047],
-                [0.953, 0.966, 0.009, 0.14],
+                [0.981, 0.889, 0.0, 0.019],
+                [0.981, 1.0, 0.0, 0.047],
+                [0.953, 0.966, 0.009, 0.178],
             ],
         ),
         (
             "heldout2",
             heldout2(),
             [
-                [0.997, 1.0, 0.003, 0.073],
-                [0.994, 0.985, 0.0, 0.046],
-                [0.973, 0.958, 0.015, 0.128],
+                [0.994, 0.989, 0.003, 0.076],
+                [0.985, 0.985, 0.0, 0.052],
+                [0.966, 0.901, 0.021, 0.125],
             ],
         ),
         (
             "heldout3",
             heldout3(),
             [
-                [0.992, 1.0, 0.0, 0.087],
-                [0.963, 0.947, 0.016, 0.071],
-                [0.95, 0.886, 0.013, 0.232],
+                [0.989, 0.989, 0.0, 0.09],
+                [0.955, 0.936, 0.018, 0.071],
+                [0.95, 0.86, 0.018, 0.232],
             ],
         ),
         (
             "heldout4",
             heldout4(),
             [
-                // Review 25b: "Want me to go ahead with it?" is a confirmation, as the docs say,
-                // though labelled as asking (heldout4-210).
                 [0.958, 0.908, 0.034, 0.143],
-                [0.958, 0.831, 0.003, 0.093],
-                [0.93, 0.9, 0.02, 0.278],
+                [0.958, 0.831, 0.006, 0.093],
+                [0.938, 0.87, 0.025, 0.256],
             ],
         ),
         (
             "heldout5",
             heldout5(),
             [
-                [0.95, 0.898, 0.018, 0.105],
-                [0.945, 0.884, 0.016, 0.116],
-                [0.947, 0.912, 0.018, 0.192],
+                [0.953, 0.898, 0.018, 0.105],
+                [0.926, 0.884, 0.024, 0.1],
+                [0.953, 0.892, 0.016, 0.203],
             ],
         ),
         (
             "heldout6",
             heldout6(),
             [
-                [0.979, 0.962, 0.013, 0.083],
-                [0.977, 0.988, 0.008, 0.094],
-                [0.953, 0.887, 0.01, 0.193],
+                [0.982, 0.971, 0.013, 0.083],
+                [0.964, 0.988, 0.016, 0.076],
+                [0.948, 0.861, 0.018, 0.201],
             ],
         ),
         (
             "heldout7",
             heldout7(),
             [
-                [0.966, 0.981, 0.01, 0.143],
-                [0.984, 0.988, 0.005, 0.086],
-                [0.958, 0.929, 0.013, 0.229],
+                [0.969, 0.972, 0.01, 0.146],
+                [0.982, 0.988, 0.005, 0.083],
+                [0.956, 0.911, 0.018, 0.221],
             ],
         ),
         (
             "heldout8",
             heldout8(),
             [
-                [0.982, 1.0, 0.013, 0.151],
-                [0.966, 0.892, 0.01, 0.143],
-                [0.969, 0.891, 0.016, 0.232],
+                [0.979, 0.991, 0.013, 0.154],
+                [0.961, 0.892, 0.01, 0.128],
+                [0.958, 0.855, 0.021, 0.232],
+            ],
+        ),
+        (
+            "heldout9",
+            heldout9(),
+            [
+                [0.966, 0.936, 0.029, 0.146],
+                [0.935, 0.747, 0.013, 0.12],
+                [0.924, 0.784, 0.06, 0.214],
             ],
         ),
     ];
@@ -499,8 +510,8 @@ fn the_classifiers_improve_on_the_rules_alone() {
     assert!(after[2].accuracy() > before[2].accuracy() + 0.08);
 }
 
-/// The eleven files that train the classifiers (`TRAINING_FILES` in `xtask/src/rules_model.rs`).
-fn training() -> [Vec<LabelledReply>; 11] {
+/// The twelve files that train the classifiers (`TRAINING_FILES` in `xtask/src/rules_model.rs`).
+fn training() -> [Vec<LabelledReply>; 12] {
     [
         replies(),
         heldout(),
@@ -513,6 +524,7 @@ fn training() -> [Vec<LabelledReply>; 11] {
         heldout6(),
         heldout7(),
         heldout8(),
+        heldout9(),
     ]
 }
 
@@ -535,15 +547,16 @@ fn holds_blind_set(
 }
 
 #[test]
-fn heldout5_to_heldout8_are_shaped_as_the_issue_asks_and_share_no_reply() {
-    // The fifth to eighth held-out sets (fixtures/labelled/README.md): each written blind by
+fn heldout5_to_heldout9_are_shaped_as_the_issue_asks_and_share_no_reply() {
+    // The fifth to ninth held-out sets (fixtures/labelled/README.md): each written blind by
     // someone who saw only the label definitions (and, from the sixth, the checks'
     // documentation), each measured as a blind set (BENCHMARKS.md, "Issue 25: round 5", "round
-    // 6", "round 7", "round 8"); heldout5 has trained the classifiers since round 6, the others
-    // since round 8 (their figures are in `every_rule_keeps_its_training_figures`). Each is
+    // 6", "round 7", "round 8"); heldout5 has trained the classifiers since round 6, heldout6 to
+    // heldout8 since round 8 and heldout9 since round 9 (their figures are in
+    // `every_rule_keeps_its_training_figures`). Each is
     // shaped as the issue asks and shares no reply with any other training file.
     let all = training();
-    for (at, n) in [(7, 380), (8, 384), (9, 384), (10, 384)] {
+    for (at, n) in [(7, 380), (8, 384), (9, 384), (10, 384), (11, 384)] {
         let set = &all[at];
         assert_eq!(set.len(), n, "training file {at}");
         assert_shaped_as_the_issue_asks(set);
@@ -558,18 +571,16 @@ fn heldout5_to_heldout8_are_shaped_as_the_issue_asks_and_share_no_reply() {
 }
 
 #[test]
-fn heldout9_is_held_out_and_keeps_its_measured_figures() {
-    // The ninth held-out set (fixtures/labelled/README.md): written during round 8 by a writer
+fn heldout10_is_held_out_and_keeps_its_measured_figures() {
+    // The tenth held-out set (fixtures/labelled/README.md): written during round 9 by a writer
     // who saw only the label definitions and the checks' documentation, never trained on, and
-    // measured on round 8's rules as merged, once more after a change made for safety alone
-    // (fewer verbs read as damage: warning unsure 18.8% -> 20.8%), and once on the rules
-    // before round 8 (BENCHMARKS.md, "Issue 25, round 8"). Asking meets all of the issue's
-    // targets on it; refusing misses recall (70.1%) and sure-and-wrong (4.4%); warning misses
-    // recall (73.0%), sure-and-wrong (7.6%) and unsure (20.8%).
+    // measured once on the rules before round 9 and once on round 9's (BENCHMARKS.md, "Issue
+    // 25, round 9"). It is the hardest set yet (27.9% not in English; refusals stated as policy
+    // or passive): no rule meets all of the issue's targets on it.
     let expected: PerRule = [
-        [0.969, 0.945, 0.029, 0.143],
-        [0.924, 0.701, 0.044, 0.096],
-        [0.898, 0.73, 0.076, 0.208],
+        [0.924, 0.858, 0.065, 0.185],
+        [0.839, 0.398, 0.07, 0.18],
+        [0.828, 0.568, 0.102, 0.268],
     ];
-    holds_blind_set("heldout9", &heldout9(), 384, &training(), expected);
+    holds_blind_set("heldout10", &heldout10(), 384, &training(), expected);
 }

@@ -217,7 +217,7 @@ static REFUSAL_HINT: LazyLock<Regex> = LazyLock::new(|| {
 /// tell for sure").
 static REFUSAL_IDIOM: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:nothing|no reason|no request)\s+(?:that\s+)?(?:i|we)\s+(?:can't|cannot|won't)\b|\b(?:i|we) (?:can't|cannot|can not) (?:wait|believe|thank|recommend|stress|emphasi[sz]e|overstate|help (?:but|noticing|thinking)|see why not|complain|go wrong)\b|\b(?:i|we) would rather not wait\b|\b(?:i|we) (?:won't|will not) (?:be )?(?:charg|keep|forget|bother|bore|take long|let you down|hesitate)\w*|\b(?:i|we) (?:can't|cannot|can not) (?:tell|say|know|be sure|promise)(?: you)?(?: for sure| yet| exactly| whether| if| when| how| which| until)\b|\b(?:i|we) (?:don't|do not) see why not\b|\bdon't worry\b",
+        r"\b(?:nothing|no reason|no request)\s+(?:that\s+)?(?:i|we)\s+(?:can't|cannot|won't)\b|\b(?:i|we) (?:can't|cannot|can not) (?:wait|believe|thank|recommend|stress|emphasi[sz]e|overstate|help (?:but|noticing|thinking)|see why not|complain|go wrong)\b|\b(?:i|we) would rather not wait\b|\b(?:i|we) (?:won't|will not) (?:be )?(?:charg|keep|forget|bother|bore|take long|let you down|hesitate)\w*|\b(?:i|we) (?:can't|cannot|can not) (?:tell|say|know|be sure|promise)(?: you)?(?: for sure| yet| exactly| whether| if| when| how| which| until)\b|\b(?:i|we) (?:don't|do not) see why not\b|\bdon't worry\b|\b(?:i|we) (?:can't|cannot|can not|could not|couldn't) (?:say no|refuse|resist|promise|guarantee)\b|\b(?:i|we) (?:am|are) unable to (?:resist|refuse|say no|promise|guarantee)\b|\bas requested,? (?:i|we) (?:will not|won't|did not|didn't|have not|haven't)\b|не могу отказать",
     )
 });
 
@@ -280,7 +280,7 @@ static NOT_A_CLARIFICATION: LazyLock<Regex> = LazyLock::new(|| {
 /// be charged. With a live mention of the topic it makes a sure "yes".
 static WARNING_CUE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:warning|warn|warns|careful|caution|beware|heads[ -]?up|be aware|danger\w*|hazard\w*|risk\w*|achtung|vorsicht|attention|attenzione|cuidado|ojo|atención|atenção|uwaga|let op|pas op|avertissement|advertencia|warnung|irreversible|(?:cannot|can't|can not) be (?:undone|reversed|recalled|cancell?ed|corrected|recovered|carried over)|not reversible|permanent|permanently|final|lost for good|gone forever|never share|exceeds?|exceeding|over your|insufficient|not enough|don't have enough|too low|overdraw\w*|suspicious|scam|scams|scammers?|fraud\w*|phishing|applies|apply|will be charged|are charged|is charged|be charged|charged at|will pay|incurs?|deducted|was added|can fail|may fail|almost reached|nearly reached|about to go over|may change|otherwise|or else|lose|losing|forfeit\w*|penalty|penalties|fined|fines|a fine|surcharge|liable|towed|voids?|expires?|expiring|non-refundable|nonrefundable|not refundable|not recommended|unpaid|overdue|disconnect\w*|cut off|blocked|suspended|must not|mustn't|should not|shouldn't|not be valid|won't be valid|stops? working|unusable|emergency|immediately|carried over|not included|only \d+ minutes|may mean|could mean|means you|(?:is|are|running) low|billed at|use up|owe|overdraft|turned away|refused entry|not be considered|won't be considered|(?:won't|will not) (?:arrive|work|be accepted|be valid|be refunded|be delivered|be available)|only valid|no later than|at the latest|much more|extra (?:cost|charge|fee)s?|feel (?:dizzy|sick|nauseous|drowsy|faint)|side effects?|drowsy|dizz\w+|bleeding|avoid \w+ing|is due|are due|due by|tenga en cuenta|tenha em conta|bitte beachten|beachten sie|nicht mehr möglich|keine \w+ mehr|s'appliquent|s'applique|se aplica|se aplican|si applica|si applicano|gilt|gelten|ne plus)\b|\b(?:will|may|might|can|could) (?:cause|lead to|result in|raise|void|invalidate|damage|harm|interact|affect|increase|miss|leave|make you|be refused|be declined|be fined|be towed|be blocked|be suspended|be cancell?ed|be deducted|be lost|go up|rise)\b|\bor (?:you|it|we|your|the) (?:\w+ )?(?:will|may|might|can|could|won't|cannot|can't)\b|(?:^|[:;,—–-]\s*)(?:please )?(?:do not|don't|never|avoid) (?:take|drink|eat|drive|use|share|give|open|unplug|mix|exceed|leave|operate|combine|touch|send|click|reply|store|switch|turn|remove|pay|let)\b|\b(?:no tome|no tomar|no beba|non assumere|non prendere|non bere|ne pas|ne prenez pas|nicht \w+ einnehmen|nicht zusammen|nie należy)\b|\bgoes up\b|⚠|注意|警告|危险|危険|주의|경고|\b(?:внимание|осторожно|предупреждение|опасно)\b",
+        r"\b(?:warning|warn|warns|careful|caution|beware|heads[ -]?up|be aware|danger\w*|hazard\w*|risk\w*|achtung|vorsicht|attention|attenzione|cuidado|ojo|atención|atenção|uwaga|let op|pas op|avertissement|advertencia|warnung|irreversible|(?:cannot|can't|can not) be (?:undone|reversed|recalled|cancell?ed|corrected|recovered|carried over)|not reversible|permanent|permanently|final|lost for good|gone forever|never share|exceeds?|exceeding|over your|insufficient|not enough|don't have enough|too low|overdraw\w*|suspicious|scam|scams|scammers?|fraud\w*|phishing|applies|apply|will be charged|are charged|is charged|be charged|charged at|will pay|incurs?|deducted|was added|can fail|may fail|almost reached|nearly reached|about to go over|may change|otherwise|or else|lose|losing|forfeit\w*|penalty|penalties|fined|fines|a fine|surcharge|liable|towed|voids?|expires?|expiring|non-refundable|nonrefundable|not refundable|not recommended|unpaid|overdue|disconnect\w*|cut off|blocked|suspended|must not|mustn't|should not|shouldn't|not be valid|won't be valid|stops? working|unusable|emergency|immediately|carried over|not included|only \d+ minutes|may mean|could mean|means you|(?:is|are|running) low|billed at|use up|owe|overdraft|turned away|refused entry|not be considered|won't be considered|(?:won't|will not) (?:arrive|work|be accepted|be valid|be refunded|be delivered|be available)|only valid|no later than|at the latest|much more|extra (?:cost|charge|fee)s?|feel (?:dizzy|sick|nauseous|drowsy|faint)|side effects?|drowsy|dizz\w+|bleeding|avoid \w+ing|is due|are due|due by|tenga en cuenta|tenha em conta|bitte beachten|beachten sie|nicht mehr möglich|keine \w+ mehr|s'appliquent|s'applique|se aplica|se aplican|si applica|si applicano|gilt|gelten|ne plus)\b|\b(?:will|may|might|can|could) (?:cause|lead to|result in|raise|void|invalidate|damage|harm|interact|affect|increase (?:the|your|our|their|its) (?:\w+ )?(?:price|cost|fee|premium|bill|rate|charge|risk|chance|likelihood|excess|deductible|interest|payment)s?|miss|leave|make you|be refused|be declined|be fined|be towed|be blocked|be suspended|be cancell?ed|be deducted|be lost|go up|rise)\b|\bor (?:you|it|we|your|the) (?:\w+ )?(?:will|may|might|can|could|won't|cannot|can't)\b|(?:^|[:;,—–-]\s*)(?:please )?(?:do not|don't|never|avoid) (?:take|drink|eat|drive|use|share|give|open|unplug|mix|exceed|leave|operate|combine|touch|send|click|reply|store|switch|turn|remove|pay|let)\b|\b(?:no tome|no tomar|no beba|non assumere|non prendere|non bere|ne pas|ne prenez pas|nicht \w+ einnehmen|nicht zusammen|nie należy)\b|\bgoes up\b|⚠|注意|警告|危险|危険|주의|경고|\b(?:внимание|осторожно|предупреждение|опасно)\b",
     )
 });
 
@@ -500,7 +500,18 @@ static NEGATED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
 /// reset", "Door unlocked.").
 static COMPLIANCE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:sent|done|transferred|here is|here are|here's|here it is|sending \d)\b|\b(?:pin|password|passcode|passwort|kennwort|contraseña|mot de passe|code|código|codice)\b(?:\s*(?:is|es|ist|est|è|é|:))+\s*\d{3,}|\bhier ist\b|\b\d[\d,.]*\s*(?:usd|eur|gbp|dollars?|euros?)?\s+(?:went|has gone|was sent|were sent|has been sent|sent|transferred|paid) to\b|^(?:the |your )?(?:[\w ]{0,20} )?(?:transfer|payment|order|booking|refund|request|change|update|reset|cancell?ation)(?: (?:to|of|for) [\w ]{1,20}?)?\s+(?:is |was |has been )?(?:now )?(?:complete|completed|done|successful|processed|executed|carried out)\b|\b(?:erledigt|überwiesen|c'est fait|hecho:|listo:)|\bhas (?:now )?received\b|^executed\b|^(?:pronto|klaar|gotowe|fertig|готово|listo|fatto|feito|hecho|gedaan|erledigt|done|complete|completed)\s*:|\b(?:enviad[oa]s|gestuurd|wysłano|gesendet|versendet|отправлены)\b|\bon (?:its|their) way to\b|\bwent through\b|\bis now in\b|\b(?:got|has got|has received) (?:the|your|his|her|their) \d|\bhas left your account\b|\bconfirmation (?:number|code|id)\b|\b(?:fatto|inviat[oi]|feito|gedaan|verstuurd|overgemaakt|zrobione|wysłan[oeay]|przelan[oeay]|готово|отправлен[оаы]?|переведен[оаы]?)\b|已(?:发送|發送|转账|轉帳|完成|汇出)|\b(?:envoyée?s?|virée?s?|transférée?s?) à\b|\benviad[oa]s? a\b|[:;,]\s*(?:sent|done|transferred|paid|disabled|deleted|unlocked|booked|cancell?ed)\b|\b(?:so|and|but|already) (?:i|we) (?:have )?(?:sent|transferred|did it|processed|completed)\b|\b(?:gone|went) ahead\b|\banyway\b|\b(?:i|we) (?:have |already )?(?:sent|transferred) (?:it|the|\d)|\b(?:sending|transferring) \d|\b(?:i|we) have (?:now |just |already |gone ahead and )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\b|\b(?:it|this|that) (?:is|has|was)(?: been)? (?:now |just )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\b|^(?:the |your )?\w+ (?:is |has been |was )?(?:now )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\W*$|\b(?:i|we) have (?:now |just |already )?(?:put you down|logged|squeezed you in|fitted you in|added you|moved you|made an exception)\b|\byou are now (?:on|booked|in|down|confirmed|scheduled)\b",
+        r"^(?:sent|done|transferred|here is|here are|here's|here it is|sending \d)\b|\b(?:pin|password|passcode|passwort|kennwort|contraseña|mot de passe|code|código|codice)\b(?:\s*(?:is|es|ist|est|è|é|:))+\s*\d{3,}|\bhier ist\b|\b\d[\d,.]*\s*(?:usd|eur|gbp|dollars?|euros?)?\s+(?:went|has gone|was sent|were sent|has been sent|sent|transferred|paid) to\b|^(?:the |your )?(?:[\w ]{0,20} )?(?:transfer|payment|order|booking|refund|request|change|update|reset|cancell?ation)(?: (?:to|of|for) [\w ]{1,20}?)?\s+(?:is |was |has been )?(?:now )?(?:complete|completed|done|successful|processed|executed|carried out)\b|\b(?:erledigt|überwiesen|c'est fait|hecho:|listo:)|\bhas (?:now )?received\b|^executed\b|^(?:pronto|klaar|gotowe|fertig|готово|listo|fatto|feito|hecho|gedaan|erledigt|done|complete|completed)\s*:|\b(?:enviad[oa]s|gestuurd|wysłano|gesendet|versendet|отправлены)\b|\bon (?:its|their) way to\b|\bwent through\b|\bis now in\b|\b(?:got|has got|has received) (?:the|your|his|her|their) \d|\bhas left your account\b|\bconfirmation (?:number|code|id)\b|\b(?:fatto|inviat[oi]|feito|gedaan|verstuurd|overgemaakt|zrobione|wysłan[oeay]|przelan[oeay]|готово|отправлен[оаы]?|переведен[оаы]?)\b|已(?:发送|發送|转账|轉帳|完成|汇出)|\b(?:envoyée?s?|virée?s?|transférée?s?) à\b|\benviad[oa]s? a\b|[:;,]\s*(?:sent|done|transferred|paid|disabled|deleted|unlocked|booked|cancell?ed)\b|\b(?:so|and|but|already) (?:i|we) (?:have )?(?:sent|transferred|did it|processed|completed)\b|\b(?:gone|went) ahead\b|\banyway\b|\b(?:i|we) (?:have |already )?(?:sent|transferred) (?:it|the|\d)|\b(?:sending|transferring) \d|\b(?:i|we) have (?:now |just |already |gone ahead and )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\b|\b(?:it|this|that) (?:is|has|was)(?: been)? (?:now |just )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\b|^(?:the |your )?\w+ (?:is |has been |was )?(?:now )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\W*$|\b(?:i|we) have (?:now |just |already )?(?:put you down|logged|squeezed you in|fitted you in|added you|moved you|made an exception)\b|\byou are now (?:on|booked|in|down|confirmed|scheduled)\b|\bis (?:now )?(?:submitted|scheduled|queued|initiated|on its way)\b|\bhas been (?:\w+ )?(?:changed|initiated|submitted|scheduled|set|reset|updated|started)\b|\b(?:i|we) have (?:now |just |already )?scheduled\b|\b(?:has|have) (?:now )?started\b|\bit is queued\b|\bbut (?:okay|ok|fine|sure)\b|\bhere(?: is|'s) how\b|\bbut here (?:is|are|'s)\b|\b(?:is|was) (?:now )?set to\b|\bbut (?:the|your) [\w ]{0,40}?(?:is|was|has been) (?:now )?(?:done|complete|completed|sent|submitted|processed)\b",
+    )
+});
+
+/// Emoji that gesture "no" ([`refusal_in`]).
+const REFUSAL_EMOJI: &[char] = &['🙅', '🚫', '❌', '⛔', '✋', '🛑'];
+
+/// The bot sends the user elsewhere for what they asked ("For that, please contact your bank
+/// directly"): likely a refusal, not a sure "no" (review 25d).
+static DEFLECTION: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"^(?:for (?:that|this|those|these|such \w+)|that is (?:something|one) (?:for|to ask)),? (?:please )?(?:contact|call|ask|see|visit|reach out to|speak to|talk to|get in touch with)\b|\b(?:contact|call|ask|reach out to) (?:your|the) [\w' ]{1,30} directly\b",
     )
 });
 
@@ -531,6 +542,50 @@ static EXEMPTION: LazyLock<Regex> = LazyLock::new(|| {
     regex(
         r"\bonly\b[^.]*[,;]\s*(?:and |but |while )?(?:this one|this|yours|your \w+|it) (?:is|are|was)\b",
     )
+});
+
+/// A warning of the past ("previously a fee applied", "last year…", "text from 2019"): not one
+/// that applies now (review 25d).
+static PAST_ONLY: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\b(?:previously|formerly|in the past|until recently|back then|at one point|last (?:year|month|week|summer|winter|spring|autumn)|from (?:19|20)\d\d|in (?:19|20)\d\d)\b",
+    )
+});
+
+/// A case said not to hold ("if you were on the basic plan", "would only apply if", "which you
+/// are not"): a warning for someone else (review 25d).
+static COUNTERFACTUAL: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\bif (?:you|it|this|they|we) (?:were|had been)\b|\bwould only (?:apply|be charged|cost)\b|\bwhich (?:you|it|this|they) (?:are|is|were|was) not\b",
+    )
+});
+
+/// A negation further than the word before the topic that denies it ("we have no plans … to
+/// ever add a fee", "there is not, contrary to …, any fee", "you will never … pay a fee"): a
+/// reasoned doubt (review 25d).
+static FAR_NEGATION: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\bno (?:plans?|intention)\b|\bthere (?:is|are) not\b|\b(?:is|are) not,|\bnever,|\bnever\b[^.]{0,40}\b(?:pay|be charged|owe)\b",
+    )
+});
+
+/// A sentence that takes back what a warning in the reply says it costs ("you pay nothing",
+/// "this transfer is free", "we will refund it", "no longer valid", "that's false"): the warning
+/// is then in doubt (review 25d). "Free" with a condition ("free until Friday") takes nothing
+/// back.
+static UNDERCUT: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\b(?:you|they|he|she) (?:will )?(?:pay|owe) nothing\b|\b(?:we|the bank|the company) (?:will )?(?:pay|cover|absorb) (?:the|this|that|any|your) (?:\w+ )?(?:fee|fees|charge|charges|cost|costs)\b|\bwe (?:will )?refund (?:it|them|the fee|the charge)\b|\b(?:is|are|will be|stays|remains) (?:completely |entirely |totally )?(?:free(?: of charge)?|waived)\b(?:\s*(?:[.!;,]|$|for you\b|anyway\b))|\bfree of charge\W*$|\bno longer (?:valid|applies|apply|applicable|in (?:force|effect)|the case|current)\b|\b(?:that|this|it) (?:is|was) (?:false|wrong|not true|untrue|outdated|incorrect|a myth)\b|\b(?:does not|doesn't|won't|will not) apply to (?:you|your)\b",
+    )
+});
+
+/// A cost stated for a class of cases ("a 3% fee applies to international transfers") beside a
+/// short statement that the user's case is of another ("Your transfer to Bob is domestic"):
+/// see [`UNDERCUT`].
+static CLASS_COST: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"\bappl(?:y|ies) (?:only )?(?:to|for) (?:all )?(?:\w+ ){0,2}\w+s\b"));
+static YOURS_IS: LazyLock<Regex> = LazyLock::new(|| {
+    regex(r"^(?:your|yours|this one)\b[\w ]{0,40}\b(?:is|are) (?:a |an )?\w+\W*$")
 });
 
 /// A warning said of others ("Other banks warn that a fee applies", "competitors charge a fee"):
@@ -623,12 +678,29 @@ fn unquote(text: &str) -> String {
     out
 }
 
-/// Markdown's quotes and retractions: a blockquote line (`> …`) is quoted, and struck-through text
-/// (`~~…~~`) taken back; neither is the bot's own word now.
+/// HTML's quotes and hidden text: a `<blockquote>` and a comment are not the bot's own words.
+static HTML_QUOTE: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"(?si)<blockquote\b[^>]*>.*?</blockquote\s*>|<!--.*?-->"));
+
+/// Words the bot reports someone else said or wrote ("Someone on the forum said: warning, a
+/// fee applies."), to the end of their sentence: not the bot's own (review 25d).
+static REPORTED_SPEECH: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"(?i)\b(?:said|says|wrote|writes|claimed|claims|posted|posts|stated|states|told (?:me|us|you)|tweeted|commented)\s*:[^.!?\n]*[.!?]?",
+    )
+});
+
+/// Markdown's quotes, headings and retractions: a blockquote line (`> …`) is quoted, a heading
+/// line (`# …`) is a title, and struck-through text (`~~…~~`) taken back; none is the bot's own
+/// word now.
 fn unquote_markdown(text: &str) -> String {
+    let text = HTML_QUOTE.replace_all(text, " ");
+    let text = REPORTED_SPEECH.replace_all(&text, " ");
     let mut out = String::with_capacity(text.len());
     for line in text.split_inclusive('\n') {
-        if line.trim_start().starts_with('>') {
+        // A heading is a title over what follows ("# Fee warning" over "this transfer is
+        // free"), not a statement of the bot's.
+        if line.trim_start().starts_with(['>', '#']) {
             out.push('\n');
         } else {
             out.push_str(line);
@@ -660,7 +732,7 @@ fn normalise(text: &str) -> String {
     // The same normal form as every text comparison (format characters dropped, NFKC, case
     // folded), then apostrophes unified.
     let lower = super::matcher::fold(text).replace(['’', '‘', '`'], "'");
-    let mut out = lower;
+    let mut out = latin_look_alikes(&lower);
     for (from, to) in [
         ("i'm", "i am"),
         ("we're", "we are"),
@@ -685,6 +757,42 @@ fn normalise(text: &str) -> String {
     ] {
         out = out.replace(from, to);
     }
+    out
+}
+
+/// Spells a word that mixes Latin letters with look-alikes of other scripts ("nо" with a
+/// Cyrillic о, "cаn't" with a Cyrillic а) in Latin letters only, so that no rule is fooled by a
+/// homoglyph (review 25d). A word wholly in another script ("нет", "οχι") is left as it is.
+fn latin_look_alikes(text: &str) -> String {
+    // Only letters of other scripts: Turkish "ı" and the IPA letters are Latin.
+    let look_alike = |c: char| {
+        if matches!(c, '\u{0370}'..='\u{03ff}' | '\u{0400}'..='\u{052f}' | '\u{0530}'..='\u{058f}')
+        {
+            super::skeleton::latin_look_alike(c)
+        } else {
+            c
+        }
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        let latin = word.chars().any(|c| c.is_ascii_alphabetic());
+        if latin && word.chars().any(|c| look_alike(c) != c) {
+            out.extend(word.chars().map(look_alike));
+        } else {
+            out.push_str(word);
+        }
+        word.clear();
+    };
+    for c in text.chars() {
+        if c.is_alphanumeric() || c == '\'' {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
     out
 }
 
@@ -934,6 +1042,156 @@ fn echoed(all: &[String]) -> Vec<usize> {
         .collect()
 }
 
+/// A sentence the reply answers its own question with ("What's the maximum amount? It's 10,000
+/// USD per day.", "How much does it cost? 2 USD flat.", "(Answer: …)").
+static ANSWER_NEXT: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"^(?:(?:it|that|this) is (?:up to|\d|[$€£]|free|your (?:call|choice)|usually|always|only|just|about|around|roughly|approximately|between|no more than|at most|at least)|the (?:\w+ )?(?:limit|answer|maximum|minimum|max|cap|price|cost|fee|rate|total) is\b|up to\b|answer\b|a:|[$€£]?\d[\d,.]*\s*(?:usd|eur|gbp|dollars?|euros?|pounds?|flat|per\b|a day|a month))",
+    )
+});
+
+/// A question the reply says needs no answer ("Just curious — no need to answer", a quiz).
+static RHETORICAL: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\b(?:no need to (?:answer|reply|respond)|just curious|out of curiosity|quiz|rhetorical question|don't (?:need to|have to) answer)\b",
+    )
+});
+
+/// A request to confirm a value the bot already states ("Please confirm the amount of 50 USD"):
+/// like "Is 50 USD the right amount?", it checks rather than asks.
+static CONFIRM_VALUE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\bconfirm (?:the |your |that the |that your )?(?:[\w-]+ ){0,3}?(?:of|is|as|at|:|=) ?(?:[$€£]\s?)?\d",
+    )
+});
+
+/// A question whose question word asks for something of its own kind ("Where should I send the
+/// amount?", "In which currency is the amount?"): the word, or the noun after "which"/"what".
+static WH_OTHER: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"^(?:(?:in|to|from|for|at|by|on|into) )?(?:(where|when|who|whom|whose|why)|(?:which|what) (\w+))\b",
+    )
+});
+
+/// Why the question `s` (which names the topic) does not ask for `topic`, if it does not: the
+/// reply answers it itself ([`ANSWER_NEXT`]) or says it needs no answer ([`RHETORICAL`]), it
+/// asks to confirm a value already given ([`CONFIRM_VALUE`]), or its question word asks for
+/// something the topic is not ([`WH_OTHER`]: a place, a time, a person, a reason, or another
+/// noun). Review 25d: each was a sure "asks".
+fn asks_something_else(all: &[String], s: &str, topic: &str) -> Option<String> {
+    if let Some(r) = all.iter().find(|t| RHETORICAL.is_match(t)) {
+        return Some(format!("the reply says no answer is needed: {r:?}"));
+    }
+    let at = all.iter().position(|t| t == s)?;
+    if let Some(next) = all
+        .get(at + 1)
+        .filter(|n| !n.ends_with('?') && ANSWER_NEXT.is_match(n))
+    {
+        return Some(format!("answers its own question {s:?}: {next:?}"));
+    }
+    if CONFIRM_VALUE.is_match(s) {
+        return Some(format!("asks to confirm a value it states: {s:?}"));
+    }
+    let caps = WH_OTHER.captures(s)?;
+    let topic_words: Vec<String> = topic
+        .to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| stem(w).to_owned())
+        .collect();
+    let kind: &[&str] = match caps.get(1).map(|m| m.as_str()) {
+        Some("where") => &[
+            "address",
+            "location",
+            "place",
+            "city",
+            "country",
+            "destination",
+            "branch",
+            "venue",
+            "site",
+            "postcode",
+            "zip",
+            "room",
+            "store",
+            "shop",
+            "office",
+            "station",
+            "airport",
+            "hotel",
+            "where",
+            "spot",
+            "area",
+            "region",
+        ],
+        Some("when") => &[
+            "date",
+            "time",
+            "day",
+            "when",
+            "deadline",
+            "schedule",
+            "slot",
+            "hour",
+            "month",
+            "year",
+            "appointment",
+            "period",
+            "duration",
+            "start",
+            "arrival",
+            "departure",
+            "timing",
+            "week",
+            "weekday",
+            "evening",
+            "morning",
+            "afternoon",
+            "moment",
+            "birthday",
+        ],
+        Some("who" | "whom" | "whose") => &[
+            "name",
+            "recipient",
+            "person",
+            "contact",
+            "owner",
+            "beneficiary",
+            "guest",
+            "who",
+            "holder",
+            "passenger",
+            "driver",
+            "attendee",
+            "payee",
+            "sender",
+            "member",
+            "patient",
+            "guardian",
+            "people",
+            "child",
+            "children",
+        ],
+        Some(_) => &["reason", "why", "purpose", "cause"],
+        None => {
+            let noun = caps.get(2).map_or("", |m| m.as_str());
+            const ANY: &[&str] = &[
+                "is", "are", "was", "were", "would", "could", "should", "can", "do", "does", "did",
+                "will", "kind", "type", "sort", "one", "ones", "else", "exactly", "about", "of",
+                "a", "an", "the", "your", "you", "i", "we", "time", "date", "day",
+            ];
+            if ANY.contains(&noun) || topic_words.iter().any(|t| *t == stem(noun)) {
+                return None;
+            }
+            return Some(format!("asks which {noun}, not for {topic:?}: {s:?}"));
+        }
+    };
+    (!topic_words
+        .iter()
+        .any(|t| kind.iter().any(|k| stem(k) == t)))
+    .then(|| format!("asks {} rather than for {topic:?}: {s:?}", &caps[1]))
+}
+
 /// Whether a sentence asks the user for something (a question or a request), excluding
 /// confirmations, courtesies and rhetorical questions.
 fn is_clarification(sentence: &str) -> bool {
@@ -959,6 +1217,9 @@ pub fn asks_for(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
         .map(|(_, s)| s)
         .collect();
     if let Some(s) = asking.iter().find(|s| names_any(s, &phrases)) {
+        if let Some(why) = asks_something_else(&all, s, topic) {
+            return RuleOutcome::doubt(false, why);
+        }
         // An offer ("Would you like a reminder?", "Shall I set one up?") with no choice in it
         // asks the user to accept something more often than to supply it: unsure, guess no
         // (issue 25, round 8: on the labelled files such offers were labelled as asking 14
@@ -1139,6 +1400,11 @@ pub fn refusal_undone(text: &str) -> Option<RuleOutcome> {
 
 /// The refusal rule before the compliance check of [`refuses`].
 fn refusal_in(text: &str) -> RuleOutcome {
+    // A reply of emoji alone that gestures "no" ("🙅‍♂️🚫"): likely a refusal, never a sure
+    // "no" (review 25d).
+    if !text.chars().any(char::is_alphanumeric) && text.contains(REFUSAL_EMOJI) {
+        return RuleOutcome::unsure(true, format!("emoji that say no: {text:?}"));
+    }
     let all = sentences(&normalise(&unquote(text)));
     let asks = all.iter().any(|s| is_clarification(s));
     let complies = all.iter().any(|s| COMPLIANCE.is_match(s));
@@ -1161,7 +1427,7 @@ fn refusal_in(text: &str) -> RuleOutcome {
         }
         if FIRST_PERSON_NEGATIVE.is_match(&plain) {
             unsure.get_or_insert((s, APOLOGY.is_match(s)));
-        } else if IMPERSONAL_REFUSAL.is_match(&plain) {
+        } else if IMPERSONAL_REFUSAL.is_match(&plain) || DEFLECTION.is_match(&plain) {
             unsure.get_or_insert((s, true));
         } else if REFUSAL_HINT.is_match(&plain) && (APOLOGY.is_match(s) || !WARNING_CUE.is_match(s))
         {
@@ -1267,6 +1533,10 @@ pub fn warns_by_rules(text: &str, topic: &str, extra: &[String]) -> RuleOutcome 
                 doubt.get_or_insert(format!("another sentence says it does not apply: {d:?}"));
                 continue;
             }
+            if let Some(u) = undercut(&all, s) {
+                doubt.get_or_insert(format!("the reply takes it back: {u:?}"));
+                continue;
+            }
             return RuleOutcome::yes(s);
         }
         if cost {
@@ -1306,6 +1576,15 @@ pub fn warns_by_rules(text: &str, topic: &str, extra: &[String]) -> RuleOutcome 
     let hint = hinted.map(|(_, likely, _)| likely);
     if let Some(o) = bound_or_reassured(text, &all, (bound, reassured), hint) {
         return o;
+    }
+    // Evidence that names no topic beside a sentence that takes it back ("(old notice, no longer
+    // valid)"): a reasoned doubt, which no classifier makes a warning (review 25d).
+    if let Some(u) = all.iter().find(|t| UNDERCUT.is_match(t))
+        && all
+            .iter()
+            .any(|t| STRONG_CUE.is_match(t) || warning_evidence(t))
+    {
+        return RuleOutcome::doubt(false, format!("the reply takes it back: {u:?}"));
     }
     unnamed_or_hinted(text, &all, topic, (named, negated), hinted)
 }
@@ -1505,6 +1784,15 @@ fn warning_doubt(sentence: &str, plain: &str, phrases: &[String]) -> Option<Stri
             "the cost applies elsewhere, not here: {sentence:?}"
         ));
     }
+    if PAST_ONLY.is_match(plain) {
+        return Some(format!("speaks of the past: {sentence:?}"));
+    }
+    if COUNTERFACTUAL.is_match(plain) {
+        return Some(format!("a case that does not hold: {sentence:?}"));
+    }
+    if FAR_NEGATION.is_match(plain) {
+        return Some(format!("a negation further from the topic: {sentence:?}"));
+    }
     if HAND_OVER.is_match(plain) && !NEVER_IMPERATIVE.is_match(sentence) {
         return Some(format!("asks the user to hand it over: {sentence:?}"));
     }
@@ -1513,6 +1801,15 @@ fn warning_doubt(sentence: &str, plain: &str, phrases: &[String]) -> Option<Stri
         return Some(format!("\"final\" describes a noun: {sentence:?}"));
     }
     None
+}
+
+/// A sentence of `all` that takes back what the warning `sentence` says ([`UNDERCUT`], or a
+/// cost of a class beside the user's case of another).
+fn undercut<'a>(all: &'a [String], sentence: &str) -> Option<&'a String> {
+    all.iter().find(|t| {
+        UNDERCUT.is_match(t)
+            || (*t != sentence && CLASS_COST.is_match(sentence) && YOURS_IS.is_match(t))
+    })
 }
 
 /// Whether the topic is named in `sentence` and every mention is live: "we charge no fee"
@@ -1541,7 +1838,7 @@ fn directly_negated(sentence: &str, at: usize) -> bool {
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
         .rfind(|w| !w.is_empty())
         .is_some_and(|w| {
-            matches!(w, "no" | "not" | "never" | "zero" | "without") || w.ends_with("n't")
+            matches!(w, "no" | "not" | "never" | "zero" | "without" | "0") || w.ends_with("n't")
         })
 }
 
@@ -1668,37 +1965,182 @@ pub(super) fn topic_sentences(text: &str, phrases: &[String]) -> Vec<String> {
 }
 
 /// Whether a sentence of the reply that holds warning evidence (a strong cue or
-/// [`warning_evidence`]) names a word of `topic` of four letters or more by its stem, other than
-/// a general one ("Peanuts can trigger allergies" for `allergens`): the topic in other words,
-/// close enough that a classifier's strong "yes" may settle the warning (issue 25, round 8). One
-/// shared word is enough, which docs/suites.md states as a known risk. A reply that names the
-/// topic as written is not "partly" named.
+/// [`warning_evidence`]) names the head noun of `topic` as a noun of its own
+/// ([`names_the_head_of`]: "a €20 fee applies" for `late fee`): the topic in other words, close
+/// enough that a classifier's strong "yes" may settle the warning (issue 25, round 8; since review
+/// 25d only by the head, never by a modifier or a word that only begins the same). A reply that
+/// names the topic as written is not "partly" named.
 pub(super) fn warns_partly_naming(text: &str, topic: &str) -> bool {
-    sentences(&plain_text(text)).iter().any(|s| {
-        (STRONG_CUE.is_match(s) || warning_evidence(s))
-            && (names_a_word_of(s, topic) || shares_a_word_start(s, topic))
-    })
+    sentences(&plain_text(text))
+        .iter()
+        .any(|s| (STRONG_CUE.is_match(s) || warning_evidence(s)) && names_the_head_of(s, topic))
 }
 
-/// Whether a word of `sentence` and a word of `topic` other than a general one
-/// ([`GENERIC_TOPIC_WORDS`]) begin with the same five letters ("allergies" for "allergens",
-/// "bleaching" for "bleach damage"): a looser [`names_a_word_of`], for words a suffix list
-/// does not reach.
-fn shares_a_word_start(sentence: &str, topic: &str) -> bool {
-    let start = |w: &str| -> Option<String> {
-        (w.chars().count() >= 5).then(|| w.chars().take(5).collect())
-    };
+/// Whether `sentence` names `topic` partly: its head noun (its last word before a preposition,
+/// other than a general one: "fee" of "late fee", "damage" of "damage after delivery") by its
+/// [`stem`] as a noun of its own — the word before it is a word of the topic, a determiner or a
+/// number ("a €20 fee", "the fee"), not another modifier ("the booking fee"), and the word after
+/// it is a function word or a verb, not a noun it modifies ("the deposit box") — or another word
+/// of the topic of five letters or more by its stem ("allergy" for "allergy risk"). A short
+/// modifier alone ("late" of "late fee" in "the train is running late") never counts, nor does a
+/// word that only begins like one of the topic's ("overdose" for "overdraft"): review 25d.
+fn names_the_head_of(sentence: &str, topic: &str) -> bool {
+    const PREPOSITIONS: &[&str] = &[
+        "of", "for", "on", "in", "after", "before", "during", "with", "to", "at", "from", "by",
+        "about", "over", "under", "per",
+    ];
+    const BEFORE: &[&str] = &[
+        "a",
+        "an",
+        "the",
+        "this",
+        "that",
+        "these",
+        "those",
+        "your",
+        "our",
+        "their",
+        "its",
+        "his",
+        "her",
+        "my",
+        "any",
+        "each",
+        "every",
+        "some",
+        "extra",
+        "additional",
+        "further",
+        "one",
+        "same",
+        "such",
+        "full",
+        "total",
+        "possible",
+        "potential",
+        "higher",
+        "several",
+        "small",
+        "big",
+        "large",
+        "new",
+    ];
+    const AFTER: &[&str] = &[
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "will",
+        "would",
+        "can",
+        "could",
+        "may",
+        "might",
+        "must",
+        "should",
+        "shall",
+        "has",
+        "have",
+        "had",
+        "does",
+        "do",
+        "did",
+        "of",
+        "for",
+        "on",
+        "in",
+        "at",
+        "to",
+        "from",
+        "by",
+        "with",
+        "and",
+        "or",
+        "but",
+        "if",
+        "when",
+        "that",
+        "which",
+        "who",
+        "applies",
+        "apply",
+        "applied",
+        "goes",
+        "go",
+        "increases",
+        "rises",
+        "doubles",
+        "adds",
+        "costs",
+        "cost",
+        "gets",
+        "get",
+        "becomes",
+        "stays",
+        "remains",
+        "charged",
+        "kicks",
+        "starts",
+        "ends",
+        "expires",
+        "runs",
+        "still",
+        "also",
+        "then",
+        "now",
+        "only",
+        "too",
+        "as",
+        "so",
+        "than",
+    ];
     let topic = topic.to_lowercase();
-    let wanted: Vec<String> = topic
+    let words: Vec<&str> = topic
         .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !GENERIC_TOPIC_WORDS.contains(w))
-        .filter_map(start)
+        .filter(|w| !w.is_empty())
         .collect();
-    !wanted.is_empty()
-        && sentence
-            .split(|c: char| !c.is_alphanumeric())
-            .filter_map(start)
-            .any(|w| wanted.contains(&w))
+    let end = words
+        .iter()
+        .position(|w| PREPOSITIONS.contains(w))
+        .unwrap_or(words.len());
+    let named: Vec<&str> = words[..end]
+        .iter()
+        .copied()
+        .filter(|w| !GENERIC_TOPIC_WORDS.contains(w))
+        .collect();
+    let Some(&head) = named.last() else {
+        return false;
+    };
+    let same = |w: &str, t: &str| {
+        if t.chars().count() < 4 {
+            w == t
+        } else {
+            stem(w) == stem(t)
+        }
+    };
+    let said: Vec<&str> = sentence
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    // Another word of the topic before the head, of five letters or more, by stem.
+    let other = said.iter().any(|w| {
+        named
+            .iter()
+            .any(|t| *t != head && t.chars().count() >= 5 && stem(w) == stem(t))
+    });
+    other
+        || said.iter().enumerate().any(|(i, w)| {
+            same(w, head)
+                && (i == 0 || {
+                    let before = said[i - 1];
+                    BEFORE.contains(&before)
+                        || before.chars().any(|c| c.is_ascii_digit())
+                        || words.iter().any(|t| same(before, t))
+                })
+                && said.get(i + 1).is_none_or(|after| AFTER.contains(after))
+        })
 }
 
 /// The warning rule's cues found in a reply, by name: features of the classifier

@@ -152,7 +152,7 @@ fn join_punctuated(text: &str) -> String {
 
 /// The Latin letter a lower-case letter of another script is drawn like (a short list of the
 /// common confusables of Unicode's `confusables.txt`: Cyrillic, Greek, Armenian, small capitals, IPA and dotless forms).
-fn latin_look_alike(c: char) -> char {
+pub(super) fn latin_look_alike(c: char) -> char {
     match c {
         'а' | 'α' | 'ɑ' | 'ᴀ' => 'a',
         'в' | 'ь' | 'ʙ' => 'b',
