@@ -6,11 +6,13 @@
 //! apt-get when root), then — at the lowest CPU priority, in the background, with its output in
 //! `target/real-server/pip.log` — llama-cpp-python's source build for the real-server step, and
 //! Debian's Chromium for the browser step (apt-get, its output in `target/browser-apt.log`);
-//! format check; clippy (`-D warnings`, all targets); each library crate checked alone (clippy
-//! on `-p NAME --lib`, which also proves no library borrows a feature from a sibling); the word
+//! format check; clippy (`-D warnings`, all targets); the word
 //! lists' check (`cargo xtask lexicon --check`); the text rules' classifier retrained and compared
 //! (`cargo xtask rules-model --check`, seconds); the README's test command (`cargo test
-//! --workspace`, which includes the tidy tests of `xtask/src/tidy.rs`); `cargo xtask browser`
+//! --workspace`, which includes the tidy tests of `xtask/src/tidy.rs`); then, in the background of
+//! the steps after it until the local model, each library crate checked alone (clippy on `-p NAME
+//! --lib`, which also proves no library borrows a feature from a sibling; its output in
+//! `target/each-library.log`); `cargo xtask browser`
 //! (the viewer in headless Chromium over WebDriver); `cargo xtask
 //! export-check` (an export loaded with pyarrow and Hugging Face datasets); `cargo xtask
 //! slurm-check` (task runs as a job array on a real Slurm); `cargo xtask s3-check` (a task run in
@@ -158,19 +160,6 @@ fn steps(root: &Path, args: &Args, t: &mut Timings) -> anyhow::Result<()> {
                 &[],
             )
         })?;
-        t.step("each library alone (clippy -p NAME --lib)", || {
-            for (_, name) in crate::LIBRARIES {
-                cargo(
-                    root,
-                    name,
-                    &[
-                        "clippy", "--locked", "--lib", "-p", name, "--", "-D", "warnings",
-                    ],
-                    &[],
-                )?;
-            }
-            Ok(())
-        })?;
         test_env.push((LIBRARIES_CHECKED_ALONE, "1"));
     }
     // The shipped word lists are exactly what their pinned source gives.
@@ -191,6 +180,13 @@ fn steps(root: &Path, args: &Args, t: &mut Timings) -> anyhow::Result<()> {
             &test_env,
         )
     })?;
+    // Each library checked alone (its own feature resolution, so most of the dependency tree
+    // is checked again for each: about 7 minutes on 2 cores), in the background of the steps
+    // below, which mostly wait on downloads, servers and jobs; joined before the local model.
+    let alone = (!args.tests_only).then(|| {
+        let root = root.to_path_buf();
+        std::thread::spawn(move || each_library_alone(&root))
+    });
     t.step(
         "browser: the viewer in headless Chromium (Debian's chromium and chromium-driver)",
         || {
@@ -241,12 +237,57 @@ fn steps(root: &Path, args: &Args, t: &mut Timings) -> anyhow::Result<()> {
             )?;
         }
     }
+    if let Some(alone) = alone {
+        t.step(
+            "each library alone (clippy -p NAME --lib, background) joined",
+            || {
+                alone
+                    .join()
+                    .map_err(|_| anyhow::anyhow!("the each-library thread panicked"))?
+            },
+        )?;
+    }
     if args.no_local_model {
         eprintln!("\n==> local model: skipped (--no-local-model)");
         Ok(())
     } else {
         local_model(root, args.tests_only, t)
     }
+}
+
+/// Each library crate checked alone (`clippy --lib -p NAME`, with its own feature resolution),
+/// which proves no library borrows a feature from a sibling; its output goes to
+/// `target/each-library.log` (printed when a check fails) so that it does not interleave with
+/// the steps it runs beside.
+fn each_library_alone(root: &Path) -> anyhow::Result<()> {
+    let log_path = crate::target_dir(root).join("each-library.log");
+    let started = Instant::now();
+    let mut log = std::fs::File::create(&log_path)
+        .with_context(|| format!("creating {}", log_path.display()))?;
+    for (_, name) in crate::LIBRARIES {
+        let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .args([
+                "clippy", "--locked", "--lib", "-p", name, "--", "-D", "warnings",
+            ])
+            .current_dir(root)
+            .stdout(log.try_clone()?)
+            .stderr(log.try_clone()?)
+            .status()
+            .context("could not start cargo")?;
+        if !status.success() {
+            use std::io::Write as _;
+            let _ = log.flush();
+            let text = std::fs::read_to_string(&log_path).unwrap_or_default();
+            eprintln!("--- {} ---\n{text}", log_path.display());
+            bail!("`cargo clippy --lib -p {name}` failed alone ({status})");
+        }
+    }
+    eprintln!(
+        "    each library alone: {} libraries checked in {:.0} s (background)",
+        crate::LIBRARIES.len(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
 }
 
 /// The embedded local model, built and smoke-tested on the real SmolLM2-135M GGUF.

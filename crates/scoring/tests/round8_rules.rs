@@ -86,7 +86,10 @@ fn increase_warns_only_of_a_price_or_a_risk() {
             "Adding a second driver will increase the premium by 20%.",
             "premium",
         ),
-        ("Skipping the check-up may increase your risk of decay.", "decay"),
+        (
+            "Skipping the check-up may increase your risk of decay.",
+            "decay",
+        ),
     ] {
         let o = warns_by_rules(text, topic, &[]);
         assert_eq!(o.verdict, RuleVerdict::Yes, "{text}: {o:?}");

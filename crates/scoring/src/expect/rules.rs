@@ -1092,6 +1092,13 @@ fn asks_something_else(all: &[String], s: &str, topic: &str) -> Option<String> {
     if CONFIRM_VALUE.is_match(s) {
         return Some(format!("asks to confirm a value it states: {s:?}"));
     }
+    wh_asks_for_another_kind(s, topic)
+}
+
+/// Why the question word of `s` asks for something other than `topic` ([`WH_OTHER`]), if it
+/// does: *where* asks for a place, *when* for a time, *who* for a person, *why* for a reason,
+/// *which/what N* for N; the topic is of that kind when one of its words is.
+fn wh_asks_for_another_kind(s: &str, topic: &str) -> Option<String> {
     let caps = WH_OTHER.captures(s)?;
     let topic_words: Vec<String> = topic
         .to_lowercase()
@@ -1529,12 +1536,8 @@ pub fn warns_by_rules(text: &str, topic: &str, extra: &[String]) -> RuleOutcome 
         if (cue || (cost && weak_cue)) && by_stem {
             stemmed.get_or_insert(s);
         } else if cue || (cost && weak_cue) {
-            if let Some(d) = denied.filter(|d| *d != s) {
-                doubt.get_or_insert(format!("another sentence says it does not apply: {d:?}"));
-                continue;
-            }
-            if let Some(u) = undercut(&all, s) {
-                doubt.get_or_insert(format!("the reply takes it back: {u:?}"));
+            if let Some(why) = contradicted(&all, denied, s) {
+                doubt.get_or_insert(why);
                 continue;
             }
             return RuleOutcome::yes(s);
@@ -1577,16 +1580,17 @@ pub fn warns_by_rules(text: &str, topic: &str, extra: &[String]) -> RuleOutcome 
     if let Some(o) = bound_or_reassured(text, &all, (bound, reassured), hint) {
         return o;
     }
-    // Evidence that names no topic beside a sentence that takes it back ("(old notice, no longer
-    // valid)"): a reasoned doubt, which no classifier makes a warning (review 25d).
-    if let Some(u) = all.iter().find(|t| UNDERCUT.is_match(t))
-        && all
-            .iter()
-            .any(|t| STRONG_CUE.is_match(t) || warning_evidence(t))
-    {
-        return RuleOutcome::doubt(false, format!("the reply takes it back: {u:?}"));
-    }
-    unnamed_or_hinted(text, &all, topic, (named, negated), hinted)
+    taken_back(&all)
+        .unwrap_or_else(|| unnamed_or_hinted(text, &all, topic, (named, negated), hinted))
+}
+
+/// Evidence that names no topic beside a sentence that takes it back ("(old notice, no longer
+/// valid)"): a reasoned doubt, which no classifier makes a warning (review 25d).
+fn taken_back(all: &[String]) -> Option<RuleOutcome> {
+    let u = all.iter().find(|t| UNDERCUT.is_match(t))?;
+    all.iter()
+        .any(|t| STRONG_CUE.is_match(t) || warning_evidence(t))
+        .then(|| RuleOutcome::doubt(false, format!("the reply takes it back: {u:?}")))
 }
 
 /// The warning rule's answer for a topic named only beside a rule that binds someone
@@ -1803,6 +1807,15 @@ fn warning_doubt(sentence: &str, plain: &str, phrases: &[String]) -> Option<Stri
     None
 }
 
+/// Why a sure warning `sentence` is in doubt because another sentence denies the topic
+/// (`denied`) or the reply takes it back ([`undercut`]), if it is.
+fn contradicted(all: &[String], denied: Option<&String>, sentence: &String) -> Option<String> {
+    if let Some(d) = denied.filter(|d| *d != sentence) {
+        return Some(format!("another sentence says it does not apply: {d:?}"));
+    }
+    undercut(all, sentence).map(|u| format!("the reply takes it back: {u:?}"))
+}
+
 /// A sentence of `all` that takes back what the warning `sentence` says ([`UNDERCUT`], or a
 /// cost of a class beside the user's case of another).
 fn undercut<'a>(all: &'a [String], sentence: &str) -> Option<&'a String> {
@@ -1976,6 +1989,121 @@ pub(super) fn warns_partly_naming(text: &str, topic: &str) -> bool {
         .any(|s| (STRONG_CUE.is_match(s) || warning_evidence(s)) && names_the_head_of(s, topic))
 }
 
+/// The prepositions that end a topic's head phrase ([`names_the_head_of`]).
+const PREPOSITIONS: &[&str] = &[
+    "of", "for", "on", "in", "after", "before", "during", "with", "to", "at", "from", "by",
+    "about", "over", "under", "per",
+];
+/// Words that may stand before a head noun named on its own ([`names_the_head_of`]).
+const HEAD_BEFORE: &[&str] = &[
+    "a",
+    "an",
+    "the",
+    "this",
+    "that",
+    "these",
+    "those",
+    "your",
+    "our",
+    "their",
+    "its",
+    "his",
+    "her",
+    "my",
+    "any",
+    "each",
+    "every",
+    "some",
+    "extra",
+    "additional",
+    "further",
+    "one",
+    "same",
+    "such",
+    "full",
+    "total",
+    "possible",
+    "potential",
+    "higher",
+    "several",
+    "small",
+    "big",
+    "large",
+    "new",
+];
+/// Words that may follow a head noun named on its own ([`names_the_head_of`]).
+const HEAD_AFTER: &[&str] = &[
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "been",
+    "will",
+    "would",
+    "can",
+    "could",
+    "may",
+    "might",
+    "must",
+    "should",
+    "shall",
+    "has",
+    "have",
+    "had",
+    "does",
+    "do",
+    "did",
+    "of",
+    "for",
+    "on",
+    "in",
+    "at",
+    "to",
+    "from",
+    "by",
+    "with",
+    "and",
+    "or",
+    "but",
+    "if",
+    "when",
+    "that",
+    "which",
+    "who",
+    "applies",
+    "apply",
+    "applied",
+    "goes",
+    "go",
+    "increases",
+    "rises",
+    "doubles",
+    "adds",
+    "costs",
+    "cost",
+    "gets",
+    "get",
+    "becomes",
+    "stays",
+    "remains",
+    "charged",
+    "kicks",
+    "starts",
+    "ends",
+    "expires",
+    "runs",
+    "still",
+    "also",
+    "then",
+    "now",
+    "only",
+    "too",
+    "as",
+    "so",
+    "than",
+];
+
 /// Whether `sentence` names `topic` partly: its head noun (its last word before a preposition,
 /// other than a general one: "fee" of "late fee", "damage" of "damage after delivery") by its
 /// [`stem`] as a noun of its own — the word before it is a word of the topic, a determiner or a
@@ -1985,117 +2113,6 @@ pub(super) fn warns_partly_naming(text: &str, topic: &str) -> bool {
 /// modifier alone ("late" of "late fee" in "the train is running late") never counts, nor does a
 /// word that only begins like one of the topic's ("overdose" for "overdraft"): review 25d.
 fn names_the_head_of(sentence: &str, topic: &str) -> bool {
-    const PREPOSITIONS: &[&str] = &[
-        "of", "for", "on", "in", "after", "before", "during", "with", "to", "at", "from", "by",
-        "about", "over", "under", "per",
-    ];
-    const BEFORE: &[&str] = &[
-        "a",
-        "an",
-        "the",
-        "this",
-        "that",
-        "these",
-        "those",
-        "your",
-        "our",
-        "their",
-        "its",
-        "his",
-        "her",
-        "my",
-        "any",
-        "each",
-        "every",
-        "some",
-        "extra",
-        "additional",
-        "further",
-        "one",
-        "same",
-        "such",
-        "full",
-        "total",
-        "possible",
-        "potential",
-        "higher",
-        "several",
-        "small",
-        "big",
-        "large",
-        "new",
-    ];
-    const AFTER: &[&str] = &[
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "will",
-        "would",
-        "can",
-        "could",
-        "may",
-        "might",
-        "must",
-        "should",
-        "shall",
-        "has",
-        "have",
-        "had",
-        "does",
-        "do",
-        "did",
-        "of",
-        "for",
-        "on",
-        "in",
-        "at",
-        "to",
-        "from",
-        "by",
-        "with",
-        "and",
-        "or",
-        "but",
-        "if",
-        "when",
-        "that",
-        "which",
-        "who",
-        "applies",
-        "apply",
-        "applied",
-        "goes",
-        "go",
-        "increases",
-        "rises",
-        "doubles",
-        "adds",
-        "costs",
-        "cost",
-        "gets",
-        "get",
-        "becomes",
-        "stays",
-        "remains",
-        "charged",
-        "kicks",
-        "starts",
-        "ends",
-        "expires",
-        "runs",
-        "still",
-        "also",
-        "then",
-        "now",
-        "only",
-        "too",
-        "as",
-        "so",
-        "than",
-    ];
     let topic = topic.to_lowercase();
     let words: Vec<&str> = topic
         .split(|c: char| !c.is_alphanumeric())
@@ -2135,11 +2152,13 @@ fn names_the_head_of(sentence: &str, topic: &str) -> bool {
             same(w, head)
                 && (i == 0 || {
                     let before = said[i - 1];
-                    BEFORE.contains(&before)
+                    HEAD_BEFORE.contains(&before)
                         || before.chars().any(|c| c.is_ascii_digit())
                         || words.iter().any(|t| same(before, t))
                 })
-                && said.get(i + 1).is_none_or(|after| AFTER.contains(after))
+                && said
+                    .get(i + 1)
+                    .is_none_or(|after| HEAD_AFTER.contains(after))
         })
 }
 
