@@ -467,3 +467,42 @@ fn a_scenario_that_weighs_nothing_is_a_load_error() {
     let out = run_suite(dir.path(), r#"{"text": "ok"}"#, scenario);
     assert_load_error(&out, "every check has weight 0");
 }
+
+/// Review 25, finding 25: `shouldWarn` and `shouldAskFor` take `{topic, synonyms}` as
+/// `shouldMention` does (the form docs/suites.md tells authors to write), and a bad form is a
+/// load error located at its line and column, with the form as its hint.
+#[test]
+fn warn_and_ask_for_take_topics_with_synonyms() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let reply = r#"{"text": "Careful: a late fee of 20 USD applies after Friday. What is your travel document ID?"}"#;
+    let scenario = "  - id: synonyms\n    category: custom\n    steps: [\"Help me\"]\n    expect:\n      shouldWarn: [{topic: late delivery fee, synonyms: [late fee]}]\n      shouldAskFor: [{topic: passport number, synonyms: [travel document id]}]\n";
+    let out = run_suite(dir.path(), reply, scenario);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stdout: {stdout}\nstderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("shouldWarn: \"late delivery fee\""),
+        "{stdout}"
+    );
+
+    for (bad, error) in [
+        (
+            "shouldWarn: [{topic: late delivery fee, synonym: [late fee]}]",
+            "suite.yaml:9:19: error: a topic is a string or {topic: ..., synonyms: [...]}: unknown field `synonym`",
+        ),
+        (
+            "shouldAskFor: [{topic: ' ', synonyms: [id]}]",
+            "suite.yaml:9:7: error: `shouldAskFor` must not be blank",
+        ),
+    ] {
+        let scenario = format!(
+            "  - id: bad\n    category: custom\n    steps: [\"Help me\"]\n    expect:\n      {bad}\n"
+        );
+        let out = run_suite(dir.path(), reply, &scenario);
+        assert_load_error(&out, error);
+    }
+}

@@ -51,6 +51,7 @@ mod rules;
 mod schema;
 mod scope;
 mod skeleton;
+mod view;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -308,10 +309,10 @@ pub enum CheckSpec {
     ExpectedAgent(String),
     /// One plan call satisfies every condition, keyed by parameter name.
     ExpectedParams(Vec<(String, Matcher)>),
-    /// The bot asks for each of these.
-    ShouldAskFor(Vec<String>),
-    /// The bot warns about each of these.
-    ShouldWarn(Vec<String>),
+    /// The bot asks for each of these (synonyms allowed).
+    ShouldAskFor(Vec<Topic>),
+    /// The bot warns about each of these (synonyms allowed).
+    ShouldWarn(Vec<Topic>),
     /// The bot refuses (`true`) or does not (`false`).
     ShouldReject(bool),
     /// Declarative predicates over the turn.
@@ -440,10 +441,9 @@ impl CheckSpec {
 
     fn leaf_count(&self) -> usize {
         match self {
-            Self::ShouldAskFor(v) | Self::ShouldWarn(v) => v.len(),
+            Self::ShouldAskFor(v) | Self::ShouldWarn(v) | Self::ShouldMention(v) => v.len(),
             Self::ShouldContain(v) | Self::ShouldNotContain(v) => v.len(),
             Self::CustomValidator(v) => v.len(),
-            Self::ShouldMention(v) => v.len(),
             Self::CallCount(v) => v.len(),
             _ => 1,
         }
@@ -471,12 +471,13 @@ impl std::fmt::Display for TurnSel {
     }
 }
 
-/// A topic for `shouldMention`, with extra synonyms beside the built-in ones.
+/// A topic for `shouldMention`, `shouldWarn` or `shouldAskFor`, with extra synonyms beside the
+/// built-in ones: a synonym in the reply names the topic.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Topic {
     /// The topic as named in the report.
     pub topic: String,
-    /// Extra phrases that count as mentioning it.
+    /// Extra phrases that count as naming it.
     pub synonyms: Vec<String>,
 }
 

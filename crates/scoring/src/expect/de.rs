@@ -26,7 +26,7 @@ pub(super) const LOGICAL: [&str; 3] = ["all", "any", "not"];
 pub(super) const CALL_KEYS: [&str; 3] = ["function", "agent", "params"];
 /// `callCount` items.
 pub(super) const CALL_COUNT_KEYS: [&str; 5] = ["function", "agent", "eq", "min", "max"];
-/// `shouldMention` items in their long form.
+/// `shouldMention`, `shouldWarn` and `shouldAskFor` items in their long form.
 pub(super) const TOPIC_KEYS: [&str; 2] = ["topic", "synonyms"];
 /// `customValidator` predicates.
 pub(super) const PREDICATE_KEYS: [&str; 6] = [
@@ -146,10 +146,10 @@ impl<'de> Visitor<'de> for ExpectVisitor {
                 }
                 "shouldAskFor" => set
                     .checks
-                    .push(CheckSpec::ShouldAskFor(list(&key, &mut map)?)),
+                    .push(CheckSpec::ShouldAskFor(topics(&key, &mut map)?)),
                 "shouldWarn" => set
                     .checks
-                    .push(CheckSpec::ShouldWarn(list(&key, &mut map)?)),
+                    .push(CheckSpec::ShouldWarn(topics(&key, &mut map)?)),
                 "shouldContain" => set
                     .checks
                     .push(CheckSpec::ShouldContain(list(&key, &mut map)?)),
@@ -160,13 +160,9 @@ impl<'de> Visitor<'de> for ExpectVisitor {
                 "shouldReject" => set
                     .checks
                     .push(CheckSpec::ShouldReject(map.next_value::<StrictBool>()?.0)),
-                "shouldMention" => {
-                    let topics: OneOrMany<Topic> = map.next_value()?;
-                    if topics.0.is_empty() {
-                        return Err(A::Error::custom("`shouldMention` needs at least one topic"));
-                    }
-                    set.checks.push(CheckSpec::ShouldMention(topics.0));
-                }
+                "shouldMention" => set
+                    .checks
+                    .push(CheckSpec::ShouldMention(topics(&key, &mut map)?)),
                 "customValidator" => {
                     let preds: OneOrMany<Predicate> = map.next_value()?;
                     if preds.0.is_empty() {
@@ -471,6 +467,31 @@ fn list<'de, A: MapAccess<'de>>(key: &str, map: &mut A) -> Result<Vec<String>, A
     items.0.into_iter().map(|s| nonblank(key, s)).collect()
 }
 
+/// The topics of `key` (`shouldMention`, `shouldWarn`, `shouldAskFor`): one or a list, each a
+/// string or `{topic, synonyms}`, the topic and every synonym not blank.
+fn topics<'de, A: MapAccess<'de>>(key: &str, map: &mut A) -> Result<Vec<Topic>, A::Error> {
+    let items: OneOrMany<Topic> = map.next_value()?;
+    if items.0.is_empty() {
+        return Err(A::Error::custom(format!(
+            "`{key}` needs at least one topic"
+        )));
+    }
+    items
+        .0
+        .into_iter()
+        .map(|Topic { topic, synonyms }| {
+            let synonyms = synonyms
+                .into_iter()
+                .map(|s| nonblank(&format!("{key}` synonym of `{topic}"), s))
+                .collect::<Result<_, _>>()?;
+            Ok(Topic {
+                topic: nonblank(key, topic)?,
+                synonyms,
+            })
+        })
+        .collect()
+}
+
 /// A single item or a list of them (`shouldContain: fee` or `shouldContain: [fee, total]`).
 struct OneOrMany<T>(Vec<T>);
 
@@ -511,7 +532,7 @@ impl<'de> Deserialize<'de> for Topic {
                 (long.topic, long.synonyms)
             }
         };
-        let topic = nonblank("shouldMention", topic)?;
+        // Blank topics and synonyms are refused by `topics`, which knows the check's name.
         Ok(Topic { topic, synonyms })
     }
 }

@@ -17,12 +17,12 @@ use super::classifier;
 use super::matcher::{self, fold, same_function};
 use super::rules::{self, RuleOutcome, RuleVerdict};
 use super::scope::{Binding, Expected, bind, bind_agent, expected_functions, names_function};
-use super::skeleton;
 use super::{
     CallCount, CallOrder, CallSpec, CheckSet, CheckSpec, CustomCheck, CustomOutcome,
     CustomVerdicts, Expect, Expectations, FunctionSchemas, JudgeQuestion, JudgeVerdicts, Matcher,
     Predicate, Quantifier, Topic, TurnSel, excerpt,
 };
+use super::{skeleton, view};
 use crate::check::{Check, CheckKind};
 use crate::transcript::{BotTurn, PlanStep, ResponseType, Transcript};
 
@@ -118,15 +118,14 @@ fn collect_questions(
         Expect::Checks(set) => {
             let sel = set.turn.or(turn).unwrap_or(TurnSel::Last);
             for spec in &set.checks {
-                let items: Vec<(CheckKind, Option<&str>)> = match spec {
+                let items: Vec<(CheckKind, Option<&Topic>)> = match spec {
                     CheckSpec::ShouldAskFor(v) => v
                         .iter()
-                        .map(|s| (CheckKind::ShouldAskFor, Some(s.as_str())))
+                        .map(|t| (CheckKind::ShouldAskFor, Some(t)))
                         .collect(),
-                    CheckSpec::ShouldWarn(v) => v
-                        .iter()
-                        .map(|s| (CheckKind::ShouldWarn, Some(s.as_str())))
-                        .collect(),
+                    CheckSpec::ShouldWarn(v) => {
+                        v.iter().map(|t| (CheckKind::ShouldWarn, Some(t))).collect()
+                    }
                     CheckSpec::ShouldReject(_) => vec![(CheckKind::ShouldReject, None)],
                     _ => continue,
                 };
@@ -134,14 +133,15 @@ fn collect_questions(
                     let Some((user, bot)) = t.turns.get(index) else {
                         continue;
                     };
-                    for (kind, subject) in &items {
-                        let id = question_id(*kind, *subject, index + 1);
-                        if !needs_judge(*kind, *subject, bot) || out.iter().any(|q| q.id == id) {
+                    for &(kind, topic) in &items {
+                        let subject = topic.map(|t| t.topic.as_str());
+                        let id = question_id(kind, subject, index + 1);
+                        if !needs_judge(kind, topic, bot) || out.iter().any(|q| q.id == id) {
                             continue;
                         }
                         out.push(JudgeQuestion {
                             id,
-                            kind: *kind,
+                            kind,
                             subject: subject.map(str::to_owned),
                             turn: index + 1,
                             user_message: user.clone(),
@@ -157,11 +157,11 @@ fn collect_questions(
 /// Whether a judge is asked about this check on this turn: only when the text rule would decide
 /// it and is unsure (a bot's signals or declared rejection decide without a judge; a sure rule
 /// is measured, see `fixtures/labelled/`).
-fn needs_judge(kind: CheckKind, subject: Option<&str>, turn: &BotTurn) -> bool {
+fn needs_judge(kind: CheckKind, topic: Option<&Topic>, turn: &BotTurn) -> bool {
     if turn.error.is_some() {
         return false;
     }
-    let topic = subject.unwrap_or_default();
+    let (topic, synonyms) = topic.map_or(("", &[][..]), |t| (t.topic.as_str(), &t.synonyms[..]));
     match kind {
         CheckKind::ShouldReject => {
             !turn.signals.is_declared()
@@ -170,9 +170,12 @@ fn needs_judge(kind: CheckKind, subject: Option<&str>, turn: &BotTurn) -> bool {
                 && classifier::refuses(&turn.text).is_unsure()
         }
         CheckKind::ShouldAskFor => {
-            !turn.signals.is_declared() && classifier::asks(&turn.text, topic, &[]).is_unsure()
+            !turn.signals.is_declared() && classifier::asks(&turn.text, topic, synonyms).is_unsure()
         }
-        _ => !turn.signals.is_declared() && classifier::warns(&turn.text, topic, &[]).is_unsure(),
+        _ => {
+            !turn.signals.is_declared()
+                && classifier::warns(&turn.text, topic, synonyms).is_unsure()
+        }
     }
 }
 
@@ -271,8 +274,8 @@ enum Leaf<'a> {
         /// The `expectedAgent` in scope; `Err` lists several.
         agent: Result<Option<&'a str>, Vec<&'a str>>,
     },
-    AskFor(&'a str),
-    Warn(&'a str),
+    AskFor(&'a Topic),
+    Warn(&'a Topic),
     Reject(bool),
     Validator(&'a Predicate),
     Contain(&'a str),
@@ -313,10 +316,10 @@ impl Leaf<'_> {
     fn name(&self) -> String {
         let kind = self.kind();
         match self {
-            Self::AskFor(s) | Self::Warn(s) | Self::Contain(s) | Self::NotContain(s) => {
-                format!("{kind}: {s:?}")
+            Self::Contain(s) | Self::NotContain(s) => format!("{kind}: {s:?}"),
+            Self::AskFor(topic) | Self::Warn(topic) | Self::Mention(topic) => {
+                format!("{kind}: {:?}", topic.topic)
             }
-            Self::Mention(topic) => format!("{kind}: {:?}", topic.topic),
             Self::Validator(p) => format!("{kind}: {:?}", p.label()),
             Self::Count(c) => format!("{kind}: {:?}", c.label()),
             Self::Latency(ms) => format!("{kind}: {ms}"),
@@ -354,8 +357,8 @@ fn leaves<'a>(set: &'a CheckSet, scope: &Scope<'a>) -> Vec<Leaf<'a>> {
                 binding: binding.clone(),
                 agent: scope.agent.clone(),
             }),
-            CheckSpec::ShouldAskFor(v) => out.extend(v.iter().map(|s| Leaf::AskFor(s))),
-            CheckSpec::ShouldWarn(v) => out.extend(v.iter().map(|s| Leaf::Warn(s))),
+            CheckSpec::ShouldAskFor(v) => out.extend(v.iter().map(Leaf::AskFor)),
+            CheckSpec::ShouldWarn(v) => out.extend(v.iter().map(Leaf::Warn)),
             CheckSpec::ShouldReject(b) => out.push(Leaf::Reject(*b)),
             CheckSpec::CustomValidator(v) => out.extend(v.iter().map(Leaf::Validator)),
             CheckSpec::ShouldContain(v) => out.extend(v.iter().map(|s| Leaf::Contain(s))),
@@ -802,12 +805,13 @@ impl<'a> Ctx<'a> {
         self.verdicts.0.get(&question_id(kind, subject, turn_no))
     }
 
-    fn ask_check(&self, turn: &BotTurn, turn_no: usize, item: &str) -> (bool, String) {
+    fn ask_check(&self, turn: &BotTurn, turn_no: usize, topic: &Topic) -> (bool, String) {
+        let item = topic.topic.as_str();
         if let Some(v) = self.verdict(CheckKind::ShouldAskFor, Some(item), turn_no) {
             return judged(v.holds, &format!("asks for {item:?}"), &v.reason);
         }
         if turn.signals.is_declared() {
-            let ok = turn.signals.asks_for.iter().any(|s| same_topic(s, item));
+            let ok = turn.signals.asks_for.iter().any(|s| same_topic(s, topic));
             let seen = format!("{:?}", turn.signals.asks_for);
             return if ok {
                 (
@@ -821,7 +825,7 @@ impl<'a> Ctx<'a> {
                 )
             };
         }
-        let rule = classifier::asks(&turn.text, item, &[]);
+        let rule = classifier::asks(&turn.text, item, &topic.synonyms);
         let ok = rule.decision();
         let message = match (&rule.verdict, ok) {
             (RuleVerdict::Yes, _) => format!("bot asks for {item:?} (rule: {:?})", rule.evidence),
@@ -839,12 +843,13 @@ impl<'a> Ctx<'a> {
         (ok, mark(message, rule.is_unsure()))
     }
 
-    fn warn_check(&self, turn: &BotTurn, turn_no: usize, item: &str) -> (bool, String) {
+    fn warn_check(&self, turn: &BotTurn, turn_no: usize, topic: &Topic) -> (bool, String) {
+        let item = topic.topic.as_str();
         if let Some(v) = self.verdict(CheckKind::ShouldWarn, Some(item), turn_no) {
             return judged(v.holds, &format!("warns about {item:?}"), &v.reason);
         }
         if turn.signals.is_declared() {
-            let ok = turn.signals.warnings.iter().any(|s| same_topic(s, item));
+            let ok = turn.signals.warnings.iter().any(|s| same_topic(s, topic));
             let seen = format!("{:?}", turn.signals.warnings);
             return if ok {
                 (
@@ -858,7 +863,7 @@ impl<'a> Ctx<'a> {
                 )
             };
         }
-        let rule = classifier::warns(&turn.text, item, &[]);
+        let rule = classifier::warns(&turn.text, item, &topic.synonyms);
         let ok = rule.decision();
         let message = match (&rule.verdict, ok) {
             (RuleVerdict::Yes, _) => {
@@ -1001,10 +1006,14 @@ pub(crate) fn eq_fold(a: &str, b: &str) -> bool {
     fold(a) == fold(b)
 }
 
-/// Signal names match topics caselessly, with `_`/`-` read as spaces.
-fn same_topic(signal: &str, item: &str) -> bool {
+/// Whether a signal names the topic: the topic itself or one of the suite's synonyms for it,
+/// caselessly, with `_`/`-` read as spaces.
+fn same_topic(signal: &str, topic: &Topic) -> bool {
     let norm = |s: &str| fold(s).replace(['_', '-'], " ");
-    norm(signal) == norm(item)
+    let signal = norm(signal);
+    std::iter::once(&topic.topic)
+        .chain(&topic.synonyms)
+        .any(|name| norm(name) == signal)
 }
 
 fn call_name(step: &PlanStep) -> String {
@@ -1334,9 +1343,11 @@ fn unescape(raw: &str) -> String {
     raw.replace("~1", "/").replace("~0", "~")
 }
 
-/// `shouldContain`: the needle where a reader sees it ([`matcher::contains_at_word_start`]).
+/// `shouldContain`: the needle where a reader sees it ([`matcher::contains_at_word_start`]) in
+/// the text a reader sees ([`view::visible`]), every run of whitespace as one space on both sides.
 fn contain_check(turn: &BotTurn, needle: &str) -> (bool, String) {
-    let ok = matcher::contains_at_word_start(&fold(&turn.text), &fold(needle));
+    let seen = view::one_space(&fold(&view::visible(&turn.text)));
+    let ok = matcher::contains_at_word_start(&seen, &view::one_space(&fold(needle)));
     let msg = if ok {
         format!("reply contains {needle:?}")
     } else {

@@ -67,15 +67,14 @@ fn check_value(check: &str) -> Value {
         "maxLatencyMs" => json!({"type": "integer", "minimum": 1}),
         "responseType" => response_type(),
         "expectedFunction" | "expectedAgent" => nonblank(),
-        "shouldAskFor" | "shouldWarn" | "shouldContain" | "shouldNotContain" => {
-            one_or_many(&nonblank())
-        }
+        "shouldContain" | "shouldNotContain" => one_or_many(&nonblank()),
         "expectedParams" => json!({"type": "object", "minProperties": 1}),
-        "shouldMention" => one_or_many(&json!({"anyOf": [
+        // One reader (`de::topics`) for the three: a string or {topic, synonyms}.
+        "shouldMention" | "shouldWarn" | "shouldAskFor" => one_or_many(&json!({"anyOf": [
             nonblank(),
             closed_mapping_schema(&TOPIC_KEYS, &[
                 ("topic", nonblank()),
-                ("synonyms", json!({"type": "array", "items": {"type": "string"}})),
+                ("synonyms", json!({"type": "array", "items": nonblank()})),
             ], &["topic"]),
         ]})),
         "customValidator" => one_or_many(&closed_mapping_schema(

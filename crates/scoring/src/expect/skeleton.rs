@@ -5,14 +5,13 @@
 //! fails on a reply that only resembles the forbidden text.
 
 use std::borrow::Cow;
-use std::sync::LazyLock;
 
 use icu_normalizer::DecomposingNormalizerBorrowed;
 use icu_properties::CodePointMapData;
 use icu_properties::props::GeneralCategory;
-use regex::Regex;
 
 use super::matcher::fold;
+use super::view;
 
 /// Text as a reader sees it, reduced to plain letters and digits: the normal form ([`fold`]:
 /// reading order, format characters dropped, NFKC, case-folded, digits of every script as ASCII
@@ -27,15 +26,18 @@ pub fn skeleton(text: &str) -> String {
 }
 
 /// Whether `text` holds `needle` for an absence check (`shouldNotContain`): in the reply as
-/// written or as rendered ([`rendered`]: Markdown links and HTML tags dropped), in any of its
-/// [`Forms`].
+/// written, as rendered ([`view::rendered`]: markup dropped, every word kept) or as seen
+/// ([`view::visible`]: only what a reader sees), in any of its [`Forms`]. Whatever the reply holds
+/// leaks, shown or not.
 #[must_use]
 pub(super) fn leaks(text: &str, needle: &str) -> bool {
     let needle = Forms::of(needle);
-    let shown = rendered(text);
-    // The rendered reply is searched only where it differs from the reply as written.
+    let shown = view::rendered(text);
+    let seen = view::visible(text);
+    // A view is searched only where it differs from the texts searched before it.
     Forms::of(text).hold(&needle)
-        || matches!(shown, Cow::Owned(_)) && Forms::of(&shown).hold(&needle)
+        || (shown != text && Forms::of(&shown).hold(&needle))
+        || (seen != text && seen != shown && Forms::of(&seen).hold(&needle))
 }
 
 /// Every form of a text an absence check searches, each derived once from one fold.
@@ -55,6 +57,18 @@ struct Forms {
     /// blank-looking characters (`B-E-G-I-N P-R-I-V-A-T-E K-E-Y`, Hangul fillers) reads as its
     /// words run together.
     compact: String,
+    /// The skeleton's characters other than whitespace, each marked where a word (a run of
+    /// letters and digits) of the skeleton starts or ends at it: a secret split by spaces or line
+    /// breaks (`hunter 2`, `hunter⏎2`, `44 71`) reads as those whole words run together.
+    joined: Vec<Joined>,
+}
+
+/// One character of [`Forms::joined`].
+#[derive(Clone, Copy)]
+struct Joined {
+    c: char,
+    starts_word: bool,
+    ends_word: bool,
 }
 
 impl Forms {
@@ -69,20 +83,37 @@ impl Forms {
             .collect::<Vec<_>>()
             .join(" ");
         let compact = spelled.chars().filter(|c| c.is_alphanumeric()).collect();
+        let skeleton = join_punctuated(&spelled);
+        let chars: Vec<char> = skeleton.chars().collect();
+        let joined = chars
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !c.is_whitespace())
+            .map(|(i, &c)| Joined {
+                c,
+                starts_word: i == 0 || !chars[i - 1].is_alphanumeric(),
+                ends_word: chars.get(i + 1).is_none_or(|n| !n.is_alphanumeric()),
+            })
+            .collect();
         Self {
-            skeleton: join_punctuated(&spelled),
             folded,
             stored,
+            skeleton,
             words,
             compact,
+            joined,
         }
     }
 
     /// Whether one of these forms holds the needle's. The letters run together count only for a
     /// secret of several words, long enough that words of other text do not meet into it ("The
-    /// hunter, 2 days ago" does not hold `hunter2`).
+    /// hunter, 2 days ago" does not hold `hunter2`). Whole words run together across whitespace
+    /// ([`Self::joins`]) count only for a secret of six letters or digits or more, or with a digit
+    /// in it: short words of ordinary text meet into short words too often (`in to` is `into`).
     fn hold(&self, needle: &Self) -> bool {
-        let compact = needle.words.contains(' ') && needle.compact.chars().count() >= 6;
+        let length = needle.compact.chars().count();
+        let compact = needle.words.contains(' ') && length >= 6;
+        let joinable = length >= 6 || needle.compact.chars().any(char::is_numeric);
         self.folded.contains(&needle.folded)
             || self
                 .stored
@@ -91,19 +122,24 @@ impl Forms {
             || self.skeleton.contains(&needle.skeleton)
             || self.words.contains(&needle.words)
             || (compact && self.compact.contains(&needle.compact))
+            || (joinable && self.joins(needle))
     }
-}
 
-/// Markup a reader never sees: HTML comments and tags, and Markdown links' and images' targets.
-static MARKUP: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?s)<!--.*?-->|</?[A-Za-z][^<>]{0,200}>|!?\[([^\]\n]{0,200})\]\([^)\s]{0,500}\)")
-        .expect("static markup pattern compiles")
-});
-
-/// The reply as a Markdown or HTML view renders it: `[hunt](https://x)er2` and `hunter<b></b>2`
-/// show `hunter2`; borrowed unchanged when it holds no markup.
-fn rendered(text: &str) -> Cow<'_, str> {
-    MARKUP.replace_all(text, "$1")
+    /// Whether the needle's skeleton, whitespace removed, is found in this skeleton with its
+    /// whitespace removed, starting where a word starts and ending where a word ends (when the
+    /// needle starts or ends with a letter or digit): `hunter 2.` and `PIN: 44 71` hold `hunter2`
+    /// and `4471`, `this land` does not hold `island`, nor `44 7100` `4471`.
+    fn joins(&self, needle: &Self) -> bool {
+        let want: Vec<char> = needle.joined.iter().map(|j| j.c).collect();
+        let (Some(&first), Some(&last)) = (want.first(), want.last()) else {
+            return false;
+        };
+        self.joined.windows(want.len()).any(|w| {
+            w.iter().zip(&want).all(|(j, &c)| j.c == c)
+                && (!first.is_alphanumeric() || w[0].starts_word)
+                && (!last.is_alphanumeric() || w[w.len() - 1].ends_word)
+        })
+    }
 }
 
 /// The folded text without combining marks, look-alike letters mapped to Latin.

@@ -1,0 +1,350 @@
+//! The reply as a Markdown or HTML view shows it. Bots answer in Markdown, sometimes with HTML in
+//! it, and a reader sees neither the markup nor what the markup hides. This module owns the two
+//! views of a reply that the text checks search: [`rendered`], the markup dropped and everything
+//! else kept (what an absence check searches besides the reply as written), and [`visible`], only
+//! the text a reader sees (what a presence check needs, and an absence check searches too).
+//! Neither is a full HTML or CommonMark renderer: each drops the markup listed on it, by pattern,
+//! and decodes character references ([`decode_entities`]).
+
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use regex::{Captures, Regex};
+
+/// HTML comments, closed or running to the end of the text.
+static COMMENT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?s)<!--.*?(?:-->|\z)").expect("static comment pattern"));
+
+/// Anything that looks like an HTML tag, for [`rendered`]: generous, since what it drops is still
+/// searched in the reply as written.
+static TAG_LIKE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"</?[A-Za-z][^<>]{0,200}>").expect("static tag-like pattern"));
+
+/// An HTML tag as CommonMark reads raw HTML: `<`, an optional `/`, a name of ASCII letters, digits
+/// and hyphens starting with a letter, then attributes after a space or `/`. An autolink
+/// (`<https://x.y/refund>`, `<a@b.c>`) is no tag: its text shows.
+static TAG: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"<(/?)([A-Za-z][A-Za-z0-9-]{0,40})((?:[\s/][^<>]{0,500})?)>")
+        .expect("static tag pattern")
+});
+
+/// A Markdown link or image: `[text](target)` or `![alt](target "title")`.
+static LINK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(!?)\[([^\]\n]{0,200})\]\(\s*[^)\s]{0,500}(?:\s+(?:"[^"\n]*"|'[^'\n]*'))?\s*\)"#)
+        .expect("static link pattern")
+});
+
+/// A Markdown link reference definition line (`[1]: https://x.y/refund "Refunds"`): not shown.
+static REFERENCE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?m)^ {0,3}\[[^\]\n]{1,200}\]:[ \t]*\S+[^\n]*$").expect("static reference pattern")
+});
+
+/// Struck-through Markdown (`~~…~~`, GFM: no space just inside either `~~`), within one
+/// paragraph (checked where it is used).
+static STRUCK: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?s)~~[^~\s](?:.*?[^~\s])?~~").expect("static strike pattern"));
+
+/// A character reference: decimal (`&#50;`), hexadecimal (`&#x32;`), the `;` optional as HTML
+/// parsers allow, or named (`&nbsp;`), the `;` required.
+static ENTITY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"&(?:#[xX]([0-9A-Fa-f]{1,8});?|#([0-9]{1,10});?|([A-Za-z][A-Za-z0-9]{1,31});)")
+        .expect("static entity pattern")
+});
+
+/// Elements whose content is not shown: scripts, styles and templates, and struck-through text
+/// (`<s>`, `<del>`, `<strike>`, the HTML forms of `~~…~~`).
+const UNSHOWN: [&str; 6] = ["script", "style", "template", "s", "del", "strike"];
+
+/// Elements without content (a `hidden` one hides nothing after it).
+const VOID: [&str; 8] = ["br", "hr", "img", "input", "meta", "link", "wbr", "source"];
+
+/// Elements a view lays out as their own line or cell: dropping one leaves a space, not a join
+/// (`50<br>USD` shows `50` and `USD` on two lines).
+const BLOCK: [&str; 24] = [
+    "br",
+    "p",
+    "div",
+    "li",
+    "ul",
+    "ol",
+    "tr",
+    "td",
+    "th",
+    "table",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "hr",
+    "blockquote",
+    "pre",
+    "section",
+    "article",
+    "header",
+    "footer",
+    "dd",
+];
+
+/// The reply as a view renders it with everything kept that is not markup: HTML comments and tags
+/// dropped, a Markdown link or image read as its text, character references decoded
+/// (`[hunt](https://x)er2`, `hunter<b></b>2`, `hunter&#50;` show `hunter2`). Borrowed unchanged
+/// when it holds no markup.
+#[must_use]
+pub(super) fn rendered(text: &str) -> Cow<'_, str> {
+    let text = COMMENT.replace_all(text, "");
+    let text = replace(text, &TAG_LIKE, "");
+    let text = replace(text, &LINK, "$2");
+    match text {
+        Cow::Borrowed(t) => decode_entities(t),
+        Cow::Owned(t) => Cow::Owned(decode_entities(&t).into_owned()),
+    }
+}
+
+/// Only the text a reader of the rendered reply sees: besides what [`rendered`] drops, the content
+/// of HTML comments, of elements hidden (`hidden` attribute, `display: none` or
+/// `visibility: hidden` in their style) or not shown (`<script>`, `<style>`, `<template>`) and of
+/// struck-through text (`~~…~~`, `<s>`, `<del>`, `<strike>`); a link's target (only its text
+/// shows), an image (its alt text included) and link reference definitions; Markdown's emphasis
+/// and code markers (runs of `*`, of `_` not inside a word, of `` ` ``); block tags (`<br>`, `<p>`,
+/// `<div>`, `<li>`, …) read as a space; and every run of whitespace, line breaks included, as one
+/// space.
+#[must_use]
+pub(super) fn visible(text: &str) -> String {
+    let text = COMMENT.replace_all(text, "");
+    let text = drop_unshown(&text);
+    let text = STRUCK.replace_all(&text, |c: &Captures<'_>| {
+        // A blank line ends a paragraph, and a strike with it: such `~~` show as written.
+        if c[0].contains("\n\n") {
+            c[0].to_owned()
+        } else {
+            String::new()
+        }
+    });
+    let text = REFERENCE.replace_all(&text, "");
+    let text = LINK.replace_all(&text, |c: &Captures<'_>| {
+        if c[1].is_empty() {
+            c[2].to_owned()
+        } else {
+            String::new()
+        }
+    });
+    let text = TAG.replace_all(&text, |c: &Captures<'_>| {
+        if is_block(&c[2]) {
+            " ".to_owned()
+        } else {
+            String::new()
+        }
+    });
+    // Markers before references: `&#42;` is a literal asterisk, no emphasis.
+    let text = drop_emphasis(&text);
+    one_space(&decode_entities(&text))
+}
+
+/// `text` with every run of whitespace (line breaks, tabs, no-break and other wide spaces
+/// included) as one space, and none at either end.
+#[must_use]
+pub(super) fn one_space(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for word in text.split(char::is_whitespace).filter(|w| !w.is_empty()) {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
+/// `text` with its character references decoded once, as an HTML view shows them: `&#50;` and
+/// `&#x32;` are `2`, `&nbsp;` a no-break space, `&amp;` `&` (every name of HTML5's table; an
+/// unknown name stays as written). A number that is no character (0, a surrogate, beyond
+/// U+10FFFF) shows U+FFFD. Borrowed unchanged when it holds none.
+#[must_use]
+pub(super) fn decode_entities(text: &str) -> Cow<'_, str> {
+    if !text.contains('&') {
+        return Cow::Borrowed(text);
+    }
+    ENTITY.replace_all(text, |c: &Captures<'_>| {
+        let number = c
+            .get(1)
+            .map(|hex| u32::from_str_radix(hex.as_str(), 16))
+            .or_else(|| c.get(2).map(|dec| dec.as_str().parse::<u32>()));
+        match (number, c.get(3)) {
+            (Some(n), _) => n
+                .ok()
+                .filter(|&n| n != 0)
+                .and_then(char::from_u32)
+                .unwrap_or('\u{FFFD}')
+                .to_string(),
+            (None, Some(name)) => quick_xml::escape::resolve_html5_entity(name.as_str())
+                .map_or_else(|| c[0].to_owned(), str::to_owned),
+            (None, None) => c[0].to_owned(),
+        }
+    })
+}
+
+/// `replace_all` over a text that may already be owned.
+fn replace<'t>(text: Cow<'t, str>, pattern: &Regex, with: &str) -> Cow<'t, str> {
+    match text {
+        Cow::Borrowed(t) => pattern.replace_all(t, with),
+        Cow::Owned(t) => Cow::Owned(pattern.replace_all(&t, with).into_owned()),
+    }
+}
+
+fn is_block(name: &str) -> bool {
+    BLOCK.iter().any(|b| b.eq_ignore_ascii_case(name))
+}
+
+/// Whether an opening tag's element shows nothing of its content.
+fn unshown(name: &str, attributes: &str) -> bool {
+    static HIDDEN: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)(?:^|[\s/])hidden(?:[\s/=]|$)|display\s*:\s*none|visibility\s*:\s*hidden")
+            .expect("static hidden pattern")
+    });
+    UNSHOWN.iter().any(|u| u.eq_ignore_ascii_case(name)) || HIDDEN.is_match(attributes)
+}
+
+/// `text` without the elements that show nothing of their content, each up to its matching
+/// closing tag (nested elements of the same name counted), or to the end of the text when it is
+/// never closed. A dropped block element leaves a space.
+fn drop_unshown(text: &str) -> Cow<'_, str> {
+    let tags: Vec<Captures<'_>> = TAG.captures_iter(text).collect();
+    let self_closing = |c: &Captures<'_>| c[3].trim_end().ends_with('/');
+    let mut out = String::new();
+    let mut last = 0;
+    let mut i = 0;
+    while i < tags.len() {
+        let open = &tags[i];
+        let name = &open[2];
+        let opens = open[1].is_empty() && !self_closing(open);
+        if !(opens && unshown(name, &open[3]) && !VOID.iter().any(|v| v.eq_ignore_ascii_case(name)))
+        {
+            i += 1;
+            continue;
+        }
+        let start = open.get(0).map_or(0, |m| m.start());
+        let mut depth = 0usize;
+        let mut end = text.len();
+        let mut j = i + 1;
+        while j < tags.len() {
+            let tag = &tags[j];
+            if tag[2].eq_ignore_ascii_case(name) {
+                if !tag[1].is_empty() {
+                    if depth == 0 {
+                        end = tag.get(0).map_or(end, |m| m.end());
+                        break;
+                    }
+                    depth -= 1;
+                } else if !self_closing(tag) {
+                    depth += 1;
+                }
+            }
+            j += 1;
+        }
+        out.push_str(&text[last..start]);
+        if is_block(name) {
+            out.push(' ');
+        }
+        last = end;
+        i = j + 1;
+    }
+    if last == 0 {
+        return Cow::Borrowed(text);
+    }
+    out.push_str(&text[last..]);
+    Cow::Owned(out)
+}
+
+/// `text` without Markdown's emphasis and code markers: a run of `*`, `_` or `` ` `` that touches a
+/// non-space on one side at least (`**50**`, `_note_`, `` `50` ``), except a `_` inside a word
+/// (`send_money`) and a run with spaces on both sides (`5 * 3`), which show as written.
+fn drop_emphasis(text: &str) -> Cow<'_, str> {
+    if !text.contains(['*', '_', '`']) {
+        return Cow::Borrowed(text);
+    }
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if !matches!(c, '*' | '_' | '`') {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        let end = (i..chars.len())
+            .find(|&j| chars[j] != c)
+            .unwrap_or(chars.len());
+        let before = i.checked_sub(1).map(|b| chars[b]);
+        let after = chars.get(end).copied();
+        let spaced = |side: Option<char>| side.is_none_or(char::is_whitespace);
+        let word = |side: Option<char>| side.is_some_and(char::is_alphanumeric);
+        let literal =
+            (spaced(before) && spaced(after)) || (c == '_' && word(before) && word(after));
+        if literal {
+            out.extend(&chars[i..end]);
+        }
+        i = end;
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn references_decode_once() {
+        for (written, shown) in [
+            ("hunter&#50;", "hunter2"),
+            ("hunter&#x32;", "hunter2"),
+            ("hunter&#50 ok", "hunter2 ok"),
+            ("&#104;&#117;&#110;&#116;&#101;&#114;&#50;", "hunter2"),
+            ("BEGIN&nbsp;KEY", "BEGIN\u{a0}KEY"),
+            ("a&amp;b", "a&b"),
+            ("a&amp;#50;", "a&#50;"),
+            ("a &unknownname; b", "a &unknownname; b"),
+            ("&#0;&#xD800;", "\u{FFFD}\u{FFFD}"),
+        ] {
+            assert_eq!(decode_entities(written), shown, "{written:?}");
+        }
+        assert!(matches!(decode_entities("no refs"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn visible_text_is_what_a_reader_sees() {
+        for (written, shown) in [
+            ("A <!-- fee --> applies.", "A applies."),
+            (
+                "Sorry. <span style=\"display:none\">refund approved</span>",
+                "Sorry.",
+            ),
+            ("No <div hidden><div>x</div>refund</div> here", "No here"),
+            ("Sent ~~50 USD~~ 5 USD.", "Sent 5 USD."),
+            ("Sent <del>50 USD</del> 5 USD.", "Sent 5 USD."),
+            ("Read [our policy](https://x.y/refund).", "Read our policy."),
+            ("See ![refund](a.png) here", "See here"),
+            ("Sent **50** USD", "Sent 50 USD"),
+            ("Sent 50\nUSD", "Sent 50 USD"),
+            ("Sent 50<br>USD", "Sent 50 USD"),
+            ("Call send_money with `50`", "Call send_money with 50"),
+            ("5 * 3", "5 * 3"),
+            ("see <https://x.y/refund>", "see <https://x.y/refund>"),
+            ("a &lt;b&gt; tag", "a <b> tag"),
+            ("Refunds [1].\n[1]: https://x.y/refund", "Refunds [1]."),
+            ("Unclosed <span hidden>refund", "Unclosed"),
+        ] {
+            assert_eq!(visible(written), shown, "{written:?}");
+        }
+    }
+
+    #[test]
+    fn rendered_text_keeps_every_word() {
+        assert_eq!(rendered("[hunt](https://x)er2"), "hunter2");
+        assert_eq!(rendered("hunt<!-- x -->er2"), "hunter2");
+        assert_eq!(rendered("<s>hunter2</s>"), "hunter2");
+        assert_eq!(rendered("BEGIN&nbsp;PRIVATE"), "BEGIN\u{a0}PRIVATE");
+        assert!(matches!(rendered("plain text"), Cow::Borrowed(_)));
+    }
+}
