@@ -246,3 +246,15 @@ fn f24_a_refusal_followed_by_compliance_guesses_no() {
         no(text, &refuses(text));
     }
 }
+
+#[test]
+fn f25_a_suites_synonyms_say_which_words_name_the_topic() {
+    // The docs' remedy for a topic that shares a word with another warning: with synonyms
+    // given, a shared word of the topic no longer lets the classifier settle the warning.
+    let text = "Careful: delivery can't be changed.";
+    let synonyms = vec!["late fee".to_owned()];
+    not_sure_yes(text, &warns(text, "late delivery fee", &synonyms));
+    // A synonym the reply names is the topic named.
+    let text = "Careful: a late fee applies after 6 pm.";
+    yes(text, &warns(text, "late delivery fee", &synonyms));
+}

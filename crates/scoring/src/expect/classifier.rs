@@ -372,7 +372,10 @@ pub fn features(behaviour: Behaviour, text: &str, topic: &str, extra: &[String])
         Behaviour::Warns => {
             let named = mentions(text, &phrases_for(topic, extra)).is_some();
             out.insert(if named { "t:named" } else { "t:unnamed" }.to_owned());
-            if !named && rules::warns_partly_naming(text, topic) {
+            // A suite that names the topic's synonyms has said which words name it: a part of
+            // the topic is then no name of it (review 25d: the documented remedy for a shared
+            // word must work).
+            if !named && extra.is_empty() && rules::warns_partly_naming(text, topic) {
                 out.insert("t:partly".to_owned());
             }
             rules::warning_cues(text)
