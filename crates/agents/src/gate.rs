@@ -27,6 +27,11 @@
 //! islands hold; on a `low_coverage` measurement only when no untagged word could make such a
 //! join.
 //!
+//! A language whose firm words are all quoted, in parentheses or in backticks (a sign, a slogan,
+//! a gloss, code) is mentioned, not switched to (`quoted_only`), and texts that alternate
+//! languages every word or two are a word-by-word rendering (`word_by_word`): both are refused
+//! whatever the `cs_type`.
+//!
 //! A pass needs *firm* evidence of both languages (per text for intra-sentential types): words
 //! tagged by script, by one word list alone or by a function word of one language — not words
 //! whose language is uncertain (the measurement's `uncertain` per sentence): look-alikes, whose
@@ -162,6 +167,16 @@ fn evidence_verdict(
     if let Some(refusal) = no_firm_evidence(m) {
         return Ok(refusal);
     }
+    // A language whose firm words are all quoted, in parentheses or in backticks (a sign, a
+    // slogan, a line of a song, a gloss, code) is mentioned, not switched to.
+    if let Some(refusal) = quoted_only(m) {
+        return Ok(refusal);
+    }
+    // Languages that alternate every word or two in most texts are a word-by-word rendering,
+    // not a speaker's switching.
+    if let Some(refusal) = word_by_word(m) {
+        return Ok(refusal);
+    }
     let need = usize::try_from(settings.min_switch_points.max(1)).unwrap_or(usize::MAX);
     let intra = cs_type.is_some_and(|t| t.to_ascii_lowercase().contains("intra"));
     // A conversation is one discourse: asked for intra-sentential switching, it is judged on
@@ -200,6 +215,101 @@ fn evidence_verdict(
             }
         }
     }
+}
+
+/// The refusal of a batch where one language's firm words all stand between quotation marks
+/// (`"…"`, `“…”`, `„…“`, `«…»`, `「…」`), in parentheses or brackets, or in backticks, and the
+/// other language's firm words outside them: a sign, a slogan, a tattoo, a line of a song or a
+/// film quoted ("un panneau indique « Sorry, we're closed »"), a gloss ("cuscuz (a kind of corn
+/// couscous)") or code (`` `git pull` ``) is a mention of the language, not a switch to it.
+/// `None` when a firm word of each language stands outside them, or no firm word inside.
+fn quoted_only(m: &Measurement) -> Option<GateVerdict> {
+    let pair = (m.first_language, m.second_language);
+    let languages = [m.first_language, m.second_language];
+    // Firm words of each language, [outside, inside].
+    let mut firm_words = [[0_usize; 2]; 2];
+    for s in &m.sentences {
+        let (mut quoted, mut backticks, mut brackets) = (false, false, 0_usize);
+        for t in &s.tokens {
+            if t.tag == WordTag::Untagged(UntaggedReason::Symbol) {
+                for c in t.text.chars() {
+                    match c {
+                        '„' | '«' | '‹' | '「' | '『' => quoted = true,
+                        '”' | '»' | '›' | '」' | '』' => quoted = false,
+                        '"' | '“' => quoted = !quoted,
+                        '`' => backticks = !backticks,
+                        '(' | '[' => brackets += 1,
+                        ')' | ']' => brackets = brackets.saturating_sub(1),
+                        _ => {}
+                    }
+                }
+                continue;
+            }
+            let WordTag::Lang(language) = t.tag else {
+                continue;
+            };
+            if codeswitch::is_firm_word(pair.0, pair.1, t) {
+                let inside = quoted || backticks || brackets > 0;
+                firm_words[usize::from(language == m.second_language)][usize::from(inside)] += 1;
+            }
+        }
+    }
+    let mentioned = (0..2)
+        .find(|&l| firm_words[l][0] == 0 && firm_words[l][1] > 0 && firm_words[1 - l][0] > 0)?;
+    Some(GateVerdict {
+        passed: Some(false),
+        reason: format!(
+            "every firm {} word of the batch is quoted, in parentheses or in backticks (a sign, \
+             a slogan, a lyric, a gloss, code) among {} text: a mention of {}, not code \
+             switching",
+            languages[mentioned],
+            languages[1 - mentioned],
+            languages[mentioned]
+        ),
+    })
+}
+
+/// A text with at least this many tagged words can be judged for word-by-word alternation.
+const WORD_BY_WORD_MIN_WORDS: usize = 10;
+
+/// The share of a text's places between two tagged words that must be switch points for the
+/// text to alternate word by word. Real code switching changes language far less often: the
+/// hand-tagged code-switched sentences of 10 tagged words or more switch at 0.56 of them at
+/// most ("Ayer fuimos al mall y compramos unos sneakers bien cute").
+const WORD_BY_WORD_SHARE: f64 = 0.6;
+
+/// The refusal of a batch most of whose texts (at least 2) alternate languages word by word: at
+/// least [`WORD_BY_WORD_MIN_WORDS`] tagged words with switch points at [`WORD_BY_WORD_SHARE`]
+/// or more of the places between them ("Yo want ir a the tienda para buy algunos eggs y the
+/// leche"). A bilingual switches at phrases and clauses, not at every other word; such text is a
+/// word-for-word rendering or word salad. `None` otherwise.
+fn word_by_word(m: &Measurement) -> Option<GateVerdict> {
+    let alternating: Vec<usize> = m
+        .sentences
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| {
+            let words = s.tagged.total();
+            #[allow(clippy::cast_precision_loss)] // word counts are far below 2^52
+            let share = s.switch_points as f64 / words.saturating_sub(1).max(1) as f64;
+            words >= WORD_BY_WORD_MIN_WORDS && share >= WORD_BY_WORD_SHARE
+        })
+        .map(|(i, _)| i + 1)
+        .collect();
+    (alternating.len() >= 2 && 2 * alternating.len() > m.sentences.len()).then(|| {
+        let texts: Vec<String> = alternating.iter().map(ToString::to_string).collect();
+        GateVerdict {
+            passed: Some(false),
+            reason: format!(
+                "texts {} of {} switch language at {:.0}% or more of the places between their \
+                 words: alternation every word or two is a word-by-word rendering, not code \
+                 switching",
+                texts.join(", "),
+                m.sentences.len(),
+                100.0 * WORD_BY_WORD_SHARE
+            ),
+        }
+    })
 }
 
 /// Words of the other language at most this many at a text's start or end are a tag.
@@ -758,7 +868,7 @@ fn punctuation_joins(tokens: &[TaggedWord], less: Language, pair: (Language, Lan
             if ends_sentence(t) {
                 return true;
             }
-            if firm_english(t) {
+            if firm_english(t) || (k != from && t.tag == WordTag::Lang(Language::English)) {
                 return false;
             }
             if forward && k + 1 < tokens.len() {

@@ -51,12 +51,13 @@ const SETS: [(&str, &str, f64); 4] = [
 const MIN_MIXED_PASSED: f64 = 0.51;
 
 /// The same for the third held-out set (Portuguese, Tagalog and Indonesian with English, made
-/// measurable in round C): 17 of 44 (38.6%) today. Lower than the others because wordfreq's
+/// measurable in round C): 18 of 44 (40.9%) today (17 until round G made English clitics such
+/// as "I'm" firm beside Tagalog and Indonesian; 0.38 until then). Lower than the others because wordfreq's
 /// Filipino and Indonesian lists are web text full of the English loans Taglish and Jakarta
 /// chat use ("traffic", "budget", "meeting", "deadline" at Zipf 3.5–4.5), so a one-sentence
 /// batch whose only switch is such a loan is "could not tell" — refused, never accepted.
 /// Multi-sentence batches with a switched clause pass (the gate tests). A ratchet.
-const MIN_MIXED_PASSED_ROUND_C: f64 = 0.38;
+const MIN_MIXED_PASSED_ROUND_C: f64 = 0.40;
 
 #[test]
 fn no_monolingual_control_passes_and_most_real_switches_do() {

@@ -62,10 +62,6 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "lg_es_numbers_pad",
         "discourse words after names or numbers are 5% or more of every word, set off by a comma as a real tag is",
     ),
-    (
-        "r_tl1",
-        "real, refused: \"I'm so hungry\" is not firm beside Tagalog (Filipino list)",
-    ),
     ("r_tl2", "real, refused: \"okay\" is language-neutral"),
     (
         "r_id2",

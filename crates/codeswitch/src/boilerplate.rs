@@ -29,6 +29,22 @@ const PROGRAM_LINE_STARTS: &[&str] = &[
     "click here to unsubscribe",
 ];
 
+/// The openings of a mail's confidentiality notice ("This email is confidential and intended
+/// only for …", "The information contained in this message is privileged …"): with one of
+/// [`NOTICE_WORDS`] in the same line, the line is the notice a mail server appends.
+const NOTICE_STARTS: &[&str] = &[
+    "this email",
+    "this e-mail",
+    "this message",
+    "this communication",
+    "this transmission",
+    "the information contained in this",
+    "the information in this",
+];
+
+/// The words that make a line opening with one of [`NOTICE_STARTS`] a confidentiality notice.
+const NOTICE_WORDS: &[&str] = &["confidential", "intended", "privileged"];
+
 /// Phrases that make a whole line a mail program's notice wherever they stand in it (lower-cased):
 /// "---------- Forwarded message ---------", "Please do not reply to this email".
 const PROGRAM_LINE_PHRASES: &[&str] = &[
@@ -155,6 +171,8 @@ pub(crate) fn spans(text: &str) -> Vec<(usize, usize)> {
         if PROGRAM_LINE_STARTS.iter().any(|s| lower.starts_with(s))
             || PROGRAM_LINE_PHRASES.iter().any(|s| lower.contains(s))
             || is_reply_attribution(&lower)
+            || (NOTICE_STARTS.iter().any(|s| lower.starts_with(s))
+                && NOTICE_WORDS.iter().any(|w| lower.contains(w)))
             || SIGN_OFFS.contains(&sign_off)
             || is_composed_sign_off(&lower)
             || (lines && is_mail_line(&lower))
@@ -243,6 +261,8 @@ mod tests {
             "Please do NOT reply to this message.",
             "On Mon, 3 Jun 2024 at 18:40, Rahul Mehta <rahul@example.in> wrote:",
             "Please consider the environment before printing this e-mail",
+            "This email is confidential and intended only for the named recipient.",
+            "The information contained in this message is privileged and confidential.",
         ] {
             assert_eq!(
                 covered(&format!("Ci sentiamo lunedì.\n{line}\nPaolo")),
@@ -258,6 +278,8 @@ mod tests {
         assert!(covered("Regards to your mother, dile que la extraño").is_empty());
         assert!(covered("I sent from my office the whole report, ya lo tienes").is_empty());
         assert!(covered("To be honest, no me gustó nada").is_empty());
+        // A sentence about a mail that is no confidentiality notice.
+        assert!(covered("This email is for you, léelo con calma").is_empty());
         // A sign-off closing a line after the writer's sentence, before a name.
         assert_eq!(
             covered("Te paso el archivo. Thanks & regards, Marta"),

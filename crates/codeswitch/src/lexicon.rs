@@ -136,3 +136,20 @@ pub fn is_function_word(language: Language, word: &str) -> bool {
     };
     list.contains(&word)
 }
+
+/// An English pronoun or verb with an English clitic ("I'm", "you're", "we've", "I'd",
+/// "don't", "let's"), lower-cased. No other Latin-script language of the tool ends a word in
+/// these clitics (French and Italian elide at a word's start: "l'homme", "dell'anno"), so the
+/// word is English however often the other language's web text borrows it: wordfreq's Filipino,
+/// Malay and Indonesian lists hold "I'm" and "let's" from the code-switched text they were
+/// built from.
+pub(crate) fn is_english_contraction(word: &str) -> bool {
+    let Some((stem, clitic)) = word.rsplit_once('\'') else {
+        return false;
+    };
+    let letters = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphabetic());
+    letters(stem)
+        && (matches!(clitic, "m" | "re" | "ve" | "ll" | "d")
+            || (clitic == "t" && stem.ends_with('n'))
+            || word == "let's")
+}

@@ -88,6 +88,11 @@
 //! title: [`UntaggedReason::Name`] ("J'ai relu The catcher in the rye", "Crazy, Stupid, Love
 //! passe ce soir"); in German pairs it needs two capitalised English words.
 //!
+//! **English clitics.** In every pair with English, a word with an English clitic ("I'm",
+//! "you're", "we've", "I'll", "don't", "let's") is English, before the frequency lists, and
+//! firm: no other language of the tool ends a word so, though wordfreq's Filipino, Malay and
+//! Indonesian lists hold such words from the code-switched web text they were built from.
+//!
 //! **German dialect look-alikes.** In a German–English text, "I", "is", "a", "no", "mia" and
 //! "ned" (also Bavarian and Austrian spellings) tagged English are firm only beside a firm
 //! English word; otherwise they are [`TaggedWord::inferred`].

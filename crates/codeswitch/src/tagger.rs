@@ -679,6 +679,12 @@ impl LanguagePair {
             (false, true) => Some(WordTag::Lang(self.second)),
             (false, false) => None,
         };
+        // "I'm", "don't", "let's": English clitics, whatever the other list borrowed.
+        if (self.first == Language::English || self.second == Language::English)
+            && lexicon::is_english_contraction(&normalised)
+        {
+            return Verdict::Tag(WordTag::Lang(Language::English));
+        }
         let evidence = wordlists::pair_evidence(self.first, self.second, &normalised);
         if evidence == PairEvidence::LookAlike {
             return Verdict::LookAlike(
@@ -932,14 +938,23 @@ fn slash_cuts_word(chars: &[char], i: usize) -> bool {
 /// ([`is_word_cutter`], a syllable-cutting `/`: [`slash_cuts_word`]) between two letters are
 /// dropped too.
 fn without_invisible_characters(text: &str) -> String {
-    let chars: Vec<char> = text
+    let filtered: String = text
         .chars()
         .filter(|c| !is_format_character(*c))
         .map(|c| if c == '\u{2011}' { '-' } else { c })
         .collect();
+    // A file path's slashes part folders, not syllables ("C:/Users/Rahul/My Pictures").
+    let paths = path_spans(&filtered);
+    let in_path = |at: usize| {
+        paths
+            .iter()
+            .any(|(start, end)| (*start..*end).contains(&at))
+    };
+    let offsets: Vec<usize> = filtered.char_indices().map(|(at, _)| at).collect();
+    let chars: Vec<char> = filtered.chars().collect();
     let mut out = String::with_capacity(text.len());
     for (i, &c) in chars.iter().enumerate() {
-        if c == '/' && slash_cuts_word(&chars, i) {
+        if c == '/' && !in_path(offsets[i]) && slash_cuts_word(&chars, i) {
             continue;
         }
         if is_word_cutter(c) {
@@ -1058,6 +1073,35 @@ fn link_spans(text: &str) -> Vec<(usize, usize)> {
     }
     if let Some(from) = start {
         check(from, text.len(), &mut spans);
+    }
+    spans.extend(path_spans(text));
+    spans
+}
+
+/// Byte ranges of `text` that are file paths written with a drive letter (`C:/Users/…`,
+/// `D:\Fotos\…`), and with the pieces that go on after a space while each holds a `/` or a `\`
+/// (folder names with spaces: `C:/Users/Rahul/My Pictures/Goa Trip` covers all but "Trip",
+/// which a name or a word of the text can be).
+fn path_spans(text: &str) -> Vec<(usize, usize)> {
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    let mut in_path = false;
+    let mut at = 0;
+    for token in text.split_inclusive(char::is_whitespace) {
+        let word = token.trim_end();
+        let trimmed = word.trim_start_matches(['(', '[', '"', '\'', '\u{201c}', '`']);
+        let mut chars = trimmed.chars();
+        let drive = matches!(
+            (chars.next(), chars.next(), chars.next()),
+            (Some(letter), Some(':'), Some('/' | '\\')) if letter.is_ascii_alphabetic()
+        );
+        in_path = drive || (in_path && word.contains(['/', '\\']));
+        if in_path && !word.is_empty() {
+            match spans.last_mut() {
+                Some((_, end)) if !drive && *end + 1 >= at => *end = at + word.len(),
+                _ => spans.push((at, at + word.len())),
+            }
+        }
+        at += token.len();
     }
     spans
 }

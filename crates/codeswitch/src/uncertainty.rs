@@ -203,7 +203,8 @@ pub fn is_firm(first: Language, second: Language, word: &TaggedWord) -> bool {
         return true;
     }
     let normalised = normalise(&word.text);
-    lexicon::is_function_word(first, &normalised)
+    (word.tag == WordTag::Lang(Language::English) && lexicon::is_english_contraction(&normalised))
+        || lexicon::is_function_word(first, &normalised)
         || lexicon::is_function_word(second, &normalised)
         || wordlists::pair_evidence(first, second, &normalised) != wordlists::PairEvidence::Neither
 }

@@ -562,3 +562,24 @@ fn a_token_longer_than_any_word_is_ambiguous_and_not_given_to_lingua() {
     let tags = pair.tag(&format!("es {word}"));
     assert_eq!(tags[1].tag, WordTag::Lang(Language::Spanish));
 }
+
+/// Round G of issue 26: a file path with a drive letter goes on over folder names with spaces
+/// while each piece holds a slash (its slashes are not syllable cuts), and an English clitic is
+/// English beside a language whose web word list borrowed it.
+#[test]
+fn drive_paths_with_spaces_are_symbols_and_english_clitics_are_english() {
+    let pair = LanguagePair::parse("Spanish", "English").expect("a supported pair");
+    let words = pair.tag("Están en C:/Users/Ana/My Pictures/Beach Trip ahora");
+    let language_words: Vec<&str> = words
+        .iter()
+        .filter(|w| w.tag != SYM)
+        .map(|w| w.text.as_str())
+        .collect();
+    assert_eq!(language_words, ["Están", "en", "Trip", "ahora"]);
+    let pair = LanguagePair::parse("Tagalog", "English").expect("a supported pair");
+    for word in ["I'm", "let's", "don't", "we've"] {
+        let words = pair.tag(&format!("Sige, {word} kain na tayo"));
+        let tag = words.iter().find(|w| w.text == word).map(|w| w.tag);
+        assert_eq!(tag, Some(EN), "{word}");
+    }
+}
