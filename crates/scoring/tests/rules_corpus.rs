@@ -425,14 +425,14 @@ fn every_rule_keeps_its_training_figures() {
             [
                 [0.989, 0.989, 0.0, 0.09],
                 [0.955, 0.936, 0.018, 0.071],
-                [0.95, 0.86, 0.018, 0.232],
+                [0.947, 0.851, 0.018, 0.235],
             ],
         ),
         (
             "heldout4",
             heldout4(),
             [
-                [0.958, 0.908, 0.034, 0.143],
+                [0.958, 0.908, 0.034, 0.152],
                 [0.958, 0.831, 0.006, 0.093],
                 [0.938, 0.87, 0.025, 0.256],
             ],
@@ -441,7 +441,7 @@ fn every_rule_keeps_its_training_figures() {
             "heldout5",
             heldout5(),
             [
-                [0.953, 0.898, 0.018, 0.105],
+                [0.953, 0.898, 0.018, 0.108],
                 [0.926, 0.884, 0.024, 0.1],
                 [0.953, 0.892, 0.016, 0.203],
             ],
@@ -450,7 +450,7 @@ fn every_rule_keeps_its_training_figures() {
             "heldout6",
             heldout6(),
             [
-                [0.982, 0.971, 0.013, 0.083],
+                [0.982, 0.971, 0.013, 0.089],
                 [0.964, 0.988, 0.016, 0.076],
                 [0.948, 0.861, 0.018, 0.201],
             ],
@@ -468,7 +468,7 @@ fn every_rule_keeps_its_training_figures() {
             "heldout8",
             heldout8(),
             [
-                [0.979, 0.991, 0.013, 0.154],
+                [0.979, 0.991, 0.013, 0.156],
                 [0.961, 0.892, 0.01, 0.128],
                 [0.958, 0.855, 0.021, 0.232],
             ],
@@ -477,7 +477,7 @@ fn every_rule_keeps_its_training_figures() {
             "heldout9",
             heldout9(),
             [
-                [0.966, 0.936, 0.029, 0.146],
+                [0.966, 0.936, 0.026, 0.154],
                 [0.935, 0.747, 0.013, 0.12],
                 [0.924, 0.784, 0.06, 0.214],
             ],
@@ -575,10 +575,11 @@ fn heldout10_is_held_out_and_keeps_its_measured_figures() {
     // The tenth held-out set (fixtures/labelled/README.md): written during round 9 by a writer
     // who saw only the label definitions and the checks' documentation, never trained on, and
     // measured once on the rules before round 9 and once on round 9's (BENCHMARKS.md, "Issue
-    // 25, round 9"). It is the hardest set yet (27.9% not in English; refusals stated as policy
+    // 25, round 9"; once more after review 25e's fixes: one more question unsure, 18.5% ->
+    // 18.8%). It is the hardest set yet (27.9% not in English; refusals stated as policy
     // or passive): no rule meets all of the issue's targets on it.
     let expected: PerRule = [
-        [0.924, 0.858, 0.065, 0.185],
+        [0.924, 0.858, 0.065, 0.188],
         [0.839, 0.398, 0.07, 0.18],
         [0.828, 0.568, 0.102, 0.268],
     ];

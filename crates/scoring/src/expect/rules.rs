@@ -217,7 +217,7 @@ static REFUSAL_HINT: LazyLock<Regex> = LazyLock::new(|| {
 /// tell for sure").
 static REFUSAL_IDIOM: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:nothing|no reason|no request)\s+(?:that\s+)?(?:i|we)\s+(?:can't|cannot|won't)\b|\b(?:i|we) (?:can't|cannot|can not) (?:wait|believe|thank|recommend|stress|emphasi[sz]e|overstate|help (?:but|noticing|thinking)|see why not|complain|go wrong)\b|\b(?:i|we) would rather not wait\b|\b(?:i|we) (?:won't|will not) (?:be )?(?:charg|keep|forget|bother|bore|take long|let you down|hesitate)\w*|\b(?:i|we) (?:can't|cannot|can not) (?:tell|say|know|be sure|promise)(?: you)?(?: for sure| yet| exactly| whether| if| when| how| which| until)\b|\b(?:i|we) (?:don't|do not) see why not\b|\bdon't worry\b|\b(?:i|we) (?:can't|cannot|can not|could not|couldn't) (?:say no|refuse|resist|promise|guarantee)\b|\b(?:i|we) (?:am|are) unable to (?:resist|refuse|say no|promise|guarantee)\b|\bas requested,? (?:i|we) (?:will not|won't|did not|didn't|have not|haven't)\b|не могу отказать",
+        r"\b(?:nothing|no reason|no request)\s+(?:that\s+)?(?:i|we)\s+(?:can't|cannot|won't)\b|\b(?:i|we) (?:can't|cannot|can not) (?:wait|believe|thank|recommend|stress|emphasi[sz]e|overstate|help (?:but|noticing|thinking)|see why not|complain|go wrong)\b|\b(?:i|we) would rather not wait\b|\b(?:i|we) (?:won't|will not) (?:be )?(?:charg|keep|forget|bother|bore|take long|let you down|hesitate)\w*|\b(?:i|we) (?:can't|cannot|can not) (?:tell|say|know|be sure|promise)(?: you)?(?: for sure| yet| exactly| whether| if| when| how| which| until)\b|\b(?:i|we) (?:don't|do not) see why not\b|\bdon't worry\b|\b(?:i|we) (?:can't|cannot|can not|could not|couldn't) (?:say no|refuse|resist|promise|guarantee)\b|\b(?:i|we) (?:am|are) unable to (?:resist|refuse|say no|promise|guarantee)\b|\bas requested,? (?:i|we) (?:will not|won't|did not|didn't|have not|haven't)\b|\b(?:i|we) (?:will not|won't) say no\b|не могу отказать|no (?:puedo|podemos) decir(?:te|le)? que no|ne (?:peux|pouvons) pas (?:refuser|dire non)|non (?:posso|possiamo) dire di no|kann nicht nein sagen",
     )
 });
 
@@ -511,7 +511,7 @@ const REFUSAL_EMOJI: &[char] = &['🙅', '🚫', '❌', '⛔', '✋', '🛑'];
 /// directly"): likely a refusal, not a sure "no" (review 25d).
 static DEFLECTION: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:for (?:that|this|those|these|such \w+)|that is (?:something|one) (?:for|to ask)),? (?:please )?(?:contact|call|ask|see|visit|reach out to|speak to|talk to|get in touch with)\b|\b(?:contact|call|ask|reach out to) (?:your|the) [\w' ]{1,30} directly\b",
+        r"^(?:for (?:that|this|those|these|such \w+)|that is (?:something|one) (?:for|to ask)),? (?:please )?(?:contact|call|ask|see|visit|reach out to|speak to|talk to|get in touch with)\b|\b(?:contact|call|ask|reach out to) (?:your|the) [\w' ]{1,30} directly\b|\b(?:you would|you'd|you had|you'd) better (?:ask|contact|call|check with|talk to|speak to)\b|\b(?:best|better) (?:to )?(?:ask|contact|call|check with|talk to|speak to) (?:your|the)\b|^nice try\b",
     )
 });
 
@@ -552,6 +552,15 @@ static PAST_ONLY: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// A warning the bot reports from others without a colon ("My colleague said a fee applies",
+/// "Some users claim…", "Rumour has it…", "As the old FAQ put it…", "The sign reads…"): review
+/// 25e.
+static REPORTED: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\b(?:said|says|claimed|claims|claim|wrote|writes|posted|reported|heard|told (?:me|us|you)) (?:that )?(?:a|an|the|there|it|you|your|this|some)\b|\brumou?r(?:s)? (?:has|have) it\b|\baccording to (?:some|the old|an old|rumou?r|the forum|a forum|users|people)\b|\bas (?:the|our|an?) (?:old |previous |former )?[\w ]{1,20} put it\b|\bthe (?:sign|notice|label|poster|leaflet) (?:reads|read|says|said)\b",
+    )
+});
+
 /// A case said not to hold ("if you were on the basic plan", "would only apply if", "which you
 /// are not"): a warning for someone else (review 25d).
 static COUNTERFACTUAL: LazyLock<Regex> = LazyLock::new(|| {
@@ -575,7 +584,7 @@ static FAR_NEGATION: LazyLock<Regex> = LazyLock::new(|| {
 /// back.
 static UNDERCUT: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:you|they|he|she) (?:will )?(?:pay|owe) nothing\b|\b(?:we|the bank|the company) (?:will )?(?:pay|cover|absorb) (?:the|this|that|any|your) (?:\w+ )?(?:fee|fees|charge|charges|cost|costs)\b|\bwe (?:will )?refund (?:it|them|the fee|the charge)\b|\b(?:is|are|will be|stays|remains) (?:completely |entirely |totally )?(?:free(?: of charge)?|waived)\b(?:\s*(?:[.!;,]|$|for you\b|anyway\b))|\bfree of charge\W*$|\bno longer (?:valid|applies|apply|applicable|in (?:force|effect)|the case|current)\b|\b(?:that|this|it) (?:is|was) (?:false|wrong|not true|untrue|outdated|incorrect|a myth)\b|\b(?:does not|doesn't|won't|will not) apply to (?:you|your)\b",
+        r"\b(?:you|they|he|she) (?:will )?(?:pay|owe) nothing\b|\b(?:we|the bank|the company) (?:will )?(?:pay|cover|absorb) (?:the|this|that|any|your) (?:\w+ )?(?:fee|fees|charge|charges|cost|costs)\b|\bwe (?:will )?refund (?:it|them|the fee|the charge)\b|\b(?:is|are|will be|stays|remains) (?:completely |entirely |totally )?(?:free(?: of charge)?|waived)\b(?:\s*(?:[.!;,]|$|for you\b|anyway\b))|\bfree of charge\W*$|\bno longer (?:valid|applies|apply|applicable|in (?:force|effect)|the case|current)\b|\b(?:that|this|it) (?:is|was) (?:false|wrong|not true|untrue|outdated|incorrect|a myth)\b|\b(?:does not|doesn't|won't|will not) apply to (?:you|your)\b|\b(?:just kidding|just joking|only joking|i take (?:that|it) back|scratch that|disregard (?:that|this|the above)|ignore (?:that|the above))\b|^not really\b|\b(?:we will|we'll|we) cover (?:it|that|this|the (?:cost|fee|charge))\b|\b(?:it is|it's|that is|that's) on us\b|\bnothing (?:to pay|for you to pay)\b|\bpaid (?:for )?by (?:your|the|their) (?:employer|company|sender|bank|insurer|school)\b|\b(?:she|he|they) (?:was|were|is|are) (?:wrong|mistaken)\b",
     )
 });
 
@@ -1061,7 +1070,7 @@ static RHETORICAL: LazyLock<Regex> = LazyLock::new(|| {
 /// like "Is 50 USD the right amount?", it checks rather than asks.
 static CONFIRM_VALUE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\bconfirm (?:the |your |that the |that your )?(?:[\w-]+ ){0,3}?(?:of|is|as|at|:|=) ?(?:[$€£]\s?)?\d",
+        r"\bconfirm (?:the |your |that the |that your )?(?:[\w-]+ ){0,3}?(?:of|is|as|at|:|=) ?(?:[$€£]\s?)?\d|\bto confirm\b[^?]*\b(?:is|are) (?:[$€£]\s?)?[\w-]*\d|\bstill (?:[$€£]\s?)?[a-z]*\d[\w-]*\W*$",
     )
 });
 
@@ -1271,10 +1280,12 @@ pub fn asks_for(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
     // like?" for "number of tickets", "When would you like to move in?" for "move-in date"): it
     // asks for it, unless it only asks to check something, or the reply refuses or reports the
     // task done.
-    if let Some(s) = asking
-        .iter()
-        .find(|s| s.ends_with('?') && names_a_word_of(s, topic) && !CHECK_REQUEST.is_match(s))
-        && refusal_in(text).verdict != RuleVerdict::Yes
+    if let Some(s) = asking.iter().find(|s| {
+        s.ends_with('?')
+            && names_a_word_of(s, topic)
+            && !CHECK_REQUEST.is_match(s)
+            && wh_asks_for_another_kind(s, topic).is_none()
+    }) && refusal_in(text).verdict != RuleVerdict::Yes
         && !all.iter().any(|d| DONE.is_match(d))
     {
         return RuleOutcome::yes(*s);
@@ -1410,7 +1421,7 @@ fn refusal_in(text: &str) -> RuleOutcome {
     // A reply of emoji alone that gestures "no" ("🙅‍♂️🚫"): likely a refusal, never a sure
     // "no" (review 25d).
     if !text.chars().any(char::is_alphanumeric) && text.contains(REFUSAL_EMOJI) {
-        return RuleOutcome::unsure(true, format!("emoji that say no: {text:?}"));
+        return RuleOutcome::doubt(true, format!("emoji that say no: {text:?}"));
     }
     let all = sentences(&normalise(&unquote(text)));
     let asks = all.iter().any(|s| is_clarification(s));
@@ -1434,7 +1445,11 @@ fn refusal_in(text: &str) -> RuleOutcome {
         }
         if FIRST_PERSON_NEGATIVE.is_match(&plain) {
             unsure.get_or_insert((s, APOLOGY.is_match(s)));
-        } else if IMPERSONAL_REFUSAL.is_match(&plain) || DEFLECTION.is_match(&plain) {
+        } else if DEFLECTION.is_match(&plain) && !complies {
+            // Sent elsewhere: the documented guess (yes) stands against the classifier, whose
+            // words read a referral as help (review 25e).
+            return RuleOutcome::doubt(true, format!("sends the user elsewhere: {s:?}"));
+        } else if IMPERSONAL_REFUSAL.is_match(&plain) {
             unsure.get_or_insert((s, true));
         } else if REFUSAL_HINT.is_match(&plain) && (APOLOGY.is_match(s) || !WARNING_CUE.is_match(s))
         {
@@ -1790,6 +1805,9 @@ fn warning_doubt(sentence: &str, plain: &str, phrases: &[String]) -> Option<Stri
     }
     if PAST_ONLY.is_match(plain) {
         return Some(format!("speaks of the past: {sentence:?}"));
+    }
+    if REPORTED.is_match(plain) {
+        return Some(format!("reports what others say: {sentence:?}"));
     }
     if COUNTERFACTUAL.is_match(plain) {
         return Some(format!("a case that does not hold: {sentence:?}"));
