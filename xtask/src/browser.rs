@@ -140,16 +140,12 @@ fn huge_text() -> String {
     HUGE_TEXT_PIECE.repeat((1 << 20) / HUGE_TEXT_PIECE.len() + 1)
 }
 
-/// Builds the debug binary and returns its path.
+/// Builds the debug binary and returns its path: as `cargo test --workspace` builds it
+/// ([`crate::export_check::debug_binary`]). `cargo build -p scenario-engine` resolved the
+/// dependencies' features for that package alone and so, on a fresh clone in CI, compiled 71
+/// of them again (about five minutes of the browser step), and the next step compiled them back.
 pub(crate) fn debug_binary(root: &Path) -> anyhow::Result<PathBuf> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    crate::venv::run(Command::new(cargo).current_dir(root).args([
-        "build",
-        "--quiet",
-        "-p",
-        "scenario-engine",
-    ]))?;
-    Ok(crate::target_dir(root).join("debug/scenario-engine"))
+    crate::export_check::debug_binary(root)
 }
 
 /// Builds the binary and starts `view` over `paths`; returns it and its URL.
