@@ -257,6 +257,16 @@ fn check(
     // What the store kept of task 1 at its kill: the records of its checkpoint, and the answered
     // calls of its unfinished scenarios (the response journal carried beside it).
     let kept: std::collections::HashSet<String> = ids(&moto.text("run/checkpoints/1.jsonl")?);
+    // The checkpoint as the store holds it after the kill: the task may have written another
+    // record between the status read above and the kill (a loaded CI machine did), and the
+    // resume must start from what was kept, not from what status saw a moment earlier.
+    if (kept.len() as u64) < checkpointed {
+        bail!(
+            "task 1's checkpoint lost records at its kill: status saw {checkpointed}, the store keeps {}",
+            kept.len()
+        );
+    }
+    let checkpointed = kept.len() as u64;
     let carried = moto
         .text("run/checkpoints/1.cache.jsonl")?
         .lines()
