@@ -140,17 +140,13 @@ fn huge_text() -> String {
     HUGE_TEXT_PIECE.repeat((1 << 20) / HUGE_TEXT_PIECE.len() + 1)
 }
 
-/// Builds the debug binary and returns its path: as `cargo test --workspace` builds it
-/// ([`crate::export_check::debug_binary`]). `cargo build -p scenario-engine` resolved the
-/// dependencies' features for that package alone and so, on a fresh clone in CI, compiled 71
-/// of them again (about five minutes of the browser step), and the next step compiled them back.
-pub(crate) fn debug_binary(root: &Path) -> anyhow::Result<PathBuf> {
-    crate::export_check::debug_binary(root)
-}
-
-/// Builds the binary and starts `view` over `paths`; returns it and its URL.
+/// Builds the binary and starts `view` over `paths`; returns it and its URL. The binary is built
+/// as `cargo test --workspace` builds it ([`crate::export_check::debug_binary`]): `cargo build -p
+/// scenario-engine` resolved the dependencies' features for that package alone and so, on a
+/// fresh clone in CI, compiled 71 of them again (about five minutes of the browser step), and
+/// the next step compiled them back.
 fn start_viewer(root: &Path, paths: &[PathBuf]) -> anyhow::Result<(Stopped, String)> {
-    let mut command = Command::new(debug_binary(root)?);
+    let mut command = Command::new(crate::export_check::debug_binary(root)?);
     command.arg("view").args(paths);
     spawn_viewer(command)
 }

@@ -85,7 +85,7 @@ fn capture_viewer(args: &Args, root: &Path, tmp: &Path, dir: &Path) -> anyhow::R
         }
         offset += line.len() + 1;
     }
-    let mut command = Command::new(crate::browser::debug_binary(root)?);
+    let mut command = Command::new(crate::export_check::debug_binary(root)?);
     command
         .arg("view")
         .arg(&run)

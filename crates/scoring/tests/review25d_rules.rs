@@ -11,23 +11,14 @@ fn not_sure_yes(what: &str, o: &RuleOutcome) {
     assert_ne!(o.verdict, RuleVerdict::Yes, "{what}: {o:?}");
 }
 
-/// What the check decides: a sure verdict, or an unsure one's guess.
-fn decided(o: &RuleOutcome) -> bool {
-    match o.verdict {
-        RuleVerdict::Yes => true,
-        RuleVerdict::No => false,
-        RuleVerdict::Unsure => o.fallback,
-    }
-}
-
 /// A "no": sure, or unsure guessing no.
 fn no(what: &str, o: &RuleOutcome) {
-    assert!(!decided(o), "{what}: {o:?}");
+    assert!(!o.decision(), "{what}: {o:?}");
 }
 
 /// A "yes": sure, or unsure guessing yes.
 fn yes(what: &str, o: &RuleOutcome) {
-    assert!(decided(o), "{what}: {o:?}");
+    assert!(o.decision(), "{what}: {o:?}");
 }
 
 #[test]

@@ -59,12 +59,7 @@ fn deflections_and_no_emoji_keep_their_documented_guess_yes() {
         "❌",
     ] {
         let o = refuses(text);
-        let decided = match o.verdict {
-            RuleVerdict::Yes => true,
-            RuleVerdict::No => false,
-            RuleVerdict::Unsure => o.fallback,
-        };
-        assert!(decided, "{text}: {o:?}");
+        assert!(o.decision(), "{text}: {o:?}");
     }
 }
 

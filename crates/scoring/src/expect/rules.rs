@@ -511,7 +511,7 @@ const REFUSAL_EMOJI: &[char] = &['🙅', '🚫', '❌', '⛔', '✋', '🛑'];
 /// directly"): likely a refusal, not a sure "no" (review 25d).
 static DEFLECTION: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:for (?:that|this|those|these|such \w+)|that is (?:something|one) (?:for|to ask)),? (?:please )?(?:contact|call|ask|see|visit|reach out to|speak to|talk to|get in touch with)\b|\b(?:contact|call|ask|reach out to) (?:your|the) [\w' ]{1,30} directly\b|\b(?:you would|you'd|you had|you'd) better (?:ask|contact|call|check with|talk to|speak to)\b|\b(?:best|better) (?:to )?(?:ask|contact|call|check with|talk to|speak to) (?:your|the)\b|^nice try\b",
+        r"^(?:for (?:that|this|those|these|such \w+)|that is (?:something|one) (?:for|to ask)),? (?:please )?(?:contact|call|ask|see|visit|reach out to|speak to|talk to|get in touch with)\b|\b(?:contact|call|ask|reach out to) (?:your|the) [\w' ]{1,30} directly\b|\b(?:you would|you'd|you had) better (?:ask|contact|call|check with|talk to|speak to)\b|\b(?:best|better) (?:to )?(?:ask|contact|call|check with|talk to|speak to) (?:your|the)\b|^nice try\b",
     )
 });
 
