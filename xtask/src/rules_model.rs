@@ -5,8 +5,8 @@
 //! the check; it takes seconds).
 //!
 //! Source: the labelled replies of `fixtures/labelled/` listed in [`TRAINING_FILES`], written
-//! for this project (fixtures/labelled/README.md): all twelve files since issue 25's ninth round.
-//! A held-out set written later (`heldout10.jsonl`) is not in the list, so it stays held out.
+//! for this project (fixtures/labelled/README.md): all thirteen files since issue 25's tenth round.
+//! A held-out set written later (`heldout11.jsonl`) is not in the list, so it stays held out.
 //!
 //! `RULES_MODEL_DUMP=DIR` also writes each behaviour's replies, one line each, to
 //! `DIR/<behaviour>.tsv` (file, row, label, the rule's verdict, guess and reasoned flag, the
@@ -52,6 +52,7 @@ pub(crate) const TRAINING_FILES: &[&str] = &[
     "heldout7.jsonl",
     "heldout8.jsonl",
     "heldout9.jsonl",
+    "heldout10.jsonl",
 ];
 
 /// The files whose replies choose the bands: the held-out sets, written blind and measured before
@@ -68,6 +69,7 @@ const BAND_FILES: &[&str] = &[
     "heldout7.jsonl",
     "heldout8.jsonl",
     "heldout9.jsonl",
+    "heldout10.jsonl",
 ];
 
 const MODEL_FILE: &str = "crates/scoring/data/rules_model.txt";

@@ -7,8 +7,9 @@
 //! sets (`heldout2.jsonl`, `heldout3.jsonl`) are never used to tune them; since issue 25's fourth
 //! round all but `heldout4.jsonl` train the classifier beside them; since round 6 all eight files
 //! do, `heldout5.jsonl` included, since round 8 all eleven, `heldout6.jsonl` to
-//! `heldout8.jsonl` too, and since round 9 all twelve, `heldout9.jsonl` too
-//! (fixtures/labelled/README.md); a newer set (`heldout10.jsonl`) is measured with `--file`.
+//! `heldout8.jsonl` too, since round 9 all twelve, `heldout9.jsonl` too, and since round 10 all
+//! thirteen, `heldout10.jsonl` too (fixtures/labelled/README.md); a newer set
+//! (`heldout11.jsonl`) is measured with `--file`.
 
 use scoring::CheckKind;
 use scoring::expect::{
@@ -16,7 +17,7 @@ use scoring::expect::{
     warns_by_rules,
 };
 
-const CORPORA: [(&str, &str); 12] = [
+const CORPORA: [(&str, &str); 13] = [
     (
         "replies.jsonl",
         include_str!("../../../fixtures/labelled/replies.jsonl"),
@@ -64,6 +65,10 @@ const CORPORA: [(&str, &str); 12] = [
     (
         "heldout9.jsonl",
         include_str!("../../../fixtures/labelled/heldout9.jsonl"),
+    ),
+    (
+        "heldout10.jsonl",
+        include_str!("../../../fixtures/labelled/heldout10.jsonl"),
     ),
 ];
 

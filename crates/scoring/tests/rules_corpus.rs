@@ -66,6 +66,10 @@ fn heldout10() -> Vec<LabelledReply> {
     corpus(include_str!("../../../fixtures/labelled/heldout10.jsonl"))
 }
 
+fn heldout11() -> Vec<LabelledReply> {
+    corpus(include_str!("../../../fixtures/labelled/heldout11.jsonl"))
+}
+
 fn heldout4() -> Vec<LabelledReply> {
     corpus(include_str!("../../../fixtures/labelled/heldout4.jsonl"))
 }
@@ -367,20 +371,20 @@ type PerRule = [[f64; 4]; 3];
 
 #[test]
 fn every_rule_keeps_its_training_figures() {
-    // Since issue 25's ninth round all twelve files train the classifiers beside the three rules
+    // Since issue 25's tenth round all thirteen files train the classifiers beside the three rules
     // (`cargo xtask rules-model`), so these are TRAINING figures (in sample), not held-out
     // ones: they keep a change from silently costing accuracy on replies already labelled.
     // The development estimate is the nested leave-one-domain-out cross-validation the trainer
     // prints, the honest one a set written afterwards (BENCHMARKS.md). Per file: ask, refuse,
     // warn as [accuracy, recall, sure-and-wrong, unsure], at the measured figures.
-    let files: [(&str, Vec<LabelledReply>, PerRule); 12] = [
+    let files: [(&str, Vec<LabelledReply>, PerRule); 13] = [
         (
             "replies",
             replies(),
             [
                 [0.988, 0.966, 0.004, 0.024],
-                [0.996, 1.0, 0.0, 0.105],
-                [0.984, 1.0, 0.0, 0.089],
+                [0.996, 1.0, 0.0, 0.109],
+                [0.984, 1.0, 0.0, 0.077],
             ],
         ),
         (
@@ -398,7 +402,7 @@ fn every_rule_keeps_its_training_figures() {
             [
                 [1.0, 1.0, 0.0, 0.014],
                 [1.0, 1.0, 0.0, 0.042],
-                [1.0, 1.0, 0.0, 0.105],
+                [1.0, 1.0, 0.0, 0.112],
             ],
         ),
         (
@@ -415,8 +419,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout2(),
             [
                 [0.994, 0.989, 0.003, 0.076],
-                [0.985, 0.985, 0.0, 0.052],
-                [0.966, 0.901, 0.021, 0.125],
+                [0.979, 0.985, 0.0, 0.049],
+                [0.979, 0.93, 0.018, 0.125],
             ],
         ),
         (
@@ -424,8 +428,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout3(),
             [
                 [0.989, 0.989, 0.0, 0.09],
-                [0.955, 0.936, 0.018, 0.071],
-                [0.947, 0.851, 0.018, 0.235],
+                [0.953, 0.936, 0.024, 0.063],
+                [0.95, 0.877, 0.013, 0.237],
             ],
         ),
         (
@@ -433,17 +437,17 @@ fn every_rule_keeps_its_training_figures() {
             heldout4(),
             [
                 [0.958, 0.908, 0.034, 0.152],
-                [0.958, 0.831, 0.006, 0.093],
-                [0.938, 0.87, 0.025, 0.256],
+                [0.958, 0.831, 0.006, 0.081],
+                [0.944, 0.89, 0.022, 0.27],
             ],
         ),
         (
             "heldout5",
             heldout5(),
             [
-                [0.953, 0.898, 0.018, 0.108],
-                [0.926, 0.884, 0.024, 0.1],
-                [0.953, 0.892, 0.016, 0.203],
+                [0.955, 0.898, 0.018, 0.108],
+                [0.926, 0.884, 0.021, 0.097],
+                [0.955, 0.922, 0.016, 0.221],
             ],
         ),
         (
@@ -451,17 +455,17 @@ fn every_rule_keeps_its_training_figures() {
             heldout6(),
             [
                 [0.982, 0.971, 0.013, 0.089],
-                [0.964, 0.988, 0.016, 0.076],
-                [0.948, 0.861, 0.018, 0.201],
+                [0.958, 0.988, 0.016, 0.078],
+                [0.956, 0.896, 0.01, 0.203],
             ],
         ),
         (
             "heldout7",
             heldout7(),
             [
-                [0.969, 0.972, 0.01, 0.146],
-                [0.982, 0.988, 0.005, 0.083],
-                [0.956, 0.911, 0.018, 0.221],
+                [0.969, 0.972, 0.005, 0.151],
+                [0.974, 0.988, 0.005, 0.073],
+                [0.956, 0.92, 0.016, 0.237],
             ],
         ),
         (
@@ -469,17 +473,26 @@ fn every_rule_keeps_its_training_figures() {
             heldout8(),
             [
                 [0.979, 0.991, 0.013, 0.156],
-                [0.961, 0.892, 0.01, 0.128],
-                [0.958, 0.855, 0.021, 0.232],
+                [0.956, 0.892, 0.01, 0.112],
+                [0.971, 0.9, 0.016, 0.24],
             ],
         ),
         (
             "heldout9",
             heldout9(),
             [
-                [0.966, 0.936, 0.026, 0.154],
-                [0.935, 0.747, 0.013, 0.12],
-                [0.924, 0.784, 0.06, 0.214],
+                [0.966, 0.936, 0.023, 0.156],
+                [0.938, 0.77, 0.008, 0.12],
+                [0.94, 0.838, 0.044, 0.237],
+            ],
+        ),
+        (
+            "heldout10",
+            heldout10(),
+            [
+                [0.924, 0.858, 0.065, 0.188],
+                [0.917, 0.72, 0.013, 0.198],
+                [0.906, 0.808, 0.047, 0.312],
             ],
         ),
     ];
@@ -510,8 +523,8 @@ fn the_classifiers_improve_on_the_rules_alone() {
     assert!(after[2].accuracy() > before[2].accuracy() + 0.08);
 }
 
-/// The twelve files that train the classifiers (`TRAINING_FILES` in `xtask/src/rules_model.rs`).
-fn training() -> [Vec<LabelledReply>; 12] {
+/// The thirteen files that train the classifiers (`TRAINING_FILES` in `xtask/src/rules_model.rs`).
+fn training() -> [Vec<LabelledReply>; 13] {
     [
         replies(),
         heldout(),
@@ -525,6 +538,7 @@ fn training() -> [Vec<LabelledReply>; 12] {
         heldout7(),
         heldout8(),
         heldout9(),
+        heldout10(),
     ]
 }
 
@@ -547,16 +561,23 @@ fn holds_blind_set(
 }
 
 #[test]
-fn heldout5_to_heldout9_are_shaped_as_the_issue_asks_and_share_no_reply() {
-    // The fifth to ninth held-out sets (fixtures/labelled/README.md): each written blind by
+fn heldout5_to_heldout10_are_shaped_as_the_issue_asks_and_share_no_reply() {
+    // The fifth to tenth held-out sets (fixtures/labelled/README.md): each written blind by
     // someone who saw only the label definitions (and, from the sixth, the checks'
     // documentation), each measured as a blind set (BENCHMARKS.md, "Issue 25: round 5", "round
     // 6", "round 7", "round 8"); heldout5 has trained the classifiers since round 6, heldout6 to
-    // heldout8 since round 8 and heldout9 since round 9 (their figures are in
+    // heldout8 since round 8, heldout9 since round 9 and heldout10 since round 10 (their figures are in
     // `every_rule_keeps_its_training_figures`). Each is
     // shaped as the issue asks and shares no reply with any other training file.
     let all = training();
-    for (at, n) in [(7, 380), (8, 384), (9, 384), (10, 384), (11, 384)] {
+    for (at, n) in [
+        (7, 380),
+        (8, 384),
+        (9, 384),
+        (10, 384),
+        (11, 384),
+        (12, 384),
+    ] {
         let set = &all[at];
         assert_eq!(set.len(), n, "training file {at}");
         assert_shaped_as_the_issue_asks(set);
@@ -571,17 +592,17 @@ fn heldout5_to_heldout9_are_shaped_as_the_issue_asks_and_share_no_reply() {
 }
 
 #[test]
-fn heldout10_is_held_out_and_keeps_its_measured_figures() {
-    // The tenth held-out set (fixtures/labelled/README.md): written during round 9 by a writer
-    // who saw only the label definitions and the checks' documentation, never trained on, and
-    // measured once on the rules before round 9 and once on round 9's (BENCHMARKS.md, "Issue
-    // 25, round 9"; once more after review 25e's fixes: one more question unsure, 18.5% ->
-    // 18.8%). It is the hardest set yet (27.9% not in English; refusals stated as policy
-    // or passive): no rule meets all of the issue's targets on it.
+fn heldout11_is_held_out_and_keeps_its_measured_figures() {
+    // The eleventh held-out set (fixtures/labelled/README.md): 12 new domains, 23.2% not in
+    // English, written during round 9 by a writer who saw only the label definitions and the
+    // checks' documentation, never trained on, and measured once on round 9's rules (ask 96.4 /
+    // 96.3 / 2.9 / 15.1, refuse 89.3 / 57.1 / 5.5 / 13.0, warn 85.4 / 61.5 / 9.9 / 24.0) and once on
+    // round 10's (BENCHMARKS.md, "Issue 25, round 10"). Asking meets the issue's targets but for
+    // 0.1 point of unsure; refusing and warning miss on recall and sure-and-wrong.
     let expected: PerRule = [
-        [0.924, 0.858, 0.065, 0.188],
-        [0.839, 0.398, 0.07, 0.18],
-        [0.828, 0.568, 0.102, 0.268],
+        [0.964, 0.963, 0.029, 0.151],
+        [0.904, 0.619, 0.044, 0.13],
+        [0.857, 0.658, 0.094, 0.253],
     ];
-    holds_blind_set("heldout10", &heldout10(), 384, &training(), expected);
+    holds_blind_set("heldout11", &heldout11(), 384, &training(), expected);
 }

@@ -456,6 +456,13 @@ fn nonblank<E: de::Error>(key: &str, value: String) -> Result<String, E> {
     if trimmed.is_empty() {
         return Err(E::custom(format!("`{key}` must not be blank")));
     }
+    // Blank once read as every check reads text (format characters such as U+200B dropped,
+    // NFKC): it would match every reply, or none (review 25e).
+    if super::matcher::fold(trimmed).trim().is_empty() {
+        return Err(E::custom(format!(
+            "`{key}` is blank once invisible characters are dropped ({trimmed:?}): write the text to match"
+        )));
+    }
     Ok(trimmed.to_owned())
 }
 
@@ -517,8 +524,7 @@ impl<'de> Deserialize<'de> for Topic {
         #[serde(deny_unknown_fields)]
         struct Long {
             topic: String,
-            #[serde(default)]
-            synonyms: Vec<String>,
+            synonyms: Option<Vec<String>>,
         }
         let value = Value::deserialize(deserializer)?;
         let (topic, synonyms) = match value {
@@ -529,7 +535,17 @@ impl<'de> Deserialize<'de> for Topic {
                         "a topic is a string or {{topic: ..., synonyms: [...]}}: {e}"
                     ))
                 })?;
-                (long.topic, long.synonyms)
+                // `synonyms: []` names no synonym: a slip (review 25e), not a choice.
+                let synonyms = match long.synonyms {
+                    Some(list) if list.is_empty() => {
+                        return Err(D::Error::custom(format!(
+                            "`synonyms` of `{}` is an empty list: list at least one synonym, or drop the key",
+                            long.topic
+                        )));
+                    }
+                    list => list.unwrap_or_default(),
+                };
+                (long.topic, synonyms)
             }
         };
         // Blank topics and synonyms are refused by `topics`, which knows the check's name.

@@ -74,7 +74,7 @@ fn check_value(check: &str) -> Value {
             nonblank(),
             closed_mapping_schema(&TOPIC_KEYS, &[
                 ("topic", nonblank()),
-                ("synonyms", json!({"type": "array", "items": nonblank()})),
+                ("synonyms", json!({"type": "array", "minItems": 1, "items": nonblank()})),
             ], &["topic"]),
         ]})),
         "customValidator" => one_or_many(&closed_mapping_schema(

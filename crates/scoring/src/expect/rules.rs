@@ -196,12 +196,22 @@ static REFUSAL_PHRASE: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// Refusals stated as the business's scope or capacity, with no negative word a reader of
+/// "I can't" looks for (issue 25, round 10: heldout10's writer refused this way): outside our
+/// policy or what we do, not set up or qualified for it, another trade's job, fully booked, a
+/// service stopped, referred to a partner. A sure "yes".
+static POLICY_REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\boutside (?:of )?(?:our|the|my) (?:policy|policies|scope|remit)\b|\bfalls? outside\b|\boutside (?:of )?what (?:we|i) (?:do|offer|handle|cover|provide)\b|\b(?:we|i) (?:are|am) not (?:set up|equipped|qualified|certified|licensed|insured|trained) (?:for|to)\b|\bnot something (?:we|i) (?:are|am) (?:qualified|equipped|set up|licensed|certified|able|allowed|permitted) to\b|\bour (?:own )?(?:team|staff|technicians?|electricians?|engineers?|stylists?|groomers?) (?:is|are) not (?:certified|qualified|licensed|insured|trained|allowed|permitted)\b|\b(?:is|are) (?:a|an) [\w-]+'s job\b|\b(?:is|are) (?:now |currently |already )?(?:fully|completely) (?:booked|allocated|subscribed|taken|reserved)\b|\b(?:we|i) (?:have )?(?:stopped|ceased|no longer) (?:offering|doing|taking|providing|selling|accepting|offer|do|take|provide|sell|accept)\b|\bsomething we stopped\b|\b(?:is|are) referred to (?:our|a|an) (?:specialist|partner)",
+    )
+});
+
 /// Refusals without a first-person subject: the rule is unsure (guess: yes when the reply asks
 /// nothing and complies with nothing): "Refunding to another card is not permitted" refuses,
 /// "Smoking is not permitted in the rooms" states a rule.
 static IMPERSONAL_REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:no|nope|no way|negative|nein|non|nej|hayır|아니요)\W*$|(?:\bnot|n't) (?:possible|allowed|permitted|authori[sz]ed|an option)\b|\b(?:can't|cannot|can not|may not) be (?:issued|refunded|disclosed|shared|released|given|granted|sold|honou?red|fulfilled|processed|approved|accepted|booked|arranged|provided|made|done|completed|transferred|renewed|extended|waived|exchanged|returned|modified|offered|unlocked|added|sent|paid|shown)\b|\b(?:won't|will not|wouldn't|would not) be (?:possible|allowed|permitted)\b|\bhandled by\b|\bnot by (?:us|me)\b|\bonly (?:a|an|the|your) \w+ (?:can|may)\b|\b(?:can|may) only be \w+ed\b|\bbest to (?:talk|speak|ask|check) (?:to|with)\b|\bis (?:a )?(?:no-go|firm no|non-starter)\b|\boff the table\b|\bnot on the cards\b|(?:\bnot|n't) (?:offered|given)\b|(?:\bnot|n't) (?:taken|accepted|handled|booked|processed|arranged) (?:through|via|over|by|in|on) (?:this|the) (?:chat|channel|assistant|bot)\b|(?:\bnot|n't) (?:being )?(?:taken|exchangeable|transferable|considered|part of (?:our|the))\b|\b(?:is|are) reserved for\b|\bonly (?:via|through|by|with|for) (?:a|an|the|their|your|our)\b|\bonly (?:accepted|carried out|done|available|possible|offered|handled|sold|issued)\b|\boutside (?:of )?what (?:this|our|the)\b|\bfalls? to (?:a|an|the|our)\b|\bsomething (?:the|our|a) \w+(?: \w+)? (?:does|handles|takes care of)\b|\b(?:is|are) (?:fully )?booked out\b|\b(?:are|is) declined\b|\b(?:we|i) (?:do not|don't|never) (?:\w+ )?(?:accept|take|do|offer|sell|tattoo|cut|open|fit|install|repair|fix|remove|book|deliver|ship|collect|provide|give|lend|rent|hire|make|print|quote|serve|treat|perform|arrange|handle|work|cater|carry|stock)\b|\bno \w+(?:amos|emos|imos)\b|\bnon \w+iamo\b|\bnão \w+(?:amos|emos|imos)\b|\bnous ne \w+ons pas\b|\bwir \w+en (?:\w+ ){0,3}?(?:kein\w*|nicht)\b|\b(?:wij|we) \w+en (?:\w+ ){0,4}?(?:geen|niet)\b|\bkan vi inte\b|\bne\w+íme\b",
+        r"^(?:no|nope|no way|negative|nein|non|nej|hayır|아니요)\W*$|(?:\bnot|n't) (?:possible|allowed|permitted|authori[sz]ed|an option)\b|\b(?:can't|cannot|can not|may not) be (?:issued|refunded|disclosed|shared|released|given|granted|sold|honou?red|fulfilled|processed|approved|accepted|booked|arranged|provided|made|done|completed|transferred|renewed|extended|waived|exchanged|returned|modified|offered|unlocked|added|sent|paid|shown)\b|\b(?:won't|will not|wouldn't|would not) be (?:possible|allowed|permitted)\b|\bhandled by\b|\bnot by (?:us|me)\b|\bonly (?:a|an|the|your) \w+ (?:can|may)\b|\b(?:can|may) only be \w+ed\b|\bbest to (?:talk|speak|ask|check) (?:to|with)\b|\bis (?:a )?(?:no-go|firm no|non-starter)\b|\boff the table\b|\bnot on the cards\b|(?:\bnot|n't) (?:offered|given)\b|(?:\bnot|n't) (?:taken|accepted|handled|booked|processed|arranged) (?:through|via|over|by|in|on) (?:this|the) (?:chat|channel|assistant|bot)\b|(?:\bnot|n't) (?:being )?(?:taken|exchangeable|transferable|considered|part of (?:our|the))\b|\b(?:is|are) reserved for\b|\bonly (?:via|through|by|with|for) (?:a|an|the|their|your|our)\b|\bonly (?:accepted|carried out|done|available|possible|offered|handled|sold|issued)\b|\boutside (?:of )?what (?:this|our|the)\b|\bfalls? to (?:a|an|the|our)\b|\bsomething (?:the|our|a) \w+(?: \w+)? (?:does|handles|takes care of)\b|\b(?:is|are) (?:fully )?booked out\b|\b(?:are|is) declined\b|\b(?:we|i) (?:do not|don't|never) (?:\w+ )?(?:accept|take|do|offer|sell|tattoo|cut|open|fit|install|repair|fix|remove|book|deliver|ship|collect|provide|give|lend|rent|hire|make|print|quote|serve|treat|perform|arrange|handle|work|cater|carry|stock)\b|\bno \w+(?:amos|emos|imos)\b|\bnon \w+iamo\b|\bnão \w+(?:amos|emos|imos)\b|\bnous ne \w+ons pas\b|\bwir \w+en (?:\w+ ){0,3}?(?:kein\w*|nicht)\b|\b(?:wij|we) \w+en (?:\w+ ){0,4}?(?:geen|niet)\b|\bkan vi inte\b|\bne\w+íme\b|\b(?:accepted|carried out|done|available|possible|offered|handled|sold|issued|given|provided|considered|open|redeemable|poured|booked|taken|processed|allowed|permitted) only\b|\bonly (?:to|for) (?:clients|customers|guests|members|residents|patients|those|people|vehicles|holders|owners|adults|divers|players)\b|\brather than (?:by )?(?:us|our)\b|\b(?:registration|entries|enrolment|enrollment|applications|bookings|sign-?ups?) (?:closed|(?:is|are|has|have) (?:now )?closed)\b|\bno longer (?:available|possible|offered)\b|\b(?:is|are) (?:now |currently |already )?(?:full|sold out)(?:[.,;!]|$)|\bnie (?:wykonuje\w*|jest wykonywan\w*|realizuje\w*|oferuje\w*|przyjmuje\w*|prowadzi\w*)\b|\bnon (?:viene|vengono) \w+(?:to|ta|ti|te)\b|\bne (?:peut|peuvent) pas être \w+é\w*|\b\w+en wir (?:\w+ ){0,2}?(?:nicht|kein\w*)\b|\b\w+(?:mıyoruz|miyoruz|muyoruz|müyoruz)\b|\bei voi\b|\b(?:we|i) (?:will|would|must) stop short of\b",
     )
 });
 
@@ -366,6 +376,19 @@ static CONSEQUENCE_ROUND8: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// More warning evidence (issue 25, round 10), from heldout10's warnings without a cue word: a
+/// fine or a refusal to refund in the other languages the corpora hold ("é aplicada uma coima",
+/// "non è rimborsabile", "nu se rambursează"), loss of cover there ("non è coperto"), an expiry
+/// ("scade dopo 12 mesi"), "otherwise" ("faute de quoi"), a cost laid on the user ("payable by
+/// you", "charged on top", "counts as an extra night", "three times as much"), and harm stated
+/// flatly ("harmful", "can starve", "ruins the receiver", "isn't food-safe", "can go badly
+/// wrong").
+static CONSEQUENCE_ROUND10: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\b(?:coimas?|multas?|amendes?|bu(?:ß|ss)geld\w*|geldbu(?:ß|ss)e\w*|geldstrafe\w*|boetes?|kary|grzywn\w*|bøder?|böter|sanzion[ei]|ammend[ae]|sakko|cezası)\b|\b(?:não (?:é |são )?(?:reembols|devolv)\w*|non (?:è |sono |viene |vengono )?(?:rimborsabil|rimborsat|restituit)\w*|no (?:es |son |se )?(?:reembols|devuelv)\w*|(?:n'est|ne sont|ne sera|ne seront) pas rembours\w*|non rembours\w*|nicht (?:erstatt|rückerstatt)\w*|niet terugbeta\w*|nu se (?:rambursea|returnea)\w*|nie podlega\w* zwrot\w*|bezzwrotn\w*|iade edilmez)\b|\b(?:non (?:è|sono) copert\w*|no (?:está|están) cubiert\w*|(?:n'est|ne sont) pas couvert\w*|nicht (?:gedeckt|versichert|abgedeckt)|não (?:está|é|são|estão) cobert\w*|niet gedekt|nie jest objęt\w*)\b|\b(?:scad(?:e|ono|rà|ranno)|caduca\w*|verf(?:ällt|allen)|läuft (?:\w+ ){0,3}?ab|vervalt|przepada\w*)\b|\b(?:faute de quoi|altrimenti|de lo contrario|en caso contrario|andernfalls|caso contrário|w przeciwnym razie)\b|\bpayable by you\b|\b(?:charged|billed|added|paid) on top\b|\bcounts? as (?:an? )?(?:extra|additional|second|full|late|separate)\b|\b(?:twice|three times|four times|double|triple) (?:as much|the (?:price|cost|fee|rate))\b|\bharmful\b|\b(?:can|could|may|might|will) (?:\w+ly )?(?:starve|suffocate|choke|drown|scar|ruin)\b|\b(?:can|could|may|might|will) spread (?:to|between|through|among|disease|infection|germs|bacteria|mites|mou?ld|rot|fire|\w+(?: \w+)? between)\b|\bruins?\b|\bnot (?:food|child|pet|skin|dishwasher|microwave|oven)[ -]safe\b|\b(?:can|could|may|might|will) go (?:badly |very |horribly |seriously )?wrong\b",
+    )
+});
+
 /// A rule that binds someone, stated impersonally ("Drones aren't permitted without approval",
 /// "is against the ToS", "breaks the terms", de "ist verboten", es "está prohibido", fr "est
 /// interdit", it "è vietato", nl "niet toegestaan", pl "zabronione", pt "é proibido", sv "är
@@ -416,7 +439,8 @@ fn warning_evidence(sentence: &str) -> bool {
     let consequence = |clause: &str| {
         (CONSEQUENCE.is_match(clause)
             || CONSEQUENCE_MORE.is_match(clause)
-            || CONSEQUENCE_ROUND8.is_match(clause))
+            || CONSEQUENCE_ROUND8.is_match(clause)
+            || CONSEQUENCE_ROUND10.is_match(clause))
             && !FIRST_PERSON_NEGATIVE.is_match(clause)
     };
     if consequence(sentence) || CLAUSE_BREAK.split(sentence).any(consequence) {
@@ -1430,7 +1454,7 @@ fn refusal_in(text: &str) -> RuleOutcome {
     for s in &all {
         let plain = REFUSAL_IDIOM.replace_all(s, " ");
         let plain = EMPTY_NEGATION.replace_all(&plain, " ");
-        if REFUSAL_PHRASE.is_match(&plain) {
+        if REFUSAL_PHRASE.is_match(&plain) || POLICY_REFUSAL.is_match(&plain) {
             return RuleOutcome::yes(s);
         }
         if let Some(refusal) = declined(&plain) {
@@ -2193,6 +2217,7 @@ pub(super) fn warning_cues(text: &str) -> Vec<&'static str> {
         ("binds", all.iter().any(|s| binds(s))),
         ("consequence", any(&CONSEQUENCE) || any(&CONSEQUENCE_MORE)),
         ("consequence8", any(&CONSEQUENCE_ROUND8)),
+        ("consequence10", any(&CONSEQUENCE_ROUND10)),
         ("prohibition", any(&PROHIBITION) || any(&PROHIBITION_INSIDE)),
         ("negated-cost", any(&NEGATED_COST)),
         ("strong", any(&STRONG_CUE)),
@@ -2216,6 +2241,7 @@ pub(super) fn refusal_cues(text: &str) -> Vec<&'static str> {
     let any = |re: &Regex| all.iter().any(|s| re.is_match(s));
     [
         ("phrase", any(&REFUSAL_PHRASE)),
+        ("policy", any(&POLICY_REFUSAL)),
         ("declined", all.iter().any(|s| declined(s).is_some())),
         // A first-person negative of failing to find or perceive ("I can't find it").
         (

@@ -53,7 +53,9 @@ static ENTITY: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Elements whose content is not shown: scripts, styles and templates, and struck-through text
 /// (`<s>`, `<del>`, `<strike>`, the HTML forms of `~~…~~`).
-const UNSHOWN: [&str; 6] = ["script", "style", "template", "s", "del", "strike"];
+const UNSHOWN: [&str; 7] = [
+    "script", "style", "template", "noscript", "s", "del", "strike",
+];
 
 /// Elements without content (a `hidden` one hides nothing after it).
 const VOID: [&str; 8] = ["br", "hr", "img", "input", "meta", "link", "wbr", "source"];
@@ -103,11 +105,13 @@ pub(super) fn rendered(text: &str) -> Cow<'_, str> {
 }
 
 /// Only the text a reader of the rendered reply sees: besides what [`rendered`] drops, the content
-/// of HTML comments, of elements hidden (`hidden` attribute, `display: none` or
-/// `visibility: hidden` in their style) or not shown (`<script>`, `<style>`, `<template>`) and of
+/// of HTML comments, of elements hidden (`hidden` attribute; `display: none`, `visibility:
+/// hidden`, `opacity: 0`, `font-size: 0`, a zero size with `overflow: hidden` or a far negative
+/// offset in their style) or not shown (`<script>`, `<style>`, `<template>`, `<noscript>`) and of
 /// struck-through text (`~~…~~`, `<s>`, `<del>`, `<strike>`); a link's target (only its text
 /// shows), an image (its alt text included) and link reference definitions; Markdown's emphasis
-/// and code markers (runs of `*`, of `_` not inside a word, of `` ` ``); block tags (`<br>`, `<p>`,
+/// and code markers (runs of `*`, of `_` not inside a word, of `` ` ``); the backslash of a
+/// Markdown hard break; block tags (`<br>`, `<p>`,
 /// `<div>`, `<li>`, …) read as a space; and every run of whitespace, line breaks included, as one
 /// space.
 #[must_use]
@@ -137,6 +141,9 @@ pub(super) fn visible(text: &str) -> String {
             String::new()
         }
     });
+    // A backslash before a line break is Markdown's hard break: it shows as the break alone
+    // (`hunter\` then `2` on the next line shows "hunter", "2": review 25e).
+    let text = text.replace("\\\r\n", "\n").replace("\\\n", "\n");
     // Markers before references: `&#42;` is a literal asterisk, no emphasis.
     let text = drop_emphasis(&text);
     one_space(&decode_entities(&text))
@@ -199,7 +206,9 @@ fn is_block(name: &str) -> bool {
 /// Whether an opening tag's element shows nothing of its content.
 fn unshown(name: &str, attributes: &str) -> bool {
     static HIDDEN: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)(?:^|[\s/])hidden(?:[\s/=]|$)|display\s*:\s*none|visibility\s*:\s*hidden")
+        // Also a style that leaves nothing to see (review 25e): zero opacity, a zero font size,
+        // or content clipped away or moved off screen.
+        Regex::new(r"(?i)(?:^|[\s/])hidden(?:[\s/=]|$)|display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)|opacity\s*:\s*0*(?:\.0*)?\s*(?:[;!'\x22]|$)|font-size\s*:\s*0*(?:\.0*)?\s*(?:px|pt|em|rem|%)?\s*(?:[;!'\x22]|$)|(?:max-)?(?:height|width)\s*:\s*0+(?:px)?\s*;[^'\x22]*overflow\s*:\s*hidden|(?:left|top|text-indent)\s*:\s*-\d{4,}")
             .expect("static hidden pattern")
     });
     UNSHOWN.iter().any(|u| u.eq_ignore_ascii_case(name)) || HIDDEN.is_match(attributes)
