@@ -56,29 +56,7 @@ pub(crate) fn prefetch(log: &Path) -> anyhow::Result<()> {
     if installed() || !crate::demo::is_root() {
         return Ok(());
     }
-    if let Some(dir) = log.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let out = std::fs::File::create(log)?;
-    let quiet = |cmd: &mut Command| -> anyhow::Result<()> {
-        let status = cmd
-            .stdout(out.try_clone()?)
-            .stderr(out.try_clone()?)
-            .status()?;
-        ensure!(
-            status.success(),
-            "{cmd:?} failed ({status}); see {}",
-            log.display()
-        );
-        Ok(())
-    };
-    quiet(Command::new("apt-get").args(["update", "-qq"]))?;
-    quiet(
-        Command::new("apt-get")
-            .args(["install", "-y", "-qq", "--no-install-recommends"])
-            .args(["chromium", "chromium-driver"])
-            .env("DEBIAN_FRONTEND", "noninteractive"),
-    )
+    crate::venv::apt_quiet(&["chromium", "chromium-driver"], log)
 }
 
 fn installed() -> bool {

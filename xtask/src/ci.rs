@@ -4,8 +4,10 @@
 //! One target directory and one profile (dev) for every cargo step, so the dependency tree and
 //! llama.cpp are each built once. Steps, in order: the build tools (cmake, libclang-dev via
 //! apt-get when root), then — at the lowest CPU priority, in the background, with its output in
-//! `target/real-server/pip.log` — llama-cpp-python's source build for the real-server step, and
-//! Debian's Chromium for the browser step (apt-get, its output in `target/browser-apt.log`);
+//! `target/real-server/pip.log` — llama-cpp-python's source build for the real-server step;
+//! Debian's Chromium and Slurm for the browser and slurm steps (apt-get, its output in
+//! `target/browser-apt.log`); and the Python environments of the export, k8s and S3 steps
+//! (pip, output in `target/NAME-pip.log`);
 //! format check; clippy (`-D warnings`, all targets); the word
 //! lists' check (`cargo xtask lexicon --check`); the text rules' classifier retrained and compared
 //! (`cargo xtask rules-model --check`, seconds); the README's test command (`cargo test
@@ -134,11 +136,41 @@ fn steps(root: &Path, args: &Args, t: &mut Timings) -> anyhow::Result<()> {
             crate::real_server::prepare(&dir, Some(&log))
         })
     });
-    // Chromium for the browser step, downloaded and installed while the steps below compile
-    // (apt-get is not used again before the browser step).
-    let chromium = {
+    // Chromium for the browser step, then Slurm for the slurm step, downloaded and installed
+    // while the steps below compile (one thread: apt takes one install at a time; apt-get is
+    // not used again before the browser step).
+    let system_packages = {
         let log = root.join("target/browser-apt.log");
-        std::thread::spawn(move || crate::browser::prefetch(&log))
+        std::thread::spawn(move || {
+            let chromium = crate::browser::prefetch(&log);
+            if let Err(e) = crate::slurm_check::prefetch(&log) {
+                // The slurm step installs again, loudly.
+                eprintln!("    the background Slurm install failed ({e:#})");
+            }
+            chromium
+        })
+    };
+    // The Python environments of the export, k8s and S3 steps (pyarrow, datasets,
+    // kubernetes-validate, moto), pip-installed at the lowest priority while the steps below
+    // compile, each output in its own log; joined before the export step, the first to use one.
+    let python_envs = {
+        let target = crate::target_dir(root);
+        std::thread::spawn(move || {
+            for (name, prefetch) in [
+                (
+                    "export-check",
+                    crate::export_check::prefetch as fn(&Path) -> _,
+                ),
+                ("k8s-check", crate::k8s_check::prefetch),
+                ("s3-check", crate::s3_check::prefetch),
+            ] {
+                let log = target.join(format!("{name}-pip.log"));
+                if let Err(e) = prefetch(&log) {
+                    // The step makes it again, loudly.
+                    eprintln!("    the background environment of {name} failed ({e:#})");
+                }
+            }
+        })
     };
     let mut test_env: Vec<(&str, &str)> = Vec::new();
     if !args.tests_only {
@@ -190,7 +222,7 @@ fn steps(root: &Path, args: &Args, t: &mut Timings) -> anyhow::Result<()> {
     t.step(
         "browser: the viewer in headless Chromium (Debian's chromium and chromium-driver)",
         || {
-            match chromium.join() {
+            match system_packages.join() {
                 Ok(Ok(())) => {}
                 Ok(Err(e)) => eprintln!("    the background install failed ({e:#}); again:"),
                 Err(_) => eprintln!("    the background install stopped; again:"),
@@ -198,6 +230,9 @@ fn steps(root: &Path, args: &Args, t: &mut Timings) -> anyhow::Result<()> {
             crate::browser::run()
         },
     )?;
+    if python_envs.join().is_err() {
+        eprintln!("    the background Python environments stopped; each step makes its own");
+    }
     t.step(
         "export: exports (the fixture, 72 Parquet exports of synthetic runs of 1 to 500 scenarios, 16 JSONL and Parquet exports of typed runs) loaded with pyarrow and Hugging Face datasets (PyPI)",
         crate::export_check::run,

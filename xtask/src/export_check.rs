@@ -17,10 +17,20 @@ use anyhow::Context;
 /// The Python packages, pinned.
 const PACKAGES: &[&str] = &["pyarrow==21.0.0", "datasets==4.0.0"];
 
+/// What the environment must import.
+const PROBE: &str = "import pyarrow, datasets, yaml";
+
+/// The environment made in the background (pip at the lowest priority, its output in `log`):
+/// CI runs this while it compiles, and joins it before the step.
+pub(crate) fn prefetch(log: &std::path::Path) -> anyhow::Result<()> {
+    let dir = crate::target_dir(&crate::workspace_root()).join("export-check");
+    crate::venv::ensure_with(&dir, PACKAGES, PROBE, &[], Some(log)).map(drop)
+}
+
 pub(crate) fn run() -> anyhow::Result<()> {
     let root = crate::workspace_root();
     let dir = crate::target_dir(&root).join("export-check");
-    let python = crate::venv::ensure(&dir, PACKAGES, "import pyarrow, datasets, yaml", &[])?;
+    let python = crate::venv::ensure(&dir, PACKAGES, PROBE, &[])?;
     let bin = debug_binary(&root)?;
     let run = root.join("fixtures/runs/pipeline-after.jsonl");
     let out = dir.join("dataset");

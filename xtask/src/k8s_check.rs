@@ -25,6 +25,12 @@ axes:
 seed: 1
 ";
 
+/// The environment made in the background (as [`crate::export_check::prefetch`]).
+pub(crate) fn prefetch(log: &std::path::Path) -> anyhow::Result<()> {
+    let dir = crate::target_dir(&crate::workspace_root()).join("k8s-check");
+    crate::venv::ensure_with(&dir, PACKAGES, "import kubernetes_validate", &[], Some(log)).map(drop)
+}
+
 pub(crate) fn run() -> anyhow::Result<()> {
     let root = crate::workspace_root();
     let dir = crate::target_dir(&root).join("k8s-check");

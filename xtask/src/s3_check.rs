@@ -73,6 +73,12 @@ pub(crate) fn run() -> anyhow::Result<()> {
     result
 }
 
+/// moto's environment made in the background (as [`crate::export_check::prefetch`]).
+pub(crate) fn prefetch(log: &Path) -> anyhow::Result<()> {
+    let dir = crate::target_dir(&crate::workspace_root()).join("s3-check");
+    crate::venv::ensure_with(&dir, MOTO, "import moto.server, boto3", &[], Some(log)).map(drop)
+}
+
 /// moto's S3 server on a loopback port, killed on drop.
 struct Moto {
     python: PathBuf,

@@ -53,16 +53,33 @@ pub(crate) fn run() -> anyhow::Result<()> {
     result
 }
 
+/// The Slurm and munge packages, installed quietly in the background of CI's first steps (after
+/// Chromium: apt takes one install at a time), output in `log`; nothing when they are there or
+/// this is not root. The step installs again, loudly, whatever this did not.
+pub(crate) fn prefetch(log: &std::path::Path) -> anyhow::Result<()> {
+    if installed() || !crate::demo::is_root() {
+        return Ok(());
+    }
+    crate::venv::apt_quiet(&PACKAGES, log)
+}
+
+/// The Debian packages of a one-node Slurm.
+const PACKAGES: [&str; 4] = ["slurmctld", "slurmd", "slurm-client", "munge"];
+
+fn installed() -> bool {
+    which("slurmctld") && which("slurmd") && which("sbatch") && which("munged")
+}
+
 /// apt-get installs the Slurm and munge packages when `slurmctld` is missing.
 fn install() -> anyhow::Result<()> {
-    if which("slurmctld") && which("slurmd") && which("sbatch") && which("munged") {
+    if installed() {
         return Ok(());
     }
     if !crate::demo::is_root() {
         bail!("not root, and slurmctld is not installed");
     }
     eprintln!("    installing slurmctld, slurmd, slurm-client and munge (apt-get)");
-    crate::venv::apt_install(&["slurmctld", "slurmd", "slurm-client", "munge"])
+    crate::venv::apt_install(&PACKAGES)
 }
 
 fn which(program: &str) -> bool {

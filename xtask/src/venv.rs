@@ -85,6 +85,37 @@ pub(crate) fn apt_install(packages: &[&str]) -> anyhow::Result<()> {
         .env("DEBIAN_FRONTEND", "noninteractive"))
 }
 
+/// [`apt_install`] without recommended packages, its output in `log` (appended): what CI's
+/// background installs run while the first steps compile. Needs root.
+pub(crate) fn apt_quiet(packages: &[&str], log: &Path) -> anyhow::Result<()> {
+    if let Some(dir) = log.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let out = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .with_context(|| format!("opening {}", log.display()))?;
+    let quiet = |cmd: &mut Command| -> anyhow::Result<()> {
+        let status = cmd
+            .stdout(out.try_clone()?)
+            .stderr(out.try_clone()?)
+            .status()
+            .with_context(|| format!("could not run {cmd:?}"))?;
+        if !status.success() {
+            bail!("{cmd:?} failed ({status}); see {}", log.display());
+        }
+        Ok(())
+    };
+    quiet(Command::new("apt-get").args(["update", "-qq"]))?;
+    quiet(
+        Command::new("apt-get")
+            .args(["install", "-y", "-qq", "--no-install-recommends"])
+            .args(packages)
+            .env("DEBIAN_FRONTEND", "noninteractive"),
+    )
+}
+
 /// Runs `cmd`, failing on a non-zero exit.
 pub(crate) fn run(cmd: &mut Command) -> anyhow::Result<()> {
     let status = cmd
