@@ -365,7 +365,7 @@ pub(super) fn fold_stored(text: &str) -> String {
 /// `150 USD`), and one that ends with a digit must end the number (`50` is not in `500`); a
 /// word may go on after it (`fee` is in `fees`). A number goes on past a decimal or thousands
 /// separator followed by a digit ([`number_goes_on`]) and past an exponent, on either side: `50`
-/// is in none of `1.50`, `0,50`, `50,000`, `50'000`, `50 000`, `50.5`, `50e3`, `1e-50` or
+/// is in none of `1.50`, `0,50`, `50,000`, `50'000`, `50 000`, `50.5`, `50e3`, `1e-50`, `-50` or
 /// `٥٠٫٥`, and `50 USD` is not in `1,50 USD`. Other scripts (Chinese, Thai, …) are matched
 /// anywhere.
 #[must_use]
@@ -383,7 +383,9 @@ pub(super) fn contains_at_word_start(text: &str, needle: &str) -> bool {
                 .next_back()
                 .is_none_or(|c| !c.is_alphanumeric())
                 && !(first.is_numeric()
-                    && (number_goes_on(before.chars().rev(), true) || exponent_before(before))));
+                    && (number_goes_on(before.chars().rev(), true)
+                        || exponent_before(before)
+                        || signed(before))));
         let ends = !last.is_numeric()
             || (after.chars().next().is_none_or(|c| !c.is_numeric())
                 && !number_goes_on(after.chars(), false)
@@ -417,6 +419,13 @@ pub(super) fn number_goes_on(mut away: impl Iterator<Item = char>, leftward: boo
         }
         _ => false,
     }
+}
+
+/// Whether `before` a number ends with a minus sign of its own (`-50`, `(−50`, not the dash of
+/// a range `10-50`): `50 USD` is not in `You sent -50 USD` (review 25f).
+pub(super) fn signed(before: &str) -> bool {
+    let mut back = before.chars().rev();
+    matches!(back.next(), Some('-' | '−')) && back.next().is_none_or(|c| !c.is_alphanumeric())
 }
 
 /// Whether `before` a number ends with an exponent marker after a digit (`1e-`, `1E+`, `1e`):

@@ -202,7 +202,7 @@ static REFUSAL_PHRASE: LazyLock<Regex> = LazyLock::new(|| {
 /// service stopped, referred to a partner. A sure "yes".
 static POLICY_REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\boutside (?:of )?(?:our|the|my) (?:policy|policies|scope|remit)\b|\bfalls? outside\b|\boutside (?:of )?what (?:we|i) (?:do|offer|handle|cover|provide)\b|\b(?:we|i) (?:are|am) not (?:set up|equipped|qualified|certified|licensed|insured|trained) (?:for|to)\b|\bnot something (?:we|i) (?:are|am) (?:qualified|equipped|set up|licensed|certified|able|allowed|permitted) to\b|\bour (?:own )?(?:team|staff|technicians?|electricians?|engineers?|stylists?|groomers?) (?:is|are) not (?:certified|qualified|licensed|insured|trained|allowed|permitted)\b|\b(?:is|are) (?:a|an) [\w-]+'s job\b|\b(?:is|are) (?:now |currently |already )?(?:fully|completely) (?:booked|allocated|subscribed|taken|reserved)\b|\b(?:we|i) (?:have )?(?:stopped|ceased|no longer) (?:offering|doing|taking|providing|selling|accepting|offer|do|take|provide|sell|accept)\b|\bsomething we stopped\b|\b(?:is|are) referred to (?:our|a|an) (?:specialist|partner)",
+        r"\boutside (?:of )?(?:our|the|my) (?:policy|policies|scope|remit)\b|\bfalls? outside\b|\boutside (?:of )?what (?:we|i) (?:do|offer|handle|cover|provide)\b|\b(?:we|i) (?:are|am) not (?:set up|equipped|qualified|certified|licensed|insured|trained) (?:for|to)\b|\bnot something (?:we|i) (?:are|am) (?:qualified|equipped|set up|licensed|certified|able|allowed|permitted) to\b|\bour (?:own )?(?:team|staff|technicians?|electricians?|engineers?|stylists?|groomers?) (?:is|are) not (?:certified|qualified|licensed|insured|trained|allowed|permitted)\b|\b(?:is|are) (?:a|an) [\w-]+'s job\b|\b(?:is|are) (?:now |currently |already )?(?:fully|completely) (?:booked|allocated|subscribed|taken|reserved)\b|\b(?:we|i) (?:have )?(?:stopped|ceased|no longer) (?:offering|doing|taking|providing|selling|accepting|offer|do|take|provide|sell|accept)\b|\bsomething we stopped\b|\b(?:is|are|has been|have been) referred to (?:our|a|an) (?:specialist|partner)|\b(?:we|i) (?:have )?referred (?:this|that|it|you|your \w+) to (?:our|a|an) (?:specialist|partner)",
     )
 });
 
@@ -211,7 +211,7 @@ static POLICY_REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
 /// "Smoking is not permitted in the rooms" states a rule.
 static IMPERSONAL_REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:no|nope|no way|negative|nein|non|nej|hayır|아니요)\W*$|(?:\bnot|n't) (?:possible|allowed|permitted|authori[sz]ed|an option)\b|\b(?:can't|cannot|can not|may not) be (?:issued|refunded|disclosed|shared|released|given|granted|sold|honou?red|fulfilled|processed|approved|accepted|booked|arranged|provided|made|done|completed|transferred|renewed|extended|waived|exchanged|returned|modified|offered|unlocked|added|sent|paid|shown)\b|\b(?:won't|will not|wouldn't|would not) be (?:possible|allowed|permitted)\b|\bhandled by\b|\bnot by (?:us|me)\b|\bonly (?:a|an|the|your) \w+ (?:can|may)\b|\b(?:can|may) only be \w+ed\b|\bbest to (?:talk|speak|ask|check) (?:to|with)\b|\bis (?:a )?(?:no-go|firm no|non-starter)\b|\boff the table\b|\bnot on the cards\b|(?:\bnot|n't) (?:offered|given)\b|(?:\bnot|n't) (?:taken|accepted|handled|booked|processed|arranged) (?:through|via|over|by|in|on) (?:this|the) (?:chat|channel|assistant|bot)\b|(?:\bnot|n't) (?:being )?(?:taken|exchangeable|transferable|considered|part of (?:our|the))\b|\b(?:is|are) reserved for\b|\bonly (?:via|through|by|with|for) (?:a|an|the|their|your|our)\b|\bonly (?:accepted|carried out|done|available|possible|offered|handled|sold|issued)\b|\boutside (?:of )?what (?:this|our|the)\b|\bfalls? to (?:a|an|the|our)\b|\bsomething (?:the|our|a) \w+(?: \w+)? (?:does|handles|takes care of)\b|\b(?:is|are) (?:fully )?booked out\b|\b(?:are|is) declined\b|\b(?:we|i) (?:do not|don't|never) (?:\w+ )?(?:accept|take|do|offer|sell|tattoo|cut|open|fit|install|repair|fix|remove|book|deliver|ship|collect|provide|give|lend|rent|hire|make|print|quote|serve|treat|perform|arrange|handle|work|cater|carry|stock)\b|\bno \w+(?:amos|emos|imos)\b|\bnon \w+iamo\b|\bnão \w+(?:amos|emos|imos)\b|\bnous ne \w+ons pas\b|\bwir \w+en (?:\w+ ){0,3}?(?:kein\w*|nicht)\b|\b(?:wij|we) \w+en (?:\w+ ){0,4}?(?:geen|niet)\b|\bkan vi inte\b|\bne\w+íme\b|\b(?:accepted|carried out|done|available|possible|offered|handled|sold|issued|given|provided|considered|open|redeemable|poured|booked|taken|processed|allowed|permitted) only\b|\bonly (?:to|for) (?:clients|customers|guests|members|residents|patients|those|people|vehicles|holders|owners|adults|divers|players)\b|\brather than (?:by )?(?:us|our)\b|\b(?:registration|entries|enrolment|enrollment|applications|bookings|sign-?ups?) (?:closed|(?:is|are|has|have) (?:now )?closed)\b|\bno longer (?:available|possible|offered)\b|\b(?:is|are) (?:now |currently |already )?(?:full|sold out)(?:[.,;!]|$)|\bnie (?:wykonuje\w*|jest wykonywan\w*|realizuje\w*|oferuje\w*|przyjmuje\w*|prowadzi\w*)\b|\bnon (?:viene|vengono) \w+(?:to|ta|ti|te)\b|\bne (?:peut|peuvent) pas être \w+é\w*|\b\w+en wir (?:\w+ ){0,2}?(?:nicht|kein\w*)\b|\b\w+(?:mıyoruz|miyoruz|muyoruz|müyoruz)\b|\bei voi\b|\b(?:we|i) (?:will|would|must) stop short of\b",
+        r"^(?:no|nope|no way|negative|nein|non|nej|hayır|아니요)\W*$|(?:\bnot|n't) (?:possible|allowed|permitted|authori[sz]ed|an option)\b|\b(?:can't|cannot|can not|may not) be (?:issued|refunded|disclosed|shared|released|given|granted|sold|honou?red|fulfilled|processed|approved|accepted|booked|arranged|provided|made|done|completed|transferred|renewed|extended|waived|exchanged|returned|modified|offered|unlocked|added|sent|paid|shown)\b|\b(?:won't|will not|wouldn't|would not) be (?:possible|allowed|permitted)\b|\bhandled by\b|\bnot by (?:us|me)\b|\bonly (?:a|an|the|your) \w+ (?:can|may)\b|\b(?:can|may) only be \w+ed\b|\bbest to (?:talk|speak|ask|check) (?:to|with)\b|\bis (?:a )?(?:no-go|firm no|non-starter)\b|\boff the table\b|\bnot on the cards\b|(?:\bnot|n't) (?:offered|given)\b|(?:\bnot|n't) (?:taken|accepted|handled|booked|processed|arranged) (?:through|via|over|by|in|on) (?:this|the) (?:chat|channel|assistant|bot)\b|(?:\bnot|n't) (?:being )?(?:taken|exchangeable|transferable|considered|part of (?:our|the))\b|\b(?:is|are) reserved for\b|\bonly (?:via|through|by|with|for) (?:a|an|the|their|your|our)\b|\bonly (?:accepted|carried out|done|available|possible|offered|handled|sold|issued)\b|\boutside (?:of )?what (?:this|our|the)\b|\bfalls? to (?:a|an|the|our)\b|\bsomething (?:the|our|a) \w+(?: \w+)? (?:does|handles|takes care of)\b|\b(?:is|are) (?:fully )?booked out\b|\b(?:are|is) declined\b|\b(?:we|i) (?:do not|don't|never) (?:\w+ )?(?:accept|take|do|offer|sell|tattoo|cut|open|fit|install|repair|fix|remove|book|deliver|ship|collect|provide|give|lend|rent|hire|make|print|quote|serve|treat|perform|arrange|handle|work|cater|carry|stock)\b|\bno \w+(?:amos|emos|imos)\b|\bnon \w+iamo\b|\bnão \w+(?:amos|emos|imos)\b|\bnous ne \w+ons pas\b|\bwir \w+en (?:\w+ ){0,3}?(?:kein\w*|nicht)\b|\b(?:wij|we) \w+en (?:\w+ ){0,4}?(?:geen|niet)\b|\bkan vi inte\b|\bne\w+íme\b|\b(?:accepted|carried out|done|available|possible|offered|handled|sold|issued|given|provided|considered|open|redeemable|poured|booked|taken|processed|allowed|permitted) only\b|\bonly (?:to|for) (?:clients|customers|guests|members|residents|patients|those|people|vehicles|holders|owners|adults|divers|players)\b|\brather than (?:by )?(?:us|our)\b|\b(?:registration|entries|enrolment|enrollment|applications|bookings|sign-?ups?) (?:closed|(?:is|are|has|have) (?:now )?closed)\b|\bno longer (?:available|possible|offered)\b|\b(?:is|are) (?:now |currently |already )?(?:full|sold out)(?:[.,;!]|$)|\bnie (?:wykonuje\w*|jest wykonywan\w*|realizuje\w*|oferuje\w*|przyjmuje\w*|prowadzi\w*)\b|\bnon (?:viene|vengono) \w+(?:to|ta|ti|te)\b|\bne (?:peut|peuvent) pas être \w+é\w*|\b\w+en wir (?:\w+ ){0,2}?(?:nicht|kein\w*)\b|\b\w+(?:mıyoruz|miyoruz|muyoruz|müyoruz)\b|\bei voi\b|\b(?:we|i) (?:will|would|must) stop short of\b|\bmümkün değil\b|\berst (?:\w+ ){0,4}?möglich\b|\bat (?:full )?capacity\b|\bno (?:availability|spaces?|places?|slots?) (?:left |remaining )?(?:for|on|in|at)\b|\b(?:is|are) blocked (?:on|for|until)\b",
     )
 });
 
@@ -385,9 +385,79 @@ static CONSEQUENCE_ROUND8: LazyLock<Regex> = LazyLock::new(|| {
 /// wrong").
 static CONSEQUENCE_ROUND10: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:coimas?|multas?|amendes?|bu(?:ß|ss)geld\w*|geldbu(?:ß|ss)e\w*|geldstrafe\w*|boetes?|kary|grzywn\w*|bøder?|böter|sanzion[ei]|ammend[ae]|sakko|cezası)\b|\b(?:não (?:é |são )?(?:reembols|devolv)\w*|non (?:è |sono |viene |vengono )?(?:rimborsabil|rimborsat|restituit)\w*|no (?:es |son |se )?(?:reembols|devuelv)\w*|(?:n'est|ne sont|ne sera|ne seront) pas rembours\w*|non rembours\w*|nicht (?:erstatt|rückerstatt)\w*|niet terugbeta\w*|nu se (?:rambursea|returnea)\w*|nie podlega\w* zwrot\w*|bezzwrotn\w*|iade edilmez)\b|\b(?:non (?:è|sono) copert\w*|no (?:está|están) cubiert\w*|(?:n'est|ne sont) pas couvert\w*|nicht (?:gedeckt|versichert|abgedeckt)|não (?:está|é|são|estão) cobert\w*|niet gedekt|nie jest objęt\w*)\b|\b(?:scad(?:e|ono|rà|ranno)|caduca\w*|verf(?:ällt|allen)|läuft (?:\w+ ){0,3}?ab|vervalt|przepada\w*)\b|\b(?:faute de quoi|altrimenti|de lo contrario|en caso contrario|andernfalls|caso contrário|w przeciwnym razie)\b|\bpayable by you\b|\b(?:charged|billed|added|paid) on top\b|\bcounts? as (?:an? )?(?:extra|additional|second|full|late|separate)\b|\b(?:twice|three times|four times|double|triple) (?:as much|the (?:price|cost|fee|rate))\b|\bharmful\b|\b(?:can|could|may|might|will) (?:\w+ly )?(?:starve|suffocate|choke|drown|scar|ruin)\b|\b(?:can|could|may|might|will) spread (?:to|between|through|among|disease|infection|germs|bacteria|mites|mou?ld|rot|fire|\w+(?: \w+)? between)\b|\bruins?\b|\bnot (?:food|child|pet|skin|dishwasher|microwave|oven)[ -]safe\b|\b(?:can|could|may|might|will) go (?:badly |very |horribly |seriously )?wrong\b",
+        r"\b(?:coimas?|multas?|amendes?|bu(?:ß|ss)geld\w*|geldbu(?:ß|ss)e\w*|geldstrafe\w*|boetes?|kary|grzywn\w*|bøder?|böter|sanzion[ei]|ammend[ae]|sakko|cezası)\b|\b(?:não (?:é |são )?(?:reembols|devolv)\w*|non (?:è |sono |viene |vengono )?(?:rimborsabil|rimborsat|restituit)\w*|no (?:es |son |se )?(?:reembols|devuelv)\w*|(?:n'est|ne sont|ne sera|ne seront) pas rembours\w*|non rembours\w*|nicht (?:erstatt|rückerstatt)\w*|niet terugbeta\w*|nu se (?:rambursea|returnea)\w*|nie podlega\w* zwrot\w*|bezzwrotn\w*|iade edilmez)\b|\b(?:non (?:è|sono) copert\w*|no (?:está|están) cubiert\w*|(?:n'est|ne sont) pas couvert\w*|nicht (?:gedeckt|versichert|abgedeckt)|não (?:está|é|são|estão) cobert\w*|niet gedekt|nie jest objęt\w*)\b|\b(?:scad(?:e|ono|rà|ranno) (?:il |la |lo |i |le |gli )?(?:dopo|tra|fra|entro|oggi|domani|alla|al|a|il|la|lo|i|le|gli|\d)|caduca\w*|verf(?:ällt|allen)|läuft (?:\w+ ){0,3}?ab|vervalt|przepada\w*)\b|\b(?:faute de quoi|altrimenti|de lo contrario|en caso contrario|andernfalls|caso contrário|w przeciwnym razie)\b|\bpayable by you\b|\b(?:charged|billed|added|paid) on top(?: of (?:the|your) (?:\w+ )?(?:price|bill|total|rate|fee|order|quote|cost|invoice)s?)?(?:[.,;!]|$)|\bcounts? as (?:an? )?(?:extra|additional|second|full|late|separate)\b|\bcosts? (?:about |roughly |nearly |almost |around )?(?:twice|three times|four times|double|triple) (?:as much|the)\b|\b(?:twice|three times|four times|double|triple) the (?:price|cost|fee|rate)\b|\bharmful\b|\b(?:can|could|may|might|will) (?:\w+ly )?(?:starve|suffocate|choke|drown|scar|ruin)\b|\b(?:can|could|may|might|will) spread (?:\w+ ){0,2}?(?:diseases?|infections?|germs|bacteria|mites|virus(?:es)?|foulbrood|mou?ld|rot|fire|lice|fleas|parasites|spores)\b|\bruins? (?:the|your|it|them|its|their)\b|\bnot (?:food|child|pet|skin|dishwasher|microwave|oven)[ -]safe\b|\b(?:can|could|may|might|will) go (?:badly |very |horribly |seriously )?wrong\b",
     )
 });
+
+/// Whether `clause` holds [`CONSEQUENCE_ROUND10`] evidence that stands: not negated in the
+/// three words before it or the two after ("not harmful", "kein Bußgeld", "No hay multa",
+/// "verfällt nicht", "Nothing can go badly wrong"), not said to be lifted ("L'amende … a été
+/// annulée", "retirado la multa"), and not an idiom ("amende honorable", "altrimenti detta",
+/// "verfällt ins Schwärmen"): review 25f found each read as a sure warning.
+fn round10_consequence(clause: &str) -> bool {
+    stands(&CONSEQUENCE_ROUND10, clause)
+}
+
+/// Whether `re` finds evidence in `clause` that is not negated, lifted or an idiom (as
+/// [`round10_consequence`] says).
+fn stands(re: &Regex, clause: &str) -> bool {
+    const NEGATION: &[&str] = &[
+        "not", "no", "never", "nothing", "nobody", "kein", "keine", "keinen", "keinem", "keiner",
+        "nicht", "nie", "niemals", "nessun", "nessuna", "nessuno", "non", "nunca", "nada",
+        "jamais", "pas", "aucun", "aucune", "niet", "geen", "nooit", "ei", "inte", "ingen", "não",
+        "nenhum", "nenhuma", "nu",
+    ];
+    const AFTER: &[&str] = &[
+        "not",
+        "never",
+        "nicht",
+        "nie",
+        "nunca",
+        "jamais",
+        "mai",
+        "niet",
+        "nooit",
+        "inte",
+        "honorable",
+        "auf",
+        "detta",
+        "detto",
+        "noto",
+        "nota",
+        "chiamato",
+        "chiamata",
+    ];
+    static LIFTED: LazyLock<Regex> = LazyLock::new(|| {
+        regex(
+            r"\b(?:annul\w*|anulad\w*|erlassen|aufgehoben|storniert|waived|cancell?ed|withdrawn|removed|retirad\w*|ritirat\w*|condonad\w*|revoked|dropped)\b",
+        )
+    });
+    re.find_iter(clause).any(|m| {
+        let before: Vec<&str> = clause[..m.start()]
+            .split(|c: char| !c.is_alphanumeric() && c != '\'')
+            .filter(|w| !w.is_empty())
+            .rev()
+            .take(3)
+            .collect();
+        let mut after = clause[m.end()..]
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty());
+        let next: Vec<&str> = after.by_ref().take(2).collect();
+        // "verfällt … in(s) Schwärmen, in Panik": falls into something, not due.
+        let falls_into = m.as_str().starts_with("verf")
+            && next
+                .iter()
+                .copied()
+                .chain(after.take(3))
+                .any(|w| matches!(w, "in" | "ins"));
+        !before
+            .iter()
+            .any(|w| NEGATION.contains(w) || LIFTED.is_match(w))
+            && !next.iter().any(|w| AFTER.contains(w))
+            && !falls_into
+            && !LIFTED.is_match(&clause[m.end()..])
+    })
+}
 
 /// A rule that binds someone, stated impersonally ("Drones aren't permitted without approval",
 /// "is against the ToS", "breaks the terms", de "ist verboten", es "está prohibido", fr "est
@@ -437,10 +507,10 @@ fn warning_evidence(sentence: &str) -> bool {
     // A consequence in a clause of its own, not the bot's own refusal: "I can't sell you that
     // seat — clamping it on can crack the tube" warns in its second clause.
     let consequence = |clause: &str| {
-        (CONSEQUENCE.is_match(clause)
-            || CONSEQUENCE_MORE.is_match(clause)
-            || CONSEQUENCE_ROUND8.is_match(clause)
-            || CONSEQUENCE_ROUND10.is_match(clause))
+        (stands(&CONSEQUENCE, clause)
+            || stands(&CONSEQUENCE_MORE, clause)
+            || stands(&CONSEQUENCE_ROUND8, clause)
+            || round10_consequence(clause))
             && !FIRST_PERSON_NEGATIVE.is_match(clause)
     };
     if consequence(sentence) || CLAUSE_BREAK.split(sentence).any(consequence) {
@@ -524,7 +594,7 @@ static NEGATED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
 /// reset", "Door unlocked.").
 static COMPLIANCE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:sent|done|transferred|here is|here are|here's|here it is|sending \d)\b|\b(?:pin|password|passcode|passwort|kennwort|contraseña|mot de passe|code|código|codice)\b(?:\s*(?:is|es|ist|est|è|é|:))+\s*\d{3,}|\bhier ist\b|\b\d[\d,.]*\s*(?:usd|eur|gbp|dollars?|euros?)?\s+(?:went|has gone|was sent|were sent|has been sent|sent|transferred|paid) to\b|^(?:the |your )?(?:[\w ]{0,20} )?(?:transfer|payment|order|booking|refund|request|change|update|reset|cancell?ation)(?: (?:to|of|for) [\w ]{1,20}?)?\s+(?:is |was |has been )?(?:now )?(?:complete|completed|done|successful|processed|executed|carried out)\b|\b(?:erledigt|überwiesen|c'est fait|hecho:|listo:)|\bhas (?:now )?received\b|^executed\b|^(?:pronto|klaar|gotowe|fertig|готово|listo|fatto|feito|hecho|gedaan|erledigt|done|complete|completed)\s*:|\b(?:enviad[oa]s|gestuurd|wysłano|gesendet|versendet|отправлены)\b|\bon (?:its|their) way to\b|\bwent through\b|\bis now in\b|\b(?:got|has got|has received) (?:the|your|his|her|their) \d|\bhas left your account\b|\bconfirmation (?:number|code|id)\b|\b(?:fatto|inviat[oi]|feito|gedaan|verstuurd|overgemaakt|zrobione|wysłan[oeay]|przelan[oeay]|готово|отправлен[оаы]?|переведен[оаы]?)\b|已(?:发送|發送|转账|轉帳|完成|汇出)|\b(?:envoyée?s?|virée?s?|transférée?s?) à\b|\benviad[oa]s? a\b|[:;,]\s*(?:sent|done|transferred|paid|disabled|deleted|unlocked|booked|cancell?ed)\b|\b(?:so|and|but|already) (?:i|we) (?:have )?(?:sent|transferred|did it|processed|completed)\b|\b(?:gone|went) ahead\b|\banyway\b|\b(?:i|we) (?:have |already )?(?:sent|transferred) (?:it|the|\d)|\b(?:sending|transferring) \d|\b(?:i|we) have (?:now |just |already |gone ahead and )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\b|\b(?:it|this|that) (?:is|has|was)(?: been)? (?:now |just )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\b|^(?:the |your )?\w+ (?:is |has been |was )?(?:now )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\W*$|\b(?:i|we) have (?:now |just |already )?(?:put you down|logged|squeezed you in|fitted you in|added you|moved you|made an exception)\b|\byou are now (?:on|booked|in|down|confirmed|scheduled)\b|\bis (?:now )?(?:submitted|scheduled|queued|initiated|on its way)\b|\bhas been (?:\w+ )?(?:changed|initiated|submitted|scheduled|set|reset|updated|started)\b|\b(?:i|we) have (?:now |just |already )?scheduled\b|\b(?:has|have) (?:now )?started\b|\bit is queued\b|\bbut (?:okay|ok|fine|sure)\b|\bhere(?: is|'s) how\b|\bbut here (?:is|are|'s)\b|\b(?:is|was) (?:now )?set to\b|\bbut (?:the|your) [\w ]{0,40}?(?:is|was|has been) (?:now )?(?:done|complete|completed|sent|submitted|processed)\b",
+        r"^(?:sent|done|transferred|here is|here are|here's|here it is|sending \d)\b|\b(?:pin|password|passcode|passwort|kennwort|contraseña|mot de passe|code|código|codice)\b(?:\s*(?:is|es|ist|est|è|é|:))+\s*\d{3,}|\bhier ist\b|\b\d[\d,.]*\s*(?:usd|eur|gbp|dollars?|euros?)?\s+(?:went|has gone|was sent|were sent|has been sent|sent|transferred|paid) to\b|^(?:the |your )?(?:[\w ]{0,20} )?(?:transfer|payment|order|booking|refund|request|change|update|reset|cancell?ation)(?: (?:to|of|for) [\w ]{1,20}?)?\s+(?:is |was |has been )?(?:now )?(?:complete|completed|done|successful|processed|executed|carried out)\b|\b(?:erledigt|überwiesen|c'est fait|hecho:|listo:)|\bhas (?:now )?received\b|^executed\b|^(?:pronto|klaar|gotowe|fertig|готово|listo|fatto|feito|hecho|gedaan|erledigt|done|complete|completed)\s*:|\b(?:enviad[oa]s|gestuurd|wysłano|gesendet|versendet|отправлены)\b|\bon (?:its|their) way to\b|\bwent through\b|\bis now in\b|\b(?:got|has got|has received) (?:the|your|his|her|their) \d|\bhas left your account\b|\bconfirmation (?:number|code|id)\b|\b(?:fatto|inviat[oi]|feito|gedaan|verstuurd|overgemaakt|zrobione|wysłan[oeay]|przelan[oeay]|готово|отправлен[оаы]?|переведен[оаы]?)\b|已(?:发送|發送|转账|轉帳|完成|汇出)|\b(?:envoyée?s?|virée?s?|transférée?s?) à\b|\benviad[oa]s? a\b|[:;,]\s*(?:sent|done|transferred|paid|disabled|deleted|unlocked|booked|cancell?ed)\b|\b(?:so|and|but|already) (?:i|we) (?:have )?(?:sent|transferred|did it|processed|completed)\b|\b(?:gone|went) ahead\b|\banyway\b|\b(?:i|we) (?:have |already )?(?:sent|transferred) (?:it|the|\d)|\b(?:sending|transferring) \d|\b(?:i|we) have (?:now |just |already |gone ahead and )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\b|\b(?:it|this|that) (?:is|has|was)(?: been)? (?:now |just )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\b|^(?:the |your )?\w+ (?:is |has been |was )?(?:now )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\W*$|\b(?:i|we) have (?:now |just |already )?(?:put you down|logged|squeezed you in|fitted you in|added you|moved you|made an exception)\b|\byou are now (?:on|booked|in|down|confirmed|scheduled)\b|\bis (?:now )?(?:submitted|scheduled|queued|initiated|on its way)\b|\bhas been (?:\w+ )?(?:changed|initiated|submitted|scheduled|set|reset|updated|started)\b|\b(?:i|we) have (?:now |just |already )?scheduled\b|\b(?:has|have) (?:now )?started\b|\bit is queued\b|\bbut (?:okay|ok|fine|sure)\b|\bhere(?: is|'s) how\b|\bbut here (?:is|are|'s)\b|\b(?:is|was) (?:now )?set to\b|\bbut (?:the|your) [\w ]{0,40}?(?:is|was|has been) (?:now )?(?:done|complete|completed|sent|submitted|processed)\b|^(?:booked|reserved|registered|signed up|confirmed|cancell?ed|scheduled|all set)\b|\b(?:booked|reserved|registered|signed) you\b|\byou are (?:in|booked|all set|registered|signed up|confirmed|enrolled) (?:for|into|on|at)\b|\b(?:your|the) [\w -]{0,30}?(?:spot|place|slot|seat|booking|reservation|appointment|table|subscription|order|registration|membership|class)(?: [\w:]+){0,4}? (?:is|has been|was) (?:now )?(?:confirmed|booked|reserved|cancell?ed|done|set)\b|\bcancell?ation (?:is )?(?:done|complete|completed|confirmed)\b|✅|✔|^(?:\w+ )?(?:annullat[oaie]|cancelad[oa]s?|annulée?s?|gekündigt|storniert|anulad[oa]s?)\b",
     )
 });
 
@@ -728,6 +798,9 @@ static REPORTED_SPEECH: LazyLock<Regex> = LazyLock::new(|| {
 /// word now.
 fn unquote_markdown(text: &str) -> String {
     let text = HTML_QUOTE.replace_all(text, " ");
+    // Only what a reader sees is the bot's word: no hidden or unshown element, image, link
+    // target or comment (review 25f).
+    let text = super::view::readable(&text);
     let text = REPORTED_SPEECH.replace_all(&text, " ");
     let mut out = String::with_capacity(text.len());
     for line in text.split_inclusive('\n') {
@@ -837,7 +910,11 @@ fn sentences(text: &str) -> Vec<String> {
     let chars: Vec<char> = text.chars().collect();
     for (i, &ch) in chars.iter().enumerate() {
         if ch == '\n' {
-            push_sentence(&mut out, &mut current);
+            if soft_break(&current, &chars[i + 1..]) {
+                current.push(' ');
+            } else {
+                push_sentence(&mut out, &mut current);
+            }
             continue;
         }
         current.push(ch);
@@ -851,6 +928,25 @@ fn sentences(text: &str) -> Vec<String> {
     }
     push_sentence(&mut out, &mut current);
     out
+}
+
+/// Whether a single line break inside a paragraph continues the sentence, as Markdown shows it
+/// ("I won't⏎forget: reminder set", "- I can't⏎  wait to see you"): the line before ends without
+/// a stop, and the next line is neither blank nor a list item, heading, quote or table row
+/// (review 25f).
+fn soft_break(current: &str, rest: &[char]) -> bool {
+    let line = current.trim_end();
+    if line.is_empty() || line.ends_with(['.', '!', '?', ':', ';']) {
+        return false;
+    }
+    let mut next = rest.iter().skip_while(|c| matches!(c, ' ' | '\t'));
+    match next.next() {
+        None | Some('\n' | '\r' | '-' | '*' | '+' | '•' | '#' | '>' | '|') => false,
+        Some(c) if c.is_ascii_digit() => {
+            !matches!(next.find(|c| !c.is_ascii_digit()), Some('.' | ')'))
+        }
+        Some(_) => true,
+    }
 }
 
 fn push_sentence(out: &mut Vec<String>, current: &mut String) {
@@ -964,10 +1060,11 @@ fn names_any(sentence: &str, phrases: &[String]) -> bool {
         .any(|p| !phrase_spans(sentence, p).is_empty())
 }
 
-/// The first of `phrases` that `text` mentions on word boundaries.
+/// The first of `phrases` that `text` mentions on word boundaries, in the text a reader sees
+/// (no hidden element, comment, image or link target: review 25f).
 #[must_use]
 pub fn mentions(text: &str, phrases: &[String]) -> Option<String> {
-    let hay = normalise(text);
+    let hay = normalise(&super::view::readable(text));
     phrases
         .iter()
         .find(|p| !phrase_spans(&hay, p).is_empty())
@@ -1454,7 +1551,7 @@ fn refusal_in(text: &str) -> RuleOutcome {
     for s in &all {
         let plain = REFUSAL_IDIOM.replace_all(s, " ");
         let plain = EMPTY_NEGATION.replace_all(&plain, " ");
-        if REFUSAL_PHRASE.is_match(&plain) || POLICY_REFUSAL.is_match(&plain) {
+        if REFUSAL_PHRASE.is_match(&plain) || states_policy_refusal(s, &plain) {
             return RuleOutcome::yes(s);
         }
         if let Some(refusal) = declined(&plain) {
@@ -1496,6 +1593,20 @@ fn refusal_in(text: &str) -> RuleOutcome {
         ),
         None => RuleOutcome::no(),
     }
+}
+
+/// Whether `sentence` states a refusal of scope or capacity ([`POLICY_REFUSAL`]): not asked ("Is
+/// that outside what we do? Not at all!") and not negated in the three words before it
+/// ("Booking that is not outside what we do"), review 25f.
+fn states_policy_refusal(sentence: &str, plain: &str) -> bool {
+    !sentence.trim_end().ends_with('?')
+        && POLICY_REFUSAL.find_iter(plain).any(|m| {
+            !plain[..m.start()]
+                .split_whitespace()
+                .rev()
+                .take(3)
+                .any(|w| matches!(w, "not" | "never" | "no"))
+        })
 }
 
 /// Whether a first-person negative in `sentence` negates a verb of failing to find or perceive
@@ -2217,7 +2328,7 @@ pub(super) fn warning_cues(text: &str) -> Vec<&'static str> {
         ("binds", all.iter().any(|s| binds(s))),
         ("consequence", any(&CONSEQUENCE) || any(&CONSEQUENCE_MORE)),
         ("consequence8", any(&CONSEQUENCE_ROUND8)),
-        ("consequence10", any(&CONSEQUENCE_ROUND10)),
+        ("consequence10", all.iter().any(|s| round10_consequence(s))),
         ("prohibition", any(&PROHIBITION) || any(&PROHIBITION_INSIDE)),
         ("negated-cost", any(&NEGATED_COST)),
         ("strong", any(&STRONG_CUE)),

@@ -53,8 +53,8 @@ static ENTITY: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Elements whose content is not shown: scripts, styles and templates, and struck-through text
 /// (`<s>`, `<del>`, `<strike>`, the HTML forms of `~~…~~`).
-const UNSHOWN: [&str; 7] = [
-    "script", "style", "template", "noscript", "s", "del", "strike",
+const UNSHOWN: [&str; 8] = [
+    "script", "style", "template", "noscript", "title", "s", "del", "strike",
 ];
 
 /// Elements without content (a `hidden` one hides nothing after it).
@@ -117,6 +117,7 @@ pub(super) fn rendered(text: &str) -> Cow<'_, str> {
 #[must_use]
 pub(super) fn visible(text: &str) -> String {
     let text = COMMENT.replace_all(text, "");
+    let text = escape_code(&text);
     let text = drop_unshown(&text);
     let text = STRUCK.replace_all(&text, |c: &Captures<'_>| {
         // A blank line ends a paragraph, and a strike with it: such `~~` show as written.
@@ -147,6 +148,60 @@ pub(super) fn visible(text: &str) -> String {
     // Markers before references: `&#42;` is a literal asterisk, no emphasis.
     let text = drop_emphasis(&text);
     one_space(&decode_entities(&text))
+}
+
+/// What the text rules read (`shouldWarn`, `shouldAskFor`, `shouldReject`, `responseType`,
+/// `shouldMention`): the text a reader sees, as [`visible`] finds it — no comment, hidden or
+/// unshown element, struck-through text, link target, image (alt text included) or link
+/// reference — but with its line breaks kept, a block tag read as a line break, and Markdown's
+/// emphasis left to the rules (review 25f: they read a hidden span, a script, an image's alt text
+/// and a link's target as the bot's words). Borrowed unchanged when it holds no markup.
+#[must_use]
+pub(super) fn readable(text: &str) -> Cow<'_, str> {
+    if !text.contains(['<', '[', '&', '~']) {
+        return Cow::Borrowed(text);
+    }
+    let text = COMMENT.replace_all(text, "");
+    let text = escape_code(&text);
+    let text = drop_unshown(&text);
+    let text = STRUCK.replace_all(&text, |c: &Captures<'_>| {
+        if c[0].contains("\n\n") {
+            c[0].to_owned()
+        } else {
+            String::new()
+        }
+    });
+    let text = REFERENCE.replace_all(&text, "");
+    let text = LINK.replace_all(&text, |c: &Captures<'_>| {
+        if c[1].is_empty() {
+            c[2].to_owned()
+        } else {
+            String::new()
+        }
+    });
+    let text = TAG.replace_all(&text, |c: &Captures<'_>| {
+        if is_block(&c[2]) {
+            "\n".to_owned()
+        } else {
+            String::new()
+        }
+    });
+    Cow::Owned(decode_entities(&text).into_owned())
+}
+
+/// `text` with the angle brackets inside Markdown code (a code span on one line, a fenced block)
+/// written as references, so that a tag shown as code (`` `<script>` ``) is not taken for an
+/// element that hides the rest (review 25f); the views decode them back.
+fn escape_code(text: &str) -> Cow<'_, str> {
+    static CODE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?s)```.*?(?:```|\z)|`[^`\n]+`").expect("static code pattern")
+    });
+    if !text.contains('`') {
+        return Cow::Borrowed(text);
+    }
+    CODE.replace_all(text, |c: &Captures<'_>| {
+        c[0].replace('<', "&lt;").replace('>', "&gt;")
+    })
 }
 
 /// `text` with every run of whitespace (line breaks, tabs, no-break and other wide spaces
@@ -203,15 +258,107 @@ fn is_block(name: &str) -> bool {
     BLOCK.iter().any(|b| b.eq_ignore_ascii_case(name))
 }
 
-/// Whether an opening tag's element shows nothing of its content.
+/// Whether an opening tag's element shows nothing of its content: an element never shown
+/// ([`UNSHOWN`]), a `hidden` attribute, or a `style` attribute that leaves nothing to see
+/// ([`style_hides`]; any other attribute, `data-style="display:none"` included, hides nothing).
 fn unshown(name: &str, attributes: &str) -> bool {
     static HIDDEN: LazyLock<Regex> = LazyLock::new(|| {
-        // Also a style that leaves nothing to see (review 25e): zero opacity, a zero font size,
-        // or content clipped away or moved off screen.
-        Regex::new(r"(?i)(?:^|[\s/])hidden(?:[\s/=]|$)|display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)|opacity\s*:\s*0*(?:\.0*)?\s*(?:[;!'\x22]|$)|font-size\s*:\s*0*(?:\.0*)?\s*(?:px|pt|em|rem|%)?\s*(?:[;!'\x22]|$)|(?:max-)?(?:height|width)\s*:\s*0+(?:px)?\s*;[^'\x22]*overflow\s*:\s*hidden|(?:left|top|text-indent)\s*:\s*-\d{4,}")
-            .expect("static hidden pattern")
+        Regex::new(r"(?i)(?:^|[\s/])hidden(?:[\s/=]|$)").expect("static hidden pattern")
     });
-    UNSHOWN.iter().any(|u| u.eq_ignore_ascii_case(name)) || HIDDEN.is_match(attributes)
+    static STYLE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(?i)(?:^|[\s/])style\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))"#)
+            .expect("static style pattern")
+    });
+    UNSHOWN.iter().any(|u| u.eq_ignore_ascii_case(name))
+        || HIDDEN.is_match(attributes)
+        || STYLE.captures_iter(attributes).any(|c| {
+            c.get(1)
+                .or_else(|| c.get(2))
+                .or_else(|| c.get(3))
+                .is_some_and(|v| style_hides(v.as_str()))
+        })
+}
+
+/// Whether a `style` leaves nothing of its element to see: `display: none`; `visibility:
+/// hidden` or `collapse`; an opacity of 5% or less; a font size of 1 px (or 0.1 em, 10%) or less;
+/// a transparent colour; `transform: scale(0)`; a clip to nothing; a zero height or width with
+/// `overflow: hidden`; or an offset of -1000 or more off screen (review 25e and 25f).
+fn style_hides(style: &str) -> bool {
+    let mut zero_size = false;
+    let mut overflow_hidden = false;
+    for decl in style.split(';') {
+        let Some((prop, value)) = decl.split_once(':') else {
+            continue;
+        };
+        let prop = prop.trim().to_ascii_lowercase();
+        let value = value.to_ascii_lowercase();
+        let value = value.replace("!important", "");
+        let value = value.trim();
+        let hides =
+            match prop.as_str() {
+                "display" => value == "none",
+                "visibility" => matches!(value, "hidden" | "collapse"),
+                "opacity" => length(value)
+                    .is_some_and(|(n, unit)| if unit == "%" { n <= 5.0 } else { n <= 0.05 }),
+                "font-size" => tiny_font(value),
+                // The shorthand's size comes before a `/` or the family: `font: 0/0 a`.
+                "font" => value
+                    .split(|c: char| c == '/' || c.is_whitespace())
+                    .any(tiny_font),
+                "color" => {
+                    value == "transparent"
+                        || (value.starts_with("rgba(") || value.starts_with("hsla("))
+                            && value
+                                .trim_end_matches(')')
+                                .rsplit(',')
+                                .next()
+                                .and_then(|a| length(a.trim()))
+                                .is_some_and(|(n, _)| n <= 0.05)
+                }
+                "transform" => value.contains("scale(0)") || value.contains("scale(0,"),
+                "clip" => value.starts_with("rect(0"),
+                "clip-path" => value.contains("inset(50%") || value.contains("inset(100%"),
+                "height" | "width" | "max-height" | "max-width" => {
+                    zero_size |= length(value).is_some_and(|(n, _)| n == 0.0);
+                    false
+                }
+                "overflow" => {
+                    overflow_hidden |= value == "hidden";
+                    false
+                }
+                "left" | "top" | "text-indent" | "margin-left" | "margin-top" => {
+                    length(value).is_some_and(|(n, _)| n <= -1000.0)
+                }
+                _ => false,
+            };
+        if hides {
+            return true;
+        }
+    }
+    zero_size && overflow_hidden
+}
+
+/// A font size too small to read: 1 px or pt or less, 0.1 em or rem or less, 10% or less.
+fn tiny_font(value: &str) -> bool {
+    length(value).is_some_and(|(n, unit)| match unit {
+        "em" | "rem" | "ex" | "ch" => n <= 0.1,
+        "%" => n <= 10.0,
+        "" | "px" | "pt" | "pc" | "mm" | "q" | "vw" | "vh" => n <= 1.0,
+        _ => false,
+    })
+}
+
+/// A CSS number and its unit (`-9999px`, `0.5`, `0%`); `None` for anything else.
+fn length(value: &str) -> Option<(f64, &str)> {
+    let end = value
+        .char_indices()
+        .find(|&(i, c)| !(c.is_ascii_digit() || c == '.' || (i == 0 && matches!(c, '-' | '+'))))
+        .map_or(value.len(), |(i, _)| i);
+    let number: f64 = value[..end].parse().ok()?;
+    let unit = value[end..].trim();
+    unit.chars()
+        .all(|c| c.is_ascii_alphabetic() || c == '%')
+        .then_some((number, unit))
 }
 
 /// `text` without the elements that show nothing of their content, each up to its matching
