@@ -632,4 +632,48 @@ mod tests {
             ["Thx!", "Cheers!", "BR"]
         );
     }
+
+    #[test]
+    fn notice_sentences_after_the_writers_own_are_boilerplate() {
+        for (text, notice) in [
+            (
+                "Te paso la factura. Sent from my Huawei phone.",
+                "Sent from my Huawei phone.",
+            ),
+            (
+                "请查收。Sent from Mail for Windows",
+                "Sent from Mail for Windows",
+            ),
+            (
+                "Ya pagué. You have received USD 20.00 from Ana.",
+                "You have received USD 20.00 from Ana.",
+            ),
+            (
+                "Llega mañana. Your parcel is out for delivery.",
+                "Your parcel is out for delivery.",
+            ),
+            (
+                "Estoy de viaje. I am currently out of the office.",
+                "I am currently out of the office.",
+            ),
+            (
+                "Próxima estación: Sol. Next station: Sol.",
+                "Next station: Sol.",
+            ),
+            ("This message was deleted", "This message was deleted"),
+            ("<Media omitted>", "<Media omitted>"),
+        ] {
+            assert_eq!(covered(text), [notice], "{text}");
+        }
+        // The writer's own sentences that share words with a notice.
+        for text in [
+            "I'm out of the office but stuck in traffic, llego tarde.",
+            "Your order was a disaster, te lo juro.",
+            "I'll reply after the meeting, ¿vale?",
+            "Cautionary tales, eso son.",
+            "Forwarded it to you ayer.",
+        ] {
+            assert!(covered(text).is_empty(), "{text}");
+        }
+    }
 }

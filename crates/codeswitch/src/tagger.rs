@@ -229,16 +229,19 @@ impl LanguagePair {
         self.untag_name_spans(&mut out, &sentence_starts);
         self.untag_english_titles(&mut out, &sentence_starts);
         super::loans::settle(self.first, self.second, &mut out);
-        // German–English reads a lone "I" as Bavarian "ich" (`unfirm_dialect_look_alikes`).
-        if (self.first == Language::English || self.second == Language::English)
-            && !self.is(Language::German, Language::English)
-        {
-            untag_roman_numeral_i(&mut out);
-        }
-        if self.is(Language::German, Language::English) {
-            unfirm_dialect_look_alikes(&mut out);
-        }
+        self.settle_lone_i(&mut out);
         out
+    }
+
+    /// A lone "I": in German–English it may be Bavarian "ich" (`unfirm_dialect_look_alikes`);
+    /// in the other pairs with English, with no English beside it, the Roman numeral
+    /// (`untag_roman_numeral_i`).
+    fn settle_lone_i(self, out: &mut [TaggedWord]) {
+        if self.is(Language::German, Language::English) {
+            unfirm_dialect_look_alikes(out);
+        } else if self.first == Language::English || self.second == Language::English {
+            untag_roman_numeral_i(out);
+        }
     }
 
     /// The byte spans of `text` where a word is cut into syllables by hyphens: letters joined by
