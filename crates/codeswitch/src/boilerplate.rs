@@ -184,6 +184,12 @@ pub(crate) fn spans(text: &str) -> Vec<(usize, usize)> {
             && HEADER_LABELS.contains(&label.trim().to_lowercase().as_str())
         {
             spans.push((from, from + label.len() + 1));
+        } else {
+            spans.extend(
+                notice_sentences(trimmed)
+                    .into_iter()
+                    .map(|(a, b)| (from + a, from + b)),
+            );
         }
         line_start += line.len();
     }
@@ -231,6 +237,320 @@ fn is_composed_sign_off(lower: &str) -> bool {
         && words.len() <= 8
         && words.iter().all(|w| SIGN_OFF_WORDS.contains(w))
         && words.iter().any(|w| SIGN_OFF_HEADS.contains(w))
+}
+
+/// The lines a chat app writes in place of a message, whole (lower-cased, the angle brackets
+/// and closing punctuation dropped): "This message was deleted", "<Media omitted>",
+/// "Forwarded many times", "Missed voice call".
+const CHAT_SYSTEM_LINES: &[&str] = &[
+    "this message was deleted",
+    "you deleted this message",
+    "this message was edited",
+    "message deleted",
+    "media omitted",
+    "image omitted",
+    "video omitted",
+    "audio omitted",
+    "sticker omitted",
+    "gif omitted",
+    "document omitted",
+    "contact card omitted",
+    "forwarded",
+    "forwarded many times",
+    "missed voice call",
+    "missed video call",
+    "waiting for this message",
+    "waiting for this message. this may take a while",
+    "you blocked this contact",
+    "you unblocked this contact",
+    "security code changed",
+];
+
+/// Openings of a sentence that a chat app, a shop, a payment service or a mailing list writes
+/// (lower-cased): "Messages and calls are end-to-end encrypted", "Track your order in the app",
+/// "Please rate your rider", "Thank you for shopping with us".
+const NOTICE_SENTENCE_STARTS: &[&str] = &[
+    "messages and calls are end-to-end encrypted",
+    "messages to this chat and calls are",
+    "track your order",
+    "track your package",
+    "track your parcel",
+    "track your shipment",
+    "track your delivery",
+    "please rate your",
+    "rate your rider",
+    "rate your driver",
+    "rate your delivery",
+    "rate your order",
+    "rate your experience",
+    "thank you for shopping",
+    "thanks for shopping",
+    "thank you for your order",
+    "thanks for your order",
+    "thank you for your purchase",
+    "thanks for your purchase",
+    "thank you for ordering",
+    "thank you for your patronage",
+    "thank you for your payment",
+    "powered by ",
+    "copyright ",
+    "© ",
+    "terms and conditions apply",
+    "terms apply",
+    "t&cs apply",
+    "t&c apply",
+    "msg & data rates may apply",
+    "message and data rates may apply",
+];
+
+/// Openings of the English sentences of public signs and transit announcements, which stand
+/// beside the local language on signs, in stations and on board ("Next station: Sol", "Please
+/// mind the gap", "No smoking", "Thank you for riding with us"): a translation for visitors, not
+/// a speaker's switch (lower-cased).
+const SIGN_SENTENCE_STARTS: &[&str] = &[
+    "next station",
+    "next stop",
+    "the next station is",
+    "the next stop is",
+    "this station is",
+    "this stop is",
+    "this train terminates",
+    "this train is bound for",
+    "this train is for",
+    "mind the gap",
+    "please mind the gap",
+    "mind the closing doors",
+    "mind the doors",
+    "please mind the closing doors",
+    "stand clear of the",
+    "please stand clear of the",
+    "please stand back from",
+    "please keep clear of the",
+    "please stay behind the",
+    "the doors are on your",
+    "the doors will open on",
+    "doors will open on",
+    "doors closing",
+    "please do not lean on the doors",
+    "please hold the handrail",
+    "please offer your seat",
+    "please take care of your belongings",
+    "please keep your belongings",
+    "please make sure you have all your belongings",
+    "please do not leave your belongings",
+    "please fasten your",
+    "fasten your",
+    "please validate your ticket",
+    "please keep your ticket",
+    "passengers kindly",
+    "passengers are requested",
+    "attention passengers",
+    "attention, passengers",
+    "attention all passengers",
+    "have a pleasant journey",
+    "have a pleasant flight",
+    "thank you for riding",
+    "thank you for flying",
+    "thank you for travelling",
+    "thank you for traveling",
+    "thank you for choosing",
+    "thank you for your visit",
+    "thank you for visiting",
+    "no smoking",
+    "smoking is not allowed",
+    "smoking is prohibited",
+    "smoking is strictly prohibited",
+    "no parking",
+    "no entry",
+    "no admittance",
+    "staff only",
+    "emergency exit",
+    "out of order",
+    "keep out",
+    "caution",
+    "wet floor",
+    "watch your step",
+    "closed for ",
+];
+
+/// Phrases that make a sentence a notice wherever they stand in it (lower-cased): an
+/// unsubscribe line, a rights line, an auto-reply's "upon my return" or "limited access to
+/// email".
+const NOTICE_SENTENCE_PHRASES: &[&str] = &[
+    "to unsubscribe",
+    "can unsubscribe",
+    "unsubscribe at any time",
+    "unsubscribe here",
+    "all rights reserved",
+    "upon my return",
+    "limited access to email",
+    "limited access to e-mail",
+    "limited access to my email",
+    "limited access to my e-mail",
+    "i'll be back in the office",
+    "i will be back in the office",
+];
+
+/// The words that make a sentence saying "out of (the) office" an auto-reply ("I am currently
+/// out of the office", "I am out of office until Monday and will reply …").
+const AUTO_REPLY_WORDS: &[&str] = &[
+    "until",
+    "return",
+    "returning",
+    "access",
+    "reply",
+    "respond",
+    "currently",
+    "back",
+];
+
+/// The words of an apps' or devices' "Sent from …" line ("Sent from Mail.ru for Android",
+/// "Sent from my Huawei phone"): a sentence that opens "sent from " and holds one of them.
+const SENT_FROM_WORDS: &[&str] = &[
+    "mail",
+    "android",
+    "ios",
+    "iphone",
+    "ipad",
+    "phone",
+    "windows",
+    "outlook",
+    "galaxy",
+    "samsung",
+    "huawei",
+    "xiaomi",
+    "mobile",
+    "device",
+    "tablet",
+    "app",
+    "smartphone",
+];
+
+/// The sentences of `line` (byte ranges, trimmed) that are notices a program, a shop or an app
+/// writes, not the writer ([`is_notice_sentence`]). A sentence ends at `.`, `!` or `?` before
+/// a space, or at a CJK or Devanagari full stop.
+fn notice_sentences(line: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut chars = line.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let next = chars.peek().map(|&(_, n)| n);
+        let ends = matches!(c, '。' | '！' | '？' | '।')
+            || (matches!(c, '.' | '!' | '?') && next.is_none_or(char::is_whitespace))
+            || next.is_none();
+        if !ends {
+            continue;
+        }
+        let end = i + c.len_utf8();
+        let piece = &line[start..end];
+        let lead = piece.len() - piece.trim_start().len();
+        let sentence = piece.trim();
+        if !sentence.is_empty() && is_notice_sentence(&sentence.to_lowercase()) {
+            out.push((start + lead, start + lead + sentence.len()));
+        }
+        start = end;
+    }
+    out
+}
+
+/// A sentence (lower-cased) that a chat app, a mail program, an auto-reply, a shop or a payment
+/// service writes: a chat app's line in place of a message ([`CHAT_SYSTEM_LINES`]), a "Sent
+/// from …" line ([`PROGRAM_LINE_STARTS`], or "sent from " with one of [`SENT_FROM_WORDS`]), a
+/// confidentiality notice (one of [`NOTICE_WORDS`] with "this email", "this message" …), an
+/// auto-reply, shop or mailing-list notice ([`NOTICE_SENTENCE_STARTS`],
+/// [`NOTICE_SENTENCE_PHRASES`]), "Your order has shipped", "You have received PHP 500.00".
+fn is_notice_sentence(lower: &str) -> bool {
+    let bare = lower
+        .trim_start_matches(['<', '(', '['])
+        .trim_end_matches(|c: char| !c.is_alphanumeric());
+    let words: Vec<&str> = bare
+        .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '\''))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let has = |w: &str| words.contains(&w);
+    let mail_object = [
+        "this email",
+        "this e-mail",
+        "this message",
+        "this communication",
+    ]
+    .iter()
+    .any(|p| lower.contains(p));
+    CHAT_SYSTEM_LINES.contains(&bare)
+        || PROGRAM_LINE_STARTS.iter().any(|s| lower.starts_with(s))
+        || (lower.starts_with("sent from ") && SENT_FROM_WORDS.iter().any(|w| has(w)))
+        || (mail_object && NOTICE_WORDS.iter().any(|w| lower.contains(w)))
+        || NOTICE_SENTENCE_STARTS.iter().any(|s| opens(lower, s))
+        || SIGN_SENTENCE_STARTS.iter().any(|s| opens(lower, s))
+        || NOTICE_SENTENCE_PHRASES.iter().any(|s| lower.contains(s))
+        || (["out of the office", "out of office"]
+            .iter()
+            .any(|p| lower.contains(p))
+            && AUTO_REPLY_WORDS.iter().any(|w| has(w)))
+        || is_reply_promise(lower)
+        || is_order_or_payment_notice(lower, &words)
+}
+
+/// An auto-reply's promise (lower-cased sentence): "I will reply as soon as possible", "I'll
+/// respond to your message when I'm back", "Thank you for your email, I will respond upon my
+/// return".
+fn is_reply_promise(lower: &str) -> bool {
+    let lower = lower.replace('\u{2019}', "'");
+    ["will reply", "will respond", "'ll reply", "'ll respond"]
+        .iter()
+        .any(|p| lower.contains(p))
+        && [
+            "as soon as possible",
+            "your message",
+            "your email",
+            "your e-mail",
+            "when i'm back",
+            "when i am back",
+            "when i return",
+            "on my return",
+        ]
+        .iter()
+        .any(|p| lower.contains(p))
+}
+
+/// Whether `lower` opens with `prefix` as whole words ("caution" opens "Caution, wet floor",
+/// not "Cautionary tales").
+fn opens(lower: &str, prefix: &str) -> bool {
+    lower.strip_prefix(prefix).is_some_and(|rest| {
+        prefix.ends_with(' ') || !rest.starts_with(|c: char| c.is_alphanumeric())
+    })
+}
+
+/// "Your order has shipped", "Your parcel has been dispatched", "You have received PHP 500.00
+/// from Juan D.", "Your payment of $20 was successful" (lower-cased sentence and its words).
+fn is_order_or_payment_notice(lower: &str, words: &[&str]) -> bool {
+    let has = |w: &str| words.contains(&w);
+    let order = [
+        "your order",
+        "your parcel",
+        "your package",
+        "your shipment",
+        "your item",
+    ]
+    .iter()
+    .any(|p| lower.starts_with(p))
+        && (["shipped", "dispatched", "delivered", "confirmed", "sent"]
+            .iter()
+            .any(|w| has(w))
+            || lower.contains("out for delivery")
+            || lower.contains("on its way"));
+    let amount = lower.chars().any(|c| c.is_ascii_digit());
+    let payment = amount
+        && [
+            "you have received",
+            "you've received",
+            "you have sent",
+            "you received",
+            "your payment of",
+        ]
+        .iter()
+        .any(|p| lower.starts_with(p));
+    order || payment
 }
 
 #[cfg(test)]
@@ -311,5 +631,49 @@ mod tests {
             covered("anbei die Unterlagen.\nThx!\nMaren\nCheers!\nBR"),
             ["Thx!", "Cheers!", "BR"]
         );
+    }
+
+    #[test]
+    fn notice_sentences_after_the_writers_own_are_boilerplate() {
+        for (text, notice) in [
+            (
+                "Te paso la factura. Sent from my Huawei phone.",
+                "Sent from my Huawei phone.",
+            ),
+            (
+                "请查收。Sent from Mail for Windows",
+                "Sent from Mail for Windows",
+            ),
+            (
+                "Ya pagué. You have received USD 20.00 from Ana.",
+                "You have received USD 20.00 from Ana.",
+            ),
+            (
+                "Llega mañana. Your parcel is out for delivery.",
+                "Your parcel is out for delivery.",
+            ),
+            (
+                "Estoy de viaje. I am currently out of the office.",
+                "I am currently out of the office.",
+            ),
+            (
+                "Próxima estación: Sol. Next station: Sol.",
+                "Next station: Sol.",
+            ),
+            ("This message was deleted", "This message was deleted"),
+            ("<Media omitted>", "<Media omitted>"),
+        ] {
+            assert_eq!(covered(text), [notice], "{text}");
+        }
+        // The writer's own sentences that share words with a notice.
+        for text in [
+            "I'm out of the office but stuck in traffic, llego tarde.",
+            "Your order was a disaster, te lo juro.",
+            "I'll reply after the meeting, ¿vale?",
+            "Cautionary tales, eso son.",
+            "Forwarded it to you ayer.",
+        ] {
+            assert!(covered(text).is_empty(), "{text}");
+        }
     }
 }

@@ -178,6 +178,7 @@ mod loans;
 mod metrics;
 mod ratio;
 mod romanized;
+mod script_languages;
 mod speaker;
 mod tagger;
 mod uncertainty;
@@ -344,7 +345,9 @@ impl LanguagePair {
         let romanized: Vec<bool> = measurement.sentences.iter().map(|s| s.romanized).collect();
         if measurement.is_available()
             && let Some((language, why)) =
-                wordlists::third_language(self.first(), self.second(), &words, &romanized)
+                wordlists::third_language(self.first(), self.second(), &words, &romanized).or_else(
+                    || script_languages::third_language(self.first(), self.second(), &words),
+                )
         {
             tracing::debug!(language, reason = %why, "a third language");
             measurement.status = MeasurementStatus::LowCoverage;

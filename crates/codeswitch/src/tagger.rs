@@ -185,7 +185,7 @@ impl LanguagePair {
                 continue;
             }
             if !segment.chars().any(char::is_alphanumeric) {
-                if segment.chars().any(is_sentence_break) {
+                if segment.chars().any(is_sentence_break) || opens_clause(segment) {
                     at_sentence_start = true;
                 }
                 out.push(TaggedWord {
@@ -229,10 +229,19 @@ impl LanguagePair {
         self.untag_name_spans(&mut out, &sentence_starts);
         self.untag_english_titles(&mut out, &sentence_starts);
         super::loans::settle(self.first, self.second, &mut out);
-        if self.is(Language::German, Language::English) {
-            unfirm_dialect_look_alikes(&mut out);
-        }
+        self.settle_lone_i(&mut out);
         out
+    }
+
+    /// A lone "I": in German–English it may be Bavarian "ich" (`unfirm_dialect_look_alikes`);
+    /// in the other pairs with English, with no English beside it, the Roman numeral
+    /// (`untag_roman_numeral_i`).
+    fn settle_lone_i(self, out: &mut [TaggedWord]) {
+        if self.is(Language::German, Language::English) {
+            unfirm_dialect_look_alikes(out);
+        } else if self.first == Language::English || self.second == Language::English {
+            untag_roman_numeral_i(out);
+        }
     }
 
     /// The byte spans of `text` where a word is cut into syllables by hyphens: letters joined by
@@ -851,6 +860,40 @@ fn is_format_character(c: char) -> bool {
         | 0x1BCA0..=0x1BCA3 | 0x1D173..=0x1D17A | 0xE0001 | 0xE0020..=0xE007F)
 }
 
+/// An upper-case "I" tagged English with no English word beside it in its sentence (the
+/// nearest word on either side, not across a sentence break) is the Roman numeral one, not
+/// the pronoun: "Isabel I y Carlos I", "diabetes tipo I", "fase I", "Петра I", "I типа". The
+/// pronoun always stands beside English ("pero I think", "and I"); the numeral is tagged a
+/// number, no word of either language.
+fn untag_roman_numeral_i(out: &mut [TaggedWord]) {
+    let english = WordTag::Lang(Language::English);
+    let is_break = |w: &TaggedWord| {
+        w.tag == WordTag::Untagged(UntaggedReason::Symbol) && w.text.chars().any(is_sentence_break)
+    };
+    let is_word = |w: &TaggedWord| w.tag != WordTag::Untagged(UntaggedReason::Symbol);
+    let numerals: Vec<usize> = (0..out.len())
+        .filter(|&i| out[i].text == "I" && out[i].tag == english)
+        .filter(|&i| {
+            let left = out[..i]
+                .iter()
+                .rev()
+                .find(|w| is_word(w) || is_break(w))
+                .filter(|w| is_word(w));
+            let right = out[i + 1..]
+                .iter()
+                .find(|w| is_word(w) || is_break(w))
+                .filter(|w| is_word(w));
+            ![left, right]
+                .into_iter()
+                .flatten()
+                .any(|w| w.tag == english)
+        })
+        .collect();
+    for i in numerals {
+        out[i].tag = WordTag::Untagged(UntaggedReason::Number);
+    }
+}
+
 /// English function words that are also common spellings of Bavarian and Austrian German:
 /// "I" (ich), "is" (ist), "a" (ein, auch), "no" (noch), "mia" (wir, mir), "ned" (nicht).
 /// "Mia ham no a bissl Zeit, is ned so schlimm" has no English word.
@@ -907,6 +950,16 @@ fn is_unusual_separator(c: char) -> bool {
         c as u32,
         0x1680 | 0x2000..=0x200A | 0x205F | 0x2800 | 0x115F | 0x1160 | 0x3164 | 0xFFA0
     )
+}
+
+/// A symbol after which chat starts a new clause as after a full stop: an emoji ("Ya llegué 😅
+/// Where are you guys?") or a dash on its own ("me escribió – Can you send it?"). A capitalised
+/// word after it is no title or name for being capitalised.
+fn opens_clause(segment: &str) -> bool {
+    matches!(segment, "–" | "—")
+        || segment
+            .chars()
+            .any(|c| matches!(c as u32, 0x2600..=0x27BF | 0x1F000..=0x1FAFF))
 }
 
 /// Visible characters that cut a word into pieces when put inside it, and are no word break
