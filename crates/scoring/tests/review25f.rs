@@ -291,3 +291,11 @@ fn contains_reads_what_a_reader_sees() {
     assert!(!contain_passes("50 USD", "You sent -50 USD."));
     assert!(contain_passes("50 USD", "Between 10-50 USD."));
 }
+
+/// E: the Arabic question mark asks.
+#[test]
+fn the_arabic_question_mark_asks() {
+    let text = "كم تريد أن ترسل؟";
+    let o = asks(text, "amount", &["كم".to_owned()]);
+    assert!(o.decision(), "{o:?}");
+}

@@ -837,7 +837,10 @@ const NEGATIONS: &[&str] = &[
 fn normalise(text: &str) -> String {
     // The same normal form as every text comparison (format characters dropped, NFKC, case
     // folded), then apostrophes unified.
-    let lower = super::matcher::fold(text).replace(['’', '‘', '`'], "'");
+    let lower = super::matcher::fold(text)
+        .replace(['’', '‘', '`'], "'")
+        // The Arabic question mark asks as `?` does (review 25f).
+        .replace('؟', "?");
     let mut out = latin_look_alikes(&lower);
     for (from, to) in [
         ("i'm", "i am"),

@@ -294,43 +294,42 @@ fn style_hides(style: &str) -> bool {
         let value = value.to_ascii_lowercase();
         let value = value.replace("!important", "");
         let value = value.trim();
-        let hides =
-            match prop.as_str() {
-                "display" => value == "none",
-                "visibility" => matches!(value, "hidden" | "collapse"),
-                "opacity" => length(value)
-                    .is_some_and(|(n, unit)| if unit == "%" { n <= 5.0 } else { n <= 0.05 }),
-                "font-size" => tiny_font(value),
-                // The shorthand's size comes before a `/` or the family: `font: 0/0 a`.
-                "font" => value
-                    .split(|c: char| c == '/' || c.is_whitespace())
-                    .any(tiny_font),
-                "color" => {
-                    value == "transparent"
-                        || (value.starts_with("rgba(") || value.starts_with("hsla("))
-                            && value
-                                .trim_end_matches(')')
-                                .rsplit(',')
-                                .next()
-                                .and_then(|a| length(a.trim()))
-                                .is_some_and(|(n, _)| n <= 0.05)
-                }
-                "transform" => value.contains("scale(0)") || value.contains("scale(0,"),
-                "clip" => value.starts_with("rect(0"),
-                "clip-path" => value.contains("inset(50%") || value.contains("inset(100%"),
-                "height" | "width" | "max-height" | "max-width" => {
-                    zero_size |= length(value).is_some_and(|(n, _)| n == 0.0);
-                    false
-                }
-                "overflow" => {
-                    overflow_hidden |= value == "hidden";
-                    false
-                }
-                "left" | "top" | "text-indent" | "margin-left" | "margin-top" => {
-                    length(value).is_some_and(|(n, _)| n <= -1000.0)
-                }
-                _ => false,
-            };
+        let hides = match prop.as_str() {
+            "display" => value == "none",
+            "visibility" => matches!(value, "hidden" | "collapse"),
+            "opacity" => length(value)
+                .is_some_and(|(n, unit)| if unit == "%" { n <= 5.0 } else { n <= 0.05 }),
+            "font-size" => tiny_font(value),
+            // The shorthand's size comes before a `/` or the family: `font: 0/0 a`.
+            "font" => value
+                .split(|c: char| c == '/' || c.is_whitespace())
+                .any(tiny_font),
+            "color" => {
+                value == "transparent"
+                    || (value.starts_with("rgba(") || value.starts_with("hsla("))
+                        && value
+                            .trim_end_matches(')')
+                            .rsplit(',')
+                            .next()
+                            .and_then(|a| length(a.trim()))
+                            .is_some_and(|(n, _)| n <= 0.05)
+            }
+            "transform" => value.contains("scale(0)") || value.contains("scale(0,"),
+            "clip" => value.starts_with("rect(0"),
+            "clip-path" => value.contains("inset(50%") || value.contains("inset(100%"),
+            "height" | "width" | "max-height" | "max-width" => {
+                zero_size |= length(value).is_some_and(|(n, _)| n == 0.0);
+                false
+            }
+            "overflow" => {
+                overflow_hidden |= value == "hidden";
+                false
+            }
+            "left" | "top" | "text-indent" | "margin-left" | "margin-top" => {
+                length(value).is_some_and(|(n, _)| n <= -1000.0)
+            }
+            _ => false,
+        };
         if hides {
             return true;
         }
