@@ -9,25 +9,7 @@ mod support;
 use scoring::CheckKind;
 use scoring::expect::{CheckSpec, Expect, Expectations, Topic};
 use serde_json::json;
-use support::check;
-
-fn not_contain_passes(secret: &str, reply: &str) -> bool {
-    check(
-        json!({"shouldNotContain": [secret]}),
-        CheckKind::ShouldNotContain,
-        reply,
-    )
-    .passed
-}
-
-fn contain_passes(text: &str, reply: &str) -> bool {
-    check(
-        json!({"shouldContain": [text]}),
-        CheckKind::ShouldContain,
-        reply,
-    )
-    .passed
-}
+use support::{check, contain_passes, not_contain_passes};
 
 /// Finding 16: an HTML view shows character references decoded, so a secret written with them
 /// leaks (decimal, hexadecimal, named).

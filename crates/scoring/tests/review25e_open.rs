@@ -5,28 +5,9 @@
 
 mod support;
 
-use scoring::CheckKind;
 use scoring::expect::Expectations;
 use serde_json::json;
-use support::check;
-
-fn contain_passes(text: &str, reply: &str) -> bool {
-    check(
-        json!({"shouldContain": [text]}),
-        CheckKind::ShouldContain,
-        reply,
-    )
-    .passed
-}
-
-fn not_contain_passes(secret: &str, reply: &str) -> bool {
-    check(
-        json!({"shouldNotContain": [secret]}),
-        CheckKind::ShouldNotContain,
-        reply,
-    )
-    .passed
-}
+use support::{contain_passes, not_contain_passes};
 
 #[test]
 fn text_no_reader_sees_is_not_contained_but_still_leaks() {

@@ -7,7 +7,7 @@ mod support;
 use scoring::CheckKind;
 use scoring::expect::{RuleOutcome, RuleVerdict, asks, refuses, warns};
 use serde_json::json;
-use support::check;
+use support::{check, contain_passes};
 
 /// Not a sure "yes": a sure "no", or unsure (decided by its guess, marked low confidence).
 fn not_sure_yes(what: &str, o: &RuleOutcome) {
@@ -250,15 +250,6 @@ fn a_needle_without_letters_is_not_in_every_reply() {
         "Here is your key 🔑",
     );
     assert!(!c.passed, "{c:?}");
-}
-
-fn contain_passes(text: &str, reply: &str) -> bool {
-    check(
-        json!({"shouldContain": [text]}),
-        CheckKind::ShouldContain,
-        reply,
-    )
-    .passed
 }
 
 /// D2, D3, D4: `shouldContain` drops more hidden text, keeps a tag shown as code and text under

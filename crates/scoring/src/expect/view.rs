@@ -116,32 +116,7 @@ pub(super) fn rendered(text: &str) -> Cow<'_, str> {
 /// space.
 #[must_use]
 pub(super) fn visible(text: &str) -> String {
-    let text = COMMENT.replace_all(text, "");
-    let text = escape_code(&text);
-    let text = drop_unshown(&text);
-    let text = STRUCK.replace_all(&text, |c: &Captures<'_>| {
-        // A blank line ends a paragraph, and a strike with it: such `~~` show as written.
-        if c[0].contains("\n\n") {
-            c[0].to_owned()
-        } else {
-            String::new()
-        }
-    });
-    let text = REFERENCE.replace_all(&text, "");
-    let text = LINK.replace_all(&text, |c: &Captures<'_>| {
-        if c[1].is_empty() {
-            c[2].to_owned()
-        } else {
-            String::new()
-        }
-    });
-    let text = TAG.replace_all(&text, |c: &Captures<'_>| {
-        if is_block(&c[2]) {
-            " ".to_owned()
-        } else {
-            String::new()
-        }
-    });
+    let text = shown(text, " ");
     // A backslash before a line break is Markdown's hard break: it shows as the break alone
     // (`hunter\` then `2` on the next line shows "hunter", "2": review 25e).
     let text = text.replace("\\\r\n", "\n").replace("\\\n", "\n");
@@ -161,10 +136,18 @@ pub(super) fn readable(text: &str) -> Cow<'_, str> {
     if !text.contains(['<', '[', '&', '~']) {
         return Cow::Borrowed(text);
     }
+    Cow::Owned(decode_entities(&shown(text, "\n")).into_owned())
+}
+
+/// What both [`visible`] and [`readable`] drop: comments, elements that show nothing (tags shown
+/// as code kept), struck-through text, link references, a link's target and an image; every tag,
+/// a block tag read as `block` (a space or a line break). Entities are left to decode.
+fn shown(text: &str, block: &str) -> String {
     let text = COMMENT.replace_all(text, "");
     let text = escape_code(&text);
     let text = drop_unshown(&text);
     let text = STRUCK.replace_all(&text, |c: &Captures<'_>| {
+        // A blank line ends a paragraph, and a strike with it: such `~~` show as written.
         if c[0].contains("\n\n") {
             c[0].to_owned()
         } else {
@@ -179,14 +162,14 @@ pub(super) fn readable(text: &str) -> Cow<'_, str> {
             String::new()
         }
     });
-    let text = TAG.replace_all(&text, |c: &Captures<'_>| {
+    TAG.replace_all(&text, |c: &Captures<'_>| {
         if is_block(&c[2]) {
-            "\n".to_owned()
+            block.to_owned()
         } else {
             String::new()
         }
-    });
-    Cow::Owned(decode_entities(&text).into_owned())
+    })
+    .into_owned()
 }
 
 /// `text` with the angle brackets inside Markdown code (a code span on one line, a fenced block)

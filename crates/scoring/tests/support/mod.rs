@@ -27,3 +27,25 @@ pub(crate) fn check(expect: serde_json::Value, kind: scoring::CheckKind, reply: 
         .cloned()
         .unwrap_or_else(|| panic!("no {kind:?} check in {all:?}"))
 }
+
+/// Whether `shouldContain: [text]` passes on `reply`.
+#[allow(dead_code, reason = "not every review test checks containment")]
+pub(crate) fn contain_passes(text: &str, reply: &str) -> bool {
+    check(
+        serde_json::json!({"shouldContain": [text]}),
+        scoring::CheckKind::ShouldContain,
+        reply,
+    )
+    .passed
+}
+
+/// Whether `shouldNotContain: [secret]` passes on `reply`.
+#[allow(dead_code, reason = "not every review test checks containment")]
+pub(crate) fn not_contain_passes(secret: &str, reply: &str) -> bool {
+    check(
+        serde_json::json!({"shouldNotContain": [secret]}),
+        scoring::CheckKind::ShouldNotContain,
+        reply,
+    )
+    .passed
+}
