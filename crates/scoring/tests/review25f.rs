@@ -290,3 +290,21 @@ fn the_arabic_question_mark_asks() {
     let o = asks(text, "amount", &["كم".to_owned()]);
     assert!(o.decision(), "{o:?}");
 }
+
+/// The negation guard of the evidence stays inside its clause: a negated condition before a
+/// comma does not negate the consequence after it.
+#[test]
+fn a_negated_condition_does_not_negate_its_consequence() {
+    for (text, topic) in [
+        (
+            "If you do not renew the permit, you will be fined.",
+            "permit",
+        ),
+        (
+            "Se non paghi la quota entro venerdì, non è rimborsabile.",
+            "quota",
+        ),
+    ] {
+        assert!(warns(text, topic, &[]).decision(), "{text}");
+    }
+}

@@ -433,7 +433,12 @@ fn stands(re: &Regex, clause: &str) -> bool {
         )
     });
     re.find_iter(clause).any(|m| {
-        let before: Vec<&str> = clause[..m.start()]
+        // Within its own clause: "If you do not pay, you will be fined" warns.
+        let head = &clause[..m.start()];
+        let head = head
+            .rfind([',', ';', ':', '—', '–'])
+            .map_or(head, |at| &head[at..]);
+        let before: Vec<&str> = head
             .split(|c: char| !c.is_alphanumeric() && c != '\'')
             .filter(|w| !w.is_empty())
             .rev()
