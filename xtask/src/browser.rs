@@ -56,8 +56,11 @@ pub(crate) fn prefetch(log: &Path) -> anyhow::Result<()> {
     if installed() || !crate::demo::is_root() {
         return Ok(());
     }
-    crate::venv::apt_quiet(&["chromium", "chromium-driver"], log)
+    crate::venv::apt_quiet(PACKAGES, log)
 }
+
+/// Chromium and its WebDriver, without recommended packages (both installs use this).
+const PACKAGES: &[&str] = &["--no-install-recommends", "chromium", "chromium-driver"];
 
 fn installed() -> bool {
     Path::new("/usr/bin/chromium").is_file() && Path::new("/usr/bin/chromedriver").is_file()
@@ -74,7 +77,7 @@ fn install() -> anyhow::Result<()> {
         );
     }
     eprintln!("    installing chromium and chromium-driver (apt-get)");
-    crate::venv::apt_install(&["--no-install-recommends", "chromium", "chromium-driver"])
+    crate::venv::apt_install(PACKAGES)
 }
 
 /// The hostile run's second record: 1 MB of text, markup that would change the title if it

@@ -85,8 +85,9 @@ pub(crate) fn apt_install(packages: &[&str]) -> anyhow::Result<()> {
         .env("DEBIAN_FRONTEND", "noninteractive"))
 }
 
-/// [`apt_install`] without recommended packages, its output in `log` (appended): what CI's
-/// background installs run while the first steps compile. Needs root.
+/// [`apt_install`] with its output in `log` (appended): what CI's background installs run while
+/// the first steps compile. The same packages and flags as the step's own install, so what the
+/// background installs is what the step would have. Needs root.
 pub(crate) fn apt_quiet(packages: &[&str], log: &Path) -> anyhow::Result<()> {
     if let Some(dir) = log.parent() {
         std::fs::create_dir_all(dir)?;
@@ -110,7 +111,7 @@ pub(crate) fn apt_quiet(packages: &[&str], log: &Path) -> anyhow::Result<()> {
     quiet(Command::new("apt-get").args(["update", "-qq"]))?;
     quiet(
         Command::new("apt-get")
-            .args(["install", "-y", "-qq", "--no-install-recommends"])
+            .args(["install", "-y", "-qq"])
             .args(packages)
             .env("DEBIAN_FRONTEND", "noninteractive"),
     )
