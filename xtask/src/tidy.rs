@@ -812,6 +812,41 @@ agents = { path = "../agents" }
         );
     }
 
+    /// Each crate's integration tests are modules of one test binary, `tests/it.rs`
+    /// (`autotests = false`): one link per crate instead of one per file. A file under `tests/`
+    /// that is neither a module of `it.rs` nor a target of its own would never be compiled.
+    #[test]
+    fn integration_tests_are_one_binary_per_crate() {
+        let mut offences = Vec::new();
+        for (folder, _) in crate_folders() {
+            let tests = folder.join("tests");
+            let Ok(entries) = fs::read_dir(&tests) else {
+                continue;
+            };
+            let manifest = read(&folder.join("Cargo.toml"));
+            if !manifest.contains("autotests = false") {
+                offences.push(format!("{}: no `autotests = false`", rel(&folder)));
+            }
+            let it = fs::read_to_string(tests.join("it.rs")).unwrap_or_default();
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let Some(stem) = name.strip_suffix(".rs") else {
+                    continue;
+                };
+                let declared = stem == "it"
+                    || it.lines().any(|l| l.trim() == format!("mod {stem};"))
+                    || manifest.contains(&format!("path = \"tests/{name}\""));
+                if !declared {
+                    offences.push(format!(
+                        "{}: neither `mod {stem};` in tests/it.rs nor a [[test]] target",
+                        rel(&entry.path())
+                    ));
+                }
+            }
+        }
+        assert!(offences.is_empty(), "{}", offences.join("\n"));
+    }
+
     #[test]
     fn each_reusable_crate_has_an_example() {
         let missing: Vec<String> = EXAMPLES

@@ -5,11 +5,10 @@
 //! code-switched sentences the gate passes (one-sentence batches, the strictest case; the rest
 //! are refused as "could not tell" when their only switch is a look-alike, or undecided).
 //!
-//! `cargo test -p agents --test heldout_controls_gate -- --nocapture` prints the figures quoted
+//! `cargo test -p agents --test it heldout_controls_gate:: -- --nocapture` prints the figures quoted
 //! in BENCHMARKS.md ("after uncertainty bounds").
 
-#[path = "../../codeswitch/tests/common/mod.rs"]
-mod common;
+use crate::common;
 
 use agents::gate;
 use codeswitch::{LanguagePair, ScriptHint};

@@ -5,7 +5,7 @@
 //! beside Malay–English) is never measured `ok`; real code-switched batches of the same pairs
 //! still pass. The sentences were written for this test.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -1,6 +1,6 @@
 //! `ScenarioRun` driven with canned replies: no network, no executor.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

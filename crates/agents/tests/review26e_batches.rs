@@ -12,7 +12,7 @@ use agents::gate;
 use codeswitch::{LanguagePair, MeasurementStatus, ScriptHint};
 use runlog::{GateSettings, GateUndecided};
 
-mod gate_batches;
+use crate::gate_batches;
 
 const DATA: &str = include_str!("data/review26e_batches.txt");
 

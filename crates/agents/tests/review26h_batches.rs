@@ -19,7 +19,7 @@
 //! [`KNOWN_OPEN`], each with why; the test fails when one of them is fixed too, so the list
 //! stays true.
 
-mod gate_batches;
+use crate::gate_batches;
 
 const DATA: &str = include_str!("data/review26h_batches.txt");
 

@@ -12,7 +12,7 @@
 //! joins only at a sentence's edge and a colon never; mail salutation and sign-off lines; tags
 //! are not inter-sentential switching.
 
-mod gate_batches;
+use crate::gate_batches;
 
 const DATA: &str = include_str!("data/review26i_batches.txt");
 

@@ -8,7 +8,7 @@
 //! is refused outright (never left to the judges), and real switches of the same shapes still
 //! pass. The sentences were written for this test.
 
-mod gate_english;
+use crate::gate_english;
 
 use codeswitch::without_speaker_label;
 use gate_english::{assert_passes, assert_refused_for, measure};

@@ -11,7 +11,7 @@
 //! outright (never left to the judges), and real switches of the same shapes still pass. The
 //! sentences were written for this test, not taken from the review.
 
-mod gate_english;
+use crate::gate_english;
 
 use agents::gate;
 use codeswitch::LanguagePair;

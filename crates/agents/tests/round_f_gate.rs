@@ -9,7 +9,7 @@
 //! `codeswitch`'s tests). Every batch is refused outright, and real switches of the same shapes
 //! still pass. The sentences were written for this test, not taken from the probe set.
 
-mod gate_english;
+use crate::gate_english;
 
 use agents::gate;
 use gate_english::{assert_passes, assert_refused_for, measure};

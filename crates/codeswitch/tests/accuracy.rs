@@ -6,7 +6,7 @@
 //! ≤ 0.05. The figures are printed (`cargo test -p scoring --test codeswitch_accuracy --
 //! --nocapture`) and quoted in BENCHMARKS.md.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

@@ -9,11 +9,11 @@
 //! - `not ok`: the share measured `low_coverage` or `unavailable` (the measurement said it could
 //!   not be trusted).
 //!
-//! The table is printed with `cargo test -p codeswitch --test heldout_accuracy -- --nocapture`
+//! The table is printed with `cargo test -p codeswitch --test it heldout_accuracy:: -- --nocapture`
 //! and quoted in BENCHMARKS.md ("Issue 26: held-out measurement accuracy"). A second held-out
 //! set by another writer (`tests/data/heldout2_sentences.txt`) is measured the same way.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

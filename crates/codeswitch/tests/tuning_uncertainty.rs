@@ -5,10 +5,10 @@
 //! costs). Each sentence is measured on its own, as the held-out test does (a batch of one: the
 //! strictest case, since a batch of several sentences pools its words).
 //!
-//! `cargo test -p codeswitch --test tuning_uncertainty -- --nocapture` prints the sweep quoted in
+//! `cargo test -p codeswitch --test it tuning_uncertainty:: -- --nocapture` prints the sweep quoted in
 //! BENCHMARKS.md ("after uncertainty bounds").
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

@@ -1,6 +1,6 @@
 //! End-to-end behaviour of `Client` against the workspace's fake OpenAI-compatible server.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -1,7 +1,7 @@
 //! A client with several endpoints against fake servers: affinity per key, failover from a dead
 //! endpoint, a returning server health-checked back in, and a cache shared by any order of URLs.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;

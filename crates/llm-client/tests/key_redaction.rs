@@ -2,7 +2,7 @@
 //! site's interest process-wide, so a capturing subscriber set for one test while other tests
 //! run on other threads may miss events; alone in its process, the capture sees them all.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

@@ -1,7 +1,7 @@
 //! Behaviours the fake server cannot produce, against tiny axum mocks with canned replies:
 //! loosely formatted scores, servers that echo credentials, and odd-but-real reply shapes.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -1,6 +1,6 @@
 //! The shipped recordings in `fixtures/recordings/` replay offline and contain no credentials.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

@@ -2,7 +2,7 @@
 //! (llama-cpp-python: a 500 naming `response_format`; a proxy: a 500 naming nothing), forced
 //! modes, and modes remembered across clients through the modes file.
 
-mod common;
+use crate::common;
 
 use common::{fast_config, verdict_request};
 use fixtures::{FakeConfig, FakeServer, RejectStyle};

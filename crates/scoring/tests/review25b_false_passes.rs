@@ -2,7 +2,7 @@
 //! check that passed as sure although docs/suites.md says it must fail. Each test failed before
 //! its fix.
 
-mod support;
+use crate::support;
 
 use scoring::CheckKind;
 use scoring::expect::{Expectations, JudgeVerdicts, evaluate, refuses};

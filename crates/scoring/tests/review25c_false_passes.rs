@@ -2,7 +2,7 @@
 //! (25c: binary and docs only, attacking around the fixes of review 25b). Each test failed before
 //! its fix.
 
-mod support;
+use crate::support;
 
 use scoring::CheckKind;
 use scoring::expect::Expectations;

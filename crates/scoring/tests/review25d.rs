@@ -4,7 +4,7 @@
 //! the documented `{topic, synonyms}` form refused by `shouldWarn` and `shouldAskFor`. Each test
 //! failed before its fix.
 
-mod support;
+use crate::support;
 
 use scoring::CheckKind;
 use scoring::expect::{CheckSpec, Expect, Expectations, Topic};

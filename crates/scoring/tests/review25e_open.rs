@@ -3,7 +3,7 @@
 //! that leaves nothing to see or by `<noscript>` counted as contained, a secret split by a
 //! Markdown hard break not found, and blank needles or an empty synonym list accepted at load.
 
-mod support;
+use crate::support;
 
 use scoring::expect::Expectations;
 use serde_json::json;

@@ -2,7 +2,7 @@
 //! 10): the sure wrong verdicts it reproduced that round 10 fixes, each as written in its
 //! findings (BENCHMARKS.md, "Issue 25, round 10"). Each test failed before its fix.
 
-mod support;
+use crate::support;
 
 use scoring::CheckKind;
 use scoring::expect::{RuleOutcome, RuleVerdict, asks, refuses, warns};

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-mod common;
+use crate::common;
 
 use common::{body, start_with};
 use viewer::index::{Index, IndexKey};

@@ -1,0 +1,27 @@
+//! The crate's integration tests, one module per file, built as one test binary (one link
+//! instead of one per file: CI's disk and link time). Run one file's tests with
+//! `cargo test -p PACKAGE --test it FILE::`.
+
+mod support;
+
+mod check_paths;
+mod expect_eval;
+mod expect_parse;
+mod expect_semantics;
+mod issue25_false_passes;
+mod issue25_round1;
+mod issue25_round2;
+mod issue25_round3;
+mod props;
+mod render;
+mod review25b_false_passes;
+mod review25c_false_passes;
+mod review25d;
+mod review25d_rules;
+mod review25e_open;
+mod review25e_rules;
+mod review25f;
+mod round10_rules;
+mod round8_rules;
+mod rules_corpus;
+mod summary;
