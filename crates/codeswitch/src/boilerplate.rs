@@ -18,6 +18,7 @@ const PROGRAM_LINE_STARTS: &[&str] = &[
     "sent from yahoo mail",
     "sent via ",
     "sent with ",
+    "sent using ",
     "get outlook for ",
     "please consider the environment before printing",
     "begin forwarded message",
@@ -245,6 +246,8 @@ fn is_composed_sign_off(lower: &str) -> bool {
 const CHAT_SYSTEM_LINES: &[&str] = &[
     "this message was deleted",
     "you deleted this message",
+    "you unsent a message",
+    "this message was unsent",
     "this message was edited",
     "message deleted",
     "media omitted",
@@ -370,6 +373,16 @@ const SIGN_SENTENCE_STARTS: &[&str] = &[
     "caution",
     "wet floor",
     "watch your step",
+    "please watch your step",
+    "mind your step",
+    "please mind your step",
+    "keep off the grass",
+    "please keep off the grass",
+    "no photography",
+    "no flash photography",
+    "no photos",
+    "the doors are closing",
+    "doors are closing",
     "closed for ",
 ];
 
@@ -377,7 +390,6 @@ const SIGN_SENTENCE_STARTS: &[&str] = &[
 /// unsubscribe line, a rights line, an auto-reply's "upon my return" or "limited access to
 /// email".
 const NOTICE_SENTENCE_PHRASES: &[&str] = &[
-    "to unsubscribe",
     "can unsubscribe",
     "unsubscribe at any time",
     "unsubscribe here",
@@ -389,6 +401,50 @@ const NOTICE_SENTENCE_PHRASES: &[&str] = &[
     "limited access to my e-mail",
     "i'll be back in the office",
     "i will be back in the office",
+    "on annual leave",
+    "access to my inbox",
+    "access to my mailbox",
+    "for urgent matters",
+    "for anything urgent",
+    "for urgent requests",
+    "for urgent enquiries",
+    "for urgent inquiries",
+    "in case of urgency",
+    "get back to you as soon as",
+    "do not share it with anyone",
+    "don't share it with anyone",
+    "do not share this code",
+    "don't share this code",
+    "never share this code",
+    "never share your otp",
+    "do not share your otp",
+];
+
+/// The words that make a sentence saying "to unsubscribe" a mailing list's or a text
+/// service's line ("Click here to unsubscribe", "Reply STOP to unsubscribe"), not a writer who
+/// tried to ("I tried to unsubscribe, mais ils m'envoient encore des promos").
+const UNSUBSCRIBE_WORDS: &[&str] = &[
+    "click",
+    "tap",
+    "here",
+    "link",
+    "below",
+    "reply",
+    "text",
+    "stop",
+    "wish",
+    "visit",
+    "please",
+    "simply",
+    "button",
+    "settings",
+    "preferences",
+    "anytime",
+];
+
+/// The platforms that close an app's advert line in a mail ("Get BlueMail for Android").
+const APP_PLATFORMS: &[&str] = &[
+    "android", "ios", "iphone", "ipad", "windows", "mac", "desktop",
 ];
 
 /// The words that make a sentence saying "out of (the) office" an auto-reply ("I am currently
@@ -427,15 +483,17 @@ const SENT_FROM_WORDS: &[&str] = &[
 ];
 
 /// The sentences of `line` (byte ranges, trimmed) that are notices a program, a shop or an app
-/// writes, not the writer ([`is_notice_sentence`]). A sentence ends at `.`, `!` or `?` before
-/// a space, or at a CJK or Devanagari full stop.
+/// writes, not the writer ([`is_notice_sentence`]); in the other sentences, the clauses that are
+/// a sign or a shop's notice quoted in the writer's sentence ([`notice_clauses`]) and a song
+/// named after a music note ([`song_after_note`]). A sentence ends at `.`, `!` or `?` before a
+/// space, or at a CJK, Devanagari or Arabic full stop or question mark.
 fn notice_sentences(line: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut chars = line.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
         let next = chars.peek().map(|&(_, n)| n);
-        let ends = matches!(c, '。' | '！' | '？' | '।')
+        let ends = matches!(c, '。' | '！' | '？' | '।' | '؟' | '۔')
             || (matches!(c, '.' | '!' | '?') && next.is_none_or(char::is_whitespace))
             || next.is_none();
         if !ends {
@@ -445,12 +503,125 @@ fn notice_sentences(line: &str) -> Vec<(usize, usize)> {
         let piece = &line[start..end];
         let lead = piece.len() - piece.trim_start().len();
         let sentence = piece.trim();
+        let at = start + lead;
         if !sentence.is_empty() && is_notice_sentence(&sentence.to_lowercase()) {
-            out.push((start + lead, start + lead + sentence.len()));
+            out.push((at, at + sentence.len()));
+        } else {
+            out.extend(
+                notice_clauses(sentence)
+                    .into_iter()
+                    .chain(song_after_note(sentence))
+                    .map(|(a, b)| (at + a, at + b)),
+            );
         }
         start = end;
     }
     out
+}
+
+/// Whether `c` ends a clause inside a sentence: a comma, colon, semicolon or dash, Latin,
+/// full-width or Arabic.
+fn ends_clause(c: char) -> bool {
+    matches!(
+        c,
+        ',' | ';' | ':' | '–' | '—' | '，' | '、' | '：' | '；' | '،' | '؛'
+    )
+}
+
+/// Whether `c` introduces a quotation or an aside: a colon or a dash.
+fn introduces(c: char) -> bool {
+    matches!(c, ':' | '–' | '—' | '：')
+}
+
+/// The clauses of a sentence (byte ranges, trimmed) that open like a sign or a shop's notice
+/// ([`SIGN_SENTENCE_STARTS`], [`NOTICE_SENTENCE_STARTS`]) where they are quoted inside the
+/// writer's sentence: after a colon or dash ("В метро одно и то же: the next station is Park
+/// Kultury, и все …"), in Latin letters after another script running to the clause's end
+/// ("公园门口写着 请勿践踏草坪 Keep off the grass，结果 …"), or after a comma that follows such a
+/// clause ("– caution, the doors are closing –"). A sign's words used inside the writer's own
+/// clause ("我们家里 no smoking 的规矩", "Yung condo namin, no smoking sa buong building") stay
+/// the writer's. A clause ends at the next comma, colon, semicolon or dash, or where the script
+/// changes (then it was not quoted whole).
+fn notice_clauses(sentence: &str) -> Vec<(usize, usize)> {
+    // How the current clause was opened.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Opened {
+        Sentence,
+        Comma,
+        Mark,
+        Script,
+    }
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    let mut previous_quoted = false;
+    let mut close = |from: usize, to: usize, opened: Opened, whole: bool| {
+        let piece = &sentence[from..to];
+        let lead = piece.len() - piece.trim_start().len();
+        let clause = piece.trim();
+        let lower = clause.to_lowercase();
+        let quoted = whole
+            && match opened {
+                Opened::Mark | Opened::Script => true,
+                Opened::Comma => previous_quoted,
+                Opened::Sentence => false,
+            };
+        previous_quoted = quoted
+            && !clause.is_empty()
+            && SIGN_SENTENCE_STARTS
+                .iter()
+                .chain(NOTICE_SENTENCE_STARTS)
+                .any(|s| opens(&lower, s));
+        if previous_quoted {
+            out.push((from + lead, from + lead + clause.len()));
+        }
+    };
+    let mut start = 0;
+    let mut opened = Opened::Sentence;
+    let mut latin: Option<bool> = None;
+    for (i, c) in sentence.char_indices() {
+        if ends_clause(c) {
+            close(start, i, opened, true);
+            start = i + c.len_utf8();
+            opened = if introduces(c) {
+                Opened::Mark
+            } else {
+                Opened::Comma
+            };
+            latin = None;
+        } else if c.is_alphabetic() {
+            let is_latin = c.is_ascii_alphabetic() || ('\u{C0}'..='\u{24F}').contains(&c);
+            if latin.is_some_and(|l| l != is_latin) {
+                close(start, i, opened, false);
+                start = i;
+                opened = if is_latin {
+                    Opened::Script
+                } else {
+                    Opened::Comma
+                };
+            }
+            latin = Some(is_latin);
+        }
+    }
+    close(start, sentence.len(), opened, true);
+    out
+}
+
+/// The music notes that name a song after them ("Ma grand-mère chante 🎵 Let it be en faisant
+/// la vaisselle").
+const MUSIC_NOTES: &[char] = &['🎵', '🎶', '♪', '♫', '🎼'];
+
+/// The song a music note names inside a sentence (byte range): from the note to the next note,
+/// the clause's end or the sentence's end. A quoted title, not the writer's switch; the rest of
+/// the clause goes with it, so a batch's other language loses a few words at most.
+fn song_after_note(sentence: &str) -> Option<(usize, usize)> {
+    let at = sentence.find(MUSIC_NOTES)?;
+    let rest = &sentence[at..];
+    let note = rest.chars().next().map_or(0, char::len_utf8);
+    let end = rest[note..]
+        .find(|c: char| MUSIC_NOTES.contains(&c) || ends_clause(c) || matches!(c, '.' | '!' | '?'))
+        .map_or(rest.len(), |e| {
+            note + e + rest[note + e..].chars().next().map_or(0, char::len_utf8)
+        });
+    Some((at, at + end))
 }
 
 /// A sentence (lower-cased) that a chat app, a mail program, an auto-reply, a shop or a payment
@@ -483,12 +654,48 @@ fn is_notice_sentence(lower: &str) -> bool {
         || NOTICE_SENTENCE_STARTS.iter().any(|s| opens(lower, s))
         || SIGN_SENTENCE_STARTS.iter().any(|s| opens(lower, s))
         || NOTICE_SENTENCE_PHRASES.iter().any(|s| lower.contains(s))
+        || (lower.contains("to unsubscribe")
+            && (opens(bare, "to unsubscribe") || UNSUBSCRIBE_WORDS.iter().any(|w| has(w))))
+        || is_chat_event(bare, &words)
+        || (words.first() == Some(&"get")
+            && words.len() <= 5
+            && words.last().is_some_and(|w| APP_PLATFORMS.contains(w)))
+        || is_one_time_code(lower, &words)
         || (["out of the office", "out of office"]
             .iter()
             .any(|p| lower.contains(p))
             && AUTO_REPLY_WORDS.iter().any(|w| has(w)))
         || is_reply_promise(lower)
         || is_order_or_payment_notice(lower, &words)
+}
+
+/// A chat app's line about a message or the group, with a name before it ("Jun reacted 😆 to
+/// your message", "Ana unsent a message", "Ben pinned a message").
+fn is_chat_event(bare: &str, words: &[&str]) -> bool {
+    words.len() <= 8
+        && (bare.ends_with("unsent a message")
+            || bare.ends_with("pinned a message")
+            || (words.contains(&"reacted")
+                && (bare.ends_with("to your message") || bare.ends_with("to a message")))
+            || bare.contains("changed the group name")
+            || bare.contains("changed this group's")
+            || bare.contains("joined using this group's invite link"))
+}
+
+/// A bank's or an app's one-time code ("Your OTP for login is 482913", "Your verification code
+/// is 1234"): the code's name and a digit.
+fn is_one_time_code(lower: &str, words: &[&str]) -> bool {
+    (words.contains(&"otp")
+        || [
+            "verification code",
+            "one-time password",
+            "one time password",
+            "security code is",
+            "login code",
+        ]
+        .iter()
+        .any(|p| lower.contains(p)))
+        && lower.chars().any(|c| c.is_ascii_digit())
 }
 
 /// An auto-reply's promise (lower-cased sentence): "I will reply as soon as possible", "I'll
@@ -672,6 +879,43 @@ mod tests {
             "I'll reply after the meeting, ¿vale?",
             "Cautionary tales, eso son.",
             "Forwarded it to you ayer.",
+            "Ich hab versucht to unsubscribe, aber die schicken immer noch Werbung.",
+        ] {
+            assert!(covered(text).is_empty(), "{text}");
+        }
+    }
+
+    #[test]
+    fn quoted_sign_clauses_and_songs_are_boilerplate_inside_a_sentence() {
+        for (text, notices) in [
+            (
+                "В метро одно и то же: the next station is Park Kultury, и все встают.",
+                &["the next station is Park Kultury"][..],
+            ),
+            (
+                "Объявили – caution, the doors are closing – и я засмеялся.",
+                &["caution", "the doors are closing"][..],
+            ),
+            (
+                "公园门口写着 请勿践踏草坪 Keep off the grass，结果小孩都在跑。",
+                &["Keep off the grass"][..],
+            ),
+            (
+                "Ma grand-mère chante 🎵 Let it be en faisant la vaisselle.",
+                &["🎵 Let it be en faisant la vaisselle."][..],
+            ),
+            (
+                "شفت هالرسالة؟ Your parcel is out for delivery",
+                &["Your parcel is out for delivery"][..],
+            ),
+        ] {
+            assert_eq!(covered(text), notices, "{text}");
+        }
+        // A sign's words used inside the writer's own clause.
+        for text in [
+            "我们家里 no smoking 的规矩是我妈定的。",
+            "Yung condo namin, no smoking sa buong building, so sa labas kami.",
+            "Es un hotel no smoking, so bring gum.",
         ] {
             assert!(covered(text).is_empty(), "{text}");
         }

@@ -14,8 +14,69 @@ const PERSIAN_URDU_LETTERS: &[char] = &[
     'پ', 'چ', 'ژ', 'گ', 'ی', 'ک', 'ٹ', 'ڈ', 'ڑ', 'ں', 'ے', 'ۓ', 'ھ', 'ۀ',
 ];
 
-/// Cyrillic letters Russian does not write and Ukrainian or Belarusian do.
-const UKRAINIAN_BELARUSIAN_LETTERS: &[char] = &['і', 'ї', 'є', 'ґ', 'ў', 'І', 'Ї', 'Є', 'Ґ', 'Ў'];
+/// Persian words in the letters Arabic shares, for Persian typed on an Arabic keyboard (ي and
+/// ك for ی and ک): "خيلي" (very), "امروز" (today), "فردا" (tomorrow), "خانه" (home), "است"
+/// (is), "نيست" (is not), "داريم" / "دارم" (we have / I have), "بروم" (that I go), "خسته"
+/// (tired), "براي" (for), "كه" (that), "خوب" (good), "چطور" (how). A word joined by a zero-width
+/// non-joiner ("مي‌خواهم") shows Persian too: Arabic does not write one.
+const PERSIAN_WORDS: &[&str] = &[
+    "خيلي",
+    "خیلی",
+    "امروز",
+    "فردا",
+    "خانه",
+    "است",
+    "نيست",
+    "داريم",
+    "دارم",
+    "بروم",
+    "خسته",
+    "براي",
+    "كه",
+    "خوب",
+    "ميخواهم",
+    "نمي",
+    "هستم",
+    "بود",
+    "شد",
+];
+
+/// Cyrillic letters Russian does not write and Ukrainian, Belarusian, Serbian or Macedonian
+/// do.
+const UKRAINIAN_BELARUSIAN_LETTERS: &[char] = &[
+    'і', 'ї', 'є', 'ґ', 'ў', 'І', 'Ї', 'Є', 'Ґ', 'Ў', 'ј', 'љ', 'њ', 'ћ', 'ђ', 'џ', 'ѓ', 'ќ', 'ѕ',
+];
+
+/// Bulgarian words Russian does not write, in letters both share: "съм" (I am), "ще" (will),
+/// "къде" (where), "днес" (today), "утре" (tomorrow), "сутринта" (in the morning), "какво"
+/// (what), "защо" (why), "тук" (here), "сега" (now), "много" is left out (Russian writes it).
+const BULGARIAN_WORDS: &[&str] = &[
+    "съм",
+    "ще",
+    "къде",
+    "днес",
+    "утре",
+    "сутринта",
+    "какво",
+    "защо",
+    "тук",
+    "сега",
+    "вчера",
+    "нещо",
+    "няма",
+    "искам",
+];
+
+/// Whether a Cyrillic word (lower-cased) writes the hard sign as a vowel, before a consonant or
+/// at a word's end ("съм", "път"): Bulgarian does, Russian writes ъ only before е, ё, ю or я
+/// ("объявление").
+fn hard_sign_as_vowel(lower: &str) -> bool {
+    let chars: Vec<char> = lower.chars().collect();
+    chars
+        .iter()
+        .enumerate()
+        .any(|(i, &c)| c == 'ъ' && !matches!(chars.get(i + 1), Some('е' | 'ё' | 'ю' | 'я')))
+}
 
 /// Ukrainian words Russian does not write, in letters both share: "вже" (уже), "дуже"
 /// (очень), "дякую" (спасибо), "ти" (ты), "де" (где), "що" (что), "як" (как), "це" (это),
@@ -134,10 +195,15 @@ pub(crate) fn third_language(
         return chinese_as_japanese(&own);
     }
     let (name, shows): (&str, fn(&str) -> bool) = match language {
-        Language::Arabic => ("Persian or Urdu", |w| w.contains(PERSIAN_URDU_LETTERS)),
-        Language::Russian => ("Ukrainian or Belarusian", |w| {
+        Language::Arabic => ("Persian or Urdu", |w| {
+            w.contains(PERSIAN_URDU_LETTERS) || w.contains('\u{200C}') || PERSIAN_WORDS.contains(&w)
+        }),
+        Language::Russian => ("Ukrainian, Belarusian or Bulgarian", |w| {
+            let lower = w.to_lowercase();
             w.contains(UKRAINIAN_BELARUSIAN_LETTERS)
-                || UKRAINIAN_WORDS.contains(&w.to_lowercase().as_str())
+                || UKRAINIAN_WORDS.contains(&lower.as_str())
+                || BULGARIAN_WORDS.contains(&lower.as_str())
+                || hard_sign_as_vowel(&lower)
         }),
         Language::Chinese => ("Cantonese", |w| w.contains(CANTONESE_CHARACTERS)),
         _ => ("Marathi or Nepali", |w| {
@@ -161,9 +227,13 @@ pub(crate) fn third_language(
 
 /// A Japanese batch of [`MIN_HAN_WITHOUT_KANA`] Han characters or more with no Hiragana or
 /// Katakana at all: Japanese sentences always hold kana (particles, endings), Chinese ones
-/// never do.
+/// never do — but for "の", which Chinese writing online borrows for 的 ("今天の meeting
+/// 取消了"), so it does not count.
 fn chinese_as_japanese(own: &[&str]) -> Option<(&'static str, String)> {
-    let kana = |c: char| matches!(c, '\u{3040}'..='\u{30FF}' | '\u{31F0}'..='\u{31FF}' | '\u{FF66}'..='\u{FF9F}');
+    let kana = |c: char| {
+        c != 'の'
+            && matches!(c, '\u{3040}'..='\u{30FF}' | '\u{31F0}'..='\u{31FF}' | '\u{FF66}'..='\u{FF9F}')
+    };
     let han = own
         .iter()
         .flat_map(|w| w.chars())
