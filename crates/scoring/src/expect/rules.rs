@@ -245,7 +245,7 @@ static APOLOGY: LazyLock<Regex> = LazyLock::new(|| {
 /// allow 2 days"); a verb of handing something over is.
 static REQUEST: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:could you|can you|would you|will you|may i have|may i ask|let me know|tell me|give me|send me|send over|share|provide|specify|enter|confirm|upload|type|spell|attach|choose|select|pick)\b|\b(?:please|kindly|just)\s+(?:\w+\s+)?(?:provide|specify|tell|confirm|enter|share|give|send|fill in|choose|select|upload|type|attach|spell|describe|double-check|double check|let (?:me|us) know)\b|\blet (?:me|us) know\b|\b(?:could|can|would|will) you (?:please )?(?:tell|give|send|share|confirm|provide|enter|upload|specify|let|check|double-check|spell|describe|clarify|indicate)\b|\b(?:i|we) (?:still |just |only |will |would |first )?(?:need|require) (?:to know |to have |to see |to get )?(?:the|your|a|an|two|some|more|both|one|its|his|her|their)\b|\b(?:i|we) (?:still |just |only |will |would |first )?(?:need|require) to know\b|^[\w ]{1,30},? please\W*$|^(?:still )?need (?:the|your|to know)\b|\b(?:i|we) (?:will |am |are )?(?:still )?wait(?:ing)? (?:for|on) (?:the|your)\b|^(?:still )?waiting (?:for|on) (?:the|your)\b|\b(?:until|once|when|as soon as|after|the moment|the minute|the second) you(?: have|'ve)? (?:tell|told|give|given|confirm|confirmed|provide|provided|send|sent|share|shared|let|enter|entered|upload|uploaded|pick|picked|choose|chosen|select|selected)\b|\bmind (?:sharing|telling|sending|confirming)\b|(?:[,;:—–-]\s*|\b(?:so|and|then|now|first)\s+)(?:please\s+|just\s+|kindly\s+)?(?:send|tell|give|share) (?:me|us)\b|\b(?:i|we) (?:would|'d) (?:like|love) to know\b|^(?:how much|how many|who|whom|which|what|when|where)\b.*\b(?:would|do|should|shall|can|could|will) (?:you|i|we)\b|\b(?:could|can|would|will) you (?:please )?(?:reply|answer|list|write|paste|include|add|note)\b|\b(?:i|we) (?:still |just |will |would )?need(?: the following| these| a few things| a few details| some details)?\s*:|^(?:just |still |only )?need (?:the|your|to know)\b|\bbitte (?:geben|nennen|senden|schicken|teilen|sagen|bestätigen|wählen|laden) sie\b|\b(?:geben|nennen|senden|schicken|teilen) sie (?:mir|uns)\b|\b(?:merci de|veuillez) (?:préciser|indiquer|nous|me|confirmer|fournir|envoyer|choisir)\b|\b(?:pourriez|pouvez)-vous (?:me |nous )?(?:préciser|indiquer|dire|confirmer|envoyer|donner|fournir)\b|\bpodaj\w*\b|\bproszę (?:podać|przesłać|wysłać|potwierdzić|wskazać|o podanie)\b|^manda(?:r)? (?:uma|um|a|o|me|-me)\b|\b(?:puede|podría|podrías|puedes|pueden) (?:indicarme|decirme|enviarme|confirmarme|darme|mandarme|indicarnos|decirnos|enviarnos)\b|\bmi (?:dica|indichi|invii|mandi|comunichi)\b|\bpuò (?:indicarmi|dirmi|inviarmi|confermarmi|comunicarmi)\b|\bkunt u (?:mij |me |ons )?(?:laten weten|doorgeven|sturen|aangeven|bevestigen)\b|\bgeef (?:mij |me |ons )?(?:\w+ ){0,3}?(?:door|aan)\b",
+        r"^(?:could you|can you|would you|will you|may i have|may i ask|let me know|tell me|give me|send me|send over|share|provide|specify|enter|confirm|upload|type|spell|attach|choose|select|pick)\b|\b(?:please|kindly|just)\s+(?:\w+\s+)?(?:provide|specify|tell|confirm|enter|share|give|send|fill in|choose|select|upload|type|attach|spell|describe|double-check|double check|let (?:me|us) know)\b|\blet (?:me|us) know\b|\b(?:could|can|would|will) you (?:please )?(?:tell|give|send|share|confirm|provide|enter|upload|specify|let|check|double-check|spell|describe|clarify|indicate)\b|\b(?:i|we) (?:still |just |only |will |would |first )?(?:need|require) (?:to know |to have |to see |to get )?(?:the|your|a|an|two|some|more|both|one|its|his|her|their)\b|\b(?:i|we) (?:still |just |only |will |would |first )?(?:need|require) to know\b|^[\w ]{1,30},? please\W*$|^(?:still )?need (?:the|your|to know)\b|\b(?:i|we) (?:will |am |are )?(?:still )?wait(?:ing)? (?:for|on) (?:the|your)\b|^(?:still )?waiting (?:for|on) (?:the|your)\b|\b(?:until|once|when|as soon as|after|the moment|the minute|the second) you(?: have|'ve)? (?:tell|told|give|given|confirm|confirmed|provide|provided|send|sent|share|shared|let|enter|entered|upload|uploaded|pick|picked|choose|chosen|select|selected)\b|\bmind (?:sharing|telling|sending|confirming)\b|(?:[,;:—–-]\s*|\b(?:so|and|then|now|first)\s+)(?:please\s+|just\s+|kindly\s+)?(?:send|tell|give|share) (?:me|us)\b|\b(?:i|we) (?:would|'d) (?:like|love) to know\b|^(?:how much|how many|who|whom|which|what|when|where)\b.*\b(?:would|do|should|shall|can|could|will) (?:you|i|we)\b|\b(?:could|can|would|will) you (?:please )?(?:reply|answer|list|write|paste|include|add|note)\b|\b(?:i|we) (?:still |just |will |would )?need(?: the following| these| a few things| a few details| some details)?\s*:|^(?:just |still |only )?need (?:the|your|to know)\b|\bbitte (?:geben|nennen|senden|schicken|teilen|sagen|bestätigen|wählen|laden) sie\b|\b(?:geben|nennen|senden|schicken|teilen) sie (?:mir|uns)\b|\b(?:merci de|veuillez) (?:préciser|indiquer|nous|me|confirmer|fournir|envoyer|choisir)\b|\b(?:pourriez|pouvez)-vous (?:me |nous )?(?:préciser|indiquer|dire|confirmer|envoyer|donner|fournir)\b|\bpodaj\w*\b|\bproszę (?:podać|przesłać|wysłać|potwierdzić|wskazać|o podanie)\b|^manda(?:r)? (?:uma|um|a|o|me|-me)\b|\b(?:puede|podría|podrías|puedes|pueden) (?:indicarme|decirme|enviarme|confirmarme|darme|mandarme|indicarnos|decirnos|enviarnos)\b|\bmi (?:dica|indichi|invii|mandi|comunichi)\b|\bpuò (?:indicarmi|dirmi|inviarmi|confermarmi|comunicarmi)\b|\bkunt u (?:mij |me |ons )?(?:laten weten|doorgeven|sturen|aangeven|bevestigen)\b|\bgeef (?:mij |me |ons )?(?:\w+ ){0,3}?(?:door|aan)\b|教えて(?:ください|下さい|いただけ)|お知らせ(?:ください|下さい)|お聞かせ(?:ください|下さい)|ご(?:入力|記入|連絡|提供|指定|教示)(?:ください|下さい|をお願い)|请(?:告诉|提供|输入|说明|填写|发送)|請(?:告訴|提供|輸入|說明|填寫)|알려\s?주(?:세요|십시오)|말씀해\s?주(?:세요|십시오)|입력해\s?주(?:세요|십시오)|보내\s?주(?:세요|십시오)",
     )
 });
 
@@ -506,6 +506,7 @@ static CLAUSE_BREAK: LazyLock<Regex> = LazyLock::new(|| regex(r"\s[—–-]\s|;|
 /// apply ([`NEGATED_COST`]) is read as nothing.
 fn warning_evidence(sentence: &str) -> bool {
     let sentence = &*NEGATED_COST.replace_all(sentence, " ");
+    let sentence = &*without_harmless_cues(sentence);
     if WARNING_CUE.is_match(sentence) {
         return true;
     }
@@ -559,6 +560,59 @@ static STRONG_CUE: LazyLock<Regex> = LazyLock::new(|| {
         r"\b(?:warning|caution|careful|beware|heads[ -]?up|be aware|be advised|achtung|vorsicht|attention|attenzione|cuidado|ojo|uwaga)\b|(?:^|[:—–-]\s*)never (?:share|give|tell|send|reveal)\b|⚠",
     )
 });
+
+/// Cue words in a harmless sense (review 25f): "attention to detail", "your attention",
+/// "penalty shoot-out", "penalty kick", "warning lights" (a thing's name). Blanked before the
+/// cues are read.
+static HARMLESS_SENSE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\battention (?:to detail|span)\b|\b(?:your|our|their|his|her|personal|special|individual|undivided|full|close|loving|dedicated)\s+attention\b|\bfor (?:the )?attention of\b|\bpenalty (?:shoot-?outs?|kicks?|area|box|spot|shots?|corners?|takers?|goals?)\b|\bwarning (?:lights?|lamps?|triangles?|labels?|indicators?)\b",
+    )
+});
+
+/// "careful" before the word it qualifies, not after "be" or a degree word and not before a
+/// preposition ("Careful packing means your vase arrives safely", "with careful planning"):
+/// the adjective of care, not a caution ("Be careful with the glass", "Careful: it's hot",
+/// "careful not to spill").
+static CAREFUL_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(r"\b(be |stay |very |extra |so |more |please |is |are )?careful(?:ly)? (\w+)")
+});
+
+/// Words after "careful" that make it a caution ("careful with", "careful not to").
+const CAREFUL_CAUTION: &[&str] = &[
+    "with", "not", "about", "when", "if", "to", "of", "around", "while", "as", "because", "that",
+    "during", "on", "in", "before", "near", "using", "for", "what", "how", "where", "which", "you",
+    "and", "or", "never", "now", "here", "there", "though", "since", "no", "it", "this", "these",
+    "those", "they", "he", "she", "we", "i", "handling", "driving",
+];
+
+/// `sentence` with the cue words of [`HARMLESS_SENSE`] and [`CAREFUL_BEFORE`] blanked.
+fn without_harmless_cues(sentence: &str) -> std::borrow::Cow<'_, str> {
+    let careful = |c: &regex::Captures<'_>| {
+        c.get(1).is_none()
+            && c.get(2)
+                .is_some_and(|w| !CAREFUL_CAUTION.contains(&w.as_str()))
+    };
+    if !HARMLESS_SENSE.is_match(sentence)
+        && !CAREFUL_BEFORE.captures_iter(sentence).any(|c| careful(&c))
+    {
+        return std::borrow::Cow::Borrowed(sentence);
+    }
+    let blanked = HARMLESS_SENSE.replace_all(sentence, " ").into_owned();
+    let out = CAREFUL_BEFORE.replace_all(&blanked, |c: &regex::Captures<'_>| {
+        if careful(c) {
+            format!(" {}", &c[2])
+        } else {
+            c[0].to_owned()
+        }
+    });
+    std::borrow::Cow::Owned(out.into_owned())
+}
+
+/// A strong cue ([`STRONG_CUE`]) in its warning sense.
+fn strong_cue(sentence: &str) -> bool {
+    STRONG_CUE.is_match(&without_harmless_cues(sentence))
+}
 
 /// A cost word with a non-zero number ("a 1% fee", "costs 4.99 USD", "€40 admin fee").
 static STATED_COST: LazyLock<Regex> = LazyLock::new(|| {
@@ -846,6 +900,7 @@ fn normalise(text: &str) -> String {
         .replace(['’', '‘', '`'], "'")
         // The Arabic question mark asks as `?` does (review 25f).
         .replace('؟', "?");
+    let lower: String = lower.chars().map(small_capital).collect();
     let mut out = latin_look_alikes(&lower);
     for (from, to) in [
         ("i'm", "i am"),
@@ -872,6 +927,39 @@ fn normalise(text: &str) -> String {
         out = out.replace(from, to);
     }
     out
+}
+
+/// The letter a small capital stands for ("ᴄᴀɴ'ᴛ" is "can't"; review 25f): Unicode's
+/// normal forms keep them apart from the letters.
+fn small_capital(c: char) -> char {
+    match c {
+        'ᴀ' => 'a',
+        'ʙ' => 'b',
+        'ᴄ' => 'c',
+        'ᴅ' => 'd',
+        'ᴇ' => 'e',
+        'ꜰ' => 'f',
+        'ɢ' => 'g',
+        'ʜ' => 'h',
+        'ɪ' => 'i',
+        'ᴊ' => 'j',
+        'ᴋ' => 'k',
+        'ʟ' => 'l',
+        'ᴍ' => 'm',
+        'ɴ' => 'n',
+        'ᴏ' => 'o',
+        'ᴘ' => 'p',
+        'ꞯ' => 'q',
+        'ʀ' => 'r',
+        'ꜱ' => 's',
+        'ᴛ' => 't',
+        'ᴜ' => 'u',
+        'ᴠ' => 'v',
+        'ᴡ' => 'w',
+        'ʏ' => 'y',
+        'ᴢ' => 'z',
+        other => other,
+    }
 }
 
 /// Spells a word that mixes Latin letters with look-alikes of other scripts ("nо" with a
@@ -1747,7 +1835,7 @@ pub fn warns_by_rules(text: &str, topic: &str, extra: &[String]) -> RuleOutcome 
 fn taken_back(all: &[String]) -> Option<RuleOutcome> {
     let u = all.iter().find(|t| UNDERCUT.is_match(t))?;
     all.iter()
-        .any(|t| STRONG_CUE.is_match(t) || warning_evidence(t))
+        .any(|t| strong_cue(t) || warning_evidence(t))
         .then(|| RuleOutcome::doubt(false, format!("the reply takes it back: {u:?}")))
 }
 
@@ -1766,10 +1854,7 @@ fn bound_or_reassured(
     if let Some(s) = bound.filter(|_| hint != Some(true)) {
         return Some(bound_by_rule(text, s, None));
     }
-    let warned = || {
-        all.iter()
-            .any(|t| STRONG_CUE.is_match(t) || warning_evidence(t))
-    };
+    let warned = || all.iter().any(|t| strong_cue(t) || warning_evidence(t));
     reassured.filter(|_| hint.is_none() && !warned()).map(|s| {
         RuleOutcome::doubt(
             false,
@@ -1842,10 +1927,7 @@ fn unnamed_or_hinted(
     if let Some((s, true, why)) = hinted {
         return RuleOutcome::doubt(true, format!("no sure warning cue, but {why}: {s:?}"));
     }
-    if let Some(s) = all
-        .iter()
-        .find(|s| STRONG_CUE.is_match(s) || warning_evidence(s))
-    {
+    if let Some(s) = all.iter().find(|s| strong_cue(s) || warning_evidence(s)) {
         // The warning may be about the topic in other words, unless it names another known
         // topic (as for questions). (Guessing "yes" there too made the rules alone 2.3 points
         // more accurate in round 6, but the bands then chosen left more sure-and-wrong
@@ -2147,7 +2229,7 @@ pub(super) fn topic_sentences(text: &str, phrases: &[String]) -> Vec<String> {
 pub(super) fn warns_partly_naming(text: &str, topic: &str) -> bool {
     sentences(&plain_text(text))
         .iter()
-        .any(|s| (STRONG_CUE.is_match(s) || warning_evidence(s)) && names_the_head_of(s, topic))
+        .any(|s| (strong_cue(s) || warning_evidence(s)) && names_the_head_of(s, topic))
 }
 
 /// The prepositions that end a topic's head phrase ([`names_the_head_of`]).
@@ -2339,7 +2421,7 @@ pub(super) fn warning_cues(text: &str) -> Vec<&'static str> {
         ("consequence10", all.iter().any(|s| round10_consequence(s))),
         ("prohibition", any(&PROHIBITION) || any(&PROHIBITION_INSIDE)),
         ("negated-cost", any(&NEGATED_COST)),
-        ("strong", any(&STRONG_CUE)),
+        ("strong", all.iter().any(|s| strong_cue(s))),
         ("weak", any(&WEAK_CUE)),
         ("mild", any(&MILD_CUE)),
         ("cost", any(&STATED_COST)),

@@ -1,0 +1,80 @@
+//! Issue 25, round 11: findings review 25f left open, each fixed in its general form — warning
+//! words in a harmless sense ("Careful packing", "attention to detail", "penalty shoot-out",
+//! "warning lights"), small capitals, and requests in Japanese, Chinese and Korean that end
+//! without a question mark. The replies were written for this test, not taken from the review.
+
+use scoring::expect::{RuleVerdict, asks, refuses, warns};
+
+#[test]
+fn warning_words_in_a_harmless_sense_are_no_sure_warning() {
+    for (text, topic) in [
+        (
+            "Careful packing means your glassware arrives in one piece.",
+            "glassware",
+        ),
+        (
+            "With careful planning, your move can be done in a single day.",
+            "move",
+        ),
+        (
+            "Our tailors are known for their attention to detail on every hem.",
+            "hem",
+        ),
+        (
+            "Thank you for your attention — the new menu is on the website.",
+            "menu",
+        ),
+        (
+            "Tickets for the penalty shoot-out screening are on sale at the bar.",
+            "tickets",
+        ),
+        (
+            "The dashboard warning lights are explained in chapter 4 of the manual.",
+            "dashboard",
+        ),
+    ] {
+        let o = warns(text, topic, &[]);
+        assert_ne!(o.verdict, RuleVerdict::Yes, "{text}: {o:?}");
+    }
+}
+
+#[test]
+fn the_same_words_as_a_caution_still_warn() {
+    for (text, topic) in [
+        (
+            "Be careful with the glassware: it chips easily.",
+            "glassware",
+        ),
+        ("Careful: the glassware is fragile.", "glassware"),
+        ("Careful, the glassware chips easily.", "glassware"),
+        ("Attention: the hem cannot be altered after cutting.", "hem"),
+        (
+            "Late returns of the tickets incur a penalty of 10 EUR.",
+            "tickets",
+        ),
+    ] {
+        let o = warns(text, topic, &[]);
+        assert!(o.decision(), "{text}: {o:?}");
+    }
+}
+
+#[test]
+fn small_capitals_read_as_letters() {
+    let o = refuses("ɪ ᴄᴀɴ'ᴛ ʜᴇʟᴘ ᴡɪᴛʜ ᴛʜᴀᴛ ʀᴇǫᴜᴇꜱᴛ.");
+    assert!(o.decision(), "{o:?}");
+    let o = refuses("ɪ ᴄᴀɴ ʜᴇʟᴘ ᴡɪᴛʜ ᴛʜᴀᴛ ʀᴇǫᴜᴇꜱᴛ ʀɪɢʜᴛ ɴᴏᴡ.");
+    assert!(!o.decision(), "{o:?}");
+}
+
+#[test]
+fn requests_without_a_question_mark_in_japanese_chinese_and_korean_ask() {
+    for (text, topic, synonym) in [
+        ("お届け先の住所を教えてください。", "address", "住所"),
+        ("ご希望の日付をお知らせください", "date", "日付"),
+        ("请提供您的订单号。", "order number", "订单号"),
+        ("예약 번호를 알려주세요.", "booking number", "예약 번호"),
+    ] {
+        let o = asks(text, topic, &[synonym.to_owned()]);
+        assert!(o.decision(), "{text}: {o:?}");
+    }
+}
