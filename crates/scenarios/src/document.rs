@@ -72,6 +72,7 @@ impl Format {
 pub fn parse_document<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, ConfigError> {
     match Format::from_path(path)? {
         Format::Yaml => {
+            yaml_tags_known(path, text)?;
             let value = serde_saphyr::from_str_with_options(text, yaml_options())
                 .map_err(|e| yaml_error(path, text, &e))?;
             types_as_written::<T>(path, text)?;
@@ -103,6 +104,36 @@ fn yaml_floats_kept(path: &Path, text: &str) -> Result<(), ConfigError> {
                 value,
             ));
         }
+    }
+    Ok(())
+}
+
+/// Refuses a YAML tag outside YAML's core schema (`!custom [a]`, `!!python/object …`): the
+/// reader would drop it silently and read the value as if untagged, so a tag that meant
+/// something to its author would change nothing (review 25f). The core tags (`!!str`, `!!int`,
+/// …) and the non-specific `!` are read as YAML says.
+fn yaml_tags_known(path: &Path, text: &str) -> Result<(), ConfigError> {
+    let mut parser = granit_parser::Parser::new_from_str(text);
+    while let Some(Ok((event, span))) = parser.next_event() {
+        let tag = match &event {
+            granit_parser::Event::Scalar(_, _, _, tag)
+            | granit_parser::Event::SequenceStart(_, _, tag)
+            | granit_parser::Event::MappingStart(_, _, tag) => tag.as_deref(),
+            _ => None,
+        };
+        let Some(tag) = tag else { continue };
+        if tag.is_yaml_core_schema() || tag.to_string() == "!" {
+            continue;
+        }
+        return Err(ConfigError::new(
+            path,
+            span.start.line(),
+            span.start.col() + 1,
+            format!("unknown YAML tag `{tag}`"),
+        )
+        .with_hint(
+            "this file is plain YAML: remove the tag (quote the value to keep it as text)",
+        ));
     }
     Ok(())
 }
@@ -286,6 +317,18 @@ fn yaml_error(path: &Path, text: &str, err: &serde_saphyr::Error) -> ConfigError
     };
     // The formatter may return control characters from the document; keep the message one line.
     let mut message = message.replace(['\n', '\r'], " ");
+    // An anchor that holds an alias to itself: the reader's words name its own internals.
+    if message.contains("recursive references") {
+        return ConfigError::new(
+            path,
+            line,
+            column,
+            "this alias refers to the node that holds it (a recursive anchor)",
+        )
+        .with_hint(
+            "an anchor (`&name`) cannot contain an alias to itself (`*name`): copy the value",
+        );
+    }
     // A value of the wrong type ("invalid value", "invalid boolean", "invalid type"): name its
     // key, which the parser's message leaves out.
     if message.starts_with("invalid ")
@@ -417,6 +460,27 @@ mod tests {
             flag: bool,
         }
         assert!(parse_document::<Flag>(&path, "flag: yes\n").is_err());
+    }
+
+    /// Review 25f: a tag outside YAML's core schema was dropped silently; a recursive anchor
+    /// failed in the reader's own words.
+    #[test]
+    fn unknown_tags_and_recursive_anchors_are_located_with_a_hint() {
+        let path = PathBuf::from("s.yaml");
+        let err = parse_document::<serde_json::Value>(&path, "a: 1\nb: !custom [x]\n")
+            .expect_err("an unknown tag");
+        let shown = err.to_string();
+        assert!(shown.starts_with("s.yaml:2:"), "{shown}");
+        assert!(shown.contains("unknown YAML tag `!custom`"), "{shown}");
+        assert!(shown.contains("hint: this file is plain YAML"), "{shown}");
+        let v: serde_json::Value =
+            parse_document(&path, "a: !!str 5\nb: ! 6\n").expect("core tags read as YAML says");
+        assert_eq!(v["a"], "5");
+        let err = parse_document::<serde_json::Value>(&path, "a: &x\n  b: *x\n")
+            .expect_err("a recursive anchor");
+        let shown = err.to_string();
+        assert!(shown.contains("recursive anchor"), "{shown}");
+        assert!(shown.contains("hint: an anchor"), "{shown}");
     }
 
     /// A type whose `Deserialize` fails with a custom message, like a colleague's impl would.

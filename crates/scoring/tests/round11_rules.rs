@@ -1,7 +1,8 @@
 //! Issue 25, round 11: findings review 25f left open, each fixed in its general form — warning
 //! words in a harmless sense ("Careful packing", "attention to detail", "penalty shoot-out",
 //! "warning lights"), small capitals, and requests in Japanese, Chinese and Korean that end
-//! without a question mark. The replies were written for this test, not taken from the review.
+//! without a question mark; and two load cases (a blank needle of U+2800, `synonyms: null`). The
+//! replies were written for this test, not taken from the review.
 
 use scoring::expect::{RuleVerdict, asks, refuses, warns};
 
@@ -77,4 +78,22 @@ fn requests_without_a_question_mark_in_japanese_chinese_and_korean_ask() {
         let o = asks(text, topic, &[synonym.to_owned()]);
         assert!(o.decision(), "{text}: {o:?}");
     }
+}
+
+/// Review 25f: a needle of U+2800 (braille blank) and `synonyms: null` loaded and checked
+/// nothing.
+#[test]
+fn a_braille_blank_needle_and_null_synonyms_are_load_errors() {
+    let load_error = |expect: serde_json::Value| {
+        serde_json::from_value::<scoring::expect::Expectations>(expect)
+            .expect_err("refused")
+            .to_string()
+    };
+    let err = load_error(serde_json::json!({"shouldNotContain": ["\u{2800}"]}));
+    assert!(err.contains("blank once invisible"), "{err}");
+    let err = load_error(serde_json::json!({"shouldContain": ["\u{3164}\u{3164}"]}));
+    assert!(err.contains("blank once invisible"), "{err}");
+    let err =
+        load_error(serde_json::json!({"shouldMention": [{"topic": "fee", "synonyms": null}]}));
+    assert!(err.contains("`synonyms` of \"fee\" is null"), "{err}");
 }

@@ -458,7 +458,16 @@ fn nonblank<E: de::Error>(key: &str, value: String) -> Result<String, E> {
     }
     // Blank once read as every check reads text (format characters such as U+200B dropped,
     // NFKC): it would match every reply, or none (review 25e).
-    if super::matcher::fold(trimmed).trim().is_empty() {
+    // Characters that show as nothing but are not format characters (U+2800 braille blank,
+    // the Hangul fillers) count as blank too (review 25f).
+    let blank = |c: char| {
+        c.is_whitespace()
+            || matches!(
+                c,
+                '\u{2800}' | '\u{3164}' | '\u{115F}' | '\u{1160}' | '\u{FFA0}'
+            )
+    };
+    if super::matcher::fold(trimmed).chars().all(blank) {
         return Err(E::custom(format!(
             "`{key}` is blank once invisible characters are dropped ({trimmed:?}): write the text to match"
         )));
@@ -530,6 +539,17 @@ impl<'de> Deserialize<'de> for Topic {
         let (topic, synonyms) = match value {
             Value::String(s) => (s, Vec::new()),
             other => {
+                // `synonyms: null` (or `synonyms:` with nothing after it) names no synonym
+                // either (review 25f).
+                if let Some(topic) = other
+                    .get("synonyms")
+                    .filter(|v| v.is_null())
+                    .and(other.get("topic"))
+                {
+                    return Err(D::Error::custom(format!(
+                        "`synonyms` of {topic} is null: list at least one synonym, or drop the key"
+                    )));
+                }
                 let long: Long = serde_json::from_value(other).map_err(|e| {
                     D::Error::custom(format!(
                         "a topic is a string or {{topic: ..., synonyms: [...]}}: {e}"
