@@ -264,6 +264,7 @@ const CHAT_SYSTEM_LINES: &[&str] = &[
     "missed video call",
     "waiting for this message",
     "waiting for this message. this may take a while",
+    "this may take a while",
     "you blocked this contact",
     "you unblocked this contact",
     "security code changed",
@@ -275,6 +276,8 @@ const CHAT_SYSTEM_LINES: &[&str] = &[
 const NOTICE_SENTENCE_STARTS: &[&str] = &[
     "messages and calls are end-to-end encrypted",
     "messages to this chat and calls are",
+    "messages to this group are now secured",
+    "messages to this chat are now secured",
     "track your order",
     "track your package",
     "track your parcel",
@@ -383,6 +386,25 @@ const SIGN_SENTENCE_STARTS: &[&str] = &[
     "no photos",
     "the doors are closing",
     "doors are closing",
+    "authorized personnel only",
+    "authorised personnel only",
+    "staff and authorized personnel only",
+    "employees only",
+    "keep this door closed",
+    "keep door closed",
+    "keep this door shut",
+    "please do not feed",
+    "do not feed the",
+    "please do not touch",
+    "do not touch",
+    "do not enter",
+    "no trespassing",
+    "private property",
+    "please stand behind",
+    "stand behind the",
+    "the train is now approaching",
+    "the train is approaching",
+    "a train is approaching",
     "closed for ",
 ];
 
@@ -402,6 +424,16 @@ const NOTICE_SENTENCE_PHRASES: &[&str] = &[
     "i'll be back in the office",
     "i will be back in the office",
     "on annual leave",
+    "on parental leave",
+    "on maternity leave",
+    "on paternity leave",
+    "on sick leave",
+    "on leave until",
+    "with no access to",
+    "without access to email",
+    "without access to e-mail",
+    "no access to email",
+    "no access to e-mail",
     "access to my inbox",
     "access to my mailbox",
     "for urgent matters",
@@ -418,6 +450,19 @@ const NOTICE_SENTENCE_PHRASES: &[&str] = &[
     "never share this code",
     "never share your otp",
     "do not share your otp",
+    "end-to-end encryption",
+    "to opt out",
+    "opt out at any time",
+    "opt-out at any time",
+    "manage your preferences",
+    "update your preferences",
+    "manage your subscription",
+    "receiving this email",
+    "receiving this e-mail",
+    "receiving this message because",
+    "received this email because",
+    "one-time pin",
+    "one time pin",
 ];
 
 /// The words that make a sentence saying "to unsubscribe" a mailing list's or a text
@@ -564,12 +609,16 @@ fn notice_clauses(sentence: &str) -> Vec<(usize, usize)> {
                 Opened::Comma => previous_quoted,
                 Opened::Sentence => false,
             };
+        // A quoted "no …" of at most four words is a sign too ("no diving, no running, no
+        // glass bottles").
+        let short_ban = lower.starts_with("no ") && lower.split_whitespace().count() <= 4;
         previous_quoted = quoted
             && !clause.is_empty()
-            && SIGN_SENTENCE_STARTS
-                .iter()
-                .chain(NOTICE_SENTENCE_STARTS)
-                .any(|s| opens(&lower, s));
+            && (short_ban
+                || SIGN_SENTENCE_STARTS
+                    .iter()
+                    .chain(NOTICE_SENTENCE_STARTS)
+                    .any(|s| opens(&lower, s)));
         if previous_quoted {
             out.push((from + lead, from + lead + clause.len()));
         }
@@ -607,7 +656,9 @@ fn notice_clauses(sentence: &str) -> Vec<(usize, usize)> {
 
 /// The music notes that name a song after them ("Ma grand-mère chante 🎵 Let it be en faisant
 /// la vaisselle").
-const MUSIC_NOTES: &[char] = &['🎵', '🎶', '♪', '♫', '🎼'];
+const MUSIC_NOTES: &[char] = &[
+    '🎵', '🎶', '♪', '♫', '♬', '🎼', '🎧', '🎤', '🎙', '📻', '🎸', '🎹', '🎷', '🎺', '🎻',
+];
 
 /// The song a music note names inside a sentence (byte range): from the note to the next note,
 /// the clause's end or the sentence's end. A quoted title, not the writer's switch; the rest of
@@ -631,6 +682,17 @@ fn song_after_note(sentence: &str) -> Option<(usize, usize)> {
 /// auto-reply, shop or mailing-list notice ([`NOTICE_SENTENCE_STARTS`],
 /// [`NOTICE_SENTENCE_PHRASES`]), "Your order has shipped", "You have received PHP 500.00".
 fn is_notice_sentence(lower: &str) -> bool {
+    // Format characters an export leaves in ("\u{200E}image omitted") hide nothing.
+    let cleaned: String;
+    let lower = if lower.contains(crate::tagger::is_format_character) {
+        cleaned = lower
+            .chars()
+            .filter(|&c| !crate::tagger::is_format_character(c))
+            .collect();
+        cleaned.as_str()
+    } else {
+        lower
+    };
     let bare = lower
         .trim_start_matches(['<', '(', '['])
         .trim_end_matches(|c: char| !c.is_alphanumeric());
@@ -696,6 +758,13 @@ fn is_one_time_code(lower: &str, words: &[&str]) -> bool {
         .iter()
         .any(|p| lower.contains(p)))
         && lower.chars().any(|c| c.is_ascii_digit())
+        || (words.first() == Some(&"use")
+            && words
+                .get(1)
+                .is_some_and(|w| w.len() >= 4 && w.chars().all(|c| c.is_ascii_digit()))
+            && ["log in", "login", "sign in", "verify", "confirm"]
+                .iter()
+                .any(|p| lower.contains(p)))
 }
 
 /// An auto-reply's promise (lower-cased sentence): "I will reply as soon as possible", "I'll
@@ -741,11 +810,21 @@ fn is_order_or_payment_notice(lower: &str, words: &[&str]) -> bool {
     ]
     .iter()
     .any(|p| lower.starts_with(p))
-        && (["shipped", "dispatched", "delivered", "confirmed", "sent"]
-            .iter()
-            .any(|w| has(w))
+        && ([
+            "shipped",
+            "dispatched",
+            "delivered",
+            "confirmed",
+            "sent",
+            "handed",
+        ]
+        .iter()
+        .any(|w| has(w))
             || lower.contains("out for delivery")
-            || lower.contains("on its way"));
+            || lower.contains("on its way"))
+        || ["delivered:", "shipped:", "dispatched:", "out for delivery:"]
+            .iter()
+            .any(|p| lower.starts_with(p));
     let amount = lower.chars().any(|c| c.is_ascii_digit());
     let payment = amount
         && [
@@ -757,7 +836,31 @@ fn is_order_or_payment_notice(lower: &str, words: &[&str]) -> bool {
         ]
         .iter()
         .any(|p| lower.starts_with(p));
-    order || payment
+    // "Transaction successful", "Your cash-in of PHP 3,000.00 was successful", "Ref No. 8012".
+    let success = [
+        "transaction",
+        "payment",
+        "transfer",
+        "top-up",
+        "cash-in",
+        "load",
+        "order",
+    ]
+    .iter()
+    .any(|w| has(w))
+        && (has("successful") || has("successfully"))
+        && words.len() <= 12;
+    let reference = [
+        "ref no",
+        "ref. no",
+        "reference no",
+        "ref #",
+        "txn id",
+        "transaction id",
+    ]
+    .iter()
+    .any(|p| lower.starts_with(p));
+    order || payment || success || reference
 }
 
 #[cfg(test)]

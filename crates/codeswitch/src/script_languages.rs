@@ -9,9 +9,9 @@ use crate::{Language, TaggedWord, WordTag};
 
 /// Arabic-script letters Arabic does not write and Persian or Urdu do: پ چ ژ گ, the Persian
 /// yeh and keheh (ی ک), Urdu's retroflex ٹ ڈ ڑ, noon ghunna ں, yeh barree ے ۓ and
-/// heh doachashmee ھ, and heh with yeh ۀ.
+/// heh doachashmee ھ, heh with yeh ۀ, and Sorani Kurdish's ڕ ۆ ێ ڵ ە.
 const PERSIAN_URDU_LETTERS: &[char] = &[
-    'پ', 'چ', 'ژ', 'گ', 'ی', 'ک', 'ٹ', 'ڈ', 'ڑ', 'ں', 'ے', 'ۓ', 'ھ', 'ۀ',
+    'پ', 'چ', 'ژ', 'گ', 'ی', 'ک', 'ٹ', 'ڈ', 'ڑ', 'ں', 'ے', 'ۓ', 'ھ', 'ۀ', 'ڕ', 'ۆ', 'ێ', 'ڵ', 'ە',
 ];
 
 /// Persian words in the letters Arabic shares, for Persian typed on an Arabic keyboard (ي and
@@ -20,6 +20,17 @@ const PERSIAN_URDU_LETTERS: &[char] = &[
 /// (tired), "براي" (for), "كه" (that), "خوب" (good), "چطور" (how). A word joined by a zero-width
 /// non-joiner ("مي‌خواهم") shows Persian too: Arabic does not write one.
 const PERSIAN_WORDS: &[&str] = &[
+    "در",
+    "نميدانم",
+    "ميروم",
+    "ميرويم",
+    "ميكنم",
+    "ميشود",
+    "كجا",
+    "امشب",
+    "رفت",
+    "هستيم",
+    "نيستم",
     "خيلي",
     "خیلی",
     "امروز",
@@ -106,10 +117,10 @@ const UKRAINIAN_WORDS: &[&str] = &[
 
 /// Characters of written Cantonese that Mandarin Chinese does not write: the particles and
 /// pronouns 嘅 咗 唔 冇 喺 哋 佢 嘢 啲 嚟 咩 嘞 噉 and the verbs 睇 攞 諗 搵 揾 瞓 啱 (係, which
-/// traditional Mandarin writes in 關係, is left out).
+/// traditional Mandarin writes in 關係, is left out), and 嗰 㗎 攰 咁 乜 喎 哂 噃 冚 揸 啫.
 const CANTONESE_CHARACTERS: &[char] = &[
     '嘅', '咗', '唔', '冇', '喺', '哋', '佢', '嘢', '啲', '嚟', '咩', '嘞', '噉', '睇', '攞', '諗',
-    '搵', '揾', '瞓', '啱',
+    '搵', '揾', '瞓', '啱', '嗰', '㗎', '攰', '咁', '乜', '喎', '哂', '噃', '冚', '揸', '啫',
 ];
 
 /// Devanagari words Hindi does not use: Marathi's copula, negation, pronouns and common
@@ -195,7 +206,7 @@ pub(crate) fn third_language(
         return chinese_as_japanese(&own);
     }
     let (name, shows): (&str, fn(&str) -> bool) = match language {
-        Language::Arabic => ("Persian or Urdu", |w| {
+        Language::Arabic => ("Persian, Urdu or Kurdish", |w| {
             w.contains(PERSIAN_URDU_LETTERS) || w.contains('\u{200C}') || PERSIAN_WORDS.contains(&w)
         }),
         Language::Russian => ("Ukrainian, Belarusian or Bulgarian", |w| {
@@ -239,7 +250,16 @@ fn chinese_as_japanese(own: &[&str]) -> Option<(&'static str, String)> {
         .flat_map(|w| w.chars())
         .filter(|c| matches!(c, '\u{4E00}'..='\u{9FFF}' | '\u{3400}'..='\u{4DBF}'))
         .count();
-    let any_kana = own.iter().any(|w| w.chars().any(kana));
+    // A kaomoji's katakana ("ヽ(・∀・)ノ") is no Japanese word: a unit made only of ヽ ヾ ゝ ゞ ・ ノ
+    // or ー does not count.
+    let kaomoji = |w: &&str| {
+        w.chars()
+            .all(|c| matches!(c, 'ヽ' | 'ヾ' | 'ゝ' | 'ゞ' | '・' | 'ノ' | 'ー'))
+    };
+    let any_kana = own
+        .iter()
+        .filter(|w| !kaomoji(w))
+        .any(|w| w.chars().any(kana));
     (han >= MIN_HAN_WITHOUT_KANA && !any_kana).then(|| {
         (
             "Chinese",

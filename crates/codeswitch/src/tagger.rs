@@ -852,7 +852,7 @@ pub(crate) fn mixes_look_alike_scripts(word: &str) -> bool {
 /// Whether `c` is a Unicode format character (general category Cf, Unicode 15): invisible
 /// characters such as the zero-width space (U+200B), the joiners, the soft hyphen, the
 /// bidirectional marks and the byte-order mark, which never change what a word is.
-fn is_format_character(c: char) -> bool {
+pub(crate) fn is_format_character(c: char) -> bool {
     matches!(c as u32,
         0x00AD | 0x0600..=0x0605 | 0x061C | 0x06DD | 0x070F | 0x0890..=0x0891 | 0x08E2
         | 0x180E | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x2064 | 0x2066..=0x206F
