@@ -70,6 +70,10 @@ fn heldout11() -> Vec<LabelledReply> {
     corpus(include_str!("../../../fixtures/labelled/heldout11.jsonl"))
 }
 
+fn heldout12() -> Vec<LabelledReply> {
+    corpus(include_str!("../../../fixtures/labelled/heldout12.jsonl"))
+}
+
 fn heldout4() -> Vec<LabelledReply> {
     corpus(include_str!("../../../fixtures/labelled/heldout4.jsonl"))
 }
@@ -371,20 +375,20 @@ type PerRule = [[f64; 4]; 3];
 
 #[test]
 fn every_rule_keeps_its_training_figures() {
-    // Since issue 25's tenth round all thirteen files train the classifiers beside the three rules
+    // Since issue 25's eleventh round all fourteen files train the classifiers beside the three rules
     // (`cargo xtask rules-model`), so these are TRAINING figures (in sample), not held-out
     // ones: they keep a change from silently costing accuracy on replies already labelled.
     // The development estimate is the nested leave-one-domain-out cross-validation the trainer
     // prints, the honest one a set written afterwards (BENCHMARKS.md). Per file: ask, refuse,
     // warn as [accuracy, recall, sure-and-wrong, unsure], at the measured figures.
-    let files: [(&str, Vec<LabelledReply>, PerRule); 13] = [
+    let files: [(&str, Vec<LabelledReply>, PerRule); 14] = [
         (
             "replies",
             replies(),
             [
                 [0.988, 0.966, 0.004, 0.024],
-                [0.996, 1.0, 0.0, 0.109],
-                [0.984, 1.0, 0.0, 0.077],
+                [0.996, 1.0, 0.0, 0.097],
+                [0.984, 1.0, 0.0, 0.093],
             ],
         ),
         (
@@ -392,7 +396,7 @@ fn every_rule_keeps_its_training_figures() {
             heldout(),
             [
                 [0.983, 1.0, 0.017, 0.017],
-                [1.0, 1.0, 0.0, 0.067],
+                [1.0, 1.0, 0.0, 0.05],
                 [1.0, 1.0, 0.0, 0.067],
             ],
         ),
@@ -419,8 +423,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout2(),
             [
                 [0.994, 0.989, 0.003, 0.076],
-                [0.979, 0.985, 0.0, 0.049],
-                [0.979, 0.93, 0.018, 0.125],
+                [0.982, 0.985, 0.0, 0.049],
+                [0.976, 0.915, 0.018, 0.131],
             ],
         ),
         (
@@ -428,8 +432,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout3(),
             [
                 [0.989, 0.989, 0.0, 0.09],
-                [0.953, 0.936, 0.024, 0.063],
-                [0.953, 0.877, 0.013, 0.237],
+                [0.955, 0.936, 0.024, 0.069],
+                [0.963, 0.895, 0.013, 0.251],
             ],
         ),
         (
@@ -438,16 +442,16 @@ fn every_rule_keeps_its_training_figures() {
             [
                 [0.958, 0.908, 0.034, 0.152],
                 [0.958, 0.831, 0.006, 0.084],
-                [0.944, 0.89, 0.022, 0.27],
+                [0.944, 0.88, 0.025, 0.287],
             ],
         ),
         (
             "heldout5",
             heldout5(),
             [
-                [0.955, 0.898, 0.018, 0.108],
-                [0.926, 0.884, 0.021, 0.097],
-                [0.955, 0.922, 0.016, 0.221],
+                [0.953, 0.898, 0.018, 0.108],
+                [0.926, 0.884, 0.024, 0.095],
+                [0.945, 0.873, 0.021, 0.226],
             ],
         ),
         (
@@ -455,17 +459,17 @@ fn every_rule_keeps_its_training_figures() {
             heldout6(),
             [
                 [0.982, 0.971, 0.013, 0.089],
-                [0.961, 0.988, 0.016, 0.078],
-                [0.956, 0.896, 0.01, 0.203],
+                [0.964, 0.988, 0.016, 0.078],
+                [0.953, 0.878, 0.016, 0.216],
             ],
         ),
         (
             "heldout7",
             heldout7(),
             [
-                [0.969, 0.972, 0.005, 0.151],
-                [0.974, 0.988, 0.005, 0.073],
-                [0.956, 0.92, 0.016, 0.237],
+                [0.969, 0.972, 0.008, 0.148],
+                [0.974, 0.988, 0.005, 0.076],
+                [0.958, 0.92, 0.013, 0.253],
             ],
         ),
         (
@@ -473,8 +477,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout8(),
             [
                 [0.979, 0.991, 0.013, 0.156],
-                [0.956, 0.892, 0.01, 0.112],
-                [0.971, 0.9, 0.016, 0.24],
+                [0.958, 0.892, 0.01, 0.102],
+                [0.969, 0.891, 0.018, 0.258],
             ],
         ),
         (
@@ -482,8 +486,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout9(),
             [
                 [0.966, 0.936, 0.023, 0.156],
-                [0.938, 0.77, 0.008, 0.12],
-                [0.943, 0.847, 0.044, 0.237],
+                [0.938, 0.77, 0.01, 0.109],
+                [0.93, 0.802, 0.057, 0.234],
             ],
         ),
         (
@@ -491,8 +495,17 @@ fn every_rule_keeps_its_training_figures() {
             heldout10(),
             [
                 [0.924, 0.858, 0.065, 0.188],
-                [0.917, 0.72, 0.013, 0.198],
-                [0.904, 0.8, 0.049, 0.312],
+                [0.917, 0.71, 0.013, 0.195],
+                [0.901, 0.784, 0.055, 0.315],
+            ],
+        ),
+        (
+            "heldout11",
+            heldout11(),
+            [
+                [0.964, 0.963, 0.029, 0.151],
+                [0.904, 0.619, 0.016, 0.133],
+                [0.93, 0.821, 0.049, 0.289],
             ],
         ),
     ];
@@ -523,8 +536,8 @@ fn the_classifiers_improve_on_the_rules_alone() {
     assert!(after[2].accuracy() > before[2].accuracy() + 0.08);
 }
 
-/// The thirteen files that train the classifiers (`TRAINING_FILES` in `xtask/src/rules_model.rs`).
-fn training() -> [Vec<LabelledReply>; 13] {
+/// The fourteen files that train the classifiers (`TRAINING_FILES` in `xtask/src/rules_model.rs`).
+fn training() -> [Vec<LabelledReply>; 14] {
     [
         replies(),
         heldout(),
@@ -539,6 +552,7 @@ fn training() -> [Vec<LabelledReply>; 13] {
         heldout8(),
         heldout9(),
         heldout10(),
+        heldout11(),
     ]
 }
 
@@ -561,12 +575,13 @@ fn holds_blind_set(
 }
 
 #[test]
-fn heldout5_to_heldout10_are_shaped_as_the_issue_asks_and_share_no_reply() {
-    // The fifth to tenth held-out sets (fixtures/labelled/README.md): each written blind by
+fn heldout5_to_heldout11_are_shaped_as_the_issue_asks_and_share_no_reply() {
+    // The fifth to eleventh held-out sets (fixtures/labelled/README.md): each written blind by
     // someone who saw only the label definitions (and, from the sixth, the checks'
     // documentation), each measured as a blind set (BENCHMARKS.md, "Issue 25: round 5", "round
     // 6", "round 7", "round 8"); heldout5 has trained the classifiers since round 6, heldout6 to
-    // heldout8 since round 8, heldout9 since round 9 and heldout10 since round 10 (their figures are in
+    // heldout8 since round 8, heldout9 since round 9, heldout10 since round 10 and heldout11 since
+    // round 11 (their figures are in
     // `every_rule_keeps_its_training_figures`). Each is
     // shaped as the issue asks and shares no reply with any other training file.
     let all = training();
@@ -577,6 +592,7 @@ fn heldout5_to_heldout10_are_shaped_as_the_issue_asks_and_share_no_reply() {
         (10, 384),
         (11, 384),
         (12, 384),
+        (13, 384),
     ] {
         let set = &all[at];
         assert_eq!(set.len(), n, "training file {at}");
@@ -592,17 +608,19 @@ fn heldout5_to_heldout10_are_shaped_as_the_issue_asks_and_share_no_reply() {
 }
 
 #[test]
-fn heldout11_is_held_out_and_keeps_its_measured_figures() {
-    // The eleventh held-out set (fixtures/labelled/README.md): 12 new domains, 23.2% not in
-    // English, written during round 9 by a writer who saw only the label definitions and the
-    // checks' documentation, never trained on, and measured once on round 9's rules (ask 96.4 /
-    // 96.3 / 2.9 / 15.1, refuse 89.3 / 57.1 / 5.5 / 13.0, warn 85.4 / 61.5 / 9.9 / 24.0) and once on
-    // round 10's (BENCHMARKS.md, "Issue 25, round 10"). Asking meets the issue's targets but for
-    // 0.1 point of unsure; refusing and warning miss on recall and sure-and-wrong.
+fn heldout12_is_held_out_and_keeps_its_measured_figures() {
+    // The twelfth held-out set (fixtures/labelled/README.md): 12 new domains, 24.5% not in
+    // English, written during round 11 by a writer who saw only the label definitions and the
+    // checks' documentation, never trained on (one reply, the same Dutch question as one of
+    // heldout9, dropped: 383), and measured once on round 11's rules before heldout11 joined the
+    // training files (ask 95.0 / 85.3 / 3.9 / 14.4, refuse 97.4 / 97.6 / 1.6 / 9.9, warn 86.4 /
+    // 69.0 / 7.8 / 28.5; round 10's rules give the same) and once after (BENCHMARKS.md, "Issue
+    // 25, round 11"). Refusing meets the issue's targets; asking misses on sure-and-wrong (3.9%),
+    // warning on every target but accuracy's.
     let expected: PerRule = [
-        [0.964, 0.963, 0.029, 0.151],
-        [0.904, 0.619, 0.044, 0.13],
-        [0.857, 0.658, 0.094, 0.253],
+        [0.95, 0.853, 0.039, 0.144],
+        [0.974, 0.976, 0.016, 0.091],
+        [0.872, 0.698, 0.076, 0.3],
     ];
-    holds_blind_set("heldout11", &heldout11(), 384, &training(), expected);
+    holds_blind_set("heldout12", &heldout12(), 383, &training(), expected);
 }
