@@ -9,14 +9,7 @@
 
 use crate::gate_english;
 
-use gate_english::{assert_passes, assert_refused_for};
-
-const ALL: [Option<&str>; 4] = [
-    Some("Intrasentential"),
-    Some("Intersentential"),
-    Some("Extrasentential"),
-    None,
-];
+use gate_english::{ALL, assert_passes, assert_refused_for};
 
 #[test]
 fn chat_app_lines_are_no_english() {

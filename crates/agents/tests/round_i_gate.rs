@@ -9,14 +9,7 @@
 
 use crate::gate_english;
 
-use gate_english::{assert_passes, assert_refused_for};
-
-const ALL: [Option<&str>; 4] = [
-    Some("Intrasentential"),
-    Some("Intersentential"),
-    Some("Extrasentential"),
-    None,
-];
+use gate_english::{ALL, assert_passes, assert_refused_for};
 
 #[test]
 fn notice_words_inside_the_writers_own_sentence_are_a_switch() {

@@ -5,6 +5,14 @@ use agents::gate;
 use codeswitch::{LanguagePair, Measurement, ScriptHint};
 use runlog::GateSettings;
 
+/// Every switching type a batch can ask for, and none.
+pub(crate) const ALL: [Option<&str>; 4] = [
+    Some("Intrasentential"),
+    Some("Intersentential"),
+    Some("Extrasentential"),
+    None,
+];
+
 /// `batch` measured in the pair `first`–English (Hindi read as romanized).
 pub(crate) fn measure(first: &str, batch: &[&str]) -> Measurement {
     let texts: Vec<String> = batch.iter().map(|t| (*t).to_owned()).collect();
