@@ -684,10 +684,10 @@ fn song_after_note(sentence: &str) -> Option<(usize, usize)> {
 fn is_notice_sentence(lower: &str) -> bool {
     // Format characters an export leaves in ("\u{200E}image omitted") hide nothing.
     let cleaned: String;
-    let lower = if lower.contains(crate::tagger::is_format_character) {
+    let lower = if lower.contains(crate::words::is_format_character) {
         cleaned = lower
             .chars()
-            .filter(|&c| !crate::tagger::is_format_character(c))
+            .filter(|&c| !crate::words::is_format_character(c))
             .collect();
         cleaned.as_str()
     } else {

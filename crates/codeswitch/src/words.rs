@@ -37,3 +37,14 @@ pub fn fnv(bytes: &[u8]) -> u64 {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })
 }
+
+/// Whether `c` is a Unicode format character (general category Cf, Unicode 15): invisible
+/// characters such as the zero-width space (U+200B), the joiners, the soft hyphen, the
+/// bidirectional marks and the byte-order mark, which never change what a word is.
+pub(crate) fn is_format_character(c: char) -> bool {
+    matches!(c as u32,
+        0x00AD | 0x0600..=0x0605 | 0x061C | 0x06DD | 0x070F | 0x0890..=0x0891 | 0x08E2
+        | 0x180E | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x2064 | 0x2066..=0x206F
+        | 0xFEFF | 0xFFF9..=0xFFFB | 0x110BD | 0x110CD | 0x13430..=0x1343F
+        | 0x1BCA0..=0x1BCA3 | 0x1D173..=0x1D17A | 0xE0001 | 0xE0020..=0xE007F)
+}

