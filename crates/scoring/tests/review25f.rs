@@ -236,7 +236,8 @@ fn round_10_evidence_negated_or_in_another_sense_is_no_sure_warning() {
 /// skeleton found in every reply.
 #[test]
 fn a_needle_without_letters_is_not_in_every_reply() {
-    for needle in ["🔑", "$", "...", "-", "**", "#", "@", ";", "<>", "\u{301}"] {
+    // A lone combining mark is a load error since review 25g (`round11_rules.rs`).
+    for needle in ["🔑", "$", "...", "-", "**", "#", "@", ";", "<>"] {
         let c = check(
             json!({"shouldNotContain": [needle]}),
             CheckKind::ShouldNotContain,

@@ -466,6 +466,8 @@ fn nonblank<E: de::Error>(key: &str, value: String) -> Result<String, E> {
                 c,
                 '\u{2800}' | '\u{3164}' | '\u{115F}' | '\u{1160}' | '\u{FFA0}'
             )
+            // Combining marks alone (U+0301 …) show nothing either (review 25g).
+            || matches!(c as u32, 0x0300..=0x036F | 0x1AB0..=0x1AFF | 0x1DC0..=0x1DFF | 0x20D0..=0x20FF | 0xFE20..=0xFE2F)
     };
     if super::matcher::fold(trimmed).chars().all(blank) {
         return Err(E::custom(format!(
