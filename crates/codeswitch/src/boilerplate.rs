@@ -3,6 +3,8 @@
 //! language, so they are no evidence that a writer switched to English: the tagger reads them
 //! as it reads a link, as no word of either language ([`spans`]).
 
+use unicode_script::{Script, UnicodeScript};
+
 /// Header labels that open a line, followed by a colon: the label is boilerplate, what follows
 /// it is the writer's text ("Subject: reunión del lunes").
 const HEADER_LABELS: &[&str] = &[
@@ -637,7 +639,7 @@ fn notice_clauses(sentence: &str) -> Vec<(usize, usize)> {
             };
             latin = None;
         } else if c.is_alphabetic() {
-            let is_latin = c.is_ascii_alphabetic() || ('\u{C0}'..='\u{24F}').contains(&c);
+            let is_latin = c.script() == Script::Latin;
             if latin.is_some_and(|l| l != is_latin) {
                 close(start, i, opened, false);
                 start = i;

@@ -588,19 +588,14 @@ const CAREFUL_CAUTION: &[&str] = &[
 
 /// `sentence` with the cue words of [`HARMLESS_SENSE`] and [`CAREFUL_BEFORE`] blanked.
 fn without_harmless_cues(sentence: &str) -> std::borrow::Cow<'_, str> {
-    let careful = |c: &regex::Captures<'_>| {
-        c.get(1).is_none()
-            && c.get(2)
-                .is_some_and(|w| !CAREFUL_CAUTION.contains(&w.as_str()))
-    };
-    if !HARMLESS_SENSE.is_match(sentence)
-        && !CAREFUL_BEFORE.captures_iter(sentence).any(|c| careful(&c))
-    {
-        return std::borrow::Cow::Borrowed(sentence);
+    let blanked = HARMLESS_SENSE.replace_all(sentence, " ");
+    if !CAREFUL_BEFORE.is_match(&blanked) {
+        return blanked;
     }
-    let blanked = HARMLESS_SENSE.replace_all(sentence, " ").into_owned();
+    // "careful" of care, not after "be" and not before a word of caution: only the word it
+    // qualifies is kept.
     let out = CAREFUL_BEFORE.replace_all(&blanked, |c: &regex::Captures<'_>| {
-        if careful(c) {
+        if c.get(1).is_none() && !CAREFUL_CAUTION.contains(&&c[2]) {
             format!(" {}", &c[2])
         } else {
             c[0].to_owned()
@@ -900,7 +895,7 @@ fn normalise(text: &str) -> String {
         .replace(['’', '‘', '`'], "'")
         // The Arabic question mark asks as `?` does (review 25f).
         .replace('؟', "?");
-    let lower: String = lower.chars().map(small_capital).collect();
+    let lower: String = lower.chars().map(super::skeleton::small_capital).collect();
     let mut out = latin_look_alikes(&lower);
     for (from, to) in [
         ("i'm", "i am"),
@@ -927,39 +922,6 @@ fn normalise(text: &str) -> String {
         out = out.replace(from, to);
     }
     out
-}
-
-/// The letter a small capital stands for ("ᴄᴀɴ'ᴛ" is "can't"; review 25f): Unicode's
-/// normal forms keep them apart from the letters.
-fn small_capital(c: char) -> char {
-    match c {
-        'ᴀ' => 'a',
-        'ʙ' => 'b',
-        'ᴄ' => 'c',
-        'ᴅ' => 'd',
-        'ᴇ' => 'e',
-        'ꜰ' => 'f',
-        'ɢ' => 'g',
-        'ʜ' => 'h',
-        'ɪ' => 'i',
-        'ᴊ' => 'j',
-        'ᴋ' => 'k',
-        'ʟ' => 'l',
-        'ᴍ' => 'm',
-        'ɴ' => 'n',
-        'ᴏ' => 'o',
-        'ᴘ' => 'p',
-        'ꞯ' => 'q',
-        'ʀ' => 'r',
-        'ꜱ' => 's',
-        'ᴛ' => 't',
-        'ᴜ' => 'u',
-        'ᴠ' => 'v',
-        'ᴡ' => 'w',
-        'ʏ' => 'y',
-        'ᴢ' => 'z',
-        other => other,
-    }
 }
 
 /// Spells a word that mixes Latin letters with look-alikes of other scripts ("nо" with a

@@ -190,37 +190,69 @@ fn join_punctuated(text: &str) -> String {
     out
 }
 
+/// The letter a small capital stands for ("ᴄᴀɴ'ᴛ" is "can't"): Unicode's normal forms keep
+/// them apart from the letters. The skeleton ([`latin_look_alike`]) and the text rules' normal
+/// form both read them so.
+pub(super) fn small_capital(c: char) -> char {
+    match c {
+        'ᴀ' => 'a',
+        'ʙ' => 'b',
+        'ᴄ' => 'c',
+        'ᴅ' => 'd',
+        'ᴇ' => 'e',
+        'ꜰ' => 'f',
+        'ɢ' => 'g',
+        'ʜ' => 'h',
+        'ɪ' => 'i',
+        'ᴊ' => 'j',
+        'ᴋ' => 'k',
+        'ʟ' => 'l',
+        'ᴍ' => 'm',
+        'ɴ' => 'n',
+        'ᴏ' => 'o',
+        'ᴘ' => 'p',
+        'ꞯ' => 'q',
+        'ʀ' => 'r',
+        'ꜱ' => 's',
+        'ᴛ' => 't',
+        'ᴜ' => 'u',
+        'ᴠ' => 'v',
+        'ᴡ' => 'w',
+        'ʏ' => 'y',
+        'ᴢ' => 'z',
+        other => other,
+    }
+}
+
 /// The Latin letter a lower-case letter of another script is drawn like (a short list of the
 /// common confusables of Unicode's `confusables.txt`: Cyrillic, Greek, Armenian, small capitals, IPA and dotless forms).
 pub(super) fn latin_look_alike(c: char) -> char {
     match c {
-        'а' | 'α' | 'ɑ' | 'ᴀ' => 'a',
-        'в' | 'ь' | 'ʙ' => 'b',
-        'с' | 'ϲ' | 'ᴄ' => 'c',
-        'ԁ' | 'ᴅ' => 'd',
-        'е' | 'ё' | 'ε' | 'ᴇ' => 'e',
-        'ɡ' | 'ɢ' | 'ց' => 'g',
-        'һ' | 'ʜ' | 'հ' => 'h',
-        'і' | 'ı' | 'ι' | 'ї' | 'ɩ' | 'ɪ' => 'i',
-        'ј' | 'ϳ' | 'ᴊ' => 'j',
-        'κ' | 'к' | 'ᴋ' => 'k',
-        'ӏ' | 'ʟ' => 'l',
-        'м' | 'ᴍ' => 'm',
-        'η' | 'п' | 'ɴ' | 'ո' | 'ռ' => 'n',
-        'о' | 'ο' | 'σ' | 'օ' | 'ᴏ' => 'o',
-        'р' | 'ρ' | 'ᴘ' => 'p',
+        'а' | 'α' | 'ɑ' => 'a',
+        'в' | 'ь' => 'b',
+        'с' | 'ϲ' => 'c',
+        'ԁ' => 'd',
+        'е' | 'ё' | 'ε' => 'e',
+        'ɡ' | 'ց' => 'g',
+        'һ' | 'հ' => 'h',
+        'і' | 'ı' | 'ι' | 'ї' | 'ɩ' => 'i',
+        'ј' | 'ϳ' => 'j',
+        'κ' | 'к' => 'k',
+        'ӏ' => 'l',
+        'м' => 'm',
+        'η' | 'п' | 'ո' | 'ռ' => 'n',
+        'о' | 'ο' | 'σ' | 'օ' => 'o',
+        'р' | 'ρ' => 'p',
         'ԛ' | 'զ' => 'q',
-        'г' | 'ʀ' => 'r',
-        'ѕ' | 'ꜱ' => 's',
-        'т' | 'τ' | 'ᴛ' => 't',
-        'υ' | 'μ' | 'ᴜ' | 'ս' => 'u',
-        'ν' | 'ѵ' | 'ᴠ' => 'v',
-        'ԝ' | 'ω' | 'ᴡ' => 'w',
+        'г' => 'r',
+        'ѕ' => 's',
+        'т' | 'τ' => 't',
+        'υ' | 'μ' | 'ս' => 'u',
+        'ν' | 'ѵ' => 'v',
+        'ԝ' | 'ω' => 'w',
         'х' | 'χ' => 'x',
-        'у' | 'γ' | 'ʏ' => 'y',
-        'ᴢ' => 'z',
-        'ꜰ' => 'f',
-        other => other,
+        'у' | 'γ' => 'y',
+        other => small_capital(other),
     }
 }
 
