@@ -255,6 +255,11 @@ fn types_as_written<T: DeserializeOwned>(path: &Path, text: &str) -> Result<(), 
 /// 1.1) wherever a value is read untyped (expected parameters, grid values).
 fn yaml_options() -> serde_saphyr::Options {
     let mut options = serde_saphyr::Options::default();
+    let mut budget = serde_saphyr::Budget::default();
+    budget.max_depth = MAX_DEPTH;
+    budget.max_nodes = MAX_NODES;
+    budget.max_events = 4 * MAX_NODES;
+    options.budget = Some(budget);
     options.strict_booleans = true;
     options.underscored_numbers_as_strings = true;
     options
@@ -297,6 +302,9 @@ fn yaml_error(path: &Path, text: &str, err: &serde_saphyr::Error) -> ConfigError
         .location()
         .or_else(|| inner.location())
         .map_or((0, 0), |loc| (to_usize(loc.line()), to_usize(loc.column())));
+    if let Some((message, hint)) = reader_words(inner, text, line, column) {
+        return ConfigError::new(path, line, column, message).with_hint(hint);
+    }
     let message: Cow<'_, str> = match inner {
         // Built from the structured variant so the expected names survive exactly.
         serde_saphyr::Error::SerdeUnknownField {
@@ -338,6 +346,92 @@ fn yaml_error(path: &Path, text: &str, err: &serde_saphyr::Error) -> ConfigError
     }
     ConfigError::from_serde_message(path, line, column, &message)
 }
+
+/// The reader's own errors that its words leave a suite's author without a next step (review
+/// 25g: "budget breached: Nodes { nodes: 250001 }", "use from_str_multiple"), said in the
+/// author's terms with a hint. `None` for every other error.
+fn reader_words(
+    inner: &serde_saphyr::Error,
+    text: &str,
+    line: usize,
+    column: usize,
+) -> Option<(String, &'static str)> {
+    use serde_saphyr::budget::BudgetBreach;
+    Some(match inner {
+        serde_saphyr::Error::Budget { breach, .. } => match breach {
+            BudgetBreach::Depth { .. } => (
+                format!("the document nests deeper than {MAX_DEPTH} lists and mappings"),
+                "flatten it: `not: {not: CHECK}` is CHECK itself, and an `all` (or `any`) inside \
+                 another is one list of checks",
+            ),
+            BudgetBreach::Aliases { .. }
+            | BudgetBreach::AliasAnchorRatio { .. }
+            | BudgetBreach::Anchors { .. } => (
+                "the document repeats anchors through aliases (`*name`) more than a file of \
+                 this size should (a guard against alias bombs)"
+                    .to_owned(),
+                "write the repeated values out, or split the file",
+            ),
+            BudgetBreach::Documents { .. } => multiple_documents(),
+            _ => (
+                format!(
+                    "the document is larger than this reader's limit ({MAX_NODES} YAML values, \
+                     aliases expanded)"
+                ),
+                "split it into several files, or check that no alias (`*name`) repeats a large \
+                 value",
+            ),
+        },
+        serde_saphyr::Error::MultipleDocuments { .. } => multiple_documents(),
+        serde_saphyr::Error::Eof { .. }
+            if text
+                .lines()
+                .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#')) =>
+        {
+            (
+                "the file is empty: it has no YAML content (only blank lines or comments)"
+                    .to_owned(),
+                "write the document's keys into it (docs/suites.md and docs/config.md show \
+                 complete examples)",
+            )
+        }
+        serde_saphyr::Error::UnknownAnchor { .. } => {
+            let row = text.lines().nth(line.checked_sub(1)?)?;
+            let at: String = row.chars().skip(column.saturating_sub(1)).collect();
+            let name: String = at
+                .trim_start_matches('*')
+                .chars()
+                .take_while(|c| !c.is_whitespace() && !matches!(c, ',' | ']' | '}'))
+                .collect();
+            (
+                format!("the alias `*{name}` names no anchor defined before it"),
+                "define the anchor (`&name value`) earlier in the file than its first alias, or \
+                 quote the text if `*` was meant literally",
+            )
+        }
+        serde_saphyr::Error::Unexpected { expected, .. } if expected.contains("scalar") => (
+            format!("expected {expected} here, found a list or a mapping"),
+            "this key or value is one piece of text: a list (`[a, b]`), a mapping (`{a: b}`) or \
+             a complex key (`? …`) cannot stand here",
+        ),
+        _ => return None,
+    })
+}
+
+fn multiple_documents() -> (String, &'static str) {
+    (
+        "the file holds more than one YAML document (a `---` or `...` line starts another)"
+            .to_owned(),
+        "one file is one document: remove the separator line, or move the second document into \
+         a file of its own",
+    )
+}
+
+/// The reader's limits: a nesting depth and a number of values (aliases expanded) that no
+/// real suite or config reaches (a 46 MB suite of about 300,000 scenarios is under them), and
+/// that keep a hostile file from taking the memory or the stack.
+const MAX_DEPTH: usize = 64;
+const MAX_NODES: usize = 2_000_000;
 
 /// The key whose value starts at `line`:`column` (1-based), read from the text before it on that
 /// line: `slots` in `local: {slots: "x"}`. `None` when the value is not on its key's line.
@@ -481,6 +575,78 @@ mod tests {
         let shown = err.to_string();
         assert!(shown.contains("recursive anchor"), "{shown}");
         assert!(shown.contains("hint: an anchor"), "{shown}");
+    }
+
+    /// Review 25g: the reader's own limits and errors reached the author in its words ("budget
+    /// breached: Nodes { nodes: 250001 }", "use from_str_multiple"), without a hint; and a valid
+    /// suite of 40,000 scenarios (5.7 MB) was refused.
+    #[test]
+    fn the_readers_limits_and_errors_are_said_in_the_authors_terms_with_a_hint() {
+        /// A document with keys, as every suite and config is.
+        #[derive(Debug, Deserialize)]
+        #[allow(dead_code)]
+        struct Doc {
+            a: serde_json::Value,
+        }
+        let path = PathBuf::from("s.yaml");
+        let shown = |text: &str| {
+            parse_document::<Doc>(&path, text)
+                .expect_err(text)
+                .to_string()
+        };
+        let cases = [
+            (
+                format!("a: {}1{}\n", "[".repeat(70), "]".repeat(70)),
+                "nests deeper than 64",
+                "hint: flatten it",
+            ),
+            (
+                "a: 1\n---\nb: 2\n".to_owned(),
+                "more than one YAML document",
+                "hint: one file is one document",
+            ),
+            (
+                "a: 1\n...\nb: 2\n".to_owned(),
+                "more than one YAML document",
+                "hint: one file is one document",
+            ),
+            ("".to_owned(), "the file is empty", "hint: write"),
+            (
+                "# only a comment\n\n".to_owned(),
+                "the file is empty",
+                "hint: write",
+            ),
+            (
+                "a: [x, *nope]\n".to_owned(),
+                "the alias `*nope` names no anchor",
+                "hint: define the anchor",
+            ),
+        ];
+        for (text, message, hint) in &cases {
+            let shown = shown(text);
+            assert!(shown.starts_with("s.yaml:"), "{shown}");
+            assert!(shown.contains(message), "{text:?}: {shown}");
+            assert!(shown.contains(hint), "{text:?}: {shown}");
+            assert!(
+                !shown.contains("budget") && !shown.contains("from_str"),
+                "{shown}"
+            );
+        }
+        // 300,000 values (over the reader's default of 250,000) load.
+        let big = format!("a: [{}]\n", vec!["1"; 300_000].join(", "));
+        let v: serde_json::Value = parse_document(&path, &big).expect("a large document loads");
+        assert_eq!(v["a"].as_array().map(Vec::len), Some(300_000));
+        // An alias bomb is refused in the author's terms.
+        let mut bomb = String::from("l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..8 {
+            let prev = i - 1;
+            bomb.push_str(&format!(
+                "l{i}: &l{i} [*l{prev}, *l{prev}, *l{prev}, *l{prev}, *l{prev}, *l{prev}, *l{prev}, *l{prev}, *l{prev}, *l{prev}]\n"
+            ));
+        }
+        let shown = shown(&bomb);
+        assert!(shown.contains("hint:"), "{shown}");
+        assert!(!shown.contains("budget breached"), "{shown}");
     }
 
     /// A type whose `Deserialize` fails with a custom message, like a colleague's impl would.

@@ -96,6 +96,13 @@ fn a_braille_blank_needle_and_null_synonyms_are_load_errors() {
     let err =
         load_error(serde_json::json!({"shouldMention": [{"topic": "fee", "synonyms": null}]}));
     assert!(err.contains("`synonyms` of \"fee\" is null"), "{err}");
+    // Review 25g: a number or null as a topic named the reader's internal type ("expected
+    // struct Long").
+    let err = load_error(serde_json::json!({"shouldWarn": [12]}));
+    assert!(err.contains("quote it"), "{err}");
+    let err = load_error(serde_json::json!({"shouldWarn": [null]}));
+    assert!(err.contains("found null"), "{err}");
+    assert!(!err.contains("struct"), "{err}");
 }
 
 /// Break-it review 25g (after round 11), each as the reviewer wrote it: a low cost is good news,

@@ -552,9 +552,24 @@ impl<'de> Deserialize<'de> for Topic {
                         "`synonyms` of {topic} is null: list at least one synonym, or drop the key"
                     )));
                 }
+                let found = match &other {
+                    Value::Null => "found null (an empty item): write the topic, or drop the item",
+                    Value::Bool(_) | Value::Number(_) => {
+                        "found a number or true/false: quote it to make it a topic (\"12\")"
+                    }
+                    Value::Array(_) => "found a list: one topic is one string",
+                    Value::String(_) | Value::Object(_) => "",
+                };
                 let long: Long = serde_json::from_value(other).map_err(|e| {
+                    // The reader's words name an internal type for a scalar ("expected
+                    // struct Long", review 25g): say what was found instead.
+                    let why = if found.is_empty() {
+                        e.to_string()
+                    } else {
+                        found.to_owned()
+                    };
                     D::Error::custom(format!(
-                        "a topic is a string or {{topic: ..., synonyms: [...]}}: {e}"
+                        "a topic is a string or {{topic: ..., synonyms: [...]}}: {why}"
                     ))
                 })?;
                 // `synonyms: []` names no synonym: a slip (review 25e), not a choice.
