@@ -610,7 +610,7 @@ mod tests {
                 "more than one YAML document",
                 "hint: one file is one document",
             ),
-            ("".to_owned(), "the file is empty", "hint: write"),
+            (String::new(), "the file is empty", "hint: write"),
             (
                 "# only a comment\n\n".to_owned(),
                 "the file is empty",
