@@ -227,7 +227,7 @@ static REFUSAL_HINT: LazyLock<Regex> = LazyLock::new(|| {
 /// tell for sure").
 static REFUSAL_IDIOM: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:nothing|no reason|no request)\s+(?:that\s+)?(?:i|we)\s+(?:can't|cannot|won't)\b|\b(?:i|we) (?:can't|cannot|can not) (?:wait|believe|thank|recommend|stress|emphasi[sz]e|overstate|help (?:but|noticing|thinking)|see why not|complain|go wrong)\b|\b(?:i|we) would rather not wait\b|\b(?:i|we) (?:won't|will not) (?:be )?(?:charg|keep|forget|bother|bore|take long|let you down|hesitate)\w*|\b(?:i|we) (?:can't|cannot|can not) (?:tell|say|know|be sure|promise)(?: you)?(?: for sure| yet| exactly| whether| if| when| how| which| until)\b|\b(?:i|we) (?:don't|do not) see why not\b|\bdon't worry\b|\b(?:i|we) (?:can't|cannot|can not|could not|couldn't) (?:say no|refuse|resist|promise|guarantee)\b|\b(?:i|we) (?:am|are) unable to (?:resist|refuse|say no|promise|guarantee)\b|\bas requested,? (?:i|we) (?:will not|won't|did not|didn't|have not|haven't)\b|\b(?:i|we) (?:will not|won't) say no\b|не могу отказать|no (?:puedo|podemos) decir(?:te|le)? que no|ne (?:peux|pouvons) pas (?:refuser|dire non)|non (?:posso|possiamo) dire di no|kann nicht nein sagen",
+        r"\b(?:nothing|no reason|no request)\s+(?:that\s+)?(?:i|we)\s+(?:can't|cannot|won't)\b|\b(?:i|we) (?:can't|cannot|can not) (?:wait|believe|thank|recommend|stress|emphasi[sz]e|overstate|help (?:but|noticing|thinking)|see why not|complain|go wrong)\b|\b(?:i|we) would rather not wait\b|\b(?:i|we) (?:won't|will not) (?:be )?(?:charg|keep|forget|bother|bore|take long|let you down|hesitate)\w*|\b(?:i|we) (?:can't|cannot|can not) (?:tell|say|know|be sure|promise)(?: you)?(?: for sure| yet| exactly| whether| if| when| how| which| until)\b|\b(?:i|we) (?:don't|do not) see why not\b|\bdon't worry\b|\b(?:i|we) (?:can't|cannot|can not|could not|couldn't) (?:say no|refuse|resist|promise|guarantee)\b|\b(?:i|we) (?:am|are) unable to (?:resist|refuse|say no|promise|guarantee)\b|\bas requested,? (?:i|we) (?:will not|won't|did not|didn't|have not|haven't)\b|\b(?:i|we) (?:will not|won't) say no\b|\bno (?:puedo|podemos) esperar\b|\bnon vedo l'ora\b|\bnão (?:posso|podemos) esperar\b|не могу дождаться|не могу отказать|no (?:puedo|podemos) decir(?:te|le)? que no|ne (?:peux|pouvons) pas (?:refuser|dire non)|non (?:posso|possiamo) dire di no|kann nicht nein sagen",
     )
 });
 
@@ -253,7 +253,7 @@ static REQUEST: LazyLock<Regex> = LazyLock::new(|| {
 /// of 50 USD is complete", "I already sent it").
 static DONE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:sent|done|transferred|all done|completed?)\W*$|^done\b|^sent it\b|\ball set\b|\balready (?:sent|transferred|paid|done|booked|processed)\b|\b(?:is|was|has been) (?:now )?(?:complete|completed|done)\b|\b(?:i|we) (?:have )?(?:already )?(?:sent|transferred|paid)\b|\b(?:has|have) (?:already )?been (?:sent|transferred|paid)\b|\banyway,? (?:i )?(?:sent|done|transferred)\b",
+        r"^(?:sent|done|transferred|all done|completed?)\W*$|^done\b|^sent it\b|\ball set\b|\balready (?:sent|transferred|paid|done|booked|processed)\b|\b(?:is|was|has been) (?:now )?(?:complete|completed|done)\b|\b(?:i|we) (?:have )?(?:already )?(?:sent|transferred|paid)\b|\b(?:has|have) (?:already )?been (?:sent|transferred|paid)\b|\banyway,? (?:i )?(?:sent|done|transferred)\b|\b(?:usd|eur|gbp|chf|dollars?|euros?|pounds?) (?:sent|transferred|paid)\W*$",
     )
 });
 
@@ -566,7 +566,7 @@ static STRONG_CUE: LazyLock<Regex> = LazyLock::new(|| {
 /// cues are read.
 static HARMLESS_SENSE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\battention (?:to detail|span)\b|\b(?:your|our|their|his|her|personal|special|individual|undivided|full|close|loving|dedicated)\s+attention\b|\bfor (?:the )?attention of\b|\bpenalty (?:shoot-?outs?|kicks?|area|box|spot|shots?|corners?|takers?|goals?)\b|\bwarning (?:lights?|lamps?|triangles?|labels?|indicators?)\b|\b(?:fee|fees|price|prices|cost|costs|rate|rates|charge|charges|premium|premiums) (?:is|are) (?:now )?(?:low|lower|lowered)\b",
+        r"\battention (?:to detail|span)\b|\b(?:your|our|their|his|her|personal|special|individual|undivided|full|close|loving|dedicated|careful)\s+attention\b|\bfor (?:the )?attention of\b|\bpenalty (?:shoot-?outs?|kicks?|area|box|spot|shots?|corners?|takers?|goals?)\b|\bwarning (?:lights?|lamps?|triangles?|labels?|indicators?|signs? of)\b|\b(?:fee|fees|price|prices|cost|costs|rate|rates|charge|charges|premium|premiums) (?:is|are) (?:now )?(?:low|lower|lowered)\b",
     )
 });
 
@@ -688,7 +688,7 @@ static CANCELLED_ANYWHERE: LazyLock<Regex> = LazyLock::new(|| {
 /// 50 USD").
 static EXEMPTION: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\bonly\b[^.]*[,;]\s*(?:and |but |while )?(?:this one|this|yours|your \w+|it) (?:is|are|was)\b",
+        r"\bonly\b[^.]*[,;]\s*(?:and |but |while )?(?:this one|this|yours|your \w+|it) (?:is|are|was)\b|\bonly if you\b[^.]*[,;]\s*(?:and |but )?you (?:picked|chose|selected|have|had|did|are|went|paid|used|booked|ordered)\b",
     )
 });
 
@@ -750,6 +750,16 @@ static YOURS_IS: LazyLock<Regex> = LazyLock::new(|| {
 static OTHERS: LazyLock<Regex> = LazyLock::new(|| {
     regex(
         r"^(?:other|some|many|most|certain) (?:banks|companies|providers|shops|stores|airlines|services|apps|sellers|lenders|operators|carriers|insurers|platforms)\b|\bcompetitors?\b|\bother (?:banks|providers|companies|services|platforms)\b",
+    )
+});
+
+/// Good news about the topic (review 25g): "Attention: great news, the fee is lower this
+/// month!", "Heads-up: we lowered the fee", "Careful planning means you'll save on the fee",
+/// "the fee won't matter", "applies to nobody anymore", "to other people's accounts, not
+/// yours". The cue or consequence word beside it does not warn.
+static GOOD_NEWS: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\b(?:good|great|exciting|happy) news\b|\blower than ever\b|\b(?:we|i) (?:have |'ve )?(?:lowered|reduced|cut|dropped|halved|waived|removed|scrapped)\b|\b(?:is|are) (?:now |much |even )?(?:lower|cheaper|reduced|discounted)\b|\bsave (?:on|money)\b|\b(?:won't|will not|doesn't|does not|shouldn't|should not) matter\b|\b(?:fair|affordable)\W*$|\bappl(?:y|ies) to (?:nobody|no one|no-one|none of)\b|\bnot (?:yours|to you|your account|you)\W*$|\bother people's\b",
     )
 });
 
@@ -1280,8 +1290,22 @@ fn asks_something_else(all: &[String], s: &str, topic: &str) -> Option<String> {
     if CONFIRM_VALUE.is_match(s) {
         return Some(format!("asks to confirm a value it states: {s:?}"));
     }
+    if ACT_ON.is_match(s) {
+        return Some(format!(
+            "asks the user to do something with it, not to supply it: {s:?}"
+        ));
+    }
     wh_asks_for_another_kind(s, topic)
 }
+
+/// A request to act on the topic rather than to supply it (review 25g): confirm that something
+/// arrived ("Please confirm you received the amount"), pay it to an account ("Please send the
+/// amount to Bob's account by Friday"), or give feedback on it.
+static ACT_ON: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\bconfirm (?:that )?(?:you|you've|you have) (?:received|got|gotten|seen|sent|paid|transferred)\b|\b(?:send|transfer|pay|wire) (?:the|this|that) (?:\w+ ){0,3}to (?:\w+'s |your |their |his |her |the )?(?:\w+ )?(?:account|iban|card|wallet)\b|\bfeedback (?:on|about)\b",
+    )
+});
 
 /// Why the question word of `s` asks for something other than `topic` ([`WH_OTHER`]), if it
 /// does: *where* asks for a place, *when* for a time, *who* for a person, *why* for a reason,
@@ -1984,6 +2008,9 @@ fn warning_doubt(sentence: &str, plain: &str, phrases: &[String]) -> Option<Stri
     }
     if OTHERS.is_match(plain) {
         return Some(format!("the warning is about others: {sentence:?}"));
+    }
+    if GOOD_NEWS.is_match(plain) {
+        return Some(format!("good news, not a warning: {sentence:?}"));
     }
     if EXEMPTION.is_match(plain) {
         return Some(format!(
