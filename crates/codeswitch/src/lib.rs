@@ -171,6 +171,7 @@
 //! ```
 
 mod boilerplate;
+mod commands;
 pub mod diversity;
 mod language;
 mod lexicon;
