@@ -182,6 +182,7 @@ mod romanized;
 mod script_languages;
 mod speaker;
 mod tagger;
+mod transliterated;
 mod uncertainty;
 mod wordlists;
 pub mod words;

@@ -230,6 +230,9 @@ impl LanguagePair {
         settle_look_alikes(&mut out, &look_alikes);
         self.untag_name_spans(&mut out, &sentence_starts);
         self.untag_english_titles(&mut out, &sentence_starts);
+        if !romanized_text {
+            super::transliterated::untag_transliterated_runs(self.first, self.second, &mut out);
+        }
         super::loans::settle(self.first, self.second, &mut out);
         self.settle_lone_i(&mut out);
         out
