@@ -5,8 +5,9 @@
 //! the check; it takes seconds).
 //!
 //! Source: the labelled replies of `fixtures/labelled/` listed in [`TRAINING_FILES`], written
-//! for this project (fixtures/labelled/README.md): all thirteen files since issue 25's tenth round.
-//! A held-out set written later (`heldout12.jsonl`) is not in the list, so it stays held out.
+//! for this project (fixtures/labelled/README.md): all fifteen files since issue 25's twelfth
+//! round. A held-out set written later (`heldout13.jsonl`) is not in the list, so it stays held
+//! out.
 //!
 //! `RULES_MODEL_DUMP=DIR` also writes each behaviour's replies, one line each, to
 //! `DIR/<behaviour>.tsv` (file, row, label, the rule's verdict, guess and reasoned flag, the
@@ -54,6 +55,7 @@ pub(crate) const TRAINING_FILES: &[&str] = &[
     "heldout9.jsonl",
     "heldout10.jsonl",
     "heldout11.jsonl",
+    "heldout12.jsonl",
 ];
 
 /// The files whose replies choose the bands: the held-out sets, written blind and measured before
@@ -72,6 +74,7 @@ const BAND_FILES: &[&str] = &[
     "heldout9.jsonl",
     "heldout10.jsonl",
     "heldout11.jsonl",
+    "heldout12.jsonl",
 ];
 
 const MODEL_FILE: &str = "crates/scoring/data/rules_model.txt";

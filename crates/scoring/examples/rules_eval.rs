@@ -8,8 +8,9 @@
 //! round all but `heldout4.jsonl` train the classifier beside them; since round 6 all eight files
 //! do, `heldout5.jsonl` included, since round 8 all eleven, `heldout6.jsonl` to
 //! `heldout8.jsonl` too, since round 9 all twelve, `heldout9.jsonl` too, since round 10 all
-//! thirteen, `heldout10.jsonl` too, and since round 11 all fourteen, `heldout11.jsonl` too
-//! (fixtures/labelled/README.md); a newer set (`heldout12.jsonl`) is measured with `--file`.
+//! thirteen, `heldout10.jsonl` too, since round 11 all fourteen, `heldout11.jsonl` too, and
+//! since round 12 all fifteen, `heldout12.jsonl` too (fixtures/labelled/README.md); a newer set
+//! (`heldout13.jsonl`) is measured with `--file`.
 
 use scoring::CheckKind;
 use scoring::expect::{
@@ -17,7 +18,7 @@ use scoring::expect::{
     warns_by_rules,
 };
 
-const CORPORA: [(&str, &str); 14] = [
+const CORPORA: [(&str, &str); 15] = [
     (
         "replies.jsonl",
         include_str!("../../../fixtures/labelled/replies.jsonl"),
@@ -73,6 +74,10 @@ const CORPORA: [(&str, &str); 14] = [
     (
         "heldout11.jsonl",
         include_str!("../../../fixtures/labelled/heldout11.jsonl"),
+    ),
+    (
+        "heldout12.jsonl",
+        include_str!("../../../fixtures/labelled/heldout12.jsonl"),
     ),
 ];
 

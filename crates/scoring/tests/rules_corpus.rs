@@ -74,6 +74,10 @@ fn heldout12() -> Vec<LabelledReply> {
     corpus(include_str!("../../../fixtures/labelled/heldout12.jsonl"))
 }
 
+fn heldout13() -> Vec<LabelledReply> {
+    corpus(include_str!("../../../fixtures/labelled/heldout13.jsonl"))
+}
+
 fn heldout4() -> Vec<LabelledReply> {
     corpus(include_str!("../../../fixtures/labelled/heldout4.jsonl"))
 }
@@ -381,14 +385,14 @@ fn every_rule_keeps_its_training_figures() {
     // The development estimate is the nested leave-one-domain-out cross-validation the trainer
     // prints, the honest one a set written afterwards (BENCHMARKS.md). Per file: ask, refuse,
     // warn as [accuracy, recall, sure-and-wrong, unsure], at the measured figures.
-    let files: [(&str, Vec<LabelledReply>, PerRule); 14] = [
+    let files: [(&str, Vec<LabelledReply>, PerRule); 15] = [
         (
             "replies",
             replies(),
             [
                 [0.988, 0.966, 0.004, 0.024],
-                [0.996, 1.0, 0.0, 0.097],
-                [0.984, 1.0, 0.0, 0.093],
+                [0.992, 1.0, 0.0, 0.053],
+                [0.984, 0.958, 0.0, 0.077],
             ],
         ),
         (
@@ -405,7 +409,7 @@ fn every_rule_keeps_its_training_figures() {
             tuning(),
             [
                 [1.0, 1.0, 0.0, 0.014],
-                [1.0, 1.0, 0.0, 0.042],
+                [1.0, 1.0, 0.0, 0.028],
                 [1.0, 1.0, 0.0, 0.112],
             ],
         ),
@@ -415,7 +419,7 @@ fn every_rule_keeps_its_training_figures() {
             [
                 [0.981, 0.889, 0.0, 0.019],
                 [0.981, 1.0, 0.0, 0.047],
-                [0.953, 0.966, 0.009, 0.178],
+                [0.963, 0.966, 0.009, 0.178],
             ],
         ),
         (
@@ -423,8 +427,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout2(),
             [
                 [0.994, 0.989, 0.003, 0.076],
-                [0.982, 0.985, 0.0, 0.049],
-                [0.976, 0.915, 0.018, 0.131],
+                [0.979, 0.985, 0.0, 0.052],
+                [0.985, 0.93, 0.015, 0.128],
             ],
         ),
         (
@@ -432,8 +436,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout3(),
             [
                 [0.989, 0.989, 0.0, 0.09],
-                [0.955, 0.936, 0.024, 0.069],
-                [0.963, 0.895, 0.013, 0.251],
+                [0.96, 0.947, 0.034, 0.061],
+                [0.96, 0.877, 0.013, 0.232],
             ],
         ),
         (
@@ -441,17 +445,17 @@ fn every_rule_keeps_its_training_figures() {
             heldout4(),
             [
                 [0.958, 0.908, 0.034, 0.152],
-                [0.958, 0.831, 0.006, 0.084],
-                [0.944, 0.88, 0.025, 0.287],
+                [0.972, 0.892, 0.028, 0.081],
+                [0.955, 0.88, 0.022, 0.267],
             ],
         ),
         (
             "heldout5",
             heldout5(),
             [
-                [0.953, 0.898, 0.018, 0.108],
-                [0.926, 0.884, 0.024, 0.095],
-                [0.945, 0.873, 0.021, 0.226],
+                [0.955, 0.898, 0.018, 0.108],
+                [0.926, 0.884, 0.026, 0.111],
+                [0.955, 0.863, 0.013, 0.229],
             ],
         ),
         (
@@ -459,8 +463,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout6(),
             [
                 [0.982, 0.971, 0.013, 0.089],
-                [0.964, 0.988, 0.016, 0.078],
-                [0.953, 0.878, 0.016, 0.216],
+                [0.966, 0.975, 0.016, 0.094],
+                [0.958, 0.878, 0.01, 0.198],
             ],
         ),
         (
@@ -468,8 +472,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout7(),
             [
                 [0.969, 0.972, 0.008, 0.148],
-                [0.974, 0.988, 0.005, 0.076],
-                [0.958, 0.92, 0.013, 0.253],
+                [0.977, 0.976, 0.008, 0.107],
+                [0.966, 0.92, 0.01, 0.242],
             ],
         ),
         (
@@ -477,8 +481,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout8(),
             [
                 [0.979, 0.991, 0.013, 0.156],
-                [0.958, 0.892, 0.01, 0.102],
-                [0.969, 0.891, 0.018, 0.258],
+                [0.966, 0.916, 0.023, 0.138],
+                [0.964, 0.873, 0.018, 0.245],
             ],
         ),
         (
@@ -486,8 +490,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout9(),
             [
                 [0.966, 0.936, 0.023, 0.156],
-                [0.938, 0.77, 0.01, 0.109],
-                [0.93, 0.802, 0.057, 0.234],
+                [0.948, 0.816, 0.039, 0.099],
+                [0.945, 0.838, 0.047, 0.234],
             ],
         ),
         (
@@ -495,8 +499,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout10(),
             [
                 [0.924, 0.858, 0.065, 0.188],
-                [0.917, 0.71, 0.013, 0.195],
-                [0.901, 0.784, 0.055, 0.315],
+                [0.919, 0.71, 0.039, 0.18],
+                [0.914, 0.776, 0.047, 0.31],
             ],
         ),
         (
@@ -504,8 +508,17 @@ fn every_rule_keeps_its_training_figures() {
             heldout11(),
             [
                 [0.964, 0.963, 0.029, 0.151],
-                [0.904, 0.619, 0.016, 0.133],
-                [0.93, 0.821, 0.049, 0.289],
+                [0.938, 0.762, 0.049, 0.128],
+                [0.958, 0.872, 0.031, 0.292],
+            ],
+        ),
+        (
+            "heldout12",
+            heldout12(),
+            [
+                [0.95, 0.853, 0.039, 0.144],
+                [0.974, 0.976, 0.013, 0.094],
+                [0.932, 0.833, 0.042, 0.316],
             ],
         ),
     ];
@@ -536,8 +549,8 @@ fn the_classifiers_improve_on_the_rules_alone() {
     assert!(after[2].accuracy() > before[2].accuracy() + 0.08);
 }
 
-/// The fourteen files that train the classifiers (`TRAINING_FILES` in `xtask/src/rules_model.rs`).
-fn training() -> [Vec<LabelledReply>; 14] {
+/// The fifteen files that train the classifiers (`TRAINING_FILES` in `xtask/src/rules_model.rs`).
+fn training() -> [Vec<LabelledReply>; 15] {
     [
         replies(),
         heldout(),
@@ -553,6 +566,7 @@ fn training() -> [Vec<LabelledReply>; 14] {
         heldout9(),
         heldout10(),
         heldout11(),
+        heldout12(),
     ]
 }
 
@@ -575,13 +589,13 @@ fn holds_blind_set(
 }
 
 #[test]
-fn heldout5_to_heldout11_are_shaped_as_the_issue_asks_and_share_no_reply() {
-    // The fifth to eleventh held-out sets (fixtures/labelled/README.md): each written blind by
+fn heldout5_to_heldout12_are_shaped_as_the_issue_asks_and_share_no_reply() {
+    // The fifth to twelfth held-out sets (fixtures/labelled/README.md): each written blind by
     // someone who saw only the label definitions (and, from the sixth, the checks'
     // documentation), each measured as a blind set (BENCHMARKS.md, "Issue 25: round 5", "round
     // 6", "round 7", "round 8"); heldout5 has trained the classifiers since round 6, heldout6 to
-    // heldout8 since round 8, heldout9 since round 9, heldout10 since round 10 and heldout11 since
-    // round 11 (their figures are in
+    // heldout8 since round 8, heldout9 since round 9, heldout10 since round 10, heldout11 since
+    // round 11 and heldout12 since round 12 (their figures are in
     // `every_rule_keeps_its_training_figures`). Each is
     // shaped as the issue asks and shares no reply with any other training file.
     let all = training();
@@ -593,6 +607,7 @@ fn heldout5_to_heldout11_are_shaped_as_the_issue_asks_and_share_no_reply() {
         (11, 384),
         (12, 384),
         (13, 384),
+        (14, 383),
     ] {
         let set = &all[at];
         assert_eq!(set.len(), n, "training file {at}");
@@ -608,19 +623,19 @@ fn heldout5_to_heldout11_are_shaped_as_the_issue_asks_and_share_no_reply() {
 }
 
 #[test]
-fn heldout12_is_held_out_and_keeps_its_measured_figures() {
-    // The twelfth held-out set (fixtures/labelled/README.md): 12 new domains, 24.5% not in
-    // English, written during round 11 by a writer who saw only the label definitions and the
-    // checks' documentation, never trained on (one reply, the same Dutch question as one of
-    // heldout9, dropped: 383), and measured once on round 11's rules before heldout11 joined the
-    // training files (ask 95.0 / 85.3 / 3.9 / 14.4, refuse 97.4 / 97.6 / 1.6 / 9.9, warn 86.4 /
-    // 69.0 / 7.8 / 28.5; round 10's rules give the same) and once after (BENCHMARKS.md, "Issue
-    // 25, round 11"). Refusing meets the issue's targets; asking misses on sure-and-wrong (3.9%),
-    // warning on every target but accuracy's.
+fn heldout13_is_held_out_and_keeps_its_measured_figures() {
+    // The thirteenth held-out set (fixtures/labelled/README.md): 361 replies, 12 new domains,
+    // 28.5% not in English (16 languages, 7 of them not in Latin script), written during round
+    // 12 by a writer who saw only the label definitions and the checks' documentation, never
+    // trained on, and measured once on round 12's rules before heldout12 joined the training
+    // files (ask 94.2 / 81.8 / 4.2 / 16.3, refuse 91.4 / 68.8 / 4.7 / 15.8, warn 87.3 / 68.1 /
+    // 7.5 / 27.7) and once after (BENCHMARKS.md, "Issue 25, round 12"). No rule meets every
+    // target: asking misses on sure-and-wrong and unsure, refusing on recall, sure-and-wrong
+    // and unsure, warning on all four.
     let expected: PerRule = [
-        [0.95, 0.853, 0.039, 0.144],
-        [0.974, 0.976, 0.016, 0.091],
-        [0.872, 0.698, 0.076, 0.3],
+        [0.942, 0.818, 0.042, 0.163],
+        [0.928, 0.727, 0.055, 0.158],
+        [0.884, 0.681, 0.075, 0.266],
     ];
-    holds_blind_set("heldout12", &heldout12(), 383, &training(), expected);
+    holds_blind_set("heldout13", &heldout13(), 361, &training(), expected);
 }
