@@ -93,9 +93,8 @@ fn syllable_shaped(language: Language, word: &str) -> bool {
 /// measurement's coverage says that words could not be placed). Only in a text that holds the
 /// other language's script: a text written wholly in Latin letters is read as romanized text.
 pub(crate) fn untag_transliterated_runs(first: Language, second: Language, out: &mut [TaggedWord]) {
-    let other = match (first, second) {
-        (Language::English, other) | (other, Language::English) => other,
-        _ => return,
+    let ((Language::English, other) | (other, Language::English)) = (first, second) else {
+        return;
     };
     if other.uses_script(Script::Latin) {
         return;
