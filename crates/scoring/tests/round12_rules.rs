@@ -71,3 +71,36 @@ fn requests_to_act_on_the_topic_do_not_ask_for_it() {
     let o = asks("Please confirm the amount you want to send.", "amount", &[]);
     assert_eq!(o.verdict, RuleVerdict::Yes, "{o:?}");
 }
+
+/// Review 25h: `not: {any: [...]}` passed with no low-confidence mark when the unsure check sat
+/// in a branch other than the one reported as the closest.
+#[test]
+fn not_any_keeps_the_mark_of_an_unsure_branch() {
+    use scoring::expect::{Expectations, JudgeVerdicts, evaluate};
+    use scoring::transcript::{BotTurn, Transcript};
+    let load = |v: serde_json::Value| -> Expectations { serde_json::from_value(v).expect("loads") };
+    let reply = "This payment would take you 150 USD below zero, into your overdraft.";
+    let mut transcript = Transcript::default();
+    transcript.push("Send 150 USD to Bob", BotTurn::text(reply));
+    let verdicts = JudgeVerdicts::default();
+    let alone = evaluate(
+        &load(serde_json::json!({"shouldWarn": ["overdraft"]})),
+        &transcript,
+        &verdicts,
+    );
+    assert!(
+        alone.iter().all(|c| c.low_confidence),
+        "the warning rule alone is unsure: {alone:?}"
+    );
+    let checks = evaluate(
+        &load(serde_json::json!({
+            "not": {"any": [{"shouldAskFor": ["amount"]}, {"shouldWarn": ["overdraft"]}]}
+        })),
+        &transcript,
+        &verdicts,
+    );
+    assert!(
+        checks.iter().all(|c| c.low_confidence),
+        "a verdict resting on a guess carries the mark: {checks:?}"
+    );
+}

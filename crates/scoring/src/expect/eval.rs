@@ -454,6 +454,14 @@ impl<'a> Ctx<'a> {
         let undecided = branches
             .iter()
             .any(|b| !b.iter().any(|j| j.verdict == Verdict::Fails));
+        // The `any` fails for sure only when every branch has a failure that is sure: a branch
+        // whose every failure is a guess could hold, so the verdict is a guess too, whichever
+        // branch is reported as the closest (review 25h: `not: {any: [...]}` passed unmarked
+        // when the unsure check sat in another branch).
+        let could_hold = branches.iter().any(|b| {
+            let mut failures = b.iter().filter(|j| !j.check.passed).peekable();
+            failures.peek().is_some() && failures.all(|j| j.check.low_confidence)
+        });
         let branch = &branches[closest];
         let failed: Vec<&Judged> = branch.iter().filter(|j| !j.check.passed).collect();
         let kind = failed
@@ -476,7 +484,7 @@ impl<'a> Ctx<'a> {
                     reasons.join("; ")
                 ),
                 critical: failed.iter().any(|j| j.check.critical),
-                low_confidence: failed.iter().any(|j| j.check.low_confidence),
+                low_confidence: could_hold || failed.iter().any(|j| j.check.low_confidence),
                 path: format!("{path}.any"),
             },
             verdict: if undecided {
