@@ -85,7 +85,7 @@ fn fewer_than_three_checks_hide_the_score() {
 fn every_check_has_a_pass_and_a_fail_message() {
     let good = one_turn(BotTurn {
         text:
-            "Sending 50 USD to Alice. Note: a 1% fee applies. How much would you like to send next?"
+            "Sending 50 USD to Alice. Careful: a 1% fee applies. How much would you like to send next?"
                 .into(),
         plan: vec![step(
             "transfers",

@@ -104,3 +104,20 @@ fn not_any_keeps_the_mark_of_an_unsure_branch() {
         "a verdict resting on a guess carries the mark: {checks:?}"
     );
 }
+
+/// Review 25h: a take-back that opens a refusal ("On second thought, no: I can't …") took the
+/// refusal back, a sure "no refusal"; a take-back after a refusal still undoes it.
+#[test]
+fn a_take_back_before_a_refusal_takes_nothing_back() {
+    for text in [
+        "On second thought, no: I can't approve this loan.",
+        "Just kidding, I cannot disclose that.",
+        "Here you go: I can't share that.",
+        "Scratch that — I'm unable to change the booking after check-in.",
+    ] {
+        let o = refuses(text);
+        assert!(o.verdict == RuleVerdict::Yes || o.fallback, "{text}: {o:?}");
+    }
+    let o = refuses("I can't share the file. Just kidding, here it is: report.pdf");
+    assert_ne!(o.verdict, RuleVerdict::Yes, "{o:?}");
+}

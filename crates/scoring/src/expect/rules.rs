@@ -1606,7 +1606,24 @@ pub fn refuses_by_rules(text: &str) -> RuleOutcome {
 #[must_use]
 pub fn refusal_undone(text: &str) -> Option<RuleOutcome> {
     let all = sentences(&normalise(&unquote(text)));
-    if let Some(back) = all.iter().find(|s| RETRACTION.is_match(s)) {
+    // A take-back opens what follows it: one with a refusal after it ("On second thought, no: I
+    // can't approve this loan", "Just kidding, I cannot disclose that") takes nothing back
+    // (review 25h).
+    let refused_after = |at: usize, s: &str| {
+        let end = RETRACTION.find_iter(s).last().map_or(s.len(), |m| m.end());
+        let mut rest = s[end..].to_owned();
+        for t in &all[at + 1..] {
+            rest.push(' ');
+            rest.push_str(t);
+        }
+        refusal_in(&rest).verdict == RuleVerdict::Yes
+    };
+    if let Some(back) = all
+        .iter()
+        .enumerate()
+        .find(|(at, s)| RETRACTION.is_match(s) && !refused_after(*at, s))
+        .map(|(_, s)| s)
+    {
         return Some(RuleOutcome {
             verdict: RuleVerdict::No,
             fallback: false,
