@@ -228,14 +228,25 @@ impl LanguagePair {
             self.settle_contested(partner, &mut out, &contested);
         }
         settle_look_alikes(&mut out, &look_alikes);
-        self.untag_name_spans(&mut out, &sentence_starts);
-        self.untag_english_titles(&mut out, &sentence_starts);
-        if !romanized_text {
-            super::transliterated::untag_transliterated_runs(self.first, self.second, &mut out);
-        }
-        super::loans::settle(self.first, self.second, &mut out);
-        self.settle_lone_i(&mut out);
+        self.settle_in_context(&mut out, &sentence_starts, romanized_text);
         out
+    }
+
+    /// The passes that read each word beside the others once every word has its own tag:
+    /// names and titles, transliterated runs (not in romanized text), loans, a lone "I".
+    fn settle_in_context(
+        self,
+        out: &mut [TaggedWord],
+        sentence_starts: &[usize],
+        romanized_text: bool,
+    ) {
+        self.untag_name_spans(out, sentence_starts);
+        self.untag_english_titles(out, sentence_starts);
+        if !romanized_text {
+            super::transliterated::untag_transliterated_runs(self.first, self.second, out);
+        }
+        super::loans::settle(self.first, self.second, out);
+        self.settle_lone_i(out);
     }
 
     /// A lone "I": in German–English it may be Bavarian "ich" (`unfirm_dialect_look_alikes`);
