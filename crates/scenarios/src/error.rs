@@ -145,13 +145,58 @@ impl fmt::Display for ConfigError {
             self.file.display(),
             self.line,
             self.column,
-            self.message
+            shown(&self.message)
         )?;
         if let Some(hint) = &self.hint {
-            write!(f, "\n  hint: {hint}")?;
+            write!(f, "\n  hint: {}", shown(hint))?;
         }
         Ok(())
     }
+}
+
+/// `text` with the characters that show nothing or reorder what follows written as `\u{XXXX}`:
+/// an unknown key `shouldRe\u{200B}ject` must not print exactly like the `shouldReject` its hint
+/// suggests, nor a key behind a right-to-left mark like another (review 25h).
+fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(hides) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(
+        text.chars()
+            .map(|c| {
+                if hides(c) {
+                    format!("\\u{{{:04X}}}", u32::from(c))
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect(),
+    )
+}
+
+/// Control and format characters (zero-width spaces and joiners, bidirectional marks and
+/// overrides, the soft hyphen, tag characters), variation selectors and the blank fillers.
+fn hides(c: char) -> bool {
+    (c.is_control() && c != '\n')
+        || matches!(
+            u32::from(c),
+            0x00AD
+                | 0x034F
+                | 0x061C
+                | 0x115F
+                | 0x1160
+                | 0x180E
+                | 0x200B..=0x200F
+                | 0x202A..=0x202E
+                | 0x2060..=0x206F
+                | 0x2800
+                | 0x3164
+                | 0xFE00..=0xFE0F
+                | 0xFEFF
+                | 0xFFA0
+                | 0xFFF9..=0xFFFB
+                | 0xE0000..=0xE007F
+        )
 }
 
 /// A parsed serde "unknown field/variant" message.
@@ -233,6 +278,31 @@ mod tests {
             err.to_string(),
             "c.yaml:3:1: error: unknown key `topis`\n  hint: did you mean `topics`?"
         );
+    }
+
+    /// Review 25h: an unknown key holding a zero-width space printed exactly like the key its
+    /// hint suggests; one behind a right-to-left override showed as another.
+    #[test]
+    fn invisible_characters_of_a_key_are_shown_as_escapes() {
+        let err = ConfigError::from_serde_message(
+            Path::new("s.yaml"),
+            7,
+            14,
+            "unknown field `shouldRe\u{200b}ject`, expected one of `shouldReject`, `shouldWarn`",
+        );
+        let shown = err.to_string();
+        assert!(
+            shown.contains("unknown key `shouldRe\\u{200B}ject`"),
+            "{shown}"
+        );
+        assert!(shown.contains("did you mean `shouldReject`?"), "{shown}");
+        let err = ConfigError::new(
+            Path::new("s.yaml"),
+            1,
+            1,
+            "unknown key `\u{202e}tcejeRdluohs`",
+        );
+        assert!(err.to_string().contains("`\\u{202E}tcejeRdluohs`"), "{err}");
     }
 
     #[test]
