@@ -101,13 +101,11 @@ const SUBCOMMANDS: &[&str] = &[
     "images",
     "image",
     "container",
-    "-m",
-    "-u",
 ];
 
 /// Byte spans of `text` that are shell commands: a program of [`PROGRAMS`] followed by a
 /// subcommand of [`SUBCOMMANDS`], a flag (`-x`, `--name`) or a path or package spec (holding
-/// `/`, `.`, `=` or `@`), and then every such token after them. A program's name alone ("git
+/// `/`, `.`, `=`, `@` or `_`), and then every such token after them. A program's name alone ("git
 /// es un programa") is not a command.
 pub(crate) fn spans(text: &str) -> Vec<(usize, usize)> {
     let tokens: Vec<(usize, &str)> = text
@@ -145,8 +143,9 @@ pub(crate) fn spans(text: &str) -> Vec<(usize, usize)> {
     out
 }
 
-/// A token that continues a command: a subcommand, a flag, or an argument written as code
-/// (ASCII, holding a `/`, `.`, `=`, `@` or `_`, or a version number).
+/// A token that continues a command: a subcommand, a flag, an argument written as code (ASCII,
+/// holding a `/`, `.`, `=`, `@` or `_`: a path, a package spec, a version), or another program
+/// ("sudo apt-get").
 fn is_command_token(token: &str) -> bool {
     let lower = token.to_lowercase();
     SUBCOMMANDS.contains(&lower.as_str())
