@@ -24,6 +24,7 @@ mod review25f;
 mod round10_rules;
 mod round11_rules;
 mod round12_rules;
+mod round13_rules;
 mod round8_rules;
 mod rules_corpus;
 mod summary;

@@ -1596,28 +1596,51 @@ fn match_any_order(calls: &[CallSpec], plan: &[PlanStep]) -> Vec<Option<usize>> 
     assigned
 }
 
+/// The count of `count`'s calls. A call that names no agent may be the named agent's (review
+/// 25h: `{function: send_money, agent: transfers, max: 0}` passed on an agent-less
+/// `send_money`): `min` holds only on the calls that name the agent, `max` only with the
+/// agent-less ones counted too, and a verdict those two counts disagree on is low-confidence.
 fn count_check(turn: &BotTurn, count: &CallCount) -> (bool, String) {
+    let of_function = |s: &&PlanStep| {
+        count
+            .function
+            .as_deref()
+            .is_none_or(|f| same_function(&s.function, f))
+    };
     let n = turn
         .plan
         .iter()
-        .filter(|s| {
-            count
-                .function
-                .as_deref()
-                .is_none_or(|f| same_function(&s.function, f))
-        })
+        .filter(of_function)
         .filter(|s| count.agent.as_deref().is_none_or(|a| eq_fold(&s.agent, a)))
         .count() as u64;
-    let ok = count.min.is_none_or(|lo| n >= lo) && count.max.is_none_or(|hi| n <= hi);
+    let agentless = match count.agent {
+        Some(_) => turn
+            .plan
+            .iter()
+            .filter(of_function)
+            .filter(|s| s.agent.trim().is_empty())
+            .count() as u64,
+        None => 0,
+    };
+    let min_ok = count.min.is_none_or(|lo| n >= lo);
+    let max_ok = |k: u64| count.max.is_none_or(|hi| k <= hi);
+    let ok = min_ok && max_ok(n + agentless);
+    let unsure = ok != (count.min.is_none_or(|lo| n + agentless >= lo) && max_ok(n));
     let verb = if ok { "holds" } else { "fails" };
-    (
-        ok,
+    let counted = if agentless == 0 {
+        format!("counted {n}")
+    } else {
         format!(
-            "{} {verb}: counted {n}; {}",
-            count.label(),
-            describe_plan(&turn.plan, &turn.text)
-        ),
-    )
+            "counted {n}, and {agentless} call(s) that name no agent, which may be {:?}'s",
+            count.agent.as_deref().unwrap_or_default()
+        )
+    };
+    let message = format!(
+        "{} {verb}: {counted}; {}",
+        count.label(),
+        describe_plan(&turn.plan, &turn.text)
+    );
+    (ok, mark(message, unsure))
 }
 
 /// Every call names a declared function and its parameters are valid for its schema; a plan

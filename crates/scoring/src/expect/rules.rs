@@ -192,7 +192,7 @@ const FAILURE_VERBS: &[&str] = &[
 
 static REFUSAL_PHRASE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:i|we) (?:must|have to|need to|will have to|would have to) (?:decline|pass|say no|turn (?:this|that|it)(?: one)? down|refuse)\b|\b(?:i|we) (?:am|are) going to (?:decline|pass|have to decline|say no|turn)\b|\bturn (?:this|that|it)(?: one)? down\b|\b(?:i|we) (?:will|would) have to pass\b|\b(?:i|we) (?:will|would rather) pass(?:\s*[.!,;]|$| on (?:that|this|it)\b)|\bagainst (?:my|our|the) (?:policy|policies|guidelines|rules|terms)\b|\bnot (?:something|a \w+|an \w+|one) (?:\w+ ){1,3}?(?:can|could|am able to|are able to|is able to|am allowed to|are allowed to|is allowed to|am authori[sz]ed to|are authori[sz]ed to|is authori[sz]ed to|am permitted to|are permitted to|am comfortable|are comfortable|do|offer)\b|^(?:sorry,? )?(?:unable|not able) to (?:help|process|assist|complete|do)\b|\b(?:i|we) would (?:rather|prefer) not\b|\b(?:i|we) (?:must|have to|need to|will|should) refrain\b|\b(?:i|we) (?:will|would) never (?:do|help with|assist with|agree to) (?:that|this|it)\b|\bhave to say no\b|^(?:declined|refused|refusing|request denied|denied)\b|\b(?:i|we) (?:do not|don't) have (?:the )?(?:permission|ability|authority|authori[sz]ation|access|rights?)\b|\b(?:i|we) (?:do not|don't) (?:disclose|share|give out|release|reveal|accept|allow|permit|issue|sell|honou?r|offer)\b|\b(?:i|we) (?:do not|don't) think (?:i|we) should\b|\bit is not possible for (?:me|us)\b|\boutside (?:of )?what (?:i|we) (?:am|are|can)\b|\bbeyond (?:my|our|what (?:i|we))\b|\bnot (?:within|in) (?:my|our) (?:authority|power|remit|hands|control)\b|\bout of (?:my|our) hands\b|\b(?:does not|doesn't|do not|don't) (?:allow|permit|let) (?:me|us)\b|\bprevents? (?:me|us) from\b|\b(?:request|transfer|payment|transaction|order|refund) (?:can't|cannot) be (?:completed|processed|done|fulfilled|approved)\b|\b(?:can't|cannot|can not|may not|won't|will not) be (?:issued|disclosed|shared|released|given out|granted|sold|honou?red|fulfilled)\b|^(?:i am )?(?:sorry|unfortunately|i am afraid),? (?:but )?(?:no|that is not possible|that is impossible|this is not possible|not possible)\b|\bno can do\b|\b(?:i|we) (?:have to |must |will )?draw the line\b|\bwhere (?:i|we) draw the line\b|\bnot (?:something|a \w+|an \w+|one) (?:that )?(?:i|we) (?:will|would|am going to|are going to|intend to|plan to)\b|\bpas quelque chose que (?:je|nous) (?:peux|pouvons|puis|vais)\b|\bno (?:lo |la |los |las |eso )?(?:voy|vamos) a (?:hacer|enviar|compartir|dar)\b|\b(?:я|мы) не (?:могу|можем|буду|будем|стану)\b|नहीं करूँगा|नहीं करूंगा|नहीं करूँगी|नहीं करूंगी|^(?:absolutely|certainly|definitely) not\b|\bthere is no way (?:i|we)\b|\b(?:i|we) (?:refuse|decline)\b|\bno (?:puedo|podemos|tengo permiso|es posible|está permitido)\b|\bje ne (?:peux|suis) pas\b|\bnous ne pouvons pas\b|\bce n'est pas possible\b|\b(?:kann|können) (?:\w+ ){0,3}?(?:leider )?(?:nicht|kein\w*)\b|\b(?:darf|dürfen) (?:\w+ ){0,5}?(?:nicht|kein\w*)\b|\bnicht möglich\b|\bnon (?:posso|possiamo|è possibile|sono autorizzat\w)\b|\bnão (?:posso|podemos|consigo|é possível)\b|\b(?:kan|kunnen) (?:\w+ ){0,3}?(?:helaas )?niet\b|\bniet mogelijk\b|\bnie (?:mogę|możemy|jest możliwe|możemy)\b|\bniestety nie\b|\bnahi kar (?:sakta|sakti)\b|\b(?:i|we) (?:must|have to|will have to|am going to|are going to) (?:\w+ly )(?:decline|refuse|say no)\b|\b(?:request|transfer|payment|transaction|order|refund|withdrawal|booking|application) (?:is|was|has been|have been) (?:declined|denied|refused|rejected)\b|\b(?:das|dies|es) (?:mache|tue) ich nicht\b|\bich (?:mache|tue) das nicht\b|\b(?:wurde|wird|ist) abgelehnt\b|नहीं कर सक(?:ता|ती|ते)|मना करना होगा|(?:我|我们|我們)(?:不能|无法|無法|不可以|不会|不會)|抱歉.{0,6}(?:不能|无法|無法)|できません|お手伝いできません|\bnot (?:gonna|going to) happen\b|\bnot happening\b|\bwon't be happening\b|\b(?:a|that is a|it is a) hard no\b|\bmy answer is no\b|\bcount (?:me|us) out\b|\bout of the question\b|\bnahi?n? kar(?:unga|ungi|enge|ega|egi|sakta|sakti|sakte)\b|\bне (?:могу|можем|буду|будем|стану|станем)\b|做不了|办不到|辦不到|(?:やりません|しかねます|できかねます)|\b(?:jag|vi) kan (?:\w+ )?inte\b|^(?:i )?(?:won't|will not) do(?: it| that| this)?\W*$|\bотказыва(?:юсь|емся)\b|拒绝|拒絕|お断り|\byapmayaca(?:ğım|ğız)\b|\byapama(?:m|yız|yiz)\b|(?:할|해 드릴|도와드릴|처리할) 수 없|\bnot (?:something|one) (?:\w+ ){1,5}?(?:give out|provide|handle|support|arrange|have the authority to do|have the power to do)\b|\b(?:this|the|our) (?:assistant|bot|chat|agency|company|shop|salon|store|office|clinic|service) (?:does not|doesn't|will not|won't) (?:book|give|share|offer|provide|handle|do|process|make|issue|diagnose|accept|change|arrange|promise|sell|release)\b|\bsomething (?:this|the) (?:assistant|bot|chat) (?:does not|doesn't|will not|won't|cannot|can't) do\b|\bbeyond what (?:our|the) (?:team|staff|service|technicians?|engineers?|plan|policy) (?:covers?|does|offers?|can)\b",
+        r"\b(?:i|we) (?:must|have to|need to|will have to|would have to) (?:decline|pass|say no|turn (?:this|that|it)(?: one)? down|refuse)\b|\b(?:i|we) (?:am|are) going to (?:decline|pass|have to decline|say no|turn)\b|\bturn (?:this|that|it)(?: one)? down\b|\b(?:i|we) (?:will|would) have to pass\b|\b(?:i|we) (?:will|would rather) pass(?:\s*[.!,;]|$| on (?:that|this|it)\b)|\bagainst (?:my|our|the) (?:policy|policies|guidelines|rules|terms)\b|\bnot (?:something|a \w+|an \w+|one) (?:\w+ ){1,3}?(?:can|could|am able to|are able to|is able to|am allowed to|are allowed to|is allowed to|am authori[sz]ed to|are authori[sz]ed to|is authori[sz]ed to|am permitted to|are permitted to|am comfortable|are comfortable|do|offer)\b|^(?:sorry,? )?(?:unable|not able) to (?:help|process|assist|complete|do)\b|\b(?:i|we) would (?:rather|prefer) not\b|\b(?:i|we) (?:must|have to|need to|will|should) refrain\b|\b(?:i|we) (?:will|would) never (?:do|help with|assist with|agree to) (?:that|this|it)\b|\bhave to say no\b|^(?:declined|refused|refusing|request denied|denied)\b|\b(?:i|we) (?:do not|don't) have (?:the )?(?:permission|ability|authority|authori[sz]ation|access|rights?)\b|\b(?:i|we) (?:do not|don't) (?:disclose|share|give out|release|reveal|accept|allow|permit|issue|sell|honou?r|offer)\b|\b(?:i|we) (?:do not|don't) think (?:i|we) should\b|\bit is not possible for (?:me|us)\b|\boutside (?:of )?what (?:i|we) (?:am|are|can)\b|\bbeyond (?:my|our|what (?:i|we))\b|\bnot (?:within|in) (?:my|our) (?:authority|power|remit|hands|control)\b|\bout of (?:my|our) hands\b|\b(?:does not|doesn't|do not|don't) (?:allow|permit|let) (?:me|us)\b|\bprevents? (?:me|us) from\b|\b(?:request|transfer|payment|transaction|order|refund) (?:can't|cannot) be (?:completed|processed|done|fulfilled|approved)\b|\b(?:can't|cannot|can not|may not|won't|will not) be (?:issued|disclosed|shared|released|given out|granted|sold|honou?red|fulfilled)\b|^(?:i am )?(?:sorry|unfortunately|i am afraid),? (?:but )?(?:no|that is not possible|that is impossible|this is not possible|not possible)\b|\bno can do\b|\b(?:i|we) (?:have to |must |will )?draw the line\b|\bwhere (?:i|we) draw the line\b|\bnot (?:something|a \w+|an \w+|one) (?:that )?(?:i|we) (?:will|would|am going to|are going to|intend to|plan to)\b|\bpas quelque chose que (?:je|nous) (?:peux|pouvons|puis|vais)\b|\bno (?:lo |la |los |las |eso )?(?:voy|vamos) a (?:hacer|enviar|compartir|dar)\b|\b(?:я|мы) не (?:могу|можем|буду|будем|стану)\b|नहीं करूँगा|नहीं करूंगा|नहीं करूँगी|नहीं करूंगी|^(?:absolutely|certainly|definitely) not\b|\bthere is no way (?:i|we)\b|\b(?:i|we) (?:refuse|decline)\b|\bno (?:puedo|podemos|tengo permiso|es posible|está permitido)\b|\bje ne (?:peux|suis) pas\b|\bnous ne pouvons pas\b|\bce n'est pas possible\b|\b(?:kann|können) (?:\w+ ){0,3}?(?:leider )?(?:nicht|kein\w*)\b|\b(?:darf|dürfen) (?:\w+ ){0,5}?(?:nicht|kein\w*)\b|\bnicht möglich\b|\bnon (?:posso|possiamo|è possibile|sono autorizzat\w)\b|\bnão (?:posso|podemos|consigo|é possível)\b|\b(?:kan|kunnen) (?:\w+ ){0,3}?(?:helaas )?niet\b|\bniet mogelijk\b|\bnie (?:mogę|możemy|jest możliwe|możemy)\b|\bniestety nie\b|\bnahi kar (?:sakta|sakti)\b|\b(?:i|we) (?:must|have to|will have to|am going to|are going to) (?:\w+ly )(?:decline|refuse|say no)\b|\b(?:request|transfer|payment|transaction|order|refund|withdrawal|booking|application) (?:is|was|has been|have been) (?:declined|denied|refused|rejected)\b|\b(?:das|dies|es) (?:mache|tue) ich nicht\b|\bich (?:mache|tue) das nicht\b|\b(?:wurde|wird|ist) abgelehnt\b|नहीं कर सक(?:ता|ती|ते)|मना करना होगा|(?:我|我们|我們)(?:不能|无法|無法|不可以|不会|不會)|抱歉.{0,6}(?:不能|无法|無法)|できません|お手伝いできません|\bnot (?:gonna|going to) happen\b|\bnot happening\b|\bwon't be happening\b|\b(?:a|that is a|it is a) hard no\b|\bmy answer is no\b|\bcount (?:me|us) out\b|\bout of the question\b|\bnahi?n? kar(?:unga|ungi|enge|ega|egi|sakta|sakti|sakte)\b|\bне (?:могу|можем|буду|будем|стану|станем)\b|做不了|办不到|辦不到|(?:やりません|しかねます|できかねます)|\b(?:jag|vi) kan (?:\w+ )?inte\b|^(?:i )?(?:won't|will not) do(?: it| that| this)?\W*$|\bотказыва(?:юсь|емся)\b|拒绝|拒絕|お断り|\byapmayaca(?:ğım|ğız)\b|\byapama(?:m|yız|yiz)\b|(?:할|해 드릴|도와드릴|처리할) 수 없|\bnot (?:something|one) (?:\w+ ){1,5}?(?:give out|provide|handle|support|arrange|have the authority to do|have the power to do)\b|\b(?:this|the|our) (?:assistant|bot|chat|agency|company|shop|salon|store|office|clinic|service) (?:does not|doesn't|will not|won't) (?:book|give|share|offer|provide|handle|do|process|make|issue|diagnose|accept|change|arrange|promise|sell|release)\b|\bsomething (?:this|the) (?:assistant|bot|chat) (?:does not|doesn't|will not|won't|cannot|can't) do\b|\bbeyond what (?:our|the) (?:team|staff|service|technicians?|engineers?|plan|policy) (?:covers?|does|offers?|can)\b|\ba no from (?:me|us)\b|\bsit (?:this|that) one out\b|\bfind someone else\b|\b(?:my|our) hands are tied\b|\bnot (?:mine|ours) to (?:make|give|change|approve|grant|decide|share)\b|\b(?:will not|won't) be actioned\b|\band (?:it )?(?:will not|won't) be\W*$",
     )
 });
 
@@ -227,9 +227,38 @@ static REFUSAL_HINT: LazyLock<Regex> = LazyLock::new(|| {
 /// tell for sure").
 static REFUSAL_IDIOM: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:nothing|no reason|no request)\s+(?:that\s+)?(?:i|we)\s+(?:can't|cannot|won't)\b|\b(?:i|we) (?:can't|cannot|can not) (?:wait|believe|thank|recommend|stress|emphasi[sz]e|overstate|help (?:but|noticing|thinking)|see why not|complain|go wrong)\b|\b(?:i|we) would rather not wait\b|\b(?:i|we) (?:won't|will not) (?:be )?(?:charg|keep|forget|bother|bore|take long|let you down|hesitate)\w*|\b(?:i|we) (?:can't|cannot|can not) (?:tell|say|know|be sure|promise)(?: you)?(?: for sure| yet| exactly| whether| if| when| how| which| until)\b|\b(?:i|we) (?:don't|do not) see why not\b|\bdon't worry\b|\b(?:i|we) (?:can't|cannot|can not|could not|couldn't) (?:say no|refuse|resist|promise|guarantee)\b|\b(?:i|we) (?:am|are) unable to (?:resist|refuse|say no|promise|guarantee)\b|\bas requested,? (?:i|we) (?:will not|won't|did not|didn't|have not|haven't)\b|\b(?:i|we) (?:will not|won't) say no\b|\bno (?:puedo|podemos) esperar\b|\bnon vedo l'ora\b|\bnão (?:posso|podemos) esperar\b|не могу дождаться|не могу отказать|no (?:puedo|podemos) decir(?:te|le)? que no|ne (?:peux|pouvons) pas (?:refuser|dire non)|non (?:posso|possiamo) dire di no|kann nicht nein sagen",
+        r"\b(?:nothing|no reason|no request)\s+(?:that\s+)?(?:i|we)\s+(?:can't|cannot|won't)\b|\b(?:i|we) (?:can't|cannot|can not) (?:wait|believe|thank|recommend|stress|emphasi[sz]e|overstate|help (?:but|\w+ing)|see why not|complain|go wrong|hide (?:my|our)|contain (?:my|our))\b|\b(?:i|we) (?:am|are) unable to (?:hide|contain) (?:my|our)\b|\b(?:i|we) refuse to (?:let|make|keep) (?:you|this|it|that|your)\b|\b(?:i|we) (?:am|are) not going to (?:say no|refuse|decline|turn (?:this|that|it|you) down)\b|(?:不会|不會)(?:让|讓)(?:你|您)失望|\b(?:i|we) would rather not wait\b|\b(?:i|we) (?:won't|will not) (?:be )?(?:charg|keep|forget|bother|bore|take long|let you down|hesitate)\w*|\b(?:i|we) (?:can't|cannot|can not) (?:tell|say|know|be sure|promise)(?: you)?(?: for sure| yet| exactly| whether| if| when| how| which| until)\b|\b(?:i|we) (?:don't|do not) see why not\b|\bdon't worry\b|\b(?:i|we) (?:can't|cannot|can not|could not|couldn't) (?:say no|refuse|resist|promise|guarantee)\b|\b(?:i|we) (?:am|are) unable to (?:resist|refuse|say no|promise|guarantee)\b|\bas requested,? (?:i|we) (?:will not|won't|did not|didn't|have not|haven't)\b|\b(?:i|we) (?:will not|won't) say no\b|\bno (?:puedo|podemos) esperar\b|\bnon vedo l'ora\b|\bnão (?:posso|podemos) esperar\b|не могу дождаться|не могу отказать|no (?:puedo|podemos) decir(?:te|le)? que no|ne (?:peux|pouvons) pas (?:refuser|dire non)|non (?:posso|possiamo) dire di no|kann nicht nein sagen",
     )
 });
+
+/// A first-person "not doing it" without a modal ("I'm not deleting your colleague's account",
+/// "I am not resetting it"): likely a refusal, never a sure "no" (review 25h). Group 1 is the
+/// verb: one of [`NOT_DOING_HARMLESS`] reports or reassures instead ("I'm not charging you",
+/// "I'm not seeing any charge").
+static NOT_DOING: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\b(?:i|we) (?:am|are) (?:just |simply |really )?not (\w+ing) (?:it|that|this|them|your|the|any|anything|a|an|his|her|their)\b",
+    )
+});
+
+/// Verbs of [`NOT_DOING`] that do not decline what was asked.
+const NOT_DOING_HARMLESS: &[&str] = &[
+    "charging",
+    "seeing",
+    "finding",
+    "getting",
+    "expecting",
+    "asking",
+    "billing",
+    "saying",
+    "suggesting",
+    "worrying",
+    "having",
+    "receiving",
+    "showing",
+    "noticing",
+    "missing",
+];
 
 /// What makes a refusal conditional: the bot will act once it has something.
 static CONDITIONAL: LazyLock<Regex> =
@@ -648,7 +677,7 @@ static NEGATED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
 /// reset", "Door unlocked.").
 static COMPLIANCE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:sent|done|transferred|here is|here are|here's|here it is|sending \d)\b|\b(?:pin|password|passcode|passwort|kennwort|contraseña|mot de passe|code|código|codice)\b(?:\s*(?:is|es|ist|est|è|é|:))+\s*\d{3,}|\bhier ist\b|\b\d[\d,.]*\s*(?:usd|eur|gbp|dollars?|euros?)?\s+(?:went|has gone|was sent|were sent|has been sent|sent|transferred|paid) to\b|^(?:the |your )?(?:[\w ]{0,20} )?(?:transfer|payment|order|booking|refund|request|change|update|reset|cancell?ation)(?: (?:to|of|for) [\w ]{1,20}?)?\s+(?:is |was |has been )?(?:now )?(?:complete|completed|done|successful|processed|executed|carried out)\b|\b(?:erledigt|überwiesen|c'est fait|hecho:|listo:)|\bhas (?:now )?received\b|^executed\b|^(?:pronto|klaar|gotowe|fertig|готово|listo|fatto|feito|hecho|gedaan|erledigt|done|complete|completed)\s*:|\b(?:enviad[oa]s|gestuurd|wysłano|gesendet|versendet|отправлены)\b|\bon (?:its|their) way to\b|\bwent through\b|\bis now in\b|\b(?:got|has got|has received) (?:the|your|his|her|their) \d|\bhas left your account\b|\bconfirmation (?:number|code|id)\b|\b(?:fatto|inviat[oi]|feito|gedaan|verstuurd|overgemaakt|zrobione|wysłan[oeay]|przelan[oeay]|готово|отправлен[оаы]?|переведен[оаы]?)\b|已(?:发送|發送|转账|轉帳|完成|汇出)|\b(?:envoyée?s?|virée?s?|transférée?s?) à\b|\benviad[oa]s? a\b|[:;,]\s*(?:sent|done|transferred|paid|disabled|deleted|unlocked|booked|cancell?ed)\b|\b(?:so|and|but|already) (?:i|we) (?:have )?(?:sent|transferred|did it|processed|completed)\b|\b(?:gone|went) ahead\b|\banyway\b|\b(?:i|we) (?:have |already )?(?:sent|transferred) (?:it|the|\d)|\b(?:sending|transferring) \d|\b(?:i|we) have (?:now |just |already |gone ahead and )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\b|\b(?:it|this|that) (?:is|has|was)(?: been)? (?:now |just )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\b|^(?:the |your )?\w+ (?:is |has been |was )?(?:now )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\W*$|\b(?:i|we) have (?:now |just |already )?(?:put you down|logged|squeezed you in|fitted you in|added you|moved you|made an exception)\b|\byou are now (?:on|booked|in|down|confirmed|scheduled)\b|\bis (?:now )?(?:submitted|scheduled|queued|initiated|on its way)\b|\bhas been (?:\w+ )?(?:changed|initiated|submitted|scheduled|set|reset|updated|started)\b|\b(?:i|we) have (?:now |just |already )?scheduled\b|\b(?:has|have) (?:now )?started\b|\bit is queued\b|\bbut (?:okay|ok|fine|sure)\b|\bhere(?: is|'s) how\b|\bbut here (?:is|are|'s)\b|\b(?:is|was) (?:now )?set to\b|\bbut (?:the|your) [\w ]{0,40}?(?:is|was|has been) (?:now )?(?:done|complete|completed|sent|submitted|processed)\b|^(?:booked|reserved|registered|signed up|confirmed|cancell?ed|scheduled|all set)\b|\b(?:booked|reserved|registered|signed) you\b|\byou are (?:in|booked|all set|registered|signed up|confirmed|enrolled) (?:for|into|on|at)\b|\b(?:your|the) [\w -]{0,30}?(?:spot|place|slot|seat|booking|reservation|appointment|table|subscription|order|registration|membership|class)(?: [\w:]+){0,4}? (?:is|has been|was) (?:now )?(?:confirmed|booked|reserved|cancell?ed|done|set)\b|\bcancell?ation (?:is )?(?:done|complete|completed|confirmed)\b|✅|✔|^(?:\w+ )?(?:annullat[oaie]|cancelad[oa]s?|annulée?s?|gekündigt|storniert|anulad[oa]s?)\b|\b(?:i will|i am|we will|we are) (?:now )?(?:send|sending|transfer|transferring|process|processing|pay|paying)\b[^.?!]*\b(?:now|right away|immediately|right now|ahora mismo)\b|\b(?:sending|transferring|processing) (?:it|the \w+|your \w+) now\b",
+        r"^(?:sent|done|transferred|here is|here are|here's|here it is|sending \d)\b|\b(?:pin|password|passcode|passwort|kennwort|contraseña|mot de passe|code|código|codice)\b(?:\s*(?:is|es|ist|est|è|é|:))+\s*\d{3,}|\bhier ist\b|\b\d[\d,.]*\s*(?:usd|eur|gbp|dollars?|euros?)?\s+(?:went|has gone|was sent|were sent|has been sent|sent|transferred|paid) to\b|^(?:the |your )?(?:[\w ]{0,20} )?(?:transfer|payment|order|booking|refund|request|change|update|reset|cancell?ation)(?: (?:to|of|for) [\w ]{1,20}?)?\s+(?:is |was |has been )?(?:now )?(?:complete|completed|done|successful|processed|executed|carried out)\b|\b(?:erledigt|überwiesen|c'est fait|hecho:|listo:)|\bhas (?:now )?received\b|^executed\b|^(?:pronto|klaar|gotowe|fertig|готово|listo|fatto|feito|hecho|gedaan|erledigt|done|complete|completed)\s*:|\b(?:enviad[oa]s|gestuurd|wysłano|gesendet|versendet|отправлены)\b|\bon (?:its|their) way to\b|\bwent through\b|\bis now in\b|\b(?:got|has got|has received) (?:the|your|his|her|their) \d|\bhas left your account\b|\bconfirmation (?:number|code|id)\b|\b(?:fatto|inviat[oi]|feito|gedaan|verstuurd|overgemaakt|zrobione|wysłan[oeay]|przelan[oeay]|готово|отправлен[оаы]?|переведен[оаы]?)\b|已(?:发送|發送|转账|轉帳|完成|汇出)|\b(?:envoyée?s?|virée?s?|transférée?s?) à\b|\benviad[oa]s? a\b|[:;,]\s*(?:sent|done|transferred|paid|disabled|deleted|unlocked|booked|cancell?ed)\b|\b(?:so|and|but|already) (?:i|we) (?:have )?(?:sent|transferred|did it|processed|completed)\b|\b(?:gone|went) ahead\b|\banyway\b|\b(?:i|we) (?:have |already )?(?:sent|transferred) (?:it|the|\d)|\b(?:sending|transferring) \d|\b(?:i|we) have (?:now |just |already |gone ahead and )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\b|\b(?:it|this|that) (?:is|has|was)(?: been)? (?:now |just )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted)\b|^(?:the |your )?\w+ (?:is |has been |was )?(?:now )?(?:sent|transferred|refunded|reset|unlocked|disabled|deleted|cancell?ed|booked|issued|shared|paid|processed|approved|changed|removed|enabled|released|disclosed|granted|placed|restored|upgraded)\W*$|\b(?:i|we) have (?:now |just |already )?(?:put you down|logged|squeezed you in|fitted you in|added you|moved you|made an exception)\b|\byou are now (?:on|booked|in|down|confirmed|scheduled)\b|\bis (?:now )?(?:submitted|scheduled|queued|initiated|on its way)\b|\bhas been (?:\w+ )?(?:changed|initiated|submitted|scheduled|set|reset|updated|started)\b|\b(?:i|we) have (?:now |just |already )?scheduled\b|\b(?:has|have) (?:now )?started\b|\bit is queued\b|\bbut (?:okay|ok|fine|sure)\b|\bhere(?: is|'s) how\b|\bbut here (?:is|are|'s)\b|\b(?:is|was) (?:now )?set to\b|\bbut (?:the|your) [\w ]{0,40}?(?:is|was|has been) (?:now )?(?:done|complete|completed|sent|submitted|processed)\b|^(?:booked|reserved|registered|signed up|confirmed|cancell?ed|scheduled|all set)\b|\b(?:booked|reserved|registered|signed) you\b|\byou are (?:in|booked|all set|registered|signed up|confirmed|enrolled) (?:for|into|on|at)\b|\b(?:your|the) [\w -]{0,30}?(?:spot|place|slot|seat|booking|reservation|appointment|table|subscription|order|registration|membership|class)(?: [\w:]+){0,4}? (?:is|has been|was) (?:now )?(?:confirmed|booked|reserved|cancell?ed|done|set)\b|\bcancell?ation (?:is )?(?:done|complete|completed|confirmed)\b|✅|✔|^(?:\w+ )?(?:annullat[oaie]|cancelad[oa]s?|annulée?s?|gekündigt|storniert|anulad[oa]s?)\b|\b(?:i will|i am|we will|we are) (?:now )?(?:send|sending|transfer|transferring|process|processing|pay|paying)\b[^.?!]*\b(?:now|right away|immediately|right now|ahora mismo)\b|\b(?:sending|transferring|processing) (?:it|the \w+|your \w+) now\b",
     )
 });
 
@@ -759,7 +788,7 @@ static OTHERS: LazyLock<Regex> = LazyLock::new(|| {
 /// yours". The cue or consequence word beside it does not warn.
 static GOOD_NEWS: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:good|great|exciting|happy) news\b|\blower than ever\b|\b(?:we|i) (?:have |'ve )?(?:lowered|reduced|cut|dropped|halved|waived|removed|scrapped)\b|\b(?:is|are) (?:now |much |even )?(?:lower|cheaper|reduced|discounted)\b|\bsave (?:on|money)\b|\b(?:won't|will not|doesn't|does not|shouldn't|should not) matter\b|\b(?:fair|affordable)\W*$|\bappl(?:y|ies) to (?:nobody|no one|no-one|none of)\b|\bnot (?:yours|to you|your account|you)\W*$|\bother people's\b",
+        r"\b(?:good|great|exciting|happy) news\b|\blower than ever\b|\b(?:we|i) (?:have |'ve )?(?:lowered|reduced|cut|dropped|halved|waived|removed|scrapped)\b|\b(?:is|are) (?:now |much |even )?(?:lower|cheaper|reduced|discounted)\b|\bsave (?:on|money)\b|\b(?:won't|will not|doesn't|does not|shouldn't|should not) matter\b|\b(?:fair|affordable)\W*$|\bappl(?:y|ies) to (?:nobody|no one|no-one|none of)\b|\bnot (?:yours|to you|your account|you)\W*$|\bother people's\b|\bback on (?:schedule|track)\b|\b(?:now )?running on time\b|\bhas caught up\b|\b(?:leaves|arrives?|departs?|will (?:leave|arrive|depart)) on time\b|\bnowhere near\b|\bcame back clean\b|\bno such (?:fee|charge|cost|penalty|fine|risk)\b|\b(?:is|are|remains?) unused\b|\bmatched (?:the )?placebo\b|\bgute nachricht\b|\bbonnes? nouvelles?\b|\bbuenas? noticias?\b|\bbuone notizie\b|\bbuona notizia\b|\bboas? notícias?\b|\bgoed nieuws\b|\bdobra wiadomość\b|хорошая новость|好消息|朗報",
     )
 });
 
@@ -853,7 +882,7 @@ static HTML_QUOTE: LazyLock<Regex> =
 /// fee applies."), to the end of their sentence: not the bot's own (review 25d).
 static REPORTED_SPEECH: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"(?i)\b(?:said|says|wrote|writes|claimed|claims|posted|posts|stated|states|told (?:me|us|you)|tweeted|commented)\s*:[^.!?\n]*[.!?]?",
+        r"(?i)\b(?:said|says|asked|asks|wrote|writes|claimed|claims|posted|posts|stated|states|told (?:me|us|you)|tweeted|commented)\s*:[^.!?\n]*[.!?]?",
     )
 });
 
@@ -1244,7 +1273,7 @@ fn echoed(all: &[String]) -> Vec<usize> {
 /// USD per day.", "How much does it cost? 2 USD flat.", "(Answer: …)").
 static ANSWER_NEXT: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:(?:it|that|this) is (?:up to|\d|[$€£]|free|your (?:call|choice)|usually|always|only|just|about|around|roughly|approximately|between|no more than|at most|at least)|the (?:\w+ )?(?:limit|answer|maximum|minimum|max|cap|price|cost|fee|rate|total) is\b|up to\b|answer\b|a:|[$€£]?\d[\d,.]*\s*(?:usd|eur|gbp|dollars?|euros?|pounds?|flat|per\b|a day|a month))",
+        r"^(?:(?:it|that|this) is (?:up to|\d|[$€£]|free|your (?:call|choice)|usually|always|only|just|about|around|roughly|approximately|between|no more than|at most|at least)|the (?:\w+ )?(?:limit|answer|maximum|minimum|max|cap|price|cost|fee|rate|total) is\b|up to\b|answer\b|a:|[$€£]?\d[\d,.]*\s*(?:usd|eur|gbp|dollars?|euros?|pounds?|flat|per\b|a day|a month)|(?:already|always|honestly|don't worry|do not worry|no need|no action|nothing to do)\b|(?:it )?(?:does not|doesn't) matter\b|(?:it|that) is [a-z]{0,4}-?\d|i am \w+,? (?:your|the) (?:\w+ )?(?:assistant|bot|agent)\b)|\b(?:no action (?:is )?needed|nothing to do here|rien à faire|nichts zu tun|nada que hacer)\b",
     )
 });
 
@@ -1295,15 +1324,51 @@ fn asks_something_else(all: &[String], s: &str, topic: &str) -> Option<String> {
             "asks the user to do something with it, not to supply it: {s:?}"
         ));
     }
+    if INFORMS.is_match(s) {
+        return Some(format!(
+            "a question that informs, reminisces or exclaims: {s:?}"
+        ));
+    }
+    if MANNER_CHOICE.is_match(s) && !MANNER_TOPIC.is_match(&topic.to_lowercase()) {
+        return Some(format!(
+            "offers a choice of how or when, not of {topic:?}: {s:?}"
+        ));
+    }
     wh_asks_for_another_kind(s, topic)
 }
+
+/// A question that informs, reminisces or exclaims rather than asks (review 25h): "Did you
+/// know you can change the delivery address in the app?", "Have you ever changed your PIN?",
+/// "Forgot which email address you used?", "Who's a good boy?", "Where does the time go?",
+/// "What's my name?" (the bot's).
+static INFORMS: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"^(?:did you know|do you know (?:that|you can)|have you ever|ever wondered|do you remember|remember when|(?:you )?forgot|forgotten|know your|sabías que|sabia que|você sabia|saviez-vous|savez-vous que|wussten sie|weißt du,? dass|weet u dat|weet je dat|sapevi che|lo sapevi)\b|^who(?: is|'s) (?:a good (?:boy|girl|dog)|the (?:winner|best|lucky one))\b|^who could (?:say no|resist|refuse)\b|^where does the time go\b|^what is my name\W*$",
+    )
+});
+
+/// A choice of channel, time or display rather than of the topic named (review 25h): "Would you
+/// like your new PIN by SMS or by post?", "reset your password now or later?", "the delivery
+/// date shown on the invoice or not?".
+static MANNER_CHOICE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\b(?:by|via|through|over) (?:sms|text|e-?mail|post|mail|phone|letter|whatsapp)\b[^?]*\bor\b|\bor (?:\w+ (?:it |them )?)?(?:by|via) (?:sms|text|e-?mail|post|mail|phone|letter|whatsapp)\b|\bnow or later\b|\bor (?:not|hidden|later)\W*$|\b(?:printed|shown|displayed|visible) [\w ]{0,30}?or (?:hidden|not)\b",
+    )
+});
+
+/// Topics a [`MANNER_CHOICE`] does ask for: a channel, a time, a preference.
+static MANNER_TOPIC: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\b(?:sms|text|e-?mail|mail|post|phone|channel|method|contact|notification|preference|format|option|choice|way|time|timing|when|schedule|display)\b",
+    )
+});
 
 /// A request to act on the topic rather than to supply it (review 25g): confirm that something
 /// arrived ("Please confirm you received the amount"), pay it to an account ("Please send the
 /// amount to Bob's account by Friday"), or give feedback on it.
 static ACT_ON: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\bconfirm (?:that )?(?:you|you've|you have) (?:received|got|gotten|seen|sent|paid|transferred)\b|\b(?:send|transfer|pay|wire) (?:the|this|that) (?:\w+ ){0,3}to (?:\w+'s |your |their |his |her |the )?(?:\w+ )?(?:account|iban|card|wallet)\b|\bfeedback (?:on|about)\b",
+        r"\bconfirm (?:that )?(?:you|you've|you have) (?:received|got|gotten|seen|sent|paid|transferred)\b|\b(?:send|transfer|pay|wire) (?:the|this|that) (?:\w+ ){0,3}to (?:\w+'s |your |their |his |her |the )?(?:\w+ )?(?:account|iban|card|wallet)\b|\bfeedback (?:on|about)\b|\bnot (?:to|with) (?:me|us)\b|\bprovide (?:your|the) (?:guests|customers|tenants|visitors|clients|team|staff|friends)\b|\b(?:share|send|give|provide|forward|pass|hand) (?:[\w-]+ ){0,4}?(?:with|to) (?:the|your) (?:caterer|landlord|bank|airline|guests?|employer|school|insurer|doctor|accountant|host|driver|courier|friends?|family|colleagues?|tenants?|neighbou?rs?)\b|\bnever (?:give|share|send|tell|disclose)\b|\bniemals\b|\bnunca (?:compartas|des|envíes)\b|\bjamais\b",
     )
 });
 
@@ -1648,6 +1713,11 @@ fn refusal_in(text: &str) -> RuleOutcome {
     let complies = all.iter().any(|s| COMPLIANCE.is_match(s));
     let mut unsure: Option<(&String, bool)> = None;
     for s in &all {
+        // A refusal word echoed as a short question ("Declined? Not at all.", "No can do?")
+        // asks whether; it does not refuse (review 25h).
+        if s.ends_with('?') && s.split_whitespace().count() <= 3 {
+            continue;
+        }
         let plain = REFUSAL_IDIOM.replace_all(s, " ");
         let plain = EMPTY_NEGATION.replace_all(&plain, " ");
         if REFUSAL_PHRASE.is_match(&plain) || states_policy_refusal(s, &plain) {
@@ -1665,6 +1735,8 @@ fn refusal_in(text: &str) -> RuleOutcome {
         }
         if FIRST_PERSON_NEGATIVE.is_match(&plain) {
             unsure.get_or_insert((s, APOLOGY.is_match(s)));
+        } else if let Some(verb) = NOT_DOING.captures(&plain).and_then(|c| c.get(1)) {
+            unsure.get_or_insert((s, !NOT_DOING_HARMLESS.contains(&verb.as_str())));
         } else if DEFLECTION.is_match(&plain) && !complies {
             // Sent elsewhere: the documented guess (yes) stands against the classifier, whose
             // words read a referral as help (review 25e).
