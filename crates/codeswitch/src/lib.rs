@@ -179,6 +179,7 @@ mod loans;
 mod metrics;
 mod ratio;
 mod romanized;
+mod scaffolding;
 mod script_languages;
 mod speaker;
 mod tagger;

@@ -163,6 +163,7 @@ impl LanguagePair {
         let mut links = link_spans(text);
         links.extend(super::boilerplate::spans(text));
         links.extend(super::commands::spans(text));
+        links.extend(super::scaffolding::spans(text));
         // Indices into `out` of the words that start a sentence.
         let mut sentence_starts: Vec<usize> = Vec::new();
         for (at, segment) in text.split_word_bound_indices() {
