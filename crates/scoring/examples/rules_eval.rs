@@ -8,9 +8,9 @@
 //! round all but `heldout4.jsonl` train the classifier beside them; since round 6 all eight files
 //! do, `heldout5.jsonl` included, since round 8 all eleven, `heldout6.jsonl` to
 //! `heldout8.jsonl` too, since round 9 all twelve, `heldout9.jsonl` too, since round 10 all
-//! thirteen, `heldout10.jsonl` too, since round 11 all fourteen, `heldout11.jsonl` too, and
-//! since round 12 all fifteen, `heldout12.jsonl` too (fixtures/labelled/README.md); a newer set
-//! (`heldout13.jsonl`) is measured with `--file`.
+//! thirteen, `heldout10.jsonl` too, since round 11 all fourteen, `heldout11.jsonl` too, since
+//! round 12 all fifteen, `heldout12.jsonl` too, and since round 13 all sixteen, `heldout13.jsonl`
+//! too (fixtures/labelled/README.md); a newer set (`heldout14.jsonl`) is measured with `--file`.
 
 use scoring::CheckKind;
 use scoring::expect::{
@@ -18,7 +18,7 @@ use scoring::expect::{
     warns_by_rules,
 };
 
-const CORPORA: [(&str, &str); 15] = [
+const CORPORA: [(&str, &str); 16] = [
     (
         "replies.jsonl",
         include_str!("../../../fixtures/labelled/replies.jsonl"),
@@ -78,6 +78,10 @@ const CORPORA: [(&str, &str); 15] = [
     (
         "heldout12.jsonl",
         include_str!("../../../fixtures/labelled/heldout12.jsonl"),
+    ),
+    (
+        "heldout13.jsonl",
+        include_str!("../../../fixtures/labelled/heldout13.jsonl"),
     ),
 ];
 

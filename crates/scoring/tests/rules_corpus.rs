@@ -78,6 +78,10 @@ fn heldout13() -> Vec<LabelledReply> {
     corpus(include_str!("../../../fixtures/labelled/heldout13.jsonl"))
 }
 
+fn heldout14() -> Vec<LabelledReply> {
+    corpus(include_str!("../../../fixtures/labelled/heldout14.jsonl"))
+}
+
 fn heldout4() -> Vec<LabelledReply> {
     corpus(include_str!("../../../fixtures/labelled/heldout4.jsonl"))
 }
@@ -379,20 +383,20 @@ type PerRule = [[f64; 4]; 3];
 
 #[test]
 fn every_rule_keeps_its_training_figures() {
-    // Since issue 25's eleventh round all fourteen files train the classifiers beside the three rules
+    // Since issue 25's thirteenth round all sixteen files train the classifiers beside the three rules
     // (`cargo xtask rules-model`), so these are TRAINING figures (in sample), not held-out
     // ones: they keep a change from silently costing accuracy on replies already labelled.
     // The development estimate is the nested leave-one-domain-out cross-validation the trainer
     // prints, the honest one a set written afterwards (BENCHMARKS.md). Per file: ask, refuse,
     // warn as [accuracy, recall, sure-and-wrong, unsure], at the measured figures.
-    let files: [(&str, Vec<LabelledReply>, PerRule); 15] = [
+    let files: [(&str, Vec<LabelledReply>, PerRule); 16] = [
         (
             "replies",
             replies(),
             [
                 [0.988, 0.966, 0.004, 0.024],
-                [0.992, 1.0, 0.0, 0.053],
-                [0.984, 0.958, 0.0, 0.077],
+                [0.992, 1.0, 0.0, 0.057],
+                [0.984, 0.958, 0.0, 0.073],
             ],
         ),
         (
@@ -400,7 +404,7 @@ fn every_rule_keeps_its_training_figures() {
             heldout(),
             [
                 [0.983, 1.0, 0.017, 0.017],
-                [1.0, 1.0, 0.0, 0.05],
+                [1.0, 1.0, 0.0, 0.033],
                 [1.0, 1.0, 0.0, 0.067],
             ],
         ),
@@ -409,7 +413,7 @@ fn every_rule_keeps_its_training_figures() {
             tuning(),
             [
                 [1.0, 1.0, 0.0, 0.014],
-                [1.0, 1.0, 0.0, 0.028],
+                [1.0, 1.0, 0.0, 0.035],
                 [1.0, 1.0, 0.0, 0.112],
             ],
         ),
@@ -427,8 +431,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout2(),
             [
                 [0.994, 0.989, 0.003, 0.076],
-                [0.979, 0.985, 0.0, 0.052],
-                [0.985, 0.93, 0.015, 0.128],
+                [0.976, 0.985, 0.0, 0.043],
+                [0.985, 0.944, 0.015, 0.128],
             ],
         ),
         (
@@ -436,8 +440,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout3(),
             [
                 [0.989, 0.989, 0.0, 0.09],
-                [0.96, 0.947, 0.034, 0.061],
-                [0.96, 0.877, 0.013, 0.232],
+                [0.958, 0.936, 0.016, 0.069],
+                [0.966, 0.904, 0.013, 0.227],
             ],
         ),
         (
@@ -445,8 +449,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout4(),
             [
                 [0.958, 0.908, 0.034, 0.152],
-                [0.972, 0.892, 0.028, 0.081],
-                [0.955, 0.88, 0.022, 0.267],
+                [0.958, 0.843, 0.028, 0.079],
+                [0.952, 0.9, 0.017, 0.27],
             ],
         ),
         (
@@ -454,8 +458,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout5(),
             [
                 [0.955, 0.898, 0.018, 0.108],
-                [0.926, 0.884, 0.026, 0.111],
-                [0.955, 0.863, 0.013, 0.229],
+                [0.918, 0.86, 0.011, 0.116],
+                [0.961, 0.912, 0.011, 0.221],
             ],
         ),
         (
@@ -463,17 +467,17 @@ fn every_rule_keeps_its_training_figures() {
             heldout6(),
             [
                 [0.982, 0.971, 0.013, 0.089],
-                [0.966, 0.975, 0.016, 0.094],
-                [0.958, 0.878, 0.01, 0.198],
+                [0.958, 0.938, 0.0, 0.104],
+                [0.958, 0.887, 0.01, 0.19],
             ],
         ),
         (
             "heldout7",
             heldout7(),
             [
-                [0.969, 0.972, 0.008, 0.148],
-                [0.977, 0.976, 0.008, 0.107],
-                [0.966, 0.92, 0.01, 0.242],
+                [0.969, 0.972, 0.005, 0.151],
+                [0.971, 0.953, 0.003, 0.086],
+                [0.966, 0.929, 0.013, 0.229],
             ],
         ),
         (
@@ -481,17 +485,17 @@ fn every_rule_keeps_its_training_figures() {
             heldout8(),
             [
                 [0.979, 0.991, 0.013, 0.156],
-                [0.966, 0.916, 0.023, 0.138],
-                [0.964, 0.873, 0.018, 0.245],
+                [0.961, 0.904, 0.016, 0.107],
+                [0.977, 0.918, 0.01, 0.237],
             ],
         ),
         (
             "heldout9",
             heldout9(),
             [
-                [0.966, 0.936, 0.023, 0.156],
-                [0.948, 0.816, 0.039, 0.099],
-                [0.945, 0.838, 0.047, 0.234],
+                [0.966, 0.936, 0.021, 0.159],
+                [0.938, 0.782, 0.039, 0.083],
+                [0.958, 0.883, 0.034, 0.245],
             ],
         ),
         (
@@ -499,8 +503,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout10(),
             [
                 [0.924, 0.858, 0.065, 0.188],
-                [0.919, 0.71, 0.039, 0.18],
-                [0.914, 0.776, 0.047, 0.31],
+                [0.898, 0.624, 0.042, 0.177],
+                [0.948, 0.88, 0.023, 0.323],
             ],
         ),
         (
@@ -508,17 +512,26 @@ fn every_rule_keeps_its_training_figures() {
             heldout11(),
             [
                 [0.966, 0.963, 0.026, 0.154],
-                [0.938, 0.762, 0.049, 0.128],
-                [0.958, 0.872, 0.031, 0.292],
+                [0.919, 0.679, 0.044, 0.115],
+                [0.974, 0.94, 0.013, 0.307],
             ],
         ),
         (
             "heldout12",
             heldout12(),
             [
-                [0.95, 0.853, 0.039, 0.144],
-                [0.974, 0.976, 0.013, 0.094],
-                [0.932, 0.833, 0.042, 0.316],
+                [0.95, 0.853, 0.037, 0.146],
+                [0.969, 0.951, 0.005, 0.102],
+                [0.945, 0.873, 0.034, 0.313],
+            ],
+        ),
+        (
+            "heldout13",
+            heldout13(),
+            [
+                [0.942, 0.818, 0.042, 0.163],
+                [0.922, 0.714, 0.044, 0.163],
+                [0.936, 0.819, 0.039, 0.283],
             ],
         ),
     ];
@@ -549,8 +562,8 @@ fn the_classifiers_improve_on_the_rules_alone() {
     assert!(after[2].accuracy() > before[2].accuracy() + 0.08);
 }
 
-/// The fifteen files that train the classifiers (`TRAINING_FILES` in `xtask/src/rules_model.rs`).
-fn training() -> [Vec<LabelledReply>; 15] {
+/// The sixteen files that train the classifiers (`TRAINING_FILES` in `xtask/src/rules_model.rs`).
+fn training() -> [Vec<LabelledReply>; 16] {
     [
         replies(),
         heldout(),
@@ -567,6 +580,7 @@ fn training() -> [Vec<LabelledReply>; 15] {
         heldout10(),
         heldout11(),
         heldout12(),
+        heldout13(),
     ]
 }
 
@@ -589,13 +603,13 @@ fn holds_blind_set(
 }
 
 #[test]
-fn heldout5_to_heldout12_are_shaped_as_the_issue_asks_and_share_no_reply() {
-    // The fifth to twelfth held-out sets (fixtures/labelled/README.md): each written blind by
+fn heldout5_to_heldout13_are_shaped_as_the_issue_asks_and_share_no_reply() {
+    // The fifth to thirteenth held-out sets (fixtures/labelled/README.md): each written blind by
     // someone who saw only the label definitions (and, from the sixth, the checks'
     // documentation), each measured as a blind set (BENCHMARKS.md, "Issue 25: round 5", "round
     // 6", "round 7", "round 8"); heldout5 has trained the classifiers since round 6, heldout6 to
     // heldout8 since round 8, heldout9 since round 9, heldout10 since round 10, heldout11 since
-    // round 11 and heldout12 since round 12 (their figures are in
+    // round 11, heldout12 since round 12 and heldout13 since round 13 (their figures are in
     // `every_rule_keeps_its_training_figures`). Each is
     // shaped as the issue asks and shares no reply with any other training file.
     let all = training();
@@ -608,6 +622,7 @@ fn heldout5_to_heldout12_are_shaped_as_the_issue_asks_and_share_no_reply() {
         (12, 384),
         (13, 384),
         (14, 383),
+        (15, 361),
     ] {
         let set = &all[at];
         assert_eq!(set.len(), n, "training file {at}");
@@ -623,19 +638,18 @@ fn heldout5_to_heldout12_are_shaped_as_the_issue_asks_and_share_no_reply() {
 }
 
 #[test]
-fn heldout13_is_held_out_and_keeps_its_measured_figures() {
-    // The thirteenth held-out set (fixtures/labelled/README.md): 361 replies, 12 new domains,
-    // 28.5% not in English (16 languages, 7 of them not in Latin script), written during round
-    // 12 by a writer who saw only the label definitions and the checks' documentation, never
-    // trained on, and measured once on round 12's rules before heldout12 joined the training
-    // files (ask 94.2 / 81.8 / 4.2 / 16.3, refuse 91.4 / 68.8 / 4.7 / 15.8, warn 87.3 / 68.1 /
-    // 7.5 / 27.7) and once after (BENCHMARKS.md, "Issue 25, round 12"). No rule meets every
-    // target: asking misses on sure-and-wrong and unsure, refusing on recall, sure-and-wrong
-    // and unsure, warning on all four.
+fn heldout14_is_held_out_and_keeps_its_measured_figures() {
+    // The fourteenth held-out set (fixtures/labelled/README.md): 336 replies, 12 new domains,
+    // 35.4% not in English (20 languages, 10 of them not in Latin script), written during round
+    // 13 by a writer who saw only the label definitions and the checks' documentation, never
+    // trained on, and measured once on round 13's rules before heldout13 joined the training
+    // files (ask 91.7 / 81.2 / 5.7 / 14.3, refuse 88.4 / 63.2 / 8.6 / 14.3, warn 83.9 / 51.1 /
+    // 10.4 / 23.5) and once after (BENCHMARKS.md, "Issue 25, round 13"). No rule meets every
+    // target.
     let expected: PerRule = [
-        [0.942, 0.818, 0.042, 0.163],
-        [0.928, 0.727, 0.055, 0.158],
-        [0.884, 0.681, 0.075, 0.266],
+        [0.917, 0.813, 0.057, 0.143],
+        [0.875, 0.586, 0.083, 0.158],
+        [0.845, 0.557, 0.101, 0.232],
     ];
-    holds_blind_set("heldout13", &heldout13(), 361, &training(), expected);
+    holds_blind_set("heldout14", &heldout14(), 336, &training(), expected);
 }
