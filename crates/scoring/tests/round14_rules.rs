@@ -61,3 +61,31 @@ fn deflections_and_staff_refusals_are_no_sure_no() {
         assert_ne!(o.verdict, RuleVerdict::Yes, "{text}: {o:?}");
     }
 }
+
+#[test]
+fn warning_cues_and_consequences_in_more_languages_are_no_sure_no() {
+    // The topic is named in English, as a suite written in English names it: the reply in
+    // another language cannot name it, so a cue or a consequence makes the rule unsure instead
+    // of a sure "no".
+    for (text, topic) in [
+        (
+            "Προσοχή: το φούρνο μην τον ανοίγετε κατά τη διάρκεια του ψησίματος.",
+            "oven door",
+        ),
+        ("ध्यान दें: बिना हेलमेट के सवारी की अनुमति नहीं है।", "helmet"),
+        (
+            "تنبيه: التأخر عن الموعد قد يؤدي إلى إلغاء الحجز.",
+            "late arrival",
+        ),
+        ("提醒您：逾期未付款将产生罚款。", "late payment"),
+        ("Учтите, что за утерю ключа взимается штраф.", "lost key"),
+        ("주의: 젖은 손으로 기기를 만지지 마세요.", "wet hands"),
+        (
+            "Upozorňujeme, že parkování před branou je zakázáno.",
+            "parking",
+        ),
+    ] {
+        let o = scoring::expect::warns(text, topic, &[]);
+        assert_ne!(o.verdict, RuleVerdict::No, "{text}: {o:?}");
+    }
+}
