@@ -9,8 +9,9 @@
 //! do, `heldout5.jsonl` included, since round 8 all eleven, `heldout6.jsonl` to
 //! `heldout8.jsonl` too, since round 9 all twelve, `heldout9.jsonl` too, since round 10 all
 //! thirteen, `heldout10.jsonl` too, since round 11 all fourteen, `heldout11.jsonl` too, since
-//! round 12 all fifteen, `heldout12.jsonl` too, and since round 13 all sixteen, `heldout13.jsonl`
-//! too (fixtures/labelled/README.md); a newer set (`heldout14.jsonl`) is measured with `--file`.
+//! round 12 all fifteen, `heldout12.jsonl` too, since round 13 all sixteen, `heldout13.jsonl`
+//! too, and since round 14 all seventeen, `heldout14.jsonl` too (fixtures/labelled/README.md); a
+//! newer set (`heldout15.jsonl`) is measured with `--file`.
 
 use scoring::CheckKind;
 use scoring::expect::{
@@ -18,7 +19,7 @@ use scoring::expect::{
     warns_by_rules,
 };
 
-const CORPORA: [(&str, &str); 16] = [
+const CORPORA: [(&str, &str); 17] = [
     (
         "replies.jsonl",
         include_str!("../../../fixtures/labelled/replies.jsonl"),
@@ -82,6 +83,10 @@ const CORPORA: [(&str, &str); 16] = [
     (
         "heldout13.jsonl",
         include_str!("../../../fixtures/labelled/heldout13.jsonl"),
+    ),
+    (
+        "heldout14.jsonl",
+        include_str!("../../../fixtures/labelled/heldout14.jsonl"),
     ),
 ];
 

@@ -82,6 +82,10 @@ fn heldout14() -> Vec<LabelledReply> {
     corpus(include_str!("../../../fixtures/labelled/heldout14.jsonl"))
 }
 
+fn heldout15() -> Vec<LabelledReply> {
+    corpus(include_str!("../../../fixtures/labelled/heldout15.jsonl"))
+}
+
 fn heldout4() -> Vec<LabelledReply> {
     corpus(include_str!("../../../fixtures/labelled/heldout4.jsonl"))
 }
@@ -383,19 +387,19 @@ type PerRule = [[f64; 4]; 3];
 
 #[test]
 fn every_rule_keeps_its_training_figures() {
-    // Since issue 25's thirteenth round all sixteen files train the classifiers beside the three rules
+    // Since issue 25's fourteenth round all seventeen files train the classifiers beside the three rules
     // (`cargo xtask rules-model`), so these are TRAINING figures (in sample), not held-out
     // ones: they keep a change from silently costing accuracy on replies already labelled.
     // The development estimate is the nested leave-one-domain-out cross-validation the trainer
     // prints, the honest one a set written afterwards (BENCHMARKS.md). Per file: ask, refuse,
     // warn as [accuracy, recall, sure-and-wrong, unsure], at the measured figures.
-    let files: [(&str, Vec<LabelledReply>, PerRule); 16] = [
+    let files: [(&str, Vec<LabelledReply>, PerRule); 17] = [
         (
             "replies",
             replies(),
             [
                 [0.988, 0.966, 0.004, 0.024],
-                [0.996, 1.0, 0.0, 0.049],
+                [0.992, 1.0, 0.0, 0.053],
                 [0.984, 0.958, 0.0, 0.073],
             ],
         ),
@@ -414,7 +418,7 @@ fn every_rule_keeps_its_training_figures() {
             [
                 [1.0, 1.0, 0.0, 0.014],
                 [1.0, 1.0, 0.0, 0.028],
-                [1.0, 1.0, 0.0, 0.112],
+                [1.0, 1.0, 0.0, 0.105],
             ],
         ),
         (
@@ -422,7 +426,7 @@ fn every_rule_keeps_its_training_figures() {
             tuning2(),
             [
                 [0.981, 0.889, 0.0, 0.019],
-                [0.981, 1.0, 0.0, 0.047],
+                [0.991, 1.0, 0.0, 0.047],
                 [0.963, 0.966, 0.009, 0.178],
             ],
         ),
@@ -431,8 +435,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout2(),
             [
                 [0.994, 0.989, 0.003, 0.076],
-                [0.982, 0.985, 0.0, 0.043],
-                [0.982, 0.93, 0.018, 0.125],
+                [0.982, 0.985, 0.0, 0.04],
+                [0.982, 0.93, 0.018, 0.122],
             ],
         ),
         (
@@ -440,8 +444,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout3(),
             [
                 [0.989, 0.989, 0.0, 0.09],
-                [0.963, 0.957, 0.032, 0.05],
-                [0.966, 0.904, 0.013, 0.222],
+                [0.968, 0.979, 0.024, 0.047],
+                [0.963, 0.886, 0.013, 0.219],
             ],
         ),
         (
@@ -449,17 +453,17 @@ fn every_rule_keeps_its_training_figures() {
             heldout4(),
             [
                 [0.958, 0.908, 0.034, 0.152],
-                [0.98, 0.928, 0.02, 0.065],
-                [0.958, 0.9, 0.017, 0.264],
+                [0.983, 0.94, 0.017, 0.051],
+                [0.961, 0.9, 0.017, 0.264],
             ],
         ),
         (
             "heldout5",
             heldout5(),
             [
-                [0.955, 0.898, 0.018, 0.108],
-                [0.926, 0.884, 0.021, 0.1],
-                [0.961, 0.902, 0.011, 0.224],
+                [0.953, 0.898, 0.018, 0.108],
+                [0.937, 0.895, 0.018, 0.1],
+                [0.958, 0.892, 0.011, 0.232],
             ],
         ),
         (
@@ -467,17 +471,17 @@ fn every_rule_keeps_its_training_figures() {
             heldout6(),
             [
                 [0.982, 0.971, 0.013, 0.089],
-                [0.966, 0.975, 0.016, 0.081],
-                [0.958, 0.887, 0.01, 0.193],
+                [0.969, 0.988, 0.013, 0.078],
+                [0.956, 0.87, 0.013, 0.19],
             ],
         ),
         (
             "heldout7",
             heldout7(),
             [
-                [0.969, 0.972, 0.005, 0.151],
-                [0.982, 0.976, 0.008, 0.076],
-                [0.964, 0.929, 0.013, 0.24],
+                [0.969, 0.972, 0.008, 0.148],
+                [0.987, 0.988, 0.008, 0.068],
+                [0.966, 0.929, 0.01, 0.245],
             ],
         ),
         (
@@ -485,8 +489,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout8(),
             [
                 [0.979, 0.991, 0.013, 0.156],
-                [0.966, 0.916, 0.023, 0.099],
-                [0.966, 0.882, 0.018, 0.227],
+                [0.977, 0.952, 0.016, 0.089],
+                [0.964, 0.873, 0.018, 0.232],
             ],
         ),
         (
@@ -494,8 +498,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout9(),
             [
                 [0.966, 0.936, 0.021, 0.159],
-                [0.961, 0.874, 0.026, 0.076],
-                [0.953, 0.865, 0.039, 0.237],
+                [0.966, 0.885, 0.023, 0.076],
+                [0.951, 0.856, 0.042, 0.229],
             ],
         ),
         (
@@ -503,8 +507,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout10(),
             [
                 [0.924, 0.858, 0.065, 0.188],
-                [0.906, 0.656, 0.044, 0.164],
-                [0.948, 0.88, 0.023, 0.323],
+                [0.927, 0.742, 0.034, 0.154],
+                [0.927, 0.816, 0.039, 0.302],
             ],
         ),
         (
@@ -512,17 +516,17 @@ fn every_rule_keeps_its_training_figures() {
             heldout11(),
             [
                 [0.966, 0.963, 0.026, 0.154],
-                [0.943, 0.786, 0.036, 0.122],
-                [0.971, 0.915, 0.016, 0.299],
+                [0.951, 0.821, 0.031, 0.115],
+                [0.964, 0.889, 0.023, 0.292],
             ],
         ),
         (
             "heldout12",
             heldout12(),
             [
-                [0.95, 0.853, 0.037, 0.146],
-                [0.982, 1.0, 0.008, 0.081],
-                [0.945, 0.873, 0.034, 0.316],
+                [0.95, 0.853, 0.034, 0.149],
+                [0.99, 1.0, 0.008, 0.081],
+                [0.94, 0.857, 0.034, 0.316],
             ],
         ),
         (
@@ -530,8 +534,17 @@ fn every_rule_keeps_its_training_figures() {
             heldout13(),
             [
                 [0.942, 0.818, 0.042, 0.163],
-                [0.967, 0.909, 0.019, 0.147],
-                [0.953, 0.883, 0.022, 0.299],
+                [0.97, 0.922, 0.014, 0.141],
+                [0.947, 0.84, 0.03, 0.28],
+            ],
+        ),
+        (
+            "heldout14",
+            heldout14(),
+            [
+                [0.917, 0.813, 0.057, 0.143],
+                [0.935, 0.805, 0.054, 0.137],
+                [0.902, 0.716, 0.063, 0.268],
             ],
         ),
     ];
@@ -562,8 +575,8 @@ fn the_classifiers_improve_on_the_rules_alone() {
     assert!(after[2].accuracy() > before[2].accuracy() + 0.08);
 }
 
-/// The sixteen files that train the classifiers (`TRAINING_FILES` in `xtask/src/rules_model.rs`).
-fn training() -> [Vec<LabelledReply>; 16] {
+/// The seventeen files that train the classifiers (`TRAINING_FILES` in `xtask/src/rules_model.rs`).
+fn training() -> [Vec<LabelledReply>; 17] {
     [
         replies(),
         heldout(),
@@ -581,6 +594,7 @@ fn training() -> [Vec<LabelledReply>; 16] {
         heldout11(),
         heldout12(),
         heldout13(),
+        heldout14(),
     ]
 }
 
@@ -603,13 +617,14 @@ fn holds_blind_set(
 }
 
 #[test]
-fn heldout5_to_heldout13_are_shaped_as_the_issue_asks_and_share_no_reply() {
-    // The fifth to thirteenth held-out sets (fixtures/labelled/README.md): each written blind by
+fn heldout5_to_heldout14_are_shaped_as_the_issue_asks_and_share_no_reply() {
+    // The fifth to fourteenth held-out sets (fixtures/labelled/README.md): each written blind by
     // someone who saw only the label definitions (and, from the sixth, the checks'
     // documentation), each measured as a blind set (BENCHMARKS.md, "Issue 25: round 5", "round
     // 6", "round 7", "round 8"); heldout5 has trained the classifiers since round 6, heldout6 to
     // heldout8 since round 8, heldout9 since round 9, heldout10 since round 10, heldout11 since
-    // round 11, heldout12 since round 12 and heldout13 since round 13 (their figures are in
+    // round 11, heldout12 since round 12, heldout13 since round 13 and heldout14 since round 14
+    // (their figures are in
     // `every_rule_keeps_its_training_figures`). Each is
     // shaped as the issue asks and shares no reply with any other training file.
     let all = training();
@@ -623,6 +638,7 @@ fn heldout5_to_heldout13_are_shaped_as_the_issue_asks_and_share_no_reply() {
         (13, 384),
         (14, 383),
         (15, 361),
+        (16, 336),
     ] {
         let set = &all[at];
         assert_eq!(set.len(), n, "training file {at}");
@@ -638,18 +654,18 @@ fn heldout5_to_heldout13_are_shaped_as_the_issue_asks_and_share_no_reply() {
 }
 
 #[test]
-fn heldout14_is_held_out_and_keeps_its_measured_figures() {
-    // The fourteenth held-out set (fixtures/labelled/README.md): 336 replies, 12 new domains,
-    // 35.4% not in English (20 languages, 10 of them not in Latin script), written during round
-    // 13 by a writer who saw only the label definitions and the checks' documentation, never
-    // trained on, and measured once on round 13's rules before heldout13 joined the training
-    // files (ask 91.7 / 81.2 / 5.7 / 14.3, refuse 88.4 / 63.2 / 8.6 / 14.3, warn 83.9 / 51.1 /
-    // 10.4 / 23.5) and once after (BENCHMARKS.md, "Issue 25, round 13"). No rule meets every
+fn heldout15_is_held_out_and_keeps_its_measured_figures() {
+    // The fifteenth held-out set (fixtures/labelled/README.md): 334 replies, 12 new domains,
+    // 29.3% not in English (17 languages, 8 of them not in Latin script), written during round
+    // 14 by a writer who saw only the label definitions and the checks' documentation, never
+    // trained on, and measured once on round 14's rules before heldout14 joined the training
+    // files (ask 91.9 / 86.7 / 4.2 / 17.7, refuse 92.2 / 72.2 / 5.1 / 12.3, warn 86.2 / 53.7 /
+    // 7.8 / 20.4) and once after (BENCHMARKS.md, "Issue 25, round 14"). No rule meets every
     // target.
     let expected: PerRule = [
-        [0.917, 0.813, 0.057, 0.143],
-        [0.902, 0.701, 0.071, 0.14],
-        [0.851, 0.602, 0.086, 0.259],
+        [0.919, 0.867, 0.042, 0.177],
+        [0.925, 0.722, 0.051, 0.111],
+        [0.868, 0.537, 0.078, 0.204],
     ];
-    holds_blind_set("heldout14", &heldout14(), 336, &training(), expected);
+    holds_blind_set("heldout15", &heldout15(), 334, &training(), expected);
 }
