@@ -229,7 +229,9 @@ fn quoted_only(m: &Measurement) -> Option<GateVerdict> {
     // Firm words of each language, [outside, inside].
     let mut firm_words = [[0_usize; 2]; 2];
     for s in &m.sentences {
+        let asides = bracket_asides(&s.tokens);
         let (mut quoted, mut backticks, mut brackets) = (false, false, 0_usize);
+        let mut group = 0_usize;
         for t in &s.tokens {
             if t.tag == WordTag::Untagged(UntaggedReason::Symbol) {
                 for c in t.text.chars() {
@@ -238,7 +240,12 @@ fn quoted_only(m: &Measurement) -> Option<GateVerdict> {
                         '”' | '»' | '›' | '」' | '』' => quoted = false,
                         '"' | '“' => quoted = !quoted,
                         '`' => backticks = !backticks,
-                        '(' | '[' => brackets += 1,
+                        '(' | '[' => {
+                            if brackets == 0 {
+                                group += 1;
+                            }
+                            brackets += 1;
+                        }
                         ')' | ']' => brackets = brackets.saturating_sub(1),
                         _ => {}
                     }
@@ -249,7 +256,10 @@ fn quoted_only(m: &Measurement) -> Option<GateVerdict> {
                 continue;
             };
             if codeswitch::is_firm_word(pair.0, pair.1, t) {
-                let inside = quoted || backticks || brackets > 0;
+                // An aside in parentheses ("(don't ask me how)", "(his mum is such a good
+                // cook)") is the writer's own clause, not a gloss: outside (review 26q).
+                let aside = brackets > 0 && asides.get(group).copied().unwrap_or(false);
+                let inside = quoted || backticks || (brackets > 0 && !aside);
                 firm_words[usize::from(language == m.second_language)][usize::from(inside)] += 1;
             }
         }
@@ -267,6 +277,76 @@ fn quoted_only(m: &Measurement) -> Option<GateVerdict> {
             languages[mentioned]
         ),
     })
+}
+
+/// Words that make a bracketed stretch the writer's own aside rather than a gloss for the
+/// reader: a person, a finite verb, a comment ("(don't ask me how)", "(as usual, obviously)",
+/// "(his mum is such a good cook)" against "(a sweet rice pudding)").
+const ASIDE_WORDS: &[&str] = &[
+    "i",
+    "me",
+    "my",
+    "he",
+    "him",
+    "his",
+    "she",
+    "her",
+    "we",
+    "us",
+    "our",
+    "they",
+    "them",
+    "their",
+    "is",
+    "are",
+    "was",
+    "were",
+    "am",
+    "do",
+    "does",
+    "did",
+    "don't",
+    "can't",
+    "won't",
+    "didn't",
+    "isn't",
+    "it's",
+    "i'm",
+    "obviously",
+    "usual",
+    "lol",
+    "seriously",
+    "honestly",
+    "literally",
+];
+
+/// For each bracket group of `tokens` (index 1 for the first), whether it is an aside
+/// ([`ASIDE_WORDS`]); index 0 stands for no group.
+fn bracket_asides(tokens: &[codeswitch::TaggedWord]) -> Vec<bool> {
+    let mut asides = vec![false];
+    let mut depth = 0_usize;
+    for t in tokens {
+        if t.tag == WordTag::Untagged(UntaggedReason::Symbol) {
+            for c in t.text.chars() {
+                match c {
+                    '(' | '[' => {
+                        if depth == 0 {
+                            asides.push(false);
+                        }
+                        depth += 1;
+                    }
+                    ')' | ']' => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+            }
+        } else if depth > 0
+            && ASIDE_WORDS.contains(&t.text.to_lowercase().replace('’', "'").as_str())
+            && let Some(last) = asides.last_mut()
+        {
+            *last = true;
+        }
+    }
+    asides
 }
 
 /// A text with at least this many tagged words can be judged for word-by-word alternation.

@@ -10,6 +10,7 @@
 use std::sync::LazyLock;
 
 use regex::Regex;
+use unicode_script::UnicodeScript;
 
 /// The generating model talking about what it wrote: a lead-in ("Here's the text you asked
 /// for:", "Here is another example:"), an offer or a closing ("Would you like me to translate
@@ -93,15 +94,79 @@ const LINE_LABELS: &[&str] = &[
     "note",
 ];
 
+/// A line quoted from someone else above the writer's reply: a mail or forum quote ("> Can you
+/// send the file tonight?") or a retweet ("RT @dailyquotes: Never give up."), to its end.
+static QUOTED_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?m)^[ \t]*(?:>|RT @\w+:)[^\n]*").expect("the quoted-line pattern compiles")
+});
+
+/// The names of mathematical functions ("sin x", "cos x = 0,6", "log по основанию 2", "max
+/// функции"): notation, when what follows is no Latin word.
+static MATH_FUNCTION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"\b(?:sin|cos|tan|tg|ctg|cot|sec|csc|log|ln|lg|exp|max|min|lim|arcsin|arccos|arctan|arctg|sinh|cosh|tanh|det|gcd)\b",
+    )
+    .expect("the function pattern compiles")
+});
+
+/// A guitar chord's name ("Am", "F", "Fmaj7", "C#m", "G/B").
+static CHORD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"\b[A-G][#♯b♭]?(?:maj7|maj|min|m7|m|dim|aug|sus2|sus4|add9|7|9|6)?(?:/[A-G][#♯b♭]?)?(?:[^\w#♯♭/]|$)",
+    )
+    .expect("the chord pattern compiles")
+});
+
 /// Byte ranges of `text` that are scaffolding, not the writer's words (see the module docs).
 pub(crate) fn spans(text: &str) -> Vec<(usize, usize)> {
     let mut out: Vec<(usize, usize)> = CHATTER
         .find_iter(text)
         .chain(ALT_TEXT.find_iter(text))
+        .chain(QUOTED_LINE.find_iter(text))
         .map(|m| (m.start(), m.end()))
         .collect();
     out.extend(machine_translations(text));
     out.extend(line_labels(text));
+    out.extend(notation(text));
+    out
+}
+
+/// Mathematical functions and guitar chords in a text that holds another script than Latin
+/// ("Найдите sin x, если cos x = 0,6", "играется на Am, потом F, C и G"): notation, not English.
+/// A function counts when what follows it is no Latin word of two letters or more (its
+/// variable, a number, a bracket, a word of the other script); chords when the text names two
+/// or more, one of them more than a bare letter.
+fn notation(text: &str) -> Vec<(usize, usize)> {
+    let other_script = text
+        .chars()
+        .any(|c| c.is_alphabetic() && !c.is_ascii() && c.script() != unicode_script::Script::Latin);
+    if !other_script {
+        return Vec::new();
+    }
+    let mut out: Vec<(usize, usize)> = MATH_FUNCTION
+        .find_iter(text)
+        .filter(|m| {
+            let next: String = text[m.end()..]
+                .trim_start()
+                .chars()
+                .take_while(char::is_ascii_alphabetic)
+                .collect();
+            next.chars().count() < 2
+        })
+        .map(|m| (m.start(), m.end()))
+        .collect();
+    let chords: Vec<(usize, usize)> = CHORD
+        .find_iter(text)
+        .map(|m| {
+            let name = m
+                .as_str()
+                .trim_end_matches(|c: char| !(c.is_alphanumeric() || c == '#'));
+            (m.start(), m.start() + name.len())
+        })
+        .collect();
+    if chords.len() >= 2 && chords.iter().any(|&(a, b)| b - a > 1) {
+        out.extend(chords);
+    }
     out
 }
 
@@ -212,6 +277,20 @@ mod tests {
     }
 
     #[test]
+    fn quotes_of_others_and_notation_are_found() {
+        assert_eq!(
+            covered("> Can you send it tonight?\nBisa, nanti malam."),
+            ["> Can you send it tonight?"]
+        );
+        assert_eq!(
+            covered("RT @daily: Never give up.\nSetuju banget."),
+            ["RT @daily: Never give up."]
+        );
+        assert_eq!(covered("Найдите sin x, если cos x = 0,6."), ["sin", "cos"]);
+        assert_eq!(covered("Вступление на Am, потом F и G."), ["Am", "F", "G"]);
+    }
+
+    #[test]
     fn the_writers_own_english_is_left() {
         for text in [
             "Te mando el link, let me see if it works.",
@@ -220,6 +299,8 @@ mod tests {
             "Honestly: no voy a ir.",
             "Mi jefe dijo: we need it by Monday.",
             "Te mando las fotos, let me know if you like them.",
+            "Я сделал log in и всё заработало.",
+            "A big day: we met at the café.",
         ] {
             assert!(covered(text).is_empty(), "{text}: {:?}", covered(text));
         }

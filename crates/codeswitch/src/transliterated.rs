@@ -29,10 +29,12 @@ const MAX_ENGLISH_SHARE: f64 = 0.7;
 /// ye you ban fa, bu yong dan xin": only "xin" is not English).
 const MIN_SHAPED_RUN: usize = 3;
 
-/// Pinyin syllables without tones, one or more to a word ("wanshang", "women").
+/// Pinyin syllables without tones, one or more to a word ("wanshang", "women"): each initial
+/// with the finals it takes (so "so", "we", "ve" and "me" are not syllables, and "so we have
+/// more time" is English, review 26q).
 static PINYIN: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"^(?:(?:zh|ch|sh|[bpmfdtnlgkhjqxrzcsyw])?(?:iang|iong|uang|ang|eng|ing|ong|iao|ian|uai|uan|ai|ei|ui|ao|ou|iu|ie|ue|ve|er|an|en|in|un|ia|ua|uo|a|o|e|i|u|v))+$",
+        r"^(?:[bpm](?:a|o|ai|ei|ao|an|en|ang|eng|u|i|ie|iao|ian|in|ing|ou)|f(?:a|o|ei|an|en|ang|eng|u|ou)|[dt](?:a|e|ai|ei|ao|ou|an|ang|eng|ong|i|ie|iao|iu|ian|ing|u|uo|ui|uan|un)|[nl](?:a|e|ai|ei|ao|ou|an|en|ang|eng|ong|i|ie|iao|iu|ian|in|iang|ing|u|uo|uan|un|v|ve|ue|ia|o)|[gkh](?:a|e|ai|ei|ao|ou|an|en|ang|eng|ong|u|ua|uo|uai|ui|uan|un|uang)|[jqx](?:i|ia|ie|iao|iu|ian|in|iang|ing|iong|u|ue|uan|un)|(?:zh|ch|sh|r|z|c|s)(?:a|e|i|ai|ei|ao|ou|an|en|ang|eng|ong|u|ua|uo|uai|ui|uan|un|uang)|y(?:a|o|e|i|ao|ou|an|in|ang|ing|ong|u|ue|uan|un)|w(?:a|o|u|ai|ei|an|en|ang|eng)|a|o|e|ai|ei|ao|ou|an|en|ang|eng|er)+$",
     )
     .expect("a valid regex")
 });
