@@ -191,6 +191,7 @@ pub fn parse_suite(path: &Path, text: &str) -> Result<Suite, ConfigError> {
     let functions = function_schemas(&file.bot).map_err(|(segs, msg)| here(&segs, msg))?;
 
     let mut scenarios: Vec<SuiteScenario> = Vec::new();
+    let mut ids: std::collections::HashSet<String> = std::collections::HashSet::new();
     for (i, entry) in file.scenarios.into_iter().enumerate() {
         let at = |key: &str| {
             vec![
@@ -212,7 +213,14 @@ pub fn parse_suite(path: &Path, text: &str) -> Result<Suite, ConfigError> {
                 }
                 let key =
                     |k: Option<String>| [at("template"), k.into_iter().map(KeySeg::from).collect()];
-                expand_template(&template, &grid).map_err(|(k, m)| here(&key(k).concat(), m))?
+                let room = MAX_SCENARIOS.saturating_sub(scenarios.len());
+                expand_template(&template, &grid, room).map_err(|(k, m)| match k {
+                    Some(k) if k == GRID_TOO_LARGE => here(&at("grid"), m).with_hint(
+                        "split the suite into several files, or give the grid fewer values"
+                            .to_owned(),
+                    ),
+                    k => here(&key(k).concat(), m),
+                })?
             }
             (Some(_), None) => {
                 return Err(here(
@@ -244,7 +252,7 @@ pub fn parse_suite(path: &Path, text: &str) -> Result<Suite, ConfigError> {
                     None => err,
                 }
             })?;
-            if scenarios.iter().any(|s| s.id == scenario.id) {
+            if !ids.insert(scenario.id.clone()) {
                 return Err(here(
                     &at("id"),
                     format!("duplicate scenario id `{}`", scenario.id),
@@ -520,12 +528,21 @@ type GridPoint = BTreeMap<String, Value>;
 /// Why a template failed: the template's key it is about (where one is), and the message.
 type TemplateError = (Option<String>, String);
 
+/// The most scenarios a suite holds, its templates' grid points included: about what the
+/// reader's limit of 2,000,000 values allows written out (review 25i: a 7-line file whose grid
+/// of seven 10-value axes made 10,000,000 scenarios ran for minutes and took 17 GB before this).
+const MAX_SCENARIOS: usize = 300_000;
+
+/// The key a [`TemplateError`] names when the grid is over [`MAX_SCENARIOS`].
+const GRID_TOO_LARGE: &str = "\u{0}grid";
+
 /// Expands a template over its grid (via `ScenarioSpace`), rendering every string with the grid
 /// point's values and reading the result as a scenario entry. An error names the template's key
 /// it is about, where one key alone fails to read.
 fn expand_template(
     template: &Value,
     grid: &BTreeMap<String, Vec<Value>>,
+    room: usize,
 ) -> Result<Vec<(Entry, GridPoint)>, TemplateError> {
     let axes = grid
         .iter()
@@ -533,6 +550,21 @@ fn expand_template(
         .collect();
     let space = ScenarioSpace::new(axes, BTreeMap::new(), Vec::new())
         .map_err(|e| (None, format!("grid: {e}")))?;
+    if usize::try_from(space.count()).map_or(true, |n| n > room) {
+        let sizes: Vec<String> = grid.values().map(|v| v.len().to_string()).collect();
+        let before = match MAX_SCENARIOS - room {
+            0 => String::new(),
+            n => format!(" with the {n} scenarios before it"),
+        };
+        return Err((
+            Some(GRID_TOO_LARGE.to_owned()),
+            format!(
+                "the grid makes {} scenarios ({}){before}, over the {MAX_SCENARIOS} a suite holds",
+                space.count(),
+                sizes.join(" × "),
+            ),
+        ));
+    }
     let template_id = template
         .get("id")
         .and_then(Value::as_str)
@@ -831,5 +863,36 @@ mod tests {
                 "{extra}: {err}"
             );
         }
+    }
+
+    /// Review 25i: a 7-line file whose grid makes 10,000,000 scenarios ran for minutes and took
+    /// 17 GB; it is an error at the grid, before anything is expanded.
+    #[test]
+    fn a_grid_over_the_suite_limit_is_an_error_at_the_grid() {
+        let axis = "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]";
+        let text = format!(
+            "scenarios:\n  - template: {{id: \"t-{{{{ a }}}}{{{{ b }}}}{{{{ c }}}}{{{{ d }}}}{{{{ e }}}}{{{{ f }}}}{{{{ g }}}}\", category: custom, steps: [x], expect: {{shouldContain: [x]}}}}\n    grid: {{a: {axis}, b: {axis}, c: {axis}, d: {axis}, e: {axis}, f: {axis}, g: {axis}}}\n"
+        );
+        let Err(err) = parse_suite(Path::new("s.yaml"), &text) else {
+            panic!("a grid of 10,000,000 loaded");
+        };
+        let shown = err.to_string();
+        assert!(shown.starts_with("s.yaml:3:"), "{shown}");
+        assert!(
+            shown.contains("10000000 scenarios (10 × 10 × 10 × 10 × 10 × 10 × 10)"),
+            "{shown}"
+        );
+        assert!(shown.contains("hint: split the suite"), "{shown}");
+        // The scenarios written before a grid count too.
+        let text = format!(
+            "scenarios:\n  - {{id: s, category: custom, steps: [x], expect: {{shouldContain: [x]}}}}\n  - template: {{id: \"t-{{{{ a }}}}{{{{ b }}}}{{{{ c }}}}{{{{ d }}}}{{{{ e }}}}{{{{ f }}}}\", category: custom, steps: [x], expect: {{shouldContain: [x]}}}}\n    grid: {{a: {axis}, b: {axis}, c: {axis}, d: {axis}, e: {axis}, f: {axis}}}\n"
+        );
+        let Err(err) = parse_suite(Path::new("s.yaml"), &text) else {
+            panic!("a grid of 1,000,000 after one scenario loaded");
+        };
+        assert!(
+            err.to_string().contains("with the 1 scenarios before it"),
+            "{err}"
+        );
     }
 }
