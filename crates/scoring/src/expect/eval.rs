@@ -1195,7 +1195,21 @@ fn agent_check(turn: &BotTurn, agent: &str, binding: &Binding<'_>) -> (bool, Str
             describe_plan(&turn.plan, &turn.text)
         ),
     };
-    (false, msg)
+    // A call that names no agent may be on it (review 25i: `not: {expectedAgent: payouts}`
+    // passed surely on an agent-less call): the failure is low-confidence.
+    match calls.iter().find(|(_, s)| s.agent.trim().is_empty()) {
+        Some((i, _)) => (
+            false,
+            mark(
+                format!(
+                    "{msg}; call {} names no agent, so it may be on {agent:?}",
+                    i + 1
+                ),
+                true,
+            ),
+        ),
+        None => (false, msg),
+    }
 }
 
 /// All keys must hold on the same call; calls are limited to the function in scope and the
