@@ -201,38 +201,14 @@ pub fn parse_suite(path: &Path, text: &str) -> Result<Suite, ConfigError> {
             ]
         };
         let from_template = entry.template.is_some();
-        let expanded = match (entry.template.clone(), entry.grid.clone()) {
-            (Some(template), Some(grid)) => {
-                if let Some(key) = entry.beside_template() {
-                    return Err(here(
-                        &at(key),
-                        format!(
-                            "`{key}` beside `template`: a template entry has only `template` and `grid`; move `{key}` into the template"
-                        ),
-                    ));
-                }
-                let key =
-                    |k: Option<String>| [at("template"), k.into_iter().map(KeySeg::from).collect()];
-                let room = MAX_SCENARIOS.saturating_sub(scenarios.len());
-                expand_template(&template, &grid, room).map_err(|(k, m)| match k {
-                    Some(k) if k == GRID_TOO_LARGE => here(&at("grid"), m).with_hint(
-                        "split the suite into several files, or give the grid fewer values"
-                            .to_owned(),
-                    ),
-                    k => here(&key(k).concat(), m),
-                })?
+        let room = MAX_SCENARIOS.saturating_sub(scenarios.len());
+        let expanded = expand_entry(entry, room, &at).map_err(|(segs, msg, hint)| {
+            let err = here(&segs, msg);
+            match hint {
+                Some(hint) => err.with_hint(hint),
+                None => err,
             }
-            (Some(_), None) => {
-                return Err(here(
-                    &at("template"),
-                    "a `template` needs a `grid` of values".to_owned(),
-                ));
-            }
-            (None, Some(_)) => {
-                return Err(here(&at("grid"), "a `grid` needs a `template`".to_owned()));
-            }
-            (None, None) => vec![(entry, BTreeMap::new())],
-        };
+        })?;
         for (entry, params) in expanded {
             let context = Context {
                 defaults: &defaults,
@@ -524,6 +500,53 @@ fn build_scenario(
 
 /// The grid values one expanded scenario was built with.
 type GridPoint = BTreeMap<String, Value>;
+
+/// Where and why an entry failed to expand: the key path, the message and a hint.
+type EntryError = (Vec<KeySeg>, String, Option<String>);
+
+/// An entry as the scenarios it stands for: itself, or its template's grid points (at most
+/// `room` of them). `at` gives the path of one of the entry's keys.
+fn expand_entry(
+    entry: Entry,
+    room: usize,
+    at: &dyn Fn(&str) -> Vec<KeySeg>,
+) -> Result<Vec<(Entry, GridPoint)>, EntryError> {
+    match (entry.template.clone(), entry.grid.clone()) {
+        (Some(template), Some(grid)) => {
+            if let Some(key) = entry.beside_template() {
+                return Err((
+                    at(key),
+                    format!(
+                        "`{key}` beside `template`: a template entry has only `template` and `grid`; move `{key}` into the template"
+                    ),
+                    None,
+                ));
+            }
+            expand_template(&template, &grid, room).map_err(|(k, m)| match k {
+                Some(k) if k == GRID_TOO_LARGE => (
+                    at("grid"),
+                    m,
+                    Some(
+                        "split the suite into several files, or give the grid fewer values"
+                            .to_owned(),
+                    ),
+                ),
+                k => (
+                    [at("template"), k.into_iter().map(KeySeg::from).collect()].concat(),
+                    m,
+                    None,
+                ),
+            })
+        }
+        (Some(_), None) => Err((
+            at("template"),
+            "a `template` needs a `grid` of values".to_owned(),
+            None,
+        )),
+        (None, Some(_)) => Err((at("grid"), "a `grid` needs a `template`".to_owned(), None)),
+        (None, None) => Ok(vec![(entry, BTreeMap::new())]),
+    }
+}
 
 /// Why a template failed: the template's key it is about (where one is), and the message.
 type TemplateError = (Option<String>, String);
