@@ -229,10 +229,9 @@ fn quoted_only(m: &Measurement) -> Option<GateVerdict> {
     // Firm words of each language, [outside, inside].
     let mut firm_words = [[0_usize; 2]; 2];
     for s in &m.sentences {
-        let asides = bracket_asides(&s.tokens);
-        let (mut quoted, mut backticks, mut brackets) = (false, false, 0_usize);
-        let mut group = 0_usize;
-        for t in &s.tokens {
+        let brackets = bracketed(&s.tokens);
+        let (mut quoted, mut backticks) = (false, false);
+        for (t, bracket) in s.tokens.iter().zip(brackets) {
             if t.tag == WordTag::Untagged(UntaggedReason::Symbol) {
                 for c in t.text.chars() {
                     match c {
@@ -240,13 +239,6 @@ fn quoted_only(m: &Measurement) -> Option<GateVerdict> {
                         '”' | '»' | '›' | '」' | '』' => quoted = false,
                         '"' | '“' => quoted = !quoted,
                         '`' => backticks = !backticks,
-                        '(' | '[' => {
-                            if brackets == 0 {
-                                group += 1;
-                            }
-                            brackets += 1;
-                        }
-                        ')' | ']' => brackets = brackets.saturating_sub(1),
                         _ => {}
                     }
                 }
@@ -258,8 +250,7 @@ fn quoted_only(m: &Measurement) -> Option<GateVerdict> {
             if codeswitch::is_firm_word(pair.0, pair.1, t) {
                 // An aside in parentheses ("(don't ask me how)", "(his mum is such a good
                 // cook)") is the writer's own clause, not a gloss: outside (review 26q).
-                let aside = brackets > 0 && asides.get(group).copied().unwrap_or(false);
-                let inside = quoted || backticks || (brackets > 0 && !aside);
+                let inside = quoted || backticks || bracket == Some(false);
                 firm_words[usize::from(language == m.second_language)][usize::from(inside)] += 1;
             }
         }
@@ -320,9 +311,12 @@ const ASIDE_WORDS: &[&str] = &[
     "literally",
 ];
 
-/// For each bracket group of `tokens` (index 1 for the first), whether it is an aside
-/// ([`ASIDE_WORDS`]); index 0 stands for no group.
-fn bracket_asides(tokens: &[codeswitch::TaggedWord]) -> Vec<bool> {
+/// For each token, whether it stands in parentheses or brackets, and if so whether its
+/// bracketed stretch is an aside ([`ASIDE_WORDS`]): `None` outside, `Some(false)` in a gloss,
+/// `Some(true)` in an aside.
+fn bracketed(tokens: &[codeswitch::TaggedWord]) -> Vec<Option<bool>> {
+    // Each token's group (0: none) at its place, then which groups are asides.
+    let mut groups = Vec::with_capacity(tokens.len());
     let mut asides = vec![false];
     let mut depth = 0_usize;
     for t in tokens {
@@ -345,8 +339,12 @@ fn bracket_asides(tokens: &[codeswitch::TaggedWord]) -> Vec<bool> {
         {
             *last = true;
         }
+        groups.push((depth > 0).then(|| asides.len() - 1));
     }
-    asides
+    groups
+        .into_iter()
+        .map(|group| group.map(|g| asides[g]))
+        .collect()
 }
 
 /// A text with at least this many tagged words can be judged for word-by-word alternation.

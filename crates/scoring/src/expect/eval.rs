@@ -1636,10 +1636,10 @@ fn count_check(turn: &BotTurn, count: &CallCount) -> (bool, String) {
             .count() as u64,
         None => 0,
     };
-    let min_ok = count.min.is_none_or(|lo| n >= lo);
+    let min_ok = |k: u64| count.min.is_none_or(|lo| k >= lo);
     let max_ok = |k: u64| count.max.is_none_or(|hi| k <= hi);
-    let ok = min_ok && max_ok(n + agentless);
-    let unsure = ok != (count.min.is_none_or(|lo| n + agentless >= lo) && max_ok(n));
+    let ok = min_ok(n) && max_ok(n + agentless);
+    let unsure = ok != (min_ok(n + agentless) && max_ok(n));
     let verb = if ok { "holds" } else { "fails" };
     let counted = if agentless == 0 {
         format!("counted {n}")
