@@ -158,3 +158,42 @@ fn a_step_expect_that_names_another_turn_is_located() {
     let ok = "scenarios:\n  - id: a\n    category: custom\n    steps:\n      - say: one\n        expect: {shouldNotContain: [hunter2], turn: 1}\n      - two\n";
     parse_suite(Path::new("suite.yaml"), ok).expect("turn 1 in step 1 is its own turn");
 }
+
+/// Review 25i's hostile files h97, m04 and h94: a file that declares YAML 1.1 (where `yes` is a
+/// boolean), a number with a leading zero (octal in 1.1, decimal in 1.2) and an id with a line
+/// break (which printed a row of its own in the report) are each a located error with a hint.
+#[test]
+fn yaml_versions_leading_zeros_and_control_ids_are_refused() {
+    let body = format!("{HEAD}    expect: {{expectedParams: {{confirm: yes}}}}\n");
+    let err = load_err(&format!("%YAML 1.1\n---\n{body}"));
+    assert!(err.starts_with("suite.yaml:1:1:"), "{err}");
+    assert!(err.contains("declares YAML 1.1"), "{err}");
+    assert!(err.contains("remove the `%YAML` line"), "{err}");
+    parse_suite(Path::new("suite.yaml"), &format!("%YAML 1.2\n---\n{body}"))
+        .expect("YAML 1.2 is the version the reader follows");
+
+    let err = load_err(&format!(
+        "defaults: {{threshold: 070}}\n{HEAD}    expect: {{shouldReject: true}}\n"
+    ));
+    assert!(err.starts_with("suite.yaml:1:23:"), "{err}");
+    assert!(
+        err.contains("`070` is a number with a leading zero"),
+        "{err}"
+    );
+    assert!(err.contains("without the leading zero"), "{err}");
+    let suite = parse_suite(
+        Path::new("suite.yaml"),
+        &format!("defaults: {{threshold: 70}}\n{HEAD}    expect: {{shouldReject: true}}\n"),
+    )
+    .expect("a plain number loads");
+    assert_eq!(suite.defaults.threshold, 70);
+
+    for id in [r#""s1\n[PASS] fake""#, r#""a\tb""#, r#""a\u0085b""#] {
+        let err = load_err(&format!(
+            "scenarios:\n  - id: {id}\n    category: custom\n    steps: [hi]\n    expect: {{shouldReject: true}}\n"
+        ));
+        assert!(err.starts_with("suite.yaml:2:"), "{id}: {err}");
+        assert!(err.contains("holds a control character"), "{id}: {err}");
+        assert!(err.contains("write it on one line"), "{id}: {err}");
+    }
+}

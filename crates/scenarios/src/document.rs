@@ -108,13 +108,44 @@ fn yaml_floats_kept(path: &Path, text: &str) -> Result<(), ConfigError> {
     Ok(())
 }
 
+/// A `%YAML` directive for another version than 1.2: YAML 1.1 reads `yes`, `on` and `070` as a
+/// boolean and an octal number where this reader (1.2's core schema) reads text and 70, so the
+/// file would not mean what its author declared (review 25i). Located at the directive.
+fn other_yaml_version(
+    path: &Path,
+    text: &str,
+    version: &granit_parser::YamlVersion,
+) -> ConfigError {
+    let line = text
+        .lines()
+        .position(|l| l.starts_with("%YAML"))
+        .map_or(1, |i| i + 1);
+    ConfigError::new(
+        path,
+        line,
+        1,
+        format!(
+            "this file declares YAML {}.{}; it is read as YAML 1.2, where `yes` and `no` are text, \
+             not booleans",
+            version.major, version.minor
+        ),
+    )
+    .with_hint("remove the `%YAML` line and write booleans as `true` / `false`")
+}
+
 /// Refuses a YAML tag outside YAML's core schema (`!custom [a]`, `!!python/object …`): the
 /// reader would drop it silently and read the value as if untagged, so a tag that meant
 /// something to its author would change nothing (review 25f). The core tags (`!!str`, `!!int`,
-/// …) and the non-specific `!` are read as YAML says.
+/// …) and the non-specific `!` are read as YAML says. A `%YAML` directive other than 1.2 is refused
+/// too ([`other_yaml_version`]).
 fn yaml_tags_known(path: &Path, text: &str) -> Result<(), ConfigError> {
     let mut parser = granit_parser::Parser::new_from_str(text);
     while let Some(Ok((event, span))) = parser.next_event() {
+        if let granit_parser::Event::DocumentStart(_, Some(version)) = &event
+            && (version.major, version.minor) != (1, 2)
+        {
+            return Err(other_yaml_version(path, text, version));
+        }
         let tag = match &event {
             granit_parser::Event::Scalar(_, _, _, tag)
             | granit_parser::Event::SequenceStart(_, _, tag)
@@ -317,10 +348,24 @@ fn yaml_error(path: &Path, text: &str, err: &serde_saphyr::Error) -> ConfigError
             ))
         }
         // serde-saphyr's own text is a terse "invalid u64"; say what was expected instead.
-        serde_saphyr::Error::InvalidScalar { ty, .. } => Cow::Owned(format!(
-            "invalid value: expected {}",
-            crate::error::describe_scalar(ty)
-        )),
+        serde_saphyr::Error::InvalidScalar { ty, .. } => match leading_zero(text, line, column) {
+            Some(written) => {
+                return ConfigError::new(
+                    path,
+                    line,
+                    column,
+                    format!(
+                        "`{written}` is a number with a leading zero: YAML 1.2 reads it as \
+                         decimal, YAML 1.1 as octal"
+                    ),
+                )
+                .with_hint("write it without the leading zero (or `0o…` for an octal number)");
+            }
+            None => Cow::Owned(format!(
+                "invalid value: expected {}",
+                crate::error::describe_scalar(ty)
+            )),
+        },
         other => serde_saphyr::DefaultMessageFormatter.format_message(other),
     };
     // The formatter may return control characters from the document; keep the message one line.
@@ -345,6 +390,23 @@ fn yaml_error(path: &Path, text: &str, err: &serde_saphyr::Error) -> ConfigError
         message = format!("`{key}`: {message}");
     }
     ConfigError::from_serde_message(path, line, column, &message)
+}
+
+/// The plain scalar at `line`:`column` (1-based) when it is a whole number written with a leading
+/// zero (`070`, `-007`): the reader refuses those because YAML's versions disagree on them.
+fn leading_zero(text: &str, line: usize, column: usize) -> Option<&str> {
+    let rest = text
+        .lines()
+        .nth(line.checked_sub(1)?)?
+        .get(column.checked_sub(1)?..)?;
+    let written = rest
+        .split(|c: char| c.is_whitespace() || matches!(c, ',' | '}' | ']' | '#'))
+        .next()?;
+    let digits = written.trim_start_matches(['+', '-']);
+    let zeroed = digits.len() > 1
+        && digits.starts_with('0')
+        && digits.bytes().all(|b| b.is_ascii_digit() || b == b'_');
+    zeroed.then_some(written)
 }
 
 /// The reader's own errors that its words leave a suite's author without a next step (review

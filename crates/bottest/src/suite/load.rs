@@ -228,6 +228,9 @@ pub fn parse_suite(path: &Path, text: &str) -> Result<Suite, ConfigError> {
                     None => err,
                 }
             })?;
+            if let Some((message, hint)) = id_unfit(&scenario.id) {
+                return Err(here(&at("id"), message).with_hint(hint));
+            }
             if !ids.insert(scenario.id.clone()) {
                 return Err(here(
                     &at("id"),
@@ -256,6 +259,21 @@ pub fn parse_suite(path: &Path, text: &str) -> Result<Suite, ConfigError> {
         defaults,
         scenarios,
     })
+}
+
+/// Why a scenario id cannot name a row of the reports, if it cannot: a line break or another
+/// control character would split the terminal table and the JUnit file's lines, so a crafted id
+/// could print a row of its own ("s1\n[PASS] fake", review 25i).
+fn id_unfit(id: &str) -> Option<(String, &'static str)> {
+    let bad = id.chars().find(|c| c.is_control())?;
+    Some((
+        format!(
+            "scenario id `{}` holds a control character (U+{:04X})",
+            id.escape_debug(),
+            u32::from(bad)
+        ),
+        "an id names one row of the report: write it on one line, without tabs or line breaks",
+    ))
 }
 
 /// The ranges of `defaults` that its types do not hold (as the schema states them): the key, the
