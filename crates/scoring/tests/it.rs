@@ -4,6 +4,7 @@
 
 mod support;
 
+mod agentless_calls;
 mod check_paths;
 mod expect_eval;
 mod expect_parse;

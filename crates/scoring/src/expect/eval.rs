@@ -1052,15 +1052,39 @@ fn function_check(turn: &BotTurn, name: &str, agent: Option<&str>) -> (bool, Str
         Some(step) => (true, format!("plan calls {}", call_name(step))),
         None => {
             let target = agent.map_or_else(|| name.to_owned(), |a| format!("{a}.{name}"));
-            (
-                false,
-                format!(
-                    "expected a call of {target}, {}",
-                    describe_plan(&turn.plan, &turn.text)
-                ),
-            )
+            let msg = format!(
+                "expected a call of {target}, {}",
+                describe_plan(&turn.plan, &turn.text)
+            );
+            let maybe = turn
+                .plan
+                .iter()
+                .position(|s| same_function(&s.function, name) && agentless(s));
+            match (agent, maybe) {
+                (Some(agent), Some(i)) => (false, agentless_doubt(msg, i, agent)),
+                _ => (false, msg),
+            }
         }
     }
+}
+
+/// A call that names no agent: it may be on any agent, so it matches an expected agent only
+/// possibly (review 25i: `not: {expectedFunction: f, expectedAgent: a}`,
+/// `not: {expectedCalls: [{function: f, agent: a}]}` and `not: {expectedParams: …}` scoped to an
+/// agent passed surely where an agent-less call of `f` may be `a`'s).
+fn agentless(step: &PlanStep) -> bool {
+    step.agent.trim().is_empty()
+}
+
+/// A failure that an agent-less call (plan index `i`) may undo: said, and marked low-confidence.
+fn agentless_doubt(msg: String, i: usize, agent: &str) -> String {
+    mark(
+        format!(
+            "{msg}; call {} names no agent, so it may be on {agent:?}",
+            i + 1
+        ),
+        true,
+    )
 }
 
 /// Whether the bot declared its reply a rejection.
@@ -1197,17 +1221,8 @@ fn agent_check(turn: &BotTurn, agent: &str, binding: &Binding<'_>) -> (bool, Str
     };
     // A call that names no agent may be on it (review 25i: `not: {expectedAgent: payouts}`
     // passed surely on an agent-less call): the failure is low-confidence.
-    match calls.iter().find(|(_, s)| s.agent.trim().is_empty()) {
-        Some((i, _)) => (
-            false,
-            mark(
-                format!(
-                    "{msg}; call {} names no agent, so it may be on {agent:?}",
-                    i + 1
-                ),
-                true,
-            ),
-        ),
+    match calls.iter().find(|(_, s)| agentless(s)) {
+        Some((i, _)) => (false, agentless_doubt(msg, *i, agent)),
         None => (false, msg),
     }
 }
@@ -1232,14 +1247,29 @@ fn params_check(
         .filter(|(_, s)| function.is_none_or(|f| same_function(&s.function, f)))
         .filter(|(_, s)| agent.is_none_or(|a| eq_fold(&s.agent, a)))
         .collect();
+    // An agent-less call of the function that meets every condition may be the agent's.
+    let doubt = |msg: String| {
+        let maybe = agent.and_then(|a| {
+            let i = turn.plan.iter().position(|s| {
+                agentless(s)
+                    && function.is_none_or(|f| same_function(&s.function, f))
+                    && params.iter().all(|(k, m)| m.test(s.params.get(k)))
+            })?;
+            Some((i, a))
+        });
+        match maybe {
+            Some((i, a)) => agentless_doubt(msg, i, a),
+            None => msg,
+        }
+    };
     if candidates.is_empty() {
         let scope = function.map(|f| format!(" of {f}")).unwrap_or_default();
         return (
             false,
-            format!(
+            doubt(format!(
                 "expected a call{scope} with {wanted}; {}",
                 describe_plan(&turn.plan, &turn.text)
-            ),
+            )),
         );
     }
     let mut best: Option<(usize, &PlanStep, Vec<String>)> = None;
@@ -1271,10 +1301,10 @@ fn params_check(
     let scope = function.map(|f| format!(" of {f}")).unwrap_or_default();
     (
         false,
-        format!(
+        doubt(format!(
             "expected one call{scope} with {wanted}; judged {step}: {}",
             misses.join("; ")
-        ),
+        )),
     )
 }
 
@@ -1454,12 +1484,14 @@ fn resolve<'v>(doc: &'v Value, path: &str) -> Option<Vec<(String, Option<&'v Val
     Some(current)
 }
 
-fn call_matches(spec: &CallSpec, step: &PlanStep) -> bool {
+/// Whether `step` is the call `spec` describes; `lenient` lets a call that names no agent stand
+/// for any agent ([`agentless`]).
+fn call_matches(spec: &CallSpec, step: &PlanStep, lenient: bool) -> bool {
     same_function(&step.function, &spec.function)
         && spec
             .agent
             .as_deref()
-            .is_none_or(|a| eq_fold(&step.agent, a))
+            .is_none_or(|a| eq_fold(&step.agent, a) || (lenient && agentless(step)))
         && spec.params.iter().all(|(k, m)| m.test(step.params.get(k)))
 }
 
@@ -1499,36 +1531,36 @@ fn only_expected_check(turn: &BotTurn, allowed: &[Expected<'_>]) -> (bool, Strin
             ),
         )
     } else {
-        (
-            false,
-            format!(
-                "unexpected {} (expected only: {expected})",
-                numbered(&turn.plan, &extra)
-            ),
-        )
+        // An extra call that names no agent, of a function expected on some agent, may be that
+        // agent's: the failure is low-confidence.
+        let maybe = extra.iter().all(|i| {
+            let call = &turn.plan[*i];
+            agentless(call)
+                && allowed
+                    .iter()
+                    .any(|e| same_function(e.function, &call.function))
+        });
+        let msg = format!(
+            "unexpected {} (expected only: {expected})",
+            numbered(&turn.plan, &extra)
+        );
+        let msg = if maybe {
+            mark(
+                format!("{msg}; the calls name no agent, so they may be the expected ones"),
+                true,
+            )
+        } else {
+            msg
+        };
+        (false, msg)
     }
 }
 
-/// Each listed call is matched to its own plan call: in order (greedy earliest match, which finds
-/// an ordered match whenever one exists) or in any order (a maximum bipartite matching).
+/// Each listed call is matched to its own plan call ([`assign_calls`]): in order or in any order
+/// (a maximum bipartite matching). A failure that calls naming no agent may undo is low-confidence.
 fn calls_check(turn: &BotTurn, calls: &[CallSpec], order: CallOrder) -> (bool, String) {
     let plan = &turn.plan;
-    let assigned: Vec<Option<usize>> = match order {
-        CallOrder::Strict => {
-            let mut next = 0;
-            calls
-                .iter()
-                .map(|spec| {
-                    let hit = (next..plan.len()).find(|i| call_matches(spec, &plan[*i]));
-                    if let Some(i) = hit {
-                        next = i + 1;
-                    }
-                    hit
-                })
-                .collect()
-        }
-        CallOrder::Any => match_any_order(calls, plan),
-    };
+    let assigned = assign_calls(calls, plan, order, false);
     let wanted = calls
         .iter()
         .map(ToString::to_string)
@@ -1543,7 +1575,7 @@ fn calls_check(turn: &BotTurn, calls: &[CallSpec], order: CallOrder) -> (bool, S
         .zip(&assigned)
         .filter(|(_, a)| a.is_none())
         .map(|(spec, _)| {
-            let elsewhere = plan.iter().any(|s| call_matches(spec, s));
+            let elsewhere = plan.iter().any(|s| call_matches(spec, s, false));
             if elsewhere && order == CallOrder::Strict {
                 format!("{spec} (present, but out of order)")
             } else {
@@ -1558,19 +1590,55 @@ fn calls_check(turn: &BotTurn, calls: &[CallSpec], order: CallOrder) -> (bool, S
             format!("plan has [{wanted}] {how}: {}", numbered(plan, &found)),
         )
     } else {
-        (
-            false,
-            format!(
-                "expected calls [{wanted}] {how}; missing: {}; {}",
-                missing.join(", "),
-                describe_plan(plan, &turn.text)
-            ),
-        )
+        let msg = format!(
+            "expected calls [{wanted}] {how}; missing: {}; {}",
+            missing.join(", "),
+            describe_plan(plan, &turn.text)
+        );
+        // With agent-less calls standing for any agent, the expected calls may all be there.
+        let maybe = assign_calls(calls, plan, order, true)
+            .iter()
+            .all(Option::is_some);
+        let msg = if maybe {
+            mark(
+                format!("{msg}; calls that name no agent may be the missing ones"),
+                true,
+            )
+        } else {
+            msg
+        };
+        (false, msg)
+    }
+}
+
+/// The plan call each expected call is matched to, if any: in order (greedy earliest match, which
+/// finds an ordered match whenever one exists) or in any order ([`match_any_order`]).
+fn assign_calls(
+    calls: &[CallSpec],
+    plan: &[PlanStep],
+    order: CallOrder,
+    lenient: bool,
+) -> Vec<Option<usize>> {
+    match order {
+        CallOrder::Strict => {
+            let mut next = 0;
+            calls
+                .iter()
+                .map(|spec| {
+                    let hit = (next..plan.len()).find(|i| call_matches(spec, &plan[*i], lenient));
+                    if let Some(i) = hit {
+                        next = i + 1;
+                    }
+                    hit
+                })
+                .collect()
+        }
+        CallOrder::Any => match_any_order(calls, plan, lenient),
     }
 }
 
 /// Kuhn's augmenting paths: each expected call gets a distinct plan call when possible.
-fn match_any_order(calls: &[CallSpec], plan: &[PlanStep]) -> Vec<Option<usize>> {
+fn match_any_order(calls: &[CallSpec], plan: &[PlanStep], lenient: bool) -> Vec<Option<usize>> {
     fn augment(
         c: usize,
         fits: &[Vec<usize>],
@@ -1593,7 +1661,7 @@ fn match_any_order(calls: &[CallSpec], plan: &[PlanStep]) -> Vec<Option<usize>> 
         .iter()
         .map(|spec| {
             (0..plan.len())
-                .filter(|i| call_matches(spec, &plan[*i]))
+                .filter(|i| call_matches(spec, &plan[*i], lenient))
                 .collect()
         })
         .collect();
