@@ -181,6 +181,7 @@ mod ratio;
 mod romanized;
 mod scaffolding;
 mod script_languages;
+mod script_names;
 mod speaker;
 mod tagger;
 mod transliterated;

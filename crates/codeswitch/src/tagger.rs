@@ -234,7 +234,7 @@ impl LanguagePair {
     }
 
     /// The passes that read each word beside the others once every word has its own tag:
-    /// names and titles, transliterated runs (not in romanized text), loans, a lone "I".
+    /// names and titles (in Latin letters and in the other language's script), transliterated runs (not in romanized text), loans, a lone "I".
     fn settle_in_context(
         self,
         out: &mut [TaggedWord],
@@ -243,6 +243,7 @@ impl LanguagePair {
     ) {
         self.untag_name_spans(out, sentence_starts);
         self.untag_english_titles(out, sentence_starts);
+        super::script_names::untag_script_names(self.first, self.second, out);
         if !romanized_text {
             super::transliterated::untag_transliterated_runs(self.first, self.second, out);
         }
