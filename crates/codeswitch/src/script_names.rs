@@ -244,7 +244,7 @@ mod tests {
         pair.tag(text)
             .into_iter()
             .filter(|w| w.tag == WordTag::Untagged(UntaggedReason::Name))
-            .filter(|w| !w.text.chars().all(|c| c.is_ascii()))
+            .filter(|w| !w.text.is_ascii())
             .map(|w| w.text)
             .collect()
     }
