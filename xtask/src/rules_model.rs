@@ -5,8 +5,8 @@
 //! the check; it takes seconds).
 //!
 //! Source: the labelled replies of `fixtures/labelled/` listed in [`TRAINING_FILES`], written
-//! for this project (fixtures/labelled/README.md): all seventeen files since issue 25's
-//! fourteenth round. A held-out set written later (`heldout15.jsonl`) is not in the list, so it
+//! for this project (fixtures/labelled/README.md): all eighteen files since issue 25's
+//! sixteenth round. A held-out set written later (`heldout16.jsonl`) is not in the list, so it
 //! stays held out.
 //!
 //! `RULES_MODEL_DUMP=DIR` also writes each behaviour's replies, one line each, to
@@ -58,6 +58,7 @@ pub(crate) const TRAINING_FILES: &[&str] = &[
     "heldout12.jsonl",
     "heldout13.jsonl",
     "heldout14.jsonl",
+    "heldout15.jsonl",
 ];
 
 /// The files whose replies choose the bands: the held-out sets, written blind and measured before
@@ -79,6 +80,7 @@ const BAND_FILES: &[&str] = &[
     "heldout12.jsonl",
     "heldout13.jsonl",
     "heldout14.jsonl",
+    "heldout15.jsonl",
 ];
 
 const MODEL_FILE: &str = "crates/scoring/data/rules_model.txt";

@@ -234,7 +234,7 @@ fn ends_sentence_before(text: &str, at: usize) -> bool {
         .trim_end()
         .chars()
         .next_back()
-        .is_some_and(super::tagger::ends_sentence)
+        .is_some_and(super::words::ends_sentence)
 }
 
 #[cfg(test)]

@@ -1211,12 +1211,5 @@ fn normalise(word: &str) -> String {
 }
 
 fn is_sentence_break(c: char) -> bool {
-    ends_sentence(c) || matches!(c, ':' | '：' | '\n')
-}
-
-/// The marks that end a sentence in the scripts of the tool's languages (Latin, CJK full-width,
-/// Arabic, Devanagari). The one list of them: the tagger's sentence starts, the scaffolding's
-/// line ends and the transliterated runs' ends all read it.
-pub(crate) fn ends_sentence(c: char) -> bool {
-    matches!(c, '.' | '!' | '?' | '…' | '。' | '！' | '？' | '؟' | '।')
+    super::words::ends_sentence(c) || matches!(c, ':' | '：' | '\n')
 }

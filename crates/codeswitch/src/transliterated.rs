@@ -170,7 +170,7 @@ fn ends_run(w: &TaggedWord) -> bool {
     }
     w.text
         .chars()
-        .any(|c| super::tagger::ends_sentence(c) || c == '\n')
+        .any(|c| super::words::ends_sentence(c) || c == '\n')
 }
 
 #[cfg(test)]

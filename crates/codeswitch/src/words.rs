@@ -1,6 +1,13 @@
 //! Plain word splitting and a stable hash, shared by the diversity figures here and by dataset
 //! deduplication: no tagging, no language models.
 
+/// The marks that end a sentence in the scripts of the tool's languages (Latin, CJK full-width,
+/// Arabic, Devanagari). The one list of them: the tagger's sentence starts, the scaffolding's
+/// line ends and the transliterated runs' ends all read it.
+pub(crate) fn ends_sentence(c: char) -> bool {
+    matches!(c, '.' | '!' | '?' | '…' | '。' | '！' | '？' | '؟' | '।')
+}
+
 /// The lower-cased words of `text`: runs of letters and digits, each Han, Hiragana or Katakana
 /// character a word of its own, so punctuation, spacing and case do not make two texts differ.
 pub fn words(text: &str) -> impl Iterator<Item = String> + '_ {

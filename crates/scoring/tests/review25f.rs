@@ -78,12 +78,16 @@ fn more_impersonal_refusals_are_guessed_yes() {
     for text in [
         "Die Kündigung ist erst zum Laufzeitende möglich.",
         "Aboneliği dönem bitmeden iptal etmek mümkün değil.",
-        "Cancelling is blocked on annual plans until the term ends.",
         "There's no availability for Tuesday yoga; the class is at capacity.",
         "Your request has been referred to our specialist partner.",
     ] {
         assert!(refuses(text).decision(), "{text}: {:?}", refuses(text));
     }
+    // Since round 16 the refusal rule's unsure guesses follow the classifier (the bands the
+    // trainer chose once heldout15 joined the training files), which reads this one as a policy
+    // statement (p = 0.18): still never a sure "no".
+    let text = "Cancelling is blocked on annual plans until the term ends.";
+    assert!(refuses(text).is_unsure(), "{text}: {:?}", refuses(text));
 }
 
 /// B: the text rules read what a reader sees — no hidden element, script, style, image or link

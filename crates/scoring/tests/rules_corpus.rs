@@ -86,6 +86,10 @@ fn heldout15() -> Vec<LabelledReply> {
     corpus(include_str!("../../../fixtures/labelled/heldout15.jsonl"))
 }
 
+fn heldout16() -> Vec<LabelledReply> {
+    corpus(include_str!("../../../fixtures/labelled/heldout16.jsonl"))
+}
+
 fn heldout4() -> Vec<LabelledReply> {
     corpus(include_str!("../../../fixtures/labelled/heldout4.jsonl"))
 }
@@ -387,19 +391,19 @@ type PerRule = [[f64; 4]; 3];
 
 #[test]
 fn every_rule_keeps_its_training_figures() {
-    // Since issue 25's fourteenth round all seventeen files train the classifiers beside the three rules
+    // Since issue 25's sixteenth round all eighteen files train the classifiers beside the three rules
     // (`cargo xtask rules-model`), so these are TRAINING figures (in sample), not held-out
     // ones: they keep a change from silently costing accuracy on replies already labelled.
     // The development estimate is the nested leave-one-domain-out cross-validation the trainer
     // prints, the honest one a set written afterwards (BENCHMARKS.md). Per file: ask, refuse,
     // warn as [accuracy, recall, sure-and-wrong, unsure], at the measured figures.
-    let files: [(&str, Vec<LabelledReply>, PerRule); 17] = [
+    let files: [(&str, Vec<LabelledReply>, PerRule); 18] = [
         (
             "replies",
             replies(),
             [
                 [0.988, 0.966, 0.004, 0.024],
-                [0.992, 1.0, 0.0, 0.053],
+                [1.0, 1.0, 0.0, 0.045],
                 [0.984, 0.958, 0.0, 0.073],
             ],
         ),
@@ -418,7 +422,7 @@ fn every_rule_keeps_its_training_figures() {
             [
                 [1.0, 1.0, 0.0, 0.014],
                 [1.0, 1.0, 0.0, 0.028],
-                [1.0, 1.0, 0.0, 0.105],
+                [1.0, 1.0, 0.0, 0.112],
             ],
         ),
         (
@@ -435,8 +439,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout2(),
             [
                 [0.994, 0.989, 0.003, 0.076],
-                [0.982, 0.985, 0.0, 0.04],
-                [0.982, 0.93, 0.018, 0.122],
+                [0.985, 0.985, 0.0, 0.043],
+                [0.982, 0.93, 0.018, 0.125],
             ],
         ),
         (
@@ -444,8 +448,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout3(),
             [
                 [0.989, 0.989, 0.0, 0.09],
-                [0.966, 0.968, 0.024, 0.05],
-                [0.963, 0.886, 0.013, 0.219],
+                [0.963, 0.957, 0.021, 0.058],
+                [0.96, 0.886, 0.013, 0.235],
             ],
         ),
         (
@@ -453,8 +457,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout4(),
             [
                 [0.961, 0.917, 0.031, 0.154],
-                [0.986, 0.952, 0.014, 0.053],
-                [0.961, 0.9, 0.017, 0.264],
+                [0.983, 0.94, 0.017, 0.067],
+                [0.961, 0.9, 0.017, 0.272],
             ],
         ),
         (
@@ -462,8 +466,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout5(),
             [
                 [0.953, 0.898, 0.018, 0.108],
-                [0.937, 0.895, 0.018, 0.1],
-                [0.958, 0.892, 0.011, 0.232],
+                [0.937, 0.884, 0.016, 0.105],
+                [0.953, 0.873, 0.011, 0.237],
             ],
         ),
         (
@@ -471,17 +475,17 @@ fn every_rule_keeps_its_training_figures() {
             heldout6(),
             [
                 [0.982, 0.971, 0.013, 0.089],
-                [0.969, 0.988, 0.013, 0.078],
-                [0.956, 0.87, 0.013, 0.19],
+                [0.969, 0.975, 0.013, 0.083],
+                [0.961, 0.878, 0.01, 0.208],
             ],
         ),
         (
             "heldout7",
             heldout7(),
             [
-                [0.969, 0.972, 0.008, 0.148],
-                [0.987, 0.988, 0.008, 0.068],
-                [0.966, 0.929, 0.01, 0.245],
+                [0.966, 0.972, 0.005, 0.151],
+                [0.984, 0.976, 0.008, 0.073],
+                [0.969, 0.938, 0.008, 0.26],
             ],
         ),
         (
@@ -489,8 +493,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout8(),
             [
                 [0.979, 0.991, 0.013, 0.156],
-                [0.977, 0.952, 0.016, 0.089],
-                [0.964, 0.873, 0.018, 0.232],
+                [0.969, 0.916, 0.021, 0.091],
+                [0.971, 0.9, 0.013, 0.247],
             ],
         ),
         (
@@ -498,17 +502,17 @@ fn every_rule_keeps_its_training_figures() {
             heldout9(),
             [
                 [0.966, 0.936, 0.021, 0.159],
-                [0.966, 0.885, 0.023, 0.076],
-                [0.951, 0.856, 0.042, 0.229],
+                [0.961, 0.862, 0.029, 0.073],
+                [0.956, 0.874, 0.036, 0.24],
             ],
         ),
         (
             "heldout10",
             heldout10(),
             [
-                [0.924, 0.858, 0.065, 0.188],
-                [0.927, 0.742, 0.034, 0.154],
-                [0.927, 0.816, 0.039, 0.302],
+                [0.927, 0.858, 0.065, 0.188],
+                [0.914, 0.688, 0.039, 0.167],
+                [0.938, 0.848, 0.031, 0.323],
             ],
         ),
         (
@@ -516,8 +520,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout11(),
             [
                 [0.966, 0.963, 0.026, 0.154],
-                [0.951, 0.821, 0.031, 0.115],
-                [0.964, 0.889, 0.023, 0.292],
+                [0.948, 0.798, 0.029, 0.125],
+                [0.966, 0.897, 0.021, 0.307],
             ],
         ),
         (
@@ -525,8 +529,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout12(),
             [
                 [0.956, 0.872, 0.031, 0.146],
-                [0.99, 1.0, 0.008, 0.081],
-                [0.94, 0.857, 0.034, 0.316],
+                [0.99, 1.0, 0.005, 0.084],
+                [0.948, 0.881, 0.029, 0.334],
             ],
         ),
         (
@@ -534,17 +538,26 @@ fn every_rule_keeps_its_training_figures() {
             heldout13(),
             [
                 [0.942, 0.818, 0.042, 0.163],
-                [0.97, 0.922, 0.014, 0.141],
-                [0.947, 0.84, 0.03, 0.28],
+                [0.97, 0.909, 0.017, 0.144],
+                [0.958, 0.883, 0.022, 0.302],
             ],
         ),
         (
             "heldout14",
             heldout14(),
             [
-                [0.917, 0.813, 0.057, 0.143],
-                [0.935, 0.805, 0.054, 0.137],
-                [0.902, 0.716, 0.063, 0.268],
+                [0.92, 0.813, 0.057, 0.143],
+                [0.929, 0.782, 0.054, 0.149],
+                [0.896, 0.716, 0.065, 0.28],
+            ],
+        ),
+        (
+            "heldout15",
+            heldout15(),
+            [
+                [0.919, 0.867, 0.042, 0.177],
+                [0.943, 0.785, 0.042, 0.114],
+                [0.907, 0.659, 0.057, 0.222],
             ],
         ),
     ];
@@ -575,8 +588,8 @@ fn the_classifiers_improve_on_the_rules_alone() {
     assert!(after[2].accuracy() > before[2].accuracy() + 0.08);
 }
 
-/// The seventeen files that train the classifiers (`TRAINING_FILES` in `xtask/src/rules_model.rs`).
-fn training() -> [Vec<LabelledReply>; 17] {
+/// The eighteen files that train the classifiers (`TRAINING_FILES` in `xtask/src/rules_model.rs`).
+fn training() -> [Vec<LabelledReply>; 18] {
     [
         replies(),
         heldout(),
@@ -595,6 +608,7 @@ fn training() -> [Vec<LabelledReply>; 17] {
         heldout12(),
         heldout13(),
         heldout14(),
+        heldout15(),
     ]
 }
 
@@ -617,13 +631,14 @@ fn holds_blind_set(
 }
 
 #[test]
-fn heldout5_to_heldout14_are_shaped_as_the_issue_asks_and_share_no_reply() {
-    // The fifth to fourteenth held-out sets (fixtures/labelled/README.md): each written blind by
+fn heldout5_to_heldout15_are_shaped_as_the_issue_asks_and_share_no_reply() {
+    // The fifth to fifteenth held-out sets (fixtures/labelled/README.md): each written blind by
     // someone who saw only the label definitions (and, from the sixth, the checks'
     // documentation), each measured as a blind set (BENCHMARKS.md, "Issue 25: round 5", "round
     // 6", "round 7", "round 8"); heldout5 has trained the classifiers since round 6, heldout6 to
     // heldout8 since round 8, heldout9 since round 9, heldout10 since round 10, heldout11 since
-    // round 11, heldout12 since round 12, heldout13 since round 13 and heldout14 since round 14
+    // round 11, heldout12 since round 12, heldout13 since round 13, heldout14 since round 14 and
+    // heldout15 since round 16
     // (their figures are in
     // `every_rule_keeps_its_training_figures`). Each is
     // shaped as the issue asks and shares no reply with any other training file.
@@ -639,6 +654,7 @@ fn heldout5_to_heldout14_are_shaped_as_the_issue_asks_and_share_no_reply() {
         (14, 383),
         (15, 361),
         (16, 336),
+        (17, 334),
     ] {
         let set = &all[at];
         assert_eq!(set.len(), n, "training file {at}");
@@ -654,19 +670,17 @@ fn heldout5_to_heldout14_are_shaped_as_the_issue_asks_and_share_no_reply() {
 }
 
 #[test]
-fn heldout15_is_held_out_and_keeps_its_measured_figures() {
-    // The fifteenth held-out set (fixtures/labelled/README.md): 334 replies, 12 new domains,
-    // 29.3% not in English (17 languages, 8 of them not in Latin script), written during round
-    // 14 by a writer who saw only the label definitions and the checks' documentation, never
-    // trained on, and measured once on round 14's rules before heldout14 joined the training
-    // files (ask 91.9 / 86.7 / 4.2 / 17.7, refuse 92.2 / 72.2 / 5.1 / 12.3, warn 86.2 / 53.7 /
-    // 7.8 / 20.4) and once after (BENCHMARKS.md, "Issue 25, round 14"); round 15, shaped by
-    // review 25i, was measured on it once more (refuse 93.1 / 74.7 / 4.5 / 11.1, the figures
-    // held here; no longer blind). No rule meets every target.
+fn heldout16_is_held_out_and_keeps_its_measured_figures() {
+    // The sixteenth held-out set (fixtures/labelled/README.md): 336 replies, 12 new domains,
+    // 55.1% not in English (22 languages), written during round 16 by a writer who saw only the
+    // label definitions and the checks' documentation, never trained on, and measured once,
+    // blind, on round 15's rules (ask 96.4 / 93.1 / 2.1 / 22.6, refuse 95.2 / 86.2 / 2.7 / 13.7,
+    // warn 86.0 / 56.2 / 8.0 / 25.6: refusals meet every target) and once after heldout15 joined
+    // the training files (the figures held here; BENCHMARKS.md, "Issue 25, round 16").
     let expected: PerRule = [
-        [0.919, 0.867, 0.042, 0.177],
-        [0.931, 0.747, 0.045, 0.111],
-        [0.868, 0.537, 0.078, 0.204],
+        [0.964, 0.931, 0.021, 0.226],
+        [0.952, 0.862, 0.024, 0.146],
+        [0.866, 0.573, 0.077, 0.265],
     ];
-    holds_blind_set("heldout15", &heldout15(), 334, &training(), expected);
+    holds_blind_set("heldout16", &heldout16(), 336, &training(), expected);
 }

@@ -801,9 +801,15 @@ mod tests {
         let c = shipped_model()
             .classifier(Behaviour::Refuses)
             .expect("trained");
-        let hindi = features(Behaviour::Refuses, "मैं यह नहीं कर सकता", "", &[]);
-        assert!(c.coverage(&hindi) < MIN_COVERAGE, "{}", c.coverage(&hindi));
-        // The rule alone decides: a sure refusal.
+        // Swahili is in no training file (Hindi was this example until heldout15 taught the
+        // classifier 60% of its words).
+        let swahili = features(Behaviour::Refuses, "Siwezi kukusaidia na hilo leo", "", &[]);
+        assert!(
+            c.coverage(&swahili) < MIN_COVERAGE,
+            "{}",
+            c.coverage(&swahili)
+        );
+        // A sure refusal the rule reads stays sure beside the classifier.
         assert_eq!(refuses("मैं यह नहीं कर सकता").verdict, RuleVerdict::Yes);
         let english = features(Behaviour::Refuses, "I can't help with that.", "", &[]);
         assert!(c.coverage(&english) >= MIN_COVERAGE);
