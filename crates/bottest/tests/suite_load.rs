@@ -188,12 +188,21 @@ fn yaml_versions_leading_zeros_and_control_ids_are_refused() {
     .expect("a plain number loads");
     assert_eq!(suite.defaults.threshold, 70);
 
-    for id in [r#""s1\n[PASS] fake""#, r#""a\tb""#, r#""a\u0085b""#] {
+    for id in [
+        r#""s1\n[PASS] fake""#,
+        r#""a\tb""#,
+        r#""a\u0085b""#,
+        r#""s\u200B1""#,
+        r#""a\u202Eb""#,
+    ] {
         let err = load_err(&format!(
             "scenarios:\n  - id: {id}\n    category: custom\n    steps: [hi]\n    expect: {{shouldReject: true}}\n"
         ));
         assert!(err.starts_with("suite.yaml:2:"), "{id}: {err}");
-        assert!(err.contains("holds a control character"), "{id}: {err}");
-        assert!(err.contains("write it on one line"), "{id}: {err}");
+        assert!(
+            err.contains("holds a control or invisible character"),
+            "{id}: {err}"
+        );
+        assert!(err.contains("visible characters only"), "{id}: {err}");
     }
 }

@@ -106,7 +106,7 @@ pub fn is_romanized_function_word(language: Language, word: &str) -> bool {
 /// Interjections and chat tokens written the same way across languages ("ok" is as much Arabic
 /// chat as English): they say nothing about which language a speaker is in.
 const NEUTRAL: &[&str] = &[
-    "ok", "okay", "lol", "haha", "hahaha", "hehe", "hmm", "wow", "omg", "xd",
+    "ok", "okay", "lol", "haha", "hahaha", "hehe", "hmm", "wow", "omg", "xd", "orz", "zzz",
 ];
 
 /// Whether `word` (lower-cased, apostrophes normalised) is a language-neutral token.

@@ -177,6 +177,7 @@ mod language;
 mod lexicon;
 mod loans;
 mod metrics;
+mod page_text;
 mod ratio;
 mod romanized;
 mod scaffolding;

@@ -159,11 +159,7 @@ impl LanguagePair {
         // Latin words both languages' frequency lists know, settled the same way.
         let mut look_alikes: Vec<usize> = Vec::new();
         let cut = self.cut_syllable_spans(text);
-        // Links and e-mail boilerplate ("Subject:", "Sent from my iPhone") are no words.
-        let mut links = link_spans(text);
-        links.extend(super::boilerplate::spans(text));
-        links.extend(super::commands::spans(text));
-        links.extend(super::scaffolding::spans(text));
+        let links = no_word_spans(text);
         // Indices into `out` of the words that start a sentence.
         let mut sentence_starts: Vec<usize> = Vec::new();
         for (at, segment) in text.split_word_bound_indices() {
@@ -201,8 +197,12 @@ impl LanguagePair {
             // "presentation은", "الـmanager": a word of one script with a particle or an
             // article of another attached is two words, one of each language.
             for part in latin_script_runs(segment) {
-                let tag = match self.tag_word(part, at_sentence_start, names_apply, romanized_text)
-                {
+                let verdict = if glued_letter(text, at, segment, part) {
+                    Verdict::Tag(WordTag::Untagged(UntaggedReason::Ambiguous))
+                } else {
+                    self.tag_word(part, at_sentence_start, names_apply, romanized_text)
+                };
+                let tag = match verdict {
                     Verdict::Tag(tag) => tag,
                     Verdict::Contested(evidence) => {
                         contested.push((out.len(), evidence));
@@ -1208,6 +1208,41 @@ fn looks_like_name(word: &str) -> bool {
 /// Lower-cases and folds the typographic apostrophe into `'` for lexicon lookups.
 fn normalise(word: &str) -> String {
     word.to_lowercase().replace('\u{2019}', "'")
+}
+
+/// The byte spans of `text` that hold no word of either language: links, e-mail boilerplate
+/// ("Subject:", "Sent from my iPhone"), shell commands, the text around the writer's words and a
+/// page's or an app's text.
+fn no_word_spans(text: &str) -> Vec<(usize, usize)> {
+    let mut spans = link_spans(text);
+    spans.extend(super::boilerplate::spans(text));
+    spans.extend(super::commands::spans(text));
+    spans.extend(super::scaffolding::spans(text));
+    spans.extend(super::page_text::spans(text));
+    spans
+}
+
+/// A single Latin letter written against a character of a script without spaces (Han, kana,
+/// Hangul) or against a kaomoji's brackets: a letter of a word of that language ("i人", "B超",
+/// "T恤", "K歌", "U盘" in Chinese) or of a face ("(^_^)v", "m(_ _)m"), not an English word
+/// (review 26r). `part` is a piece of the word segment `segment`, which starts at byte `at`.
+fn glued_letter(text: &str, at: usize, segment: &str, part: &str) -> bool {
+    let mut letters = part.chars();
+    let (Some(letter), None) = (letters.next(), letters.next()) else {
+        return false;
+    };
+    if !letter.is_alphabetic() || letter.script() != Script::Latin {
+        return false;
+    }
+    let glues = |c: char| {
+        matches!(
+            c.script(),
+            Script::Han | Script::Hiragana | Script::Katakana | Script::Hangul
+        ) || matches!(c, '(' | ')' | '^' | '_')
+    };
+    let before = text[..at].chars().next_back();
+    let after = text[at + segment.len()..].chars().next();
+    segment != part || before.is_some_and(glues) || after.is_some_and(glues)
 }
 
 fn is_sentence_break(c: char) -> bool {

@@ -583,3 +583,40 @@ fn drive_paths_with_spaces_are_symbols_and_english_clitics_are_english() {
         assert_eq!(tag, Some(EN), "{word}");
     }
 }
+
+/// Review 26r: a single Latin letter written against Han characters is a letter of a Chinese
+/// word ("i人", "B超", "T恤"), and one against a kaomoji's brackets a letter of the face; with a
+/// space around it, "I" is still English.
+#[test]
+fn latin_letters_glued_to_han_or_a_face_are_no_english() {
+    assert_tagged(
+        "Chinese",
+        "English",
+        "我是i人，买了件T恤",
+        &[
+            ("我", ZH),
+            ("是", ZH),
+            ("i", AMB),
+            ("人", ZH),
+            ("，", SYM),
+            ("买", ZH),
+            ("了", ZH),
+            ("件", ZH),
+            ("T", AMB),
+            ("恤", ZH),
+        ],
+    );
+    assert_tagged(
+        "Chinese",
+        "English",
+        "今天 I really 很累",
+        &[
+            ("今", ZH),
+            ("天", ZH),
+            ("I", EN),
+            ("really", EN),
+            ("很", ZH),
+            ("累", ZH),
+        ],
+    );
+}

@@ -265,14 +265,23 @@ pub fn parse_suite(path: &Path, text: &str) -> Result<Suite, ConfigError> {
 /// control character would split the terminal table and the JUnit file's lines, so a crafted id
 /// could print a row of its own ("s1\n[PASS] fake", review 25i).
 fn id_unfit(id: &str) -> Option<(String, &'static str)> {
-    let bad = id.chars().find(|c| c.is_control())?;
+    // Invisible and direction characters too: "s\u{200B}1" printed as a second row "s1", and
+    // "a\u{202E}b" reversed the rest of the line (review 25j).
+    let invisible = |c: char| {
+        matches!(
+            c,
+            '\u{00AD}' | '\u{061C}' | '\u{180E}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
+                | '\u{2060}'..='\u{206F}' | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}'
+        )
+    };
+    let bad = id.chars().find(|&c| c.is_control() || invisible(c))?;
     Some((
         format!(
-            "scenario id `{}` holds a control character (U+{:04X})",
+            "scenario id `{}` holds a control or invisible character (U+{:04X})",
             id.escape_debug(),
             u32::from(bad)
         ),
-        "an id names one row of the report: write it on one line, without tabs or line breaks",
+        "an id names one row of the report: write it on one line, with visible characters only",
     ))
 }
 
