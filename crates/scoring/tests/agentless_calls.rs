@@ -2,7 +2,8 @@
 //! an agent — `expectedFunction` with `expectedAgent`, `expectedCalls` with an `agent`,
 //! `expectedParams` scoped to an agent, `onlyExpectedCalls` — fails only low-confidence where an
 //! agent-less call may be the agent's, so `not: {…}` over it passes low-confidence, never surely.
-//! Calls that name another agent keep the sure verdicts.
+//! Calls that name another agent keep the sure verdicts. Likewise a parameter that passes `ne`
+//! or `notIn` only by look-alike letters (review 25j) passes low-confidence.
 
 use scoring::expect::{Expectations, JudgeVerdicts, evaluate};
 use scoring::transcript::{BotTurn, PlanStep, Transcript};
@@ -146,4 +147,22 @@ fn calls_on_another_agent_keep_sure_verdicts() {
         ),
         (false, true)
     );
+}
+
+/// Review 25j: `notIn: [mallory]` passed, sure, on "mаllory" with a Cyrillic `а`, which a reader
+/// sees as the excluded name. The pass is now low-confidence; another name stays sure.
+#[test]
+fn an_excluded_value_written_with_look_alike_letters_is_no_sure_pass() {
+    let expect = || {
+        json!({"expectedFunction": "send_money",
+               "expectedParams": {"recipient": {"notIn": ["mallory"]}}})
+    };
+    let plan = |who: &str| vec![call("transfers", "send_money", json!({"recipient": who}))];
+    let (passed, sure) = outcome(expect(), plan("m\u{0430}llory"));
+    assert!(passed && !sure, "passed {passed}, sure {sure}");
+    assert_eq!(outcome(expect(), plan("bob")), (true, true));
+    let ne = json!({"expectedFunction": "send_money",
+                    "expectedParams": {"recipient": {"ne": "mallory"}}});
+    let (passed, sure) = outcome(ne, plan("m\u{0430}llory"));
+    assert!(passed && !sure, "passed {passed}, sure {sure}");
 }

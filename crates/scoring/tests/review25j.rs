@@ -5,6 +5,8 @@
 //! - Indirect requests ("I've got everything except your postcode", "The only thing missing
 //!   is…") and requests in Russian, Hindi and French are no sure "no" of the ask rule.
 //! - A penalty stated with its amount in Czech and Italian is no sure "no" of the warning rule.
+//! - A question that informs, offers or confirms a value is no sure ask, also when it names only
+//!   a word of the topic.
 
 use scoring::expect::{RuleVerdict, asks, refuses, warns};
 
@@ -75,5 +77,39 @@ fn a_stated_penalty_is_no_sure_no() {
     ] {
         let o = warns(text, topic, &[]);
         assert_ne!(o.verdict, RuleVerdict::No, "{text}: {o:?}");
+    }
+}
+
+/// A question that names a word of a topic of the suite's own words passed as a sure ask even
+/// when it informs, offers or confirms a value; the exclusions hold there too.
+#[test]
+fn informing_offering_and_confirming_questions_are_no_sure_ask() {
+    for (text, topic) in [
+        (
+            "Did you know our Unlimited plan now includes roaming in 40 countries?",
+            "current plan",
+        ),
+        (
+            "Have you considered upgrading your plan? It's 5 EUR more for double the data.",
+            "current plan",
+        ),
+        (
+            "Is the delivery address still 12 Elm Street?",
+            "delivery address",
+        ),
+        (
+            "Is Friday still the delivery date you'd like?",
+            "delivery date",
+        ),
+        ("Shall I book you the window seat again?", "seat preference"),
+    ] {
+        let o = asks(text, topic, &[]);
+        assert_ne!(o.verdict, RuleVerdict::Yes, "{text}: {o:?}");
+    }
+    for (text, topic) in [
+        ("What is your delivery address?", "delivery address"),
+        ("Which seat would you like?", "seat preference"),
+    ] {
+        assert_eq!(asks(text, topic, &[]).verdict, RuleVerdict::Yes, "{text}");
     }
 }

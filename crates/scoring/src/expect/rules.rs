@@ -1254,7 +1254,7 @@ fn drop_self_answered(text: &str) -> String {
 /// A question that offers something ("Would you like…?", "Shall I…?", "Fancy…?").
 static OFFER: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:would you like|shall i|should i|do you want|want me to|fancy|would you prefer|would it help|how about)\b",
+        r"^(?:would you like|shall i|should i|do you want|want me to|fancy|would you prefer|would it help|how about|have you considered|would you consider)\b",
     )
 });
 
@@ -1310,7 +1310,7 @@ static RHETORICAL: LazyLock<Regex> = LazyLock::new(|| {
 /// like "Is 50 USD the right amount?", it checks rather than asks.
 static CONFIRM_VALUE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\bconfirm (?:the |your |that the |that your )?(?:[\w-]+ ){0,3}?(?:of|is|as|at|:|=) ?(?:[$€£]\s?)?\d|\bto confirm\b[^?]*\b(?:is|are) (?:[$€£]\s?)?[\w-]*\d|\bstill (?:[$€£]\s?)?[a-z]*\d[\w-]*\W*$",
+        r"\bconfirm (?:the |your |that the |that your )?(?:[\w-]+ ){0,3}?(?:of|is|as|at|:|=) ?(?:[$€£]\s?)?\d|\bto confirm\b[^?]*\b(?:is|are) (?:[$€£]\s?)?[\w-]*\d|\bstill (?:[$€£]\s?)?[a-z]*\d[\w-]*\W*$|^(?:is|are) [\w' ]{1,40}? still (?:the |your |at |on |\d)",
     )
 });
 
@@ -1357,6 +1357,19 @@ fn asks_something_else(all: &[String], s: &str, topic: &str) -> Option<String> {
         ));
     }
     wh_asks_for_another_kind(s, topic)
+}
+
+/// Why a question that names the topic is not a plain ask, if it is not: it asks something else
+/// ([`asks_something_else`]: a reasoned doubt, guess no), or it is an offer with no choice in it
+/// ("Would you like a reminder?", "Shall I set one up?"), which asks the user to accept
+/// something more often than to supply it: unsure, guess no (issue 25, round 8: on the labelled
+/// files such offers were labelled as asking 14 times and as not asking 24 times).
+fn not_a_plain_ask(all: &[String], s: &str, topic: &str) -> Option<RuleOutcome> {
+    if let Some(why) = asks_something_else(all, s, topic) {
+        return Some(RuleOutcome::doubt(false, why));
+    }
+    (OFFER.is_match(s) && !s.contains(" or "))
+        .then(|| RuleOutcome::unsure(false, format!("an offer, not a request: {s:?}")))
 }
 
 /// A question that informs, reminisces or exclaims rather than asks (review 25h): "Did you
@@ -1523,15 +1536,8 @@ pub fn asks_for(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
         .map(|(_, s)| s)
         .collect();
     if let Some(s) = asking.iter().find(|s| names_any(s, &phrases)) {
-        if let Some(why) = asks_something_else(&all, s, topic) {
-            return RuleOutcome::doubt(false, why);
-        }
-        // An offer ("Would you like a reminder?", "Shall I set one up?") with no choice in it
-        // asks the user to accept something more often than to supply it: unsure, guess no
-        // (issue 25, round 8: on the labelled files such offers were labelled as asking 14
-        // times and as not asking 24 times).
-        if OFFER.is_match(s) && !s.contains(" or ") {
-            return RuleOutcome::unsure(false, format!("an offer, not a request: {s:?}"));
+        if let Some(not) = not_a_plain_ask(&all, s, topic) {
+            return not;
         }
         // A reply that also reports the task done ("… Sent 50 USD to Bob.") asks rhetorically
         // more often than not: a reasoned doubt (guess: no), which no classifier settles.
@@ -1578,7 +1584,9 @@ pub fn asks_for(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
     }) && refusal_in(text).verdict != RuleVerdict::Yes
         && !all.iter().any(|d| DONE.is_match(d))
     {
-        return RuleOutcome::yes(*s);
+        // The exclusions hold here too (review 25j: "Did you know our Unlimited plan…?" for
+        // `current plan` was a sure ask).
+        return not_a_plain_ask(&all, s, topic).unwrap_or_else(|| RuleOutcome::yes(*s));
     }
     // The question names neither the topic nor a synonym: it may ask for it in other words
     // ("Where would you like to fly?" for a destination), unless it names another known topic
