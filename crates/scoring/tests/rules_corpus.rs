@@ -675,8 +675,9 @@ fn heldout16_is_held_out_and_keeps_its_measured_figures() {
     // 55.1% not in English (22 languages), written during round 16 by a writer who saw only the
     // label definitions and the checks' documentation, never trained on, and measured once,
     // blind, on round 15's rules (ask 96.4 / 93.1 / 2.1 / 22.6, refuse 95.2 / 86.2 / 2.7 / 13.7,
-    // warn 86.0 / 56.2 / 8.0 / 25.6: refusals meet every target) and once after heldout15 joined
-    // the training files (the figures held here; BENCHMARKS.md, "Issue 25, round 16").
+    // warn 86.0 / 56.2 / 8.0 / 25.6: refusals meet every target), then after heldout15 joined
+    // the training files (round 16) and after review 25j's round 17 (the figures held here; no
+    // longer blind; BENCHMARKS.md, "Issue 25, round 16" and "break-it review 25j").
     let expected: PerRule = [
         [0.961, 0.922, 0.021, 0.232],
         [0.952, 0.862, 0.024, 0.146],
