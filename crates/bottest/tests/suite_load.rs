@@ -181,6 +181,14 @@ fn yaml_versions_leading_zeros_and_control_ids_are_refused() {
         "{err}"
     );
     assert!(err.contains("without the leading zero"), "{err}");
+    // Review 25j: a threshold that is no whole number says the score's range, with a hint.
+    for bad in ["1e999", ".nan", "70.5", "-1"] {
+        let err = load_err(&format!(
+            "defaults: {{threshold: {bad}}}\n{HEAD}    expect: {{shouldReject: true}}\n"
+        ));
+        assert!(err.contains("a whole number from 0 to 100"), "{bad}: {err}");
+        assert!(err.contains("e.g. `threshold: 70`"), "{bad}: {err}");
+    }
     let suite = parse_suite(
         Path::new("suite.yaml"),
         &format!("defaults: {{threshold: 70}}\n{HEAD}    expect: {{shouldReject: true}}\n"),

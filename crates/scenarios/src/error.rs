@@ -109,6 +109,15 @@ pub(crate) fn users_words(message: &str) -> (String, Option<&'static str>) {
             );
         }
     }
+    // A suite's `threshold` is a passing score: its range is 0–100, not the type's (review
+    // 25j: `threshold: 1e999`, `.nan`, `70.5` and `-1` said "from 0 to 4294967295", no hint).
+    let whole = "a whole number from 0 to 4294967295";
+    if out.starts_with("`threshold`:") && out.contains(whole) {
+        return (
+            out.replace(whole, "a passing score, a whole number from 0 to 100"),
+            Some("a score is a percentage of the checks' weight: e.g. `threshold: 70`"),
+        );
+    }
     (out, None)
 }
 
