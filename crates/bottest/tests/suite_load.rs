@@ -189,6 +189,19 @@ fn yaml_versions_leading_zeros_and_control_ids_are_refused() {
         assert!(err.contains("a whole number from 0 to 100"), "{bad}: {err}");
         assert!(err.contains("e.g. `threshold: 70`"), "{bad}: {err}");
     }
+    // ... and so does a weight, in a mapping or in the defaults' table.
+    for bad in ["-1", ".nan", "1e308", "2.5"] {
+        for text in [
+            format!("{HEAD}    expect: {{shouldReject: true, weight: {bad}}}\n"),
+            format!(
+                "defaults: {{weights: {{shouldReject: {bad}}}}}\n{HEAD}    expect: {{shouldReject: true}}\n"
+            ),
+        ] {
+            let err = load_err(&text);
+            assert!(err.contains("a whole number from 0 to"), "{bad}: {err}");
+            assert!(err.contains("without a sign, a fraction"), "{bad}: {err}");
+        }
+    }
     let suite = parse_suite(
         Path::new("suite.yaml"),
         &format!("defaults: {{threshold: 70}}\n{HEAD}    expect: {{shouldReject: true}}\n"),

@@ -409,6 +409,15 @@ fn leading_zero(text: &str, line: usize, column: usize) -> Option<&str> {
     zeroed.then_some(written)
 }
 
+/// Nesting deeper than [`MAX_DEPTH`], in the author's words.
+fn too_deep() -> (String, &'static str) {
+    (
+        format!("the document nests deeper than {MAX_DEPTH} lists and mappings"),
+        "flatten it: `not: {not: CHECK}` is CHECK itself, and an `all` (or `any`) inside another \
+         is one list of checks",
+    )
+}
+
 /// The reader's own errors that its words leave a suite's author without a next step (review
 /// 25g: "budget breached: Nodes { nodes: 250001 }", "use from_str_multiple"), said in the
 /// author's terms with a hint. `None` for every other error.
@@ -420,12 +429,13 @@ fn reader_words(
 ) -> Option<(String, &'static str)> {
     use serde_saphyr::budget::BudgetBreach;
     Some(match inner {
+        // The scanner's own depth guard fires before the budget's for flow collections nested
+        // thousands deep (`[[[[…`); it is the same breach (review 25j).
+        serde_saphyr::Error::ExternalMessage { msg, .. } if msg == "recursion limit exceeded" => {
+            too_deep()
+        }
         serde_saphyr::Error::Budget { breach, .. } => match breach {
-            BudgetBreach::Depth { .. } => (
-                format!("the document nests deeper than {MAX_DEPTH} lists and mappings"),
-                "flatten it: `not: {not: CHECK}` is CHECK itself, and an `all` (or `any`) inside \
-                 another is one list of checks",
-            ),
+            BudgetBreach::Depth { .. } => too_deep(),
             BudgetBreach::Aliases { .. }
             | BudgetBreach::AliasAnchorRatio { .. }
             | BudgetBreach::Anchors { .. } => (
@@ -659,6 +669,12 @@ mod tests {
         let cases = [
             (
                 format!("a: {}1{}\n", "[".repeat(70), "]".repeat(70)),
+                "nests deeper than 64",
+                "hint: flatten it",
+            ),
+            // Review 25j: 100,000 levels reached the scanner's own guard first, with no hint.
+            (
+                format!("a: {}1{}\n", "[".repeat(100_000), "]".repeat(100_000)),
                 "nests deeper than 64",
                 "hint: flatten it",
             ),

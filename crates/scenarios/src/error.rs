@@ -118,6 +118,14 @@ pub(crate) fn users_words(message: &str) -> (String, Option<&'static str>) {
             Some("a score is a percentage of the checks' weight: e.g. `threshold: 70`"),
         );
     }
+    // Every other whole number (a weight, a count, a timeout): the range alone left `-1`, `.nan`
+    // and `2.5` without a next step (review 25j).
+    if out.contains("invalid value: expected a whole number from 0 to ") {
+        return (
+            out,
+            Some("write it without a sign, a fraction or an exponent, e.g. `2`"),
+        );
+    }
     (out, None)
 }
 

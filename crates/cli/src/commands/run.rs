@@ -217,8 +217,9 @@ pub(crate) async fn run_to(
 
 /// The first Ctrl-C (SIGINT, which Slurm's `--signal=B:INT@…` sends before a time limit) or,
 /// on Unix, SIGTERM (what Kubernetes and Slurm send on preemption or cancel): stop dispatching;
-/// a second Ctrl-C: abort in-flight scenarios. The listeners exist when this returns, so a
+/// a second Ctrl-C or SIGTERM: abort in-flight scenarios. The listeners exist when this returns, so a
 /// signal sent at once is not lost (nor ignored, as a shell's background job inherits SIGINT).
+/// The second signal may be either.
 pub(crate) fn watch_ctrl_c(
     stop: tokio_util::sync::CancellationToken,
     abort: tokio_util::sync::CancellationToken,
@@ -249,8 +250,12 @@ pub(crate) fn watch_ctrl_c(
         let _ = tokio::signal::ctrl_c().await;
         errln!("\ninterrupted: finishing scenarios in flight (Ctrl-C again to abort)");
         stop.cancel();
+        // A second SIGTERM aborts too: `timeout` and a supervisor may send it again.
         #[cfg(unix)]
-        next(&mut int).await;
+        tokio::select! {
+            () = next(&mut int) => {}
+            () = next(&mut term) => {}
+        }
         #[cfg(not(unix))]
         let _ = tokio::signal::ctrl_c().await;
         errln!("aborting: dropping scenarios in flight");

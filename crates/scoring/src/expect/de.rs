@@ -482,7 +482,28 @@ fn list<'de, A: MapAccess<'de>>(key: &str, map: &mut A) -> Result<Vec<String>, A
     if items.0.is_empty() {
         return Err(A::Error::custom(format!("`{key}` needs at least one item")));
     }
-    items.0.into_iter().map(|s| nonblank(key, s)).collect()
+    let items: Vec<String> = items
+        .0
+        .into_iter()
+        .map(|s| nonblank(key, s))
+        .collect::<Result<_, _>>()?;
+    no_twice(key, items.iter().map(String::as_str))?;
+    Ok(items)
+}
+
+/// Two items of one list that every check reads as the same text are one check written twice:
+/// a load error like a key declared twice (review 25j: 300,000 copies of one needle loaded).
+fn no_twice<'s, E: de::Error>(key: &str, items: impl Iterator<Item = &'s str>) -> Result<(), E> {
+    let mut seen = std::collections::HashSet::new();
+    for item in items {
+        if !seen.insert(super::view::one_space(&super::matcher::fold(item))) {
+            return Err(E::custom(format!(
+                "`{key}` lists {item:?} twice (as every check reads text): each item is one \
+                 check, so write it once"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The topics of `key` (`shouldMention`, `shouldWarn`, `shouldAskFor`): one or a list, each a
@@ -507,7 +528,11 @@ fn topics<'de, A: MapAccess<'de>>(key: &str, map: &mut A) -> Result<Vec<Topic>, 
                 synonyms,
             })
         })
-        .collect()
+        .collect::<Result<Vec<Topic>, A::Error>>()
+        .and_then(|topics| {
+            no_twice(key, topics.iter().map(|t| t.topic.as_str()))?;
+            Ok(topics)
+        })
 }
 
 /// A single item or a list of them (`shouldContain: fee` or `shouldContain: [fee, total]`).

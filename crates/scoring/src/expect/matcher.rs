@@ -279,6 +279,39 @@ impl Matcher {
     }
 }
 
+impl Matcher {
+    /// [`Matcher::test`] on a call's function name, which is an identifier: text compares as
+    /// [`same_function`] does (code point for code point), not case-folded, so a
+    /// `customValidator` on `/plan/0/function` agrees with `expectedFunction` (review 25j).
+    /// Operators that do not compare text behave as in `test`.
+    #[must_use]
+    pub fn test_identifier(&self, actual: Option<&Value>) -> bool {
+        let name = actual.and_then(Value::as_str);
+        let is = |expected: &Value| match (expected, name) {
+            (Value::String(e), Some(n)) => Some(same_function(e, n)),
+            _ => None,
+        };
+        match self {
+            Self::Eq(e) => is(e).unwrap_or_else(|| self.test(actual)),
+            Self::Ne(e) => is(e).map_or_else(|| self.test(actual), |same| !same),
+            Self::In(options) => options
+                .iter()
+                .any(|o| is(o).unwrap_or_else(|| Self::Eq(o.clone()).test(actual))),
+            Self::NotIn(options) => {
+                actual.is_some_and(|v| !v.is_null())
+                    && options
+                        .iter()
+                        .all(|o| Self::Ne(o.clone()).test_identifier(actual))
+            }
+            Self::Contains(Value::String(needle)) => match name {
+                Some(n) => n.contains(needle.as_str()),
+                None => self.test(actual),
+            },
+            _ => self.test(actual),
+        }
+    }
+}
+
 impl fmt::Display for Matcher {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let list = |items: &[Value]| items.iter().map(show).collect::<Vec<_>>().join(", ");
