@@ -10,9 +10,9 @@
 //! `heldout8.jsonl` too, since round 9 all twelve, `heldout9.jsonl` too, since round 10 all
 //! thirteen, `heldout10.jsonl` too, since round 11 all fourteen, `heldout11.jsonl` too, since
 //! round 12 all fifteen, `heldout12.jsonl` too, since round 13 all sixteen, `heldout13.jsonl`
-//! too, since round 14 all seventeen, `heldout14.jsonl` too, and since round 16 all eighteen,
-//! `heldout15.jsonl` too (fixtures/labelled/README.md); a newer set (`heldout16.jsonl`) is
-//! measured with `--file`.
+//! too, since round 14 all seventeen, `heldout14.jsonl` too, since round 16 all eighteen,
+//! `heldout15.jsonl` too, and since round 18 all nineteen, `heldout16.jsonl` too
+//! (fixtures/labelled/README.md); a newer set (`heldout17.jsonl`) is measured with `--file`.
 
 use scoring::CheckKind;
 use scoring::expect::{
@@ -20,7 +20,7 @@ use scoring::expect::{
     warns_by_rules,
 };
 
-const CORPORA: [(&str, &str); 18] = [
+const CORPORA: [(&str, &str); 19] = [
     (
         "replies.jsonl",
         include_str!("../../../fixtures/labelled/replies.jsonl"),
@@ -92,6 +92,10 @@ const CORPORA: [(&str, &str); 18] = [
     (
         "heldout15.jsonl",
         include_str!("../../../fixtures/labelled/heldout15.jsonl"),
+    ),
+    (
+        "heldout16.jsonl",
+        include_str!("../../../fixtures/labelled/heldout16.jsonl"),
     ),
 ];
 

@@ -24,6 +24,7 @@ mod review25e_rules;
 mod review25f;
 mod review25i;
 mod review25j;
+mod review25j_checks;
 mod round10_rules;
 mod round11_rules;
 mod round12_rules;
