@@ -31,6 +31,7 @@ mod review26o_batches;
 mod review26p_batches;
 mod review26q_batches;
 mod review26r_batches;
+mod review26s_batches;
 mod round_d_gate;
 mod round_e_gate;
 mod round_f_gate;

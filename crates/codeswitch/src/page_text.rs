@@ -3,7 +3,8 @@
 //! recipe site's "Jump to Recipe", a social app's "See translation" and "Liked by … and 231
 //! others", an app's pre-filled share text ("Check out this song on Spotify"), a meeting
 //! invitation's "Join Zoom Meeting" and "Meeting ID:", an auto-caption's "Thank you for
-//! watching.", an e-reader's "- Your Highlight on page 45 | Location 680-682 | Added on …".
+//! watching.", an e-reader's "- Your Highlight on page 45 | Location 680-682 | Added on …", a
+//! navigation app's "Turn left onto Camino Real", a journal article's "Corresponding author:".
 //! It is English whatever language the writer wrote in, so it is no evidence that the writer
 //! switched: the tagger reads it as it reads a link, as no word of either language ([`spans`]).
 
@@ -43,6 +44,12 @@ const WHOLE: &[&str] = &[
     "more phone numbers",
     "learn more | meeting options",
     "download teams | join on the web",
+    // A navigation app's spoken directions (review 26s).
+    "your destination is on the left",
+    "your destination is on the right",
+    "you have arrived at your destination",
+    "you have arrived",
+    "rerouting",
     // Auto-captions and video endings.
     "thank you for watching",
     "thanks for watching",
@@ -73,6 +80,35 @@ const OPENINGS: &[&str] = &[
     "meeting id:",
     "passcode:",
     "or dial:",
+    // A navigation app's directions (review 26s): "Head north on Calle Los Olivos toward
+    // Avenida Central", "Turn left onto Camino Real, then turn right".
+    "head north on ",
+    "head south on ",
+    "head east on ",
+    "head west on ",
+    "head northeast on ",
+    "head northwest on ",
+    "head southeast on ",
+    "head southwest on ",
+    "turn left onto ",
+    "turn right onto ",
+    "slight left onto ",
+    "slight right onto ",
+    "sharp left onto ",
+    "sharp right onto ",
+    "continue onto ",
+    "merge onto ",
+    "at the roundabout, take the ",
+    // A journal article's front matter (review 26s): "Submitted on: 10/03/2023",
+    // "Corresponding author: …", "How to cite this article: …".
+    "submitted on:",
+    "received on:",
+    "accepted on:",
+    "published on:",
+    "published online:",
+    "corresponding author:",
+    "how to cite this article:",
+    "article history:",
     // E-reader exports: "- Your Highlight on page 45 | Location 680-682 | Added on …".
     "- your highlight on",
     "- your note on",
@@ -171,6 +207,18 @@ mod tests {
             covered("Hier ist der Link.\nJoin Zoom Meeting\nMeeting ID: 845 1234 5678"),
             ["Join Zoom Meeting", "Meeting ID: 845 1234 5678"]
         );
+        assert_eq!(
+            covered("Ya casi. Turn left onto Camino Real, then turn right. La casa está ahí."),
+            ["Turn left onto Camino Real, then turn right."]
+        );
+        assert_eq!(
+            covered("Estaciona aquí. Your destination is on the left."),
+            ["Your destination is on the left."]
+        );
+        assert_eq!(
+            covered("Corresponding author: Helena Tavares.\nEste estudo investiga a seca."),
+            ["Corresponding author: Helena Tavares."]
+        );
     }
 
     #[test]
@@ -180,6 +228,7 @@ mod tests {
             "I liked the show more than the book.",
             "Check out this place, está buenísimo.",
             "Nos vemos mañana, see you there!",
+            "Después del puente turn left, ahí está la tienda.",
         ] {
             assert!(covered(text).is_empty(), "{text}: {:?}", covered(text));
         }

@@ -249,6 +249,13 @@ impl LanguagePair {
         }
         super::loans::settle(self.first, self.second, out);
         self.settle_lone_i(out);
+        let script_partner = [self.first, self.second]
+            .iter()
+            .any(|l| *l != Language::English && !l.is_latin());
+        let english_pair = self.first == Language::English || self.second == Language::English;
+        if english_pair && script_partner {
+            untag_element_symbols(out, sentence_starts);
+        }
     }
 
     /// A lone "I": in German–English it may be Bavarian "ich" (`unfirm_dialect_look_alikes`);
@@ -870,8 +877,9 @@ pub(crate) fn mixes_look_alike_scripts(word: &str) -> bool {
 /// An upper-case "I" tagged English with no English word beside it in its sentence (the
 /// nearest word on either side, not across a sentence break) is the Roman numeral one, not
 /// the pronoun: "Isabel I y Carlos I", "diabetes tipo I", "fase I", "Петра I", "I типа". The
-/// pronoun always stands beside English ("pero I think", "and I"); the numeral is tagged a
-/// number, no word of either language.
+/// pronoun always stands beside English ("pero I think", "and I") or opens a sentence before a
+/// word either language may have ("I mean, …"); the numeral is tagged a number, no word of
+/// either language.
 fn untag_roman_numeral_i(out: &mut [TaggedWord]) {
     let english = WordTag::Lang(Language::English);
     let is_break = |w: &TaggedWord| {
@@ -890,14 +898,63 @@ fn untag_roman_numeral_i(out: &mut [TaggedWord]) {
                 .iter()
                 .find(|w| is_word(w) || is_break(w))
                 .filter(|w| is_word(w));
-            ![left, right]
-                .into_iter()
-                .flatten()
-                .any(|w| w.tag == english)
+            // "I mean, …" opening a sentence before a word of either language is the pronoun
+            // (review 26s): a numeral follows what it numbers.
+            let opens = left.is_none()
+                && right.is_some_and(|w| {
+                    w.tag == WordTag::Untagged(UntaggedReason::Ambiguous)
+                        && w.text.starts_with(|c: char| c.is_ascii_lowercase())
+                });
+            !opens
+                && ![left, right]
+                    .into_iter()
+                    .flatten()
+                    .any(|w| w.tag == english)
         })
         .collect();
     for i in numerals {
         out[i].tag = WordTag::Untagged(UntaggedReason::Number);
+    }
+}
+
+/// Chemical element symbols spelled like English words ("He", "In", "As", "Be", "No", "At",
+/// "Am"), written as a symbol is: a capital and a small letter.
+const ELEMENT_SYMBOL_WORDS: &[&str] = &["He", "In", "As", "Be", "No", "At", "Am"];
+
+/// Beside another script (review 26s: "عنصر الهيليوم رمزه He", "соединения In и As",
+/// "BeとHeの原子番号"), a word of [`ELEMENT_SYMBOL_WORDS`] with no English word beside it is an
+/// element's symbol, no English: English writes these words in small letters inside a sentence.
+/// So it is untagged (`symbol`) where it stands inside a sentence, and at a sentence's start too
+/// in Chinese and Japanese text, which has no capitals of its own to start with (a Russian or
+/// Arabic sentence opening with "No," keeps its switch).
+fn untag_element_symbols(out: &mut [TaggedWord], sentence_starts: &[usize]) {
+    let english = WordTag::Lang(Language::English);
+    let is_word = |w: &TaggedWord| w.tag != WordTag::Untagged(UntaggedReason::Symbol);
+    let is_break = |w: &TaggedWord| {
+        w.tag == WordTag::Untagged(UntaggedReason::Symbol) && w.text.chars().any(is_sentence_break)
+    };
+    let cjk = out.iter().any(|w| {
+        w.text.chars().any(|c| {
+            matches!(
+                c.script(),
+                Script::Han | Script::Hiragana | Script::Katakana
+            )
+        })
+    });
+    let symbols: Vec<usize> = (0..out.len())
+        .filter(|&i| ELEMENT_SYMBOL_WORDS.contains(&out[i].text.as_str()) && out[i].tag == english)
+        .filter(|&i| cjk || !sentence_starts.contains(&i))
+        .filter(|&i| {
+            let left = out[..i].iter().rev().find(|w| is_word(w) || is_break(w));
+            let right = out[i + 1..].iter().find(|w| is_word(w) || is_break(w));
+            ![left, right]
+                .into_iter()
+                .flatten()
+                .any(|w| w.tag == english && !ELEMENT_SYMBOL_WORDS.contains(&w.text.as_str()))
+        })
+        .collect();
+    for i in symbols {
+        out[i].tag = WordTag::Untagged(UntaggedReason::Symbol);
     }
 }
 

@@ -620,3 +620,52 @@ fn latin_letters_glued_to_han_or_a_face_are_no_english() {
         ],
     );
 }
+
+/// Review 26s: an element symbol spelled like an English word ("He", "In", "As") alone among
+/// another script's words is a symbol; in small letters, beside English, or opening a Russian
+/// sentence ("No, …") it stays English.
+#[test]
+fn element_symbols_beside_another_script_are_no_english() {
+    let tag = |first: &str, text: &str, word: &str| {
+        LanguagePair::parse(first, "English")
+            .expect("a supported pair")
+            .tag(text)
+            .into_iter()
+            .find(|w| w.text == word)
+            .map(|w| w.tag)
+    };
+    assert_eq!(
+        tag("Russian", "Соединения In и As дороги.", "In"),
+        Some(SYM)
+    );
+    assert_eq!(
+        tag("Russian", "Соединения In и As дороги.", "As"),
+        Some(SYM)
+    );
+    assert_eq!(
+        tag("Arabic", "عنصر الهيليوم رمزه He وهو غاز", "He"),
+        Some(SYM)
+    );
+    assert_eq!(tag("Japanese", "InとAsを組み合わせる", "In"), Some(SYM));
+    assert_eq!(tag("Russian", "No, я не пойду.", "No"), Some(EN));
+    assert_eq!(tag("Russian", "Он сказал, что he is busy.", "he"), Some(EN));
+    assert_eq!(
+        tag("Russian", "Встреча At the office завтра.", "At"),
+        Some(EN)
+    );
+    assert_eq!(tag("Arabic", "رمزه He وهو", "وهو"), Some(AR));
+    assert_eq!(tag("Russian", "и", "и"), Some(RU));
+    // "I mean, …" opening a sentence is the pronoun, not the Roman numeral.
+    assert_eq!(
+        tag(
+            "Tagalog",
+            "I mean, hindi ko naman sinasabing mali siya.",
+            "I"
+        ),
+        Some(EN)
+    );
+    assert_eq!(
+        tag("Spanish", "Isabel I y Carlos I reinaron.", "I"),
+        Some(NUM)
+    );
+}

@@ -160,3 +160,11 @@ pub(crate) fn assert_verdicts(all: &[Batch], known_open: &[(&str, &str)]) {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     assert_eq!(still_open.len(), known_open.len());
 }
+
+/// A probe set of `n` batches, half of them real code switching, checked by [`assert_verdicts`].
+pub(crate) fn assert_probe_set(data: &str, n: usize, known_open: &[(&str, &str)]) {
+    let all = batches(data);
+    assert_eq!(all.len(), n);
+    assert_eq!(all.iter().filter(|b| b.accept).count(), n / 2);
+    assert_verdicts(&all, known_open);
+}
