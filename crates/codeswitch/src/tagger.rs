@@ -874,6 +874,18 @@ pub(crate) fn mixes_look_alike_scripts(word: &str) -> bool {
     latin && other
 }
 
+/// The nearest word on either side of `out[i]` in its sentence: `None` on a side where a
+/// sentence break, or the text's edge, comes first. Punctuation and symbols are skipped.
+fn sentence_neighbours(out: &[TaggedWord], i: usize) -> [Option<&TaggedWord>; 2] {
+    let is_word = |w: &&TaggedWord| w.tag != WordTag::Untagged(UntaggedReason::Symbol);
+    let is_break = |w: &&TaggedWord| {
+        w.tag == WordTag::Untagged(UntaggedReason::Symbol) && w.text.chars().any(is_sentence_break)
+    };
+    let left = out[..i].iter().rev().find(|w| is_word(w) || is_break(w));
+    let right = out[i + 1..].iter().find(|w| is_word(w) || is_break(w));
+    [left.filter(is_word), right.filter(is_word)]
+}
+
 /// An upper-case "I" tagged English with no English word beside it in its sentence (the
 /// nearest word on either side, not across a sentence break) is the Roman numeral one, not
 /// the pronoun: "Isabel I y Carlos I", "diabetes tipo I", "fase I", "Петра I", "I типа". The
@@ -882,22 +894,10 @@ pub(crate) fn mixes_look_alike_scripts(word: &str) -> bool {
 /// either language.
 fn untag_roman_numeral_i(out: &mut [TaggedWord]) {
     let english = WordTag::Lang(Language::English);
-    let is_break = |w: &TaggedWord| {
-        w.tag == WordTag::Untagged(UntaggedReason::Symbol) && w.text.chars().any(is_sentence_break)
-    };
-    let is_word = |w: &TaggedWord| w.tag != WordTag::Untagged(UntaggedReason::Symbol);
     let numerals: Vec<usize> = (0..out.len())
         .filter(|&i| out[i].text == "I" && out[i].tag == english)
         .filter(|&i| {
-            let left = out[..i]
-                .iter()
-                .rev()
-                .find(|w| is_word(w) || is_break(w))
-                .filter(|w| is_word(w));
-            let right = out[i + 1..]
-                .iter()
-                .find(|w| is_word(w) || is_break(w))
-                .filter(|w| is_word(w));
+            let [left, right] = sentence_neighbours(out, i);
             // "I mean, …" opening a sentence before a word of either language is the pronoun
             // (review 26s): a numeral follows what it numbers.
             let opens = left.is_none()
@@ -929,10 +929,6 @@ const ELEMENT_SYMBOL_WORDS: &[&str] = &["He", "In", "As", "Be", "No", "At", "Am"
 /// Arabic sentence opening with "No," keeps its switch).
 fn untag_element_symbols(out: &mut [TaggedWord], sentence_starts: &[usize]) {
     let english = WordTag::Lang(Language::English);
-    let is_word = |w: &TaggedWord| w.tag != WordTag::Untagged(UntaggedReason::Symbol);
-    let is_break = |w: &TaggedWord| {
-        w.tag == WordTag::Untagged(UntaggedReason::Symbol) && w.text.chars().any(is_sentence_break)
-    };
     let cjk = out.iter().any(|w| {
         w.text.chars().any(|c| {
             matches!(
@@ -945,9 +941,7 @@ fn untag_element_symbols(out: &mut [TaggedWord], sentence_starts: &[usize]) {
         .filter(|&i| ELEMENT_SYMBOL_WORDS.contains(&out[i].text.as_str()) && out[i].tag == english)
         .filter(|&i| cjk || !sentence_starts.contains(&i))
         .filter(|&i| {
-            let left = out[..i].iter().rev().find(|w| is_word(w) || is_break(w));
-            let right = out[i + 1..].iter().find(|w| is_word(w) || is_break(w));
-            ![left, right]
+            !sentence_neighbours(out, i)
                 .into_iter()
                 .flatten()
                 .any(|w| w.tag == english && !ELEMENT_SYMBOL_WORDS.contains(&w.text.as_str()))

@@ -277,9 +277,7 @@ impl Matcher {
             },
         }
     }
-}
 
-impl Matcher {
     /// [`Matcher::test`] on a call's function name, which is an identifier: text compares as
     /// [`same_function`] does (code point for code point), not case-folded, so a
     /// `customValidator` on `/plan/0/function` agrees with `expectedFunction` (review 25j).
@@ -296,7 +294,7 @@ impl Matcher {
             Self::Ne(e) => is(e).map_or_else(|| self.test(actual), |same| !same),
             Self::In(options) => options
                 .iter()
-                .any(|o| is(o).unwrap_or_else(|| Self::Eq(o.clone()).test(actual))),
+                .any(|o| Self::Eq(o.clone()).test_identifier(actual)),
             Self::NotIn(options) => {
                 actual.is_some_and(|v| !v.is_null())
                     && options
