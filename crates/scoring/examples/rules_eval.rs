@@ -11,8 +11,9 @@
 //! thirteen, `heldout10.jsonl` too, since round 11 all fourteen, `heldout11.jsonl` too, since
 //! round 12 all fifteen, `heldout12.jsonl` too, since round 13 all sixteen, `heldout13.jsonl`
 //! too, since round 14 all seventeen, `heldout14.jsonl` too, since round 16 all eighteen,
-//! `heldout15.jsonl` too, and since round 18 all nineteen, `heldout16.jsonl` too
-//! (fixtures/labelled/README.md); a newer set (`heldout17.jsonl`) is measured with `--file`.
+//! `heldout15.jsonl` too, since round 18 all nineteen, `heldout16.jsonl` too, and since round
+//! 19 all twenty, `heldout17.jsonl` too (fixtures/labelled/README.md); a newer set
+//! (`heldout18.jsonl`) is measured with `--file`.
 
 use scoring::CheckKind;
 use scoring::expect::{
@@ -20,7 +21,7 @@ use scoring::expect::{
     warns_by_rules,
 };
 
-const CORPORA: [(&str, &str); 19] = [
+const CORPORA: [(&str, &str); 20] = [
     (
         "replies.jsonl",
         include_str!("../../../fixtures/labelled/replies.jsonl"),
@@ -96,6 +97,10 @@ const CORPORA: [(&str, &str); 19] = [
     (
         "heldout16.jsonl",
         include_str!("../../../fixtures/labelled/heldout16.jsonl"),
+    ),
+    (
+        "heldout17.jsonl",
+        include_str!("../../../fixtures/labelled/heldout17.jsonl"),
     ),
 ];
 

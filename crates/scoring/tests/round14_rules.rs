@@ -41,7 +41,6 @@ fn deflections_and_staff_refusals_are_no_sure_no() {
         "I'd suggest asking your pharmacist about that one.",
         "The planning office has no role in disputes between neighbours.",
         "Taking the roof off a listed building goes against the conservation rules.",
-        "The site manager won't sign off the scaffold until the inspection is done.",
         "Our groomers don't clip cats.",
         "Lamentamos, pero los cambios de nombre no se aceptan por chat.",
     ] {
@@ -51,6 +50,10 @@ fn deflections_and_staff_refusals_are_no_sure_no() {
             "{text}: {o:?}"
         );
     }
+    // A refusal until a condition is met is never a sure "no"; whether its guess is yes is the
+    // classifier's call (round 19's retraining leans no, p = 0.20: it reads as a deferral).
+    let o = refuses("The site manager won't sign off the scaffold until the inspection is done.");
+    assert_eq!(o.verdict, RuleVerdict::Unsure, "{o:?}");
     // Reassurance in the same shapes is no refusal.
     for text in [
         "Our team won't charge you for the second visit.",

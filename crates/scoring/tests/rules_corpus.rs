@@ -395,20 +395,20 @@ type PerRule = [[f64; 4]; 3];
 
 #[test]
 fn every_rule_keeps_its_training_figures() {
-    // Since issue 25's eighteenth round all nineteen files train the classifiers beside the three rules
+    // Since issue 25's nineteenth round all twenty files train the classifiers beside the three rules
     // (`cargo xtask rules-model`), so these are TRAINING figures (in sample), not held-out
     // ones: they keep a change from silently costing accuracy on replies already labelled.
     // The development estimate is the nested leave-one-domain-out cross-validation the trainer
     // prints, the honest one a set written afterwards (BENCHMARKS.md). Per file: ask, refuse,
     // warn as [accuracy, recall, sure-and-wrong, unsure], at the measured figures.
-    let files: [(&str, Vec<LabelledReply>, PerRule); 19] = [
+    let files: [(&str, Vec<LabelledReply>, PerRule); 20] = [
         (
             "replies",
             replies(),
             [
-                [0.984, 0.948, 0.004, 0.024],
-                [0.992, 1.0, 0.0, 0.053],
-                [0.984, 0.979, 0.0, 0.081],
+                [0.988, 0.966, 0.004, 0.024],
+                [1.0, 1.0, 0.0, 0.045],
+                [0.988, 0.979, 0.0, 0.081],
             ],
         ),
         (
@@ -417,7 +417,7 @@ fn every_rule_keeps_its_training_figures() {
             [
                 [0.983, 1.0, 0.017, 0.017],
                 [1.0, 1.0, 0.0, 0.033],
-                [0.983, 1.0, 0.0, 0.083],
+                [1.0, 1.0, 0.0, 0.067],
             ],
         ),
         (
@@ -426,7 +426,7 @@ fn every_rule_keeps_its_training_figures() {
             [
                 [1.0, 1.0, 0.0, 0.014],
                 [1.0, 1.0, 0.0, 0.028],
-                [1.0, 1.0, 0.0, 0.105],
+                [1.0, 1.0, 0.0, 0.112],
             ],
         ),
         (
@@ -435,7 +435,7 @@ fn every_rule_keeps_its_training_figures() {
             [
                 [0.981, 0.889, 0.0, 0.019],
                 [0.991, 1.0, 0.0, 0.047],
-                [0.963, 0.983, 0.009, 0.178],
+                [0.972, 0.983, 0.009, 0.178],
             ],
         ),
         (
@@ -443,8 +443,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout2(),
             [
                 [0.994, 0.989, 0.003, 0.076],
-                [0.982, 0.985, 0.0, 0.04],
-                [0.988, 0.972, 0.009, 0.14],
+                [0.982, 0.985, 0.0, 0.043],
+                [0.982, 0.93, 0.018, 0.131],
             ],
         ),
         (
@@ -452,8 +452,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout3(),
             [
                 [0.987, 0.979, 0.0, 0.092],
-                [0.971, 0.989, 0.018, 0.053],
-                [0.968, 0.921, 0.008, 0.235],
+                [0.963, 0.957, 0.021, 0.058],
+                [0.968, 0.912, 0.011, 0.232],
             ],
         ),
         (
@@ -461,8 +461,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout4(),
             [
                 [0.958, 0.9, 0.028, 0.163],
-                [0.986, 0.964, 0.011, 0.059],
-                [0.961, 0.94, 0.006, 0.289],
+                [0.983, 0.94, 0.017, 0.067],
+                [0.963, 0.93, 0.008, 0.284],
             ],
         ),
         (
@@ -470,8 +470,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout5(),
             [
                 [0.953, 0.898, 0.018, 0.108],
-                [0.934, 0.907, 0.018, 0.095],
-                [0.963, 0.941, 0.005, 0.232],
+                [0.939, 0.884, 0.016, 0.108],
+                [0.958, 0.892, 0.011, 0.232],
             ],
         ),
         (
@@ -479,8 +479,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout6(),
             [
                 [0.982, 0.971, 0.013, 0.089],
-                [0.969, 0.988, 0.013, 0.076],
-                [0.961, 0.896, 0.01, 0.201],
+                [0.971, 0.975, 0.013, 0.083],
+                [0.958, 0.878, 0.01, 0.203],
             ],
         ),
         (
@@ -488,8 +488,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout7(),
             [
                 [0.971, 0.972, 0.005, 0.151],
-                [0.984, 0.988, 0.008, 0.06],
-                [0.964, 0.938, 0.013, 0.24],
+                [0.982, 0.965, 0.008, 0.073],
+                [0.964, 0.938, 0.013, 0.255],
             ],
         ),
         (
@@ -497,26 +497,26 @@ fn every_rule_keeps_its_training_figures() {
             heldout8(),
             [
                 [0.99, 0.991, 0.003, 0.167],
-                [0.979, 0.976, 0.013, 0.086],
-                [0.979, 0.927, 0.01, 0.24],
+                [0.971, 0.916, 0.021, 0.094],
+                [0.974, 0.909, 0.013, 0.245],
             ],
         ),
         (
             "heldout9",
             heldout9(),
             [
-                [0.966, 0.918, 0.018, 0.167],
-                [0.974, 0.92, 0.021, 0.07],
-                [0.964, 0.928, 0.021, 0.258],
+                [0.966, 0.918, 0.016, 0.169],
+                [0.964, 0.874, 0.026, 0.078],
+                [0.956, 0.874, 0.036, 0.237],
             ],
         ),
         (
             "heldout10",
             heldout10(),
             [
-                [0.935, 0.858, 0.055, 0.198],
-                [0.943, 0.817, 0.021, 0.167],
-                [0.943, 0.912, 0.021, 0.349],
+                [0.938, 0.867, 0.055, 0.198],
+                [0.909, 0.667, 0.042, 0.164],
+                [0.943, 0.864, 0.029, 0.336],
             ],
         ),
         (
@@ -524,17 +524,17 @@ fn every_rule_keeps_its_training_figures() {
             heldout11(),
             [
                 [0.979, 0.963, 0.013, 0.167],
-                [0.953, 0.833, 0.031, 0.107],
-                [0.964, 0.957, 0.008, 0.336],
+                [0.945, 0.786, 0.029, 0.128],
+                [0.964, 0.923, 0.018, 0.315],
             ],
         ),
         (
             "heldout12",
             heldout12(),
             [
-                [0.953, 0.862, 0.034, 0.146],
-                [0.992, 1.0, 0.008, 0.078],
-                [0.961, 0.937, 0.013, 0.342],
+                [0.953, 0.862, 0.031, 0.149],
+                [0.992, 1.0, 0.003, 0.084],
+                [0.958, 0.913, 0.021, 0.334],
             ],
         ),
         (
@@ -542,8 +542,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout13(),
             [
                 [0.945, 0.83, 0.039, 0.166],
-                [0.972, 0.935, 0.014, 0.136],
-                [0.967, 0.947, 0.008, 0.316],
+                [0.972, 0.909, 0.017, 0.141],
+                [0.964, 0.904, 0.017, 0.307],
             ],
         ),
         (
@@ -551,8 +551,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout14(),
             [
                 [0.926, 0.813, 0.048, 0.155],
-                [0.94, 0.828, 0.051, 0.125],
-                [0.917, 0.83, 0.045, 0.31],
+                [0.929, 0.782, 0.054, 0.149],
+                [0.905, 0.773, 0.051, 0.307],
             ],
         ),
         (
@@ -560,8 +560,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout15(),
             [
                 [0.922, 0.867, 0.036, 0.186],
-                [0.952, 0.823, 0.033, 0.114],
-                [0.925, 0.768, 0.045, 0.24],
+                [0.94, 0.759, 0.042, 0.111],
+                [0.913, 0.683, 0.054, 0.231],
             ],
         ),
         (
@@ -569,8 +569,17 @@ fn every_rule_keeps_its_training_figures() {
             heldout16(),
             [
                 [0.961, 0.922, 0.021, 0.232],
-                [0.967, 0.92, 0.021, 0.11],
-                [0.943, 0.844, 0.03, 0.307],
+                [0.961, 0.897, 0.015, 0.152],
+                [0.946, 0.844, 0.03, 0.307],
+            ],
+        ),
+        (
+            "heldout17",
+            heldout17(),
+            [
+                [0.955, 0.938, 0.027, 0.199],
+                [0.952, 0.855, 0.039, 0.077],
+                [0.946, 0.844, 0.045, 0.262],
             ],
         ),
     ];
@@ -601,8 +610,8 @@ fn the_classifiers_improve_on_the_rules_alone() {
     assert!(after[2].accuracy() > before[2].accuracy() + 0.08);
 }
 
-/// The nineteen files that train the classifiers (`TRAINING_FILES` in `xtask/src/rules_model.rs`).
-fn training() -> [Vec<LabelledReply>; 19] {
+/// The twenty files that train the classifiers (`TRAINING_FILES` in `xtask/src/rules_model.rs`).
+fn training() -> [Vec<LabelledReply>; 20] {
     [
         replies(),
         heldout(),
@@ -623,6 +632,7 @@ fn training() -> [Vec<LabelledReply>; 19] {
         heldout14(),
         heldout15(),
         heldout16(),
+        heldout17(),
     ]
 }
 
@@ -652,7 +662,7 @@ fn heldout5_to_heldout15_are_shaped_as_the_issue_asks_and_share_no_reply() {
     // 6", "round 7", "round 8"); heldout5 has trained the classifiers since round 6, heldout6 to
     // heldout8 since round 8, heldout9 since round 9, heldout10 since round 10, heldout11 since
     // round 11, heldout12 since round 12, heldout13 since round 13, heldout14 since round 14,
-    // heldout15 since round 16 and heldout16 since round 18
+    // heldout15 since round 16, heldout16 since round 18 and heldout17 since round 19
     // (their figures are in
     // `every_rule_keeps_its_training_figures`). Each is
     // shaped as the issue asks and shares no reply with any other training file.
@@ -670,6 +680,7 @@ fn heldout5_to_heldout15_are_shaped_as_the_issue_asks_and_share_no_reply() {
         (16, 336),
         (17, 334),
         (18, 336),
+        (19, 336),
     ] {
         let set = &all[at];
         assert_eq!(set.len(), n, "training file {at}");
@@ -682,21 +693,4 @@ fn heldout5_to_heldout15_are_shaped_as_the_issue_asks_and_share_no_reply() {
             .collect();
         assert_shares_no_reply(set, &others);
     }
-}
-
-#[test]
-fn heldout17_is_held_out_and_keeps_its_measured_figures() {
-    // The seventeenth held-out set (fixtures/labelled/README.md): 336 replies, 12 new domains,
-    // 51.5% not in English (24 other languages), written after round 17 by a writer who saw only
-    // the label definitions, the checks' documentation and the domains already used, never
-    // trained on, and measured once, blind, on round 17's rules (ask 95.5 / 93.8 / 2.7 / 19.9,
-    // refuse 93.8 / 79.5 / 5.1 / 6.8, warn 86.0 / 57.3 / 9.5 / 22.0), then after heldout16
-    // joined the training files (round 18: the figures held here; BENCHMARKS.md, "Issue 25,
-    // round 18").
-    let expected: PerRule = [
-        [0.955, 0.938, 0.027, 0.199],
-        [0.94, 0.819, 0.048, 0.071],
-        [0.866, 0.625, 0.089, 0.226],
-    ];
-    holds_blind_set("heldout17", &heldout17(), 336, &training(), expected);
 }
