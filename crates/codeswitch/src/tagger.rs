@@ -256,6 +256,9 @@ impl LanguagePair {
         if english_pair && script_partner {
             untag_element_symbols(out, sentence_starts);
         }
+        if english_pair {
+            untag_made_in_marks(out);
+        }
     }
 
     /// A lone "I": in German–English it may be Bavarian "ich" (`unfirm_dialect_look_alikes`);
@@ -949,6 +952,40 @@ fn untag_element_symbols(out: &mut [TaggedWord], sentence_starts: &[usize]) {
         .collect();
     for i in symbols {
         out[i].tag = WordTag::Untagged(UntaggedReason::Symbol);
+    }
+}
+
+/// "made in France", "le made in Italy", "Werkzeug made in Germany": the origin mark names a
+/// label, and French, Italian, German or Spanish writers use it as a noun phrase of their own
+/// language. "made" and "in" before a capitalised word, with no English word beside the phrase in
+/// its sentence (the nearest word before "made" and after the place), are read as that name
+/// (`name`), not as a switch (review 26s). "It's made in China, you know" keeps its English.
+fn untag_made_in_marks(out: &mut [TaggedWord]) {
+    let english = WordTag::Lang(Language::English);
+    let is_word = |w: &TaggedWord| w.tag != WordTag::Untagged(UntaggedReason::Symbol);
+    let words: Vec<usize> = (0..out.len()).filter(|&i| is_word(&out[i])).collect();
+    let marks: Vec<[usize; 2]> = words
+        .windows(3)
+        .filter(|w| {
+            let [made, inn, place] = [&out[w[0]], &out[w[1]], &out[w[2]]];
+            made.text.eq_ignore_ascii_case("made")
+                && inn.text.eq_ignore_ascii_case("in")
+                && w[1] == w[0] + 1
+                && w[2] == w[1] + 1
+                && place.text.chars().next().is_some_and(char::is_uppercase)
+                && place.text.chars().all(char::is_alphabetic)
+        })
+        .filter(|w| {
+            let [before, _] = sentence_neighbours(out, w[0]);
+            let [_, after] = sentence_neighbours(out, w[2]);
+            ![before, after].into_iter().flatten().any(|n| n.tag == english)
+        })
+        .map(|w| [w[0], w[1]])
+        .collect();
+    for [made, inn] in marks {
+        for i in [made, inn] {
+            out[i].tag = WordTag::Untagged(UntaggedReason::Name);
+        }
     }
 }
 

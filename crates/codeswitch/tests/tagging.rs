@@ -669,3 +669,35 @@ fn element_symbols_beside_another_script_are_no_english() {
         Some(NUM)
     );
 }
+
+/// Review 26s: "made in France" used as a noun phrase of another language ("le made in
+/// France", "Werkzeug made in Germany") names the origin mark; beside English ("made in China,
+/// you know") it is English.
+#[test]
+fn made_in_marks_inside_another_language_are_names() {
+    let tag = |first: &str, text: &str, at: usize| {
+        LanguagePair::parse(first, "English")
+            .expect("a supported pair")
+            .tag(text)
+            .into_iter()
+            .filter(|w| w.text == "made" || w.text == "in")
+            .nth(at)
+            .map(|w| w.tag)
+    };
+    let name = codeswitch::WordTag::Untagged(codeswitch::UntaggedReason::Name);
+    let text = "Ma tante n'achète que du made in France ou du made in Italy.";
+    for at in 0..4 {
+        assert_eq!(tag("French", text, at), Some(name), "{at}");
+    }
+    assert_eq!(
+        tag("Spanish", "Defienden el made in Spain en las ferias.", 0),
+        Some(name)
+    );
+    let english = "Ce sac est made in China, you know, mais il est solide.";
+    assert_eq!(tag("French", english, 0), Some(EN));
+    assert_eq!(tag("French", english, 1), Some(EN));
+    assert_eq!(
+        tag("Spanish", "It was made in Mexico y lo compré allá.", 0),
+        Some(EN)
+    );
+}
