@@ -978,7 +978,10 @@ fn untag_made_in_marks(out: &mut [TaggedWord]) {
         .filter(|w| {
             let [before, _] = sentence_neighbours(out, w[0]);
             let [_, after] = sentence_neighbours(out, w[2]);
-            ![before, after].into_iter().flatten().any(|n| n.tag == english)
+            ![before, after]
+                .into_iter()
+                .flatten()
+                .any(|n| n.tag == english)
         })
         .map(|w| [w[0], w[1]])
         .collect();

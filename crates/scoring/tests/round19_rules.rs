@@ -60,7 +60,11 @@ fn leaving_a_task_with_someone_is_no_warning() {
         "Hoof trimming is a job for your farrier, so I'll leave that with them.",
         "We'll leave the invoice question to your accountant.",
     ] {
-        let topic = if text.contains("invoice") { "invoice" } else { "hoof trimming" };
+        let topic = if text.contains("invoice") {
+            "invoice"
+        } else {
+            "hoof trimming"
+        };
         let o = warns(text, topic, &[]);
         assert_ne!(o.verdict, RuleVerdict::Yes, "{text}: {o:?}");
     }
