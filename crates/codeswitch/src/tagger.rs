@@ -880,13 +880,17 @@ pub(crate) fn mixes_look_alike_scripts(word: &str) -> bool {
 /// The nearest word on either side of `out[i]` in its sentence: `None` on a side where a
 /// sentence break, or the text's edge, comes first. Punctuation and symbols are skipped.
 fn sentence_neighbours(out: &[TaggedWord], i: usize) -> [Option<&TaggedWord>; 2] {
-    let is_word = |w: &&TaggedWord| w.tag != WordTag::Untagged(UntaggedReason::Symbol);
     let is_break = |w: &&TaggedWord| {
         w.tag == WordTag::Untagged(UntaggedReason::Symbol) && w.text.chars().any(is_sentence_break)
     };
     let left = out[..i].iter().rev().find(|w| is_word(w) || is_break(w));
     let right = out[i + 1..].iter().find(|w| is_word(w) || is_break(w));
-    [left.filter(is_word), right.filter(is_word)]
+    [left.filter(|w| is_word(w)), right.filter(|w| is_word(w))]
+}
+
+/// A word, not punctuation or a symbol run.
+fn is_word(w: &TaggedWord) -> bool {
+    w.tag != WordTag::Untagged(UntaggedReason::Symbol)
 }
 
 /// An upper-case "I" tagged English with no English word beside it in its sentence (the
@@ -962,33 +966,27 @@ fn untag_element_symbols(out: &mut [TaggedWord], sentence_starts: &[usize]) {
 /// (`name`), not as a switch (review 26s). "It's made in China, you know" keeps its English.
 fn untag_made_in_marks(out: &mut [TaggedWord]) {
     let english = WordTag::Lang(Language::English);
-    let is_word = |w: &TaggedWord| w.tag != WordTag::Untagged(UntaggedReason::Symbol);
-    let words: Vec<usize> = (0..out.len()).filter(|&i| is_word(&out[i])).collect();
-    let marks: Vec<[usize; 2]> = words
-        .windows(3)
-        .filter(|w| {
-            let [made, inn, place] = [&out[w[0]], &out[w[1]], &out[w[2]]];
-            made.text.eq_ignore_ascii_case("made")
+    let marks: Vec<usize> = (0..out.len().saturating_sub(2))
+        .filter(|&i| {
+            let [made, inn, place] = [&out[i], &out[i + 1], &out[i + 2]];
+            [made, inn, place].into_iter().all(is_word)
+                && made.text.eq_ignore_ascii_case("made")
                 && inn.text.eq_ignore_ascii_case("in")
-                && w[1] == w[0] + 1
-                && w[2] == w[1] + 1
                 && place.text.chars().next().is_some_and(char::is_uppercase)
                 && place.text.chars().all(char::is_alphabetic)
         })
-        .filter(|w| {
-            let [before, _] = sentence_neighbours(out, w[0]);
-            let [_, after] = sentence_neighbours(out, w[2]);
+        .filter(|&i| {
+            let [before, _] = sentence_neighbours(out, i);
+            let [_, after] = sentence_neighbours(out, i + 2);
             ![before, after]
                 .into_iter()
                 .flatten()
                 .any(|n| n.tag == english)
         })
-        .map(|w| [w[0], w[1]])
         .collect();
-    for [made, inn] in marks {
-        for i in [made, inn] {
-            out[i].tag = WordTag::Untagged(UntaggedReason::Name);
-        }
+    for i in marks {
+        out[i].tag = WordTag::Untagged(UntaggedReason::Name);
+        out[i + 1].tag = WordTag::Untagged(UntaggedReason::Name);
     }
 }
 

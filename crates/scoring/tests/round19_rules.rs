@@ -3,9 +3,9 @@
 //! Ukrainian, Arabic, Hebrew, Thai, Korean, Japanese, Chinese, Hindi) is a weak cue, and a limit,
 //! a deadline or a cost in those languages is what is at stake beside it; "closed automatically"
 //! is a consequence as "automatically closed" is; "I'll leave that with your vet" hands a task
-//! over and is no consequence.
-//! The rules are read alone where the classifier beside them may decide an unsure guess. Each text is a fresh wording written for this test, not a line of
-//! a labelled file.
+//! over and is no consequence. The rules are read alone where the classifier beside them may
+//! decide an unsure guess. Each text is a fresh wording written for this test, not a line of a
+//! labelled file.
 
 use scoring::expect::{RuleVerdict, warns, warns_by_rules};
 
@@ -56,15 +56,16 @@ fn closed_automatically_is_a_consequence() {
 
 #[test]
 fn leaving_a_task_with_someone_is_no_warning() {
-    for text in [
-        "Hoof trimming is a job for your farrier, so I'll leave that with them.",
-        "We'll leave the invoice question to your accountant.",
+    for (text, topic) in [
+        (
+            "Hoof trimming is a job for your farrier, so I'll leave that with them.",
+            "hoof trimming",
+        ),
+        (
+            "We'll leave the invoice question to your accountant.",
+            "invoice",
+        ),
     ] {
-        let topic = if text.contains("invoice") {
-            "invoice"
-        } else {
-            "hoof trimming"
-        };
         let o = warns(text, topic, &[]);
         assert_ne!(o.verdict, RuleVerdict::Yes, "{text}: {o:?}");
     }
