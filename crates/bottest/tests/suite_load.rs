@@ -227,3 +227,98 @@ fn yaml_versions_leading_zeros_and_control_ids_are_refused() {
         assert!(err.contains("visible characters only"), "{id}: {err}");
     }
 }
+
+/// Review 25l, #9, #12, #13: a tagged number in `expectedParams` is held to the rules of an
+/// untagged one (`!!float "1e-400"` underflows, `!!float "1e400"` overflows, `!!int "0050"` has a
+/// leading zero), each a located error with a hint in a parameter value's terms, not a weight's.
+#[test]
+fn tagged_numbers_in_expected_params_follow_the_untagged_rules() {
+    let params = |value: &str| {
+        load_err(&format!(
+            "{HEAD}    expect: {{expectedFunction: f, expectedParams: {{amount: {value}}}}}\n"
+        ))
+    };
+    for (value, column, message, hint) in [
+        (
+            "{gte: !!float \"1e-400\"}",
+            74,
+            "the number 1e-400 is too small for a 64-bit float",
+            "hint: quote it",
+        ),
+        (
+            "!!float \"1e-400\"",
+            68,
+            "the number 1e-400 is too small for a 64-bit float",
+            "hint: quote it",
+        ),
+        (
+            "{lte: !!float \"1e400\"}",
+            74,
+            "the number 1e400 is too large for a 64-bit float",
+            "hint: quote it",
+        ),
+        (
+            "{lte: 1e400}",
+            66,
+            "the number 1e400 is too large for a 64-bit float",
+            "hint: quote it",
+        ),
+        (
+            "!!int \"0050\"",
+            66,
+            "`0050` is a number with a leading zero",
+            "hint: write it without the leading zero",
+        ),
+        (
+            "!!int '-0050'",
+            66,
+            "`-0050` is a number with a leading zero",
+            "hint: write it without the leading zero",
+        ),
+        (
+            "!!int \"fifty\"",
+            66,
+            "`!!int \"fifty\"` cannot be read as a whole number here",
+            "hint: write the number without the tag",
+        ),
+    ] {
+        let err = params(value);
+        assert!(
+            err.starts_with(&format!("suite.yaml:5:{column}: error: ")),
+            "{value}: {err}"
+        );
+        assert!(err.contains(message), "{value}: {err}");
+        assert!(err.contains(hint), "{value}: {err}");
+        assert!(!err.contains("18446744073709551615"), "{value}: {err}");
+    }
+    let suite = parse_suite(
+        Path::new("suite.yaml"),
+        &format!(
+            "{HEAD}    expect: {{expectedFunction: f, expectedParams: {{amount: !!int \"50\", memo: !!str 1e-400}}}}\n"
+        ),
+    )
+    .expect("a tagged whole number and tagged text load");
+    assert_eq!(suite.scenarios.len(), 1);
+}
+
+/// Review 25l, #10: two `<<` merge keys in one `expect` loaded, and the first merge's checks
+/// were lost. A duplicate key, as any other, at the second one.
+#[test]
+fn two_merge_keys_in_one_mapping_are_a_duplicate_key() {
+    let err = load_err(&format!(
+        "{HEAD}    expect:\n      <<: {{shouldContain: [alpha]}}\n      <<: {{shouldContain: [omega]}}\n"
+    ));
+    assert!(
+        err.starts_with("suite.yaml:7:7: error: duplicate key `<<`"),
+        "{err}"
+    );
+    assert!(err.contains("hint: write each key once"), "{err}");
+    let suite = parse_suite(
+        Path::new("suite.yaml"),
+        &format!(
+            "{HEAD}    expect:\n      <<: [{{shouldContain: [alpha]}}, {{shouldReject: false}}]\n"
+        ),
+    )
+    .expect("one merge key with a list loads");
+    assert_eq!(suite.scenarios[0].expectations.declared_checks(), 2);
+}

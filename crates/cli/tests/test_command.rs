@@ -828,11 +828,14 @@ fn only_failed_reruns_exactly_the_failed_set_and_filters_combine() {
         .expect("scenarios")
         .iter()
         .filter(|s| {
-            s["runs"]
-                .as_array()
-                .expect("runs")
-                .iter()
-                .any(|r| r["report"]["passed"] == false)
+            s["runs"].as_array().expect("runs").iter().any(|r| {
+                r["report"]["passed"] == false
+                    || r["report"]["checks"]
+                        .as_array()
+                        .expect("checks")
+                        .iter()
+                        .any(|c| c["passed"] == false)
+            })
         })
         .map(|s| s["id"].as_str().expect("id").to_owned())
         .collect();
@@ -883,6 +886,39 @@ fn only_failed_reruns_exactly_the_failed_set_and_filters_combine() {
     let out = run(&[path, "--filter", "no-such-*"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--filter no-such-*"));
+}
+
+/// Review 25l, #11: `--only-failed` left out a scenario that passed on its score (71, above its
+/// threshold of 70) with a failed check. Every scenario with a failed check in any run is re-run.
+#[test]
+fn only_failed_reruns_a_passed_scenario_with_a_failed_check() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let suite = write_suite(
+        dir.path(),
+        "bot: {kind: scripted}\nscenarios:\n  - id: passed-with-failed-check\n    category: custom\n    steps: [\"Send 50\"]\n    expect: {expectedFunction: send_money, expectedAgent: transfers, expectedParams: {amount: 50}}\n    script: {turns: [{text: ok, plan: [{function: send_money, agent: payouts, params: {amount: 50}}, {function: send_money, agent: transfers, params: {amount: 5000}}]}]}\n  - id: clean-fail\n    category: custom\n    steps: [x]\n    expect: {shouldContain: [zzz]}\n    script: {turns: [{text: ok}]}\n  - id: clean-pass\n    category: custom\n    steps: [x]\n    expect: {shouldContain: [ok]}\n    script: {turns: [{text: ok}]}\n",
+    );
+    let path = suite.to_str().expect("utf-8");
+    let json = dir.path().join("first.json");
+    let out = run(&[path, "--json", json.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(1), "clean-fail fails");
+    let first: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("valid");
+    let report = &first["scenarios"][0]["runs"][0]["report"];
+    assert_eq!(report["passed"], true, "{report}");
+    assert_eq!(report["score"], 71, "{report}");
+    let out = run(&[
+        path,
+        "--only-failed",
+        json.to_str().expect("utf-8"),
+        "--dry-run",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let ids: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().next().expect("id").to_owned())
+        .collect();
+    assert_eq!(ids, ["passed-with-failed-check", "clean-fail"]);
 }
 
 /// Issue 29: an unwritable `--junit` path was found only after the whole (paid) suite had run.

@@ -81,20 +81,26 @@ pub fn parse_document<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T,
         }
         Format::Toml => toml::from_str(text).map_err(|e| toml_error(path, text, &e)),
         Format::Json => {
-            let value = serde_json::from_str(text).map_err(|e| json_error(path, &e))?;
+            let value = serde_json::from_str(text).map_err(|e| json_error(path, text, &e))?;
             json_floats_kept(path, text)?;
             Ok(value)
         }
     }
 }
 
-/// Refuses a plain YAML number that a 64-bit float does not keep because it is too small
+/// Refuses a YAML number that a 64-bit float does not keep because it is too small
 /// ([`underflows`]): the typed reading has already turned `1e-400` into 0, so `{gte: 1e-400}`
-/// would pass on 0. Quoted scalars are text and never refused.
+/// would pass on 0. A number is a plain scalar without a tag, or any scalar tagged `!!float`
+/// (`!!float "1e-400"` is read as a float too, review 25l); quoted scalars and other tags
+/// (`!!str 1e-400`) are text and never refused.
 fn yaml_floats_kept(path: &Path, text: &str) -> Result<(), ConfigError> {
     let mut parser = granit_parser::Parser::new_from_str(text);
     while let Some(Ok((event, span))) = parser.next_event() {
-        if let granit_parser::Event::Scalar(value, granit_parser::ScalarStyle::Plain, _, _) = &event
+        if let granit_parser::Event::Scalar(value, style, _, tag) = &event
+            && match tag.as_deref() {
+                None => *style == granit_parser::ScalarStyle::Plain,
+                Some(tag) => tag.is_yaml_core_schema_tag("float"),
+            }
             && underflows(value)
         {
             return Err(too_small(
@@ -137,10 +143,23 @@ fn other_yaml_version(
 /// reader would drop it silently and read the value as if untagged, so a tag that meant
 /// something to its author would change nothing (review 25f). The core tags (`!!str`, `!!int`,
 /// …) and the non-specific `!` are read as YAML says. A `%YAML` directive other than 1.2 is refused
-/// too ([`other_yaml_version`]).
+/// too ([`other_yaml_version`]), and so is a second merge key in one mapping ([`MergeKeys`]).
 fn yaml_tags_known(path: &Path, text: &str) -> Result<(), ConfigError> {
     let mut parser = granit_parser::Parser::new_from_str(text);
+    let mut merges = MergeKeys::default();
     while let Some(Ok((event, span))) = parser.next_event() {
+        if merges.second_merge_key(&event) {
+            return Err(ConfigError::new(
+                path,
+                span.start.line(),
+                span.start.col() + 1,
+                "duplicate key `<<`",
+            )
+            .with_hint(
+                "write each key once: merge several mappings with one `<<` and a list, \
+                 `<<: [*a, *b]`",
+            ));
+        }
         if let granit_parser::Event::DocumentStart(_, Some(version)) = &event
             && (version.major, version.minor) != (1, 2)
         {
@@ -167,6 +186,67 @@ fn yaml_tags_known(path: &Path, text: &str) -> Result<(), ConfigError> {
         ));
     }
     Ok(())
+}
+
+/// Follows a YAML event stream to find a mapping with two merge keys (`<<`, plain and untagged,
+/// or tagged `!!merge`): the reader takes them without a word and one merge's keys are lost
+/// (review 25l), where any other key written twice is a "duplicate key" error.
+#[derive(Default)]
+struct MergeKeys {
+    /// One entry per open collection: for a mapping, whether its next node is a key and whether
+    /// it has had a merge key; `None` for a sequence.
+    open: Vec<Option<MappingState>>,
+}
+
+#[derive(Clone, Copy)]
+struct MappingState {
+    at_key: bool,
+    merged: bool,
+}
+
+impl MergeKeys {
+    /// Takes the next event; true when it is a mapping's second merge key.
+    fn second_merge_key(&mut self, event: &granit_parser::Event<'_>) -> bool {
+        use granit_parser::Event;
+        match event {
+            Event::MappingStart(..) => self.open.push(Some(MappingState {
+                at_key: true,
+                merged: false,
+            })),
+            Event::SequenceStart(..) => self.open.push(None),
+            Event::MappingEnd | Event::SequenceEnd => {
+                self.open.pop();
+                self.node_done();
+            }
+            Event::Alias(_) => self.node_done(),
+            Event::Scalar(value, style, _, tag) => {
+                let merge_key = value.as_ref() == "<<"
+                    && match tag.as_deref() {
+                        None => *style == granit_parser::ScalarStyle::Plain,
+                        Some(tag) => tag.suffix() == "merge",
+                    };
+                if merge_key
+                    && let Some(Some(mapping)) = self.open.last_mut()
+                    && mapping.at_key
+                {
+                    if mapping.merged {
+                        return true;
+                    }
+                    mapping.merged = true;
+                }
+                self.node_done();
+            }
+            _ => {}
+        }
+        false
+    }
+
+    /// A node ended: in a mapping, a key is followed by its value and a value by the next key.
+    fn node_done(&mut self) {
+        if let Some(Some(mapping)) = self.open.last_mut() {
+            mapping.at_key = !mapping.at_key;
+        }
+    }
 }
 
 /// [`yaml_floats_kept`] for JSON: every number token outside strings.
@@ -221,6 +301,33 @@ fn underflows(text: &str) -> bool {
     };
     let mantissa = t.split(['e', 'E']).next().unwrap_or(t);
     (value == 0.0 && mantissa.contains(|c: char| ('1'..='9').contains(&c))) || value.is_subnormal()
+}
+
+/// A number the reader refused as infinite or not a number (`1e400`, `-1e309`, `.inf`, `.nan`;
+/// tagged `!!float` or not), in the author's words with a hint, as [`too_small`] (review 25l).
+fn non_finite(value: &str) -> (String, &'static str) {
+    let unsigned = value.trim().trim_start_matches(['-', '+']);
+    let numeral = unsigned.starts_with(|c: char| c.is_ascii_digit())
+        || unsigned.starts_with('.') && unsigned[1..].starts_with(|c: char| c.is_ascii_digit());
+    if numeral {
+        (
+            format!(
+                "the number {} is too large for a 64-bit float: a YAML or JSON reader would read \
+                 it as infinity",
+                value.trim()
+            ),
+            "quote it to compare it as an exact decimal with a numeric operator \
+             ({lte: \"1e400\"}), or write a smaller number",
+        )
+    } else {
+        (
+            format!(
+                "`{}` is infinity or not a number, which no check compares",
+                value.trim()
+            ),
+            "write a finite number, or quote it (`\".inf\"`) to compare it as text",
+        )
+    }
 }
 
 fn too_small(path: &Path, line: usize, column: usize, number: &str) -> ConfigError {
@@ -348,24 +455,33 @@ fn yaml_error(path: &Path, text: &str, err: &serde_saphyr::Error) -> ConfigError
             ))
         }
         // serde-saphyr's own text is a terse "invalid u64"; say what was expected instead.
-        serde_saphyr::Error::InvalidScalar { ty, .. } => match leading_zero(text, line, column) {
-            Some(written) => {
-                return ConfigError::new(
-                    path,
-                    line,
-                    column,
-                    format!(
-                        "`{written}` is a number with a leading zero: YAML 1.2 reads it as \
-                         decimal, YAML 1.1 as octal"
-                    ),
-                )
-                .with_hint("write it without the leading zero (or `0o…` for an octal number)");
+        serde_saphyr::Error::InvalidScalar { ty, .. } => {
+            match leading_zero(written_at(text, line, column).as_ref()) {
+                Some(written) => {
+                    return ConfigError::new(
+                        path,
+                        line,
+                        column,
+                        format!(
+                            "`{written}` is a number with a leading zero: YAML 1.2 reads it as \
+                             decimal, YAML 1.1 as octal"
+                        ),
+                    )
+                    .with_hint("write it without the leading zero (or `0o…` for an octal number)");
+                }
+                None => {
+                    if let Some((message, hint)) =
+                        tagged_not_a_number(written_at(text, line, column).as_ref(), ty)
+                    {
+                        return ConfigError::new(path, line, column, message).with_hint(hint);
+                    }
+                    Cow::Owned(format!(
+                        "invalid value: expected {}",
+                        crate::error::describe_scalar(ty)
+                    ))
+                }
             }
-            None => Cow::Owned(format!(
-                "invalid value: expected {}",
-                crate::error::describe_scalar(ty)
-            )),
-        },
+        }
         other => serde_saphyr::DefaultMessageFormatter.format_message(other),
     };
     // The formatter may return control characters from the document; keep the message one line.
@@ -392,21 +508,79 @@ fn yaml_error(path: &Path, text: &str, err: &serde_saphyr::Error) -> ConfigError
     ConfigError::from_serde_message(path, line, column, &message)
 }
 
-/// The plain scalar at `line`:`column` (1-based) when it is a whole number written with a leading
-/// zero (`070`, `-007`): the reader refuses those because YAML's versions disagree on them.
-fn leading_zero(text: &str, line: usize, column: usize) -> Option<&str> {
-    let rest = text
-        .lines()
-        .nth(line.checked_sub(1)?)?
-        .get(column.checked_sub(1)?..)?;
-    let written = rest
-        .split(|c: char| c.is_whitespace() || matches!(c, ',' | '}' | ']' | '#'))
-        .next()?;
-    let digits = written.trim_start_matches(['+', '-']);
+/// A scalar as written at `line`:`column` (1-based), where the reader located an error.
+struct Written<'a> {
+    /// The core tag right before it (`!!int`, `!!float`), if any.
+    tag: Option<&'a str>,
+    /// As written, quotes included: `"0050"`.
+    raw: &'a str,
+    /// Its text, without quotes: `0050`.
+    content: &'a str,
+}
+
+/// The scalar at `line`:`column` (1-based), with the tag written before it.
+fn written_at(text: &str, line: usize, column: usize) -> Option<Written<'_>> {
+    let row = text.lines().nth(line.checked_sub(1)?)?;
+    let at = column.checked_sub(1)?;
+    let (before, rest) = (row.get(..at)?, row.get(at..)?);
+    let tag = before
+        .trim_end()
+        .rsplit(|c: char| c.is_whitespace() || matches!(c, '{' | '[' | ','))
+        .next()
+        .filter(|t| t.starts_with("!!"));
+    let (raw, content) = match rest.chars().next()? {
+        quote @ ('"' | '\'') => {
+            let end = rest[1..].find(quote)? + 1;
+            (&rest[..=end], &rest[1..end])
+        }
+        _ => {
+            let plain = rest
+                .split(|c: char| c.is_whitespace() || matches!(c, ',' | '}' | ']' | '#'))
+                .next()?;
+            (plain, plain)
+        }
+    };
+    Some(Written { tag, raw, content })
+}
+
+/// The scalar at `line`:`column` (1-based) when it is a whole number written with a leading
+/// zero (`070`, `-007`, and `!!int "0050"`, which YAML 1.1 reads as octal too): the reader
+/// refuses those because YAML's versions disagree on them. A quoted scalar without the tag is
+/// text, not a number.
+fn leading_zero<'a>(written: Option<&Written<'a>>) -> Option<&'a str> {
+    let written = written?;
+    if written.raw != written.content && written.tag != Some("!!int") {
+        return None;
+    }
+    let digits = written.content.trim_start_matches(['+', '-']);
     let zeroed = digits.len() > 1
         && digits.starts_with('0')
         && digits.bytes().all(|b| b.is_ascii_digit() || b == b'_');
-    zeroed.then_some(written)
+    zeroed.then_some(written.content)
+}
+
+/// A scalar tagged `!!int` or `!!float` that is no such number (`!!int "fifty"`) where any value
+/// may stand (an expected parameter: the reader tries it as a `u64`, `i64` or float), said in
+/// terms that fit any value, not a weight's or a limit's range (review 25l). A typed target
+/// (`weight: !!int "-1"`) keeps its own range message.
+fn tagged_not_a_number(written: Option<&Written<'_>>, ty: &str) -> Option<(String, String)> {
+    let written = written?;
+    let kind = match (written.tag?, ty) {
+        ("!!int", "u64" | "i64") => "a whole number",
+        ("!!float", "floating point") => "a number",
+        _ => return None,
+    };
+    Some((
+        format!(
+            "`{} {}` cannot be read as {kind} here",
+            written.tag?, written.raw
+        ),
+        format!(
+            "write the number without the tag, e.g. `50`; or, for text, quote it without the \
+             tag (`\"{}\"`)",
+            written.content
+        ),
+    ))
 }
 
 /// Nesting deeper than [`MAX_DEPTH`], in the author's words.
@@ -455,6 +629,7 @@ fn reader_words(
             ),
         },
         serde_saphyr::Error::MultipleDocuments { .. } => multiple_documents(),
+        serde_saphyr::Error::NonFiniteFloat { value, .. } => non_finite(value),
         serde_saphyr::Error::Eof { .. }
             if text
                 .lines()
@@ -547,13 +722,36 @@ fn quoted_scalar(message: &str) -> bool {
         .any(|t| message.contains(&format!("expected {t}")))
 }
 
-fn json_error(path: &Path, err: &serde_json::Error) -> ConfigError {
+fn json_error(path: &Path, text: &str, err: &serde_json::Error) -> ConfigError {
     let (line, column) = (err.line(), err.column());
     // serde_json appends " at line L column C" to its Display; we carry those as fields.
     let full = err.to_string();
     let suffix = format!(" at line {line} column {column}");
     let message = full.strip_suffix(&suffix).unwrap_or(&full);
+    // A number too large for a float (`1e400`): located at its start and said as YAML's is.
+    if message == "number out of range"
+        && let Some((start, number)) = number_ending_at(text, line, column)
+    {
+        let (message, hint) = non_finite(number);
+        return ConfigError::new(path, line, start, message).with_hint(hint);
+    }
     ConfigError::from_serde_message(path, line, column, message)
+}
+
+/// The number token whose last character is at `line`:`column` (1-based), with the column it
+/// starts at: serde_json locates an out-of-range number at its end.
+fn number_ending_at(text: &str, line: usize, column: usize) -> Option<(usize, &str)> {
+    let row = text.lines().nth(line.checked_sub(1)?)?;
+    let end = row.char_indices().nth(column.checked_sub(1)?)?;
+    let upto = &row[..end.0 + end.1.len_utf8()];
+    let start = upto
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| c.is_ascii_digit() || matches!(c, '-' | '+' | '.' | 'e' | 'E'))
+        .last()?
+        .0;
+    let number = &upto[start..];
+    Some((upto[..start].chars().count() + 1, number))
 }
 
 fn to_usize(n: u64) -> usize {
@@ -848,6 +1046,107 @@ mod tests {
             "s.json",
         )
         .expect("kept");
+    }
+
+    /// Review 25l, #9: `!!float "1e-400"` (a quoted scalar with the float tag) was read as 0
+    /// without the load error an untagged `1e-400` gets; `!!str 1e-400` is text and loads.
+    #[test]
+    fn a_tagged_float_too_small_is_refused_as_an_untagged_one() {
+        let value =
+            |text: &str| parse_document::<serde_json::Value>(&PathBuf::from("s.yaml"), text);
+        for (text, at) in [
+            ("a: 1\nb: {gte: !!float \"1e-400\"}\n", (2, 18)),
+            ("a: 1\nb: !!float '-1e-320'\n", (2, 12)),
+            ("a: 1\nb: !!float 1e-400\n", (2, 12)),
+        ] {
+            let err = value(text).expect_err(text);
+            assert_eq!((err.line, err.column), at, "{text:?}: {err}");
+            assert!(
+                err.message.contains("is too small for a 64-bit float"),
+                "{err}"
+            );
+            assert!(
+                err.hint.as_deref().is_some_and(|h| h.contains("quote it")),
+                "{err}"
+            );
+        }
+        let v = value("a: !!str 1e-400\nb: ! 1e-400\n").expect("tagged text is text");
+        assert_eq!(v["a"], "1e-400");
+    }
+
+    /// Review 25l, #13: a number too large for a float (`1e400`, tagged or not) was refused in
+    /// the reader's words ("rejected by the configured policy"), without a hint.
+    #[test]
+    fn a_float_too_large_is_located_with_a_hint() {
+        let value =
+            |text: &str| parse_document::<serde_json::Value>(&PathBuf::from("s.yaml"), text);
+        for (text, number, at) in [
+            ("a: 1\nb: {lte: 1e400}\n", "1e400", (2, 10)),
+            ("a: 1\nb: {lte: !!float \"1e400\"}\n", "1e400", (2, 18)),
+            ("a: 1\nb: -1e309\n", "-1e309", (2, 4)),
+        ] {
+            let err = value(text).expect_err(text);
+            assert_eq!((err.line, err.column), at, "{text:?}: {err}");
+            assert_eq!(
+                err.message,
+                format!(
+                    "the number {number} is too large for a 64-bit float: a YAML or JSON reader \
+                     would read it as infinity"
+                ),
+                "{text:?}"
+            );
+            assert!(
+                err.hint.as_deref().is_some_and(|h| h.contains("quote it")),
+                "{text:?}: {err}"
+            );
+        }
+        let err = parse_document::<serde_json::Value>(
+            &PathBuf::from("s.json"),
+            "{\"a\": 1,\n \"b\": {\"lte\": -1e400}}",
+        )
+        .expect_err("JSON");
+        assert_eq!((err.line, err.column), (2, 15), "{err}");
+        assert!(
+            err.message.starts_with("the number -1e400 is too large"),
+            "{err}"
+        );
+        assert!(err.hint.is_some(), "{err}");
+        let err = value("a: .inf\n").expect_err("infinity");
+        assert!(err.message.contains("`.inf`"), "{err}");
+        assert!(err.hint.is_some(), "{err}");
+    }
+
+    /// Review 25l, #10: two `<<` merge keys in one mapping loaded, and the first merge was lost.
+    /// They are a duplicate key like any other, at the second one.
+    #[test]
+    fn two_merge_keys_in_one_mapping_are_a_duplicate_key() {
+        let value =
+            |text: &str| parse_document::<serde_json::Value>(&PathBuf::from("s.yaml"), text);
+        for (text, at) in [
+            ("a: 1\nb:\n  <<: {x: [1]}\n  <<: {x: [2]}\n", (4, 3)),
+            ("a: 1\nb: {<<: {x: 1}, <<: {y: 2}}\n", (2, 17)),
+            (
+                "base: &b {x: 1}\nc:\n  - <<: *b\n    y: 2\n    <<: *b\n",
+                (5, 5),
+            ),
+        ] {
+            let err = value(text).expect_err(text);
+            assert_eq!((err.line, err.column), at, "{text:?}: {err}");
+            assert_eq!(err.message, "duplicate key `<<`", "{text:?}");
+            assert!(
+                err.hint
+                    .as_deref()
+                    .is_some_and(|h| h.contains("<<: [*a, *b]")),
+                "{err}"
+            );
+        }
+        // One merge key per mapping, a list of merges, and `<<` in nested mappings load.
+        let v =
+            value("b: &b {x: 1}\nc: {<<: *b, y: 2}\nd: {<<: [*b, {z: 3}], e: {<<: *b}}\nf: '<<'\n")
+                .expect("one merge key per mapping");
+        assert_eq!(v["c"]["x"], 1);
+        assert_eq!(v["d"]["z"], 3);
+        assert_eq!(v["d"]["e"]["x"], 1);
     }
 
     #[test]

@@ -25,6 +25,7 @@ mod review25f;
 mod review25i;
 mod review25j;
 mod review25j_checks;
+mod review25l;
 mod round10_rules;
 mod round11_rules;
 mod round12_rules;

@@ -5,9 +5,10 @@
 //! - one needle listed many times loaded as that many checks (finding 5), and numbering the
 //!   checks of one mapping took time quadratic in their number.
 
+use crate::support::all_pass;
 use scoring::expect::{Expectations, JudgeVerdicts, evaluate};
 use scoring::transcript::{BotTurn, PlanStep, Transcript};
-use serde_json::{Value, json};
+use serde_json::json;
 
 fn one_call(function: &str) -> Transcript {
     let mut t = Transcript::default();
@@ -24,13 +25,6 @@ fn one_call(function: &str) -> Transcript {
         },
     );
     t
-}
-
-fn passes(expect: &Value, t: &Transcript) -> bool {
-    let e: Expectations = serde_json::from_value(expect.clone()).expect("valid expectations");
-    let checks = evaluate(&e, t, &JudgeVerdicts::default());
-    assert!(!checks.is_empty(), "{expect}");
-    checks.iter().all(|c| c.passed)
 }
 
 #[test]
@@ -64,15 +58,19 @@ fn a_validator_on_a_function_name_compares_it_exactly() {
         ),
     ] {
         let expect = json!({"customValidator": predicate});
-        assert_eq!(passes(&expect, &exact), on_exact, "{expect} on send_money");
+        assert_eq!(
+            all_pass(&expect, &exact),
+            on_exact,
+            "{expect} on send_money"
+        );
         // SEND_MONEY is another function, as `expectedFunction` says.
         assert_eq!(
-            passes(&expect, &shouting),
+            all_pass(&expect, &shouting),
             !on_exact,
             "{expect} on SEND_MONEY"
         );
     }
-    assert!(!passes(
+    assert!(!all_pass(
         &json!({"expectedFunction": "send_money"}),
         &shouting
     ));
@@ -80,10 +78,10 @@ fn a_validator_on_a_function_name_compares_it_exactly() {
     let padded = one_call(" send_money ");
     let expect =
         json!({"customValidator": {"path": "/plan/0/function", "op": "eq", "value": "send_money"}});
-    assert!(passes(&expect, &padded));
+    assert!(all_pass(&expect, &padded));
     // Other text paths stay caseless.
     let expect = json!({"customValidator": {"path": "/text", "op": "eq", "value": "SENT."}});
-    assert!(passes(&expect, &exact));
+    assert!(all_pass(&expect, &exact));
 }
 
 #[test]

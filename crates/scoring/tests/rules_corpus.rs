@@ -407,7 +407,7 @@ fn every_rule_keeps_its_training_figures() {
             replies(),
             [
                 [0.988, 0.966, 0.004, 0.024],
-                [1.0, 1.0, 0.0, 0.045],
+                [1.0, 1.0, 0.0, 0.04],
                 [0.988, 0.979, 0.0, 0.081],
             ],
         ),
@@ -442,8 +442,8 @@ fn every_rule_keeps_its_training_figures() {
             "heldout2",
             heldout2(),
             [
-                [0.994, 0.989, 0.003, 0.076],
-                [0.982, 0.985, 0.0, 0.043],
+                [0.994, 0.989, 0.003, 0.079],
+                [0.985, 0.985, 0.0, 0.037],
                 [0.982, 0.93, 0.018, 0.131],
             ],
         ),
@@ -452,7 +452,7 @@ fn every_rule_keeps_its_training_figures() {
             heldout3(),
             [
                 [0.987, 0.979, 0.0, 0.092],
-                [0.963, 0.957, 0.021, 0.058],
+                [0.966, 0.957, 0.021, 0.055],
                 [0.968, 0.912, 0.011, 0.232],
             ],
         ),
@@ -461,7 +461,7 @@ fn every_rule_keeps_its_training_figures() {
             heldout4(),
             [
                 [0.958, 0.9, 0.028, 0.163],
-                [0.983, 0.94, 0.017, 0.067],
+                [0.983, 0.94, 0.017, 0.07],
                 [0.963, 0.93, 0.008, 0.284],
             ],
         ),
@@ -470,8 +470,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout5(),
             [
                 [0.953, 0.898, 0.018, 0.108],
-                [0.939, 0.884, 0.016, 0.108],
-                [0.958, 0.892, 0.011, 0.232],
+                [0.939, 0.884, 0.016, 0.105],
+                [0.958, 0.892, 0.011, 0.234],
             ],
         ),
         (
@@ -479,7 +479,7 @@ fn every_rule_keeps_its_training_figures() {
             heldout6(),
             [
                 [0.982, 0.971, 0.013, 0.089],
-                [0.971, 0.975, 0.013, 0.083],
+                [0.971, 0.975, 0.013, 0.081],
                 [0.958, 0.878, 0.01, 0.203],
             ],
         ),
@@ -488,7 +488,7 @@ fn every_rule_keeps_its_training_figures() {
             heldout7(),
             [
                 [0.971, 0.972, 0.005, 0.151],
-                [0.982, 0.965, 0.008, 0.073],
+                [0.984, 0.976, 0.008, 0.073],
                 [0.964, 0.938, 0.013, 0.255],
             ],
         ),
@@ -497,7 +497,7 @@ fn every_rule_keeps_its_training_figures() {
             heldout8(),
             [
                 [0.99, 0.991, 0.003, 0.167],
-                [0.971, 0.916, 0.021, 0.094],
+                [0.971, 0.916, 0.021, 0.096],
                 [0.974, 0.909, 0.013, 0.245],
             ],
         ),
@@ -524,7 +524,7 @@ fn every_rule_keeps_its_training_figures() {
             heldout11(),
             [
                 [0.979, 0.963, 0.013, 0.167],
-                [0.945, 0.786, 0.029, 0.128],
+                [0.948, 0.798, 0.029, 0.128],
                 [0.964, 0.923, 0.018, 0.315],
             ],
         ),
@@ -532,7 +532,7 @@ fn every_rule_keeps_its_training_figures() {
             "heldout12",
             heldout12(),
             [
-                [0.953, 0.862, 0.031, 0.149],
+                [0.953, 0.862, 0.031, 0.151],
                 [0.992, 1.0, 0.003, 0.084],
                 [0.958, 0.913, 0.021, 0.334],
             ],
@@ -551,7 +551,7 @@ fn every_rule_keeps_its_training_figures() {
             heldout14(),
             [
                 [0.926, 0.813, 0.048, 0.155],
-                [0.929, 0.782, 0.054, 0.149],
+                [0.929, 0.782, 0.054, 0.146],
                 [0.905, 0.773, 0.051, 0.307],
             ],
         ),
@@ -559,8 +559,8 @@ fn every_rule_keeps_its_training_figures() {
             "heldout15",
             heldout15(),
             [
-                [0.922, 0.867, 0.036, 0.186],
-                [0.94, 0.759, 0.042, 0.111],
+                [0.922, 0.867, 0.033, 0.189],
+                [0.94, 0.759, 0.042, 0.117],
                 [0.913, 0.683, 0.054, 0.231],
             ],
         ),
@@ -577,7 +577,7 @@ fn every_rule_keeps_its_training_figures() {
             "heldout17",
             heldout17(),
             [
-                [0.955, 0.938, 0.027, 0.199],
+                [0.955, 0.938, 0.027, 0.202],
                 [0.952, 0.855, 0.039, 0.077],
                 [0.946, 0.844, 0.045, 0.262],
             ],
@@ -706,10 +706,13 @@ fn heldout18_is_held_out_and_keeps_its_measured_figures() {
     // the label definitions, the checks' documentation and the domains already used, and who
     // was asked to aim at phrasings a keyword rule would misjudge; never trained on, and
     // measured once, blind, on round 19's rules and classifiers (BENCHMARKS.md, "Issue 25,
-    // round 19"): the figures held here, far below the issue's targets on every rule.
+    // round 19"): ask 92.9/75.0/6.0/8.9, refuse 85.7/60.4/10.4/17.3, warn 84.8/58.6/7.7/29.8, far
+    // below the issue's targets on every rule. Round 20 (break-it review 25l's findings, no rule
+    // tuned on this file) left them but for refusals' unsure share (17.3% -> 16.7%): the figures
+    // held here.
     let expected: PerRule = [
         [0.929, 0.75, 0.06, 0.089],
-        [0.857, 0.604, 0.104, 0.173],
+        [0.857, 0.604, 0.104, 0.167],
         [0.848, 0.586, 0.077, 0.298],
     ];
     holds_blind_set("heldout18", &heldout18(), 336, &training(), expected);

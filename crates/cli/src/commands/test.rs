@@ -64,8 +64,9 @@ pub(crate) struct Args {
     /// selected.
     #[arg(long, value_name = "PATTERN", value_delimiter = ',')]
     pub filter: Vec<String>,
-    /// Only the scenarios that failed (a failed check or a bot error, in any run) in an earlier
-    /// `--json` result; with `--filter`, those of them that match.
+    /// Only the scenarios with a failed check (a bot error included) in any run of an earlier
+    /// `--json` result, whether or not they passed on their score; with `--filter`, those of
+    /// them that match.
     #[arg(long, value_name = "PREVIOUS.json")]
     pub only_failed: Option<PathBuf>,
     /// Load and check the suite, print what would run (scenarios, bot, checks), and exit
@@ -163,11 +164,19 @@ fn selection(args: &Args, suite: &Suite) -> Result<Selection, CliError> {
                     suite.name
                 )));
             }
+            // A scenario that passed on its score with a failed check is re-run too (review 25l):
+            // the check failed, whatever the verdict.
             Some(
                 previous
                     .scenarios
                     .iter()
-                    .filter(|s| !s.passed())
+                    .filter(|s| {
+                        !s.passed()
+                            || s.runs
+                                .iter()
+                                .flat_map(|r| r.report.card.checks())
+                                .any(|c| !c.passed)
+                    })
                     .map(|s| s.id.clone())
                     .collect(),
             )
@@ -225,7 +234,7 @@ fn no_match(args: &Args) -> CliError {
     }
     if let Some(path) = &args.only_failed {
         what.push(format!(
-            "--only-failed {} (its failed scenarios)",
+            "--only-failed {} (its scenarios with a failed check)",
             path.display()
         ));
     }

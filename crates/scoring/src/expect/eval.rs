@@ -1098,21 +1098,39 @@ fn plan_names(plan: &[PlanStep]) -> String {
 }
 
 /// The declared response type, else one inferred from the plan and the text rules (how it was
-/// decided is marked low-confidence when the refusal rule was unsure).
+/// decided is marked low-confidence when the refusal rule was unsure). The plan is evidence and
+/// a declaration never overrides it (review 25l): a plan with calls is an action whatever type
+/// is declared, and a declared action with an empty plan is inferred like an undeclared reply.
 fn response_type(turn: &BotTurn) -> (ResponseType, String) {
+    let mut declared_action = false;
     if let Some(declared) = turn.response_type {
-        if declared == ResponseType::Rejection && !turn.plan.is_empty() {
-            // The plan's evidence wins over the declaration: a rejection does not call functions.
+        if declared != ResponseType::Action && !turn.plan.is_empty() {
             return (
                 ResponseType::Action,
                 format!(
-                    "declared rejection, but the plan calls {}: read as an action",
+                    "declared {}, but the plan calls {}: read as an action",
+                    declared.as_str(),
                     plan_names(&turn.plan)
                 ),
             );
         }
-        return (declared, "declared by the bot".to_owned());
+        if declared != ResponseType::Action || !turn.plan.is_empty() {
+            return (declared, "declared by the bot".to_owned());
+        }
+        declared_action = true;
     }
+    let (inferred, how) = inferred_response_type(turn);
+    if declared_action {
+        return (
+            inferred,
+            format!("declared action, but the plan has no call: {how}"),
+        );
+    }
+    (inferred, how)
+}
+
+/// The response type inferred from the plan, the signals and the text rules.
+fn inferred_response_type(turn: &BotTurn) -> (ResponseType, String) {
     if !turn.plan.is_empty() {
         return (
             ResponseType::Action,

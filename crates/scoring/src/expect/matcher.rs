@@ -10,7 +10,7 @@
 use std::fmt;
 
 use icu_normalizer::ComposingNormalizerBorrowed;
-use icu_properties::props::{DefaultIgnorableCodePoint, GeneralCategory};
+use icu_properties::props::{DefaultIgnorableCodePoint, GeneralCategory, Script};
 use icu_properties::{CodePointMapData, CodePointSetData};
 use regex::Regex;
 use serde_json::Value;
@@ -391,28 +391,34 @@ pub(super) fn fold_stored(text: &str) -> String {
 }
 
 /// Whether folded `text` contains folded `needle` where a reader would see it (`shouldContain`):
-/// a needle that starts with a letter or digit of a script written with spaces (Latin, Greek,
-/// Cyrillic, …) or a digit must start a word there (`fee` is not in `coffee`, `50 USD` not in
-/// `150 USD`), and one that ends with a digit must end the number (`50` is not in `500`); a
-/// word may go on after it (`fee` is in `fees`). A number goes on past a decimal or thousands
+/// a needle that starts with a letter or digit of a script written with spaces (every alphabet
+/// but those of [`written_without_spaces`]: Latin, Greek, Cyrillic, Devanagari, Hangul, Hebrew,
+/// Arabic, …) or a digit must start a word there (`fee` is not in `coffee`, `50 USD` not in
+/// `150 USD`, `शुल्क` not in `अशुल्क`: review 25l) — a word's letters, digits and combining marks
+/// ([`in_word`]) — except after a Hebrew or Arabic prefix written as part of the word
+/// ([`proclitic`]: `עמלה` is in `והעמלה`, `رسوم` in `الرسوم`); one that ends with a digit must
+/// end the number (`50` is not in `500`); a word may go on after it (`fee` is in `fees`). A number goes on past a decimal or thousands
 /// separator followed by a digit ([`number_goes_on`]) and past an exponent, on either side: `50`
 /// is in none of `1.50`, `0,50`, `50,000`, `50'000`, `50 000`, `50.5`, `50e3`, `1e-50`, `-50` or
 /// `٥٠٫٥`, and `50 USD` is not in `1,50 USD`. Other scripts (Chinese, Thai, …) are matched
 /// anywhere.
 #[must_use]
 pub(super) fn contains_at_word_start(text: &str, needle: &str) -> bool {
-    let spaced = |c: char| c.is_numeric() || (c.is_alphabetic() && u32::from(c) < 0x0530);
+    let spaced = |c: char| c.is_numeric() || (c.is_alphabetic() && !written_without_spaces(c));
     let (Some(first), Some(last)) = (needle.chars().next(), needle.chars().next_back()) else {
         return true;
     };
     text.match_indices(needle).any(|(at, _)| {
         let before = &text[..at];
         let after = &text[at + needle.len()..];
+        let word_before = before
+            .char_indices()
+            .rev()
+            .take_while(|&(_, c)| in_word(c))
+            .last()
+            .map_or("", |(i, _)| &before[i..]);
         let starts = !spaced(first)
-            || (before
-                .chars()
-                .next_back()
-                .is_none_or(|c| !c.is_alphanumeric())
+            || ((word_before.is_empty() || proclitic(word_before, first))
                 && !(first.is_numeric()
                     && (number_goes_on(before.chars().rev(), true)
                         || exponent_before(before)
@@ -423,6 +429,63 @@ pub(super) fn contains_at_word_start(text: &str, needle: &str) -> bool {
                 && !exponent_follows(after));
         starts && ends
     })
+}
+
+/// Whether `c` is of a script written without spaces between words (Chinese, Japanese, Thai,
+/// Lao, Khmer, Burmese, Tibetan, …), where a needle may start anywhere.
+fn written_without_spaces(c: char) -> bool {
+    matches!(
+        CodePointMapData::<Script>::new().get(c),
+        Script::Han
+            | Script::Hiragana
+            | Script::Katakana
+            | Script::Bopomofo
+            | Script::Yi
+            | Script::Thai
+            | Script::Lao
+            | Script::Khmer
+            | Script::Myanmar
+            | Script::Tibetan
+            | Script::TaiLe
+            | Script::NewTaiLue
+            | Script::TaiTham
+            | Script::TaiViet
+            | Script::Javanese
+            | Script::Balinese
+    )
+}
+
+/// Whether `c` is part of a word: a letter, a digit or a combining mark (Devanagari's virama,
+/// Hebrew's points).
+fn in_word(c: char) -> bool {
+    c.is_alphanumeric()
+        || matches!(
+            CodePointMapData::<GeneralCategory>::new().get(c),
+            GeneralCategory::NonspacingMark
+                | GeneralCategory::SpacingMark
+                | GeneralCategory::EnclosingMark
+        )
+}
+
+/// Whether the start of a word before a needle that starts with `first` is a prefix written as
+/// part of the next word: in Hebrew up to three of the one-letter prefixes ו ה ב ל מ ש כ
+/// (`והעמלה`, "and the fee"); in Arabic an optional و or ف, then ب, ك or ل, the article ال after
+/// one of them or alone, or لل (`الرسوم`, `وبالرسوم`).
+fn proclitic(word: &str, first: char) -> bool {
+    let script = CodePointMapData::<Script>::new();
+    match script.get(first) {
+        Script::Hebrew => {
+            (1..=3).contains(&word.chars().count()) && word.chars().all(|c| "והבלמשכ".contains(c))
+        }
+        Script::Arabic => {
+            let rest = word
+                .strip_prefix('و')
+                .or_else(|| word.strip_prefix('ف'))
+                .unwrap_or(word);
+            matches!(rest, "" | "ب" | "ك" | "ل" | "ال" | "بال" | "كال" | "لل") && !word.is_empty()
+        }
+        _ => false,
+    }
 }
 
 /// Whether the characters next to a number (read away from it, `leftward` before it) continue

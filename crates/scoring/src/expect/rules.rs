@@ -227,7 +227,7 @@ static REFUSAL_HINT: LazyLock<Regex> = LazyLock::new(|| {
 /// tell for sure").
 static REFUSAL_IDIOM: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:nothing|no reason|no request)\s+(?:that\s+)?(?:i|we)\s+(?:can't|cannot|won't)\b|\b(?:i|we) (?:won't|will not) lie\b|\b(?:ich kann|wir können) (?:es )?nicht glauben\b|\bno (?:puedo|podemos) evitar\b|\bne (?:peux|peut|pouvons) pas (?:m'|nous )?empêcher\b|\bnon (?:posso|possiamo) fare a meno\b|\bnão (?:posso|podemos|consigo) deixar de\b|\bnie mog(?:ę|ęm|ą) się doczekać\b|\bне (?:могу|можем) не\b|\b(?:ik kan|we kunnen) (?:niet|haast niet) wachten\b|\b(?:i|we) (?:can't|cannot|can not) (?:wait|believe|thank|recommend|stress|emphasi[sz]e|overstate|help (?:but|\w+ing)|see why not|complain|go wrong|hide (?:my|our)|contain (?:my|our))\b|\b(?:i|we) (?:am|are) unable to (?:hide|contain) (?:my|our)\b|\b(?:i|we) refuse to (?:let|make|keep) (?:you|this|it|that|your)\b|\b(?:i|we) (?:am|are) not going to (?:say no|refuse|decline|turn (?:this|that|it|you) down)\b|(?:不会|不會)(?:让|讓)(?:你|您)失望|\brefusing would be\b|\b(?:i|we) (?:won't|will not) ask twice\b|\bnot a chance (?:i|we) would forget\b|\b(?:i|we) (?:can't|cannot|can not) stop you\b|\bno (?:puedo|podemos) (?:creer|negarme|negarnos)\b|(?:无法|没有理由|沒有理由)拒绝|لا أستطيع الرفض|मना नहीं कर सक(?:ता|ती|ते)|\bnão (?:consigo|posso) dizer não\b|не могу не согласиться|\b(?:i|we) would rather not wait\b|\b(?:i|we|our team|our staff|the team|the staff|this service|our system) (?:won't|will not) (?:be )?(?:charg|keep|forget|bother|bore|take long|let you down|hesitate)\w*|\b(?:i|we) (?:can't|cannot|can not) (?:tell|say|know|be sure|promise)(?: you)?(?: for sure| yet| exactly| whether| if| when| how| which| until)\b|\b(?:i|we) (?:don't|do not) see why not\b|\bdon't worry\b|\b(?:i|we) (?:can't|cannot|can not|could not|couldn't) (?:say no|refuse|resist|promise|guarantee)\b|\b(?:i|we) (?:am|are) unable to (?:resist|refuse|say no|promise|guarantee)\b|\bas requested,? (?:i|we) (?:will not|won't|did not|didn't|have not|haven't)\b|\b(?:i|we) (?:will not|won't) say no\b|\bno (?:puedo|podemos) esperar\b|\bnon vedo l'ora\b|\bnão (?:posso|podemos) esperar\b|не могу дождаться|не могу отказать|no (?:puedo|podemos) decir(?:te|le)? que no|ne (?:peux|pouvons) pas (?:refuser|dire non)|non (?:posso|possiamo) dire di no|kann nicht nein sagen",
+        r"\b(?:nothing|no reason|no request)\s+(?:that\s+)?(?:i|we)\s+(?:can't|cannot|won't)\b|\b(?:i|we) (?:won't|will not) lie\b|\b(?:ich kann|wir können) (?:es )?nicht glauben\b|\bno (?:puedo|podemos) evitar\b|\bne (?:peux|peut|pouvons) pas (?:m'|nous )?empêcher\b|\bnon (?:posso|possiamo) fare a meno\b|\bnão (?:posso|podemos|consigo) deixar de\b|\bnie mog(?:ę|ęm|ą) się doczekać\b|\bне (?:могу|можем) не\b|\b(?:ik kan|we kunnen) (?:niet|haast niet) wachten\b|\b(?:i|we) (?:can't|cannot|can not) (?:wait|believe|thank|recommend|stress|emphasi[sz]e|overstate|help (?:but|\w+ing)|see why not|complain|go wrong|hide (?:my|our)|contain (?:my|our))\b|\b(?:i|we) (?:am|are) unable to (?:hide|contain) (?:my|our)\b|\b(?:i|we) refuse to (?:let|make|keep) (?:you|this|it|that|your)\b|\b(?:i|we) (?:am|are) not going to (?:say no|refuse|decline|turn (?:this|that|it|you) down)\b|(?:不会|不會)(?:让|讓)(?:你|您)失望|\brefusing would be\b|\b(?:i|we) (?:won't|will not) ask twice\b|\bnot a chance (?:i|we) would forget\b|\b(?:i|we) (?:can't|cannot|can not) stop you\b|\bno (?:puedo|podemos) (?:creer|negarme|negarnos)\b|(?:无法|没有理由|沒有理由)拒绝|لا أستطيع الرفض|मना नहीं कर सक(?:ता|ती|ते)|\bnão (?:consigo|posso) dizer não\b|не могу не согласиться|\b(?:i|we) would rather not wait\b|\b(?:i|we|our team|our staff|the team|the staff|this service|our system) (?:won't|will not) (?:be )?(?:charg|keep|forget|bother|bore|take long|let you down|hesitate)\w*|\b(?:i|we) (?:can't|cannot|can not) (?:tell|say|know|be sure|promise)(?: you)?(?: for sure| yet| exactly| whether| if| when| how| which| until)\b|\b(?:i|we) (?:don't|do not) see why not\b|\bdon't worry\b|\b(?:i|we) (?:can't|cannot|can not|could not|couldn't) (?:say no|refuse|resist|promise|guarantee)\b|\b(?:i|we) (?:am|are) unable to (?:resist|refuse|say no|promise|guarantee)\b|\bas requested,? (?:i|we) (?:will not|won't|did not|didn't|have not|haven't)\b|\b(?:i|we) (?:will not|won't) say no\b|\bno (?:puedo|podemos) esperar\b|\bnon vedo l'ora\b|\bnão (?:posso|podemos) esperar\b|не могу дождаться|не могу отказать|no (?:puedo|podemos) decir(?:te|le)? que no|ne (?:peux|pouvons) pas (?:refuser|dire non)|non (?:posso|possiamo) dire di no|kann nicht nein sagen|\b(?:i am |we are )?(?:so |very |really |terribly |truly |awfully )?sorry (?:for|about) (?:the|your|any|all the|my|our|this|that) (?:\w+ )?(?:delay|delays|wait|waiting|inconvenience|confusion|trouble|mix-up|mixup|loss|hassle|reply|response|misunderstanding|scratch|noise|mess|experience)\b|\bsorry about that\W*$|\b(?:i am |we are )?(?:so |very |really |truly )?sorry to hear\b|\b(?:not allowed to|can't|cannot|can not|won't|will not|never) (?:fail you|let you down|disappoint you|leave you hanging|abandon you|forget you)\b",
     )
 });
 
@@ -298,7 +298,7 @@ static REQUEST: LazyLock<Regex> = LazyLock::new(|| {
 /// of 50 USD is complete", "I already sent it").
 static DONE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:sent|done|transferred|all done|completed?)\W*$|^done\b|^sent it\b|\ball set\b|\balready (?:sent|transferred|paid|done|booked|processed)\b|\b(?:is|was|has been) (?:now )?(?:complete|completed|done)\b|\b(?:i|we) (?:have )?(?:already )?(?:sent|transferred|paid)\b|\b(?:has|have) (?:already )?been (?:sent|transferred|paid)\b|\banyway,? (?:i )?(?:sent|done|transferred)\b|\b(?:usd|eur|gbp|chf|dollars?|euros?|pounds?) (?:sent|transferred|paid)\W*$",
+        r"^(?:sent|done|transferred|all done|completed?)\W*$|^done\b|^sent it\b|\ball set\b|\balready (?:sent|transferred|paid|done|booked|processed)\b|\b(?:is|was|has been) (?:now )?(?:complete|completed|done)\b|\b(?:i|we) (?:have )?(?:already )?(?:sent|transferred|paid)\b|\b(?:has|have) (?:already )?been (?:sent|transferred|paid)\b|\banyway,? (?:i )?(?:sent|done|transferred)\b|\b(?:usd|eur|gbp|chf|dollars?|euros?|pounds?) (?:sent|transferred|paid)\W*$|^(?:the |your )?(?:transfer|payment|booking|order|refund|cancellation|change|request|reservation)s? (?:is |has been |was )?(?:now )?(?:done|complete|completed|processed|sent|confirmed)\W*$|\b(?:sending|transferring|paying|booking|processing) (?:it|that|this|them|the \w+) (?:off )?(?:right )?now\b",
     )
 });
 
@@ -949,6 +949,21 @@ const NEGATIONS: &[&str] = &[
     "zonder", "sem", "nenhum", "nenhuma", "bez", "brak",
 ];
 
+/// An English negative contraction written without its apostrophe ("I dont", "isnt"; review
+/// 25l): none of these is a word of its own.
+static NO_APOSTROPHE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(r"\b(don|doesn|didn|isn|aren|wasn|weren|couldn|wouldn|shouldn|haven|hasn|hadn|mustn)t\b")
+});
+
+/// "cant" and "wont" without their apostrophe where they can only be the negatives (after a
+/// pronoun or an adverb, or opening a sentence): "I cant", "Nope, I wont", "Sorry, cant do
+/// that" (review 25l); "as is my wont" is left as written.
+static CANT_WONT: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"(^|[.!?]\s+|\b(?:i|we|you|they|he|she|it|that|this|just|simply|really|still|also|so|and|but|sorry|nope|no|afraid|honestly),?\s+)(can|won)t\b",
+    )
+});
+
 /// Lower-cases and unifies apostrophes and contractions the patterns rely on.
 fn normalise(text: &str) -> String {
     // The same normal form as every text comparison (format characters dropped, NFKC, case
@@ -958,7 +973,9 @@ fn normalise(text: &str) -> String {
         // The Arabic question mark asks as `?` does (review 25f).
         .replace('؟', "?");
     let lower: String = lower.chars().map(super::skeleton::small_capital).collect();
-    let mut out = latin_look_alikes(&lower);
+    let out = latin_look_alikes(&lower);
+    let out = NO_APOSTROPHE.replace_all(&out, "${1}'t");
+    let mut out = CANT_WONT.replace_all(&out, "${1}${2}'t").into_owned();
     for (from, to) in [
         ("i'm", "i am"),
         ("we're", "we are"),
@@ -1551,6 +1568,12 @@ pub fn asks_for(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
                 format!("asks {s:?} but reports the task done: {done:?}"),
             );
         }
+        if let Some(answer) = answered_at_once(&all, s) {
+            return RuleOutcome::unsure(
+                !BARE_ANSWER.is_match(answer),
+                format!("asks {s:?} but the reply answers it at once: {answer:?}"),
+            );
+        }
         return RuleOutcome::yes(*s);
     }
     let Some(first) = asking.first() else {
@@ -1608,6 +1631,27 @@ pub fn asks_for(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
         ),
     }
 }
+
+/// The sentence right after question `s` when it reads as the answer the reply gives itself
+/// (review 25l: "How much is 2+2? 4.", "What amount? The one you said: 50."): a statement of six
+/// words or fewer that holds a number, or says yes or no, or what the user said.
+fn answered_at_once<'a>(all: &'a [String], s: &str) -> Option<&'a String> {
+    let at = all.iter().position(|x| x == s)?;
+    let next = all.get(at + 1)?;
+    let short = next.split_whitespace().count() <= 6;
+    (short
+        && !next.ends_with('?')
+        && (next.chars().any(|c| c.is_ascii_digit()) || BARE_ANSWER.is_match(next)))
+    .then_some(next)
+}
+
+/// An answer and nothing else: a number, yes or no, or what the user said ("4.", "Yes.",
+/// "The one you said: 50.", "The same one.").
+static BARE_ANSWER: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"^(?:\W*[\d.,]+\W*|(?:yes|no|yep|nope|yeah|sure)\W*)$|\b(?:you (?:said|mentioned|gave|told me)|as you said)\b|^(?:the|that) (?:one|same)\b",
+    )
+});
 
 /// Words of a topic too general to stand for it ("number" of "number of tickets").
 const GENERIC_TOPIC_WORDS: &[&str] = &[

@@ -36,7 +36,15 @@ static LINK: LazyLock<Regex> = LazyLock::new(|| {
 
 /// A Markdown link reference definition line (`[1]: https://x.y/refund "Refunds"`): not shown.
 static REFERENCE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?m)^ {0,3}\[[^\]\n]{1,200}\]:[ \t]*\S+[^\n]*$").expect("static reference pattern")
+    Regex::new(r"(?m)^ {0,3}\[([^\]\n]{1,200})\]:[ \t]*\S+[^\n]*$")
+        .expect("static reference pattern")
+});
+
+/// A Markdown reference link or image: full (`[text][label]`, `![alt][1]`), collapsed
+/// (`![alt][]`) or shortcut (`![alt]`); one only where its label is defined ([`REFERENCE`]).
+static REFERENCE_USE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(!?)\[([^\]\n]{0,200})\](?:\[([^\]\n]{0,200})\])?")
+        .expect("static reference use pattern")
 });
 
 /// Struck-through Markdown (`~~…~~`, GFM: no space just inside either `~~`), within one
@@ -154,6 +162,11 @@ fn shown(text: &str, block: &str) -> String {
             String::new()
         }
     });
+    let text = drop_single_strikes(&text);
+    let labels: Vec<String> = REFERENCE
+        .captures_iter(&text)
+        .map(|c| reference_label(&c[1]))
+        .collect();
     let text = REFERENCE.replace_all(&text, "");
     let text = LINK.replace_all(&text, |c: &Captures<'_>| {
         if c[1].is_empty() {
@@ -162,6 +175,25 @@ fn shown(text: &str, block: &str) -> String {
             String::new()
         }
     });
+    // A reference link shows its text and a reference image nothing, its alt text included
+    // (review 25l); brackets whose label is not defined show as written.
+    let text = if labels.is_empty() {
+        text
+    } else {
+        Cow::Owned(
+            REFERENCE_USE
+                .replace_all(&text, |c: &Captures<'_>| {
+                    let label = c.get(3).map_or("", |l| l.as_str());
+                    let label = reference_label(if label.is_empty() { &c[2] } else { label });
+                    match (labels.contains(&label), c[1].is_empty()) {
+                        (false, _) => c[0].to_owned(),
+                        (true, true) => c[2].to_owned(),
+                        (true, false) => String::new(),
+                    }
+                })
+                .into_owned(),
+        )
+    };
     TAG.replace_all(&text, |c: &Captures<'_>| {
         if is_block(&c[2]) {
             block.to_owned()
@@ -170,6 +202,68 @@ fn shown(text: &str, block: &str) -> String {
         }
     })
     .into_owned()
+}
+
+/// A reference label as CommonMark matches it: caseless, its runs of whitespace as one space.
+fn reference_label(label: &str) -> String {
+    one_space(&label.to_lowercase())
+}
+
+/// `text` without single-tilde strikethrough (`~struck~`, GFM; review 25l): a lone `~` followed
+/// by a non-space opens, the next lone `~` after a non-space in the same paragraph closes.
+/// A `~` that closes nothing (`~50 USD to ~60 USD`) shows as written, as does `~~…~~`'s (dropped
+/// before) and a run of three or more.
+fn drop_single_strikes(text: &str) -> Cow<'_, str> {
+    if !text.contains('~') {
+        return Cow::Borrowed(text);
+    }
+    let bytes = text.as_bytes();
+    let space = |c: Option<char>| c.is_none_or(char::is_whitespace);
+    // Each lone `~`: its offset, whether it can open and whether it can close.
+    let lone: Vec<(usize, bool, bool)> = text
+        .match_indices('~')
+        .map(|(i, _)| i)
+        .filter(|&i| (i == 0 || bytes[i - 1] != b'~') && bytes.get(i + 1) != Some(&b'~'))
+        .map(|i| {
+            let opens = !space(text[i + 1..].chars().next());
+            let closes = !space(text[..i].chars().next_back());
+            (i, opens, closes)
+        })
+        .collect();
+    // Paragraph breaks, to stop a strike at a blank line in one lookup.
+    let breaks: Vec<usize> = text.match_indices("\n\n").map(|(i, _)| i).collect();
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    let mut k = 0;
+    // The next closer after each lone `~`, found once from the right (linear in their number).
+    let mut next_closer = vec![None; lone.len()];
+    let mut seen = None;
+    for (n, &(_, _, closes)) in lone.iter().enumerate().rev() {
+        next_closer[n] = seen;
+        if closes {
+            seen = Some(n);
+        }
+    }
+    while k < lone.len() {
+        let (i, opens, _) = lone[k];
+        let close = next_closer[k].map(|n| (n, lone[n].0)).filter(|&(_, j)| {
+            let b = breaks.partition_point(|&b| b < i);
+            breaks.get(b).is_none_or(|&b| b > j)
+        });
+        match close {
+            Some((n, j)) if opens && i >= last => {
+                out.push_str(&text[last..i]);
+                last = j + 1;
+                k = n + 1;
+            }
+            _ => k += 1,
+        }
+    }
+    if last == 0 {
+        return Cow::Borrowed(text);
+    }
+    out.push_str(&text[last..]);
+    Cow::Owned(out)
 }
 
 /// `text` with the angle brackets inside Markdown code (a code span on one line, a fenced block)
@@ -265,8 +359,11 @@ fn unshown(name: &str, attributes: &str) -> bool {
 /// Whether a `style` leaves nothing of its element to see: `display: none`; `visibility:
 /// hidden` or `collapse`; an opacity of 5% or less; a font size of 1 px (or 0.1 em, 10%) or less;
 /// a transparent colour; `transform: scale(0)`; a clip to nothing; a zero height or width with
-/// `overflow: hidden`; or an offset of -1000 or more off screen (review 25e and 25f).
+/// `overflow: hidden`; or an offset of -1000 or more off screen (review 25e and 25f). The style is
+/// read as a browser reads it ([`css_text`]): `display&#58;none` and `display:/**/none` hide
+/// (review 25l).
 fn style_hides(style: &str) -> bool {
+    let style = css_text(style);
     let mut zero_size = false;
     let mut overflow_hidden = false;
     for decl in style.split(';') {
@@ -318,6 +415,49 @@ fn style_hides(style: &str) -> bool {
         }
     }
     zero_size && overflow_hidden
+}
+
+/// An attribute's style as a browser's CSS parser reads it: character references decoded (an
+/// attribute's value is decoded before CSS sees it), then comments (`/* … */`, an unclosed one
+/// running to the end) dropped and backslash escapes undone (`dis\play`, `\64 isplay`).
+fn css_text(style: &str) -> String {
+    static COMMENT: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?s)/\*.*?(?:\*/|\z)").expect("static CSS comment pattern"));
+    let decoded = decode_entities(style);
+    let text = COMMENT.replace_all(&decoded, "");
+    if !text.contains('\\') {
+        return text.into_owned();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let mut hex = String::new();
+        while hex.len() < 6 && chars.peek().is_some_and(char::is_ascii_hexdigit) {
+            hex.extend(chars.next());
+        }
+        if hex.is_empty() {
+            // `\x` is `x`; a backslash before a line break or at the end is dropped.
+            if let Some(next) = chars.next().filter(|&n| n != '\n') {
+                out.push(next);
+            }
+            continue;
+        }
+        // One whitespace after a hexadecimal escape belongs to it.
+        if chars.peek().is_some_and(char::is_ascii_whitespace) {
+            chars.next();
+        }
+        let code = u32::from_str_radix(&hex, 16).unwrap_or(0xFFFD);
+        out.push(
+            char::from_u32(code)
+                .filter(|&c| c != '\0')
+                .unwrap_or('\u{FFFD}'),
+        );
+    }
+    out
 }
 
 /// A font size too small to read: 1 px or pt or less, 0.1 em or rem or less, 10% or less.
@@ -470,7 +610,9 @@ mod tests {
             ("5 * 3", "5 * 3"),
             ("see <https://x.y/refund>", "see <https://x.y/refund>"),
             ("a &lt;b&gt; tag", "a <b> tag"),
-            ("Refunds [1].\n[1]: https://x.y/refund", "Refunds [1]."),
+            // A shortcut reference link shows its text, as CommonMark renders it.
+            ("Refunds [1].\n[1]: https://x.y/refund", "Refunds 1."),
+            ("Refunds [2].\n[1]: https://x.y/refund", "Refunds [2]."),
             ("Unclosed <span hidden>refund", "Unclosed"),
         ] {
             assert_eq!(visible(written), shown, "{written:?}");

@@ -19,6 +19,14 @@ pub(crate) fn checks(expect: serde_json::Value, reply: &str) -> Vec<Check> {
     evaluate(&e, &t, &JudgeVerdicts::default())
 }
 
+/// Whether every check of `expect` passes on the conversation `t` (and there is one at least).
+pub(crate) fn all_pass(expect: &serde_json::Value, t: &Transcript) -> bool {
+    let e: Expectations = serde_json::from_value(expect.clone()).expect("valid expectations");
+    let checks = evaluate(&e, t, &JudgeVerdicts::default());
+    assert!(!checks.is_empty(), "{expect}");
+    checks.iter().all(|c| c.passed)
+}
+
 /// The check of `kind` among [`checks`].
 pub(crate) fn check(expect: serde_json::Value, kind: scoring::CheckKind, reply: &str) -> Check {
     let all = checks(expect, reply);
