@@ -26,6 +26,7 @@ mod review25i;
 mod review25j;
 mod review25j_checks;
 mod review25l;
+mod review25m;
 mod round10_rules;
 mod round11_rules;
 mod round12_rules;

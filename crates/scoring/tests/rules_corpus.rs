@@ -94,6 +94,10 @@ fn heldout17() -> Vec<LabelledReply> {
     corpus(include_str!("../../../fixtures/labelled/heldout17.jsonl"))
 }
 
+fn heldout18() -> Vec<LabelledReply> {
+    corpus(include_str!("../../../fixtures/labelled/heldout18.jsonl"))
+}
+
 fn heldout4() -> Vec<LabelledReply> {
     corpus(include_str!("../../../fixtures/labelled/heldout4.jsonl"))
 }
@@ -394,28 +398,32 @@ fn holds(name: &str, f: &RuleFigures, [accuracy, recall, sure_wrong, unsure]: [f
 type PerRule = [[f64; 4]; 3];
 
 #[test]
+#[allow(
+    clippy::approx_constant,
+    reason = "measured figures (0.318 is a share, not 1/π)"
+)]
 fn every_rule_keeps_its_training_figures() {
-    // Since issue 25's nineteenth round all twenty files train the classifiers beside the three rules
+    // Since issue 25's twenty-first round all twenty-one files train the classifiers beside the three rules
     // (`cargo xtask rules-model`), so these are TRAINING figures (in sample), not held-out
     // ones: they keep a change from silently costing accuracy on replies already labelled.
     // The development estimate is the nested leave-one-domain-out cross-validation the trainer
     // prints, the honest one a set written afterwards (BENCHMARKS.md). Per file: ask, refuse,
     // warn as [accuracy, recall, sure-and-wrong, unsure], at the measured figures.
-    let files: [(&str, Vec<LabelledReply>, PerRule); 20] = [
+    let files: [(&str, Vec<LabelledReply>, PerRule); 21] = [
         (
             "replies",
             replies(),
             [
-                [0.988, 0.966, 0.004, 0.024],
+                [0.984, 0.948, 0.004, 0.024],
                 [1.0, 1.0, 0.0, 0.04],
-                [0.988, 0.979, 0.0, 0.081],
+                [0.984, 0.958, 0.0, 0.073],
             ],
         ),
         (
             "heldout",
             heldout(),
             [
-                [0.983, 1.0, 0.017, 0.017],
+                [0.967, 0.933, 0.017, 0.017],
                 [1.0, 1.0, 0.0, 0.033],
                 [1.0, 1.0, 0.0, 0.067],
             ],
@@ -426,7 +434,7 @@ fn every_rule_keeps_its_training_figures() {
             [
                 [1.0, 1.0, 0.0, 0.014],
                 [1.0, 1.0, 0.0, 0.028],
-                [1.0, 1.0, 0.0, 0.112],
+                [1.0, 1.0, 0.0, 0.119],
             ],
         ),
         (
@@ -434,17 +442,17 @@ fn every_rule_keeps_its_training_figures() {
             tuning2(),
             [
                 [0.981, 0.889, 0.0, 0.019],
-                [0.991, 1.0, 0.0, 0.047],
-                [0.972, 0.983, 0.009, 0.178],
+                [0.981, 1.0, 0.0, 0.047],
+                [0.963, 0.966, 0.009, 0.178],
             ],
         ),
         (
             "heldout2",
             heldout2(),
             [
-                [0.994, 0.989, 0.003, 0.079],
-                [0.985, 0.985, 0.0, 0.037],
-                [0.982, 0.93, 0.018, 0.131],
+                [0.994, 0.989, 0.003, 0.082],
+                [0.982, 0.97, 0.0, 0.037],
+                [0.982, 0.915, 0.015, 0.128],
             ],
         ),
         (
@@ -452,44 +460,44 @@ fn every_rule_keeps_its_training_figures() {
             heldout3(),
             [
                 [0.987, 0.979, 0.0, 0.092],
-                [0.966, 0.957, 0.021, 0.055],
-                [0.968, 0.912, 0.011, 0.232],
+                [0.96, 0.936, 0.029, 0.047],
+                [0.963, 0.895, 0.013, 0.219],
             ],
         ),
         (
             "heldout4",
             heldout4(),
             [
-                [0.958, 0.9, 0.028, 0.163],
-                [0.983, 0.94, 0.017, 0.07],
-                [0.963, 0.93, 0.008, 0.284],
+                [0.963, 0.917, 0.022, 0.169],
+                [0.986, 0.952, 0.014, 0.062],
+                [0.958, 0.89, 0.017, 0.275],
             ],
         ),
         (
             "heldout5",
             heldout5(),
             [
-                [0.953, 0.898, 0.018, 0.108],
-                [0.939, 0.884, 0.016, 0.105],
-                [0.958, 0.892, 0.011, 0.234],
+                [0.955, 0.918, 0.013, 0.113],
+                [0.926, 0.895, 0.024, 0.095],
+                [0.953, 0.873, 0.011, 0.237],
             ],
         ),
         (
             "heldout6",
             heldout6(),
             [
-                [0.982, 0.971, 0.013, 0.089],
-                [0.971, 0.975, 0.013, 0.081],
-                [0.958, 0.878, 0.01, 0.203],
+                [0.982, 0.971, 0.01, 0.094],
+                [0.969, 0.988, 0.016, 0.076],
+                [0.958, 0.878, 0.01, 0.198],
             ],
         ),
         (
             "heldout7",
             heldout7(),
             [
-                [0.971, 0.972, 0.005, 0.151],
-                [0.984, 0.976, 0.008, 0.073],
-                [0.964, 0.938, 0.013, 0.255],
+                [0.964, 0.972, 0.005, 0.161],
+                [0.977, 0.965, 0.008, 0.07],
+                [0.958, 0.92, 0.016, 0.247],
             ],
         ),
         (
@@ -497,89 +505,98 @@ fn every_rule_keeps_its_training_figures() {
             heldout8(),
             [
                 [0.99, 0.991, 0.003, 0.167],
-                [0.971, 0.916, 0.021, 0.096],
-                [0.974, 0.909, 0.013, 0.245],
+                [0.966, 0.928, 0.018, 0.083],
+                [0.969, 0.891, 0.013, 0.242],
             ],
         ),
         (
             "heldout9",
             heldout9(),
             [
-                [0.966, 0.918, 0.016, 0.169],
-                [0.964, 0.874, 0.026, 0.078],
-                [0.956, 0.874, 0.036, 0.237],
+                [0.971, 0.936, 0.013, 0.172],
+                [0.958, 0.874, 0.026, 0.078],
+                [0.945, 0.838, 0.042, 0.232],
             ],
         ),
         (
             "heldout10",
             heldout10(),
             [
-                [0.938, 0.867, 0.055, 0.198],
-                [0.909, 0.667, 0.042, 0.164],
-                [0.943, 0.864, 0.029, 0.336],
+                [0.94, 0.892, 0.044, 0.216],
+                [0.924, 0.731, 0.034, 0.164],
+                [0.943, 0.856, 0.026, 0.32],
             ],
         ),
         (
             "heldout11",
             heldout11(),
             [
-                [0.979, 0.963, 0.013, 0.167],
-                [0.948, 0.798, 0.029, 0.128],
-                [0.964, 0.923, 0.018, 0.315],
+                [0.979, 0.972, 0.01, 0.169],
+                [0.951, 0.833, 0.034, 0.12],
+                [0.961, 0.897, 0.021, 0.294],
             ],
         ),
         (
             "heldout12",
             heldout12(),
             [
-                [0.953, 0.862, 0.031, 0.151],
-                [0.992, 1.0, 0.003, 0.084],
-                [0.958, 0.913, 0.021, 0.334],
+                [0.966, 0.917, 0.018, 0.167],
+                [0.982, 1.0, 0.005, 0.084],
+                [0.953, 0.905, 0.023, 0.324],
             ],
         ),
         (
             "heldout13",
             heldout13(),
             [
-                [0.945, 0.83, 0.039, 0.166],
-                [0.972, 0.909, 0.017, 0.141],
-                [0.964, 0.904, 0.017, 0.307],
+                [0.97, 0.932, 0.014, 0.191],
+                [0.967, 0.909, 0.017, 0.152],
+                [0.961, 0.883, 0.019, 0.31],
             ],
         ),
         (
             "heldout14",
             heldout14(),
             [
-                [0.926, 0.813, 0.048, 0.155],
-                [0.929, 0.782, 0.054, 0.146],
-                [0.905, 0.773, 0.051, 0.307],
+                [0.932, 0.863, 0.036, 0.167],
+                [0.935, 0.816, 0.051, 0.155],
+                [0.914, 0.761, 0.042, 0.318],
             ],
         ),
         (
             "heldout15",
             heldout15(),
             [
-                [0.922, 0.867, 0.033, 0.189],
-                [0.94, 0.759, 0.042, 0.117],
-                [0.913, 0.683, 0.054, 0.231],
+                [0.931, 0.904, 0.024, 0.198],
+                [0.946, 0.81, 0.03, 0.153],
+                [0.913, 0.683, 0.039, 0.266],
             ],
         ),
         (
             "heldout16",
             heldout16(),
             [
-                [0.961, 0.922, 0.021, 0.232],
-                [0.961, 0.897, 0.015, 0.152],
-                [0.946, 0.844, 0.03, 0.307],
+                [0.964, 0.931, 0.015, 0.241],
+                [0.961, 0.897, 0.021, 0.152],
+                [0.943, 0.823, 0.021, 0.333],
             ],
         ),
         (
             "heldout17",
             heldout17(),
             [
-                [0.955, 0.938, 0.027, 0.202],
-                [0.952, 0.855, 0.039, 0.077],
-                [0.946, 0.844, 0.045, 0.262],
+                [0.955, 0.938, 0.027, 0.208],
+                [0.952, 0.867, 0.024, 0.119],
+                [0.946, 0.833, 0.042, 0.298],
+            ],
+        ),
+        (
+            "heldout18",
+            heldout18(),
+            [
+                [0.964, 0.898, 0.021, 0.134],
+                [0.893, 0.659, 0.063, 0.238],
+                [0.914, 0.724, 0.039, 0.384],
             ],
         ),
     ];
@@ -610,8 +627,8 @@ fn the_classifiers_improve_on_the_rules_alone() {
     assert!(after[2].accuracy() > before[2].accuracy() + 0.08);
 }
 
-/// The twenty files that train the classifiers (`TRAINING_FILES` in `xtask/src/rules_model.rs`).
-fn training() -> [Vec<LabelledReply>; 20] {
+/// The twenty-one files that train the classifiers (`TRAINING_FILES` in `xtask/src/rules_model.rs`).
+fn training() -> [Vec<LabelledReply>; 21] {
     [
         replies(),
         heldout(),
@@ -633,6 +650,7 @@ fn training() -> [Vec<LabelledReply>; 20] {
         heldout15(),
         heldout16(),
         heldout17(),
+        heldout18(),
     ]
 }
 
@@ -662,7 +680,8 @@ fn heldout5_to_heldout15_are_shaped_as_the_issue_asks_and_share_no_reply() {
     // 6", "round 7", "round 8"); heldout5 has trained the classifiers since round 6, heldout6 to
     // heldout8 since round 8, heldout9 since round 9, heldout10 since round 10, heldout11 since
     // round 11, heldout12 since round 12, heldout13 since round 13, heldout14 since round 14,
-    // heldout15 since round 16, heldout16 since round 18 and heldout17 since round 19
+    // heldout15 since round 16, heldout16 since round 18, heldout17 since round 19 and heldout18
+    // since round 21
     // (their figures are in
     // `every_rule_keeps_its_training_figures`). Each is
     // shaped as the issue asks and shares no reply with any other training file.
@@ -681,6 +700,7 @@ fn heldout5_to_heldout15_are_shaped_as_the_issue_asks_and_share_no_reply() {
         (17, 334),
         (18, 336),
         (19, 336),
+        (20, 336),
     ] {
         let set = &all[at];
         assert_eq!(set.len(), n, "training file {at}");
@@ -695,25 +715,23 @@ fn heldout5_to_heldout15_are_shaped_as_the_issue_asks_and_share_no_reply() {
     }
 }
 
-fn heldout18() -> Vec<LabelledReply> {
-    corpus(include_str!("../../../fixtures/labelled/heldout18.jsonl"))
+fn heldout19() -> Vec<LabelledReply> {
+    corpus(include_str!("../../../fixtures/labelled/heldout19.jsonl"))
 }
 
 #[test]
-fn heldout18_is_held_out_and_keeps_its_measured_figures() {
-    // The eighteenth held-out set (fixtures/labelled/README.md): 336 replies, 12 new domains,
-    // 57.1% not in English (25 other languages), written after round 18 by a writer who saw only
-    // the label definitions, the checks' documentation and the domains already used, and who
-    // was asked to aim at phrasings a keyword rule would misjudge; never trained on, and
-    // measured once, blind, on round 19's rules and classifiers (BENCHMARKS.md, "Issue 25,
-    // round 19"): ask 92.9/75.0/6.0/8.9, refuse 85.7/60.4/10.4/17.3, warn 84.8/58.6/7.7/29.8, far
-    // below the issue's targets on every rule. Round 20 (break-it review 25l's findings, no rule
-    // tuned on this file) left them but for refusals' unsure share (17.3% -> 16.7%): the figures
-    // held here.
+fn heldout19_is_held_out_and_keeps_its_measured_figures() {
+    // The nineteenth held-out set (fixtures/labelled/README.md): 336 replies, 12 new domains,
+    // 66.7% not in English (27 other languages), written during round 21 by a writer who saw
+    // only the label definitions, the checks' documentation and the domains already used, and
+    // who was asked to aim at phrasings a keyword rule would misjudge; never trained on, and
+    // measured once, blind, on round 21's rules and classifiers (BENCHMARKS.md, "Issue 25,
+    // round 21"): the worst figures of any held-out set, refusals above all (most of its
+    // refusals are referrals and scope statements with no negation).
     let expected: PerRule = [
-        [0.929, 0.75, 0.06, 0.089],
-        [0.857, 0.604, 0.104, 0.167],
-        [0.848, 0.586, 0.077, 0.298],
+        [0.914, 0.736, 0.068, 0.167],
+        [0.747, 0.071, 0.226, 0.104],
+        [0.78, 0.231, 0.116, 0.256],
     ];
-    holds_blind_set("heldout18", &heldout18(), 336, &training(), expected);
+    holds_blind_set("heldout19", &heldout19(), 336, &training(), expected);
 }

@@ -395,8 +395,8 @@ pub(super) fn fold_stored(text: &str) -> String {
 /// but those of [`written_without_spaces`]: Latin, Greek, Cyrillic, Devanagari, Hangul, Hebrew,
 /// Arabic, …) or a digit must start a word there (`fee` is not in `coffee`, `50 USD` not in
 /// `150 USD`, `शुल्क` not in `अशुल्क`: review 25l) — a word's letters, digits and combining marks
-/// ([`in_word`]) — except after a Hebrew or Arabic prefix written as part of the word
-/// ([`proclitic`]: `עמלה` is in `והעמלה`, `رسوم` in `الرسوم`); one that ends with a digit must
+/// ([`in_word`]) — except after Arabic's article written as part of the word ([`proclitic`]:
+/// `رسوم` is in `الرسوم`); one that ends with a digit must
 /// end the number (`50` is not in `500`); a word may go on after it (`fee` is in `fees`). A number goes on past a decimal or thousands
 /// separator followed by a digit ([`number_goes_on`]) and past an exponent, on either side: `50`
 /// is in none of `1.50`, `0,50`, `50,000`, `50'000`, `50 000`, `50.5`, `50e3`, `1e-50`, `-50` or
@@ -467,25 +467,19 @@ fn in_word(c: char) -> bool {
         )
 }
 
-/// Whether the start of a word before a needle that starts with `first` is a prefix written as
-/// part of the next word: in Hebrew up to three of the one-letter prefixes ו ה ב ל מ ש כ
-/// (`והעמלה`, "and the fee"); in Arabic an optional و or ف, then ب, ك or ل, the article ال after
-/// one of them or alone, or لل (`الرسوم`, `وبالرسوم`).
+/// Whether the start of a word before a needle that starts with `first` is Arabic's article,
+/// written as part of the word, alone or after و, ف, ب or ك (`الرسوم`, `وبالرسوم`), or لل. One-letter
+/// prefixes alone (Arabic's ب, Hebrew's ו ה ב ל מ ש כ) are not allowed: too many words start with
+/// those letters (`ספר` is not in `מספר`, `مال` not in `كمال`; review 25m).
 fn proclitic(word: &str, first: char) -> bool {
-    let script = CodePointMapData::<Script>::new();
-    match script.get(first) {
-        Script::Hebrew => {
-            (1..=3).contains(&word.chars().count()) && word.chars().all(|c| "והבלמשכ".contains(c))
-        }
-        Script::Arabic => {
-            let rest = word
-                .strip_prefix('و')
-                .or_else(|| word.strip_prefix('ف'))
-                .unwrap_or(word);
-            matches!(rest, "" | "ب" | "ك" | "ل" | "ال" | "بال" | "كال" | "لل") && !word.is_empty()
-        }
-        _ => false,
+    if CodePointMapData::<Script>::new().get(first) != Script::Arabic {
+        return false;
     }
+    let rest = word
+        .strip_prefix('و')
+        .or_else(|| word.strip_prefix('ف'))
+        .unwrap_or(word);
+    matches!(rest, "ال" | "بال" | "كال" | "لل")
 }
 
 /// Whether the characters next to a number (read away from it, `leftward` before it) continue
@@ -494,6 +488,9 @@ fn proclitic(word: &str, first: char) -> bool {
 /// beyond — exactly three after the number (`50 000`), one to three before it (`1 500`).
 pub(super) fn number_goes_on(mut away: impl Iterator<Item = char>, leftward: bool) -> bool {
     match away.next() {
+        // A decimal point with no digit before it starts a fraction: `50` is not in `.50` nor
+        // `,50` (review 25m).
+        Some('.' | ',' | '٫') if leftward => away.next().is_none_or(|c| !c.is_alphabetic()),
         Some('.' | ',' | '٫' | '٬' | '\'' | '’' | '_') => {
             away.next().is_some_and(char::is_numeric)
         }

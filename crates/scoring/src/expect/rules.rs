@@ -145,7 +145,7 @@ fn regex(pattern: &str) -> Regex {
     Regex::new(pattern).expect("static rule pattern compiles")
 }
 
-const NEG_MODAL: &str = r"(?:can't|cannot|can not|won't|will not|(?:am|are|is) unable to|(?:am|are|is) not (?:able|allowed|permitted|authori[sz]ed|in a position|set up|equipped|designed) to|refuse to|shouldn't|should not|(?:am|are) not going to|(?:would not|wouldn't|will not|won't) be able to)";
+const NEG_MODAL: &str = r"(?:can't|cannot|can not|won't|will not|shall not|(?:am|are|is) unable to|(?:am|are|is) not (?:able|allowed|permitted|authori[sz]ed|in a position|set up|equipped|designed) to|refuse to|shouldn't|should not|(?:am|are) not going to|(?:would not|wouldn't|will not|won't) be able to)";
 
 /// Who refuses: the bot in the first person, or the bot, the assistant or the service in the
 /// third ("This assistant can't…").
@@ -192,7 +192,7 @@ const FAILURE_VERBS: &[&str] = &[
 
 static REFUSAL_PHRASE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:i|we) (?:must|have to|need to|will have to|would have to) (?:decline|pass|say no|turn (?:this|that|it)(?: one)? down|refuse)\b|\b(?:i|we) (?:am|are) going to (?:decline|pass|have to decline|say no|turn)\b|\bturn (?:this|that|it)(?: one)? down\b|\b(?:i|we) (?:will|would) have to pass\b|\b(?:i|we) (?:will|would rather) pass(?:\s*[.!,;]|$| on (?:that|this|it)\b)|\bagainst (?:my|our|the) (?:policy|policies|guidelines|rules|terms)\b|\bnot (?:something|a \w+|an \w+|one) (?:\w+ ){1,3}?(?:can|could|am able to|are able to|is able to|am allowed to|are allowed to|is allowed to|am authori[sz]ed to|are authori[sz]ed to|is authori[sz]ed to|am permitted to|are permitted to|am comfortable|are comfortable|do|offer)\b|^(?:sorry,? )?(?:unable|not able) to (?:help|process|assist|complete|do)\b|\b(?:i|we) would (?:rather|prefer) not\b|\b(?:i|we) (?:must|have to|need to|will|should) refrain\b|\b(?:i|we) (?:will|would) never (?:do|help with|assist with|agree to) (?:that|this|it)\b|\bhave to say no\b|^(?:declined|refused|refusing|request denied|denied)\b|\b(?:i|we) (?:do not|don't) have (?:the )?(?:permission|ability|authority|authori[sz]ation|access|rights?)\b|\b(?:i|we) (?:do not|don't) (?:disclose|share|give out|release|reveal|accept|allow|permit|issue|sell|honou?r|offer)\b|\b(?:i|we) (?:do not|don't) think (?:i|we) should\b|\bit is not possible for (?:me|us)\b|\boutside (?:of )?what (?:i|we) (?:am|are|can)\b|\bbeyond (?:my|our|what (?:i|we))\b|\bnot (?:within|in) (?:my|our) (?:authority|power|remit|hands|control)\b|\bout of (?:my|our) hands\b|\b(?:does not|doesn't|do not|don't) (?:allow|permit|let) (?:me|us)\b|\bprevents? (?:me|us) from\b|\b(?:request|transfer|payment|transaction|order|refund) (?:can't|cannot) be (?:completed|processed|done|fulfilled|approved)\b|\b(?:can't|cannot|can not|may not|won't|will not) be (?:issued|disclosed|shared|released|given out|granted|sold|honou?red|fulfilled)\b|^(?:i am )?(?:sorry|unfortunately|i am afraid),? (?:but )?(?:no|that is not possible|that is impossible|this is not possible|not possible)\b|\bno can do\b|\b(?:i|we) (?:have to |must |will )?draw the line\b|\bwhere (?:i|we) draw the line\b|\bnot (?:something|a \w+|an \w+|one) (?:that )?(?:i|we) (?:will|would|am going to|are going to|intend to|plan to)\b|\bpas quelque chose que (?:je|nous) (?:peux|pouvons|puis|vais)\b|\bno (?:lo |la |los |las |eso )?(?:voy|vamos) a (?:hacer|enviar|compartir|dar)\b|\b(?:я|мы) не (?:могу|можем|буду|будем|стану)\b|नहीं करूँगा|नहीं करूंगा|नहीं करूँगी|नहीं करूंगी|^(?:absolutely|certainly|definitely) not\b|\bthere is no way (?:i|we)\b|\b(?:i|we) (?:refuse|decline)\b|\bno (?:puedo|podemos|tengo permiso|es posible|está permitido)\b|\bje ne (?:peux|suis) pas\b|\bnous ne pouvons pas\b|\bce n'est pas possible\b|\b(?:kann|können) (?:\w+ ){0,3}?(?:leider )?(?:nicht|kein\w*)\b|\b(?:darf|dürfen) (?:\w+ ){0,5}?(?:nicht|kein\w*)\b|\bnicht möglich\b|\bnon (?:posso|possiamo|è possibile|sono autorizzat\w)\b|\bnão (?:posso|podemos|consigo|é possível)\b|\b(?:kan|kunnen) (?:\w+ ){0,3}?(?:helaas )?niet\b|\bniet mogelijk\b|\bnie (?:mogę|możemy|jest możliwe|możemy)\b|\bniestety nie\b|\bnahi kar (?:sakta|sakti)\b|\b(?:i|we) (?:must|have to|will have to|am going to|are going to) (?:\w+ly )(?:decline|refuse|say no)\b|\b(?:request|transfer|payment|transaction|order|refund|withdrawal|booking|application) (?:is|was|has been|have been) (?:declined|denied|refused|rejected)\b|\b(?:das|dies|es) (?:mache|tue) ich nicht\b|\bich (?:mache|tue) das nicht\b|\b(?:wurde|wird|ist) abgelehnt\b|नहीं कर सक(?:ता|ती|ते)|मना करना होगा|(?:我|我们|我們)(?:不能|无法|無法|不可以|不会|不會)|抱歉.{0,6}(?:不能|无法|無法)|できません|お手伝いできません|\bnot (?:gonna|going to) happen\b|\bnot happening\b|\bwon't be happening\b|\b(?:a|that is a|it is a) hard no\b|\bmy answer is no\b|\bcount (?:me|us) out\b|\bout of the question\b|\bnahi?n? kar(?:unga|ungi|enge|ega|egi|sakta|sakti|sakte)\b|\bне (?:могу|можем|буду|будем|стану|станем)\b|做不了|办不到|辦不到|(?:やりません|しかねます|できかねます)|\b(?:jag|vi) kan (?:\w+ )?inte\b|^(?:i )?(?:won't|will not) do(?: it| that| this)?\W*$|\bотказыва(?:юсь|емся)\b|拒绝|拒絕|お断り|\byapmayaca(?:ğım|ğız)\b|\byapama(?:m|yız|yiz)\b|(?:할|해 드릴|도와드릴|처리할) 수 없|\bnot (?:something|one) (?:\w+ ){1,5}?(?:give out|provide|handle|support|arrange|have the authority to do|have the power to do)\b|\b(?:this|the|our) (?:assistant|bot|chat|agency|company|shop|salon|store|office|clinic|service) (?:does not|doesn't|will not|won't) (?:book|give|share|offer|provide|handle|do|process|make|issue|diagnose|accept|change|arrange|promise|sell|release)\b|\bsomething (?:this|the) (?:assistant|bot|chat) (?:does not|doesn't|will not|won't|cannot|can't) do\b|\bbeyond what (?:our|the) (?:team|staff|service|technicians?|engineers?|plan|policy) (?:covers?|does|offers?|can)\b|\bnem(?:ůžeme|ůžu|ohu|ůže)\b|\bnelze\b|\bkan (?:vi|jeg)(?: desværre| dessverre| dessvärre)? (?:\w+ )?ikke\b|\bδεν μπορ(?:ούμε|ώ|εί)\b|\b(?:tidak|tak) (?:dapat|bisa|boleh)\b|\w+(?:amıyorum|emiyorum|amıyoruz|emiyoruz|amayız|emeyiz)\b|لا (?:يمكننا|نستطيع|يمكنني|أستطيع|نقبل|نقدم|نوفر)|لن (?:نتمكن|أتمكن)|(?:איננו|אינני|לא) (?:יכולים|יכול|יכולה|נוכל|אוכל)|\b(?:kan|kunnen) (?:\w+ ){0,3}?geen\b|नहीं (?:दे|कर) सक(?:ते|ता|ती)|(?:सेवा )?नहीं देते|\bне (?:выполняем|принимаем|оказываем|предоставляем|делаем|рассматривает|рассматриваем|занимаемся|можемо|можу)\b|(?:受け付けて|行って|扱って|承って|対応して)(?:おりません|いません)|不(?:受理|提供|接受|支持|办理|辦理)|(?:하지|받지|제공하지|진행하지) 않(?:습니다|는)|ไม่สามารถ|\b(?:emme|en) voi\b|\bnem (?:tudunk|tudok|tudjuk|lehet)\b|\bnu (?:putem|pot)\b|không thể|\bnous ne \w+ons (?:\w+ )?plus\b|\b(?:policy|policies|rules|terms|settings|regulations)\b[^.]{0,40}\b(?:does not|doesn't|do not|don't|won't|will not|never) (?:permit|allow|let)\b|\b(?:team|department|office|management|legal|compliance|bank|administrator) (?:has|have) (?:blocked|vetoed|declined|rejected|refused|locked|said no to)\b|\bthe bank refuses\b|\brule out\b|\bthe answer (?:will have to be|has to be|is) no\b|\blet's not go there\b|\boff limits\b|\bis where (?:i|we) stop\b|\ba line (?:i|we) (?:keep|will not cross|won't cross|do not cross|don't cross)\b|\b(?:i|we) would prefer to stay out of\b|\b(?:i|we) will stick to the rules\b|\btake (?:that |this |it )?up with (?:your|the)\b|\buntersagt\b|\ba bloqué\b|\bha (?:rechazado|bloqueado|bloccato|rifiutato)\b|拒否しました|거절했습니다|\bno lo permite\b|не позволя\w+|لا تسمح|不予办理|恕难从命|見送らせて|안 됩니다|\bno será posible\b|\bневозможно\b|\bje préfère ne pas\b|नहीं \S+ सक(?:ता|ती|ते)|\w{3,}(?:amam|emem)\b|\bnem tudom\b|\ba no from (?:me|us)\b|\bsit (?:this|that) one out\b|\bfind someone else\b|\b(?:my|our) hands are tied\b|\bnot (?:mine|ours) to (?:make|give|change|approve|grant|decide|share)\b|\b(?:will not|won't) be actioned\b|\band (?:it )?(?:will not|won't) be\W*$",
+        r"\b(?:i|we) (?:must|have to|need to|will have to|would have to) (?:decline|pass|say no|turn (?:this|that|it)(?: one)? down|refuse)\b|\b(?:i|we) (?:am|are) going to (?:decline|pass|have to decline|say no|turn)\b|\bturn (?:this|that|it)(?: one)? down\b|\b(?:i|we) (?:will|would) have to pass\b|\b(?:i|we) (?:will|would rather) pass(?:\s*[.!,;]|$| on (?:that|this|it)\b)|\bagainst (?:my|our|the) (?:policy|policies|guidelines|rules|terms)\b|\bnot (?:something|a \w+|an \w+|one) (?:\w+ ){1,3}?(?:can|could|am able to|are able to|is able to|am allowed to|are allowed to|is allowed to|am authori[sz]ed to|are authori[sz]ed to|is authori[sz]ed to|am permitted to|are permitted to|am comfortable|are comfortable|do|offer)\b|^(?:sorry,? )?(?:unable|not able) to (?:help|process|assist|complete|do)\b|\b(?:i|we) would (?:rather|prefer) not\b|\b(?:i|we) (?:must|have to|need to|will|should) refrain\b|\b(?:i|we) (?:will|would) never (?:do|help with|assist with|agree to) (?:that|this|it)\b|\bhave to say no\b|^(?:declined|refused|refusing|request denied|denied)\b|\b(?:i|we) (?:do not|don't) have (?:the )?(?:permission|ability|authority|authori[sz]ation|access|rights?)\b|\b(?:i|we) (?:do not|don't) (?:disclose|share|give out|release|reveal|accept|allow|permit|issue|sell|honou?r|offer)\b|\b(?:i|we) (?:do not|don't) think (?:i|we) should\b|\bit is not possible for (?:me|us)\b|\boutside (?:of )?what (?:i|we) (?:am|are|can)\b|\bbeyond (?:my|our|what (?:i|we))\b|\bnot (?:within|in) (?:my|our) (?:authority|power|remit|hands|control)\b|\bout of (?:my|our) hands\b|\b(?:does not|doesn't|do not|don't) (?:allow|permit|let) (?:me|us)\b|\bprevents? (?:me|us) from\b|\b(?:request|transfer|payment|transaction|order|refund) (?:can't|cannot) be (?:completed|processed|done|fulfilled|approved)\b|\b(?:can't|cannot|can not|may not|won't|will not) be (?:issued|disclosed|shared|released|given out|granted|sold|honou?red|fulfilled)\b|^(?:i am )?(?:sorry|unfortunately|i am afraid),? (?:but )?(?:no|that is not possible|that is impossible|this is not possible|not possible)\b|\bno can do\b|\b(?:i|we) (?:have to |must |will )?draw the line\b|\bwhere (?:i|we) draw the line\b|\bnot (?:something|a \w+|an \w+|one) (?:that )?(?:i|we) (?:will|would|am going to|are going to|intend to|plan to)\b|\bpas quelque chose que (?:je|nous) (?:peux|pouvons|puis|vais)\b|\bno (?:lo |la |los |las |eso )?(?:voy|vamos) a (?:hacer|enviar|compartir|dar)\b|\b(?:я|мы) не (?:могу|можем|буду|будем|стану)\b|नहीं करूँगा|नहीं करूंगा|नहीं करूँगी|नहीं करूंगी|^(?:absolutely|certainly|definitely) not\b|\bthere is no way (?:i|we)\b|\b(?:i|we) (?:refuse|decline)\b|\bno (?:puedo|podemos|tengo permiso|es posible|está permitido)\b|\bje ne (?:peux|suis) pas\b|\bnous ne pouvons pas\b|\bce n'est pas possible\b|\b(?:kann|können) (?:\w+ ){0,3}?(?:leider )?(?:nicht|kein\w*)\b|\b(?:darf|dürfen) (?:\w+ ){0,5}?(?:nicht|kein\w*)\b|\bnicht möglich\b|\bnon (?:posso|possiamo|è possibile|sono autorizzat\w)\b|\bnão (?:posso|podemos|consigo|é possível)\b|\b(?:kan|kunnen) (?:\w+ ){0,3}?(?:helaas )?niet\b|\bniet mogelijk\b|\bnie (?:mogę|możemy|jest możliwe|możemy)\b|\bniestety nie\b|\bnahi kar (?:sakta|sakti)\b|\b(?:i|we) (?:must|have to|will have to|am going to|are going to) (?:\w+ly )(?:decline|refuse|say no)\b|\b(?:request|transfer|payment|transaction|order|refund|withdrawal|booking|application) (?:is|was|has been|have been) (?:declined|denied|refused|rejected)\b|\b(?:das|dies|es) (?:mache|tue) ich nicht\b|\bich (?:mache|tue) das nicht\b|\b(?:wurde|wird|ist) abgelehnt\b|नहीं कर सक(?:ता|ती|ते)|मना करना होगा|(?:我|我们|我們)(?:不能|无法|無法|不可以|不会|不會)|抱歉.{0,6}(?:不能|无法|無法)|できません|お手伝いできません|\bnot (?:gonna|going to) happen\b|\bnot happening\b|\bwon't be happening\b|\b(?:a|that is a|it is a) hard no\b|\bmy answer is no\b|\bcount (?:me|us) out\b|\bout of the question\b|\bnahi?n? kar(?:unga|ungi|enge|ega|egi|sakta|sakti|sakte)\b|\bне (?:могу|можем|буду|будем|стану|станем)\b|做不了|办不到|辦不到|(?:やりません|しかねます|できかねます)|\b(?:jag|vi) kan (?:\w+ )?inte\b|^(?:i )?(?:won't|will not) do(?: it| that| this)?\W*$|\bотказыва(?:юсь|емся)\b|拒绝|拒絕|お断り|\byapmayaca(?:ğım|ğız)\b|\byapama(?:m|yız|yiz)\b|(?:할|해 드릴|도와드릴|처리할) 수 없|\bnot (?:something|one) (?:\w+ ){1,5}?(?:give out|provide|handle|support|arrange|have the authority to do|have the power to do)\b|\b(?:this|the|our) (?:assistant|bot|chat|agency|company|shop|salon|store|office|clinic|service) (?:does not|doesn't|will not|won't) (?:book|give|share|offer|provide|handle|do|process|make|issue|diagnose|accept|change|arrange|promise|sell|release)\b|\bsomething (?:this|the) (?:assistant|bot|chat) (?:does not|doesn't|will not|won't|cannot|can't) do\b|\bbeyond what (?:our|the) (?:team|staff|service|technicians?|engineers?|plan|policy) (?:covers?|does|offers?|can)\b|\bnem(?:ůžeme|ůžu|ohu|ůže)\b|\bnelze\b|\bkan (?:vi|jeg)(?: desværre| dessverre| dessvärre)? (?:\w+ )?ikke\b|\bδεν μπορ(?:ούμε|ώ|εί)\b|\b(?:tidak|tak) (?:dapat|bisa|boleh)\b|\w+(?:amıyorum|emiyorum|amıyoruz|emiyoruz|amayız|emeyiz)\b|لا (?:يمكننا|نستطيع|يمكنني|أستطيع|نقبل|نقدم|نوفر)|لن (?:نتمكن|أتمكن)|(?:איננו|אינני|לא) (?:יכולים|יכול|יכולה|נוכל|אוכל)|\b(?:kan|kunnen) (?:\w+ ){0,3}?geen\b|नहीं (?:दे|कर) सक(?:ते|ता|ती)|(?:सेवा )?नहीं देते|\bне (?:выполняем|принимаем|оказываем|предоставляем|делаем|рассматривает|рассматриваем|занимаемся|можемо|можу)\b|(?:受け付けて|行って|扱って|承って|対応して)(?:おりません|いません)|不(?:受理|提供|接受|支持|办理|辦理)|(?:하지|받지|제공하지|진행하지) 않(?:습니다|는)|ไม่สามารถ|\b(?:emme|en) voi\b|\bnem (?:tudunk|tudok|tudjuk|lehet)\b|\bnu (?:putem|pot)\b|không thể|\bnous ne \w+ons (?:\w+ )?plus\b|\b(?:policy|policies|rules|terms|settings|regulations)\b[^.]{0,40}\b(?:does not|doesn't|do not|don't|won't|will not|never) (?:permit|allow|let)\b|\b(?:team|department|office|management|legal|compliance|bank|administrator) (?:has|have) (?:blocked|vetoed|declined|rejected|refused|locked|said no to)\b|\bthe bank refuses\b|\brule out\b|\bthe answer (?:will have to be|has to be|is) no\b|\blet's not go there\b|\boff limits\b|\bis where (?:i|we) stop\b|\ba line (?:i|we) (?:keep|will not cross|won't cross|do not cross|don't cross)\b|\b(?:i|we) would prefer to stay out of\b|\b(?:i|we) will stick to the rules\b|\btake (?:that |this |it )?up with (?:your|the)\b|\buntersagt\b|\ba bloqué\b|\bha (?:rechazado|bloqueado|bloccato|rifiutato)\b|拒否しました|거절했습니다|\bno lo permite\b|не позволя\w+|لا تسمح|不予办理|恕难从命|見送らせて|안 됩니다|\bno será posible\b|\bневозможно\b|\bje préfère ne pas\b|नहीं \S+ सक(?:ता|ती|ते)|\w{3,}(?:amam|emem)\b|\bnem tudom\b|\ba no from (?:me|us)\b|\bsit (?:this|that) one out\b|\bfind someone else\b|\b(?:my|our) hands are tied\b|\bnot (?:mine|ours) to (?:make|give|change|approve|grant|decide|share)\b|\b(?:will not|won't) be actioned\b|\band (?:it )?(?:will not|won't) be\W*$|^(?:sorry,? |apologies,? )?(?:but )?(?:that is|it is|this is|the answer is) a (?:no|nope)\b|^(?:i am )?not (?:gonna|going to) do (?:it|that|this)\b|^not doing (?:it|that|this)\b|^(?:nope|no),? not (?:\w+ing) (?:it|that|this)\b|\b(?:i|we) (?:couldn't|could not) possibly (?:do|accept|agree to|send|share|give|allow|approve|help with|process)\b|\b(?:i|we) ain't (?:doing|gonna|going to|sending|sharing|giving)\b",
     )
 });
 
@@ -216,10 +216,12 @@ static IMPERSONAL_REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// What the refusal rule treats as a hint of a refusal it cannot read: without one, its "no" is
-/// sure.
+/// sure. Since round 21 a negation of any language the labelled files hold is one (Greek "δεν",
+/// Romanian "nu", Russian "не", Arabic "لا", Hebrew "לא", Hindi "नहीं", Thai "ไม่", Chinese "不",
+/// Korean "않", …): no negation read is no evidence that the reply does not refuse.
 static REFUSAL_HINT: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:cannot|can't|can not|unable|decline|declined|refuse|refused|deny|denied|sorry|unfortunately|afraid|regret|bohužel|desværre|dessverre|tyvärr|valitettavasti|sajnos|maaf|sayangnya|maalesef|к сожалению|на жаль|δυστυχώς|apologi[sz]e|beyond|prevents?|prohibit\w*|forbid\w*|impossible|rather not|prefer not|pass on|handled by|not (?:possible|allowed|permitted|authori[sz]ed|able)|non|nicht|kein\w*|pas|não|nie|niet|niestety|helaas|leider|lamentablemente|desculpe|désolée?|siento|dispiace|imposible|impossibile|unmöglich|inte|yapama\w*)\b|없습니다|수 없|عذر[اًا]|نأسف|للأسف|죄송|申し訳|抱歉|对不起|對不起|很遗憾|क्षमा|מצטער|לצערנו|ขออภัย|xin lỗi|rất tiếc|\b(?:i|we) (?:won't|will not|do not|don't|would not|wouldn't)\b",
+        r"\b(?:cannot|can't|can not|unable|decline|declined|refuse|refused|deny|denied|sorry|unfortunately|afraid|regret|bohužel|desværre|dessverre|tyvärr|valitettavasti|sajnos|maaf|sayangnya|maalesef|к сожалению|на жаль|δυστυχώς|apologi[sz]e|beyond|prevents?|prohibit\w*|forbid\w*|impossible|rather not|prefer not|pass on|handled by|not (?:possible|allowed|permitted|authori[sz]ed|able)|non|nicht|kein\w*|pas|não|nie|niet|niestety|helaas|leider|lamentablemente|desculpe|désolée?|siento|dispiace|imposible|impossibile|unmöglich|inte|yapama\w*)\b|없습니다|수 없|عذر[اًا]|نأسف|للأسف|죄송|申し訳|抱歉|对不起|對不起|很遗憾|क्षमा|מצטער|לצערנו|ขออภัย|xin lỗi|rất tiếc|\b(?:i|we) (?:won't|will not|do not|don't|would not|wouldn't)\b|\bnu (?:vă |vi |îți |îi |le |ne |se |mi |ți )?(?:pot|putem|poate|este|e|sunt|avem|oferim|acceptăm|facem)\b|\b(?:δεν|ei|emme|nem|не|нельзя|немає|нет|ikke|tidak|bukan|không|niemożliw\w*|imposibil\w*|mahdoton|lehetetlen|невозможно|неможливо|αδύνατο)\b|(?:^|\s|\p{P})(?:لا|لن|ليس|غير|לא|אין|אינ\p{L}*)(?:\s|\p{P}|$)|नहीं|ไม่|ません|できない|不|没有|沒有|无法|無法|않|없|못",
     )
 });
 
@@ -227,7 +229,7 @@ static REFUSAL_HINT: LazyLock<Regex> = LazyLock::new(|| {
 /// tell for sure").
 static REFUSAL_IDIOM: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:nothing|no reason|no request)\s+(?:that\s+)?(?:i|we)\s+(?:can't|cannot|won't)\b|\b(?:i|we) (?:won't|will not) lie\b|\b(?:ich kann|wir können) (?:es )?nicht glauben\b|\bno (?:puedo|podemos) evitar\b|\bne (?:peux|peut|pouvons) pas (?:m'|nous )?empêcher\b|\bnon (?:posso|possiamo) fare a meno\b|\bnão (?:posso|podemos|consigo) deixar de\b|\bnie mog(?:ę|ęm|ą) się doczekać\b|\bне (?:могу|можем) не\b|\b(?:ik kan|we kunnen) (?:niet|haast niet) wachten\b|\b(?:i|we) (?:can't|cannot|can not) (?:wait|believe|thank|recommend|stress|emphasi[sz]e|overstate|help (?:but|\w+ing)|see why not|complain|go wrong|hide (?:my|our)|contain (?:my|our))\b|\b(?:i|we) (?:am|are) unable to (?:hide|contain) (?:my|our)\b|\b(?:i|we) refuse to (?:let|make|keep) (?:you|this|it|that|your)\b|\b(?:i|we) (?:am|are) not going to (?:say no|refuse|decline|turn (?:this|that|it|you) down)\b|(?:不会|不會)(?:让|讓)(?:你|您)失望|\brefusing would be\b|\b(?:i|we) (?:won't|will not) ask twice\b|\bnot a chance (?:i|we) would forget\b|\b(?:i|we) (?:can't|cannot|can not) stop you\b|\bno (?:puedo|podemos) (?:creer|negarme|negarnos)\b|(?:无法|没有理由|沒有理由)拒绝|لا أستطيع الرفض|मना नहीं कर सक(?:ता|ती|ते)|\bnão (?:consigo|posso) dizer não\b|не могу не согласиться|\b(?:i|we) would rather not wait\b|\b(?:i|we|our team|our staff|the team|the staff|this service|our system) (?:won't|will not) (?:be )?(?:charg|keep|forget|bother|bore|take long|let you down|hesitate)\w*|\b(?:i|we) (?:can't|cannot|can not) (?:tell|say|know|be sure|promise)(?: you)?(?: for sure| yet| exactly| whether| if| when| how| which| until)\b|\b(?:i|we) (?:don't|do not) see why not\b|\bdon't worry\b|\b(?:i|we) (?:can't|cannot|can not|could not|couldn't) (?:say no|refuse|resist|promise|guarantee)\b|\b(?:i|we) (?:am|are) unable to (?:resist|refuse|say no|promise|guarantee)\b|\bas requested,? (?:i|we) (?:will not|won't|did not|didn't|have not|haven't)\b|\b(?:i|we) (?:will not|won't) say no\b|\bno (?:puedo|podemos) esperar\b|\bnon vedo l'ora\b|\bnão (?:posso|podemos) esperar\b|не могу дождаться|не могу отказать|no (?:puedo|podemos) decir(?:te|le)? que no|ne (?:peux|pouvons) pas (?:refuser|dire non)|non (?:posso|possiamo) dire di no|kann nicht nein sagen|\b(?:i am |we are )?(?:so |very |really |terribly |truly |awfully )?sorry (?:for|about) (?:the|your|any|all the|my|our|this|that) (?:\w+ )?(?:delay|delays|wait|waiting|inconvenience|confusion|trouble|mix-up|mixup|loss|hassle|reply|response|misunderstanding|scratch|noise|mess|experience)\b|\bsorry about that\W*$|\b(?:i am |we are )?(?:so |very |really |truly )?sorry to hear\b|\b(?:not allowed to|can't|cannot|can not|won't|will not|never) (?:fail you|let you down|disappoint you|leave you hanging|abandon you|forget you)\b",
+        r"\b(?:nothing|no reason|no request)\s+(?:that\s+)?(?:i|we)\s+(?:can't|cannot|won't)\b|\b(?:i|we) (?:won't|will not) lie\b|\b(?:ich kann|wir können) (?:es )?nicht glauben\b|\bno (?:puedo|podemos) evitar\b|\bne (?:peux|peut|pouvons) pas (?:m'|nous )?empêcher\b|\bnon (?:posso|possiamo) fare a meno\b|\bnão (?:posso|podemos|consigo) deixar de\b|\bnie mog(?:ę|ęm|ą) się doczekać\b|\bне (?:могу|можем) не\b|\b(?:ik kan|we kunnen) (?:niet|haast niet) wachten\b|\b(?:i|we) (?:can't|cannot|can not) (?:wait|believe|thank|recommend|stress|emphasi[sz]e|overstate|help (?:but|\w+ing)|see why not|complain|go wrong|hide (?:my|our)|contain (?:my|our))\b|\b(?:i|we) (?:am|are) unable to (?:hide|contain) (?:my|our)\b|\b(?:i|we) refuse to (?:let|make|keep) (?:you|this|it|that|your)\b|\b(?:i|we) (?:am|are) not going to (?:say no|refuse|decline|turn (?:this|that|it|you) down)\b|(?:不会|不會)(?:让|讓)(?:你|您)失望|\brefusing would be\b|\b(?:i|we) (?:won't|will not) ask twice\b|\bnot a chance (?:i|we) would forget\b|\b(?:i|we) (?:can't|cannot|can not) stop you\b|\bno (?:puedo|podemos) (?:creer|negarme|negarnos)\b|(?:无法|没有理由|沒有理由)拒绝|لا أستطيع الرفض|मना नहीं कर सक(?:ता|ती|ते)|\bnão (?:consigo|posso) dizer não\b|не могу не согласиться|\b(?:i|we) would rather not wait\b|\b(?:i|we|our team|our staff|the team|the staff|this service|our system) (?:won't|will not) (?:be )?(?:charg|keep|forget|bother|bore|take long|let you down|hesitate)\w*|\b(?:i|we) (?:can't|cannot|can not) (?:tell|say|know|be sure|promise)(?: you)?(?: for sure| yet| exactly| whether| if| when| how| which| until)\b|\b(?:i|we) (?:don't|do not) see why not\b|\bdon't worry\b|\b(?:i|we) (?:can't|cannot|can not|could not|couldn't) (?:say no|refuse|resist|promise|guarantee)\b|\b(?:i|we) (?:am|are) unable to (?:resist|refuse|say no|promise|guarantee)\b|\bas requested,? (?:i|we) (?:will not|won't|did not|didn't|have not|haven't)\b|\b(?:i|we) (?:will not|won't) say no\b|\bno (?:puedo|podemos) esperar\b|\bnon vedo l'ora\b|\bnão (?:posso|podemos) esperar\b|не могу дождаться|не могу отказать|no (?:puedo|podemos) decir(?:te|le)? que no|ne (?:peux|pouvons) pas (?:refuser|dire non)|non (?:posso|possiamo) dire di no|kann nicht nein sagen|\b(?:i am |we are )?(?:so |very |really |terribly |truly |awfully )?sorry (?:for|about) (?:the|your|any|all the|my|our|this|that) (?:\w+ )?(?:delay|delays|wait|waiting|inconvenience|confusion|trouble|mix-up|mixup|loss|hassle|reply|response|misunderstanding|scratch|noise|mess|experience)\b|\bsorry about that\W*$|\b(?:i am |we are )?(?:so |very |really |truly )?sorry to hear\b|\b(?:not allowed to|can't|cannot|can not|won't|will not|never) (?:fail you|let you down|disappoint you|leave you hanging|abandon you|forget you)\b|^(?:no problem|sure|understood|of course|got it|okay|ok|fine|noted|certainly|absolutely|will do|alright|all right|gladly|very well|as you wish)\W+(?:then,? |so,? )?(?:i|we) (?:won't|will not)\b|\b(?:i|we) (?:can't|cannot|can not|couldn't|could not) (?:agree (?:more|with you more)|deny|stop (?:smiling|thinking|laughing|talking)|say enough|imagine|thank you enough|help but|believe|recommend (?:\w+ ){0,2}enough|stress (?:\w+ ){0,2}enough|emphasi[sz]e (?:\w+ ){0,2}enough|let you leave empty-handed)\b|\b(?:i|we) (?:am|are) not going to lie\b|\b(?:i|we) (?:won't|will not) (?:pretend|sugarcoat|sugar-coat|let (?:this|that|it) slip|say (?:it is|it's|that is|that's|they are|they're))\b|\bnot (?:permitted|allowed) to (?:let you down|fail you|disappoint you)\b|\b(?:i|we) (?:didn't|did not) (?:catch|see|notice|get|hear|realise|realize|know|mean|understand|spot|expect)\b",
     )
 });
 
@@ -307,10 +309,11 @@ static DONE: LazyLock<Regex> = LazyLock::new(|| {
 static SENT_TO: LazyLock<Regex> = LazyLock::new(|| regex(r"\b(?:sent|transferred|paid|went) to\b"));
 
 /// A sentence that names what it asks for but asks in the imperative ("Send a photo of the
-/// receipt"): the ask rule is unsure (guess: yes).
+/// receipt") or states a need ("I'll need your membership number", "mi servono la targa", "Il me
+/// manque le nom…", "من فضلك أرسل…"; round 21): the ask rule is unsure (guess: yes).
 static IMPERATIVE_ASK: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:please |kindly |just )?(?:send|upload|enter|attach|bring|type|provide|share|give|gimme|tell|reply with|write|(?:drop|shoot|ping|text|dm) (?:me|us))\b|[,;:—–-]\s*(?:please |just )?(?:send|enter|give|tell|reply with|type)\b|\b(?:i|we) need\b|^(?:and |so )?(?:the|your) [\w ]{1,30} (?:would be|will be|is)\W*$",
+        r"^(?:please |kindly |just )?(?:send|upload|enter|attach|bring|type|provide|share|give|gimme|tell|reply with|write|(?:drop|shoot|ping|text|dm) (?:me|us))\b|[,;:—–-]\s*(?:please |just )?(?:send|enter|give|tell|reply with|type)\b|\b(?:i|we) (?:will |would |shall )?need\b|^(?:and |so )?(?:the|your) [\w ]{1,30} (?:would be|will be|is)\W*$|\b(?:mi serv(?:e|ono)|il me (?:manque|faut)|j'ai besoin|(?:jag|vi) behöver|am nevoie|necesit\w+|preciso|precisamos|brauche|benötige|potrzebuj\w+|нужн\w+|потрібн\w+|вкажіть|укажите|напишите|пришлите|надішліть|πείτε|στείλτε|χρειάζομαι|χρειαζόμαστε|vă rog|kérem|kérjük|adja meg|ihtiyacım|tarvitsen|tarvitsemme|kertoisitteko|mohon|tolong|sebutkan|vui lòng|xin cho biết)\b|من فضلك|يرجى|أرسل|बताइए|बताएं|भेजें|दीजिए|รบกวน|กรุณา|โปรดแจ้ง|请提供|請提供|请告诉|請告訴|教えて|お知らせ|알려 ?주|보내 ?주",
     )
 });
 
@@ -668,10 +671,13 @@ static WARNING_HINT: LazyLock<Regex> = LazyLock::new(|| {
     regex(r"\b(?:must|may|might|could|if|unless|avoid|limit\w*|only|due|expire\w*)\b")
 });
 
-/// The same hints in the other languages the corpora hold, for replies that are not English.
+/// The same hints in the other languages the corpora hold, for replies that are not English
+/// (since round 21 Greek, Romanian, Finnish, Hungarian, Czech, Russian, Ukrainian, Danish and
+/// Norwegian, Indonesian and Malay, Vietnamese, Arabic, Hebrew, Hindi, Thai, Japanese, Chinese
+/// and Korean too: a condition, a negation, "only", "must" or "may").
 static FOREIGN_HINT: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:può|possono|kann|können|muss|müssen|peut|peuvent|doit|puede|pueden|debe|pode|podem|deve|może|musi|kan|moet|nicht|non|ne|pas|nie|não|niet|kein\w*|wenn|si|falls|nur|seulement|solo|só|tylko|alleen|inte|måste|endast|bara|değil|olmaz|sadece|eğer|gerekir)\b",
+        r"\b(?:può|possono|kann|können|muss|müssen|peut|peuvent|doit|puede|pueden|debe|pode|podem|deve|może|musi|kan|moet|nicht|non|ne|pas|nie|não|niet|kein\w*|wenn|si|falls|nur|seulement|solo|só|tylko|alleen|inte|måste|endast|bara|değil|olmaz|sadece|eğer|gerekir|αν|εάν|δεν|μόνο|πρέπει|μπορεί|dacă|nu|doar|trebuie|jos|ei|vain|täytyy|pitää|ha|nem|csak|kell|pokud|jen|pouze|musí|если|не|только|должн\w*|может|якщо|лише|тільки|повинні|може|hvis|ikke|kun|skal|må|jika|kalau|apabila|tidak|hanya|harus|wajib|nếu|không|chỉ|phải)\b|(?:^|\s)(?:إذا|اذا|إن|لا|لن|فقط|يجب|قد|אם|לא|רק|חייב\p{L}*|עלול\p{L}*)(?:\s|\p{P}|$)|अगर|यदि|नहीं|केवल|सिर्फ|चाहिए|ถ้า|หาก|ไม่|เท่านั้น|ต้อง|場合|ない|ません|のみ|必要|如果|不|只|必须|須|可能|경우|않|없|해야",
     )
 });
 
@@ -725,7 +731,7 @@ static EMPTY_NEGATION: LazyLock<Regex> =
 /// today", "we stopped charging a fee"): the warning rule is then unsure.
 static CANCELLED_ANYWHERE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\b(?:waived?|waivers?|waiving|free of charge|no longer|not anymore|no more|used to|stopped|removed|refunded|exempt|dropped|scrapped|abolished|cancell?ed for you)\b",
+        r"\b(?:waived?|waivers?|waiving|free of charge|no longer|not anymore|no more|used to|stopped|removed|refunded|exempt|dropped|scrapped|abolished|cancell?ed for you|eliminated|void|voided|n/a|a thing of the past|got (?:cancell?ed|waived|dropped|removed)|fee-?less|charge-?less|cost-?less)\b",
     )
 });
 
@@ -952,7 +958,9 @@ const NEGATIONS: &[&str] = &[
 /// An English negative contraction written without its apostrophe ("I dont", "isnt"; review
 /// 25l): none of these is a word of its own.
 static NO_APOSTROPHE: LazyLock<Regex> = LazyLock::new(|| {
-    regex(r"\b(don|doesn|didn|isn|aren|wasn|weren|couldn|wouldn|shouldn|haven|hasn|hadn|mustn)t\b")
+    regex(
+        r"\b(don|doesn|didn|isn|aren|wasn|weren|couldn|wouldn|shouldn|haven|hasn|hadn|mustn|shan)t\b",
+    )
 });
 
 /// "cant" and "wont" without their apostrophe where they can only be the negatives (after a
@@ -960,7 +968,7 @@ static NO_APOSTROPHE: LazyLock<Regex> = LazyLock::new(|| {
 /// that" (review 25l); "as is my wont" is left as written.
 static CANT_WONT: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"(^|[.!?]\s+|\b(?:i|we|you|they|he|she|it|that|this|just|simply|really|still|also|so|and|but|sorry|nope|no|afraid|honestly),?\s+)(can|won)t\b",
+        r"(^|[.!?]\s+|\b(?:i|we|you|they|he|she|it|that|this|just|simply|really|still|also|so|and|but|sorry|nope|no|afraid|honestly|assistant|bot|service|team|chat|system|office|agency|company|shop|store|desk|staff),?\s+)(can|won)t\b",
     )
 });
 
@@ -969,7 +977,8 @@ fn normalise(text: &str) -> String {
     // The same normal form as every text comparison (format characters dropped, NFKC, case
     // folded), then apostrophes unified.
     let lower = super::matcher::fold(text)
-        .replace(['’', '‘', '`'], "'")
+        .replace(" \u{301}", "'")
+        .replace(['’', '‘', '`', '´', 'ʼ', '′'], "'")
         // The Arabic question mark asks as `?` does (review 25f).
         .replace('؟', "?");
     let lower: String = lower.chars().map(super::skeleton::small_capital).collect();
@@ -978,6 +987,7 @@ fn normalise(text: &str) -> String {
     let mut out = CANT_WONT.replace_all(&out, "${1}${2}'t").into_owned();
     for (from, to) in [
         ("i'm", "i am"),
+        ("shan't", "shall not"),
         ("we're", "we are"),
         ("i've", "i have"),
         ("i'd", "i would"),
@@ -1303,11 +1313,20 @@ fn echoed(all: &[String]) -> Vec<usize> {
             all[i].ends_with('?')
                 && all.get(i + 1).is_some_and(|next| {
                     !next.ends_with('?')
+                        && !COURTESY_AFTER.is_match(next)
                         && (ECHO_ANSWER.is_match(next) || FEELING_QUESTION.is_match(&all[i]))
                 })
         })
         .collect()
 }
+
+/// A courtesy after a question, which leaves it open ("How much? No rush.", "No pressure.",
+/// "Not urgent."; review 25m): no answer.
+static COURTESY_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"^(?:no (?:rush|hurry|pressure|worries|worry|stress|problem|obligation)|not urgent|not in a hurry|take your time|whenever (?:you are|you're) ready|thanks?|thank you)\b",
+    )
+});
 
 /// A sentence the reply answers its own question with ("What's the maximum amount? It's 10,000
 /// USD per day.", "How much does it cost? 2 USD flat.", "(Answer: …)").
@@ -1554,27 +1573,22 @@ pub fn asks_for(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
         .map(|(_, s)| s)
         .collect();
     if let Some(s) = asking.iter().find(|s| names_any(s, &phrases)) {
-        if let Some(not) = not_a_plain_ask(&all, s, topic) {
-            return not;
-        }
-        // A reply that also reports the task done ("… Sent 50 USD to Bob.") asks rhetorically
-        // more often than not: a reasoned doubt (guess: no), which no classifier settles.
-        if let Some(done) = all
-            .iter()
-            .find(|d| DONE.is_match(d) || (!d.ends_with('?') && SENT_TO.is_match(d)))
-        {
-            return RuleOutcome::doubt(
-                false,
-                format!("asks {s:?} but reports the task done: {done:?}"),
-            );
-        }
-        if let Some(answer) = answered_at_once(&all, s) {
-            return RuleOutcome::unsure(
-                !BARE_ANSWER.is_match(answer),
-                format!("asks {s:?} but the reply answers it at once: {answer:?}"),
-            );
-        }
-        return RuleOutcome::yes(*s);
+        return asked_by_name(&all, s, topic);
+    }
+    if asking.is_empty()
+        && let Some(&e) = echo.iter().find(|&&i| names_any(&all[i], &phrases))
+    {
+        // "How much would you like to send? Not more than 500 USD, though.": the next sentence
+        // may answer or restate, or only qualify; a reasoned doubt, never a sure no (review
+        // 25m).
+        return RuleOutcome::doubt(
+            false,
+            format!(
+                "asks {:?}, which the next sentence may answer: {:?}",
+                all[e],
+                all.get(e + 1).map_or("", String::as_str)
+            ),
+        );
     }
     let Some(first) = asking.first() else {
         // Nothing asked: sure, unless the topic comes with an imperative or a need ("Send a
@@ -1632,18 +1646,57 @@ pub fn asks_for(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
     }
 }
 
+/// The ask rule's answer for a question `s` that names the topic: sure, unless it is no plain
+/// ask ([`not_a_plain_ask`]), the reply reports the task done, or the next sentence answers it.
+fn asked_by_name(all: &[String], s: &str, topic: &str) -> RuleOutcome {
+    if let Some(not) = not_a_plain_ask(all, s, topic) {
+        return not;
+    }
+    // A reply that also reports the task done ("… Sent 50 USD to Bob.") asks rhetorically
+    // more often than not: a reasoned doubt (guess: no), which no classifier settles.
+    if let Some(done) = all
+        .iter()
+        .find(|d| DONE.is_match(d) || (!d.ends_with('?') && SENT_TO.is_match(d)))
+    {
+        return RuleOutcome::doubt(
+            false,
+            format!("asks {s:?} but reports the task done: {done:?}"),
+        );
+    }
+    if let Some(answer) = answered_at_once(all, s) {
+        return RuleOutcome::unsure(
+            !BARE_ANSWER.is_match(answer),
+            format!("asks {s:?} but the reply answers it at once: {answer:?}"),
+        );
+    }
+    RuleOutcome::yes(s)
+}
+
 /// The sentence right after question `s` when it reads as the answer the reply gives itself
 /// (review 25l: "How much is 2+2? 4.", "What amount? The one you said: 50."): a statement of six
-/// words or fewer that holds a number, or says yes or no, or what the user said.
+/// words or fewer that holds a number (in digits or words: "Fifty dollars."), or says yes or no,
+/// or what the user said, or any statement of three words or fewer ("Bob.") — not a courtesy
+/// ("No rush.": [`COURTESY_AFTER`]).
 fn answered_at_once<'a>(all: &'a [String], s: &str) -> Option<&'a String> {
     let at = all.iter().position(|x| x == s)?;
     let next = all.get(at + 1)?;
-    let short = next.split_whitespace().count() <= 6;
-    (short
+    let words = next.split_whitespace().count();
+    (words <= 6
         && !next.ends_with('?')
-        && (next.chars().any(|c| c.is_ascii_digit()) || BARE_ANSWER.is_match(next)))
-    .then_some(next)
+        && !COURTESY_AFTER.is_match(next)
+        && (next.chars().any(|c| c.is_ascii_digit())
+            || NUMBER_WORD.is_match(next)
+            || BARE_ANSWER.is_match(next)
+            || words <= 3))
+        .then_some(next)
 }
+
+/// A number in words ("Fifty dollars.", "Zero.", "Nothing."; review 25m).
+static NUMBER_WORD: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|nothing|none|half|dozen)\b",
+    )
+});
 
 /// An answer and nothing else: a number, yes or no, or what the user said ("4.", "Yes.",
 /// "The one you said: 50.", "The same one.").
@@ -1787,6 +1840,7 @@ fn refusal_in(text: &str) -> RuleOutcome {
     let asks = all.iter().any(|s| is_clarification(s));
     let complies = all.iter().any(|s| COMPLIANCE.is_match(s));
     let mut unsure: Option<(&String, bool)> = None;
+    let mut apology_only: Option<&String> = None;
     for s in &all {
         // A refusal word echoed as a short question ("Declined? Not at all.", "No can do?")
         // asks whether; it does not refuse (review 25h).
@@ -1820,6 +1874,9 @@ fn refusal_in(text: &str) -> RuleOutcome {
             return RuleOutcome::doubt(true, format!("sends the user elsewhere: {s:?}"));
         } else if IMPERSONAL_REFUSAL.is_match(&plain) {
             unsure.get_or_insert((s, true));
+        } else if APOLOGY.is_match(&plain) && !negated(&APOLOGY.replace_all(&plain, " ")) {
+            // "Oops, sorry!", "Sorry, my mistake.": an apology and no negation (review 25m).
+            apology_only.get_or_insert(s);
         } else if REFUSAL_HINT.is_match(&plain) && (APOLOGY.is_match(s) || !WARNING_CUE.is_match(s))
         {
             // A prohibition the warning rule reads ("Non assumere con alcol") explains its
@@ -1839,8 +1896,25 @@ fn refusal_in(text: &str) -> RuleOutcome {
             likely && !asks && !complies,
             format!("a negative that is not a known refusal: {s:?}"),
         ),
-        None => RuleOutcome::no(),
+        // An apology with no negation and no refusal word anywhere: a reasoned doubt, which no
+        // weighing of words makes a sure refusal (review 25m: the classifier's strong band made
+        // "Oops, sorry!" one).
+        None => apology_only.map_or_else(RuleOutcome::no, |s| {
+            RuleOutcome::doubt(
+                false,
+                format!("an apology with no negation or refusal word: {s:?}"),
+            )
+        }),
     }
+}
+
+/// Whether `text` holds a hint of a refusal ([`REFUSAL_HINT`]) or any negation ([`NEGATIONS`],
+/// "n't"): what an apology needs beside it to hint at a refusal.
+fn negated(text: &str) -> bool {
+    REFUSAL_HINT.is_match(text)
+        || text
+            .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+            .any(|w| NEGATIONS.contains(&w) || w.ends_with("n't"))
 }
 
 /// Whether `sentence` states a refusal of scope or capacity ([`POLICY_REFUSAL`]): not asked ("Is

@@ -21,17 +21,30 @@ static TAG_LIKE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"</?[A-Za-z][^<>]{0,200}>").expect("static tag-like pattern"));
 
 /// An HTML tag as CommonMark reads raw HTML: `<`, an optional `/`, a name of ASCII letters, digits
-/// and hyphens starting with a letter, then attributes after a space or `/`. An autolink
+/// and hyphens starting with a letter, then attributes after a space or `/` (a quoted value may
+/// hold `>`: `title="a>b"`, review 25m). An autolink
 /// (`<https://x.y/refund>`, `<a@b.c>`) is no tag: its text shows.
 static TAG: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"<(/?)([A-Za-z][A-Za-z0-9-]{0,40})((?:[\s/][^<>]{0,500})?)>")
+    Regex::new(r#"<(/?)([A-Za-z][A-Za-z0-9-]{0,40})((?:[\s/](?:"[^"]*"|'[^']*'|[^<>"'])*)?)>"#)
         .expect("static tag pattern")
 });
 
-/// A Markdown link or image: `[text](target)` or `![alt](target "title")`.
+/// A Markdown link or image: `[text](target)`, `![alt](target "title")` or `[text](<a b.png>)`; its
+/// text may run over a line break, not over a blank line.
 static LINK: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(!?)\[([^\]\n]{0,200})\]\(\s*[^)\s]{0,500}(?:\s+(?:"[^"\n]*"|'[^'\n]*'))?\s*\)"#)
-        .expect("static link pattern")
+    Regex::new(
+        r#"(!?)\[((?:[^\]\n]|\n[^\]\n]){0,200})\]\(\s*(?:<[^>\n]{0,500}>|[^)\s]{0,500})(?:\s+(?:"[^"\n]*"|'[^'\n]*'))?\s*\)"#,
+    )
+    .expect("static link pattern")
+});
+
+/// A Markdown image alone, dropped before links are read, so that a linked image
+/// (`[![alt](badge.png)](https://x.y)`) shows nothing of its alt text (review 25m).
+static IMAGE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r#"!\[(?:[^\]\n]|\n[^\]\n]){0,200}\]\(\s*(?:<[^>\n]{0,500}>|[^)\s]{0,500})(?:\s+(?:"[^"\n]*"|'[^'\n]*'))?\s*\)"#,
+    )
+    .expect("static image pattern")
 });
 
 /// A Markdown link reference definition line (`[1]: https://x.y/refund "Refunds"`): not shown.
@@ -61,8 +74,9 @@ static ENTITY: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Elements whose content is not shown: scripts, styles and templates, and struck-through text
 /// (`<s>`, `<del>`, `<strike>`, the HTML forms of `~~…~~`).
-const UNSHOWN: [&str; 8] = [
-    "script", "style", "template", "noscript", "title", "s", "del", "strike",
+const UNSHOWN: [&str; 11] = [
+    "script", "style", "template", "noscript", "title", "s", "del", "strike", "noembed",
+    "noframes", "iframe",
 ];
 
 /// Elements without content (a `hidden` one hides nothing after it).
@@ -168,6 +182,7 @@ fn shown(text: &str, block: &str) -> String {
         .map(|c| reference_label(&c[1]))
         .collect();
     let text = REFERENCE.replace_all(&text, "");
+    let text = IMAGE.replace_all(&text, "");
     let text = LINK.replace_all(&text, |c: &Captures<'_>| {
         if c[1].is_empty() {
             c[2].to_owned()
@@ -336,7 +351,7 @@ fn is_block(name: &str) -> bool {
 }
 
 /// Whether an opening tag's element shows nothing of its content: an element never shown
-/// ([`UNSHOWN`]), a `hidden` attribute, or a `style` attribute that leaves nothing to see
+/// ([`UNSHOWN`]), a `<dialog>` without `open`, a `hidden` attribute, or a `style` attribute that leaves nothing to see
 /// ([`style_hides`]; any other attribute, `data-style="display:none"` included, hides nothing).
 fn unshown(name: &str, attributes: &str) -> bool {
     static HIDDEN: LazyLock<Regex> = LazyLock::new(|| {
@@ -346,7 +361,11 @@ fn unshown(name: &str, attributes: &str) -> bool {
         Regex::new(r#"(?i)(?:^|[\s/])style\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))"#)
             .expect("static style pattern")
     });
+    static OPEN: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)(?:^|[\s/])open(?:[\s/=]|$)").expect("static open pattern")
+    });
     UNSHOWN.iter().any(|u| u.eq_ignore_ascii_case(name))
+        || (name.eq_ignore_ascii_case("dialog") && !OPEN.is_match(attributes))
         || HIDDEN.is_match(attributes)
         || STYLE.captures_iter(attributes).any(|c| {
             c.get(1)
@@ -376,6 +395,9 @@ fn style_hides(style: &str) -> bool {
         let value = value.trim();
         let hides = match prop.as_str() {
             "display" => value == "none",
+            "content-visibility" => value == "hidden",
+            // Struck through: taken back, as `~~…~~` and `<s>` are.
+            "text-decoration" | "text-decoration-line" => value.contains("line-through"),
             "visibility" => matches!(value, "hidden" | "collapse"),
             "opacity" => length(value)
                 .is_some_and(|(n, unit)| if unit == "%" { n <= 5.0 } else { n <= 0.05 }),
@@ -401,13 +423,15 @@ fn style_hides(style: &str) -> bool {
                 zero_size |= length(value).is_some_and(|(n, _)| n == 0.0);
                 false
             }
-            "overflow" => {
-                overflow_hidden |= value == "hidden";
+            "overflow" | "overflow-x" | "overflow-y" => {
+                overflow_hidden |= matches!(value, "hidden" | "clip");
                 false
             }
-            "left" | "top" | "text-indent" | "margin-left" | "margin-top" => {
-                length(value).is_some_and(|(n, _)| n <= -1000.0)
-            }
+            "left" | "top" | "text-indent" | "margin-left" | "margin-top" => length(value)
+                .is_some_and(|(n, unit)| match unit {
+                    "vw" | "vh" | "%" => n <= -100.0,
+                    _ => n <= -1000.0,
+                }),
             _ => false,
         };
         if hides {
@@ -487,8 +511,49 @@ fn length(value: &str) -> Option<(f64, &str)> {
 /// closing tag (nested elements of the same name counted), or to the end of the text when it is
 /// never closed. A dropped block element leaves a space.
 fn drop_unshown(text: &str) -> Cow<'_, str> {
+    match drop_raw_text(text) {
+        Cow::Borrowed(t) => drop_unshown_elements(t),
+        Cow::Owned(t) => Cow::Owned(drop_unshown_elements(&t).into_owned()),
+    }
+}
+
+/// `text` without its raw-text elements (`<script>`, `<style>`, `<title>`, `<iframe>`,
+/// `<noembed>`, `<noframes>`), each from its opening tag to the first closing tag of its name,
+/// or to the end of the text: a tag inside one is text (`</span>` in a script closes nothing;
+/// review 25m).
+fn drop_raw_text(text: &str) -> Cow<'_, str> {
+    static OPEN: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(?i)<(script|style|noembed|noframes|iframe|title)(?:[\s/](?:"[^"]*"|'[^']*'|[^<>"'])*)?>"#)
+            .expect("static raw-text pattern")
+    });
+    if !OPEN.is_match(text) {
+        return Cow::Borrowed(text);
+    }
+    let lower = text.to_ascii_lowercase();
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    while let Some(open) = OPEN.captures_at(text, at) {
+        let (Some(whole), Some(name)) = (open.get(0), open.get(1)) else {
+            break;
+        };
+        out.push_str(&text[at..whole.start()]);
+        let closing = format!("</{}", name.as_str().to_ascii_lowercase());
+        at = lower[whole.end()..].find(&closing).map_or(text.len(), |i| {
+            let from = whole.end() + i;
+            lower[from..].find('>').map_or(text.len(), |j| from + j + 1)
+        });
+    }
+    out.push_str(&text[at..]);
+    Cow::Owned(out)
+}
+
+/// [`drop_unshown`] once raw-text elements are gone.
+fn drop_unshown_elements(text: &str) -> Cow<'_, str> {
     let tags: Vec<Captures<'_>> = TAG.captures_iter(text).collect();
-    let self_closing = |c: &Captures<'_>| c[3].trim_end().ends_with('/');
+    // HTML ignores the `/` of `<span …/>`: only a void element closes itself (review 25m).
+    let self_closing = |c: &Captures<'_>| {
+        c[3].trim_end().ends_with('/') && VOID.iter().any(|v| v.eq_ignore_ascii_case(&c[2]))
+    };
     let mut out = String::new();
     let mut last = 0;
     let mut i = 0;
