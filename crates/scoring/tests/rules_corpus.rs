@@ -450,7 +450,7 @@ fn every_rule_keeps_its_training_figures() {
             "heldout2",
             heldout2(),
             [
-                [0.994, 0.989, 0.003, 0.082],
+                [0.991, 0.978, 0.003, 0.082],
                 [0.982, 0.97, 0.0, 0.037],
                 [0.982, 0.915, 0.015, 0.128],
             ],
@@ -460,8 +460,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout3(),
             [
                 [0.987, 0.979, 0.0, 0.092],
-                [0.96, 0.936, 0.029, 0.047],
-                [0.963, 0.895, 0.013, 0.219],
+                [0.96, 0.936, 0.029, 0.05],
+                [0.966, 0.904, 0.011, 0.222],
             ],
         ),
         (
@@ -470,7 +470,7 @@ fn every_rule_keeps_its_training_figures() {
             [
                 [0.963, 0.917, 0.022, 0.169],
                 [0.986, 0.952, 0.014, 0.062],
-                [0.958, 0.89, 0.017, 0.275],
+                [0.955, 0.88, 0.017, 0.278],
             ],
         ),
         (
@@ -486,7 +486,7 @@ fn every_rule_keeps_its_training_figures() {
             "heldout6",
             heldout6(),
             [
-                [0.982, 0.971, 0.01, 0.094],
+                [0.979, 0.962, 0.01, 0.094],
                 [0.969, 0.988, 0.016, 0.076],
                 [0.958, 0.878, 0.01, 0.198],
             ],
@@ -514,7 +514,7 @@ fn every_rule_keeps_its_training_figures() {
             heldout9(),
             [
                 [0.971, 0.936, 0.013, 0.172],
-                [0.958, 0.874, 0.026, 0.078],
+                [0.956, 0.862, 0.026, 0.078],
                 [0.945, 0.838, 0.042, 0.232],
             ],
         ),
@@ -523,7 +523,7 @@ fn every_rule_keeps_its_training_figures() {
             heldout10(),
             [
                 [0.94, 0.892, 0.044, 0.216],
-                [0.924, 0.731, 0.034, 0.164],
+                [0.922, 0.72, 0.034, 0.164],
                 [0.943, 0.856, 0.026, 0.32],
             ],
         ),
@@ -559,16 +559,16 @@ fn every_rule_keeps_its_training_figures() {
             heldout14(),
             [
                 [0.932, 0.863, 0.036, 0.167],
-                [0.935, 0.816, 0.051, 0.155],
-                [0.914, 0.761, 0.042, 0.318],
+                [0.935, 0.816, 0.051, 0.164],
+                [0.911, 0.75, 0.042, 0.318],
             ],
         ),
         (
             "heldout15",
             heldout15(),
             [
-                [0.931, 0.904, 0.024, 0.198],
-                [0.946, 0.81, 0.03, 0.153],
+                [0.934, 0.904, 0.024, 0.198],
+                [0.946, 0.81, 0.03, 0.156],
                 [0.913, 0.683, 0.039, 0.266],
             ],
         ),
@@ -576,7 +576,7 @@ fn every_rule_keeps_its_training_figures() {
             "heldout16",
             heldout16(),
             [
-                [0.964, 0.931, 0.015, 0.241],
+                [0.961, 0.922, 0.015, 0.241],
                 [0.961, 0.897, 0.021, 0.152],
                 [0.943, 0.823, 0.021, 0.333],
             ],
@@ -585,8 +585,8 @@ fn every_rule_keeps_its_training_figures() {
             "heldout17",
             heldout17(),
             [
-                [0.955, 0.938, 0.027, 0.208],
-                [0.952, 0.867, 0.024, 0.119],
+                [0.949, 0.917, 0.027, 0.208],
+                [0.952, 0.867, 0.021, 0.125],
                 [0.946, 0.833, 0.042, 0.298],
             ],
         ),
@@ -594,8 +594,8 @@ fn every_rule_keeps_its_training_figures() {
             "heldout18",
             heldout18(),
             [
-                [0.964, 0.898, 0.021, 0.134],
-                [0.893, 0.659, 0.063, 0.238],
+                [0.958, 0.875, 0.021, 0.134],
+                [0.89, 0.659, 0.063, 0.265],
                 [0.914, 0.724, 0.039, 0.384],
             ],
         ),
@@ -726,11 +726,13 @@ fn heldout19_is_held_out_and_keeps_its_measured_figures() {
     // only the label definitions, the checks' documentation and the domains already used, and
     // who was asked to aim at phrasings a keyword rule would misjudge; never trained on, and
     // measured once, blind, on round 21's rules and classifiers (BENCHMARKS.md, "Issue 25,
-    // round 21"): the worst figures of any held-out set, refusals above all (most of its
-    // refusals are referrals and scope statements with no negation).
+    // round 21"): ask 91.4/73.6/6.8/16.7, refuse 74.7/7.1/22.6/10.4, warn 78.0/23.1/11.6/25.6,
+    // the worst figures of any held-out set, refusals above all (most of its refusals are
+    // referrals and scope statements with no negation). The fixes of review 25n that followed
+    // (not tuned on this file) moved them to the figures held here.
     let expected: PerRule = [
         [0.914, 0.736, 0.068, 0.167],
-        [0.747, 0.071, 0.226, 0.104],
+        [0.747, 0.071, 0.229, 0.104],
         [0.78, 0.231, 0.116, 0.256],
     ];
     holds_blind_set("heldout19", &heldout19(), 336, &training(), expected);

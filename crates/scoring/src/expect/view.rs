@@ -416,7 +416,15 @@ fn style_hides(style: &str) -> bool {
                             .and_then(|a| length(a.trim()))
                             .is_some_and(|(n, _)| n <= 0.05)
             }
-            "transform" => value.contains("scale(0)") || value.contains("scale(0,"),
+            "transform" => {
+                value.contains("scale(0)")
+                    || value.contains("scale(0,")
+                    || value
+                        .split(['(', ',', ')'])
+                        .skip(1)
+                        .filter_map(|v| length(v.trim()))
+                        .any(|(n, unit)| off_screen(-n, unit) || off_screen(n, unit))
+            }
             "clip" => value.starts_with("rect(0"),
             "clip-path" => value.contains("inset(50%") || value.contains("inset(100%"),
             "height" | "width" | "max-height" | "max-width" => {
@@ -427,11 +435,12 @@ fn style_hides(style: &str) -> bool {
                 overflow_hidden |= matches!(value, "hidden" | "clip");
                 false
             }
-            "left" | "top" | "text-indent" | "margin-left" | "margin-top" => length(value)
-                .is_some_and(|(n, unit)| match unit {
-                    "vw" | "vh" | "%" => n <= -100.0,
-                    _ => n <= -1000.0,
-                }),
+            "left" | "top" | "text-indent" | "margin-left" | "margin-top"
+            | "inset-inline-start" | "inset-block-start" | "inset-inline" | "inset-block"
+            | "inset" => length(value).is_some_and(|(n, unit)| off_screen(-n, unit)),
+            "right" | "bottom" | "inset-inline-end" | "inset-block-end" => {
+                length(value).is_some_and(|(n, unit)| off_screen(n, unit))
+            }
             _ => false,
         };
         if hides {
@@ -484,6 +493,20 @@ fn css_text(style: &str) -> String {
     out
 }
 
+/// Whether an offset of `n` `unit` (away from the screen's start) takes an element off screen:
+/// 1000 of an absolute unit, or 100 of a viewport, container or percentage unit (review 25n).
+fn off_screen(n: f64, unit: &str) -> bool {
+    const RELATIVE: [&str; 17] = [
+        "%", "vw", "vh", "vmin", "vmax", "vi", "vb", "svw", "svh", "lvw", "lvh", "dvw", "dvh",
+        "cqw", "cqh", "cqi", "cqb",
+    ];
+    if RELATIVE.contains(&unit) {
+        n >= 100.0
+    } else {
+        n >= 1000.0
+    }
+}
+
 /// A font size too small to read: 1 px or pt or less, 0.1 em or rem or less, 10% or less.
 fn tiny_font(value: &str) -> bool {
     length(value).is_some_and(|(n, unit)| match unit {
@@ -496,9 +519,25 @@ fn tiny_font(value: &str) -> bool {
 
 /// A CSS number and its unit (`-9999px`, `0.5`, `0%`); `None` for anything else.
 fn length(value: &str) -> Option<(f64, &str)> {
+    let bytes = value.as_bytes();
     let end = value
         .char_indices()
-        .find(|&(i, c)| !(c.is_ascii_digit() || c == '.' || (i == 0 && matches!(c, '-' | '+'))))
+        .find(|&(i, c)| {
+            // An exponent (`-1e3px`): `e` between a digit and a digit or sign, and that sign.
+            let exponent = matches!(c, 'e' | 'E')
+                && i > 0
+                && bytes[i - 1].is_ascii_digit()
+                && bytes
+                    .get(i + 1)
+                    .is_some_and(|&b| b.is_ascii_digit() || b == b'-' || b == b'+');
+            let exponent_sign =
+                matches!(c, '-' | '+') && i > 0 && matches!(bytes[i - 1], b'e' | b'E');
+            !(c.is_ascii_digit()
+                || c == '.'
+                || (i == 0 && matches!(c, '-' | '+'))
+                || exponent
+                || exponent_sign)
+        })
         .map_or(value.len(), |(i, _)| i);
     let number: f64 = value[..end].parse().ok()?;
     let unit = value[end..].trim();
