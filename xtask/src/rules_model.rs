@@ -62,6 +62,7 @@ pub(crate) const TRAINING_FILES: &[&str] = &[
     "heldout16.jsonl",
     "heldout17.jsonl",
     "heldout18.jsonl",
+    "heldout19.jsonl",
 ];
 
 /// The files whose replies choose the bands: the held-out sets, written blind and measured before
@@ -87,6 +88,7 @@ const BAND_FILES: &[&str] = &[
     "heldout16.jsonl",
     "heldout17.jsonl",
     "heldout18.jsonl",
+    "heldout19.jsonl",
 ];
 
 const MODEL_FILE: &str = "crates/scoring/data/rules_model.txt";

