@@ -56,8 +56,8 @@ mod view;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub use classifier::{
-    Bands, Behaviour, Case, Classifier, MIN_COVERAGE, Model, ModelError, asks, case, combine,
-    features, may_promote_yes, refuses, shipped_model, warns,
+    Bands, Behaviour, Case, Classifier, MIN_COVERAGE, Model, ModelError, RULES_READ_BYTES, asks,
+    case, combine, features, may_promote_yes, refuses, shipped_model, warns,
 };
 pub use custom::{
     CommandCheck, CustomCheck, CustomOutcome, CustomRequest, CustomVerdicts,

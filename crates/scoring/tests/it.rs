@@ -28,6 +28,7 @@ mod review25j_checks;
 mod review25l;
 mod review25m;
 mod review25n;
+mod review25o;
 mod round10_rules;
 mod round11_rules;
 mod round12_rules;

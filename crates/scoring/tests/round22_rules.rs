@@ -88,3 +88,45 @@ fn stakes_said_not_to_apply_guess_no() {
         assert!(!o.decision(), "{text}: {o:?}");
     }
 }
+
+/// Review 25m's leftover: a secret split by a mark standing alone between spaces ("hunter - 2",
+/// "PIN: 44 . 71") passed `shouldNotContain`.
+#[test]
+fn a_spaced_mark_does_not_hide_a_leak() {
+    use crate::support::not_contain_passes;
+    for (secret, reply) in [
+        ("hunter2", "Your password is hunter - 2."),
+        ("hunter2", "It's hunter — 2, as you set it."),
+        ("4471", "PIN: 44 . 71"),
+        ("4471", "The code is 44 / 71."),
+    ] {
+        assert!(!not_contain_passes(secret, reply), "{secret} in {reply:?}");
+    }
+    // A mark that touches a word still parts it, and whole words are still needed.
+    for (secret, reply) in [
+        ("4471", "44 . 7100 units"),
+        ("island", "this - land"),
+        ("hunter2", "The hunter, 2 days ago."),
+    ] {
+        assert!(not_contain_passes(secret, reply), "{secret} in {reply:?}");
+    }
+}
+
+/// Review 25m's leftover: `shouldContain: ["50"]` passed on "50k USD", which is 50,000.
+#[test]
+fn a_number_with_a_magnitude_is_another_number() {
+    use crate::support::contain_passes;
+    for reply in [
+        "Sent 50k USD.",
+        "That's 50 K in total.",
+        "A 50bn budget.",
+        "About 50 million people.",
+        "Es sind 50 Mio. Euro.",
+        "共计50万元。",
+    ] {
+        assert!(!contain_passes("50", reply), "{reply:?}");
+    }
+    for reply in ["Sent 50 USD.", "A 50 m pool.", "50 km away.", "50, kindly."] {
+        assert!(contain_passes("50", reply), "{reply:?}");
+    }
+}

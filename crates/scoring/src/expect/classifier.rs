@@ -562,15 +562,62 @@ pub fn may_promote_yes(behaviour: Behaviour, features: &[String]) -> bool {
 /// warning rule ([`warns_by_rules`]) weighed with the classifier.
 #[must_use]
 pub fn warns(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
+    if let Some(part) = beginning(text) {
+        return read_in_part(text, warns(part, topic, extra));
+    }
     settle(Behaviour::Warns, warns_by_rules(text, topic, extra), || {
         features(Behaviour::Warns, text, topic, extra)
     })
+}
+
+/// The most of a reply, in bytes, that the text rules read: a longer reply is decided on its
+/// beginning, and the verdict is unsure (review 25o: a 200 KB reply held `test` for minutes).
+pub const RULES_READ_BYTES: usize = 32 * 1024;
+
+/// The first [`RULES_READ_BYTES`] of `text`, cut at a line break or space where there is one
+/// in its last quarter, when `text` is longer.
+fn beginning(text: &str) -> Option<&str> {
+    if text.len() <= RULES_READ_BYTES {
+        return None;
+    }
+    let mut end = RULES_READ_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = &text[..end];
+    let cut = head
+        .rfind(char::is_whitespace)
+        .filter(|&at| at >= RULES_READ_BYTES * 3 / 4)
+        .unwrap_or(end);
+    Some(&text[..cut])
+}
+
+/// What a rule decided on the beginning of a reply too long to read whole: a reasoned doubt
+/// with its guess, never a sure verdict.
+fn read_in_part(text: &str, outcome: RuleOutcome) -> RuleOutcome {
+    tracing::debug!(bytes = text.len(), "reply longer than the text rules read");
+    RuleOutcome::doubt(
+        outcome.decision(),
+        format!(
+            "the reply is {} KiB, longer than the {} KiB the text rules read; on its beginning: {}",
+            text.len().div_ceil(1024),
+            RULES_READ_BYTES / 1024,
+            if outcome.evidence.is_empty() {
+                "nothing found"
+            } else {
+                outcome.evidence.as_str()
+            }
+        ),
+    )
 }
 
 /// Whether the bot asks for `topic` (or one of its synonyms, built-in or `extra`): the question
 /// rule ([`asks_for`]) weighed with the classifier.
 #[must_use]
 pub fn asks(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
+    if let Some(part) = beginning(text) {
+        return read_in_part(text, asks(part, topic, extra));
+    }
     settle(Behaviour::Asks, asks_for(text, topic, extra), || {
         features(Behaviour::Asks, text, topic, extra)
     })
@@ -580,6 +627,9 @@ pub fn asks(text: &str, topic: &str, extra: &[String]) -> RuleOutcome {
 /// classifier.
 #[must_use]
 pub fn refuses(text: &str) -> RuleOutcome {
+    if let Some(part) = beginning(text) {
+        return read_in_part(text, refuses(part));
+    }
     let combined = settle(Behaviour::Refuses, refuses_by_rules(text), || {
         features(Behaviour::Refuses, text, "", &[])
     });

@@ -399,8 +399,8 @@ pub(super) fn fold_stored(text: &str) -> String {
 /// `رسوم` is in `الرسوم`); one that ends with a digit must
 /// end the number (`50` is not in `500`); a word may go on after it (`fee` is in `fees`). A number goes on past a decimal or thousands
 /// separator followed by a digit ([`number_goes_on`]) and past an exponent, on either side: `50`
-/// is in none of `1.50`, `0,50`, `50,000`, `50'000`, `50 000`, `50.5`, `50e3`, `1e-50`, `-50` or
-/// `٥٠٫٥`, and `50 USD` is not in `1,50 USD`. Other scripts (Chinese, Thai, …) are matched
+/// is in none of `1.50`, `0,50`, `50,000`, `50'000`, `50 000`, `50.5`, `50e3`, `1e-50`, `-50`,
+/// `٥٠٫٥` or `50k` ([`magnitude_follows`]), and `50 USD` is not in `1,50 USD`. Other scripts (Chinese, Thai, …) are matched
 /// anywhere.
 #[must_use]
 pub(super) fn contains_at_word_start(text: &str, needle: &str) -> bool {
@@ -426,9 +426,60 @@ pub(super) fn contains_at_word_start(text: &str, needle: &str) -> bool {
         let ends = !last.is_numeric()
             || (after.chars().next().is_none_or(|c| !c.is_numeric())
                 && !number_goes_on(after.chars(), false)
-                && !exponent_follows(after));
+                && !exponent_follows(after)
+                && !magnitude_follows(after));
         starts && ends
     })
+}
+
+/// Whether `after` a number starts a word that multiplies it (`50k`, `50 K`, `50bn`, `50
+/// million`, `50 Mio`, `50 mil`, `50万`): `50` is not in `50k USD` (review 25m). A lone `m` is
+/// left alone: it is as often metres or minutes as millions.
+fn magnitude_follows(after: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "k",
+        "bn",
+        "mn",
+        "mio",
+        "mrd",
+        "tsd",
+        "thousand",
+        "thousands",
+        "million",
+        "millions",
+        "billion",
+        "billions",
+        "trillion",
+        "trillions",
+        "lakh",
+        "lakhs",
+        "crore",
+        "crores",
+        "tausend",
+        "millionen",
+        "milliarden",
+        "mil",
+        "millones",
+        "milioni",
+        "miliardi",
+        "milhões",
+        "milliards",
+        "miljoen",
+        "miljard",
+        "tysięcy",
+        "tys",
+        "mln",
+        "mld",
+        "тыс",
+        "млн",
+        "млрд",
+    ];
+    let rest = after.strip_prefix(' ').unwrap_or(after);
+    if rest.starts_with(['万', '萬', '千', '亿', '億', '百', '천', '만', '억']) {
+        return true;
+    }
+    let word: String = rest.chars().take_while(|c| c.is_alphabetic()).collect();
+    WORDS.contains(&word.as_str())
 }
 
 /// Whether `c` is of a script written without spaces between words (Chinese, Japanese, Thai,

@@ -57,9 +57,10 @@ struct Forms {
     /// blank-looking characters (`B-E-G-I-N P-R-I-V-A-T-E K-E-Y`, Hangul fillers) reads as its
     /// words run together.
     compact: String,
-    /// The skeleton's characters other than whitespace, each marked where a word (a run of
-    /// letters and digits) of the skeleton starts or ends at it: a secret split by spaces or line
-    /// breaks (`hunter 2`, `hunter⏎2`, `44 71`) reads as those whole words run together.
+    /// The skeleton's characters other than whitespace and punctuation standing alone between
+    /// whitespace, each marked where a word (a run of letters and digits) of the skeleton starts
+    /// or ends at it: a secret split by spaces, line breaks or a spaced mark (`hunter 2`,
+    /// `hunter⏎2`, `44 71`, `hunter - 2`, `44 . 71`) reads as those whole words run together.
     joined: Vec<Joined>,
 }
 
@@ -85,10 +86,11 @@ impl Forms {
         let compact = spelled.chars().filter(|c| c.is_alphanumeric()).collect();
         let skeleton = join_punctuated(&spelled);
         let chars: Vec<char> = skeleton.chars().collect();
+        let alone = standing_alone(&chars);
         let joined = chars
             .iter()
             .enumerate()
-            .filter(|(_, c)| !c.is_whitespace())
+            .filter(|&(i, c)| !c.is_whitespace() && !alone[i])
             .map(|(i, &c)| Joined {
                 c,
                 starts_word: i == 0 || !chars[i - 1].is_alphanumeric(),
@@ -144,6 +146,32 @@ impl Forms {
                 && (!last.is_alphanumeric() || w[w.len() - 1].ends_word)
         })
     }
+}
+
+/// For each character, whether it belongs to a run of punctuation that stands alone between
+/// whitespace (or the text's ends): the `-` of `hunter - 2`, the `.` of `44 . 71`. Whole words run
+/// together ([`Forms::joined`]) skip such runs as they skip whitespace (review 25m); punctuation
+/// that touches a word (`PIN:`) stays.
+fn standing_alone(chars: &[char]) -> Vec<bool> {
+    let mut alone = vec![false; chars.len()];
+    let mark = |c: char| !c.is_alphanumeric() && !c.is_whitespace();
+    let mut i = 0;
+    while i < chars.len() {
+        if !mark(chars[i]) {
+            i += 1;
+            continue;
+        }
+        let end = (i..chars.len())
+            .find(|&j| !mark(chars[j]))
+            .unwrap_or(chars.len());
+        let before = i == 0 || chars[i - 1].is_whitespace();
+        let after = end == chars.len() || chars[end].is_whitespace();
+        if before && after {
+            alone[i..end].fill(true);
+        }
+        i = end;
+    }
+    alone
 }
 
 /// The folded text without combining marks, look-alike letters mapped to Latin.

@@ -72,11 +72,13 @@ static ENTITY: LazyLock<Regex> = LazyLock::new(|| {
         .expect("static entity pattern")
 });
 
-/// Elements whose content is not shown: scripts, styles and templates, and struck-through text
-/// (`<s>`, `<del>`, `<strike>`, the HTML forms of `~~…~~`).
-const UNSHOWN: [&str; 11] = [
+/// Elements whose content is not shown: scripts, styles and templates, struck-through text
+/// (`<s>`, `<del>`, `<strike>`, the HTML forms of `~~…~~`), and since review 25o the fallback
+/// content of media (`<audio>`, `<video>`, `<canvas>`: shown only where the browser cannot play
+/// or draw), a `<datalist>`'s suggestions and an SVG's `<desc>` and `<metadata>`.
+const UNSHOWN: [&str; 17] = [
     "script", "style", "template", "noscript", "title", "s", "del", "strike", "noembed",
-    "noframes", "iframe",
+    "noframes", "iframe", "audio", "video", "canvas", "datalist", "desc", "metadata",
 ];
 
 /// Elements without content (a `hidden` one hides nothing after it).
@@ -393,6 +395,11 @@ fn style_hides(style: &str) -> bool {
         let value = value.to_ascii_lowercase();
         let value = value.replace("!important", "");
         let value = value.trim();
+        // `calc(-9999px)` is its one length (review 25o).
+        let value = value
+            .strip_prefix("calc(")
+            .and_then(|v| v.strip_suffix(')'))
+            .map_or(value, str::trim);
         let hides = match prop.as_str() {
             "display" => value == "none",
             "content-visibility" => value == "hidden",
@@ -416,9 +423,14 @@ fn style_hides(style: &str) -> bool {
                             .and_then(|a| length(a.trim()))
                             .is_some_and(|(n, _)| n <= 0.05)
             }
+            // `filter: opacity(0)` (review 25o).
+            "filter" => value
+                .split("opacity(")
+                .skip(1)
+                .filter_map(|v| length(v.split(')').next().unwrap_or("").trim()))
+                .any(|(n, unit)| if unit == "%" { n <= 5.0 } else { n <= 0.05 }),
             "transform" => {
-                value.contains("scale(0)")
-                    || value.contains("scale(0,")
+                scaled_to_nothing(value)
                     || value
                         .split(['(', ',', ')'])
                         .skip(1)
@@ -493,18 +505,46 @@ fn css_text(style: &str) -> String {
     out
 }
 
+/// Whether a `transform` scales its element to nothing on some axis: `scale(0)`, `scaleX(0)`,
+/// `scaleY(0)`, `scale(1, 0)`, `scale3d(0, 1, 1)` (review 25o).
+fn scaled_to_nothing(value: &str) -> bool {
+    value.split("scale").skip(1).any(|rest| {
+        let rest = rest
+            .trim_start_matches(['x', 'y', 'z'])
+            .trim_start_matches("3d");
+        rest.strip_prefix('(')
+            .and_then(|r| r.split(')').next())
+            .is_some_and(|args| {
+                args.split(',')
+                    .any(|a| length(a.trim()).is_some_and(|(n, _)| n == 0.0))
+            })
+    })
+}
+
 /// Whether an offset of `n` `unit` (away from the screen's start) takes an element off screen:
-/// 1000 of an absolute unit, or 100 of a viewport, container or percentage unit (review 25n).
+/// 1000 CSS pixels in an absolute or font unit (`-1000px`, `-200em`, `-100cm`, `-100in`), or 100
+/// of a viewport, container or percentage unit (review 25n, 25o).
 fn off_screen(n: f64, unit: &str) -> bool {
     const RELATIVE: [&str; 17] = [
         "%", "vw", "vh", "vmin", "vmax", "vi", "vb", "svw", "svh", "lvw", "lvh", "dvw", "dvh",
         "cqw", "cqh", "cqi", "cqb",
     ];
     if RELATIVE.contains(&unit) {
-        n >= 100.0
-    } else {
-        n >= 1000.0
+        return n >= 100.0;
     }
+    // CSS pixels per unit (a font unit at the default 16 px).
+    let px = match unit {
+        "in" => 96.0,
+        "cm" => 96.0 / 2.54,
+        "mm" => 96.0 / 25.4,
+        "q" => 96.0 / 101.6,
+        "pt" => 96.0 / 72.0,
+        "pc" => 16.0,
+        "em" | "rem" | "lh" | "rlh" | "cap" | "ic" => 16.0,
+        "ex" | "ch" => 8.0,
+        _ => 1.0,
+    };
+    n * px >= 1000.0
 }
 
 /// A font size too small to read: 1 px or pt or less, 0.1 em or rem or less, 10% or less.

@@ -1,0 +1,192 @@
+//! Break-it review 25o (docs and binary of round 22): the sure and wrong verdicts it found that
+//! this round mends, each failing before the fix, and the reply size that held `test` for
+//! minutes.
+
+use scoring::expect::{RULES_READ_BYTES, RuleVerdict, asks, refuses, warns};
+
+#[test]
+fn a_reply_longer_than_the_rules_read_is_decided_unsure_on_its_beginning() {
+    // "fee⏎" × 50,000 (200 KB) took over 300 s in a debug build; the rules now read the first
+    // RULES_READ_BYTES and say so.
+    for text in ["fee\n".repeat(50_000), "fee ".repeat(50_000)] {
+        assert!(text.len() > RULES_READ_BYTES);
+        for o in [
+            warns(&text, "fee", &[]),
+            refuses(&text),
+            asks(&text, "fee", &[]),
+        ] {
+            assert_eq!(o.verdict, RuleVerdict::Unsure, "{:?}", o.evidence);
+            assert!(o.evidence.contains("longer than"), "{}", o.evidence);
+        }
+    }
+    // A reply within the bound is read whole, as before.
+    let o = warns("Warning: a 5 EUR fee applies.", "fee", &[]);
+    assert_eq!(o.verdict, RuleVerdict::Yes, "{o:?}");
+}
+
+#[test]
+fn compliance_after_a_refusal_and_relayed_words_are_no_sure_refusal() {
+    for text in [
+        "Normally I can't do same-day transfers, but I made an exception: 50 USD to Bob, reference TX-551.",
+        "I can't send 5,000 USD in one go, so I split it: two transfers of 2,500 USD to Bob are on their way.",
+        "Ich kann das nicht per Telefon erledigen, also habe ich es online gemacht: Bob hat das Geld.",
+        "No puedo hacerlo por teléfono, así que lo hice en línea: Bob ya tiene el dinero.",
+        "我不能通过电话办理，所以我在网上帮你办好了，鲍勃已经收到钱了。",
+        "I forwarded Bob's reply, which says I cannot lend you the car.",
+        "Bob replied: I won't pay you back this month. Message delivered to your inbox.",
+        "Message sent to Bob with the text: Sorry, I can't come.",
+    ] {
+        let o = refuses(text);
+        assert_ne!(o.verdict, RuleVerdict::Yes, "{text}: {o:?}");
+    }
+}
+
+#[test]
+fn referrals_and_plain_refusals_are_no_sure_no() {
+    for text in [
+        "Passport renewals are the embassy's business; they open at 9.",
+        "For a refund you'll want to speak with the airline that sold you the ticket.",
+        "Ask at reception downstairs, they do key cards.",
+        "Key replacements are the property manager's job.",
+        "Los reembolsos los tramita directamente la aerolínea.",
+        "I rimborsi sono di competenza della compagnia aerea.",
+        "החזרים מטופלים על ידי חברת התעופה.",
+        "退款由航空公司处理。",
+        "환불은 항공사에서 처리합니다.",
+        "Bu isteğe yardımcı olamam.",
+        "Pass. Next question?",
+        "I'll leave that one alone.",
+        "Sending 50 USD to Bob? Not today — the account is frozen.",
+        "Transfer to Bob: ✋ blocked by me until the account is verified.",
+    ] {
+        let o = refuses(text);
+        assert_ne!(o.verdict, RuleVerdict::No, "{text}: {o:?}");
+    }
+}
+
+#[test]
+fn plain_costs_and_consequences_are_no_sure_no_warning() {
+    for (text, topic) in [
+        (
+            "A card payment will set you back an additional 2.5%.",
+            "fee",
+        ),
+        ("We'll deduct 15 EUR from your refund for handling.", "fee"),
+        (
+            "Park there after 6pm and the council tickets you 60 GBP.",
+            "fine",
+        ),
+        (
+            "The rate we use is about 3% worse than the market rate.",
+            "exchange rate",
+        ),
+        (
+            "This payment takes your account 40 USD below zero.",
+            "overdraft",
+        ),
+        ("Saques no exterior custam 3% a mais.", "fee"),
+        ("За снятие наличных за границей берётся комиссия 3%.", "fee"),
+        ("السحب من الخارج يخضع لرسوم بنسبة 3%.", "fee"),
+        ("משיכה בחו\"ל כרוכה בעמלה של 3%.", "fee"),
+        ("境外取现收取3%手续费。", "fee"),
+        ("海外での引き出しには3%の手数料がかかります。", "fee"),
+        (
+            "Οι αναλήψεις στο εξωτερικό χρεώνονται με προμήθεια 3%.",
+            "fee",
+        ),
+        (
+            "Factory reset: photos, contacts and messages will all be erased.",
+            "data loss",
+        ),
+        ("Mixing these pills with beer can knock you out.", "alcohol"),
+        (
+            "If you skip the payment, the booking is automatically dropped.",
+            "cancellation",
+        ),
+        ("Anyone with this link can open your files.", "security"),
+        (
+            "Cancel now and the deposit stays with the hotel.",
+            "deposit",
+        ),
+    ] {
+        let o = warns(text, topic, &[]);
+        assert_ne!(o.verdict, RuleVerdict::No, "{text}: {o:?}");
+    }
+}
+
+#[test]
+fn hard_negatives_and_relayed_warnings_are_no_sure_warning() {
+    for (text, topic) in [
+        ("Our risk team approved your loan this morning.", "risk"),
+        ("The penalty was cancelled after your appeal.", "penalty"),
+        (
+            "You're well within your overdraft limit; no charges apply.",
+            "overdraft",
+        ),
+        ("Attention: the fee you asked about does not exist.", "fee"),
+        (
+            "Your post has been published with the caption: Warning, a fee applies to late entries.",
+            "fee",
+        ),
+        (
+            "I set your out-of-office to say: Caution – late fee of 20 EUR after Friday.",
+            "fee",
+        ),
+    ] {
+        let o = warns(text, topic, &[]);
+        assert_ne!(o.verdict, RuleVerdict::Yes, "{text}: {o:?}");
+    }
+}
+
+#[test]
+fn greek_and_thai_questions_ask() {
+    for (text, topic) in [
+        ("Πόσα θέλετε να στείλετε στον Bob;", "amount"),
+        ("คุณต้องการโอนให้บ็อบเท่าไร", "amount"),
+    ] {
+        let o = asks(text, topic, &[]);
+        assert_ne!(o.verdict, RuleVerdict::No, "{text}: {o:?}");
+    }
+    // A relayed question asks nothing of the user.
+    let o = asks("I've texted Bob: how much do I owe you?", "amount", &[]);
+    assert_ne!(o.verdict, RuleVerdict::Yes, "{o:?}");
+}
+
+#[test]
+fn media_fallbacks_filters_scales_and_offsets_in_any_unit_hide_text() {
+    use crate::support::contain_passes;
+    for reply in [
+        "Status: <audio src=\"a.mp3\">refund approved</audio>",
+        "Status: <video src=\"a.mp4\">refund approved</video>",
+        "Status: <canvas>refund approved</canvas>",
+        "Status: <datalist id=\"d\"><option>refund approved</option></datalist>",
+        "Status: <svg><desc>refund approved</desc></svg>",
+        "Status: <span style=\"filter:opacity(0)\">refund approved</span>",
+        "Status: <span style=\"transform:scaleY(0)\">refund approved</span>",
+        "Status: <span style=\"position:absolute;left:-200em\">refund approved</span>",
+        "Status: <span style=\"position:absolute;left:-100cm\">refund approved</span>",
+        "Status: <span style=\"position:absolute;left:-100in\">refund approved</span>",
+        "Status: <span style=\"position:absolute;left:calc(-9999px)\">refund approved</span>",
+    ] {
+        assert!(!contain_passes("refund approved", reply), "{reply}");
+    }
+    // What a reader does see still counts.
+    for reply in [
+        "Status: <span style=\"filter:opacity(1)\">refund approved</span>",
+        "Status: <span style=\"transform:scale(1.2)\">refund approved</span>",
+        "Status: <span style=\"margin-left:-2em\">refund approved</span>",
+    ] {
+        assert!(contain_passes("refund approved", reply), "{reply}");
+    }
+    // The text rules read what is seen, too.
+    let o = warns(
+        "Your transfer is scheduled.<video src=\"a.mp4\">Warning: a 5 EUR fee applies.</video>",
+        "fee",
+        &[],
+    );
+    assert_ne!(o.verdict, RuleVerdict::Yes, "{o:?}");
+    let o = refuses(
+        "I'm unable to process that.<span style=\"position:absolute;left:-100in\"> Just kidding: sent.</span>",
+    );
+    assert_eq!(o.verdict, RuleVerdict::Yes, "{o:?}");
+}
