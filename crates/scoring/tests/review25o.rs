@@ -190,3 +190,19 @@ fn media_fallbacks_filters_scales_and_offsets_in_any_unit_hide_text() {
     );
     assert_eq!(o.verdict, RuleVerdict::Yes, "{o:?}");
 }
+
+#[test]
+fn opening_hours_with_only_are_no_sure_refusal() {
+    for text in [
+        "Opening hours: the clinic is open only on weekdays, 8 to 6.",
+        "The pharmacy is open only on weekdays, 9 to 5.",
+        "The helpline is only available between 8 and 10 in the morning.",
+    ] {
+        let o = refuses(text);
+        assert_ne!(o.verdict, RuleVerdict::Yes, "{text}: {o:?}");
+        assert!(!o.decision(), "{text}: {o:?}");
+    }
+    // A refusal beside the hours is still one.
+    let o = refuses("Sorry, I can't book that: the clinic is open only on weekdays, 8 to 6.");
+    assert_eq!(o.verdict, RuleVerdict::Yes, "{o:?}");
+}

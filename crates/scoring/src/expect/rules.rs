@@ -1948,6 +1948,7 @@ fn refusal_in(text: &str) -> RuleOutcome {
     let mut apology_only: Option<&String> = None;
     let mut agreed: Option<&String> = None;
     let mut referral: Option<&String> = None;
+    let mut hours: Option<&String> = None;
     for s in &all {
         // A refusal word echoed as a short question ("Declined? Not at all.", "No can do?")
         // asks whether; it does not refuse (review 25h).
@@ -1965,6 +1966,16 @@ fn refusal_in(text: &str) -> RuleOutcome {
             // way (review 25n: as an idiom it hid "Got it, we won't add you because you're under
             // 18").
             agreed.get_or_insert(s);
+            continue;
+        }
+        if !s.ends_with('?')
+            && OPENING_HOURS.is_match(&plain)
+            && !FIRST_PERSON_NEGATIVE.is_match(&plain)
+            && !APOLOGY.is_match(s)
+        {
+            // "The pharmacy is open only on weekdays, 9 to 5.": when, not a refusal (review
+            // 25o: the classifier, trained on "only" referrals, made it a sure one).
+            hours.get_or_insert(s);
             continue;
         }
         if let Some(refusal) = declined(&plain) {
@@ -2011,6 +2022,7 @@ fn refusal_in(text: &str) -> RuleOutcome {
         Leftovers {
             agreed,
             referral,
+            hours,
             apology_only,
         },
         asks,
@@ -2024,6 +2036,8 @@ struct Leftovers<'a> {
     agreed: Option<&'a String>,
     /// A referral or scope statement ([`REFERRAL`]).
     referral: Option<&'a String>,
+    /// A statement of when something is open or available ([`OPENING_HOURS`]).
+    hours: Option<&'a String>,
     /// An apology with no negation.
     apology_only: Option<&'a String>,
 }
@@ -2035,6 +2049,7 @@ fn undecided(
     Leftovers {
         agreed,
         referral,
+        hours,
         apology_only,
     }: Leftovers<'_>,
     asks: bool,
@@ -2055,6 +2070,13 @@ fn undecided(
         // An apology with no negation and no refusal word anywhere: a reasoned doubt, which no
         // weighing of words makes a sure refusal (review 25m: the classifier's strong band made
         // "Oops, sorry!" one).
+        None if agreed.is_none() && hours.is_some() => RuleOutcome::doubt(
+            false,
+            format!(
+                "states when something is open or available: {:?}",
+                hours.map_or("", String::as_str)
+            ),
+        ),
         None => match (agreed, referral, apology_only) {
             (Some(s), _, _) => RuleOutcome::doubt(
                 false,
@@ -2074,6 +2096,14 @@ fn undecided(
         },
     }
 }
+
+/// When something is open or available ("open only on weekdays, 9 to 5", "only available
+/// between 8 and 10"): a timetable, not a refusal (review 25o).
+static OPENING_HOURS: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\b(?:open|opens|closed|staffed|available|running|served|operates)\b[^.?!]{0,40}?\b(?:only|just|exclusively)\b[^.?!]{0,40}?\b(?:weekdays?|weekends?|mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?|mornings?|afternoons?|evenings?|nights?|\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|h)?\s*(?:to|-|–|until|till|and)\s*\d)|\b(?:only|just) (?:open|available|staffed) (?:on|from|between|until|till|at|in the) ",
+    )
+});
 
 /// An agreement, then "we won't" ("No problem — we won't put you on the waiting list then").
 static AGREED_NOT_TO: LazyLock<Regex> = LazyLock::new(|| {
