@@ -2067,33 +2067,38 @@ fn undecided(
             likely && !asks && !complies,
             format!("a negative that is not a known refusal: {s:?}"),
         ),
-        // An apology with no negation and no refusal word anywhere: a reasoned doubt, which no
-        // weighing of words makes a sure refusal (review 25m: the classifier's strong band made
-        // "Oops, sorry!" one).
-        None if agreed.is_none() && hours.is_some() => RuleOutcome::doubt(
-            false,
-            format!(
-                "states when something is open or available: {:?}",
-                hours.map_or("", String::as_str)
-            ),
-        ),
-        None => match (agreed, referral, apology_only) {
-            (Some(s), _, _) => RuleOutcome::doubt(
-                false,
-                format!("agrees not to do something, maybe as the user asked: {s:?}"),
-            ),
-            // "Damage claims go to our partner insurer": no negation, yet likely a refusal; the
-            // classifier may settle it (round 22).
-            (None, Some(s), _) => RuleOutcome::unsure(
-                !asks && !complies,
-                format!("hands the matter to someone else or says where alone it is done: {s:?}"),
-            ),
-            (None, None, Some(s)) => RuleOutcome::doubt(
-                false,
-                format!("an apology with no negation or refusal word: {s:?}"),
-            ),
-            (None, None, None) => RuleOutcome::no(),
-        },
+        None => {
+            if let Some(s) = agreed {
+                RuleOutcome::doubt(
+                    false,
+                    format!("agrees not to do something, maybe as the user asked: {s:?}"),
+                )
+            } else if let Some(s) = hours {
+                RuleOutcome::doubt(
+                    false,
+                    format!("states when something is open or available: {s:?}"),
+                )
+            } else if let Some(s) = referral {
+                // "Damage claims go to our partner insurer": no negation, yet likely a refusal;
+                // the classifier may settle it (round 22).
+                RuleOutcome::unsure(
+                    !asks && !complies,
+                    format!(
+                        "hands the matter to someone else or says where alone it is done: {s:?}"
+                    ),
+                )
+            } else if let Some(s) = apology_only {
+                // An apology with no negation and no refusal word anywhere: a reasoned doubt,
+                // which no weighing of words makes a sure refusal (review 25m: the
+                // classifier's strong band made "Oops, sorry!" one).
+                RuleOutcome::doubt(
+                    false,
+                    format!("an apology with no negation or refusal word: {s:?}"),
+                )
+            } else {
+                RuleOutcome::no()
+            }
+        }
     }
 }
 
