@@ -206,6 +206,9 @@ fn steps(root: &Path, args: &Args, t: &mut Timings) -> anyhow::Result<()> {
             &test_env,
         )
     })?;
+    // What the steps below run (the debug binary, the real-server test) found now, while no
+    // other cargo holds the target directory: they then run no cargo themselves.
+    crate::export_check::built(root)?;
     // Each library checked alone (its own feature resolution, so most of the dependency tree
     // is checked again for each: about 7 minutes on 2 cores), in the background of the steps
     // below, which mostly wait on downloads, servers and jobs; joined before the local model.

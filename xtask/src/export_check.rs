@@ -10,7 +10,9 @@
 //! every split loads with the card's `dataset_info.features`, every `param_` value reads back.
 //! CI runs it.
 
+use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
 use anyhow::Context;
 
@@ -68,11 +70,54 @@ pub(crate) fn run() -> anyhow::Result<()> {
 /// Builds the debug `scenario-engine` (default features) and returns its path. It is built as
 /// `cargo test --workspace` builds it (the same feature resolution), so after the README's test
 /// command, as in CI, nothing is compiled again.
-pub(crate) fn debug_binary(root: &std::path::Path) -> anyhow::Result<std::path::PathBuf> {
-    crate::venv::run(
-        Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-            .current_dir(root)
-            .args(["test", "-q", "--workspace", "--no-run"]),
-    )?;
-    Ok(crate::target_dir(root).join("debug/scenario-engine"))
+pub(crate) fn debug_binary(root: &Path) -> anyhow::Result<PathBuf> {
+    Ok(built(root)?.binary.clone())
+}
+
+/// What `cargo test --workspace --no-run` built: the debug binary and the real-server test.
+pub(crate) struct Built {
+    pub(crate) binary: PathBuf,
+    pub(crate) real_server_test: PathBuf,
+}
+
+static BUILT: OnceLock<Built> = OnceLock::new();
+
+/// Runs `cargo test --workspace --no-run` once per xtask process and remembers what it built.
+/// CI asks right after its test step, before the libraries are checked alone in the background:
+/// the steps after it then run no cargo at all, where each used to wait on the target
+/// directory's lock while a background `cargo clippy` held it (most of the browser step's 222 s).
+pub(crate) fn built(root: &Path) -> anyhow::Result<&'static Built> {
+    if let Some(built) = BUILT.get() {
+        return Ok(built);
+    }
+    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    cmd.current_dir(root).args([
+        "test",
+        "-q",
+        "--workspace",
+        "--no-run",
+        "--message-format=json-render-diagnostics",
+    ]);
+    let output = cmd
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .with_context(|| format!("could not run {cmd:?}"))?;
+    if !output.status.success() {
+        anyhow::bail!("{cmd:?} failed ({})", output.status);
+    }
+    let real_server_test = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|m| {
+            m["reason"] == "compiler-artifact"
+                && m["target"]["name"] == "real_server"
+                && m["profile"]["test"] == true
+        })
+        .and_then(|m| m["executable"].as_str().map(PathBuf::from))
+        .context("`cargo test --workspace --no-run` named no real_server test executable")?;
+    let built = Built {
+        binary: crate::target_dir(root).join("debug/scenario-engine"),
+        real_server_test,
+    };
+    Ok(BUILT.get_or_init(|| built))
 }

@@ -81,16 +81,12 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     let started = Instant::now();
-    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .current_dir(&root)
+    // Built as the README's test command builds it (the whole workspace's feature resolution),
+    // and run as `cargo test` runs it, from its package's directory.
+    let test = crate::export_check::built(&root)?.real_server_test.clone();
+    let status = Command::new(&test)
+        .current_dir(root.join("crates/cli"))
         .args([
-            "test",
-            // The whole workspace's feature resolution, as the README's test command builds it:
-            // nothing is compiled again after it.
-            "--workspace",
-            "--test",
-            "real_server",
-            "--",
             "--ignored",
             // One at a time: the fleet test counts what each server served.
             "--test-threads=1",
@@ -114,7 +110,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         )
         .env("INSTA_UPDATE", "no")
         .status()
-        .context("could not start cargo test")?;
+        .with_context(|| format!("could not start {}", test.display()))?;
     eprintln!(
         "    real-server test: {:.0} s",
         started.elapsed().as_secs_f64()
