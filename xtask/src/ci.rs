@@ -211,7 +211,7 @@ fn steps(root: &Path, args: &Args, t: &mut Timings) -> anyhow::Result<()> {
     crate::export_check::built(root)?;
     // Each library checked alone (its own feature resolution, so most of the dependency tree
     // is checked again for each: about 7 minutes on 2 cores), in the background of the steps
-    // below, which mostly wait on downloads, servers and jobs; joined before the local model.
+    // below, which mostly wait on downloads, servers and jobs; joined before the real server.
     let alone = (!args.tests_only).then(|| {
         let root = root.to_path_buf();
         std::thread::spawn(move || each_library_alone(&root))
@@ -246,6 +246,18 @@ fn steps(root: &Path, args: &Args, t: &mut Timings) -> anyhow::Result<()> {
         "k8s: launch's Job valid for Kubernetes 1.33–1.37 (kubernetes-validate, PyPI)",
         crate::k8s_check::run,
     )?;
+    // Joined before the real server: its model runs on the CPU, and beside a background clippy
+    // it generated under 1 token/s, so a request timed out and the fleet test failed.
+    if let Some(alone) = alone {
+        t.step(
+            "each library alone (clippy -p NAME --lib, background) joined",
+            || {
+                alone
+                    .join()
+                    .map_err(|_| anyhow::anyhow!("the each-library thread panicked"))?
+            },
+        )?;
+    }
     match server_env {
         None => eprintln!("\n==> real server: skipped (--no-real-server)"),
         Some(prepared) => {
@@ -268,16 +280,6 @@ fn steps(root: &Path, args: &Args, t: &mut Timings) -> anyhow::Result<()> {
                 },
             )?;
         }
-    }
-    if let Some(alone) = alone {
-        t.step(
-            "each library alone (clippy -p NAME --lib, background) joined",
-            || {
-                alone
-                    .join()
-                    .map_err(|_| anyhow::anyhow!("the each-library thread panicked"))?
-            },
-        )?;
     }
     if args.no_local_model {
         eprintln!("\n==> local model: skipped (--no-local-model)");
