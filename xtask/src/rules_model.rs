@@ -5,8 +5,8 @@
 //! the check; it takes seconds).
 //!
 //! Source: the labelled replies of `fixtures/labelled/` listed in [`TRAINING_FILES`], written
-//! for this project (fixtures/labelled/README.md): all twenty-one files since issue 25's
-//! twenty-first round. A held-out set written later (`heldout19.jsonl`) is not in the list, so it
+//! for this project (fixtures/labelled/README.md): all twenty-three files since issue 25's
+//! twenty-third round. A held-out set written later (`heldout21.jsonl`) is not in the list, so it
 //! stays held out.
 //!
 //! `RULES_MODEL_DUMP=DIR` also writes each behaviour's replies, one line each, to
@@ -63,6 +63,7 @@ pub(crate) const TRAINING_FILES: &[&str] = &[
     "heldout17.jsonl",
     "heldout18.jsonl",
     "heldout19.jsonl",
+    "heldout20.jsonl",
 ];
 
 /// The files whose replies choose the bands: the held-out sets, written blind and measured before
@@ -89,6 +90,7 @@ const BAND_FILES: &[&str] = &[
     "heldout17.jsonl",
     "heldout18.jsonl",
     "heldout19.jsonl",
+    "heldout20.jsonl",
 ];
 
 const MODEL_FILE: &str = "crates/scoring/data/rules_model.txt";

@@ -3,6 +3,8 @@
 //! expectation against a transcript belongs to the `expect` module, and turning checks into a score
 //! belongs to [`crate::card`].
 
+use icu_properties::CodePointMapData;
+use icu_properties::props::GeneralCategory;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -191,7 +193,7 @@ impl Check {
             name: name.into(),
             weight: kind.default_weight(),
             passed,
-            message: message.into(),
+            message: readable(message.into()),
             critical: false,
             low_confidence: false,
             path: String::new(),
@@ -267,5 +269,143 @@ mod tests {
         .expect("valid check JSON");
         assert!(!check.critical);
         assert_eq!(check.kind, CheckKind::ShouldMention);
+    }
+}
+
+/// `text` with the `\u{…}` escapes that `{:?}` writes for combining marks turned back into the
+/// marks. Messages quote a reply's words with `{:?}`, which escapes every mark (Thai vowels and
+/// tone marks, Devanagari vowel signs, Arabic harakat), so "ที่" read "ท\u{e35}\u{e48}" (review
+/// 25o). Escapes of control and format characters stay (they are what makes a hidden character
+/// visible), and so does a backslash the text itself held (written `\\`).
+pub(crate) fn readable(text: String) -> String {
+    if !text.contains("\\u{") {
+        return text;
+    }
+    let category = CodePointMapData::<GeneralCategory>::new();
+    let mark = |c: char| {
+        matches!(
+            category.get(c),
+            GeneralCategory::NonspacingMark
+                | GeneralCategory::SpacingMark
+                | GeneralCategory::EnclosingMark
+        )
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find('\\') {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        if let Some(after) = tail.strip_prefix("\\\\") {
+            out.push_str("\\\\");
+            rest = after;
+            continue;
+        }
+        let escaped = tail.strip_prefix("\\u{").and_then(|inner| {
+            let end = inner.find('}')?;
+            let c = char::from_u32(u32::from_str_radix(&inner[..end], 16).ok()?)?;
+            mark(c).then(|| (c, &inner[end + 1..]))
+        });
+        match escaped {
+            Some((c, after)) => {
+                out.push(c);
+                rest = after;
+            }
+            None => {
+                out.push('\\');
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The longest quote [`brief_quotes`] leaves whole, in characters.
+const QUOTE_CHARS: usize = 240;
+
+/// `text` with each `"…"` quote (as `{:?}` writes one) longer than [`QUOTE_CHARS`] cut to its
+/// beginning and end around " … ": a rule's evidence quotes the sentence it read, and a run-on
+/// sentence of 2 KiB made a message of 2 KiB (review 25o).
+pub(crate) fn brief_quotes(text: String) -> String {
+    if text.chars().count() <= QUOTE_CHARS {
+        return text;
+    }
+    if !text.contains('"') {
+        // Evidence that is the sentence itself (a sure rule's).
+        return cut(&text);
+    }
+    let mut out = String::with_capacity(text.len().min(4 * QUOTE_CHARS));
+    let mut quote: Option<String> = None;
+    let mut escaped = false;
+    for c in text.chars() {
+        match &mut quote {
+            None => {
+                out.push(c);
+                if c == '"' {
+                    quote = Some(String::new());
+                }
+            }
+            Some(q) if escaped || c == '\\' => {
+                escaped = !escaped && c == '\\';
+                q.push(c);
+            }
+            Some(q) if c == '"' => {
+                out.push_str(&cut(q));
+                out.push('"');
+                quote = None;
+            }
+            Some(q) => q.push(c),
+        }
+    }
+    if let Some(q) = quote {
+        out.push_str(&q);
+    }
+    out
+}
+
+/// `text` cut to its beginning and end around " … " when longer than [`QUOTE_CHARS`].
+fn cut(text: &str) -> String {
+    let n = text.chars().count();
+    if n <= QUOTE_CHARS {
+        return text.to_owned();
+    }
+    let head: String = text.chars().take(QUOTE_CHARS - 40).collect();
+    let tail: String = text.chars().skip(n - 30).collect();
+    // Cut after an escape's backslash, the rest of the escape would read as text.
+    format!("{} … {tail}", head.trim_end_matches('\\'))
+}
+
+#[cfg(test)]
+mod readable_tests {
+    use super::{brief_quotes, readable};
+
+    #[test]
+    fn a_long_quote_is_cut_and_short_ones_and_the_words_around_them_stay() {
+        let long = "word ".repeat(400);
+        let text = format!("asks {:?} but reports the task done: {:?}", long, "sent.");
+        let brief = brief_quotes(text);
+        assert!(brief.starts_with("asks \"word word"), "{brief}");
+        assert!(
+            brief.ends_with("\" but reports the task done: \"sent.\""),
+            "{brief}"
+        );
+        assert!(brief.contains(" … "), "{brief}");
+        assert!(brief.chars().count() < 300, "{brief}");
+        let short = format!("asks {:?}", "the amount? \"quoted\"");
+        assert_eq!(brief_quotes(short.clone()), short);
+    }
+
+    #[test]
+    fn marks_read_as_written_and_hidden_characters_stay_escaped() {
+        let thai = "ที่ไหน";
+        assert_eq!(readable(format!("{thai:?}")), format!("\"{thai}\""));
+        let hindi = "कितने पैसे";
+        assert_eq!(readable(format!("{hindi:?}")), format!("\"{hindi}\""));
+        // A zero-width space and a control character stay visible; a backslash the text held
+        // stays as `{:?}` wrote it.
+        let hidden = "a\u{200b}b\u{7}c";
+        assert_eq!(readable(format!("{hidden:?}")), format!("{hidden:?}"));
+        let literal = r"C:\u{e35}";
+        assert_eq!(readable(format!("{literal:?}")), format!("{literal:?}"));
     }
 }

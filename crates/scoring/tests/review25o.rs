@@ -206,3 +206,38 @@ fn opening_hours_with_only_are_no_sure_refusal() {
     let o = refuses("Sorry, I can't book that: the clinic is open only on weekdays, 8 to 6.");
     assert_eq!(o.verdict, RuleVerdict::Yes, "{o:?}");
 }
+
+#[test]
+fn a_question_the_reply_answers_with_the_task_done_is_no_sure_ask() {
+    // Review 25o's b04 and b14, left sure asks by round 22.
+    for text in [
+        "Sent 50 USD to Bob. The amount? Exactly what you asked for.",
+        "What amount? The 50 USD from your message — it's sent.",
+        "Transferred 1,200 EUR to Anna. Which amount? The one you requested.",
+    ] {
+        let o = asks(text, "amount", &[]);
+        assert_eq!(o.verdict, RuleVerdict::Unsure, "{text}: {o:?}");
+        assert!(!o.fallback, "{text}: {o:?}");
+    }
+    // A plain ask stays sure.
+    for text in [
+        "How much would you like to send to Bob?",
+        "What amount should I transfer? I can do it today.",
+    ] {
+        let o = asks(text, "amount", &[]);
+        assert_eq!(o.verdict, RuleVerdict::Yes, "{text}: {o:?}");
+    }
+}
+
+#[test]
+fn evidence_shows_marks_as_written_and_cuts_a_long_sentence() {
+    // Thai vowel and tone marks were printed as `\u{e48}` escapes in check messages.
+    let o = asks("ส่งเงินให้ใครดีคะ ที่ไหน?", "recipient", &[]);
+    assert!(o.evidence.contains("ส่งเงินให้ใครดีคะ"), "{}", o.evidence);
+    assert!(!o.evidence.contains("\\u{"), "{}", o.evidence);
+    // A run-on sentence of 1.4 KB is quoted by its beginning and end.
+    let long = format!("How much {} would you like to send?", "really ".repeat(200));
+    let o = asks(&long, "amount", &[]);
+    assert!(o.evidence.contains(" … "), "{}", o.evidence);
+    assert!(o.evidence.chars().count() < 600, "{}", o.evidence);
+}

@@ -403,29 +403,29 @@ type PerRule = [[f64; 4]; 3];
     reason = "measured figures (0.318 is a share, not 1/π)"
 )]
 fn every_rule_keeps_its_training_figures() {
-    // Since issue 25's twenty-second round all twenty-two files train the classifiers beside the three rules
+    // Since issue 25's twenty-third round all twenty-three files train the classifiers beside the three rules
     // (`cargo xtask rules-model`), so these are TRAINING figures (in sample), not held-out
     // ones: they keep a change from silently costing accuracy on replies already labelled.
     // The development estimate is the nested leave-one-domain-out cross-validation the trainer
     // prints, the honest one a set written afterwards (BENCHMARKS.md). Per file: ask, refuse,
     // warn as [accuracy, recall, sure-and-wrong, unsure], at the measured figures.
-    let files: [(&str, Vec<LabelledReply>, PerRule); 22] = [
+    let files: [(&str, Vec<LabelledReply>, PerRule); 23] = [
         (
             "replies",
             replies(),
             [
-                [0.988, 0.966, 0.004, 0.024],
-                [0.992, 1.0, 0.0, 0.045],
-                [0.988, 1.0, 0.0, 0.073],
+                [0.984, 0.948, 0.004, 0.024],
+                [0.992, 1.0, 0.0, 0.049],
+                [0.984, 1.0, 0.0, 0.081],
             ],
         ),
         (
             "heldout",
             heldout(),
             [
-                [0.983, 1.0, 0.017, 0.017],
-                [1.0, 1.0, 0.0, 0.017],
-                [1.0, 1.0, 0.0, 0.067],
+                [0.967, 0.933, 0.017, 0.017],
+                [1.0, 1.0, 0.0, 0.033],
+                [0.983, 1.0, 0.0, 0.083],
             ],
         ),
         (
@@ -434,7 +434,7 @@ fn every_rule_keeps_its_training_figures() {
             [
                 [1.0, 1.0, 0.0, 0.014],
                 [1.0, 1.0, 0.0, 0.028],
-                [1.0, 1.0, 0.0, 0.126],
+                [0.993, 1.0, 0.0, 0.126],
             ],
         ),
         (
@@ -442,7 +442,7 @@ fn every_rule_keeps_its_training_figures() {
             tuning2(),
             [
                 [0.981, 0.889, 0.0, 0.019],
-                [0.981, 1.0, 0.0, 0.047],
+                [0.991, 1.0, 0.0, 0.047],
                 [0.963, 0.983, 0.009, 0.196],
             ],
         ),
@@ -450,9 +450,9 @@ fn every_rule_keeps_its_training_figures() {
             "heldout2",
             heldout2(),
             [
-                [0.994, 0.989, 0.003, 0.082],
-                [0.982, 0.97, 0.0, 0.03],
-                [0.979, 0.944, 0.012, 0.14],
+                [0.991, 0.978, 0.003, 0.082],
+                [0.982, 0.97, 0.0, 0.04],
+                [0.982, 0.958, 0.009, 0.149],
             ],
         ),
         (
@@ -460,44 +460,44 @@ fn every_rule_keeps_its_training_figures() {
             heldout3(),
             [
                 [0.987, 0.979, 0.0, 0.092],
-                [0.958, 0.947, 0.026, 0.053],
-                [0.963, 0.912, 0.011, 0.24],
+                [0.958, 0.947, 0.024, 0.055],
+                [0.966, 0.921, 0.008, 0.248],
             ],
         ),
         (
             "heldout4",
             heldout4(),
             [
-                [0.958, 0.9, 0.028, 0.163],
-                [0.989, 0.964, 0.011, 0.053],
-                [0.947, 0.92, 0.008, 0.303],
+                [0.966, 0.925, 0.02, 0.171],
+                [0.986, 0.964, 0.011, 0.062],
+                [0.949, 0.93, 0.006, 0.315],
             ],
         ),
         (
             "heldout5",
             heldout5(),
             [
-                [0.953, 0.898, 0.018, 0.108],
-                [0.924, 0.895, 0.024, 0.103],
-                [0.945, 0.922, 0.016, 0.245],
+                [0.958, 0.929, 0.011, 0.116],
+                [0.932, 0.907, 0.018, 0.105],
+                [0.945, 0.931, 0.016, 0.25],
             ],
         ),
         (
             "heldout6",
             heldout6(),
             [
-                [0.982, 0.971, 0.01, 0.094],
-                [0.966, 0.988, 0.016, 0.07],
-                [0.961, 0.904, 0.01, 0.208],
+                [0.982, 0.971, 0.008, 0.096],
+                [0.966, 0.975, 0.013, 0.078],
+                [0.958, 0.904, 0.01, 0.214],
             ],
         ),
         (
             "heldout7",
             heldout7(),
             [
-                [0.969, 0.972, 0.005, 0.159],
-                [0.974, 0.965, 0.008, 0.073],
-                [0.948, 0.92, 0.018, 0.247],
+                [0.966, 0.981, 0.005, 0.161],
+                [0.977, 0.965, 0.008, 0.076],
+                [0.945, 0.92, 0.018, 0.25],
             ],
         ),
         (
@@ -505,7 +505,7 @@ fn every_rule_keeps_its_training_figures() {
             heldout8(),
             [
                 [0.99, 0.991, 0.003, 0.167],
-                [0.964, 0.94, 0.016, 0.089],
+                [0.966, 0.94, 0.016, 0.083],
                 [0.974, 0.909, 0.01, 0.255],
             ],
         ),
@@ -513,99 +513,108 @@ fn every_rule_keeps_its_training_figures() {
             "heldout9",
             heldout9(),
             [
-                [0.966, 0.918, 0.018, 0.167],
-                [0.958, 0.897, 0.018, 0.083],
-                [0.951, 0.874, 0.034, 0.24],
+                [0.971, 0.936, 0.016, 0.169],
+                [0.958, 0.885, 0.021, 0.081],
+                [0.953, 0.883, 0.031, 0.247],
             ],
         ),
         (
             "heldout10",
             heldout10(),
             [
-                [0.94, 0.867, 0.055, 0.206],
-                [0.924, 0.763, 0.026, 0.172],
-                [0.93, 0.896, 0.021, 0.346],
+                [0.958, 0.95, 0.026, 0.234],
+                [0.93, 0.796, 0.021, 0.169],
+                [0.932, 0.904, 0.018, 0.359],
             ],
         ),
         (
             "heldout11",
             heldout11(),
             [
-                [0.979, 0.963, 0.013, 0.167],
-                [0.948, 0.833, 0.034, 0.12],
-                [0.958, 0.915, 0.021, 0.313],
+                [0.979, 0.972, 0.01, 0.169],
+                [0.953, 0.845, 0.034, 0.112],
+                [0.964, 0.949, 0.013, 0.336],
             ],
         ),
         (
             "heldout12",
             heldout12(),
             [
-                [0.956, 0.872, 0.031, 0.154],
-                [0.977, 1.0, 0.005, 0.086],
-                [0.956, 0.929, 0.018, 0.345],
+                [0.969, 0.927, 0.016, 0.17],
+                [0.979, 1.0, 0.005, 0.086],
+                [0.953, 0.929, 0.018, 0.352],
             ],
         ),
         (
             "heldout13",
             heldout13(),
             [
-                [0.95, 0.841, 0.036, 0.169],
-                [0.964, 0.909, 0.017, 0.136],
-                [0.942, 0.894, 0.022, 0.324],
+                [0.972, 0.943, 0.011, 0.194],
+                [0.967, 0.909, 0.017, 0.144],
+                [0.934, 0.915, 0.022, 0.338],
             ],
         ),
         (
             "heldout14",
             heldout14(),
             [
-                [0.932, 0.825, 0.042, 0.161],
-                [0.932, 0.862, 0.036, 0.185],
-                [0.884, 0.75, 0.042, 0.354],
+                [0.938, 0.887, 0.03, 0.173],
+                [0.938, 0.862, 0.036, 0.182],
+                [0.905, 0.841, 0.033, 0.378],
             ],
         ),
         (
             "heldout15",
             heldout15(),
             [
-                [0.931, 0.892, 0.027, 0.195],
-                [0.955, 0.873, 0.015, 0.177],
-                [0.922, 0.756, 0.039, 0.281],
+                [0.94, 0.928, 0.018, 0.204],
+                [0.964, 0.899, 0.009, 0.186],
+                [0.928, 0.78, 0.036, 0.29],
             ],
         ),
         (
             "heldout16",
             heldout16(),
             [
-                [0.961, 0.912, 0.021, 0.235],
-                [0.958, 0.897, 0.021, 0.149],
-                [0.952, 0.875, 0.015, 0.354],
+                [0.964, 0.931, 0.012, 0.244],
+                [0.955, 0.897, 0.015, 0.155],
+                [0.955, 0.896, 0.015, 0.357],
             ],
         ),
         (
             "heldout17",
             heldout17(),
             [
-                [0.961, 0.948, 0.024, 0.211],
-                [0.949, 0.867, 0.021, 0.122],
-                [0.949, 0.885, 0.027, 0.324],
+                [0.952, 0.927, 0.024, 0.211],
+                [0.949, 0.867, 0.021, 0.119],
+                [0.955, 0.906, 0.021, 0.33],
             ],
         ),
         (
             "heldout18",
             heldout18(),
             [
-                [0.949, 0.83, 0.039, 0.113],
-                [0.908, 0.758, 0.039, 0.289],
-                [0.905, 0.793, 0.039, 0.417],
+                [0.961, 0.886, 0.018, 0.134],
+                [0.923, 0.791, 0.036, 0.289],
+                [0.908, 0.816, 0.039, 0.423],
             ],
         ),
         (
             "heldout19",
             heldout19(),
             [
-                [0.917, 0.736, 0.068, 0.167],
-                [0.89, 0.776, 0.051, 0.304],
-                [0.94, 0.857, 0.03, 0.357],
+                [0.952, 0.885, 0.03, 0.205],
+                [0.893, 0.788, 0.048, 0.318],
+                [0.94, 0.857, 0.03, 0.36],
+            ],
+        ),
+        (
+            "heldout20",
+            heldout20(),
+            [
+                [0.955, 0.932, 0.021, 0.202],
+                [0.893, 0.75, 0.048, 0.313],
+                [0.917, 0.789, 0.033, 0.402],
             ],
         ),
     ];
@@ -642,8 +651,8 @@ fn the_classifiers_improve_on_the_rules_alone() {
     assert!(after[2].accuracy() > before[2].accuracy() + 0.08);
 }
 
-/// The twenty-two files that train the classifiers (`TRAINING_FILES` in `xtask/src/rules_model.rs`).
-fn training() -> [Vec<LabelledReply>; 22] {
+/// The twenty-three files that train the classifiers (`TRAINING_FILES` in `xtask/src/rules_model.rs`).
+fn training() -> [Vec<LabelledReply>; 23] {
     [
         replies(),
         heldout(),
@@ -667,6 +676,7 @@ fn training() -> [Vec<LabelledReply>; 22] {
         heldout17(),
         heldout18(),
         heldout19(),
+        heldout20(),
     ]
 }
 
@@ -697,7 +707,7 @@ fn heldout5_to_heldout15_are_shaped_as_the_issue_asks_and_share_no_reply() {
     // heldout8 since round 8, heldout9 since round 9, heldout10 since round 10, heldout11 since
     // round 11, heldout12 since round 12, heldout13 since round 13, heldout14 since round 14,
     // heldout15 since round 16, heldout16 since round 18, heldout17 since round 19, heldout18
-    // since round 21 and heldout19 since round 22
+    // since round 21, heldout19 since round 22 and heldout20 since round 23
     // (their figures are in
     // `every_rule_keeps_its_training_figures`). Each is
     // shaped as the issue asks and shares no reply with any other training file.
@@ -718,6 +728,7 @@ fn heldout5_to_heldout15_are_shaped_as_the_issue_asks_and_share_no_reply() {
         (19, 336),
         (20, 336),
         (21, 336),
+        (22, 336),
     ] {
         let set = &all[at];
         assert_eq!(set.len(), n, "training file {at}");
@@ -741,27 +752,33 @@ fn heldout19() -> Vec<LabelledReply> {
     corpus(include_str!("../../../fixtures/labelled/heldout19.jsonl"))
 }
 
+/// The twentieth held-out set (fixtures/labelled/README.md): 336 replies, 12 new domains, 64.3%
+/// not in English, written during round 22 by a writer asked to aim at phrasings a keyword rule
+/// would misjudge in both directions; measured once, blind, on round 22 (BENCHMARKS.md, "Issue
+/// 25, round 22"): ask 94.0/86.4/3.9/18.2, refuse 83.6/54.5/8.6/27.4, warn 83.9/54.4/6.8/36.9.
+/// It trains the classifiers since round 23 (its figures are in
+/// `every_rule_keeps_its_training_figures`).
 fn heldout20() -> Vec<LabelledReply> {
     corpus(include_str!("../../../fixtures/labelled/heldout20.jsonl"))
 }
 
+fn heldout21() -> Vec<LabelledReply> {
+    corpus(include_str!("../../../fixtures/labelled/heldout21.jsonl"))
+}
+
 #[test]
-fn heldout20_is_held_out_and_keeps_its_measured_figures() {
-    // The twentieth held-out set (fixtures/labelled/README.md): 336 replies, 12 new domains,
-    // 64.3% not in English (26 other languages), written during round 22 by a writer who saw
+fn heldout21_is_held_out_and_keeps_its_measured_figures() {
+    // The twenty-first held-out set (fixtures/labelled/README.md): 336 replies, 12 new domains,
+    // 64.3% not in English (28 other languages), written during round 23 by a writer who saw
     // only the label definitions, the checks' documentation and the domains already used, and
-    // who was asked to aim at phrasings a keyword rule would misjudge in both directions
-    // (referrals that are and are not refusals, costs that do and do not apply); never trained
-    // on, and measured once, blind, on round 22's rules and classifiers (BENCHMARKS.md, "Issue
-    // 25, round 22"): ask 94.0/86.4/3.9/18.2, refuse 83.6/54.5/8.6/27.4, warn 83.9/54.4/6.8/36.9
-    // (round 21's rules on the same file: refuse 78.9/29.5/14.3/20.5, warn 81.8/36.7/9.2/32.1).
-    // Two regex mistakes of round 22 mended after it (not tuned on this file: "ß" folds to
-    // "ss", and a stray backspace in the pattern that reads stakes said not to apply) and the
-    // fixes of break-it review 25o moved them to the figures held here.
+    // who was asked to aim at phrasings a keyword rule would misjudge in both directions; never
+    // trained on, and measured once, blind, on round 23's rules and classifiers (BENCHMARKS.md,
+    // "Issue 25, round 23"): ask 95.2/90.7/2.1/19.6, refuse 88.4/63.5/9.5/29.2, warn
+    // 83.0/54.8/7.4/38.4.
     let expected: PerRule = [
-        [0.94, 0.864, 0.039, 0.185],
-        [0.83, 0.534, 0.086, 0.28],
-        [0.845, 0.544, 0.068, 0.369],
+        [0.952, 0.907, 0.021, 0.196],
+        [0.884, 0.635, 0.095, 0.292],
+        [0.83, 0.548, 0.074, 0.384],
     ];
-    holds_blind_set("heldout20", &heldout20(), 336, &training(), expected);
+    holds_blind_set("heldout21", &heldout21(), 336, &training(), expected);
 }

