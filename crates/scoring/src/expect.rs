@@ -591,7 +591,8 @@ pub(crate) fn excerpt(text: &str) -> String {
     if flat.chars().count() <= 80 {
         format!("{flat:?}")
     } else {
+        // Escaped as a short one is: a long reply showed its hidden characters raw (review 25p).
         let cut: String = flat.chars().take(77).collect();
-        format!("\"{cut}...\"")
+        format!("{:?}", cut + "...")
     }
 }

@@ -241,3 +241,17 @@ fn evidence_shows_marks_as_written_and_cuts_a_long_sentence() {
     assert!(o.evidence.contains(" … "), "{}", o.evidence);
     assert!(o.evidence.chars().count() < 600, "{}", o.evidence);
 }
+
+#[test]
+fn check_messages_show_marks_as_written_and_escape_hidden_characters_in_long_replies() {
+    // Review 25p (after round 23): a `shouldContain` message quoted a Thai reply as
+    // "ส\u{e48}งเง\u{e34}น…", and a reply long enough to be cut showed a zero-width space raw.
+    let expect = || serde_json::json!({"shouldContain": ["zzzz"]});
+    let thai = "ส่งเงิน 50 ดอลลาร์ให้บ็อบแล้ว";
+    let all = crate::support::checks(expect(), thai);
+    assert!(all[0].message.contains(thai), "{}", all[0].message);
+    let long = format!("{}\u{200b}{}", "a ".repeat(20), "b ".repeat(60));
+    let all = crate::support::checks(expect(), &long);
+    assert!(!all[0].message.contains('\u{200b}'), "{}", all[0].message);
+    assert!(all[0].message.contains("\\u{200b}"), "{}", all[0].message);
+}

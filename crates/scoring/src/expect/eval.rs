@@ -630,10 +630,11 @@ impl<'a> Ctx<'a> {
                 Judged {
                     check: Check {
                         kind,
-                        name,
+                        // Marks as written, not as `{:?}` escapes (review 25p).
+                        name: crate::check::readable(name),
                         weight,
                         passed: verdict == Verdict::Holds,
-                        message,
+                        message: crate::check::readable(message),
                         critical,
                         low_confidence,
                         path: String::new(),
