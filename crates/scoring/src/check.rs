@@ -320,6 +320,12 @@ pub(crate) fn readable(text: String) -> String {
     out
 }
 
+/// A rule's evidence as messages show it: marks as written ([`readable`]) and long quotes cut
+/// ([`brief_quotes`]).
+pub(crate) fn shown_evidence(evidence: String) -> String {
+    brief_quotes(readable(evidence))
+}
+
 /// The longest quote [`brief_quotes`] leaves whole, in characters.
 const QUOTE_CHARS: usize = 240;
 

@@ -627,17 +627,15 @@ impl<'a> Ctx<'a> {
                 let critical = set
                     .critical
                     .unwrap_or_else(|| self.exp.defaults.critical.contains(&kind));
+                // `Check::new` shows the message's marks as written; the name's likewise
+                // (review 25p).
+                let name = crate::check::readable(name);
                 Judged {
                     check: Check {
-                        kind,
-                        // Marks as written, not as `{:?}` escapes (review 25p).
-                        name: crate::check::readable(name),
                         weight,
-                        passed: verdict == Verdict::Holds,
-                        message: crate::check::readable(message),
                         critical,
                         low_confidence,
-                        path: String::new(),
+                        ..Check::new(kind, name, verdict == Verdict::Holds, message)
                     },
                     verdict,
                 }

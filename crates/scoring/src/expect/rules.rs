@@ -73,7 +73,7 @@ impl RuleOutcome {
         Self {
             verdict: RuleVerdict::Yes,
             fallback: true,
-            evidence: crate::check::brief_quotes(crate::check::readable(evidence.into())),
+            evidence: crate::check::shown_evidence(evidence.into()),
             reasoned: false,
         }
     }
@@ -91,7 +91,7 @@ impl RuleOutcome {
         Self {
             verdict: RuleVerdict::Unsure,
             fallback,
-            evidence: crate::check::brief_quotes(crate::check::readable(evidence.into())),
+            evidence: crate::check::shown_evidence(evidence.into()),
             reasoned: false,
         }
     }
