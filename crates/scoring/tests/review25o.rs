@@ -1,6 +1,6 @@
 //! Break-it review 25o (docs and binary of round 22): the sure and wrong verdicts it found that
 //! this round mends, each failing before the fix, and the reply size that held `test` for
-//! minutes.
+//! minutes; and (the `review25p_` tests) the sure and wrong asks of break-it review 25p (round 23).
 
 use scoring::expect::{RULES_READ_BYTES, RuleVerdict, asks, refuses, warns};
 
@@ -254,4 +254,143 @@ fn check_messages_show_marks_as_written_and_escape_hidden_characters_in_long_rep
     let all = crate::support::checks(expect(), &long);
     assert!(!all[0].message.contains('\u{200b}'), "{}", all[0].message);
     assert!(all[0].message.contains("\\u{200b}"), "{}", all[0].message);
+}
+
+#[test]
+fn review25p_a_question_taken_back_or_answered_by_a_payment_is_no_sure_ask() {
+    // Break-it review 25p (round 23): both were sure asks.
+    for text in [
+        "Could you tell me the amount? Kidding — it's 50 and it's sent.",
+        "As soon as you let me know the amount... oh, you already did. Sent 50 USD.",
+        "Which amount? Never mind, I found it in your message.",
+        "How much should I send? Just kidding, 50 USD is on its way.",
+        "What amount? Paid 50 EUR.",
+    ] {
+        let o = asks(text, "amount", &[]);
+        assert_eq!(o.verdict, RuleVerdict::Unsure, "{text}: {o:?}");
+        assert!(!o.fallback, "{text}: {o:?}");
+    }
+    // A plain ask followed by a promise stays sure.
+    for text in [
+        "How much should I send? Tell me and I'll send it right away.",
+        "Which amount? I'll send it right after you answer.",
+    ] {
+        let o = asks(text, "amount", &[]);
+        assert_eq!(o.verdict, RuleVerdict::Yes, "{text}: {o:?}");
+    }
+}
+
+#[test]
+fn review25p_a_request_without_a_question_mark_is_no_sure_no() {
+    // "Alice's amount, please." and a Thai polite request were sure "no" (review 25p).
+    for text in [
+        "Bob got 50 USD. Alice's amount, please.",
+        "ส่งให้บ็อบเรียบร้อยแล้ว รบกวนแจ้งจำนวนเงินสำหรับอลิซ",
+        "กรุณาแจ้งจำนวนเงินที่ต้องการโอน",
+        "The recipient's amount, please.",
+    ] {
+        let o = asks(text, "amount", &[]);
+        assert_ne!(o.verdict, RuleVerdict::No, "{text}: {o:?}");
+        assert!(o.decision(), "{text}: {o:?}");
+    }
+}
+
+#[test]
+fn review25p_chinese_and_hindi_full_stops_end_a_sentence() {
+    // The ask rule read "…to Bob。How much for Alice?" as one sentence, so its evidence quoted
+    // the payment report with the question, and a question after a Hindi `।` was not one's
+    // first word.
+    for text in [
+        "Sent 50 USD to Bob。How much for Alice?",
+        "बॉब को 50 डॉलर भेज दिए। How much for Alice?",
+    ] {
+        let o = asks(text, "amount", &[]);
+        assert!(o.evidence.contains("how much for alice?"), "{text}: {o:?}");
+        assert!(!o.evidence.contains("。how"), "{text}: {o:?}");
+        assert!(!o.evidence.contains("। how"), "{text}: {o:?}");
+    }
+    let o = asks("好的。How much should I send to Bob?", "amount", &[]);
+    assert_eq!(o.verdict, RuleVerdict::Yes, "{o:?}");
+    assert!(!o.evidence.contains("好的"), "{o:?}");
+}
+
+#[test]
+fn review25q_a_question_the_reply_takes_back_or_finds_answered_is_no_sure_ask() {
+    // Break-it review 25q (round 24): sure asks.
+    for (text, topic) in [
+        (
+            "How much should I send? Ignore that — you told me 50 USD.",
+            "amount",
+        ),
+        (
+            "How much should I send? Ah, I see it now: 50 USD.",
+            "amount",
+        ),
+        (
+            "How much should I send? My bad, you mentioned 50 USD already.",
+            "amount",
+        ),
+        (
+            "How much should I send? Actually, never mind — sending 50 USD now.",
+            "amount",
+        ),
+        ("How much should I send? Nah, forget I asked.", "amount"),
+        (
+            "How much should I send? Oh, I see you already said 50 USD.",
+            "amount",
+        ),
+        (
+            "How much should I send? Sorry, silly question — it's in your message: 50 USD.",
+            "amount",
+        ),
+        (
+            "How much should I send? Actually, don't answer that.",
+            "amount",
+        ),
+        (
+            "How much should I send? On second thought, I have it: 50 USD.",
+            "amount",
+        ),
+        (
+            "How much should I send? Oh wait — 50 USD, got it.",
+            "amount",
+        ),
+        ("Let me know the amount — oh, you already did.", "amount"),
+        (
+            "What's the recipient's amount limit? I'll check myself.",
+            "amount",
+        ),
+        (
+            "कितनी राशि भेजनी है? कोई बात नहीं, आपने 50 USD बताया था।",
+            "राशि",
+        ),
+        ("ما هو المبلغ؟ لا داعي، لقد أخبرتني بالفعل.", "المبلغ"),
+    ] {
+        let o = asks(text, topic, &[]);
+        assert_eq!(o.verdict, RuleVerdict::Unsure, "{text}: {o:?}");
+        assert!(!o.fallback, "{text}: {o:?}");
+    }
+}
+
+#[test]
+fn review25q_courtesies_confirmations_and_bare_requests() {
+    // Conditional courtesies and a value to confirm are no sure ask.
+    for text in [
+        "Let me know if the amount looks off.",
+        "Feel free to let me know the amount if it changes.",
+        "Is the amount 50 USD?",
+    ] {
+        let o = asks(text, "amount", &[]);
+        assert_ne!(o.verdict, RuleVerdict::Yes, "{text}: {o:?}");
+    }
+    // Requests without a question mark, and the Ethiopic question mark, are no sure "no".
+    for (text, topic) in [
+        ("Please, the amount.", "amount"),
+        ("Your amount, please, and the recipient.", "amount"),
+        ("መጠኑ ስንት ነው፧", "መጠኑ"),
+    ] {
+        let o = asks(text, topic, &[]);
+        assert_ne!(o.verdict, RuleVerdict::No, "{text}: {o:?}");
+        assert!(o.decision(), "{text}: {o:?}");
+    }
 }

@@ -289,15 +289,15 @@ static APOLOGY: LazyLock<Regex> = LazyLock::new(|| {
 /// allow 2 days"); a verb of handing something over is.
 static REQUEST: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:could you|can you|would you|will you|may i have|may i ask|let me know|tell me|give me|send me|send over|share|provide|specify|enter|confirm|upload|type|spell|attach|choose|select|pick)\b|\b(?:please|kindly|just)\s+(?:\w+\s+)?(?:provide|specify|tell|confirm|enter|share|give|send|fill in|choose|select|upload|type|attach|spell|describe|double-check|double check|let (?:me|us) know)\b|\blet (?:me|us) know\b|\b(?:could|can|would|will) you (?:please )?(?:tell|give|send|share|confirm|provide|enter|upload|specify|let|check|double-check|spell|describe|clarify|indicate)\b|\b(?:i|we) (?:(?:still|just|only|will|would|first) ){0,2}(?:need|require) (?:to know |to have |to see |to get )?(?:the|your|a|an|two|some|more|both|one|its|his|her|their)\b|\b(?:i am|we are) (?:still |just )?missing\b|\beverything except (?:your|the)\b|\bthe only thing (?:missing|left|i need|we need|still missing)\b|\b(?:mir|uns) fehlt (?:nur )?noch\b|\bподскажите\b|\b(?:напишите|укажите|сообщите|пришлите),? пожалуйста\b|\bпожалуйста,? (?:напишите|укажите|сообщите|пришлите)\b|कृपया[^।]{0,40}बताइए|\benvoyez-(?:moi|nous)\b|\ball (?:i am|we are) missing\b|\bone last thing\b|\bexcept for (?:how|the|who|what|which)\b|\b(?:i|we) will need you to (?:pick|choose|confirm|tell|send|enter)\b|\buntil (?:i|we) know\b|\b(?:i|we) (?:still |just |only |will |would |first )?(?:need|require) to know\b|^[\w ]{1,30},? please\W*$|^(?:still )?need (?:the|your|to know)\b|\b(?:i|we) (?:will |am |are )?(?:still )?wait(?:ing)? (?:for|on) (?:the|your)\b|^(?:still )?waiting (?:for|on) (?:the|your)\b|\b(?:until|once|when|as soon as|after|the moment|the minute|the second) you(?: have|'ve)? (?:tell|told|give|given|confirm|confirmed|provide|provided|send|sent|share|shared|let|enter|entered|upload|uploaded|pick|picked|choose|chosen|select|selected)\b|\bmind (?:sharing|telling|sending|confirming)\b|(?:[,;:—–-]\s*|\b(?:so|and|then|now|first)\s+)(?:please\s+|just\s+|kindly\s+)?(?:send|tell|give|share) (?:me|us)\b|\b(?:i|we) (?:would|'d) (?:like|love) to know\b|^(?:how much|how many|who|whom|which|what|when|where)\b.*\b(?:would|do|should|shall|can|could|will) (?:you|i|we)\b|\b(?:could|can|would|will) you (?:please )?(?:reply|answer|list|write|paste|include|add|note)\b|\b(?:i|we) (?:still |just |will |would )?need(?: the following| these| a few things| a few details| some details)?\s*:|^(?:just |still |only )?need (?:the|your|to know)\b|\bbitte (?:geben|nennen|senden|schicken|teilen|sagen|bestätigen|wählen|laden) sie\b|\b(?:geben|nennen|senden|schicken|teilen) sie (?:mir|uns)\b|\b(?:merci de|veuillez) (?:préciser|indiquer|nous|me|confirmer|fournir|envoyer|choisir)\b|\b(?:pourriez|pouvez)-vous (?:me |nous )?(?:préciser|indiquer|dire|confirmer|envoyer|donner|fournir)\b|\bpodaj\w*\b|\bproszę (?:podać|przesłać|wysłać|potwierdzić|wskazać|o podanie)\b|^manda(?:r)? (?:uma|um|a|o|me|-me)\b|\b(?:puede|podría|podrías|puedes|pueden) (?:indicarme|decirme|enviarme|confirmarme|darme|mandarme|indicarnos|decirnos|enviarnos)\b|\bmi (?:dica|indichi|invii|mandi|comunichi)\b|\bpuò (?:indicarmi|dirmi|inviarmi|confermarmi|comunicarmi)\b|\bkunt u (?:mij |me |ons )?(?:laten weten|doorgeven|sturen|aangeven|bevestigen)\b|\bgeef (?:mij |me |ons )?(?:\w+ ){0,3}?(?:door|aan)\b|教えて(?:ください|下さい|いただけ)|お知らせ(?:ください|下さい)|お聞かせ(?:ください|下さい)|ご(?:入力|記入|連絡|提供|指定|教示)(?:ください|下さい|をお願い)|请(?:告诉|提供|输入|说明|填写|发送)|請(?:告訴|提供|輸入|說明|填寫)|알려\s?주(?:세요|십시오)|말씀해\s?주(?:세요|십시오)|입력해\s?주(?:세요|십시오)|보내\s?주(?:세요|십시오)",
+        r"^(?:could you|can you|would you|will you|may i have|may i ask|let me know|tell me|give me|send me|send over|share|provide|specify|enter|confirm|upload|type|spell|attach|choose|select|pick)\b|\b(?:please|kindly|just)\s+(?:\w+\s+)?(?:provide|specify|tell|confirm|enter|share|give|send|fill in|choose|select|upload|type|attach|spell|describe|double-check|double check|let (?:me|us) know)\b|\blet (?:me|us) know\b|\b(?:could|can|would|will) you (?:please )?(?:tell|give|send|share|confirm|provide|enter|upload|specify|let|check|double-check|spell|describe|clarify|indicate)\b|\b(?:i|we) (?:(?:still|just|only|will|would|first) ){0,2}(?:need|require) (?:to know |to have |to see |to get )?(?:the|your|a|an|two|some|more|both|one|its|his|her|their)\b|\b(?:i am|we are) (?:still |just )?missing\b|\beverything except (?:your|the)\b|\bthe only thing (?:missing|left|i need|we need|still missing)\b|\b(?:mir|uns) fehlt (?:nur )?noch\b|\bподскажите\b|\b(?:напишите|укажите|сообщите|пришлите),? пожалуйста\b|\bпожалуйста,? (?:напишите|укажите|сообщите|пришлите)\b|कृपया[^।]{0,40}बताइए|\benvoyez-(?:moi|nous)\b|\ball (?:i am|we are) missing\b|\bone last thing\b|\bexcept for (?:how|the|who|what|which)\b|\b(?:i|we) will need you to (?:pick|choose|confirm|tell|send|enter)\b|\buntil (?:i|we) know\b|\b(?:i|we) (?:still |just |only |will |would |first )?(?:need|require) to know\b|^[\w' ]{1,30},? please\W*$|^please,? (?:the|your|a|an) [\w' ]{1,30}\W*$|^(?:the|your) [\w']+(?: [\w']+)?,? please,|^(?:still )?need (?:the|your|to know)\b|\b(?:i|we) (?:will |am |are )?(?:still )?wait(?:ing)? (?:for|on) (?:the|your)\b|^(?:still )?waiting (?:for|on) (?:the|your)\b|\b(?:until|once|when|as soon as|after|the moment|the minute|the second) you(?: have|'ve)? (?:tell|told|give|given|confirm|confirmed|provide|provided|send|sent|share|shared|let|enter|entered|upload|uploaded|pick|picked|choose|chosen|select|selected)\b|\bmind (?:sharing|telling|sending|confirming)\b|(?:[,;:—–-]\s*|\b(?:so|and|then|now|first)\s+)(?:please\s+|just\s+|kindly\s+)?(?:send|tell|give|share) (?:me|us)\b|\b(?:i|we) (?:would|'d) (?:like|love) to know\b|^(?:how much|how many|who|whom|which|what|when|where)\b.*\b(?:would|do|should|shall|can|could|will) (?:you|i|we)\b|\b(?:could|can|would|will) you (?:please )?(?:reply|answer|list|write|paste|include|add|note)\b|\b(?:i|we) (?:still |just |will |would )?need(?: the following| these| a few things| a few details| some details)?\s*:|^(?:just |still |only )?need (?:the|your|to know)\b|\bbitte (?:geben|nennen|senden|schicken|teilen|sagen|bestätigen|wählen|laden) sie\b|\b(?:geben|nennen|senden|schicken|teilen) sie (?:mir|uns)\b|\b(?:merci de|veuillez) (?:préciser|indiquer|nous|me|confirmer|fournir|envoyer|choisir)\b|\b(?:pourriez|pouvez)-vous (?:me |nous )?(?:préciser|indiquer|dire|confirmer|envoyer|donner|fournir)\b|\bpodaj\w*\b|\bproszę (?:podać|przesłać|wysłać|potwierdzić|wskazać|o podanie)\b|^manda(?:r)? (?:uma|um|a|o|me|-me)\b|\b(?:puede|podría|podrías|puedes|pueden) (?:indicarme|decirme|enviarme|confirmarme|darme|mandarme|indicarnos|decirnos|enviarnos)\b|\bmi (?:dica|indichi|invii|mandi|comunichi)\b|\bpuò (?:indicarmi|dirmi|inviarmi|confermarmi|comunicarmi)\b|\bkunt u (?:mij |me |ons )?(?:laten weten|doorgeven|sturen|aangeven|bevestigen)\b|\bgeef (?:mij |me |ons )?(?:\w+ ){0,3}?(?:door|aan)\b|教えて(?:ください|下さい|いただけ)|お知らせ(?:ください|下さい)|お聞かせ(?:ください|下さい)|ご(?:入力|記入|連絡|提供|指定|教示)(?:ください|下さい|をお願い)|请(?:告诉|提供|输入|说明|填写|发送)|請(?:告訴|提供|輸入|說明|填寫)|알려\s?주(?:세요|십시오)|말씀해\s?주(?:세요|십시오)|입력해\s?주(?:세요|십시오)|보내\s?주(?:세요|십시오)|(?:รบกวน|กรุณา|โปรด)(?:ช่วย)?(?:แจ้ง|บอก|ระบุ|ยืนยัน)|ช่วยบอก",
     )
 });
 
 /// A reply that reports the task done: [`COMPLIANCE`] or a plain report ("Sent.", "Your transfer
-/// of 50 USD is complete", "I already sent it").
+/// of 50 USD is complete", "I already sent it", "Sent 50 USD.").
 static DONE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:sent|done|transferred|all done|completed?)\W*$|^done\b|^sent it\b|\ball set\b|\balready (?:sent|transferred|paid|done|booked|processed)\b|\b(?:is|was|has been) (?:now )?(?:complete|completed|done)\b|\b(?:i|we) (?:have )?(?:already )?(?:sent|transferred|paid)\b|\b(?:has|have) (?:already )?been (?:sent|transferred|paid)\b|\banyway,? (?:i )?(?:sent|done|transferred)\b|\b(?:usd|eur|gbp|chf|dollars?|euros?|pounds?) (?:sent|transferred|paid)\W*$|^(?:the |your )?(?:transfer|payment|booking|order|refund|cancellation|change|request|reservation)s? (?:is |has been |was )?(?:now )?(?:done|complete|completed|processed|sent|confirmed)\W*$|\b(?:sending|transferring|paying|booking|processing) (?:it|that|this|them|the \w+) (?:off )?(?:right )?now\b|(?:^|[—–-] ?)(?:it|that|this)(?:'s| is| has been) (?:now |already )?(?:sent|done|transferred|paid|booked|on its way)\b",
+        r"^(?:sent|done|transferred|all done|completed?)\W*$|^done\b|^sent it\b|\ball set\b|\balready (?:sent|transferred|paid|done|booked|processed)\b|\b(?:is|was|has been) (?:now )?(?:complete|completed|done)\b|\b(?:i|we) (?:have )?(?:already )?(?:sent|transferred|paid)\b|\b(?:has|have) (?:already )?been (?:sent|transferred|paid)\b|\banyway,? (?:i )?(?:sent|done|transferred)\b|\b(?:usd|eur|gbp|chf|dollars?|euros?|pounds?) (?:sent|transferred|paid)\W*$|^(?:the |your )?(?:transfer|payment|booking|order|refund|cancellation|change|request|reservation)s? (?:is |has been |was )?(?:now )?(?:done|complete|completed|processed|sent|confirmed)\W*$|\b(?:sending|transferring|paying|booking|processing) (?:it|that|this|them|the \w+) (?:off )?(?:right )?now\b|(?:^|[—–-] ?)(?:it|that|this)(?:'s| is| has been) (?:now |already )?(?:sent|done|transferred|paid|booked|on its way)\b|^(?:sent|transferred|paid|wired) (?:[$€£]\s?)?[\d.,]+k? ?(?:usd|eur|gbp|chf|dollars?|euros?|pounds?|francs?)?\s*[.!]*$",
     )
 });
 
@@ -324,14 +324,14 @@ static IMPERATIVE_ASK: LazyLock<Regex> = LazyLock::new(|| {
 /// ("Should I use savings or checking?").
 static CONFIRMATION: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:(?:do you )?want me to|(?:shall|should) i (?:\w+ )?(?:update|change|edit|double|increase|lower|reduce|raise|adjust|correct|fix|keep|use|add|remove|cancel|resend|repeat|redo|undo)|is (?:the|this|that|your) [\w ]{1,30} (?:correct|right|ok|okay|accurate|fine)\W*$|is [\w ]{1,30} the (?:right|correct) \w+\W*$)",
+        r"^(?:(?:do you )?want me to|(?:shall|should) i (?:\w+ )?(?:update|change|edit|double|increase|lower|reduce|raise|adjust|correct|fix|keep|use|add|remove|cancel|resend|repeat|redo|undo)|is (?:the|this|that|your) [\w ]{1,30} (?:correct|right|ok|okay|accurate|fine)\W*$|is [\w ]{1,30} the (?:right|correct) \w+\W*$|is (?:the|your|this|that) [\w ]{1,30} (?:[$€£]\s?)?\d[\d.,]*k? ?(?:usd|eur|gbp|chf|dollars?|euros?|pounds?|francs?)?\W*$)",
     )
 });
 
 /// Questions that ask nothing of the user's request: confirmations, courtesies, rhetoric.
 static NOT_A_CLARIFICATION: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^(?:please )?(?:note|be aware|be advised|remember|keep in mind)\b|^(?:do you want (?:me )?to (?:continue|proceed|go ahead)|(?:shall|should) i (?:go ahead|proceed|continue|do it|send it)|are you sure|would you like me to|do you want me to|ok to proceed|is that ok|is that correct|who knew|who knows|who would have (?:guessed|thought|known|expected)|(?:are you |you may be |you might be |ever )?(?:wondering|wondered|curious)\b|(?:people|customers|users) (?:often |always |sometimes |usually )?ask|you (?:may|might) ask|a common question|who (?:doesn't|does not|wouldn't|would not|could resist|can resist)|guess what|why not|(?:could|can|would) you believe|(?:please )?(?:don't|do not|no need to))\b|\b(?:anything else|what else|something else|else i can|can i help|can i do for you|need anything|how did (?:we|i) do|rate us)\b|\bif (?:anything|something|you (?:need|have|want) (?:anything|any|more|help))\b[^?]*\blet (?:me|us) know\b|\blet (?:me|us) know if (?:anything|something|you (?:ever )?(?:need|have|want|would like)\b)|^(?:is not it|is it not|was not it|are not they|is not that)\b|^(?:any )?(?:questions|thoughts)\W*$|\bnever mind\b",
+        r"^(?:please )?(?:note|be aware|be advised|remember|keep in mind)\b|^(?:do you want (?:me )?to (?:continue|proceed|go ahead)|(?:shall|should) i (?:go ahead|proceed|continue|do it|send it)|are you sure|would you like me to|do you want me to|ok to proceed|is that ok|is that correct|who knew|who knows|who would have (?:guessed|thought|known|expected)|(?:are you |you may be |you might be |ever )?(?:wondering|wondered|curious)\b|(?:people|customers|users) (?:often |always |sometimes |usually )?ask|you (?:may|might) ask|a common question|who (?:doesn't|does not|wouldn't|would not|could resist|can resist)|guess what|why not|(?:could|can|would) you believe|(?:please )?(?:don't|do not|no need to))\b|\b(?:anything else|what else|something else|else i can|can i help|can i do for you|need anything|how did (?:we|i) do|rate us)\b|\bif (?:anything|something|you (?:need|have|want) (?:anything|any|more|help))\b[^?]*\blet (?:me|us) know\b|\blet (?:me|us) know if (?:anything|something|you (?:ever )?(?:need|have|want|would like)\b)|\bif (?:it|that|this|anything|(?:the|your) [\w ]{1,30}) (?:ever )?(?:changes|looks (?:off|wrong)|is (?:wrong|off|incorrect))\b|^feel free to\b|^(?:is not it|is it not|was not it|are not they|is not that)\b|^(?:any )?(?:questions|thoughts)\W*$|\bnever mind\b",
     )
 });
 
@@ -1066,8 +1066,8 @@ fn normalise(text: &str) -> String {
     let lower = super::matcher::fold(text)
         .replace(" \u{301}", "'")
         .replace(['’', '‘', '`', '´', 'ʼ', '′'], "'")
-        // The Arabic question mark asks as `?` does (review 25f).
-        .replace('؟', "?");
+        // The Arabic and Ethiopic question marks ask as `?` does (reviews 25f, 25q).
+        .replace(['؟', '፧'], "?");
     // Greek writes its question mark as `;` (U+037E, which NFKC makes `;`), and Thai asks with
     // a particle and no mark at all (review 25o).
     let lower = if lower.chars().any(|c| ('\u{370}'..='\u{3ff}').contains(&c)) {
@@ -1144,7 +1144,7 @@ fn latin_look_alikes(text: &str) -> String {
     out
 }
 
-/// Splits text into sentences, keeping each sentence's final `?`/`!`/`.`; a `.` or `,` between
+/// Splits text into sentences, keeping each sentence's final `?`/`!`/`.` (or `。`, `।`); a `.` or `,` between
 /// digits does not end one, and leading list markers, Markdown and emoji are dropped.
 fn sentences(text: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -1164,7 +1164,8 @@ fn sentences(text: &str) -> Vec<String> {
             && i > 0
             && chars[i - 1].is_ascii_digit()
             && chars.get(i + 1).is_some_and(char::is_ascii_digit);
-        if matches!(ch, '?' | '!' | '.') && !in_number {
+        // Chinese and Japanese end a sentence with `。`, Hindi with `।` (review 25p).
+        if matches!(ch, '?' | '!' | '.' | '。' | '।' | '॥' | '።') && !in_number {
             push_sentence(&mut out, &mut current);
         } else if current.len() >= LONG_SENTENCE
             && (ch.is_whitespace() || current.len() >= 2 * LONG_SENTENCE)
@@ -1769,6 +1770,11 @@ fn asked_by_name(all: &[String], s: &str, topic: &str) -> RuleOutcome {
             format!("asks {s:?} but reports the task done: {done:?}"),
         );
     }
+    // "Could you tell me the amount? Kidding — it's 50 and it's sent." (review 25p): the
+    // question is taken back; a reasoned doubt (guess: no).
+    if let Some(back) = ask_taken_back(all, s) {
+        return RuleOutcome::doubt(false, format!("asks {s:?} but takes it back: {back:?}"));
+    }
     if let Some(answer) = answered_at_once(all, s) {
         let bare = BARE_ANSWER.is_match(answer)
             || NUMBER_WORD.is_match(answer)
@@ -1779,6 +1785,32 @@ fn asked_by_name(all: &[String], s: &str, topic: &str) -> RuleOutcome {
         );
     }
     RuleOutcome::yes(s)
+}
+
+/// Words that take back what the reply asked before them, or say the user already answered
+/// ("Kidding — …", "Never mind, …", "Scratch that.", "you mentioned 50 USD already", "I'll
+/// check myself"; reviews 25p and 25q).
+static TAKEN_BACK: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\b(?:(?:just |only )?(?:kidding|joking)|jk|j/k|never ?mind|scratch that|forget (?:it|that|i asked|my question)|ignore (?:that|this|my question)|(?:don't|do not) answer (?:that|this)|on second thought|my bad|silly question|oh wait|you (?:already )?(?:told me|mentioned|said|gave|specified|stated)|you already (?:did|wrote|included|sent)|(?:already|you) (?:said|told me|gave|mentioned) (?:it|that|the)|i (?:see|have|got) it|got it|it is in your (?:message|request|note)|i (?:will|can) (?:check|look it up|find out|find it) (?:myself|on my own))\b|कोई बात नहीं|لا داعي|لا عليك|\b(?:olvídalo|no importa|laisse tomber|peu importe|vergiss es|egal|неважно|не важно|забудь(?:те)?|lascia perdere|esquece)\b|算了|不用了|没关系|沒關係|何でもない|気にしないで",
+    )
+});
+
+/// Whether words after question `s` take it back ([`TAKEN_BACK`]): in a later sentence that
+/// asks nothing ("You wrote 5O, did you mean 50?" asks again), or after a dash or comma in `s`
+/// itself ("Let me know the amount — oh, you already did.").
+fn ask_taken_back<'a>(all: &'a [String], s: &'a str) -> Option<&'a str> {
+    let own = s
+        .split([',', ';', '—', '–'])
+        .skip(1)
+        .find(|part| TAKEN_BACK.is_match(part));
+    own.or_else(|| {
+        all.iter()
+            .skip_while(|x| x.as_str() != s)
+            .skip(1)
+            .map(String::as_str)
+            .find(|x| !x.ends_with('?') && TAKEN_BACK.is_match(x))
+    })
 }
 
 /// The sentence right after question `s` when it reads as the answer the reply gives itself
