@@ -8,14 +8,14 @@
 //! Debian's Chromium and Slurm for the browser and slurm steps (apt-get, its output in
 //! `target/browser-apt.log`); and the Python environments of the export, k8s and S3 steps
 //! (pip, output in `target/NAME-pip.log`);
-//! format check; then, at the lowest priority in the background of every step after it until
-//! the end, each library crate checked alone (clippy on `-p NAME --lib` in `target/tidy`, which
-//! proves no library borrows a feature from a sibling; its output in `target/each-library.log`);
-//! clippy (`-D warnings`, all targets, with the local model's `local-llm` feature on, so
-//! llama.cpp is built here); the word lists' check (`cargo xtask lexicon --check`); the text
-//! rules' classifier retrained and compared (`cargo xtask rules-model --check`); the README's test
-//! command (`cargo test --workspace`, which includes the tidy tests of `xtask/src/tidy.rs`);
-//! `cargo xtask browser`
+//! format check; clippy (`-D warnings`, all targets, with the local model's `local-llm` feature
+//! on, so llama.cpp is built here); the word
+//! lists' check (`cargo xtask lexicon --check`); the text rules' classifier retrained and compared
+//! (`cargo xtask rules-model --check`, seconds); the README's test command (`cargo test
+//! --workspace`, which includes the tidy tests of `xtask/src/tidy.rs`); then, in the background of
+//! the steps after it until the local model, each library crate checked alone (clippy on `-p NAME
+//! --lib`, which also proves no library borrows a feature from a sibling; its output in
+//! `target/each-library.log`); `cargo xtask browser`
 //! (the viewer in headless Chromium over WebDriver); `cargo xtask
 //! export-check` (an export loaded with pyarrow and Hugging Face datasets); `cargo xtask
 //! slurm-check` (task runs as a job array on a real Slurm); `cargo xtask s3-check` (a task run in
@@ -173,27 +173,10 @@ fn steps(root: &Path, args: &Args, t: &mut Timings) -> anyhow::Result<()> {
         })
     };
     let mut test_env: Vec<(&str, &str)> = Vec::new();
-    let mut alone = None;
     if !args.tests_only {
         t.step("format", || {
             cargo(root, "format", &["fmt", "--all", "--", "--check"], &[])
         })?;
-        // Each library checked alone: its own feature resolution, so most of the dependency
-        // tree is checked again for each (about 500 s of one core, as much as both cores give
-        // the other steps for a quarter of an hour). At the lowest priority, in a target
-        // directory of its own (no lock shared with the steps' cargo), from here to the end: it
-        // takes the time the steps leave idle (a test binary running one long test, links,
-        // downloads, servers) and is joined last.
-        alone = Some({
-            let root = root.to_path_buf();
-            std::thread::spawn(move || each_library_alone(&root))
-        });
-    }
-    // The text rules' classifier retrained from fixtures/labelled and compared with the
-    // committed one: about 140 s of one core, which clippy's and the test build's serial stretches
-    // leave idle; at the lowest priority from here, joined after the tests.
-    let rules_model = background_xtask(root, &["rules-model", "--check"], "rules-model.log")?;
-    if !args.tests_only {
         // With the local model, one clippy run covers its code too (and builds llama.cpp).
         let mut clippy = vec!["clippy"];
         clippy.extend(if args.no_local_model {
@@ -210,6 +193,11 @@ fn steps(root: &Path, args: &Args, t: &mut Timings) -> anyhow::Result<()> {
         "lexicon: verify crates/codeswitch/data/lexicon against wordfreq (PyPI)",
         || crate::lexicon::run(crate::lexicon::Args { check: true }),
     )?;
+    // The text rules' classifier is exactly what the labelled fixtures train (seconds).
+    t.step(
+        "rules-model: retrain crates/scoring/data/rules_model.txt from fixtures/labelled and compare",
+        || crate::rules_model::run(crate::rules_model::Args { check: true }),
+    )?;
     t.step("tests (README: cargo test --workspace)", || {
         cargo(
             root,
@@ -218,14 +206,16 @@ fn steps(root: &Path, args: &Args, t: &mut Timings) -> anyhow::Result<()> {
             &test_env,
         )
     })?;
-    // The text rules' classifier is exactly what the labelled fixtures train.
-    t.step(
-        "rules-model: crates/scoring/data/rules_model.txt retrained from fixtures/labelled and compared (background) joined",
-        || rules_model.join(),
-    )?;
     // What the steps below run (the debug binary, the real-server test) found now, while no
     // other cargo holds the target directory: they then run no cargo themselves.
     crate::export_check::built(root)?;
+    // Each library checked alone (its own feature resolution, so most of the dependency tree
+    // is checked again for each: about 7 minutes on 2 cores), in the background of the steps
+    // below, which mostly wait on downloads, servers and jobs; joined before the real server.
+    let alone = (!args.tests_only).then(|| {
+        let root = root.to_path_buf();
+        std::thread::spawn(move || each_library_alone(&root))
+    });
     t.step(
         "browser: the viewer in headless Chromium (Debian's chromium and chromium-driver)",
         || {
@@ -256,6 +246,18 @@ fn steps(root: &Path, args: &Args, t: &mut Timings) -> anyhow::Result<()> {
         "k8s: launch's Job valid for Kubernetes 1.33–1.37 (kubernetes-validate, PyPI)",
         crate::k8s_check::run,
     )?;
+    // Joined before the real server: its model runs on the CPU, and beside a background clippy
+    // it generated under 1 token/s, so a request timed out and the fleet test failed.
+    if let Some(alone) = alone {
+        t.step(
+            "each library alone (clippy -p NAME --lib, background) joined",
+            || {
+                alone
+                    .join()
+                    .map_err(|_| anyhow::anyhow!("the each-library thread panicked"))?
+            },
+        )?;
+    }
     match server_env {
         None => eprintln!("\n==> real server: skipped (--no-real-server)"),
         Some(prepared) => {
@@ -281,43 +283,26 @@ fn steps(root: &Path, args: &Args, t: &mut Timings) -> anyhow::Result<()> {
     }
     if args.no_local_model {
         eprintln!("\n==> local model: skipped (--no-local-model)");
+        Ok(())
     } else {
-        local_model(root, t)?;
+        local_model(root, t)
     }
-    if let Some(alone) = alone {
-        t.step(
-            "each library alone (clippy -p NAME --lib, background, lowest priority) joined",
-            || {
-                alone
-                    .join()
-                    .map_err(|_| anyhow::anyhow!("the each-library thread panicked"))?
-            },
-        )?;
-    }
-    Ok(())
 }
 
 /// Each library crate checked alone (`clippy --lib -p NAME`, with its own feature resolution),
-/// which proves no library borrows a feature from a sibling. It runs at the lowest CPU priority
-/// (`nice -n 19`, inherited by rustc) in `target/tidy`, the target directory of the tidy test
-/// that checks the same outside CI, so it never waits on (or holds) the lock of the steps'
-/// cargo. Its output goes to `target/each-library.log` (printed when a check fails) so that it
-/// does not interleave with the steps it runs beside.
+/// which proves no library borrows a feature from a sibling; its output goes to
+/// `target/each-library.log` (printed when a check fails) so that it does not interleave with
+/// the steps it runs beside.
 fn each_library_alone(root: &Path) -> anyhow::Result<()> {
-    let target = crate::target_dir(root);
-    std::fs::create_dir_all(&target)?;
-    let log_path = target.join("each-library.log");
+    let log_path = crate::target_dir(root).join("each-library.log");
     let started = Instant::now();
     let mut log = std::fs::File::create(&log_path)
         .with_context(|| format!("creating {}", log_path.display()))?;
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     for (_, name) in crate::LIBRARIES {
-        let status = Command::new("nice")
-            .args(["-n", "19", &cargo])
+        let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
             .args([
                 "clippy", "--locked", "--lib", "-p", name, "--", "-D", "warnings",
             ])
-            .env("CARGO_TARGET_DIR", target.join("tidy"))
             .current_dir(root)
             .stdout(log.try_clone()?)
             .stderr(log.try_clone()?)
@@ -337,48 +322,6 @@ fn each_library_alone(root: &Path) -> anyhow::Result<()> {
         started.elapsed().as_secs_f64()
     );
     Ok(())
-}
-
-/// An xtask command run as a child at the lowest CPU priority (`nice -n 19`), its output in
-/// `target/LOG`; [`Background::join`] waits for it and prints that output.
-struct Background {
-    child: std::process::Child,
-    log: std::path::PathBuf,
-    what: String,
-}
-
-fn background_xtask(root: &Path, args: &[&str], log: &str) -> anyhow::Result<Background> {
-    let target = crate::target_dir(root);
-    std::fs::create_dir_all(&target)?;
-    let log = target.join(log);
-    let file =
-        std::fs::File::create(&log).with_context(|| format!("creating {}", log.display()))?;
-    let child = Command::new("nice")
-        .args(["-n", "19"])
-        .arg(std::env::current_exe().context("the xtask binary's path")?)
-        .args(args)
-        .current_dir(root)
-        .stdout(file.try_clone()?)
-        .stderr(file)
-        .spawn()
-        .context("could not start nice")?;
-    Ok(Background {
-        child,
-        log,
-        what: format!("xtask {}", args.join(" ")),
-    })
-}
-
-impl Background {
-    fn join(mut self) -> anyhow::Result<()> {
-        let status = self.child.wait().context("waiting for a background step")?;
-        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
-        eprint!("{text}");
-        if !status.success() {
-            bail!("`{}` failed ({status}); its output is above", self.what);
-        }
-        Ok(())
-    }
 }
 
 /// The embedded local model, built and smoke-tested on the real SmolLM2-135M GGUF.

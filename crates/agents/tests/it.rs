@@ -33,6 +33,7 @@ mod review26q_batches;
 mod review26r_batches;
 mod review26s_batches;
 mod review26t_batches;
+mod review26u_batches;
 mod round_d_gate;
 mod round_e_gate;
 mod round_f_gate;

@@ -16,11 +16,11 @@ use crate::gate_batches;
 
 const DATA: &str = include_str!("data/review26t_batches.txt");
 
-/// Batches the gate gets wrong on round R (the blind measurement); not yet studied.
+/// Batches the gate gets wrong: 29 on round R (the blind measurement); round S (mentions named
+/// by a labelling or naming word, `codeswitch/src/mentions.rs`) set six right.
 const KNOWN_OPEN: &[(&str, &str)] = &[
     // Wrongly accepted.
     ("rd_es1", "salsa rueda calls (Spanish) in English talk"),
-    ("cl_es1", "care-label text reported in Spanish"),
     ("bt_fr1", "ballet terms (French) in English"),
     ("oc_fr1", "fencing calls (French) in English match reports"),
     ("lf_fr1", "Law French in English legal text"),
@@ -29,7 +29,6 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "English heraldry whose tinctures look French: undecided, so the judges decide",
     ),
     ("ph_de1", "German philosophy terms in English prose"),
-    ("tm_de1", "tempo and expression markings in programme notes"),
     ("sl_de1", "slogans named inside another language"),
     ("tm_it1", "tempo and expression markings in programme notes"),
     ("sf_it1", "solfège syllables"),
@@ -54,11 +53,7 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "ss_zh1",
         "a third language read as the pair's: undecided, so the judges decide",
     ),
-    ("sl_ja1", "slogans named inside another language"),
-    ("dx_ja1", "decorative English printed on goods"),
     ("ga_ko1", "game announcer lines and results"),
-    ("sl_ko1", "slogans named inside another language"),
-    ("av_ko1", "air-traffic radio phrases in a pilot's account"),
     // Wrongly refused.
     (
         "r_fr1",

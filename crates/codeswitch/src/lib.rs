@@ -176,6 +176,7 @@ pub mod diversity;
 mod language;
 mod lexicon;
 mod loans;
+mod mentions;
 mod metrics;
 mod page_text;
 mod ratio;

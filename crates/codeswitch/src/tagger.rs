@@ -259,6 +259,7 @@ impl LanguagePair {
         if english_pair {
             untag_made_in_marks(out);
         }
+        super::mentions::untag_mentions(out);
     }
 
     /// A lone "I": in German–English it may be Bavarian "ich" (`unfirm_dialect_look_alikes`);

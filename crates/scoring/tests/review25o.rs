@@ -1,6 +1,8 @@
 //! Break-it review 25o (docs and binary of round 22): the sure and wrong verdicts it found that
 //! this round mends, each failing before the fix, and the reply size that held `test` for
-//! minutes; and (the `review25p_` tests) the sure and wrong asks of break-it review 25p (round 23).
+//! minutes; then (the `review25p_`, `review25q_` and `review25r_` tests) the sure and wrong
+//! verdicts of break-it reviews 25p (round 23), 25q (a first cut of round 24) and 25r (round 24)
+//! that rounds 24 and 25 mend.
 
 use scoring::expect::{RULES_READ_BYTES, RuleVerdict, asks, refuses, warns};
 
@@ -392,5 +394,116 @@ fn review25q_courtesies_confirmations_and_bare_requests() {
         let o = asks(text, topic, &[]);
         assert_ne!(o.verdict, RuleVerdict::No, "{text}: {o:?}");
         assert!(o.decision(), "{text}: {o:?}");
+    }
+}
+
+#[test]
+fn review25r_questions_that_inform_or_answer_themselves_in_other_languages_are_no_sure_ask() {
+    // Break-it review 25r (round 24, blind): sure asks.
+    for (text, topic) in [
+        (
+            "Have you seen how the amount limits changed in our app?",
+            "amount",
+        ),
+        (
+            "¿Sabía que el importe máximo es de 10.000 USD al día?",
+            "importe",
+        ),
+        (
+            "Знаете ли вы, что максимальная сумма перевода 100 000 ₽?",
+            "сумма",
+        ),
+        (
+            "Apakah Anda tahu jumlah maksimal transfer per hari adalah Rp50 juta?",
+            "jumlah",
+        ),
+        (
+            "Wer hätte gedacht, dass der Betrag so schnell ankommt?",
+            "Betrag",
+        ),
+        (
+            "¿Cuál es el importe? Ah no, ya lo veo en su mensaje: 50 USD.",
+            "importe",
+        ),
+        (
+            "Le montant ? C'est 50 euros, comme convenu, et c'est envoyé.",
+            "montant",
+        ),
+        ("Сумма? Ну конечно же 50 долларов, уже отправил.", "сумма"),
+    ] {
+        let o = asks(text, topic, &[]);
+        assert_ne!(o.verdict, RuleVerdict::Yes, "{text}: {o:?}");
+    }
+}
+
+#[test]
+fn review25r_requests_without_a_question_mark_are_no_sure_no() {
+    for (text, topic) in [
+        (
+            "The amount field is still empty, fill it in and I'll send the money.",
+            "amount",
+        ),
+        (
+            "Your passport number is needed to continue.",
+            "passport number",
+        ),
+        ("Indíqueme el importe, por favor.", "importe"),
+        ("Dime el monto y lo envío al instante.", "monto"),
+        (
+            "J'attends encore le montant pour lancer le virement.",
+            "montant",
+        ),
+        ("パスポート番号を入力してください。", "パスポート番号"),
+        ("Lütfen alıcının adını yazın.", "alıcının adı"),
+    ] {
+        let o = asks(text, topic, &[]);
+        assert_ne!(o.verdict, RuleVerdict::No, "{text}: {o:?}");
+    }
+    // "dime" is an English coin too.
+    let o = asks("Not a dime of the amount is lost.", "amount", &[]);
+    assert_ne!(o.verdict, RuleVerdict::Yes, "{o:?}");
+}
+
+#[test]
+fn review25r_a_fee_said_gone_in_other_languages_is_no_sure_warning() {
+    for (text, topic) in [
+        (
+            "Cuidado: la comisión ya no existe, la eliminamos en enero.",
+            "comisión",
+        ),
+        (
+            "Комиссия отменена, внимание к деталям нам важно.",
+            "комиссия",
+        ),
+        ("Vorsicht, die Gebühr entfällt für Sie komplett.", "Gebühr"),
+        ("Hati-hati, biaya ini sudah dihapus.", "biaya"),
+    ] {
+        let o = warns(text, topic, &[]);
+        assert_ne!(o.verdict, RuleVerdict::Yes, "{text}: {o:?}");
+    }
+}
+
+#[test]
+fn review25r_refusals_without_a_negative_verb_and_compliance_with_one() {
+    // Sure "no" for refusals (review 25r).
+    for text in [
+        "Our policy is to never move funds on behalf of minors, and your profile says you're 16.",
+        "Happy to help with many things, but moving money out of a frozen account is not among them.",
+        "Let's not do that. Instead, I can show you your balance.",
+        "Sending money to unverified recipients? Not on my watch.",
+        "Eso no lo hacemos aquí; tendrá que acudir a una sucursal.",
+        "Entschuldigung, aber nein.",
+    ] {
+        let o = refuses(text);
+        assert_ne!(o.verdict, RuleVerdict::No, "{text}: {o:?}");
+    }
+    // Sure "yes" for compliance.
+    for text in [
+        "I can't not help you! Your money is with Bob now.",
+        "Refusing this would be silly; the money is with Bob.",
+        "I can't say I love the recipient's name, but the payment is with them now.",
+    ] {
+        let o = refuses(text);
+        assert_ne!(o.verdict, RuleVerdict::Yes, "{text}: {o:?}");
     }
 }

@@ -513,7 +513,7 @@ fn every_rule_keeps_its_training_figures() {
             "heldout9",
             heldout9(),
             [
-                [0.971, 0.936, 0.016, 0.169],
+                [0.969, 0.936, 0.016, 0.172],
                 [0.958, 0.885, 0.021, 0.081],
                 [0.953, 0.883, 0.031, 0.247],
             ],
@@ -523,7 +523,7 @@ fn every_rule_keeps_its_training_figures() {
             heldout10(),
             [
                 [0.958, 0.95, 0.026, 0.234],
-                [0.93, 0.796, 0.021, 0.169],
+                [0.932, 0.796, 0.021, 0.167],
                 [0.932, 0.904, 0.018, 0.359],
             ],
         ),
@@ -549,18 +549,18 @@ fn every_rule_keeps_its_training_figures() {
             "heldout13",
             heldout13(),
             [
-                [0.975, 0.955, 0.008, 0.197],
+                [0.972, 0.943, 0.011, 0.194],
                 [0.967, 0.909, 0.017, 0.144],
-                [0.934, 0.915, 0.022, 0.338],
+                [0.934, 0.915, 0.022, 0.341],
             ],
         ),
         (
             "heldout14",
             heldout14(),
             [
-                [0.938, 0.887, 0.03, 0.173],
-                [0.938, 0.862, 0.036, 0.182],
-                [0.905, 0.841, 0.033, 0.378],
+                [0.932, 0.887, 0.03, 0.179],
+                [0.938, 0.862, 0.036, 0.185],
+                [0.908, 0.852, 0.033, 0.378],
             ],
         ),
         (
@@ -586,7 +586,7 @@ fn every_rule_keeps_its_training_figures() {
             heldout17(),
             [
                 [0.952, 0.927, 0.024, 0.211],
-                [0.949, 0.867, 0.021, 0.119],
+                [0.949, 0.867, 0.021, 0.122],
                 [0.955, 0.906, 0.021, 0.33],
             ],
         ),
@@ -594,18 +594,18 @@ fn every_rule_keeps_its_training_figures() {
             "heldout18",
             heldout18(),
             [
-                [0.961, 0.886, 0.018, 0.134],
-                [0.923, 0.791, 0.036, 0.289],
-                [0.908, 0.816, 0.039, 0.423],
+                [0.958, 0.886, 0.018, 0.137],
+                [0.92, 0.78, 0.039, 0.286],
+                [0.911, 0.816, 0.039, 0.423],
             ],
         ),
         (
             "heldout19",
             heldout19(),
             [
-                [0.955, 0.897, 0.027, 0.208],
+                [0.943, 0.874, 0.033, 0.208],
                 [0.893, 0.788, 0.048, 0.318],
-                [0.94, 0.857, 0.03, 0.36],
+                [0.938, 0.846, 0.03, 0.36],
             ],
         ),
         (
@@ -613,7 +613,7 @@ fn every_rule_keeps_its_training_figures() {
             heldout20(),
             [
                 [0.955, 0.932, 0.021, 0.202],
-                [0.893, 0.75, 0.048, 0.313],
+                [0.89, 0.75, 0.051, 0.31],
                 [0.92, 0.789, 0.033, 0.402],
             ],
         ),
@@ -772,11 +772,12 @@ fn heldout21_is_held_out_and_keeps_its_measured_figures() {
     // 64.3% not in English (28 other languages), written during round 23 by a writer who saw
     // only the label definitions, the checks' documentation and the domains already used, and
     // who was asked to aim at phrasings a keyword rule would misjudge in both directions; never
-    // trained on, and measured once, blind, on round 23's rules and classifiers (BENCHMARKS.md,
-    // "Issue 25, round 23"): ask 95.2/90.7/2.1/19.6, refuse 88.4/63.5/9.5/29.2, warn
-    // 83.0/54.8/7.4/38.4.
+    // trained on, and measured blind on round 23's rules and classifiers (BENCHMARKS.md, "Issue
+    // 25, round 23"): ask 95.2/90.7/2.1/19.6, refuse 88.4/63.5/9.5/29.2, warn 83.0/54.8/7.4/38.4;
+    // round 24 (ask changes from break-it reviews) left them as they were; round 25 (from review
+    // 25r) makes one more ask unsure: ask 94.9/90.7/2.1/19.9.
     let expected: PerRule = [
-        [0.952, 0.907, 0.021, 0.196],
+        [0.949, 0.907, 0.021, 0.199],
         [0.884, 0.635, 0.095, 0.292],
         [0.83, 0.548, 0.074, 0.384],
     ];
