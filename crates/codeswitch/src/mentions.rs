@@ -201,23 +201,26 @@ pub(crate) fn untag_mentions(out: &mut [TaggedWord]) {
     }
 }
 
-/// A sentence break or a clause-opening dash between words.
-fn breaks(symbol: &str) -> bool {
-    symbol.chars().any(|c| {
-        matches!(
-            c,
-            '.' | '!' | '?' | ';' | '。' | '！' | '？' | '—' | '–' | '\n'
-        )
-    })
+/// Quote marks (Markdown's `*` and `_` too) and a colon, which may stand between a frame and
+/// what it mentions ("dit : …", "«…»"); any other punctuation, a comma included, parts them ("in
+/// other words, vamos a la playa" switches).
+const QUOTES_AND_COLON: &[char] = &[
+    '"', '\'', '“', '”', '‘', '’', '«', '»', '„', '‹', '›', '″', '‟', '*', '_', ':', '「', '」',
+    '『', '』', '《', '》',
+];
+
+/// Whether `w` is only [`QUOTES_AND_COLON`].
+fn transparent(w: &TaggedWord) -> bool {
+    w.tag == WordTag::Untagged(UntaggedReason::Symbol)
+        && w.text
+            .chars()
+            .all(|c| c.is_whitespace() || QUOTES_AND_COLON.contains(&c))
 }
 
-/// The language of the word right before `i` (skipping punctuation that does not end the
-/// sentence, such as `:` or a quote) and the text it ends: that word, or for Han and kana the
-/// characters of the words before it, run together.
+/// The language of the word right before `i` (past quote marks and a colon) and the text it
+/// ends: that word, or for Han and kana the characters of the words before it, run together.
 fn before(out: &[TaggedWord], i: usize) -> Option<(Language, String)> {
-    let at = out[..i].iter().rposition(|w| {
-        !matches!(w.tag, WordTag::Untagged(UntaggedReason::Symbol)) || breaks(&w.text)
-    })?;
+    let at = out[..i].iter().rposition(|w| !transparent(w))?;
     let WordTag::Lang(lang) = out[at].tag else {
         return None;
     };
@@ -236,11 +239,7 @@ fn before(out: &[TaggedWord], i: usize) -> Option<(Language, String)> {
 /// The language of the word right after `last` and the text it starts: that word and, for Han,
 /// kana and Hangul, the words after it, run together.
 fn after(out: &[TaggedWord], last: usize) -> Option<(Language, String)> {
-    let at = last
-        + 1
-        + out[last + 1..]
-            .iter()
-            .position(|w| w.tag != WordTag::Untagged(UntaggedReason::Symbol) || breaks(&w.text))?;
+    let at = last + 1 + out[last + 1..].iter().position(|w| !transparent(w))?;
     let WordTag::Lang(lang) = out[at].tag else {
         return None;
     };
@@ -325,6 +324,16 @@ mod tests {
         ];
         untag_mentions(&mut out);
         assert_eq!(out[3].tag, de);
+        // A comma parts a naming word from what follows: "In other words, vamos…" switches.
+        let mut out = vec![
+            w("in", en),
+            w("other", en),
+            w("words", en),
+            w(",", WordTag::Untagged(UntaggedReason::Symbol)),
+            w("vamos", es),
+        ];
+        untag_mentions(&mut out);
+        assert_eq!(out[4].tag, es);
     }
 
     #[test]
