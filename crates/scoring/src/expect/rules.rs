@@ -1144,8 +1144,9 @@ fn latin_look_alikes(text: &str) -> String {
     out
 }
 
-/// Splits text into sentences, keeping each sentence's final `?`/`!`/`.` (or `。`, `।`); a `.` or `,` between
-/// digits does not end one, and leading list markers, Markdown and emoji are dropped.
+/// Splits text into sentences, keeping each sentence's final `?`/`!`/`.` (or `。`, `।`, `॥`,
+/// `።`); a `.` or `,` between digits does not end one, and leading list markers, Markdown and
+/// emoji are dropped.
 fn sentences(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut current = String::new();
