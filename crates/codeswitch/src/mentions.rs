@@ -268,9 +268,7 @@ fn frames_after(text: &str) -> bool {
 }
 
 fn is_cjk(text: &str) -> bool {
-    text.chars().any(|c| {
-        matches!(c as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF)
-    })
+    text.chars().any(super::words::is_ideograph)
 }
 
 fn is_hangul(text: &str) -> bool {

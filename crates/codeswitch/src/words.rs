@@ -31,7 +31,8 @@ pub fn words(text: &str) -> impl Iterator<Item = String> + '_ {
     out.into_iter()
 }
 
-fn is_ideograph(c: char) -> bool {
+/// A Han (with the CJK extensions), Hiragana or Katakana character.
+pub(crate) fn is_ideograph(c: char) -> bool {
     matches!(c as u32,
         0x3040..=0x30FF // Hiragana, Katakana
         | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x2FA1F)
