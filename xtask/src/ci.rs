@@ -8,8 +8,10 @@
 //! Debian's Chromium and Slurm for the browser and slurm steps (apt-get, its output in
 //! `target/browser-apt.log`); and the Python environments of the export, k8s and S3 steps
 //! (pip, output in `target/NAME-pip.log`);
-//! format check; clippy (`-D warnings`, all targets, with the local model's `local-llm` feature
-//! on, so llama.cpp is built here); the word
+//! format check; clippy, as every target's build (`cargo test --workspace --all-targets
+//! --no-run` with clippy-driver as the workspace's compiler wrapper and `-D warnings`, set by
+//! `.ci/run` or by `run` relaunching itself: the lints run while the crates compile, and the
+//! dependency tree is compiled once for clippy and the tests); the word
 //! lists' check (`cargo xtask lexicon --check`); the text rules' classifier retrained and compared
 //! (`cargo xtask rules-model --check`, seconds); the README's test command (`cargo test
 //! --workspace`, which includes the tidy tests of `xtask/src/tidy.rs`); then, in the background of
@@ -22,7 +24,8 @@
 //! an S3-compatible store: moto from PyPI); `cargo xtask real-server` (the pipeline against
 //! llama-cpp-python's server); and last the embedded local model: the SmolLM2 GGUF from its PyPI
 //! wheel (sha256-verified), and the real-model smoke tests with `--workspace --features
-//! scenario-engine/local-llm` (last, because the feature rebuilds the crates above the
+//! scenario-engine/local-llm`, which build llama.cpp and lint the local model's code (last,
+//! because the feature rebuilds the crates above the
 //! transport; `--workspace` keeps every other crate's build from the test step). Each step prints its
 //! time, and the end prints them all.
 
@@ -52,8 +55,7 @@ pub(crate) struct Args {
 /// on rebuilds only llama.cpp's bindings and the crates above the transport (llm-client, agents,
 /// bottest, the CLI), not the dependency tree. Selecting packages with `-p` instead resolves
 /// features for those alone, and every dependency was checked and compiled again (about 10
-/// minutes of CI). llama.cpp itself is always built optimised, once: clippy and the test build
-/// share its build script's output.
+/// minutes of CI). llama.cpp itself is always built optimised, once, in the local model's step.
 const LOCAL_FEATURE: &[&str] = &["--workspace", "--features", "scenario-engine/local-llm"];
 
 /// Set for the README's test command when CI has already checked each library alone, so the
@@ -108,7 +110,13 @@ fn cargo(root: &Path, title: &str, args: &[&str], env: &[(&str, &str)]) -> anyho
     Ok(())
 }
 
+/// What clippy's `-- -D warnings` passes to clippy-driver (its own separator).
+pub(crate) const CLIPPY_ARGS: &str = "-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__";
+
 pub(crate) fn run(args: Args) -> anyhow::Result<()> {
+    if !args.tests_only && !lints_while_building()? {
+        return relaunch_linting();
+    }
     let root = crate::workspace_root();
     let mut t = Timings::default();
     let result = steps(&root, &args, &mut t);
@@ -177,15 +185,21 @@ fn steps(root: &Path, args: &Args, t: &mut Timings) -> anyhow::Result<()> {
         t.step("format", || {
             cargo(root, "format", &["fmt", "--all", "--", "--check"], &[])
         })?;
-        // With the local model, one clippy run covers its code too (and builds llama.cpp).
-        let mut clippy = vec!["clippy"];
-        clippy.extend(if args.no_local_model {
-            &["--workspace"][..]
-        } else {
-            LOCAL_FEATURE
-        });
-        clippy.extend(["--all-targets", "--", "-D", "warnings"]);
-        t.step("clippy", || cargo(root, "clippy", &clippy, &[]))?;
+        // Every target built once, with clippy-driver as the workspace's compiler
+        // (`run` made sure of it): it lints while it compiles, so the dependency tree is not
+        // also checked for a separate `cargo clippy` (about 7 minutes on 2 cores). The test step
+        // runs these builds; the local model's code is linted when its step builds it.
+        t.step(
+            "clippy: every target built with clippy-driver, -D warnings",
+            || {
+                cargo(
+                    root,
+                    "clippy",
+                    &["test", "--workspace", "--all-targets", "--no-run"],
+                    &[],
+                )
+            },
+        )?;
         test_env.push((LIBRARIES_CHECKED_ALONE, "1"));
     }
     // The shipped word lists are exactly what their pinned source gives.
@@ -287,6 +301,55 @@ fn steps(root: &Path, args: &Args, t: &mut Timings) -> anyhow::Result<()> {
     } else {
         local_model(root, t)
     }
+}
+
+/// Whether every cargo this process starts compiles the workspace's crates with clippy-driver
+/// (`RUSTC_WORKSPACE_WRAPPER`, as `cargo clippy` sets it) and `-D warnings`: then the test build
+/// lints as it compiles, and the dependency tree is compiled once, not also checked for clippy.
+/// `.ci/run` sets both before it builds xtask, so xtask's own build shares the artifacts too.
+fn lints_while_building() -> anyhow::Result<bool> {
+    let Some(wrapper) = std::env::var_os("RUSTC_WORKSPACE_WRAPPER") else {
+        return Ok(false);
+    };
+    let is_clippy = Path::new(&wrapper)
+        .file_stem()
+        .is_some_and(|name| name == "clippy-driver");
+    if !is_clippy {
+        bail!(
+            "RUSTC_WORKSPACE_WRAPPER is {}: CI lints while it builds, with clippy-driver as that \
+             wrapper; unset it",
+            Path::new(&wrapper).display()
+        );
+    }
+    if std::env::var("CLIPPY_ARGS").as_deref() != Ok(CLIPPY_ARGS) {
+        bail!("CLIPPY_ARGS must be {CLIPPY_ARGS:?} (clippy's `-- -D warnings`) when CI lints");
+    }
+    Ok(true)
+}
+
+/// Runs this `xtask ci` again with clippy-driver as the workspace's compiler wrapper, so that
+/// every cargo it starts (and their children) lints the workspace's crates with `-D warnings`.
+fn relaunch_linting() -> anyhow::Result<()> {
+    let found = Command::new("rustup")
+        .args(["which", "clippy-driver"])
+        .output()
+        .ok()
+        .filter(|out| out.status.success())
+        .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned());
+    let driver = match found {
+        Some(path) if !path.is_empty() => path,
+        _ => "clippy-driver".to_owned(),
+    };
+    let status = Command::new(std::env::current_exe().context("finding the xtask binary")?)
+        .args(std::env::args_os().skip(1))
+        .env("RUSTC_WORKSPACE_WRAPPER", &driver)
+        .env("CLIPPY_ARGS", CLIPPY_ARGS)
+        .status()
+        .context("could not start xtask again with clippy-driver")?;
+    if !status.success() {
+        bail!("CI failed ({status})");
+    }
+    Ok(())
 }
 
 /// Each library crate checked alone (`clippy --lib -p NAME`, with its own feature resolution),
