@@ -34,6 +34,7 @@ mod review26r_batches;
 mod review26s_batches;
 mod review26t_batches;
 mod review26u_batches;
+mod review26v_batches;
 mod round_d_gate;
 mod round_e_gate;
 mod round_f_gate;

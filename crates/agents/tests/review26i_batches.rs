@@ -101,10 +101,6 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
         "real switching refused: a low English share, or English words the pair's word lists also hold",
     ),
     (
-        "cs_tl2",
-        "real switching refused: a low English share, or English words the pair's word lists also hold",
-    ),
-    (
         "hd_id1",
         "real switching refused: a low English share, or English words the pair's word lists also hold",
     ),

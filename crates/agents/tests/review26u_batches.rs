@@ -17,36 +17,18 @@ use crate::gate_batches;
 
 const DATA: &str = include_str!("data/review26u_batches.txt");
 
-/// Batches the gate gets wrong on round S (the blind measurement; round R's rules give the same
-/// ten); not yet studied.
+/// Batches the gate still gets wrong on round T. Round S (the blind measurement; round R's
+/// rules give the same ten) got ten wrong; round T mends six: the frames of mentions in German,
+/// Arabic, Chinese and Korean (`iv_de1`, `mc_ar1`, `gx_zh1`, `eq_ko1`) and English tags beside
+/// Tagalog and Indonesian (`r_id3`, `r_tl3`).
 const KNOWN_OPEN: &[(&str, &str)] = &[
-    // Wrongly accepted: mentions whose frame word the gate does not know.
-    (
-        "iv_de1",
-        "phone-network recordings after \"Bandansage\", \"hört\", \"Ansage mit\"",
-    ),
+    // Wrongly accepted: an inter-sentential batch, so one unframed mention keeps it a switch.
     (
         "ca_de1",
-        "advisory labels after \"dieser … Parental Advisory Aufkleber\", \"erscheint\", \"Einstufung\"",
-    ),
-    (
-        "mc_ar1",
-        "meme captions after \"عبارة\", \"فوقها\", \"كلمة\"",
-    ),
-    (
-        "gx_zh1",
-        "grammar example sentences after \"写了\", \"例句是\", \"考的是\"",
-    ),
-    (
-        "eq_ko1",
-        "exam items before \"이었는데\", \"유형\", \"였다\"",
+        "text 2's label after \"erscheint … oben links\", no frame (round T frames texts 1 and 3)",
     ),
     // Real batches refused: English words the Malay, Tagalog or Indonesian list holds too
     // ("you know", "seriously", "on your way home") are not firm.
-    (
-        "r_id3",
-        "only one firm English word: \"right\", \"whatever\", \"seriously\" are not firm",
-    ),
     (
         "r_ms1",
         "text 3's \"on your way home\" has no firm English word",
@@ -58,10 +40,6 @@ const KNOWN_OPEN: &[(&str, &str)] = &[
     (
         "r_tl1",
         "text 3's \"because\" is the only English, and not firm",
-    ),
-    (
-        "r_tl3",
-        "only one firm English word: \"you know\", \"oh my gosh\", \"seriously\" are not firm",
     ),
 ];
 

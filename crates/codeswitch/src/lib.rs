@@ -91,7 +91,9 @@
 //! **English clitics.** In every pair with English, a word with an English clitic ("I'm",
 //! "you're", "we've", "I'll", "don't", "let's") is English, before the frequency lists, and
 //! firm: no other language of the tool ends a word so, though wordfreq's Filipino, Malay and
-//! Indonesian lists hold such words from the code-switched web text they were built from.
+//! Indonesian lists hold such words from the code-switched web text they were built from. So,
+//! beside those three languages, is a closed list of English discourse words and tags
+//! ("right", "seriously", "whatever", "anyway", "gosh": `wordlists::ENGLISH_TAGS`).
 //!
 //! **German dialect look-alikes.** In a German–English text, "I", "is", "a", "no", "mia" and
 //! "ned" (also Bavarian and Austrian spellings) tagged English are firm only beside a firm

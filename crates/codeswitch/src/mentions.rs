@@ -9,6 +9,13 @@
 //! it are a quotative or naming word ([`AFTER`]: "という", "이라는", "문구", "的口号"). Its words are
 //! then read as a name ([`UntaggedReason::Name`]), no evidence of a switch.
 //!
+//! The frame words are the same few ideas in each of the tool's languages (round T, after
+//! review 26u): word, phrase, sentence, example sentence, term, expression, slogan, caption,
+//! inscription, label, sign, title, "named"/"called", "written"/"printed"/"engraved" — German
+//! compounds by their head ("Bandansage", "Fehlermeldung": [`GERMAN_HEADS`]), a German label's
+//! head noun after its English words ("Parental Advisory Aufkleber"), and the Korean copula after
+//! a clause of four words or more ("… call the man 이었는데": [`COPULA_AFTER`]).
+//!
 //! Verbs of saying are no frame ("my mom always says lieber spät als nie" quotes a proverb: a
 //! switch), nor is a complementizer ("la etiqueta pone que…"). The cost: a switch right after a
 //! naming word ("the word querencia, you know, means…") and a Japanese or Korean quotation of a
@@ -39,6 +46,10 @@ const BEFORE: &[&str] = &[
     "words",
     "term",
     "phrase",
+    "sentence",
+    "caption",
+    "inscription",
+    "announcement",
     // Spanish.
     "pone",
     "ponía",
@@ -53,9 +64,20 @@ const BEFORE: &[&str] = &[
     "marcado",
     "marcada",
     "palabra",
+    "palabras",
     "frase",
+    "frases",
+    "oración",
+    "expresión",
     "término",
-    // German.
+    "leyenda",
+    "inscripción",
+    "rótulo",
+    "cartel",
+    "letrero",
+    "denominado",
+    "denominada",
+    // German (and compounds ending in one of [`GERMAN_HEADS`]).
     "steht",
     "stand",
     "heißt",
@@ -71,6 +93,12 @@ const BEFORE: &[&str] = &[
     "begriff",
     "titel",
     "vermerk",
+    "satz",
+    "ausdruck",
+    "schild",
+    "etikett",
+    "ansage",
+    "bezeichnung",
     // French.
     "indique",
     "marqué",
@@ -82,6 +110,19 @@ const BEFORE: &[&str] = &[
     "devise",
     "mention",
     "mot",
+    "mots",
+    "phrase",
+    "expression",
+    "légende",
+    "inscription",
+    "étiquette",
+    "panneau",
+    "slogan",
+    "titre",
+    "nommé",
+    "nommée",
+    "baptisé",
+    "baptisée",
     "écrit",
     // Italian.
     "indica",
@@ -90,13 +131,57 @@ const BEFORE: &[&str] = &[
     "chiamato",
     "chiamata",
     "parola",
+    "parole",
+    "frase",
+    "espressione",
+    "scritta",
+    "didascalia",
+    "etichetta",
+    "cartello",
+    "titolo",
+    "denominato",
+    "denominata",
     "scritto",
     "segnato",
     // Portuguese.
     "chamado",
     "escrito",
     "palavra",
+    "palavras",
     "expressão",
+    "legenda",
+    "placa",
+    "letreiro",
+    "título",
+    "intitulado",
+    "intitulada",
+    // Malay and Indonesian.
+    "perkataan",
+    "frasa",
+    "ayat",
+    "kalimat",
+    "ungkapan",
+    "istilah",
+    "tertulis",
+    "bertulis",
+    "bertulisan",
+    "tulisan",
+    "bertajuk",
+    "berjudul",
+    "judul",
+    "tajuk",
+    "bernama",
+    "dinamakan",
+    "disebut",
+    "berlabel",
+    // Tagalog.
+    "salitang",
+    "pariralang",
+    "pangungusap",
+    "nakasulat",
+    "tinatawag",
+    "pamagat",
+    "karatula",
     // Russian.
     "написано",
     "называется",
@@ -105,15 +190,70 @@ const BEFORE: &[&str] = &[
     "девиз",
     "лозунг",
     "надпись",
+    "надписью",
     "слово",
+    "словом",
+    "слова",
     "фраза",
+    "фразу",
+    "фразой",
+    "выражение",
+    "предложение",
+    "заголовок",
+    "заголовком",
+    "подпись",
+    "подписью",
+    "табличка",
+    "названием",
+    // Arabic (bare, with the article and with a preposition).
+    "كلمة",
+    "الكلمة",
+    "بكلمة",
+    "كلمات",
+    "عبارة",
+    "العبارة",
+    "بعبارة",
+    "جملة",
+    "الجملة",
+    "شعار",
+    "الشعار",
+    "بعنوان",
+    "عنوان",
+    "مكتوب",
+    "مكتوبة",
+    "يسمى",
+    "تسمى",
+    "المسمى",
+    "المسماة",
+    "لافتة",
+    "ملصق",
+    // Hindi.
+    "शब्द",
+    "वाक्य",
+    "नारा",
+    "शीर्षक",
     // Chinese and Japanese (the text just before the run ends with one).
     "写着",
     "写的是",
+    "写有",
     "叫做",
     "印着",
+    "印有",
+    "刻着",
+    "刻有",
+    "标着",
+    "标有",
     "口号",
+    "口号是",
     "标语",
+    "标语是",
+    "例句",
+    "例句是",
+    "句子是",
+    "原句",
+    "原句是",
+    "例文",
+    "例文は",
     "キャッチコピー",
     "スローガン",
     "フレーズ",
@@ -123,6 +263,46 @@ const BEFORE: &[&str] = &[
     "문구",
     "구호",
     "표어",
+    "예문",
+    "문장",
+    "표현",
+    "제목",
+];
+
+/// Participles of writing and marking that frame a mention only in their stative use, after a
+/// form of "be" ([`BE`]: "c'è scritto", "está escrito", "c'est écrit"): with an object they are
+/// a verb of the sentence ("mi ha scritto the whole itinerary" switches, review 26v; "ha segnato
+/// the winning goal").
+const STATIVE_ONLY: &[&str] = &[
+    "scritto", "scritta", "segnato", "escrito", "escrita", "écrit", "écrite", "marcado", "marcada",
+    "marqué", "marquée",
+];
+
+/// Forms of "be" (and "there is") before a [`STATIVE_ONLY`] participle, elided ones by their
+/// last part ("c'è" → "è").
+const BE: &[&str] = &[
+    "è", "era", "sta", "stava", "sono", "erano", "está", "estaba", "están", "estava", "estão",
+    "es", "é", "est", "était", "sont", "étaient",
+];
+
+/// Heads of German compounds that name what is written, printed or announced: a word ending in
+/// one ("Bandansage", "Werbespruch", "Fehlermeldung") frames like [`BEFORE`]'s words.
+const GERMAN_HEADS: &[&str] = &[
+    "ansage",
+    "durchsage",
+    "aufschrift",
+    "inschrift",
+    "überschrift",
+    "beschriftung",
+    "bezeichnung",
+    "spruch",
+    "schriftzug",
+    "aufkleber",
+    "einstufung",
+    "meldung",
+    "titel",
+    "etikett",
+    "beispielsatz",
 ];
 
 /// Quotative and naming words that mark the run before them as a mention (the text right after
@@ -136,6 +316,10 @@ const AFTER: &[&str] = &[
     "と言",
     "のフレーズ",
     "の文字",
+    "と表示",
+    "と印刷",
+    "と刻",
+    "と記",
     // Korean.
     "이라는",
     "라는",
@@ -145,13 +329,49 @@ const AFTER: &[&str] = &[
     "슬로건",
     "구호",
     "표어",
+    "문장",
+    "단어",
+    "표현",
     // Chinese.
     "这句",
     "这几个字",
+    "这种句子",
+    "这个句子",
+    "这样的句子",
+    "这个词",
+    "这个单词",
+    "这个短语",
+    "这种说法",
+    "这个说法",
     "的口号",
     "的标语",
     "字样",
+    // German: a label's head noun after its English words ("Parental Advisory Aufkleber").
+    "aufkleber",
+    "schriftzug",
+    "aufschrift",
+    "schild",
+    "etikett",
+    "sticker",
+    "siegel",
+    "stempel",
+    // Hindi (Devanagari and romanized): "X नामक", "X लिखा था", "X शब्द".
+    "नामक",
+    "लिखा",
+    "शब्द",
+    "वाक्य",
+    "नारा",
+    "likha",
+    "naamak",
 ];
+
+/// The copula right after a clause of the other language (Korean "X 이었는데", "X 였다"): a
+/// clause used as a noun is quoted ("the last question was Why did the woman call the man").
+/// Only after [`COPULA_CLAUSE_WORDS`] words or more: "완전 awesome 이었어" switches.
+const COPULA_AFTER: &[&str] = &["이었", "였", "이다", "입니다", "이에요", "예요"];
+
+/// The fewest words a run needs before [`COPULA_AFTER`] makes it a mention.
+const COPULA_CLAUSE_WORDS: usize = 4;
 
 /// The most words a mention runs to ("there's no better way to fly" is seven).
 const MAX_RUN: usize = 10;
@@ -186,10 +406,16 @@ pub(crate) fn untag_mentions(out: &mut [TaggedWord]) {
         // complementizer opens ("says que tenemos que terminar…").
         let short = last - i < MAX_RUN;
         let clause = COMPLEMENTIZERS.contains(&out[i].text.to_lowercase().as_str());
+        let words = out[i..=last]
+            .iter()
+            .filter(|w| w.tag == WordTag::Lang(lang))
+            .count();
         let framed = short
             && !clause
-            && (before(out, i).is_some_and(|(w, text)| w != lang && frames_before(&text))
-                || after(out, last).is_some_and(|(w, text)| w != lang && frames_after(&text)));
+            && (before(out, i).is_some_and(|(w, text)| {
+                w != lang && frames_before(w, &text) && stative_if_participle(out, i, &text)
+            }) || after(out, last)
+                .is_some_and(|(w, text)| w != lang && frames_after(&text, words)));
         if framed {
             for w in &mut out[i..=last] {
                 if w.tag == WordTag::Lang(lang) {
@@ -253,18 +479,63 @@ fn after(out: &[TaggedWord], last: usize) -> Option<(Language, String)> {
     Some((lang, text))
 }
 
-fn frames_before(text: &str) -> bool {
+/// Whether the frame word `text` before the run at `i` frames it: any frame but a
+/// [`STATIVE_ONLY`] participle does; that one only after a form of "be" ([`BE`]).
+fn stative_if_participle(out: &[TaggedWord], i: usize, text: &str) -> bool {
+    if !STATIVE_ONLY.contains(&text) {
+        return true;
+    }
+    let Some(at) = out[..i].iter().rposition(|w| !transparent(w)) else {
+        return true;
+    };
+    out[..at]
+        .iter()
+        .rev()
+        .find(|w| w.tag != WordTag::Untagged(UntaggedReason::Symbol))
+        .is_some_and(|w| {
+            let lower = w.text.to_lowercase();
+            let last = lower.rsplit(['\'', '’']).next().unwrap_or(&lower);
+            BE.contains(&last) || WITH.contains(&last) || there_is(out, at, &lower)
+        })
+}
+
+/// "With" before a participle of writing ("un cartello con scritto …", "con su scritto").
+const WITH: &[&str] = &["con", "su", "com", "avec", "mit"];
+
+/// French "il y a écrit", "il y avait marqué": the word before the participle (ending at `at`)
+/// is "a"/"avait" after "y".
+fn there_is(out: &[TaggedWord], at: usize, lower: &str) -> bool {
+    if !matches!(lower, "a" | "avait") {
+        return false;
+    }
+    let words: Vec<&TaggedWord> = out[..at]
+        .iter()
+        .filter(|w| w.tag != WordTag::Untagged(UntaggedReason::Symbol))
+        .collect();
+    words.len() >= 2 && words[words.len() - 2].text.to_lowercase() == "y"
+}
+
+fn frames_before(lang: Language, text: &str) -> bool {
     if is_cjk(text) {
         BEFORE.iter().any(|f| text.ends_with(f))
     } else if is_hangul(text) {
         BEFORE.iter().any(|f| is_hangul(f) && text.starts_with(f))
     } else {
         BEFORE.contains(&text)
+            || (lang == Language::German && GERMAN_HEADS.iter().any(|h| text.ends_with(h)))
     }
 }
 
-fn frames_after(text: &str) -> bool {
-    AFTER.iter().any(|f| text.starts_with(f))
+/// Whether `text` (after a run of `words` words) marks the run as a mention: it starts with an
+/// [`AFTER`] word (Han, kana and Hangul) or is one (other scripts, lower-cased), or it is the
+/// copula after a clause ([`COPULA_AFTER`]).
+fn frames_after(text: &str, words: usize) -> bool {
+    if is_cjk(text) || is_hangul(text) {
+        AFTER.iter().any(|f| text.starts_with(f))
+            || (words >= COPULA_CLAUSE_WORDS && COPULA_AFTER.iter().any(|f| text.starts_with(f)))
+    } else {
+        AFTER.contains(&text.to_lowercase().as_str())
+    }
 }
 
 fn is_cjk(text: &str) -> bool {
@@ -354,5 +625,84 @@ mod tests {
                 .all(|w| w.tag == WordTag::Untagged(UntaggedReason::Name))
         );
         assert_eq!(out[3].tag, ja);
+    }
+
+    fn tagged(words: &[(&str, Language)]) -> Vec<TaggedWord> {
+        words
+            .iter()
+            .map(|(text, lang)| w(text, WordTag::Lang(*lang)))
+            .collect()
+    }
+
+    fn names(out: &[TaggedWord]) -> Vec<&str> {
+        out.iter()
+            .filter(|w| w.tag == WordTag::Untagged(UntaggedReason::Name))
+            .map(|w| w.text.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn round_t_frames_in_more_languages() {
+        use Language::{Arabic, Chinese, English as En, German, Korean};
+        // A German compound named by its head: "die Bandansage the number …".
+        let mut out = tagged(&[
+            ("die", German),
+            ("Bandansage", German),
+            ("the", En),
+            ("number", En),
+            ("is", En),
+        ]);
+        untag_mentions(&mut out);
+        assert_eq!(names(&out), ["the", "number", "is"]);
+        // A label's German head noun after its English words.
+        let mut out = tagged(&[
+            ("dieser", German),
+            ("Parental", En),
+            ("Advisory", En),
+            ("Aufkleber", German),
+        ]);
+        untag_mentions(&mut out);
+        assert_eq!(names(&out), ["Parental", "Advisory"]);
+        // Arabic "with the phrase this is fine".
+        let mut out = tagged(&[
+            ("مع", Arabic),
+            ("عبارة", Arabic),
+            ("this", En),
+            ("is", En),
+            ("fine", En),
+        ]);
+        untag_mentions(&mut out);
+        assert_eq!(names(&out), ["this", "is", "fine"]);
+        // Chinese: the kind of sentence after it.
+        let mut out = tagged(&[
+            ("把", Chinese),
+            ("He", En),
+            ("don't", En),
+            ("like", En),
+            ("apples", En),
+            ("这种", Chinese),
+            ("句子", Chinese),
+        ]);
+        untag_mentions(&mut out);
+        assert_eq!(names(&out), ["He", "don't", "like", "apples"]);
+        // The Korean copula after a clause marks it; after an adjective it does not.
+        let mut out = tagged(&[
+            ("문제가", Korean),
+            ("Why", En),
+            ("did", En),
+            ("the", En),
+            ("woman", En),
+            ("call", En),
+            ("이었는데", Korean),
+        ]);
+        untag_mentions(&mut out);
+        assert_eq!(names(&out).len(), 5);
+        let mut out = tagged(&[("완전", Korean), ("awesome", En), ("이었어", Korean)]);
+        untag_mentions(&mut out);
+        assert!(names(&out).is_empty());
+        // A German word that merely ends like a head is no frame unless it is one.
+        let mut out = tagged(&[("ich", German), ("habe", German), ("so", En), ("much", En)]);
+        untag_mentions(&mut out);
+        assert!(names(&out).is_empty());
     }
 }

@@ -225,9 +225,36 @@ pub(crate) fn pair_evidence(first: Language, second: Language, word: &str) -> Pa
     }
 }
 
+/// English discourse words and tags that no Malay, Indonesian or Tagalog word is spelled like
+/// (not the courtesies of a bilingual notice: "Sila beratur. Please queue here." translates).
+/// wordfreq's lists of those three languages hold them (their corpora switch to English), at
+/// frequencies that make them look-alikes by [`ENGLISH_FIRM_GAP`]; beside those languages they
+/// are English (review 26v: "Ang ganda ng tanawin dito, right?", "Oh my gosh, nakalimutan
+/// ko…", "seriously", "whatever" were no evidence, and real tag switching was refused).
+const ENGLISH_TAGS: &[&str] = &[
+    "right",
+    "seriously",
+    "whatever",
+    "anyway",
+    "anyways",
+    "honestly",
+    "literally",
+    "basically",
+    "actually",
+    "obviously",
+    "definitely",
+    "gosh",
+    "btw",
+    "omg",
+];
+
+/// The lists whose corpora switch to English so often that they hold its tags ([`ENGLISH_TAGS`]).
+const SWITCHING_CORPORA: &[&str] = &["ms", "id", "fil"];
+
 /// [`pair_evidence`] for English and another Latin-script language (lists `a`, `b`): the other
 /// language's frequency is read from its full vocabulary, and English is firm only
-/// [`ENGLISH_FIRM_GAP`] above it (function words: [`LOOK_ALIKE_MARGIN`]).
+/// [`ENGLISH_FIRM_GAP`] above it (function words: [`LOOK_ALIKE_MARGIN`]; beside Malay,
+/// Indonesian and Tagalog, [`ENGLISH_TAGS`] whatever their frequency there).
 fn english_pair_evidence(english_first: bool, a: usize, b: usize, word: &str) -> PairEvidence {
     let (en, other) = if english_first { (a, b) } else { (b, a) };
     let (english, native) = if english_first {
@@ -235,6 +262,13 @@ fn english_pair_evidence(english_first: bool, a: usize, b: usize, word: &str) ->
     } else {
         (PairEvidence::Second, PairEvidence::First)
     };
+    if ENGLISH_TAGS.contains(&word)
+        && LISTS
+            .get(other)
+            .is_some_and(|(code, _, _)| SWITCHING_CORPORA.contains(code))
+    {
+        return english;
+    }
     let gap = if super::lexicon::is_function_word(Language::English, word) {
         LOOK_ALIKE_MARGIN
     } else {
