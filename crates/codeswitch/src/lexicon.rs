@@ -16,7 +16,9 @@ const ENGLISH: &[&str] = &[
     "our", "his", "her", "its", "him", "can", "has", "did", "yes", "too", "all", "who", "how",
     "why", "get", "got", "out", "off", "by", "as", "am", "oh", "any", "now", "this", "that",
     "with", "just", "what", "go", "i'm", "it's", "don't", "let's", "can't", "that's", "i've",
-    "we're", "you're", "isn't", "didn't", "won't", "i'll", "gonna",
+    "we're", "you're", "isn't", "didn't", "won't", "i'll", "gonna", "your", "because", "they",
+    "them", "their", "there", "were", "been", "would", "could", "should", "about", "when", "where",
+    "which", "from", "than", "then", "these", "those",
 ];
 
 const SPANISH: &[&str] = &[
