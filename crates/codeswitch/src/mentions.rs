@@ -700,6 +700,39 @@ mod tests {
         let mut out = tagged(&[("완전", Korean), ("awesome", En), ("이었어", Korean)]);
         untag_mentions(&mut out);
         assert!(names(&out).is_empty());
+        // A participle of writing frames in its stative use only.
+        let it = Language::Italian;
+        let mut out = tagged(&[
+            ("mi", it),
+            ("ha", it),
+            ("scritto", it),
+            ("the", En),
+            ("whole", En),
+            ("itinerary", En),
+        ]);
+        untag_mentions(&mut out);
+        assert!(names(&out).is_empty());
+        let mut out = tagged(&[
+            ("c'è", it),
+            ("scritto", it),
+            ("born", En),
+            ("to", En),
+            ("be", En),
+            ("wild", En),
+        ]);
+        untag_mentions(&mut out);
+        assert_eq!(names(&out).len(), 4);
+        let fr = Language::French;
+        let mut out = tagged(&[
+            ("il", fr),
+            ("y", fr),
+            ("a", fr),
+            ("marqué", fr),
+            ("born", En),
+            ("to", En),
+        ]);
+        untag_mentions(&mut out);
+        assert_eq!(names(&out), ["born", "to"]);
         // A German word that merely ends like a head is no frame unless it is one.
         let mut out = tagged(&[("ich", German), ("habe", German), ("so", En), ("much", En)]);
         untag_mentions(&mut out);
