@@ -412,8 +412,8 @@ pub(crate) fn untag_mentions(out: &mut [TaggedWord]) {
             .count();
         let framed = short
             && !clause
-            && (before(out, i).is_some_and(|(w, text)| {
-                w != lang && frames_before(w, &text) && stative_if_participle(out, i, &text)
+            && (before(out, i).is_some_and(|(at, w, text)| {
+                w != lang && frames_before(w, &text) && stative_if_participle(out, at, &text)
             }) || after(out, last)
                 .is_some_and(|(w, text)| w != lang && frames_after(&text, words)));
         if framed {
@@ -443,9 +443,10 @@ fn transparent(w: &TaggedWord) -> bool {
             .all(|c| c.is_whitespace() || QUOTES_AND_COLON.contains(&c))
 }
 
-/// The language of the word right before `i` (past quote marks and a colon) and the text it
-/// ends: that word, or for Han and kana the characters of the words before it, run together.
-fn before(out: &[TaggedWord], i: usize) -> Option<(Language, String)> {
+/// The index and language of the word right before `i` (past quote marks and a colon) and the
+/// text it ends: that word, or for Han and kana the characters of the words before it, run
+/// together.
+fn before(out: &[TaggedWord], i: usize) -> Option<(usize, Language, String)> {
     let at = out[..i].iter().rposition(|w| !transparent(w))?;
     let WordTag::Lang(lang) = out[at].tag else {
         return None;
@@ -459,7 +460,7 @@ fn before(out: &[TaggedWord], i: usize) -> Option<(Language, String)> {
             text.insert_str(0, &w.text);
         }
     }
-    Some((lang, text))
+    Some((at, lang, text))
 }
 
 /// The language of the word right after `last` and the text it starts: that word and, for Han,
@@ -479,41 +480,29 @@ fn after(out: &[TaggedWord], last: usize) -> Option<(Language, String)> {
     Some((lang, text))
 }
 
-/// Whether the frame word `text` before the run at `i` frames it: any frame but a
-/// [`STATIVE_ONLY`] participle does; that one only after a form of "be" ([`BE`]).
-fn stative_if_participle(out: &[TaggedWord], i: usize, text: &str) -> bool {
+/// Whether the frame word at `at` (its text `text`) frames the run after it: any frame but a
+/// [`STATIVE_ONLY`] participle does; that one only after a form of "be" ([`BE`]), "with"
+/// ([`WITH`]: "un cartello con scritto …") or French "il y a"/"il y avait" ("il y avait écrit").
+fn stative_if_participle(out: &[TaggedWord], at: usize, text: &str) -> bool {
     if !STATIVE_ONLY.contains(&text) {
         return true;
     }
-    let Some(at) = out[..i].iter().rposition(|w| !transparent(w)) else {
-        return true;
-    };
-    out[..at]
+    let mut words = out[..at]
         .iter()
         .rev()
-        .find(|w| w.tag != WordTag::Untagged(UntaggedReason::Symbol))
-        .is_some_and(|w| {
-            let lower = w.text.to_lowercase();
-            let last = lower.rsplit(['\'', '’']).next().unwrap_or(&lower);
-            BE.contains(&last) || WITH.contains(&last) || there_is(out, at, &lower)
-        })
-}
-
-/// "With" before a participle of writing ("un cartello con scritto …", "con su scritto").
-const WITH: &[&str] = &["con", "su", "com", "avec", "mit"];
-
-/// French "il y a écrit", "il y avait marqué": the word before the participle (ending at `at`)
-/// is "a"/"avait" after "y".
-fn there_is(out: &[TaggedWord], at: usize, lower: &str) -> bool {
-    if !matches!(lower, "a" | "avait") {
-        return false;
-    }
-    let words: Vec<&TaggedWord> = out[..at]
-        .iter()
         .filter(|w| w.tag != WordTag::Untagged(UntaggedReason::Symbol))
-        .collect();
-    words.len() >= 2 && words[words.len() - 2].text.to_lowercase() == "y"
+        .map(|w| w.text.to_lowercase());
+    let Some(word) = words.next() else {
+        return false;
+    };
+    let last = word.rsplit(['\'', '’']).next().unwrap_or(&word);
+    BE.contains(&last)
+        || WITH.contains(&last)
+        || (matches!(word.as_str(), "a" | "avait") && words.next().as_deref() == Some("y"))
 }
+
+/// "With" before a participle of writing ("con scritto", "con su scritto").
+const WITH: &[&str] = &["con", "su", "com", "avec", "mit"];
 
 fn frames_before(lang: Language, text: &str) -> bool {
     if is_cjk(text) {
@@ -627,17 +616,16 @@ mod tests {
         assert_eq!(out[3].tag, ja);
     }
 
-    fn tagged(words: &[(&str, Language)]) -> Vec<TaggedWord> {
-        words
+    /// The words [`untag_mentions`] makes names in `words`.
+    fn named(words: &[(&str, Language)]) -> Vec<String> {
+        let mut out: Vec<TaggedWord> = words
             .iter()
             .map(|(text, lang)| w(text, WordTag::Lang(*lang)))
-            .collect()
-    }
-
-    fn names(out: &[TaggedWord]) -> Vec<&str> {
-        out.iter()
+            .collect();
+        untag_mentions(&mut out);
+        out.into_iter()
             .filter(|w| w.tag == WordTag::Untagged(UntaggedReason::Name))
-            .map(|w| w.text.as_str())
+            .map(|w| w.text)
             .collect()
     }
 
@@ -645,36 +633,33 @@ mod tests {
     fn round_t_frames_in_more_languages() {
         use Language::{Arabic, Chinese, English as En, German, Korean};
         // A German compound named by its head: "die Bandansage the number …".
-        let mut out = tagged(&[
+        let names = named(&[
             ("die", German),
             ("Bandansage", German),
             ("the", En),
             ("number", En),
             ("is", En),
         ]);
-        untag_mentions(&mut out);
-        assert_eq!(names(&out), ["the", "number", "is"]);
+        assert_eq!(names, ["the", "number", "is"]);
         // A label's German head noun after its English words.
-        let mut out = tagged(&[
+        let names = named(&[
             ("dieser", German),
             ("Parental", En),
             ("Advisory", En),
             ("Aufkleber", German),
         ]);
-        untag_mentions(&mut out);
-        assert_eq!(names(&out), ["Parental", "Advisory"]);
+        assert_eq!(names, ["Parental", "Advisory"]);
         // Arabic "with the phrase this is fine".
-        let mut out = tagged(&[
+        let names = named(&[
             ("مع", Arabic),
             ("عبارة", Arabic),
             ("this", En),
             ("is", En),
             ("fine", En),
         ]);
-        untag_mentions(&mut out);
-        assert_eq!(names(&out), ["this", "is", "fine"]);
+        assert_eq!(names, ["this", "is", "fine"]);
         // Chinese: the kind of sentence after it.
-        let mut out = tagged(&[
+        let names = named(&[
             ("把", Chinese),
             ("He", En),
             ("don't", En),
@@ -683,10 +668,9 @@ mod tests {
             ("这种", Chinese),
             ("句子", Chinese),
         ]);
-        untag_mentions(&mut out);
-        assert_eq!(names(&out), ["He", "don't", "like", "apples"]);
+        assert_eq!(names, ["He", "don't", "like", "apples"]);
         // The Korean copula after a clause marks it; after an adjective it does not.
-        let mut out = tagged(&[
+        let names = named(&[
             ("문제가", Korean),
             ("Why", En),
             ("did", En),
@@ -695,14 +679,12 @@ mod tests {
             ("call", En),
             ("이었는데", Korean),
         ]);
-        untag_mentions(&mut out);
-        assert_eq!(names(&out).len(), 5);
-        let mut out = tagged(&[("완전", Korean), ("awesome", En), ("이었어", Korean)]);
-        untag_mentions(&mut out);
-        assert!(names(&out).is_empty());
+        assert_eq!(names.len(), 5);
+        let names = named(&[("완전", Korean), ("awesome", En), ("이었어", Korean)]);
+        assert!(names.is_empty());
         // A participle of writing frames in its stative use only.
         let it = Language::Italian;
-        let mut out = tagged(&[
+        let names = named(&[
             ("mi", it),
             ("ha", it),
             ("scritto", it),
@@ -710,9 +692,8 @@ mod tests {
             ("whole", En),
             ("itinerary", En),
         ]);
-        untag_mentions(&mut out);
-        assert!(names(&out).is_empty());
-        let mut out = tagged(&[
+        assert!(names.is_empty());
+        let names = named(&[
             ("c'è", it),
             ("scritto", it),
             ("born", En),
@@ -720,10 +701,9 @@ mod tests {
             ("be", En),
             ("wild", En),
         ]);
-        untag_mentions(&mut out);
-        assert_eq!(names(&out).len(), 4);
+        assert_eq!(names.len(), 4);
         let fr = Language::French;
-        let mut out = tagged(&[
+        let names = named(&[
             ("il", fr),
             ("y", fr),
             ("a", fr),
@@ -731,11 +711,9 @@ mod tests {
             ("born", En),
             ("to", En),
         ]);
-        untag_mentions(&mut out);
-        assert_eq!(names(&out), ["born", "to"]);
+        assert_eq!(names, ["born", "to"]);
         // A German word that merely ends like a head is no frame unless it is one.
-        let mut out = tagged(&[("ich", German), ("habe", German), ("so", En), ("much", En)]);
-        untag_mentions(&mut out);
-        assert!(names(&out).is_empty());
+        let names = named(&[("ich", German), ("habe", German), ("so", En), ("much", En)]);
+        assert!(names.is_empty());
     }
 }
