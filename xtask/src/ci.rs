@@ -362,7 +362,9 @@ fn each_library_alone(root: &Path) -> anyhow::Result<()> {
     let started = Instant::now();
     let mut log = std::fs::File::create(&log_path)
         .with_context(|| format!("creating {}", log_path.display()))?;
+    let mut times = Vec::with_capacity(crate::LIBRARIES.len());
     for (_, name) in crate::LIBRARIES {
+        let one = Instant::now();
         let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
             .args([
                 "clippy", "--locked", "--lib", "-p", name, "--", "-D", "warnings",
@@ -379,11 +381,13 @@ fn each_library_alone(root: &Path) -> anyhow::Result<()> {
             eprintln!("--- {} ---\n{text}", log_path.display());
             bail!("`cargo clippy --lib -p {name}` failed alone ({status})");
         }
+        times.push(format!("{name} {:.0}", one.elapsed().as_secs_f64()));
     }
     eprintln!(
-        "    each library alone: {} libraries checked in {:.0} s (background)",
+        "    each library alone: {} libraries checked in {:.0} s (background; s each: {})",
         crate::LIBRARIES.len(),
-        started.elapsed().as_secs_f64()
+        started.elapsed().as_secs_f64(),
+        times.join(", ")
     );
     Ok(())
 }

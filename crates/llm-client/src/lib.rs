@@ -31,6 +31,7 @@ mod client;
 mod config;
 mod error;
 mod fleet;
+pub mod gbnf;
 mod limits;
 #[cfg(feature = "local-llm")]
 pub mod local;

@@ -6,6 +6,7 @@ mod common;
 
 mod fake_server;
 mod fleet;
+mod gbnf;
 mod key_redaction;
 mod mock_server;
 mod properties;

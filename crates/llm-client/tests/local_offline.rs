@@ -21,7 +21,7 @@ fn a_judge_schema_becomes_a_grammar_with_tight_whitespace() {
         "required": ["fluency_score", "verdict", "summary"],
         "additionalProperties": false
     }))
-    .expect("llama.cpp converts the schema");
+    .expect("the schema converts");
     assert!(
         grammar.lines().any(|l| l.starts_with("root ::=")),
         "{grammar}"
@@ -41,7 +41,7 @@ fn a_judge_schema_becomes_a_grammar_with_tight_whitespace() {
 }
 
 #[test]
-fn a_schema_llama_cpp_cannot_convert_is_a_rejected_request() {
+fn a_schema_with_no_grammar_is_a_rejected_request() {
     let err =
         grammar_for_schema(&json!({"$ref": "#/definitions/missing"})).expect_err("dangling $ref");
     assert!(matches!(err, LocalError::Grammar(_)), "{err:?}");

@@ -152,6 +152,55 @@ async fn the_token_cap_bounds_the_reply_and_a_cut_json_is_invalid_output() {
     }
 }
 
+/// Every construct of `gbnf`'s grammars is parsed by llama.cpp's grammar parser, and the model's
+/// replies under them hold to the schema (the recogniser in `tests/gbnf.rs` checks the grammars'
+/// meaning; this checks that llama.cpp reads them the same way).
+#[tokio::test]
+#[ignore = "needs the GGUF model: set SCENARIO_ENGINE_MODEL and pass --ignored"]
+async fn grammars_of_every_construct_are_parsed_by_llama_cpp_and_hold() {
+    let model = model(160);
+    let schemas = [
+        // Optional properties, added keys other than the named ones (a character class with
+        // escapes), a listed integer range, a bounded string.
+        json!({"type": "object", "properties": {
+            "a-]": {"type": "integer", "minimum": -2, "maximum": 12},
+            "b": {"type": "string", "minLength": 2, "maxLength": 12}},
+            "additionalProperties": {"type": "boolean"}}),
+        // A bounded array of a union, a tuple, a type list, const and enum.
+        json!({"type": "object", "properties": {
+            "items": {"type": "array", "minItems": 2, "maxItems": 3,
+                      "items": {"anyOf": [{"type": "integer", "minimum": 0}, {"enum": ["x", "y"]}]}},
+            "pair": {"type": "array", "prefixItems": [{"const": "k"}, {"type": ["number", "null"]}]}},
+            "required": ["items", "pair"], "additionalProperties": false}),
+        // Recursion through a `$ref`, and merged `allOf` objects.
+        json!({"$defs": {"node": {"type": "object", "properties": {
+                "v": {"type": "integer"}, "next": {"anyOf": [{"$ref": "#/$defs/node"}, {"type": "null"}]}},
+                "required": ["v", "next"], "additionalProperties": false}},
+               "allOf": [{"$ref": "#/$defs/node"}, {"properties": {"w": {"type": "boolean"}}, "required": ["w"]}]}),
+    ];
+    for (i, schema) in schemas.into_iter().enumerate() {
+        let mut req = ChatRequest::new(
+            "ignored-by-the-local-provider",
+            vec![Message::user("Write one small JSON value.")],
+        );
+        req.max_tokens = Some(160);
+        req.temperature = Some(0.0);
+        req.output_schema = Some(OutputSchema {
+            name: format!("shape_{i}"),
+            schema: Arc::new(schema.clone()),
+            strict: true,
+        });
+        match model.chat(req).await {
+            Ok(resp) => assert_valid(resp.json.as_ref().expect("parsed"), &schema),
+            // A reply cut by the cap is allowed; a grammar llama.cpp refused is not.
+            Err(LlmError::InvalidOutput { reason, raw, .. }) if reason.contains("token cap") => {
+                assert!(raw.starts_with(['{', '[']), "schema {i}: {raw:?}");
+            }
+            Err(e) => panic!("schema {i} ({schema}): {e}"),
+        }
+    }
+}
+
 #[tokio::test]
 #[ignore = "needs the GGUF model: set SCENARIO_ENGINE_MODEL and pass --ignored"]
 async fn concurrent_callers_share_one_model_and_all_get_answers() {

@@ -460,7 +460,7 @@ impl Shared {
 /// The schema the grammar is built from: every `"type": "number"` with integral `minimum` and
 /// `maximum` at least 2 apart (judge scores, 0–10) becomes an integer in that range.
 ///
-/// llama.cpp's converter enforces bounds on integers only; on numbers it allows any digits, and
+/// The grammar (`crate::gbnf`) enforces bounds on integers only; on numbers it allows any digits, and
 /// SmolLM2 then writes `10.52` or `49786` for a 0–10 score, which validation rejects and the
 /// scenario fails. Whole scores lose nothing a tiny model could express. Narrower ranges (a 0–1
 /// ratio) keep their fractions and rely on validation. Only the grammar sees this schema; the

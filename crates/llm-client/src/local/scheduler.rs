@@ -658,14 +658,19 @@ impl Samplers {
                     let mut all = all;
                     all.apply_sampler(grammar);
                     all.apply_sampler(&mut self.pick);
-                    selected(&all)?
+                    let chosen = selected(&all)?;
+                    // llama.cpp aborts the process when its grammar is given a token it refuses
+                    // (an exception across the FFI): when it allows none, the call fails.
+                    if !allows(grammar, chosen) {
+                        return Err(inference("grammar", "the grammar allows no token here"));
+                    }
+                    chosen
                 }
             };
         }
+        // Every token reaching here is one the grammar allows (checked above).
         if let Some(grammar) = &mut self.grammar {
-            grammar.try_accept(token).map_err(|e| {
-                inference("grammar", format!("token {} not accepted: {e:?}", token.0))
-            })?;
+            grammar.accept(token);
         }
         if let Some(penalty) = &mut self.penalty {
             penalty.accept(token);
