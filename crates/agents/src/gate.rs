@@ -62,9 +62,12 @@
 //! may hold the switches (so it cannot fail), and the few tagged ones may be loanwords or
 //! look-alikes ("el" is in the English word list), so it cannot pass either.
 //!
-//! What an undecided gate means is the config's `gate.undecided`: `judges` (the default) lets
-//! the judges decide alone; `reject` refuses the batch, saying it was undecided and why
-//! ([`decide`]). [`GateCoverage`] names, before a run, the language pairs of a selection whose
+//! What an undecided gate means is the config's `gate.undecided`: `auto` (the default) refuses
+//! a batch the gate measured but cannot decide (low coverage, too few firm words, a wide ratio
+//! range: the batch is refined like any refused one) and lets the judges decide alone where
+//! there was no measurement to weigh (a pair or a script the measurement cannot separate);
+//! `judges` lets the judges decide alone in both cases; `reject` refuses in both, saying the
+//! gate was undecided and why ([`decide`]). [`GateCoverage`] names, before a run, the language pairs of a selection whose
 //! batches can never be decided (no measurement for the pair), for `plan` and `run` to warn.
 
 use codeswitch::{
@@ -103,12 +106,32 @@ pub fn decide(
                 passed: None,
                 reason: format!("undecided: {why}; the judges decide"),
             },
+            GateUndecided::Auto if !measured(measurement) => GateVerdict {
+                passed: None,
+                reason: format!(
+                    "undecided: {why}; the judges decide (gate.undecided: auto, and the gate \
+                     cannot measure these texts)"
+                ),
+            },
+            GateUndecided::Auto => GateVerdict {
+                passed: Some(false),
+                reason: format!(
+                    "undecided ({why}), and gate.undecided is auto: a batch the gate measured \
+                     but cannot decide is refused"
+                ),
+            },
             GateUndecided::Reject => GateVerdict {
                 passed: Some(false),
                 reason: format!("undecided ({why}), and gate.undecided is reject"),
             },
         },
     }
+}
+
+/// Whether the gate had a measurement to weigh: one that is not `unavailable` (a pair, or a
+/// script, the measurement cannot separate is never measured; `plan` and `run` name the pairs).
+fn measured(measurement: Option<&Measurement>) -> bool {
+    measurement.is_some_and(|m| m.status != MeasurementStatus::Unavailable)
 }
 
 /// What the evidence says: a verdict, or (`Err`) why it cannot decide; [`decide`] words an
@@ -1307,6 +1330,11 @@ impl GateCoverage {
                 "\n  their batches are accepted on the judges' scores alone (gate.undecided: \
                  judges); set `run: {gate: {undecided: reject}}` to refuse them"
             }
+            GateUndecided::Auto => {
+                "\n  their batches are accepted on the judges' scores alone (gate.undecided: \
+                 auto leaves what the gate cannot measure to the judges); set \
+                 `run: {gate: {undecided: reject}}` to refuse them"
+            }
             GateUndecided::Reject => {
                 "\n  every batch of these pairs will be refused (gate.undecided: reject) and paid \
                  for: leave them out of the grid, or set `gate: {undecided: judges}`"
@@ -1465,13 +1493,18 @@ mod tests {
         assert!(v.reason.contains("monolingual"), "{}", v.reason);
         // Nor pass it: the few tagged words may be look-alikes (Arabizi "el" is English to
         // the word list).
-        let v = decide(
-            GateSettings::default(),
-            Some(&m("low_coverage", 5, 3, &[2])),
-            None,
-            false,
-        );
-        assert_eq!(v.passed, None);
+        // Undecided: the judges decide under `judges`; `auto` (the default) refuses a batch
+        // it measured but cannot decide.
+        let judges = GateSettings {
+            undecided: GateUndecided::Judges,
+            ..GateSettings::default()
+        };
+        let low = m("low_coverage", 5, 3, &[2]);
+        assert_eq!(decide(judges, Some(&low), None, false).passed, None);
+        let v = decide(GateSettings::default(), Some(&low), None, false);
+        assert_eq!(v.passed, Some(false));
+        assert!(v.reason.contains("gate.undecided is auto"), "{}", v.reason);
+        // With nothing measured, `auto` leaves it to the judges too.
         assert_eq!(
             decide(GateSettings::default(), None, None, false).passed,
             None
@@ -1832,9 +1865,16 @@ mod tests {
             "tagged": {"first": 4, "second": 1}, "switch_points": 2,
             "sentences": [{"switch_points": 2, "tagged": {"first": 4, "second": 1}, "romanized": true}],
         }));
+        let judges = GateSettings {
+            undecided: GateUndecided::Judges,
+            ..GateSettings::default()
+        };
         for cs_type in [Some("Intrasentential"), None] {
-            let v = decide(GateSettings::default(), Some(&one_english), cs_type, false);
+            let v = decide(judges, Some(&one_english), cs_type, false);
             assert_eq!(v.passed, None, "{v:?}");
+            // `auto` (the default) refuses what it measured but cannot decide.
+            let v = decide(GateSettings::default(), Some(&one_english), cs_type, false);
+            assert_eq!(v.passed, Some(false), "{v:?}");
         }
         let two = typed(&json!({
             "status": "ok", "first_language": "Hindi", "second_language": "English",

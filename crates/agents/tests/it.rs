@@ -43,3 +43,4 @@ mod round_h_gate;
 mod round_i_gate;
 mod round_j_gate;
 mod schemas_portable;
+mod undecided_auto;

@@ -559,6 +559,70 @@ fn an_unmeasurable_pair_leaves_the_gate_undecided_and_says_why() {
     );
 }
 
+/// Issue 26: a batch the gate measured but cannot decide (romanized Hindi with one firm English
+/// word a text) is refused and refined under `gate.undecided: auto`, the default, and the judges'
+/// 10 accepts it only under `judges`.
+#[test]
+fn a_measured_batch_the_gate_cannot_decide_is_refined_under_auto() {
+    let params: BTreeMap<String, Value> = [
+        ("first_language", json!("Hindi")),
+        ("second_language", json!("English")),
+        ("script", json!("romanized")),
+        ("cs_type", json!("Intrasentential")),
+        ("cs_ratio", json!("30%")),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    let cricket = json!({"instances": [
+        "Rohit ko kaptaan ne seedha slip mein khada kar diya.",
+        "Naye ladke ko fine leg pe bhej do, uske haath bahut pakke hain.",
+        "Silly point pe khade hokar usne ek zabardast gend lapak li.",
+    ]});
+    let switched = json!({"instances": [
+        "Yaar main kal office nahi aa paunga because I have a doctor's appointment.",
+        "Usne bola ki she will call me later, par abhi tak koi phone nahi aaya.",
+        "Mujhe samajh nahi aa raha what I should wear for the party tonight.",
+    ]});
+    for undecided in [runlog::GateUndecided::Auto, runlog::GateUndecided::Judges] {
+        let settings = PipelineSettings {
+            ratio_judge: RatioJudgeMode::Llm,
+            max_refinements: 1,
+            gate: runlog::GateSettings {
+                undecided,
+                ..runlog::GateSettings::default()
+            },
+            ..PipelineSettings::default()
+        };
+        let mut run = ScenarioRun::new(
+            Arc::new(Pipeline::new(settings).expect("valid")),
+            Scenario::new(3, params.clone()),
+        );
+        write(&mut run, AgentKind::Generator, cricket.clone());
+        judge(&mut run, [10.0; 4]);
+        if undecided == runlog::GateUndecided::Judges {
+            let r = finished(run);
+            assert!(r.accepted, "judges: the judges' 10 decides");
+            assert_eq!(r.gate.as_ref().and_then(|g| g.passed), None);
+            continue;
+        }
+        // Refused as undecided, so refined; the rewrite switches and is accepted.
+        write(&mut run, AgentKind::Refiner, switched.clone());
+        judge(&mut run, [10.0; 4]);
+        let r = finished(run);
+        assert!(r.accepted);
+        assert_eq!(r.attempts.len(), 2);
+        let first = r.attempts[0].gate.as_ref().expect("gated");
+        assert_eq!(first.passed, Some(false));
+        assert!(
+            first.reason.contains("gate.undecided is auto"),
+            "{}",
+            first.reason
+        );
+        assert_eq!(r.gate.as_ref().and_then(|g| g.passed), Some(true));
+    }
+}
+
 #[test]
 fn keep_best_keeps_the_highest_scoring_attempt_and_decides_by_it() {
     let settings = |keep| PipelineSettings {

@@ -1002,15 +1002,16 @@ async fn a_ctrl_c_right_after_the_start_stops_the_run_even_when_sigint_was_ignor
 }
 
 /// Issue 26: `run` names the language pairs the gate can never decide before its first call,
-/// and under `gate.undecided: reject` their batches are refused, never accepted, while the
-/// default lets the judges decide and records the gate as undecided.
+/// and under `gate.undecided: reject` their batches are refused, never accepted, while `judges`
+/// and the default, `auto`, let the judges decide and record the gate as undecided.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_undecidable_pair_is_announced_and_refused_under_reject() {
     let server = FakeServer::start(FakeConfig::default())
         .await
         .expect("server");
     let dir = tempfile::tempdir().expect("tempdir");
-    for (policy, expect_passed) in [("reject", Some(false)), ("judges", None)] {
+    // `auto` (the default) leaves what it could not measure to the judges, as `judges` does.
+    for (policy, expect_passed) in [("reject", Some(false)), ("judges", None), ("auto", None)] {
         let config = dir.path().join(format!("{policy}.yaml"));
         std::fs::write(
             &config,

@@ -24,7 +24,7 @@ use serde_json::Value;
 
 use scoring::{Judge, JudgeWeights};
 
-use crate::vocab::{AgentKind, GateSettings, GateVerdict, Keep, RatioJudgeMode};
+use crate::vocab::{AgentKind, GateSettings, GateUndecided, GateVerdict, Keep, RatioJudgeMode};
 
 pub use index::{IndexEntry, IndexError, RunIndex};
 pub use merge::{Coverage, CurrentFailures, MergeError, MergeInputs};
@@ -89,12 +89,51 @@ pub struct RecordSettings {
     pub ratio_judge: RatioJudgeMode,
     /// Refinements allowed after the first attempt.
     pub max_refinements: u32,
-    /// The accept gate (absent in records written before it: the default).
-    #[serde(default)]
+    /// The accept gate (absent in records written before it: the default of then, `undecided`
+    /// `judges`; so is an absent `undecided`, written before `auto` was the default).
+    #[serde(default = "gate_before_auto", deserialize_with = "gate_as_recorded")]
     pub gate: GateSettings,
     /// Which attempt records keep (absent before `keep` existed: `last`).
     #[serde(default)]
     pub keep: Keep,
+}
+
+/// The gate settings of records written before they were recorded: the defaults of then.
+fn gate_before_auto() -> GateSettings {
+    GateSettings {
+        undecided: GateUndecided::Judges,
+        ..GateSettings::default()
+    }
+}
+
+/// A record's gate settings, an absent `undecided` read as `judges` (the default until `auto`
+/// replaced it; a config's absent `undecided` is `auto`).
+fn gate_as_recorded<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<GateSettings, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(default, deny_unknown_fields)]
+    struct Recorded {
+        enabled: bool,
+        min_switch_points: u32,
+        undecided: Option<GateUndecided>,
+    }
+    impl Default for Recorded {
+        fn default() -> Self {
+            let d = GateSettings::default();
+            Self {
+                enabled: d.enabled,
+                min_switch_points: d.min_switch_points,
+                undecided: None,
+            }
+        }
+    }
+    let r = Recorded::deserialize(deserializer)?;
+    Ok(GateSettings {
+        enabled: r.enabled,
+        min_switch_points: r.min_switch_points,
+        undecided: r.undecided.unwrap_or(GateUndecided::Judges),
+    })
 }
 
 impl RecordSettings {

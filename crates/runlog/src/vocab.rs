@@ -184,7 +184,8 @@ pub struct GateSettings {
     /// Switch points required (per text for intra-sentential types, per batch otherwise).
     #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
     pub min_switch_points: u32,
-    /// What an undecided gate means (absent in records written before it: `judges`).
+    /// What an undecided gate means: `auto` by default; a record that does not name it was
+    /// written under `judges`.
     pub undecided: GateUndecided,
 }
 
@@ -193,7 +194,7 @@ impl Default for GateSettings {
         Self {
             enabled: true,
             min_switch_points: 1,
-            undecided: GateUndecided::Judges,
+            undecided: GateUndecided::Auto,
         }
     }
 }
@@ -217,18 +218,24 @@ impl std::fmt::Display for GateSettings {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum GateUndecided {
-    /// The judges decide alone, and the record says the gate was undecided (the default).
+    /// The default: `reject` where the batch was measured (a pair and script the gate measures,
+    /// whose batch it still cannot decide: low coverage, too few firm words, a wide ratio
+    /// range), `judges` where it could not be (no measurement for the pair or the script,
+    /// which `plan` and `run` name before the run).
     #[default]
+    Auto,
+    /// The judges decide alone, and the record says the gate was undecided.
     Judges,
     /// The batch is not accepted: an undecided gate refuses it, with the reason.
     Reject,
 }
 
 impl GateUndecided {
-    /// The config's spelling: `judges` or `reject`.
+    /// The config's spelling: `auto`, `judges` or `reject`.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
+            Self::Auto => "auto",
             Self::Judges => "judges",
             Self::Reject => "reject",
         }

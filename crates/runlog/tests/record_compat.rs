@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use runlog::record::{RecordReader, RecordSettings, SCHEMA_VERSION, ScenarioRecord};
-use runlog::{GateSettings, Keep, RatioJudgeMode};
+use runlog::{GateSettings, GateUndecided, Keep, RatioJudgeMode};
 use scoring::{Judge, JudgeWeights};
 
 fn fixture(name: &str) -> PathBuf {
@@ -89,4 +89,54 @@ fn records_of_an_unknown_version_are_refused_not_misread() {
             "{err}"
         );
     }
+}
+
+/// `gate.undecided` was added with `judges` as its default, and `auto` became the default
+/// later: a record that does not name it (or has no gate at all) was written under `judges`,
+/// while a config that does not name it means `auto`.
+#[test]
+fn records_without_undecided_were_written_under_judges() {
+    let settings = |gate: Option<serde_json::Value>| {
+        let mut v = serde_json::json!({
+            "threshold": 7.0, "weights": JudgeWeights::default(), "ratio_judge": "measured",
+            "max_refinements": 1,
+        });
+        if let Some(gate) = gate {
+            v["gate"] = gate;
+        }
+        serde_json::from_value::<RecordSettings>(v)
+            .expect("reads")
+            .gate
+    };
+    let judges = GateSettings {
+        undecided: GateUndecided::Judges,
+        ..GateSettings::default()
+    };
+    assert_eq!(settings(None), judges);
+    assert_eq!(
+        settings(Some(
+            serde_json::json!({"enabled": true, "min_switch_points": 1})
+        )),
+        judges
+    );
+    assert_eq!(
+        settings(Some(
+            serde_json::json!({"min_switch_points": 2, "undecided": "auto"})
+        )),
+        GateSettings {
+            min_switch_points: 2,
+            ..GateSettings::default()
+        }
+    );
+    assert!(
+        serde_json::from_value::<RecordSettings>(serde_json::json!({
+            "threshold": 7.0, "weights": JudgeWeights::default(), "ratio_judge": "measured",
+            "max_refinements": 1, "gate": {"undecided": "sometimes"}}))
+        .is_err()
+    );
+    // A config's gate without `undecided` is `auto`.
+    let config: GateSettings =
+        serde_json::from_value(serde_json::json!({"enabled": true})).expect("reads");
+    assert_eq!(config.undecided, GateUndecided::Auto);
+    assert_eq!(GateSettings::default().undecided, GateUndecided::Auto);
 }

@@ -20,7 +20,10 @@ pub(crate) struct Batch {
     /// The `cs_type` the header names, if it names one.
     pub(crate) cs_type: Option<String>,
     pub(crate) multi_turn: bool,
-    /// `gate.undecided: judges` unless the header's options say otherwise.
+    /// `gate.undecided: judges` unless the header's options say otherwise: the probe sets are
+    /// read under the policy that trusts the gate's evidence least (an undecided gate counts as
+    /// accepting). The default, `auto`, refuses what was measured but undecided
+    /// (`undecided_auto.rs`).
     pub(crate) settings: GateSettings,
     pub(crate) romanized: bool,
     pub(crate) texts: Vec<String>,
@@ -121,7 +124,7 @@ pub(crate) fn batches(data: &str) -> Vec<Batch> {
 pub(crate) fn accepted(b: &Batch) -> (bool, String) {
     let Ok(pair) = LanguagePair::parse(&b.first, &b.second) else {
         return (
-            b.settings.undecided == GateUndecided::Judges,
+            b.settings.undecided != GateUndecided::Reject,
             "no measurement".into(),
         );
     };
