@@ -35,6 +35,7 @@ mod review26s_batches;
 mod review26t_batches;
 mod review26u_batches;
 mod review26v_batches;
+mod review26w_batches;
 mod round_d_gate;
 mod round_e_gate;
 mod round_f_gate;
