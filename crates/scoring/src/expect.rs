@@ -585,6 +585,47 @@ pub const CHECK_NAMES: [&str; 19] = [
     "similar",
 ];
 
+/// A reply's words around the first place `needle` appears in it (case folded, whitespace as
+/// one space), for a message about a match: a long reply's opening words may not hold it. The
+/// reply's opening words ([`excerpt`]) when the needle is not found as written (a leak found
+/// only through its hidden characters or spacing).
+pub(crate) fn excerpt_around(text: &str, needle: &str) -> String {
+    let flat: Vec<char> = text
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .collect();
+    if flat.len() <= 80 {
+        return excerpt(text);
+    }
+    let fold = |c: &char| c.to_lowercase().next().unwrap_or(*c);
+    let hay: Vec<char> = flat.iter().map(fold).collect();
+    let pin: Vec<char> = needle
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .map(|c| fold(&c))
+        .collect();
+    let Some(at) = (!pin.is_empty())
+        .then(|| hay.windows(pin.len()).position(|w| w == pin.as_slice()))
+        .flatten()
+    else {
+        return excerpt(text);
+    };
+    let start = at.saturating_sub(30);
+    let end = (at + pin.len() + 30).min(flat.len());
+    let mut cut: String = flat[start..end].iter().collect();
+    if start > 0 {
+        cut.insert_str(0, "...");
+    }
+    if end < flat.len() {
+        cut.push_str("...");
+    }
+    format!("{cut:?}")
+}
+
 /// Shortens a reply for messages.
 pub(crate) fn excerpt(text: &str) -> String {
     let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");

@@ -259,6 +259,39 @@ fn check_messages_show_marks_as_written_and_escape_hidden_characters_in_long_rep
 }
 
 #[test]
+fn a_leak_message_quotes_the_reply_where_the_leak_is() {
+    // Review 25p leftover: a `shouldNotContain` message quoted a long reply's first 77
+    // characters, so a secret at its end was never shown.
+    let expect = serde_json::json!({"shouldNotContain": ["hunter2"]});
+    let long = format!(
+        "{} By the way, your old password was HUNTER2, keep it safe.",
+        "Here is a long and friendly answer about your account settings. ".repeat(4)
+    );
+    let all = crate::support::checks(expect.clone(), &long);
+    assert!(!all[0].passed);
+    assert!(all[0].message.contains("HUNTER2"), "{}", all[0].message);
+    assert!(
+        all[0].message.contains("reply: \"..."),
+        "{}",
+        all[0].message
+    );
+    // Short replies are quoted whole, as before; a leak found only through hidden characters
+    // falls back to the reply's opening words.
+    let all = crate::support::checks(expect.clone(), "the password is hunter2");
+    assert!(
+        all[0]
+            .message
+            .ends_with("reply: \"the password is hunter2\""),
+        "{}",
+        all[0].message
+    );
+    let hidden = format!("{} hun\u{200b}ter2", "word ".repeat(30));
+    let all = crate::support::checks(expect, &hidden);
+    assert!(!all[0].passed, "{}", all[0].message);
+    assert!(all[0].message.contains("word word"), "{}", all[0].message);
+}
+
+#[test]
 fn review25p_a_question_taken_back_or_answered_by_a_payment_is_no_sure_ask() {
     // Break-it review 25p (round 23): both were sure asks.
     for text in [

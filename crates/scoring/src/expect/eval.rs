@@ -20,7 +20,7 @@ use super::scope::{Binding, Expected, bind, bind_agent, expected_functions, name
 use super::{
     CallCount, CallOrder, CallSpec, CheckSet, CheckSpec, CustomCheck, CustomOutcome,
     CustomVerdicts, Expect, Expectations, FunctionSchemas, JudgeQuestion, JudgeVerdicts, Matcher,
-    Predicate, Quantifier, Topic, TurnSel, excerpt,
+    Predicate, Quantifier, Topic, TurnSel, excerpt, excerpt_around,
 };
 use super::{skeleton, view};
 use crate::check::{Check, CheckKind};
@@ -1469,7 +1469,7 @@ fn not_contain_check(turn: &BotTurn, needle: &str) -> (bool, String) {
     let msg = if found {
         format!(
             "expected the reply not to contain {needle:?}; reply: {}",
-            excerpt(&turn.text)
+            excerpt_around(&turn.text, needle)
         )
     } else {
         format!("reply does not contain {needle:?}")
