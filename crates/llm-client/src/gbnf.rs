@@ -35,6 +35,8 @@ use serde_json::{Map, Value};
 
 /// Integer ranges with at most this many values are listed in the grammar.
 pub const MAX_ENUMERATED_INTEGERS: i64 = 256;
+/// 2^53: integers below it are exact as f64.
+const EXACT: f64 = 9_007_199_254_740_992.0;
 /// Repetition bounds (`minItems`, `maxLength` …) above this are left to validation: llama.cpp
 /// expands a bounded repetition into one rule per step.
 pub const MAX_REPETITION: u64 = 1000;
@@ -207,18 +209,24 @@ impl<'a> Converter<'a> {
                 let options = options
                     .as_array()
                     .ok_or_else(|| invalid(at, &format!("{keyword} is not a list")))?;
-                if options.is_empty() {
-                    return Err(unsatisfiable(at, &format!("an empty {keyword}")));
-                }
                 let mut exprs = Vec::with_capacity(options.len());
+                let mut unsatisfiable_branch = None;
                 for (i, option) in options.iter().enumerate() {
-                    let expr = self.visit(
+                    // A branch no value satisfies drops out; the others still may.
+                    match self.visit(
                         option,
                         &format!("{hint}-{i}"),
                         &format!("{at}/{keyword}/{i}"),
                         depth + 1,
-                    )?;
-                    exprs.push(expr);
+                    ) {
+                        Ok(expr) => exprs.push(expr),
+                        Err(e @ GbnfError::Unsatisfiable { .. }) => unsatisfiable_branch = Some(e),
+                        Err(e) => return Err(e),
+                    }
+                }
+                if exprs.is_empty() {
+                    return Err(unsatisfiable_branch
+                        .unwrap_or_else(|| unsatisfiable(at, &format!("an empty {keyword}"))));
                 }
                 return Ok(alternatives(exprs));
             }
@@ -421,13 +429,19 @@ impl<'a> Converter<'a> {
             if lo > hi {
                 return Err(unsatisfiable(at, "no integer lies within the bounds"));
             }
-            if hi - lo < MAX_ENUMERATED_INTEGERS as f64 {
-                // Both within ±2^63 (the difference is small and each is a bound of a JSON
-                // number the schema holds as f64); listed from the lower bound up.
+            // Listed only where every integer between is exact as the f64 the bounds were
+            // read as (below 2^53): beyond, the bounds themselves are rounded.
+            if hi - lo < MAX_ENUMERATED_INTEGERS as f64 && lo.abs() < EXACT && hi.abs() < EXACT {
+                // Exact: both are integral and below 2^53.
                 let (lo, hi) = (lo as i64, hi as i64);
                 let values: Vec<String> = (lo..=hi).map(|n| literal(&Value::from(n))).collect();
                 return Ok(alternatives(values));
             }
+        }
+        // The primitives stop at 16 digits (a tiny model otherwise writes digits until its
+        // cap); a bound of 16 digits or more needs more.
+        if lo.is_some_and(|x| x.abs() >= 1e15) || hi.is_some_and(|x| x.abs() >= 1e15) {
+            return self.rule("big-integer", r#""-"? ([0] | [1-9] [0-9]*)"#.to_owned());
         }
         Ok(if lo.is_some_and(|lo| lo >= 0.0) {
             self.primitive("integral-part")
@@ -467,14 +481,20 @@ impl<'a> Converter<'a> {
         let mut required_kvs = Vec::new();
         let mut optional_kvs = Vec::new();
         for (name, schema) in properties.into_iter().flatten() {
-            let value = self.visit(
+            let is_required = required.contains(&name.as_str());
+            let value = match self.visit(
                 schema,
                 &format!("{hint}-{name}"),
                 &format!("{at}/properties/{}", escape_pointer(name)),
                 depth + 1,
-            )?;
+            ) {
+                Ok(value) => value,
+                // An optional property no value satisfies can only be left out.
+                Err(GbnfError::Unsatisfiable { .. }) if !is_required => continue,
+                Err(e) => return Err(e),
+            };
             let kv = self.key_value(hint, name, &value)?;
-            if required.contains(&name.as_str()) {
+            if is_required {
                 required_kvs.push(kv);
             } else {
                 optional_kvs.push(kv);
@@ -484,8 +504,12 @@ impl<'a> Converter<'a> {
             .iter()
             .filter(|r| !properties.is_some_and(|p| p.contains_key(**r)))
         {
-            // A required name with no schema: any value under it, if names may be added.
-            if additional.is_none() {
+            // A required name with no schema of its own: any value under it, unless the schema
+            // forbids every name it does not declare (`additionalProperties: false` without
+            // `patternProperties`, which may name it: validation decides those).
+            let forbidden = map.get("additionalProperties") == Some(&Value::Bool(false))
+                && !map.contains_key("patternProperties");
+            if forbidden {
                 return Err(unsatisfiable(
                     at,
                     &format!("{missing:?} is required but no property may be added"),
@@ -506,10 +530,53 @@ impl<'a> Converter<'a> {
                 Some(self.added_key_value(schema, &names, hint, at, depth)?)
             }
         };
-        self.rule(
-            hint,
-            object_body(&required_kvs, &optional_kvs, extra.as_deref()),
-        )
+        let body = self.object_body(hint, &required_kvs, &optional_kvs, extra.as_deref())?;
+        self.rule(hint, body)
+    }
+
+    /// An object's body from its properties' rules: the required ones in order, then each
+    /// optional one at most once in order, then added ones (`extra`) any number of times. With
+    /// none required, any optional one (or an added one) may come first. What may follow the
+    /// i-th optional property is one rule (`…-rest-i`), so the grammar grows with the number of
+    /// properties, not with its square.
+    fn object_body(
+        &mut self,
+        hint: &str,
+        required: &[String],
+        optional: &[String],
+        extra: Option<&str>,
+    ) -> Result<String, GbnfError> {
+        let comma = "\",\" space";
+        let extras = extra.map(|e| format!("({comma} {e})*")).unwrap_or_default();
+        // rest[i]: what may follow once the optional properties before i are decided.
+        let mut rest = vec![String::new(); optional.len() + 1];
+        rest[optional.len()].clone_from(&extras);
+        for i in (0..optional.len()).rev() {
+            let body = format!("({comma} {})? {}", optional[i], rest[i + 1]);
+            rest[i] = self.rule(&format!("{hint}-rest-{i}"), body.trim_end().to_owned())?;
+        }
+        let mut body = "\"{\" space ".to_owned();
+        if required.is_empty() {
+            let mut starts: Vec<String> = optional
+                .iter()
+                .enumerate()
+                .map(|(i, kv)| format!("{kv} {}", rest[i + 1]).trim_end().to_owned())
+                .collect();
+            if let Some(e) = extra {
+                starts.push(format!("{e} {extras}").trim_end().to_owned());
+            }
+            if !starts.is_empty() {
+                let _ = write!(body, "({})? ", starts.join(" | "));
+            }
+        } else {
+            body.push_str(&required.join(&format!(" {comma} ")));
+            if !rest[0].is_empty() {
+                let _ = write!(body, " {}", rest[0]);
+            }
+            body.push(' ');
+        }
+        body.push_str("space \"}\"");
+        Ok(body)
     }
 
     /// The rule of one named property: its key, then its value.
@@ -683,43 +750,6 @@ impl<'a> Converter<'a> {
         }
         name.to_owned()
     }
-}
-
-/// An object's body from its properties' rules: the required ones in order, then each optional
-/// one at most once in order, then added ones (`extra`) any number of times. With none required,
-/// any optional one (or an added one) may come first.
-fn object_body(required: &[String], optional: &[String], extra: Option<&str>) -> String {
-    let comma = "\",\" space";
-    let extras = extra
-        .map(|e| format!(" ({comma} {e})*"))
-        .unwrap_or_default();
-    let mut body = "\"{\" space ".to_owned();
-    if required.is_empty() {
-        let mut starts = Vec::new();
-        for (i, kv) in optional.iter().enumerate() {
-            let mut s = kv.clone();
-            for later in &optional[i + 1..] {
-                let _ = write!(s, " ({comma} {later})?");
-            }
-            s.push_str(&extras);
-            starts.push(s);
-        }
-        if let Some(e) = extra {
-            starts.push(format!("{e}{extras}"));
-        }
-        if !starts.is_empty() {
-            let _ = write!(body, "({})? ", starts.join(" | "));
-        }
-    } else {
-        body.push_str(&required.join(&format!(" {comma} ")));
-        for kv in optional {
-            let _ = write!(body, " ({comma} {kv})?");
-        }
-        body.push_str(&extras);
-        body.push(' ');
-    }
-    body.push_str("space \"}\"");
-    body
 }
 
 /// A JSON string other than each of `names` (an added property must not repeat a named one),

@@ -332,7 +332,7 @@ fn parse_and_validate(
             invalid(format!("reply is not JSON: {e}"))
         }
     })?;
-    let validator = jsonschema::validator_for(schema)
+    let validator = crate::structured::compile(schema)
         .map_err(|e| invalid(format!("the output schema itself is invalid: {e}")))?;
     let errors = crate::structured::schema_errors(&validator, &value);
     if errors.is_empty() {

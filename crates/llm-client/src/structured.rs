@@ -435,6 +435,16 @@ fn number_from_text(text: &str, integer_only: bool) -> Option<Value> {
 }
 
 /// The first few messages of `validator` on `value`, each with its instance path.
+/// The validator of a reply schema: its draft from its `$schema` (2020-12 without one), and
+/// `format` checked (a `date` that is no date is invalid, as `validParams` reads it).
+pub(crate) fn compile(
+    schema: &Value,
+) -> Result<jsonschema::Validator, jsonschema::ValidationError<'static>> {
+    jsonschema::options()
+        .should_validate_formats(true)
+        .build(schema)
+}
+
 pub(crate) fn schema_errors(validator: &jsonschema::Validator, value: &Value) -> Vec<String> {
     validator
         .iter_errors(value)
@@ -478,8 +488,7 @@ impl Validators {
             return Ok(Arc::clone(v));
         }
         let compiled = Arc::new(
-            jsonschema::validator_for(schema)
-                .map_err(|e| format!("the output schema itself is invalid: {e}"))?,
+            compile(schema).map_err(|e| format!("the output schema itself is invalid: {e}"))?,
         );
         cache.insert(key, Arc::clone(&compiled));
         Ok(compiled)
@@ -491,6 +500,15 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    /// Break-it review of the local grammars: a reply's `format` went unchecked here while
+    /// `validParams` refused it.
+    #[test]
+    fn reply_formats_are_checked() {
+        let v = compile(&serde_json::json!({"type": "string", "format": "date"})).expect("valid");
+        assert!(v.is_valid(&serde_json::json!("2026-11-29")));
+        assert!(!v.is_valid(&serde_json::json!("Alice")));
+    }
 
     fn judge_schema() -> Value {
         json!({
@@ -534,7 +552,7 @@ mod tests {
     #[test]
     fn scores_as_text_are_coerced_and_recorded() {
         let schema = judge_schema();
-        let mut v = json!({"score": "8", "label": "x", "notes": [{"t": "a"}]});
+        let mut v = json!({"score": "8", "label": "urn:x", "notes": [{"t": "a"}]});
         let c = coerce_to_schema(&mut v, &schema);
         assert_eq!(v["score"], json!(8));
         assert_eq!(
@@ -545,12 +563,12 @@ mod tests {
             }]
         );
 
-        let mut v = json!({"score": " 8.5 ", "label": "x", "notes": null});
+        let mut v = json!({"score": " 8.5 ", "label": "urn:x", "notes": null});
         let c = coerce_to_schema(&mut v, &schema);
-        assert_eq!(v, json!({"score": 8.5, "label": "x"}));
+        assert_eq!(v, json!({"score": 8.5, "label": "urn:x"}));
         assert_eq!(c.len(), 2);
 
-        let mut v = json!({"score": "high", "label": "x"});
+        let mut v = json!({"score": "high", "label": "urn:x"});
         assert!(coerce_to_schema(&mut v, &schema).is_empty());
     }
 
@@ -559,7 +577,7 @@ mod tests {
     fn a_fraction_is_left_for_the_schema_to_refuse() {
         let schema = judge_schema();
         for text in ["5/5", "3/4", "8/10", "9.5/10", "7 points", "7-8"] {
-            let mut v = json!({"score": text, "label": "x"});
+            let mut v = json!({"score": text, "label": "urn:x"});
             assert!(coerce_to_schema(&mut v, &schema).is_empty(), "{text}");
             assert_eq!(v["score"], json!(text), "{text}");
         }
@@ -570,11 +588,11 @@ mod tests {
         let validators = Validators::default();
         let schema = judge_schema();
         assert_eq!(
-            validators.validate(&schema, &json!({"score": 3, "label": "x"})),
+            validators.validate(&schema, &json!({"score": 3, "label": "urn:x"})),
             Ok(())
         );
         let err = validators
-            .validate(&schema, &json!({"score": 11, "label": "x"}))
+            .validate(&schema, &json!({"score": 11, "label": "urn:x"}))
             .expect_err("out of range");
         assert!(err.starts_with("/score:"), "{err}");
         let err = validators

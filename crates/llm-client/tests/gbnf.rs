@@ -571,7 +571,7 @@ fn schemas_without_a_grammar_are_errors_with_their_place() {
         err(json!({"$ref": "https://example.com/s.json"})),
         GbnfError::Ref { .. }
     ));
-    let e = err(json!({"type": "object", "properties": {"a": {"enum": []}}}));
+    let e = err(json!({"type": "object", "properties": {"a": {"enum": []}}, "required": ["a"]}));
     assert!(
         matches!(&e, GbnfError::Unsatisfiable { at, .. } if at == "#/properties/a"),
         "{e}"
@@ -596,6 +596,66 @@ fn schemas_without_a_grammar_are_errors_with_their_place() {
         deep = json!({"type": "array", "items": deep});
     }
     assert!(matches!(err(deep), GbnfError::TooLarge(_)));
+}
+
+/// The break-it review of the local grammars (through `scenario-engine test --provider local`).
+#[test]
+fn satisfiable_schemas_the_review_found_refused_convert() {
+    // An optional property no value satisfies is left out; a union keeps its other branches.
+    check(
+        json!({"type": "object", "properties": {
+            "a": {"enum": []}, "b": false, "c": {"type": "array", "minItems": 3, "maxItems": 1},
+            "u": {"anyOf": [{"enum": []}, {"const": 1}]}}}),
+        &["{}", r#"{"u":1}"#],
+        &[r#"{"a":1}"#, r#"{"u":2}"#],
+    );
+    // A required name with no schema of its own, `additionalProperties` absent (so allowed).
+    check(
+        json!({"properties": {"a": {"const": 1}}, "required": ["a", "zz"]}),
+        &[r#"{"a":1,"zz":[true]}"#],
+        &[r#"{"a":1}"#],
+    );
+    // `patternProperties` may declare it: left to validation.
+    json_schema_to_gbnf(&json!({"patternProperties": {"^x_": {"const": 1}},
+        "additionalProperties": false, "required": ["x_a"]}))
+    .expect("a grammar");
+}
+
+#[test]
+fn integer_bounds_beyond_what_f64_holds_exactly_are_left_to_validation() {
+    check(
+        json!({"type": "integer", "minimum": 9_007_199_254_740_993_u64, "maximum": 9_007_199_254_740_993_u64}),
+        &["9007199254740993"],
+        &["1.5"],
+    );
+    check(
+        json!({"type": "integer", "minimum": 1e300, "maximum": 1e300}),
+        &["1000000000000000000000000000000"],
+        &[],
+    );
+    // At least 17 digits where the lower bound asks for them.
+    check(
+        json!({"type": "integer", "minimum": 100_000_000_000_000_000_u64}),
+        &["100000000000000000", "123456789012345678901"],
+        &[],
+    );
+}
+
+#[test]
+fn many_optional_properties_grow_the_grammar_linearly() {
+    let schema = |n: usize| {
+        json!({"type": "object", "additionalProperties": false, "properties":
+            (0..n).map(|i| (format!("p{i}"), json!({"type": "integer", "minimum": 0, "maximum": 1})))
+                .collect::<serde_json::Map<_, _>>()})
+    };
+    let size = |n| json_schema_to_gbnf(&schema(n)).expect("converts").len();
+    assert!(size(200) < 12 * size(20), "{} vs {}", size(200), size(20));
+    // The alphabetical key order: p0, p1, p10, p100 …
+    check(
+        schema(150),
+        &["{}", r#"{"p0":1,"p1":0,"p99":1}"#],
+        &[r#"{"p1":0,"p0":1}"#],
+    );
 }
 
 #[test]

@@ -293,6 +293,11 @@ impl Engine {
             .min(n_ctx - n_prompt)
             .max(1);
         let grammar = match &req.output_schema {
+            // A tool's arguments keep their fractions (an amount of 12.75 within 0–10,000):
+            // only agents' own schemas (judge scores) get whole-number ranges.
+            Some(schema) if super::tools::is_tool_reply(schema) => {
+                Some((grammar_for_schema(&schema.schema)?, schema.name.clone()))
+            }
             Some(schema) => Some((
                 grammar_for_schema(&integer_bounded_numbers(&schema.schema))?,
                 schema.name.clone(),

@@ -85,6 +85,11 @@ fn describe(tools: &[ToolDef]) -> String {
         .join("\n")
 }
 
+/// Whether `schema` is the reply schema this module asks of a model acting as a bot.
+pub(super) fn is_tool_reply(schema: &OutputSchema) -> bool {
+    schema.name == SCHEMA_NAME
+}
+
 /// The tool's parameter schema, or "any object" when it declares none.
 fn arguments_schema(tool: &ToolDef) -> Value {
     match &tool.parameters {
@@ -93,14 +98,73 @@ fn arguments_schema(tool: &ToolDef) -> Value {
     }
 }
 
+/// `schema` with its local `$ref`s (`#`, `#/$defs/…`, `#/properties/…`) pointing into it where
+/// it sits in the reply schema (`at`, a JSON pointer): written for the tool's own schema, they
+/// would otherwise resolve against the reply's wrapper.
+///
+/// The reply schema is read as draft 2020-12 (its `$schema` says nothing), so the draft 4–7
+/// forms a tool may use are written the 2020-12 way: a boolean `exclusiveMinimum` or
+/// `exclusiveMaximum` (draft 4) becomes the bound itself, a list `items` becomes
+/// `prefixItems` (with `additionalItems` as `items`), and a `$schema` is dropped.
+fn rebased(schema: &Value, at: &str) -> Value {
+    match schema {
+        Value::Object(map) => {
+            let mut out: Map<String, Value> = map
+                .iter()
+                .filter(|(k, _)| k.as_str() != "$schema")
+                .map(|(k, v)| {
+                    let v = match (k.as_str(), v) {
+                        ("$ref", Value::String(r)) if r.starts_with('#') => {
+                            Value::String(format!("#{at}{}", &r[1..]))
+                        }
+                        // Keyword values that are not schemas hold no `$ref` to rewrite.
+                        ("enum" | "const" | "default" | "examples", _) => v.clone(),
+                        _ => rebased(v, at),
+                    };
+                    (k.clone(), v)
+                })
+                .collect();
+            for (exclusive, bound) in [
+                ("exclusiveMinimum", "minimum"),
+                ("exclusiveMaximum", "maximum"),
+            ] {
+                if let Some(Value::Bool(on)) = out.get(exclusive).cloned() {
+                    out.remove(exclusive);
+                    if on && let Some(b) = out.remove(bound) {
+                        out.insert(exclusive.into(), b);
+                    }
+                }
+            }
+            if matches!(out.get("items"), Some(Value::Array(_))) {
+                if let Some(tuple) = out.remove("items") {
+                    out.insert("prefixItems".into(), tuple);
+                }
+                if let Some(rest) = out.remove("additionalItems") {
+                    out.insert("items".into(), rest);
+                }
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(|v| rebased(v, at)).collect()),
+        other => other.clone(),
+    }
+}
+
 /// The schema the reply must follow.
 fn reply_schema(tools: &[ToolDef], must_call: bool) -> Value {
+    let single = tools.len() == 1;
     let calls: Vec<Value> = tools
         .iter()
-        .map(|t| {
+        .enumerate()
+        .map(|(i, t)| {
+            let at = if single {
+                "/properties/tool_calls/items/properties/arguments".to_owned()
+            } else {
+                format!("/properties/tool_calls/items/anyOf/{i}/properties/arguments")
+            };
             json!({
                 "type": "object",
-                "properties": {"name": {"const": t.name}, "arguments": arguments_schema(t)},
+                "properties": {"name": {"const": t.name}, "arguments": rebased(&arguments_schema(t), &at)},
                 "required": ["name", "arguments"],
                 "additionalProperties": false
             })
@@ -110,7 +174,7 @@ fn reply_schema(tools: &[ToolDef], must_call: bool) -> Value {
     array.insert("type".into(), "array".into());
     array.insert(
         "items".into(),
-        if calls.len() == 1 {
+        if single {
             calls[0].clone()
         } else {
             json!({"anyOf": calls})
@@ -173,6 +237,77 @@ mod tests {
         req.tools = vec![tool("wallet__send"), tool("wallet__balance")];
         req.tool_choice = choice;
         req
+    }
+
+    /// Break-it review of the local grammars: a tool's own `$ref`s resolved against the reply's
+    /// wrapper (`#` was the whole reply, `#/$defs/n` did not resolve).
+    #[test]
+    fn a_tools_refs_point_into_its_own_schema_in_the_reply() {
+        let node = json!({
+            "type": "object",
+            "$defs": {"n": {"type": "integer", "minimum": 0, "maximum": 3}},
+            "properties": {"v": {"$ref": "#/$defs/n"}, "child": {"$ref": "#"}},
+            "required": ["v"],
+            "additionalProperties": false
+        });
+        for tools in [1, 2] {
+            let defs: Vec<ToolDef> = (0..tools)
+                .map(|i| ToolDef {
+                    name: format!("t{i}"),
+                    description: String::new(),
+                    parameters: node.clone(),
+                })
+                .collect();
+            let schema = reply_schema(&defs, true);
+            let good = json!({"reply": "", "tool_calls": [
+                {"name": "t0", "arguments": {"v": 1, "child": {"v": 2, "child": {"v": 0}}}}]});
+            let bad = json!({"reply": "", "tool_calls": [
+                {"name": "t0", "arguments": {"v": 1, "child": {"reply": "#", "tool_calls": []}}}]});
+            let validator = jsonschema::validator_for(&schema).expect("the refs resolve");
+            assert!(validator.is_valid(&good), "{schema}");
+            assert!(!validator.is_valid(&bad), "{schema}");
+            crate::gbnf::json_schema_to_gbnf(&schema).expect("a grammar");
+        }
+    }
+
+    /// Break-it review: draft-04 and draft-07 parameter schemas failed the reply's validation
+    /// ("the output schema itself is invalid") after the model had written its reply.
+    #[test]
+    fn draft_4_and_7_forms_are_written_the_2020_way() {
+        let old = json!({
+            "$schema": "http://json-schema.org/draft-04/schema#",
+            "type": "object",
+            "properties": {
+                "n": {"type": "integer", "minimum": 1, "exclusiveMinimum": true, "maximum": 3},
+                "m": {"type": "integer", "maximum": 9, "exclusiveMaximum": false},
+                "t": {"type": "array", "items": [{"type": "string"}, {"type": "integer"}],
+                      "additionalItems": false}
+            }
+        });
+        let new = rebased(&old, "");
+        assert!(new.get("$schema").is_none());
+        let p = &new["properties"];
+        assert_eq!(
+            p["n"],
+            json!({"type": "integer", "exclusiveMinimum": 1, "maximum": 3})
+        );
+        assert_eq!(p["m"], json!({"type": "integer", "maximum": 9}));
+        assert_eq!(p["t"]["prefixItems"][1], json!({"type": "integer"}));
+        assert_eq!(p["t"]["items"], json!(false));
+        let schema = reply_schema(
+            &[ToolDef {
+                name: "f".into(),
+                description: String::new(),
+                parameters: old,
+            }],
+            true,
+        );
+        let validator = crate::structured::compile(&schema).expect("a valid schema");
+        let call =
+            |args: Value| json!({"reply": "", "tool_calls": [{"name": "f", "arguments": args}]});
+        assert!(validator.is_valid(&call(json!({"n": 2, "t": ["a", 1]}))));
+        assert!(!validator.is_valid(&call(json!({"n": 1}))));
+        assert!(!validator.is_valid(&call(json!({"t": ["a", 1, 2]}))));
     }
 
     #[test]
