@@ -17,8 +17,10 @@
 //!   `maxItems`;
 //! - strings: `minLength` and `maxLength` in characters;
 //! - integers: `minimum`/`maximum` (and the exclusive forms) when the range holds at most
-//!   [`MAX_ENUMERATED_INTEGERS`] values, listed; a non-negative lower bound otherwise;
-//! - numbers: a non-negative lower bound (no minus sign).
+//!   [`MAX_ENUMERATED_INTEGERS`] values below 2^53, listed; a non-negative lower bound otherwise;
+//! - numbers: a non-negative lower bound (no minus sign); at most 16 digits before the point
+//!   unless a bound has more (tiny models otherwise write digits until their cap);
+//! - an optional property, or a union's branch, that no value satisfies is left out.
 //!
 //! What it leaves to validation: `pattern`, `format`, `multipleOf`, `uniqueItems`, `not`,
 //! `if`/`then`/`else`, `patternProperties`, wider integer ranges and number ranges, repetition
