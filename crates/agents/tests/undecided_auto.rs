@@ -5,7 +5,6 @@
 //! `judges`; and every batch the gate decides gets the same verdict under both.
 
 use agents::gate;
-use codeswitch::{LanguagePair, ScriptHint, without_speaker_label};
 use runlog::GateUndecided;
 
 use crate::gate_batches::{self, Batch};
@@ -35,27 +34,10 @@ const SETS: &[&str] = &[
 fn verdict(b: &Batch, undecided: GateUndecided) -> (Option<bool>, bool) {
     let mut settings = b.settings;
     settings.undecided = undecided;
-    let Ok(pair) = LanguagePair::parse(&b.first, &b.second) else {
-        let v = gate::decide(settings, None, b.cs_type.as_deref(), b.multi_turn);
-        return (v.passed, false);
-    };
-    let texts: Vec<String> = b
-        .texts
-        .iter()
-        .map(|t| {
-            if b.multi_turn {
-                without_speaker_label(t).to_owned()
-            } else {
-                t.clone()
-            }
-        })
-        .collect();
-    let m = pair.measure_with(&texts, b.romanized.then_some(ScriptHint::Romanized));
-    let v = gate::decide(settings, Some(&m), b.cs_type.as_deref(), b.multi_turn);
-    (
-        v.passed,
-        m.status != codeswitch::MeasurementStatus::Unavailable,
-    )
+    let m = gate_batches::measurement(b);
+    let v = gate::decide(settings, m.as_ref(), b.cs_type.as_deref(), b.multi_turn);
+    let measured = m.is_some_and(|m| m.status != codeswitch::MeasurementStatus::Unavailable);
+    (v.passed, measured)
 }
 
 #[test]

@@ -278,7 +278,7 @@ impl<'a> Converter<'a> {
             "string" => self.string(map, hint, at),
             "integer" => self.integer(map, at),
             "number" => Ok(
-                if bound(map, "minimum", "exclusiveMinimum").is_some_and(|(lo, _)| lo >= 0.0) {
+                if bound(map, Side::Lower).is_some_and(|(lo, _)| lo >= 0.0) {
                     self.primitive("unsigned-number")
                 } else {
                     self.primitive("number")
@@ -419,11 +419,11 @@ impl<'a> Converter<'a> {
     }
 
     fn integer(&mut self, map: &Map<String, Value>, at: &str) -> Result<String, GbnfError> {
-        let lo = bound(map, "minimum", "exclusiveMinimum").map(|(x, exclusive)| {
+        let lo = bound(map, Side::Lower).map(|(x, exclusive)| {
             let c = x.ceil();
             if exclusive && c == x { c + 1.0 } else { c }
         });
-        let hi = bound_max(map).map(|(x, exclusive)| {
+        let hi = bound(map, Side::Upper).map(|(x, exclusive)| {
             let f = x.floor();
             if exclusive && f == x { f - 1.0 } else { f }
         });
@@ -859,30 +859,29 @@ fn is_symbol(expr: &str) -> bool {
     !expr.is_empty() && expr.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
 }
 
-/// A lower bound (`minimum`, or `exclusiveMinimum` as a number or draft 4's boolean) and
-/// whether it is exclusive.
-fn bound(map: &Map<String, Value>, inclusive: &str, exclusive: &str) -> Option<(f64, bool)> {
+/// The tighter of a bound's inclusive and exclusive forms (`exclusiveMinimum` as a number, or
+/// draft 4's boolean beside `minimum`), and whether it is exclusive.
+#[derive(Clone, Copy)]
+enum Side {
+    Lower,
+    Upper,
+}
+
+fn bound(map: &Map<String, Value>, side: Side) -> Option<(f64, bool)> {
+    let (inclusive, exclusive) = match side {
+        Side::Lower => ("minimum", "exclusiveMinimum"),
+        Side::Upper => ("maximum", "exclusiveMaximum"),
+    };
     let inc = map.get(inclusive).and_then(Value::as_f64);
     match map.get(exclusive) {
         Some(Value::Number(n)) => {
             let x = n.as_f64()?;
+            let inclusive_is_tighter = |i: f64| match side {
+                Side::Lower => i > x,
+                Side::Upper => i < x,
+            };
             Some(match inc {
-                Some(i) if i > x => (i, false),
-                _ => (x, true),
-            })
-        }
-        Some(Value::Bool(true)) => inc.map(|i| (i, true)),
-        _ => inc.map(|i| (i, false)),
-    }
-}
-
-fn bound_max(map: &Map<String, Value>) -> Option<(f64, bool)> {
-    let inc = map.get("maximum").and_then(Value::as_f64);
-    match map.get("exclusiveMaximum") {
-        Some(Value::Number(n)) => {
-            let x = n.as_f64()?;
-            Some(match inc {
-                Some(i) if i < x => (i, false),
+                Some(i) if inclusive_is_tighter(i) => (i, false),
                 _ => (x, true),
             })
         }

@@ -8,7 +8,7 @@
 )]
 
 use agents::gate;
-use codeswitch::{LanguagePair, ScriptHint, without_speaker_label};
+use codeswitch::{LanguagePair, Measurement, ScriptHint, without_speaker_label};
 use runlog::{GateSettings, GateUndecided};
 
 /// One batch of a review file.
@@ -122,12 +122,20 @@ pub(crate) fn batches(data: &str) -> Vec<Batch> {
 /// Whether the run would accept the batch with every judge at 10: the gate passes it, or is
 /// undecided and the judges decide. A pair the measurement does not know is undecided.
 pub(crate) fn accepted(b: &Batch) -> (bool, String) {
-    let Ok(pair) = LanguagePair::parse(&b.first, &b.second) else {
+    let Some(m) = measurement(b) else {
         return (
             b.settings.undecided != GateUndecided::Reject,
             "no measurement".into(),
         );
     };
+    let v = gate::decide(b.settings, Some(&m), b.cs_type.as_deref(), b.multi_turn);
+    (v.passed != Some(false), v.reason)
+}
+
+/// The batch's measurement as a run makes it (speaker labels dropped, the romanized hint), or
+/// `None` for a pair the measurement does not know.
+pub(crate) fn measurement(b: &Batch) -> Option<Measurement> {
+    let pair = LanguagePair::parse(&b.first, &b.second).ok()?;
     let texts: Vec<String> = if b.multi_turn {
         b.texts
             .iter()
@@ -136,9 +144,7 @@ pub(crate) fn accepted(b: &Batch) -> (bool, String) {
     } else {
         b.texts.clone()
     };
-    let m = pair.measure_with(&texts, b.romanized.then_some(ScriptHint::Romanized));
-    let v = gate::decide(b.settings, Some(&m), b.cs_type.as_deref(), b.multi_turn);
-    (v.passed != Some(false), v.reason)
+    Some(pair.measure_with(&texts, b.romanized.then_some(ScriptHint::Romanized)))
 }
 
 /// Every batch gets the verdict its header expects, except those of `known_open` (id, why),
