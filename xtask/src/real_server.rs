@@ -30,6 +30,45 @@ const PACKAGE: &str = "llama-cpp-python[server]==0.3.36";
 const CMAKE_ARGS: &str =
     "-DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_CURL=OFF";
 
+/// The x86 instruction sets llama.cpp may use, each with the `/proc/cpuinfo` flag that says the
+/// machine has it. AVX-512 and AMX are left out (llama.cpp's defaults off the native build).
+const X86_OPTIONS: [(&str, &str); 6] = [
+    ("sse4_2", "GGML_SSE42"),
+    ("avx", "GGML_AVX"),
+    ("avx2", "GGML_AVX2"),
+    ("fma", "GGML_FMA"),
+    ("f16c", "GGML_F16C"),
+    ("bmi2", "GGML_BMI2"),
+];
+
+/// [`CMAKE_ARGS`] with the CPU options spelled out instead of llama.cpp's native build
+/// (`-march=native`): on a machine that reports AMX, whose tile state the kernel (or a VM)
+/// does not grant the process, the native build's AMX matrix products died of a general
+/// protection fault (`ldtilecfg` in libggml-cpu) at the first completion, and both servers with
+/// it. The options come from `cpu_flags` (the machine's `/proc/cpuinfo` flags), so the build
+/// uses what the machine has, up to AVX2.
+fn cmake_args(cpu_flags: &str) -> String {
+    let flags: Vec<&str> = cpu_flags.split_whitespace().collect();
+    let mut args = format!("{CMAKE_ARGS} -DGGML_NATIVE=OFF");
+    for (flag, option) in X86_OPTIONS {
+        let on = if flags.contains(&flag) { "ON" } else { "OFF" };
+        args.push_str(&format!(" -D{option}={on}"));
+    }
+    args
+}
+
+/// The first `flags` line of `/proc/cpuinfo` (empty where there is none).
+fn cpu_flags() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("flags")
+                .map(|rest| rest.trim_start_matches([' ', '\t', ':']).to_owned())
+        })
+        .unwrap_or_default()
+}
+
 /// How long the server may take to load the model and answer `/v1/models`.
 const START_TIMEOUT: Duration = Duration::from_secs(180);
 
@@ -140,7 +179,7 @@ pub(crate) fn prepare(dir: &Path, log: Option<&Path>) -> anyhow::Result<PathBuf>
         &[PACKAGE],
         "import llama_cpp.server",
         &[
-            ("CMAKE_ARGS", CMAKE_ARGS.to_owned()),
+            ("CMAKE_ARGS", cmake_args(&cpu_flags())),
             ("CMAKE_BUILD_PARALLEL_LEVEL", jobs.to_string()),
         ],
         log,
@@ -259,4 +298,32 @@ fn tail(path: &Path, lines: usize) -> String {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     let all: Vec<&str> = text.lines().collect();
     all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cmake_args;
+
+    #[test]
+    fn llama_cpp_is_built_for_the_machines_instruction_sets_never_natively() {
+        let amx_machine = "fpu sse4_1 sse4_2 avx f16c bmi1 avx2 bmi2 fma avx512f amx_tile amx_int8";
+        let args = cmake_args(amx_machine);
+        assert!(args.contains("-DGGML_NATIVE=OFF"), "{args}");
+        for option in ["SSE42", "AVX", "AVX2", "FMA", "F16C", "BMI2"] {
+            assert!(args.contains(&format!("-DGGML_{option}=ON")), "{args}");
+        }
+        assert!(!args.contains("AVX512") && !args.contains("AMX"), "{args}");
+        // A machine without AVX2 gets a build without it (no illegal instruction).
+        let old = cmake_args("fpu sse4_1 sse4_2 avx");
+        assert!(
+            old.contains("-DGGML_AVX=ON") && old.contains("-DGGML_AVX2=OFF"),
+            "{old}"
+        );
+        assert!(
+            old.contains("-DGGML_FMA=OFF") && old.contains("-DGGML_F16C=OFF"),
+            "{old}"
+        );
+        // No flags line (another architecture): every x86 option off.
+        assert!(!cmake_args("").contains("=ON"));
+    }
 }

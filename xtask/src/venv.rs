@@ -36,9 +36,18 @@ pub(crate) fn ensure_with(
             .status()
             .is_ok_and(|s| s.success())
     };
-    if python.exists() && works(&python) {
+    // What the environment was made with (packages and build variables): one made otherwise
+    // (an older llama.cpp build's flags) is made again, not reused.
+    let stamp_path = venv.join("scenario-engine-stamp");
+    let stamp = format!("{packages:?} {env:?}");
+    let stamped = std::fs::read_to_string(&stamp_path).is_ok_and(|s| s == stamp);
+    if python.exists() && stamped && works(&python) {
         eprintln!("    {} present in {}", packages.join(" "), venv.display());
         return Ok(python);
+    }
+    if venv.exists() && !stamped {
+        std::fs::remove_dir_all(&venv)
+            .with_context(|| format!("removing {} (made otherwise)", venv.display()))?;
     }
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     run(Command::new("python3").arg("-m").arg("venv").arg(&venv))?;
@@ -52,9 +61,16 @@ pub(crate) fn ensure_with(
         }
         None => Command::new(&python),
     };
-    pip.args(["-m", "pip", "install", "--disable-pip-version-check"])
-        .args(packages)
-        .envs(env.iter().map(|(k, v)| (*k, v.as_str())));
+    // No wheel cache: a wheel pip built earlier with other build variables would be reused.
+    pip.args([
+        "-m",
+        "pip",
+        "install",
+        "--disable-pip-version-check",
+        "--no-cache-dir",
+    ])
+    .args(packages)
+    .envs(env.iter().map(|(k, v)| (*k, v.as_str())));
     if let Some(log) = background_log {
         let out =
             std::fs::File::create(log).with_context(|| format!("creating {}", log.display()))?;
@@ -72,6 +88,8 @@ pub(crate) fn ensure_with(
     if !works(&python) {
         bail!("`{probe}` fails after installing {}", packages.join(" "));
     }
+    std::fs::write(&stamp_path, stamp)
+        .with_context(|| format!("writing {}", stamp_path.display()))?;
     Ok(python)
 }
 
