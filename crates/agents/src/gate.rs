@@ -25,7 +25,16 @@
 //! some text joins the two languages as a speaker who switches does (`joins_languages`);
 //! English is the matrix by its firm words or its function words, however many words the
 //! islands hold; on a `low_coverage` measurement only when no untagged word could make such a
-//! join.
+//! join. Every language has function words to join with: listed by spelling for the
+//! Latin-script languages and romanized Hindi, by script for the others
+//! ([`codeswitch::is_script_function_word`]: tajweed rule names or herb names in English text
+//! are islands too).
+//!
+//! Asked for switching between sentences or for tags (a `cs_type` containing "inter", "extra"
+//! or "tag"), a batch that would pass is undecided when its less used language may be
+//! insertions only: no text holds a function word of it, a clause of it, or punctuation parting
+//! it from the other language (`insertions_only`: a trade's terms inside German or Korean
+//! sentences). Intra-sentential switching may be insertions, and is not doubted so.
 //!
 //! A language whose firm words are all quoted, in parentheses or in backticks (a sign, a slogan,
 //! a gloss, code) is mentioned, not switched to (`quoted_only`), and texts that alternate
@@ -99,7 +108,21 @@ pub fn decide(
             reason: "gate off".into(),
         };
     }
-    match evidence_verdict(settings, measurement, cs_type, multi_turn) {
+    let mut evidence = evidence_verdict(settings, measurement, cs_type, multi_turn);
+    // Asked for switching between sentences or for tags, a pass whose switches may be
+    // insertions only is undecided.
+    if matches!(
+        evidence,
+        Ok(GateVerdict {
+            passed: Some(true),
+            ..
+        })
+    ) && between_clauses(cs_type)
+        && let Some(why) = measurement.and_then(insertions_only)
+    {
+        evidence = Err(why);
+    }
+    match evidence {
         Ok(verdict) => verdict,
         Err(why) => match settings.undecided {
             GateUndecided::Judges => GateVerdict {
@@ -126,6 +149,78 @@ pub fn decide(
             },
         },
     }
+}
+
+/// Whether `cs_type` asks for switching between sentences or clauses (inter-sentential) or
+/// for tags (extra-sentential): switching that a clause or a tag of each language shows, not a
+/// word inserted into the other language's sentence. Intra-sentential switching (and a batch
+/// with no `cs_type`) may be insertions: "Voy al meeting mañana" is what a `Low` ratio asks for.
+fn between_clauses(cs_type: Option<&str>) -> bool {
+    cs_type.is_some_and(|t| {
+        let t = t.to_ascii_lowercase();
+        t.contains("inter") || t.contains("extra") || t.contains("tag")
+    })
+}
+
+/// Why a batch that shows switching could still be insertions only: no text holds a function
+/// word of its less used language (by firm words; [`joining_word`]: listed by spelling for the
+/// Latin-script languages and romanized Hindi, by script for the others), nor a clause of it
+/// ([`CLAUSE_WORDS`] of its words in a row, a hyphened compound counting once; never for
+/// languages counted by character), nor punctuation that parts a clause or a tag of it from the
+/// other language's words ([`punctuation_joins`]: "Je pars lundi, finally!"). Terms of a trade,
+/// a product line or a label set ("Due Diligence", "lane keep assist", "city pop",
+/// "overdrive") read that way, and so does a speaker who inserts nouns: the gate cannot tell
+/// insertion from borrowing, so it is undecided (under `auto` the batch is refined, the reason
+/// naming what is missing). `None` when some text joins the languages, or the measurement kept
+/// no words (made from tags alone).
+fn insertions_only(m: &Measurement) -> Option<String> {
+    let pair = (m.first_language, m.second_language);
+    let [first, second] = batch_firm(m);
+    let (less, more) = if second <= first {
+        (pair.1, pair.0)
+    } else {
+        (pair.0, pair.1)
+    };
+    // A measurement made from tags alone keeps no words to read function words in.
+    if m.sentences.iter().all(|s| s.tokens.is_empty()) {
+        return None;
+    }
+    // A function word hyphened to another word is part of a compound ("Earn-out", "Check-in",
+    // "Know-how"), not grammar of its language.
+    let hyphen = |t: Option<&TaggedWord>| {
+        t.is_some_and(|t| matches!(t.text.as_str(), "-" | "\u{2010}" | "\u{2011}"))
+    };
+    // A clause: CLAUSE_WORDS words of `less` in a row, a hyphened compound counting once
+    // ("lo-fi hip hop" is three words).
+    let clause = |tokens: &[TaggedWord]| {
+        let mut run = 0;
+        (0..tokens.len())
+            .filter(|&i| matches!(tokens[i].tag, WordTag::Lang(_)))
+            .any(|i| {
+                run = match tokens[i].tag {
+                    WordTag::Lang(l) if l != less || counts_characters(less) => 0,
+                    _ if hyphen(i.checked_sub(1).and_then(|j| tokens.get(j))) => run,
+                    _ => run + 1,
+                };
+                run >= CLAUSE_WORDS
+            })
+    };
+    let joined = m.sentences.iter().any(|s| {
+        let tokens = &s.tokens;
+        (0..tokens.len()).any(|i| {
+            joining_word(&tokens[i], less, pair)
+                && !hyphen(i.checked_sub(1).and_then(|j| tokens.get(j)))
+                && !hyphen(tokens.get(i + 1))
+        }) || clause(&s.tokens)
+            || punctuation_joins(&s.tokens, less, more, pair)
+    });
+    (!joined).then(|| {
+        format!(
+            "the {less} words may be insertions only: no {less} function word in any text and no \
+             clause of {less} (terms of a trade, product or label names inserted into {more} \
+             text read the same), so the gate cannot tell switching from borrowing"
+        )
+    })
 }
 
 /// Whether the gate had a measurement to weigh: one that is not `unavailable` (a pair, or a
@@ -825,10 +920,10 @@ fn borrowed_islands(m: &Measurement, open_as_other: bool) -> Option<GateVerdict>
     else {
         return None;
     };
-    // Only a language written in Latin letters has function words listed (romanized Hindi's
-    // for this test alone); the others are left as they were.
-    let romanized = !m.sentences.is_empty() && m.sentences.iter().all(|s| s.romanized);
-    if !(other.is_latin() || romanized) || !english_matrix(m, other) {
+    // Every language of the tool has function words listed: by spelling for the Latin-script
+    // ones and romanized Hindi, by script for the others ([`joining_word`]). A measurement made
+    // from tags alone keeps no words to read them in.
+    if m.sentences.iter().all(|s| s.tokens.is_empty()) || !english_matrix(m, other) {
         return None;
     }
     let pair = (m.first_language, m.second_language);
@@ -896,15 +991,15 @@ fn english_matrix(m: &Measurement, other: Language) -> bool {
 }
 
 /// Whether `t` is a function word of `language` that shows where it joins the other language:
-/// tagged with it, listed ([`codeswitch::is_romanized_function_word`]) and firm — or, for
+/// tagged with it, listed ([`codeswitch::is_romanized_function_word`], or for a language read
+/// by its script [`codeswitch::is_script_function_word`]) and firm — or, for
 /// romanized Hindi, whose function words are spelled like English words ("the", "to", "me",
 /// "hai") and so are settled by their neighbours, never firm, tagged with it.
 fn joining_word(t: &TaggedWord, language: Language, pair: (Language, Language)) -> bool {
+    let word = t.text.to_lowercase().replace('\u{2019}', "'");
     t.tag == WordTag::Lang(language)
-        && codeswitch::is_romanized_function_word(
-            language,
-            &t.text.to_lowercase().replace('\u{2019}', "'"),
-        )
+        && (codeswitch::is_romanized_function_word(language, &word)
+            || codeswitch::is_script_function_word(language, &word))
         && (!language.is_latin() || codeswitch::is_firm_word(pair.0, pair.1, t))
 }
 
@@ -919,7 +1014,7 @@ fn joins_languages(tokens: &[TaggedWord], less: Language, pair: (Language, Langu
     let mut run = 0;
     for t in tokens.iter().filter(|t| matches!(t.tag, WordTag::Lang(_))) {
         run = if is(t, less) { run + 1 } else { 0 };
-        if run >= CLAUSE_WORDS {
+        if run >= CLAUSE_WORDS && !counts_characters(less) {
             return true;
         }
     }
@@ -937,7 +1032,7 @@ fn joins_languages(tokens: &[TaggedWord], less: Language, pair: (Language, Langu
                 })
             })
     });
-    function_word_joins || punctuation_joins(tokens, less, pair)
+    function_word_joins || punctuation_joins(tokens, less, Language::English, pair)
 }
 
 /// Whether punctuation inside a text parts a word of `less` from an English word: the nearest
@@ -950,15 +1045,20 @@ fn joins_languages(tokens: &[TaggedWord], less: Language, pair: (Language, Langu
 /// bruschetta, prosciutto and mozzarella") and a toast after a dish ("a shot of tequila, salud").
 /// A colon never joins: what follows it explains or lists what precedes it ("Mee goreng mamak:
 /// my go-to at midnight").
-fn punctuation_joins(tokens: &[TaggedWord], less: Language, pair: (Language, Language)) -> bool {
+fn punctuation_joins(
+    tokens: &[TaggedWord],
+    less: Language,
+    more: Language,
+    pair: (Language, Language),
+) -> bool {
     let word = |t: &&TaggedWord| t.tag != WordTag::Untagged(UntaggedReason::Symbol);
-    let firm_english = |t: &TaggedWord| {
-        t.tag == WordTag::Lang(Language::English) && codeswitch::is_firm_word(pair.0, pair.1, t)
+    let firm_more = |t: &TaggedWord| {
+        t.tag == WordTag::Lang(more) && codeswitch::is_firm_word(pair.0, pair.1, t)
     };
     let ends_sentence = |t: &TaggedWord| {
         !word(&t)
             && t.text
-                .contains(['.', '!', '?', '…', '。', '！', '？', '\n'])
+                .contains(['.', '!', '?', '…', '。', '！', '？', '؟', '\n'])
     };
     // Whether the words from `from` on, in the direction given, reach the sentence's edge
     // before a firm English word.
@@ -969,7 +1069,7 @@ fn punctuation_joins(tokens: &[TaggedWord], less: Language, pair: (Language, Lan
             if ends_sentence(t) {
                 return true;
             }
-            if firm_english(t) || (k != from && t.tag == WordTag::Lang(Language::English)) {
+            if firm_more(t) || (k != from && t.tag == WordTag::Lang(more)) {
                 return false;
             }
             if forward && k + 1 < tokens.len() {
@@ -983,7 +1083,11 @@ fn punctuation_joins(tokens: &[TaggedWord], less: Language, pair: (Language, Lan
     };
     (0..tokens.len()).any(|i| {
         let t = &tokens[i];
-        if word(&t) || !t.text.contains([',', ';', '.', '!', '?', '¿', '¡', '…']) {
+        if word(&t)
+            || !t.text.contains([
+                ',', ';', '.', '!', '?', '¿', '¡', '…', '，', '；', '。', '！', '？', '،', '؛', '؟',
+            ])
+        {
             return false;
         }
         let before = tokens[..i].iter().rposition(|t| word(&t));
@@ -994,14 +1098,21 @@ fn punctuation_joins(tokens: &[TaggedWord], less: Language, pair: (Language, Lan
         let (Some(before), Some(after)) = (before, after) else {
             return false;
         };
-        let english = WordTag::Lang(Language::English);
+        let more = WordTag::Lang(more);
         let other = WordTag::Lang(less);
         match (tokens[before].tag, tokens[after].tag) {
-            (b, a) if b == other && a == english => reaches_edge(before, false),
-            (b, a) if b == english && a == other => reaches_edge(after, true),
+            (b, a) if b == other && a == more => reaches_edge(before, false),
+            (b, a) if b == more && a == other => reaches_edge(after, true),
             _ => false,
         }
     })
+}
+
+/// Whether `language`'s words are counted by character (Chinese, and Japanese kanji and
+/// kana): four of them in a row are a name ("六味地黄丸", "振り飛車"), not a clause, which
+/// shows only by its function characters.
+fn counts_characters(language: Language) -> bool {
+    matches!(language, Language::Chinese | Language::Japanese)
 }
 
 /// Words of one language in a row that make a clause of it, not a borrowed name: "este finde,

@@ -105,6 +105,217 @@ pub fn is_romanized_function_word(language: Language, word: &str) -> bool {
     }
 }
 
+/// Function words of the languages read by their script, as the tagger cuts them: Arabic,
+/// Russian and Hindi (Devanagari) words; Chinese and Japanese characters (each Han or kana
+/// character is one unit: particles, pronouns, the copula, aspect markers); Korean words. Not
+/// used for tagging (these languages are tagged by script): only to tell where such a language
+/// joins English as a speaker who switches, not as islands of terms (tajweed rule names, herb
+/// names, board-game terms) inside English sentences ([`is_script_function_word`]).
+const ARABIC_SCRIPT: &[&str] = &[
+    "في", "من", "على", "إلى", "الى", "عن", "أن", "ان", "إن", "لا", "ما", "هذا", "هذه", "ذلك", "هو",
+    "هي", "كان", "كانت", "مع", "كل", "لم", "لن", "قد", "ثم", "أو", "او", "بل", "التي", "الذي", "و",
+    "يا", "أنا", "انا", "نحن", "أنت", "انت", "هم", "ليس", "لكن", "عند", "بعد", "قبل", "حتى", "إذا",
+    "اذا", "لأن", "لان", "بس", "مش", "شو", "ايش", "عشان", "كمان",
+];
+
+const RUSSIAN_SCRIPT: &[&str] = &[
+    "и",
+    "в",
+    "во",
+    "не",
+    "на",
+    "я",
+    "что",
+    "он",
+    "она",
+    "оно",
+    "они",
+    "мы",
+    "вы",
+    "ты",
+    "с",
+    "со",
+    "по",
+    "но",
+    "как",
+    "к",
+    "у",
+    "из",
+    "за",
+    "от",
+    "так",
+    "же",
+    "это",
+    "а",
+    "о",
+    "об",
+    "для",
+    "бы",
+    "мне",
+    "меня",
+    "когда",
+    "если",
+    "или",
+    "уже",
+    "да",
+    "нет",
+    "был",
+    "была",
+    "были",
+    "было",
+    "очень",
+    "тоже",
+    "только",
+    "мой",
+    "моя",
+    "моё",
+    "мои",
+    "его",
+    "её",
+    "их",
+    "там",
+    "тут",
+    "здесь",
+    "ещё",
+    "еще",
+    "вот",
+    "ну",
+    "давай",
+    "давайте",
+    "пока",
+    "ладно",
+    "окей",
+    "тогда",
+    "сейчас",
+    "потом",
+    "просто",
+    "вообще",
+];
+
+const HINDI_SCRIPT: &[&str] = &[
+    "है",
+    "हैं",
+    "था",
+    "थी",
+    "थे",
+    "का",
+    "की",
+    "के",
+    "में",
+    "से",
+    "को",
+    "ने",
+    "और",
+    "भी",
+    "तो",
+    "यह",
+    "ये",
+    "वह",
+    "वो",
+    "नहीं",
+    "पर",
+    "हम",
+    "मैं",
+    "तुम",
+    "आप",
+    "मेरा",
+    "मेरी",
+    "मेरे",
+    "क्या",
+    "कि",
+    "हो",
+    "हूँ",
+    "हूं",
+    "रहा",
+    "रही",
+    "रहे",
+    "गया",
+    "गई",
+    "गए",
+    "लेकिन",
+    "कुछ",
+    "मुझे",
+    "तुम्हारा",
+    "तुम्हारी",
+    "तुम्हारे",
+    "उसका",
+    "उसकी",
+    "उसके",
+    "हमारा",
+    "हमारी",
+    "आपका",
+    "आपकी",
+    "इसका",
+    "इस",
+    "उस",
+];
+
+const CHINESE_SCRIPT: &[&str] = &[
+    "的", "了", "是", "在", "我", "你", "他", "她", "它", "们", "不", "也", "就", "都", "和", "吗",
+    "呢", "吧", "这", "那", "很", "没", "把", "被", "给", "跟", "会", "要", "着", "过", "啊",
+];
+
+const JAPANESE_SCRIPT: &[&str] = &[
+    "は", "が", "を", "に", "で", "と", "も", "へ", "や", "か", "ね", "よ", "だ", "た", "て", "私",
+    "僕",
+];
+
+const KOREAN_SCRIPT: &[&str] = &[
+    "그리고",
+    "그런데",
+    "하지만",
+    "그래서",
+    "나는",
+    "저는",
+    "제가",
+    "내가",
+    "우리",
+    "우리는",
+    "너무",
+    "정말",
+    "진짜",
+    "좀",
+    "안",
+    "못",
+    "이건",
+    "그건",
+    "있어요",
+    "없어요",
+    "했어요",
+    "이",
+    "그",
+    "저",
+    "이야",
+    "거야",
+];
+
+/// Korean endings that close a word as grammar, not a bare noun: topic, object and locative
+/// particles, polite and plain sentence endings.
+const KOREAN_ENDINGS: &[&str] = &[
+    "는", "를", "요", "에서", "에게", "니다", "했다", "한다", "이다", "이야", "거야",
+];
+
+/// Whether `word` is a function word of `language`, one of the languages read by their script
+/// (Arabic, Russian, Hindi in Devanagari, Chinese, Japanese, Korean); a Korean word ending in
+/// a particle or a sentence ending counts. `false` for the Latin-script languages (see
+/// [`is_function_word`]).
+#[must_use]
+pub fn is_script_function_word(language: Language, word: &str) -> bool {
+    let list: &[&str] = match language {
+        Language::Arabic => ARABIC_SCRIPT,
+        Language::Russian => RUSSIAN_SCRIPT,
+        Language::Hindi => HINDI_SCRIPT,
+        Language::Chinese => CHINESE_SCRIPT,
+        Language::Japanese => JAPANESE_SCRIPT,
+        Language::Korean => {
+            return KOREAN_SCRIPT.contains(&word)
+                || (word.chars().count() >= 2 && KOREAN_ENDINGS.iter().any(|e| word.ends_with(e)));
+        }
+        _ => return false,
+    };
+    list.contains(&word)
+}
+
 /// Interjections and chat tokens written the same way across languages ("ok" is as much Arabic
 /// chat as English): they say nothing about which language a speaker is in.
 const NEUTRAL: &[&str] = &[
