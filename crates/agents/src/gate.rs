@@ -207,8 +207,9 @@ fn insertions_only(m: &Measurement) -> Option<String> {
     };
     let joined = m.sentences.iter().any(|s| {
         let tokens = &s.tokens;
+        let grammar = grammar_words(tokens, less, pair);
         (0..tokens.len()).any(|i| {
-            joining_word(&tokens[i], less, pair)
+            grammar[i]
                 && !hyphen(i.checked_sub(1).and_then(|j| tokens.get(j)))
                 && !hyphen(tokens.get(i + 1))
         }) || clause(&s.tokens)
@@ -958,7 +959,7 @@ fn borrowed_islands(m: &Measurement, open_as_other: bool) -> Option<GateVerdict>
         passed: Some(false),
         reason: format!(
             "the {other} words are islands in {english} text, none a clause of {other} or joined \
-             to a firm {english} word by a {other} function word or by punctuation (dish names, \
+             to a firm {english} word by a function word of {other} or by punctuation (dish names, \
              titles, fixed phrases: \"arroz con pollo\", \"coq au vin\"): borrowings, not code \
              switching"
         ),
@@ -969,7 +970,9 @@ fn borrowed_islands(m: &Measurement, open_as_other: bool) -> Option<GateVerdict>
 /// words of `other` (as many when `other` is the second language), or more firm English
 /// function words than firm function words of `other` (the grammar the sentences are built
 /// in), or as many and no more firm words of `other`. Counting words alone, three two-word dish
-/// names ("nasi goreng", "gado gado", "nasi putih") outnumber the English around them.
+/// names ("nasi goreng", "gado gado", "nasi putih") outnumber the English around them. Chinese
+/// and Japanese function characters are too few to weigh against English function words (terse
+/// Japanese, "明日午前十時 team meeting 開始", holds almost none): their firm characters decide.
 fn english_matrix(m: &Measurement, other: Language) -> bool {
     let pair = (m.first_language, m.second_language);
     let mut function_words = [0_usize; 2];
@@ -986,7 +989,7 @@ fn english_matrix(m: &Measurement, other: Language) -> bool {
     let english_firm = firm_total[usize::from(other != m.second_language)];
     english_firm > other_firm
         || (english_firm == other_firm && other == m.second_language)
-        || function_words[0] > function_words[1]
+        || (function_words[0] > function_words[1] && !counts_characters(other))
         || (function_words[0] == function_words[1] && other_firm <= english_firm)
 }
 
@@ -996,7 +999,13 @@ fn english_matrix(m: &Measurement, other: Language) -> bool {
 /// romanized Hindi, whose function words are spelled like English words ("the", "to", "me",
 /// "hai") and so are settled by their neighbours, never firm, tagged with it.
 fn joining_word(t: &TaggedWord, language: Language, pair: (Language, Language)) -> bool {
-    let word = t.text.to_lowercase().replace('\u{2019}', "'");
+    let word: String = t
+        .text
+        .to_lowercase()
+        .replace('\u{2019}', "'")
+        .chars()
+        .filter(|&c| !is_mark(c))
+        .collect();
     t.tag == WordTag::Lang(language)
         && (codeswitch::is_romanized_function_word(language, &word)
             || codeswitch::is_script_function_word(language, &word))
@@ -1021,9 +1030,9 @@ fn joins_languages(tokens: &[TaggedWord], less: Language, pair: (Language, Langu
     let words: Vec<usize> = (0..tokens.len())
         .filter(|&i| tokens[i].tag != WordTag::Untagged(UntaggedReason::Symbol))
         .collect();
+    let grammar = grammar_words(tokens, less, pair);
     let function_word_joins = (0..words.len()).any(|k| {
-        let word = &tokens[words[k]];
-        let function_word = joining_word(word, less, pair);
+        let function_word = grammar[words[k]];
         let beside = [k.checked_sub(1), Some(k + 1).filter(|&o| o < words.len())];
         function_word
             && beside.into_iter().any(|other| {
@@ -1084,9 +1093,10 @@ fn punctuation_joins(
     (0..tokens.len()).any(|i| {
         let t = &tokens[i];
         if word(&t)
-            || !t.text.contains([
-                ',', ';', '.', '!', '?', '¿', '¡', '…', '，', '；', '。', '！', '？', '،', '؛', '؟',
-            ])
+            || !(t.text.contains([
+                ',', ';', '.', '!', '?', '¿', '¡', '…', '，', '；', '。', '！', '？', '،', '؛',
+                '؟', '、', '､', '〜', '～',
+            ]) || t.text.chars().any(is_pictograph))
         {
             return false;
         }
@@ -1106,6 +1116,63 @@ fn punctuation_joins(
             _ => false,
         }
     })
+}
+
+/// Chinese and Japanese function characters that are grammar on their own, being seldom a
+/// syllable of a noun: first-person and second-person pronouns and sentence-final particles
+/// ("我觉得 it's not a big deal 啦").
+const STANDALONE_CHARACTERS: &[&str] = &["我", "你", "她", "吗", "呢", "啦", "嘛", "私", "僕"];
+
+/// For each token, whether it is a function word of `language` that shows its grammar
+/// ([`joining_word`]). For a language counted by character (Chinese, Japanese) one function
+/// character alone is no evidence: it is as often a syllable of a noun ("と" in "とんかつ", "吧"
+/// in "网吧", "和" in "和牛"), so it counts only where its run of `language`'s characters holds
+/// another ("真的很抱歉") or a [`STANDALONE_CHARACTERS`] one ("我觉得"), and, for Japanese,
+/// holds more than hiragana (a dish name spelled in kana has particle-shaped syllables:
+/// "とんかつ", "やきとり").
+fn grammar_words(
+    tokens: &[TaggedWord],
+    language: Language,
+    pair: (Language, Language),
+) -> Vec<bool> {
+    let mut grammar: Vec<bool> = tokens
+        .iter()
+        .map(|t| joining_word(t, language, pair))
+        .collect();
+    if counts_characters(language) {
+        let mut start = 0;
+        while start < tokens.len() {
+            let run = tokens[start..]
+                .iter()
+                .take_while(|t| t.tag == WordTag::Lang(language))
+                .count()
+                .max(1);
+            let end = start + run;
+            let standalone = tokens[start..end]
+                .iter()
+                .any(|t| STANDALONE_CHARACTERS.contains(&t.text.as_str()));
+            // A run of hiragana alone is as likely a word spelled in kana ("とんかつ", "やきとり").
+            let kana_word = language == Language::Japanese
+                && tokens[start..end].iter().all(|t| {
+                    t.text
+                        .chars()
+                        .all(|c| ('\u{3040}'..='\u{309F}').contains(&c))
+                });
+            if !standalone && (kana_word || grammar[start..end].iter().filter(|&&g| g).count() < 2)
+            {
+                grammar[start..end].fill(false);
+            }
+            start = end;
+        }
+    }
+    grammar
+}
+
+/// Whether `c` only marks the letter before it and is no letter of its own: combining
+/// accents (Russian stress marks "я́"), Arabic vowel signs (harakat, "لَا") and the tatweel
+/// that stretches a word ("لـا"). A function word written with them is still that word.
+fn is_mark(c: char) -> bool {
+    matches!(c as u32, 0x0300..=0x036F | 0x064B..=0x065F | 0x0670 | 0x0640)
 }
 
 /// Whether `language`'s words are counted by character (Chinese, and Japanese kanji and

@@ -209,3 +209,54 @@ fn script_read_terms_inside_english_are_islands_and_their_function_words_join() 
         assert_eq!(v.passed, Some(true), "{first}: {v:?}");
     }
 }
+
+/// Round W (review 26y): one kana or Han function character is no grammar on its own (a
+/// syllable of a dish name), the Japanese comma parts a tag, and vowel signs do not hide an
+/// Arabic function word.
+#[test]
+fn kana_syllables_are_no_grammar_and_marks_and_japanese_commas_join() {
+    let islands = measure(
+        "Japanese",
+        "English",
+        &[
+            "We had とんかつ at the station before the train left.",
+            "My sister always orders うどん when we go out for lunch.",
+            "The shop near the office sells fresh もち every morning.",
+        ],
+        None,
+    );
+    let v = gate::decide(judges(), Some(&islands), None, false);
+    assert_eq!(v.passed, Some(false), "{v:?}");
+    assert!(v.reason.contains("islands"), "{}", v.reason);
+    let joined: &[(&str, &[&str])] = &[
+        (
+            "Japanese",
+            &[
+                "やっと仕事終わった、finally.",
+                "The meeting ran late again today.",
+                "I need a long weekend.",
+            ],
+        ),
+        (
+            "Arabic",
+            &[
+                "I told him لَا تَقْلَقْ and went home.",
+                "The exam was much easier than we thought.",
+                "We are meeting again next week.",
+            ],
+        ),
+        (
+            "Chinese",
+            &[
+                "我觉得 it's not a big deal 啦.",
+                "Everyone was tired after the trip.",
+                "We will talk about it tomorrow.",
+            ],
+        ),
+    ];
+    for (first, texts) in joined {
+        let m = measure(first, "English", texts, None);
+        let v = gate::decide(judges(), Some(&m), Some("Extrasentential"), false);
+        assert_eq!(v.passed, Some(true), "{first}: {v:?}");
+    }
+}

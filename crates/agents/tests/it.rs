@@ -38,6 +38,7 @@ mod review26u_batches;
 mod review26v_batches;
 mod review26w_batches;
 mod review26x_batches;
+mod review26y_batches;
 mod round_d_gate;
 mod round_e_gate;
 mod round_f_gate;

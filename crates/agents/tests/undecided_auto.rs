@@ -82,7 +82,7 @@ fn auto_refuses_what_was_measured_but_undecided_and_agrees_with_judges_elsewhere
     // refuses 10 of those monolingual batches and none of the real ones (BENCHMARKS.md, "Issue
     // 26: rounds U and V, blind set 26x").
     assert_eq!(batches, 2_718, "the probe sets changed: update the figures");
-    assert_eq!(mono_let_through_by_judges, 42);
-    assert_eq!(insertions_only, 10);
+    assert_eq!(mono_let_through_by_judges, 41);
+    assert_eq!(insertions_only, 9);
     assert_eq!(real_refused_as_undecided, 31);
 }
