@@ -181,8 +181,7 @@ fn insertions_only(m: &Measurement) -> Option<String> {
     } else {
         (pair.0, pair.1)
     };
-    // A measurement made from tags alone keeps no words to read function words in.
-    if m.sentences.iter().all(|s| s.tokens.is_empty()) {
+    if !words_kept(m) {
         return None;
     }
     // A function word hyphened to another word is part of a compound ("Earn-out", "Check-in",
@@ -194,16 +193,17 @@ fn insertions_only(m: &Measurement) -> Option<String> {
     // ("lo-fi hip hop" is three words).
     let clause = |tokens: &[TaggedWord]| {
         let mut run = 0;
-        (0..tokens.len())
-            .filter(|&i| matches!(tokens[i].tag, WordTag::Lang(_)))
-            .any(|i| {
-                run = match tokens[i].tag {
-                    WordTag::Lang(l) if l != less || counts_characters(less) => 0,
-                    _ if hyphen(i.checked_sub(1).and_then(|j| tokens.get(j))) => run,
-                    _ => run + 1,
-                };
-                run >= CLAUSE_WORDS
-            })
+        !counts_characters(less)
+            && (0..tokens.len())
+                .filter(|&i| matches!(tokens[i].tag, WordTag::Lang(_)))
+                .any(|i| {
+                    run = match tokens[i].tag {
+                        WordTag::Lang(l) if l != less => 0,
+                        _ if hyphen(i.checked_sub(1).and_then(|j| tokens.get(j))) => run,
+                        _ => run + 1,
+                    };
+                    run >= CLAUSE_WORDS
+                })
     };
     let joined = m.sentences.iter().any(|s| {
         let tokens = &s.tokens;
@@ -222,6 +222,13 @@ fn insertions_only(m: &Measurement) -> Option<String> {
              text read the same), so the gate cannot tell switching from borrowing"
         )
     })
+}
+
+/// Whether the measurement kept its words: one made from tags alone
+/// ([`Measurement::from_tags`], records written before tokens were kept) has none to read
+/// function words in, so the rules that read them do not apply.
+fn words_kept(m: &Measurement) -> bool {
+    m.sentences.iter().any(|s| !s.tokens.is_empty())
 }
 
 /// Whether the gate had a measurement to weigh: one that is not `unavailable` (a pair, or a
@@ -922,9 +929,8 @@ fn borrowed_islands(m: &Measurement, open_as_other: bool) -> Option<GateVerdict>
         return None;
     };
     // Every language of the tool has function words listed: by spelling for the Latin-script
-    // ones and romanized Hindi, by script for the others ([`joining_word`]). A measurement made
-    // from tags alone keeps no words to read them in.
-    if m.sentences.iter().all(|s| s.tokens.is_empty()) || !english_matrix(m, other) {
+    // ones and romanized Hindi, by script for the others ([`joining_word`]).
+    if !words_kept(m) || !english_matrix(m, other) {
         return None;
     }
     let pair = (m.first_language, m.second_language);
@@ -1118,16 +1124,12 @@ fn punctuation_joins(
     })
 }
 
-/// Chinese and Japanese function characters that are grammar on their own, being seldom a
-/// syllable of a noun: first-person and second-person pronouns and sentence-final particles
-/// ("我觉得 it's not a big deal 啦").
-const STANDALONE_CHARACTERS: &[&str] = &["我", "你", "她", "吗", "呢", "啦", "嘛", "私", "僕"];
-
 /// For each token, whether it is a function word of `language` that shows its grammar
 /// ([`joining_word`]). For a language counted by character (Chinese, Japanese) one function
 /// character alone is no evidence: it is as often a syllable of a noun ("と" in "とんかつ", "吧"
 /// in "网吧", "和" in "和牛"), so it counts only where its run of `language`'s characters holds
-/// another ("真的很抱歉") or a [`STANDALONE_CHARACTERS`] one ("我觉得"), and, for Japanese,
+/// another ("真的很抱歉") or one that is grammar alone
+/// ([`codeswitch::is_standalone_function_character`]: "我觉得"), and, for Japanese,
 /// holds more than hiragana (a dish name spelled in kana has particle-shaped syllables:
 /// "とんかつ", "やきとり").
 fn grammar_words(
@@ -1150,7 +1152,7 @@ fn grammar_words(
             let end = start + run;
             let standalone = tokens[start..end]
                 .iter()
-                .any(|t| STANDALONE_CHARACTERS.contains(&t.text.as_str()));
+                .any(|t| codeswitch::is_standalone_function_character(&t.text));
             // A run of hiragana alone is as likely a word spelled in kana ("とんかつ", "やきとり").
             let kana_word = language == Language::Japanese
                 && tokens[start..end].iter().all(|t| {

@@ -317,6 +317,19 @@ pub fn is_script_function_word(language: Language, word: &str) -> bool {
     list.contains(&word)
 }
 
+/// Chinese and Japanese function characters that are grammar on their own, being seldom a
+/// syllable of a noun: first- and second-person pronouns and sentence-final particles ("我觉得
+/// it's not a big deal 啦"). Other function characters are as often a syllable of a noun ("和"
+/// in "和牛", "吧" in "网吧"): the gate wants two of those in a run.
+const STANDALONE_CHARACTERS: &[&str] = &["我", "你", "她", "吗", "呢", "啦", "嘛", "私", "僕"];
+
+/// Whether `word` is a Chinese or Japanese function character that is grammar on its own
+/// ([`STANDALONE_CHARACTERS`]).
+#[must_use]
+pub fn is_standalone_function_character(word: &str) -> bool {
+    STANDALONE_CHARACTERS.contains(&word)
+}
+
 /// Interjections and chat tokens written the same way across languages ("ok" is as much Arabic
 /// chat as English): they say nothing about which language a speaker is in.
 const NEUTRAL: &[&str] = &[

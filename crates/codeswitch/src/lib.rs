@@ -194,7 +194,10 @@ mod wordlists;
 pub mod words;
 
 pub use language::{ALL_LANGUAGES, Language};
-pub use lexicon::{is_function_word, is_romanized_function_word, is_script_function_word};
+pub use lexicon::{
+    is_function_word, is_romanized_function_word, is_script_function_word,
+    is_standalone_function_character,
+};
 pub use metrics::{
     LanguageCounts, MIN_COVERAGE, Measurement, MeasurementStatus, SentenceMeasurement,
     UntaggedCounts,

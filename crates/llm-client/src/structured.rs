@@ -434,7 +434,6 @@ fn number_from_text(text: &str, integer_only: bool) -> Option<Value> {
     serde_json::Number::from_f64(n).map(Value::Number)
 }
 
-/// The first few messages of `validator` on `value`, each with its instance path.
 /// The validator of a reply schema: its draft from its `$schema` (2020-12 without one), and
 /// `format` checked (a `date` that is no date is invalid, as `validParams` reads it).
 pub(crate) fn compile(
@@ -445,6 +444,7 @@ pub(crate) fn compile(
         .build(schema)
 }
 
+/// The first few messages of `validator` on `value`, each with its instance path.
 pub(crate) fn schema_errors(validator: &jsonschema::Validator, value: &Value) -> Vec<String> {
     validator
         .iter_errors(value)
